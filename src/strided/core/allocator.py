@@ -1,0 +1,177 @@
+"""Allocators: one per device type, found through a registry.
+
+The CPU allocator hands out 64-byte aligned blocks (NumPy arrays of uint8 cut
+from a slightly larger raw allocation) and keeps statistics: bytes in use, peak,
+number of allocations and frees. Observers registered with ``add_hook`` see
+every allocation and free as ``hook(event, nbytes, ptr, device)``.
+
+Note [Caching small blocks]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Finding the address of a fresh NumPy allocation costs more than allocating it
+(it goes through ``__array_interface__``), and small tensors are created and
+dropped at a high rate. So freed blocks of up to ``CACHE_LIMIT_BLOCK`` bytes go
+to a free list per rounded size (like PyTorch's caching allocators) and are
+handed out again with their address already known. The statistics count a
+cached block as freed (``allocated_bytes`` drops) and report the cache
+separately as ``cached_bytes``; ``empty_cache()`` returns it to the system.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .devices import CPU, META, device
+
+__all__ = ["Allocator", "CPUAllocator", "MetaAllocator", "get_allocator", "register_allocator"]
+
+ALIGNMENT = 64
+CACHE_LIMIT_BLOCK = 1 << 16      # blocks above this size are never cached
+CACHE_LIMIT_TOTAL = 64 << 20     # the cache never holds more than this
+
+
+class Allocator:
+    """Base class: ``allocate(nbytes) -> (buffer, ptr)`` and ``free(buffer, nbytes, ptr)``."""
+
+    device: device
+
+    def __init__(self):
+        self.hooks: list = []
+        self.reset_stats()
+
+    def reset_stats(self):
+        self.allocated_bytes = 0
+        self.peak_bytes = 0
+        self.num_allocs = 0
+        self.num_frees = 0
+
+    def reset_peak(self):
+        self.peak_bytes = self.allocated_bytes
+
+    def stats(self) -> dict:
+        return {
+            "allocated_bytes.current": self.allocated_bytes,
+            "allocated_bytes.peak": self.peak_bytes,
+            "allocation.allocated": self.num_allocs,
+            "allocation.freed": self.num_frees,
+            "allocation.current": self.num_allocs - self.num_frees,
+            "cached_bytes": 0,
+        }
+
+    def _notify(self, event, nbytes, ptr):
+        for hook in tuple(self.hooks):
+            hook(event, nbytes, ptr, self.device)
+
+
+class CPUAllocator(Allocator):
+    """64-byte aligned host memory with a small-block cache (Note [Caching small blocks])."""
+
+    device = CPU
+
+    def __init__(self):
+        super().__init__()
+        self._cache: dict[int, list] = {}
+        self._cached_bytes = 0
+
+    def allocate(self, nbytes: int):
+        size = (nbytes + ALIGNMENT - 1) & -ALIGNMENT
+        free_list = self._cache.get(size)
+        if free_list:
+            buf, ptr = free_list.pop()
+            self._cached_bytes -= size
+        else:
+            raw = np.empty(size + ALIGNMENT, np.uint8)
+            addr = raw.__array_interface__["data"][0]
+            start = -addr % ALIGNMENT
+            buf = raw[start:start + size]
+            ptr = addr + start
+        self.num_allocs += 1
+        used = self.allocated_bytes = self.allocated_bytes + size
+        self.peak_bytes = max(self.peak_bytes, used)
+        if self.hooks:
+            self._notify("alloc", size, ptr)
+        return buf, ptr
+
+    def free(self, buf, nbytes: int, ptr: int):
+        size = len(buf)
+        self.num_frees += 1
+        self.allocated_bytes -= size
+        if size <= CACHE_LIMIT_BLOCK and self._cached_bytes + size <= CACHE_LIMIT_TOTAL:
+            self._cache.setdefault(size, []).append((buf, ptr))
+            self._cached_bytes += size
+        if self.hooks:
+            self._notify("free", size, ptr)
+
+    def empty_cache(self):
+        self._cache.clear()
+        self._cached_bytes = 0
+
+    def stats(self) -> dict:
+        out = super().stats()
+        out["cached_bytes"] = self._cached_bytes
+        return out
+
+
+class MetaAllocator(Allocator):
+    """Meta tensors have sizes and strides but no data: nothing is allocated."""
+
+    device = META
+
+    def allocate(self, nbytes: int):
+        self.num_allocs += 1
+        return None, 0
+
+    def free(self, buf, nbytes: int, ptr: int):
+        self.num_frees += 1
+
+
+_REGISTRY: dict[str, Allocator] = {}
+
+
+def register_allocator(device_type: str, allocator: Allocator) -> None:
+    """Install ``allocator`` for every storage made on ``device_type`` from now on."""
+    _REGISTRY[device_type] = allocator
+
+
+def get_allocator(device_type: str) -> Allocator:
+    try:
+        return _REGISTRY[device_type]
+    except KeyError:
+        raise RuntimeError(f"no allocator is registered for device type '{device_type}'") from None
+
+
+register_allocator("cpu", CPUAllocator())
+register_allocator("meta", MetaAllocator())
+
+
+def memory_stats(device="cpu") -> dict:
+    """Allocator statistics for a device type: bytes in use, peak, allocation counts."""
+    return get_allocator(_device_type(device)).stats()
+
+
+def memory_allocated(device="cpu") -> int:
+    return get_allocator(_device_type(device)).allocated_bytes
+
+
+def max_memory_allocated(device="cpu") -> int:
+    return get_allocator(_device_type(device)).peak_bytes
+
+
+def reset_peak_memory_stats(device="cpu") -> None:
+    get_allocator(_device_type(device)).reset_peak()
+
+
+def empty_cache(device="cpu") -> None:
+    alloc = get_allocator(_device_type(device))
+    if hasattr(alloc, "empty_cache"):
+        alloc.empty_cache()
+
+
+def add_hook(hook, device="cpu"):
+    """Call ``hook(event, nbytes, ptr, device)`` on every alloc/free; returns a remover."""
+    hooks = get_allocator(_device_type(device)).hooks
+    hooks.append(hook)
+    return lambda: hooks.remove(hook) if hook in hooks else None
+
+
+def _device_type(dev) -> str:
+    return dev if isinstance(dev, str) and ":" not in dev else device(dev).type

@@ -1,0 +1,249 @@
+"""Scalar types: singleton ``dtype`` objects, the promotion table, casting rules.
+
+Every dtype maps onto one NumPy dtype (bfloat16 comes from ``ml_dtypes``), which
+is what the kernels use. The objects carry torch's names and attributes so that
+``import strided as torch`` code that inspects dtypes keeps working.
+
+Note [Promotion is data]
+~~~~~~~~~~~~~~~~~~~~~~~~
+``promote_types`` is a lookup in ``_PROMOTION``, a square table written out
+below, not a chain of ifs. The category rules (bool < int < float < complex)
+only appear in ``category``, which ``result_type`` uses to let a
+higher-category scalar or 0-dim tensor win over dimensioned tensors.
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+__all__ = [
+    "ALL_DTYPES",
+    "can_cast",
+    "dtype",
+    "finfo",
+    "get_default_dtype",
+    "iinfo",
+    "promote_types",
+    "set_default_dtype",
+]
+
+# Categories, ordered: a value of a higher category cannot be held by a lower one.
+BOOL, INT, FLOAT, COMPLEX = 0, 1, 2, 3
+
+
+class dtype:
+    """A scalar type, e.g. ``strided.float32``. Compared by identity."""
+
+    __slots__ = (
+        "_complex",
+        "_index",
+        "_real",
+        "_scalar_name",
+        "category",
+        "is_complex",
+        "is_floating_point",
+        "is_signed",
+        "itemsize",
+        "name",
+        "np",
+    )
+
+    def __init__(self, name, scalar_name, np_dtype, category, index):
+        self.name = name
+        self._scalar_name = scalar_name  # c10 ScalarType name, used in error messages
+        self.np = np.dtype(np_dtype)
+        self.itemsize = self.np.itemsize
+        self.category = category
+        self.is_floating_point = category == FLOAT
+        self.is_complex = category == COMPLEX
+        self.is_signed = category in (FLOAT, COMPLEX) or (
+            category == INT and self.np.kind == "i"
+        )
+        self._index = index
+        self._real = self
+        self._complex = self
+
+    def to_real(self) -> dtype:
+        return self._real
+
+    def to_complex(self) -> dtype:
+        return self._complex
+
+    def __repr__(self):
+        return "torch." + self.name
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return (_dtype_by_name, (self.name,))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def _dtype_by_name(name):
+    return _BY_NAME[name]
+
+
+# (name, c10 name, numpy dtype, category). The order fixes the promotion table's
+# rows and columns.
+_SPECS = [
+    ("bool", "Bool", np.bool_, BOOL),
+    ("uint8", "Byte", np.uint8, INT),
+    ("int8", "Char", np.int8, INT),
+    ("int16", "Short", np.int16, INT),
+    ("int32", "Int", np.int32, INT),
+    ("int64", "Long", np.int64, INT),
+    ("float16", "Half", np.float16, FLOAT),
+    ("bfloat16", "BFloat16", ml_dtypes.bfloat16, FLOAT),
+    ("float32", "Float", np.float32, FLOAT),
+    ("float64", "Double", np.float64, FLOAT),
+    ("complex64", "ComplexFloat", np.complex64, COMPLEX),
+    ("complex128", "ComplexDouble", np.complex128, COMPLEX),
+    ("uint16", "UInt16", np.uint16, INT),
+    ("uint32", "UInt32", np.uint32, INT),
+    ("uint64", "UInt64", np.uint64, INT),
+]
+
+ALL_DTYPES: tuple = tuple(dtype(n, s, d, c, i) for i, (n, s, d, c) in enumerate(_SPECS))
+_BY_NAME = {d.name: d for d in ALL_DTYPES}
+(bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
+ complex64, complex128, uint16, uint32, uint64) = ALL_DTYPES
+
+for _r, _c in ((float32, complex64), (float64, complex128)):
+    _r._complex = _c
+    _c._real = _r
+float16._complex = complex64  # torch has complex32 here; the nearest complex type we hold
+bfloat16._complex = complex64
+
+# torch's aliases (torch.float, torch.long, ...)
+ALIASES = {
+    "float": float32, "double": float64, "half": float16, "long": int64, "int": int32,
+    "short": int16, "cfloat": complex64, "cdouble": complex128,
+}
+
+_BY_NUMPY = {d.np: d for d in ALL_DTYPES}
+
+# Note [Promotion is data]: one row per dtype in _SPECS order; "--" marks pairs
+# torch refuses to promote (the barebones unsigned types mixed with other ints).
+_ABBR = {"b1": bool_, "u1": uint8, "i1": int8, "i2": int16, "i4": int32, "i8": int64,
+         "f2": float16, "bf": bfloat16, "f4": float32, "f8": float64, "c4": complex64,
+         "c8": complex128, "U2": uint16, "U4": uint32, "U8": uint64, "--": None}
+_TABLE = """
+     b1 u1 i1 i2 i4 i8 f2 bf f4 f8 c4 c8 U2 U4 U8
+b1   b1 u1 i1 i2 i4 i8 f2 bf f4 f8 c4 c8 -- -- --
+u1   u1 u1 i2 i2 i4 i8 f2 bf f4 f8 c4 c8 -- -- --
+i1   i1 i2 i1 i2 i4 i8 f2 bf f4 f8 c4 c8 -- -- --
+i2   i2 i2 i2 i2 i4 i8 f2 bf f4 f8 c4 c8 -- -- --
+i4   i4 i4 i4 i4 i4 i8 f2 bf f4 f8 c4 c8 -- -- --
+i8   i8 i8 i8 i8 i8 i8 f2 bf f4 f8 c4 c8 -- -- --
+f2   f2 f2 f2 f2 f2 f2 f2 f4 f4 f8 c4 c8 f2 f2 f2
+bf   bf bf bf bf bf bf f4 bf f4 f8 c4 c8 bf bf bf
+f4   f4 f4 f4 f4 f4 f4 f4 f4 f4 f8 c4 c8 f4 f4 f4
+f8   f8 f8 f8 f8 f8 f8 f8 f8 f8 f8 c8 c8 f8 f8 f8
+c4   c4 c4 c4 c4 c4 c4 c4 c4 c4 c8 c4 c8 -- -- --
+c8   c8 c8 c8 c8 c8 c8 c8 c8 c8 c8 c8 c8 -- -- --
+U2   -- -- -- -- -- -- f2 bf f4 f8 -- -- U2 -- --
+U4   -- -- -- -- -- -- f2 bf f4 f8 -- -- -- U4 --
+U8   -- -- -- -- -- -- f2 bf f4 f8 -- -- -- -- U8
+"""
+_PROMOTION = [[_ABBR[c] for c in line.split()[1:]] for line in _TABLE.strip().splitlines()[1:]]
+
+
+def promote_types(type1: dtype, type2: dtype) -> dtype:
+    """The smallest dtype both can be converted to, e.g. ``(uint8, int8) -> int16``."""
+    result = _PROMOTION[type1._index][type2._index]
+    if result is None:
+        raise RuntimeError(
+            "Promotion for uint16, uint32, uint64 types is not supported, attempted to "
+            f"promote {type1._scalar_name} and {type2._scalar_name}"
+        )
+    return result
+
+
+def can_cast(from_: dtype, to: dtype) -> bool:
+    """torch's same-kind rule: casting may not lower the category (float -> int is refused)."""
+    return from_.category <= to.category
+
+
+_default_dtype = [float32]
+
+
+def get_default_dtype() -> dtype:
+    return _default_dtype[0]
+
+
+def set_default_dtype(d: dtype) -> None:
+    if not isinstance(d, dtype) or d not in (float16, bfloat16, float32, float64):
+        raise TypeError(
+            "only floating-point types are supported as the default type"
+        )
+    _default_dtype[0] = d
+
+
+def default_complex_dtype() -> dtype:
+    return complex128 if _default_dtype[0] is float64 else complex64
+
+
+def from_numpy_dtype(np_dtype) -> dtype:
+    try:
+        return _BY_NUMPY[np.dtype(np_dtype)]
+    except KeyError:
+        raise TypeError(
+            f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types "
+            "are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
+            "int8, uint64, uint32, uint16, uint8, and bool."
+        ) from None
+
+
+def _fmt(v: float) -> str:
+    return f"{v:.6g}"
+
+
+class finfo:
+    """Machine limits of a floating point dtype, like ``torch.finfo``."""
+
+    def __init__(self, type: dtype | None = None):
+        type = get_default_dtype() if type is None else type
+        if not isinstance(type, dtype) or type.category < FLOAT:
+            raise TypeError("torch.finfo() requires a floating point input type. Use "
+                            "torch.iinfo to handle 'torch.finfo'")
+        real = type.to_real()
+        info = ml_dtypes.finfo(real.np) if real is bfloat16 else np.finfo(real.np)
+        self.bits = info.bits
+        self.eps = float(info.eps)
+        self.max = float(info.max)
+        self.min = float(info.min)
+        self.tiny = float(info.tiny)
+        self.smallest_normal = self.tiny
+        self.resolution = float(info.resolution)
+        self.dtype = type.to_real().name
+
+    def __repr__(self):
+        return (f"finfo(resolution={_fmt(self.resolution)}, min={_fmt(self.min)}, "
+                f"max={_fmt(self.max)}, eps={_fmt(self.eps)}, "
+                f"smallest_normal={_fmt(self.smallest_normal)}, tiny={_fmt(self.tiny)}, "
+                f"dtype={self.dtype})")
+
+
+class iinfo:
+    """Machine limits of an integer dtype, like ``torch.iinfo``."""
+
+    def __init__(self, type: dtype):
+        if type is bool_:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if not isinstance(type, dtype) or type.category > INT:
+            raise TypeError("torch.iinfo() requires an integer input type. Use "
+                            "torch.finfo to handle 'torch.iinfo'")
+        info = np.iinfo(type.np)
+        self.bits = info.bits
+        self.max = int(info.max)
+        self.min = int(info.min)
+        self.dtype = type.name
+
+    def __repr__(self):
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"

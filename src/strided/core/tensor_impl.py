@@ -1,0 +1,135 @@
+"""The tensor's data model: (sizes, strides, storage_offset) over one storage.
+
+``TensorImpl`` holds only metadata and the few derived facts everything needs
+(contiguity, numel, the NumPy view of the data). Operators live above it: the
+frontend's ``Tensor`` subclasses it and adds the generated methods.
+
+Note [The NumPy view cache]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Kernels work on a NumPy ndarray that aliases the tensor's bytes with the
+tensor's sizes and (byte) strides. Building one costs about a microsecond, so
+each tensor caches its view in ``_np``. The cache is keyed on the storage's
+buffer object: ``storage.resize_`` swaps the buffer, which invalidates every
+alias's cache at once, and ops that change a tensor's own metadata in place
+(``set_``, ``as_strided_``, ``resize_``, ``t_``...) reset ``_np`` themselves.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .dispatch_keys import backend_keyset
+from .storage import UntypedStorage
+
+__all__ = ["TensorImpl", "compute_is_contiguous", "contiguous_strides", "make_tensor"]
+
+
+def contiguous_strides(sizes) -> tuple:
+    """Row-major strides for ``sizes``, e.g. ``(2, 3, 4) -> (12, 4, 1)`` (size-0/1 dims too)."""
+    strides = []
+    acc = 1
+    for s in reversed(sizes):
+        strides.append(acc)
+        acc *= max(1, s)
+    return tuple(reversed(strides))
+
+
+def compute_is_contiguous(sizes, strides) -> bool:
+    """torch's rule: dims of size 1 may have any stride; an empty tensor is contiguous."""
+    expected = 1
+    for size, stride in zip(reversed(sizes), reversed(strides)):
+        if size == 0:
+            return True
+        if size != 1:
+            if stride != expected:
+                return False
+            expected *= size
+    return True
+
+
+def numel_of(sizes) -> int:
+    n = 1
+    for s in sizes:
+        n *= s
+    return n
+
+
+class TensorImpl:
+    """Metadata of a strided tensor. See the module docstring."""
+
+    __slots__ = (
+        "__dict__",
+        "__weakref__",
+        "_base",
+        "_device",
+        "_dtype",
+        "_grad",
+        "_grad_fn",
+        "_keyset",
+        "_np",
+        "_np_buf",
+        "_offset",
+        "_requires_grad",
+        "_sizes",
+        "_storage",
+        "_strides",
+        "_vc",
+    )
+
+    # -- the NumPy view (Note [The NumPy view cache]) --------------------------
+
+    def _array(self) -> np.ndarray:
+        storage = self._storage
+        arr = self._np
+        if arr is not None and self._np_buf is storage._buf:
+            return arr
+        buf = storage._buf
+        if buf is None:
+            raise RuntimeError(
+                f"Cannot access data pointer of Tensor that doesn't have storage "
+                f"(device={self._device})")
+        itemsize = self._dtype.itemsize
+        sizes = self._sizes
+        strides = self._strides
+        if 0 in sizes:
+            arr = np.empty(sizes, self._dtype.np)
+        else:
+            arr = np.ndarray(sizes, self._dtype.np, buffer=buf, offset=self._offset * itemsize,
+                             strides=[s * itemsize for s in strides])
+        self._np = arr
+        self._np_buf = buf
+        return arr
+
+    def _invalidate(self):
+        self._np = None
+
+
+_tensor_cls = [TensorImpl]
+
+
+def set_tensor_class(cls) -> None:
+    """The frontend installs its ``Tensor`` here so kernels can make tensors of it."""
+    _tensor_cls[0] = cls
+
+
+def make_tensor(storage: UntypedStorage, sizes: tuple, strides: tuple, offset: int, dtype,
+                vc=None, base=None):
+    """A new tensor over ``storage``. Views pass their base's ``vc`` and ``base``."""
+    cls = _tensor_cls[0]
+    t = cls.__new__(cls)
+    t._storage = storage
+    t._sizes = sizes
+    t._strides = strides
+    t._offset = offset
+    t._dtype = dtype
+    dev = storage.device
+    t._device = dev
+    t._vc = [0] if vc is None else vc
+    t._base = base
+    t._requires_grad = False
+    t._grad = None
+    t._grad_fn = None
+    t._np = None
+    t._np_buf = None
+    t._keyset = backend_keyset(dev)
+    return t

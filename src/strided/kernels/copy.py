@@ -1,0 +1,91 @@
+"""``copy_``: broadcasting, dtype conversion, overlap checks and a blocked copy.
+
+Note [Blocked copy]
+~~~~~~~~~~~~~~~~~~~
+Copying a transposed matrix into a contiguous one with a single NumPy call
+walks one side with a large stride and misses the cache on nearly every
+element (3x slower than torch for 4096x4096 float32). When the fastest
+dimension of the source is not the fastest of the destination, we copy in
+square tiles of ``TILE`` x ``TILE`` elements instead, so that both sides of
+each tile stay in cache. The tile loop runs in Python, so it is used only when
+the matrix is large enough for the per-tile overhead not to matter.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .broadcast import expanded_strides
+from .memory_overlap import assert_no_internal_overlap, assert_no_partial_overlap
+
+TILE = 64
+_MIN_TILED_ELEMENTS = 1 << 16
+
+
+def copy_(self, src, non_blocking=False):
+    if self is src:
+        return self
+    sizes = self._sizes
+    if src._sizes != sizes:
+        src_strides = expanded_strides(src._sizes, src._strides, sizes)
+    else:
+        src_strides = src._strides
+    assert_no_internal_overlap(self)
+    assert_no_partial_overlap(self, src)
+    if self._device.type == "meta" or src._device.type == "meta":
+        self._vc[0] += 1
+        return self
+    dst_arr = self._array()
+    if src_strides is src._strides:
+        src_arr = src._array()
+    else:
+        src_arr = _strided_array(src, sizes, src_strides)
+    if src._dtype.is_complex and not self._dtype.is_complex:
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      UserWarning, stacklevel=3)
+        src_arr = src_arr.real
+    copy_array(dst_arr, src_arr)
+    self._vc[0] += 1
+    return self
+
+
+def _strided_array(t, sizes, strides):
+    itemsize = t._dtype.itemsize
+    if 0 in sizes:
+        return np.empty(sizes, t._dtype.np)
+    return np.ndarray(sizes, t._dtype.np, buffer=t._storage._buf, offset=t._offset * itemsize,
+                      strides=[s * itemsize for s in strides])
+
+
+def copy_array(dst: np.ndarray, src: np.ndarray) -> None:
+    """``dst[...] = src`` with unsafe casting, tiled when layouts disagree (Note [Blocked copy])."""
+    if dst.ndim >= 2 and dst.size >= _MIN_TILED_ELEMENTS:
+        fast_dst = _fastest_dim(dst)
+        fast_src = _fastest_dim(src)
+        if fast_dst != fast_src and fast_src is not None and fast_dst is not None:
+            _tiled_copy(dst, src, fast_dst, fast_src)
+            return
+    np.copyto(dst, src, casting="unsafe")
+
+
+def _fastest_dim(a: np.ndarray):
+    best, best_stride = None, None
+    for d in range(a.ndim):
+        if a.shape[d] > 1:
+            s = abs(a.strides[d])
+            if s and (best_stride is None or s < best_stride):
+                best, best_stride = d, s
+    return best
+
+
+def _tiled_copy(dst, src, d0, d1):
+    n0, n1 = dst.shape[d0], dst.shape[d1]
+    index = [slice(None)] * dst.ndim
+    for i in range(0, n0, TILE):
+        index[d0] = slice(i, i + TILE)
+        for j in range(0, n1, TILE):
+            index[d1] = slice(j, j + TILE)
+            key = tuple(index)
+            np.copyto(dst[key], src[key], casting="unsafe")

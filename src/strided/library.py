@@ -1,0 +1,1 @@
+"""strided.library (placeholder)."""

@@ -1,0 +1,264 @@
+"""The dispatcher: one ``OperatorHandle`` per schema, a kernel table per handle.
+
+A call goes ``binding -> handle.call(keyset, *args) -> kernel(*args)``. The
+binding computes the key set from its tensor arguments (``t._keyset``) or, for
+factories, from the ``device`` argument. The handle picks the kernel registered
+for the highest key in that set.
+
+Note [Fallthrough masks]
+~~~~~~~~~~~~~~~~~~~~~~~~
+Some keys are pass-through for most ops (``Autograd`` for an op with no
+autograd formula, ``Python`` when no mode is active). Instead of testing for
+that at call time, each handle keeps ``mask``: the key-set bits whose entry is a
+real kernel. ``table[(keyset & mask).bit_length()]`` is then the whole dispatch,
+one AND and one list index. ``mask`` and ``table`` are rebuilt whenever a
+kernel or fallback is registered.
+
+Note [Resolution order]
+~~~~~~~~~~~~~~~~~~~~~~~
+For a runtime key K the table entry is the first of: a kernel registered for K;
+for backend keys, a ``CompositeExplicitAutograd`` kernel; a
+``CompositeImplicitAutograd`` kernel (backends and Autograd); the backend
+fallback registered for K (which may be the ``FALLTHROUGH`` marker); otherwise
+a kernel that raises ``NotImplementedError`` naming the op and the key.
+
+Note [Hooks cost nothing when off]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+``OperatorHandle.call`` is a plain method. Adding the first dispatch hook swaps
+it, on the class, for a version that reports every call; removing the last hook
+swaps it back. So an untraced call never tests whether tracing is on.
+"""
+
+from __future__ import annotations
+
+from ..core.dispatch_keys import (
+    ALIAS_KEYS,
+    BACKEND_KEYS,
+    NUM_RUNTIME_KEYS,
+    DispatchKey,
+    highest_key,
+)
+
+__all__ = [
+    "FALLTHROUGH",
+    "OperatorHandle",
+    "add_dispatch_hook",
+    "all_ops",
+    "find_op",
+    "get_op",
+    "register_fallback",
+    "register_kernel",
+    "register_op",
+]
+
+K = DispatchKey
+
+
+class _Fallthrough:
+    def __repr__(self):
+        return "FALLTHROUGH"
+
+
+FALLTHROUGH = _Fallthrough()
+
+# Backend fallbacks (Note [Resolution order]): keys that pass through by default.
+_fallbacks: dict = {K.BackendSelect: FALLTHROUGH, K.ADInplaceOrView: FALLTHROUGH,
+                    K.Autograd: FALLTHROUGH, K.Python: FALLTHROUGH}
+_ops: dict[str, OperatorHandle] = {}
+
+
+class OperatorHandle:
+    """An operator: its schema, its kernels per key and the resolved dispatch table."""
+
+    __slots__ = ("__weakref__", "kernels", "mask", "qualname", "schema", "table", "tensor_args")
+
+    def __init__(self, qualname: str, schema):
+        self.qualname = qualname          # "aten::add.Tensor"
+        self.schema = schema
+        self.kernels: dict = {}           # DispatchKey -> [kernel, ...] (last one wins)
+        self.table: list = []
+        self.mask = 0
+        self._rebuild()
+
+    @property
+    def name(self) -> str:
+        return self.qualname
+
+    def call(self, keyset: int, *args):
+        """Run the kernel for the highest key of ``keyset`` (Note [Fallthrough masks])."""
+        return self.table[(keyset & self.mask).bit_length()](*args)
+
+    def redispatch(self, keyset: int, *args):
+        """Like ``call``; named separately so that kernels that re-enter read clearly."""
+        return self.table[(keyset & self.mask).bit_length()](*args)
+
+    def kernel_for(self, key: DispatchKey):
+        return self.table[key.value]
+
+    def dispatch_key(self, keyset: int) -> DispatchKey:
+        return highest_key(keyset & self.mask)
+
+    # -- registration -----------------------------------------------------------
+
+    def _resolve(self, key: DispatchKey):
+        kernels = self.kernels
+        direct = kernels.get(key)
+        if direct:
+            return direct[-1], key
+        if key in BACKEND_KEYS:
+            for alias in (K.CompositeExplicitAutogradNonFunctional, K.CompositeExplicitAutograd):
+                if kernels.get(alias):
+                    return kernels[alias][-1], alias
+        if key in BACKEND_KEYS or key == K.Autograd:
+            if kernels.get(K.CompositeImplicitAutograd):
+                return kernels[K.CompositeImplicitAutograd][-1], K.CompositeImplicitAutograd
+        if key in _fallbacks:
+            return _fallbacks[key], key
+        return None, None
+
+    def resolved_key(self, key: DispatchKey) -> DispatchKey | None:
+        """Which registration serves ``key``: the key itself, an alias, or None."""
+        return self._resolve(key)[1]
+
+    def _rebuild(self):
+        table = [self._missing(K.Undefined)]
+        mask = 0
+        for value in range(1, NUM_RUNTIME_KEYS):
+            key = K(value)
+            fn, _ = self._resolve(key)
+            if fn is None:
+                fn = self._missing(key)
+                mask |= key.bit
+            elif fn is not FALLTHROUGH:
+                mask |= key.bit
+            table.append(fn)
+        self.table = table
+        self.mask = mask
+
+    def available_keys(self) -> list[str]:
+        return [k.name for k in self.kernels if self.kernels[k]]
+
+    def _missing(self, key: DispatchKey):
+        qualname = self.qualname
+
+        def missing_kernel(*args):
+            if key == K.Undefined:
+                raise RuntimeError(
+                    f"There were no tensor arguments to this function (e.g., you passed an "
+                    f"empty list of Tensors), but no fallback function is registered for "
+                    f"schema {qualname}.")
+            raise NotImplementedError(
+                f"Could not run '{qualname}' with arguments from the '{key.name}' backend. "
+                f"This could be because the operator doesn't exist for this backend. "
+                f"'{qualname}' is only available for these backends: "
+                f"[{', '.join(self.available_keys())}].")
+        missing_kernel.__qualname__ = f"missing_kernel[{qualname}, {key.name}]"
+        return missing_kernel
+
+    def __repr__(self):
+        return f"<OperatorHandle {self.qualname}>"
+
+
+def register_op(qualname: str, schema) -> OperatorHandle:
+    if qualname in _ops:
+        raise RuntimeError(f"Tried to register an operator ({qualname}) with the same name "
+                           f"and overload name multiple times.")
+    op = _ops[qualname] = OperatorHandle(qualname, schema)
+    return op
+
+
+def find_op(qualname: str) -> OperatorHandle | None:
+    return _ops.get(qualname)
+
+
+def get_op(qualname: str) -> OperatorHandle:
+    op = _ops.get(qualname)
+    if op is None:
+        raise RuntimeError(f"No such operator {qualname}")
+    return op
+
+
+def all_ops() -> dict:
+    return dict(_ops)
+
+
+def _as_key(key) -> DispatchKey:
+    if isinstance(key, DispatchKey):
+        return key
+    if key == "Autograd" or (isinstance(key, str) and key.startswith("Autograd")):
+        return K.Autograd
+    try:
+        return K[key]
+    except KeyError:
+        raise ValueError(f"unknown dispatch key '{key}'") from None
+
+
+def register_kernel(qualname: str, key, fn) -> callable:
+    """Add ``fn`` for ``key`` on top of what is there; returns a function undoing it."""
+    op = get_op(qualname)
+    key = _as_key(key)
+    stack = op.kernels.setdefault(key, [])
+    stack.append(fn)
+    op._rebuild()
+
+    def undo():
+        if fn in stack:
+            stack.remove(fn)
+            op._rebuild()
+    return undo
+
+
+def register_fallback(key, fn) -> callable:
+    """A backend fallback for every op without a kernel for ``key``; FALLTHROUGH passes on."""
+    key = _as_key(key)
+    previous = _fallbacks.get(key)
+    _fallbacks[key] = fn
+    for op in _ops.values():
+        op._rebuild()
+
+    def undo():
+        if previous is None:
+            _fallbacks.pop(key, None)
+        else:
+            _fallbacks[key] = previous
+        for op in _ops.values():
+            op._rebuild()
+    return undo
+
+
+# -- hooks (Note [Hooks cost nothing when off]) ---------------------------------------
+
+_hooks: list = []
+_plain_call = OperatorHandle.call
+
+
+def _call_with_hooks(self, keyset, *args):
+    key = highest_key(keyset & self.mask)
+    exits = []
+    for hook in tuple(_hooks):
+        done = hook(self, key, args)
+        if done is not None:
+            exits.append(done)
+    result = self.table[key.value](*args)
+    for done in reversed(exits):
+        done(result)
+    return result
+
+
+def add_dispatch_hook(hook) -> callable:
+    """``hook(op, key, args)`` runs before every dispatched call; it may return a callable
+    that receives the result. Returns a function that removes the hook."""
+    _hooks.append(hook)
+    OperatorHandle.call = _call_with_hooks
+    OperatorHandle.redispatch = _call_with_hooks
+
+    def remove():
+        if hook in _hooks:
+            _hooks.remove(hook)
+        if not _hooks:
+            OperatorHandle.call = _plain_call
+            OperatorHandle.redispatch = _plain_call
+    return remove
+
+
+assert not set(ALIAS_KEYS) & set(BACKEND_KEYS)

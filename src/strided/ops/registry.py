@@ -1,0 +1,18 @@
+"""Turn the generated registration table into dispatcher entries (runs at import)."""
+
+from __future__ import annotations
+
+from ..core.dispatch_keys import DispatchKey
+from ..kernels import kernel
+from . import dispatcher
+from ._generated.registrations import OPS
+
+
+def register_native_functions() -> None:
+    for qualname, schema_text, dispatch in OPS:
+        if dispatcher.find_op(qualname) is not None:
+            continue
+        op = dispatcher.register_op(qualname, schema_text)
+        for key, kernel_name in dispatch.items():
+            op.kernels.setdefault(DispatchKey[key], []).append(kernel(kernel_name))
+        op._rebuild()
