@@ -73,11 +73,18 @@ class CPUAllocator(Allocator):
         self._cached_bytes = 0
 
     def allocate(self, nbytes: int):
-        size = (nbytes + ALIGNMENT - 1) & -ALIGNMENT
+        size = (nbytes + 63) & -64
         free_list = self._cache.get(size)
         if free_list:
-            buf, ptr = free_list.pop()
+            block = free_list.pop()
             self._cached_bytes -= size
+            self.num_allocs += 1
+            used = self.allocated_bytes = self.allocated_bytes + size
+            if used > self.peak_bytes:
+                self.peak_bytes = used
+            if self.hooks:
+                self._notify("alloc", size, block[1])
+            return block
         else:
             raw = np.empty(size + ALIGNMENT, np.uint8)
             addr = raw.__array_interface__["data"][0]
@@ -96,7 +103,10 @@ class CPUAllocator(Allocator):
         self.num_frees += 1
         self.allocated_bytes -= size
         if size <= CACHE_LIMIT_BLOCK and self._cached_bytes + size <= CACHE_LIMIT_TOTAL:
-            self._cache.setdefault(size, []).append((buf, ptr))
+            free_list = self._cache.get(size)
+            if free_list is None:
+                free_list = self._cache[size] = []
+            free_list.append((buf, ptr))
             self._cached_bytes += size
         if self.hooks:
             self._notify("free", size, ptr)

@@ -37,6 +37,7 @@ class dtype:
 
     __slots__ = (
         "_complex",
+        "abbr",
         "_index",
         "_real",
         "_scalar_name",
@@ -49,8 +50,9 @@ class dtype:
         "np",
     )
 
-    def __init__(self, name, scalar_name, np_dtype, category, index):
+    def __init__(self, name, scalar_name, abbr, np_dtype, category, index):
         self.name = name
+        self.abbr = abbr
         self._scalar_name = scalar_name  # c10 ScalarType name, used in error messages
         self.np = np.dtype(np_dtype)
         self.itemsize = self.np.itemsize
@@ -62,12 +64,14 @@ class dtype:
         )
         self._index = index
         self._real = self
-        self._complex = self
+        self._complex = self if category == COMPLEX else None
 
     def to_real(self) -> dtype:
         return self._real
 
     def to_complex(self) -> dtype:
+        if self._complex is None:
+            raise RuntimeError(f"Unknown Complex ScalarType for {self._scalar_name}")
         return self._complex
 
     def __repr__(self):
@@ -89,27 +93,27 @@ def _dtype_by_name(name):
     return _BY_NAME[name]
 
 
-# (name, c10 name, numpy dtype, category). The order fixes the promotion table's
-# rows and columns.
+# (name, c10 name, abbreviation, numpy dtype, category). The order fixes the promotion
+# table's rows and columns.
 _SPECS = [
-    ("bool", "Bool", np.bool_, BOOL),
-    ("uint8", "Byte", np.uint8, INT),
-    ("int8", "Char", np.int8, INT),
-    ("int16", "Short", np.int16, INT),
-    ("int32", "Int", np.int32, INT),
-    ("int64", "Long", np.int64, INT),
-    ("float16", "Half", np.float16, FLOAT),
-    ("bfloat16", "BFloat16", ml_dtypes.bfloat16, FLOAT),
-    ("float32", "Float", np.float32, FLOAT),
-    ("float64", "Double", np.float64, FLOAT),
-    ("complex64", "ComplexFloat", np.complex64, COMPLEX),
-    ("complex128", "ComplexDouble", np.complex128, COMPLEX),
-    ("uint16", "UInt16", np.uint16, INT),
-    ("uint32", "UInt32", np.uint32, INT),
-    ("uint64", "UInt64", np.uint64, INT),
+    ("bool", "Bool", "b8", np.bool_, BOOL),
+    ("uint8", "Byte", "u8", np.uint8, INT),
+    ("int8", "Char", "i8", np.int8, INT),
+    ("int16", "Short", "i16", np.int16, INT),
+    ("int32", "Int", "i32", np.int32, INT),
+    ("int64", "Long", "i64", np.int64, INT),
+    ("float16", "Half", "f16", np.float16, FLOAT),
+    ("bfloat16", "BFloat16", "bf16", ml_dtypes.bfloat16, FLOAT),
+    ("float32", "Float", "f32", np.float32, FLOAT),
+    ("float64", "Double", "f64", np.float64, FLOAT),
+    ("complex64", "ComplexFloat", "c64", np.complex64, COMPLEX),
+    ("complex128", "ComplexDouble", "c128", np.complex128, COMPLEX),
+    ("uint16", "UInt16", "u16", np.uint16, INT),
+    ("uint32", "UInt32", "u32", np.uint32, INT),
+    ("uint64", "UInt64", "u64", np.uint64, INT),
 ]
 
-ALL_DTYPES: tuple = tuple(dtype(n, s, d, c, i) for i, (n, s, d, c) in enumerate(_SPECS))
+ALL_DTYPES: tuple = tuple(dtype(n, s, a, d, c, i) for i, (n, s, a, d, c) in enumerate(_SPECS))
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
  complex64, complex128, uint16, uint32, uint64) = ALL_DTYPES
@@ -154,8 +158,8 @@ U8   -- -- -- -- -- -- f2 bf f4 f8 -- -- -- -- U8
 _PROMOTION = [[_ABBR[c] for c in line.split()[1:]] for line in _TABLE.strip().splitlines()[1:]]
 
 
-def promote_types(type1: dtype, type2: dtype) -> dtype:
-    """The smallest dtype both can be converted to, e.g. ``(uint8, int8) -> int16``."""
+def promote(type1: dtype, type2: dtype) -> dtype:
+    """``promote_types`` without argument checking, for the hot paths."""
     result = _PROMOTION[type1._index][type2._index]
     if result is None:
         raise RuntimeError(
@@ -165,9 +169,54 @@ def promote_types(type1: dtype, type2: dtype) -> dtype:
     return result
 
 
-def can_cast(from_: dtype, to: dtype) -> bool:
+def promote_types(*args, **kwargs) -> dtype:
+    """The smallest dtype both can be converted to, e.g. ``(uint8, int8) -> int16``."""
+    if len(args) == 2 and not kwargs:
+        a, b = args
+        if a.__class__ is dtype and b.__class__ is dtype:
+            return promote(a, b)
+    return promote(*_parse_dtype_args("promote_types", ("type1", "type2"), args, kwargs))
+
+
+def can_cast(*args, **kwargs) -> bool:
     """torch's same-kind rule: casting may not lower the category (float -> int is refused)."""
-    return from_.category <= to.category
+    if len(args) == 2 and not kwargs:
+        a, b = args
+    else:
+        a, b = _parse_dtype_args("can_cast", ("from_", "to"), args, kwargs)
+    if a.__class__ is not dtype or b.__class__ is not dtype:
+        a, b = _parse_dtype_args("can_cast", ("from_", "to"), args, kwargs)
+    return a.category <= b.category
+
+
+def _parse_dtype_args(name, params, args, kwargs, default=None) -> tuple:
+    """torch's argument parser for a function whose parameters are all ``torch.dtype``:
+    the same TypeError texts (including its "1 required positional arguments")."""
+    if len(args) > len(params):
+        n = len(params)
+        raise TypeError(f"{name}() takes {n} positional argument{'s' if n != 1 else ''} but "
+                        f"{len(args)} {'were' if len(args) != 1 else 'was'} given")
+    values = []
+    for i, param in enumerate(params):
+        if i < len(args):
+            value, where = args[i], f" (position {i + 1})"
+        elif param in kwargs:
+            value, where = kwargs[param], ""
+        elif default is not None:
+            value, where = default, ""
+        else:
+            missing = params[i:]
+            raise TypeError(
+                f"{name}() missing {len(missing)} required positional argument"
+                f"{'s' if len(missing) == 1 else ''}: " + ", ".join(f'"{m}"' for m in missing))
+        if value.__class__ is not dtype:
+            raise TypeError(f"{name}(): argument '{param}'{where} must be torch.dtype, not "
+                            f"{type(value).__name__}")
+        values.append(value)
+    for key in kwargs:
+        if key not in params:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+    return tuple(values)
 
 
 _default_dtype = [float32]
@@ -177,11 +226,12 @@ def get_default_dtype() -> dtype:
     return _default_dtype[0]
 
 
-def set_default_dtype(d: dtype) -> None:
-    if not isinstance(d, dtype) or d not in (float16, bfloat16, float32, float64):
+def set_default_dtype(d: dtype, /) -> None:
+    if not isinstance(d, dtype):
         raise TypeError(
-            "only floating-point types are supported as the default type"
-        )
+            "invalid dtype object: only floating-point types are supported as the default type")
+    if d not in (float16, bfloat16, float32, float64):
+        raise TypeError("only floating-point types are supported as the default type")
     _default_dtype[0] = d
 
 
@@ -200,16 +250,28 @@ def from_numpy_dtype(np_dtype) -> dtype:
         ) from None
 
 
-def _fmt(v: float) -> str:
+def _fmt(v) -> str:
     return f"{v:.6g}"
+
+
+_NO_ARG = object()
 
 
 class finfo:
     """Machine limits of a floating point dtype, like ``torch.finfo``."""
 
-    def __init__(self, type: dtype | None = None):
-        type = get_default_dtype() if type is None else type
-        if not isinstance(type, dtype) or type.category < FLOAT:
+    def __init__(self, *args, **kwargs):
+        if not args and not kwargs:
+            type = get_default_dtype()
+        elif len(args) > 1 or len(args) + len(kwargs) > 1 or (kwargs and "type" not in kwargs):
+            got = ", ".join([_arg_typename(a) for a in args]
+                            + [f"{k}={_arg_typename(v)}" for k, v in kwargs.items()])
+            raise TypeError(
+                f"finfo() received an invalid combination of arguments - got ({got}), but "
+                "expected one of:\n * (torch.dtype type)\n * ()\n")
+        else:
+            (type,) = _parse_dtype_args("finfo", ("type",), args, kwargs)
+        if type.category < FLOAT:
             raise TypeError("torch.finfo() requires a floating point input type. Use "
                             "torch.iinfo to handle 'torch.finfo'")
         real = type.to_real()
@@ -220,8 +282,9 @@ class finfo:
         self.min = float(info.min)
         self.tiny = float(info.tiny)
         self.smallest_normal = self.tiny
-        self.resolution = float(info.resolution)
-        self.dtype = type.to_real().name
+        # torch reports the decimal resolution exactly (1e-06), not rounded to the type
+        self.resolution = 10.0 ** -int(info.precision)
+        self.dtype = real.name
 
     def __repr__(self):
         return (f"finfo(resolution={_fmt(self.resolution)}, min={_fmt(self.min)}, "
@@ -233,7 +296,8 @@ class finfo:
 class iinfo:
     """Machine limits of an integer dtype, like ``torch.iinfo``."""
 
-    def __init__(self, type: dtype):
+    def __init__(self, *args, **kwargs):
+        (type,) = _parse_dtype_args("iinfo", ("type",), args, kwargs)
         if type is bool_:
             raise TypeError("torch.bool is not supported by torch.iinfo")
         if not isinstance(type, dtype) or type.category > INT:
@@ -246,4 +310,8 @@ class iinfo:
         self.dtype = type.name
 
     def __repr__(self):
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+        return f"iinfo(min={_fmt(self.min)}, max={_fmt(self.max)}, dtype={self.dtype})"
+
+
+def _arg_typename(value) -> str:
+    return "torch.dtype" if value.__class__ is dtype else type(value).__name__

@@ -31,7 +31,7 @@ def _promote(a, b):
         return b
     if b is None:
         return a
-    return dt.promote_types(a, b)
+    return dt.promote(a, b)
 
 
 def _combine(higher, lower):
@@ -47,7 +47,7 @@ def _combine(higher, lower):
     if higher.is_floating_point:
         return higher
     if higher is dt.bool_ or lower.is_floating_point:
-        return dt.promote_types(higher, lower)
+        return dt.promote(higher, lower)
     return higher
 
 

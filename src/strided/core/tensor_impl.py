@@ -24,14 +24,23 @@ from .storage import UntypedStorage
 __all__ = ["TensorImpl", "compute_is_contiguous", "contiguous_strides", "make_tensor"]
 
 
+_strides_cache: dict = {}
+
+
 def contiguous_strides(sizes) -> tuple:
     """Row-major strides for ``sizes``, e.g. ``(2, 3, 4) -> (12, 4, 1)`` (size-0/1 dims too)."""
+    cached = _strides_cache.get(sizes)
+    if cached is not None:
+        return cached
     strides = []
     acc = 1
     for s in reversed(sizes):
         strides.append(acc)
         acc *= max(1, s)
-    return tuple(reversed(strides))
+    result = tuple(reversed(strides))
+    if len(_strides_cache) < 4096:
+        _strides_cache[tuple(sizes)] = result
+    return result
 
 
 def compute_is_contiguous(sizes, strides) -> bool:
@@ -54,26 +63,28 @@ def numel_of(sizes) -> int:
     return n
 
 
+class AutogradMeta:
+    """Autograd state; ``None`` on tensors that never took part in autograd (the common
+    case), so that creating a plain tensor sets one slot instead of five."""
+
+    __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad", "hooks",
+                 "__weakref__")
+
+    def __init__(self, requires_grad=False):
+        self.requires_grad = requires_grad
+        self.grad = None
+        self.grad_fn = None
+        self.output_nr = 0
+        self.retains_grad = False
+        self.hooks = None
+
+
 class TensorImpl:
     """Metadata of a strided tensor. See the module docstring."""
 
     __slots__ = (
-        "__dict__",
-        "__weakref__",
-        "_base",
-        "_device",
-        "_dtype",
-        "_grad",
-        "_grad_fn",
-        "_keyset",
-        "_np",
-        "_np_buf",
-        "_offset",
-        "_requires_grad",
-        "_sizes",
-        "_storage",
-        "_strides",
-        "_vc",
+        "_storage", "_sizes", "_strides", "_offset", "_dtype", "_device", "_vc", "_base",
+        "_autograd_meta", "_np", "_np_buf", "_keyset", "__dict__", "__weakref__",
     )
 
     # -- the NumPy view (Note [The NumPy view cache]) --------------------------
@@ -126,10 +137,7 @@ def make_tensor(storage: UntypedStorage, sizes: tuple, strides: tuple, offset: i
     t._device = dev
     t._vc = [0] if vc is None else vc
     t._base = base
-    t._requires_grad = False
-    t._grad = None
-    t._grad_fn = None
+    t._autograd_meta = None
     t._np = None
-    t._np_buf = None
     t._keyset = backend_keyset(dev)
     return t

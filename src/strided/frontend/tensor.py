@@ -13,7 +13,7 @@ import numpy as np
 from ..core import dtypes as dt
 from ..core import layouts
 from ..core.checks import check, maybe_wrap_dim
-from ..core.tensor_impl import TensorImpl, compute_is_contiguous, numel_of, set_tensor_class
+from ..core.tensor_impl import AutogradMeta, TensorImpl, compute_is_contiguous, numel_of, set_tensor_class
 from ..kernels import factory as _factory
 from ..ops._generated import tensor_methods as _gen_methods
 from ..ops._generated import torch_functions as _gen_functions
@@ -189,7 +189,8 @@ class Tensor(TensorImpl, _gen_methods.TensorMethods):
 
     @property
     def requires_grad(self) -> bool:
-        return self._requires_grad
+        meta = self._autograd_meta
+        return meta is not None and meta.requires_grad
 
     @requires_grad.setter
     def requires_grad(self, value):
@@ -199,24 +200,34 @@ class Tensor(TensorImpl, _gen_methods.TensorMethods):
         if requires_grad:
             check(self._dtype.is_floating_point or self._dtype.is_complex, (
                 "only Tensors of floating point and complex dtype can require gradients"))
-        self._requires_grad = bool(requires_grad)
+        meta = self._autograd_meta
+        if meta is None:
+            if not requires_grad:
+                return self
+            meta = self._autograd_meta = AutogradMeta()
+        meta.requires_grad = bool(requires_grad)
         return self
 
     @property
     def grad(self):
-        return self._grad
+        meta = self._autograd_meta
+        return None if meta is None else meta.grad
 
     @grad.setter
     def grad(self, value):
-        self._grad = value
+        if self._autograd_meta is None:
+            self._autograd_meta = AutogradMeta()
+        self._autograd_meta.grad = value
 
     @property
     def grad_fn(self):
-        return self._grad_fn
+        meta = self._autograd_meta
+        return None if meta is None else meta.grad_fn
 
     @property
     def is_leaf(self) -> bool:
-        return self._grad_fn is None
+        meta = self._autograd_meta
+        return meta is None or meta.grad_fn is None
 
     @property
     def data(self):
@@ -308,7 +319,7 @@ class Tensor(TensorImpl, _gen_methods.TensorMethods):
             if t._dtype is dt.bfloat16:
                 raise TypeError("Got unsupported ScalarType BFloat16")
             return np.asarray(_NumpyExport(t))
-        check(not self._requires_grad, (
+        check(not self.requires_grad, (
             "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
             "instead."))
         check(self._device.type == "cpu", lambda: (

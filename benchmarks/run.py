@@ -1,0 +1,60 @@
+"""Side-by-side timings: strided vs torch (1 thread) vs NumPy, in one process.
+
+    python benchmarks/run.py [--quick] [filter ...]
+
+Each case times the same operation in the three libraries (best of several
+repeats) and prints the time per call and the ratio strided/torch
+(< 1 means strided is faster). Nothing is asserted: these are measurements.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import timeit
+from pathlib import Path
+
+import numpy as np
+import torch
+
+import strided
+
+sys.path.insert(0, str(Path(__file__).parent))
+from cases import CASES  # noqa: E402
+
+
+def best_time(fn, number: int, repeat: int) -> float:
+    fn()
+    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("filters", nargs="*")
+    parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    ns = parser.parse_args(argv)
+    torch.set_num_threads(1)
+    repeat = 3 if ns.quick else 7
+    print(f"{'case':44s} {'strided':>11s} {'torch':>11s} {'numpy':>11s} {'s/torch':>8s}")
+    for case in CASES:
+        if ns.filters and not any(f in case.name for f in ns.filters):
+            continue
+        fns = case.setup(strided, torch, np)
+        times = {lib: best_time(fn, case.number, repeat) if fn is not None else None
+                 for lib, fn in fns.items()}
+        s, t, n = times["strided"], times["torch"], times.get("numpy")
+        extra = f"  {case.note(s)}" if case.note else ""
+        print(f"{case.name:44s} {_fmt(s)} {_fmt(t)} {_fmt(n)} {s / t:8.2f}{extra}")
+    return 0
+
+
+def _fmt(seconds) -> str:
+    if seconds is None:
+        return f"{'-':>11s}"
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:8.2f} us"
+    return f"{seconds * 1e3:8.2f} ms"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
