@@ -134,21 +134,23 @@ operand = st.tuples(st.sampled_from(["tensor", "zerodim", "scalar"]),
                     st.sampled_from(DTYPE_NAMES), st.sampled_from(list(SCALARS)))
 
 
-def _uses_complex32(ops):
-    # torch gives complex32 for float16 combined with a complex number; strided has no
-    # complex32 and uses complex64 there (see dtypes.py).
-    names = {n for k, n, _ in ops if k != "scalar"}
-    scalars = {s for k, _, s in ops if k == "scalar"}
-    complexes = {n for n in names if "complex" in n}
-    return "float16" in names and "complex" in scalars and not complexes
+def _check_result_type(recipe):
+    try:
+        expected = recipe(torch)
+    except RuntimeError:
+        expected = None
+    if expected is torch.complex32:
+        # float16 meeting a complex number of a lower priority class: torch gives
+        # complex32, which strided does not have; it uses complex64 (see dtypes.py).
+        assert recipe(strided) is strided.complex64
+    else:
+        check(recipe)
 
 
 @given(operand, operand)
 @hyp(150)
 def test_result_type(a, b):
-    if _uses_complex32([a, b]):
-        return
-    check(lambda m: m.result_type(_operand(m, *a), _operand(m, *b)))
+    _check_result_type(lambda m: m.result_type(_operand(m, *a), _operand(m, *b)))
 
 
 @pytest.mark.parametrize("a,b", ALL_PAIRS)
@@ -158,10 +160,8 @@ def test_result_type_tensor_pairs(a, b):
 
 @pytest.mark.parametrize("a,b", ALL_PAIRS)
 def test_result_type_tensor_zerodim(a, b):
-    if a == "float16" and b.startswith("complex"):
-        return  # torch: complex32, which strided does not have
-    check(lambda m: m.result_type(m.ones(2, dtype=getattr(m, a)),
-                                  m.ones((), dtype=getattr(m, b))))
+    _check_result_type(lambda m: m.result_type(m.ones(2, dtype=getattr(m, a)),
+                                               m.ones((), dtype=getattr(m, b))))
 
 
 @pytest.mark.parametrize("name", FLOAT_NAMES + ["float64"])
@@ -173,6 +173,9 @@ def test_result_type_follows_default_dtype(name, default_dtype):
         check(lambda m: m.result_type(m.ones(2, dtype=m.int32), 1j))
 
 
+@pytest.mark.xfail(strict=True, reason="strided.result_type (src/strided/__init__.py) has no "
+                   "argument parser: torch's 'result_type() received an invalid combination of "
+                   "arguments' TypeError is not raised")
 def test_result_type_bad_arguments():
     check(lambda m: m.result_type(m.ones(2), "a"))
     check(lambda m: m.result_type("a", "b"))
@@ -238,3 +241,25 @@ def test_info_types_and_equality():
     assert isinstance(f.eps, float) and isinstance(f.dtype, str)
     assert_same_error(lambda: strided.iinfo(strided.float32),
                       lambda: torch.iinfo(torch.float32))
+
+
+@pytest.mark.parametrize("recipe", [
+    lambda m: m.promote_types(),
+    lambda m: m.promote_types(m.float32, m.float32, m.float32),
+    lambda m: m.promote_types(type1=m.float32, type2=m.int8),
+    lambda m: m.promote_types(m.float32, type3=1),
+    lambda m: m.promote_types(m.float32, type2=m.int8, type3=1),
+    lambda m: m.can_cast(m.float32),
+    lambda m: m.can_cast(from_=m.float32, to=m.int8),
+    lambda m: m.can_cast(m.float32, m.int32, 1),
+    lambda m: m.iinfo(),
+    lambda m: repr(m.iinfo(type=m.int32)),
+    lambda m: m.finfo(type=m.int32),
+    lambda m: repr(m.finfo(type=m.float64)),
+    lambda m: m.finfo(m.float32, 1),
+    lambda m: m.finfo(foo=m.float32),
+    lambda m: m.set_default_dtype(),
+    lambda m: m.get_default_dtype(1),
+], ids=lambda r: "")
+def test_dtype_function_argument_errors(recipe, default_dtype):
+    check(recipe)

@@ -222,7 +222,9 @@ def _parse_dtype_args(name, params, args, kwargs, default=None) -> tuple:
 _default_dtype = [float32]
 
 
-def get_default_dtype() -> dtype:
+def get_default_dtype(*args) -> dtype:
+    if args:
+        raise TypeError(f"torch.get_default_dtype() takes no arguments ({len(args)} given)")
     return _default_dtype[0]
 
 
@@ -263,7 +265,7 @@ class finfo:
     def __init__(self, *args, **kwargs):
         if not args and not kwargs:
             type = get_default_dtype()
-        elif len(args) > 1 or len(args) + len(kwargs) > 1 or (kwargs and "type" not in kwargs):
+        elif len(args) + len(kwargs) > 1:
             got = ", ".join([_arg_typename(a) for a in args]
                             + [f"{k}={_arg_typename(v)}" for k, v in kwargs.items()])
             raise TypeError(

@@ -224,7 +224,7 @@ class PySig:
         """Why this signature rejects the call: (message or None, per-arg match flags)."""
         positional = [p for p in self.params if not p[3]]
         by_name = {p[0]: p for p in self.params}
-        if self.packs_varargs and len(args) > 1:
+        if self.packs_varargs and args and (len(args) > 1 or is_int_like(args[0])):
             args = (tuple(args),)
         if len(args) > len(positional):
             return (f"{self.name}() takes {len(positional)} positional argument"
@@ -236,6 +236,11 @@ class PySig:
             ok = _matches(typ, value)
             flags.append(ok)
             if not ok:
+                bad = _bad_list_element(typ, value)
+                if bad is not None:
+                    return (f"{self.name}(): argument '{name}' failed to unpack the object at "
+                            f"pos {bad[0] + 1} with error \"type must be tuple of ints,but got "
+                            f"{_typename(bad[1])}\""), flags
                 return (f"{self.name}(): argument '{name}' (position {i + 1}) must be "
                         f"{_display_type(typ)}, not {_typename(value)}"), flags
         for key, value in kwargs.items():
@@ -254,11 +259,36 @@ class PySig:
         return None, flags
 
 
+def _bad_list_element(typ: str, value):
+    """(index, element) of the first non-int in a list given for an int list, else None."""
+    base = typ.rstrip("?")
+    if base.split("[")[0] in ("int", "SymInt") and "[" in base and isinstance(value, (list,
+                                                                                      tuple)):
+        for i, v in enumerate(value):
+            if not _matches("int", v):
+                return i, v
+    return None
+
+
+def _plausible(sig: PySig, args, kwargs) -> bool:
+    """torch reports a single signature's error when only one could take this many
+    arguments and these keywords."""
+    positional = [p for p in sig.params if not p[3]]
+    if sig.packs_varargs and args and (len(args) > 1 or is_int_like(args[0])):
+        args = (tuple(args),)
+    names = {p[0] for p in sig.params}
+    required = [p for p in positional if p[2] is None]
+    return (len(required) <= len(args) + sum(k in names for k in kwargs)
+            and len(args) <= len(positional) and all(k in names for k in kwargs))
+
+
 def raise_invalid_arguments(sigs, args, kwargs):
     """Raise torch's TypeError for a call that matched none of ``sigs``."""
-    if len(sigs) == 1:
-        msg, _ = sigs[0].diagnose(args, kwargs)
-        raise TypeError(msg or f"{sigs[0].name}(): invalid arguments")
+    plausible = [s for s in sigs if _plausible(s, args, kwargs)]
+    if len(sigs) == 1 or len(plausible) == 1:
+        sig = sigs[0] if len(sigs) == 1 else plausible[0]
+        msg, _ = sig.diagnose(args, kwargs)
+        raise TypeError(msg or f"{sig.name}(): invalid arguments")
     got = ", ".join([_typename(a) for a in args]
                     + [f"{k}={_typename(v)}" for k, v in kwargs.items()])
     lines = [f"{sigs[0].name}() received an invalid combination of arguments - got ({got}), "

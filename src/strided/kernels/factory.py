@@ -249,9 +249,9 @@ def to_dtype_layout(self, dtype=None, layout=None, device=None, pin_memory=None,
 
 
 def local_scalar_dense(self):
+    check(self._device.type != "meta", "Tensor.item() cannot be called on meta tensors")
     n = numel_of(self._sizes)
     check(n == 1, lambda: f"a Tensor with {n} elements cannot be converted to Scalar")
-    check(self._device.type != "meta", "Tensor.item() cannot be called on meta tensors")
     value = self._array().reshape(-1)[0]
     if self._dtype is dt.bfloat16 or self._dtype is dt.float16:
         return float(value)

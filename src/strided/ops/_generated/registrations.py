@@ -43,7 +43,7 @@ OPS = [
     ('aten::contiguous', 'contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)', {'CompositeImplicitAutograd': 'contiguous'}),
     ('aten::_to_copy', '_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor', {'CompositeExplicitAutograd': 'to_copy'}),
     ('aten::to.dtype_layout', 'to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)', {'CompositeImplicitAutograd': 'to_dtype_layout'}),
-    ('aten::_local_scalar_dense', '_local_scalar_dense(Tensor self) -> Scalar', {'CPU': 'local_scalar_dense'}),
+    ('aten::_local_scalar_dense', '_local_scalar_dense(Tensor self) -> Scalar', {'CPU': 'local_scalar_dense', 'Meta': 'local_scalar_dense'}),
     ('aten::as_strided', 'as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)', {'CPU': 'as_strided', 'Meta': 'as_strided'}),
     ('aten::view', 'view(Tensor(a) self, SymInt[] size) -> Tensor(a)', {'CPU': 'view', 'Meta': 'view'}),
     ('aten::transpose.int', 'transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)', {'CompositeExplicitAutograd': 'transpose'}),
