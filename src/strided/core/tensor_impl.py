@@ -116,6 +116,7 @@ class TensorImpl:
 
 
 _tensor_cls = [TensorImpl]
+_object_new = object.__new__
 
 
 def set_tensor_class(cls) -> None:
@@ -127,7 +128,7 @@ def make_tensor(storage: UntypedStorage, sizes: tuple, strides: tuple, offset: i
                 vc=None, base=None):
     """A new tensor over ``storage``. Views pass their base's ``vc`` and ``base``."""
     cls = _tensor_cls[0]
-    t = cls.__new__(cls)
+    t = _object_new(cls)
     t._storage = storage
     t._sizes = sizes
     t._strides = strides

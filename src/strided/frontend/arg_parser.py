@@ -380,8 +380,11 @@ _CONVERTERS.update(Layout=to_layout, MemoryFormat=to_memory_format)
 
 def is_int_like(x) -> bool:
     """Whether ``x`` starts a varargs int list (``zeros(2, 3)``)."""
-    if type(x) is int:
+    tx = type(x)
+    if tx is int:
         return True
+    if tx is tuple or tx is list or tx is float or tx is str:
+        return False
     try:
         to_int(x)
         return True

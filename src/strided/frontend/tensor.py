@@ -80,6 +80,12 @@ class Tensor(TensorImpl, _gen_methods.TensorMethods):
 
     __slots__ = ()
 
+    def __new__(cls, *args, **kwargs):
+        """The legacy constructor: ``Tensor(2, 3)`` (uninitialised float) or
+        ``Tensor([1, 2])`` (float data). Kernels create tensors without calling this."""
+        from .tensor_new import legacy_new
+        return legacy_new(cls, args, kwargs)
+
     # -- metadata -------------------------------------------------------------------------
 
     @property
@@ -256,15 +262,6 @@ class Tensor(TensorImpl, _gen_methods.TensorMethods):
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
-    def unbind(self, dim=0):
-        from ..kernels.views import make_view
-        dim = maybe_wrap_dim(dim, len(self._sizes))
-        sizes = self._sizes[:dim] + self._sizes[dim + 1:]
-        strides = self._strides[:dim] + self._strides[dim + 1:]
-        step = self._strides[dim]
-        return tuple(make_view(self, sizes, strides, self._offset + i * step)
-                     for i in range(self._sizes[dim]))
-
     def _scalar_value(self, what):
         n = numel_of(self._sizes)
         check(n == 1, lambda: "only one element tensors can be converted to Python scalars")
@@ -306,9 +303,6 @@ class Tensor(TensorImpl, _gen_methods.TensorMethods):
         if self.dim() == 0 and self._device.type != "meta":
             return self.item().__format__(spec)
         return object.__format__(self, spec)
-
-    def __setstate__(self, state):
-        raise NotImplementedError("strided tensors are not picklable yet")
 
     # -- NumPy ------------------------------------------------------------------------------
 

@@ -203,3 +203,19 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+def legacy_new(cls, args, kwargs):
+    """``Tensor(*sizes)`` / ``Tensor(sequence)`` / ``Tensor()``: default-dtype tensors."""
+    if kwargs:
+        raise TypeError(f"new() received an invalid combination of arguments - got "
+                        f"({', '.join(f'{k}={type(v).__name__}' for k, v in kwargs.items())})")
+    if not args:
+        return F.empty(0)
+    if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+        return F.empty(args)
+    if len(args) == 1 and not isinstance(args[0], (int, float, bool, complex)):
+        if isinstance(args[0], Tensor):
+            return args[0]
+        return tensor(args[0], dtype=dt._default_dtype[0])
+    raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")

@@ -149,3 +149,29 @@ def detach(self):
     """Shares storage and version counter, but is not a view for autograd: no ``_base``."""
     return make_tensor(self._storage, self._sizes, self._strides, self._offset, self._dtype,
                        self._vc)
+
+
+def select(self, dim, index):
+    ndim = len(self._sizes)
+    check(ndim > 0, "select() cannot be applied to a 0-dim tensor.", IndexError)
+    dim = maybe_wrap_dim(dim, ndim)
+    size = self._sizes[dim]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(self._sizes)} at dimension {dim}")
+    if index < 0:
+        index += size
+    sizes = self._sizes[:dim] + self._sizes[dim + 1:]
+    strides = self._strides[:dim] + self._strides[dim + 1:]
+    return make_view(self, sizes, strides, self._offset + index * self._strides[dim])
+
+
+def unbind(self, dim=0):
+    ndim = len(self._sizes)
+    check(ndim > 0, "Dimension specified as 0 but tensor has no dimensions", IndexError)
+    dim = maybe_wrap_dim(dim, ndim)
+    sizes = self._sizes[:dim] + self._sizes[dim + 1:]
+    strides = self._strides[:dim] + self._strides[dim + 1:]
+    step = self._strides[dim]
+    return tuple(make_view(self, sizes, strides, self._offset + i * step)
+                 for i in range(self._sizes[dim]))

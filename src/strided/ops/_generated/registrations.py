@@ -49,4 +49,6 @@ OPS = [
     ('aten::transpose.int', 'transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)', {'CompositeExplicitAutograd': 'transpose'}),
     ('aten::t', 't(Tensor(a) self) -> Tensor(a)', {'CompositeExplicitAutograd': 't'}),
     ('aten::detach', 'detach(Tensor(a) self) -> Tensor(a)', {'CompositeExplicitAutograd': 'detach'}),
+    ('aten::select.int', 'select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)', {'CompositeExplicitAutograd': 'select'}),
+    ('aten::unbind.int', 'unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]', {'CompositeExplicitAutograd': 'unbind'}),
 ]

@@ -34,8 +34,10 @@ _op_new_empty_strided = get_op('aten::new_empty_strided')
 _op_new_full = get_op('aten::new_full')
 _op_new_ones = get_op('aten::new_ones')
 _op_new_zeros = get_op('aten::new_zeros')
+_op_select__int = get_op('aten::select.int')
 _op_t = get_op('aten::t')
 _op_transpose__int = get_op('aten::transpose.int')
+_op_unbind__int = get_op('aten::unbind.int')
 _op_view = get_op('aten::view')
 _op_zero_ = get_op('aten::zero_')
 
@@ -288,6 +290,26 @@ def new_zeros(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_new_zeros_sigs, args, kwargs)
 
 
+def _m_select_0(dim, index):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if type(index) is not int: index = _ap.to_int(index)
+    return dim, index
+
+
+_m_select_sigs = (_ap.PySig('select', (('dim', 'int', None, False), ('index', 'SymInt', None, False)), False, True),)
+
+
+def select(self, *args, **kwargs):
+    try:
+        dim, index = _m_select_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_select__int.call(self._keyset, self, dim, index)
+        return result
+    _ap.raise_invalid_arguments(_m_select_sigs, args, kwargs)
+
+
 def _m_t_0():
     return ()
 
@@ -326,6 +348,27 @@ def transpose(self, *args, **kwargs):
         result = _op_transpose__int.call(self._keyset, self, dim0, dim1)
         return result
     _ap.raise_invalid_arguments(_m_transpose_sigs, args, kwargs)
+
+
+def _m_unbind_0(dim=0):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return dim,
+
+
+_m_unbind_sigs = (_ap.PySig('unbind', (('dim', 'int', '0', False),), False, True),)
+
+
+def unbind(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_unbind__int.call(self._keyset, self, 0)
+    try:
+        dim, = _m_unbind_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_unbind__int.call(self._keyset, self, dim)
+        return result
+    _ap.raise_invalid_arguments(_m_unbind_sigs, args, kwargs)
 
 
 def _m_view_0(size):
@@ -382,8 +425,10 @@ class TensorMethods:
     new_full = new_full
     new_ones = new_ones
     new_zeros = new_zeros
+    select = select
     t = t
     transpose = transpose
+    unbind = unbind
     view = view
     zero_ = zero_
 

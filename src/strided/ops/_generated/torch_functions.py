@@ -54,8 +54,10 @@ _op_ones = get_op('aten::ones')
 _op_ones__out = get_op('aten::ones.out')
 _op_ones_like = get_op('aten::ones_like')
 _op_scalar_tensor = get_op('aten::scalar_tensor')
+_op_select__int = get_op('aten::select.int')
 _op_t = get_op('aten::t')
 _op_transpose__int = get_op('aten::transpose.int')
+_op_unbind__int = get_op('aten::unbind.int')
 _op_zero_ = get_op('aten::zero_')
 _op_zeros = get_op('aten::zeros')
 _op_zeros__out = get_op('aten::zeros.out')
@@ -635,6 +637,27 @@ def scalar_tensor(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_scalar_tensor_sigs, args, kwargs)
 
 
+def _f_select_0(input, dim, index):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if type(index) is not int: index = _ap.to_int(index)
+    return input, dim, index
+
+
+_f_select_sigs = (_ap.PySig('select', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'SymInt', None, False)), False, False),)
+
+
+def select(*args, **kwargs):
+    try:
+        input, dim, index = _f_select_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_select__int.call(input._keyset, input, dim, index)
+        return result
+    _ap.raise_invalid_arguments(_f_select_sigs, args, kwargs)
+
+
 def _f_t_0(input):
     if not isinstance(input, _Tensor): raise _Mismatch
     return input,
@@ -673,6 +696,26 @@ def transpose(*args, **kwargs):
         result = _op_transpose__int.call(input._keyset, input, dim0, dim1)
         return result
     _ap.raise_invalid_arguments(_f_transpose_sigs, args, kwargs)
+
+
+def _f_unbind_0(input, dim=0):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return input, dim
+
+
+_f_unbind_sigs = (_ap.PySig('unbind', (('input', 'Tensor', None, False), ('dim', 'int', '0', False)), False, False),)
+
+
+def unbind(*args, **kwargs):
+    try:
+        input, dim = _f_unbind_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_unbind__int.call(input._keyset, input, dim)
+        return result
+    _ap.raise_invalid_arguments(_f_unbind_sigs, args, kwargs)
 
 
 def _f_zero_0(input):
@@ -760,4 +803,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['_local_scalar_dense', '_to_copy', 'arange', 'as_strided', 'clone', 'detach', 'empty', 'empty_like', 'empty_strided', 'eye', 'fill_', 'full', 'full_like', 'linspace', 'logspace', 'ones', 'ones_like', 'scalar_tensor', 't', 'transpose', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_local_scalar_dense', '_to_copy', 'arange', 'as_strided', 'clone', 'detach', 'empty', 'empty_like', 'empty_strided', 'eye', 'fill_', 'full', 'full_like', 'linspace', 'logspace', 'ones', 'ones_like', 'scalar_tensor', 'select', 't', 'transpose', 'unbind', 'zero_', 'zeros', 'zeros_like']
