@@ -54,7 +54,7 @@ def test_singletons(name):
     s = sdt(name)
     assert pickle.loads(pickle.dumps(s)) is s
     assert copy.copy(s) is s and copy.deepcopy(s) is s
-    assert s == s and hash(s) == hash(s)
+    assert s == sdt(name) and hash(s) == hash(sdt(name))
 
 
 @pytest.mark.parametrize("alias,name", [

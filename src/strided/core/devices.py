@@ -16,6 +16,7 @@ DEVICE_TYPES = (
 _interned: dict = {}
 _NO_INDEX = object()
 _INDEX_MAX = 2**31 - 1  # torch parses the index with stoi
+_ACCELERATOR: list = [None]  # a backend with an accelerator (CUDA) sets its device type
 
 
 class device:
@@ -94,7 +95,7 @@ class device:
 def current_accelerator():
     """The device type that ``device(0)`` means; None while strided has no accelerator
     backend (torch: "Cannot access accelerator device when none is available.")."""
-    return None
+    return _ACCELERATOR[0]
 
 
 def _interned_device(name: str, index):

@@ -37,10 +37,10 @@ class dtype:
 
     __slots__ = (
         "_complex",
-        "abbr",
         "_index",
         "_real",
         "_scalar_name",
+        "abbr",
         "category",
         "is_complex",
         "is_floating_point",
@@ -242,11 +242,13 @@ def default_complex_dtype() -> dtype:
 
 
 def from_numpy_dtype(np_dtype) -> dtype:
+    np_dtype = np.dtype(np_dtype)
     try:
-        return _BY_NUMPY[np.dtype(np_dtype)]
+        return _BY_NUMPY[np_dtype]
     except KeyError:
         raise TypeError(
-            f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types "
+            f"can't convert np.ndarray of type numpy.{np_dtype.type.__name__}. The only "
+            "supported types "
             "are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
             "int8, uint64, uint32, uint16, uint8, and bool."
         ) from None

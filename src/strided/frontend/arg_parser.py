@@ -244,6 +244,8 @@ class PySig:
                 return (f"{self.name}(): argument '{name}' (position {i + 1}) must be "
                         f"{_display_type(typ)}, not {_typename(value)}"), flags
         for key, value in kwargs.items():
+            if key in {p[0] for p in positional[:len(args)]}:
+                return f"{self.name}() got multiple values for argument '{key}'", flags
             if key not in by_name:
                 return f"{self.name}() got an unexpected keyword argument '{key}'", flags
             _, typ, _, _ = by_name[key]

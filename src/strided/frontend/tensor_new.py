@@ -1,18 +1,36 @@
 """Building tensors from Python data: ``tensor``, ``as_tensor``, ``from_numpy``.
 
 Like torch's ``tensor_new.cpp`` these are written by hand rather than
-generated: they walk nested sequences to find the shape and the dtype, then
-allocate through the dispatcher (``empty``) and copy the values in.
+generated. ``tensor(data)`` works in three passes, each with torch's errors:
 
-Dtype inference: Python bools, ints, floats and complex numbers stand for bool,
-int64, the default float dtype and the default complex dtype; NumPy scalars and
-tensors bring their own dtype; the element dtypes are combined with
-``promote_types``. ``[True, 1]`` is int64, ``[1, 2.5]`` is float32.
+1. sizes: follow the *first* element down while it is a sequence (lists, tuples,
+   ranges, ndarrays; tensors and NumPy scalars are leaves): ``[[1, 2], [3]]`` has
+   sizes ``(2, 2)``.
+2. dtype (unless ``dtype=`` is given): scan *every* leaf. Python bools, ints,
+   floats and complex numbers stand for bool, int64, the default float dtype and
+   the default complex dtype; NumPy scalars, arrays and tensors bring their own
+   dtype; an empty sequence counts as the default float dtype; the leaf dtypes
+   are combined with ``promote_types``. ``[True, 1]`` is int64.
+3. store: walk the data again, checking each sequence's length against the sizes,
+   and convert every leaf to the target dtype the way torch unpacks a Python
+   object (Note [Unpacking leaves]).
+
+Note [Unpacking leaves]
+~~~~~~~~~~~~~~~~~~~~~~~
+torch converts each leaf by the *target* dtype, not by the leaf's type:
+integer targets take a Python float through a range-checked truncation and
+anything else through ``__index__`` (so ``[np.float32(1.5)]`` into int64 is a
+TypeError, ``[-1]`` into uint8 wraps to 255, ``[300]`` overflows); uint64 takes
+only Python ints; floating targets take anything with ``__float__`` or
+``__index__`` ("must be real number, not list"), rounding through float32 for
+the half types as c10::Half does; bool takes truthiness of numbers. Lists of
+plain Python numbers, by far the common case, are converted by NumPy in one
+call with the same checks done on the whole array.
 """
 
 from __future__ import annotations
 
-import numbers
+import operator
 import warnings
 
 import numpy as np
@@ -22,140 +40,403 @@ from ..core.devices import CPU
 from ..core.devices import device as _device_cls
 from ..core.storage import UntypedStorage
 from ..core.tensor_impl import make_tensor
-from ..kernels.copy import copy_array
-from ..kernels.scalars import scalar_dtype
 from ..ops._generated import torch_functions as F
 from .tensor import Tensor
 
 __all__ = ["as_tensor", "asarray", "from_numpy", "tensor"]
 
-_PY_SCALARS = (bool, int, float, complex)
+_MISSING = object()
+_MAX_DIMS = 64
+_PY_TYPE_DTYPES = {float: dt.float64, int: dt.int64, bool: dt.bool_, complex: dt.complex128}
 
 
-def _scalar_dtype(x):
-    tx = type(x)
-    if tx is float:
+# -- argument parsing (torch's texts) -----------------------------------------------------
+
+def _typename(x) -> str:
+    return "Tensor" if isinstance(x, Tensor) else type(x).__name__
+
+
+def _check_dtype_arg(name, dtype):
+    if dtype is None or dtype.__class__ is dt.dtype:
+        return dtype
+    d = _PY_TYPE_DTYPES.get(dtype) if isinstance(dtype, type) else None
+    if d is None:
+        raise TypeError(f"{name}(): argument 'dtype' must be torch.dtype, not {_typename(dtype)}")
+    return d
+
+
+def _check_device_arg(name, device):
+    if device is None:
+        return None
+    if device.__class__ is _device_cls:
+        return device
+    if isinstance(device, (str, int)) and not isinstance(device, bool):
+        return _device_cls(device)
+    raise TypeError(f"{name}(): argument 'device' must be torch.device, not {_typename(device)}")
+
+
+def _check_bool_arg(name, param, value):
+    if value is not True and value is not False:
+        raise TypeError(f"{name}(): argument '{param}' must be bool, not {_typename(value)}")
+
+
+def _bad_call(name, data, args, kwargs, allowed):
+    """The TypeError for a call with extra positionals, a missing ``data`` or unknown
+    keywords (torch's parser checks them in this order)."""
+    if args:
+        raise TypeError(f"{name}() takes 1 positional argument but {len(args) + 1} were given")
+    if data is _MISSING:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "data"')
+    for key in kwargs:
+        if key not in allowed:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+    raise TypeError(f"{name}(): invalid arguments")
+
+
+# -- pass 1: sizes ---------------------------------------------------------------------------
+
+def _is_sequence(x) -> bool:
+    """Python's sequence protocol, as torch's PySequence_Check sees it; tensors and NumPy
+    scalars are leaves."""
+    t = type(x)
+    if t is list or t is tuple:
+        return True
+    if isinstance(x, (Tensor, np.generic, dict)):
+        return False
+    return hasattr(t, "__getitem__") and hasattr(t, "__len__")
+
+
+def _compute_sizes(data) -> tuple:
+    sizes = []
+    seq = data
+    while _is_sequence(seq):
+        n = len(seq)
+        sizes.append(n)
+        if len(sizes) > _MAX_DIMS:
+            raise ValueError(f"too many dimensions '{_typename(seq)}'")
+        if n == 0:
+            break
+        seq = seq[0]
+    return tuple(sizes)
+
+
+# -- pass 2: dtype ---------------------------------------------------------------------------
+
+def _python_scalar_dtype(t):
+    if t is float:
         return dt._default_dtype[0]
-    if tx is int:
+    if t is int:
         return dt.int64
-    if tx is bool:
+    if t is bool:
         return dt.bool_
-    if tx is complex:
+    if t is complex:
         return dt.default_complex_dtype()
-    if isinstance(x, np.generic):
-        return dt.from_numpy_dtype(x.dtype)
-    if isinstance(x, Tensor):
-        return x._dtype
-    if isinstance(x, numbers.Number):
-        return scalar_dtype(x)
     return None
 
 
-def _infer(data):
-    """(shape, dtype) of nested data; raises torch's errors for ragged or invalid data."""
-    if isinstance(data, np.ndarray):
-        return data.shape, dt.from_numpy_dtype(data.dtype)
-    if isinstance(data, Tensor):
-        return data._sizes, data._dtype
-    d = _scalar_dtype(data)
+def _infer_dtype(obj) -> dt.dtype:
+    if isinstance(obj, np.generic):
+        return dt.from_numpy_dtype(obj.dtype)
+    d = _python_scalar_dtype(type(obj))
     if d is not None:
-        return (), d
-    if isinstance(data, str):
-        raise TypeError("new(): invalid data type 'str'")
-    if not isinstance(data, (list, tuple)) and not hasattr(data, "__len__"):
-        raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
-    items = list(data)
-    if not items:
-        return (0,), None
-    first_shape, result = _infer(items[0])
-    for i in range(1, len(items)):
-        item = items[i]
-        d = _scalar_dtype(item) if not isinstance(item, (list, tuple, np.ndarray)) else None
-        if d is not None and isinstance(item, Tensor) and item._sizes:
-            d = None
-        if d is not None and not first_shape:
-            result = d if result is None else dt.promote_types(result, d)
-            continue
-        if d is not None and first_shape:
-            raise TypeError("not a sequence")
-        if isinstance(item, str):
-            raise TypeError("new(): invalid data type 'str'")
-        if not isinstance(item, (list, tuple, np.ndarray, Tensor)):
-            raise RuntimeError(f"Could not infer dtype of {type(item).__name__}")
-        shape, d = _infer(item)
-        if len(shape) != len(first_shape) or shape[:1] != first_shape[:1]:
-            if not first_shape:
-                raise TypeError("not a sequence")
-            raise ValueError(f"expected sequence of length {first_shape[0]} at dim 1 "
-                             f"(got {shape[0] if shape else 0})")
-        if shape != first_shape:
-            for k, (a, b) in enumerate(zip(shape, first_shape)):
-                if a != b:
-                    raise ValueError(f"expected sequence of length {b} at dim {k + 1} (got {a})")
-        if d is not None:
-            result = d if result is None else dt.promote_types(result, d)
-    return (len(items),) + tuple(first_shape), result
+        return d
+    if isinstance(obj, bool):
+        return dt.bool_
+    if isinstance(obj, float):
+        return dt._default_dtype[0]
+    if isinstance(obj, int):
+        return dt.int64
+    if isinstance(obj, complex):
+        return dt.default_complex_dtype()
+    if isinstance(obj, Tensor):
+        return obj._dtype
+    if isinstance(obj, np.ndarray):
+        return dt.from_numpy_dtype(obj.dtype)
+    if isinstance(obj, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{_typename(obj)}'")
+    if _is_sequence(obj):
+        if not len(obj):
+            return dt._default_dtype[0]
+        if type(obj) is list or type(obj) is tuple:
+            types = set(map(type, obj))
+            if types <= _PY_NUMBERS:
+                result = None
+                for t in types:
+                    d = _python_scalar_dtype(t)
+                    result = d if result is None else dt.promote(result, d)
+                return result
+        result = None
+        for item in obj:
+            d = _infer_dtype(item)
+            result = d if result is None else dt.promote(result, d)
+        return result
+    raise RuntimeError(f"Could not infer dtype of {_typename(obj)}")
 
 
-def _to_numpy_values(data, np_dtype):
-    if isinstance(data, Tensor):
-        return data._array() if data._device.type != "meta" else None
-    try:
-        if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
-            data = _replace_tensors(data)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return np.array(data, dtype=np_dtype)
-    except OverflowError:
-        raise RuntimeError(f"value cannot be converted to type {np.dtype(np_dtype).name} "
-                           f"without overflow") from None
+_PY_NUMBERS = frozenset((bool, int, float, complex))
+_PY_REALS = frozenset((bool, int, float))
+_PY_INTS = frozenset((bool, int))
 
 
-def _flat(data):
-    for x in data:
-        if isinstance(x, (list, tuple)):
-            yield from _flat(x)
+# -- pass 3: store (Note [Unpacking leaves]) ----------------------------------------------------
+
+def _overflow(target):
+    raise RuntimeError(f"value cannot be converted to type {target.name} without overflow")
+
+
+def _int_range(target):
+    info = np.iinfo(target.np)
+    return int(info.min), int(info.max)
+
+
+def _unpack_long(x) -> int:
+    v = operator.index(x)
+    if not -(1 << 63) <= v < (1 << 63):
+        raise ValueError("Overflow when unpacking long long")
+    return v
+
+
+def _unpack_double(x) -> float:
+    if type(x) is float:
+        return x
+    t = type(x)
+    if isinstance(x, (str, bytes, bytearray)) or not (hasattr(t, "__float__")
+                                                      or hasattr(t, "__index__")):
+        raise TypeError(f"must be real number, not {_typename(x)}")
+    return float(x)
+
+
+def _leaf_converter(target):
+    """A function turning one leaf into a Python value NumPy can store in ``target``."""
+    cat = target.category
+    if cat == dt.FLOAT:
+        return _unpack_double
+    if cat == dt.COMPLEX:
+        def to_complex(x):
+            if isinstance(x, complex):
+                return x
+            if hasattr(type(x), "__complex__"):
+                return complex(x)
+            return complex(_unpack_double(x))
+        return to_complex
+    if cat == dt.BOOL:
+        def to_bool(x):
+            if isinstance(x, (bool, np.bool_, float, complex)):
+                return bool(x)
+            return operator.index(x) != 0
+        return to_bool
+    if target is dt.uint64:
+        def to_uint64(x):
+            if not isinstance(x, int):
+                raise TypeError("an integer is required")
+            if x < 0:
+                raise OverflowError("can't convert negative int to unsigned")
+            if x >= 1 << 64:
+                raise OverflowError("int too big to convert")
+            return int(x)
+        return to_uint64
+    lo, hi = _int_range(target)
+    unsigned = lo == 0
+    modulus = hi + 1
+
+    def to_int(x):
+        if isinstance(x, float):
+            if not lo <= x <= hi:
+                _overflow(target)
+            return int(x)
+        v = _unpack_long(x)
+        if unsigned:
+            if v > hi or (v < 0 and -v > hi):
+                _overflow(target)
+            return v % modulus
+        if not lo <= v <= hi:
+            _overflow(target)
+        return v
+    return to_int
+
+
+def _storage_np_dtype(target):
+    """The NumPy dtype the converted leaves are first collected in."""
+    cat = target.category
+    if cat == dt.FLOAT:
+        return np.dtype(np.float64)
+    if cat == dt.COMPLEX:
+        return np.dtype(np.complex128)
+    return target.np
+
+
+def _finish(values: np.ndarray, target) -> np.ndarray:
+    """float64/complex128 values to the target, rounding through float32 for the half
+    types (c10::Half and c10::BFloat16 are built from a float)."""
+    if values.dtype == target.np:
+        return values
+    with np.errstate(over="ignore", invalid="ignore"):
+        if target is dt.float16 or target is dt.bfloat16:
+            values = values.astype(np.float32)
+        return values.astype(target.np)
+
+
+def _convert_fast(leaves, target):
+    """NumPy bulk conversion for leaves that are all plain Python numbers, or None when
+    the slow path must decide."""
+    types = set(map(type, leaves))
+    cat = target.category
+    if cat == dt.FLOAT:
+        if types <= _PY_REALS:
+            return _finish(np.array(leaves, dtype=np.float64), target)
+        return None
+    if cat == dt.COMPLEX:
+        if types <= _PY_NUMBERS:
+            return _finish(np.array(leaves, dtype=np.complex128), target)
+        return None
+    if cat == dt.BOOL:
+        if types <= _PY_NUMBERS:
+            return np.array(list(map(bool, leaves)), dtype=np.bool_)
+        return None
+    if target is dt.uint64:
+        return None
+    lo, hi = _int_range(target)
+    if types <= _PY_INTS:
+        try:
+            values = np.array(leaves, dtype=np.int64)
+        except OverflowError:
+            raise ValueError("Overflow when unpacking long long") from None
+        if lo == 0:
+            bad = (values > hi) | (values < -hi)
         else:
-            yield x
+            bad = (values < lo) | (values > hi)
+        if bad.any():
+            _overflow(target)
+        return values.astype(target.np)
+    if types == {float}:
+        values = np.array(leaves, dtype=np.float64)
+        if not ((values >= lo) & (values <= hi)).all():
+            _overflow(target)
+        return values.astype(target.np)
+    return None
 
 
-def _replace_tensors(data):
-    if isinstance(data, (list, tuple)):
-        return [_replace_tensors(x) for x in data]
-    if isinstance(data, Tensor):
-        return data._array() if data._dtype is not dt.bfloat16 else data._array().astype(
-            np.float32)
-    return data
-
-
-def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    """A new tensor holding a copy of ``data`` (nested sequences, scalars, arrays, tensors)."""
-    if isinstance(data, Tensor):
-        warnings.warn(
-            "To copy construct from a tensor, it is recommended to use "
-            "sourceTensor.clone().detach() or sourceTensor.clone().detach().requires_grad_(True), "
-            "rather than torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
-    if dtype is not None and not isinstance(dtype, dt.dtype):
-        from .arg_parser import to_dtype
-        dtype = to_dtype(dtype)
-    device = CPU if device is None else _device_cls(device)
-    shape, inferred = _infer(data)
-    target = dtype or inferred or dt._default_dtype[0]
-    out = F.empty(shape, dtype=target, device=device)
-    if device.type != "meta" and 0 not in shape:
-        values = _to_numpy_values(data, target.np if target is not dt.bfloat16 else None)
-        if values is not None:
-            copy_array(out._array(), values)
-    if requires_grad:
-        out.requires_grad_(True)
+def _convert(leaves, target) -> np.ndarray:
+    out = _convert_fast(leaves, target)
+    if out is None:
+        conv = _leaf_converter(target)
+        values = [conv(x) for x in leaves]
+        out = _finish(np.array(values, dtype=_storage_np_dtype(target)), target)
     return out
 
 
-def from_numpy(ndarray) -> Tensor:
-    """A tensor sharing ``ndarray``'s memory (torch's rules on strides and dtypes)."""
+def _collect_leaves(data, sizes, target) -> list:
+    """The leaves in row-major order, checking every sequence against ``sizes``. On a
+    length error, the leaves already walked are converted first, so that an earlier bad
+    leaf is reported first, as torch's element-by-element store does."""
+    leaves: list = []
+    last = len(sizes) - 1
+
+    def walk(seq, dim):
+        if not _is_sequence(seq):
+            _convert(leaves, target)
+            raise TypeError("not a sequence")
+        n = len(seq)
+        if n != sizes[dim]:
+            _convert(leaves, target)
+            raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} "
+                             f"(got {n})")
+        if dim == last:
+            leaves.extend(seq)
+        else:
+            for item in seq:
+                walk(item, dim + 1)
+
+    walk(data, 0)
+    return leaves
+
+
+def _values_from_python(data, sizes, target) -> np.ndarray | None:
+    if not sizes:
+        return _convert([data], target).reshape(())
+    if 0 in sizes:
+        return None
+    return _convert(_collect_leaves(data, sizes, target), target).reshape(sizes)
+
+
+# -- the factories ----------------------------------------------------------------------------
+
+_LIST_OF_ARRAYS_WARNING = (
+    "Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider "
+    "converting the list to a single numpy.ndarray with numpy.array() before converting to "
+    "a tensor.")
+
+
+def _new_from_data(data, dtype, device, *, copy_tensor, name):
+    """The tensor for ``data`` (torch's internal_new_from_data)."""
+    if isinstance(data, Tensor):
+        if not copy_tensor and (dtype is None or dtype is data._dtype) and (
+                device is None or device == data._device):
+            return data
+        return data.to(device=device if device is not None else data._device,
+                       dtype=dtype or data._dtype, copy=copy_tensor)
+    if isinstance(data, np.ndarray):
+        t = _from_numpy(data, warn_readonly=not copy_tensor)
+        if device is None and (dtype is None or dtype is t._dtype) and not copy_tensor:
+            return t
+        return t.to(device=device or CPU, dtype=dtype or t._dtype, copy=copy_tensor)
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{_typename(data)}'")
+    if isinstance(data, (list, tuple)) and data and isinstance(data[0], np.ndarray):
+        warnings.warn(_LIST_OF_ARRAYS_WARNING, UserWarning, stacklevel=3)
+    sizes = _compute_sizes(data)
+    target = dtype if dtype is not None else _infer_dtype(data)
+    values = _values_from_python(data, sizes, target)
+    out = F.empty(sizes, dtype=target, device=device)
+    if values is not None and out._storage._buf is not None:
+        np.copyto(out._array(), values)
+    return out
+
+
+def _require_grad(t):
+    if not (t._dtype.is_floating_point or t._dtype.is_complex):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
+    t.requires_grad_(True)
+    return t
+
+
+def tensor(data=_MISSING, *args, dtype=None, device=None, requires_grad=False,
+           pin_memory=False, **kwargs) -> Tensor:
+    """A new tensor holding a copy of ``data`` (nested sequences, scalars, arrays, tensors).
+
+        tensor([[1, 2], [3, 4.5]])      # float32 (the default dtype), sizes (2, 2)
+    """
+    if args or kwargs or data is _MISSING:
+        _bad_call("tensor", data, args, kwargs, ())
+    dtype = _check_dtype_arg("tensor", dtype)
+    device = _check_device_arg("tensor", device)
+    _check_bool_arg("tensor", "pin_memory", pin_memory)
+    _check_bool_arg("tensor", "requires_grad", requires_grad)
+    if pin_memory:
+        raise RuntimeError(
+            "pin_memory=True requires a CUDA or other accelerator backend; no pinned memory "
+            "allocator is available on this system.")
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use "
+            "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
+            "rather than torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
+    out = _new_from_data(data, dtype, device, copy_tensor=True, name="tensor")
+    if requires_grad:
+        _require_grad(out)
+    return out
+
+
+def _from_numpy(ndarray, warn_readonly=True) -> Tensor:
     if not isinstance(ndarray, np.ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    d = dt.from_numpy_dtype(ndarray.dtype)
+        t = type(ndarray)
+        tp_name = t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+        raise TypeError(f"expected np.ndarray (got {tp_name})")
+    if not ndarray.dtype.isnative:
+        raise ValueError(
+            "given numpy array has byte order different from the native byte order. "
+            "Conversion between byte orders is currently not supported.")
     itemsize = ndarray.itemsize
     for s in ndarray.strides:
         if s < 0:
@@ -167,39 +448,53 @@ def from_numpy(ndarray) -> Tensor:
             raise ValueError(
                 "given numpy array strides not a multiple of the element byte size. Copy the "
                 "numpy array to reallocate the memory.")
-    if not ndarray.flags.writeable:
+    d = dt.from_numpy_dtype(ndarray.dtype)
+    if warn_readonly and not ndarray.flags.writeable:
         warnings.warn(
             "The given NumPy array is not writable, and PyTorch does not support non-writable "
             "tensors. This means writing to this tensor will result in undefined behavior. You "
             "may want to copy the array to protect its data or make it writable before "
             "converting it to a tensor. This type of warning will be suppressed for the rest of "
-            "this program.", UserWarning, stacklevel=2)
+            "this program.", UserWarning, stacklevel=3)
     storage = UntypedStorage._wrap(ndarray, CPU)
     strides = tuple(s // itemsize for s in ndarray.strides)
     return make_tensor(storage, tuple(ndarray.shape), strides, 0, d)
 
 
-def as_tensor(data, dtype=None, device=None) -> Tensor:
-    """Share memory with ``data`` when it is already a tensor or array of the right kind."""
-    if dtype is not None and not isinstance(dtype, dt.dtype):
-        from .arg_parser import to_dtype
-        dtype = to_dtype(dtype)
-    if isinstance(data, Tensor):
-        return data.to(device=device, dtype=dtype) if (dtype or device) else data
-    if isinstance(data, np.ndarray) and (device is None or _device_cls(device).type == "cpu"):
-        try:
-            t = from_numpy(data)
-        except (ValueError, TypeError):
-            return tensor(data, dtype=dtype, device=device)
-        return t if dtype is None or dtype is t._dtype else t.to(dtype)
-    return tensor(data, dtype=dtype, device=device)
+def from_numpy(*args, **kwargs) -> Tensor:
+    """A tensor sharing the array's memory (torch's rules on strides and dtypes).
+
+        a = np.arange(3.0); t = from_numpy(a); t.fill_(1)    # a is now [1., 1., 1.]
+    """
+    if kwargs:
+        raise TypeError("torch._VariableFunctionsClass.from_numpy() takes no keyword arguments")
+    if len(args) != 1:
+        raise TypeError("torch._VariableFunctionsClass.from_numpy() takes exactly one argument "
+                        f"({len(args)} given)")
+    return _from_numpy(args[0])
+
+
+def as_tensor(data=_MISSING, *args, dtype=None, device=None, **kwargs) -> Tensor:
+    """``data`` itself when it is a tensor or NumPy array of the wanted dtype and device
+    (sharing memory), otherwise a converted copy."""
+    if args or kwargs or data is _MISSING:
+        _bad_call("as_tensor", data, args, kwargs, ())
+    dtype = _check_dtype_arg("as_tensor", dtype)
+    device = _check_device_arg("as_tensor", device)
+    return _new_from_data(data, dtype, device, copy_tensor=False, name="as_tensor")
 
 
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    dtype = _check_dtype_arg("asarray", dtype)
+    device = _check_device_arg("asarray", device)
     if copy:
-        t = tensor(obj, dtype=dtype, device=device)
+        t = _new_from_data(obj, dtype, device, copy_tensor=True, name="asarray")
     else:
-        t = as_tensor(obj, dtype=dtype, device=device)
+        if copy is False and isinstance(obj, Tensor) and dtype is not None and \
+                dtype is not obj._dtype:
+            raise ValueError(f"can't alias tensor with dtype '{obj._dtype._scalar_name}' into "
+                             f"dtype '{dtype._scalar_name}'.")
+        t = _new_from_data(obj, dtype, device, copy_tensor=False, name="asarray")
     if requires_grad:
         t.requires_grad_(True)
     return t

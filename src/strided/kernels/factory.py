@@ -128,18 +128,41 @@ def scalar_tensor(s, dtype=None, layout=None, device=None, pin_memory=None):
 # -- *_like and new_* -------------------------------------------------------------------------
 
 def preserved_strides(sizes, strides) -> tuple:
-    """torch's preserve_format: keep the strides of a dense tensor, otherwise lay the dims
-    out densely in the order of the input's strides (outermost = largest stride)."""
+    """torch's preserve_format: keep the strides of a non-overlapping and dense tensor,
+    otherwise lay the dims out densely in the order of the input's strides.
+
+    The order comes from an insertion sort, innermost dim first, starting from
+    row-major order. A dim moves outwards past another only when its stride is larger
+    (or equal, with a larger size); a zero stride (a broadcast dim) compares with
+    nothing, so such dims keep their row-major place and the scan goes on past them."""
     if is_non_overlapping_and_dense(sizes, strides):
         return tuple(strides)
     ndim = len(sizes)
-    # Innermost first: ascending stride; ties keep the later dim inner (row-major).
-    order = sorted(range(ndim), key=lambda d: (strides[d], -d))
+    perm = list(range(ndim - 1, -1, -1))   # perm[0] is the innermost dim
+
+    def outer_first(d0, d1):   # 1: d0 belongs outside d1; -1: inside; 0: undecided
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return 1 if s0 > s1 else -1
+        return 1 if sizes[d0] > sizes[d1] else 0
+
+    for i in range(1, ndim):
+        j = i
+        for k in range(i - 1, -1, -1):
+            order = outer_first(perm[k], perm[j])
+            if order > 0:
+                perm[k], perm[j] = perm[j], perm[k]
+                j = k
+            elif order < 0:
+                break
     out = [0] * ndim
     acc = 1
-    for d in order:
+    for d in perm:
         out[d] = acc
-        acc *= max(sizes[d], 1)
+        if sizes[d] > 1:
+            acc *= sizes[d]
     return tuple(out)
 
 

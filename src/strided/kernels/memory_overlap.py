@@ -13,18 +13,21 @@ NO, YES, TOO_HARD, FULL, PARTIAL = "no", "yes", "too_hard", "full", "partial"
 
 
 def is_non_overlapping_and_dense(sizes, strides) -> bool:
-    """Whether the elements tile a contiguous range exactly once, in some dim order."""
+    """Whether the elements tile a contiguous range exactly once, in some dim order.
+
+    torch's rule: an empty tensor qualifies whatever its strides; dims of size 1 are
+    ignored; the others, taken by increasing stride, must have the row-major strides
+    of some permutation."""
     if len(sizes) == 1:
         return sizes[0] < 2 or strides[0] == 1
-    order = sorted(range(len(sizes)), key=lambda d: (strides[d], sizes[d]))
+    if 0 in sizes:
+        return True
+    dims = sorted((d for d in range(len(sizes)) if sizes[d] > 1), key=lambda d: strides[d])
     expected = 1
-    for d in order:
-        size = sizes[d]
-        if size == 1:
-            continue
+    for d in dims:
         if strides[d] != expected:
             return False
-        expected *= size
+        expected *= sizes[d]
     return True
 
 

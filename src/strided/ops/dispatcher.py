@@ -31,6 +31,8 @@ swaps it back. So an untraced call never tests whether tracing is on.
 
 from __future__ import annotations
 
+import functools
+
 from ..core.dispatch_keys import (
     ALIAS_KEYS,
     BACKEND_KEYS,
@@ -61,9 +63,20 @@ class _Fallthrough:
 
 FALLTHROUGH = _Fallthrough()
 
-# Backend fallbacks (Note [Resolution order]): keys that pass through by default.
-_fallbacks: dict = {K.BackendSelect: FALLTHROUGH, K.ADInplaceOrView: FALLTHROUGH,
-                    K.Autograd: FALLTHROUGH, K.Python: FALLTHROUGH}
+class BoxedFallback:
+    """A backend fallback that needs to know which operator it serves: the dispatcher
+    calls it as ``fn(op_handle, *args)`` (torch's boxed fallbacks see the operator)."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn):
+        self.fn = fn
+
+
+# Backend fallbacks (Note [Resolution order]): a stack per key, the last one wins. By
+# default these keys pass through.
+_fallbacks: dict = {K.BackendSelect: [FALLTHROUGH], K.ADInplaceOrView: [FALLTHROUGH],
+                    K.Autograd: [FALLTHROUGH], K.Python: [FALLTHROUGH]}
 _ops: dict[str, OperatorHandle] = {}
 
 
@@ -109,11 +122,15 @@ class OperatorHandle:
             for alias in (K.CompositeExplicitAutogradNonFunctional, K.CompositeExplicitAutograd):
                 if kernels.get(alias):
                     return kernels[alias][-1], alias
-        if key in BACKEND_KEYS or key == K.Autograd:
-            if kernels.get(K.CompositeImplicitAutograd):
-                return kernels[K.CompositeImplicitAutograd][-1], K.CompositeImplicitAutograd
-        if key in _fallbacks:
-            return _fallbacks[key], key
+        implicit = kernels.get(K.CompositeImplicitAutograd)
+        if implicit and (key in BACKEND_KEYS or key == K.Autograd):
+            return implicit[-1], K.CompositeImplicitAutograd
+        stack = _fallbacks.get(key)
+        if stack:
+            fallback = stack[-1]
+            if isinstance(fallback, BoxedFallback):
+                return functools.partial(fallback.fn, self), key
+            return fallback, key
         return None, None
 
     def resolved_key(self, key: DispatchKey) -> DispatchKey | None:
@@ -209,21 +226,28 @@ def register_kernel(qualname: str, key, fn) -> callable:
 
 
 def register_fallback(key, fn) -> callable:
-    """A backend fallback for every op without a kernel for ``key``; FALLTHROUGH passes on."""
+    """A backend fallback for every op without a kernel for ``key``: a kernel called with the
+    op's arguments, a ``BoxedFallback`` (called with the op handle first), or FALLTHROUGH.
+    Returns a function that removes exactly this registration."""
     key = _as_key(key)
-    previous = _fallbacks.get(key)
-    _fallbacks[key] = fn
+    stack = _fallbacks.setdefault(key, [])
+    stack.append(fn)
     for op in _ops.values():
         op._rebuild()
 
     def undo():
-        if previous is None:
-            _fallbacks.pop(key, None)
-        else:
-            _fallbacks[key] = previous
+        for i in range(len(stack) - 1, -1, -1):
+            if stack[i] is fn:
+                del stack[i]
+                break
         for op in _ops.values():
             op._rebuild()
     return undo
+
+
+def deregister_op(qualname: str) -> None:
+    """Forget an operator (used when the library that defined it is destroyed)."""
+    _ops.pop(qualname, None)
 
 
 # -- hooks (Note [Hooks cost nothing when off]) ---------------------------------------

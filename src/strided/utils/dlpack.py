@@ -1,33 +1,42 @@
 """DLPack: zero-copy exchange of CPU tensors with torch, NumPy and any other DLPack library.
 
-The DLPack C structs are declared with ``ctypes`` and the capsules are made and
-consumed through the CPython C API (``ctypes.pythonapi``), so a strided tensor
-and a torch tensor (or a NumPy array) can look at the same bytes.
+The DLPack C structs are declared with ``ctypes``; capsules are read and consumed
+through the CPython C API (``ctypes.pythonapi``), so a strided tensor and a torch
+tensor (or a NumPy array) look at the same bytes.
 
 Note [DLPack lifetimes]
 ~~~~~~~~~~~~~~~~~~~~~~~
-Exporting (``Tensor.__dlpack__``): the ``DLManagedTensor[Versioned]`` struct and
-its shape/strides arrays are ctypes objects owned by Python. They, the exported
-tensor and its storage's buffer go into ``_exports``, keyed by the struct's
-address; that entry is the reference that keeps the memory alive for the
-consumer. The struct's ``deleter`` is a ctypes callback that pops the entry, so
-the consumer releases the memory by calling it, exactly once (popping is
-idempotent, so a second call could not free anything twice). A capsule nobody
-consumed still carries its original name when it dies; its destructor then
-pops the entry itself. A consumer renames the capsule ("used_dltensor"), after
-which the destructor leaves the entry to the consumer's deleter call.
+Exporting (``Tensor.__dlpack__``): a consumer releases the memory by calling the
+struct's ``deleter``, and an unconsumed capsule must do the same from its
+destructor. Both run from C at moments the producer does not choose: from a
+thread without the GIL, during interpreter shutdown, or while the consumer has
+an exception in flight (NumPy sets its error, then drops a capsule it refuses).
+A ``ctypes`` callback cannot be correct there: returning from Python code with
+an exception pending turns it into a SystemError, so the consumer's own error
+is lost (and a cleanup that calls the C API from the callback is skipped). So
+the C side is NumPy's: the tensor is presented to NumPy as an array whose base
+is an ``_ExportKeeper`` holding the tensor, NumPy's ``__dlpack__`` makes the
+struct, the capsule and their C deleters (which only drop a reference, with the
+GIL, and only while Python is alive), and we rewrite what NumPy cannot know
+(the dtype code, which NumPy lacks for bfloat16, and the copied flag). When the
+consumer calls the deleter, the array and then the keeper go, and with the last
+reference the tensor's storage returns to its allocator, from a plain reference
+drop, where CPython protects any pending exception. ``_exports`` maps each live
+struct's address to its keeper (weakly), to observe this.
 
 Importing (``from_dlpack``): the consumed struct's deleter belongs to the
-producer. An ``_ImportOwner`` remembers it and calls it from ``__del__``; the
-storage made over the memory keeps the owner alive (``UntypedStorage._wrap``),
-and every NumPy view of that storage's bytes does too, so the producer is told
-to release the memory only when the last strided tensor or view is gone.
+producer. An ``_ImportOwner`` remembers it and calls it from ``__del__`` (again
+a plain reference drop, so it is exception-safe); the storage made over the
+memory keeps the owner alive (``UntypedStorage._wrap``), and so does every
+NumPy view of that storage's bytes, so the producer is told to release the
+memory exactly once, when the last strided tensor or view is gone.
 """
 
 from __future__ import annotations
 
 import ctypes
 import enum
+import weakref
 
 import numpy as np
 
@@ -73,8 +82,8 @@ kDLInt, kDLUInt, kDLFloat, kDLOpaqueHandle, kDLBfloat, kDLComplex, kDLBool = ran
 DLPACK_FLAG_BITMASK_READ_ONLY = 1 << 0
 DLPACK_FLAG_BITMASK_IS_COPIED = 1 << 1
 
-# The version this module writes into the structs it exports, and the highest
-# major version it can read (the layout is only stable within a major version).
+# The DLPack version strided asks producers for; it reads any 1.x struct (the layout
+# is only stable within a major version).
 DLPACK_VERSION = (1, 0)
 
 
@@ -101,8 +110,8 @@ class DLTensor(ctypes.Structure):
     ]
 
 
-# ``deleter`` is ``void (*)(DLManagedTensor*)``; declared as a plain address so that
-# foreign deleters can be read and our own callback stored without ctypes conversions.
+# ``deleter`` is ``void (*)(DLManagedTensor*)``, declared as a plain address: we only read
+# it, to call it (see ``_ImportOwner``).
 class DLManagedTensor(ctypes.Structure):
     _fields_ = [
         ("dl_tensor", DLTensor),
@@ -127,8 +136,7 @@ class DLManagedTensorVersioned(ctypes.Structure):
 
 # -- the capsule C API -----------------------------------------------------------------------
 # Private prototypes (not ``ctypes.pythonapi.X.restype = ...``, which other libraries share).
-# Capsules are passed as ``c_void_p`` where they may be dying (in their destructor) so that
-# ctypes never touches their reference count.
+# Capsules go in as ``id(capsule)`` (``c_void_p``) while the caller holds a reference.
 
 _api = ctypes.pythonapi
 _PyCapsule_New = ctypes.PYFUNCTYPE(
@@ -151,38 +159,35 @@ _CapsuleType = type(_PyCapsule_New(1, b"strided.capsule_probe", None))
 
 # -- export ----------------------------------------------------------------------------------
 
-# struct address -> (struct, shape array, strides array, tensor, storage buffer); the buffer
-# too, so that even a ``resize_`` of the storage cannot free memory a consumer still reads.
-# See Note [DLPack lifetimes].
-_exports: dict[int, tuple] = {}
 
-_DELETER_T = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-_CALL_DELETER_T = ctypes.PYFUNCTYPE(None, ctypes.c_void_p)
+class _ExportKeeper:
+    """What an exported capsule keeps alive: the tensor, hence its storage and memory.
 
+    NumPy sees it as an array (``__array_interface__`` over the tensor's bytes, with the
+    tensor's sizes and strides); the capsule is that array's. See Note [DLPack lifetimes].
+    """
 
-@_DELETER_T
-def _export_deleter(managed):
-    """``DLManagedTensor.deleter`` of everything we export: drop the keep-alive entry."""
-    try:
-        _exports.pop(managed, None)
-    except Exception:  # noqa: S110 - an exception must not escape into C
-        pass
+    __slots__ = ("__array_interface__", "__weakref__", "tensor")
 
-
-@_DELETER_T
-def _capsule_destructor(capsule):
-    """Runs when an exported capsule dies: if nobody consumed it, release it here."""
-    try:
-        for name in (_NAME, _NAME_VERSIONED):
-            if _PyCapsule_IsValid(capsule, name):  # still unconsumed: the struct is ours
-                _exports.pop(_PyCapsule_GetPointer(capsule, name), None)
-                return
-    except Exception:  # noqa: S110 - an exception must not escape into C
-        pass
+    def __init__(self, t, readonly: bool):
+        dtype = t._dtype
+        itemsize = dtype.itemsize
+        storage = t._storage
+        # bfloat16 travels as uint16 through NumPy (which has no DLPack code for it); the
+        # struct's dtype is rewritten afterwards.
+        np_dtype = np.dtype(np.uint16) if dtype is dt.bfloat16 else dtype.np
+        self.tensor = t
+        self.__array_interface__ = {
+            "data": (storage._ptr + t._offset * itemsize if storage._ptr else 0, readonly),
+            "shape": tuple(t._sizes),
+            "strides": tuple(s * itemsize for s in t._strides),
+            "typestr": np_dtype.str,
+            "version": 3,
+        }
 
 
-_DELETER_ADDR = ctypes.cast(_export_deleter, ctypes.c_void_p).value
-_CAPSULE_DTOR_ADDR = ctypes.cast(_capsule_destructor, ctypes.c_void_p).value
+# struct address -> the keeper it holds, while a consumer (or an unconsumed capsule) has it.
+_exports: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 _DL_CODE = {
     dt.bool_: kDLBool,
@@ -224,7 +229,7 @@ def to_dlpack_capsule(t, *, stream=None, max_version=None, dl_device=None, copy=
     capsule is a ``dltensor_versioned`` one, else a legacy ``dltensor``. ``copy=True``
     exports a fresh copy; ``dl_device`` may only name the CPU.
     """
-    if t._requires_grad:
+    if t.requires_grad:
         raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
     if stream is not None and type(stream) is not int:
         raise TypeError("stream must be ``int`` or ``none``")
@@ -248,41 +253,24 @@ def to_dlpack_capsule(t, *, stream=None, max_version=None, dl_device=None, copy=
     versioned = max_version is not None and int(max_version[0]) >= 1
 
     dtype = t._dtype
-    itemsize = dtype.itemsize
-    sizes = t._sizes
-    ndim = len(sizes)
-    # Strides of dims of size < 2 never matter; write 1 there (as torch does), since some
-    # consumers judge contiguity by them.
-    strides = tuple(1 if n < 2 else s for n, s in zip(sizes, t._strides))
-    shape_arr = (ctypes.c_int64 * max(ndim, 1))(*sizes)
-    strides_arr = (ctypes.c_int64 * max(ndim, 1))(*strides)
-
-    managed = DLManagedTensorVersioned() if versioned else DLManagedTensor()
+    readonly = t._storage._buf is not None and not t._storage._buf.flags.writeable
+    keeper = _ExportKeeper(t, readonly)
+    array = np.asarray(keeper)
+    # NumPy makes the struct, the capsule, its destructor and the deleter (all C, see
+    # Note [DLPack lifetimes]); we only correct what it cannot know.
     if versioned:
-        managed.version.major, managed.version.minor = DLPACK_VERSION
-        managed.flags = DLPACK_FLAG_BITMASK_IS_COPIED if copied else 0
-    dl = managed.dl_tensor
-    storage = t._storage
-    # The storage offset is folded into ``data`` (byte_offset stays 0), as torch does:
-    # not every consumer honours ``byte_offset``.
-    dl.data = (storage._ptr + t._offset * itemsize) if storage._ptr else None
-    dl.device = DLDevice(DLDeviceType.kDLCPU, 0)
-    dl.ndim = ndim
-    dl.dtype = DLDataType(_DL_CODE[dtype], itemsize * 8, 1)
-    dl.shape = ctypes.cast(shape_arr, ctypes.POINTER(ctypes.c_int64))
-    dl.strides = ctypes.cast(strides_arr, ctypes.POINTER(ctypes.c_int64))
-    dl.byte_offset = 0
-    managed.manager_ctx = None
-    managed.deleter = _DELETER_ADDR
-
-    addr = ctypes.addressof(managed)
-    name = _NAME_VERSIONED if versioned else _NAME
-    _exports[addr] = (managed, shape_arr, strides_arr, t, storage._buf)
-    try:
-        return _PyCapsule_New(addr, name, _CAPSULE_DTOR_ADDR)
-    except BaseException:
-        _exports.pop(addr, None)
-        raise
+        capsule = array.__dlpack__(max_version=DLPACK_VERSION)
+        addr = _PyCapsule_GetPointer(id(capsule), _NAME_VERSIONED)
+        managed = DLManagedTensorVersioned.from_address(addr)
+        if copied:
+            managed.flags |= DLPACK_FLAG_BITMASK_IS_COPIED
+    else:
+        capsule = array.__dlpack__()
+        addr = _PyCapsule_GetPointer(id(capsule), _NAME)
+        managed = DLManagedTensor.from_address(addr)
+    managed.dl_tensor.dtype = DLDataType(_DL_CODE[dtype], dtype.itemsize * 8, 1)
+    _exports[addr] = keeper
+    return capsule
 
 
 def to_dlpack(t):
@@ -291,6 +279,10 @@ def to_dlpack(t):
 
 
 # -- import ----------------------------------------------------------------------------------
+
+
+# Calls a producer's deleter with the GIL held (deleters may or may not take it themselves).
+_CALL_DELETER_T = ctypes.PYFUNCTYPE(None, ctypes.c_void_p)
 
 
 class _ImportOwner:
@@ -307,10 +299,7 @@ class _ImportOwner:
         self._managed = self._deleter = None
         if not deleter:
             return
-        if deleter == _DELETER_ADDR:
-            _exports.pop(managed, None)  # our own export: skip the trip through C
-        else:
-            _CALL_DELETER_T(deleter)(managed)
+        _CALL_DELETER_T(deleter)(managed)
 
     def __del__(self):
         self.release()
@@ -328,15 +317,25 @@ class _RawBytes:
 
 
 def _to_dtype(code: int, bits: int, lanes: int):
+    """The strided dtype of a DLDataType; BufferError (as torch raises) if there is none."""
     if lanes != 1:
-        raise RuntimeError(f"strided does not support lanes != 1 (got lanes={lanes})")
+        raise BufferError(f"strided does not support lanes != 1 (got {lanes} for dtype code {code})")
     d = _FROM_DL.get((code, bits))
     if d is None:
         name = _CODE_NAMES.get(code)
-        if name is None:
-            raise RuntimeError(f"Unsupported DLPack dtype code {code}")
-        raise RuntimeError(f"Unsupported {name} bits {bits}")
+        if name is None or code == kDLOpaqueHandle:
+            raise BufferError(f"Unsupported DLPack dtype code {code}")
+        raise BufferError(f"Unsupported {name} bits {bits}")
     return d
+
+
+def _check_cpu(kind, index) -> None:
+    kind = int(kind)
+    if kind != DLDeviceType.kDLCPU:
+        label = DLDeviceType(kind).name if kind in DLDeviceType._value2member_map_ else kind
+        raise BufferError(
+            f"Unsupported device_type: {label} (device {index}); strided can only import "
+            "DLPack tensors in CPU memory (kDLCPU): copy the tensor to the CPU first")
 
 
 def _consume(capsule):
@@ -361,7 +360,7 @@ def _consume(capsule):
         if major > DLPACK_VERSION[0]:
             # Only the version field is readable in a struct of an unknown major version.
             # The capsule stays unconsumed: its destructor gives it back to the producer.
-            raise BufferError(
+            raise RuntimeError(
                 f"DLPack version {major}.{minor} is not supported (strided reads "
                 f"{DLPACK_VERSION[0]}.x)")
         readonly = bool(managed.flags & DLPACK_FLAG_BITMASK_READ_ONLY)
@@ -370,15 +369,7 @@ def _consume(capsule):
     dl = managed.dl_tensor
 
     # Validate everything before consuming; a refused capsule is left to its destructor.
-    kind, index = dl.device.device_type, dl.device.device_id
-    if kind != DLDeviceType.kDLCPU:
-        try:
-            label = DLDeviceType(kind).name
-        except ValueError:
-            label = str(kind)
-        raise BufferError(
-            f"strided can only import DLPack tensors in CPU memory (kDLCPU), got device "
-            f"{label}:{index}; copy the tensor to the CPU first")
+    _check_cpu(dl.device.device_type, dl.device.device_id)
     dtype = _to_dtype(dl.dtype.code, dl.dtype.bits, dl.dtype.lanes)
     ndim = dl.ndim
     if ndim < 0:
@@ -443,15 +434,7 @@ def from_dlpack(ext_tensor, *, device=None, copy=None):
     if device is not None and _device_cls(device).type != "cpu":
         raise BufferError(f"strided can only import DLPack tensors to the CPU, not {device}")
     if hasattr(ext_tensor, "__dlpack_device__"):
-        kind, index = ext_tensor.__dlpack_device__()
-        if int(kind) != DLDeviceType.kDLCPU:
-            try:
-                label = DLDeviceType(int(kind)).name
-            except ValueError:
-                label = str(int(kind))
-            raise BufferError(
-                f"strided can only import DLPack tensors in CPU memory (kDLCPU), got device "
-                f"{label}:{index}; copy the tensor to the CPU first")
+        _check_cpu(*ext_tensor.__dlpack_device__())  # before the producer exports anything
 
     kwargs = {"max_version": (1, 0)}
     if copy is not None:
