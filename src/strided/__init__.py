@@ -63,7 +63,7 @@ from .ops.registry import register_native_functions as _register
 
 _register()
 
-from . import library  # noqa: F401
+from . import library, ops
 from .frontend.printing import set_printoptions  # noqa: F401
 from .frontend.tensor import Size, Tensor  # noqa: F401
 from .frontend.tensor_new import as_tensor, asarray, from_numpy, tensor  # noqa: F401

@@ -13,7 +13,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import torchgen
 import yaml
+from torchgen.model import FunctionSchema as TgSchema
 
 from strided.ops import schema as schema_module
 from strided.ops.schema import (
@@ -34,9 +36,6 @@ from strided.ops.schema import (
     parse_returns,
     parse_type,
 )
-
-torchgen = pytest.importorskip("torchgen")
-from torchgen.model import FunctionSchema as TgSchema
 
 TORCH_YAML = os.path.join(
     os.path.dirname(torchgen.__file__), "packaged", "ATen", "native", "native_functions.yaml"

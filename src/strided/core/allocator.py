@@ -18,6 +18,8 @@ separately as ``cached_bytes``; ``empty_cache()`` returns it to the system.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from .devices import CPU, META, device
@@ -25,6 +27,8 @@ from .devices import CPU, META, device
 __all__ = ["Allocator", "CPUAllocator", "MetaAllocator", "get_allocator", "register_allocator"]
 
 ALIGNMENT = 64
+_getrefcount = sys.getrefcount
+_UNSHARED_REFS = 3   # buf.base itself, the call's argument and the temporary in free()
 CACHE_LIMIT_BLOCK = 1 << 16      # blocks above this size are never cached
 CACHE_LIMIT_TOTAL = 64 << 20     # the cache never holds more than this
 
@@ -102,7 +106,11 @@ class CPUAllocator(Allocator):
         size = len(buf)
         self.num_frees += 1
         self.allocated_bytes -= size
-        if size <= CACHE_LIMIT_BLOCK and self._cached_bytes + size <= CACHE_LIMIT_TOTAL:
+        # Note [Caching small blocks]: a block may be reused only when nothing but ``buf``
+        # refers to its memory; a NumPy array or DLPack export still reading it holds the raw
+        # allocation (``buf.base``), which then simply stays alive with it.
+        if (size <= CACHE_LIMIT_BLOCK and self._cached_bytes + size <= CACHE_LIMIT_TOTAL
+                and _getrefcount(buf.base) <= _UNSHARED_REFS):
             free_list = self._cache.get(size)
             if free_list is None:
                 free_list = self._cache[size] = []

@@ -115,6 +115,28 @@ class TensorImpl:
         self._np = None
 
 
+class ArrayExport:
+    """Shows a tensor's memory to NumPy (``np.asarray(ArrayExport(t))``) zero-copy, keeping the
+    tensor and its memory block alive for as long as any array made from it lives. Holding the
+    block (``pin``) also stops the allocator from recycling it (Note [Caching small blocks])."""
+
+    __slots__ = ("__array_interface__", "__weakref__", "tensor", "pin")
+
+    def __init__(self, tensor, readonly: bool = False, np_dtype=None):
+        itemsize = tensor._dtype.itemsize
+        storage = tensor._storage
+        buf = storage._buf
+        self.tensor = tensor
+        self.pin = buf.base if buf is not None and buf.base is not None else buf
+        np_dtype = tensor._dtype.np if np_dtype is None else np_dtype
+        self.__array_interface__ = {
+            "data": (storage._ptr + tensor._offset * itemsize if storage._ptr else 0, readonly),
+            "shape": tuple(tensor._sizes),
+            "strides": tuple(s * itemsize for s in tensor._strides),
+            "typestr": np_dtype.str, "descr": np_dtype.descr, "version": 3,
+        }
+
+
 _tensor_cls = [TensorImpl]
 _object_new = object.__new__
 

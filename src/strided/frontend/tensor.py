@@ -13,7 +13,14 @@ import numpy as np
 from ..core import dtypes as dt
 from ..core import layouts
 from ..core.checks import check, maybe_wrap_dim
-from ..core.tensor_impl import AutogradMeta, TensorImpl, compute_is_contiguous, numel_of, set_tensor_class
+from ..core.tensor_impl import (
+    ArrayExport,
+    AutogradMeta,
+    TensorImpl,
+    compute_is_contiguous,
+    numel_of,
+    set_tensor_class,
+)
 from ..kernels import factory as _factory
 from ..ops._generated import tensor_methods as _gen_methods
 from ..ops._generated import torch_functions as _gen_functions
@@ -57,22 +64,6 @@ def _dtype_method(target):
     convert.__name__ = target.name
     convert.__doc__ = f"``self.to({target!r})``"
     return convert
-
-
-class _NumpyExport:
-    """Keeps a tensor alive for as long as an exported NumPy array uses its memory."""
-
-    __slots__ = ("__array_interface__", "tensor")
-
-    def __init__(self, tensor, readonly=False):
-        itemsize = tensor._dtype.itemsize
-        self.tensor = tensor
-        ptr = tensor._storage._ptr + tensor._offset * itemsize
-        self.__array_interface__ = {
-            "data": (ptr, readonly), "shape": tensor._sizes,
-            "strides": tuple(s * itemsize for s in tensor._strides),
-            "typestr": tensor._dtype.np.str, "descr": tensor._dtype.np.descr, "version": 3,
-        }
 
 
 class Tensor(TensorImpl, _gen_methods.TensorMethods):
@@ -312,7 +303,7 @@ class Tensor(TensorImpl, _gen_methods.TensorMethods):
             t = self.detach().to("cpu")
             if t._dtype is dt.bfloat16:
                 raise TypeError("Got unsupported ScalarType BFloat16")
-            return np.asarray(_NumpyExport(t))
+            return np.asarray(ArrayExport(t))
         check(not self.requires_grad, (
             "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
             "instead."))
@@ -323,7 +314,7 @@ class Tensor(TensorImpl, _gen_methods.TensorMethods):
             raise TypeError("Got unsupported ScalarType BFloat16")
         if 0 in self._sizes:
             return np.empty(self._sizes, self._dtype.np)
-        return np.asarray(_NumpyExport(self))
+        return np.asarray(ArrayExport(self))
 
     def __array__(self, dtype=None, copy=None):
         if self._dtype is dt.bfloat16 and dtype is None:

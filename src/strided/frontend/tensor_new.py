@@ -130,8 +130,14 @@ def _python_scalar_dtype(t):
     if t is bool:
         return dt.bool_
     if t is complex:
-        return dt.default_complex_dtype()
+        return _default_complex()
     return None
+
+
+def _default_complex():
+    if dt._default_dtype[0] is dt.bfloat16:
+        raise RuntimeError("invalid default scalar type for complex")
+    return dt.default_complex_dtype()
 
 
 def _infer_dtype(obj) -> dt.dtype:
@@ -147,7 +153,7 @@ def _infer_dtype(obj) -> dt.dtype:
     if isinstance(obj, int):
         return dt.int64
     if isinstance(obj, complex):
-        return dt.default_complex_dtype()
+        return _default_complex()
     if isinstance(obj, Tensor):
         return obj._dtype
     if isinstance(obj, np.ndarray):

@@ -7,6 +7,7 @@ Each backend kernel takes the schema's arguments in order. ``dtype=None`` and
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -19,8 +20,8 @@ from ..core.storage import UntypedStorage
 from ..core.tensor_impl import compute_is_contiguous, contiguous_strides, make_tensor, numel_of
 from .copy import copy_
 from .memory_overlap import is_non_overlapping_and_dense
-from .resize import resize_output
-from .scalars import check_scalar_fits, scalar_dtype
+from .resize import resize_
+from .scalars import check_scalar_fits, scalar_dtype, scalar_to_store
 
 _alloc_of = {}
 
@@ -75,18 +76,25 @@ def empty(size, dtype=None, layout=None, device=None, pin_memory=None, memory_fo
 
 
 def empty_out(size, memory_format, out):
-    resize_output(out, tuple(size))
+    resize_(out, tuple(size))
     return out
 
 
 def empty_strided(size, stride, dtype=None, layout=None, device=None, pin_memory=None):
-    check(len(size) == len(stride), lambda: "mismatch in length of strides and shape")
+    check(len(size) == len(stride), lambda: (
+        f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
+        f"({len(stride)})"))
     _check_sizes(size)
+    if any(st < 0 for st in stride):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and "
+                           f"strides={list(stride)}")
     _check_layout(layout)
     return new_strided(tuple(size), tuple(stride), dtype, device)
 
 
 def zeros(size, dtype=None, layout=None, device=None, pin_memory=None):
+    for s in size:
+        check(s >= 0, "zeros: Dimension size must be non-negative.")
     t = empty(size, dtype, layout, device, pin_memory)
     buf = t._storage._buf
     if buf is not None:
@@ -105,7 +113,8 @@ def full(size, fill_value, dtype=None, layout=None, device=None, pin_memory=None
 
 
 def _filled_out(out, size, value):
-    resize_output(out, tuple(size))
+    # torch's zeros/ones/full.out resize their output without the out= warning
+    resize_(out, tuple(size))
     return fill_(out, value)
 
 
@@ -221,21 +230,21 @@ def new_full(self, size, fill_value, dtype=None, layout=None, device=None, pin_m
 # -- fills and copies -------------------------------------------------------------------------
 
 def fill_(self, value):
-    check_scalar_fits(value, self._dtype)
-    if self._storage._buf is not None and numel_of(self._sizes):
-        arr = self._array()
-        if type(value) is complex and not self._dtype.is_complex:
-            value = value.real
-        arr.fill(value)
+    numel = numel_of(self._sizes)
+    dtype = self._dtype
+    check_scalar_fits(value, dtype, numel)
+    if numel and self._storage._buf is not None:
+        self._array().fill(scalar_to_store(value, dtype))
     self._vc[0] += 1
     return self
 
 
 def fill_tensor_(self, value):
+    """``fill_`` with a 0-dim tensor: a casting copy (300 into uint8 wraps to 44)."""
     check(value.dim() == 0, lambda: (
         f"fill_ only supports 0-dimension value tensor but got tensor with "
         f"{value.dim()} dimensions."))
-    return fill_(self, value.item())
+    return copy_(self, value)
 
 
 def zero_(self):
@@ -272,9 +281,9 @@ def to_dtype_layout(self, dtype=None, layout=None, device=None, pin_memory=None,
 
 
 def local_scalar_dense(self):
-    check(self._device.type != "meta", "Tensor.item() cannot be called on meta tensors")
     n = numel_of(self._sizes)
     check(n == 1, lambda: f"a Tensor with {n} elements cannot be converted to Scalar")
+    check(self._device.type != "meta", "Tensor.item() cannot be called on meta tensors")
     value = self._array().reshape(-1)[0]
     if self._dtype is dt.bfloat16 or self._dtype is dt.float16:
         return float(value)
@@ -282,31 +291,160 @@ def local_scalar_dense(self):
 
 
 # -- ranges -----------------------------------------------------------------------------------
+#
+# Note [Vectorized range kernels]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# torch's CPU arange runs a vectorized loop (256-bit vectors, two per iteration, the
+# remainder element by element) whose vector path computes values differently from
+# its element path: each vector of V = 32 / itemsize elements starts from a base
+# computed like a single element and rounded to the output type, and its elements are
+# ``base + j * step``. In float32 that is visible (arange(-1, 1, 0.1) holds -2.98e-09
+# where a direct formula gives 0), so ``_arange_values`` follows the same scheme,
+# vectorised with NumPy. The kernels are compiled with fused multiply-adds, so
+# ``a + b * i`` is rounded once (``_fma``). Outputs longer than torch's parallel grain
+# (32768 elements) are split across threads in torch, which moves the vector
+# boundaries; that split is not reproduced.
 
-def _is_float(*scalars) -> bool:
-    return any(isinstance(s, float) for s in scalars)
+_VECTOR_BYTES = 32
+_SPLIT = 134217729.0   # 2**27 + 1, Dekker's splitting constant for doubles
+
+
+def _two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _fma(a, b, c):
+    """``a * b + c`` for float64 arrays, rounded once: Dekker's exact product and
+    Knuth's exact sums give ``r + re + lo`` equal to the exact value with ``r`` its
+    rounding unless ``re`` is exactly half an ulp of ``r`` (a tie that ``lo`` breaks);
+    those rare elements are computed exactly with fractions."""
+    a, b, c = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64),
+                                  np.asarray(c, np.float64))
+    with np.errstate(over="ignore", invalid="ignore"):
+        p = a * b
+        ta = _SPLIT * a
+        ah = ta - (ta - a)
+        al = a - ah
+        tb = _SPLIT * b
+        bh = tb - (tb - b)
+        bl = b - bh
+        perr = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+        s, serr = _two_sum(p, c)
+        h, lo = _two_sum(serr, perr)
+        r, re = _two_sum(s, h)
+        ulp = np.spacing(np.abs(r))
+        tie = (lo != 0) & ((np.abs(re) == ulp / 2) | (np.abs(re) == ulp / 4)) & np.isfinite(r)
+    out = np.where(np.isfinite(r), r, p + c)
+    if tie.any():
+        from fractions import Fraction
+        for i in zip(*np.nonzero(tie)):
+            exact = Fraction(float(a[i])) * Fraction(float(b[i])) + Fraction(float(c[i]))
+            out[i] = float(exact)
+    return out
+
+
+def _vector_layout(n: int, width: int):
+    """(index, chunk base index, offset in chunk, in-vector-part mask) for n outputs."""
+    idx = np.arange(n, dtype=np.int64)
+    offset = idx % width
+    vector_end = n - n % (2 * width)
+    return idx, idx - offset, offset, idx < vector_end
+
+
+def _to_double(value) -> float:
+    """``Scalar.to<double>()``: a complex value with an imaginary part overflows."""
+    if isinstance(value, complex):
+        check(value.imag == 0, "value cannot be converted to type double without overflow")
+        value = value.real
+    return float(value)
+
+
+def _fmt_range_value(value) -> str:
+    return str(value) if isinstance(value, int) else f"{value:g}"
+
+
+def _trunc_int(value) -> int:
+    return int(value.real) if isinstance(value, complex) else int(value)
+
+
+def arange_size(start, end, step, dtype) -> int:
+    """torch's checks and length rule for ``arange``; the checks use the values as
+    doubles, the length of an int64 range the values truncated to integers."""
+    ds, de, dst = _to_double(start), _to_double(end), _to_double(step)
+    check(dst > 0 or dst < 0, "step must be nonzero")
+    check(math.isfinite(ds) and math.isfinite(de), lambda: (
+        f"unsupported range: {_fmt_range_value(start)} -> {_fmt_range_value(end)}"))
+    check((dst > 0 and de >= ds) or (dst < 0 and de <= ds),
+          "upper bound and lower bound inconsistent with step sign")
+    if dtype is dt.int64:
+        xs, xe, xst = _trunc_int(start), _trunc_int(end), _trunc_int(step)
+        check(xst != 0, "step must be nonzero", ValueError)
+        sign = 1 if xst > 0 else -1
+        num = xe - xs + xst - sign
+        size = abs(num) // abs(xst) * (1 if (num >= 0) == (xst > 0) else -1)  # C division
+    else:
+        size = math.ceil((de - ds) / dst)
+    check(0 <= size <= 2**63 - 1, "invalid size, possible overflow?")
+    return size
+
+
+_ARANGE_DTYPES = (dt.uint8, dt.int8, dt.int16, dt.int32, dt.int64, dt.float16, dt.bfloat16,
+                  dt.float32, dt.float64)
+
+
+def _check_kernel_dtype(name, dtype, supported):
+    if dtype not in supported:
+        raise NotImplementedError(f'"{name}" not implemented for \'{dtype._scalar_name}\'')
+
+
+def _arange_values(start, step, n, dtype) -> np.ndarray:
+    """Note [Vectorized range kernels]. The accumulation type is int64 for integers,
+    double for float32/float64 and float for float16/bfloat16."""
+    if dtype.category == dt.INT:
+        values = np.arange(n, dtype=np.int64) * _trunc_int(step) + _trunc_int(start)
+        return values.astype(dtype.np)
+    idx, base_idx, offset, vec = _vector_layout(n, _VECTOR_BYTES // dtype.itemsize)
+    if dtype.itemsize == 2:
+        a_start = np.float64(np.float32(_to_double(start)))
+        a_step = np.float64(np.float32(_to_double(step)))
+
+        def to_acc(x):   # an fma in float: exact in double, rounded once to float
+            return x.astype(np.float32).astype(np.float64)
+    else:
+        a_start, a_step = _to_double(start), _to_double(step)
+
+        def to_acc(x):
+            return x
+    with np.errstate(over="ignore", invalid="ignore"):
+        element = to_acc(_fma(a_step, idx, a_start)).astype(dtype.np)
+        base = to_acc(_fma(a_step, base_idx, a_start)).astype(dtype.np)
+        vector = to_acc(_fma(a_step, offset, base.astype(np.float64))).astype(dtype.np)
+    return np.where(vec, vector, element)
+
+
+def _write_range(out, values):
+    if out._storage._buf is not None and values.size:
+        np.copyto(out._array(), values.reshape(out._sizes), casting="unsafe")
 
 
 def arange_start_out(start, end, step, out):
-    for name, v in (("start", start), ("end", end), ("step", step)):
-        check(not isinstance(v, complex), "arange: complex arguments are not supported")
-        check(math.isfinite(v), f"unsupported range: {start} -> {end}")
-    check(step != 0, "step must be nonzero")
-    check((step > 0 and end >= start) or (step < 0 and end <= start),
-          "upper bound and larger bound inconsistent with step sign")
     dtype = out._dtype
-    if dtype.is_floating_point or _is_float(start, end, step):
-        length = math.ceil((end - start) / step)
-    else:
-        length = (end - start + step - (1 if step > 0 else -1)) // step
-    check(length >= 0, lambda: "invalid size, possible overflow?")
-    resize_output(out, (length,))
-    if out._storage._buf is not None and length:
-        if dtype.is_floating_point or dtype.is_complex:
-            values = np.arange(length, dtype=np.float64) * float(step) + float(start)
-        else:
-            values = np.arange(length, dtype=np.int64) * int(step) + int(start)
-        np.copyto(out._array(), values, casting="unsafe")
+    meta = out._device.type == "meta"
+    if not meta:
+        _check_kernel_dtype("arange_cpu", dtype, _ARANGE_DTYPES)
+    size = arange_size(start, end, step, dtype if dtype in _ARANGE_DTYPES else dt.float64)
+    if numel_of(out._sizes) != size:
+        if numel_of(out._sizes):
+            warnings.warn(
+                f"The number of elements in the out tensor of shape {list(out._sizes)} is "
+                f"{numel_of(out._sizes)} which does not match the computed number of elements "
+                f"{size}. Note that this may occur as a result of rounding error. The out tensor "
+                f"will be resized to a tensor of shape ({size},).", UserWarning, stacklevel=4)
+        resize_(out, (size,))
+    if not meta:
+        _write_range(out, _arange_values(start, step, size, dtype))
     out._vc[0] += 1
     return out
 
@@ -317,6 +455,10 @@ def arange_start_step(start, end, step=1, dtype=None, layout=None, device=None,
         dtype = dt._default_dtype[0] if _is_float(start, end, step) else dt.int64
     out = empty((0,), dtype, layout, device)
     return arange_start_out(start, end, step, out)
+
+
+def _is_float(*scalars) -> bool:
+    return any(isinstance(s, (float, complex)) for s in scalars)
 
 
 def arange(end, dtype=None, layout=None, device=None, pin_memory=None):
@@ -331,29 +473,95 @@ def arange_out(end, out):
     return arange_start_out(0, end, 1, out)
 
 
-def _linspace_values(start, end, steps, np_dtype):
-    """torch's formula: the first half counts up from start, the second half down from end."""
-    idx = np.arange(steps, dtype=np.float64)
+_LINSPACE_DTYPES = _ARANGE_DTYPES + (dt.complex64, dt.complex128)
+
+
+def _scalar_as(value, dtype):
+    """``Scalar.to<T>()``: checked (torch's overflow errors), then converted."""
+    check_scalar_fits(value, dtype)
+    return scalar_to_store(value, dtype)
+
+
+def _linspace_real(start, end, steps, np_dtype) -> np.ndarray:
+    """float32/float64 linspace: the step in the output type, each value one fused
+    multiply-add: the first half counts up from ``start``, the second half down from
+    ``end``."""
+    t = np_dtype.type
+    s, e = t(start), t(end)
+    step = (e - s) / t(steps - 1)
+    idx = np.arange(steps, dtype=np.int64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        up = _fma(step, idx, s)
+        down = _fma(-np.float64(step), steps - idx - 1, e)
+    return np.where(idx < steps // 2, up, down).astype(np_dtype)
+
+
+def _linspace_half(start, end, steps, dtype) -> np.ndarray:
+    """float16/bfloat16 linspace: every operation rounds to the 16-bit type, as c10::Half
+    arithmetic does (computed in float32)."""
+    h = dtype.np
+
+    def r(x):  # round float32 values to the 16-bit type and back
+        return np.asarray(x, dtype=np.float32).astype(h).astype(np.float32)
+
+    f32 = np.float32
+    s, e = r(f32(start)), r(f32(end))
+    step = r(r(e - s) / r(f32(steps - 1)))
+    idx = np.arange(steps, dtype=np.int64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        up = r(s + r(step * r(idx.astype(f32))))
+        down = r(e - r(step * r((steps - idx - 1).astype(f32))))
+    return np.where(idx < steps // 2, up, down).astype(h)
+
+
+def _linspace_int(start, end, steps, dtype) -> np.ndarray:
+    """Integer linspace: ``start``/``end`` are converted to the type, the step is a
+    double, each value a fused multiply-add truncated to the type."""
+    s, e = _scalar_as(start, dtype), _scalar_as(end, dtype)
+    step = (float(e) - float(s)) / (steps - 1)
+    idx = np.arange(steps, dtype=np.int64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        up = _fma(step, idx, float(s))
+        down = _fma(-step, steps - idx - 1, float(e))
+        values = np.trunc(np.where(idx < steps // 2, up, down))
+    return values.astype(np.int64).astype(dtype.np)
+
+
+def _linspace_values(start, end, steps, dtype) -> np.ndarray:
     if steps == 1:
-        return np.array([start], dtype=np_dtype)
-    work = np_dtype if np_dtype.kind in "fc" and np_dtype.itemsize >= 4 else np.dtype(
-        np.float64 if np_dtype.kind not in "c" else np.complex128)
-    start_w = np.asarray(start, dtype=work)
-    end_w = np.asarray(end, dtype=work)
-    step = (end_w - start_w) / np.asarray(steps - 1, dtype=work)
-    half = steps // 2
-    idx = idx.astype(work)
-    values = np.where(np.arange(steps) < half, start_w + step * idx,
-                      end_w - step * (np.asarray(steps - 1, dtype=work) - idx))
-    return values
+        return np.array([_scalar_as(start, dtype)], dtype=dtype.np)
+    cat = dtype.category
+    if cat == dt.INT:
+        return _linspace_int(start, end, steps, dtype)
+    if dtype is dt.float16 or dtype is dt.bfloat16:
+        check_scalar_fits(start, dtype)
+        check_scalar_fits(end, dtype)
+        return _linspace_half(_to_double(start), _to_double(end), steps, dtype)
+    s, e = _scalar_as(start, dtype), _scalar_as(end, dtype)
+    if cat == dt.COMPLEX:
+        real_np = dtype.to_real().np
+        s, e = complex(s), complex(e)
+        re = _linspace_real(s.real, e.real, steps, real_np)
+        im = _linspace_real(s.imag, e.imag, steps, real_np)
+        out = np.empty(steps, dtype.np)
+        out.real, out.imag = re, im
+        return out
+    return _linspace_real(s, e, steps, dtype.np)
+
+
+def _resize_range_out(out, steps):
+    if numel_of(out._sizes) != steps:
+        resize_(out, (steps,))
 
 
 def linspace_out(start, end, steps, out):
     check(steps >= 0, "number of steps must be non-negative")
-    resize_output(out, (steps,))
-    if out._storage._buf is not None and steps:
-        np.copyto(out._array(), _linspace_values(start, end, steps, out._dtype.np),
-                  casting="unsafe")
+    meta = out._device.type == "meta"
+    if not meta:
+        _check_kernel_dtype("linspace_cpu", out._dtype, _LINSPACE_DTYPES)
+    _resize_range_out(out, steps)
+    if not meta and steps:
+        _write_range(out, _linspace_values(start, end, steps, out._dtype))
     out._vc[0] += 1
     return out
 
@@ -365,12 +573,62 @@ def linspace(start, end, steps, dtype=None, layout=None, device=None, pin_memory
     return linspace_out(start, end, steps, empty((0,), dtype, layout, device))
 
 
+def _pow(base: float, x: float) -> float:
+    try:
+        return math.pow(base, x)
+    except OverflowError:
+        return math.inf
+    except ValueError:
+        return math.nan
+
+
+def _logspace_values(start, end, steps, base, dtype) -> np.ndarray:
+    """``pow(base, exponent)`` in double, one element at a time as torch's loop does: the
+    exponents are ``start + step * i`` (or counted down from ``end`` in the second half)
+    in double, from ``start``/``end`` converted to the output type and a step that is
+    ``end - start`` computed in that type, divided in double."""
+    if steps == 1:
+        value = np.array([float(base) ** _to_double(start)], dtype=np.float64)
+        return value.astype(np.float32).astype(dtype.np) if dtype.itemsize == 2 else \
+            value.astype(dtype.np)
+    cat = dtype.category
+    if cat == dt.INT:
+        s, e = _scalar_as(start, dtype), _scalar_as(end, dtype)
+        diff = float(e - s)
+    else:
+        s, e = _scalar_as(start, dtype), _scalar_as(end, dtype)
+        real = dtype.to_real().np
+        with np.errstate(over="ignore", invalid="ignore"):
+            diff = real.type(real.type(e.real if isinstance(e, complex) else e)
+                             - real.type(s.real if isinstance(s, complex) else s))
+        s = float(s.real) if isinstance(s, complex) else float(s)
+        e = float(e.real) if isinstance(e, complex) else float(e)
+        diff = float(diff)
+    step = diff / (steps - 1)
+    idx = np.arange(steps, dtype=np.int64)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        up = s + step * idx.astype(np.float64)
+        down = e - step * (steps - idx - 1).astype(np.float64)
+        exps = np.where(idx < steps // 2, up, down).tolist()
+    # libm's pow, as torch calls it (NumPy's vectorised power may differ in the last bit)
+    b = float(base)
+    values = np.array([_pow(b, x) for x in exps], dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if cat == dt.INT:
+            return np.trunc(values).astype(np.int64).astype(dtype.np)
+        if dtype.itemsize == 2:
+            values = values.astype(np.float32)
+        return values.astype(dtype.np)
+
+
 def logspace_out(start, end, steps, base, out):
     check(steps >= 0, "number of steps must be non-negative")
-    resize_output(out, (steps,))
-    if out._storage._buf is not None and steps:
-        exps = _linspace_values(start, end, steps, np.dtype(np.float64))
-        np.copyto(out._array(), np.power(float(base), exps), casting="unsafe")
+    meta = out._device.type == "meta"
+    if not meta:
+        _check_kernel_dtype("logspace_cpu", out._dtype, _LINSPACE_DTYPES)
+    _resize_range_out(out, steps)
+    if not meta and steps:
+        _write_range(out, _logspace_values(start, end, steps, base, out._dtype))
     out._vc[0] += 1
     return out
 
@@ -384,7 +642,7 @@ def logspace(start, end, steps, base=10.0, dtype=None, layout=None, device=None,
 def eye_m_out(n, m, out):
     check(n >= 0, lambda: f"n must be greater or equal to 0, got {n}")
     check(m >= 0, lambda: f"m must be greater or equal to 0, got {m}")
-    resize_output(out, (n, m))
+    resize_(out, (n, m))
     fill_(out, 0)
     if out._storage._buf is not None and n and m:
         arr = out._array()

@@ -28,36 +28,95 @@ def scalar_dtype(value) -> dt.dtype:
     return dt._default_dtype[0]
 
 
-def check_scalar_fits(value, dtype) -> None:
-    """torch refuses a scalar that overflows an integer dtype, or a complex one with an
-    imaginary part for a real dtype."""
+def _int_range(dtype):
+    rng = _INT_RANGES.get(dtype)
+    if rng is None:
+        import numpy as np
+        info = np.iinfo(dtype.np)
+        rng = _INT_RANGES[dtype] = (int(info.min), int(info.max))
+    return rng
+
+
+def _real_overflows(value, dtype, check_reduced) -> bool:
+    """Whether the real number ``value`` overflows ``dtype`` (c10's checked_convert).
+
+    Integers: out of range, except that unsigned types accept negatives down to -max
+    (they wrap, two's complement style); floats must be finite and in range, and are
+    not rounded first (255.5 overflows uint8). Floating types: a finite value beyond the
+    type's max overflows (infinities and NaN convert); for float16 and bfloat16 torch
+    checks only when ``check_reduced`` (not when it fills a one-element tensor)."""
+    cat = dtype.category
+    if cat == dt.BOOL:
+        return False
+    if cat == dt.INT:
+        lo, hi = _int_range(dtype)
+        if isinstance(value, float):
+            return not lo <= value <= hi
+        if lo == 0:
+            return value > hi or (value < 0 and -value > hi)
+        return not lo <= value <= hi
+    if dtype is dt.float64 or dtype is dt.complex128:
+        return False
+    if dtype.itemsize == 2 and not check_reduced:
+        return False
+    if isinstance(value, int):
+        value = float(value)
+    return math.isfinite(value) and abs(value) > _float_max(dtype)
+
+
+_FLOAT_MAX = {}
+
+
+def _float_max(dtype) -> float:
+    out = _FLOAT_MAX.get(dtype)
+    if out is None:
+        real = dtype.to_real()
+        out = _FLOAT_MAX[dtype] = dt.finfo(real).max
+    return out
+
+
+def check_scalar_fits(value, dtype, numel: int = 2) -> None:
+    """torch refuses a Python scalar that overflows ``dtype`` (see ``_real_overflows``), or
+    a complex one with an imaginary part for a real dtype other than bool."""
     tv = type(value)
-    if dtype.category == dt.INT and tv is int:
-        rng = _INT_RANGES.get(dtype)
-        if rng is None:
-            import numpy as np
-            info = np.iinfo(dtype.np)
-            rng = _INT_RANGES[dtype] = (int(info.min), int(info.max))
-        if not rng[0] <= value <= rng[1]:
-            _overflow(dtype)
-    elif tv is complex and not dtype.is_complex and value.imag != 0:
+    if tv is bool or dtype is dt.bool_:
+        return
+    check_reduced = numel != 1
+    if tv is complex or isinstance(value, complex):
+        if dtype.is_complex:
+            bad = (_real_overflows(value.real, dtype, check_reduced)
+                   or _real_overflows(value.imag, dtype, check_reduced))
+        else:
+            bad = value.imag != 0 or _real_overflows(value.real, dtype, check_reduced)
+    else:
+        bad = _real_overflows(value, dtype, check_reduced)
+    if bad:
         _overflow(dtype)
-    elif tv is float and dtype.category == dt.INT:
-        if math.isfinite(value):
-            rng = _INT_RANGES.get(dtype)
-            if rng is None:
-                import numpy as np
-                info = np.iinfo(dtype.np)
-                rng = _INT_RANGES[dtype] = (int(info.min), int(info.max))
-            if not rng[0] - 1 < value < rng[1] + 1:
-                _overflow(dtype)
-        elif dtype is not dt.bool_:
-            _overflow(dtype)
-    elif tv is float and dtype.category == dt.FLOAT and dtype.itemsize < 8:
-        if math.isfinite(value):
-            limit = dt.finfo(dtype).max
-            if abs(value) > limit * (1 + 2 ** -8):
-                _overflow(dtype)
+
+
+def scalar_to_store(value, dtype):
+    """The Python value that ``dtype`` holds for the (already checked) scalar ``value``:
+    truncated and wrapped for integers, real part for real types, rounded through float32
+    for float16/bfloat16 (c10::Half and c10::BFloat16 are built from a float)."""
+    cat = dtype.category
+    if cat == dt.BOOL:
+        return bool(value)
+    if isinstance(value, complex) and cat != dt.COMPLEX:
+        value = value.real
+    if cat == dt.INT:
+        v = int(value)
+        lo, hi = _int_range(dtype)
+        if lo == 0 and v < 0:
+            v %= hi + 1
+        return v
+    if cat == dt.FLOAT:
+        v = float(value)
+        if dtype.itemsize == 2:
+            import numpy as np
+            with np.errstate(over="ignore"):
+                v = float(np.float32(v))
+        return v
+    return complex(value)
 
 
 def _overflow(dtype):

@@ -36,8 +36,9 @@ def as_strided(self, size, stride, storage_offset=None):
         check(s >= 0, lambda: ("as_strided: Negative strides are not supported at the moment, "
                                f"got strides: {list(stride)}"))
     for s in size:
-        check(s >= 0, lambda: f"Trying to create tensor with negative dimension {s}: "
-                              f"{list(size)}")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+                               f"{list(size)}")
     check(offset >= 0, lambda: f"Tensor: invalid storage offset {offset}")
     check_in_bounds_for_storage(size, stride, offset, self._dtype, self._storage)
     return make_view(self, tuple(size), tuple(stride), offset)

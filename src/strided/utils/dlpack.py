@@ -15,7 +15,7 @@ A ``ctypes`` callback cannot be correct there: returning from Python code with
 an exception pending turns it into a SystemError, so the consumer's own error
 is lost (and a cleanup that calls the C API from the callback is skipped). So
 the C side is NumPy's: the tensor is presented to NumPy as an array whose base
-is an ``_ExportKeeper`` holding the tensor, NumPy's ``__dlpack__`` makes the
+is an ``ArrayExport`` (via ``_export_keeper``) holding the tensor, NumPy's ``__dlpack__`` makes the
 struct, the capsule and their C deleters (which only drop a reference, with the
 GIL, and only while Python is alive), and we rewrite what NumPy cannot know
 (the dtype code, which NumPy lacks for bfloat16, and the copied flag). When the
@@ -44,7 +44,7 @@ from ..core import dtypes as dt
 from ..core.devices import CPU
 from ..core.devices import device as _device_cls
 from ..core.storage import UntypedStorage
-from ..core.tensor_impl import contiguous_strides, make_tensor
+from ..core.tensor_impl import ArrayExport, contiguous_strides, make_tensor
 
 __all__ = [
     "DLDeviceType",
@@ -160,30 +160,15 @@ _CapsuleType = type(_PyCapsule_New(1, b"strided.capsule_probe", None))
 # -- export ----------------------------------------------------------------------------------
 
 
-class _ExportKeeper:
-    """What an exported capsule keeps alive: the tensor, hence its storage and memory.
+def _export_keeper(t, readonly: bool):
+    """What an exported capsule keeps alive: the tensor and its memory block.
 
-    NumPy sees it as an array (``__array_interface__`` over the tensor's bytes, with the
-    tensor's sizes and strides); the capsule is that array's. See Note [DLPack lifetimes].
+    NumPy sees it as an array; the capsule is that array's. bfloat16 travels as uint16
+    through NumPy (which has no DLPack code for it); the struct's dtype is rewritten
+    afterwards. See Note [DLPack lifetimes].
     """
-
-    __slots__ = ("__array_interface__", "__weakref__", "tensor")
-
-    def __init__(self, t, readonly: bool):
-        dtype = t._dtype
-        itemsize = dtype.itemsize
-        storage = t._storage
-        # bfloat16 travels as uint16 through NumPy (which has no DLPack code for it); the
-        # struct's dtype is rewritten afterwards.
-        np_dtype = np.dtype(np.uint16) if dtype is dt.bfloat16 else dtype.np
-        self.tensor = t
-        self.__array_interface__ = {
-            "data": (storage._ptr + t._offset * itemsize if storage._ptr else 0, readonly),
-            "shape": tuple(t._sizes),
-            "strides": tuple(s * itemsize for s in t._strides),
-            "typestr": np_dtype.str,
-            "version": 3,
-        }
+    np_dtype = np.dtype(np.uint16) if t._dtype is dt.bfloat16 else None
+    return ArrayExport(t, readonly, np_dtype)
 
 
 # struct address -> the keeper it holds, while a consumer (or an unconsumed capsule) has it.
@@ -254,7 +239,7 @@ def to_dlpack_capsule(t, *, stream=None, max_version=None, dl_device=None, copy=
 
     dtype = t._dtype
     readonly = t._storage._buf is not None and not t._storage._buf.flags.writeable
-    keeper = _ExportKeeper(t, readonly)
+    keeper = _export_keeper(t, readonly)
     array = np.asarray(keeper)
     # NumPy makes the struct, the capsule, its destructor and the deleter (all C, see
     # Note [DLPack lifetimes]); we only correct what it cannot know.
@@ -319,7 +304,8 @@ class _RawBytes:
 def _to_dtype(code: int, bits: int, lanes: int):
     """The strided dtype of a DLDataType; BufferError (as torch raises) if there is none."""
     if lanes != 1:
-        raise BufferError(f"strided does not support lanes != 1 (got {lanes} for dtype code {code})")
+        raise BufferError(
+            f"strided does not support lanes != 1 (got {lanes} for dtype code {code})")
     d = _FROM_DL.get((code, bits))
     if d is None:
         name = _CODE_NAMES.get(code)
