@@ -95,3 +95,50 @@ def is_complex(input) -> bool:
 
 def numel(input) -> int:
     return input.numel()
+
+
+def broadcast_tensors(*tensors):
+    """``torch.broadcast_tensors(a, b, ...)``: the tensors expanded to their common shape
+    (torch's Python wrapper takes them as varargs; the op itself takes a list)."""
+    from .ops._generated import torch_functions
+    if not tensors:
+        return ()
+    return torch_functions.broadcast_tensors(tensors)
+
+
+def broadcast_shapes(*shapes) -> Size:
+    """The shape ``broadcast_tensors`` would give tensors of these shapes, without making
+    any: ints stand for 1-d shapes, ``None`` is skipped, shapes are matched from the right.
+
+        broadcast_shapes((2,), (3, 1), (1, 1, 1))   # torch.Size([1, 3, 2])
+    """
+    import builtins
+    from collections.abc import Sequence
+    int_ = builtins.int   # ``strided.int`` is the dtype
+    shapes = tuple((s,) if isinstance(s, int_) else s for s in shapes if s is not None)
+    if not shapes:
+        return Size(())
+    for shape in shapes:
+        if not isinstance(shape, Sequence):
+            raise RuntimeError("Input shapes should be of type ints, a tuple of ints, or a list "
+                               f"of ints, got {shape}")
+    common = [1] * max(len(s) for s in shapes)
+    for arg, shape in enumerate(shapes):
+        for idx in range(-1, -1 - len(shape), -1):
+            size = shape[idx]
+            if size == common[idx]:
+                continue
+            if common[idx] == 1:
+                if size < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[idx] = size
+            if size != 1 and common[idx] != size:
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {size} at {idx}! Mismatching "
+                    f"argument at index {arg} had {shape}; but expected shape should be "
+                    f"broadcastable to {common}")
+    for i, s in enumerate(common):
+        if not isinstance(s, int_):
+            raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is "
+                            f"'{type(s).__name__}')")
+    return Size(common)

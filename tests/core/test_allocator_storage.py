@@ -13,13 +13,6 @@ import strided
 from strided.core import allocator as allocator_mod
 
 
-@pytest.fixture(autouse=True)
-def _collect():
-    gc.collect()
-    yield
-    gc.collect()
-
-
 def _stats():
     gc.collect()
     return strided.memory_stats()

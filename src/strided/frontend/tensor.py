@@ -26,6 +26,7 @@ from ..ops._generated import tensor_methods as _gen_methods
 from ..ops._generated import torch_functions as _gen_functions
 from ..ops.dispatcher import get_op
 from . import arg_parser as _ap
+from . import indexing as _indexing
 from . import printing
 
 __all__ = ["Size", "Tensor"]
@@ -53,6 +54,12 @@ class Size(tuple):
 _op_to_copy = get_op("aten::_to_copy")
 _op_local_scalar = get_op("aten::_local_scalar_dense")
 _op_contiguous = get_op("aten::contiguous")
+_op_numpy_T = get_op("aten::numpy_T")
+_op_matrix_H = get_op("aten::matrix_H")
+_op_mT = get_op("aten::mT")
+_op_mH = get_op("aten::mH")
+_op_real = get_op("aten::real")
+_op_imag = get_op("aten::imag")
 _op_select = None
 
 
@@ -182,6 +189,40 @@ class Tensor(TensorImpl, _gen_methods.TensorMethods):
         return (self._storage is other._storage and self._offset == other._offset
                 and self._sizes == other._sizes and self._strides == other._strides)
 
+    # -- views that torch exposes as attributes -------------------------------------------
+
+    @property
+    def T(self):
+        return _op_numpy_T.call(self._keyset, self)
+
+    @property
+    def H(self):
+        return _op_matrix_H.call(self._keyset, self)
+
+    @property
+    def mT(self):
+        return _op_mT.call(self._keyset, self)
+
+    @property
+    def mH(self):
+        return _op_mH.call(self._keyset, self)
+
+    @property
+    def real(self):
+        return _op_real.call(self._keyset, self)
+
+    @real.setter
+    def real(self, value):
+        _assign_view(_op_real.call(self._keyset, self), value)
+
+    @property
+    def imag(self):
+        return _op_imag.call(self._keyset, self)
+
+    @imag.setter
+    def imag(self, value):
+        _assign_view(_op_imag.call(self._keyset, self), value)
+
     # -- autograd flags (the engine comes later) -----------------------------------------
 
     @property
@@ -284,6 +325,15 @@ class Tensor(TensorImpl, _gen_methods.TensorMethods):
     def __hash__(self):
         return id(self)
 
+    def __getitem__(self, index):
+        return _indexing.getitem(self, index)
+
+    def __setitem__(self, index, value):
+        _indexing.setitem(self, index, value)
+
+    def __delitem__(self, index):
+        raise TypeError("Tensor does not support deleting items")
+
     def __repr__(self, *, tensor_contents=None):
         values = None if self._device.type == "meta" else self._array()
         return printing.tensor_repr(self, values)
@@ -380,6 +430,17 @@ class Tensor(TensorImpl, _gen_methods.TensorMethods):
     def __dlpack_device__(self):
         from ..utils import dlpack
         return dlpack.dlpack_device(self)
+
+
+def _assign_view(view, value):
+    """``t.real = value``: copy a tensor or a Python number into the view (torch's setter)."""
+    if not isinstance(value, TensorImpl):
+        if not isinstance(value, (bool, int, float, complex)):
+            from ..kernels.views import type_string
+            raise TypeError(f"can't assign a {type(value).__name__} to a {type_string(view)}")
+        from ..kernels.factory import scalar_tensor
+        value = scalar_tensor(value, view._dtype, None, view._device)
+    view.copy_(value)
 
 
 _LEGACY_TYPE_NAMES = {

@@ -41,6 +41,7 @@ from ..core.devices import device as _device_cls
 from ..core.storage import UntypedStorage
 from ..core.tensor_impl import make_tensor
 from ..ops._generated import torch_functions as F
+from . import indexing as _indexing
 from .tensor import Tensor
 
 __all__ = ["as_tensor", "asarray", "from_numpy", "tensor"]
@@ -515,8 +516,13 @@ def legacy_new(cls, args, kwargs):
         return F.empty(0)
     if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
         return F.empty(args)
+    if len(args) == 1 and type(args[0]).__name__ == "Size":   # Tensor(torch.Size([2, 3]))
+        return F.empty(tuple(args[0]))
     if len(args) == 1 and not isinstance(args[0], (int, float, bool, complex)):
         if isinstance(args[0], Tensor):
             return args[0]
         return tensor(args[0], dtype=dt._default_dtype[0])
     raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
+
+
+_indexing.bind(Tensor, tensor)

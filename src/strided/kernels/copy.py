@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 
+from ..core.dtypes import BOOL
 from .broadcast import expanded_strides
 from .memory_overlap import assert_no_internal_overlap, assert_no_partial_overlap
 
@@ -25,16 +26,26 @@ _MIN_TILED_ELEMENTS = 1 << 16
 
 
 def copy_(self, src, non_blocking=False):
-    if self is src:
-        return self
     sizes = self._sizes
+    if self is src or (self._storage is src._storage and self._offset == src._offset
+                       and self._strides == src._strides and sizes == src._sizes
+                       and self._dtype is src._dtype):
+        # the same data: nothing to move (torch returns before its overlap checks)
+        self._vc[0] += 1
+        return self
+    assert_no_internal_overlap(self)
+    assert_no_partial_overlap(self, src)
     if src._sizes != sizes:
+        shape = _broadcast_shape(sizes, src._sizes)
+        if shape != sizes:
+            raise RuntimeError(f"output with shape {list(sizes)} doesn't match the broadcast "
+                               f"shape {list(shape)}")
         src_strides = expanded_strides(src._sizes, src._strides, sizes)
     else:
         src_strides = src._strides
-    assert_no_internal_overlap(self)
-    assert_no_partial_overlap(self, src)
-    if self._device.type == "meta" or src._device.type == "meta":
+    if src._device.type == "meta" and self._device.type != "meta":
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+    if self._device.type == "meta":
         self._vc[0] += 1
         return self
     dst_arr = self._array()
@@ -45,10 +56,26 @@ def copy_(self, src, non_blocking=False):
     if src._dtype.is_complex and not self._dtype.is_complex:
         warnings.warn("Casting complex values to real discards the imaginary part",
                       UserWarning, stacklevel=3)
-        src_arr = src_arr.real
+        if self._dtype.category != BOOL:   # bool keeps "either part is nonzero"
+            src_arr = src_arr.real
     copy_array(dst_arr, src_arr)
     self._vc[0] += 1
     return self
+
+
+def _broadcast_shape(a, b) -> tuple:
+    """torch's broadcast rule for two shapes; it reports the *last* mismatching dim."""
+    ndim = max(len(a), len(b))
+    out = [0] * ndim
+    for i in range(ndim - 1, -1, -1):
+        ia, ib = i - ndim + len(a), i - ndim + len(b)
+        sa = a[ia] if ia >= 0 else 1
+        sb = b[ib] if ib >= 0 else 1
+        if sa != sb and sa != 1 and sb != 1:
+            raise RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b "
+                               f"({sb}) at non-singleton dimension {i}")
+        out[i] = sb if sa == 1 else sa
+    return tuple(out)
 
 
 def _strided_array(t, sizes, strides):
@@ -61,6 +88,15 @@ def _strided_array(t, sizes, strides):
 
 def copy_array(dst: np.ndarray, src: np.ndarray) -> None:
     """``dst[...] = src`` with unsafe casting, tiled when layouts disagree (Note [Blocked copy])."""
+    if dst.dtype != src.dtype:
+        # casts saturate or wrap like C++ casts; NumPy's warnings about it are not torch's
+        with np.errstate(all="ignore"):
+            _copy(dst, src)
+    else:
+        _copy(dst, src)
+
+
+def _copy(dst, src):
     if dst.ndim >= 2 and dst.size >= _MIN_TILED_ELEMENTS:
         fast_dst = _fastest_dim(dst)
         fast_src = _fastest_dim(src)

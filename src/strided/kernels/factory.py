@@ -20,7 +20,7 @@ from ..core.storage import UntypedStorage
 from ..core.tensor_impl import compute_is_contiguous, contiguous_strides, make_tensor, numel_of
 from .copy import copy_
 from .memory_overlap import is_non_overlapping_and_dense
-from .resize import resize_
+from .resize import resize_impl as resize_
 from .scalars import check_scalar_fits, scalar_dtype, scalar_to_store
 
 _alloc_of = {}
@@ -31,6 +31,13 @@ def _allocator(device):
     if a is None:
         a = _alloc_of[device] = get_allocator(device.type)
     return a
+
+
+def _fresh(t):
+    """A tensor a functional factory made: its in-place fills are not user mutations,
+    so its version counter starts at 0 (as torch's do)."""
+    t._vc[0] = 0
+    return t
 
 
 def _check_sizes(size):
@@ -103,13 +110,13 @@ def zeros(size, dtype=None, layout=None, device=None, pin_memory=None):
 
 
 def ones(size, dtype=None, layout=None, device=None, pin_memory=None):
-    return fill_(empty(size, dtype, layout, device, pin_memory), 1)
+    return _fresh(fill_(empty(size, dtype, layout, device, pin_memory), 1))
 
 
 def full(size, fill_value, dtype=None, layout=None, device=None, pin_memory=None):
     if dtype is None:
         dtype = scalar_dtype(fill_value)
-    return fill_(empty(size, dtype, layout, device, pin_memory), fill_value)
+    return _fresh(fill_(empty(size, dtype, layout, device, pin_memory), fill_value))
 
 
 def _filled_out(out, size, value):
@@ -131,7 +138,7 @@ def full_out(size, fill_value, out):
 
 
 def scalar_tensor(s, dtype=None, layout=None, device=None, pin_memory=None):
-    return fill_(empty((), dtype, layout, device, pin_memory), s)
+    return _fresh(fill_(empty((), dtype, layout, device, pin_memory), s))
 
 
 # -- *_like and new_* -------------------------------------------------------------------------
@@ -193,17 +200,18 @@ def empty_like(self, dtype=None, layout=None, device=None, pin_memory=None,
 
 def zeros_like(self, dtype=None, layout=None, device=None, pin_memory=None,
                memory_format=None):
-    return fill_(empty_like(self, dtype, layout, device, pin_memory, memory_format), 0)
+    return _fresh(fill_(empty_like(self, dtype, layout, device, pin_memory, memory_format), 0))
 
 
 def ones_like(self, dtype=None, layout=None, device=None, pin_memory=None,
               memory_format=None):
-    return fill_(empty_like(self, dtype, layout, device, pin_memory, memory_format), 1)
+    return _fresh(fill_(empty_like(self, dtype, layout, device, pin_memory, memory_format), 1))
 
 
 def full_like(self, fill_value, dtype=None, layout=None, device=None, pin_memory=None,
               memory_format=None):
-    return fill_(empty_like(self, dtype, layout, device, pin_memory, memory_format), fill_value)
+    return _fresh(fill_(empty_like(self, dtype, layout, device, pin_memory, memory_format),
+                        fill_value))
 
 
 def new_empty(self, size, dtype=None, layout=None, device=None, pin_memory=None):
@@ -230,11 +238,19 @@ def new_full(self, size, fill_value, dtype=None, layout=None, device=None, pin_m
 # -- fills and copies -------------------------------------------------------------------------
 
 def fill_(self, value):
+    buf = self._storage._buf
+    if buf is None:   # meta: torch checks nothing
+        self._vc[0] += 1
+        return self
     numel = numel_of(self._sizes)
     dtype = self._dtype
     check_scalar_fits(value, dtype, numel)
-    if numel and self._storage._buf is not None:
-        self._array().fill(scalar_to_store(value, dtype))
+    if numel:
+        if dtype.itemsize == 2 and dtype.category == dt.FLOAT:
+            with np.errstate(over="ignore"):   # a one-element fill may round to inf
+                self._array().fill(scalar_to_store(value, dtype))
+        else:
+            self._array().fill(scalar_to_store(value, dtype))
     self._vc[0] += 1
     return self
 
@@ -253,7 +269,7 @@ def zero_(self):
 
 def clone(self, memory_format=None):
     out = empty_like(self, None, None, None, None, memory_format)
-    return copy_(out, self)
+    return _fresh(copy_(out, self))
 
 
 def contiguous(self, memory_format=layouts.contiguous_format):
@@ -267,7 +283,7 @@ def to_copy(self, dtype=None, layout=None, device=None, pin_memory=None, non_blo
     if self._device.type == "meta" and device is not None and device.type != "meta":
         raise NotImplementedError("Cannot copy out of meta tensor; no data!")
     out = empty_like(self, dtype, layout, device, pin_memory, memory_format)
-    return copy_(out, self)
+    return _fresh(copy_(out, self))
 
 
 def to_dtype_layout(self, dtype=None, layout=None, device=None, pin_memory=None,
@@ -309,48 +325,55 @@ _VECTOR_BYTES = 32
 _SPLIT = 134217729.0   # 2**27 + 1, Dekker's splitting constant for doubles
 
 
-def _two_sum(a, b):
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
-
-
-def _fma(a, b, c):
-    """``a * b + c`` for float64 arrays, rounded once: Dekker's exact product and
-    Knuth's exact sums give ``r + re + lo`` equal to the exact value with ``r`` its
-    rounding unless ``re`` is exactly half an ulp of ``r`` (a tie that ``lo`` breaks);
-    those rare elements are computed exactly with fractions."""
-    a, b, c = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64),
-                                  np.asarray(c, np.float64))
+def _fma(a: float, k, c):
+    """``a * k + c`` rounded once, for a double ``a``, integer indices ``k`` (|k| < 2**26)
+    and double(s) ``c``: Dekker's split of ``a`` makes ``a * k`` exact as ``p + perr``,
+    Knuth's two-sum makes ``p + c`` exact as ``s + serr``; the result is ``s`` corrected
+    by ``serr + perr``. That last sum is rounded, which decides the result only when it
+    lands exactly half-way between two doubles: those rare elements are redone with
+    fractions."""
+    a = float(a)
+    t = _SPLIT * a
+    ah = t - (t - a)
+    al = a - ah
+    kf = np.asarray(k, np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
-        p = a * b
-        ta = _SPLIT * a
-        ah = ta - (ta - a)
-        al = a - ah
-        tb = _SPLIT * b
-        bh = tb - (tb - b)
-        bl = b - bh
-        perr = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-        s, serr = _two_sum(p, c)
-        h, lo = _two_sum(serr, perr)
-        r, re = _two_sum(s, h)
+        p = kf * a
+        perr = (kf * ah - p) + kf * al
+        s = p + c
+        z = s - p
+        serr = (p - (s - z)) + (c - z)
+        corr = serr + perr
+        r = s + corr
+        rest = corr - (r - s)   # what the final rounding dropped (Fast2Sum)
         ulp = np.spacing(np.abs(r))
-        tie = (lo != 0) & ((np.abs(re) == ulp / 2) | (np.abs(re) == ulp / 4)) & np.isfinite(r)
-    out = np.where(np.isfinite(r), r, p + c)
-    if tie.any():
+        suspect = np.abs(np.abs(rest) - ulp / 2) <= ulp * 2.0**-20
+        suspect |= np.abs(np.abs(rest) - ulp / 4) <= ulp * 2.0**-20
+        suspect &= np.isfinite(r) & (rest != 0)
+    if suspect.any():
         from fractions import Fraction
-        for i in zip(*np.nonzero(tie)):
-            exact = Fraction(float(a[i])) * Fraction(float(b[i])) + Fraction(float(c[i]))
-            out[i] = float(exact)
-    return out
+        r = np.array(r, dtype=np.float64)
+        cb = np.broadcast_to(np.asarray(c, np.float64), r.shape)
+        kb = np.broadcast_to(kf, r.shape)
+        for i in zip(*np.nonzero(suspect)):
+            r[i] = float(Fraction(a) * Fraction(float(kb[i])) + Fraction(float(cb[i])))
+    return np.where(np.isfinite(r), r, p + c)
 
 
-def _vector_layout(n: int, width: int):
-    """(index, chunk base index, offset in chunk, in-vector-part mask) for n outputs."""
-    idx = np.arange(n, dtype=np.int64)
-    offset = idx % width
-    vector_end = n - n % (2 * width)
-    return idx, idx - offset, offset, idx < vector_end
+def _fma_float32(a, k, c) -> np.ndarray:
+    """``a * k + c`` rounded once to float32 (a float32 fused multiply-add), for a float32
+    ``a``, integer ``k`` and float32 ``c``: the product is exact in double, and the sum is
+    rounded to double *to odd*, which makes the final rounding to float32 correct."""
+    kf = np.asarray(k, np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        p = kf * float(a)
+        s = p + c
+        z = s - p
+        err = (p - (s - z)) + (c - z)
+        fix = (err != 0) & ((s.view(np.int64) & 1) == 0) & np.isfinite(s)
+        if fix.any():
+            s = np.where(fix, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+        return s.astype(np.float32)
 
 
 def _to_double(value) -> float:
@@ -405,23 +428,26 @@ def _arange_values(start, step, n, dtype) -> np.ndarray:
     if dtype.category == dt.INT:
         values = np.arange(n, dtype=np.int64) * _trunc_int(step) + _trunc_int(start)
         return values.astype(dtype.np)
-    idx, base_idx, offset, vec = _vector_layout(n, _VECTOR_BYTES // dtype.itemsize)
-    if dtype.itemsize == 2:
-        a_start = np.float64(np.float32(_to_double(start)))
-        a_step = np.float64(np.float32(_to_double(step)))
-
-        def to_acc(x):   # an fma in float: exact in double, rounded once to float
-            return x.astype(np.float32).astype(np.float64)
+    if dtype.itemsize == 2:   # float accumulation
+        a_start = float(np.float32(_to_double(start)))
+        a_step = float(np.float32(_to_double(step)))
+        fma = _fma_float32
     else:
         a_start, a_step = _to_double(start), _to_double(step)
-
-        def to_acc(x):
-            return x
+        fma = _fma
+    width = _VECTOR_BYTES // dtype.itemsize
+    vector_end = n - n % (2 * width)
+    out = np.empty(n, dtype.np)
     with np.errstate(over="ignore", invalid="ignore"):
-        element = to_acc(_fma(a_step, idx, a_start)).astype(dtype.np)
-        base = to_acc(_fma(a_step, base_idx, a_start)).astype(dtype.np)
-        vector = to_acc(_fma(a_step, offset, base.astype(np.float64))).astype(dtype.np)
-    return np.where(vec, vector, element)
+        if vector_end:
+            base_idx = np.arange(0, vector_end, width, dtype=np.int64)
+            base = np.asarray(fma(a_step, base_idx, a_start)).astype(dtype.np)
+            offsets = np.arange(width, dtype=np.int64)[None, :]
+            vector = fma(a_step, offsets, base.astype(np.float64)[:, None])
+            out[:vector_end] = np.asarray(vector).reshape(-1)
+        if vector_end < n:
+            out[vector_end:] = fma(a_step, np.arange(vector_end, n, dtype=np.int64), a_start)
+    return out
 
 
 def _write_range(out, values):
@@ -454,7 +480,7 @@ def arange_start_step(start, end, step=1, dtype=None, layout=None, device=None,
     if dtype is None:
         dtype = dt._default_dtype[0] if _is_float(start, end, step) else dt.int64
     out = empty((0,), dtype, layout, device)
-    return arange_start_out(start, end, step, out)
+    return _fresh(arange_start_out(start, end, step, out))
 
 
 def _is_float(*scalars) -> bool:
@@ -490,10 +516,13 @@ def _linspace_real(start, end, steps, np_dtype) -> np.ndarray:
     s, e = t(start), t(end)
     step = (e - s) / t(steps - 1)
     idx = np.arange(steps, dtype=np.int64)
+    fma = _fma_float32 if np_dtype == np.float32 else _fma
+    half = steps // 2
+    out = np.empty(steps, np_dtype)
     with np.errstate(over="ignore", invalid="ignore"):
-        up = _fma(step, idx, s)
-        down = _fma(-np.float64(step), steps - idx - 1, e)
-    return np.where(idx < steps // 2, up, down).astype(np_dtype)
+        out[:half] = fma(step, idx[:half], float(s))
+        out[half:] = fma(-float(step), steps - idx[half:] - 1, float(e))
+    return out
 
 
 def _linspace_half(start, end, steps, dtype) -> np.ndarray:
@@ -520,11 +549,12 @@ def _linspace_int(start, end, steps, dtype) -> np.ndarray:
     s, e = _scalar_as(start, dtype), _scalar_as(end, dtype)
     step = (float(e) - float(s)) / (steps - 1)
     idx = np.arange(steps, dtype=np.int64)
+    half = steps // 2
+    values = np.empty(steps, np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
-        up = _fma(step, idx, float(s))
-        down = _fma(-step, steps - idx - 1, float(e))
-        values = np.trunc(np.where(idx < steps // 2, up, down))
-    return values.astype(np.int64).astype(dtype.np)
+        values[:half] = _fma(step, idx[:half], float(s))
+        values[half:] = _fma(-step, steps - idx[half:] - 1, float(e))
+        return np.trunc(values).astype(np.int64).astype(dtype.np)
 
 
 def _linspace_values(start, end, steps, dtype) -> np.ndarray:
@@ -570,7 +600,7 @@ def linspace(start, end, steps, dtype=None, layout=None, device=None, pin_memory
     if dtype is None:
         dtype = dt.default_complex_dtype() if isinstance(start, complex) or isinstance(
             end, complex) else dt._default_dtype[0]
-    return linspace_out(start, end, steps, empty((0,), dtype, layout, device))
+    return _fresh(linspace_out(start, end, steps, empty((0,), dtype, layout, device)))
 
 
 def _pow(base: float, x: float) -> float:
@@ -601,8 +631,8 @@ def _logspace_values(start, end, steps, base, dtype) -> np.ndarray:
         with np.errstate(over="ignore", invalid="ignore"):
             diff = real.type(real.type(e.real if isinstance(e, complex) else e)
                              - real.type(s.real if isinstance(s, complex) else s))
-        s = float(s.real) if isinstance(s, complex) else float(s)
-        e = float(e.real) if isinstance(e, complex) else float(e)
+        s = float(real.type(s.real if isinstance(s, complex) else s))
+        e = float(real.type(e.real if isinstance(e, complex) else e))
         diff = float(diff)
     step = diff / (steps - 1)
     idx = np.arange(steps, dtype=np.int64)
@@ -636,7 +666,7 @@ def logspace_out(start, end, steps, base, out):
 def logspace(start, end, steps, base=10.0, dtype=None, layout=None, device=None,
              pin_memory=None):
     dtype = dtype or dt._default_dtype[0]
-    return logspace_out(start, end, steps, base, empty((0,), dtype, layout, device))
+    return _fresh(logspace_out(start, end, steps, base, empty((0,), dtype, layout, device)))
 
 
 def eye_m_out(n, m, out):
@@ -658,7 +688,7 @@ def eye_out(n, out):
 def eye_m(n, m, dtype=None, layout=None, device=None, pin_memory=None):
     check(n >= 0, lambda: f"n must be greater or equal to 0, got {n}")
     check(m >= 0, lambda: f"m must be greater or equal to 0, got {m}")
-    return eye_m_out(n, m, empty((n, m), dtype, layout, device))
+    return _fresh(eye_m_out(n, m, empty((n, m), dtype, layout, device)))
 
 
 def eye(n, dtype=None, layout=None, device=None, pin_memory=None):

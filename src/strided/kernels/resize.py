@@ -8,12 +8,21 @@ from ..core.tensor_impl import contiguous_strides, numel_of
 
 
 def resize_(self, size, memory_format=None):
-    """New sizes with contiguous strides; the storage grows if it is too small."""
+    """``Tensor.resize_``: new sizes with contiguous strides, the storage grown if too
+    small; a change of sizes counts as a mutation (the version counter moves)."""
     size = tuple(size)
+    changed = size != self._sizes
+    resize_impl(self, size)
+    if changed:
+        self._vc[0] += 1
+    return self
+
+
+def resize_impl(self, size: tuple):
+    """The resize itself, for kernels (their own mutation is counted once by them)."""
     for s in size:
         if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
-                               f"{list(size)}")
+            raise RuntimeError("numel: integer multiplication overflow")
     if size != self._sizes:
         self._sizes = size
         self._strides = contiguous_strides(size)
@@ -37,6 +46,6 @@ def resize_output(out, size: tuple) -> bool:
             f"outputs will not be resized unless they have zero elements. You can explicitly "
             f"reuse an out tensor t by resizing it, inplace, to zero elements with "
             f"t.resize_(0).", UserWarning, stacklevel=4)
-    resize_(out, size)
+    resize_impl(out, size)
     return True
 

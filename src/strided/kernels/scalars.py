@@ -79,9 +79,20 @@ def check_scalar_fits(value, dtype, numel: int = 2) -> None:
     """torch refuses a Python scalar that overflows ``dtype`` (see ``_real_overflows``), or
     a complex one with an imaginary part for a real dtype other than bool."""
     tv = type(value)
-    if tv is bool or dtype is dt.bool_:
+    if tv is bool:
+        return
+    if tv is int and not -(1 << 63) <= value < (1 << 64):
+        # the range of torch's Scalar (int64, or uint64 for large positives)
+        raise OverflowError("can't convert negative int to unsigned" if value < 0 else
+                            "int too big to convert")
+    if dtype is dt.bool_:
         return
     check_reduced = numel != 1
+    if not check_reduced and dtype.itemsize == 2 and dtype.category == dt.FLOAT:
+        # torch fills a one-element half tensor through a double, unchecked
+        if isinstance(value, complex) and value.imag != 0:
+            raise RuntimeError("value cannot be converted to type double without overflow")
+        return
     if tv is complex or isinstance(value, complex):
         if dtype.is_complex:
             bad = (_real_overflows(value.real, dtype, check_reduced)

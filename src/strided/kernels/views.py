@@ -2,18 +2,90 @@
 
 A view never touches data and never calls NumPy. It shares the version counter
 of its input and records the root of the alias chain as ``_base``.
+
+Note [Views are three numbers]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Element ``(i0, i1, ...)`` of a strided tensor lives at storage index
+``offset + i0 * stride0 + i1 * stride1 + ...``. Every op in this file derives a
+new (sizes, strides, offset) from the input's and hands back a tensor over the
+same storage; seed 001 walks through diagonal, expand, narrow, permute and
+unfold with worked numbers, e.g. for ``rand(2, 4, 4)`` (strides (16, 4, 1))::
+
+    diagonal(-1, 1, 2)   sizes (2, 3)  strides (16, 5)  offset 4
+    .diagonal(1, 0, 1)   sizes (2,)    strides (21,)    offset 9
+
+Note [In-place view ops]
+~~~~~~~~~~~~~~~~~~~~~~~~
+``t_``, ``transpose_``, ``squeeze_``, ``unsqueeze_`` and ``as_strided_`` change
+the metadata of the tensor they are called on (``_base`` and the storage stay).
+They drop the cached NumPy view (Note [The NumPy view cache]) and, like every
+in-place op in torch, bump the version counter.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
+
 from ..core.checks import check, maybe_wrap_dim
-from ..core.tensor_impl import make_tensor, numel_of
+from ..core.tensor_impl import contiguous_strides, make_tensor, numel_of
+
+_INT64_MAX = (1 << 63) - 1
 
 
 def make_view(self, sizes: tuple, strides: tuple, offset: int):
     base = self._base if self._base is not None else self
     return make_tensor(self._storage, sizes, strides, offset, self._dtype, self._vc, base)
 
+
+def _set_geometry(self, sizes: tuple, strides: tuple, offset: int):
+    """In-place metadata change (Note [In-place view ops])."""
+    self._sizes = sizes
+    self._strides = strides
+    self._offset = offset
+    self._np = None
+    self._vc[0] += 1
+    return self
+
+
+_warned: set = set()
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def warn_once(key: str, message: str) -> None:
+    """torch's TORCH_WARN_ONCE: the first call in a process warns, later ones are silent.
+    The warning is attributed to the first caller outside the strided package."""
+    if key in _warned:
+        return
+    _warned.add(key)
+    level = 2
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, UserWarning, stacklevel=level)
+
+
+# -- legacy type names used in torch's messages ----------------------------------------------
+
+_LEGACY_SCALARS = frozenset(("Byte", "Char", "Short", "Int", "Long", "Half", "Float", "Double"))
+_BACKEND_NAMES = {"cpu": "CPU", "cuda": "CUDA", "meta": "Meta"}
+
+
+def type_string(t) -> str:
+    """``torch.FloatTensor`` for the legacy CPU types, ``CPUBoolType`` / ``MetaFloatType``
+    for the rest (the name torch prints as ``toString()`` of a tensor's type)."""
+    name = t._dtype._scalar_name
+    dev = t._device.type
+    if name in _LEGACY_SCALARS and dev in ("cpu", "cuda"):
+        return f"torch.{name}Tensor" if dev == "cpu" else f"torch.cuda.{name}Tensor"
+    return f"{_BACKEND_NAMES.get(dev, dev)}{name}Type"
+
+
+# -- as_strided ---------------------------------------------------------------------------------
 
 def check_in_bounds_for_storage(sizes, strides, offset, dtype, storage) -> None:
     """torch's setStorage check: the view must fit in the storage's bytes."""
@@ -28,10 +100,8 @@ def check_in_bounds_for_storage(sizes, strides, offset, dtype, storage) -> None:
             f"are out of bounds for storage of size {storage._nbytes}")
 
 
-def as_strided(self, size, stride, storage_offset=None):
-    offset = self._offset if storage_offset is None else storage_offset
-    check(len(size) == len(stride), lambda: (
-        "mismatch in length of strides and shape"))
+def _check_as_strided(self, size, stride, offset) -> None:
+    check(len(size) == len(stride), "mismatch in length of strides and shape")
     for s in stride:
         check(s >= 0, lambda: ("as_strided: Negative strides are not supported at the moment, "
                                f"got strides: {list(stride)}"))
@@ -41,8 +111,25 @@ def as_strided(self, size, stride, storage_offset=None):
                                f"{list(size)}")
     check(offset >= 0, lambda: f"Tensor: invalid storage offset {offset}")
     check_in_bounds_for_storage(size, stride, offset, self._dtype, self._storage)
+
+
+def as_strided(self, size, stride, storage_offset=None):
+    offset = self._offset if storage_offset is None else storage_offset
+    _check_as_strided(self, size, stride, offset)
     return make_view(self, tuple(size), tuple(stride), offset)
 
+
+def as_strided_(self, size, stride, storage_offset=None):
+    offset = self._offset if storage_offset is None else storage_offset
+    _check_as_strided(self, size, stride, offset)
+    return _set_geometry(self, tuple(size), tuple(stride), offset)
+
+
+def alias(self):
+    return make_view(self, self._sizes, self._strides, self._offset)
+
+
+# -- view / reshape -----------------------------------------------------------------------------
 
 def infer_size(shape, numel: int) -> tuple:
     """Resolve one ``-1`` in ``shape`` against ``numel`` (torch's messages)."""
@@ -125,17 +212,180 @@ def view(self, size):
     return make_view(self, sizes, strides, self._offset)
 
 
-def transpose(self, dim0, dim1):
+def view_as(self, other):
+    return view(self, other._sizes)
+
+
+def _contiguous_copy(self):
+    from ..core.layouts import contiguous_format
+    from .factory import clone
+    return clone(self, contiguous_format)
+
+
+def reshape(self, shape):
+    """A view when the strides allow one (exactly when ``view`` succeeds), otherwise a
+    contiguous copy of the data with the new shape (not a view: no ``_base``)."""
+    sizes = infer_size(shape, numel_of(self._sizes))
+    strides = compute_view_strides(self._sizes, self._strides, sizes)
+    if strides is not None:
+        return make_view(self, sizes, strides, self._offset)
+    copy = _contiguous_copy(self)
+    return make_tensor(copy._storage, sizes, contiguous_strides(sizes), copy._offset,
+                       copy._dtype)
+
+
+def reshape_as(self, other):
+    return reshape(self, other._sizes)
+
+
+def flatten_using_ints(self, start_dim=0, end_dim=-1):
+    """Merges dims ``start_dim..end_dim`` (a view when possible, like ``reshape``).
+    Nothing to merge returns ``self`` itself; a 0-dim tensor becomes a 1-element view."""
+    ndim = len(self._sizes)
+    start = maybe_wrap_dim(start_dim, ndim)
+    end = maybe_wrap_dim(end_dim, ndim)
+    if ndim == 0:
+        return reshape(self, (1,))
+    check(start <= end, "flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return self
+    sizes = self._sizes
+    merged = numel_of(sizes[start:end + 1])
+    return reshape(self, sizes[:start] + (merged,) + sizes[end + 1:])
+
+
+def unflatten_int(self, dim, sizes):
+    ndim = len(self._sizes)
+    if ndim == 0:
+        raise RuntimeError("unflatten got an unexpected error:\nDimension specified as "
+                           f"{dim} but tensor has no dimensions")
+    dim = maybe_wrap_dim(dim, ndim)
+    check(len(sizes) > 0, "unflatten: sizes must be non-empty")
+    size = self._sizes[dim]
+    if list(sizes).count(-1) > 1:
+        raise RuntimeError("unflatten got an unexpected error:\nonly one dimension can be "
+                           "inferred")
+    known = numel_of([s for s in sizes if s != -1])
+    fits = size % known == 0 if (-1 in sizes and known != 0) else known == size
+    check(fits, lambda: (f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
+                         f"size of dim {dim} ({size}) in the input tensor"))
+    inner = infer_size(sizes, size)
+    return view(self, self._sizes[:dim] + inner + self._sizes[dim + 1:])
+
+
+def ravel(self):
+    """``contiguous().view(-1)``: on a non-contiguous tensor the result is a view of a
+    contiguous copy (its ``_base`` is that copy)."""
+    from ..core.tensor_impl import compute_is_contiguous
+    numel = numel_of(self._sizes)
+    if compute_is_contiguous(self._sizes, self._strides):
+        return view(self, (numel,))
+    copy = _contiguous_copy(self)
+    return make_tensor(copy._storage, (numel,), (1,), copy._offset, copy._dtype, copy._vc,
+                       copy)
+
+
+# -- squeeze / unsqueeze ------------------------------------------------------------------------
+
+def _squeezed(self, dims):
+    """(sizes, strides) with the size-1 dims among ``dims`` removed (all of them for None)."""
+    sizes = self._sizes
+    strides = self._strides
+    ndim = len(sizes)
+    if dims is None:
+        keep = [d for d in range(ndim) if sizes[d] != 1]
+    else:
+        wrapped = set()
+        for d in dims:
+            w = maybe_wrap_dim(d, ndim)
+            if w in wrapped:
+                raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+            wrapped.add(w)
+        if ndim == 0:
+            return sizes, strides
+        keep = [d for d in range(ndim) if d not in wrapped or sizes[d] != 1]
+    return tuple(sizes[d] for d in keep), tuple(strides[d] for d in keep)
+
+
+def squeeze(self):
+    sizes, strides = _squeezed(self, None)
+    return make_view(self, sizes, strides, self._offset)
+
+
+def squeeze_dim(self, dim):
+    sizes, strides = _squeezed(self, (dim,))
+    return make_view(self, sizes, strides, self._offset)
+
+
+def squeeze_dims(self, dim):
+    sizes, strides = _squeezed(self, dim)
+    return make_view(self, sizes, strides, self._offset)
+
+
+def squeeze_(self):
+    sizes, strides = _squeezed(self, None)
+    return _set_geometry(self, sizes, strides, self._offset)
+
+
+def squeeze__dim(self, dim):
+    sizes, strides = _squeezed(self, (dim,))
+    return _set_geometry(self, sizes, strides, self._offset)
+
+
+def squeeze__dims(self, dim):
+    sizes, strides = _squeezed(self, dim)
+    return _set_geometry(self, sizes, strides, self._offset)
+
+
+def _unsqueezed(self, dim):
+    sizes = self._sizes
+    strides = self._strides
+    ndim = len(sizes)
+    dim = maybe_wrap_dim(dim, ndim + 1)
+    stride = 1 if dim >= ndim else sizes[dim] * strides[dim]
+    return sizes[:dim] + (1,) + sizes[dim:], strides[:dim] + (stride,) + strides[dim:]
+
+
+def unsqueeze(self, dim):
+    sizes, strides = _unsqueezed(self, dim)
+    return make_view(self, sizes, strides, self._offset)
+
+
+def unsqueeze_(self, dim):
+    sizes, strides = _unsqueezed(self, dim)
+    return _set_geometry(self, sizes, strides, self._offset)
+
+
+# -- transposes and permutations ----------------------------------------------------------------
+
+def _transposed(self, dim0, dim1):
     ndim = len(self._sizes)
     d0 = maybe_wrap_dim(dim0, ndim)
     d1 = maybe_wrap_dim(dim1, ndim)
-    if d0 == d1:
-        return make_view(self, self._sizes, self._strides, self._offset)
     sizes = list(self._sizes)
     strides = list(self._strides)
-    sizes[d0], sizes[d1] = sizes[d1], sizes[d0]
-    strides[d0], strides[d1] = strides[d1], strides[d0]
-    return make_view(self, tuple(sizes), tuple(strides), self._offset)
+    if d0 != d1:
+        sizes[d0], sizes[d1] = sizes[d1], sizes[d0]
+        strides[d0], strides[d1] = strides[d1], strides[d0]
+    return tuple(sizes), tuple(strides)
+
+
+def transpose(self, dim0, dim1):
+    sizes, strides = _transposed(self, dim0, dim1)
+    return make_view(self, sizes, strides, self._offset)
+
+
+def transpose_(self, dim0, dim1):
+    sizes, strides = _transposed(self, dim0, dim1)
+    return _set_geometry(self, sizes, strides, self._offset)
+
+
+def swapdims(self, dim0, dim1):
+    return transpose(self, dim0, dim1)
+
+
+def swapaxes(self, axis0, axis1):
+    return transpose(self, axis0, axis1)
 
 
 def t(self):
@@ -146,10 +396,202 @@ def t(self):
     return transpose(self, 0, 1)
 
 
-def detach(self):
-    """Shares storage and version counter, but is not a view for autograd: no ``_base``."""
-    return make_tensor(self._storage, self._sizes, self._strides, self._offset, self._dtype,
-                       self._vc)
+def t_(self):
+    ndim = len(self._sizes)
+    check(ndim <= 2, lambda: f"t_() expects a tensor with <= 2 dimensions, but self is {ndim}D")
+    if ndim < 2:
+        return _set_geometry(self, self._sizes, self._strides, self._offset)
+    return transpose_(self, 0, 1)
+
+
+def permute(self, dims):
+    sizes = self._sizes
+    strides = self._strides
+    ndim = len(sizes)
+    check(len(dims) == ndim, lambda: (
+        "permute(sparse_coo): number of dimensions in the tensor input does not match the "
+        "length of the desired ordering of dimensions i.e. input.dim() = "
+        f"{ndim} is not equal to len(dims) = {len(dims)}"))
+    seen = [False] * ndim
+    new_sizes = []
+    new_strides = []
+    for d in dims:
+        w = maybe_wrap_dim(d, ndim)
+        check(not seen[w], "permute(): duplicate dims are not allowed.")
+        seen[w] = True
+        new_sizes.append(sizes[w])
+        new_strides.append(strides[w])
+    return make_view(self, tuple(new_sizes), tuple(new_strides), self._offset)
+
+
+def movedim_intlist(self, source, destination):
+    ndim = len(self._sizes)
+    check(len(source) == len(destination), lambda: (
+        f"movedim: Invalid source or destination dims: source ({list(source)} dims) should "
+        f"contain the same number of dims as destination ({list(destination)} dims)"))
+    src = [maybe_wrap_dim(d, ndim) for d in source]
+    dst = [maybe_wrap_dim(d, ndim) for d in destination]
+    check(len(set(src)) == len(src), lambda: f"movedim: repeated dim in `source` ({list(source)})")
+    check(len(set(dst)) == len(dst), lambda: (
+        f"movedim: repeated dim in `destination` ({list(destination)})"))
+    order = [-1] * max(ndim, 1)
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(d for d in range(ndim) if d not in src)
+    for i in range(ndim):
+        if order[i] == -1:
+            order[i] = next(rest)
+    if ndim == 0:
+        return make_view(self, self._sizes, self._strides, self._offset)
+    return permute(self, order)
+
+
+def movedim_int(self, source, destination):
+    return movedim_intlist(self, (source,), (destination,))
+
+
+def moveaxis_intlist(self, source, destination):
+    return movedim_intlist(self, source, destination)
+
+
+def moveaxis_int(self, source, destination):
+    return movedim_intlist(self, (source,), (destination,))
+
+
+# -- expand and broadcasting --------------------------------------------------------------------
+
+def expand(self, size, implicit=False):
+    """Size-1 dims grow with stride 0; new dims go in front. A new dim takes the stride
+    its inner neighbour would step over (``size * stride``) unless it grows, then 0."""
+    sizes = self._sizes
+    strides = self._strides
+    ndim = len(size)
+    tensor_ndim = len(sizes)
+    check(ndim >= tensor_ndim, lambda: (
+        f"expand({type_string(self)}{{{list(sizes)}}}, size={list(size)}): the number of "
+        f"sizes provided ({ndim}) must be greater or equal to the number of dimensions in the "
+        f"tensor ({tensor_ndim})"))
+    out_sizes = [0] * ndim
+    out_strides = [0] * ndim
+    lead = ndim - tensor_ndim
+    for i in range(ndim - 1, -1, -1):
+        dim = i - lead
+        if dim >= 0:
+            cur = sizes[dim]
+            stride = strides[dim]
+        else:
+            cur = 1
+            stride = out_sizes[i + 1] * out_strides[i + 1] if i + 1 < ndim else 0
+        target = size[i]
+        if target == -1:
+            if dim < 0:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+            target = cur
+        if cur != target:
+            if cur != 1:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({target}) must match the existing size "
+                    f"({cur}) at non-singleton dimension {i}.  Target sizes: {list(size)}.  "
+                    f"Tensor sizes: {list(sizes)}")
+            cur = target
+            stride = 0
+        out_sizes[i] = cur
+        out_strides[i] = stride
+    for s in out_sizes:
+        check(s >= 0, "numel: integer multiplication overflow")
+    return make_view(self, tuple(out_sizes), tuple(out_strides), self._offset)
+
+
+def expand_as(self, other):
+    return expand(self, other._sizes)
+
+
+def broadcast_to(self, size):
+    return expand(self, size)
+
+
+def infer_broadcast_size(a, b) -> tuple:
+    """torch's ``infer_size``: the broadcast of two shapes, compared from the last dim."""
+    ndim = max(len(a), len(b))
+    out = [0] * ndim
+    for i in range(ndim - 1, -1, -1):
+        offset = ndim - 1 - i
+        ia = len(a) - 1 - offset
+        ib = len(b) - 1 - offset
+        sa = a[ia] if ia >= 0 else 1
+        sb = b[ib] if ib >= 0 else 1
+        if sa != sb and sa != 1 and sb != 1:
+            raise RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b "
+                               f"({sb}) at non-singleton dimension {i}")
+        out[i] = sb if sa == 1 else sa
+    return tuple(out)
+
+
+def broadcast_tensors(tensors):
+    """Every tensor expanded to the common shape; one that has it already comes back as is."""
+    shape = ()
+    for t in tensors:
+        shape = infer_broadcast_size(shape, t._sizes)
+    return tuple(t if t._sizes == shape else expand(t, shape) for t in tensors)
+
+
+# -- narrow / slice / select / diagonal / unfold ------------------------------------------------
+
+def slice_Tensor(self, dim=0, start=None, end=None, step=1):
+    """Python slice semantics along ``dim`` (positive steps only): negative bounds count
+    from the end, then both are clamped into ``[0, size]`` with ``end >= start``."""
+    sizes = self._sizes
+    ndim = len(sizes)
+    check(ndim > 0, "slice() cannot be applied to a 0-dim tensor.", IndexError)
+    dim = maybe_wrap_dim(dim, ndim)
+    check(step > 0, "slice step must be positive")
+    size = sizes[dim]
+    start = 0 if start is None else start
+    end = _INT64_MAX if end is None else end
+    if start < 0:
+        start += size
+    if end < 0:
+        end += size
+    if start < 0:
+        start = 0
+    elif start > size:
+        start = size
+    if end < start:
+        end = start
+    elif end > size:
+        end = size
+    stride = self._strides[dim]
+    new_sizes = sizes[:dim] + ((end - start + step - 1) // step,) + sizes[dim + 1:]
+    new_strides = self._strides[:dim] + (stride * step,) + self._strides[dim + 1:]
+    return make_view(self, new_sizes, new_strides, self._offset + start * stride)
+
+
+def narrow(self, dim, start, length):
+    sizes = self._sizes
+    ndim = len(sizes)
+    check(ndim > 0, "narrow() cannot be applied to a 0-dim tensor.")
+    check(length >= 0, "narrow(): length must be non-negative.")
+    dim = maybe_wrap_dim(dim, ndim)
+    cur = sizes[dim]
+    if not -cur <= start <= cur:
+        raise IndexError(f"start out of range (expected to be in range of [{-cur}, {cur}], "
+                         f"but got {start})")
+    if start < 0:
+        start += cur
+    check(start <= cur - length, lambda: (
+        f"start ({start}) + length ({length}) exceeds dimension size ({cur})."))
+    stride = self._strides[dim]
+    return make_view(self, sizes[:dim] + (length,) + sizes[dim + 1:], self._strides,
+                     self._offset + start * stride)
+
+
+def narrow_Tensor(self, dim, start, length):
+    from ..core.dtypes import INT
+    check(start.dim() == 0 and start._dtype.category == INT,
+          "start must be an 0-dim integral Tensor.")
+    from .factory import local_scalar_dense
+    return narrow(self, dim, local_scalar_dense(start), length)
 
 
 def select(self, dim, index):
@@ -176,3 +618,73 @@ def unbind(self, dim=0):
     step = self._strides[dim]
     return tuple(make_view(self, sizes, strides, self._offset + i * step)
                  for i in range(self._sizes[dim]))
+
+
+def diagonal(self, offset=0, dim1=0, dim2=1):
+    """Seed 001: drop ``dim1`` and ``dim2``, append a dim of
+    ``diag_size`` elements whose stride is ``stride[dim1] + stride[dim2]``; a positive
+    ``offset`` starts ``offset`` columns right (``+ offset * stride[dim2]``), a negative one
+    rows down (``- offset * stride[dim1]``)."""
+    sizes = self._sizes
+    strides = self._strides
+    ndim = len(sizes)
+    d1 = maybe_wrap_dim(dim1, ndim)
+    d2 = maybe_wrap_dim(dim2, ndim)
+    check(d1 != d2, lambda: f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    storage_offset = self._offset
+    if offset >= 0:
+        diag_size = max(min(sizes[d1], sizes[d2] - offset), 0)
+    else:
+        diag_size = max(min(sizes[d1] + offset, sizes[d2]), 0)
+    if diag_size > 0:
+        if offset >= 0:
+            storage_offset += offset * strides[d2]
+        else:
+            storage_offset -= offset * strides[d1]
+    keep = [d for d in range(ndim) if d != d1 and d != d2]
+    new_sizes = tuple(sizes[d] for d in keep) + (diag_size,)
+    new_strides = tuple(strides[d] for d in keep) + (strides[d1] + strides[d2],)
+    return make_view(self, new_sizes, new_strides, storage_offset)
+
+
+def unfold(self, dimension, size, step):
+    """Seed 001: windows of ``size`` elements every ``step`` along ``dimension``: that dim
+    becomes ``(n - size) // step + 1`` windows of stride ``step * stride``, and a new last
+    dim of ``size`` elements walks inside a window with the old stride."""
+    sizes = self._sizes
+    strides = self._strides
+    ndim = len(sizes)
+    d = maybe_wrap_dim(dimension, ndim)
+    max_size = sizes[d] if ndim else 1
+    check(size <= max_size, lambda: (
+        f"maximum size for tensor at dimension {d} is {max_size} but size is {size}"))
+    check(size >= 0, lambda: f"size is {size} but must be >= 0")
+    check(step > 0, lambda: f"step is {step} but must be > 0")
+    if ndim == 0:
+        return make_view(self, (size,), (1,), self._offset)
+    stride = strides[d]
+    new_sizes = sizes[:d] + ((sizes[d] - size) // step + 1,) + sizes[d + 1:] + (size,)
+    new_strides = strides[:d] + (step * stride,) + strides[d + 1:] + (stride,)
+    return make_view(self, new_sizes, new_strides, self._offset)
+
+
+# -- detach ------------------------------------------------------------------------------------
+
+def detach(self):
+    """Shares storage and version counter, but is not a view for autograd: no ``_base``."""
+    return make_tensor(self._storage, self._sizes, self._strides, self._offset, self._dtype,
+                       self._vc)
+
+
+def detach_(self):
+    check(self._base is None, (
+        "Can't detach views in-place. Use detach() instead. If you are using "
+        "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as "
+        "True, gradients are views of DDP buckets, and hence detach_() cannot be called on "
+        "these gradients. To fix this error, please refer to the Optimizer.zero_grad() "
+        "function in torch/optim/optimizer.py as the solution."))
+    meta = self._autograd_meta
+    if meta is not None:
+        meta.requires_grad = False
+        meta.grad_fn = None
+    return self

@@ -14,5 +14,7 @@ def register_native_functions() -> None:
             continue
         op = dispatcher.register_op(qualname, schema_text)
         for key, kernel_name in dispatch.items():
-            op.kernels.setdefault(DispatchKey[key], []).append(kernel(kernel_name))
+            fn = kernel(kernel_name)
+            if fn is not None:
+                op.kernels.setdefault(DispatchKey[key], []).append(fn)
         op._rebuild()

@@ -23,23 +23,181 @@ _Tensor = None  # set by bind_tensor_class()
 
 
 
+_op_adjoint = get_op('aten::adjoint')
+_op_alias = get_op('aten::alias')
+_op_argwhere = get_op('aten::argwhere')
 _op_as_strided = get_op('aten::as_strided')
+_op_as_strided_ = get_op('aten::as_strided_')
+_op_broadcast_to = get_op('aten::broadcast_to')
+_op_chunk = get_op('aten::chunk')
 _op_clone = get_op('aten::clone')
 _op_copy_ = get_op('aten::copy_')
 _op_detach = get_op('aten::detach')
+_op_detach_ = get_op('aten::detach_')
+_op_diagonal = get_op('aten::diagonal')
+_op_dsplit__array = get_op('aten::dsplit.array')
+_op_dsplit__int = get_op('aten::dsplit.int')
+_op_expand = get_op('aten::expand')
+_op_expand_as = get_op('aten::expand_as')
 _op_fill___Scalar = get_op('aten::fill_.Scalar')
 _op_fill___Tensor = get_op('aten::fill_.Tensor')
+_op_flatten__using_ints = get_op('aten::flatten.using_ints')
+_op_gather = get_op('aten::gather')
+_op_hsplit__array = get_op('aten::hsplit.array')
+_op_hsplit__int = get_op('aten::hsplit.int')
+_op_index__Tensor = get_op('aten::index.Tensor')
+_op_index_add = get_op('aten::index_add')
+_op_index_add_ = get_op('aten::index_add_')
+_op_index_copy = get_op('aten::index_copy')
+_op_index_copy_ = get_op('aten::index_copy_')
+_op_index_fill__int_Scalar = get_op('aten::index_fill.int_Scalar')
+_op_index_fill__int_Tensor = get_op('aten::index_fill.int_Tensor')
+_op_index_fill___int_Scalar = get_op('aten::index_fill_.int_Scalar')
+_op_index_fill___int_Tensor = get_op('aten::index_fill_.int_Tensor')
+_op_index_put = get_op('aten::index_put')
+_op_index_put_ = get_op('aten::index_put_')
+_op_index_reduce = get_op('aten::index_reduce')
+_op_index_reduce_ = get_op('aten::index_reduce_')
+_op_index_select = get_op('aten::index_select')
+_op_mH = get_op('aten::mH')
+_op_mT = get_op('aten::mT')
+_op_masked_fill__Scalar = get_op('aten::masked_fill.Scalar')
+_op_masked_fill__Tensor = get_op('aten::masked_fill.Tensor')
+_op_masked_fill___Scalar = get_op('aten::masked_fill_.Scalar')
+_op_masked_fill___Tensor = get_op('aten::masked_fill_.Tensor')
+_op_masked_scatter = get_op('aten::masked_scatter')
+_op_masked_scatter_ = get_op('aten::masked_scatter_')
+_op_masked_select = get_op('aten::masked_select')
+_op_matrix_H = get_op('aten::matrix_H')
+_op_moveaxis__int = get_op('aten::moveaxis.int')
+_op_moveaxis__intlist = get_op('aten::moveaxis.intlist')
+_op_movedim__int = get_op('aten::movedim.int')
+_op_movedim__intlist = get_op('aten::movedim.intlist')
+_op_narrow = get_op('aten::narrow')
+_op_narrow__Tensor = get_op('aten::narrow.Tensor')
 _op_new_empty = get_op('aten::new_empty')
 _op_new_empty_strided = get_op('aten::new_empty_strided')
 _op_new_full = get_op('aten::new_full')
 _op_new_ones = get_op('aten::new_ones')
 _op_new_zeros = get_op('aten::new_zeros')
+_op_numpy_T = get_op('aten::numpy_T')
+_op_permute = get_op('aten::permute')
+_op_put = get_op('aten::put')
+_op_put_ = get_op('aten::put_')
+_op_ravel = get_op('aten::ravel')
+_op_reshape = get_op('aten::reshape')
+_op_reshape_as = get_op('aten::reshape_as')
+_op_resize_ = get_op('aten::resize_')
+_op_resize_as_ = get_op('aten::resize_as_')
+_op_scatter__reduce = get_op('aten::scatter.reduce')
+_op_scatter__src = get_op('aten::scatter.src')
+_op_scatter__value = get_op('aten::scatter.value')
+_op_scatter__value_reduce = get_op('aten::scatter.value_reduce')
+_op_scatter___reduce = get_op('aten::scatter_.reduce')
+_op_scatter___src = get_op('aten::scatter_.src')
+_op_scatter___value = get_op('aten::scatter_.value')
+_op_scatter___value_reduce = get_op('aten::scatter_.value_reduce')
+_op_scatter_add = get_op('aten::scatter_add')
+_op_scatter_add_ = get_op('aten::scatter_add_')
+_op_scatter_reduce__two = get_op('aten::scatter_reduce.two')
+_op_scatter_reduce___two = get_op('aten::scatter_reduce_.two')
 _op_select__int = get_op('aten::select.int')
+_op_set_ = get_op('aten::set_')
+_op_set___source_Storage = get_op('aten::set_.source_Storage')
+_op_set___source_Storage_storage_offset = get_op('aten::set_.source_Storage_storage_offset')
+_op_set___source_Tensor = get_op('aten::set_.source_Tensor')
+_op_slice__Tensor = get_op('aten::slice.Tensor')
+_op_split__Tensor = get_op('aten::split.Tensor')
+_op_split__sizes = get_op('aten::split.sizes')
+_op_split_with_sizes = get_op('aten::split_with_sizes')
+_op_squeeze = get_op('aten::squeeze')
+_op_squeeze__dim = get_op('aten::squeeze.dim')
+_op_squeeze__dims = get_op('aten::squeeze.dims')
+_op_squeeze_ = get_op('aten::squeeze_')
+_op_squeeze___dim = get_op('aten::squeeze_.dim')
+_op_squeeze___dims = get_op('aten::squeeze_.dims')
+_op_swapaxes = get_op('aten::swapaxes')
+_op_swapdims = get_op('aten::swapdims')
 _op_t = get_op('aten::t')
+_op_t_ = get_op('aten::t_')
+_op_take = get_op('aten::take')
+_op_take_along_dim = get_op('aten::take_along_dim')
+_op_tensor_split__indices = get_op('aten::tensor_split.indices')
+_op_tensor_split__sections = get_op('aten::tensor_split.sections')
+_op_tensor_split__tensor_indices_or_sections = get_op('aten::tensor_split.tensor_indices_or_sections')
 _op_transpose__int = get_op('aten::transpose.int')
+_op_transpose_ = get_op('aten::transpose_')
 _op_unbind__int = get_op('aten::unbind.int')
+_op_unflatten__int = get_op('aten::unflatten.int')
+_op_unfold = get_op('aten::unfold')
+_op_unsqueeze = get_op('aten::unsqueeze')
+_op_unsqueeze_ = get_op('aten::unsqueeze_')
 _op_view = get_op('aten::view')
+_op_view__dtype = get_op('aten::view.dtype')
+_op_view_as = get_op('aten::view_as')
+_op_vsplit__array = get_op('aten::vsplit.array')
+_op_vsplit__int = get_op('aten::vsplit.int')
 _op_zero_ = get_op('aten::zero_')
+
+
+def _m_adjoint_0():
+    return ()
+
+
+_m_adjoint_sigs = (_ap.PySig('adjoint', (), False, True),)
+
+
+def adjoint(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_adjoint.call(self._keyset, self)
+    try:
+        _m_adjoint_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_adjoint.call(self._keyset, self)
+        return result
+    _ap.raise_invalid_arguments(_m_adjoint_sigs, args, kwargs)
+
+
+def _m_alias_0():
+    return ()
+
+
+_m_alias_sigs = (_ap.PySig('alias', (), False, True),)
+
+
+def alias(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_alias.call(self._keyset, self)
+    try:
+        _m_alias_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_alias.call(self._keyset, self)
+        return result
+    _ap.raise_invalid_arguments(_m_alias_sigs, args, kwargs)
+
+
+def _m_argwhere_0():
+    return ()
+
+
+_m_argwhere_sigs = (_ap.PySig('argwhere', (), False, True),)
+
+
+def argwhere(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_argwhere.call(self._keyset, self)
+    try:
+        _m_argwhere_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_argwhere.call(self._keyset, self)
+        return result
+    _ap.raise_invalid_arguments(_m_argwhere_sigs, args, kwargs)
 
 
 def _m_as_strided_0(size, stride, storage_offset=None):
@@ -61,6 +219,67 @@ def as_strided(self, *args, **kwargs):
         result = _op_as_strided.call(self._keyset, self, size, stride, storage_offset)
         return result
     _ap.raise_invalid_arguments(_m_as_strided_sigs, args, kwargs)
+
+
+def _m_as_strided_0(size, stride, storage_offset=None):
+    size = _ap.to_intlist(size)
+    stride = _ap.to_intlist(stride)
+    if storage_offset is not None and type(storage_offset) is not int: storage_offset = _ap.to_int(storage_offset)
+    return size, stride, storage_offset
+
+
+_m_as_strided_sigs = (_ap.PySig('as_strided_', (('size', 'SymInt[]', None, False), ('stride', 'SymInt[]', None, False), ('storage_offset', 'SymInt?', 'None', False)), False, True),)
+
+
+def as_strided_(self, *args, **kwargs):
+    try:
+        size, stride, storage_offset = _m_as_strided_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_as_strided_.call(self._keyset, self, size, stride, storage_offset)
+        return result
+    _ap.raise_invalid_arguments(_m_as_strided_sigs, args, kwargs)
+
+
+def _m_broadcast_to_0(size):
+    size = _ap.to_intlist(size)
+    return size,
+
+
+_m_broadcast_to_sigs = (_ap.PySig('broadcast_to', (('size', 'SymInt[]', None, False),), True, True),)
+
+
+def broadcast_to(self, *args, **kwargs):
+    packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
+    try:
+        size, = _m_broadcast_to_0(*packed, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_broadcast_to.call(self._keyset, self, size)
+        return result
+    _ap.raise_invalid_arguments(_m_broadcast_to_sigs, args, kwargs)
+
+
+def _m_chunk_0(chunks, dim=0):
+    if type(chunks) is not int: chunks = _ap.to_int(chunks)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return chunks, dim
+
+
+_m_chunk_sigs = (_ap.PySig('chunk', (('chunks', 'int', None, False), ('dim', 'int', '0', False)), False, True),)
+
+
+def chunk(self, *args, **kwargs):
+    try:
+        chunks, dim = _m_chunk_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_chunk.call(self._keyset, self, chunks, dim)
+        return result
+    _ap.raise_invalid_arguments(_m_chunk_sigs, args, kwargs)
 
 
 def _m_clone_0(*, memory_format=None):
@@ -124,6 +343,121 @@ def detach(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_detach_sigs, args, kwargs)
 
 
+def _m_detach_0():
+    return ()
+
+
+_m_detach_sigs = (_ap.PySig('detach_', (), False, True),)
+
+
+def detach_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_detach_.call(self._keyset, self)
+    try:
+        _m_detach_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_detach_.call(self._keyset, self)
+        return result
+    _ap.raise_invalid_arguments(_m_detach_sigs, args, kwargs)
+
+
+def _m_diagonal_0(offset=0, dim1=0, dim2=1):
+    if type(offset) is not int: offset = _ap.to_int(offset)
+    if type(dim1) is not int: dim1 = _ap.to_int(dim1)
+    if type(dim2) is not int: dim2 = _ap.to_int(dim2)
+    return offset, dim1, dim2
+
+
+_m_diagonal_sigs = (_ap.PySig('diagonal', (('offset', 'int', '0', False), ('dim1', 'int', '0', False), ('dim2', 'int', '1', False)), False, True),)
+
+
+def diagonal(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_diagonal.call(self._keyset, self, 0, 0, 1)
+    try:
+        offset, dim1, dim2 = _m_diagonal_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_diagonal.call(self._keyset, self, offset, dim1, dim2)
+        return result
+    _ap.raise_invalid_arguments(_m_diagonal_sigs, args, kwargs)
+
+
+def _m_dsplit_0(sections):
+    if type(sections) is not int: sections = _ap.to_int(sections)
+    return sections,
+
+
+def _m_dsplit_1(indices):
+    indices = _ap.to_intlist(indices)
+    return indices,
+
+
+_m_dsplit_sigs = (_ap.PySig('dsplit', (('sections', 'int', None, False),), False, True), _ap.PySig('dsplit', (('indices', 'int[]', None, False),), True, True),)
+
+
+def dsplit(self, *args, **kwargs):
+    try:
+        sections, = _m_dsplit_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_dsplit__int.call(self._keyset, self, sections)
+        return result
+    packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
+    try:
+        indices, = _m_dsplit_1(*packed, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_dsplit__array.call(self._keyset, self, indices)
+        return result
+    _ap.raise_invalid_arguments(_m_dsplit_sigs, args, kwargs)
+
+
+def _m_expand_0(size, *, implicit=False):
+    size = _ap.to_intlist(size)
+    if implicit is not True and implicit is not False: implicit = _ap.to_bool(implicit)
+    return size, implicit
+
+
+_m_expand_sigs = (_ap.PySig('expand', (('size', 'SymInt[]', None, False), ('implicit', 'bool', 'False', True)), True, True),)
+
+
+def expand(self, *args, **kwargs):
+    packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
+    try:
+        size, implicit = _m_expand_0(*packed, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_expand.call(self._keyset, self, size, implicit)
+        return result
+    _ap.raise_invalid_arguments(_m_expand_sigs, args, kwargs)
+
+
+def _m_expand_as_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_expand_as_sigs = (_ap.PySig('expand_as', (('other', 'Tensor', None, False),), False, True),)
+
+
+def expand_as(self, *args, **kwargs):
+    try:
+        other, = _m_expand_as_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_expand_as.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_expand_as_sigs, args, kwargs)
+
+
 def _m_fill_0(value):
     if type(value) not in _PYNUM: value = _ap.to_scalar(value)
     return value,
@@ -153,6 +487,650 @@ def fill_(self, *args, **kwargs):
         result = _op_fill___Tensor.call(self._keyset | value._keyset, self, value)
         return result
     _ap.raise_invalid_arguments(_m_fill_sigs, args, kwargs)
+
+
+def _m_flatten_0(start_dim=0, end_dim=-1):
+    if type(start_dim) is not int: start_dim = _ap.to_int(start_dim)
+    if type(end_dim) is not int: end_dim = _ap.to_int(end_dim)
+    return start_dim, end_dim
+
+
+_m_flatten_sigs = (_ap.PySig('flatten', (('start_dim', 'int', '0', False), ('end_dim', 'int', '-1', False)), False, True),)
+
+
+def flatten(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_flatten__using_ints.call(self._keyset, self, 0, -1)
+    try:
+        start_dim, end_dim = _m_flatten_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_flatten__using_ints.call(self._keyset, self, start_dim, end_dim)
+        return result
+    _ap.raise_invalid_arguments(_m_flatten_sigs, args, kwargs)
+
+
+def _m_gather_0(dim, index, *, sparse_grad=False):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if sparse_grad is not True and sparse_grad is not False: sparse_grad = _ap.to_bool(sparse_grad)
+    return dim, index, sparse_grad
+
+
+_m_gather_sigs = (_ap.PySig('gather', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('sparse_grad', 'bool', 'False', True)), False, True),)
+
+
+def gather(self, *args, **kwargs):
+    try:
+        dim, index, sparse_grad = _m_gather_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_gather.call(self._keyset | index._keyset, self, dim, index, sparse_grad)
+        return result
+    _ap.raise_invalid_arguments(_m_gather_sigs, args, kwargs)
+
+
+def _m_hsplit_0(sections):
+    if type(sections) is not int: sections = _ap.to_int(sections)
+    return sections,
+
+
+def _m_hsplit_1(indices):
+    indices = _ap.to_intlist(indices)
+    return indices,
+
+
+_m_hsplit_sigs = (_ap.PySig('hsplit', (('sections', 'int', None, False),), False, True), _ap.PySig('hsplit', (('indices', 'int[]', None, False),), True, True),)
+
+
+def hsplit(self, *args, **kwargs):
+    try:
+        sections, = _m_hsplit_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_hsplit__int.call(self._keyset, self, sections)
+        return result
+    packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
+    try:
+        indices, = _m_hsplit_1(*packed, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_hsplit__array.call(self._keyset, self, indices)
+        return result
+    _ap.raise_invalid_arguments(_m_hsplit_sigs, args, kwargs)
+
+
+def _m_index_0(indices):
+    indices = _ap.to_optional_tensorlist(indices)
+    return indices,
+
+
+_m_index_sigs = (_ap.PySig('index', (('indices', 'Tensor?[]', None, False),), False, True),)
+
+
+def index(self, *args, **kwargs):
+    try:
+        indices, = _m_index_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_index__Tensor.call(self._keyset | _ap.keyset_of_list(indices), self, indices)
+        return result
+    _ap.raise_invalid_arguments(_m_index_sigs, args, kwargs)
+
+
+def _m_index_add_0(dim, index, source, *, alpha=1):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if not isinstance(source, _Tensor): raise _Mismatch
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    return dim, index, source, alpha
+
+
+_m_index_add_sigs = (_ap.PySig('index_add', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('source', 'Tensor', None, False), ('alpha', 'Scalar', '1', True)), False, True),)
+
+
+def index_add(self, *args, **kwargs):
+    try:
+        dim, index, source, alpha = _m_index_add_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_index_add.call(self._keyset | index._keyset | source._keyset, self, dim, index, source, alpha)
+        return result
+    _ap.raise_invalid_arguments(_m_index_add_sigs, args, kwargs)
+
+
+def _m_index_add_0(dim, index, source, *, alpha=1):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if not isinstance(source, _Tensor): raise _Mismatch
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    return dim, index, source, alpha
+
+
+_m_index_add_sigs = (_ap.PySig('index_add_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('source', 'Tensor', None, False), ('alpha', 'Scalar', '1', True)), False, True),)
+
+
+def index_add_(self, *args, **kwargs):
+    try:
+        dim, index, source, alpha = _m_index_add_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_index_add_.call(self._keyset | index._keyset | source._keyset, self, dim, index, source, alpha)
+        return result
+    _ap.raise_invalid_arguments(_m_index_add_sigs, args, kwargs)
+
+
+def _m_index_copy_0(dim, index, source):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if not isinstance(source, _Tensor): raise _Mismatch
+    return dim, index, source
+
+
+_m_index_copy_sigs = (_ap.PySig('index_copy', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('source', 'Tensor', None, False)), False, True),)
+
+
+def index_copy(self, *args, **kwargs):
+    try:
+        dim, index, source = _m_index_copy_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_index_copy.call(self._keyset | index._keyset | source._keyset, self, dim, index, source)
+        return result
+    _ap.raise_invalid_arguments(_m_index_copy_sigs, args, kwargs)
+
+
+def _m_index_copy_0(dim, index, source):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if not isinstance(source, _Tensor): raise _Mismatch
+    return dim, index, source
+
+
+_m_index_copy_sigs = (_ap.PySig('index_copy_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('source', 'Tensor', None, False)), False, True),)
+
+
+def index_copy_(self, *args, **kwargs):
+    try:
+        dim, index, source = _m_index_copy_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_index_copy_.call(self._keyset | index._keyset | source._keyset, self, dim, index, source)
+        return result
+    _ap.raise_invalid_arguments(_m_index_copy_sigs, args, kwargs)
+
+
+def _m_index_fill_0(dim, index, value):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    return dim, index, value
+
+
+def _m_index_fill_1(dim, index, value):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if not isinstance(value, _Tensor): raise _Mismatch
+    return dim, index, value
+
+
+_m_index_fill_sigs = (_ap.PySig('index_fill', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, True), _ap.PySig('index_fill', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, True),)
+
+
+def index_fill(self, *args, **kwargs):
+    try:
+        dim, index, value = _m_index_fill_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_index_fill__int_Scalar.call(self._keyset | index._keyset, self, dim, index, value)
+        return result
+    try:
+        dim, index, value = _m_index_fill_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_index_fill__int_Tensor.call(self._keyset | index._keyset | value._keyset, self, dim, index, value)
+        return result
+    _ap.raise_invalid_arguments(_m_index_fill_sigs, args, kwargs)
+
+
+def _m_index_fill_0(dim, index, value):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    return dim, index, value
+
+
+def _m_index_fill_1(dim, index, value):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if not isinstance(value, _Tensor): raise _Mismatch
+    return dim, index, value
+
+
+_m_index_fill_sigs = (_ap.PySig('index_fill_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, True), _ap.PySig('index_fill_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, True),)
+
+
+def index_fill_(self, *args, **kwargs):
+    try:
+        dim, index, value = _m_index_fill_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_index_fill___int_Scalar.call(self._keyset | index._keyset, self, dim, index, value)
+        return result
+    try:
+        dim, index, value = _m_index_fill_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_index_fill___int_Tensor.call(self._keyset | index._keyset | value._keyset, self, dim, index, value)
+        return result
+    _ap.raise_invalid_arguments(_m_index_fill_sigs, args, kwargs)
+
+
+def _m_index_put_0(indices, values, accumulate=False):
+    indices = _ap.to_optional_tensorlist(indices)
+    if not isinstance(values, _Tensor): raise _Mismatch
+    if accumulate is not True and accumulate is not False: accumulate = _ap.to_bool(accumulate)
+    return indices, values, accumulate
+
+
+_m_index_put_sigs = (_ap.PySig('index_put', (('indices', 'Tensor?[]', None, False), ('values', 'Tensor', None, False), ('accumulate', 'bool', 'False', False)), False, True),)
+
+
+def index_put(self, *args, **kwargs):
+    try:
+        indices, values, accumulate = _m_index_put_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_index_put.call(self._keyset | _ap.keyset_of_list(indices) | values._keyset, self, indices, values, accumulate)
+        return result
+    _ap.raise_invalid_arguments(_m_index_put_sigs, args, kwargs)
+
+
+def _m_index_put_0(indices, values, accumulate=False):
+    indices = _ap.to_optional_tensorlist(indices)
+    if not isinstance(values, _Tensor): raise _Mismatch
+    if accumulate is not True and accumulate is not False: accumulate = _ap.to_bool(accumulate)
+    return indices, values, accumulate
+
+
+_m_index_put_sigs = (_ap.PySig('index_put_', (('indices', 'Tensor?[]', None, False), ('values', 'Tensor', None, False), ('accumulate', 'bool', 'False', False)), False, True),)
+
+
+def index_put_(self, *args, **kwargs):
+    try:
+        indices, values, accumulate = _m_index_put_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_index_put_.call(self._keyset | _ap.keyset_of_list(indices) | values._keyset, self, indices, values, accumulate)
+        return result
+    _ap.raise_invalid_arguments(_m_index_put_sigs, args, kwargs)
+
+
+def _m_index_reduce_0(dim, index, source, reduce, *, include_self=True):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if not isinstance(source, _Tensor): raise _Mismatch
+    reduce = _ap.to_str(reduce)
+    if include_self is not True and include_self is not False: include_self = _ap.to_bool(include_self)
+    return dim, index, source, reduce, include_self
+
+
+_m_index_reduce_sigs = (_ap.PySig('index_reduce', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('source', 'Tensor', None, False), ('reduce', 'str', None, False), ('include_self', 'bool', 'True', True)), False, True),)
+
+
+def index_reduce(self, *args, **kwargs):
+    try:
+        dim, index, source, reduce, include_self = _m_index_reduce_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_index_reduce.call(self._keyset | index._keyset | source._keyset, self, dim, index, source, reduce, include_self)
+        return result
+    _ap.raise_invalid_arguments(_m_index_reduce_sigs, args, kwargs)
+
+
+def _m_index_reduce_0(dim, index, source, reduce, *, include_self=True):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if not isinstance(source, _Tensor): raise _Mismatch
+    reduce = _ap.to_str(reduce)
+    if include_self is not True and include_self is not False: include_self = _ap.to_bool(include_self)
+    return dim, index, source, reduce, include_self
+
+
+_m_index_reduce_sigs = (_ap.PySig('index_reduce_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('source', 'Tensor', None, False), ('reduce', 'str', None, False), ('include_self', 'bool', 'True', True)), False, True),)
+
+
+def index_reduce_(self, *args, **kwargs):
+    try:
+        dim, index, source, reduce, include_self = _m_index_reduce_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_index_reduce_.call(self._keyset | index._keyset | source._keyset, self, dim, index, source, reduce, include_self)
+        return result
+    _ap.raise_invalid_arguments(_m_index_reduce_sigs, args, kwargs)
+
+
+def _m_index_select_0(dim, index):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    return dim, index
+
+
+_m_index_select_sigs = (_ap.PySig('index_select', (('dim', 'int', None, False), ('index', 'Tensor', None, False)), False, True),)
+
+
+def index_select(self, *args, **kwargs):
+    try:
+        dim, index = _m_index_select_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_index_select.call(self._keyset | index._keyset, self, dim, index)
+        return result
+    _ap.raise_invalid_arguments(_m_index_select_sigs, args, kwargs)
+
+
+def _m_mH_0():
+    return ()
+
+
+_m_mH_sigs = (_ap.PySig('mH', (), False, True),)
+
+
+def mH(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_mH.call(self._keyset, self)
+    try:
+        _m_mH_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_mH.call(self._keyset, self)
+        return result
+    _ap.raise_invalid_arguments(_m_mH_sigs, args, kwargs)
+
+
+def _m_mT_0():
+    return ()
+
+
+_m_mT_sigs = (_ap.PySig('mT', (), False, True),)
+
+
+def mT(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_mT.call(self._keyset, self)
+    try:
+        _m_mT_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_mT.call(self._keyset, self)
+        return result
+    _ap.raise_invalid_arguments(_m_mT_sigs, args, kwargs)
+
+
+def _m_masked_fill_0(mask, value):
+    if not isinstance(mask, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    return mask, value
+
+
+def _m_masked_fill_1(mask, value):
+    if not isinstance(mask, _Tensor): raise _Mismatch
+    if not isinstance(value, _Tensor): raise _Mismatch
+    return mask, value
+
+
+_m_masked_fill_sigs = (_ap.PySig('masked_fill', (('mask', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, True), _ap.PySig('masked_fill', (('mask', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, True),)
+
+
+def masked_fill(self, *args, **kwargs):
+    try:
+        mask, value = _m_masked_fill_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_masked_fill__Scalar.call(self._keyset | mask._keyset, self, mask, value)
+        return result
+    try:
+        mask, value = _m_masked_fill_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_masked_fill__Tensor.call(self._keyset | mask._keyset | value._keyset, self, mask, value)
+        return result
+    _ap.raise_invalid_arguments(_m_masked_fill_sigs, args, kwargs)
+
+
+def _m_masked_fill_0(mask, value):
+    if not isinstance(mask, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    return mask, value
+
+
+def _m_masked_fill_1(mask, value):
+    if not isinstance(mask, _Tensor): raise _Mismatch
+    if not isinstance(value, _Tensor): raise _Mismatch
+    return mask, value
+
+
+_m_masked_fill_sigs = (_ap.PySig('masked_fill_', (('mask', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, True), _ap.PySig('masked_fill_', (('mask', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, True),)
+
+
+def masked_fill_(self, *args, **kwargs):
+    try:
+        mask, value = _m_masked_fill_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_masked_fill___Scalar.call(self._keyset | mask._keyset, self, mask, value)
+        return result
+    try:
+        mask, value = _m_masked_fill_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_masked_fill___Tensor.call(self._keyset | mask._keyset | value._keyset, self, mask, value)
+        return result
+    _ap.raise_invalid_arguments(_m_masked_fill_sigs, args, kwargs)
+
+
+def _m_masked_scatter_0(mask, source):
+    if not isinstance(mask, _Tensor): raise _Mismatch
+    if not isinstance(source, _Tensor): raise _Mismatch
+    return mask, source
+
+
+_m_masked_scatter_sigs = (_ap.PySig('masked_scatter', (('mask', 'Tensor', None, False), ('source', 'Tensor', None, False)), False, True),)
+
+
+def masked_scatter(self, *args, **kwargs):
+    try:
+        mask, source = _m_masked_scatter_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_masked_scatter.call(self._keyset | mask._keyset | source._keyset, self, mask, source)
+        return result
+    _ap.raise_invalid_arguments(_m_masked_scatter_sigs, args, kwargs)
+
+
+def _m_masked_scatter_0(mask, source):
+    if not isinstance(mask, _Tensor): raise _Mismatch
+    if not isinstance(source, _Tensor): raise _Mismatch
+    return mask, source
+
+
+_m_masked_scatter_sigs = (_ap.PySig('masked_scatter_', (('mask', 'Tensor', None, False), ('source', 'Tensor', None, False)), False, True),)
+
+
+def masked_scatter_(self, *args, **kwargs):
+    try:
+        mask, source = _m_masked_scatter_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_masked_scatter_.call(self._keyset | mask._keyset | source._keyset, self, mask, source)
+        return result
+    _ap.raise_invalid_arguments(_m_masked_scatter_sigs, args, kwargs)
+
+
+def _m_masked_select_0(mask):
+    if not isinstance(mask, _Tensor): raise _Mismatch
+    return mask,
+
+
+_m_masked_select_sigs = (_ap.PySig('masked_select', (('mask', 'Tensor', None, False),), False, True),)
+
+
+def masked_select(self, *args, **kwargs):
+    try:
+        mask, = _m_masked_select_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_masked_select.call(self._keyset | mask._keyset, self, mask)
+        return result
+    _ap.raise_invalid_arguments(_m_masked_select_sigs, args, kwargs)
+
+
+def _m_matrix_H_0():
+    return ()
+
+
+_m_matrix_H_sigs = (_ap.PySig('matrix_H', (), False, True),)
+
+
+def matrix_H(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_matrix_H.call(self._keyset, self)
+    try:
+        _m_matrix_H_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_matrix_H.call(self._keyset, self)
+        return result
+    _ap.raise_invalid_arguments(_m_matrix_H_sigs, args, kwargs)
+
+
+def _m_moveaxis_0(source, destination):
+    source = _ap.to_intlist(source)
+    destination = _ap.to_intlist(destination)
+    return source, destination
+
+
+def _m_moveaxis_1(source, destination):
+    if type(source) is not int: source = _ap.to_int(source)
+    if type(destination) is not int: destination = _ap.to_int(destination)
+    return source, destination
+
+
+_m_moveaxis_sigs = (_ap.PySig('moveaxis', (('source', 'int[]', None, False), ('destination', 'int[]', None, False)), False, True), _ap.PySig('moveaxis', (('source', 'int', None, False), ('destination', 'int', None, False)), False, True),)
+
+
+def moveaxis(self, *args, **kwargs):
+    try:
+        source, destination = _m_moveaxis_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_moveaxis__intlist.call(self._keyset, self, source, destination)
+        return result
+    try:
+        source, destination = _m_moveaxis_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_moveaxis__int.call(self._keyset, self, source, destination)
+        return result
+    _ap.raise_invalid_arguments(_m_moveaxis_sigs, args, kwargs)
+
+
+def _m_movedim_0(source, destination):
+    source = _ap.to_intlist(source)
+    destination = _ap.to_intlist(destination)
+    return source, destination
+
+
+def _m_movedim_1(source, destination):
+    if type(source) is not int: source = _ap.to_int(source)
+    if type(destination) is not int: destination = _ap.to_int(destination)
+    return source, destination
+
+
+_m_movedim_sigs = (_ap.PySig('movedim', (('source', 'int[]', None, False), ('destination', 'int[]', None, False)), False, True), _ap.PySig('movedim', (('source', 'int', None, False), ('destination', 'int', None, False)), False, True),)
+
+
+def movedim(self, *args, **kwargs):
+    try:
+        source, destination = _m_movedim_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_movedim__intlist.call(self._keyset, self, source, destination)
+        return result
+    try:
+        source, destination = _m_movedim_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_movedim__int.call(self._keyset, self, source, destination)
+        return result
+    _ap.raise_invalid_arguments(_m_movedim_sigs, args, kwargs)
+
+
+def _m_narrow_0(dim, start, length):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if type(start) is not int: start = _ap.to_int(start)
+    if type(length) is not int: length = _ap.to_int(length)
+    return dim, start, length
+
+
+def _m_narrow_1(dim, start, length):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(start, _Tensor): raise _Mismatch
+    if type(length) is not int: length = _ap.to_int(length)
+    return dim, start, length
+
+
+_m_narrow_sigs = (_ap.PySig('narrow', (('dim', 'int', None, False), ('start', 'SymInt', None, False), ('length', 'SymInt', None, False)), False, True), _ap.PySig('narrow', (('dim', 'int', None, False), ('start', 'Tensor', None, False), ('length', 'SymInt', None, False)), False, True),)
+
+
+def narrow(self, *args, **kwargs):
+    try:
+        dim, start, length = _m_narrow_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_narrow.call(self._keyset, self, dim, start, length)
+        return result
+    try:
+        dim, start, length = _m_narrow_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_narrow__Tensor.call(self._keyset | start._keyset, self, dim, start, length)
+        return result
+    _ap.raise_invalid_arguments(_m_narrow_sigs, args, kwargs)
 
 
 def _m_new_empty_0(size, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -290,6 +1268,406 @@ def new_zeros(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_new_zeros_sigs, args, kwargs)
 
 
+def _m_numpy_T_0():
+    return ()
+
+
+_m_numpy_T_sigs = (_ap.PySig('numpy_T', (), False, True),)
+
+
+def numpy_T(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_numpy_T.call(self._keyset, self)
+    try:
+        _m_numpy_T_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_numpy_T.call(self._keyset, self)
+        return result
+    _ap.raise_invalid_arguments(_m_numpy_T_sigs, args, kwargs)
+
+
+def _m_permute_0(dims):
+    dims = _ap.to_intlist(dims)
+    return dims,
+
+
+_m_permute_sigs = (_ap.PySig('permute', (('dims', 'int[]', None, False),), True, True),)
+
+
+def permute(self, *args, **kwargs):
+    packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
+    try:
+        dims, = _m_permute_0(*packed, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_permute.call(self._keyset, self, dims)
+        return result
+    _ap.raise_invalid_arguments(_m_permute_sigs, args, kwargs)
+
+
+def _m_put_0(index, source, accumulate=False):
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if not isinstance(source, _Tensor): raise _Mismatch
+    if accumulate is not True and accumulate is not False: accumulate = _ap.to_bool(accumulate)
+    return index, source, accumulate
+
+
+_m_put_sigs = (_ap.PySig('put', (('index', 'Tensor', None, False), ('source', 'Tensor', None, False), ('accumulate', 'bool', 'False', False)), False, True),)
+
+
+def put(self, *args, **kwargs):
+    try:
+        index, source, accumulate = _m_put_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_put.call(self._keyset | index._keyset | source._keyset, self, index, source, accumulate)
+        return result
+    _ap.raise_invalid_arguments(_m_put_sigs, args, kwargs)
+
+
+def _m_put_0(index, source, accumulate=False):
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if not isinstance(source, _Tensor): raise _Mismatch
+    if accumulate is not True and accumulate is not False: accumulate = _ap.to_bool(accumulate)
+    return index, source, accumulate
+
+
+_m_put_sigs = (_ap.PySig('put_', (('index', 'Tensor', None, False), ('source', 'Tensor', None, False), ('accumulate', 'bool', 'False', False)), False, True),)
+
+
+def put_(self, *args, **kwargs):
+    try:
+        index, source, accumulate = _m_put_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_put_.call(self._keyset | index._keyset | source._keyset, self, index, source, accumulate)
+        return result
+    _ap.raise_invalid_arguments(_m_put_sigs, args, kwargs)
+
+
+def _m_ravel_0():
+    return ()
+
+
+_m_ravel_sigs = (_ap.PySig('ravel', (), False, True),)
+
+
+def ravel(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_ravel.call(self._keyset, self)
+    try:
+        _m_ravel_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_ravel.call(self._keyset, self)
+        return result
+    _ap.raise_invalid_arguments(_m_ravel_sigs, args, kwargs)
+
+
+def _m_reshape_0(shape):
+    shape = _ap.to_intlist(shape)
+    return shape,
+
+
+_m_reshape_sigs = (_ap.PySig('reshape', (('shape', 'SymInt[]', None, False),), True, True),)
+
+
+def reshape(self, *args, **kwargs):
+    packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
+    try:
+        shape, = _m_reshape_0(*packed, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_reshape.call(self._keyset, self, shape)
+        return result
+    _ap.raise_invalid_arguments(_m_reshape_sigs, args, kwargs)
+
+
+def _m_reshape_as_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_reshape_as_sigs = (_ap.PySig('reshape_as', (('other', 'Tensor', None, False),), False, True),)
+
+
+def reshape_as(self, *args, **kwargs):
+    try:
+        other, = _m_reshape_as_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_reshape_as.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_reshape_as_sigs, args, kwargs)
+
+
+def _m_resize_0(size, *, memory_format=None):
+    size = _ap.to_intlist(size)
+    if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
+    return size, memory_format
+
+
+_m_resize_sigs = (_ap.PySig('resize_', (('size', 'SymInt[]', None, False), ('memory_format', 'MemoryFormat?', 'None', True)), True, True),)
+
+
+def resize_(self, *args, **kwargs):
+    packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
+    try:
+        size, memory_format = _m_resize_0(*packed, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_resize_.call(self._keyset, self, size, memory_format)
+        return result
+    _ap.raise_invalid_arguments(_m_resize_sigs, args, kwargs)
+
+
+def _m_resize_as_0(the_template, *, memory_format=None):
+    if not isinstance(the_template, _Tensor): raise _Mismatch
+    if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
+    return the_template, memory_format
+
+
+_m_resize_as_sigs = (_ap.PySig('resize_as_', (('the_template', 'Tensor', None, False), ('memory_format', 'MemoryFormat?', 'None', True)), False, True),)
+
+
+def resize_as_(self, *args, **kwargs):
+    try:
+        the_template, memory_format = _m_resize_as_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_resize_as_.call(self._keyset | the_template._keyset, self, the_template, memory_format)
+        return result
+    _ap.raise_invalid_arguments(_m_resize_as_sigs, args, kwargs)
+
+
+def _m_scatter_0(dim, index, src):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if not isinstance(src, _Tensor): raise _Mismatch
+    return dim, index, src
+
+
+def _m_scatter_1(dim, index, value):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    return dim, index, value
+
+
+def _m_scatter_2(dim, index, src, *, reduce):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if not isinstance(src, _Tensor): raise _Mismatch
+    reduce = _ap.to_str(reduce)
+    return dim, index, src, reduce
+
+
+def _m_scatter_3(dim, index, value, *, reduce):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    reduce = _ap.to_str(reduce)
+    return dim, index, value, reduce
+
+
+_m_scatter_sigs = (_ap.PySig('scatter', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False)), False, True), _ap.PySig('scatter', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, True), _ap.PySig('scatter', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False), ('reduce', 'str', None, True)), False, True), _ap.PySig('scatter', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False), ('reduce', 'str', None, True)), False, True),)
+
+
+def scatter(self, *args, **kwargs):
+    try:
+        dim, index, src = _m_scatter_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_scatter__src.call(self._keyset | index._keyset | src._keyset, self, dim, index, src)
+        return result
+    try:
+        dim, index, value = _m_scatter_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_scatter__value.call(self._keyset | index._keyset, self, dim, index, value)
+        return result
+    try:
+        dim, index, src, reduce = _m_scatter_2(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_scatter__reduce.call(self._keyset | index._keyset | src._keyset, self, dim, index, src, reduce)
+        return result
+    try:
+        dim, index, value, reduce = _m_scatter_3(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_scatter__value_reduce.call(self._keyset | index._keyset, self, dim, index, value, reduce)
+        return result
+    _ap.raise_invalid_arguments(_m_scatter_sigs, args, kwargs)
+
+
+def _m_scatter_0(dim, index, src):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if not isinstance(src, _Tensor): raise _Mismatch
+    return dim, index, src
+
+
+def _m_scatter_1(dim, index, value):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    return dim, index, value
+
+
+def _m_scatter_2(dim, index, src, *, reduce):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if not isinstance(src, _Tensor): raise _Mismatch
+    reduce = _ap.to_str(reduce)
+    return dim, index, src, reduce
+
+
+def _m_scatter_3(dim, index, value, *, reduce):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    reduce = _ap.to_str(reduce)
+    return dim, index, value, reduce
+
+
+_m_scatter_sigs = (_ap.PySig('scatter_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False)), False, True), _ap.PySig('scatter_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, True), _ap.PySig('scatter_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False), ('reduce', 'str', None, True)), False, True), _ap.PySig('scatter_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False), ('reduce', 'str', None, True)), False, True),)
+
+
+def scatter_(self, *args, **kwargs):
+    try:
+        dim, index, src = _m_scatter_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_scatter___src.call(self._keyset | index._keyset | src._keyset, self, dim, index, src)
+        return result
+    try:
+        dim, index, value = _m_scatter_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_scatter___value.call(self._keyset | index._keyset, self, dim, index, value)
+        return result
+    try:
+        dim, index, src, reduce = _m_scatter_2(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_scatter___reduce.call(self._keyset | index._keyset | src._keyset, self, dim, index, src, reduce)
+        return result
+    try:
+        dim, index, value, reduce = _m_scatter_3(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_scatter___value_reduce.call(self._keyset | index._keyset, self, dim, index, value, reduce)
+        return result
+    _ap.raise_invalid_arguments(_m_scatter_sigs, args, kwargs)
+
+
+def _m_scatter_add_0(dim, index, src):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if not isinstance(src, _Tensor): raise _Mismatch
+    return dim, index, src
+
+
+_m_scatter_add_sigs = (_ap.PySig('scatter_add', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False)), False, True),)
+
+
+def scatter_add(self, *args, **kwargs):
+    try:
+        dim, index, src = _m_scatter_add_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_scatter_add.call(self._keyset | index._keyset | src._keyset, self, dim, index, src)
+        return result
+    _ap.raise_invalid_arguments(_m_scatter_add_sigs, args, kwargs)
+
+
+def _m_scatter_add_0(dim, index, src):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if not isinstance(src, _Tensor): raise _Mismatch
+    return dim, index, src
+
+
+_m_scatter_add_sigs = (_ap.PySig('scatter_add_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False)), False, True),)
+
+
+def scatter_add_(self, *args, **kwargs):
+    try:
+        dim, index, src = _m_scatter_add_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_scatter_add_.call(self._keyset | index._keyset | src._keyset, self, dim, index, src)
+        return result
+    _ap.raise_invalid_arguments(_m_scatter_add_sigs, args, kwargs)
+
+
+def _m_scatter_reduce_0(dim, index, src, reduce, *, include_self=True):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if not isinstance(src, _Tensor): raise _Mismatch
+    reduce = _ap.to_str(reduce)
+    if include_self is not True and include_self is not False: include_self = _ap.to_bool(include_self)
+    return dim, index, src, reduce, include_self
+
+
+_m_scatter_reduce_sigs = (_ap.PySig('scatter_reduce', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False), ('reduce', 'str', None, False), ('include_self', 'bool', 'True', True)), False, True),)
+
+
+def scatter_reduce(self, *args, **kwargs):
+    try:
+        dim, index, src, reduce, include_self = _m_scatter_reduce_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_scatter_reduce__two.call(self._keyset | index._keyset | src._keyset, self, dim, index, src, reduce, include_self)
+        return result
+    _ap.raise_invalid_arguments(_m_scatter_reduce_sigs, args, kwargs)
+
+
+def _m_scatter_reduce_0(dim, index, src, reduce, *, include_self=True):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if not isinstance(src, _Tensor): raise _Mismatch
+    reduce = _ap.to_str(reduce)
+    if include_self is not True and include_self is not False: include_self = _ap.to_bool(include_self)
+    return dim, index, src, reduce, include_self
+
+
+_m_scatter_reduce_sigs = (_ap.PySig('scatter_reduce_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False), ('reduce', 'str', None, False), ('include_self', 'bool', 'True', True)), False, True),)
+
+
+def scatter_reduce_(self, *args, **kwargs):
+    try:
+        dim, index, src, reduce, include_self = _m_scatter_reduce_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_scatter_reduce___two.call(self._keyset | index._keyset | src._keyset, self, dim, index, src, reduce, include_self)
+        return result
+    _ap.raise_invalid_arguments(_m_scatter_reduce_sigs, args, kwargs)
+
+
 def _m_select_0(dim, index):
     if type(dim) is not int: dim = _ap.to_int(dim)
     if type(index) is not int: index = _ap.to_int(index)
@@ -308,6 +1686,268 @@ def select(self, *args, **kwargs):
         result = _op_select__int.call(self._keyset, self, dim, index)
         return result
     _ap.raise_invalid_arguments(_m_select_sigs, args, kwargs)
+
+
+def _m_set_0(source):
+    return source,
+
+
+def _m_set_1(source, storage_offset, size, stride=()):
+    if type(storage_offset) is not int: storage_offset = _ap.to_int(storage_offset)
+    size = _ap.to_intlist(size)
+    stride = _ap.to_intlist(stride)
+    return source, storage_offset, size, stride
+
+
+def _m_set_2(source):
+    if not isinstance(source, _Tensor): raise _Mismatch
+    return source,
+
+
+def _m_set_3():
+    return ()
+
+
+_m_set_sigs = (_ap.PySig('set_', (('source', 'Storage', None, False),), False, True), _ap.PySig('set_', (('source', 'Storage', None, False), ('storage_offset', 'SymInt', None, False), ('size', 'SymInt[]', None, False), ('stride', 'SymInt[]', '[]', False)), False, True), _ap.PySig('set_', (('source', 'Tensor', None, False),), False, True), _ap.PySig('set_', (), False, True),)
+
+
+def set_(self, *args, **kwargs):
+    try:
+        source, = _m_set_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_set___source_Storage.call(self._keyset, self, source)
+        return result
+    try:
+        source, storage_offset, size, stride = _m_set_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_set___source_Storage_storage_offset.call(self._keyset, self, source, storage_offset, size, stride)
+        return result
+    try:
+        source, = _m_set_2(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_set___source_Tensor.call(self._keyset | source._keyset, self, source)
+        return result
+    try:
+        _m_set_3(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_set_.call(self._keyset, self)
+        return result
+    _ap.raise_invalid_arguments(_m_set_sigs, args, kwargs)
+
+
+def _m_slice_0(dim=0, start=None, end=None, step=1):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if start is not None and type(start) is not int: start = _ap.to_int(start)
+    if end is not None and type(end) is not int: end = _ap.to_int(end)
+    if type(step) is not int: step = _ap.to_int(step)
+    return dim, start, end, step
+
+
+_m_slice_sigs = (_ap.PySig('slice', (('dim', 'int', '0', False), ('start', 'SymInt?', 'None', False), ('end', 'SymInt?', 'None', False), ('step', 'SymInt', '1', False)), False, True),)
+
+
+def slice(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_slice__Tensor.call(self._keyset, self, 0, None, None, 1)
+    try:
+        dim, start, end, step = _m_slice_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_slice__Tensor.call(self._keyset, self, dim, start, end, step)
+        return result
+    _ap.raise_invalid_arguments(_m_slice_sigs, args, kwargs)
+
+
+def _m_split_0(split_size, dim=0):
+    if type(split_size) is not int: split_size = _ap.to_int(split_size)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return split_size, dim
+
+
+def _m_split_1(split_size, dim=0):
+    split_size = _ap.to_intlist(split_size)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return split_size, dim
+
+
+_m_split_sigs = (_ap.PySig('split', (('split_size', 'SymInt', None, False), ('dim', 'int', '0', False)), False, True), _ap.PySig('split', (('split_size', 'SymInt[]', None, False), ('dim', 'int', '0', False)), False, True),)
+
+
+def split(self, *args, **kwargs):
+    try:
+        split_size, dim = _m_split_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_split__Tensor.call(self._keyset, self, split_size, dim)
+        return result
+    try:
+        split_size, dim = _m_split_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_split__sizes.call(self._keyset, self, split_size, dim)
+        return result
+    _ap.raise_invalid_arguments(_m_split_sigs, args, kwargs)
+
+
+def _m_split_with_sizes_0(split_sizes, dim=0):
+    split_sizes = _ap.to_intlist(split_sizes)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return split_sizes, dim
+
+
+_m_split_with_sizes_sigs = (_ap.PySig('split_with_sizes', (('split_sizes', 'SymInt[]', None, False), ('dim', 'int', '0', False)), False, True),)
+
+
+def split_with_sizes(self, *args, **kwargs):
+    try:
+        split_sizes, dim = _m_split_with_sizes_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_split_with_sizes.call(self._keyset, self, split_sizes, dim)
+        return result
+    _ap.raise_invalid_arguments(_m_split_with_sizes_sigs, args, kwargs)
+
+
+def _m_squeeze_0():
+    return ()
+
+
+def _m_squeeze_1(dim):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return dim,
+
+
+def _m_squeeze_2(dim):
+    dim = _ap.to_intlist(dim)
+    return dim,
+
+
+_m_squeeze_sigs = (_ap.PySig('squeeze', (), False, True), _ap.PySig('squeeze', (('dim', 'int', None, False),), False, True), _ap.PySig('squeeze', (('dim', 'int[]', None, False),), True, True),)
+
+
+def squeeze(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_squeeze.call(self._keyset, self)
+    try:
+        _m_squeeze_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_squeeze.call(self._keyset, self)
+        return result
+    try:
+        dim, = _m_squeeze_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_squeeze__dim.call(self._keyset, self, dim)
+        return result
+    packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
+    try:
+        dim, = _m_squeeze_2(*packed, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_squeeze__dims.call(self._keyset, self, dim)
+        return result
+    _ap.raise_invalid_arguments(_m_squeeze_sigs, args, kwargs)
+
+
+def _m_squeeze_0():
+    return ()
+
+
+def _m_squeeze_1(dim):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return dim,
+
+
+def _m_squeeze_2(dim):
+    dim = _ap.to_intlist(dim)
+    return dim,
+
+
+_m_squeeze_sigs = (_ap.PySig('squeeze_', (), False, True), _ap.PySig('squeeze_', (('dim', 'int', None, False),), False, True), _ap.PySig('squeeze_', (('dim', 'int[]', None, False),), True, True),)
+
+
+def squeeze_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_squeeze_.call(self._keyset, self)
+    try:
+        _m_squeeze_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_squeeze_.call(self._keyset, self)
+        return result
+    try:
+        dim, = _m_squeeze_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_squeeze___dim.call(self._keyset, self, dim)
+        return result
+    packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
+    try:
+        dim, = _m_squeeze_2(*packed, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_squeeze___dims.call(self._keyset, self, dim)
+        return result
+    _ap.raise_invalid_arguments(_m_squeeze_sigs, args, kwargs)
+
+
+def _m_swapaxes_0(axis0, axis1):
+    if type(axis0) is not int: axis0 = _ap.to_int(axis0)
+    if type(axis1) is not int: axis1 = _ap.to_int(axis1)
+    return axis0, axis1
+
+
+_m_swapaxes_sigs = (_ap.PySig('swapaxes', (('axis0', 'int', None, False), ('axis1', 'int', None, False)), False, True),)
+
+
+def swapaxes(self, *args, **kwargs):
+    try:
+        axis0, axis1 = _m_swapaxes_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_swapaxes.call(self._keyset, self, axis0, axis1)
+        return result
+    _ap.raise_invalid_arguments(_m_swapaxes_sigs, args, kwargs)
+
+
+def _m_swapdims_0(dim0, dim1):
+    if type(dim0) is not int: dim0 = _ap.to_int(dim0)
+    if type(dim1) is not int: dim1 = _ap.to_int(dim1)
+    return dim0, dim1
+
+
+_m_swapdims_sigs = (_ap.PySig('swapdims', (('dim0', 'int', None, False), ('dim1', 'int', None, False)), False, True),)
+
+
+def swapdims(self, *args, **kwargs):
+    try:
+        dim0, dim1 = _m_swapdims_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_swapdims.call(self._keyset, self, dim0, dim1)
+        return result
+    _ap.raise_invalid_arguments(_m_swapdims_sigs, args, kwargs)
 
 
 def _m_t_0():
@@ -330,6 +1970,111 @@ def t(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_t_sigs, args, kwargs)
 
 
+def _m_t_0():
+    return ()
+
+
+_m_t_sigs = (_ap.PySig('t_', (), False, True),)
+
+
+def t_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_t_.call(self._keyset, self)
+    try:
+        _m_t_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_t_.call(self._keyset, self)
+        return result
+    _ap.raise_invalid_arguments(_m_t_sigs, args, kwargs)
+
+
+def _m_take_0(index):
+    if not isinstance(index, _Tensor): raise _Mismatch
+    return index,
+
+
+_m_take_sigs = (_ap.PySig('take', (('index', 'Tensor', None, False),), False, True),)
+
+
+def take(self, *args, **kwargs):
+    try:
+        index, = _m_take_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_take.call(self._keyset | index._keyset, self, index)
+        return result
+    _ap.raise_invalid_arguments(_m_take_sigs, args, kwargs)
+
+
+def _m_take_along_dim_0(indices, dim=None):
+    if not isinstance(indices, _Tensor): raise _Mismatch
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    return indices, dim
+
+
+_m_take_along_dim_sigs = (_ap.PySig('take_along_dim', (('indices', 'Tensor', None, False), ('dim', 'int?', 'None', False)), False, True),)
+
+
+def take_along_dim(self, *args, **kwargs):
+    try:
+        indices, dim = _m_take_along_dim_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_take_along_dim.call(self._keyset | indices._keyset, self, indices, dim)
+        return result
+    _ap.raise_invalid_arguments(_m_take_along_dim_sigs, args, kwargs)
+
+
+def _m_tensor_split_0(sections, dim=0):
+    if type(sections) is not int: sections = _ap.to_int(sections)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return sections, dim
+
+
+def _m_tensor_split_1(indices, dim=0):
+    indices = _ap.to_intlist(indices)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return indices, dim
+
+
+def _m_tensor_split_2(tensor_indices_or_sections, dim=0):
+    if not isinstance(tensor_indices_or_sections, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return tensor_indices_or_sections, dim
+
+
+_m_tensor_split_sigs = (_ap.PySig('tensor_split', (('sections', 'SymInt', None, False), ('dim', 'int', '0', False)), False, True), _ap.PySig('tensor_split', (('indices', 'SymInt[]', None, False), ('dim', 'int', '0', False)), False, True), _ap.PySig('tensor_split', (('tensor_indices_or_sections', 'Tensor', None, False), ('dim', 'int', '0', False)), False, True),)
+
+
+def tensor_split(self, *args, **kwargs):
+    try:
+        sections, dim = _m_tensor_split_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_tensor_split__sections.call(self._keyset, self, sections, dim)
+        return result
+    try:
+        indices, dim = _m_tensor_split_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_tensor_split__indices.call(self._keyset, self, indices, dim)
+        return result
+    try:
+        tensor_indices_or_sections, dim = _m_tensor_split_2(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_tensor_split__tensor_indices_or_sections.call(self._keyset | tensor_indices_or_sections._keyset, self, tensor_indices_or_sections, dim)
+        return result
+    _ap.raise_invalid_arguments(_m_tensor_split_sigs, args, kwargs)
+
+
 def _m_transpose_0(dim0, dim1):
     if type(dim0) is not int: dim0 = _ap.to_int(dim0)
     if type(dim1) is not int: dim1 = _ap.to_int(dim1)
@@ -346,6 +2091,26 @@ def transpose(self, *args, **kwargs):
         pass
     else:
         result = _op_transpose__int.call(self._keyset, self, dim0, dim1)
+        return result
+    _ap.raise_invalid_arguments(_m_transpose_sigs, args, kwargs)
+
+
+def _m_transpose_0(dim0, dim1):
+    if type(dim0) is not int: dim0 = _ap.to_int(dim0)
+    if type(dim1) is not int: dim1 = _ap.to_int(dim1)
+    return dim0, dim1
+
+
+_m_transpose_sigs = (_ap.PySig('transpose_', (('dim0', 'int', None, False), ('dim1', 'int', None, False)), False, True),)
+
+
+def transpose_(self, *args, **kwargs):
+    try:
+        dim0, dim1 = _m_transpose_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_transpose_.call(self._keyset, self, dim0, dim1)
         return result
     _ap.raise_invalid_arguments(_m_transpose_sigs, args, kwargs)
 
@@ -371,12 +2136,96 @@ def unbind(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_unbind_sigs, args, kwargs)
 
 
+def _m_unflatten_0(dim, sizes):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    sizes = _ap.to_intlist(sizes)
+    return dim, sizes
+
+
+_m_unflatten_sigs = (_ap.PySig('unflatten', (('dim', 'int', None, False), ('sizes', 'SymInt[]', None, False)), False, True),)
+
+
+def unflatten(self, *args, **kwargs):
+    try:
+        dim, sizes = _m_unflatten_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_unflatten__int.call(self._keyset, self, dim, sizes)
+        return result
+    _ap.raise_invalid_arguments(_m_unflatten_sigs, args, kwargs)
+
+
+def _m_unfold_0(dimension, size, step):
+    if type(dimension) is not int: dimension = _ap.to_int(dimension)
+    if type(size) is not int: size = _ap.to_int(size)
+    if type(step) is not int: step = _ap.to_int(step)
+    return dimension, size, step
+
+
+_m_unfold_sigs = (_ap.PySig('unfold', (('dimension', 'int', None, False), ('size', 'int', None, False), ('step', 'int', None, False)), False, True),)
+
+
+def unfold(self, *args, **kwargs):
+    try:
+        dimension, size, step = _m_unfold_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_unfold.call(self._keyset, self, dimension, size, step)
+        return result
+    _ap.raise_invalid_arguments(_m_unfold_sigs, args, kwargs)
+
+
+def _m_unsqueeze_0(dim):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return dim,
+
+
+_m_unsqueeze_sigs = (_ap.PySig('unsqueeze', (('dim', 'int', None, False),), False, True),)
+
+
+def unsqueeze(self, *args, **kwargs):
+    try:
+        dim, = _m_unsqueeze_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_unsqueeze.call(self._keyset, self, dim)
+        return result
+    _ap.raise_invalid_arguments(_m_unsqueeze_sigs, args, kwargs)
+
+
+def _m_unsqueeze_0(dim):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return dim,
+
+
+_m_unsqueeze_sigs = (_ap.PySig('unsqueeze_', (('dim', 'int', None, False),), False, True),)
+
+
+def unsqueeze_(self, *args, **kwargs):
+    try:
+        dim, = _m_unsqueeze_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_unsqueeze_.call(self._keyset, self, dim)
+        return result
+    _ap.raise_invalid_arguments(_m_unsqueeze_sigs, args, kwargs)
+
+
 def _m_view_0(size):
     size = _ap.to_intlist(size)
     return size,
 
 
-_m_view_sigs = (_ap.PySig('view', (('size', 'SymInt[]', None, False),), True, True),)
+def _m_view_1(dtype):
+    if dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return dtype,
+
+
+_m_view_sigs = (_ap.PySig('view', (('size', 'SymInt[]', None, False),), True, True), _ap.PySig('view', (('dtype', 'ScalarType', None, False),), False, True),)
 
 
 def view(self, *args, **kwargs):
@@ -388,7 +2237,65 @@ def view(self, *args, **kwargs):
     else:
         result = _op_view.call(self._keyset, self, size)
         return result
+    try:
+        dtype, = _m_view_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_view__dtype.call(self._keyset, self, dtype)
+        return result
     _ap.raise_invalid_arguments(_m_view_sigs, args, kwargs)
+
+
+def _m_view_as_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_view_as_sigs = (_ap.PySig('view_as', (('other', 'Tensor', None, False),), False, True),)
+
+
+def view_as(self, *args, **kwargs):
+    try:
+        other, = _m_view_as_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_view_as.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_view_as_sigs, args, kwargs)
+
+
+def _m_vsplit_0(sections):
+    if type(sections) is not int: sections = _ap.to_int(sections)
+    return sections,
+
+
+def _m_vsplit_1(indices):
+    indices = _ap.to_intlist(indices)
+    return indices,
+
+
+_m_vsplit_sigs = (_ap.PySig('vsplit', (('sections', 'int', None, False),), False, True), _ap.PySig('vsplit', (('indices', 'int[]', None, False),), True, True),)
+
+
+def vsplit(self, *args, **kwargs):
+    try:
+        sections, = _m_vsplit_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_vsplit__int.call(self._keyset, self, sections)
+        return result
+    packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
+    try:
+        indices, = _m_vsplit_1(*packed, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_vsplit__array.call(self._keyset, self, indices)
+        return result
+    _ap.raise_invalid_arguments(_m_vsplit_sigs, args, kwargs)
 
 
 def _m_zero_0():
@@ -415,21 +2322,92 @@ class TensorMethods:
     """The generated ``Tensor`` methods."""
 
     __slots__ = ()
+    adjoint = adjoint
+    alias = alias
+    argwhere = argwhere
     as_strided = as_strided
+    as_strided_ = as_strided_
+    broadcast_to = broadcast_to
+    chunk = chunk
     clone = clone
     copy_ = copy_
     detach = detach
+    detach_ = detach_
+    diagonal = diagonal
+    dsplit = dsplit
+    expand = expand
+    expand_as = expand_as
     fill_ = fill_
+    flatten = flatten
+    gather = gather
+    hsplit = hsplit
+    index = index
+    index_add = index_add
+    index_add_ = index_add_
+    index_copy = index_copy
+    index_copy_ = index_copy_
+    index_fill = index_fill
+    index_fill_ = index_fill_
+    index_put = index_put
+    index_put_ = index_put_
+    index_reduce = index_reduce
+    index_reduce_ = index_reduce_
+    index_select = index_select
+    mH = mH
+    mT = mT
+    masked_fill = masked_fill
+    masked_fill_ = masked_fill_
+    masked_scatter = masked_scatter
+    masked_scatter_ = masked_scatter_
+    masked_select = masked_select
+    matrix_H = matrix_H
+    moveaxis = moveaxis
+    movedim = movedim
+    narrow = narrow
     new_empty = new_empty
     new_empty_strided = new_empty_strided
     new_full = new_full
     new_ones = new_ones
     new_zeros = new_zeros
+    numpy_T = numpy_T
+    permute = permute
+    put = put
+    put_ = put_
+    ravel = ravel
+    reshape = reshape
+    reshape_as = reshape_as
+    resize_ = resize_
+    resize_as_ = resize_as_
+    scatter = scatter
+    scatter_ = scatter_
+    scatter_add = scatter_add
+    scatter_add_ = scatter_add_
+    scatter_reduce = scatter_reduce
+    scatter_reduce_ = scatter_reduce_
     select = select
+    set_ = set_
+    slice = slice
+    split = split
+    split_with_sizes = split_with_sizes
+    squeeze = squeeze
+    squeeze_ = squeeze_
+    swapaxes = swapaxes
+    swapdims = swapdims
     t = t
+    t_ = t_
+    take = take
+    take_along_dim = take_along_dim
+    tensor_split = tensor_split
     transpose = transpose
+    transpose_ = transpose_
     unbind = unbind
+    unflatten = unflatten
+    unfold = unfold
+    unsqueeze = unsqueeze
+    unsqueeze_ = unsqueeze_
     view = view
+    view_as = view_as
+    vsplit = vsplit
     zero_ = zero_
 
 

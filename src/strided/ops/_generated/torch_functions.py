@@ -25,14 +25,25 @@ _Tensor = None  # set by bind_tensor_class()
 
 _op__local_scalar_dense = get_op('aten::_local_scalar_dense')
 _op__to_copy = get_op('aten::_to_copy')
+_op_adjoint = get_op('aten::adjoint')
+_op_alias = get_op('aten::alias')
 _op_arange = get_op('aten::arange')
 _op_arange__out = get_op('aten::arange.out')
 _op_arange__start = get_op('aten::arange.start')
 _op_arange__start_out = get_op('aten::arange.start_out')
 _op_arange__start_step = get_op('aten::arange.start_step')
+_op_argwhere = get_op('aten::argwhere')
 _op_as_strided = get_op('aten::as_strided')
+_op_as_strided_ = get_op('aten::as_strided_')
+_op_broadcast_tensors = get_op('aten::broadcast_tensors')
+_op_broadcast_to = get_op('aten::broadcast_to')
+_op_chunk = get_op('aten::chunk')
 _op_clone = get_op('aten::clone')
 _op_detach = get_op('aten::detach')
+_op_detach_ = get_op('aten::detach_')
+_op_diagonal = get_op('aten::diagonal')
+_op_dsplit__array = get_op('aten::dsplit.array')
+_op_dsplit__int = get_op('aten::dsplit.int')
 _op_empty__memory_format = get_op('aten::empty.memory_format')
 _op_empty__out = get_op('aten::empty.out')
 _op_empty_like = get_op('aten::empty_like')
@@ -43,21 +54,93 @@ _op_eye__m_out = get_op('aten::eye.m_out')
 _op_eye__out = get_op('aten::eye.out')
 _op_fill___Scalar = get_op('aten::fill_.Scalar')
 _op_fill___Tensor = get_op('aten::fill_.Tensor')
+_op_flatten__using_ints = get_op('aten::flatten.using_ints')
 _op_full = get_op('aten::full')
 _op_full__out = get_op('aten::full.out')
 _op_full_like = get_op('aten::full_like')
+_op_gather = get_op('aten::gather')
+_op_gather__out = get_op('aten::gather.out')
+_op_hsplit__array = get_op('aten::hsplit.array')
+_op_hsplit__int = get_op('aten::hsplit.int')
+_op_imag = get_op('aten::imag')
+_op_index__Tensor = get_op('aten::index.Tensor')
+_op_index__Tensor_out = get_op('aten::index.Tensor_out')
+_op_index_add = get_op('aten::index_add')
+_op_index_add__out = get_op('aten::index_add.out')
+_op_index_copy = get_op('aten::index_copy')
+_op_index_copy__out = get_op('aten::index_copy.out')
+_op_index_fill__int_Scalar = get_op('aten::index_fill.int_Scalar')
+_op_index_fill__int_Tensor = get_op('aten::index_fill.int_Tensor')
+_op_index_put = get_op('aten::index_put')
+_op_index_put_ = get_op('aten::index_put_')
+_op_index_reduce = get_op('aten::index_reduce')
+_op_index_reduce__out = get_op('aten::index_reduce.out')
+_op_index_select = get_op('aten::index_select')
+_op_index_select__out = get_op('aten::index_select.out')
 _op_linspace = get_op('aten::linspace')
 _op_linspace__out = get_op('aten::linspace.out')
 _op_logspace = get_op('aten::logspace')
 _op_logspace__out = get_op('aten::logspace.out')
+_op_masked_fill__Scalar = get_op('aten::masked_fill.Scalar')
+_op_masked_fill__Tensor = get_op('aten::masked_fill.Tensor')
+_op_masked_scatter = get_op('aten::masked_scatter')
+_op_masked_select = get_op('aten::masked_select')
+_op_masked_select__out = get_op('aten::masked_select.out')
+_op_moveaxis__int = get_op('aten::moveaxis.int')
+_op_moveaxis__intlist = get_op('aten::moveaxis.intlist')
+_op_movedim__int = get_op('aten::movedim.int')
+_op_movedim__intlist = get_op('aten::movedim.intlist')
+_op_narrow = get_op('aten::narrow')
+_op_narrow__Tensor = get_op('aten::narrow.Tensor')
 _op_ones = get_op('aten::ones')
 _op_ones__out = get_op('aten::ones.out')
 _op_ones_like = get_op('aten::ones_like')
+_op_permute = get_op('aten::permute')
+_op_put = get_op('aten::put')
+_op_ravel = get_op('aten::ravel')
+_op_real = get_op('aten::real')
+_op_reshape = get_op('aten::reshape')
+_op_resize_as_ = get_op('aten::resize_as_')
 _op_scalar_tensor = get_op('aten::scalar_tensor')
+_op_scatter__reduce = get_op('aten::scatter.reduce')
+_op_scatter__reduce_out = get_op('aten::scatter.reduce_out')
+_op_scatter__src = get_op('aten::scatter.src')
+_op_scatter__src_out = get_op('aten::scatter.src_out')
+_op_scatter__value = get_op('aten::scatter.value')
+_op_scatter__value_out = get_op('aten::scatter.value_out')
+_op_scatter__value_reduce = get_op('aten::scatter.value_reduce')
+_op_scatter__value_reduce_out = get_op('aten::scatter.value_reduce_out')
+_op_scatter_add = get_op('aten::scatter_add')
+_op_scatter_add__out = get_op('aten::scatter_add.out')
+_op_scatter_reduce__two = get_op('aten::scatter_reduce.two')
+_op_scatter_reduce__two_out = get_op('aten::scatter_reduce.two_out')
 _op_select__int = get_op('aten::select.int')
+_op_slice__Tensor = get_op('aten::slice.Tensor')
+_op_split__Tensor = get_op('aten::split.Tensor')
+_op_split__sizes = get_op('aten::split.sizes')
+_op_split_with_sizes = get_op('aten::split_with_sizes')
+_op_squeeze = get_op('aten::squeeze')
+_op_squeeze__dim = get_op('aten::squeeze.dim')
+_op_squeeze__dims = get_op('aten::squeeze.dims')
+_op_swapaxes = get_op('aten::swapaxes')
+_op_swapdims = get_op('aten::swapdims')
 _op_t = get_op('aten::t')
+_op_take = get_op('aten::take')
+_op_take__out = get_op('aten::take.out')
+_op_take_along_dim = get_op('aten::take_along_dim')
+_op_take_along_dim__out = get_op('aten::take_along_dim.out')
+_op_tensor_split__indices = get_op('aten::tensor_split.indices')
+_op_tensor_split__sections = get_op('aten::tensor_split.sections')
+_op_tensor_split__tensor_indices_or_sections = get_op('aten::tensor_split.tensor_indices_or_sections')
 _op_transpose__int = get_op('aten::transpose.int')
 _op_unbind__int = get_op('aten::unbind.int')
+_op_unflatten__int = get_op('aten::unflatten.int')
+_op_unsqueeze = get_op('aten::unsqueeze')
+_op_view_as_complex = get_op('aten::view_as_complex')
+_op_view_as_real = get_op('aten::view_as_real')
+_op_vsplit__array = get_op('aten::vsplit.array')
+_op_vsplit__int = get_op('aten::vsplit.int')
+_op_where = get_op('aten::where')
 _op_zero_ = get_op('aten::zero_')
 _op_zeros = get_op('aten::zeros')
 _op_zeros__out = get_op('aten::zeros.out')
@@ -109,6 +192,44 @@ def _to_copy(*args, **kwargs):
             result.requires_grad_(True)
         return result
     _ap.raise_invalid_arguments(_f_to_copy_sigs, args, kwargs)
+
+
+def _f_adjoint_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_adjoint_sigs = (_ap.PySig('adjoint', (('input', 'Tensor', None, False),), False, False),)
+
+
+def adjoint(*args, **kwargs):
+    try:
+        input, = _f_adjoint_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_adjoint.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_adjoint_sigs, args, kwargs)
+
+
+def _f_alias_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_alias_sigs = (_ap.PySig('alias', (('input', 'Tensor', None, False),), False, False),)
+
+
+def alias(*args, **kwargs):
+    try:
+        input, = _f_alias_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_alias.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_alias_sigs, args, kwargs)
 
 
 def _f_arange_0(end, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -188,6 +309,25 @@ def arange(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_arange_sigs, args, kwargs)
 
 
+def _f_argwhere_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_argwhere_sigs = (_ap.PySig('argwhere', (('input', 'Tensor', None, False),), False, False),)
+
+
+def argwhere(*args, **kwargs):
+    try:
+        input, = _f_argwhere_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_argwhere.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_argwhere_sigs, args, kwargs)
+
+
 def _f_as_strided_0(input, size, stride, storage_offset=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     size = _ap.to_intlist(size)
@@ -208,6 +348,88 @@ def as_strided(*args, **kwargs):
         result = _op_as_strided.call(input._keyset, input, size, stride, storage_offset)
         return result
     _ap.raise_invalid_arguments(_f_as_strided_sigs, args, kwargs)
+
+
+def _f_as_strided_0(input, size, stride, storage_offset=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    size = _ap.to_intlist(size)
+    stride = _ap.to_intlist(stride)
+    if storage_offset is not None and type(storage_offset) is not int: storage_offset = _ap.to_int(storage_offset)
+    return input, size, stride, storage_offset
+
+
+_f_as_strided_sigs = (_ap.PySig('as_strided_', (('input', 'Tensor', None, False), ('size', 'SymInt[]', None, False), ('stride', 'SymInt[]', None, False), ('storage_offset', 'SymInt?', 'None', False)), False, False),)
+
+
+def as_strided_(*args, **kwargs):
+    try:
+        input, size, stride, storage_offset = _f_as_strided_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_as_strided_.call(input._keyset, input, size, stride, storage_offset)
+        return result
+    _ap.raise_invalid_arguments(_f_as_strided_sigs, args, kwargs)
+
+
+def _f_broadcast_tensors_0(tensors):
+    tensors = _ap.to_tensorlist(tensors)
+    return tensors,
+
+
+_f_broadcast_tensors_sigs = (_ap.PySig('broadcast_tensors', (('tensors', 'Tensor[]', None, False),), False, False),)
+
+
+def broadcast_tensors(*args, **kwargs):
+    try:
+        tensors, = _f_broadcast_tensors_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_broadcast_tensors.call(_ap.keyset_of_list(tensors), tensors)
+        return result
+    _ap.raise_invalid_arguments(_f_broadcast_tensors_sigs, args, kwargs)
+
+
+def _f_broadcast_to_0(input, size):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    size = _ap.to_intlist(size)
+    return input, size
+
+
+_f_broadcast_to_sigs = (_ap.PySig('broadcast_to', (('input', 'Tensor', None, False), ('size', 'SymInt[]', None, False)), False, False),)
+
+
+def broadcast_to(*args, **kwargs):
+    try:
+        input, size = _f_broadcast_to_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_broadcast_to.call(input._keyset, input, size)
+        return result
+    _ap.raise_invalid_arguments(_f_broadcast_to_sigs, args, kwargs)
+
+
+def _f_chunk_0(input, chunks, dim=0):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(chunks) is not int: chunks = _ap.to_int(chunks)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return input, chunks, dim
+
+
+_f_chunk_sigs = (_ap.PySig('chunk', (('input', 'Tensor', None, False), ('chunks', 'int', None, False), ('dim', 'int', '0', False)), False, False),)
+
+
+def chunk(*args, **kwargs):
+    try:
+        input, chunks, dim = _f_chunk_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_chunk.call(input._keyset, input, chunks, dim)
+        return result
+    _ap.raise_invalid_arguments(_f_chunk_sigs, args, kwargs)
 
 
 def _f_clone_0(input, *, memory_format=None):
@@ -247,6 +469,80 @@ def detach(*args, **kwargs):
         result = _op_detach.call(input._keyset, input)
         return result
     _ap.raise_invalid_arguments(_f_detach_sigs, args, kwargs)
+
+
+def _f_detach_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_detach_sigs = (_ap.PySig('detach_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def detach_(*args, **kwargs):
+    try:
+        input, = _f_detach_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_detach_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_detach_sigs, args, kwargs)
+
+
+def _f_diagonal_0(input, offset=0, dim1=0, dim2=1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(offset) is not int: offset = _ap.to_int(offset)
+    if type(dim1) is not int: dim1 = _ap.to_int(dim1)
+    if type(dim2) is not int: dim2 = _ap.to_int(dim2)
+    return input, offset, dim1, dim2
+
+
+_f_diagonal_sigs = (_ap.PySig('diagonal', (('input', 'Tensor', None, False), ('offset', 'int', '0', False), ('dim1', 'int', '0', False), ('dim2', 'int', '1', False)), False, False),)
+
+
+def diagonal(*args, **kwargs):
+    try:
+        input, offset, dim1, dim2 = _f_diagonal_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_diagonal.call(input._keyset, input, offset, dim1, dim2)
+        return result
+    _ap.raise_invalid_arguments(_f_diagonal_sigs, args, kwargs)
+
+
+def _f_dsplit_0(input, sections):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(sections) is not int: sections = _ap.to_int(sections)
+    return input, sections
+
+
+def _f_dsplit_1(input, indices):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    indices = _ap.to_intlist(indices)
+    return input, indices
+
+
+_f_dsplit_sigs = (_ap.PySig('dsplit', (('input', 'Tensor', None, False), ('sections', 'int', None, False)), False, False), _ap.PySig('dsplit', (('input', 'Tensor', None, False), ('indices', 'int[]', None, False)), False, False),)
+
+
+def dsplit(*args, **kwargs):
+    try:
+        input, sections = _f_dsplit_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_dsplit__int.call(input._keyset, input, sections)
+        return result
+    try:
+        input, indices = _f_dsplit_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_dsplit__array.call(input._keyset, input, indices)
+        return result
+    _ap.raise_invalid_arguments(_f_dsplit_sigs, args, kwargs)
 
 
 def _f_empty_0(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, out=None, requires_grad=False):
@@ -425,6 +721,27 @@ def fill_(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_fill_sigs, args, kwargs)
 
 
+def _f_flatten_0(input, start_dim=0, end_dim=-1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(start_dim) is not int: start_dim = _ap.to_int(start_dim)
+    if type(end_dim) is not int: end_dim = _ap.to_int(end_dim)
+    return input, start_dim, end_dim
+
+
+_f_flatten_sigs = (_ap.PySig('flatten', (('input', 'Tensor', None, False), ('start_dim', 'int', '0', False), ('end_dim', 'int', '-1', False)), False, False),)
+
+
+def flatten(*args, **kwargs):
+    try:
+        input, start_dim, end_dim = _f_flatten_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_flatten__using_ints.call(input._keyset, input, start_dim, end_dim)
+        return result
+    _ap.raise_invalid_arguments(_f_flatten_sigs, args, kwargs)
+
+
 def _f_full_0(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     size = _ap.to_intlist(size)
     if type(fill_value) not in _PYNUM: fill_value = _ap.to_scalar(fill_value)
@@ -483,6 +800,295 @@ def full_like(*args, **kwargs):
             result.requires_grad_(True)
         return result
     _ap.raise_invalid_arguments(_f_full_like_sigs, args, kwargs)
+
+
+def _f_gather_0(input, dim, index, *, sparse_grad=False, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if sparse_grad is not True and sparse_grad is not False: sparse_grad = _ap.to_bool(sparse_grad)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, index, sparse_grad, out
+
+
+_f_gather_sigs = (_ap.PySig('gather', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'Tensor', None, False), ('sparse_grad', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def gather(*args, **kwargs):
+    try:
+        input, dim, index, sparse_grad, out = _f_gather_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_gather.call(input._keyset | index._keyset, input, dim, index, sparse_grad)
+        else:
+            result = _op_gather__out.call(input._keyset | index._keyset | out._keyset, input, dim, index, sparse_grad, out)
+        return result
+    _ap.raise_invalid_arguments(_f_gather_sigs, args, kwargs)
+
+
+def _f_hsplit_0(input, sections):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(sections) is not int: sections = _ap.to_int(sections)
+    return input, sections
+
+
+def _f_hsplit_1(input, indices):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    indices = _ap.to_intlist(indices)
+    return input, indices
+
+
+_f_hsplit_sigs = (_ap.PySig('hsplit', (('input', 'Tensor', None, False), ('sections', 'int', None, False)), False, False), _ap.PySig('hsplit', (('input', 'Tensor', None, False), ('indices', 'int[]', None, False)), False, False),)
+
+
+def hsplit(*args, **kwargs):
+    try:
+        input, sections = _f_hsplit_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_hsplit__int.call(input._keyset, input, sections)
+        return result
+    try:
+        input, indices = _f_hsplit_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_hsplit__array.call(input._keyset, input, indices)
+        return result
+    _ap.raise_invalid_arguments(_f_hsplit_sigs, args, kwargs)
+
+
+def _f_imag_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_imag_sigs = (_ap.PySig('imag', (('input', 'Tensor', None, False),), False, False),)
+
+
+def imag(*args, **kwargs):
+    try:
+        input, = _f_imag_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_imag.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_imag_sigs, args, kwargs)
+
+
+def _f_index_0(input, indices, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    indices = _ap.to_optional_tensorlist(indices)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, indices, out
+
+
+_f_index_sigs = (_ap.PySig('index', (('input', 'Tensor', None, False), ('indices', 'Tensor?[]', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def index(*args, **kwargs):
+    try:
+        input, indices, out = _f_index_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_index__Tensor.call(input._keyset | _ap.keyset_of_list(indices), input, indices)
+        else:
+            result = _op_index__Tensor_out.call(input._keyset | _ap.keyset_of_list(indices) | out._keyset, input, indices, out)
+        return result
+    _ap.raise_invalid_arguments(_f_index_sigs, args, kwargs)
+
+
+def _f_index_add_0(input, dim, index, source, *, alpha=1, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if not isinstance(source, _Tensor): raise _Mismatch
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, index, source, alpha, out
+
+
+_f_index_add_sigs = (_ap.PySig('index_add', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'Tensor', None, False), ('source', 'Tensor', None, False), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def index_add(*args, **kwargs):
+    try:
+        input, dim, index, source, alpha, out = _f_index_add_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_index_add.call(input._keyset | index._keyset | source._keyset, input, dim, index, source, alpha)
+        else:
+            result = _op_index_add__out.call(input._keyset | index._keyset | source._keyset | out._keyset, input, dim, index, source, alpha, out)
+        return result
+    _ap.raise_invalid_arguments(_f_index_add_sigs, args, kwargs)
+
+
+def _f_index_copy_0(input, dim, index, source, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if not isinstance(source, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, index, source, out
+
+
+_f_index_copy_sigs = (_ap.PySig('index_copy', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'Tensor', None, False), ('source', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def index_copy(*args, **kwargs):
+    try:
+        input, dim, index, source, out = _f_index_copy_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_index_copy.call(input._keyset | index._keyset | source._keyset, input, dim, index, source)
+        else:
+            result = _op_index_copy__out.call(input._keyset | index._keyset | source._keyset | out._keyset, input, dim, index, source, out)
+        return result
+    _ap.raise_invalid_arguments(_f_index_copy_sigs, args, kwargs)
+
+
+def _f_index_fill_0(input, dim, index, value):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    return input, dim, index, value
+
+
+def _f_index_fill_1(input, dim, index, value):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if not isinstance(value, _Tensor): raise _Mismatch
+    return input, dim, index, value
+
+
+_f_index_fill_sigs = (_ap.PySig('index_fill', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, False), _ap.PySig('index_fill', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, False),)
+
+
+def index_fill(*args, **kwargs):
+    try:
+        input, dim, index, value = _f_index_fill_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_index_fill__int_Scalar.call(input._keyset | index._keyset, input, dim, index, value)
+        return result
+    try:
+        input, dim, index, value = _f_index_fill_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_index_fill__int_Tensor.call(input._keyset | index._keyset | value._keyset, input, dim, index, value)
+        return result
+    _ap.raise_invalid_arguments(_f_index_fill_sigs, args, kwargs)
+
+
+def _f_index_put_0(input, indices, values, accumulate=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    indices = _ap.to_optional_tensorlist(indices)
+    if not isinstance(values, _Tensor): raise _Mismatch
+    if accumulate is not True and accumulate is not False: accumulate = _ap.to_bool(accumulate)
+    return input, indices, values, accumulate
+
+
+_f_index_put_sigs = (_ap.PySig('index_put', (('input', 'Tensor', None, False), ('indices', 'Tensor?[]', None, False), ('values', 'Tensor', None, False), ('accumulate', 'bool', 'False', False)), False, False),)
+
+
+def index_put(*args, **kwargs):
+    try:
+        input, indices, values, accumulate = _f_index_put_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_index_put.call(input._keyset | _ap.keyset_of_list(indices) | values._keyset, input, indices, values, accumulate)
+        return result
+    _ap.raise_invalid_arguments(_f_index_put_sigs, args, kwargs)
+
+
+def _f_index_put_0(input, indices, values, accumulate=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    indices = _ap.to_optional_tensorlist(indices)
+    if not isinstance(values, _Tensor): raise _Mismatch
+    if accumulate is not True and accumulate is not False: accumulate = _ap.to_bool(accumulate)
+    return input, indices, values, accumulate
+
+
+_f_index_put_sigs = (_ap.PySig('index_put_', (('input', 'Tensor', None, False), ('indices', 'Tensor?[]', None, False), ('values', 'Tensor', None, False), ('accumulate', 'bool', 'False', False)), False, False),)
+
+
+def index_put_(*args, **kwargs):
+    try:
+        input, indices, values, accumulate = _f_index_put_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_index_put_.call(input._keyset | _ap.keyset_of_list(indices) | values._keyset, input, indices, values, accumulate)
+        return result
+    _ap.raise_invalid_arguments(_f_index_put_sigs, args, kwargs)
+
+
+def _f_index_reduce_0(input, dim, index, source, reduce, *, include_self=True, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if not isinstance(source, _Tensor): raise _Mismatch
+    reduce = _ap.to_str(reduce)
+    if include_self is not True and include_self is not False: include_self = _ap.to_bool(include_self)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, index, source, reduce, include_self, out
+
+
+_f_index_reduce_sigs = (_ap.PySig('index_reduce', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'Tensor', None, False), ('source', 'Tensor', None, False), ('reduce', 'str', None, False), ('include_self', 'bool', 'True', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def index_reduce(*args, **kwargs):
+    try:
+        input, dim, index, source, reduce, include_self, out = _f_index_reduce_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_index_reduce.call(input._keyset | index._keyset | source._keyset, input, dim, index, source, reduce, include_self)
+        else:
+            result = _op_index_reduce__out.call(input._keyset | index._keyset | source._keyset | out._keyset, input, dim, index, source, reduce, include_self, out)
+        return result
+    _ap.raise_invalid_arguments(_f_index_reduce_sigs, args, kwargs)
+
+
+def _f_index_select_0(input, dim, index, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, index, out
+
+
+_f_index_select_sigs = (_ap.PySig('index_select', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def index_select(*args, **kwargs):
+    try:
+        input, dim, index, out = _f_index_select_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_index_select.call(input._keyset | index._keyset, input, dim, index)
+        else:
+            result = _op_index_select__out.call(input._keyset | index._keyset | out._keyset, input, dim, index, out)
+        return result
+    _ap.raise_invalid_arguments(_f_index_select_sigs, args, kwargs)
 
 
 def _f_linspace_0(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
@@ -552,6 +1158,193 @@ def logspace(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_logspace_sigs, args, kwargs)
 
 
+def _f_masked_fill_0(input, mask, value):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(mask, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    return input, mask, value
+
+
+def _f_masked_fill_1(input, mask, value):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(mask, _Tensor): raise _Mismatch
+    if not isinstance(value, _Tensor): raise _Mismatch
+    return input, mask, value
+
+
+_f_masked_fill_sigs = (_ap.PySig('masked_fill', (('input', 'Tensor', None, False), ('mask', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, False), _ap.PySig('masked_fill', (('input', 'Tensor', None, False), ('mask', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, False),)
+
+
+def masked_fill(*args, **kwargs):
+    try:
+        input, mask, value = _f_masked_fill_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_masked_fill__Scalar.call(input._keyset | mask._keyset, input, mask, value)
+        return result
+    try:
+        input, mask, value = _f_masked_fill_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_masked_fill__Tensor.call(input._keyset | mask._keyset | value._keyset, input, mask, value)
+        return result
+    _ap.raise_invalid_arguments(_f_masked_fill_sigs, args, kwargs)
+
+
+def _f_masked_scatter_0(input, mask, source):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(mask, _Tensor): raise _Mismatch
+    if not isinstance(source, _Tensor): raise _Mismatch
+    return input, mask, source
+
+
+_f_masked_scatter_sigs = (_ap.PySig('masked_scatter', (('input', 'Tensor', None, False), ('mask', 'Tensor', None, False), ('source', 'Tensor', None, False)), False, False),)
+
+
+def masked_scatter(*args, **kwargs):
+    try:
+        input, mask, source = _f_masked_scatter_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_masked_scatter.call(input._keyset | mask._keyset | source._keyset, input, mask, source)
+        return result
+    _ap.raise_invalid_arguments(_f_masked_scatter_sigs, args, kwargs)
+
+
+def _f_masked_select_0(input, mask, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(mask, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, mask, out
+
+
+_f_masked_select_sigs = (_ap.PySig('masked_select', (('input', 'Tensor', None, False), ('mask', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def masked_select(*args, **kwargs):
+    try:
+        input, mask, out = _f_masked_select_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_masked_select.call(input._keyset | mask._keyset, input, mask)
+        else:
+            result = _op_masked_select__out.call(input._keyset | mask._keyset | out._keyset, input, mask, out)
+        return result
+    _ap.raise_invalid_arguments(_f_masked_select_sigs, args, kwargs)
+
+
+def _f_moveaxis_0(input, source, destination):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    source = _ap.to_intlist(source)
+    destination = _ap.to_intlist(destination)
+    return input, source, destination
+
+
+def _f_moveaxis_1(input, source, destination):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(source) is not int: source = _ap.to_int(source)
+    if type(destination) is not int: destination = _ap.to_int(destination)
+    return input, source, destination
+
+
+_f_moveaxis_sigs = (_ap.PySig('moveaxis', (('input', 'Tensor', None, False), ('source', 'int[]', None, False), ('destination', 'int[]', None, False)), False, False), _ap.PySig('moveaxis', (('input', 'Tensor', None, False), ('source', 'int', None, False), ('destination', 'int', None, False)), False, False),)
+
+
+def moveaxis(*args, **kwargs):
+    try:
+        input, source, destination = _f_moveaxis_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_moveaxis__intlist.call(input._keyset, input, source, destination)
+        return result
+    try:
+        input, source, destination = _f_moveaxis_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_moveaxis__int.call(input._keyset, input, source, destination)
+        return result
+    _ap.raise_invalid_arguments(_f_moveaxis_sigs, args, kwargs)
+
+
+def _f_movedim_0(input, source, destination):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    source = _ap.to_intlist(source)
+    destination = _ap.to_intlist(destination)
+    return input, source, destination
+
+
+def _f_movedim_1(input, source, destination):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(source) is not int: source = _ap.to_int(source)
+    if type(destination) is not int: destination = _ap.to_int(destination)
+    return input, source, destination
+
+
+_f_movedim_sigs = (_ap.PySig('movedim', (('input', 'Tensor', None, False), ('source', 'int[]', None, False), ('destination', 'int[]', None, False)), False, False), _ap.PySig('movedim', (('input', 'Tensor', None, False), ('source', 'int', None, False), ('destination', 'int', None, False)), False, False),)
+
+
+def movedim(*args, **kwargs):
+    try:
+        input, source, destination = _f_movedim_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_movedim__intlist.call(input._keyset, input, source, destination)
+        return result
+    try:
+        input, source, destination = _f_movedim_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_movedim__int.call(input._keyset, input, source, destination)
+        return result
+    _ap.raise_invalid_arguments(_f_movedim_sigs, args, kwargs)
+
+
+def _f_narrow_0(input, dim, start, length):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if type(start) is not int: start = _ap.to_int(start)
+    if type(length) is not int: length = _ap.to_int(length)
+    return input, dim, start, length
+
+
+def _f_narrow_1(input, dim, start, length):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(start, _Tensor): raise _Mismatch
+    if type(length) is not int: length = _ap.to_int(length)
+    return input, dim, start, length
+
+
+_f_narrow_sigs = (_ap.PySig('narrow', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('start', 'SymInt', None, False), ('length', 'SymInt', None, False)), False, False), _ap.PySig('narrow', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('start', 'Tensor', None, False), ('length', 'SymInt', None, False)), False, False),)
+
+
+def narrow(*args, **kwargs):
+    try:
+        input, dim, start, length = _f_narrow_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_narrow.call(input._keyset, input, dim, start, length)
+        return result
+    try:
+        input, dim, start, length = _f_narrow_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_narrow__Tensor.call(input._keyset | start._keyset, input, dim, start, length)
+        return result
+    _ap.raise_invalid_arguments(_f_narrow_sigs, args, kwargs)
+
+
 def _f_ones_0(size, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     size = _ap.to_intlist(size)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -611,6 +1404,127 @@ def ones_like(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_ones_like_sigs, args, kwargs)
 
 
+def _f_permute_0(input, dims):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    dims = _ap.to_intlist(dims)
+    return input, dims
+
+
+_f_permute_sigs = (_ap.PySig('permute', (('input', 'Tensor', None, False), ('dims', 'int[]', None, False)), False, False),)
+
+
+def permute(*args, **kwargs):
+    try:
+        input, dims = _f_permute_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_permute.call(input._keyset, input, dims)
+        return result
+    _ap.raise_invalid_arguments(_f_permute_sigs, args, kwargs)
+
+
+def _f_put_0(input, index, source, accumulate=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if not isinstance(source, _Tensor): raise _Mismatch
+    if accumulate is not True and accumulate is not False: accumulate = _ap.to_bool(accumulate)
+    return input, index, source, accumulate
+
+
+_f_put_sigs = (_ap.PySig('put', (('input', 'Tensor', None, False), ('index', 'Tensor', None, False), ('source', 'Tensor', None, False), ('accumulate', 'bool', 'False', False)), False, False),)
+
+
+def put(*args, **kwargs):
+    try:
+        input, index, source, accumulate = _f_put_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_put.call(input._keyset | index._keyset | source._keyset, input, index, source, accumulate)
+        return result
+    _ap.raise_invalid_arguments(_f_put_sigs, args, kwargs)
+
+
+def _f_ravel_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_ravel_sigs = (_ap.PySig('ravel', (('input', 'Tensor', None, False),), False, False),)
+
+
+def ravel(*args, **kwargs):
+    try:
+        input, = _f_ravel_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_ravel.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_ravel_sigs, args, kwargs)
+
+
+def _f_real_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_real_sigs = (_ap.PySig('real', (('input', 'Tensor', None, False),), False, False),)
+
+
+def real(*args, **kwargs):
+    try:
+        input, = _f_real_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_real.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_real_sigs, args, kwargs)
+
+
+def _f_reshape_0(input, shape):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    shape = _ap.to_intlist(shape)
+    return input, shape
+
+
+_f_reshape_sigs = (_ap.PySig('reshape', (('input', 'Tensor', None, False), ('shape', 'SymInt[]', None, False)), False, False),)
+
+
+def reshape(*args, **kwargs):
+    try:
+        input, shape = _f_reshape_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_reshape.call(input._keyset, input, shape)
+        return result
+    _ap.raise_invalid_arguments(_f_reshape_sigs, args, kwargs)
+
+
+def _f_resize_as_0(input, the_template, *, memory_format=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(the_template, _Tensor): raise _Mismatch
+    if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
+    return input, the_template, memory_format
+
+
+_f_resize_as_sigs = (_ap.PySig('resize_as_', (('input', 'Tensor', None, False), ('the_template', 'Tensor', None, False), ('memory_format', 'MemoryFormat?', 'None', True)), False, False),)
+
+
+def resize_as_(*args, **kwargs):
+    try:
+        input, the_template, memory_format = _f_resize_as_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_resize_as_.call(input._keyset | the_template._keyset, input, the_template, memory_format)
+        return result
+    _ap.raise_invalid_arguments(_f_resize_as_sigs, args, kwargs)
+
+
 def _f_scalar_tensor_0(s, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if type(s) not in _PYNUM: s = _ap.to_scalar(s)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -637,6 +1551,145 @@ def scalar_tensor(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_scalar_tensor_sigs, args, kwargs)
 
 
+def _f_scatter_0(input, dim, index, src, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if not isinstance(src, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, index, src, out
+
+
+def _f_scatter_1(input, dim, index, value, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, index, value, out
+
+
+def _f_scatter_2(input, dim, index, src, *, reduce, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if not isinstance(src, _Tensor): raise _Mismatch
+    reduce = _ap.to_str(reduce)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, index, src, reduce, out
+
+
+def _f_scatter_3(input, dim, index, value, *, reduce, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    reduce = _ap.to_str(reduce)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, index, value, reduce, out
+
+
+_f_scatter_sigs = (_ap.PySig('scatter', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('scatter', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('scatter', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False), ('reduce', 'str', None, True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('scatter', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False), ('reduce', 'str', None, True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def scatter(*args, **kwargs):
+    try:
+        input, dim, index, src, out = _f_scatter_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_scatter__src.call(input._keyset | index._keyset | src._keyset, input, dim, index, src)
+        else:
+            result = _op_scatter__src_out.call(input._keyset | index._keyset | src._keyset | out._keyset, input, dim, index, src, out)
+        return result
+    try:
+        input, dim, index, value, out = _f_scatter_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_scatter__value.call(input._keyset | index._keyset, input, dim, index, value)
+        else:
+            result = _op_scatter__value_out.call(input._keyset | index._keyset | out._keyset, input, dim, index, value, out)
+        return result
+    try:
+        input, dim, index, src, reduce, out = _f_scatter_2(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_scatter__reduce.call(input._keyset | index._keyset | src._keyset, input, dim, index, src, reduce)
+        else:
+            result = _op_scatter__reduce_out.call(input._keyset | index._keyset | src._keyset | out._keyset, input, dim, index, src, reduce, out)
+        return result
+    try:
+        input, dim, index, value, reduce, out = _f_scatter_3(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_scatter__value_reduce.call(input._keyset | index._keyset, input, dim, index, value, reduce)
+        else:
+            result = _op_scatter__value_reduce_out.call(input._keyset | index._keyset | out._keyset, input, dim, index, value, reduce, out)
+        return result
+    _ap.raise_invalid_arguments(_f_scatter_sigs, args, kwargs)
+
+
+def _f_scatter_add_0(input, dim, index, src, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if not isinstance(src, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, index, src, out
+
+
+_f_scatter_add_sigs = (_ap.PySig('scatter_add', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def scatter_add(*args, **kwargs):
+    try:
+        input, dim, index, src, out = _f_scatter_add_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_scatter_add.call(input._keyset | index._keyset | src._keyset, input, dim, index, src)
+        else:
+            result = _op_scatter_add__out.call(input._keyset | index._keyset | src._keyset | out._keyset, input, dim, index, src, out)
+        return result
+    _ap.raise_invalid_arguments(_f_scatter_add_sigs, args, kwargs)
+
+
+def _f_scatter_reduce_0(input, dim, index, src, reduce, *, include_self=True, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if not isinstance(src, _Tensor): raise _Mismatch
+    reduce = _ap.to_str(reduce)
+    if include_self is not True and include_self is not False: include_self = _ap.to_bool(include_self)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, index, src, reduce, include_self, out
+
+
+_f_scatter_reduce_sigs = (_ap.PySig('scatter_reduce', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False), ('reduce', 'str', None, False), ('include_self', 'bool', 'True', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def scatter_reduce(*args, **kwargs):
+    try:
+        input, dim, index, src, reduce, include_self, out = _f_scatter_reduce_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_scatter_reduce__two.call(input._keyset | index._keyset | src._keyset, input, dim, index, src, reduce, include_self)
+        else:
+            result = _op_scatter_reduce__two_out.call(input._keyset | index._keyset | src._keyset | out._keyset, input, dim, index, src, reduce, include_self, out)
+        return result
+    _ap.raise_invalid_arguments(_f_scatter_reduce_sigs, args, kwargs)
+
+
 def _f_select_0(input, dim, index):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(dim) is not int: dim = _ap.to_int(dim)
@@ -658,6 +1711,172 @@ def select(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_select_sigs, args, kwargs)
 
 
+def _f_slice_0(input, dim=0, start=None, end=None, step=1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if start is not None and type(start) is not int: start = _ap.to_int(start)
+    if end is not None and type(end) is not int: end = _ap.to_int(end)
+    if type(step) is not int: step = _ap.to_int(step)
+    return input, dim, start, end, step
+
+
+_f_slice_sigs = (_ap.PySig('slice', (('input', 'Tensor', None, False), ('dim', 'int', '0', False), ('start', 'SymInt?', 'None', False), ('end', 'SymInt?', 'None', False), ('step', 'SymInt', '1', False)), False, False),)
+
+
+def slice(*args, **kwargs):
+    try:
+        input, dim, start, end, step = _f_slice_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_slice__Tensor.call(input._keyset, input, dim, start, end, step)
+        return result
+    _ap.raise_invalid_arguments(_f_slice_sigs, args, kwargs)
+
+
+def _f_split_0(input, split_size, dim=0):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(split_size) is not int: split_size = _ap.to_int(split_size)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return input, split_size, dim
+
+
+def _f_split_1(input, split_size, dim=0):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    split_size = _ap.to_intlist(split_size)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return input, split_size, dim
+
+
+_f_split_sigs = (_ap.PySig('split', (('input', 'Tensor', None, False), ('split_size', 'SymInt', None, False), ('dim', 'int', '0', False)), False, False), _ap.PySig('split', (('input', 'Tensor', None, False), ('split_size', 'SymInt[]', None, False), ('dim', 'int', '0', False)), False, False),)
+
+
+def split(*args, **kwargs):
+    try:
+        input, split_size, dim = _f_split_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_split__Tensor.call(input._keyset, input, split_size, dim)
+        return result
+    try:
+        input, split_size, dim = _f_split_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_split__sizes.call(input._keyset, input, split_size, dim)
+        return result
+    _ap.raise_invalid_arguments(_f_split_sigs, args, kwargs)
+
+
+def _f_split_with_sizes_0(input, split_sizes, dim=0):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    split_sizes = _ap.to_intlist(split_sizes)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return input, split_sizes, dim
+
+
+_f_split_with_sizes_sigs = (_ap.PySig('split_with_sizes', (('input', 'Tensor', None, False), ('split_sizes', 'SymInt[]', None, False), ('dim', 'int', '0', False)), False, False),)
+
+
+def split_with_sizes(*args, **kwargs):
+    try:
+        input, split_sizes, dim = _f_split_with_sizes_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_split_with_sizes.call(input._keyset, input, split_sizes, dim)
+        return result
+    _ap.raise_invalid_arguments(_f_split_with_sizes_sigs, args, kwargs)
+
+
+def _f_squeeze_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+def _f_squeeze_1(input, dim):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return input, dim
+
+
+def _f_squeeze_2(input, dim):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    dim = _ap.to_intlist(dim)
+    return input, dim
+
+
+_f_squeeze_sigs = (_ap.PySig('squeeze', (('input', 'Tensor', None, False),), False, False), _ap.PySig('squeeze', (('input', 'Tensor', None, False), ('dim', 'int', None, False)), False, False), _ap.PySig('squeeze', (('input', 'Tensor', None, False), ('dim', 'int[]', None, False)), False, False),)
+
+
+def squeeze(*args, **kwargs):
+    try:
+        input, = _f_squeeze_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_squeeze.call(input._keyset, input)
+        return result
+    try:
+        input, dim = _f_squeeze_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_squeeze__dim.call(input._keyset, input, dim)
+        return result
+    try:
+        input, dim = _f_squeeze_2(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_squeeze__dims.call(input._keyset, input, dim)
+        return result
+    _ap.raise_invalid_arguments(_f_squeeze_sigs, args, kwargs)
+
+
+def _f_swapaxes_0(input, axis0, axis1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(axis0) is not int: axis0 = _ap.to_int(axis0)
+    if type(axis1) is not int: axis1 = _ap.to_int(axis1)
+    return input, axis0, axis1
+
+
+_f_swapaxes_sigs = (_ap.PySig('swapaxes', (('input', 'Tensor', None, False), ('axis0', 'int', None, False), ('axis1', 'int', None, False)), False, False),)
+
+
+def swapaxes(*args, **kwargs):
+    try:
+        input, axis0, axis1 = _f_swapaxes_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_swapaxes.call(input._keyset, input, axis0, axis1)
+        return result
+    _ap.raise_invalid_arguments(_f_swapaxes_sigs, args, kwargs)
+
+
+def _f_swapdims_0(input, dim0, dim1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim0) is not int: dim0 = _ap.to_int(dim0)
+    if type(dim1) is not int: dim1 = _ap.to_int(dim1)
+    return input, dim0, dim1
+
+
+_f_swapdims_sigs = (_ap.PySig('swapdims', (('input', 'Tensor', None, False), ('dim0', 'int', None, False), ('dim1', 'int', None, False)), False, False),)
+
+
+def swapdims(*args, **kwargs):
+    try:
+        input, dim0, dim1 = _f_swapdims_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_swapdims.call(input._keyset, input, dim0, dim1)
+        return result
+    _ap.raise_invalid_arguments(_f_swapdims_sigs, args, kwargs)
+
+
 def _f_t_0(input):
     if not isinstance(input, _Tensor): raise _Mismatch
     return input,
@@ -675,6 +1894,104 @@ def t(*args, **kwargs):
         result = _op_t.call(input._keyset, input)
         return result
     _ap.raise_invalid_arguments(_f_t_sigs, args, kwargs)
+
+
+def _f_take_0(input, index, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, index, out
+
+
+_f_take_sigs = (_ap.PySig('take', (('input', 'Tensor', None, False), ('index', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def take(*args, **kwargs):
+    try:
+        input, index, out = _f_take_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_take.call(input._keyset | index._keyset, input, index)
+        else:
+            result = _op_take__out.call(input._keyset | index._keyset | out._keyset, input, index, out)
+        return result
+    _ap.raise_invalid_arguments(_f_take_sigs, args, kwargs)
+
+
+def _f_take_along_dim_0(input, indices, dim=None, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(indices, _Tensor): raise _Mismatch
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, indices, dim, out
+
+
+_f_take_along_dim_sigs = (_ap.PySig('take_along_dim', (('input', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('dim', 'int?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def take_along_dim(*args, **kwargs):
+    try:
+        input, indices, dim, out = _f_take_along_dim_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_take_along_dim.call(input._keyset | indices._keyset, input, indices, dim)
+        else:
+            result = _op_take_along_dim__out.call(input._keyset | indices._keyset | out._keyset, input, indices, dim, out)
+        return result
+    _ap.raise_invalid_arguments(_f_take_along_dim_sigs, args, kwargs)
+
+
+def _f_tensor_split_0(input, sections, dim=0):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(sections) is not int: sections = _ap.to_int(sections)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return input, sections, dim
+
+
+def _f_tensor_split_1(input, indices, dim=0):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    indices = _ap.to_intlist(indices)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return input, indices, dim
+
+
+def _f_tensor_split_2(input, tensor_indices_or_sections, dim=0):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(tensor_indices_or_sections, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return input, tensor_indices_or_sections, dim
+
+
+_f_tensor_split_sigs = (_ap.PySig('tensor_split', (('input', 'Tensor', None, False), ('sections', 'SymInt', None, False), ('dim', 'int', '0', False)), False, False), _ap.PySig('tensor_split', (('input', 'Tensor', None, False), ('indices', 'SymInt[]', None, False), ('dim', 'int', '0', False)), False, False), _ap.PySig('tensor_split', (('input', 'Tensor', None, False), ('tensor_indices_or_sections', 'Tensor', None, False), ('dim', 'int', '0', False)), False, False),)
+
+
+def tensor_split(*args, **kwargs):
+    try:
+        input, sections, dim = _f_tensor_split_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_tensor_split__sections.call(input._keyset, input, sections, dim)
+        return result
+    try:
+        input, indices, dim = _f_tensor_split_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_tensor_split__indices.call(input._keyset, input, indices, dim)
+        return result
+    try:
+        input, tensor_indices_or_sections, dim = _f_tensor_split_2(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_tensor_split__tensor_indices_or_sections.call(input._keyset | tensor_indices_or_sections._keyset, input, tensor_indices_or_sections, dim)
+        return result
+    _ap.raise_invalid_arguments(_f_tensor_split_sigs, args, kwargs)
 
 
 def _f_transpose_0(input, dim0, dim1):
@@ -716,6 +2033,137 @@ def unbind(*args, **kwargs):
         result = _op_unbind__int.call(input._keyset, input, dim)
         return result
     _ap.raise_invalid_arguments(_f_unbind_sigs, args, kwargs)
+
+
+def _f_unflatten_0(input, dim, sizes):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    sizes = _ap.to_intlist(sizes)
+    return input, dim, sizes
+
+
+_f_unflatten_sigs = (_ap.PySig('unflatten', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('sizes', 'SymInt[]', None, False)), False, False),)
+
+
+def unflatten(*args, **kwargs):
+    try:
+        input, dim, sizes = _f_unflatten_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_unflatten__int.call(input._keyset, input, dim, sizes)
+        return result
+    _ap.raise_invalid_arguments(_f_unflatten_sigs, args, kwargs)
+
+
+def _f_unsqueeze_0(input, dim):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return input, dim
+
+
+_f_unsqueeze_sigs = (_ap.PySig('unsqueeze', (('input', 'Tensor', None, False), ('dim', 'int', None, False)), False, False),)
+
+
+def unsqueeze(*args, **kwargs):
+    try:
+        input, dim = _f_unsqueeze_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_unsqueeze.call(input._keyset, input, dim)
+        return result
+    _ap.raise_invalid_arguments(_f_unsqueeze_sigs, args, kwargs)
+
+
+def _f_view_as_complex_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_view_as_complex_sigs = (_ap.PySig('view_as_complex', (('input', 'Tensor', None, False),), False, False),)
+
+
+def view_as_complex(*args, **kwargs):
+    try:
+        input, = _f_view_as_complex_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_view_as_complex.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_view_as_complex_sigs, args, kwargs)
+
+
+def _f_view_as_real_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_view_as_real_sigs = (_ap.PySig('view_as_real', (('input', 'Tensor', None, False),), False, False),)
+
+
+def view_as_real(*args, **kwargs):
+    try:
+        input, = _f_view_as_real_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_view_as_real.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_view_as_real_sigs, args, kwargs)
+
+
+def _f_vsplit_0(input, sections):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(sections) is not int: sections = _ap.to_int(sections)
+    return input, sections
+
+
+def _f_vsplit_1(input, indices):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    indices = _ap.to_intlist(indices)
+    return input, indices
+
+
+_f_vsplit_sigs = (_ap.PySig('vsplit', (('input', 'Tensor', None, False), ('sections', 'int', None, False)), False, False), _ap.PySig('vsplit', (('input', 'Tensor', None, False), ('indices', 'int[]', None, False)), False, False),)
+
+
+def vsplit(*args, **kwargs):
+    try:
+        input, sections = _f_vsplit_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_vsplit__int.call(input._keyset, input, sections)
+        return result
+    try:
+        input, indices = _f_vsplit_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_vsplit__array.call(input._keyset, input, indices)
+        return result
+    _ap.raise_invalid_arguments(_f_vsplit_sigs, args, kwargs)
+
+
+def _f_where_0(condition):
+    if not isinstance(condition, _Tensor): raise _Mismatch
+    return condition,
+
+
+_f_where_sigs = (_ap.PySig('where', (('condition', 'Tensor', None, False),), False, False),)
+
+
+def where(*args, **kwargs):
+    try:
+        condition, = _f_where_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_where.call(condition._keyset, condition)
+        return result
+    _ap.raise_invalid_arguments(_f_where_sigs, args, kwargs)
 
 
 def _f_zero_0(input):
@@ -803,4 +2251,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['_local_scalar_dense', '_to_copy', 'arange', 'as_strided', 'clone', 'detach', 'empty', 'empty_like', 'empty_strided', 'eye', 'fill_', 'full', 'full_like', 'linspace', 'logspace', 'ones', 'ones_like', 'scalar_tensor', 'select', 't', 'transpose', 'unbind', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_local_scalar_dense', '_to_copy', 'adjoint', 'alias', 'arange', 'argwhere', 'as_strided', 'as_strided_', 'broadcast_tensors', 'broadcast_to', 'chunk', 'clone', 'detach', 'detach_', 'diagonal', 'dsplit', 'empty', 'empty_like', 'empty_strided', 'eye', 'fill_', 'flatten', 'full', 'full_like', 'gather', 'hsplit', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'linspace', 'logspace', 'masked_fill', 'masked_scatter', 'masked_select', 'moveaxis', 'movedim', 'narrow', 'ones', 'ones_like', 'permute', 'put', 'ravel', 'real', 'reshape', 'resize_as_', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'select', 'slice', 'split', 'split_with_sizes', 'squeeze', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tensor_split', 'transpose', 'unbind', 'unflatten', 'unsqueeze', 'view_as_complex', 'view_as_real', 'vsplit', 'where', 'zero_', 'zeros', 'zeros_like']

@@ -1,0 +1,329 @@
+"""``t[idx]`` and ``t[idx] = v``: the indexing front end (seed 000).
+
+The walk mirrors torch's ``applySlicing``:
+
+1. The Python index becomes a tuple of index items (``as_index_items``): a tuple
+   stays a tuple, a short list holding slices, ``None``, ``...`` or sequences is
+   read as a tuple (torch's deprecated NumPy-compatible rule), anything else is
+   a single item.
+2. ``apply_slicing`` walks the items over the tensor's dims (Note [Walking the
+   dims]): an int or a 0-dim integer tensor selects, a slice slices, ``None``
+   inserts a dim, ``...`` skips the unspecified dims, a bool inserts a dim and
+   indexes it with ``[0]`` or ``[]``; a tensor or a list is recorded as an
+   advanced index for its dim. Each of these is a dispatched view op, so the
+   result is a view of the original.
+3. If any advanced index was recorded, ``index`` (getitem) or ``index_put_``
+   (setitem) runs with the recorded list; otherwise the view is the answer
+   (getitem), or receives the value by ``copy_to`` (setitem): ``copy_`` for the
+   same shape, ``fill_`` for a 0-dim value, else the value without its leading
+   size-1 dims, expanded.
+
+Note [Walking the dims]
+~~~~~~~~~~~~~~~~~~~~~~~
+``dim`` is the dim of the *partial result* the next item applies to. A select
+removes a dim (``dim`` stays), a slice or ``None`` keeps one (``dim += 1``), an
+advanced index leaves the dim for ``index`` to consume (``dim += 1``; a mask of k
+dims, ``dim += k``), ``...`` jumps over ``ndim - specified`` dims. The recorded
+advanced indices are aligned to the partial result's dims, with ``None`` for
+dims they don't touch, which is exactly the argument ``index`` takes; a mask
+fills one slot of that list but covers k dims, so a slot's position is its dim
+minus the extra dims of the masks before it.
+"""
+
+from __future__ import annotations
+
+from ..core import dtypes as dt
+from ..ops.dispatcher import get_op
+
+__all__ = ["getitem", "setitem", "as_index_items", "apply_slicing"]
+
+_op_select = get_op("aten::select.int")
+_op_slice = get_op("aten::slice.Tensor")
+_op_unsqueeze = get_op("aten::unsqueeze")
+_op_alias = get_op("aten::alias")
+_op_index = get_op("aten::index.Tensor")
+_op_index_put_ = get_op("aten::index_put_")
+_op_copy_ = get_op("aten::copy_")
+_op_fill_ = get_op("aten::fill_.Scalar")
+_op_fill_tensor_ = get_op("aten::fill_.Tensor")
+_op_view = get_op("aten::view")
+_op_expand = get_op("aten::expand")
+_op_empty = get_op("aten::empty.memory_format")
+_op_scalar_tensor = get_op("aten::scalar_tensor")
+
+_Tensor = None   # set by bind_tensor_class
+_tensor_factory = None
+
+_PY_SCALARS = (int, float, bool, complex)
+_INTEGRAL = dt.INT
+
+
+def bind(tensor_cls, tensor_factory) -> None:
+    global _Tensor, _tensor_factory
+    _Tensor = tensor_cls
+    _tensor_factory = tensor_factory
+
+
+# -- step 1: Python index -> items ---------------------------------------------------------
+
+def _is_sequence(obj) -> bool:
+    return isinstance(obj, (list, tuple)) or (
+        hasattr(obj, "__len__") and hasattr(obj, "__getitem__")
+        and not isinstance(obj, (str, bytes, dict)) and not isinstance(obj, _Tensor))
+
+
+def _sequence_is_tuple(index) -> bool:
+    """torch's rule for a non-tuple sequence index (deprecated in torch, still honoured)."""
+    if isinstance(index, _Tensor) or not _is_sequence(index) or isinstance(index, str):
+        return False
+    if len(index) >= 32:
+        return False
+    for item in index:
+        if (item is None or item is Ellipsis or isinstance(item, (slice, _Tensor))
+                or _is_sequence(item)):
+            return True
+    return False
+
+
+def as_index_items(index) -> tuple:
+    if type(index) is tuple:
+        return index
+    if _sequence_is_tuple(index):
+        import warnings
+        warnings.warn(
+            "Using a non-tuple sequence for multidimensional indexing is deprecated and will be "
+            "changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this "
+            "will be interpreted as tensor index, x[torch.tensor(seq)], which will result either "
+            "in an error or a different result", UserWarning, stacklevel=3)
+        return tuple(index)
+    return (index,)
+
+
+# -- step 2: walk the dims (Note [Walking the dims]) ----------------------------------------
+
+def _count_specified_dims(items) -> int:
+    count = 0
+    for item in items:
+        if isinstance(item, _Tensor):
+            count += item.dim() if item._dtype in (dt.bool_, dt.uint8) else 1
+        elif item is None or item is Ellipsis or item is True or item is False:
+            continue
+        else:
+            count += 1
+    return count
+
+
+def _invalid_index(item):
+    name = type(item).__name__
+    raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                     f"Variables are valid indices (got {name})")
+
+
+def _select(result, dim, index, real_dim):
+    sizes = result._sizes
+    if not sizes:
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    size = sizes[dim]
+    if index < -size or index >= size:
+        raise IndexError(f"index {index} is out of bounds for dimension {real_dim} with size "
+                         f"{size}")
+    return _op_select.call(result._keyset, result, dim, index)
+
+
+def _slice(result, dim, item):
+    if not result._sizes:
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    start, stop, step = item.start, item.stop, item.step
+    if step is None:
+        step = 1
+    else:
+        step = _as_int(step)
+        if step == 0:
+            raise ValueError("slice step cannot be zero")
+    if step < 0:
+        raise ValueError("step must be greater than zero")
+    start = None if start is None else _as_int(start)
+    stop = None if stop is None else _as_int(stop)
+    length = result._sizes[dim]
+    if (start is None or start == 0) and (stop is None or stop >= length) and step == 1:
+        return result    # the whole dim: no view needed (torch skips it too)
+    return _op_slice.call(result._keyset, result, dim, start, stop, step)
+
+
+def _as_int(value) -> int:
+    if type(value) is int:
+        return value
+    try:
+        return value.__index__()
+    except (AttributeError, TypeError):
+        raise TypeError("slice indices must be integers or None or have an __index__ "
+                        "method") from None
+
+
+def _bool_index(value: bool, like):
+    """``True`` indexes the inserted dim with ``[0]``, ``False`` with ``[]``."""
+    out = _op_empty.call(like._keyset, (1 if value else 0,), dt.int64, None, like._device, None,
+                         None)
+    if value:
+        _op_fill_.call(out._keyset, out, 0)
+    return out
+
+
+def apply_slicing(self, items):
+    """Returns (the view the basic items select, the advanced indices or None)."""
+    ndim = len(self._sizes)
+    specified = _count_specified_dims(items)
+    if specified > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    result = self
+    dim = 0
+    mask_extra = 0     # dims covered by masks beyond their one slot in ``advanced``
+    advanced = None
+    for real_dim, item in enumerate(items):
+        ti = type(item)
+        if ti is int:
+            result = _select(result, dim, item, real_dim)
+        elif ti is slice:
+            result = _slice(result, dim, item)
+            dim += 1
+        elif item is None:
+            result = _op_unsqueeze.call(result._keyset, result, dim)
+            dim += 1
+        elif item is Ellipsis:
+            dim += ndim - specified
+        elif ti is bool:
+            result = _op_unsqueeze.call(result._keyset, result, dim)
+            advanced = _record(advanced, dim - mask_extra, _bool_index(item, self))
+            dim += 1
+        elif isinstance(item, _Tensor):
+            d = item._dtype
+            if not item._sizes and d.category == _INTEGRAL and d is not dt.bool_:
+                result = _select(result, dim, item.item(), real_dim)
+            elif not item._sizes and d is dt.bool_:
+                result = _op_unsqueeze.call(result._keyset, result, dim)
+                advanced = _record(advanced, dim - mask_extra,
+                                   _bool_index(bool(item.item()), self))
+                dim += 1
+            else:
+                advanced = _record(advanced, dim - mask_extra, item)
+                if d is dt.bool_ or d is dt.uint8:
+                    dim += item.dim()
+                    mask_extra += item.dim() - 1
+                else:
+                    dim += 1
+        elif hasattr(item, "__index__") and not isinstance(item, float):
+            result = _select(result, dim, item.__index__(), real_dim)
+        elif _is_sequence(item) or isinstance(item, str):
+            tensor = _tensor_factory(item)
+            advanced = _record(advanced, dim - mask_extra, tensor)
+            if tensor._dtype is dt.bool_:
+                dim += tensor.dim()
+                mask_extra += tensor.dim() - 1
+            else:
+                dim += 1
+        else:
+            _invalid_index(item)
+    return result, advanced
+
+
+def _record(advanced, slot, tensor):
+    if advanced is None:
+        advanced = []
+    while len(advanced) < slot:
+        advanced.append(None)
+    advanced.append(tensor)
+    return advanced
+
+
+# -- step 3: getitem / setitem --------------------------------------------------------------
+
+def getitem(self, index):
+    ti = type(index)
+    if ti is int:     # the common case, without building a tuple
+        return _select(self, 0, index, 0)
+    if ti is slice:
+        result = _slice(self, 0, index)
+        return _op_alias.call(self._keyset, self) if result is self else result
+    if index is None:
+        return _op_unsqueeze.call(self._keyset, self, 0)
+    if index is Ellipsis:
+        return _op_alias.call(self._keyset, self)
+    result, advanced = apply_slicing(self, as_index_items(index))
+    if advanced is not None:
+        return _op_index.call(result._keyset, result, advanced)
+    if result is self:
+        return _op_alias.call(self._keyset, self)
+    return result
+
+
+def _value_tensor(self, value):
+    """torch's valueToTensor: a scalar becomes a 0-dim tensor of ``self``'s dtype."""
+    if isinstance(value, _Tensor):
+        return value
+    if isinstance(value, _PY_SCALARS) or hasattr(value, "dtype") and not hasattr(
+            value, "__len__"):
+        return _op_scalar_tensor.call(self._keyset, value, self._dtype, None, self._device,
+                                      None)
+    raise TypeError(f"can't assign a {type(value).__name__} to a "
+                    f"{_legacy_type_name(self)}")
+
+
+def _legacy_type_name(t) -> str:
+    return t.type() if hasattr(t, "type") else "Tensor"
+
+
+def _strip_leading_ones(sizes) -> tuple:
+    i = 0
+    while i < len(sizes) and sizes[i] == 1:
+        i += 1
+    return tuple(sizes[i:])
+
+
+def copy_to(dst, src) -> None:
+    """Assign ``src`` to the view ``dst``: copy, fill, or expand then copy (seed 000)."""
+    if dst._sizes == src._sizes:
+        _op_copy_.call(dst._keyset | src._keyset, dst, src, False)
+        return
+    if not src._sizes:
+        _op_fill_tensor_.call(dst._keyset | src._keyset, dst, src)
+        return
+    stripped = _strip_leading_ones(src._sizes)
+    if stripped != src._sizes:
+        src = _op_view.call(src._keyset, src, stripped)
+    expanded = _op_expand.call(src._keyset, src, dst._sizes, False)
+    _op_copy_.call(dst._keyset | expanded._keyset, dst, expanded, False)
+
+
+def setitem(self, index, value):
+    ti = type(index)
+    tv = type(value)
+    scalar = tv is int or tv is float or tv is bool or tv is complex
+    if ti is int and scalar:     # t[i] = 3: select, fill
+        view = _select(self, 0, index, 0)
+        _op_fill_.call(view._keyset, view, value)
+        return
+    if ti is tuple and scalar and all(type(i) is int for i in index) and \
+            len(index) <= len(self._sizes):
+        view = self
+        for real_dim, i in enumerate(index):
+            view = _select(view, 0, i, real_dim)
+        _op_fill_.call(view._keyset, view, value)
+        return
+    if index is Ellipsis or index is None or ti is int or ti is slice:
+        items = (index,)
+    else:
+        items = as_index_items(index)
+    sliced, advanced = apply_slicing(self, items)
+    if advanced is None:
+        if scalar:
+            _op_fill_.call(sliced._keyset, sliced, value)
+        else:
+            copy_to(sliced, _value_tensor(self, value))
+        return
+    values = _value_tensor(self, value)
+    stripped = _strip_leading_ones(values._sizes)
+    if stripped != values._sizes:
+        values = _op_view.call(values._keyset, values, stripped)
+    _op_index_put_.call(sliced._keyset | values._keyset, sliced, advanced, values, False)

@@ -1,0 +1,1864 @@
+"""Indexing kernels: advanced indexing (``index`` / ``index_put_``), the ``index_*`` family,
+``gather`` / ``scatter*``, ``take`` / ``put_``, the ``masked_*`` ops and ``nonzero``.
+
+Every kernel checks its arguments the way torch does (same exception types, same
+messages, in the same order), then works on NumPy views of the tensors' memory. On the
+``meta`` device only the checks and the output's shape, dtype and strides are computed.
+
+Note [Advanced indexing is NumPy's fancy indexing]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+``index(self, indices)`` takes one optional index tensor per leading dimension. Boolean
+(and deprecated uint8) masks stand for the index tensors of their ``nonzero()``; all index
+tensors broadcast together to one shape B. When the indexed dimensions are adjacent, B
+replaces them in place; when they are separated by an untouched dimension, B goes to the
+front. NumPy's fancy indexing has exactly these rules (a k-dimensional bool array counts
+as k adjacent index arrays), so after torch's checks a kernel builds the NumPy key
+``(slice(None), idx0, mask, ...)`` and lets NumPy gather or scatter. The checks cannot be
+left to NumPy: torch refuses negative-out-of-range values with its own messages, refuses
+float indices, and refuses values that NumPy would broadcast (extra leading 1s).
+
+Note [Output strides of index]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+torch allocates ``index``'s output through TensorIterator, whose inputs are ``self``
+"restrided" to the result shape (stride 0 along the replaced dimensions) and the index
+tensors (stride 0 along the kept ones). The output's memory order is the order
+TensorIterator sorts the dimensions in (``_iterator_strides``), so ``a.t()[idx]`` is not
+always contiguous. Everything else here allocates contiguous outputs, except the ops that
+torch writes as ``self.clone(preserve_format).op_(...)`` (index_put, index_fill, put).
+
+Note [Fast paths]
+~~~~~~~~~~~~~~~~~
+Three cases carry most of the traffic and get their own NumPy call:
+- one integer index tensor (``a[idx]``, ``a[:, idx]``): ``np.take(..., out=...)`` straight
+  into the output, with ``mode="clip"`` once bounds are checked (``mode="raise"`` would
+  make NumPy buffer the output);
+- a bool mask with the shape of ``self`` (``a[mask]``): ``np.compress`` on the flattened
+  arrays, 5-10x faster than NumPy's own boolean indexing;
+- accumulation (``index_put_(..., accumulate=True)``, ``index_add_``, ``put_``, the scatter
+  reductions): ``ufunc.at``, which adds duplicates one after the other in index order, as
+  torch's serial CPU loop does (so float results match bit for bit). ``ufunc.at`` is fast
+  only with a single 1-D index array, so multi-dimensional targets are turned into flat
+  element offsets first (``_flat_offsets``).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..core import dtypes as dt
+from ..core.checks import check, check_index, maybe_wrap_dim
+from ..core.tensor_impl import contiguous_strides, make_tensor, numel_of
+from .factory import empty as _factory_empty
+from .factory import new_strided
+from .memory_overlap import (
+    FULL,
+    PARTIAL,
+    YES,
+    assert_no_internal_overlap,
+    get_overlap_status,
+    has_internal_overlap,
+)
+from .resize import resize_output
+from .scalars import check_scalar_fits, scalar_to_store
+
+_INDEX_DTYPES = (dt.int64, dt.int32)
+_ADV_INDEX_DTYPES = (dt.int64, dt.int32, dt.uint8, dt.bool_)
+
+# c10's TypeMeta names, which some of torch's messages print (e.g. masked_fill_'s).
+_TYPEMETA_NAMES = {
+    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+    "int32": "int", "int64": "long int", "uint16": "unsigned short",
+    "uint32": "unsigned int", "uint64": "unsigned long", "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+    "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+}
+
+_OVERLAP_MSG = ("unsupported operation: some elements of the input tensor and the written-to "
+                "tensor refer to a single memory location. Please clone() the tensor before "
+                "performing the operation.")
+_NONZERO_META_MSG = (
+    "The register_meta function for torch.nonzero() raises unimplemented by default, as a "
+    "correct data-independent implementation does not exist. This implementation returns a "
+    "fake value, assuming all elements of the tensor are non-zero. To enable this "
+    "registration, please set "
+    "'torch.fx.experimental._config.meta_nonzero_assume_all_nonzero' to True.")
+# torch hits an internal assert when advanced indexing is left with no index tensor (all
+# None, or only 0-dim masks); we raise the same error rather than invent a result.
+_NO_INDEX_MSG = ('ntensor >= 3 INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/'
+                 'native/cpu/IndexKernelUtils.h":8, please report a bug to PyTorch. ')
+
+
+# ----------------------------------------------------------------------------- helpers
+
+def _is_meta(*tensors) -> bool:
+    for t in tensors:
+        if t is not None and t._device.type == "meta":
+            return True
+    return False
+
+
+def _empty(sizes, dtype, device):
+    return _factory_empty(tuple(sizes), dtype, None, device)
+
+
+def _empty_like_preserve(self):
+    """``empty_like(self)`` with torch's preserve_format rule (what ``clone()`` allocates)."""
+    from .factory import empty_like
+    return empty_like(self)
+
+
+def _clone_preserve(self):
+    out = _empty_like_preserve(self)
+    if not _is_meta(self) and out.numel():
+        np.copyto(out._array(), self._array())
+    return out
+
+
+def _clone_contiguous(self, sizes=None):
+    """A contiguous copy of ``self`` (expanded to ``sizes`` when given)."""
+    sizes = self._sizes if sizes is None else tuple(sizes)
+    out = _empty(sizes, self._dtype, self._device)
+    if not _is_meta(self) and numel_of(sizes):
+        np.copyto(out._array(), np.broadcast_to(self._array(), sizes))
+    return out
+
+
+def _view(t, sizes, strides, offset):
+    base = t._base if t._base is not None else t
+    return make_tensor(t._storage, tuple(sizes), tuple(strides), offset, t._dtype, t._vc, base)
+
+
+def _shape_str(sizes) -> str:
+    return "[" + ", ".join(str(s) for s in sizes) + "]"
+
+
+def _expandable(shape, desired) -> bool:
+    """``is_expandable_to``: ``shape`` broadcasts to ``desired`` without adding dims in front
+    of ``desired`` (leading 1s of ``shape`` beyond ``desired``'s rank are refused)."""
+    if len(shape) > len(desired):
+        return False
+    for s, d in zip(reversed(shape), reversed(desired)):
+        if s != d and s != 1:
+            return False
+    return True
+
+
+def _broadcast(shapes):
+    """The common shape of ``shapes`` or None when they do not broadcast."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for shape in shapes:
+        off = ndim - len(shape)
+        for i, size in enumerate(shape):
+            cur = out[off + i]
+            if cur == size or size == 1:
+                continue
+            if cur != 1:
+                return None
+            out[off + i] = size
+    return tuple(out)
+
+
+def _bump(t):
+    t._vc[0] += 1
+
+
+# Messages torch raises with TORCH_WARN_ONCE: shown the first time in a process only.
+_WARNED_ONCE: set = set()
+
+
+def _warn_once(message: str) -> None:
+    if message not in _WARNED_ONCE:
+        _WARNED_ONCE.add(message)
+        warnings.warn(message, UserWarning, stacklevel=4)
+
+
+def _assert_no_overlap(a, b) -> None:
+    """torch's ``assert_no_overlap``: full or partial sharing of memory is refused."""
+    if b is None:
+        return
+    status = get_overlap_status(a, b)
+    check(status != PARTIAL and status != FULL, _OVERLAP_MSG)
+
+
+def _index_np(index):
+    """The index values as an int64 NumPy array (shape of the tensor)."""
+    arr = index._array()
+    return arr if arr.dtype == np.int64 else arr.astype(np.int64)
+
+
+def _scalar_for(value, dtype, numel=2):
+    """A Python scalar ready to store in ``dtype`` (torch's overflow check first)."""
+    check_scalar_fits(value, dtype, numel)
+    return scalar_to_store(value, dtype)
+
+
+def _item(t):
+    """``t.item()`` as a Python scalar."""
+    v = t._array().reshape(-1)[0]
+    if t._dtype.is_complex:
+        return complex(v)
+    if t._dtype.is_floating_point:
+        return float(v)
+    if t._dtype is dt.bool_:
+        return bool(v)
+    return int(v)
+
+
+def _np_dtype_at(t):
+    """The NumPy dtype used for accumulation in ``t``'s dtype."""
+    return t._dtype.np
+
+
+def _moved(arr, dim):
+    return np.moveaxis(arr, dim, 0) if dim else arr
+
+
+def _iterator_strides(shape, operands) -> tuple:
+    """Strides of a new TensorIterator output of ``shape`` (Note [Output strides of index]).
+
+    ``operands`` are (sizes, strides) pairs already aligned to ``shape``. Dimensions are
+    sorted by the strides of the first operand that orders them (a broadcast dimension,
+    stride 0, leaves the decision to the next operand; equal strides put the smaller
+    dimension inside); the output is then dense in that order."""
+    ndim = len(shape)
+    if ndim <= 1 or 0 in shape:
+        return contiguous_strides(shape)
+    ops = []
+    for sizes, strides in operands:
+        ops.append([0 if (sizes[d] == 1 and shape[d] != 1) else strides[d]
+                    for d in range(ndim)])
+
+    def should_swap(d0, d1):
+        for st in ops:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 < s1:
+                return -1
+            if s0 > s1:
+                return 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(ndim - 1, -1, -1))     # perm[0] is the innermost dimension
+    for i in range(1, ndim):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    if perm == list(range(ndim - 1, -1, -1)):
+        return contiguous_strides(shape)
+    strides = [0] * ndim
+    acc = 1
+    for d in perm:
+        strides[d] = acc
+        acc *= shape[d]
+    return tuple(strides)
+
+
+def _flat_strided(t):
+    """A 1-D NumPy array over ``t``'s whole storage in elements of its dtype, for scattering
+    at element offsets."""
+    buf = t._storage._buf
+    n = t._storage._nbytes // t._dtype.itemsize
+    return np.ndarray((n,), t._dtype.np, buffer=buf)
+
+
+def _flat_offsets(t, key):
+    """Element offsets into ``t``'s storage of ``t._array()[key]`` (same shape)."""
+    sizes = t._sizes
+    pos = np.zeros((), np.int64) + t._offset
+    grids = []
+    for d in range(len(sizes)):
+        grids.append(np.arange(sizes[d], dtype=np.int64) * t._strides[d])
+    # Index the per-dimension offset grids exactly like the data: NumPy's rules then give
+    # the offsets the result's shape and order.
+    ogrid = np.ix_(*grids) if grids else ()
+    total = pos
+    for g in ogrid:
+        total = total + g
+    total = np.asarray(total)
+    return total[key] if key is not None else total
+
+
+def _ufunc_at(t, ufunc, key, values):
+    """``ufunc.at(t[key], values)`` in index order (Note [Fast paths])."""
+    arr = t._array()
+    if isinstance(key, np.ndarray) and arr.ndim == 1:
+        ufunc.at(arr, key, values)
+        return
+    if isinstance(key, tuple) and len(key) == arr.ndim and arr.ndim > 1:
+        offsets = _flat_offsets(t, key)
+        vals = np.broadcast_to(values, offsets.shape)
+        ufunc.at(_flat_strided(t), offsets.reshape(-1), vals.reshape(-1))
+        return
+    ufunc.at(arr, key, values)
+
+
+# --------------------------------------------------------------- advanced indexing
+
+class _Adv:
+    """One entry of the expanded index list: an integer index tensor, or one dimension of a
+    boolean mask (the first such entry of a mask carries the mask itself)."""
+
+    __slots__ = ("kind", "tensor", "shape", "n", "first")
+
+    def __init__(self, kind, tensor, shape, n=0, first=True):
+        self.kind = kind          # "int" or "mask"
+        self.tensor = tensor
+        self.shape = shape        # the shape it contributes to the broadcast
+        self.n = n                # mask: number of True elements
+        self.first = first        # mask: the entry that carries the mask
+
+
+def _check_index_types(indices):
+    for idx in indices:
+        if idx is not None and idx._dtype not in _ADV_INDEX_DTYPES:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+
+
+def _mask_size_check(self, index, j, src_idx):
+    ndim = len(self._sizes)
+    d = maybe_wrap_dim(src_idx, ndim)
+    check_index(index._sizes[j] == self._sizes[d], lambda: (
+        f"The shape of the mask {_shape_str(index._sizes)} at index {j} does not match the "
+        f"shape of the indexed tensor {_shape_str(self._sizes)} at index {src_idx}"))
+
+
+def _mask_array(index):
+    arr = index._array()
+    return arr if arr.dtype == np.bool_ else arr != 0
+
+
+def _expand_indices(self, indices):
+    """torch's ``expandTensors``: a mask of k dims becomes k entries (its nonzero columns)."""
+    result = []
+    for index in indices:
+        if index is None:
+            result.append(None)
+            continue
+        if index._dtype is dt.uint8 or index._dtype is dt.bool_:
+            if index._dtype is dt.uint8:
+                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a "
+                              "dtype torch.bool instead.", UserWarning, stacklevel=3)
+            k = len(result)
+            for j in range(len(index._sizes)):
+                _mask_size_check(self, index, j, k + j)
+            if not index._sizes:
+                continue      # a 0-dim mask adds no index tensor
+            if _is_meta(index):
+                raise NotImplementedError(_NONZERO_META_MSG)
+            n = int(np.count_nonzero(index._array()))
+            for j in range(len(index._sizes)):
+                result.append(_Adv("mask", index, (n,), n, j == 0))
+        else:
+            result.append(_Adv("int", index, index._sizes))
+    return result
+
+
+class _Plan:
+    """The outcome of torch's ``make_info``: which dims are indexed, the broadcast index
+    shape, and the result shape."""
+
+    __slots__ = ("entries", "bshape", "front", "result_shape", "self_perm")
+
+    def __init__(self, entries, bshape, front, result_shape, self_perm):
+        self.entries = entries          # one per dim of self: None or _Adv
+        self.bshape = bshape
+        self.front = front              # advanced dims are not adjacent: B goes first
+        self.result_shape = result_shape
+        self.self_perm = self_perm      # dims of self in the order the result lists them
+
+
+def _make_plan(self, indices):
+    _check_index_types(indices)
+    entries = _expand_indices(self, indices)
+    ndim = len(self._sizes)
+    check_index(len(entries) <= ndim, lambda: (
+        f"too many indices for tensor of dimension {ndim} (got {len(entries)})"))
+    defined = [e for e in entries if e is not None]
+    bshape = _broadcast([e.shape for e in defined])
+    if bshape is None:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together "
+                         "with shapes " + ", ".join(_shape_str(e.shape) for e in defined))
+    entries = entries + [None] * (ndim - len(entries))
+    adv_dims = [d for d, e in enumerate(entries) if e is not None]
+    front = bool(adv_dims) and adv_dims[-1] - adv_dims[0] + 1 != len(adv_dims)
+    sizes = self._sizes
+    if front:
+        rest = [d for d in range(ndim) if entries[d] is None]
+        result_shape = tuple(bshape) + tuple(sizes[d] for d in rest)
+        perm = adv_dims + rest
+    else:
+        if adv_dims:
+            first, last = adv_dims[0], adv_dims[-1]
+            result_shape = sizes[:first] + tuple(bshape) + sizes[last + 1:]
+        else:
+            result_shape = tuple(sizes)
+        perm = list(range(ndim))
+    return _Plan(entries, bshape, front, result_shape, perm)
+
+
+def _np_key(plan):
+    """The NumPy key for ``self._array()`` (Note [Advanced indexing is NumPy's fancy
+    indexing])."""
+    key = []
+    for e in plan.entries:
+        if e is None:
+            key.append(slice(None))
+        elif e.kind == "int":
+            key.append(e.tensor._array())
+        elif e.first:
+            key.append(_mask_array(e.tensor))
+    return tuple(key)
+
+
+def _check_index_bounds(self, plan) -> None:
+    """Every index value v of dim d must satisfy -size <= v < size (torch's messages; the
+    first offending element in C order wins, the lowest dim within it)."""
+    bad = []
+    for d, e in enumerate(plan.entries):
+        if e is None or e.kind != "int" or not e.tensor.numel():
+            continue
+        arr = e.tensor._array()
+        size = self._sizes[d]
+        if int(arr.min()) < -size or int(arr.max()) >= size:
+            bad.append((d, arr, size))
+    if not bad:
+        return
+    bshape = plan.bshape
+    first = None
+    for d, arr, size in bad:
+        flags = np.broadcast_to((arr < -size) | (arr >= size), bshape).reshape(-1)
+        pos = int(np.argmax(flags))
+        if flags[pos] and (first is None or pos < first[0]):
+            first = (pos, d, arr, size)
+    pos, d, arr, size = first
+    for d2, arr2, size2 in bad:   # lower dims win at the same position
+        if d2 < d:
+            v = int(np.broadcast_to(arr2, bshape).reshape(-1)[pos])
+            if v < -size2 or v >= size2:
+                d, arr, size = d2, arr2, size2
+                break
+    value = int(np.broadcast_to(arr, bshape).reshape(-1)[pos])
+    if size == 0:
+        raise IndexError("index is out of bounds for dimension with size 0")
+    raise IndexError(f"index {value} is out of bounds for dimension {d} with size {size}")
+
+
+def _index_output_strides(self, plan) -> tuple:
+    """Note [Output strides of index]."""
+    result_shape = plan.result_shape
+    entries = [plan.entries[d] for d in plan.self_perm]
+    strides = [self._strides[d] for d in plan.self_perm]
+    adv = [i for i, e in enumerate(entries) if e is not None]
+    if not adv:
+        return contiguous_strides(result_shape)
+    nb = len(plan.bshape)
+    before = adv[0]
+    after = len(entries) - adv[-1] - 1
+    src_strides = tuple(strides[:before]) + (0,) * nb + tuple(strides[adv[-1] + 1:])
+    operands = [(result_shape, src_strides)]
+    pad_before = (1,) * before
+    pad_after = (1,) * after
+    for e in entries:
+        if e is None:
+            continue
+        if e.kind == "int":
+            t = e.tensor
+            ist = [0] * nb
+            off = nb - len(t._sizes)
+            for i, (sz, st) in enumerate(zip(t._sizes, t._strides)):
+                ist[off + i] = st if sz == plan.bshape[off + i] else 0
+        else:
+            ist = [0] * (nb - 1) + [1]
+        isz = pad_before + tuple(plan.bshape) + pad_after
+        operands.append((isz, (0,) * before + tuple(ist) + (0,) * after))
+    return _iterator_strides(result_shape, operands)
+
+
+def _alloc_index_result(self, plan):
+    shape = plan.result_shape
+    strides = _index_output_strides(self, plan) if numel_of(self._sizes) else \
+        contiguous_strides(shape)
+    if strides == contiguous_strides(shape):
+        return _empty(shape, self._dtype, self._device)
+    return new_strided(shape, strides, self._dtype, self._device)
+
+
+def _single_int_index(plan):
+    """(dim, entry) when the plan indexes exactly one dimension with an integer tensor."""
+    found = None
+    for d, e in enumerate(plan.entries):
+        if e is not None:
+            if found is not None or e.kind != "int":
+                return None
+            found = (d, e)
+    return found
+
+
+def _full_mask(self, plan):
+    """The mask when the plan is a single bool mask covering every dim of ``self``."""
+    e = plan.entries[0] if plan.entries else None
+    if e is None or e.kind != "mask" or e.tensor._sizes != self._sizes:
+        return None
+    return e.tensor
+
+
+def _index_gather_into(out_arr, self, plan):
+    """Fill ``out_arr`` (the result's NumPy view) with ``self[indices]``."""
+    arr = self._array()
+    single = _single_int_index(plan)
+    if single is not None:
+        d, e = single
+        idx = e.tensor._array()
+        mode = "clip" if not idx.size or idx.min() >= 0 else "wrap"
+        if out_arr.flags.c_contiguous:
+            np.take(arr, idx, axis=d, out=out_arr, mode=mode)
+        else:
+            np.copyto(out_arr, np.take(arr, idx, axis=d, mode=mode))
+        return
+    mask = _full_mask(self, plan)
+    if mask is not None:
+        m = _mask_array(mask).reshape(-1)
+        np.compress(m, arr.reshape(-1), out=out_arr)
+        return
+    np.copyto(out_arr, arr[_np_key(plan)])
+
+
+def _has_defined(plan) -> bool:
+    return any(e is not None for e in plan.entries)
+
+
+def index_Tensor(self, indices):
+    ndim = len(self._sizes)
+    check_index(len(indices) <= ndim, lambda: (
+        f"too many indices for tensor of dimension {ndim} (got {len(indices)})"))
+    plan = _make_plan(self, indices)
+    return _index_compute(self, plan, None)
+
+
+def index_Tensor_out(self, indices, out):
+    ndim = len(self._sizes)
+    check_index(len(indices) <= ndim, lambda: (
+        f"too many indices for tensor of dimension {ndim} (got {len(indices)})"))
+    check(self._dtype is out._dtype, lambda: (
+        f"index_out: self ({self._dtype._scalar_name}) and result "
+        f"({out._dtype._scalar_name}) must have the same scalar type"))
+    assert_no_internal_overlap(out)
+    _assert_no_overlap(out, self)
+    for idx in indices:
+        _assert_no_overlap(out, idx)
+    plan = _make_plan(self, indices)
+    return _index_compute(self, plan, out)
+
+
+def _index_compute(self, plan, out):
+    if not _has_defined(plan):
+        raise RuntimeError(_NO_INDEX_MSG)
+    if out is None:
+        out = _alloc_index_result(self, plan)
+    else:
+        resize_output(out, plan.result_shape)
+    if _is_meta(self, out) or not numel_of(plan.result_shape):
+        return out
+    _check_index_bounds(self, plan)
+    _index_gather_into(out._array(), self, plan)
+    if out is not None:
+        pass
+    return out
+
+
+# ------------------------------------------------------------------------- index_put_
+
+def _masked_fill_dispatch(self, indices, values):
+    """torch's ``canDispatchToMaskedFill``: one mask (and Nones) with a one-element value
+    becomes ``masked_fill_``. Returns (taken, mask_or_None, trailing_dims_to_add)."""
+    if numel_of(values._sizes) != 1 or values._device.type != "cpu" and \
+            values._device != self._device:
+        return False, None, 0
+    num_ind = 0
+    mask = None
+    for index in indices:
+        if index is None:
+            num_ind += 1
+            continue
+        if index._dtype not in (dt.bool_, dt.uint8) or index._device != self._device or \
+                mask is not None:
+            return False, None, 0
+        mask = index
+        for j in range(len(index._sizes)):
+            _mask_size_check(self, index, j, num_ind + j)
+        num_ind += len(index._sizes)
+    return True, mask, len(self._sizes) - num_ind
+
+
+def index_put_(self, indices, values, accumulate=False):
+    ndim = len(self._sizes)
+    check_index(len(indices) <= ndim, lambda: (
+        f"too many indices for tensor of dimension {ndim} (got {len(indices)})"))
+    if _is_meta(self):
+        # torch's meta kernel for index_put_ checks nothing and returns self
+        return self
+    if has_internal_overlap(self) == YES:
+        warnings.warn(
+            "Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor "
+            "before performing this operation. This also applies to advanced indexing e.g. "
+            "tensor[indices] = tensor", UserWarning, stacklevel=3)
+    if not accumulate:
+        taken, mask, extra = _masked_fill_dispatch(self, indices, values)
+        if taken:
+            if mask is None:
+                if extra > 0:
+                    raise RuntimeError("sym_strides() called on an undefined Tensor")
+                raise RuntimeError("masked_fill_ only supports boolean masks, but got mask "
+                                   "with dtype nullptr (uninitialized)")
+            if extra:
+                mask = _view(mask, mask._sizes + (1,) * extra,
+                             mask._strides + (1,) * extra, mask._offset)
+            return masked_fill__Scalar(self, mask, _item(values))
+    _assert_no_overlap(self, values)
+    for idx in indices:
+        _assert_no_overlap(self, idx)
+    plan = _make_plan(self, indices)
+    vshape = values._sizes
+    check(_expandable(vshape, plan.result_shape), lambda: (
+        f"shape mismatch: value tensor of shape {_shape_str(vshape)} cannot be broadcast to "
+        f"indexing result of shape {_shape_str(plan.result_shape)}"))
+    check(values._dtype is self._dtype, lambda: (
+        f"Index put requires the source and destination dtypes match, got "
+        f"{self._dtype._scalar_name} for the destination and {values._dtype._scalar_name} "
+        f"for the source."))
+    if not numel_of(plan.result_shape):
+        return self
+    if not _has_defined(plan):
+        raise RuntimeError(_NO_INDEX_MSG)
+    _check_index_bounds(self, plan)
+    vals = values._array()
+    single = _single_int_index(plan)
+    if accumulate:
+        if single is not None and single[0] == 0 and ndim == 1:
+            idx = single[1].tensor._array()
+            _ufunc_at(self, np.add, idx, np.broadcast_to(vals, plan.result_shape))
+        else:
+            _ufunc_at(self, np.add, _np_key(plan), vals)
+    else:
+        arr = self._array()
+        arr[_np_key(plan)] = vals
+    _bump(self)
+    return self
+
+
+def index_put(self, indices, values, accumulate=False):
+    out = _clone_preserve(self)
+    if _is_meta(self):
+        return out
+    return index_put_(out, indices, values, accumulate)
+
+
+# ------------------------------------------------------------------- index_select
+
+def _check_index_select(self, dim, index):
+    check_index(len(index._sizes) <= 1, "index_select(): Index is supposed to be a vector")
+    check(index._dtype in _INDEX_DTYPES,
+          "index_select(): Expected dtype int32 or int64 for index")
+    dim = maybe_wrap_dim(dim, len(self._sizes))
+    if not self._sizes:
+        check(numel_of(index._sizes) == 1, lambda: (
+            f"index_select(): Index to scalar can have only 1 value, got "
+            f"{numel_of(index._sizes)} value(s)"))
+    return dim
+
+
+def _index_select_shape(self, dim, index):
+    if not self._sizes:
+        return ()
+    n = numel_of(index._sizes)
+    return self._sizes[:dim] + (n,) + self._sizes[dim + 1:]
+
+
+def _index_select_bounds(self, dim, idx):
+    if not idx.size:
+        return
+    sizes = self._sizes
+    size = sizes[dim] if sizes else 1
+    lo, hi = int(idx.min()), int(idx.max())
+    if 0 <= lo and hi < size:
+        return
+    if len(sizes) > 1:
+        if numel_of(sizes) == 0:
+            check(size > 0, "index_select(): self indexing axis dim should be positive")
+        elif dim == 0:
+            raise IndexError("index out of range in self")
+        bad = idx[(idx < 0) | (idx >= size)][0]
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad)} "
+                           f"axis_dim={size}")
+    raise IndexError("index out of range in self")
+
+
+def _index_select_into(out, self, dim, index):
+    if _is_meta(self, out, index):
+        return out
+    idx = index._array().reshape(-1)
+    if len(self._sizes) > 1 and not idx.size:
+        return out
+    _index_select_bounds(self, dim, idx)
+    if not numel_of(out._sizes):
+        return out
+    arr = self._array()
+    if not self._sizes:
+        np.copyto(out._array(), arr)
+        return out
+    out_arr = out._array()
+    if out_arr.flags.c_contiguous:
+        np.take(arr, idx, axis=dim, out=out_arr, mode="clip")
+    else:
+        np.copyto(out_arr, np.take(arr, idx, axis=dim, mode="clip"))
+    return out
+
+
+def index_select(self, dim, index):
+    dim = _check_index_select(self, dim, index)
+    out = _empty(_index_select_shape(self, dim, index), self._dtype, self._device)
+    return _index_select_into(out, self, dim, index)
+
+
+def index_select_out(self, dim, index, out):
+    dim = _check_index_select(self, dim, index)
+    check(out._dtype is self._dtype,
+          "index_select(): self and result must have the same scalar type")
+    assert_no_internal_overlap(out)
+    _assert_no_overlap(out, self)
+    _assert_no_overlap(out, index)
+    resize_output(out, _index_select_shape(self, dim, index))
+    return _index_select_into(out, self, dim, index)
+
+
+# ---------------------------------------------------- index_add / index_copy / index_reduce
+
+def _index_func_checks(name, self, dim, index, source):
+    """The checks torch's index_add / index_reduce share (``index_func_meta_impl``)."""
+    ndim = len(self._sizes)
+    dim = maybe_wrap_dim(dim, ndim)
+    numel = numel_of(index._sizes)
+    check_index(len(index._sizes) <= 1, lambda: (
+        f"{name}(): Index is supposed to be a vector, but got dim: {len(index._sizes)} with "
+        f"type: {index._dtype._scalar_name} and size: {_shape_str(index._sizes)}"))
+    check(index._dtype in _INDEX_DTYPES, lambda: (
+        f"{name}(): Expected dtype int32/int64 for index but got: "
+        f"{index._dtype._scalar_name}"))
+    check(self._dtype is source._dtype, lambda: (
+        f"{name}(): self ({self._dtype._scalar_name}) and source "
+        f"({source._dtype._scalar_name}) must have the same scalar type"))
+    src_dim_size = source._sizes[dim] if source._sizes else 1
+    check(numel == src_dim_size, lambda: (
+        f"{name}(): Number of indices ({numel}) should be equal to source.size(dim): "
+        f"({src_dim_size}), for dim: {dim}"))
+    ok = len(source._sizes) == ndim or (ndim <= 1 and len(source._sizes) <= 1)
+    if ok:
+        for d in range(ndim):
+            if d != dim and self._sizes[d] != source._sizes[d]:
+                ok = False
+    if ok and ndim != len(source._sizes):
+        ok = False
+    check(ok, lambda: (
+        f"source tensor shape must match self tensor shape, excluding the specified "
+        f"dimension. Got self.shape = {_shape_str(self._sizes)} source.shape = "
+        f"{_shape_str(source._sizes)}"))
+    return dim
+
+
+def _index_func_bounds(self, dim, idx, exc=RuntimeError):
+    if not idx.size:
+        return
+    size = self._sizes[dim] if self._sizes else 1
+    bad = (idx < 0) | (idx >= size)
+    if bad.any():
+        v = int(idx[np.argmax(bad)])
+        raise exc(f"index {v} is out of bounds for dimension {dim} with size {size}")
+
+
+def _slices_view(arr, dim):
+    """``arr`` with ``dim`` moved to the front (a 0-dim tensor counts as one slice)."""
+    if arr.ndim == 0:
+        return arr.reshape(1)
+    return _moved(arr, dim)
+
+
+def _index_add_into(out, dim, index, source, alpha):
+    if _is_meta(out, index, source):
+        return out
+    idx = _index_np(index).reshape(-1)
+    _index_func_bounds(out, dim, idx)
+    if not idx.size or not numel_of(out._sizes):
+        return out
+    src = source._array()
+    if alpha != 1:
+        a = _scalar_for(alpha, out._dtype) if out._dtype is not dt.bool_ else bool(alpha)
+        src = (src * np.asarray(a, out._dtype.np)).astype(out._dtype.np, copy=False)
+    dst = out._array()
+    if dst.ndim <= 1:
+        np.add.at(dst.reshape(-1) if dst.ndim == 0 else dst, idx, src.reshape(-1))
+        return out
+    dst_m = _moved(dst, dim)
+    src_m = _moved(src, dim)
+    key = (idx,) + (slice(None),) * (dst.ndim - 1)
+    _ufunc_at_view(out, dst_m, np.add, key, src_m, dim)
+    return out
+
+
+def _ufunc_at_view(t, moved_arr, ufunc, key, values, dim):
+    """``ufunc.at`` on ``moved_arr`` (``t``'s array with ``dim`` in front) through flat
+    storage offsets, which keeps NumPy on its fast 1-D path."""
+    perm = [dim] + [d for d in range(len(t._sizes)) if d != dim]
+    moved = _view_meta(t, perm)
+    offsets = _flat_offsets(moved, key)
+    vals = np.broadcast_to(values, offsets.shape)
+    ufunc.at(_flat_strided(t), offsets.reshape(-1), vals.reshape(-1))
+
+
+class _Meta:
+    """Sizes/strides/offset holder for offset arithmetic on permuted tensors."""
+
+    __slots__ = ("_offset", "_sizes", "_strides")
+
+    def __init__(self, sizes, strides, offset):
+        self._sizes, self._strides, self._offset = sizes, strides, offset
+
+
+def _view_meta(t, perm):
+    return _Meta(tuple(t._sizes[d] for d in perm), tuple(t._strides[d] for d in perm),
+                 t._offset)
+
+
+def _check_alpha(self, alpha):
+    if self._dtype.category in (dt.INT, dt.BOOL) and isinstance(alpha, float) and False:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+
+
+def index_add_(self, dim, index, source, alpha=1):
+    dim = _index_func_checks("index_add_", self, dim, index, source)
+    assert_no_internal_overlap(self)
+    _assert_no_overlap(self, index)
+    _index_add_into(self, dim, index, source, alpha)
+    _bump(self)
+    return self
+
+
+def index_add(self, dim, index, source, alpha=1):
+    dim = _index_func_checks("index_add", self, dim, index, source)
+    out = _clone_contiguous(self)
+    return _index_add_into(out, dim, index, source, alpha)
+
+
+def index_add_out(self, dim, index, source, alpha, out):
+    dim = _index_func_checks("index_add", self, dim, index, source)
+    _check_out_dtype(out, self._dtype)
+    assert_no_internal_overlap(out)
+    _assert_no_overlap(out, index)
+    _assert_no_overlap(out, source)
+    resize_output(out, self._sizes)
+    _copy_into(out, self)
+    return _index_add_into(out, dim, index, source, alpha)
+
+
+def _check_out_dtype(out, dtype):
+    check(out._dtype is dtype, lambda: (
+        f"Expected out tensor to have dtype {_c_name(dtype)}, but got {_c_name(out._dtype)} "
+        f"instead"))
+
+
+_C_NAMES = {
+    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+    "int32": "int", "int64": "long int", "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+    "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+    "uint16": "unsigned short", "uint32": "unsigned int", "uint64": "unsigned long",
+}
+
+
+def _c_name(dtype) -> str:
+    return _C_NAMES[dtype.name]
+
+
+def _copy_into(out, src):
+    if out is src or _is_meta(out, src) or not numel_of(out._sizes):
+        return
+    np.copyto(out._array(), src._array(), casting="unsafe")
+
+
+# -- index_copy
+
+def _index_copy_checks(self, dim, index, source):
+    ndim = len(self._sizes)
+    dim = maybe_wrap_dim(dim, ndim)
+    check_index(len(index._sizes) < 2, lambda: (
+        f"index_copy_(): Index should have dimension 1 or 0 (got {len(index._sizes)})"))
+    numel = numel_of(index._sizes)
+    if not source._sizes:
+        check_index(numel == 1, lambda: (
+            f"index_copy_(): When source is scalar, index should have one element (got "
+            f"{numel})"))
+    elif (len(source._sizes) == 0) != (ndim == 0) or len(source._sizes) != ndim and ndim:
+        raise IndexError(
+            f"index_copy_(): When source and destination are not scalars, their "
+            f"dimensionality must match. Source dimensionality ({len(source._sizes)}), "
+            f"destination dimensionality ({ndim})")
+    check(index._dtype is dt.int64, lambda: (
+        f"index_copy_(): Expected a long tensor for index, but got "
+        f"{index._dtype._scalar_name}"))
+    check(self._dtype is source._dtype, lambda: (
+        f"index_copy_(): self and source expected to have the same dtype, but got (self) "
+        f"{self._dtype._scalar_name} and (source) {source._dtype._scalar_name}"))
+    if source._sizes and ndim:
+        for d in range(ndim):
+            if d != dim:
+                check_index(self._sizes[d] == source._sizes[d], lambda: (
+                    f"index_copy_(): Source/destination tensor must have same slice shapes. "
+                    f"Destination slice shape: {_slice_shape(self._sizes, dim)} at "
+                    f"dimension {dim} and source slice shape: "
+                    f"{_slice_shape(source._sizes, dim)} at dimension 0."))
+        check_index(numel == source._sizes[dim], lambda: (
+            f"index_copy_(): Number of indices ({numel}) should be equal to "
+            f"source.size(dim) ({source._sizes[dim]})"))
+    return dim
+
+
+def _slice_shape(sizes, dim):
+    return " ".join(str(s) for i, s in enumerate(sizes) if i != dim) or ""
+
+
+def _index_copy_into(out, dim, index, source):
+    if _is_meta(out, index, source):
+        return out
+    idx = _index_np(index).reshape(-1)
+    size = out._sizes[dim] if out._sizes else 1
+    bad = (idx < 0) | (idx >= size)
+    if idx.size and bad.any():
+        v = int(idx[np.argmax(bad)])
+        raise IndexError(f"index_copy_(): index {v} is out of bounds for dimension {dim} "
+                         f"with size {size}")
+    if not idx.size or not numel_of(out._sizes):
+        return out
+    dst = _slices_view(out._array(), dim)
+    src = _slices_view(source._array(), dim)
+    dst[idx] = src
+    return out
+
+
+def index_copy_(self, dim, index, source):
+    dim = _index_copy_checks(self, dim, index, source)
+    assert_no_internal_overlap(self)
+    _assert_no_overlap(self, index)
+    _assert_no_overlap(self, source)
+    _index_copy_into(self, dim, index, source)
+    _bump(self)
+    return self
+
+
+def index_copy(self, dim, index, source):
+    dim = _index_copy_checks(self, dim, index, source)
+    out = _clone_contiguous(self)
+    return _index_copy_into(out, dim, index, source)
+
+
+def index_copy_out(self, dim, index, source, out):
+    dim = _index_copy_checks(self, dim, index, source)
+    _check_out_dtype(out, self._dtype)
+    assert_no_internal_overlap(out)
+    _assert_no_overlap(out, index)
+    _assert_no_overlap(out, source)
+    resize_output(out, self._sizes)
+    _copy_into(out, self)
+    return _index_copy_into(out, dim, index, source)
+
+
+# -- index_fill
+
+def _index_fill_checks(self, dim, index):
+    ndim = len(self._sizes)
+    dim = maybe_wrap_dim(dim, ndim)
+    check_index(index._dtype is dt.int64, "index_fill_(): Expected dtype int64 for index.")
+    check_index(len(index._sizes) <= 1, lambda: (
+        f"index_fill_(): Expected a vector/scalar index, got {len(index._sizes)} dims"))
+    return dim
+
+
+def _index_fill_into(self, dim, index, value):
+    """``value`` is an already-converted Python scalar."""
+    if _is_meta(self, index):
+        return self
+    idx = _index_np(index).reshape(-1)
+    size = self._sizes[dim] if self._sizes else 1
+    if idx.size:
+        bad = (idx < -size) | (idx >= size)
+        if bad.any():
+            v = int(idx[np.argmax(bad)])
+            raise IndexError(f"index {v} is out of bounds for dimension {dim} with size "
+                             f"{size}")
+    if not idx.size or not numel_of(self._sizes):
+        return self
+    dst = _slices_view(self._array(), dim)
+    dst[idx] = value
+    return self
+
+
+def _index_fill_value_tensor(value):
+    check(not value._sizes, lambda: (
+        f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+        f"{len(value._sizes)} dimension(s)."))
+    return _item(value) if not _is_meta(value) else 0
+
+
+def index_fill__int_Scalar(self, dim, index, value):
+    dim = _index_fill_checks(self, dim, index)
+    assert_no_internal_overlap(self)
+    _assert_no_overlap(self, index)
+    v = _scalar_for(value, self._dtype)
+    _index_fill_into(self, dim, index, v)
+    _bump(self)
+    return self
+
+
+def index_fill__int_Tensor(self, dim, index, value):
+    v = _index_fill_value_tensor(value)
+    return index_fill__int_Scalar(self, dim, index, v)
+
+
+def index_fill_int_Scalar(self, dim, index, value):
+    out = _clone_preserve(self)
+    return index_fill__int_Scalar(out, dim, index, value)
+
+
+def index_fill_int_Tensor(self, dim, index, value):
+    out = _clone_preserve(self)
+    return index_fill__int_Tensor(out, dim, index, value)
+
+
+# -- index_reduce
+
+_INDEX_REDUCE_MODES = ("prod", "mean", "amax", "amin")
+
+
+def _index_reduce_checks(self, dim, index, source, reduce):
+    dim = _index_func_checks("index_reduce_", self, dim, index, source)
+    check(reduce in _INDEX_REDUCE_MODES, lambda: (
+        f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got "
+        f"{reduce}."))
+    return dim
+
+
+def _index_reduce_warn():
+    _warn_once("index_reduce() is in beta and the API may change at any time.")
+
+
+def _index_reduce_into(out, dim, index, source, reduce, include_self):
+    if _is_meta(out, index, source):
+        return out
+    idx = _index_np(index).reshape(-1)
+    _index_func_bounds(out, dim, idx)
+    if not idx.size or not numel_of(out._sizes):
+        return out
+    dst = _slices_view(out._array(), dim)
+    src = _slices_view(source._array(), dim)
+    _reduce_rows(out, dst, idx, src, reduce, include_self)
+    return out
+
+
+def _identity(reduce, np_dtype):
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    if np_dtype.kind == "f" or np_dtype.kind == "V" or str(np_dtype) == "bfloat16":
+        return -np.inf if reduce == "amax" else np.inf
+    if np_dtype.kind == "b":
+        return reduce == "amin"
+    info = np.iinfo(np_dtype)
+    return info.min if reduce == "amax" else info.max
+
+
+_UFUNCS = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum,
+           "amin": np.minimum}
+
+
+def _reduce_rows(t, dst, idx, src, reduce, include_self):
+    """Reduce the rows ``src[i]`` into ``dst[idx[i]]`` (dst/src have the reduced dim first)."""
+    ufunc = _UFUNCS[reduce]
+    if not include_self:
+        dst[idx] = _identity(reduce, dst.dtype)
+    if dst.ndim == 1:
+        ufunc.at(dst, idx, src)
+    else:
+        key = (idx,) + (slice(None),) * (dst.ndim - 1)
+        ufunc.at(dst, key, src)
+    if reduce == "mean":
+        counts = np.bincount(idx, minlength=dst.shape[0])
+        if include_self:
+            counts = counts + 1
+        counts = np.maximum(counts, 1).reshape((-1,) + (1,) * (dst.ndim - 1))
+        _divide_counts(dst, counts)
+
+
+def _divide_counts(dst, counts):
+    if dst.dtype.kind in "iub":
+        np.floor_divide(dst, counts.astype(dst.dtype), out=dst, casting="unsafe")
+    else:
+        res = dst / counts.astype(dst.dtype)
+        np.copyto(dst, res, casting="unsafe")
+
+
+def index_reduce_(self, dim, index, source, reduce, include_self=True):
+    dim = _index_reduce_checks(self, dim, index, source, reduce)
+    _index_reduce_warn()
+    assert_no_internal_overlap(self)
+    _index_reduce_into(self, dim, index, source, reduce, include_self)
+    _bump(self)
+    return self
+
+
+def index_reduce(self, dim, index, source, reduce, include_self=True):
+    dim = _index_reduce_checks(self, dim, index, source, reduce)
+    _index_reduce_warn()
+    out = _clone_contiguous(self)
+    return _index_reduce_into(out, dim, index, source, reduce, include_self)
+
+
+def index_reduce_out(self, dim, index, source, reduce, include_self, out):
+    dim = _index_reduce_checks(self, dim, index, source, reduce)
+    _index_reduce_warn()
+    _check_out_dtype(out, self._dtype)
+    resize_output(out, self._sizes)
+    _copy_into(out, self)
+    return _index_reduce_into(out, dim, index, source, reduce, include_self)
+
+
+# ------------------------------------------------------------------ gather / scatter
+
+def _gather_shape_check(self, dim, index, other=None, name="gather"):
+    """``gather_shape_check`` / ``scatter_shape_check``."""
+    ndim_self = max(len(self._sizes), 1)
+    ndim_index = max(len(index._sizes), 1)
+    if numel_of(index._sizes) == 0:
+        return
+    check(ndim_self == ndim_index, "Index tensor must have the same number of dimensions as "
+          + ("input tensor" if other is None else "self tensor"))
+    isz = index._sizes or (1,)
+    ssz = self._sizes or (1,)
+    if other is None:
+        for d in range(ndim_self):
+            if d != dim and isz[d] > ssz[d]:
+                raise RuntimeError(
+                    f"Size does not match at dimension {d} expected index "
+                    f"{_shape_str(index._sizes)} to be no larger than self "
+                    f"{_shape_str(self._sizes)} apart from dimension {dim}")
+        return
+    osz = other._sizes or (1,)
+    check(len(other._sizes or (1,)) == ndim_self,
+          "Index tensor must have the same number of dimensions as src tensor")
+    bad = False
+    for d in range(ndim_self):
+        if isz[d] > osz[d]:
+            bad = True
+        if d != dim and isz[d] > ssz[d]:
+            bad = True
+    check(not bad, lambda: (
+        f"Expected index {_shape_str(index._sizes)} to be no larger than self "
+        f"{_shape_str(self._sizes)} apart from dimension {dim} and to be no larger size "
+        f"than src {_shape_str(other._sizes)}"))
+
+
+def _gather_checks(self, dim, index):
+    dim = maybe_wrap_dim(dim, len(self._sizes))
+    check(index._dtype is dt.int64, "gather(): Expected dtype int64 for index")
+    _gather_shape_check(self, dim, index)
+    return dim
+
+
+def _sub_key(sizes, dim, ndim):
+    return tuple(slice(None) if d == dim else slice(0, sizes[d]) for d in range(ndim))
+
+
+def _along_bounds(idx, size, dim, name):
+    if idx.size:
+        bad = (idx < 0) | (idx >= size)
+        if bad.any():
+            v = int(idx.reshape(-1)[np.argmax(bad.reshape(-1))])
+            raise RuntimeError(f"index {v} is out of bounds for dimension {dim} with size "
+                               f"{size}")
+
+
+def _gather_into(out, self, dim, index):
+    if _is_meta(out, self, index) or not numel_of(index._sizes):
+        return out
+    idx = _index_np(index)
+    arr = self._array()
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+        idx = idx.reshape(1)
+    size = arr.shape[dim]
+    _along_bounds(idx, size, dim, "gather")
+    sub = arr[_sub_key(idx.shape, dim, arr.ndim)]
+    res = np.take_along_axis(sub, idx, axis=dim)
+    np.copyto(out._array(), res.reshape(out._sizes))
+    return out
+
+
+def gather(self, dim, index, sparse_grad=False):
+    dim = _gather_checks(self, dim, index)
+    out = _empty(index._sizes, self._dtype, self._device)
+    return _gather_into(out, self, dim, index)
+
+
+def gather_out(self, dim, index, sparse_grad, out):
+    dim = _gather_checks(self, dim, index)
+    check(out._dtype is self._dtype, "gather(): Expected self.dtype to be equal to src.dtype")
+    assert_no_internal_overlap(out)
+    _assert_no_overlap(out, self)
+    _assert_no_overlap(out, index)
+    resize_output(out, index._sizes)
+    return _gather_into(out, self, dim, index)
+
+
+_SCATTER_REDUCES = {"add": "sum", "multiply": "prod"}
+
+
+def _scatter_checks(self, dim, index, src, reduce=None, name="scatter"):
+    dim = maybe_wrap_dim(dim, len(self._sizes))
+    check(index._dtype is dt.int64, f"{name}(): Expected dtype int64 for index")
+    if src is not None:
+        check(self._dtype is src._dtype, f"{name}(): Expected self.dtype to be equal to "
+                                         f"src.dtype")
+    _gather_shape_check(self, dim, index, src)
+    if reduce is not None:
+        check(reduce in _SCATTER_REDUCES, "reduce argument must be either add or multiply.")
+    return dim
+
+
+def _scatter_key(idx, dim):
+    """The NumPy key that sends ``src[i][j][k]`` to ``self[idx[i][j][k]][j][k]`` (dim 0)."""
+    key = []
+    for d in range(idx.ndim):
+        if d == dim:
+            key.append(idx)
+        else:
+            shape = [1] * idx.ndim
+            shape[d] = idx.shape[d]
+            key.append(np.arange(idx.shape[d]).reshape(shape))
+    return tuple(key)
+
+
+def _scatter_into(out, dim, index, src, value, reduce):
+    """``src`` is a tensor or None (then ``value``, an already-converted scalar, is used).
+    ``reduce`` is None (assignment) or a scatter_reduce mode name."""
+    if _is_meta(out, index, src) or not numel_of(index._sizes):
+        return out
+    idx = _index_np(index)
+    arr = out._array()
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+        idx = idx.reshape(1)
+    _along_bounds(idx, arr.shape[dim], dim, "scatter")
+    if src is not None:
+        s = src._array()
+        if s.ndim == 0:
+            s = s.reshape(1)
+        vals = s[tuple(slice(0, n) for n in idx.shape)]
+    else:
+        vals = np.asarray(value, out._dtype.np)
+    key = _scatter_key(idx, dim)
+    if reduce is None:
+        arr[key] = vals
+    else:
+        ufunc = _UFUNCS[reduce]
+        ufunc.at(arr, key, np.broadcast_to(vals, idx.shape))
+    return out
+
+
+def _reduce_warning():
+    _warn_once(
+        "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed "
+        "in a future PyTorch release. Use torch.scatter_reduce instead for more reduction "
+        "options.")
+
+
+def _scatter_inplace(self, dim, index, src, value, reduce):
+    assert_no_internal_overlap(self)
+    _assert_no_overlap(self, index)
+    if src is not None:
+        _assert_no_overlap(self, src)
+    _scatter_into(self, dim, index, src, value, reduce)
+    _bump(self)
+    return self
+
+
+def _scatter_new(self, dim, index, src, value, reduce, out=None):
+    if out is None:
+        out = _clone_contiguous(self)
+    else:
+        _check_out_dtype(out, self._dtype)
+        resize_output(out, self._sizes)
+        _copy_into(out, self)
+    return _scatter_into(out, dim, index, src, value, reduce)
+
+
+def scatter__src(self, dim, index, src):
+    dim = _scatter_checks(self, dim, index, src)
+    return _scatter_inplace(self, dim, index, src, None, None)
+
+
+def scatter__value(self, dim, index, value):
+    dim = _scatter_checks(self, dim, index, None)
+    return _scatter_inplace(self, dim, index, None, _scalar_for(value, self._dtype), None)
+
+
+def scatter__reduce(self, dim, index, src, reduce):
+    dim = _scatter_checks(self, dim, index, src, reduce)
+    _reduce_warning()
+    return _scatter_inplace(self, dim, index, src, None, _SCATTER_REDUCES[reduce])
+
+
+def scatter__value_reduce(self, dim, index, value, reduce):
+    dim = _scatter_checks(self, dim, index, None, reduce)
+    return _scatter_inplace(self, dim, index, None, _scalar_for(value, self._dtype),
+                            _SCATTER_REDUCES[reduce])
+
+
+def scatter_src(self, dim, index, src):
+    dim = _scatter_checks(self, dim, index, src)
+    return _scatter_new(self, dim, index, src, None, None)
+
+
+def scatter_value(self, dim, index, value):
+    dim = _scatter_checks(self, dim, index, None)
+    return _scatter_new(self, dim, index, None, _scalar_for(value, self._dtype), None)
+
+
+def scatter_reduce(self, dim, index, src, reduce):
+    dim = _scatter_checks(self, dim, index, src, reduce)
+    _reduce_warning()
+    return _scatter_new(self, dim, index, src, None, _SCATTER_REDUCES[reduce])
+
+
+def scatter_value_reduce(self, dim, index, value, reduce):
+    dim = _scatter_checks(self, dim, index, None, reduce)
+    return _scatter_new(self, dim, index, None, _scalar_for(value, self._dtype),
+                        _SCATTER_REDUCES[reduce])
+
+
+def scatter_src_out(self, dim, index, src, out):
+    dim = _scatter_checks(self, dim, index, src)
+    return _scatter_new(self, dim, index, src, None, None, out)
+
+
+def scatter_value_out(self, dim, index, value, out):
+    dim = _scatter_checks(self, dim, index, None)
+    return _scatter_new(self, dim, index, None, _scalar_for(value, self._dtype), None, out)
+
+
+def scatter_reduce_out(self, dim, index, src, reduce, out):
+    dim = _scatter_checks(self, dim, index, src, reduce)
+    _reduce_warning()
+    return _scatter_new(self, dim, index, src, None, _SCATTER_REDUCES[reduce], out)
+
+
+def scatter_value_reduce_out(self, dim, index, value, reduce, out):
+    dim = _scatter_checks(self, dim, index, None, reduce)
+    return _scatter_new(self, dim, index, None, _scalar_for(value, self._dtype),
+                        _SCATTER_REDUCES[reduce], out)
+
+
+# -- scatter_add
+
+def scatter_add_(self, dim, index, src):
+    dim = _scatter_checks(self, dim, index, src, name="scatter_add")
+    return _scatter_inplace(self, dim, index, src, None, "sum")
+
+
+def scatter_add(self, dim, index, src):
+    dim = _scatter_checks(self, dim, index, src, name="scatter_add")
+    return _scatter_new(self, dim, index, src, None, "sum")
+
+
+def scatter_add_out(self, dim, index, src, out):
+    dim = _scatter_checks(self, dim, index, src, name="scatter_add")
+    return _scatter_new(self, dim, index, src, None, "sum", out)
+
+
+# -- scatter_reduce.two
+
+_SCATTER_REDUCE_MODES = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _scatter_reduce_two_checks(self, dim, index, src, reduce):
+    check(reduce in _SCATTER_REDUCE_MODES, lambda: (
+        f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"))
+    return _scatter_checks(self, dim, index, src, name="scatter_reduce")
+
+
+def _scatter_reduce_two_into(out, dim, index, src, reduce, include_self):
+    if _is_meta(out, index, src) or not numel_of(index._sizes):
+        return out
+    idx = _index_np(index)
+    arr = out._array()
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+        idx = idx.reshape(1)
+    _along_bounds(idx, arr.shape[dim], dim, "scatter_reduce")
+    s = src._array()
+    if s.ndim == 0:
+        s = s.reshape(1)
+    vals = s[tuple(slice(0, n) for n in idx.shape)]
+    key = _scatter_key(idx, dim)
+    if not include_self:
+        arr[key] = _identity(reduce, arr.dtype)
+    _UFUNCS[reduce].at(arr, key, vals)
+    if reduce == "mean":
+        counts = np.zeros(arr.shape, np.int64)
+        np.add.at(counts, key, 1)
+        if include_self:
+            counts += 1
+        touched = counts > 0
+        counts = np.maximum(counts, 1)
+        if arr.dtype.kind in "iub":
+            res = np.floor_divide(arr, counts.astype(arr.dtype))
+        else:
+            res = arr / counts.astype(arr.dtype)
+        np.copyto(arr, res, where=touched, casting="unsafe")
+    return out
+
+
+def scatter_reduce__two(self, dim, index, src, reduce, include_self=True):
+    dim = _scatter_reduce_two_checks(self, dim, index, src, reduce)
+    assert_no_internal_overlap(self)
+    _assert_no_overlap(self, index)
+    _assert_no_overlap(self, src)
+    _scatter_reduce_two_into(self, dim, index, src, reduce, include_self)
+    _bump(self)
+    return self
+
+
+def scatter_reduce_two(self, dim, index, src, reduce, include_self=True):
+    dim = _scatter_reduce_two_checks(self, dim, index, src, reduce)
+    out = _clone_contiguous(self)
+    return _scatter_reduce_two_into(out, dim, index, src, reduce, include_self)
+
+
+def scatter_reduce_two_out(self, dim, index, src, reduce, include_self, out):
+    dim = _scatter_reduce_two_checks(self, dim, index, src, reduce)
+    _check_out_dtype(out, self._dtype)
+    resize_output(out, self._sizes)
+    _copy_into(out, self)
+    return _scatter_reduce_two_into(out, dim, index, src, reduce, include_self)
+
+
+# ------------------------------------------------------------------------ take / put
+
+def _take_checks(self, index):
+    check(index._dtype is dt.int64, lambda: (
+        f"take(): Expected a long tensor for index, but found {index._dtype._scalar_name}"))
+
+
+def _flat_bounds(idx, numel, exc=IndexError):
+    if not idx.size:
+        return
+    bad = (idx < -numel) | (idx >= numel)
+    if bad.any():
+        v = int(idx.reshape(-1)[np.argmax(bad.reshape(-1))])
+        raise exc(f"out of range: tried to access index {v} on a tensor of {numel} "
+                  f"elements.")
+
+
+def _take_into(out, self, index):
+    if _is_meta(out, self, index) or not numel_of(index._sizes):
+        return out
+    numel = numel_of(self._sizes)
+    check_index(numel != 0, "take(): tried to take from an empty tensor")
+    idx = _index_np(index)
+    _flat_bounds(idx, numel)
+    arr = self._array().reshape(-1)
+    mode = "clip" if idx.min() >= 0 else "wrap"
+    out_arr = out._array()
+    if out_arr.flags.c_contiguous:
+        np.take(arr, idx, out=out_arr, mode=mode)
+    else:
+        np.copyto(out_arr, np.take(arr, idx, mode=mode))
+    return out
+
+
+def take(self, index):
+    _take_checks(self, index)
+    out = _empty(index._sizes, self._dtype, self._device)
+    return _take_into(out, self, index)
+
+
+def take_out(self, index, out):
+    _take_checks(self, index)
+    check(out._dtype is self._dtype, lambda: (
+        f"take(): self and out expected to have the same dtype, but got self.dtype = "
+        f"{self._dtype} and out.dtype = {out._dtype}"))
+    assert_no_internal_overlap(out)
+    _assert_no_overlap(out, index)
+    _assert_no_overlap(out, self)
+    resize_output(out, index._sizes)
+    return _take_into(out, self, index)
+
+
+def _flat_view_stride(t):
+    """The stride of ``t.view(-1)``, or None when no such view exists (torch's
+    computeStride for a 1-D target)."""
+    dims = [(s, st) for s, st in zip(t._sizes, t._strides) if s != 1]
+    if not dims:
+        return 1
+    if 0 in t._sizes:
+        return 1
+    for (_, st0), (s1, st1) in zip(dims, dims[1:]):
+        if st0 != st1 * s1:
+            return None
+    return dims[-1][1]
+
+
+_VIEW_ERROR = ("view size is not compatible with input tensor's size and stride (at least one "
+               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+
+
+def _flat_view(t):
+    st = _flat_view_stride(t)
+    check(st is not None, _VIEW_ERROR)
+    n = numel_of(t._sizes)
+    return _view(t, (n,), (st,), t._offset)
+
+
+def _take_along_dim_prepare(self, indices, dim):
+    check(indices._dtype is dt.int64, lambda: (
+        f"torch.take_along_dim(): dtype of indices should be Long but got "
+        f"{indices._dtype._scalar_name}"))
+    if dim is None:
+        return _flat_view(self), 0, _flat_view(indices)
+    ndim = len(self._sizes)
+    dim = maybe_wrap_dim(dim, ndim)
+    check(ndim == len(indices._sizes), lambda: (
+        f"torch.take_along_dim(): input and indices should have the same number of "
+        f"dimensions, but got {ndim} dimensions for input, and {len(indices._sizes)} "
+        f"dimensions for indices"))
+    self_sizes = list(self._sizes)
+    self_sizes[dim] = indices._sizes[dim]
+    bshape = _broadcast([tuple(self_sizes), indices._sizes])
+    if bshape is None:
+        from .broadcast import broadcast_shapes
+        broadcast_shapes(tuple(self_sizes), indices._sizes)
+    idx_sizes = list(bshape)
+    idx_sizes[dim] = indices._sizes[dim]
+    self_target = list(bshape)
+    self_target[dim] = self._sizes[dim]
+    return _expand(self, tuple(self_target)), dim, _expand(indices, tuple(idx_sizes))
+
+
+def _expand(t, sizes):
+    if t._sizes == sizes:
+        return t
+    from .broadcast import expanded_strides
+    return _view(t, sizes, expanded_strides(t._sizes, t._strides, sizes), t._offset)
+
+
+def take_along_dim(self, indices, dim=None):
+    src, d, idx = _take_along_dim_prepare(self, indices, dim)
+    return gather(src, d, idx)
+
+
+def take_along_dim_out(self, indices, dim, out):
+    src, d, idx = _take_along_dim_prepare(self, indices, dim)
+    return gather_out(src, d, idx, False, out)
+
+
+def _put_checks(self, index, source):
+    check(index._dtype is dt.int64, lambda: (
+        f"put_(): Expected a long tensor for index, but got {index._dtype._scalar_name}"))
+    check(self._dtype is source._dtype, lambda: (
+        f"put_(): self and source expected to have the same dtype, but got "
+        f"self.dtype = {self._dtype} and source.dtype = {source._dtype}"))
+    check(numel_of(source._sizes) == numel_of(index._sizes), lambda: (
+        f"put_(): Expected source and index to have the same number of elements, but got "
+        f"source.numel() = {numel_of(source._sizes)}, index.numel() = "
+        f"{numel_of(index._sizes)}"))
+
+
+def _put_into(self, index, source, accumulate):
+    if _is_meta(self, index, source) or not numel_of(index._sizes):
+        return self
+    numel = numel_of(self._sizes)
+    check_index(numel != 0, "put_(): Tried to put elements into an empty tensor")
+    idx = _index_np(index).reshape(-1)
+    _flat_bounds(idx, numel)
+    idx = np.where(idx < 0, idx + numel, idx) if idx.min() < 0 else idx
+    vals = source._array().reshape(-1)
+    arr = self._array()
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    coords = np.unravel_index(idx, arr.shape) if arr.ndim > 1 else idx
+    if accumulate:
+        _ufunc_at(self, np.add, coords, vals)
+    else:
+        arr[coords] = vals
+    return self
+
+
+def put_(self, index, source, accumulate=False):
+    _put_checks(self, index, source)
+    assert_no_internal_overlap(self)
+    _assert_no_overlap(self, index)
+    _assert_no_overlap(self, source)
+    _put_into(self, index, source, accumulate)
+    _bump(self)
+    return self
+
+
+def put(self, index, source, accumulate=False):
+    _put_checks(self, index, source)
+    out = _clone_preserve(self)
+    return _put_into(out, index, source, accumulate)
+
+
+# ------------------------------------------------------------------------- masked ops
+
+def _check_bool_mask(name, mask):
+    check(mask._dtype is dt.bool_, lambda: (
+        f"{name} only supports boolean masks, but got mask with dtype "
+        f"{_TYPEMETA_NAMES[mask._dtype.name]}"))
+
+
+def _mask_expanded_to(self, mask, name="masked_fill_"):
+    """The mask expanded in place to ``self``'s shape (torch's ``expand_inplace``)."""
+    if mask._sizes == self._sizes:
+        return mask._array()
+    check(_expandable(mask._sizes, self._sizes), lambda: (
+        _expand_error(self._sizes, mask._sizes)))
+    return np.broadcast_to(mask._array(), self._sizes)
+
+
+def _expand_error(target, sizes):
+    """``expand``'s message for ``sizes`` -> ``target``."""
+    if len(sizes) > len(target):
+        return (f"expand({_shape_str(sizes)}, size={_shape_str(target)}): the number of sizes "
+                f"provided ({len(target)}) must be greater or equal to the number of "
+                f"dimensions in the tensor ({len(sizes)})")
+    off = len(target) - len(sizes)
+    for i, s in enumerate(sizes):
+        if s != 1 and s != target[off + i]:
+            return (f"The expanded size of the tensor ({target[off + i]}) must match the "
+                    f"existing size ({s}) at non-singleton dimension {off + i}.  Target sizes: "
+                    f"{_shape_str(target)}.  Tensor sizes: {_shape_str(sizes)}")
+    return "expand failed"
+
+
+def _masked_fill_inplace(self, mask, value):
+    _check_bool_mask("masked_fill_", mask)
+    if has_internal_overlap(self) == YES:
+        warnings.warn(
+            "Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor "
+            "before performing this operation. This also applies to advanced indexing e.g. "
+            "tensor[mask] = scalar", UserWarning, stacklevel=4)
+    _assert_no_overlap(self, mask)
+    if _is_meta(self, mask):
+        if mask._sizes != self._sizes:
+            check(_expandable(mask._sizes, self._sizes), lambda: (
+                _expand_error(self._sizes, mask._sizes)))
+        _bump(self)
+        return self
+    m = _mask_expanded_to(self, mask)
+    v = _scalar_for(value, self._dtype)
+    if numel_of(self._sizes):
+        np.copyto(self._array(), v, where=m, casting="unsafe")
+    _bump(self)
+    return self
+
+
+def _masked_fill_value_tensor(value):
+    check(not value._sizes, lambda: (
+        f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+        f"{len(value._sizes)} dimension(s)."))
+    return _item(value) if not _is_meta(value) else 0
+
+
+def masked_fill__Scalar(self, mask, value):
+    return _masked_fill_inplace(self, mask, value)
+
+
+def masked_fill__Tensor(self, mask, value):
+    v = _masked_fill_value_tensor(value)
+    return _masked_fill_inplace(self, mask, v)
+
+
+def _masked_out_of_place(self, mask):
+    """torch's ``expand_outplace(self, mask)`` then a contiguous clone of self."""
+    from .broadcast import broadcast_shapes
+    shape = broadcast_shapes(self._sizes, mask._sizes)
+    return _clone_contiguous(self, shape)
+
+
+def masked_fill_Scalar(self, mask, value):
+    _check_bool_mask("masked_fill_", mask)
+    out = _masked_out_of_place(self, mask)
+    return _masked_fill_inplace(out, mask, value)
+
+
+def masked_fill_Tensor(self, mask, value):
+    v = _masked_fill_value_tensor(value)
+    _check_bool_mask("masked_fill_", mask)
+    out = _masked_out_of_place(self, mask)
+    return _masked_fill_inplace(out, mask, v)
+
+
+_MASKED_SELECT_META = (
+    "aten::masked_select: attempted to run this operator with Meta tensors, but there was no "
+    "fake impl or Meta kernel registered. You may have run into this message while using an "
+    "operator with PT2 compilation APIs (torch.compile/torch.export); in order to use this "
+    "operator with those APIs you'll need to add a fake impl. Please see the following for "
+    "next steps:  https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html")
+
+
+def _masked_select_values(self, mask):
+    check(mask._dtype is dt.bool_, "masked_select: expected BoolTensor for mask")
+    from .broadcast import broadcast_shapes
+    shape = broadcast_shapes(mask._sizes, self._sizes)
+    if _is_meta(self, mask):
+        raise NotImplementedError(_MASKED_SELECT_META)
+    m = mask._array()
+    a = self._array()
+    if m.shape != shape:
+        m = np.broadcast_to(m, shape)
+    if a.shape != shape:
+        a = np.broadcast_to(a, shape)
+    m = m.reshape(-1)
+    return a, m
+
+
+def masked_select(self, mask):
+    a, m = _masked_select_values(self, mask)
+    n = int(np.count_nonzero(m))
+    out = _empty((n,), self._dtype, self._device)
+    if n:
+        np.compress(m, a.reshape(-1), out=out._array())
+    return out
+
+
+def masked_select_out(self, mask, out):
+    check(out._dtype is self._dtype, "masked_select(): self and result must have the same "
+                                     "scalar type")
+    a, m = _masked_select_values(self, mask)
+    n = int(np.count_nonzero(m))
+    resize_output(out, (n,))
+    if n:
+        np.copyto(out._array(), np.compress(m, a.reshape(-1)))
+    return out
+
+
+def _masked_scatter_checks(self, mask, source):
+    _check_bool_mask("masked_scatter_", mask)
+    check(self._dtype is source._dtype, lambda: (
+        f"masked_scatter_: expected self and source to have same dtypes but got"
+        f"{self._dtype._scalar_name} and {source._dtype._scalar_name}"))
+
+
+def _masked_scatter_into(self, mask):
+    pass
+
+
+def masked_scatter_(self, mask, source):
+    _masked_scatter_checks(self, mask, source)
+    assert_no_internal_overlap(self)
+    if _is_meta(self, mask, source):
+        if mask._sizes != self._sizes:
+            check(_expandable(mask._sizes, self._sizes), lambda: (
+                _expand_error(self._sizes, mask._sizes)))
+        _bump(self)
+        return self
+    m = _mask_expanded_to(self, mask, "masked_scatter_")
+    n = int(np.count_nonzero(m))
+    src = source._array().reshape(-1)
+    check(src.size >= n, "masked_scatter: expected source to have at least as many elements "
+                         "as ones in mask")
+    if n:
+        arr = self._array()
+        arr[m] = src[:n]
+    _bump(self)
+    return self
+
+
+def masked_scatter(self, mask, source):
+    _masked_scatter_checks(self, mask, source)
+    out = _masked_out_of_place(self, mask)
+    return masked_scatter_(out, mask, source)
+
+
+# ---------------------------------------------------------------------------- nonzero
+
+def _nonzero_coords(self):
+    """(n, coordinate arrays) of the nonzero elements of ``self`` in C order."""
+    arr = self._array()
+    if arr.ndim == 0:
+        return (1 if arr.item() else 0), ()
+    if arr.ndim == 1:
+        flat = np.flatnonzero(arr)
+        return flat.size, (flat,)
+    flat = np.flatnonzero(arr)
+    return flat.size, np.unravel_index(flat, arr.shape)
+
+
+def _nonzero_write(out, n, coords):
+    if n and coords:
+        o = out._array()
+        for j, c in enumerate(coords):
+            o[:, j] = c
+
+
+def nonzero(self):
+    check(numel_of(self._sizes) < 2 ** 31 - 1 or True, "")
+    if _is_meta(self):
+        raise NotImplementedError(_NONZERO_META_MSG)
+    n, coords = _nonzero_coords(self)
+    ndim = len(self._sizes)
+    out = new_strided((n, ndim), (1, n), dt.int64, self._device)
+    _nonzero_write(out, n, coords)
+    return out
+
+
+def nonzero_out(self, out):
+    check(out._dtype is dt.int64, lambda: (
+        f"nonzero: Expected out tensor to have scalar type Long but got scalar type "
+        f"{out._dtype._scalar_name}"))
+    if _is_meta(self):
+        raise NotImplementedError(_NONZERO_META_MSG)
+    n, coords = _nonzero_coords(self)
+    ndim = len(self._sizes)
+    resize_output(out, (n, ndim))
+    _nonzero_write(out, n, coords)
+    return out
+
+
+def nonzero_numpy(self):
+    """``nonzero(as_tuple=True)``: one 1-D index tensor per dim (a 0-dim input counts as
+    1-D); the tensors are columns of one ``nonzero()`` result."""
+    src = self
+    if not self._sizes:
+        src = _view(self, (1,), (1,), self._offset)
+    res = nonzero(src)
+    n = res._sizes[0]
+    return tuple(_view(res, (n,), (1,), j * n) for j in range(res._sizes[1]))
+
+
+def argwhere(self):
+    return nonzero(self)
+
+
+def where_condition(condition):
+    return nonzero_numpy(condition)

@@ -1,0 +1,424 @@
+"""More view kernels: splits, dtype and complex views, matrix transposes, ``set_``.
+
+Each result is built by the geometry kernels of ``views.py`` (narrow, slice,
+select, transpose, permute) or by ``make_tensor`` over the same storage; nothing
+here reads data, except the conjugating copies of Note [No conjugate bit] and
+the index tensor of ``tensor_split``.
+
+Note [No conjugate bit]
+~~~~~~~~~~~~~~~~~~~~~~~
+torch's ``H`` / ``mH`` / ``adjoint`` on a complex tensor return a *view* that
+carries a lazy "conjugate" flag (``is_conj()``), resolved whenever data is read.
+strided has no such flag, so for complex inputs these ops return the conjugated
+values as a new tensor laid out like the transposed view (``empty_like``
+preserves its strides). Values, sizes, strides and dtype match torch; storage
+sharing, ``_base`` and the storage offset do not. For real dtypes the conjugate
+is the identity, and the results are ordinary views exactly as in torch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import dtypes as dt
+from ..core.checks import check, maybe_wrap_dim
+from ..core.storage import UntypedStorage
+from ..core.tensor_impl import TensorImpl, contiguous_strides, make_tensor, numel_of
+from .views import narrow, permute, select, slice_Tensor, transpose, warn_once
+
+# -- dtype views --------------------------------------------------------------------------------
+
+
+def _alias_as(self, sizes, strides, offset, dtype):
+    """A view with another dtype. Shares the version counter and ``_base`` chain."""
+    base = self._base if self._base is not None else self
+    return make_tensor(self._storage, sizes, strides, offset, dtype, self._vc, base)
+
+
+def view_dtype(self, dtype):
+    """Reinterpret the bytes as ``dtype``. With a different item size the last dim
+    (stride 1) grows or shrinks by the size ratio and the other strides and the offset
+    are rescaled. Like torch, the result is not a view for autograd (no ``_base``) but
+    shares the version counter."""
+    old = self._dtype
+    sizes = self._sizes
+    strides = self._strides
+    offset = self._offset
+    if old.itemsize == dtype.itemsize:
+        return make_tensor(self._storage, sizes, strides, offset, dtype, self._vc)
+    ndim = len(sizes)
+
+    def what():
+        return f"to view {old._scalar_name} as {dtype._scalar_name} (different element sizes)"
+
+    check(ndim > 0, lambda: f"self.dim() cannot be 0 {what()}")
+    if old.itemsize > dtype.itemsize:
+        ratio = old.itemsize // dtype.itemsize
+        check(strides[-1] == 1, lambda: f"self.stride(-1) must be 1 {what()}, but got "
+                                        f"{strides[-1]}")
+        new_sizes = sizes[:-1] + (sizes[-1] * ratio,)
+        new_strides = tuple(s * ratio for s in strides[:-1]) + (1,)
+        new_offset = offset * ratio
+    else:
+        ratio = dtype.itemsize // old.itemsize
+        check(sizes[-1] % ratio == 0, lambda: (
+            f"self.size(-1) must be divisible by {ratio} {what()}, but got {sizes[-1]}"))
+        check(offset % ratio == 0, lambda: (
+            f"self.storage_offset() must be divisible by {ratio} {what()}, but got {offset}"))
+        check(strides[-1] == 1, lambda: f"self.stride(-1) must be 1 {what()}, but got "
+                                        f"{strides[-1]}")
+        for i in range(ndim - 1):
+            if strides[i] % ratio:
+                raise RuntimeError(f"self.stride({i}) must be divisible by {ratio} {what()}, "
+                                   f"but got {strides[i]}")
+        new_sizes = sizes[:-1] + (sizes[-1] // ratio,)
+        new_strides = tuple(s // ratio for s in strides[:-1]) + (1,)
+        new_offset = offset // ratio
+    return make_tensor(self._storage, new_sizes, new_strides, new_offset, dtype, self._vc)
+
+
+def view_as_real(self):
+    """A complex tensor as pairs of reals: a trailing dim of 2, every stride and the
+    offset doubled (counted in reals now)."""
+    check(self._dtype.is_complex, "view_as_real is only supported for complex tensors")
+    return _alias_as(self, self._sizes + (2,), tuple(s * 2 for s in self._strides) + (1,),
+                     self._offset * 2, self._dtype.to_real())
+
+
+_COMPLEX_OF = {dt.float32: dt.complex64, dt.float64: dt.complex128}
+
+
+def view_as_complex(self):
+    dtype = self._dtype
+    if dtype not in _COMPLEX_OF:
+        check(dtype is not dt.float16, "view_as_complex: strided has no complex32 (ComplexHalf) "
+                                       "dtype to view a Half tensor as")
+        raise RuntimeError("view_as_complex is only supported for half, float and double "
+                           f"tensors, but got a tensor of scalar type: {dtype._scalar_name}")
+    sizes = self._sizes
+    strides = self._strides
+    check(len(sizes) > 0, "Input tensor must have one or more dimensions")
+    check(sizes[-1] == 2, "Tensor must have a last dimension of size 2")
+    check(strides[-1] == 1, "Tensor must have a last dimension with stride 1")
+    for s in strides[:-1]:
+        check(s % 2 == 0, "Tensor must have a stride divisible by 2 for all but last dimension")
+    check(self._offset % 2 == 0, "Tensor must have a storage_offset divisible by 2")
+    return _alias_as(self, sizes[:-1], tuple(s // 2 for s in strides[:-1]), self._offset // 2,
+                     _COMPLEX_OF[dtype])
+
+
+def real(self):
+    """The real parts of a complex tensor (a view); a real tensor is its own real part."""
+    if not self._dtype.is_complex:
+        return self
+    return select(view_as_real(self), -1, 0)
+
+
+def imag(self):
+    check(self._dtype.is_complex, "imag is not implemented for tensors with non-complex dtypes.")
+    return select(view_as_real(self), -1, 1)
+
+
+# -- matrix transposes ----------------------------------------------------------------------------
+
+def _conj(t):
+    """Note [No conjugate bit]: real tensors are their own conjugate; complex ones get a
+    conjugated copy laid out like ``t``."""
+    if not t._dtype.is_complex:
+        return t
+    from .factory import empty_like
+    out = empty_like(t)
+    if out._device.type != "meta":
+        np.conjugate(t._array(), out=out._array())
+    return out
+
+
+def numpy_T(self):
+    """``Tensor.T``: all dims reversed."""
+    ndim = len(self._sizes)
+    if ndim == 0:
+        warn_once("T0", "Tensor.T is deprecated on 0-D tensors. This function is the identity "
+                        "in these cases.")
+    elif ndim != 2:
+        warn_once("T", "The use of `x.T` on tensors of dimension other than 2 to reverse their "
+                       "shape is deprecated and it will throw an error in a future release. "
+                       "Consider `x.mT` to transpose batches of matrices or `x.permute(*torch."
+                       "arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.")
+    return permute(self, tuple(range(ndim - 1, -1, -1)))
+
+
+def matrix_H(self):
+    """``Tensor.H``: the conjugate transpose of a matrix."""
+    ndim = len(self._sizes)
+    if ndim == 0:
+        warn_once("H0", "Tensor.H is deprecated on 0-D tensors. Consider using x.conj().")
+        return _conj(self)
+    check(ndim == 2, lambda: (
+        f"tensor.H is only supported on matrices (2-D tensors). Got {ndim}-D tensor."
+        + (" For batches of matrices, consider using tensor.mH" if ndim > 2 else "")))
+    return _conj(transpose(self, 0, 1))
+
+
+def mT(self):
+    """``Tensor.mT``: the last two dims swapped (batches of matrices)."""
+    ndim = len(self._sizes)
+    if ndim == 0:
+        warn_once("mT0", "Tensor.mT is deprecated on 0-D tensors. This function is the "
+                         "identity in these cases.")
+        return self
+    check(ndim >= 2, lambda: ("tensor.mT is only supported on matrices or batches of matrices. "
+                              f"Got {ndim}-D tensor."))
+    return transpose(self, -2, -1)
+
+
+def _matrix_adjoint(self, name, key, warning):
+    ndim = len(self._sizes)
+    if ndim == 0:
+        warn_once(key, warning)
+        return _conj(self)
+    check(ndim >= 2, lambda: (f"tensor.{name} is only supported on matrices or batches of "
+                              f"matrices. Got {ndim}-D tensor."))
+    return _conj(transpose(self, -2, -1))
+
+
+def mH(self):
+    return _matrix_adjoint(self, "mH", "mH0",
+                           "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().")
+
+
+def adjoint(self):
+    return _matrix_adjoint(self, "adjoint()", "adjoint0",
+                           "adjoint() is deprecated on 0-D tensors. Consider using x.conj().")
+
+
+# -- splits ---------------------------------------------------------------------------------------
+
+def split_Tensor(self, split_size, dim=0):
+    """Pieces of ``split_size`` along ``dim``; the last one takes what is left."""
+    ndim = len(self._sizes)
+    check(ndim != 0, "split expects at least a 1-dimensional tensor")
+    check(split_size >= 0, lambda: (
+        f"split expects split_size be non-negative, but got split_size={split_size}"))
+    dim = maybe_wrap_dim(dim, ndim)
+    dim_size = self._sizes[dim]
+    check(split_size > 0 or dim_size == 0, lambda: (
+        f"split_size can only be 0 if dimension size is 0, but got dimension size of "
+        f"{dim_size}"))
+    if split_size == 0:
+        return (narrow(self, dim, 0, 0),)
+    num_splits = max((dim_size + split_size - 1) // split_size, 1)
+    last = dim_size - split_size * (num_splits - 1)
+    return tuple(narrow(self, dim, i * split_size, split_size if i < num_splits - 1 else last)
+                 for i in range(num_splits))
+
+
+def split_with_sizes(self, split_sizes, dim=0):
+    ndim = len(self._sizes)
+    check(ndim != 0, "split expects at least a 1-dimensional tensor")
+    wrapped = maybe_wrap_dim(dim, ndim)
+    dim_size = self._sizes[wrapped]
+    for length in split_sizes:
+        check(length >= 0, lambda: (
+            "split_with_sizes expects split_sizes have only non-negative entries, but got "
+            f"split_sizes={list(split_sizes)}"))
+    check(sum(split_sizes) == dim_size, lambda: (
+        f"split_with_sizes expects split_sizes to sum exactly to {dim_size} (input tensor's "
+        f"size at dimension {dim}), but got split_sizes={list(split_sizes)}"))
+    out = []
+    start = 0
+    for length in split_sizes:
+        out.append(narrow(self, wrapped, start, length))
+        start += length
+    return tuple(out)
+
+
+def split_sizes(self, split_size, dim=0):
+    return split_with_sizes(self, split_size, dim)
+
+
+def _check_tensor_split_input(self):
+    ndim = len(self._sizes)
+    check(ndim > 0, lambda: ("tensor_split expected at least a 1-dimensional tensor, but got a "
+                             f"tensor with {ndim} dims"))
+
+
+def tensor_split_sections(self, sections, dim=0):
+    """``sections`` nearly equal pieces: the first ``size % sections`` get one extra."""
+    _check_tensor_split_input(self)
+    dim = maybe_wrap_dim(dim, len(self._sizes))
+    check(sections > 0, lambda: f"number of sections must be larger than 0, got {sections}")
+    dim_size = self._sizes[dim]
+    small, extra = divmod(dim_size, sections)
+    out = []
+    start = 0
+    for i in range(sections):
+        length = small + (1 if i < extra else 0)
+        out.append(slice_Tensor(self, dim, start, start + length, 1))
+        start += length
+    return tuple(out)
+
+
+def tensor_split_indices(self, indices, dim=0):
+    """Cuts before each index (Python slice bounds: negative ones count from the end,
+    out-of-range ones clamp)."""
+    _check_tensor_split_input(self)
+    dim = maybe_wrap_dim(dim, len(self._sizes))
+    out = []
+    start = 0
+    for index in indices:
+        out.append(slice_Tensor(self, dim, start, index, 1))
+        start = index
+    out.append(slice_Tensor(self, dim, start, None, 1))
+    return tuple(out)
+
+
+def tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, dim=0):
+    t = tensor_indices_or_sections
+    check(t._device.type == "cpu", lambda: (
+        "tensor_split expected tensor_indices_or_sections to be on cpu, but it's on "
+        f"{t._device}"))
+    check(t._dtype is dt.int64, lambda: (
+        "tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+        f"{t._dtype._scalar_name}"))
+    check(len(t._sizes) <= 1, lambda: (
+        "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+        f"one-dimensional tensor, but got a tensor with {len(t._sizes)} dims"))
+    values = t._array()
+    if not t._sizes:
+        return tensor_split_sections(self, int(values), dim)
+    return tensor_split_indices(self, [int(v) for v in values], dim)
+
+
+def chunk(self, chunks, dim=0):
+    """``split`` with ``ceil(size / chunks)``: may give fewer than ``chunks`` pieces."""
+    ndim = len(self._sizes)
+    check(ndim > 0, "chunk expects at least a 1-dimensional tensor")
+    check(chunks > 0, lambda: f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    dim = maybe_wrap_dim(dim, ndim)
+    dim_size = self._sizes[dim]
+    split_size = (dim_size + chunks - 1) // chunks
+    if split_size == 0 and dim_size == 0:
+        return split_with_sizes(self, [0] * chunks, dim)
+    return split_Tensor(self, split_size, dim)
+
+
+def _directional_split_dim(self, name, min_dims, dim):
+    ndim = len(self._sizes)
+    check(ndim >= min_dims, lambda: (
+        f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a "
+        f"tensor with {ndim} dimensions!"))
+    return dim
+
+
+def _directional_split_int(self, name, min_dims, dim, sections):
+    _directional_split_dim(self, name, min_dims, dim)
+    size = self._sizes[dim]
+    check(sections != 0 and size % sections == 0, lambda: (
+        f"torch.{name} attempted to split along dimension {dim}, but the size of the dimension "
+        f"{size} is not divisible by the split_size {sections}!"))
+    return tensor_split_sections(self, sections, dim)
+
+
+def hsplit_int(self, sections):
+    dim = 1 if len(self._sizes) > 1 else 0
+    return _directional_split_int(self, "hsplit", 1, dim, sections)
+
+
+def hsplit_array(self, indices):
+    dim = 1 if len(self._sizes) > 1 else 0
+    _directional_split_dim(self, "hsplit", 1, dim)
+    return tensor_split_indices(self, indices, dim)
+
+
+def vsplit_int(self, sections):
+    return _directional_split_int(self, "vsplit", 2, 0, sections)
+
+
+def vsplit_array(self, indices):
+    _directional_split_dim(self, "vsplit", 2, 0)
+    return tensor_split_indices(self, indices, 0)
+
+
+def dsplit_int(self, sections):
+    return _directional_split_int(self, "dsplit", 3, 2, sections)
+
+
+def dsplit_array(self, indices):
+    _directional_split_dim(self, "dsplit", 3, 2)
+    return tensor_split_indices(self, indices, 2)
+
+
+# -- set_ / resize_as_ ----------------------------------------------------------------------------
+
+# The C++ type names torch's set_ message prints.
+_CPP_TYPE_NAMES = {
+    "Bool": "bool", "Byte": "unsigned char", "Char": "signed char", "Short": "short int",
+    "Int": "int", "Long": "long int", "Half": "c10::Half", "BFloat16": "c10::BFloat16",
+    "Float": "float", "Double": "double", "ComplexFloat": "c10::complex<float>",
+    "ComplexDouble": "c10::complex<double>", "UInt16": "short unsigned int",
+    "UInt32": "unsigned int", "UInt64": "long unsigned int",
+}
+
+
+def _set_storage(self, storage, offset, sizes, strides):
+    """Point ``self`` at ``storage`` with the given geometry, growing the storage when the
+    geometry reaches past its end (torch's ``set_`` resizes rather than refusing)."""
+    check(storage.device == self._device, lambda: (
+        f'Attempted to set the storage of a tensor on device "{self._device}" to a storage on '
+        f'different device "{storage.device}".  This is no longer allowed; the devices must '
+        f"match."))
+    sizes = tuple(sizes)
+    strides = tuple(strides) if strides else contiguous_strides(sizes)
+    check(len(sizes) == len(strides), lambda: (
+        f"unequal size length ({len(sizes)}) and stride length ({len(strides)})"))
+    check(offset >= 0, lambda: f"Tensor: invalid storage offset {offset}")
+    for s in sizes:
+        check(s >= 0, "numel: integer multiplication overflow")
+    for s in strides:
+        check(s >= 0, lambda: (f"Storage size calculation overflowed with sizes={list(sizes)} "
+                               f"and strides={list(strides)}"))
+    if numel_of(sizes):
+        extent = 1 + sum((n - 1) * s for n, s in zip(sizes, strides))
+        needed = (offset + extent) * self._dtype.itemsize
+        if needed > storage._nbytes:
+            storage.resize_(needed)
+    self._storage = storage
+    self._sizes = sizes
+    self._strides = strides
+    self._offset = offset
+    self._np = None
+    self._vc[0] += 1
+    return self
+
+
+def set_source_Storage(self, source):
+    if isinstance(source, TensorImpl):   # the binding cannot tell a Storage from a Tensor
+        return set_source_Tensor(self, source)
+    check(isinstance(source, UntypedStorage), lambda: (
+        f"set_(): argument 'source' (position 1) must be Storage, not {type(source).__name__}"),
+        TypeError)
+    return _set_storage(self, source, 0, (source._nbytes // self._dtype.itemsize,), (1,))
+
+
+def set_source_Storage_storage_offset(self, source, storage_offset, size, stride=()):
+    if isinstance(source, TensorImpl):
+        source = source._storage
+    return _set_storage(self, source, storage_offset, size, stride)
+
+
+def set_source_Tensor(self, source):
+    check(source._dtype is self._dtype, lambda: (
+        f"Could not set tensor of type {_CPP_TYPE_NAMES[source._dtype._scalar_name]} to a "
+        f"tensor of type {_CPP_TYPE_NAMES[self._dtype._scalar_name]}"))
+    return _set_storage(self, source._storage, source._offset, source._sizes, source._strides)
+
+
+def set_(self):
+    """Detach ``self`` from its storage: a fresh empty one, shape ``(0,)``."""
+    return _set_storage(self, UntypedStorage(0, device=self._device), 0, (0,), (1,))
+
+
+def resize_as_(self, the_template, memory_format=None):
+    """``resize_`` to the template's sizes (the version moves only when they change)."""
+    from .resize import resize_ as _resize
+    return _resize(self, the_template._sizes, memory_format)
