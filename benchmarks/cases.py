@@ -110,3 +110,152 @@ CASES = [
     Case("repr 40x50 f32 (summarised off)", _repr, number=20),
     Case("repr 2x2 f32", _repr_small, number=2000),
 ]
+
+
+# ------------------------------------------------------------------ indexing ops (large)
+# Throughput targets: at least 0.8x torch's speed (s/torch <= 1.25).
+
+def _rows(st, torch, np):
+    """100000x64 f32, 50k random rows."""
+    rng = np.random.default_rng(0)
+    n_arr = rng.standard_normal((100000, 64)).astype(np.float32)
+    n_idx = rng.integers(0, 100000, 50000)
+    return (st.from_numpy(n_arr.copy()), st.from_numpy(n_idx.copy()),
+            torch.from_numpy(n_arr.copy()), torch.from_numpy(n_idx.copy()), n_arr, n_idx)
+
+
+def _index_rows(st, torch, np):
+    s, si, t, ti, n, ni = _rows(st, torch, np)
+    return {"strided": lambda: st.ops.aten.index.Tensor(s, [si]),
+            "torch": lambda: torch.ops.aten.index.Tensor(t, [ti]),
+            "numpy": lambda: n[ni]}
+
+
+def _getitem_rows(st, torch, np):
+    s, si, t, ti, n, ni = _rows(st, torch, np)
+    return {"strided": lambda: s[si], "torch": lambda: t[ti], "numpy": lambda: n[ni]}
+
+
+def _index_select_rows(st, torch, np):
+    s, si, t, ti, n, ni = _rows(st, torch, np)
+    return {"strided": lambda: s.index_select(0, si), "torch": lambda: t.index_select(0, ti),
+            "numpy": lambda: np.take(n, ni, axis=0)}
+
+
+def _mask4m(st, torch, np):
+    rng = np.random.default_rng(1)
+    n_arr = rng.standard_normal((2000, 2000)).astype(np.float32)
+    n_mask = n_arr > 0
+    return (st.from_numpy(n_arr.copy()), st.from_numpy(n_mask.copy()),
+            torch.from_numpy(n_arr.copy()), torch.from_numpy(n_mask.copy()), n_arr, n_mask)
+
+
+def _index_mask(st, torch, np):
+    s, sm, t, tm, n, nm = _mask4m(st, torch, np)
+    return {"strided": lambda: st.ops.aten.index.Tensor(s, [sm]),
+            "torch": lambda: torch.ops.aten.index.Tensor(t, [tm]),
+            "numpy": lambda: n[nm]}
+
+
+def _getitem_mask(st, torch, np):
+    s, sm, t, tm, n, nm = _mask4m(st, torch, np)
+    return {"strided": lambda: s[sm], "torch": lambda: t[tm], "numpy": lambda: n[nm]}
+
+
+def _masked_select(st, torch, np):
+    s, sm, t, tm, n, nm = _mask4m(st, torch, np)
+    return {"strided": lambda: s.masked_select(sm), "torch": lambda: t.masked_select(tm),
+            "numpy": lambda: n[nm]}
+
+
+def _masked_fill(st, torch, np):
+    s, sm, t, tm, n, nm = _mask4m(st, torch, np)
+    return {"strided": lambda: s.masked_fill_(sm, 0.5), "torch": lambda: t.masked_fill_(tm, 0.5),
+            "numpy": lambda: np.copyto(n, np.float32(0.5), where=nm)}
+
+
+def _nonzero(st, torch, np):
+    s, sm, t, tm, n, nm = _mask4m(st, torch, np)
+    return {"strided": lambda: sm.nonzero(), "torch": lambda: tm.nonzero(),
+            "numpy": lambda: np.argwhere(nm)}
+
+
+def _accumulate1m(st, torch, np):
+    rng = np.random.default_rng(2)
+    n_idx = rng.integers(0, 100000, 1_000_000)
+    n_val = rng.standard_normal(1_000_000).astype(np.float32)
+    s, t, n = st.zeros(100000), torch.zeros(100000), np.zeros(100000, np.float32)
+    si, ti = st.from_numpy(n_idx.copy()), torch.from_numpy(n_idx.copy())
+    sv, tv = st.from_numpy(n_val.copy()), torch.from_numpy(n_val.copy())
+    return {"strided": lambda: s.index_put_((si,), sv, accumulate=True),
+            "torch": lambda: t.index_put_((ti,), tv, accumulate=True),
+            "numpy": lambda: np.add.at(n, n_idx, n_val)}
+
+
+def _accumulate_rows(st, torch, np):
+    rng = np.random.default_rng(3)
+    n_idx = rng.integers(0, 1000, 16000)
+    n_val = rng.standard_normal((16000, 64)).astype(np.float32)
+    s, t, n = st.zeros(1000, 64), torch.zeros(1000, 64), np.zeros((1000, 64), np.float32)
+    si, ti = st.from_numpy(n_idx.copy()), torch.from_numpy(n_idx.copy())
+    sv, tv = st.from_numpy(n_val.copy()), torch.from_numpy(n_val.copy())
+    return {"strided": lambda: s.index_put_((si,), sv, accumulate=True),
+            "torch": lambda: t.index_put_((ti,), tv, accumulate=True),
+            "numpy": lambda: np.add.at(n, n_idx, n_val)}
+
+
+def _index_add_rows(st, torch, np):
+    rng = np.random.default_rng(3)
+    n_idx = rng.integers(0, 1000, 16000)
+    n_val = rng.standard_normal((16000, 64)).astype(np.float32)
+    s, t = st.zeros(1000, 64), torch.zeros(1000, 64)
+    si, ti = st.from_numpy(n_idx.copy()), torch.from_numpy(n_idx.copy())
+    sv, tv = st.from_numpy(n_val.copy()), torch.from_numpy(n_val.copy())
+    return {"strided": lambda: s.index_add_(0, si, sv), "torch": lambda: t.index_add_(0, ti, tv),
+            "numpy": None}
+
+
+def _put_rows(st, torch, np):
+    s, si, t, ti, n, ni = _rows(st, torch, np)
+    sv, tv = st.ones(50000, 64), torch.ones(50000, 64)
+    return {"strided": lambda: s.index_put_((si,), sv), "torch": lambda: t.index_put_((ti,), tv),
+            "numpy": lambda: n.__setitem__(ni, np.float32(1))}
+
+
+def _gather_big(st, torch, np):
+    rng = np.random.default_rng(4)
+    n_arr = rng.standard_normal((1000, 1000)).astype(np.float32)
+    n_idx = rng.integers(0, 1000, (1000, 1000))
+    s, t = st.from_numpy(n_arr.copy()), torch.from_numpy(n_arr.copy())
+    si, ti = st.from_numpy(n_idx.copy()), torch.from_numpy(n_idx.copy())
+    return {"strided": lambda: s.gather(1, si), "torch": lambda: t.gather(1, ti),
+            "numpy": lambda: np.take_along_axis(n_arr, n_idx, axis=1)}
+
+
+def _scatter_add_big(st, torch, np):
+    rng = np.random.default_rng(5)
+    n_idx = rng.integers(0, 1000, (1000, 1000))
+    n_val = rng.standard_normal((1000, 1000)).astype(np.float32)
+    s, t = st.zeros(1000, 1000), torch.zeros(1000, 1000)
+    si, ti = st.from_numpy(n_idx.copy()), torch.from_numpy(n_idx.copy())
+    sv, tv = st.from_numpy(n_val.copy()), torch.from_numpy(n_val.copy())
+    return {"strided": lambda: s.scatter_add_(1, si, sv), "torch": lambda: t.scatter_add_(1, ti, tv),
+            "numpy": None}
+
+
+CASES.extend([
+    Case("index a[idx] 50k rows of 100000x64 f32 (aten)", _index_rows, number=10),
+    Case("index a[idx] 50k rows of 100000x64 f32 (getitem)", _getitem_rows, number=10),
+    Case("index_select 50k rows of 100000x64 f32", _index_select_rows, number=10),
+    Case("index a[mask] 4M f32 (aten)", _index_mask, number=5),
+    Case("index a[mask] 4M f32 (getitem)", _getitem_mask, number=5),
+    Case("index masked_select 4M f32", _masked_select, number=5),
+    Case("index masked_fill_ 4M f32", _masked_fill, number=5),
+    Case("index nonzero 2000x2000 bool", _nonzero, number=3),
+    Case("index_put_ accumulate 1M values into 100000", _accumulate1m, number=5),
+    Case("index_put_ accumulate 16000 rows of 64", _accumulate_rows, number=5),
+    Case("index_put_ 50k rows of 100000x64 f32", _put_rows, number=5),
+    Case("index_add_ 16000 rows of 64", _index_add_rows, number=5),
+    Case("index gather 1000x1000 f32", _gather_big, number=5),
+    Case("index scatter_add_ 1000x1000 f32", _scatter_add_big, number=5),
+])

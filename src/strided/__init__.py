@@ -64,6 +64,7 @@ from .ops.registry import register_native_functions as _register
 _register()
 
 from . import library, ops
+from .frontend.nonzero import nonzero  # noqa: F401
 from .frontend.printing import set_printoptions  # noqa: F401
 from .frontend.tensor import Size, Tensor  # noqa: F401
 from .frontend.tensor_new import as_tensor, asarray, from_numpy, tensor  # noqa: F401

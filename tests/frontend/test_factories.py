@@ -269,7 +269,7 @@ def test_tensor_hypothesis_inferred(data):
 @given(nested_data(st.one_of(st.booleans(), st.integers(-300, 300),
                              st.floats(-300, 300, width=64))),
        st.sampled_from(CORE_DTYPE_NAMES + ["uint16", "uint32"]))
-@hyp(1500)
+@hyp(80)
 def test_tensor_hypothesis_with_dtype(data, dtype):
     check(lambda m: m.tensor(data, dtype=getattr(m, dtype)))
 
@@ -648,7 +648,7 @@ def test_arange(expr):
 
 
 @given(st.integers(-50, 50), st.integers(-50, 50), st.integers(-7, 7).filter(bool))
-@hyp(1500)
+@hyp(80)
 def test_arange_int_hypothesis(start, end, step):
     check(lambda m: m.arange(start, end, step))
 
@@ -659,7 +659,7 @@ _small_float = st.floats(-20, 20, allow_nan=False).map(lambda x: round(x, 3))
 @given(_small_float, _small_float, st.floats(0.01, 5).map(lambda x: round(x, 3)),
        st.booleans(), st.sampled_from(["float32", "float64", "float16", "bfloat16", "int64",
                                        "int32", "uint8", None]))
-@hyp(3000)
+@hyp(150)
 def test_arange_float_hypothesis(start, end, step, negative, dtype):
     if negative:
         step = -step
@@ -674,7 +674,7 @@ def test_arange_float_hypothesis(start, end, step, negative, dtype):
 @given(st.floats(-1e3, 1e3, allow_nan=False), st.floats(-1e3, 1e3, allow_nan=False),
        st.integers(0, 400), st.sampled_from(["float32", "float64", "float16", "bfloat16",
                                              "int64", "int16", "uint8", "complex64", None]))
-@hyp(3000)
+@hyp(150)
 def test_linspace_hypothesis(start, end, steps, dtype):
     def recipe(m):
         kw = {} if dtype is None else {"dtype": getattr(m, dtype)}
@@ -685,7 +685,7 @@ def test_linspace_hypothesis(start, end, steps, dtype):
 @given(st.floats(-5, 5, allow_nan=False), st.floats(-5, 5, allow_nan=False),
        st.integers(0, 50), st.sampled_from([10.0, 2.0, 0.5, 3.7]),
        st.sampled_from(["float32", "float64", "int64", "float16"]))
-@hyp(1500)
+@hyp(80)
 def test_logspace_hypothesis(start, end, steps, base, dtype):
     check(lambda m: m.logspace(start, end, steps, base, dtype=getattr(m, dtype)))
 

@@ -158,6 +158,8 @@ def _convert_line(p: Param) -> str | None:
         line = f"{n} = _ap.to_tensorlist({n})"
     elif base == "Tensor?[]":
         line = f"{n} = _ap.to_optional_tensorlist({n})"
+    elif base == "Storage":
+        line = f"if not isinstance({n}, _UntypedStorage): raise _Mismatch"
     else:   # Generator, Dimname, Storage...: checked by the kernel
         return None
     if optional or p.default == "None":
@@ -375,6 +377,7 @@ _PRELUDE = """from __future__ import annotations
 from ...core import dtypes as _dt
 from ...core import layouts as _layouts
 from ...core.devices import device as _device
+from ...core.storage import UntypedStorage as _UntypedStorage
 from ...frontend import arg_parser as _ap
 from ...frontend.arg_parser import PARSE_ERRORS as _PARSE_ERRORS, Mismatch as _Mismatch
 from ..dispatcher import get_op

@@ -45,10 +45,10 @@ def contiguous_strides(sizes) -> tuple:
 
 def compute_is_contiguous(sizes, strides) -> bool:
     """torch's rule: dims of size 1 may have any stride; an empty tensor is contiguous."""
+    if 0 in sizes:
+        return True
     expected = 1
     for size, stride in zip(reversed(sizes), reversed(strides)):
-        if size == 0:
-            return True
         if size != 1:
             if stride != expected:
                 return False

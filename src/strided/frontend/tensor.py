@@ -182,6 +182,11 @@ class Tensor(TensorImpl, _gen_methods.TensorMethods):
     def _version(self) -> int:
         return self._vc[0]
 
+    def nonzero(self, *args, **kwargs):
+        """``nonzero(*, as_tuple=False)``, bound by hand (see ``frontend/nonzero.py``)."""
+        from .nonzero import tensor_nonzero
+        return tensor_nonzero(self, *args, **kwargs)
+
     def _is_view(self) -> bool:
         return self._base is not None
 

@@ -327,37 +327,63 @@ _SPLIT = 134217729.0   # 2**27 + 1, Dekker's splitting constant for doubles
 
 def _fma(a: float, k, c):
     """``a * k + c`` rounded once, for a double ``a``, integer indices ``k`` (|k| < 2**26)
-    and double(s) ``c``: Dekker's split of ``a`` makes ``a * k`` exact as ``p + perr``,
-    Knuth's two-sum makes ``p + c`` exact as ``s + serr``; the result is ``s`` corrected
-    by ``serr + perr``. That last sum is rounded, which decides the result only when it
-    lands exactly half-way between two doubles: those rare elements are redone with
-    fractions."""
+    and double(s) ``c``. Dekker's split ``a = ah + al`` makes ``ah * k`` and ``al * k``
+    exact, so the result is the correctly rounded sum of three doubles: ``math.fsum`` for
+    short ranges, and for long ones Knuth's two-sums, whose final rounding can only be
+    wrong when it lands exactly half-way between two doubles; those rare elements are
+    redone with ``fsum``. Long inputs go in cache-sized blocks (fresh large temporaries
+    cost more in page faults than in arithmetic)."""
     a = float(a)
     t = _SPLIT * a
     ah = t - (t - a)
     al = a - ah
     kf = np.asarray(k, np.float64)
+    shape = np.broadcast_shapes(kf.shape, np.shape(c))
+    n = math.prod(shape)
+    kb = np.broadcast_to(kf, shape)
+    cb = np.broadcast_to(np.asarray(c, np.float64), shape)
+    if n <= 256:
+        fsum = math.fsum
+        out = [fsum((ah * x, al * x, y)) if math.isfinite(y) and math.isfinite(a)
+               else a * x + y for x, y in zip(kb.ravel().tolist(), cb.ravel().tolist())]
+        return np.array(out, dtype=np.float64).reshape(shape)
+    out = np.empty(shape, np.float64)
+    if not shape:
+        return _fma(a, kf.reshape(1), np.reshape(c, 1)).reshape(())
+    rows = max(1, _FMA_BLOCK * shape[0] // n)   # leading-axis slices of about a block
+    for lo in range(0, shape[0], rows):
+        hi = min(shape[0], lo + rows)
+        out[lo:hi] = _fma_block(a, ah, al, kb[lo:hi].ravel(), cb[lo:hi].ravel()).reshape(
+            out[lo:hi].shape)
+    return out
+
+
+_FMA_BLOCK = 8192
+
+
+def _fma_block(a, ah, al, kf, c):
     with np.errstate(over="ignore", invalid="ignore"):
-        p = kf * a
-        perr = (kf * ah - p) + kf * al
-        s = p + c
-        z = s - p
-        serr = (p - (s - z)) + (c - z)
-        corr = serr + perr
-        r = s + corr
-        rest = corr - (r - s)   # what the final rounding dropped (Fast2Sum)
-        ulp = np.spacing(np.abs(r))
-        suspect = np.abs(np.abs(rest) - ulp / 2) <= ulp * 2.0**-20
-        suspect |= np.abs(np.abs(rest) - ulp / 4) <= ulp * 2.0**-20
-        suspect &= np.isfinite(r) & (rest != 0)
-    if suspect.any():
-        from fractions import Fraction
-        r = np.array(r, dtype=np.float64)
-        cb = np.broadcast_to(np.asarray(c, np.float64), r.shape)
-        kb = np.broadcast_to(kf, r.shape)
-        for i in zip(*np.nonzero(suspect)):
-            r[i] = float(Fraction(a) * Fraction(float(kb[i])) + Fraction(float(cb[i])))
-    return np.where(np.isfinite(r), r, p + c)
+        x = kf * ah
+        y = kf * al
+        s1 = x + y
+        e1 = y - (s1 - x)            # exact: |x| >= |y| (Fast2Sum)
+        s2 = s1 + c
+        z = s2 - s1
+        e2 = (s1 - (s2 - z)) + (c - z)
+        corr = e1 + e2
+        r = s2 + corr
+        rest = corr - (r - s2)       # exactly what the final rounding dropped
+        # the rounded ``corr`` can only mislead the final rounding at an exact tie
+        ulp = np.abs(np.spacing(r))
+        arest = np.abs(rest)
+        suspect = ((arest * 2 == ulp) | (arest * 4 == ulp)) & (rest != 0)
+        if suspect.any():
+            for i in np.nonzero(suspect)[0].tolist():
+                x_ = float(kf[i])
+                r[i] = math.fsum((ah * x_, al * x_, float(c[i])))
+        if not np.isfinite(r).all():
+            r = np.where(np.isfinite(r), r, kf * a + c)
+    return r
 
 
 def _fma_float32(a, k, c) -> np.ndarray:

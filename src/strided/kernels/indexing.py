@@ -349,13 +349,13 @@ def _expand_indices(self, indices):
             if index._dtype is dt.uint8:
                 warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a "
                               "dtype torch.bool instead.", UserWarning, stacklevel=3)
+            if _is_meta(index):
+                raise NotImplementedError(_NONZERO_META_MSG)
             k = len(result)
             for j in range(len(index._sizes)):
                 _mask_size_check(self, index, j, k + j)
             if not index._sizes:
                 continue      # a 0-dim mask adds no index tensor
-            if _is_meta(index):
-                raise NotImplementedError(_NONZERO_META_MSG)
             n = int(np.count_nonzero(index._array()))
             for j in range(len(index._sizes)):
                 result.append(_Adv("mask", index, (n,), n, j == 0))
@@ -382,13 +382,14 @@ def _make_plan(self, indices):
     _check_index_types(indices)
     entries = _expand_indices(self, indices)
     ndim = len(self._sizes)
-    check_index(len(entries) <= ndim, lambda: (
-        f"too many indices for tensor of dimension {ndim} (got {len(entries)})"))
     defined = [e for e in entries if e is not None]
     bshape = _broadcast([e.shape for e in defined])
     if bshape is None:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together "
                          "with shapes " + ", ".join(_shape_str(e.shape) for e in defined))
+    if len(entries) > ndim:
+        # masks expanded past the last dim: torch fails when it asks self for that size
+        maybe_wrap_dim(ndim, ndim)
     entries = entries + [None] * (ndim - len(entries))
     adv_dims = [d for d, e in enumerate(entries) if e is not None]
     front = bool(adv_dims) and adv_dims[-1] - adv_dims[0] + 1 != len(adv_dims)
@@ -539,6 +540,7 @@ def _has_defined(plan) -> bool:
 
 
 def index_Tensor(self, indices):
+    check_index(len(indices) > 0, "at least one index must be provided")
     ndim = len(self._sizes)
     check_index(len(indices) <= ndim, lambda: (
         f"too many indices for tensor of dimension {ndim} (got {len(indices)})"))
@@ -562,18 +564,16 @@ def index_Tensor_out(self, indices, out):
 
 
 def _index_compute(self, plan, out):
-    if not _has_defined(plan):
-        raise RuntimeError(_NO_INDEX_MSG)
     if out is None:
         out = _alloc_index_result(self, plan)
     else:
         resize_output(out, plan.result_shape)
     if _is_meta(self, out) or not numel_of(plan.result_shape):
         return out
+    if not _has_defined(plan):
+        raise RuntimeError(_NO_INDEX_MSG)
     _check_index_bounds(self, plan)
     _index_gather_into(out._array(), self, plan)
-    if out is not None:
-        pass
     return out
 
 
@@ -605,9 +605,14 @@ def index_put_(self, indices, values, accumulate=False):
     ndim = len(self._sizes)
     check_index(len(indices) <= ndim, lambda: (
         f"too many indices for tensor of dimension {ndim} (got {len(indices)})"))
-    if _is_meta(self):
-        # torch's meta kernel for index_put_ checks nothing and returns self
-        return self
+    if not _is_meta(self):   # torch's meta kernel for index_put_ checks nothing more
+        _index_put_impl(self, indices, values, accumulate)
+    _bump(self)
+    return self
+
+
+def _index_put_impl(self, indices, values, accumulate):
+    ndim = len(self._sizes)
     if has_internal_overlap(self) == YES:
         warnings.warn(
             "Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor "
@@ -624,7 +629,8 @@ def index_put_(self, indices, values, accumulate=False):
             if extra:
                 mask = _view(mask, mask._sizes + (1,) * extra,
                              mask._strides + (1,) * extra, mask._offset)
-            return masked_fill__Scalar(self, mask, _item(values))
+            _masked_fill_inplace(self, mask, _item(values))
+            return
     _assert_no_overlap(self, values)
     for idx in indices:
         _assert_no_overlap(self, idx)
@@ -638,7 +644,7 @@ def index_put_(self, indices, values, accumulate=False):
         f"{self._dtype._scalar_name} for the destination and {values._dtype._scalar_name} "
         f"for the source."))
     if not numel_of(plan.result_shape):
-        return self
+        return
     if not _has_defined(plan):
         raise RuntimeError(_NO_INDEX_MSG)
     _check_index_bounds(self, plan)
@@ -653,8 +659,6 @@ def index_put_(self, indices, values, accumulate=False):
     else:
         arr = self._array()
         arr[_np_key(plan)] = vals
-    _bump(self)
-    return self
 
 
 def index_put(self, indices, values, accumulate=False):
@@ -776,14 +780,15 @@ def _index_func_checks(name, self, dim, index, source):
     return dim
 
 
-def _index_func_bounds(self, dim, idx, exc=RuntimeError):
+def _index_func_bounds(self, dim, idx):
     if not idx.size:
         return
     size = self._sizes[dim] if self._sizes else 1
     bad = (idx < 0) | (idx >= size)
     if bad.any():
+        check_index(len(self._sizes) > 1, "index out of range in self")
         v = int(idx[np.argmax(bad)])
-        raise exc(f"index {v} is out of bounds for dimension {dim} with size {size}")
+        raise RuntimeError(f"index {v} is out of bounds for dimension {dim} with size {size}")
 
 
 def _slices_view(arr, dim):
@@ -904,14 +909,15 @@ def _index_copy_checks(self, dim, index, source):
     check_index(len(index._sizes) < 2, lambda: (
         f"index_copy_(): Index should have dimension 1 or 0 (got {len(index._sizes)})"))
     numel = numel_of(index._sizes)
-    if not source._sizes:
+    sdim = len(source._sizes)
+    if sdim == 0:
         check_index(numel == 1, lambda: (
             f"index_copy_(): When source is scalar, index should have one element (got "
             f"{numel})"))
-    elif (len(source._sizes) == 0) != (ndim == 0) or len(source._sizes) != ndim and ndim:
+    elif sdim != ndim and ndim != 0:
         raise IndexError(
             f"index_copy_(): When source and destination are not scalars, their "
-            f"dimensionality must match. Source dimensionality ({len(source._sizes)}), "
+            f"dimensionality must match. Source dimensionality ({sdim}), "
             f"destination dimensionality ({ndim})")
     check(index._dtype is dt.int64, lambda: (
         f"index_copy_(): Expected a long tensor for index, but got "
@@ -919,22 +925,21 @@ def _index_copy_checks(self, dim, index, source):
     check(self._dtype is source._dtype, lambda: (
         f"index_copy_(): self and source expected to have the same dtype, but got (self) "
         f"{self._dtype._scalar_name} and (source) {source._dtype._scalar_name}"))
-    if source._sizes and ndim:
-        for d in range(ndim):
-            if d != dim:
-                check_index(self._sizes[d] == source._sizes[d], lambda: (
-                    f"index_copy_(): Source/destination tensor must have same slice shapes. "
-                    f"Destination slice shape: {_slice_shape(self._sizes, dim)} at "
-                    f"dimension {dim} and source slice shape: "
-                    f"{_slice_shape(source._sizes, dim)} at dimension 0."))
+    self_slice = _sliced(self._sizes, dim)
+    src_slice = _sliced(source._sizes, dim)
+    check(self_slice == src_slice, lambda: (
+        f"index_copy_(): Source/destination tensor must have same slice shapes. "
+        f"Destination slice shape: {' '.join(map(str, self_slice))} at dimension {dim} and "
+        f"source slice shape: {' '.join(map(str, src_slice))} at dimension 0."))
+    if sdim:
         check_index(numel == source._sizes[dim], lambda: (
             f"index_copy_(): Number of indices ({numel}) should be equal to "
             f"source.size(dim) ({source._sizes[dim]})"))
     return dim
 
 
-def _slice_shape(sizes, dim):
-    return " ".join(str(s) for i, s in enumerate(sizes) if i != dim) or ""
+def _sliced(sizes, dim):
+    return tuple(s for i, s in enumerate(sizes) if i != dim)
 
 
 def _index_copy_into(out, dim, index, source):
@@ -988,8 +993,7 @@ def _index_fill_checks(self, dim, index):
     ndim = len(self._sizes)
     dim = maybe_wrap_dim(dim, ndim)
     check_index(index._dtype is dt.int64, "index_fill_(): Expected dtype int64 for index.")
-    check_index(len(index._sizes) <= 1, lambda: (
-        f"index_fill_(): Expected a vector/scalar index, got {len(index._sizes)} dims"))
+    check(len(index._sizes) <= 1, "Index has to be a vector/scalar")
     return dim
 
 
@@ -1021,7 +1025,13 @@ def _index_fill_value_tensor(value):
 
 def index_fill__int_Scalar(self, dim, index, value):
     dim = _index_fill_checks(self, dim, index)
-    assert_no_internal_overlap(self)
+    check(not isinstance(value, complex) or self._dtype.is_complex,
+          "index_fill_(): Converting complex Scalar to non-complex type is not supported")
+    if has_internal_overlap(self) == YES:
+        warnings.warn(
+            "Use of index_fill_ on expanded tensors is deprecated. Please clone() the tensor "
+            "before performing this operation. This also applies to advanced indexing e.g. "
+            "tensor[mask] = scalar", UserWarning, stacklevel=3)
     _assert_no_overlap(self, index)
     v = _scalar_for(value, self._dtype)
     _index_fill_into(self, dim, index, v)
@@ -1065,7 +1075,9 @@ def _index_reduce_into(out, dim, index, source, reduce, include_self):
     if _is_meta(out, index, source):
         return out
     idx = _index_np(index).reshape(-1)
-    _index_func_bounds(out, dim, idx)
+    size = out._sizes[dim] if out._sizes else 1
+    check_index(not idx.size or (idx.min() >= 0 and idx.max() < size),
+                "index out of range in self")
     if not idx.size or not numel_of(out._sizes):
         return out
     dst = _slices_view(out._array(), dim)
@@ -1144,43 +1156,59 @@ def index_reduce_out(self, dim, index, source, reduce, include_self, out):
 
 # ------------------------------------------------------------------ gather / scatter
 
-def _gather_shape_check(self, dim, index, other=None, name="gather"):
-    """``gather_shape_check`` / ``scatter_shape_check``."""
-    ndim_self = max(len(self._sizes), 1)
-    ndim_index = max(len(index._sizes), 1)
-    if numel_of(index._sizes) == 0:
+def _nonempty_size(t, d) -> int:
+    """``ensure_nonempty_size``: a 0-dim tensor has size 1 along dim 0; otherwise the size
+    of dim ``d`` (torch's IndexError when ``d`` is past the last dim)."""
+    if not t._sizes:
+        return 1
+    return t._sizes[maybe_wrap_dim(d, len(t._sizes))]
+
+
+def _check_gather_index_dtype(name, index):
+    if numel_of(index._sizes):
+        check(index._dtype in _INDEX_DTYPES, f"{name}(): Expected dtype int32/int64 for index")
+
+
+def _gather_shape_check(self, dim, index):
+    ndim = max(len(self._sizes), 1)
+    check(ndim == max(len(index._sizes), 1),
+          "Index tensor must have the same number of dimensions as input tensor")
+    for d in range(ndim):
+        if d != dim and _nonempty_size(index, d) > _nonempty_size(self, d):
+            raise RuntimeError(
+                f"Size does not match at dimension {d} expected index "
+                f"{_shape_str(index._sizes)} to be no larger than self "
+                f"{_shape_str(self._sizes)} apart from dimension {dim}")
+
+
+def _scatter_shape_check(self, dim, index, src=None):
+    if not numel_of(index._sizes):
         return
-    check(ndim_self == ndim_index, "Index tensor must have the same number of dimensions as "
-          + ("input tensor" if other is None else "self tensor"))
-    isz = index._sizes or (1,)
-    ssz = self._sizes or (1,)
-    if other is None:
-        for d in range(ndim_self):
-            if d != dim and isz[d] > ssz[d]:
-                raise RuntimeError(
-                    f"Size does not match at dimension {d} expected index "
-                    f"{_shape_str(index._sizes)} to be no larger than self "
-                    f"{_shape_str(self._sizes)} apart from dimension {dim}")
-        return
-    osz = other._sizes or (1,)
-    check(len(other._sizes or (1,)) == ndim_self,
-          "Index tensor must have the same number of dimensions as src tensor")
-    bad = False
-    for d in range(ndim_self):
-        if isz[d] > osz[d]:
-            bad = True
-        if d != dim and isz[d] > ssz[d]:
-            bad = True
-    check(not bad, lambda: (
+    ndim = max(len(self._sizes), 1)
+    check(ndim == max(len(index._sizes), 1),
+          "Index tensor must have the same number of dimensions as self tensor")
+    wrong = any(d != dim and _nonempty_size(index, d) > _nonempty_size(self, d)
+                for d in range(ndim))
+    if not wrong and src is not None:
+        for d in range(ndim):
+            if _nonempty_size(index, d) > _nonempty_size(src, d):
+                wrong = True
+                break
+    if src is not None:
+        check(max(len(src._sizes), 1) == max(len(index._sizes), 1),
+              "Index tensor must have the same number of dimensions as src tensor")
+    check(not wrong, lambda: (
         f"Expected index {_shape_str(index._sizes)} to be no larger than self "
-        f"{_shape_str(self._sizes)} apart from dimension {dim} and to be no larger size "
-        f"than src {_shape_str(other._sizes)}"))
+        f"{_shape_str(self._sizes)} apart from dimension {dim}"
+        + (f" and to be no larger size than src {_shape_str(src._sizes)}"
+           if src is not None else "")))
 
 
 def _gather_checks(self, dim, index):
     dim = maybe_wrap_dim(dim, len(self._sizes))
-    check(index._dtype is dt.int64, "gather(): Expected dtype int64 for index")
-    _gather_shape_check(self, dim, index)
+    _check_gather_index_dtype("gather", index)
+    if numel_of(index._sizes):
+        _gather_shape_check(self, dim, index)
     return dim
 
 
@@ -1204,7 +1232,8 @@ def _gather_into(out, self, dim, index):
     arr = self._array()
     if arr.ndim == 0:
         arr = arr.reshape(1)
-        idx = idx.reshape(1)
+    if idx.ndim == 0:
+        idx = idx.reshape((1,) * arr.ndim)
     size = arr.shape[dim]
     _along_bounds(idx, size, dim, "gather")
     sub = arr[_sub_key(idx.shape, dim, arr.ndim)]
@@ -1221,7 +1250,7 @@ def gather(self, dim, index, sparse_grad=False):
 
 def gather_out(self, dim, index, sparse_grad, out):
     dim = _gather_checks(self, dim, index)
-    check(out._dtype is self._dtype, "gather(): Expected self.dtype to be equal to src.dtype")
+    _check_out_dtype(out, self._dtype)
     assert_no_internal_overlap(out)
     _assert_no_overlap(out, self)
     _assert_no_overlap(out, index)
@@ -1232,16 +1261,36 @@ def gather_out(self, dim, index, sparse_grad, out):
 _SCATTER_REDUCES = {"add": "sum", "multiply": "prod"}
 
 
-def _scatter_checks(self, dim, index, src, reduce=None, name="scatter"):
+def _scatter_checks(self, dim, index, src, reduce=None):
     dim = maybe_wrap_dim(dim, len(self._sizes))
-    check(index._dtype is dt.int64, f"{name}(): Expected dtype int64 for index")
+    _check_gather_index_dtype("scatter", index)
     if src is not None:
-        check(self._dtype is src._dtype, f"{name}(): Expected self.dtype to be equal to "
-                                         f"src.dtype")
-    _gather_shape_check(self, dim, index, src)
+        check(self._dtype is src._dtype, "scatter(): Expected self.dtype to be equal to "
+                                         "src.dtype")
+    _scatter_shape_check(self, dim, index, src)
     if reduce is not None:
         check(reduce in _SCATTER_REDUCES, "reduce argument must be either add or multiply.")
     return dim
+
+
+def _along_arrays(t, index):
+    """``t``'s array and the index values with 0-dim ones made 1-D (torch treats a 0-dim
+    tensor as one element along dim 0 in gather/scatter)."""
+    arr = t._array()
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    idx = _index_np(index)
+    if idx.ndim == 0:
+        idx = idx.reshape((1,) * arr.ndim)
+    return arr, idx
+
+
+def _src_along(src, idx):
+    """The part of ``src`` that scatter consumes: the leading ``idx.shape`` block."""
+    s = src._array()
+    if s.ndim == 0:
+        s = s.reshape((1,) * idx.ndim)
+    return s[tuple(slice(0, n) for n in idx.shape)]
 
 
 def _scatter_key(idx, dim):
@@ -1262,17 +1311,10 @@ def _scatter_into(out, dim, index, src, value, reduce):
     ``reduce`` is None (assignment) or a scatter_reduce mode name."""
     if _is_meta(out, index, src) or not numel_of(index._sizes):
         return out
-    idx = _index_np(index)
-    arr = out._array()
-    if arr.ndim == 0:
-        arr = arr.reshape(1)
-        idx = idx.reshape(1)
+    arr, idx = _along_arrays(out, index)
     _along_bounds(idx, arr.shape[dim], dim, "scatter")
     if src is not None:
-        s = src._array()
-        if s.ndim == 0:
-            s = s.reshape(1)
-        vals = s[tuple(slice(0, n) for n in idx.shape)]
+        vals = _src_along(src, idx)
     else:
         vals = np.asarray(value, out._dtype.np)
     key = _scatter_key(idx, dim)
@@ -1380,44 +1422,40 @@ def scatter_value_reduce_out(self, dim, index, value, reduce, out):
 # -- scatter_add
 
 def scatter_add_(self, dim, index, src):
-    dim = _scatter_checks(self, dim, index, src, name="scatter_add")
+    dim = _scatter_checks(self, dim, index, src)
     return _scatter_inplace(self, dim, index, src, None, "sum")
 
 
 def scatter_add(self, dim, index, src):
-    dim = _scatter_checks(self, dim, index, src, name="scatter_add")
+    dim = _scatter_checks(self, dim, index, src)
     return _scatter_new(self, dim, index, src, None, "sum")
 
 
 def scatter_add_out(self, dim, index, src, out):
-    dim = _scatter_checks(self, dim, index, src, name="scatter_add")
+    dim = _scatter_checks(self, dim, index, src)
     return _scatter_new(self, dim, index, src, None, "sum", out)
 
 
 # -- scatter_reduce.two
 
-_SCATTER_REDUCE_MODES = ("sum", "prod", "mean", "amax", "amin")
+# torch also takes the legacy names "max" and "min" here
+_SCATTER_REDUCE_MODES = {"sum": "sum", "prod": "prod", "mean": "mean", "amax": "amax",
+                         "amin": "amin", "max": "amax", "min": "amin"}
 
 
 def _scatter_reduce_two_checks(self, dim, index, src, reduce):
     check(reduce in _SCATTER_REDUCE_MODES, lambda: (
         f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"))
-    return _scatter_checks(self, dim, index, src, name="scatter_reduce")
+    return _scatter_checks(self, dim, index, src)
 
 
 def _scatter_reduce_two_into(out, dim, index, src, reduce, include_self):
+    reduce = _SCATTER_REDUCE_MODES[reduce]
     if _is_meta(out, index, src) or not numel_of(index._sizes):
         return out
-    idx = _index_np(index)
-    arr = out._array()
-    if arr.ndim == 0:
-        arr = arr.reshape(1)
-        idx = idx.reshape(1)
+    arr, idx = _along_arrays(out, index)
     _along_bounds(idx, arr.shape[dim], dim, "scatter_reduce")
-    s = src._array()
-    if s.ndim == 0:
-        s = s.reshape(1)
-    vals = s[tuple(slice(0, n) for n in idx.shape)]
+    vals = _src_along(src, idx)
     key = _scatter_key(idx, dim)
     if not include_self:
         arr[key] = _identity(reduce, arr.dtype)
@@ -1465,7 +1503,7 @@ def scatter_reduce_two_out(self, dim, index, src, reduce, include_self, out):
 
 def _take_checks(self, index):
     check(index._dtype is dt.int64, lambda: (
-        f"take(): Expected a long tensor for index, but found {index._dtype._scalar_name}"))
+        f"take(): Expected a long tensor for index, but got {index._dtype._scalar_name}"))
 
 
 def _flat_bounds(idx, numel, exc=IndexError):
@@ -1505,7 +1543,7 @@ def take_out(self, index, out):
     _take_checks(self, index)
     check(out._dtype is self._dtype, lambda: (
         f"take(): self and out expected to have the same dtype, but got self.dtype = "
-        f"{self._dtype} and out.dtype = {out._dtype}"))
+        f"{self._dtype._scalar_name} and out.dtype = {out._dtype._scalar_name}"))
     assert_no_internal_overlap(out)
     _assert_no_overlap(out, index)
     _assert_no_overlap(out, self)
@@ -1585,8 +1623,9 @@ def _put_checks(self, index, source):
         f"put_(): Expected a long tensor for index, but got {index._dtype._scalar_name}"))
     check(self._dtype is source._dtype, lambda: (
         f"put_(): self and source expected to have the same dtype, but got "
-        f"self.dtype = {self._dtype} and source.dtype = {source._dtype}"))
-    check(numel_of(source._sizes) == numel_of(index._sizes), lambda: (
+        f"self.dtype = {self._dtype._scalar_name} and source.dtype = "
+        f"{source._dtype._scalar_name}"))
+    check_index(numel_of(source._sizes) == numel_of(index._sizes), lambda: (
         f"put_(): Expected source and index to have the same number of elements, but got "
         f"source.numel() = {numel_of(source._sizes)}, index.numel() = "
         f"{numel_of(index._sizes)}"))
@@ -1667,19 +1706,30 @@ def _masked_fill_inplace(self, mask, value):
             "Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor "
             "before performing this operation. This also applies to advanced indexing e.g. "
             "tensor[mask] = scalar", UserWarning, stacklevel=4)
-    _assert_no_overlap(self, mask)
+    check(get_overlap_status(self, mask) != PARTIAL, _OVERLAP_MSG)
+    _check_inplace_broadcast(self, mask)
     if _is_meta(self, mask):
-        if mask._sizes != self._sizes:
-            check(_expandable(mask._sizes, self._sizes), lambda: (
-                _expand_error(self._sizes, mask._sizes)))
         _bump(self)
         return self
-    m = _mask_expanded_to(self, mask)
     v = _scalar_for(value, self._dtype)
     if numel_of(self._sizes):
+        m = mask._array()
+        if mask._sizes != self._sizes:
+            m = np.broadcast_to(m, self._sizes)
         np.copyto(self._array(), v, where=m, casting="unsafe")
     _bump(self)
     return self
+
+
+def _check_inplace_broadcast(self, other):
+    """TensorIterator's rule for an in-place op: ``other`` broadcasts to ``self``'s shape."""
+    if other._sizes == self._sizes:
+        return
+    from .broadcast import broadcast_shapes
+    shape = broadcast_shapes(self._sizes, other._sizes)
+    check(shape == self._sizes, lambda: (
+        f"output with shape {_shape_str(self._sizes)} doesn't match the broadcast shape "
+        f"{_shape_str(shape)}"))
 
 
 def _masked_fill_value_tensor(value):
@@ -1701,7 +1751,7 @@ def masked_fill__Tensor(self, mask, value):
 def _masked_out_of_place(self, mask):
     """torch's ``expand_outplace(self, mask)`` then a contiguous clone of self."""
     from .broadcast import broadcast_shapes
-    shape = broadcast_shapes(self._sizes, mask._sizes)
+    shape = broadcast_shapes(mask._sizes, self._sizes)
     return _clone_contiguous(self, shape)
 
 
@@ -1763,14 +1813,12 @@ def masked_select_out(self, mask, out):
 
 
 def _masked_scatter_checks(self, mask, source):
-    _check_bool_mask("masked_scatter_", mask)
+    check(mask._dtype is dt.bool_, lambda: (
+        f"masked_scatter_ only supports boolean masks, but got mask with dtype "
+        f"{mask._dtype._scalar_name}"))
     check(self._dtype is source._dtype, lambda: (
-        f"masked_scatter_: expected self and source to have same dtypes but got"
+        f"masked_scatter: expected self and source to have same dtypes but got"
         f"{self._dtype._scalar_name} and {source._dtype._scalar_name}"))
-
-
-def _masked_scatter_into(self, mask):
-    pass
 
 
 def masked_scatter_(self, mask, source):
@@ -1785,8 +1833,7 @@ def masked_scatter_(self, mask, source):
     m = _mask_expanded_to(self, mask, "masked_scatter_")
     n = int(np.count_nonzero(m))
     src = source._array().reshape(-1)
-    check(src.size >= n, "masked_scatter: expected source to have at least as many elements "
-                         "as ones in mask")
+    check(src.size >= n, "Number of elements of source < number of ones in mask")
     if n:
         arr = self._array()
         arr[m] = src[:n]
@@ -1822,7 +1869,6 @@ def _nonzero_write(out, n, coords):
 
 
 def nonzero(self):
-    check(numel_of(self._sizes) < 2 ** 31 - 1 or True, "")
     if _is_meta(self):
         raise NotImplementedError(_NONZERO_META_MSG)
     n, coords = _nonzero_coords(self)
@@ -1834,13 +1880,16 @@ def nonzero(self):
 
 def nonzero_out(self, out):
     check(out._dtype is dt.int64, lambda: (
-        f"nonzero: Expected out tensor to have scalar type Long but got scalar type "
+        f"nonzero: Expected out tensor to have scalar type Long but got scalar type"
         f"{out._dtype._scalar_name}"))
     if _is_meta(self):
         raise NotImplementedError(_NONZERO_META_MSG)
     n, coords = _nonzero_coords(self)
     ndim = len(self._sizes)
-    resize_output(out, (n, ndim))
+    if resize_output(out, (n, ndim)):
+        # a resized out gets the layout torch's own result has: column-major
+        out._strides = (1, n)
+        out._invalidate()
     _nonzero_write(out, n, coords)
     return out
 

@@ -23,7 +23,7 @@ import numpy as np
 from ..core import dtypes as dt
 from ..core.checks import check, maybe_wrap_dim
 from ..core.storage import UntypedStorage
-from ..core.tensor_impl import TensorImpl, contiguous_strides, make_tensor, numel_of
+from ..core.tensor_impl import contiguous_strides, make_tensor, numel_of
 from .views import narrow, permute, select, slice_Tensor, transpose, warn_once
 
 # -- dtype views --------------------------------------------------------------------------------
@@ -392,18 +392,15 @@ def _set_storage(self, storage, offset, sizes, strides):
 
 
 def set_source_Storage(self, source):
-    if isinstance(source, TensorImpl):   # the binding cannot tell a Storage from a Tensor
-        return set_source_Tensor(self, source)
-    check(isinstance(source, UntypedStorage), lambda: (
-        f"set_(): argument 'source' (position 1) must be Storage, not {type(source).__name__}"),
-        TypeError)
     return _set_storage(self, source, 0, (source._nbytes // self._dtype.itemsize,), (1,))
 
 
 def set_source_Storage_storage_offset(self, source, storage_offset, size, stride=()):
-    if isinstance(source, TensorImpl):
-        source = source._storage
     return _set_storage(self, source, storage_offset, size, stride)
+
+
+def set_source_Tensor_storage_offset(self, source, storage_offset, size, stride=()):
+    return _set_storage(self, source._storage, storage_offset, size, stride)
 
 
 def set_source_Tensor(self, source):

@@ -142,19 +142,19 @@ def infer_size(shape, numel: int) -> tuple:
         elif s >= 0:
             known *= s
         else:
-            raise RuntimeError(f"invalid shape dimension {s}")
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape "
+                               f"{list(shape)}")
     if infer_dim is None:
-        check(known == numel, lambda: f"shape '{list(shape)}' is invalid for input of size "
-                                      f"{numel}")
-        return tuple(shape)
-    check(known != 0 and numel % known == 0, lambda: (
-        f"shape '{list(shape)}' is invalid for input of size {numel}")
-        if known != 0 else (f"cannot reshape tensor of 0 elements into shape {list(shape)} "
-                            f"because the unspecified dimension size -1 can be any value and "
-                            f"is ambiguous"))
-    out = list(shape)
-    out[infer_dim] = numel // known
-    return tuple(out)
+        if known == numel:
+            return tuple(shape)
+    elif known == numel or (known > 0 and numel % known == 0):
+        check(known != 0, lambda: (
+            f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+            f"unspecified dimension size -1 can be any value and is ambiguous"))
+        out = list(shape)
+        out[infer_dim] = numel // known
+        return tuple(out)
+    raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
 
 
 def compute_view_strides(old_sizes, old_strides, new_sizes):
@@ -203,9 +203,17 @@ def compute_view_strides(old_sizes, old_strides, new_sizes):
     return tuple(new_strides)
 
 
+def _view_strides(self, sizes):
+    """``compute_view_strides`` with a fast path: a row-major input gives row-major views."""
+    old = self._sizes
+    if self._strides == contiguous_strides(old):
+        return contiguous_strides(sizes)
+    return compute_view_strides(old, self._strides, sizes)
+
+
 def view(self, size):
     sizes = infer_size(size, numel_of(self._sizes))
-    strides = compute_view_strides(self._sizes, self._strides, sizes)
+    strides = _view_strides(self, sizes)
     check(strides is not None, (
         "view size is not compatible with input tensor's size and stride (at least one "
         "dimension spans across two contiguous subspaces). Use .reshape(...) instead."))
@@ -226,7 +234,7 @@ def reshape(self, shape):
     """A view when the strides allow one (exactly when ``view`` succeeds), otherwise a
     contiguous copy of the data with the new shape (not a view: no ``_base``)."""
     sizes = infer_size(shape, numel_of(self._sizes))
-    strides = compute_view_strides(self._sizes, self._strides, sizes)
+    strides = _view_strides(self, sizes)
     if strides is not None:
         return make_view(self, sizes, strides, self._offset)
     copy = _contiguous_copy(self)
@@ -255,6 +263,7 @@ def flatten_using_ints(self, start_dim=0, end_dim=-1):
 
 
 def unflatten_int(self, dim, sizes):
+    """Splits ``dim`` into ``sizes`` (one may be -1); always a view."""
     ndim = len(self._sizes)
     if ndim == 0:
         raise RuntimeError("unflatten got an unexpected error:\nDimension specified as "
@@ -262,14 +271,14 @@ def unflatten_int(self, dim, sizes):
     dim = maybe_wrap_dim(dim, ndim)
     check(len(sizes) > 0, "unflatten: sizes must be non-empty")
     size = self._sizes[dim]
-    if list(sizes).count(-1) > 1:
-        raise RuntimeError("unflatten got an unexpected error:\nonly one dimension can be "
-                           "inferred")
-    known = numel_of([s for s in sizes if s != -1])
-    fits = size % known == 0 if (-1 in sizes and known != 0) else known == size
-    check(fits, lambda: (f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
-                         f"size of dim {dim} ({size}) in the input tensor"))
-    inner = infer_size(sizes, size)
+    try:
+        inner = infer_size(sizes, size)
+    except RuntimeError as e:
+        # torch rewords the "invalid for input of size" failure and wraps the others
+        if "is invalid for input of size" in str(e):
+            raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to "
+                               f"the size of dim {dim} ({size}) in the input tensor") from None
+        raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
     return view(self, self._sizes[:dim] + inner + self._sizes[dim + 1:])
 
 

@@ -106,6 +106,7 @@ OPS = [
     ('aten::unsqueeze_', 'unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)', {'CompositeExplicitAutograd': 'unsqueeze_'}),
     ('aten::set_.source_Storage', 'set_.source_Storage(Tensor(a!) self, Storage source) -> Tensor(a!)', {'CompositeExplicitAutograd': 'set_source_Storage'}),
     ('aten::set_.source_Storage_storage_offset', 'set_.source_Storage_storage_offset(Tensor(a!) self, Storage source, SymInt storage_offset, SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)', {'CompositeExplicitAutograd': 'set_source_Storage_storage_offset'}),
+    ('aten::set_.source_Tensor_storage_offset', 'set_.source_Tensor_storage_offset(Tensor(a!) self, Tensor source, SymInt storage_offset, SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)', {'CompositeExplicitAutograd': 'set_source_Tensor_storage_offset'}),
     ('aten::set_.source_Tensor', 'set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)', {'CompositeExplicitAutograd': 'set_source_Tensor'}),
     ('aten::set_', 'set_(Tensor(a!) self) -> Tensor(a!)', {'CompositeExplicitAutograd': 'set_'}),
     ('aten::resize_', 'resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)', {'CompositeExplicitAutograd': 'resize_'}),

@@ -8,6 +8,7 @@ from __future__ import annotations
 from ...core import dtypes as _dt
 from ...core import layouts as _layouts
 from ...core.devices import device as _device
+from ...core.storage import UntypedStorage as _UntypedStorage
 from ...frontend import arg_parser as _ap
 from ...frontend.arg_parser import PARSE_ERRORS as _PARSE_ERRORS, Mismatch as _Mismatch
 from ..dispatcher import get_op
@@ -106,6 +107,7 @@ _op_set_ = get_op('aten::set_')
 _op_set___source_Storage = get_op('aten::set_.source_Storage')
 _op_set___source_Storage_storage_offset = get_op('aten::set_.source_Storage_storage_offset')
 _op_set___source_Tensor = get_op('aten::set_.source_Tensor')
+_op_set___source_Tensor_storage_offset = get_op('aten::set_.source_Tensor_storage_offset')
 _op_slice__Tensor = get_op('aten::slice.Tensor')
 _op_split__Tensor = get_op('aten::split.Tensor')
 _op_split__sizes = get_op('aten::split.sizes')
@@ -1689,26 +1691,36 @@ def select(self, *args, **kwargs):
 
 
 def _m_set_0(source):
+    if not isinstance(source, _UntypedStorage): raise _Mismatch
     return source,
 
 
 def _m_set_1(source, storage_offset, size, stride=()):
+    if not isinstance(source, _UntypedStorage): raise _Mismatch
     if type(storage_offset) is not int: storage_offset = _ap.to_int(storage_offset)
     size = _ap.to_intlist(size)
     stride = _ap.to_intlist(stride)
     return source, storage_offset, size, stride
 
 
-def _m_set_2(source):
+def _m_set_2(source, storage_offset, size, stride=()):
+    if not isinstance(source, _Tensor): raise _Mismatch
+    if type(storage_offset) is not int: storage_offset = _ap.to_int(storage_offset)
+    size = _ap.to_intlist(size)
+    stride = _ap.to_intlist(stride)
+    return source, storage_offset, size, stride
+
+
+def _m_set_3(source):
     if not isinstance(source, _Tensor): raise _Mismatch
     return source,
 
 
-def _m_set_3():
+def _m_set_4():
     return ()
 
 
-_m_set_sigs = (_ap.PySig('set_', (('source', 'Storage', None, False),), False, True), _ap.PySig('set_', (('source', 'Storage', None, False), ('storage_offset', 'SymInt', None, False), ('size', 'SymInt[]', None, False), ('stride', 'SymInt[]', '[]', False)), False, True), _ap.PySig('set_', (('source', 'Tensor', None, False),), False, True), _ap.PySig('set_', (), False, True),)
+_m_set_sigs = (_ap.PySig('set_', (('source', 'Storage', None, False),), False, True), _ap.PySig('set_', (('source', 'Storage', None, False), ('storage_offset', 'SymInt', None, False), ('size', 'SymInt[]', None, False), ('stride', 'SymInt[]', '[]', False)), False, True), _ap.PySig('set_', (('source', 'Tensor', None, False), ('storage_offset', 'SymInt', None, False), ('size', 'SymInt[]', None, False), ('stride', 'SymInt[]', '[]', False)), False, True), _ap.PySig('set_', (('source', 'Tensor', None, False),), False, True), _ap.PySig('set_', (), False, True),)
 
 
 def set_(self, *args, **kwargs):
@@ -1727,14 +1739,21 @@ def set_(self, *args, **kwargs):
         result = _op_set___source_Storage_storage_offset.call(self._keyset, self, source, storage_offset, size, stride)
         return result
     try:
-        source, = _m_set_2(*args, **kwargs)
+        source, storage_offset, size, stride = _m_set_2(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_set___source_Tensor_storage_offset.call(self._keyset | source._keyset, self, source, storage_offset, size, stride)
+        return result
+    try:
+        source, = _m_set_3(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_set___source_Tensor.call(self._keyset | source._keyset, self, source)
         return result
     try:
-        _m_set_3(*args, **kwargs)
+        _m_set_4(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:

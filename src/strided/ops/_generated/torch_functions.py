@@ -8,6 +8,7 @@ from __future__ import annotations
 from ...core import dtypes as _dt
 from ...core import layouts as _layouts
 from ...core.devices import device as _device
+from ...core.storage import UntypedStorage as _UntypedStorage
 from ...frontend import arg_parser as _ap
 from ...frontend.arg_parser import PARSE_ERRORS as _PARSE_ERRORS, Mismatch as _Mismatch
 from ..dispatcher import get_op
