@@ -43,6 +43,7 @@ Three cases carry most of the traffic and get their own NumPy call:
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -165,6 +166,16 @@ def _bump(t):
     t._vc[0] += 1
 
 
+def _np_quiet(fn):
+    """Run ``fn`` with NumPy's floating-point warnings off: torch computes NaN and inf
+    without a word (e.g. ``amax`` over a NaN)."""
+    @functools.wraps(fn)
+    def quiet(*args):
+        with np.errstate(all="ignore"):
+            return fn(*args)
+    return quiet
+
+
 # Messages torch raises with TORCH_WARN_ONCE: shown the first time in a process only.
 _WARNED_ONCE: set = set()
 
@@ -181,6 +192,15 @@ def _assert_no_overlap(a, b) -> None:
         return
     status = get_overlap_status(a, b)
     check(status != PARTIAL and status != FULL, _OVERLAP_MSG)
+
+
+def _minmax(arr):
+    """(min, max) of a non-empty integer array as Python ints; small arrays go through a
+    list, which costs less than two NumPy reductions."""
+    if arr.size <= 64:
+        values = arr.ravel().tolist()
+        return min(values), max(values)
+    return int(arr.min()), int(arr.max())
 
 
 def _index_np(index):
@@ -207,9 +227,6 @@ def _item(t):
     return int(v)
 
 
-def _np_dtype_at(t):
-    """The NumPy dtype used for accumulation in ``t``'s dtype."""
-    return t._dtype.np
 
 
 def _moved(arr, dim):
@@ -273,22 +290,31 @@ def _flat_strided(t):
 
 
 def _flat_offsets(t, key):
-    """Element offsets into ``t``'s storage of ``t._array()[key]`` (same shape)."""
+    """Element offsets into ``t``'s storage of ``t._array()[key]`` (same shape).
+
+    Each dimension's coordinate grid is a zero-stride broadcast view, indexed by ``key``
+    exactly like the data (so NumPy's rules give the offsets the result's shape and order);
+    nothing of ``t``'s own size is materialised."""
     sizes = t._sizes
-    pos = np.zeros((), np.int64) + t._offset
-    grids = []
+    total = None
     for d in range(len(sizes)):
-        grids.append(np.arange(sizes[d], dtype=np.int64) * t._strides[d])
-    # Index the per-dimension offset grids exactly like the data: NumPy's rules then give
-    # the offsets the result's shape and order.
-    ogrid = np.ix_(*grids) if grids else ()
-    total = pos
-    for g in ogrid:
-        total = total + g
-    total = np.asarray(total)
-    return total[key] if key is not None else total
+        if sizes[d] == 1 or t._strides[d] == 0:
+            continue
+        shape = [1] * len(sizes)
+        shape[d] = sizes[d]
+        grid = (np.arange(sizes[d], dtype=np.int64) * t._strides[d]).reshape(shape)
+        piece = np.broadcast_to(grid, sizes)[key]
+        if total is None:
+            total = np.array(piece, dtype=np.int64)
+        else:
+            total += piece
+    if total is None:
+        total = np.array(np.broadcast_to(np.int64(0), sizes)[key], dtype=np.int64)
+    total += t._offset
+    return total
 
 
+@_np_quiet
 def _ufunc_at(t, ufunc, key, values):
     """``ufunc.at(t[key], values)`` in index order (Note [Fast paths])."""
     arr = t._array()
@@ -383,7 +409,11 @@ def _make_plan(self, indices):
     entries = _expand_indices(self, indices)
     ndim = len(self._sizes)
     defined = [e for e in entries if e is not None]
-    bshape = _broadcast([e.shape for e in defined])
+    shapes = [e.shape for e in defined]
+    if len(shapes) == 1 or (shapes and shapes.count(shapes[0]) == len(shapes)):
+        bshape = tuple(shapes[0])
+    else:
+        bshape = _broadcast(shapes)
     if bshape is None:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together "
                          "with shapes " + ", ".join(_shape_str(e.shape) for e in defined))
@@ -431,7 +461,8 @@ def _check_index_bounds(self, plan) -> None:
             continue
         arr = e.tensor._array()
         size = self._sizes[d]
-        if int(arr.min()) < -size or int(arr.max()) >= size:
+        lo, hi = _minmax(arr)
+        if lo < -size or hi >= size:
             bad.append((d, arr, size))
     if not bad:
         return
@@ -455,9 +486,27 @@ def _check_index_bounds(self, plan) -> None:
     raise IndexError(f"index {value} is out of bounds for dimension {d} with size {size}")
 
 
+def _plain_layout(self, plan) -> bool:
+    """Whether the output is surely contiguous: ``self`` and the index tensors have exactly
+    row-major strides and the indices are adjacent and need no broadcasting (every stride
+    comparison TensorIterator makes then keeps the dims in order)."""
+    if plan.front or self._strides != contiguous_strides(self._sizes):
+        return False
+    bshape = plan.bshape
+    for e in plan.entries:
+        if e is not None:
+            t = e.tensor
+            if e.kind != "int" or t._sizes != bshape or \
+                    t._strides != contiguous_strides(t._sizes):
+                return False
+    return True
+
+
 def _index_output_strides(self, plan) -> tuple:
     """Note [Output strides of index]."""
     result_shape = plan.result_shape
+    if _plain_layout(self, plan):
+        return contiguous_strides(result_shape)
     entries = [plan.entries[d] for d in plan.self_perm]
     strides = [self._strides[d] for d in plan.self_perm]
     adv = [i for i, e in enumerate(entries) if e is not None]
@@ -521,7 +570,7 @@ def _index_gather_into(out_arr, self, plan):
     if single is not None:
         d, e = single
         idx = e.tensor._array()
-        mode = "clip" if not idx.size or idx.min() >= 0 else "wrap"
+        mode = "clip" if not idx.size or _minmax(idx)[0] >= 0 else "wrap"
         if out_arr.flags.c_contiguous:
             np.take(arr, idx, axis=d, out=out_arr, mode=mode)
         else:
@@ -798,6 +847,7 @@ def _slices_view(arr, dim):
     return _moved(arr, dim)
 
 
+@_np_quiet
 def _index_add_into(out, dim, index, source, alpha):
     if _is_meta(out, index, source):
         return out
@@ -844,10 +894,6 @@ def _view_meta(t, perm):
                  t._offset)
 
 
-def _check_alpha(self, alpha):
-    if self._dtype.category in (dt.INT, dt.BOOL) and isinstance(alpha, float) and False:
-        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
-                           "point number.")
 
 
 def index_add_(self, dim, index, source, alpha=1):
@@ -1103,6 +1149,7 @@ _UFUNCS = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximu
            "amin": np.minimum}
 
 
+@_np_quiet
 def _reduce_rows(t, dst, idx, src, reduce, include_self):
     """Reduce the rows ``src[i]`` into ``dst[idx[i]]`` (dst/src have the reduced dim first)."""
     ufunc = _UFUNCS[reduce]
@@ -1212,12 +1259,27 @@ def _gather_checks(self, dim, index):
     return dim
 
 
-def _sub_key(sizes, dim, ndim):
-    return tuple(slice(None) if d == dim else slice(0, sizes[d]) for d in range(ndim))
+
+
+def _along_offsets(t, idx, dim):
+    """Storage offsets (in elements) of ``t[i][j][idx[i][j][k]]`` (dim 2) for every position of
+    ``idx``, which has ``t``'s rank (Note [Fast paths])."""
+    sizes = t._sizes or (1,)
+    strides = t._strides or (1,)
+    ndim = len(sizes)
+    base = np.int64(t._offset)
+    for d in range(ndim):
+        if d != dim and idx.shape[d] > 1 and strides[d]:
+            shape = [1] * ndim
+            shape[d] = idx.shape[d]
+            base = base + (np.arange(idx.shape[d], dtype=np.int64) * strides[d]).reshape(shape)
+    step = strides[dim]
+    scaled = idx if step == 1 else idx * np.int64(step)
+    return np.add(scaled, base, dtype=np.int64)
 
 
 def _along_bounds(idx, size, dim, name):
-    if idx.size:
+    if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= size):
         bad = (idx < 0) | (idx >= size)
         if bad.any():
             v = int(idx.reshape(-1)[np.argmax(bad.reshape(-1))])
@@ -1228,17 +1290,15 @@ def _along_bounds(idx, size, dim, name):
 def _gather_into(out, self, dim, index):
     if _is_meta(out, self, index) or not numel_of(index._sizes):
         return out
-    idx = _index_np(index)
-    arr = self._array()
-    if arr.ndim == 0:
-        arr = arr.reshape(1)
-    if idx.ndim == 0:
-        idx = idx.reshape((1,) * arr.ndim)
-    size = arr.shape[dim]
-    _along_bounds(idx, size, dim, "gather")
-    sub = arr[_sub_key(idx.shape, dim, arr.ndim)]
-    res = np.take_along_axis(sub, idx, axis=dim)
-    np.copyto(out._array(), res.reshape(out._sizes))
+    arr, idx = _along_arrays(self, index)
+    _along_bounds(idx, arr.shape[dim], dim, "gather")
+    offsets = _along_offsets(self, idx, dim)
+    out_arr = out._array()
+    flat = _flat_strided(self)
+    if out_arr.flags.c_contiguous:
+        np.take(flat, offsets.reshape(out_arr.shape), out=out_arr, mode="clip")
+    else:
+        np.copyto(out_arr, np.take(flat, offsets).reshape(out_arr.shape))
     return out
 
 
@@ -1306,6 +1366,7 @@ def _scatter_key(idx, dim):
     return tuple(key)
 
 
+@_np_quiet
 def _scatter_into(out, dim, index, src, value, reduce):
     """``src`` is a tensor or None (then ``value``, an already-converted scalar, is used).
     ``reduce`` is None (assignment) or a scatter_reduce mode name."""
@@ -1317,12 +1378,13 @@ def _scatter_into(out, dim, index, src, value, reduce):
         vals = _src_along(src, idx)
     else:
         vals = np.asarray(value, out._dtype.np)
-    key = _scatter_key(idx, dim)
+    offsets = _along_offsets(out, idx, dim).reshape(-1)
+    vals = np.broadcast_to(vals, idx.shape).reshape(-1)
+    flat = _flat_strided(out)
     if reduce is None:
-        arr[key] = vals
+        flat[offsets] = vals          # duplicates: the last one wins, as in torch's loop
     else:
-        ufunc = _UFUNCS[reduce]
-        ufunc.at(arr, key, np.broadcast_to(vals, idx.shape))
+        _UFUNCS[reduce].at(flat, offsets, vals)
     return out
 
 
@@ -1449,18 +1511,21 @@ def _scatter_reduce_two_checks(self, dim, index, src, reduce):
     return _scatter_checks(self, dim, index, src)
 
 
+@_np_quiet
 def _scatter_reduce_two_into(out, dim, index, src, reduce, include_self):
     reduce = _SCATTER_REDUCE_MODES[reduce]
     if _is_meta(out, index, src) or not numel_of(index._sizes):
         return out
     arr, idx = _along_arrays(out, index)
     _along_bounds(idx, arr.shape[dim], dim, "scatter_reduce")
-    vals = _src_along(src, idx)
-    key = _scatter_key(idx, dim)
+    vals = _src_along(src, idx).reshape(-1)
+    offsets = _along_offsets(out, idx, dim).reshape(-1)
+    flat = _flat_strided(out)
     if not include_self:
-        arr[key] = _identity(reduce, arr.dtype)
-    _UFUNCS[reduce].at(arr, key, vals)
+        flat[offsets] = _identity(reduce, arr.dtype)
+    _UFUNCS[reduce].at(flat, offsets, vals)
     if reduce == "mean":
+        key = _scatter_key(idx, dim)
         counts = np.zeros(arr.shape, np.int64)
         np.add.at(counts, key, 1)
         if include_self:
@@ -1631,6 +1696,7 @@ def _put_checks(self, index, source):
         f"{numel_of(index._sizes)}"))
 
 
+@_np_quiet
 def _put_into(self, index, source, accumulate):
     if _is_meta(self, index, source) or not numel_of(index._sizes):
         return self
@@ -1716,9 +1782,30 @@ def _masked_fill_inplace(self, mask, value):
         m = mask._array()
         if mask._sizes != self._sizes:
             m = np.broadcast_to(m, self._sizes)
-        np.copyto(self._array(), v, where=m, casting="unsafe")
+        _fill_where(self._array(), m, v)
     _bump(self)
     return self
+
+
+_BLEND_MIN = 1 << 15
+_UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+@_np_quiet
+def _fill_where(arr, m, value):
+    """``arr[m] = value``. Note [Branch-free masked fill]: with a random mask NumPy's masked
+    loops mispredict a branch per element (17 ms for 4M floats); on the bit patterns,
+    ``bits += (value_bits - bits) * m`` in wrap-around unsigned arithmetic selects without
+    branches (2 ms) and is exact for every value, NaN included."""
+    utype = _UINT_OF_SIZE.get(arr.dtype.itemsize)
+    if arr.size < _BLEND_MIN or utype is None:
+        np.copyto(arr, value, where=m, casting="unsafe")
+        return
+    bits = arr.view(utype)
+    vbits = np.asarray(value, arr.dtype).view(utype)
+    delta = np.subtract(vbits, bits)
+    np.multiply(delta, m.view(np.uint8), out=delta, casting="unsafe")
+    np.add(bits, delta, out=bits)
 
 
 def _check_inplace_broadcast(self, other):
