@@ -109,14 +109,32 @@ def zeros(size, dtype=None, layout=None, device=None, pin_memory=None):
     return t
 
 
+def _filled(t, value):
+    """Fill a tensor this kernel has just allocated (contiguous, offset 0): the typed view of
+    its whole block is filled directly, skipping the strided NumPy view and the version bump
+    of ``fill_`` (a new tensor starts at version 0)."""
+    buf = t._storage._buf
+    if buf is not None:
+        dtype = t._dtype
+        numel = numel_of(t._sizes)
+        check_scalar_fits(value, dtype, numel)
+        if numel:
+            if dtype.itemsize == 2 and dtype.category == dt.FLOAT:
+                with np.errstate(over="ignore"):
+                    buf.view(dtype.np).fill(scalar_to_store(value, dtype))
+            else:
+                buf.view(dtype.np).fill(scalar_to_store(value, dtype))
+    return t
+
+
 def ones(size, dtype=None, layout=None, device=None, pin_memory=None):
-    return _fresh(fill_(empty(size, dtype, layout, device, pin_memory), 1))
+    return _filled(empty(size, dtype, layout, device, pin_memory), 1)
 
 
 def full(size, fill_value, dtype=None, layout=None, device=None, pin_memory=None):
     if dtype is None:
         dtype = scalar_dtype(fill_value)
-    return _fresh(fill_(empty(size, dtype, layout, device, pin_memory), fill_value))
+    return _filled(empty(size, dtype, layout, device, pin_memory), fill_value)
 
 
 def _filled_out(out, size, value):
@@ -452,8 +470,9 @@ def _arange_values(start, step, n, dtype) -> np.ndarray:
     """Note [Vectorized range kernels]. The accumulation type is int64 for integers,
     double for float32/float64 and float for float16/bfloat16."""
     if dtype.category == dt.INT:
-        values = np.arange(n, dtype=np.int64) * _trunc_int(step) + _trunc_int(start)
-        return values.astype(dtype.np)
+        if type(start) is int and type(step) is int:
+            return np.arange(start, start + n * step, step, dtype=np.int64)[:n]
+        return np.arange(n, dtype=np.int64) * _trunc_int(step) + _trunc_int(start)
     if dtype.itemsize == 2:   # float accumulation
         a_start = float(np.float32(_to_double(start)))
         a_step = float(np.float32(_to_double(step)))
@@ -478,7 +497,8 @@ def _arange_values(start, step, n, dtype) -> np.ndarray:
 
 def _write_range(out, values):
     if out._storage._buf is not None and values.size:
-        np.copyto(out._array(), values.reshape(out._sizes), casting="unsafe")
+        with np.errstate(over="ignore", invalid="ignore"):
+            np.copyto(out._array(), values.reshape(out._sizes), casting="unsafe")
 
 
 def arange_start_out(start, end, step, out):
@@ -505,8 +525,24 @@ def arange_start_step(start, end, step=1, dtype=None, layout=None, device=None,
                       pin_memory=None):
     if dtype is None:
         dtype = dt._default_dtype[0] if _is_float(start, end, step) else dt.int64
-    out = empty((0,), dtype, layout, device)
-    return _fresh(arange_start_out(start, end, step, out))
+    if (dtype is dt.int64 and type(start) is int and type(end) is int and type(step) is int
+            and step and (end >= start if step > 0 else end <= start)):
+        # The common integer range: numpy's arange computes exactly torch's values.
+        size = (end - start + step - (1 if step > 0 else -1)) // step
+        out = empty((size,), dtype, layout, device)
+        buf = out._storage._buf
+        if buf is not None and size:
+            buf.view(np.int64)[:size] = np.arange(start, end, step, dtype=np.int64)
+        return out
+    meta = device is not None and device.type == "meta"
+    if not meta:
+        _check_kernel_dtype("arange_cpu", dtype, _ARANGE_DTYPES)
+    size = arange_size(start, end, step, dtype if dtype in _ARANGE_DTYPES else dt.float64)
+    out = empty((size,), dtype, layout, device)
+    buf = out._storage._buf
+    if buf is not None and size:
+        buf.view(dtype.np)[:size] = _arange_values(start, step, size, dtype)
+    return out
 
 
 def _is_float(*scalars) -> bool:
@@ -701,9 +737,8 @@ def eye_m_out(n, m, out):
     resize_(out, (n, m))
     fill_(out, 0)
     if out._storage._buf is not None and n and m:
-        arr = out._array()
         k = min(n, m)
-        arr[np.arange(k), np.arange(k)] = 1
+        out._array()[np.arange(k), np.arange(k)] = 1
     return out
 
 
@@ -714,7 +749,13 @@ def eye_out(n, out):
 def eye_m(n, m, dtype=None, layout=None, device=None, pin_memory=None):
     check(n >= 0, lambda: f"n must be greater or equal to 0, got {n}")
     check(m >= 0, lambda: f"m must be greater or equal to 0, got {m}")
-    return _fresh(eye_m_out(n, m, empty((n, m), dtype, layout, device)))
+    out = zeros((n, m), dtype, layout, device)
+    buf = out._storage._buf
+    if buf is not None and n and m:
+        # the diagonal of a contiguous (n, m) matrix is every (m + 1)-th element
+        k = min(n, m)
+        buf.view(out._dtype.np)[:k * (m + 1):m + 1] = 1
+    return out
 
 
 def eye(n, dtype=None, layout=None, device=None, pin_memory=None):

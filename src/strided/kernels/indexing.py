@@ -401,7 +401,7 @@ class _Plan:
         self.bshape = bshape
         self.front = front              # advanced dims are not adjacent: B goes first
         self.result_shape = result_shape
-        self.self_perm = self_perm      # dims of self in the order the result lists them
+        self.self_perm = self_perm      # front: dims of self in the order of the result
 
 
 def _make_plan(self, indices):
@@ -420,22 +420,18 @@ def _make_plan(self, indices):
     if len(entries) > ndim:
         # masks expanded past the last dim: torch fails when it asks self for that size
         maybe_wrap_dim(ndim, ndim)
-    entries = entries + [None] * (ndim - len(entries))
+    if len(entries) < ndim:
+        entries += [None] * (ndim - len(entries))
     adv_dims = [d for d, e in enumerate(entries) if e is not None]
-    front = bool(adv_dims) and adv_dims[-1] - adv_dims[0] + 1 != len(adv_dims)
     sizes = self._sizes
-    if front:
-        rest = [d for d in range(ndim) if entries[d] is None]
-        result_shape = tuple(bshape) + tuple(sizes[d] for d in rest)
-        perm = adv_dims + rest
-    else:
-        if adv_dims:
-            first, last = adv_dims[0], adv_dims[-1]
-            result_shape = sizes[:first] + tuple(bshape) + sizes[last + 1:]
-        else:
-            result_shape = tuple(sizes)
-        perm = list(range(ndim))
-    return _Plan(entries, bshape, front, result_shape, perm)
+    if not adv_dims:
+        return _Plan(entries, bshape, False, sizes, None)
+    first, last = adv_dims[0], adv_dims[-1]
+    if last - first + 1 == len(adv_dims):
+        return _Plan(entries, bshape, False, sizes[:first] + bshape + sizes[last + 1:], None)
+    rest = [d for d in range(ndim) if entries[d] is None]
+    return _Plan(entries, bshape, True, bshape + tuple(sizes[d] for d in rest),
+                 adv_dims + rest)
 
 
 def _np_key(plan):
@@ -457,7 +453,7 @@ def _check_index_bounds(self, plan) -> None:
     first offending element in C order wins, the lowest dim within it)."""
     bad = []
     for d, e in enumerate(plan.entries):
-        if e is None or e.kind != "int" or not e.tensor.numel():
+        if e is None or e.kind != "int" or not numel_of(e.tensor._sizes):
             continue
         arr = e.tensor._array()
         size = self._sizes[d]
@@ -507,8 +503,9 @@ def _index_output_strides(self, plan) -> tuple:
     result_shape = plan.result_shape
     if _plain_layout(self, plan):
         return contiguous_strides(result_shape)
-    entries = [plan.entries[d] for d in plan.self_perm]
-    strides = [self._strides[d] for d in plan.self_perm]
+    perm = plan.self_perm or range(len(self._sizes))
+    entries = [plan.entries[d] for d in perm]
+    strides = [self._strides[d] for d in perm]
     adv = [i for i, e in enumerate(entries) if e is not None]
     if not adv:
         return contiguous_strides(result_shape)
@@ -593,8 +590,58 @@ def index_Tensor(self, indices):
     ndim = len(self._sizes)
     check_index(len(indices) <= ndim, lambda: (
         f"too many indices for tensor of dimension {ndim} (got {len(indices)})"))
+    out = _index_small(self, indices)
+    if out is not None:
+        return out
     plan = _make_plan(self, indices)
     return _index_compute(self, plan, None)
+
+
+def _index_small(self, indices):
+    """The common case in a few steps: ``a[i]``, ``a[i, j]``, ``a[:, i]`` with int64 index
+    tensors of one shape, adjacent, on a row-major CPU tensor (the output is then row-major
+    too, Note [Output strides of index]). None when the case does not apply, or when an
+    index is out of bounds (the general path then reports it)."""
+    if self._device.type != "cpu" or self._strides != contiguous_strides(self._sizes):
+        return None
+    shape = None
+    first = last = -1
+    sizes = self._sizes
+    key = []
+    for d, idx in enumerate(indices):
+        if idx is None:
+            key.append(_ALL)
+            continue
+        if idx._dtype is not dt.int64 or idx._device.type != "cpu" or (
+                shape is not None and (idx._sizes != shape or last != d - 1)):
+            return None
+        if shape is None:
+            shape = idx._sizes
+            if idx._strides != contiguous_strides(shape):
+                return None
+            first = d
+        elif idx._strides != contiguous_strides(shape):
+            return None
+        last = d
+        arr = idx._array()
+        if arr.size:
+            lo, hi = _minmax(arr)
+            if lo < -sizes[d] or hi >= sizes[d]:
+                return None
+        key.append(arr)
+    if shape is None:
+        return None
+    result_shape = sizes[:first] + shape + sizes[last + 1:]
+    out = _empty(result_shape, self._dtype, self._device)
+    if numel_of(result_shape):
+        if first == last:
+            np.take(self._array(), key[first], axis=first, out=out._array(), mode="wrap")
+        else:
+            np.copyto(out._array(), self._array()[tuple(key)])
+    return out
+
+
+_ALL = slice(None)
 
 
 def index_Tensor_out(self, indices, out):
@@ -1279,7 +1326,10 @@ def _along_offsets(t, idx, dim):
 
 
 def _along_bounds(idx, size, dim, name):
-    if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= size):
+    if not idx.size:
+        return
+    lo, hi = _minmax(idx)
+    if lo < 0 or hi >= size:
         bad = (idx < 0) | (idx >= size)
         if bad.any():
             v = int(idx.reshape(-1)[np.argmax(bad.reshape(-1))])
