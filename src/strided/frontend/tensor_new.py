@@ -41,6 +41,11 @@ from ..core.devices import device as _device_cls
 from ..core.storage import UntypedStorage
 from ..core.tensor_impl import make_tensor
 from ..ops._generated import torch_functions as F
+from ..ops.dispatcher import get_op
+from .arg_parser import keyset_of_device
+
+_op_empty = get_op("aten::empty.memory_format")
+_CPU_KEYSET = keyset_of_device(None)
 from . import indexing as _indexing
 from .tensor import Tensor
 
@@ -389,6 +394,10 @@ def _new_from_data(data, dtype, device, *, copy_tensor, name):
         return t.to(device=device or CPU, dtype=dtype or t._dtype, copy=copy_tensor)
     if isinstance(data, (str, bytes)):
         raise TypeError(f"new(): invalid data type '{_typename(data)}'")
+    if type(data) is list and device is None and data:
+        fast = _flat_float_list(data, dtype)
+        if fast is not None:
+            return fast
     if isinstance(data, (list, tuple)) and data and isinstance(data[0], np.ndarray):
         warnings.warn(_LIST_OF_ARRAYS_WARNING, UserWarning, stacklevel=3)
     sizes = _compute_sizes(data)
@@ -397,6 +406,22 @@ def _new_from_data(data, dtype, device, *, copy_tensor, name):
     out = F.empty(sizes, dtype=target, device=device)
     if values is not None and out._storage._buf is not None:
         np.copyto(out._array(), values)
+    return out
+
+
+def _flat_float_list(data, dtype):
+    """The common ``tensor([1.5, 2.0, ...])``: a flat list of Python floats into a float
+    dtype, converted by NumPy in one call; None when the general path must decide."""
+    target = dt._default_dtype[0] if dtype is None else dtype
+    if target.category != dt.FLOAT:
+        return None
+    for x in data:
+        if type(x) is not float:
+            return None
+    n = len(data)
+    out = _op_empty.call(_CPU_KEYSET, (n,), target, None, None, None, None)
+    values = np.array(data, dtype=np.float64)
+    out._storage._buf.view(target.np)[:n] = _finish(values, target)
     return out
 
 
