@@ -239,8 +239,8 @@ def _scatter_add_big(st, torch, np):
     s, t = st.zeros(1000, 1000), torch.zeros(1000, 1000)
     si, ti = st.from_numpy(n_idx.copy()), torch.from_numpy(n_idx.copy())
     sv, tv = st.from_numpy(n_val.copy()), torch.from_numpy(n_val.copy())
-    return {"strided": lambda: s.scatter_add_(1, si, sv), "torch": lambda: t.scatter_add_(1, ti, tv),
-            "numpy": None}
+    return {"strided": lambda: s.scatter_add_(1, si, sv),
+            "torch": lambda: t.scatter_add_(1, ti, tv), "numpy": None}
 
 
 CASES.extend([

@@ -152,6 +152,8 @@ INDEX_ERRORS = [
     ((2, 3), lambda m: [L(m, -3)]),
     ((2, 3), lambda m: [L(m, 0, 5), L(m, 7, 0)]),
     ((2, 3), lambda m: [L(m, 5, 0), L(m, 0, 7)]),
+    ((2, 3), lambda m: [None, L(m, 0, 7)]),
+    ((2, 3, 4), lambda m: [L(m, 0), None, L(m, 9)]),
     ((2, 3), lambda m: [L(m, 0.0, dtype="float32")]),
     ((2, 3), lambda m: [L(m, 0, dtype="int16")]),
     ((2, 3), lambda m: [L(m, 0, dtype="int8")]),
@@ -769,6 +771,8 @@ TAKE_PUT_ERRORS = [
     lambda m: A(m).put_(L(m, 0, 1), m.ones(2, 1)),
     lambda m: m.zeros(0).put_(L(m, 0), m.ones(1)),
     lambda m: A(m, ()).put_(L(m, 0, -1), L(m, 5., 6., dtype="float32")),
+    lambda m: A(m, ()).put_(L(m, 0, -1), L(m, 5., 6., dtype="float32"), accumulate=True),
+    lambda m: A(m, (3, 1)).as_strided((3, 1), (1, 7)).put_(L(m, 2, -3), m.ones(2), True),
     lambda m: A(m).expand(2, 2, 3).put_(L(m, 0), m.ones(1)),
     lambda m: A(m).to("meta").put(L(m, 0).to("meta"), m.ones(1, device="meta")),
 ]
@@ -931,6 +935,29 @@ def test_nonzero(case):
     check(lambda m: m.nonzero(build(m), out=m.empty(0, dtype=m.int64)))
 
 
+NONZERO_BINDING_ERRORS = [
+    lambda m: m.nonzero(A(m), True),
+    lambda m: A(m).nonzero(True),
+    lambda m: m.nonzero(A(m), as_tuple=None),
+    lambda m: m.nonzero(A(m), as_tuple=1),
+    lambda m: m.nonzero(A(m), as_tuple=True, out=m.empty(0, dtype=m.int64)),
+    lambda m: m.nonzero(A(m), foo=1),
+    lambda m: m.nonzero(3),
+    lambda m: A(m).nonzero(foo=1),
+    lambda m: A(m).nonzero(as_tuple=True, out=None),
+    lambda m: A(m).nonzero(out=None, as_tuple=True),
+    lambda m: A(m).nonzero(bar=2, as_tuple=False, foo=1),
+    lambda m: m.nonzero(input=A(m)),
+    lambda m: A(m).nonzero(as_tuple=False),
+    lambda m: m.nonzero(A(m), as_tuple=False, out=None),
+]
+
+
+@pytest.mark.parametrize("case", range(len(NONZERO_BINDING_ERRORS)))
+def test_nonzero_binding(case):
+    check(NONZERO_BINDING_ERRORS[case])
+
+
 def test_nonzero_errors():
     check(lambda m: m.nonzero(A(m), out=m.empty(0)))
     check(lambda m: m.nonzero(A(m), out=m.empty(3, 3, dtype=m.int64)))
@@ -949,12 +976,12 @@ def test_where_results_are_views_of_one_nonzero():
 # ======================================================================== hypothesis
 
 @st.composite
-def index_problems(draw):
+def index_problems(draw, lo_pad=0, hi_pad=0, min_size=1):
     """A tensor shape, a layout and an index list (None / int tensors / bool masks) whose
-    values are in range; the index tensors broadcast together."""
+    values lie in [-size - lo_pad, size + hi_pad); the index tensors broadcast together."""
     ndim = draw(st.integers(1, 4))
-    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=ndim, max_size=ndim)))
-    bshape = tuple(draw(st.lists(st.integers(1, 3), min_size=0, max_size=2)))
+    shape = tuple(draw(st.lists(st.integers(min_size, 4), min_size=ndim, max_size=ndim)))
+    bshape = tuple(draw(st.lists(st.integers(min_size, 3), min_size=0, max_size=2)))
     n_items = draw(st.integers(1, ndim))
     items = []
     d = 0
@@ -967,9 +994,9 @@ def index_problems(draw):
             # a broadcastable version of bshape: drop leading dims, set some to 1
             k = draw(st.integers(0, len(bshape)))
             ishape = tuple(s if draw(st.booleans()) else 1 for s in bshape[len(bshape) - k:])
-            size = shape[d]
-            vals = draw(st.lists(st.integers(-size, size - 1), min_size=int(np.prod(ishape)),
-                                 max_size=int(np.prod(ishape))))
+            size = max(shape[d], 1)
+            vals = draw(st.lists(st.integers(-size - lo_pad, size - 1 + hi_pad),
+                                 min_size=int(np.prod(ishape)), max_size=int(np.prod(ishape))))
             dtype = draw(st.sampled_from(["int64", "int32"]))
             items.append(("int", np.array(vals, dtype=np.int64).reshape(ishape), dtype))
             d += 1
@@ -999,6 +1026,38 @@ def _build_items(m, items):
 def test_index_matches_torch(problem):
     shape, items, kind = problem
     check(lambda m: aten(m).index.Tensor(layout(m, A(m, shape), kind), _build_items(m, items)))
+
+
+@given(index_problems(min_size=0))
+@hyp(100)
+def test_index_empty_shapes_match_torch(problem):
+    shape, items, kind = problem
+    check(lambda m: aten(m).index.Tensor(layout(m, A(m, shape), kind), _build_items(m, items)),
+          warns=False)
+    for acc in (False, True):
+        check(lambda m, acc=acc: aten(m).index_put_(layout(m, A(m, shape), kind),
+                                                    _build_items(m, items), m.tensor(-1.), acc),
+              warns=False)
+
+
+@given(index_problems(min_size=0))
+@hyp(100)
+def test_index_meta_matches_torch(problem):
+    shape, items, kind = problem
+    items = [it for it in items if it is None or it[0] == "int"] or [None]
+    check(lambda m: aten(m).index.Tensor(layout(m, A(m, shape), kind).to("meta"),
+                                         [None if it is None else T(m, it[1], it[2]).to("meta")
+                                          for it in items]), warns=False)
+
+
+@given(index_problems(lo_pad=1, hi_pad=2))
+@hyp(100)
+def test_index_bounds_errors_match_torch(problem):
+    shape, items, kind = problem
+    check(lambda m: aten(m).index.Tensor(layout(m, A(m, shape), kind), _build_items(m, items)),
+          warns=False)
+    check(lambda m: aten(m).index_put_(layout(m, A(m, shape), kind), _build_items(m, items),
+                                       m.tensor([-1.]), True), warns=False)
 
 
 @given(index_problems(), st.booleans(), st.sampled_from(["full", "scalar", "row"]))
@@ -1063,3 +1122,101 @@ def test_scatter_matches_torch(problem, reduce, include_self):
         if any(len(set(col)) != len(col) for col in moved.T):
             return
     check(recipe, exact=reduce not in ("mean", "prod"))
+
+
+# ============================================================================ meta / out=
+
+def _meta(m, shape=(3, 4), dtype="float32"):
+    return A(m, shape, dtype).to("meta")
+
+
+def _mi(m, *values):
+    return L(m, *values).to("meta")
+
+
+META_CASES = [
+    lambda m: _meta(m).t().index_select(1, _mi(m, 2, 0)),
+    lambda m: _meta(m).index_add(0, _mi(m, 2, 0), m.ones(2, 4, device="meta")),
+    lambda m: _meta(m).t().index_add_(0, _mi(m, 2, 0), m.ones(2, 3, device="meta")),
+    lambda m: _meta(m).index_copy(1, _mi(m, 2, 0), m.ones(3, 2, device="meta")),
+    lambda m: _meta(m).index_fill(1, _mi(m, 2, 0), 1.5),
+    lambda m: _meta(m).t().index_fill_(1, _mi(m, 2, 0), 1.5),
+    lambda m: _meta(m).gather(1, _mi(m, [[0, 1], [1, 1]])),
+    lambda m: _meta(m).scatter(1, _mi(m, [[0, 1], [1, 1]]), m.ones(2, 2, device="meta")),
+    lambda m: _meta(m).scatter_(1, _mi(m, [[0, 1], [1, 1]]), 2.0),
+    lambda m: _meta(m).scatter_add(1, _mi(m, [[0, 1]]), m.ones(1, 2, device="meta")),
+    lambda m: _meta(m).scatter_reduce(1, _mi(m, [[0, 1]]), m.ones(1, 2, device="meta"),
+                                      "amax"),
+    lambda m: _meta(m).take(_mi(m, [[0, 1]])),
+    lambda m: _meta(m).take_along_dim(_mi(m, [[0], [1]]), 1),
+    lambda m: _meta(m).put(_mi(m, 0, 1), m.ones(2, device="meta")),
+    lambda m: _meta(m).t().put_(_mi(m, 0, 1), m.ones(2, device="meta")),
+    lambda m: _meta(m).masked_fill(m.ones(4, dtype=m.bool, device="meta"), 1.0),
+    lambda m: _meta(m).masked_scatter(m.ones(4, dtype=m.bool, device="meta"),
+                                      m.ones(12, device="meta")),
+    lambda m: _meta(m).index_put((_mi(m, 0, 1),), m.ones(4, device="meta"), True),
+]
+
+
+@pytest.mark.parametrize("case", range(len(META_CASES)))
+def test_meta(case):
+    check(META_CASES[case])
+
+
+OUT_CASES = [
+    lambda m, o: m.index_copy(A(m, (3, 4)), 1, L(m, 2, 0), m.ones(3, 2), out=o),
+    lambda m, o: m.index_add(A(m, (3, 4)), 1, L(m, 2, 0), m.ones(3, 2), alpha=3, out=o),
+    lambda m, o: m.index_select(A(m, (3, 4)), 1, L(m, 2, 0, 1, 3), out=o),
+    lambda m, o: m.gather(A(m, (3, 4)), 0, L(m, [[0, 1, 2, 0], [2, 2, 2, 2], [1, 0, 0, 1]]),
+                          out=o),
+    lambda m, o: m.scatter_add(A(m, (3, 4)), 0, L(m, [[0, 1, 2, 0]]), m.ones(1, 4), out=o),
+    lambda m, o: m.scatter_reduce(A(m, (3, 4)), 0, L(m, [[0, 1, 2, 0]]), m.ones(1, 4), "prod",
+                                  out=o),
+    lambda m, o: m.take(A(m, (3, 4)), L(m, [[0, 11], [5, -1], [3, 3]]), out=o),
+    lambda m, o: m.take_along_dim(A(m, (3, 4)), L(m, [[0], [2], [3]]), 1, out=o),
+    lambda m, o: m.masked_select(A(m, (3, 4)), L(m, True, False, True, True, dtype="bool"),
+                                 out=o),
+    lambda m, o: m.nonzero(A(m, (3, 4)), out=o),
+]
+OUTS = [lambda m: m.empty(0), lambda m: m.empty(3, 4), lambda m: m.empty(4, 3).t(),
+        lambda m: m.empty(2, 2), lambda m: m.empty(0, dtype=m.float64),
+        lambda m: m.empty(0, dtype=m.int64), lambda m: m.empty(8, 2, dtype=m.int64),
+        lambda m: m.empty(3, 8).as_strided((3, 4), (8, 2))]
+
+
+@pytest.mark.parametrize("case", range(len(OUT_CASES)))
+@pytest.mark.parametrize("out", range(len(OUTS)))
+def test_out_variants(case, out):
+    def recipe(m):
+        o = OUTS[out](m)
+        r = OUT_CASES[case](m, o)
+        return r, r is o
+    check(recipe)
+
+
+IN_PLACE_VERSION = [
+    lambda m, t: t.index_put_((L(m, 0),), m.tensor(1.)),
+    lambda m, t: t.index_add_(0, L(m, 0), m.ones(1, 4)),
+    lambda m, t: t.index_copy_(0, L(m, 0), m.ones(1, 4)),
+    lambda m, t: t.index_fill_(0, L(m, 0), 1),
+    lambda m, t: t.scatter_(0, L(m, [[0]]), 1.),
+    lambda m, t: t.scatter_add_(0, L(m, [[0]]), m.ones(1, 1)),
+    lambda m, t: t.scatter_reduce_(0, L(m, [[0]]), m.ones(1, 1), "sum"),
+    lambda m, t: t.put_(L(m, 0), m.ones(1)),
+    lambda m, t: t.masked_fill_(L(m, True, dtype="bool"), 1.),
+    lambda m, t: t.masked_scatter_(L(m, True, dtype="bool"), m.ones(12)),
+    # nothing written, the version still moves (torch bumps it in every in-place call)
+    lambda m, t: t.index_put_((L(m, dtype="int64"),), m.ones(4)),
+    lambda m, t: t.scatter_(0, L(m, dtype="int64").view(0, 1), 1.),
+]
+
+
+@pytest.mark.parametrize("case", range(len(IN_PLACE_VERSION)))
+def test_in_place_version_and_alias(case):
+    def recipe(m):
+        base = A(m, (3, 4))
+        view = base.t().t()
+        v0 = version(base)
+        r = IN_PLACE_VERSION[case](m, view)
+        return r is view, version(base) - v0, base
+    check(recipe)

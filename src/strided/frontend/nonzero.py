@@ -76,9 +76,11 @@ def tensor_nonzero(self, *args, **kwargs):
         return _op_nonzero.call(self._keyset, self)
     if "as_tuple" not in kwargs:
         raise TypeError('nonzero() missing 1 required positional arguments: "as_tuple"')
-    bad = ", ".join(k for k in kwargs if k != "as_tuple")
-    got = ", ".join(f"{k}={_ap._typename(v)}" for k, v in kwargs.items())
+    # torch lists the keywords last to first, and names a wrong one only when it is alone
+    bad = [k for k in kwargs if k != "as_tuple"]
+    got = ", ".join(f"{k}={_ap._typename(v)}" for k, v in reversed(kwargs.items()))
+    why = (f"      didn't match because some of the keywords were incorrect: {bad[0]}\n"
+           if len(bad) == 1 else "")
     raise TypeError(
         f"nonzero() received an invalid combination of arguments - got ({got}, ), but expected "
-        f"one of:\n * ()\n * (*, bool as_tuple)\n      didn't match because some of the "
-        f"keywords were incorrect: {bad}\n")
+        f"one of:\n * ()\n * (*, bool as_tuple)\n{why}")

@@ -50,9 +50,9 @@ import numpy as np
 
 from ..core import dtypes as dt
 from ..core.checks import check, check_index, maybe_wrap_dim
-from ..core.tensor_impl import contiguous_strides, make_tensor, numel_of
+from ..core.tensor_impl import compute_is_contiguous, contiguous_strides, make_tensor, numel_of
 from .factory import empty as _factory_empty
-from .factory import new_strided
+from .factory import new_strided, preserved_strides
 from .memory_overlap import (
     FULL,
     PARTIAL,
@@ -63,6 +63,7 @@ from .memory_overlap import (
 )
 from .resize import resize_output
 from .scalars import check_scalar_fits, scalar_to_store
+from .views import compute_view_strides
 
 _INDEX_DTYPES = (dt.int64, dt.int32)
 _ADV_INDEX_DTYPES = (dt.int64, dt.int32, dt.uint8, dt.bool_)
@@ -186,6 +187,11 @@ def _warn_once(message: str) -> None:
         warnings.warn(message, UserWarning, stacklevel=4)
 
 
+def _is_expanded(t) -> bool:
+    """Whether two elements of ``t`` share memory (a row-major tensor never does)."""
+    return t._strides != contiguous_strides(t._sizes) and has_internal_overlap(t) == YES
+
+
 def _assert_no_overlap(a, b) -> None:
     """torch's ``assert_no_overlap``: full or partial sharing of memory is refused."""
     if b is None:
@@ -233,15 +239,17 @@ def _moved(arr, dim):
     return np.moveaxis(arr, dim, 0) if dim else arr
 
 
-def _iterator_strides(shape, operands) -> tuple:
+def _iterator_strides(shape, operands, zero_sizes_count=True) -> tuple:
     """Strides of a new TensorIterator output of ``shape`` (Note [Output strides of index]).
 
     ``operands`` are (sizes, strides) pairs already aligned to ``shape``. Dimensions are
     sorted by the strides of the first operand that orders them (a broadcast dimension,
     stride 0, leaves the decision to the next operand; equal strides put the smaller
-    dimension inside); the output is then dense in that order."""
+    dimension inside); the output is then dense in that order. TensorIterator multiplies
+    the sizes as they are (a size-0 dim zeroes the strides outside it); torch's meta
+    functions count a size 0 as 1 (``zero_sizes_count=False``)."""
     ndim = len(shape)
-    if ndim <= 1 or 0 in shape:
+    if ndim <= 1:
         return contiguous_strides(shape)
     ops = []
     for sizes, strides in operands:
@@ -277,7 +285,7 @@ def _iterator_strides(shape, operands) -> tuple:
     acc = 1
     for d in perm:
         strides[d] = acc
-        acc *= shape[d]
+        acc *= shape[d] if zero_sizes_count else max(shape[d], 1)
     return tuple(strides)
 
 
@@ -289,6 +297,24 @@ def _flat_strided(t):
     return np.ndarray((n,), t._dtype.np, buffer=buf)
 
 
+_GRID_MAX = 1 << 20
+
+
+def _dim_offsets(t, dim, idx):
+    """Storage offsets of the slices ``t.select(dim, i)`` for ``i`` in ``idx``: an array of
+    shape ``(len(idx),) + t.shape without dim``, in row-major order of that shape."""
+    sizes, strides = t._sizes, t._strides
+    rest = [d for d in range(len(sizes)) if d != dim]
+    base = np.full([sizes[d] for d in rest], t._offset, np.int64)
+    for i, d in enumerate(rest):
+        if sizes[d] > 1 and strides[d]:
+            shape = [1] * len(rest)
+            shape[i] = sizes[d]
+            base += (np.arange(sizes[d], dtype=np.int64) * strides[d]).reshape(shape)
+    lead = (idx * np.int64(strides[dim])).reshape((-1,) + (1,) * len(rest))
+    return lead + base
+
+
 def _flat_offsets(t, key):
     """Element offsets into ``t``'s storage of ``t._array()[key]`` (same shape).
 
@@ -296,6 +322,15 @@ def _flat_offsets(t, key):
     exactly like the data (so NumPy's rules give the offsets the result's shape and order);
     nothing of ``t``'s own size is materialised."""
     sizes = t._sizes
+    if numel_of(sizes) <= _GRID_MAX:
+        # small enough to lay out every offset of t once and index that like the data
+        grid = np.full(sizes, t._offset, np.int64)
+        for d in range(len(sizes)):
+            if sizes[d] > 1 and t._strides[d]:
+                shape = [1] * len(sizes)
+                shape[d] = sizes[d]
+                grid += (np.arange(sizes[d], dtype=np.int64) * t._strides[d]).reshape(shape)
+        return np.asarray(grid[key])
     total = None
     for d in range(len(sizes)):
         if sizes[d] == 1 or t._strides[d] == 0:
@@ -318,10 +353,10 @@ def _flat_offsets(t, key):
 def _ufunc_at(t, ufunc, key, values):
     """``ufunc.at(t[key], values)`` in index order (Note [Fast paths])."""
     arr = t._array()
-    if isinstance(key, np.ndarray) and arr.ndim == 1:
-        ufunc.at(arr, key, values)
+    if arr.ndim == 1 and len(key) == 1:
+        ufunc.at(arr, key[0], values)
         return
-    if isinstance(key, tuple) and len(key) == arr.ndim and arr.ndim > 1:
+    if len(key) == arr.ndim and arr.ndim > 1:
         offsets = _flat_offsets(t, key)
         vals = np.broadcast_to(values, offsets.shape)
         ufunc.at(_flat_strided(t), offsets.reshape(-1), vals.reshape(-1))
@@ -424,6 +459,9 @@ def _make_plan(self, indices):
         entries += [None] * (ndim - len(entries))
     adv_dims = [d for d, e in enumerate(entries) if e is not None]
     sizes = self._sizes
+    # no value indexes a dim of size 0, unless there are no values at all
+    if any(sizes[d] == 0 for d in adv_dims) and 0 not in bshape and not _is_meta(self):
+        raise IndexError("index is out of bounds for dimension with size 0")
     if not adv_dims:
         return _Plan(entries, bshape, False, sizes, None)
     first, last = adv_dims[0], adv_dims[-1]
@@ -450,16 +488,22 @@ def _np_key(plan):
 
 def _check_index_bounds(self, plan) -> None:
     """Every index value v of dim d must satisfy -size <= v < size (torch's messages; the
-    first offending element in C order wins, the lowest dim within it)."""
+    first offending element in C order wins, the lowest dim within it). The message numbers
+    the dimension among the indexed ones, as torch's kernel does: ``a[:, [5]]`` on a (2, 3)
+    tensor reports "dimension 0 with size 3"."""
     bad = []
+    k = -1
     for d, e in enumerate(plan.entries):
-        if e is None or e.kind != "int" or not numel_of(e.tensor._sizes):
+        if e is None:
+            continue
+        k += 1
+        if e.kind != "int" or not numel_of(e.tensor._sizes):
             continue
         arr = e.tensor._array()
         size = self._sizes[d]
         lo, hi = _minmax(arr)
         if lo < -size or hi >= size:
-            bad.append((d, arr, size))
+            bad.append((k, arr, size))
     if not bad:
         return
     bshape = plan.bshape
@@ -498,44 +542,74 @@ def _plain_layout(self, plan) -> bool:
     return True
 
 
-def _index_output_strides(self, plan) -> tuple:
-    """Note [Output strides of index]."""
-    result_shape = plan.result_shape
-    if _plain_layout(self, plan):
-        return contiguous_strides(result_shape)
+def _restrided_self(self, plan):
+    """``self`` as TensorIterator sees it: (strides of the result-shaped view with stride 0
+    along the index dims, number of dims before them, number after them)."""
     perm = plan.self_perm or range(len(self._sizes))
     entries = [plan.entries[d] for d in perm]
     strides = [self._strides[d] for d in perm]
     adv = [i for i, e in enumerate(entries) if e is not None]
     if not adv:
-        return contiguous_strides(result_shape)
-    nb = len(plan.bshape)
+        return tuple(strides), len(strides), 0, entries
     before = adv[0]
     after = len(entries) - adv[-1] - 1
-    src_strides = tuple(strides[:before]) + (0,) * nb + tuple(strides[adv[-1] + 1:])
+    src_strides = tuple(strides[:before]) + (0,) * len(plan.bshape) + \
+        tuple(strides[adv[-1] + 1:])
+    return src_strides, before, after, entries
+
+
+def _meta_index_output_strides(self, plan) -> tuple:
+    """torch's meta function orders the dims by the restrided ``self`` alone (not the
+    index tensors), counts size-0 dims as 1, and is contiguous for an empty ``self``."""
+    result_shape = plan.result_shape
+    if not numel_of(self._sizes):
+        return contiguous_strides(result_shape)
+    src_strides = _restrided_self(self, plan)[0]
+    if compute_is_contiguous(result_shape, src_strides):
+        return contiguous_strides(result_shape)
+    return _iterator_strides(result_shape, [(result_shape, src_strides)], False)
+
+
+def _index_output_strides(self, plan) -> tuple:
+    """Note [Output strides of index]."""
+    result_shape = plan.result_shape
+    if _plain_layout(self, plan) or not _has_defined(plan):
+        return contiguous_strides(result_shape)
+    src_strides, before, after, entries = _restrided_self(self, plan)
+    bshape = plan.bshape
+    nb = len(bshape)
     operands = [(result_shape, src_strides)]
-    pad_before = (1,) * before
-    pad_after = (1,) * after
+    # each index tensor: expanded to bshape, then reshaped with 1s for the kept dims
+    isz = (1,) * before + bshape + (1,) * after
     for e in entries:
         if e is None:
             continue
-        if e.kind == "int":
-            t = e.tensor
-            ist = [0] * nb
-            off = nb - len(t._sizes)
-            for i, (sz, st) in enumerate(zip(t._sizes, t._strides)):
-                ist[off + i] = st if sz == plan.bshape[off + i] else 0
-        else:
-            ist = [0] * (nb - 1) + [1]
-        isz = pad_before + tuple(plan.bshape) + pad_after
-        operands.append((isz, (0,) * before + tuple(ist) + (0,) * after))
+        # a mask's entries are columns of nonzero()'s (n, k) result, whose strides are (1, n)
+        sizes, st = ((e.tensor._sizes, e.tensor._strides) if e.kind == "int"
+                     else (e.shape, (1,)))
+        off = nb - len(sizes)
+        expanded = tuple(0 if i < off or sizes[i - off] != bshape[i] else st[i - off]
+                         for i in range(nb))
+        if e.kind == "int" and e.tensor._dtype is dt.int32:
+            expanded = preserved_strides(bshape, expanded)   # torch converts it to int64
+        ist = compute_view_strides(bshape, expanded, isz)
+        operands.append((isz, ist if ist is not None else contiguous_strides(isz)))
+    if isz == result_shape:
+        # TensorIterator's fast setup: inputs of the output's shape that are all contiguous
+        # (an empty tensor always is) give a contiguous output
+        if all(compute_is_contiguous(sz, st) for sz, st in operands):
+            return contiguous_strides(result_shape)
     return _iterator_strides(result_shape, operands)
 
 
 def _alloc_index_result(self, plan):
     shape = plan.result_shape
-    strides = _index_output_strides(self, plan) if numel_of(self._sizes) else \
-        contiguous_strides(shape)
+    if len(shape) <= 1:
+        strides = contiguous_strides(shape)
+    elif self._device.type == "meta":
+        strides = _meta_index_output_strides(self, plan)
+    else:
+        strides = _index_output_strides(self, plan)
     if strides == contiguous_strides(shape):
         return _empty(shape, self._dtype, self._device)
     return new_strided(shape, strides, self._dtype, self._device)
@@ -608,6 +682,7 @@ def _index_small(self, indices):
     first = last = -1
     sizes = self._sizes
     key = []
+    negative = False
     for d, idx in enumerate(indices):
         if idx is None:
             key.append(_ALL)
@@ -628,6 +703,7 @@ def _index_small(self, indices):
             lo, hi = _minmax(arr)
             if lo < -sizes[d] or hi >= sizes[d]:
                 return None
+            negative = negative or lo < 0
         key.append(arr)
     if shape is None:
         return None
@@ -635,7 +711,8 @@ def _index_small(self, indices):
     out = _empty(result_shape, self._dtype, self._device)
     if numel_of(result_shape):
         if first == last:
-            np.take(self._array(), key[first], axis=first, out=out._array(), mode="wrap")
+            np.take(self._array(), key[first], axis=first, out=out._array(),
+                    mode="wrap" if negative else "clip")
         else:
             np.copyto(out._array(), self._array()[tuple(key)])
     return out
@@ -678,8 +755,7 @@ def _index_compute(self, plan, out):
 def _masked_fill_dispatch(self, indices, values):
     """torch's ``canDispatchToMaskedFill``: one mask (and Nones) with a one-element value
     becomes ``masked_fill_``. Returns (taken, mask_or_None, trailing_dims_to_add)."""
-    if numel_of(values._sizes) != 1 or values._device.type != "cpu" and \
-            values._device != self._device:
+    if numel_of(values._sizes) != 1 or values._device.type != "cpu":
         return False, None, 0
     num_ind = 0
     mask = None
@@ -708,8 +784,7 @@ def index_put_(self, indices, values, accumulate=False):
 
 
 def _index_put_impl(self, indices, values, accumulate):
-    ndim = len(self._sizes)
-    if has_internal_overlap(self) == YES:
+    if _is_expanded(self):
         warnings.warn(
             "Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor "
             "before performing this operation. This also applies to advanced indexing e.g. "
@@ -745,23 +820,14 @@ def _index_put_impl(self, indices, values, accumulate):
         raise RuntimeError(_NO_INDEX_MSG)
     _check_index_bounds(self, plan)
     vals = values._array()
-    single = _single_int_index(plan)
     if accumulate:
-        if single is not None and single[0] == 0 and ndim == 1:
-            idx = single[1].tensor._array()
-            _ufunc_at(self, np.add, idx, np.broadcast_to(vals, plan.result_shape))
-        else:
-            _ufunc_at(self, np.add, _np_key(plan), vals)
+        _ufunc_at(self, np.add, _np_key(plan), vals)
     else:
-        arr = self._array()
-        arr[_np_key(plan)] = vals
+        self._array()[_np_key(plan)] = vals     # duplicates: the last write wins
 
 
 def index_put(self, indices, values, accumulate=False):
-    out = _clone_preserve(self)
-    if _is_meta(self):
-        return out
-    return index_put_(out, indices, values, accumulate)
+    return index_put_(_clone_preserve(self), indices, values, accumulate)
 
 
 # ------------------------------------------------------------------- index_select
@@ -858,17 +924,12 @@ def _index_func_checks(name, self, dim, index, source):
     check(self._dtype is source._dtype, lambda: (
         f"{name}(): self ({self._dtype._scalar_name}) and source "
         f"({source._dtype._scalar_name}) must have the same scalar type"))
-    src_dim_size = source._sizes[dim] if source._sizes else 1
+    src_dim_size = _nonempty_size(source, dim)
     check(numel == src_dim_size, lambda: (
         f"{name}(): Number of indices ({numel}) should be equal to source.size(dim): "
         f"({src_dim_size}), for dim: {dim}"))
-    ok = len(source._sizes) == ndim or (ndim <= 1 and len(source._sizes) <= 1)
-    if ok:
-        for d in range(ndim):
-            if d != dim and self._sizes[d] != source._sizes[d]:
-                ok = False
-    if ok and ndim != len(source._sizes):
-        ok = False
+    ok = len(source._sizes) == ndim and all(
+        self._sizes[d] == source._sizes[d] for d in range(ndim) if d != dim)
     check(ok, lambda: (
         f"source tensor shape must match self tensor shape, excluding the specified "
         f"dimension. Got self.shape = {_shape_str(self._sizes)} source.shape = "
@@ -910,35 +971,10 @@ def _index_add_into(out, dim, index, source, alpha):
     if dst.ndim <= 1:
         np.add.at(dst.reshape(-1) if dst.ndim == 0 else dst, idx, src.reshape(-1))
         return out
-    dst_m = _moved(dst, dim)
-    src_m = _moved(src, dim)
-    key = (idx,) + (slice(None),) * (dst.ndim - 1)
-    _ufunc_at_view(out, dst_m, np.add, key, src_m, dim)
+    offsets = _dim_offsets(out, dim, idx)
+    vals = _moved(src, dim)
+    np.add.at(_flat_strided(out), offsets.reshape(-1), np.ascontiguousarray(vals).reshape(-1))
     return out
-
-
-def _ufunc_at_view(t, moved_arr, ufunc, key, values, dim):
-    """``ufunc.at`` on ``moved_arr`` (``t``'s array with ``dim`` in front) through flat
-    storage offsets, which keeps NumPy on its fast 1-D path."""
-    perm = [dim] + [d for d in range(len(t._sizes)) if d != dim]
-    moved = _view_meta(t, perm)
-    offsets = _flat_offsets(moved, key)
-    vals = np.broadcast_to(values, offsets.shape)
-    ufunc.at(_flat_strided(t), offsets.reshape(-1), vals.reshape(-1))
-
-
-class _Meta:
-    """Sizes/strides/offset holder for offset arithmetic on permuted tensors."""
-
-    __slots__ = ("_offset", "_sizes", "_strides")
-
-    def __init__(self, sizes, strides, offset):
-        self._sizes, self._strides, self._offset = sizes, strides, offset
-
-
-def _view_meta(t, perm):
-    return _Meta(tuple(t._sizes[d] for d in perm), tuple(t._strides[d] for d in perm),
-                 t._offset)
 
 
 
@@ -975,17 +1011,8 @@ def _check_out_dtype(out, dtype):
         f"instead"))
 
 
-_C_NAMES = {
-    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
-    "int32": "int", "int64": "long int", "float16": "c10::Half",
-    "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
-    "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
-    "uint16": "unsigned short", "uint32": "unsigned int", "uint64": "unsigned long",
-}
-
-
 def _c_name(dtype) -> str:
-    return _C_NAMES[dtype.name]
+    return _TYPEMETA_NAMES[dtype.name]
 
 
 def _copy_into(out, src):
@@ -1120,7 +1147,7 @@ def index_fill__int_Scalar(self, dim, index, value):
     dim = _index_fill_checks(self, dim, index)
     check(not isinstance(value, complex) or self._dtype.is_complex,
           "index_fill_(): Converting complex Scalar to non-complex type is not supported")
-    if has_internal_overlap(self) == YES:
+    if _is_expanded(self):
         warnings.warn(
             "Use of index_fill_ on expanded tensors is deprecated. Please clone() the tensor "
             "before performing this operation. This also applies to advanced indexing e.g. "
@@ -1175,7 +1202,7 @@ def _index_reduce_into(out, dim, index, source, reduce, include_self):
         return out
     dst = _slices_view(out._array(), dim)
     src = _slices_view(source._array(), dim)
-    _reduce_rows(out, dst, idx, src, reduce, include_self)
+    _reduce_rows(dst, idx, src, reduce, include_self)
     return out
 
 
@@ -1197,7 +1224,7 @@ _UFUNCS = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximu
 
 
 @_np_quiet
-def _reduce_rows(t, dst, idx, src, reduce, include_self):
+def _reduce_rows(dst, idx, src, reduce, include_self):
     """Reduce the rows ``src[i]`` into ``dst[idx[i]]`` (dst/src have the reduced dim first)."""
     ufunc = _UFUNCS[reduce]
     if not include_self:
@@ -1754,16 +1781,22 @@ def _put_into(self, index, source, accumulate):
     check_index(numel != 0, "put_(): Tried to put elements into an empty tensor")
     idx = _index_np(index).reshape(-1)
     _flat_bounds(idx, numel)
-    idx = np.where(idx < 0, idx + numel, idx) if idx.min() < 0 else idx
+    if _minmax(idx)[0] < 0:
+        idx = np.where(idx < 0, idx + numel, idx)
     vals = source._array().reshape(-1)
-    arr = self._array()
-    if arr.ndim == 0:
-        arr = arr.reshape(1)
-    coords = np.unravel_index(idx, arr.shape) if arr.ndim > 1 else idx
-    if accumulate:
-        _ufunc_at(self, np.add, coords, vals)
+    # the flat (row-major) positions as offsets into the storage
+    if self._strides == contiguous_strides(self._sizes):
+        offsets = idx + self._offset
     else:
-        arr[coords] = vals
+        coords = np.unravel_index(idx, self._sizes)
+        offsets = np.full(idx.shape, self._offset, np.int64)
+        for c, stride in zip(coords, self._strides):
+            offsets += c * stride
+    flat = _flat_strided(self)
+    if accumulate:
+        np.add.at(flat, offsets, vals)
+    else:
+        flat[offsets] = vals        # duplicates: the last write wins
     return self
 
 
@@ -1817,7 +1850,7 @@ def _expand_error(target, sizes):
 
 def _masked_fill_inplace(self, mask, value):
     _check_bool_mask("masked_fill_", mask)
-    if has_internal_overlap(self) == YES:
+    if _is_expanded(self):
         warnings.warn(
             "Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor "
             "before performing this operation. This also applies to advanced indexing e.g. "
@@ -1841,7 +1874,6 @@ _BLEND_MIN = 1 << 15
 _UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
-@_np_quiet
 def _fill_where(arr, m, value):
     """``arr[m] = value``. Note [Branch-free masked fill]: with a random mask NumPy's masked
     loops mispredict a branch per element (17 ms for 4M floats); on the bit patterns,
@@ -1853,9 +1885,10 @@ def _fill_where(arr, m, value):
         return
     bits = arr.view(utype)
     vbits = np.asarray(value, arr.dtype).view(utype)
-    delta = np.subtract(vbits, bits)
-    np.multiply(delta, m.view(np.uint8), out=delta, casting="unsafe")
-    np.add(bits, delta, out=bits)
+    with np.errstate(all="ignore"):
+        delta = np.subtract(vbits, bits)
+        np.multiply(delta, m.view(np.uint8), out=delta, casting="unsafe")
+        np.add(bits, delta, out=bits)
 
 
 def _check_inplace_broadcast(self, other):
