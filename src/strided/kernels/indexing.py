@@ -23,8 +23,15 @@ torch allocates ``index``'s output through TensorIterator, whose inputs are ``se
 "restrided" to the result shape (stride 0 along the replaced dimensions) and the index
 tensors (stride 0 along the kept ones). The output's memory order is the order
 TensorIterator sorts the dimensions in (``_iterator_strides``), so ``a.t()[idx]`` is not
-always contiguous. Everything else here allocates contiguous outputs, except the ops that
-torch writes as ``self.clone(preserve_format).op_(...)`` (index_put, index_fill, put).
+always contiguous. Details that show: each index tensor is first expanded to B and then
+reshaped with size-1 dims for the kept ones (those dims' strides come from the view rule,
+and count where the output has size 1); int32 indices are converted to int64 first; when
+all inputs have the output's shape and are contiguous (always true when empty),
+TensorIterator's fast setup makes the output contiguous; and a size-0 dim zeroes the
+strides outside it. torch's meta function is simpler (it looks at the restrided ``self``
+only) and ``_meta_index_output_strides`` follows it. Everything else here allocates
+contiguous outputs, except the ops that torch writes as ``self.clone(preserve_format)
+.op_(...)`` (index_put, index_fill, put).
 
 Note [Fast paths]
 ~~~~~~~~~~~~~~~~~
@@ -33,7 +40,8 @@ Three cases carry most of the traffic and get their own NumPy call:
   into the output, with ``mode="clip"`` once bounds are checked (``mode="raise"`` would
   make NumPy buffer the output);
 - a bool mask with the shape of ``self`` (``a[mask]``): ``np.compress`` on the flattened
-  arrays, 5-10x faster than NumPy's own boolean indexing;
+  arrays, 5-10x faster than NumPy's own boolean indexing; ``masked_fill_`` selects on bit
+  patterns without branches (Note [Branch-free masked fill] in ``_fill_where``);
 - accumulation (``index_put_(..., accumulate=True)``, ``index_add_``, ``put_``, the scatter
   reductions): ``ufunc.at``, which adds duplicates one after the other in index order, as
   torch's serial CPU loop does (so float results match bit for bit). ``ufunc.at`` is fast
