@@ -50,6 +50,7 @@ _op_view = get_op("aten::view")
 _op_expand = get_op("aten::expand")
 _op_empty = get_op("aten::empty.memory_format")
 _op_scalar_tensor = get_op("aten::scalar_tensor")
+_op_masked_fill_ = get_op("aten::masked_fill_.Scalar")
 
 _Tensor = None   # set by bind_tensor_class
 _tensor_factory = None
@@ -250,12 +251,39 @@ def getitem(self, index):
         return _op_unsqueeze.call(self._keyset, self, 0)
     if index is Ellipsis:
         return _op_alias.call(self._keyset, self)
+    if _only_index_tensors(self, index):     # a[i], a[i, j]: straight to ``index``
+        items = list(index) if ti is tuple else [index]
+        return _op_index.call(self._keyset, self, items)
     result, advanced = apply_slicing(self, as_index_items(index))
     if advanced is not None:
         return _op_index.call(result._keyset, result, advanced)
     if result is self:
         return _op_alias.call(self._keyset, self)
     return result
+
+
+def _only_index_tensors(self, index) -> bool:
+    """Whether ``index`` is one integer index tensor, or a tuple of them, none 0-dim and no
+    more than the dims of ``self``: then slicing has nothing to do."""
+    items = index if type(index) is tuple else (index,)
+    if not items or len(items) > len(self._sizes):
+        return False
+    for item in items:
+        if not isinstance(item, _Tensor) or not item._sizes or (
+                item._dtype is not dt.int64 and item._dtype is not dt.int32):
+            return False
+    return True
+
+
+def _mask_fill_shape(self, mask):
+    """For ``t[mask] = scalar``: the shape ``mask`` takes to broadcast over ``self`` when it
+    covers a prefix of ``self``'s dims, else None (the general path reports errors)."""
+    if mask._dtype is not dt.bool_:
+        return None
+    k = len(mask._sizes)
+    if not 0 < k <= len(self._sizes) or mask._sizes != self._sizes[:k]:
+        return None
+    return mask._sizes + (1,) * (len(self._sizes) - k)
 
 
 def _value_tensor(self, value):
@@ -311,6 +339,13 @@ def setitem(self, index, value):
             view = _select(view, 0, i, real_dim)
         _op_fill_.call(view._keyset, view, value)
         return
+    if scalar and isinstance(index, _Tensor):
+        shape = _mask_fill_shape(self, index)
+        if shape is not None:     # t[mask] = 3 is a masked fill, as in torch
+            mask = index if shape == index._sizes else _op_view.call(index._keyset, index,
+                                                                     shape)
+            _op_masked_fill_.call(self._keyset | mask._keyset, self, mask, value)
+            return
     if index is Ellipsis or index is None or ti is int or ti is slice:
         items = (index,)
     else:

@@ -675,6 +675,9 @@ def index_Tensor(self, indices):
     out = _index_small(self, indices)
     if out is not None:
         return out
+    out = _index_by_mask(self, indices)
+    if out is not None:
+        return out
     plan = _make_plan(self, indices)
     return _index_compute(self, plan, None)
 
@@ -727,6 +730,30 @@ def _index_small(self, indices):
 
 
 _ALL = slice(None)
+
+
+def _index_by_mask(self, indices):
+    """``a[mask]`` with one bool mask over the leading dims of a row-major CPU tensor: the
+    selected rows, in order, by ``np.compress``. None when the case does not apply (the
+    general path then also produces the shape errors)."""
+    if len(indices) != 1 or self._device.type != "cpu":
+        return None
+    mask = indices[0]
+    if mask is None or mask._dtype is not dt.bool_ or mask._device.type != "cpu":
+        return None
+    k = len(mask._sizes)
+    sizes = self._sizes
+    if k == 0 or mask._sizes != sizes[:k] or self._strides != contiguous_strides(sizes):
+        return None
+    flat_mask = mask._array().reshape(-1)
+    n = int(np.count_nonzero(flat_mask))
+    rest = sizes[k:]
+    out = _empty((n,) + rest, self._dtype, self._device)
+    if n:
+        rows = numel_of(sizes[:k])
+        np.compress(flat_mask, self._array().reshape(rows, -1), axis=0,
+                    out=out._array().reshape(n, -1))
+    return out
 
 
 def index_Tensor_out(self, indices, out):
