@@ -97,8 +97,7 @@ CASES = [
     Case("tiny clone()", _tiny(lambda x: (lambda: x.clone()) if hasattr(x, "clone") else
                                (lambda: x.copy()))),
     Case("tiny contiguous() (already contiguous)", _tiny(
-        lambda x: (lambda: x.contiguous()) if hasattr(x, "contiguous") else
-        (lambda: np.ascontiguousarray(x)) if False else None)),
+        lambda x: (lambda: x.contiguous()) if hasattr(x, "contiguous") else None)),
     Case("tiny t()", _tiny(lambda x: (lambda: x.t()) if hasattr(x, "t") else (lambda: x.T))),
     Case("tiny copy_()", _tiny(lambda x: (lambda: x.copy_(x.t().t())) if hasattr(x, "copy_")
                                else None)),
@@ -258,4 +257,46 @@ CASES.extend([
     Case("index_add_ 16000 rows of 64", _index_add_rows, number=5),
     Case("index gather 1000x1000 f32", _gather_big, number=5),
     Case("index scatter_add_ 1000x1000 f32", _scatter_add_big, number=5),
+])
+
+
+def _tiny_views_and_indexing(expr_s, expr_t, expr_n=None):
+    """A 3x4 float32 tensor ``a`` (and index tensor ``i``, mask ``m``) in each library."""
+    def setup(st, torch, np):
+        env_s = {"a": st.arange(12.0).view(3, 4), "i": st.tensor([0, 2]),
+                 "m": st.tensor([[True, False, True, False]] * 3)}
+        env_t = {"a": torch.arange(12.0).view(3, 4), "i": torch.tensor([0, 2]),
+                 "m": torch.tensor([[True, False, True, False]] * 3)}
+        env_n = {"a": np.arange(12.0, dtype=np.float32).reshape(3, 4), "i": np.array([0, 2]),
+                 "m": np.array([[True, False, True, False]] * 3), "np": np}
+        out = {"strided": _compile(expr_s, env_s), "torch": _compile(expr_t, env_t),
+               "numpy": _compile(expr_n, env_n) if expr_n else None}
+        return out
+    return setup
+
+
+def _compile(expr, env):
+    if "=" in expr and "==" not in expr:
+        code = compile(expr, "<bench>", "exec")
+        return lambda: exec(code, env)
+    code = compile(expr, "<bench>", "eval")
+    return lambda: eval(code, env)
+
+
+def _same(expr, numpy_expr=None):
+    return _tiny_views_and_indexing(expr, expr, numpy_expr)
+
+
+CASES.extend([
+    Case("tiny a[1, 2]", _same("a[1, 2]", "a[1, 2]")),
+    Case("tiny a[1:3, ::2]", _same("a[1:3, ::2]", "a[1:3, ::2]")),
+    Case("tiny a[i, i]", _same("a[i, i]", "a[i, i]")),
+    Case("tiny a[mask]", _same("a[m]", "a[m]")),
+    Case("tiny a[1, 2] = 3", _same("a[1, 2] = 3", "a[1, 2] = 3")),
+    Case("tiny a[mask] = v", _same("a[m] = 1.5", "a[m] = 1.5")),
+    Case("tiny view(4, 3)", _same("a.view(4, 3)", "a.reshape(4, 3)")),
+    Case("tiny t() (views)", _same("a.t()", "a.T")),
+    Case("tiny permute(1, 0)", _same("a.permute(1, 0)", "a.transpose(1, 0)")),
+    Case("tiny expand(2, 3, 4)", _same("a.expand(2, 3, 4)",
+                                       "np.broadcast_to(a, (2, 3, 4))")),
 ])

@@ -286,6 +286,17 @@ def zero_(self):
 
 
 def clone(self, memory_format=None):
+    sizes = self._sizes
+    buf = self._storage._buf
+    if (buf is not None and memory_format is not layouts.channels_last
+            and memory_format is not layouts.channels_last_3d
+            and compute_is_contiguous(sizes, self._strides)):
+        # A row-major source: the copy is one run of bytes.
+        out = empty(sizes, self._dtype, None, self._device)
+        nbytes = numel_of(sizes) * self._dtype.itemsize
+        start = self._offset * self._dtype.itemsize
+        out._storage._buf[:nbytes] = buf[start:start + nbytes]
+        return out
     out = empty_like(self, None, None, None, None, memory_format)
     return _fresh(copy_(out, self))
 
@@ -729,6 +740,84 @@ def logspace(start, end, steps, base=10.0, dtype=None, layout=None, device=None,
              pin_memory=None):
     dtype = dtype or dt._default_dtype[0]
     return _fresh(logspace_out(start, end, steps, base, empty((0,), dtype, layout, device)))
+
+
+# linspace/logspace with tensor ends: torch takes the values of 0-dim tensors and runs the
+# Scalar overload (so the default dtype does not follow the tensors' dtypes).
+
+def _ends(name, start=None, end=None):
+    """The Python values of the tensor ends given (the others are already scalars)."""
+    given = [(what, t.dim()) for what, t in (("start", start), ("end", end)) if t is not None]
+    check(all(d == 0 for _, d in given), lambda: (
+        f"{name} only supports 0-dimensional start and end tensors, but got "
+        + " and ".join(f"{what} with {d} dimension(s)" for what, d in given) + "."))
+    return tuple(None if t is None else local_scalar_dense(t) for t in (start, end))
+
+
+def linspace_tensor_tensor(start, end, steps, dtype=None, layout=None, device=None,
+                           pin_memory=None):
+    s, e = _ends("linspace", start, end)
+    return linspace(s, e, steps, dtype, layout, device, pin_memory)
+
+
+def linspace_tensor_scalar(start, end, steps, dtype=None, layout=None, device=None,
+                           pin_memory=None):
+    s, _ = _ends("linspace", start=start)
+    return linspace(s, end, steps, dtype, layout, device, pin_memory)
+
+
+def linspace_scalar_tensor(start, end, steps, dtype=None, layout=None, device=None,
+                           pin_memory=None):
+    _, e = _ends("linspace", end=end)
+    return linspace(start, e, steps, dtype, layout, device, pin_memory)
+
+
+def linspace_tensor_tensor_out(start, end, steps, out):
+    s, e = _ends("linspace", start, end)
+    return linspace_out(s, e, steps, out)
+
+
+def linspace_tensor_scalar_out(start, end, steps, out):
+    s, _ = _ends("linspace", start=start)
+    return linspace_out(s, end, steps, out)
+
+
+def linspace_scalar_tensor_out(start, end, steps, out):
+    _, e = _ends("linspace", end=end)
+    return linspace_out(start, e, steps, out)
+
+
+def logspace_tensor_tensor(start, end, steps, base=10.0, dtype=None, layout=None, device=None,
+                           pin_memory=None):
+    s, e = _ends("logspace", start, end)
+    return logspace(s, e, steps, base, dtype, layout, device, pin_memory)
+
+
+def logspace_tensor_scalar(start, end, steps, base=10.0, dtype=None, layout=None, device=None,
+                           pin_memory=None):
+    s, _ = _ends("logspace", start=start)
+    return logspace(s, end, steps, base, dtype, layout, device, pin_memory)
+
+
+def logspace_scalar_tensor(start, end, steps, base=10.0, dtype=None, layout=None, device=None,
+                           pin_memory=None):
+    _, e = _ends("logspace", end=end)
+    return logspace(start, e, steps, base, dtype, layout, device, pin_memory)
+
+
+def logspace_tensor_tensor_out(start, end, steps, base, out):
+    s, e = _ends("logspace", start, end)
+    return logspace_out(s, e, steps, base, out)
+
+
+def logspace_tensor_scalar_out(start, end, steps, base, out):
+    s, _ = _ends("logspace", start=start)
+    return logspace_out(s, end, steps, base, out)
+
+
+def logspace_scalar_tensor_out(start, end, steps, base, out):
+    _, e = _ends("logspace", end=end)
+    return logspace_out(start, e, steps, base, out)
 
 
 def eye_m_out(n, m, out):
