@@ -197,7 +197,8 @@ def test_setitem_matches_torch(expr, value_kind):
     rs = _outcome(lambda: assign(strided, s))
     rt = _outcome(lambda: assign(torch, t))
     assert_same_outcome(rs, rt)
-    assert s.tolist() == t.tolist()
+    if rt[0] == "ok":   # after an error torch may have written part of the values; we don't
+        assert s.tolist() == t.tolist()
 
 
 # -- the seed's examples and the documented rules ---------------------------------------------
