@@ -44,10 +44,11 @@ from ..ops._generated import torch_functions as F
 from ..ops.dispatcher import get_op
 from .arg_parser import keyset_of_device
 
-_op_empty = get_op("aten::empty.memory_format")
-_CPU_KEYSET = keyset_of_device(None)
 from . import indexing as _indexing
 from .tensor import Tensor
+
+_op_empty = get_op("aten::empty.memory_format")
+_CPU_KEYSET = keyset_of_device(None)
 
 __all__ = ["as_tensor", "asarray", "from_numpy", "tensor"]
 

@@ -3,24 +3,28 @@
 from __future__ import annotations
 
 
+def broadcast_pair(a, b) -> tuple:
+    """torch's ``infer_size`` for two shapes: align right; sizes must be equal or 1. Dims are
+    compared from the last one, so the error names the last mismatching dim."""
+    ndim = max(len(a), len(b))
+    out = [0] * ndim
+    for i in range(ndim - 1, -1, -1):
+        ia, ib = i - ndim + len(a), i - ndim + len(b)
+        sa = a[ia] if ia >= 0 else 1
+        sb = b[ib] if ib >= 0 else 1
+        if sa != sb and sa != 1 and sb != 1:
+            raise RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b "
+                               f"({sb}) at non-singleton dimension {i}")
+        out[i] = sb if sa == 1 else sa
+    return tuple(out)
+
+
 def broadcast_shapes(*shapes) -> tuple:
-    """torch's rule: align right; sizes must be equal or 1 (error names the mismatch)."""
-    ndim = max((len(s) for s in shapes), default=0)
-    result = [1] * ndim
+    """The broadcast of any number of shapes, folded pairwise left to right."""
+    result = ()
     for shape in shapes:
-        offset = ndim - len(shape)
-        for i, size in enumerate(shape):
-            j = offset + i
-            cur = result[j]
-            if cur == size or size == 1:
-                continue
-            if cur == 1:
-                result[j] = size
-                continue
-            raise RuntimeError(
-                f"The size of tensor a ({cur}) must match the size of tensor b ({size}) at "
-                f"non-singleton dimension {j}")
-    return tuple(result)
+        result = broadcast_pair(result, tuple(shape))
+    return result
 
 
 def expanded_strides(sizes, strides, target) -> tuple:

@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 
 from ..core.dtypes import BOOL
-from .broadcast import expanded_strides
+from .broadcast import broadcast_pair, expanded_strides
 from .memory_overlap import assert_no_internal_overlap, assert_no_partial_overlap
 
 TILE = 64
@@ -36,7 +36,7 @@ def copy_(self, src, non_blocking=False):
     assert_no_internal_overlap(self)
     assert_no_partial_overlap(self, src)
     if src._sizes != sizes:
-        shape = _broadcast_shape(sizes, src._sizes)
+        shape = broadcast_pair(sizes, src._sizes)
         if shape != sizes:
             raise RuntimeError(f"output with shape {list(sizes)} doesn't match the broadcast "
                                f"shape {list(shape)}")
@@ -61,21 +61,6 @@ def copy_(self, src, non_blocking=False):
     copy_array(dst_arr, src_arr)
     self._vc[0] += 1
     return self
-
-
-def _broadcast_shape(a, b) -> tuple:
-    """torch's broadcast rule for two shapes; it reports the *last* mismatching dim."""
-    ndim = max(len(a), len(b))
-    out = [0] * ndim
-    for i in range(ndim - 1, -1, -1):
-        ia, ib = i - ndim + len(a), i - ndim + len(b)
-        sa = a[ia] if ia >= 0 else 1
-        sb = b[ib] if ib >= 0 else 1
-        if sa != sb and sa != 1 and sb != 1:
-            raise RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b "
-                               f"({sb}) at non-singleton dimension {i}")
-        out[i] = sb if sa == 1 else sa
-    return tuple(out)
 
 
 def _strided_array(t, sizes, strides):

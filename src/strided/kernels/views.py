@@ -30,6 +30,7 @@ import warnings
 
 from ..core.checks import check, maybe_wrap_dim
 from ..core.tensor_impl import contiguous_strides, make_tensor, numel_of
+from .broadcast import broadcast_pair
 
 _INT64_MAX = (1 << 63) - 1
 
@@ -520,21 +521,7 @@ def broadcast_to(self, size):
     return expand(self, size)
 
 
-def infer_broadcast_size(a, b) -> tuple:
-    """torch's ``infer_size``: the broadcast of two shapes, compared from the last dim."""
-    ndim = max(len(a), len(b))
-    out = [0] * ndim
-    for i in range(ndim - 1, -1, -1):
-        offset = ndim - 1 - i
-        ia = len(a) - 1 - offset
-        ib = len(b) - 1 - offset
-        sa = a[ia] if ia >= 0 else 1
-        sb = b[ib] if ib >= 0 else 1
-        if sa != sb and sa != 1 and sb != 1:
-            raise RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b "
-                               f"({sb}) at non-singleton dimension {i}")
-        out[i] = sb if sa == 1 else sa
-    return tuple(out)
+infer_broadcast_size = broadcast_pair   # torch's name for the two-shape rule
 
 
 def broadcast_tensors(tensors):
