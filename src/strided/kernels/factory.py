@@ -290,8 +290,8 @@ def clone(self, memory_format=None):
     buf = self._storage._buf
     if (buf is not None and memory_format is not layouts.channels_last
             and memory_format is not layouts.channels_last_3d
-            and compute_is_contiguous(sizes, self._strides)):
-        # A row-major source: the copy is one run of bytes.
+            and self._strides == contiguous_strides(sizes)):
+        # A row-major source: the copy is one run of bytes with the same strides.
         out = empty(sizes, self._dtype, None, self._device)
         nbytes = numel_of(sizes) * self._dtype.itemsize
         start = self._offset * self._dtype.itemsize
