@@ -76,10 +76,52 @@ globals().update(_ALIASES)
 __version__ = "0.1.0"
 
 
-def result_type(tensor1, tensor2) -> dtype:
-    """The dtype ``tensor1 op tensor2`` computes in (tensors and Python scalars)."""
+def result_type(*args, **kwargs) -> dtype:
+    """The dtype ``tensor op other`` computes in (tensors and Python or NumPy numbers).
+
+    Parsed as torch's binding parses it, trying its four signatures in order:
+    ``(Tensor tensor, Tensor other)``, ``(Number scalar, Tensor tensor)``,
+    ``(Tensor tensor, Number other)``, ``(Number scalar1, Number scalar2)``.
+    """
+    import builtins
+
+    import numpy as np
+
     from .core.promotion import result_type_of
-    return result_type_of((tensor1, tensor2))
+    from .frontend import arg_parser as ap
+
+    def number(x):
+        if isinstance(x, (builtins.int, builtins.float, builtins.complex)):
+            return x
+        if isinstance(x, (np.number, np.bool_)):
+            return x.item()
+        raise ap.Mismatch
+
+    def tensor_tensor(tensor, other):  # noqa: F811 - torch's keyword names
+        return ap.to_tensor(tensor), ap.to_tensor(other)
+
+    def scalar_tensor(scalar, tensor):  # noqa: F811
+        return number(scalar), ap.to_tensor(tensor)
+
+    def tensor_scalar(tensor, other):  # noqa: F811
+        return ap.to_tensor(tensor), number(other)
+
+    def scalar_scalar(scalar1, scalar2):
+        return number(scalar1), number(scalar2)
+
+    forms = ((tensor_tensor, (("tensor", "Tensor"), ("other", "Tensor"))),
+             (scalar_tensor, (("scalar", "Scalar"), ("tensor", "Tensor"))),
+             (tensor_scalar, (("tensor", "Tensor"), ("other", "Scalar"))),
+             (scalar_scalar, (("scalar1", "Scalar"), ("scalar2", "Scalar"))))
+    for form, _ in forms:
+        try:
+            operands = form(*args, **kwargs)
+        except ap.PARSE_ERRORS:
+            continue
+        return result_type_of(operands)
+    ap.raise_invalid_arguments(tuple(
+        ap.PySig("result_type", tuple((name, typ, None, False) for name, typ in params))
+        for _, params in forms), args, kwargs)
 
 
 def is_tensor(obj) -> bool:

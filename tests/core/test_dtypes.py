@@ -173,9 +173,6 @@ def test_result_type_follows_default_dtype(name, default_dtype):
         check(lambda m: m.result_type(m.ones(2, dtype=m.int32), 1j))
 
 
-@pytest.mark.xfail(strict=True, reason="strided.result_type (src/strided/__init__.py) has no "
-                   "argument parser: torch's 'result_type() received an invalid combination of "
-                   "arguments' TypeError is not raised")
 def test_result_type_bad_arguments():
     check(lambda m: m.result_type(m.ones(2), "a"))
     check(lambda m: m.result_type("a", "b"))

@@ -102,5 +102,5 @@ def test_out_overload_is_folded_into_functional_binding():
 
 def test_factory_requires_grad_keyword():
     assert strided.zeros(2, requires_grad=True).requires_grad
-    with pytest.raises(RuntimeError, match="only Tensors of floating point"):
+    with pytest.raises(RuntimeError, match="Only Tensors of floating point"):   # torch's text
         strided.zeros(2, dtype=strided.int64, requires_grad=True)

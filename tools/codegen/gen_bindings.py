@@ -16,9 +16,23 @@ frontend/arg_parser.py for the runtime half):
 
 Python signatures follow torch's rules: a ``.out`` overload is folded into its
 functional sibling as an ``out=`` keyword; factories (schemas with the
-dtype/layout/device/pin_memory group) gain ``requires_grad=False``; the function
+dtype/layout/device/pin_memory group) gain ``requires_grad=False``; the keyword-only
+parameters are ordered as torch's Python signatures order them (other keywords,
+``out``, the dtype/layout/device/pin_memory group, ``requires_grad``); the function
 variant calls ``self`` ``input``; an overload whose only positional parameter is
-an int list accepts varargs ints.
+an int list accepts varargs ints; a method without parameters refuses arguments with
+CPython's METH_NOARGS text, as torch's do.
+
+Two optional YAML keys shape the Python side only (the schema stays torch's):
+``python_arg_names`` renames schema arguments in the binding (``{src: other}``: torch
+binds ``copy_`` by hand as ``copy_(Tensor other, ...)``), and
+``deprecated_python_signatures`` lists torch's hidden deprecated signatures of the
+binding (``copy_(Tensor other, bool async=False)``), which count in torch's choice of
+error message (Note [torch's TypeError texts] in frontend/arg_parser.py).
+
+Overloads are tried in YAML order; a guard skips an overload without calling its
+matcher when a positional argument it needs as a Tensor is not one, so that listing a
+Tensor overload first (as torch does) costs the Scalar path no exception.
 """
 
 from __future__ import annotations
@@ -74,6 +88,7 @@ class Overload:
     is_factory: bool
     out: Overload | None = None
     returns_self: bool = False
+    hidden: list = field(default_factory=list)    # deprecated signatures (PySig params)
     _extra: dict = field(default_factory=dict)
 
 
@@ -81,20 +96,24 @@ def _pyname(name: str) -> str:
     return name + "_" if keyword.iskeyword(name) else name
 
 
-def _params_of(schema, *, drop_self: bool, rename_self: bool) -> list[Param]:
+def _params_of(schema, *, drop_self: bool, rename_self: bool, renames=None) -> list[Param]:
     args = schema.arguments
     out_names = {a.name for a in args.out}
+    renames = renames or {}
     params = []
     for a in args.flat_positional:
         if a.name == "self" and drop_self:
             continue
-        name = "input" if (a.name == "self" and rename_self) else _pyname(a.name)
+        name = "input" if (a.name == "self" and rename_self) else \
+            _pyname(renames.get(a.name, a.name))
         params.append(Param(name, a.name, str(a.type), a.default, False))
+    options = []
     for a in args.flat_kwarg_only:
         if a.name in out_names:
             continue
-        params.append(Param(_pyname(a.name), a.name, str(a.type), a.default, True))
-    return params
+        param = Param(_pyname(renames.get(a.name, a.name)), a.name, str(a.type), a.default, True)
+        (options if a.name in TENSOR_OPTIONS else params).append(param)
+    return params + options
 
 
 def _is_factory(schema) -> bool:
@@ -141,7 +160,11 @@ def _convert_line(p: Param) -> str | None:
     elif base == "float":
         line = f"if type({n}) is not float: {n} = _ap.to_float({n})"
     elif base == "bool":
-        line = f"if {n} is not True and {n} is not False: {n} = _ap.to_bool({n})"
+        # torch takes True/False only; the default is tested first, the common case
+        values = ["False", "True"] if p.default == "False" else ["True", "False"]
+        if optional or p.default == "None":
+            values.insert(0 if p.default == "None" else 2, "None")
+        return "if " + " and ".join(f"{n} is not {v}" for v in values) + ": raise _Mismatch"
     elif base == "Scalar":
         line = f"if type({n}) not in _PYNUM: {n} = _ap.to_scalar({n})"
     elif base == "ScalarType":
@@ -225,7 +248,8 @@ def collect(nfs, variant: str, module: str | None) -> dict[str, list[Overload]]:
 
 def _overload(nf, is_method: bool) -> Overload:
     schema = nf.func
-    params = _params_of(schema, drop_self=is_method, rename_self=not is_method)
+    params = _params_of(schema, drop_self=is_method, rename_self=not is_method,
+                        renames=nf.extra.get("python_arg_names"))
     by_schema_name = {p.schema_name: p.name for p in params}
     call_args = []
     tensor_args = []
@@ -240,7 +264,24 @@ def _overload(nf, is_method: bool) -> Overload:
     ov = Overload(nf, _qualname(schema), params, call_args, tensor_args, _is_factory(schema))
     if schema.arguments.out:
         ov.params.append(Param("out", "out", "Tensor", "None", True))
+    ov.hidden = [_parse_python_signature(text)
+                 for text in nf.extra.get("deprecated_python_signatures", ())]
     return ov
+
+
+def _parse_python_signature(text: str) -> list[tuple]:
+    """``"copy_(Tensor other, bool async=False)"`` -> PySig parameter tuples."""
+    inner = text[text.index("(") + 1:text.rindex(")")]
+    params = []
+    kw_only = False
+    for piece in filter(None, (p.strip() for p in inner.split(","))):
+        if piece == "*":
+            kw_only = True
+            continue
+        typ, _, rest = piece.partition(" ")
+        name, eq, default = rest.partition("=")
+        params.append((name, typ, default if eq else None, kw_only))
+    return params
 
 
 # -- emission -------------------------------------------------------------------------------
@@ -266,11 +307,15 @@ def _keyset_expr(ov: Overload) -> str:
 
 
 def _sig_params(ov: Overload) -> list[Param]:
-    params = list(ov.params)
+    """The binding's Python parameters in torch's order: positional, other keywords,
+    ``out``, dtype/layout/device/pin_memory, ``requires_grad``."""
+    params = [p for p in ov.params if p.schema_name not in TENSOR_OPTIONS]
     if ov.out is not None:
         params.append(Param("out", "out", "Tensor", "None", True))
+    params += [p for p in ov.params if p.schema_name in TENSOR_OPTIONS]
     if ov.is_factory:
-        params.append(Param("requires_grad", "requires_grad", "bool", "False", True))
+        # torch takes None for requires_grad too
+        params.append(Param("requires_grad", "requires_grad", "bool?", "False", True))
     return params
 
 
@@ -317,7 +362,7 @@ def _call(ov: Overload, indent: str) -> list[str]:
         lines.append(f"{indent}result = {call}")
     if ov.is_factory:
         lines.append(f"{indent}if requires_grad:")
-        lines.append(f"{indent}    result.requires_grad_(True)")
+        lines.append(f"{indent}    _ap.factory_requires_grad(result)")
     lines.append(f"{indent}return result")
     return lines
 
@@ -327,26 +372,54 @@ def _opvar(qualname: str) -> str:
 
 
 def _sig_literal(name: str, ov: Overload, is_method: bool) -> str:
-    params = ", ".join(
-        f"({p.name!r}, {p.type!r}, {p.default!r}, {p.kwarg_only!r})" for p in _sig_params(ov))
-    return (f"_ap.PySig({name!r}, ({params}{',' if len(_sig_params(ov)) == 1 else ''}), "
-            f"{_packs_varargs(ov)!r}, {is_method!r})")
+    def default(p):
+        return "False" if ov.is_factory and p.schema_name == "pin_memory" else p.default
+    params = [(p.name, p.type, default(p), p.kwarg_only) for p in _sig_params(ov)]
+    return _pysig_literal(name, params, _packs_varargs(ov), is_method, False)
+
+
+def _pysig_literal(name: str, params, packs_varargs: bool, is_method: bool,
+                   hidden: bool) -> str:
+    text = ", ".join(repr(tuple(p)) for p in params)
+    extra = ", hidden=True" if hidden else ""
+    return (f"_ap.PySig({name!r}, ({text}{',' if len(params) == 1 else ''}), "
+            f"{packs_varargs!r}, {is_method!r}{extra})")
+
+
+def _tensor_guard(ov: Overload) -> str | None:
+    """A cheap test that rules the overload out when a positional argument it needs as a
+    Tensor is not one (None when there is nothing to test)."""
+    conds = []
+    for j, p in enumerate(p for p in ov.params if not p.kwarg_only):
+        if p.type.startswith("Tensor") and not p.type.endswith(("?", "]")) and p.default is None:
+            short = "not args" if j == 0 else f"len(args) <= {j}"
+            conds.append(f"({short} or isinstance(args[{j}], _Tensor))")
+    return " and ".join(conds) if conds else None
 
 
 def emit_binding(name: str, overloads: list[Overload], is_method: bool) -> tuple[str, str]:
     """Returns (module-level helpers, the binding function's source)."""
-    tag = name.strip("_") or name
-    prefix = f"_{'m' if is_method else 'f'}_{tag}"
-    helpers = []
-    for i, ov in enumerate(overloads):
-        helpers.append(_matcher(f"{prefix}_{i}", ov))
-    sigs = ", ".join(_sig_literal(name, ov, is_method) for ov in overloads)
-    helpers.append(f"{prefix}_sigs = ({sigs},)")
+    prefix = f"_{'m' if is_method else 'f'}_{name}"
     head = f"def {name}(self, *args, **kwargs):" if is_method else \
         f"def {name}(*args, **kwargs):"
     body = [head]
-    # Fast path: a method called with no arguments when every parameter has a default.
     first = overloads[0]
+    if (is_method and len(overloads) == 1 and not first.params and not first.is_factory
+            and not first.hidden):
+        # torch binds a method without parameters as METH_NOARGS
+        body.append("    if not args and not kwargs:")
+        body.append(f"        return {_opvar(first.qualname)}.call({_keyset_expr(first)}, "
+                    f"{', '.join(first.call_args)})")
+        body.append(f"    _ap.raise_no_arguments({name!r}, args, kwargs)")
+        return "", "\n".join(body)
+    helpers = []
+    for i, ov in enumerate(overloads):
+        helpers.append(_matcher(f"{prefix}_{i}", ov))
+    sigs = [_sig_literal(name, ov, is_method) for ov in overloads]
+    sigs += [_pysig_literal(name, params, False, is_method, True)
+             for ov in overloads for params in ov.hidden]
+    helpers.append(f"{prefix}_sigs = ({', '.join(sigs)},)")
+    # Fast path: a method called with no arguments when every parameter has a default.
     if is_method and all(p.default is not None for p in first.params) and not first.is_factory:
         defaults = {p.name: _default_expr(p) for p in first.params}
         args_expr = ", ".join(defaults.get(a, a) for a in first.call_args)
@@ -357,17 +430,22 @@ def emit_binding(name: str, overloads: list[Overload], is_method: bool) -> tuple
     for i, ov in enumerate(overloads):
         names = [p.name for p in _sig_params(ov)]
         argv = "args"
+        indent = "    "
         if _packs_varargs(ov):
             body.append("    packed = (args,) if args and (len(args) > 1 or "
                         "_ap.is_int_like(args[0])) else args")
             argv = "packed"
-        body.append("    try:")
+        guard = _tensor_guard(ov) if len(overloads) > 1 else None
+        if guard is not None:
+            body.append(f"    if {guard}:")
+            indent = "        "
+        body.append(f"{indent}try:")
         target = f"{', '.join(names)}{',' if len(names) == 1 else ''} = " if names else ""
-        body.append(f"        {target}{prefix}_{i}(*{argv}, **kwargs)")
-        body.append("    except _PARSE_ERRORS:")
-        body.append("        pass")
-        body.append("    else:")
-        body.extend(_call(ov, "        "))
+        body.append(f"{indent}    {target}{prefix}_{i}(*{argv}, **kwargs)")
+        body.append(f"{indent}except _PARSE_ERRORS:")
+        body.append(f"{indent}    pass")
+        body.append(f"{indent}else:")
+        body.extend(_call(ov, indent + "    "))
     body.append(f"    _ap.raise_invalid_arguments({prefix}_sigs, args, kwargs)")
     return "\n\n\n".join(helpers), "\n".join(body)
 
@@ -407,7 +485,8 @@ def gen_functions(nfs, module: str | None) -> str:
     names = []
     for name in sorted(groups):
         helpers, fn = emit_binding(name, groups[name], False)
-        parts.append(helpers)
+        if helpers:
+            parts.append(helpers)
         parts.append(fn)
         names.append(name)
     parts.append("\ndef bind_tensor_class(cls):\n    global _Tensor\n    _Tensor = cls\n")
@@ -423,7 +502,8 @@ def gen_methods(nfs) -> str:
     methods = []
     for name in sorted(groups):
         helpers, fn = emit_binding(name, groups[name], True)
-        parts.append(helpers)
+        if helpers:
+            parts.append(helpers)
         parts.append(fn)
         methods.append(name)
     body = "\n".join(f"    {m} = {m}" for m in methods) or "    pass"

@@ -29,7 +29,7 @@ def maybe_wrap_dim(dim: int, ndim: int, wrap_scalar: bool = True) -> int:
     """Turn a possibly negative ``dim`` into an index in ``range(ndim)`` (torch's errors)."""
     if ndim <= 0:
         if not wrap_scalar:
-            raise IndexError(f"dimension specified as {dim} but tensor has no dimensions")
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         ndim = 1
     lo, hi = -ndim, ndim - 1
     if dim < lo or dim > hi:

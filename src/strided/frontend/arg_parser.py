@@ -28,8 +28,10 @@ from ..core import layouts as _layouts
 from ..core.devices import CPU
 from ..core.devices import device as _device_cls
 from ..core.dispatch_keys import backend_keyset
+from ..core.storage import UntypedStorage as _UntypedStorage
 
-__all__ = ["PARSE_ERRORS", "Mismatch", "PySig", "raise_invalid_arguments"]
+__all__ = ["PARSE_ERRORS", "Mismatch", "PySig", "format_invalid_args", "raise_invalid_arguments",
+           "tp_name"]
 
 
 class Mismatch(Exception):
@@ -71,13 +73,25 @@ def to_intlist(x, size=None):
     if type(x) is tuple:
         for v in x:
             if type(v) is not int:
-                return tuple(to_int(v) for v in x)
+                return _intlist_slow(x)
         return x
     if isinstance(x, (list, tuple)):
-        return tuple(to_int(v) for v in x)
+        return _intlist_slow(x)
     if size is not None:
         return (to_int(x),) * size
     raise Mismatch
+
+
+def _intlist_slow(x) -> tuple:
+    # torch wants an index (no bool) first; later elements only need ``__index__``, so
+    # ``zeros(2, True)`` is ``zeros(2, 1)``
+    if not x:
+        return ()
+    first = to_int(x[0])
+    try:
+        return (first,) + tuple(v if type(v) is int else operator.index(v) for v in x[1:])
+    except TypeError:
+        raise Mismatch from None
 
 
 def to_float(x):
@@ -98,6 +112,13 @@ def to_bool(x):
         return x
     if isinstance(x, np.bool_):
         return bool(x)
+    raise Mismatch
+
+
+def to_pybool(x):
+    """``bool`` as torch's Python bindings take it: ``True`` or ``False`` only."""
+    if x is True or x is False:
+        return x
     raise Mismatch
 
 
@@ -192,20 +213,203 @@ def keyset_of_list(tensors) -> int:
 
 
 # -- diagnostics (the slow path) ------------------------------------------------------
+#
+# Note [torch's TypeError texts]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# When no overload takes a call, torch's PythonArgParser explains it in one of two ways,
+# and strided follows both rules, quirks included, because tests compare the texts:
+#
+# - One signature (or exactly one whose argument count fits, ``min_args <= given <=
+#   len(params)``, hidden signatures not counting): its parser runs again in raising
+#   mode and reports the first problem it meets, walking the parameters in order:
+#   "takes 2 positional arguments but 3 were given", "missing 1 required positional
+#   arguments" (torch's plural and singular are the wrong way round), "argument 'dim'
+#   (position 1) must be int, not str", "got an unexpected keyword argument 'foo'".
+#   The type of a value is named by CPython's ``tp_name``: "list", "numpy.float64",
+#   "torch.dtype".
+# - Otherwise "f() received an invalid combination of arguments - got (int, str), but
+#   expected one of:" and the signatures. This part of torch re-parses each
+#   signature's text (split at ", ", the type is what precedes the last space), so a
+#   parameter with a default is read as type "bool non_blocking =" named "False" and
+#   "*" counts as a parameter; an overload gets a "didn't match" line only when that
+#   count equals the number of arguments given. Keywords are listed in the iteration
+#   order of a C++ ``std::unordered_map`` (``_unordered_map_order``).
+#
+# A signature may be *hidden* (torch's deprecated overloads, e.g. ``copy_(Tensor other,
+# bool async=False)``): it counts for "is there more than one signature" but is never
+# listed nor plausible.
+#
+# torch's parser checks little of an int list (its first element only); the rest is
+# checked while converting, after the overload was chosen: "argument 'size' failed to
+# unpack the object at pos 2 with error ...". ``raise_invalid_arguments`` therefore first
+# looks for an overload that torch's checks accept and reports its conversion error.
+
+_MISSING = object()
+_HEAPTYPE = 1 << 9      # Py_TPFLAGS_HEAPTYPE: classes defined in Python
+_TORCH_TYPE_NAMES: dict = {
+    _dtype_cls: "torch.dtype", _device_cls: "torch.device", _layouts.layout: "torch.layout",
+    _layouts.memory_format: "torch.memory_format", _dt.finfo: "torch.finfo",
+    _dt.iinfo: "torch.iinfo", _UntypedStorage: "torch.storage.UntypedStorage",
+}
+
+
+def register_type_name(cls, name: str) -> None:
+    """Name ``cls`` as torch names its counterpart in messages (``Size`` -> "torch.Size")."""
+    _TORCH_TYPE_NAMES[cls] = name
+
+
+def tp_name(value) -> str:
+    """The name torch's messages give the type of ``value``: CPython's ``tp_name``, which
+    is "module.name" for a type defined in C ("numpy.float32") and the bare name for a
+    class defined in Python; strided's stand-ins for torch's C types use torch's names."""
+    cls = type(value)
+    name = _TORCH_TYPE_NAMES.get(cls)
+    if name is not None:
+        return name
+    if cls.__flags__ & _HEAPTYPE or cls.__module__ == "builtins":
+        return cls.__name__
+    return f"{cls.__module__}.{cls.__name__}"
+
+
+# torch's acceptance tests, one per parameter type; they differ from the converters
+# above where torch's parser is lax (it looks at the first element of an int list only)
+# or strict (a 0-dim tensor for a Scalar).
+
+def _check_long(x) -> bool:
+    return (isinstance(x, int) and not isinstance(x, bool)) or isinstance(x, np.integer)
+
+
+def _is_numpy_scalar(x) -> bool:
+    return isinstance(x, (np.integer, np.bool_, np.floating, np.complexfloating))
+
+
+def _check_index(x) -> bool:
+    if isinstance(x, bool):
+        return False
+    if _check_long(x):
+        return True
+    try:
+        operator.index(x)
+        return True
+    except Exception:  # noqa: BLE001 - whatever __index__ raises, x is no index
+        return False
+
+
+def _is_int_or_symint(x) -> bool:
+    if _check_long(x):
+        return True
+    t = _tensor_cls[0]
+    if isinstance(x, t):
+        return x.numel() == 1 and x.dtype.category <= _dt.INT
+    return _check_index(x)
+
+
+def _int_list_check(x, size):
+    """(accepted, index of the offending element or None) for an int list."""
+    if isinstance(x, (list, tuple)):
+        if not x or _is_int_or_symint(x[0]):
+            return True, None
+        return False, 0
+    return bool(size) and _is_int_or_symint(x), None
+
+
+def _check_double(x) -> bool:
+    return isinstance(x, (float, int)) or _is_numpy_scalar(x)
+
+
+def _plain_0dim(x) -> bool:
+    return isinstance(x, _tensor_cls[0]) and not x.requires_grad and x.dim() == 0
+
+
+def _base_type(typ: str):
+    """"Tensor(a!)" -> ("Tensor", None); "int[2]?" -> ("int[]", 2)."""
+    typ = typ.removesuffix("?")
+    if "(" in typ:
+        typ = typ[:typ.index("(")] + typ[typ.index(")") + 1:]
+    typ = typ.removesuffix("?")
+    if typ.endswith("]") and not typ.endswith("[]"):
+        return typ[:typ.index("[")] + "[]", int(typ[typ.index("[") + 1:-1])
+    return typ, None
+
+
+def _torch_check(typ: str, x):
+    """Whether torch's parser accepts ``x`` for a parameter of type ``typ``:
+    (accepted, index of the offending list element or None)."""
+    base, size = _base_type(typ)
+    t = _tensor_cls[0]
+    if base == "Tensor":
+        ok = isinstance(x, t)
+    elif base in ("Scalar", "complex"):
+        ok = isinstance(x, (int, float, complex)) or _is_numpy_scalar(x) or _plain_0dim(x)
+    elif base == "float":
+        ok = _check_double(x) or _plain_0dim(x)
+    elif base == "int":
+        ok = _check_long(x) or (_plain_0dim(x) and x.dtype.category == _dt.INT)
+    elif base == "SymInt":
+        ok = _is_int_or_symint(x)
+    elif base in ("int[]", "SymInt[]"):
+        return _int_list_check(x, size)
+    elif base == "bool":
+        ok = x is True or x is False
+    elif base == "ScalarType":
+        ok = isinstance(x, _dtype_cls) or (isinstance(x, type) and x in _PY_TYPE_DTYPES)
+    elif base == "Layout":
+        ok = isinstance(x, _layouts.layout)
+    elif base == "MemoryFormat":
+        ok = isinstance(x, _layouts.memory_format)
+    elif base == "Device":
+        ok = _check_long(x) or isinstance(x, (str, _device_cls))
+    elif base == "str":
+        ok = isinstance(x, str)
+    elif base in ("Tensor[]", "Tensor?[]"):
+        ok = isinstance(x, (list, tuple)) and all(
+            isinstance(v, t) or (v is None and base == "Tensor?[]") for v in x)
+    elif base == "float[]":
+        ok = isinstance(x, (list, tuple)) and (
+            not x or _check_double(x[0]) or isinstance(x[0], complex))
+    elif base == "Storage":
+        ok = isinstance(x, _UntypedStorage)
+    elif base == "Scalar[]":
+        ok = isinstance(x, (list, tuple)) and all(
+            isinstance(v, (int, float, complex)) or _is_numpy_scalar(v) for v in x)
+    else:
+        conv = _CONVERTERS.get(base)
+        if conv is None:
+            return True, None
+        try:
+            conv(x)
+            ok = True
+        except Mismatch:
+            ok = False
+    return ok, None
+
+
+def _allows_none(typ: str, default) -> bool:
+    return typ.endswith("?") or default == "None"
+
 
 class PySig:
-    """A Python signature as shown in torch's messages, and enough to diagnose a call.
+    """A Python signature as torch's messages show it, and torch's parser for it.
 
-    ``params`` is a tuple of (name, type_text, default_text_or_None, kwarg_only).
+    ``params`` is a tuple of (name, type_text, default_text_or_None, kwarg_only), in
+    torch's order; a ``hidden`` signature is a deprecated one that torch accepts without
+    listing it (Note [torch's TypeError texts]). Operators called through ``strided.ops``
+    (names with a namespace, ``myns::f``) have no torch text to follow; their arity errors
+    keep Python's wording ("takes 2 positional arguments", "missing 1 required positional
+    argument").
     """
 
-    __slots__ = ("is_method", "name", "packs_varargs", "params")
+    __slots__ = ("hidden", "is_method", "max_pos_args", "min_args", "name", "packs_varargs",
+                 "params")
 
-    def __init__(self, name, params, packs_varargs=False, is_method=False):
+    def __init__(self, name, params, packs_varargs=False, is_method=False, hidden=False):
         self.name = name
         self.params = params
         self.packs_varargs = packs_varargs
         self.is_method = is_method
+        self.hidden = hidden
+        self.min_args = sum(1 for p in params if p[2] is None)
+        self.max_pos_args = sum(1 for p in params if not p[3])
 
     def display(self) -> str:
         parts = []
@@ -220,124 +424,337 @@ class PySig:
             parts.append(text)
         return "(" + ", ".join(parts) + ")"
 
-    def diagnose(self, args, kwargs) -> tuple[str | None, list]:
-        """Why this signature rejects the call: (message or None, per-arg match flags)."""
-        positional = [p for p in self.params if not p[3]]
-        by_name = {p[0]: p for p in self.params}
-        if self.packs_varargs and args and (len(args) > 1 or is_int_like(args[0])):
-            args = (tuple(args),)
-        if len(args) > len(positional):
-            return (f"{self.name}() takes {len(positional)} positional argument"
-                    f"{'s' if len(positional) != 1 else ''} but {len(args)} "
-                    f"{'were' if len(args) != 1 else 'was'} given"), []
-        flags = []
-        for i, value in enumerate(args):
-            name, typ, _, _ = positional[i]
-            ok = _matches(typ, value)
-            flags.append(ok)
-            if not ok:
-                bad = _bad_list_element(typ, value)
-                if bad is not None:
-                    return (f"{self.name}(): argument '{name}' failed to unpack the object at "
-                            f"pos {bad[0] + 1} with error \"type must be tuple of ints,but got "
-                            f"{_typename(bad[1])}\""), flags
-                return (f"{self.name}(): argument '{name}' (position {i + 1}) must be "
-                        f"{_display_type(typ)}, not {_typename(value)}"), flags
-        for key, value in kwargs.items():
-            if key in {p[0] for p in positional[:len(args)]}:
-                return f"{self.name}() got multiple values for argument '{key}'", flags
-            if key not in by_name:
-                return f"{self.name}() got an unexpected keyword argument '{key}'", flags
-            _, typ, _, _ = by_name[key]
-            if not _matches(typ, value):
-                return (f"{self.name}(): argument '{key}' must be {_display_type(typ)}, not "
-                        f"{_typename(value)}"), flags
-        given = {p[0] for p in positional[:len(args)]} | set(kwargs)
-        missing = [p[0] for p in self.params if p[2] is None and p[0] not in given]
-        if missing:
-            return (f"{self.name}() missing {len(missing)} required positional argument"
-                    f"{'s' if len(missing) != 1 else ''}: "
-                    + ", ".join(f'"{m}"' for m in missing)), flags
-        return None, flags
+    def _varargs(self, args) -> bool:
+        """Whether positional ints stand for the single int-list parameter
+        (``zeros(2, 3)``)."""
+        return self.packs_varargs and _int_list_check(args, None)[0]
+
+    def diagnose(self, args, kwargs) -> str | None:
+        """torch's message for the first problem of this call, or None when torch's
+        parser accepts it (Note [torch's TypeError texts])."""
+        nargs = len(args)
+        varargs = self._varargs(args)
+        if nargs > self.max_pos_args and not varargs:
+            return self._extra_args(nargs)
+        arg_pos = 0
+        remaining = len(kwargs)
+        for i, (name, typ, default, kw_only) in enumerate(self.params):
+            is_kwd = False
+            if arg_pos < nargs:
+                if kw_only:
+                    return self._extra_args(nargs)
+                value = args[arg_pos]
+            elif kwargs:
+                value = kwargs.get(name, _MISSING)
+                is_kwd = True
+            else:
+                value = _MISSING
+            if value is _MISSING:
+                if default is None:
+                    return self._missing_args(i)
+            elif not (value is None and _allows_none(typ, default)):
+                ok, failed = _torch_check(typ, value)
+                if not ok:
+                    if varargs and arg_pos == 0 and not is_kwd:
+                        arg_pos = nargs
+                        continue
+                    return self._type_error(name, typ, value, is_kwd, arg_pos, failed)
+            if not is_kwd:
+                arg_pos += 1
+            elif value is not _MISSING:
+                remaining -= 1
+        if remaining > 0:
+            return self._extra_kwargs(kwargs, nargs)
+        return None
+
+    def conversion_error(self, args, kwargs) -> str | None:
+        """The error torch raises after choosing this signature, while converting: an int
+        list element that is no index."""
+        nargs = len(args)
+        varargs = self._varargs(args)
+        arg_pos = 0
+        for name, typ, _, _ in self.params:
+            if arg_pos < nargs:
+                value = args[arg_pos]
+                if varargs and arg_pos == 0 and not _torch_check(typ, value)[0]:
+                    value = args
+                    arg_pos = nargs
+                arg_pos += 1
+            else:
+                value = kwargs.get(name, _MISSING)
+            if _base_type(typ)[0] in ("int[]", "SymInt[]") and isinstance(value, (list, tuple)):
+                for k, v in enumerate(value):
+                    if not _unpacks_as_index(v):
+                        return (f"{self.name}(): argument '{name}' failed to unpack the object "
+                                f"at pos {k + 1} with error \"type must be tuple of ints,but "
+                                f"got {tp_name(v)}\"")
+        return None
+
+    def _extra_args(self, nargs: int) -> str:
+        if self.min_args != self.max_pos_args and "::" not in self.name:
+            return (f"{self.name}() takes from {self.min_args} to {self.max_pos_args} "
+                    f"positional arguments but {nargs} were given")
+        n = self.max_pos_args
+        return (f"{self.name}() takes {n} positional argument{'' if n == 1 else 's'} but "
+                f"{nargs} {'was' if nargs == 1 else 'were'} given")
+
+    def _missing_args(self, index: int) -> str:
+        names = [p[0] for p in self.params[index:] if p[2] is None]
+        # torch's own wording: "argument" for several, "arguments" for one
+        plural = len(names) == 1
+        if "::" in self.name:
+            plural = not plural
+        return (f"{self.name}() missing {len(names)} required positional argument"
+                f"{'s' if plural else ''}: " + ", ".join(f'"{n}"' for n in names))
+
+    def _type_error(self, name, typ, value, is_kwd, arg_pos, failed) -> str:
+        expected = _display_type(typ)
+        if is_kwd:
+            return (f"{self.name}(): argument '{name}' must be {expected}, not "
+                    f"{tp_name(value)}")
+        if failed is not None:
+            return (f"{self.name}(): argument '{name}' (position {arg_pos + 1}) must be "
+                    f"{expected}, but found element of type {tp_name(value[failed])} at pos "
+                    f"{failed}")
+        return (f"{self.name}(): argument '{name}' (position {arg_pos + 1}) must be "
+                f"{expected}, not {tp_name(value)}")
+
+    def _extra_kwargs(self, kwargs, nargs: int) -> str:
+        index = {p[0]: i for i, p in enumerate(self.params)}
+        for key in kwargs:
+            i = index.get(key)
+            if i is None:
+                return f"{self.name}() got an unexpected keyword argument '{key}'"
+            if i < nargs:
+                return f"{self.name}() got multiple values for argument '{key}'"
+        return "invalid keyword arguments"
 
 
-def _bad_list_element(typ: str, value):
-    """(index, element) of the first non-int in a list given for an int list, else None."""
-    base = typ.rstrip("?")
-    if base.split("[")[0] in ("int", "SymInt") and "[" in base and isinstance(value, (list,
-                                                                                      tuple)):
-        for i, v in enumerate(value):
-            if not _matches("int", v):
-                return i, v
-    return None
+_typename = tp_name   # the name frontend/nonzero.py knows it by
 
 
-def _plausible(sig: PySig, args, kwargs) -> bool:
-    """torch reports a single signature's error when only one could take this many
-    arguments and these keywords."""
-    positional = [p for p in sig.params if not p[3]]
-    if sig.packs_varargs and args and (len(args) > 1 or is_int_like(args[0])):
-        args = (tuple(args),)
-    names = {p[0] for p in sig.params}
-    required = [p for p in positional if p[2] is None]
-    return (len(required) <= len(args) + sum(k in names for k in kwargs)
-            and len(args) <= len(positional) and all(k in names for k in kwargs))
+def _unpacks_as_index(v) -> bool:
+    """An int list element after the first: anything with ``__index__`` (bools too)."""
+    try:
+        operator.index(v)
+        return True
+    except TypeError:
+        return False
 
 
 def raise_invalid_arguments(sigs, args, kwargs):
-    """Raise torch's TypeError for a call that matched none of ``sigs``."""
-    plausible = [s for s in sigs if _plausible(s, args, kwargs)]
-    if len(sigs) == 1 or len(plausible) == 1:
-        sig = sigs[0] if len(sigs) == 1 else plausible[0]
-        msg, _ = sig.diagnose(args, kwargs)
+    """Raise torch's TypeError for a call that matched none of ``sigs`` (Note [torch's
+    TypeError texts])."""
+    if len(sigs) == 1:
+        sig = sigs[0]
+        msg = sig.diagnose(args, kwargs) or sig.conversion_error(args, kwargs)
         raise TypeError(msg or f"{sig.name}(): invalid arguments")
-    got = ", ".join([_typename(a) for a in args]
-                    + [f"{k}={_typename(v)}" for k, v in kwargs.items()])
-    lines = [f"{sigs[0].name}() received an invalid combination of arguments - got ({got}), "
-             f"but expected one of:"]
     for sig in sigs:
-        lines.append(f" * {sig.display()}")
-        msg, flags = sig.diagnose(args, kwargs)
-        if flags and not all(flags):
-            marked = ", ".join(_typename(a) if ok else f"!{_typename(a)}!"
-                               for a, ok in zip(args, flags))
-            lines.append(f"      didn't match because some of the arguments have invalid "
-                         f"types: ({marked})")
-    raise TypeError("\n".join(lines) + "\n")
+        if not sig.hidden and sig.diagnose(args, kwargs) is None:
+            msg = sig.conversion_error(args, kwargs)
+            if msg:
+                raise TypeError(msg)
+            break
+    n = len(args) + len(kwargs)
+    plausible = [s for s in sigs if not s.hidden and s.min_args <= n <= len(s.params)]
+    if len(plausible) == 1:
+        msg = plausible[0].diagnose(args, kwargs)
+        if msg:
+            raise TypeError(msg)
+    raise TypeError(format_invalid_args(sigs[0].name, args, kwargs,
+                                        [s.display() for s in sigs if not s.hidden]))
+
+
+def raise_no_arguments(name: str, args, kwargs):
+    """A method without parameters called with some: CPython's text for torch's
+    METH_NOARGS methods."""
+    if kwargs:
+        raise TypeError(f"TensorBase.{name}() takes no keyword arguments")
+    raise TypeError(f"TensorBase.{name}() takes no arguments ({len(args)} given)")
+
+
+def format_invalid_args(name: str, args, kwargs, options) -> str:
+    """torch's "received an invalid combination of arguments" text for ``options`` (the
+    displayed signatures)."""
+    keywords = [(k, kwargs[k]) for k in _unordered_map_order(list(kwargs))]
+    head = f"{name}() received an invalid combination of arguments - "
+    n = len(args) + len(keywords)
+    if len(options) == 1:
+        names, types = _parse_option(options[0])
+        unmatched = _unmatched_keywords(names, keywords)
+        if unmatched:
+            return head + "got unrecognized keyword arguments: " + ", ".join(unmatched)
+        desc = (_formatted_args(names, types, args, kwargs) if len(names) == n
+                else _args_desc(args, keywords))
+        return head + f"got {desc}, but expected {options[0]}"
+    lines = [head + f"got {_args_desc(args, keywords)}, but expected one of:"]
+    for option in options:
+        lines.append(f" * {option}")
+        names, types = _parse_option(option)
+        if len(names) != n:
+            continue
+        unmatched = _unmatched_keywords(names, keywords)
+        if unmatched:
+            lines.append("      didn't match because some of the keywords were incorrect: "
+                         + ", ".join(unmatched))
+        else:
+            lines.append("      didn't match because some of the arguments have invalid types: "
+                         + _formatted_args(names, types, args, kwargs))
+    return "\n".join(lines) + "\n"
+
+
+def _parse_option(option: str):
+    """torch's reading of a displayed signature: (names, type names), one per ", "-separated
+    piece; the type is the text before the last space."""
+    names, types = [], []
+    for piece in option[1:-1].split(", "):
+        cut = piece.rfind(" ")
+        types.append(piece if cut < 0 else piece[:cut])
+        names.append(piece[cut + 1:])
+    return names, types
+
+
+def _unmatched_keywords(names, keywords) -> list:
+    tail = names[max(0, len(names) - len(keywords)):]
+    return [k for k, _ in keywords if k not in tail]
+
+
+def _type_matches(type_name: str, value) -> bool:
+    name = tp_name(value)
+    if type_name == "float":
+        return name in ("float", "int", "long")
+    if type_name == "int":
+        return name in ("int", "long")
+    return name == type_name
+
+
+def _describe(value) -> str:
+    if isinstance(value, tuple):
+        inner = ", ".join(tp_name(v) for v in value)
+        return f"{tp_name(value)} of ({inner}{',' if len(value) == 1 else ''})"
+    if isinstance(value, list):
+        return f"{tp_name(value)} of [{', '.join(tp_name(v) for v in value)}]"
+    return tp_name(value)
+
+
+def _formatted_args(names, types, args, kwargs) -> str:
+    parts = []
+    for i in range(len(names)):
+        is_kwarg = i >= len(args)
+        value = kwargs[names[i]] if is_kwarg else args[i]
+        text = (f"{names[i]}=" if is_kwarg else "") + _describe(value)
+        parts.append(text if _type_matches(types[i], value) else f"!{text}!")
+    return _join_like_torch(parts, bool(args))
+
+
+def _args_desc(args, keywords) -> str:
+    parts = [tp_name(a) for a in args] + [f"{k}={tp_name(v)}" for k, v in keywords]
+    return _join_like_torch(parts, bool(args))
+
+
+def _join_like_torch(parts, has_positional: bool) -> str:
+    # every part is followed by ", " and the last one is removed only when there were
+    # positional arguments: "(int, foo=int)" but "(foo=int, )"
+    text = "".join(p + ", " for p in parts)
+    if has_positional:
+        text = text[:-2]
+    return "(" + text + ")"
+
+
+# Note [Keyword order in torch's messages]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# torch copies the keywords into a ``std::unordered_map<std::string, PyObject*>`` and
+# lists them in its iteration order, which libstdc++ fixes as follows: keys hash with
+# ``std::_Hash_bytes`` (a MurmurHash2 variant, seed 0xc70f6907) modulo the bucket count;
+# the table starts with 13 buckets and grows to the next prime >= twice its size when
+# it would hold more elements than buckets; a key whose bucket is empty goes to the
+# front of the list, one whose bucket is taken goes just before that bucket's first key;
+# growing re-inserts the keys in list order. For a few keys in distinct buckets that is
+# reverse insertion order ("got (foo=int, dtype=torch.dtype)" for dtype=..., foo=1).
+
+_M64 = (1 << 64) - 1
+_MURMUR_MUL = 0xC6A4A7935BD1E995
+
+
+def _shift_mix(v: int) -> int:
+    return v ^ (v >> 47)
+
+
+def _std_hash(text: str) -> int:
+    data = text.encode()
+    n = len(data)
+    h = (0xC70F6907 ^ (n * _MURMUR_MUL)) & _M64
+    whole = n & ~7
+    for i in range(0, whole, 8):
+        word = int.from_bytes(data[i:i + 8], "little")
+        h ^= (_shift_mix((word * _MURMUR_MUL) & _M64) * _MURMUR_MUL) & _M64
+        h = (h * _MURMUR_MUL) & _M64
+    if n & 7:
+        h ^= int.from_bytes(data[whole:], "little")
+        h = (h * _MURMUR_MUL) & _M64
+    return _shift_mix((_shift_mix(h) * _MURMUR_MUL) & _M64)
+
+
+_SMALL_BUCKET_COUNTS = (2, 2, 2, 3, 5, 5, 7, 7, 11, 11, 11, 11, 13, 13)
+
+
+def _bucket_count_for(n: int) -> int:
+    if n < len(_SMALL_BUCKET_COUNTS):
+        return _SMALL_BUCKET_COUNTS[n]
+    while any(n % d == 0 for d in range(2, int(n ** 0.5) + 1)):
+        n += 1
+    return n
+
+
+def _unordered_map_order(keys: list) -> list:
+    """The iteration order of a libstdc++ ``unordered_map`` filled with ``keys`` in order
+    (Note [Keyword order in torch's messages])."""
+    hashes = {k: _std_hash(k) for k in keys}
+    buckets, next_resize, order = 1, 0, []
+
+    def insert(seq, key, count):
+        b = hashes[key] % count
+        for j, other in enumerate(seq):
+            if hashes[other] % count == b:
+                seq.insert(j, key)
+                return
+        seq.insert(0, key)
+
+    for key in keys:
+        n = len(order) + 1
+        if n > next_resize:
+            wanted = max(n, 0 if next_resize else 11)
+            if wanted >= buckets:
+                buckets = next_resize = _bucket_count_for(max(wanted + 1, buckets * 2))
+                rehashed: list = []
+                for other in order:
+                    insert(rehashed, other, buckets)
+                order = rehashed
+            else:
+                next_resize = buckets
+        insert(order, key, buckets)
+    return order
 
 
 _DISPLAY = {
     "Tensor": "Tensor", "int": "int", "SymInt": "int", "float": "float", "bool": "bool",
     "str": "str", "Scalar": "Number", "ScalarType": "torch.dtype", "Device": "torch.device",
-    "Layout": "torch.layout", "MemoryFormat": "torch.memory_format",
+    "Layout": "torch.layout", "MemoryFormat": "torch.memory_format", "complex": "complex",
     "Generator": "torch.Generator", "Tensor[]": "tuple of Tensors",
     "Tensor?[]": "tuple of Tensors", "int[]": "tuple of ints", "SymInt[]": "tuple of ints",
     "float[]": "tuple of floats", "Dimname": "name", "Dimname[]": "tuple of names",
-    "Storage": "Storage", "bool[]": "tuple of bools", "Scalar[]": "tuple of Scalars",
+    "Storage": "torch.Storage", "bool[]": "tuple of bools", "Scalar[]": "tuple of Scalars",
 }
 
 
 def _display_type(typ: str) -> str:
-    base = typ.removesuffix("?")
-    if base.endswith("]") and not base.endswith("[]"):
-        base = base[:base.index("[")] + "[]"
+    base = _base_type(typ)[0]
     return _DISPLAY.get(base, base)
 
 
 def _display_default(default: str) -> str:
-    return {"contiguous_format": "torch.contiguous_format", "[]": "()",
+    return {"contiguous_format": "torch.contiguous_format", "[]": "None",
             "long": "torch.int64"}.get(default, default)
-
-
-def _typename(value) -> str:
-    t = _tensor_cls[0]
-    if t is not None and isinstance(value, t):
-        return "Tensor"
-    if isinstance(value, (list, tuple)) and value:
-        inner = _typename(value[0])
-        if all(_typename(v) == inner for v in value):
-            return f"{type(value).__name__} of [{', '.join(_typename(v) for v in value)}]"
-    return type(value).__name__
 
 
 _CONVERTERS = {
@@ -346,25 +763,6 @@ _CONVERTERS = {
     "Tensor[]": to_tensorlist, "Tensor?[]": to_optional_tensorlist, "int[]": to_intlist,
     "SymInt[]": to_intlist,
 }
-
-
-def _matches(typ: str, value) -> bool:
-    if typ.endswith("?"):
-        if value is None:
-            return True
-        typ = typ[:-1]
-    if typ.endswith("]") and not typ.endswith("[]"):
-        typ = typ[:typ.index("[")] + "[]"
-        if typ in ("int[]", "SymInt[]") and not isinstance(value, (list, tuple)):
-            typ = "int"
-    conv = _CONVERTERS.get(typ)
-    if conv is None:
-        return True
-    try:
-        conv(value)
-        return True
-    except Mismatch:
-        return False
 
 
 def _instance_converter(cls):
@@ -392,6 +790,15 @@ def is_int_like(x) -> bool:
         return True
     except Mismatch:
         return False
+
+
+def factory_requires_grad(result):
+    """A factory's ``requires_grad=True`` (torch's ``set_requires_grad``, whose message
+    differs from ``Tensor.requires_grad_``'s)."""
+    if not (result.dtype.is_floating_point or result.dtype.is_complex):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
+    result.requires_grad_(True)
 
 
 def check_factory_out(out, dtype, layout, device):

@@ -8,6 +8,8 @@ what is not an operator: ``size()``, ``stride()``, ``item()``, ``numpy()``,
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ..core import dtypes as dt
@@ -61,6 +63,7 @@ _op_mH = get_op("aten::mH")
 _op_real = get_op("aten::real")
 _op_imag = get_op("aten::imag")
 _op_select = None
+_CONTIGUOUS_FORMAT = layouts.contiguous_format
 
 
 def _dtype_method(target):
@@ -237,18 +240,32 @@ class Tensor(TensorImpl, _gen_methods.TensorMethods):
 
     @requires_grad.setter
     def requires_grad(self, value):
-        self.requires_grad_(value)
+        # torch's three requires_grad entry points word their errors differently: this
+        # setter, requires_grad_() and the factories' requires_grad= (arg_parser)
+        check(value is True or value is False, "requires_grad must be a bool")
+        check(not value or self._dtype.is_floating_point or self._dtype.is_complex,
+              "only Tensors of floating point and complex dtype can require gradients")
+        self._set_requires_grad(value)
 
-    def requires_grad_(self, requires_grad=True):
-        if requires_grad:
-            check(self._dtype.is_floating_point or self._dtype.is_complex, (
-                "only Tensors of floating point and complex dtype can require gradients"))
+    def requires_grad_(self, *args, **kwargs):
+        """``requires_grad_(requires_grad=True)``."""
+        requires_grad = True
+        if args or kwargs:
+            try:
+                requires_grad, = _requires_grad_args(*args, **kwargs)
+            except _ap.PARSE_ERRORS:
+                _ap.raise_invalid_arguments(_REQUIRES_GRAD_SIGS, args, kwargs)
+        check(not requires_grad or self._dtype.is_floating_point or self._dtype.is_complex,
+              "only Tensors of floating point dtype can require gradients")
+        return self._set_requires_grad(requires_grad)
+
+    def _set_requires_grad(self, requires_grad: bool):
         meta = self._autograd_meta
         if meta is None:
             if not requires_grad:
                 return self
             meta = self._autograd_meta = AutogradMeta()
-        meta.requires_grad = bool(requires_grad)
+        meta.requires_grad = requires_grad
         return self
 
     @property
@@ -299,9 +316,9 @@ class Tensor(TensorImpl, _gen_methods.TensorMethods):
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
-    def _scalar_value(self, what):
-        n = numel_of(self._sizes)
-        check(n == 1, lambda: "only one element tensors can be converted to Python scalars")
+    def _one_value(self):
+        check(numel_of(self._sizes) == 1,
+              "only one element tensors can be converted to Python scalars", ValueError)
         return self.item()
 
     def __bool__(self):
@@ -311,21 +328,39 @@ class Tensor(TensorImpl, _gen_methods.TensorMethods):
                                f"{'no values' if n == 0 else 'more than one value'} is ambiguous")
         return bool(self.item())
 
+    # Note [Python scalars from tensors]
+    # torch reads the value as a C++ double (float()), int64_t (int() of a non-float,
+    # __index__) or complex double, with c10's overflow check: a complex value converts to
+    # a real type only when its imaginary part is 0, a uint64 value above 2**63 - 1 not at
+    # all. int() of a floating tensor goes through a double, so any size comes back.
+
     def __int__(self):
-        return int(self._scalar_value("int").real if self._dtype.is_complex else
-                   self._scalar_value("int"))
+        value = self._one_value()
+        if self._dtype.is_floating_point:
+            return int(value)
+        if self._dtype.is_complex:
+            real = value.real
+            check(value.imag == 0 and -_TWO_63 <= real <= _TWO_63,
+                  "value cannot be converted to type int64_t without overflow")
+            value = int(real)
+            return value if value < _TWO_63 else -_TWO_63    # C++'s cast of 2**63
+        return _as_int64(value)
 
     def __float__(self):
-        return float(self._scalar_value("float"))
+        value = self._one_value()
+        if self._dtype.is_complex:
+            check(value.imag == 0, "value cannot be converted to type double without overflow")
+            return float(value.real)
+        return float(value)
 
     def __complex__(self):
-        return complex(self._scalar_value("complex"))
+        return complex(self._one_value())
 
     def __index__(self):
-        if self._dtype.category != dt.INT or numel_of(self._sizes) != 1:
+        if self._dtype.category > dt.INT or numel_of(self._sizes) != 1:
             raise TypeError("only integer tensors of a single element can be converted to an "
                             "index")
-        return self.item()
+        return _as_int64(self.item())
 
     def __hash__(self):
         return id(self)
@@ -372,10 +407,7 @@ class Tensor(TensorImpl, _gen_methods.TensorMethods):
         return np.asarray(ArrayExport(self))
 
     def __array__(self, dtype=None, copy=None):
-        if self._dtype is dt.bfloat16 and dtype is None:
-            dtype = np.float32
-        arr = self.numpy(force=True) if self._dtype is not dt.bfloat16 else \
-            self._array().astype(np.float32)
+        arr = self.numpy(force=True)    # NumPy has no bfloat16: TypeError, as torch's
         if dtype is not None and np.dtype(dtype) != arr.dtype:
             if copy is False:
                 raise ValueError("Unable to avoid copy while creating an array as requested.")
@@ -387,14 +419,18 @@ class Tensor(TensorImpl, _gen_methods.TensorMethods):
     # -- conversions --------------------------------------------------------------------------
 
     def to(self, *args, **kwargs):
-        """``to(dtype)``, ``to(device, dtype=None)``, ``to(other)``; plus ``non_blocking``,
-        ``copy`` and ``memory_format`` keywords, as torch's hand-written binding parses them."""
+        """``to(device=None, dtype=None)``, ``to(dtype)``, ``to(tensor)``; plus
+        ``non_blocking``, ``copy`` and ``memory_format``, as torch's hand-written binding
+        parses them. Returns ``self`` when nothing would change: same dtype and device,
+        and a memory format that is ``preserve_format`` or the one the tensor's strides
+        suggest (``contiguous_format`` for fewer than 4 dims, however strided)."""
         dtype, device, non_blocking, copy, memory_format = _parse_to(args, kwargs)
         if device is not None and device.type not in ("cpu", "meta"):
             raise RuntimeError(f"strided has no {device.type} backend in this build")
         same = ((dtype is None or dtype is self._dtype)
                 and (device is None or device.type == self._device.type)
-                and (memory_format is None or memory_format is layouts.preserve_format))
+                and (memory_format is None or memory_format is layouts.preserve_format
+                     or memory_format is suggest_memory_format(self._sizes, self._strides)))
         if same and not copy:
             return self
         return _op_to_copy.call(self._keyset, self, dtype, None, device, None, non_blocking,
@@ -405,7 +441,9 @@ class Tensor(TensorImpl, _gen_methods.TensorMethods):
 
     def type(self, dtype=None, non_blocking=False):
         if dtype is None:
-            return _LEGACY_TYPE_NAMES.get(self._dtype.name, "torch.Tensor")
+            kind = self._device.type
+            return (f"torch.{'' if kind == 'cpu' else kind + '.'}"
+                    f"{_LEGACY_TYPE_NAMES[self._dtype.name]}Tensor")
         return self.to(dtype)
 
     float = _dtype_method(dt.float32)
@@ -421,10 +459,41 @@ class Tensor(TensorImpl, _gen_methods.TensorMethods):
     cfloat = _dtype_method(dt.complex64)
     cdouble = _dtype_method(dt.complex128)
 
-    def contiguous(self, memory_format=layouts.contiguous_format):
+    def contiguous(self, *args, **kwargs):
+        """``contiguous(*, memory_format=torch.contiguous_format)``."""
+        if not args and not kwargs:
+            if compute_is_contiguous(self._sizes, self._strides):
+                return self
+            return _op_contiguous.call(self._keyset, self, _CONTIGUOUS_FORMAT)
+        try:
+            memory_format, = _contiguous_args(*args, **kwargs)
+        except _ap.PARSE_ERRORS:
+            _ap.raise_invalid_arguments(_CONTIGUOUS_SIGS, args, kwargs)
         if compute_is_contiguous(self._sizes, self._strides):
             return self
         return _op_contiguous.call(self._keyset, self, memory_format)
+
+    def new_tensor(self, *args, **kwargs):
+        """``new_tensor(data, *, dtype=None, device=None, requires_grad=False)``: a copy of
+        ``data`` like ``tensor(data)``, but in this tensor's dtype and on its device unless
+        told otherwise (no dtype inference)."""
+        from .tensor_new import _new_from_data
+        try:
+            data, dtype, device, requires_grad = _new_tensor_args(*args, **kwargs)
+        except _ap.PARSE_ERRORS:
+            _ap.raise_invalid_arguments(_NEW_TENSOR_SIGS, args, kwargs)
+        if isinstance(data, Tensor):
+            warnings.warn(
+                "To copy construct from a tensor, it is recommended to use "
+                "sourceTensor.detach().clone() or "
+                "sourceTensor.detach().clone().requires_grad_(True), rather than "
+                "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
+        out = _new_from_data(data, self._dtype if dtype is None else dtype,
+                             self._device if device is None else device, copy_tensor=True,
+                             name="new_tensor")
+        if requires_grad:
+            _ap.factory_requires_grad(out)
+        return out
 
     # -- interop -------------------------------------------------------------------------------
 
@@ -449,57 +518,140 @@ def _assign_view(view, value):
 
 
 _LEGACY_TYPE_NAMES = {
-    "float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
-    "float16": "torch.HalfTensor", "bfloat16": "torch.BFloat16Tensor",
-    "int64": "torch.LongTensor", "int32": "torch.IntTensor", "int16": "torch.ShortTensor",
-    "int8": "torch.CharTensor", "uint8": "torch.ByteTensor", "bool": "torch.BoolTensor",
+    "float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+    "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+    "bool": "Bool", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64",
+    "complex64": "ComplexFloat", "complex128": "ComplexDouble",
 }
+_TWO_63 = 2 ** 63
+
+
+def _as_int64(value) -> int:
+    """An integer read as torch's int64_t (a uint64 value above its range raises)."""
+    check(value < _TWO_63, "value cannot be converted to type int64_t without overflow")
+    return int(value)
+
+
+def suggest_memory_format(sizes, strides):
+    """torch's ``suggest_memory_format``: ``channels_last`` (``channels_last_3d``) for a 4-d
+    (5-d) tensor whose strides order the dims as N, H, W, C (N, D, H, W, C), else
+    ``contiguous_format``."""
+    if len(sizes) == 4 and _strides_like_channels_last(sizes, strides, (1, 3, 2, 0)):
+        return layouts.channels_last
+    if len(sizes) == 5 and _strides_like_channels_last(sizes, strides, (1, 4, 3, 2, 0)):
+        return layouts.channels_last_3d
+    return layouts.contiguous_format
+
+
+def _strides_like_channels_last(sizes, strides, order) -> bool:
+    # walk the dims from the innermost (C) outwards: the strides must not decrease, and
+    # ambiguous cases (C of stride 0, N sharing C's stride) count as contiguous
+    if strides[1] == 0:
+        return False
+    smallest = 0
+    for d in order:
+        if sizes[d] == 0 or strides[d] < smallest:
+            return False
+        if d == 0 and smallest == strides[1]:
+            return False
+        smallest = strides[d] * (sizes[d] if sizes[d] > 1 else 1)
+    return True
+
+
+# torch's Python signatures of the hand-parsed methods, for their TypeErrors
+_CONTIGUOUS_SIGS = (_ap.PySig("contiguous", (
+    ("memory_format", "MemoryFormat", "contiguous_format", True),), False, True),)
+_REQUIRES_GRAD_SIGS = (_ap.PySig("requires_grad_", (
+    ("requires_grad", "bool", "True", False),), False, True),)
+_NEW_TENSOR_SIGS = (_ap.PySig("new_tensor", (
+    ("data", "object", None, False), ("dtype", "ScalarType", "None", True),
+    ("device", "Device?", "None", True), ("requires_grad", "bool", "False", True)),
+    False, True),)
+
+
+def _contiguous_args(*, memory_format=layouts.contiguous_format):
+    return _ap.to_memory_format(memory_format),
+
+
+def _requires_grad_args(requires_grad=True):
+    return _ap.to_pybool(requires_grad),
+
+
+def _new_tensor_args(data, *, dtype=None, device=None, requires_grad=False):
+    return (data, None if dtype is None else _ap.to_dtype(dtype),
+            None if device is None else _ap.to_device(device), _ap.to_pybool(requires_grad))
 
 _TO_SIGS = (
-    _ap.PySig("to", (("dtype", "ScalarType", None, False), ("non_blocking", "bool", "False", False),
-                     ("copy", "bool", "False", False),
-                     ("memory_format", "MemoryFormat?", "None", True)), False, True),
     _ap.PySig("to", (("device", "Device?", "None", False), ("dtype", "ScalarType?", "None", False),
                      ("non_blocking", "bool", "False", False), ("copy", "bool", "False", False),
                      ("memory_format", "MemoryFormat?", "None", True)), False, True),
-    _ap.PySig("to", (("other", "Tensor", None, False), ("non_blocking", "bool", "False", False),
+    _ap.PySig("to", (("dtype", "ScalarType", None, False), ("non_blocking", "bool", "False", False),
+                     ("copy", "bool", "False", False),
+                     ("memory_format", "MemoryFormat?", "None", True)), False, True),
+    _ap.PySig("to", (("tensor", "Tensor", None, False), ("non_blocking", "bool", "False", False),
                      ("copy", "bool", "False", False),
                      ("memory_format", "MemoryFormat?", "None", True)), False, True),
 )
 
 
-def _to_dtype_form(dtype, non_blocking=False, copy=False, *, memory_format=None):
-    return _ap.to_dtype(dtype), None, non_blocking, copy, memory_format
+def _to_flags(non_blocking, copy, memory_format):
+    if non_blocking is not True and non_blocking is not False:
+        raise _ap.Mismatch
+    if copy is not True and copy is not False:
+        raise _ap.Mismatch
+    if memory_format is not None:
+        _ap.to_memory_format(memory_format)
 
 
 def _to_device_form(device=None, dtype=None, non_blocking=False, copy=False, *,
                     memory_format=None):
     device = None if device is None else _ap.to_device(device)
     dtype = None if dtype is None else _ap.to_dtype(dtype)
+    _to_flags(non_blocking, copy, memory_format)
     return dtype, device, non_blocking, copy, memory_format
 
 
-def _to_other_form(other, non_blocking=False, copy=False, *, memory_format=None):
-    _ap.to_tensor(other)
-    return other._dtype, other._device, non_blocking, copy, memory_format
+def _to_dtype_form(dtype, non_blocking=False, copy=False, *, memory_format=None):
+    dtype = _ap.to_dtype(dtype)
+    _to_flags(non_blocking, copy, memory_format)
+    return dtype, None, non_blocking, copy, memory_format
+
+
+def _to_tensor_form(tensor, non_blocking=False, copy=False, *, memory_format=None):
+    _to_flags(non_blocking, copy, memory_format)
+    if not isinstance(tensor, Tensor):
+        # torch lets a Python number stand for a tensor here: to(1.5) is to(float64)
+        return _wrapped_number_dtype(tensor), None, non_blocking, copy, memory_format
+    return tensor._dtype, tensor._device, non_blocking, copy, memory_format
+
+
+def _wrapped_number_dtype(x):
+    """The dtype of the 0-dim tensor torch makes of a Python or NumPy number."""
+    if isinstance(x, (bool, np.bool_)):
+        return dt.bool_
+    if isinstance(x, (int, np.integer)):
+        return dt.int64
+    if isinstance(x, (float, np.floating)):
+        return dt.float64
+    if isinstance(x, (complex, np.complexfloating)):
+        return dt.complex128
+    raise _ap.Mismatch
 
 
 def _parse_to(args, kwargs):
-    for form in (_to_dtype_form, _to_device_form, _to_other_form):
+    if len(args) == 1 and not kwargs and args[0].__class__ is dt.dtype:   # to(dtype)
+        return args[0], None, False, False, None
+    for form in (_to_device_form, _to_dtype_form, _to_tensor_form):   # torch's order
         try:
-            dtype, device, non_blocking, copy, memory_format = form(*args, **kwargs)
+            return form(*args, **kwargs)
         except _ap.PARSE_ERRORS:
             continue
-        _ap.to_bool(non_blocking)
-        _ap.to_bool(copy)
-        if memory_format is not None:
-            _ap.to_memory_format(memory_format)
-        return dtype, device, non_blocking, copy, memory_format
     _ap.raise_invalid_arguments(_TO_SIGS, args, kwargs)
 
 
 set_tensor_class(Tensor)
 _ap.set_tensor_class(Tensor)
+_ap.register_type_name(Size, "torch.Size")
 _gen_methods.bind_tensor_class(Tensor)
 _gen_functions.bind_tensor_class(Tensor)
 del _factory

@@ -42,9 +42,8 @@ from ..core.storage import UntypedStorage
 from ..core.tensor_impl import make_tensor
 from ..ops._generated import torch_functions as F
 from ..ops.dispatcher import get_op
-from .arg_parser import keyset_of_device
-
 from . import indexing as _indexing
+from .arg_parser import keyset_of_device
 from .tensor import Tensor
 
 _op_empty = get_op("aten::empty.memory_format")

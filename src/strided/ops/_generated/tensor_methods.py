@@ -142,64 +142,22 @@ _op_vsplit__int = get_op('aten::vsplit.int')
 _op_zero_ = get_op('aten::zero_')
 
 
-def _m_adjoint_0():
-    return ()
-
-
-_m_adjoint_sigs = (_ap.PySig('adjoint', (), False, True),)
-
-
 def adjoint(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_adjoint.call(self._keyset, self)
-    try:
-        _m_adjoint_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_adjoint.call(self._keyset, self)
-        return result
-    _ap.raise_invalid_arguments(_m_adjoint_sigs, args, kwargs)
-
-
-def _m_alias_0():
-    return ()
-
-
-_m_alias_sigs = (_ap.PySig('alias', (), False, True),)
+    _ap.raise_no_arguments('adjoint', args, kwargs)
 
 
 def alias(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_alias.call(self._keyset, self)
-    try:
-        _m_alias_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_alias.call(self._keyset, self)
-        return result
-    _ap.raise_invalid_arguments(_m_alias_sigs, args, kwargs)
-
-
-def _m_argwhere_0():
-    return ()
-
-
-_m_argwhere_sigs = (_ap.PySig('argwhere', (), False, True),)
+    _ap.raise_no_arguments('alias', args, kwargs)
 
 
 def argwhere(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_argwhere.call(self._keyset, self)
-    try:
-        _m_argwhere_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_argwhere.call(self._keyset, self)
-        return result
-    _ap.raise_invalid_arguments(_m_argwhere_sigs, args, kwargs)
+    _ap.raise_no_arguments('argwhere', args, kwargs)
 
 
 def _m_as_strided_0(size, stride, storage_offset=None):
@@ -223,25 +181,25 @@ def as_strided(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_as_strided_sigs, args, kwargs)
 
 
-def _m_as_strided_0(size, stride, storage_offset=None):
+def _m_as_strided__0(size, stride, storage_offset=None):
     size = _ap.to_intlist(size)
     stride = _ap.to_intlist(stride)
     if storage_offset is not None and type(storage_offset) is not int: storage_offset = _ap.to_int(storage_offset)
     return size, stride, storage_offset
 
 
-_m_as_strided_sigs = (_ap.PySig('as_strided_', (('size', 'SymInt[]', None, False), ('stride', 'SymInt[]', None, False), ('storage_offset', 'SymInt?', 'None', False)), False, True),)
+_m_as_strided__sigs = (_ap.PySig('as_strided_', (('size', 'SymInt[]', None, False), ('stride', 'SymInt[]', None, False), ('storage_offset', 'SymInt?', 'None', False)), False, True),)
 
 
 def as_strided_(self, *args, **kwargs):
     try:
-        size, stride, storage_offset = _m_as_strided_0(*args, **kwargs)
+        size, stride, storage_offset = _m_as_strided__0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_as_strided_.call(self._keyset, self, size, stride, storage_offset)
         return result
-    _ap.raise_invalid_arguments(_m_as_strided_sigs, args, kwargs)
+    _ap.raise_invalid_arguments(_m_as_strided__sigs, args, kwargs)
 
 
 def _m_broadcast_to_0(size):
@@ -305,64 +263,36 @@ def clone(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_clone_sigs, args, kwargs)
 
 
-def _m_copy_0(src, non_blocking=False):
-    if not isinstance(src, _Tensor): raise _Mismatch
-    if non_blocking is not True and non_blocking is not False: non_blocking = _ap.to_bool(non_blocking)
-    return src, non_blocking
+def _m_copy__0(other, non_blocking=False):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if non_blocking is not False and non_blocking is not True: raise _Mismatch
+    return other, non_blocking
 
 
-_m_copy_sigs = (_ap.PySig('copy_', (('src', 'Tensor', None, False), ('non_blocking', 'bool', 'False', False)), False, True),)
+_m_copy__sigs = (_ap.PySig('copy_', (('other', 'Tensor', None, False), ('non_blocking', 'bool', 'False', False)), False, True), _ap.PySig('copy_', (('other', 'Tensor', None, False), ('async', 'bool', 'False', False)), False, True, hidden=True),)
 
 
 def copy_(self, *args, **kwargs):
     try:
-        src, non_blocking = _m_copy_0(*args, **kwargs)
+        other, non_blocking = _m_copy__0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_copy_.call(self._keyset | src._keyset, self, src, non_blocking)
+        result = _op_copy_.call(self._keyset | other._keyset, self, other, non_blocking)
         return result
-    _ap.raise_invalid_arguments(_m_copy_sigs, args, kwargs)
-
-
-def _m_detach_0():
-    return ()
-
-
-_m_detach_sigs = (_ap.PySig('detach', (), False, True),)
+    _ap.raise_invalid_arguments(_m_copy__sigs, args, kwargs)
 
 
 def detach(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_detach.call(self._keyset, self)
-    try:
-        _m_detach_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_detach.call(self._keyset, self)
-        return result
-    _ap.raise_invalid_arguments(_m_detach_sigs, args, kwargs)
-
-
-def _m_detach_0():
-    return ()
-
-
-_m_detach_sigs = (_ap.PySig('detach_', (), False, True),)
+    _ap.raise_no_arguments('detach', args, kwargs)
 
 
 def detach_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_detach_.call(self._keyset, self)
-    try:
-        _m_detach_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_detach_.call(self._keyset, self)
-        return result
-    _ap.raise_invalid_arguments(_m_detach_sigs, args, kwargs)
+    _ap.raise_no_arguments('detach_', args, kwargs)
 
 
 def _m_diagonal_0(offset=0, dim1=0, dim2=1):
@@ -422,7 +352,7 @@ def dsplit(self, *args, **kwargs):
 
 def _m_expand_0(size, *, implicit=False):
     size = _ap.to_intlist(size)
-    if implicit is not True and implicit is not False: implicit = _ap.to_bool(implicit)
+    if implicit is not False and implicit is not True: raise _Mismatch
     return size, implicit
 
 
@@ -460,35 +390,36 @@ def expand_as(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_expand_as_sigs, args, kwargs)
 
 
-def _m_fill_0(value):
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
-    return value,
-
-
-def _m_fill_1(value):
+def _m_fill__0(value):
     if not isinstance(value, _Tensor): raise _Mismatch
     return value,
 
 
-_m_fill_sigs = (_ap.PySig('fill_', (('value', 'Scalar', None, False),), False, True), _ap.PySig('fill_', (('value', 'Tensor', None, False),), False, True),)
+def _m_fill__1(value):
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    return value,
+
+
+_m_fill__sigs = (_ap.PySig('fill_', (('value', 'Tensor', None, False),), False, True), _ap.PySig('fill_', (('value', 'Scalar', None, False),), False, True),)
 
 
 def fill_(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            value, = _m_fill__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_fill___Tensor.call(self._keyset | value._keyset, self, value)
+            return result
     try:
-        value, = _m_fill_0(*args, **kwargs)
+        value, = _m_fill__1(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_fill___Scalar.call(self._keyset, self, value)
         return result
-    try:
-        value, = _m_fill_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_fill___Tensor.call(self._keyset | value._keyset, self, value)
-        return result
-    _ap.raise_invalid_arguments(_m_fill_sigs, args, kwargs)
+    _ap.raise_invalid_arguments(_m_fill__sigs, args, kwargs)
 
 
 def _m_flatten_0(start_dim=0, end_dim=-1):
@@ -516,7 +447,7 @@ def flatten(self, *args, **kwargs):
 def _m_gather_0(dim, index, *, sparse_grad=False):
     if type(dim) is not int: dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
-    if sparse_grad is not True and sparse_grad is not False: sparse_grad = _ap.to_bool(sparse_grad)
+    if sparse_grad is not False and sparse_grad is not True: raise _Mismatch
     return dim, index, sparse_grad
 
 
@@ -607,7 +538,7 @@ def index_add(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_index_add_sigs, args, kwargs)
 
 
-def _m_index_add_0(dim, index, source, *, alpha=1):
+def _m_index_add__0(dim, index, source, *, alpha=1):
     if type(dim) is not int: dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(source, _Tensor): raise _Mismatch
@@ -615,18 +546,18 @@ def _m_index_add_0(dim, index, source, *, alpha=1):
     return dim, index, source, alpha
 
 
-_m_index_add_sigs = (_ap.PySig('index_add_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('source', 'Tensor', None, False), ('alpha', 'Scalar', '1', True)), False, True),)
+_m_index_add__sigs = (_ap.PySig('index_add_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('source', 'Tensor', None, False), ('alpha', 'Scalar', '1', True)), False, True),)
 
 
 def index_add_(self, *args, **kwargs):
     try:
-        dim, index, source, alpha = _m_index_add_0(*args, **kwargs)
+        dim, index, source, alpha = _m_index_add__0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_index_add_.call(self._keyset | index._keyset | source._keyset, self, dim, index, source, alpha)
         return result
-    _ap.raise_invalid_arguments(_m_index_add_sigs, args, kwargs)
+    _ap.raise_invalid_arguments(_m_index_add__sigs, args, kwargs)
 
 
 def _m_index_copy_0(dim, index, source):
@@ -650,25 +581,25 @@ def index_copy(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_index_copy_sigs, args, kwargs)
 
 
-def _m_index_copy_0(dim, index, source):
+def _m_index_copy__0(dim, index, source):
     if type(dim) is not int: dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(source, _Tensor): raise _Mismatch
     return dim, index, source
 
 
-_m_index_copy_sigs = (_ap.PySig('index_copy_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('source', 'Tensor', None, False)), False, True),)
+_m_index_copy__sigs = (_ap.PySig('index_copy_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('source', 'Tensor', None, False)), False, True),)
 
 
 def index_copy_(self, *args, **kwargs):
     try:
-        dim, index, source = _m_index_copy_0(*args, **kwargs)
+        dim, index, source = _m_index_copy__0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_index_copy_.call(self._keyset | index._keyset | source._keyset, self, dim, index, source)
         return result
-    _ap.raise_invalid_arguments(_m_index_copy_sigs, args, kwargs)
+    _ap.raise_invalid_arguments(_m_index_copy__sigs, args, kwargs)
 
 
 def _m_index_fill_0(dim, index, value):
@@ -689,62 +620,66 @@ _m_index_fill_sigs = (_ap.PySig('index_fill', (('dim', 'int', None, False), ('in
 
 
 def index_fill(self, *args, **kwargs):
-    try:
-        dim, index, value = _m_index_fill_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_index_fill__int_Scalar.call(self._keyset | index._keyset, self, dim, index, value)
-        return result
-    try:
-        dim, index, value = _m_index_fill_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_index_fill__int_Tensor.call(self._keyset | index._keyset | value._keyset, self, dim, index, value)
-        return result
+    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            dim, index, value = _m_index_fill_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_index_fill__int_Scalar.call(self._keyset | index._keyset, self, dim, index, value)
+            return result
+    if (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+        try:
+            dim, index, value = _m_index_fill_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_index_fill__int_Tensor.call(self._keyset | index._keyset | value._keyset, self, dim, index, value)
+            return result
     _ap.raise_invalid_arguments(_m_index_fill_sigs, args, kwargs)
 
 
-def _m_index_fill_0(dim, index, value):
+def _m_index_fill__0(dim, index, value):
     if type(dim) is not int: dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if type(value) not in _PYNUM: value = _ap.to_scalar(value)
     return dim, index, value
 
 
-def _m_index_fill_1(dim, index, value):
+def _m_index_fill__1(dim, index, value):
     if type(dim) is not int: dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(value, _Tensor): raise _Mismatch
     return dim, index, value
 
 
-_m_index_fill_sigs = (_ap.PySig('index_fill_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, True), _ap.PySig('index_fill_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, True),)
+_m_index_fill__sigs = (_ap.PySig('index_fill_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, True), _ap.PySig('index_fill_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, True),)
 
 
 def index_fill_(self, *args, **kwargs):
-    try:
-        dim, index, value = _m_index_fill_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_index_fill___int_Scalar.call(self._keyset | index._keyset, self, dim, index, value)
-        return result
-    try:
-        dim, index, value = _m_index_fill_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_index_fill___int_Tensor.call(self._keyset | index._keyset | value._keyset, self, dim, index, value)
-        return result
-    _ap.raise_invalid_arguments(_m_index_fill_sigs, args, kwargs)
+    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            dim, index, value = _m_index_fill__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_index_fill___int_Scalar.call(self._keyset | index._keyset, self, dim, index, value)
+            return result
+    if (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+        try:
+            dim, index, value = _m_index_fill__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_index_fill___int_Tensor.call(self._keyset | index._keyset | value._keyset, self, dim, index, value)
+            return result
+    _ap.raise_invalid_arguments(_m_index_fill__sigs, args, kwargs)
 
 
 def _m_index_put_0(indices, values, accumulate=False):
     indices = _ap.to_optional_tensorlist(indices)
     if not isinstance(values, _Tensor): raise _Mismatch
-    if accumulate is not True and accumulate is not False: accumulate = _ap.to_bool(accumulate)
+    if accumulate is not False and accumulate is not True: raise _Mismatch
     return indices, values, accumulate
 
 
@@ -762,25 +697,25 @@ def index_put(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_index_put_sigs, args, kwargs)
 
 
-def _m_index_put_0(indices, values, accumulate=False):
+def _m_index_put__0(indices, values, accumulate=False):
     indices = _ap.to_optional_tensorlist(indices)
     if not isinstance(values, _Tensor): raise _Mismatch
-    if accumulate is not True and accumulate is not False: accumulate = _ap.to_bool(accumulate)
+    if accumulate is not False and accumulate is not True: raise _Mismatch
     return indices, values, accumulate
 
 
-_m_index_put_sigs = (_ap.PySig('index_put_', (('indices', 'Tensor?[]', None, False), ('values', 'Tensor', None, False), ('accumulate', 'bool', 'False', False)), False, True),)
+_m_index_put__sigs = (_ap.PySig('index_put_', (('indices', 'Tensor?[]', None, False), ('values', 'Tensor', None, False), ('accumulate', 'bool', 'False', False)), False, True),)
 
 
 def index_put_(self, *args, **kwargs):
     try:
-        indices, values, accumulate = _m_index_put_0(*args, **kwargs)
+        indices, values, accumulate = _m_index_put__0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_index_put_.call(self._keyset | _ap.keyset_of_list(indices) | values._keyset, self, indices, values, accumulate)
         return result
-    _ap.raise_invalid_arguments(_m_index_put_sigs, args, kwargs)
+    _ap.raise_invalid_arguments(_m_index_put__sigs, args, kwargs)
 
 
 def _m_index_reduce_0(dim, index, source, reduce, *, include_self=True):
@@ -788,7 +723,7 @@ def _m_index_reduce_0(dim, index, source, reduce, *, include_self=True):
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(source, _Tensor): raise _Mismatch
     reduce = _ap.to_str(reduce)
-    if include_self is not True and include_self is not False: include_self = _ap.to_bool(include_self)
+    if include_self is not True and include_self is not False: raise _Mismatch
     return dim, index, source, reduce, include_self
 
 
@@ -806,27 +741,27 @@ def index_reduce(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_index_reduce_sigs, args, kwargs)
 
 
-def _m_index_reduce_0(dim, index, source, reduce, *, include_self=True):
+def _m_index_reduce__0(dim, index, source, reduce, *, include_self=True):
     if type(dim) is not int: dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(source, _Tensor): raise _Mismatch
     reduce = _ap.to_str(reduce)
-    if include_self is not True and include_self is not False: include_self = _ap.to_bool(include_self)
+    if include_self is not True and include_self is not False: raise _Mismatch
     return dim, index, source, reduce, include_self
 
 
-_m_index_reduce_sigs = (_ap.PySig('index_reduce_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('source', 'Tensor', None, False), ('reduce', 'str', None, False), ('include_self', 'bool', 'True', True)), False, True),)
+_m_index_reduce__sigs = (_ap.PySig('index_reduce_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('source', 'Tensor', None, False), ('reduce', 'str', None, False), ('include_self', 'bool', 'True', True)), False, True),)
 
 
 def index_reduce_(self, *args, **kwargs):
     try:
-        dim, index, source, reduce, include_self = _m_index_reduce_0(*args, **kwargs)
+        dim, index, source, reduce, include_self = _m_index_reduce__0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_index_reduce_.call(self._keyset | index._keyset | source._keyset, self, dim, index, source, reduce, include_self)
         return result
-    _ap.raise_invalid_arguments(_m_index_reduce_sigs, args, kwargs)
+    _ap.raise_invalid_arguments(_m_index_reduce__sigs, args, kwargs)
 
 
 def _m_index_select_0(dim, index):
@@ -849,44 +784,16 @@ def index_select(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_index_select_sigs, args, kwargs)
 
 
-def _m_mH_0():
-    return ()
-
-
-_m_mH_sigs = (_ap.PySig('mH', (), False, True),)
-
-
 def mH(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_mH.call(self._keyset, self)
-    try:
-        _m_mH_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_mH.call(self._keyset, self)
-        return result
-    _ap.raise_invalid_arguments(_m_mH_sigs, args, kwargs)
-
-
-def _m_mT_0():
-    return ()
-
-
-_m_mT_sigs = (_ap.PySig('mT', (), False, True),)
+    _ap.raise_no_arguments('mH', args, kwargs)
 
 
 def mT(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_mT.call(self._keyset, self)
-    try:
-        _m_mT_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_mT.call(self._keyset, self)
-        return result
-    _ap.raise_invalid_arguments(_m_mT_sigs, args, kwargs)
+    _ap.raise_no_arguments('mT', args, kwargs)
 
 
 def _m_masked_fill_0(mask, value):
@@ -905,54 +812,58 @@ _m_masked_fill_sigs = (_ap.PySig('masked_fill', (('mask', 'Tensor', None, False)
 
 
 def masked_fill(self, *args, **kwargs):
-    try:
-        mask, value = _m_masked_fill_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_masked_fill__Scalar.call(self._keyset | mask._keyset, self, mask, value)
-        return result
-    try:
-        mask, value = _m_masked_fill_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_masked_fill__Tensor.call(self._keyset | mask._keyset | value._keyset, self, mask, value)
-        return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            mask, value = _m_masked_fill_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_masked_fill__Scalar.call(self._keyset | mask._keyset, self, mask, value)
+            return result
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            mask, value = _m_masked_fill_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_masked_fill__Tensor.call(self._keyset | mask._keyset | value._keyset, self, mask, value)
+            return result
     _ap.raise_invalid_arguments(_m_masked_fill_sigs, args, kwargs)
 
 
-def _m_masked_fill_0(mask, value):
+def _m_masked_fill__0(mask, value):
     if not isinstance(mask, _Tensor): raise _Mismatch
     if type(value) not in _PYNUM: value = _ap.to_scalar(value)
     return mask, value
 
 
-def _m_masked_fill_1(mask, value):
+def _m_masked_fill__1(mask, value):
     if not isinstance(mask, _Tensor): raise _Mismatch
     if not isinstance(value, _Tensor): raise _Mismatch
     return mask, value
 
 
-_m_masked_fill_sigs = (_ap.PySig('masked_fill_', (('mask', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, True), _ap.PySig('masked_fill_', (('mask', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, True),)
+_m_masked_fill__sigs = (_ap.PySig('masked_fill_', (('mask', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, True), _ap.PySig('masked_fill_', (('mask', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, True),)
 
 
 def masked_fill_(self, *args, **kwargs):
-    try:
-        mask, value = _m_masked_fill_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_masked_fill___Scalar.call(self._keyset | mask._keyset, self, mask, value)
-        return result
-    try:
-        mask, value = _m_masked_fill_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_masked_fill___Tensor.call(self._keyset | mask._keyset | value._keyset, self, mask, value)
-        return result
-    _ap.raise_invalid_arguments(_m_masked_fill_sigs, args, kwargs)
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            mask, value = _m_masked_fill__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_masked_fill___Scalar.call(self._keyset | mask._keyset, self, mask, value)
+            return result
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            mask, value = _m_masked_fill__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_masked_fill___Tensor.call(self._keyset | mask._keyset | value._keyset, self, mask, value)
+            return result
+    _ap.raise_invalid_arguments(_m_masked_fill__sigs, args, kwargs)
 
 
 def _m_masked_scatter_0(mask, source):
@@ -975,24 +886,24 @@ def masked_scatter(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_masked_scatter_sigs, args, kwargs)
 
 
-def _m_masked_scatter_0(mask, source):
+def _m_masked_scatter__0(mask, source):
     if not isinstance(mask, _Tensor): raise _Mismatch
     if not isinstance(source, _Tensor): raise _Mismatch
     return mask, source
 
 
-_m_masked_scatter_sigs = (_ap.PySig('masked_scatter_', (('mask', 'Tensor', None, False), ('source', 'Tensor', None, False)), False, True),)
+_m_masked_scatter__sigs = (_ap.PySig('masked_scatter_', (('mask', 'Tensor', None, False), ('source', 'Tensor', None, False)), False, True),)
 
 
 def masked_scatter_(self, *args, **kwargs):
     try:
-        mask, source = _m_masked_scatter_0(*args, **kwargs)
+        mask, source = _m_masked_scatter__0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_masked_scatter_.call(self._keyset | mask._keyset | source._keyset, self, mask, source)
         return result
-    _ap.raise_invalid_arguments(_m_masked_scatter_sigs, args, kwargs)
+    _ap.raise_invalid_arguments(_m_masked_scatter__sigs, args, kwargs)
 
 
 def _m_masked_select_0(mask):
@@ -1014,24 +925,10 @@ def masked_select(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_masked_select_sigs, args, kwargs)
 
 
-def _m_matrix_H_0():
-    return ()
-
-
-_m_matrix_H_sigs = (_ap.PySig('matrix_H', (), False, True),)
-
-
 def matrix_H(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_matrix_H.call(self._keyset, self)
-    try:
-        _m_matrix_H_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_matrix_H.call(self._keyset, self)
-        return result
-    _ap.raise_invalid_arguments(_m_matrix_H_sigs, args, kwargs)
+    _ap.raise_no_arguments('matrix_H', args, kwargs)
 
 
 def _m_moveaxis_0(source, destination):
@@ -1125,13 +1022,14 @@ def narrow(self, *args, **kwargs):
     else:
         result = _op_narrow.call(self._keyset, self, dim, start, length)
         return result
-    try:
-        dim, start, length = _m_narrow_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_narrow__Tensor.call(self._keyset | start._keyset, self, dim, start, length)
-        return result
+    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            dim, start, length = _m_narrow_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_narrow__Tensor.call(self._keyset | start._keyset, self, dim, start, length)
+            return result
     _ap.raise_invalid_arguments(_m_narrow_sigs, args, kwargs)
 
 
@@ -1140,12 +1038,12 @@ def _m_new_empty_0(size, *, dtype=None, layout=None, device=None, pin_memory=Non
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
-    if pin_memory is not None and pin_memory is not True and pin_memory is not False: pin_memory = _ap.to_bool(pin_memory)
-    if requires_grad is not True and requires_grad is not False: requires_grad = _ap.to_bool(requires_grad)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
     return size, dtype, layout, device, pin_memory, requires_grad
 
 
-_m_new_empty_sigs = (_ap.PySig('new_empty', (('size', 'SymInt[]', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'None', True), ('requires_grad', 'bool', 'False', True)), True, True),)
+_m_new_empty_sigs = (_ap.PySig('new_empty', (('size', 'SymInt[]', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), True, True),)
 
 
 def new_empty(self, *args, **kwargs):
@@ -1157,7 +1055,7 @@ def new_empty(self, *args, **kwargs):
     else:
         result = _op_new_empty.call(self._keyset, self, size, dtype, layout, device, pin_memory)
         if requires_grad:
-            result.requires_grad_(True)
+            _ap.factory_requires_grad(result)
         return result
     _ap.raise_invalid_arguments(_m_new_empty_sigs, args, kwargs)
 
@@ -1168,12 +1066,12 @@ def _m_new_empty_strided_0(size, stride, *, dtype=None, layout=None, device=None
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
-    if pin_memory is not None and pin_memory is not True and pin_memory is not False: pin_memory = _ap.to_bool(pin_memory)
-    if requires_grad is not True and requires_grad is not False: requires_grad = _ap.to_bool(requires_grad)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
     return size, stride, dtype, layout, device, pin_memory, requires_grad
 
 
-_m_new_empty_strided_sigs = (_ap.PySig('new_empty_strided', (('size', 'SymInt[]', None, False), ('stride', 'SymInt[]', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'None', True), ('requires_grad', 'bool', 'False', True)), False, True),)
+_m_new_empty_strided_sigs = (_ap.PySig('new_empty_strided', (('size', 'SymInt[]', None, False), ('stride', 'SymInt[]', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, True),)
 
 
 def new_empty_strided(self, *args, **kwargs):
@@ -1184,7 +1082,7 @@ def new_empty_strided(self, *args, **kwargs):
     else:
         result = _op_new_empty_strided.call(self._keyset, self, size, stride, dtype, layout, device, pin_memory)
         if requires_grad:
-            result.requires_grad_(True)
+            _ap.factory_requires_grad(result)
         return result
     _ap.raise_invalid_arguments(_m_new_empty_strided_sigs, args, kwargs)
 
@@ -1195,12 +1093,12 @@ def _m_new_full_0(size, fill_value, *, dtype=None, layout=None, device=None, pin
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
-    if pin_memory is not None and pin_memory is not True and pin_memory is not False: pin_memory = _ap.to_bool(pin_memory)
-    if requires_grad is not True and requires_grad is not False: requires_grad = _ap.to_bool(requires_grad)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
     return size, fill_value, dtype, layout, device, pin_memory, requires_grad
 
 
-_m_new_full_sigs = (_ap.PySig('new_full', (('size', 'SymInt[]', None, False), ('fill_value', 'Scalar', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'None', True), ('requires_grad', 'bool', 'False', True)), False, True),)
+_m_new_full_sigs = (_ap.PySig('new_full', (('size', 'SymInt[]', None, False), ('fill_value', 'Scalar', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, True),)
 
 
 def new_full(self, *args, **kwargs):
@@ -1211,7 +1109,7 @@ def new_full(self, *args, **kwargs):
     else:
         result = _op_new_full.call(self._keyset, self, size, fill_value, dtype, layout, device, pin_memory)
         if requires_grad:
-            result.requires_grad_(True)
+            _ap.factory_requires_grad(result)
         return result
     _ap.raise_invalid_arguments(_m_new_full_sigs, args, kwargs)
 
@@ -1221,12 +1119,12 @@ def _m_new_ones_0(size, *, dtype=None, layout=None, device=None, pin_memory=None
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
-    if pin_memory is not None and pin_memory is not True and pin_memory is not False: pin_memory = _ap.to_bool(pin_memory)
-    if requires_grad is not True and requires_grad is not False: requires_grad = _ap.to_bool(requires_grad)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
     return size, dtype, layout, device, pin_memory, requires_grad
 
 
-_m_new_ones_sigs = (_ap.PySig('new_ones', (('size', 'SymInt[]', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'None', True), ('requires_grad', 'bool', 'False', True)), True, True),)
+_m_new_ones_sigs = (_ap.PySig('new_ones', (('size', 'SymInt[]', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), True, True),)
 
 
 def new_ones(self, *args, **kwargs):
@@ -1238,7 +1136,7 @@ def new_ones(self, *args, **kwargs):
     else:
         result = _op_new_ones.call(self._keyset, self, size, dtype, layout, device, pin_memory)
         if requires_grad:
-            result.requires_grad_(True)
+            _ap.factory_requires_grad(result)
         return result
     _ap.raise_invalid_arguments(_m_new_ones_sigs, args, kwargs)
 
@@ -1248,12 +1146,12 @@ def _m_new_zeros_0(size, *, dtype=None, layout=None, device=None, pin_memory=Non
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
-    if pin_memory is not None and pin_memory is not True and pin_memory is not False: pin_memory = _ap.to_bool(pin_memory)
-    if requires_grad is not True and requires_grad is not False: requires_grad = _ap.to_bool(requires_grad)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
     return size, dtype, layout, device, pin_memory, requires_grad
 
 
-_m_new_zeros_sigs = (_ap.PySig('new_zeros', (('size', 'SymInt[]', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'None', True), ('requires_grad', 'bool', 'False', True)), True, True),)
+_m_new_zeros_sigs = (_ap.PySig('new_zeros', (('size', 'SymInt[]', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), True, True),)
 
 
 def new_zeros(self, *args, **kwargs):
@@ -1265,29 +1163,15 @@ def new_zeros(self, *args, **kwargs):
     else:
         result = _op_new_zeros.call(self._keyset, self, size, dtype, layout, device, pin_memory)
         if requires_grad:
-            result.requires_grad_(True)
+            _ap.factory_requires_grad(result)
         return result
     _ap.raise_invalid_arguments(_m_new_zeros_sigs, args, kwargs)
-
-
-def _m_numpy_T_0():
-    return ()
-
-
-_m_numpy_T_sigs = (_ap.PySig('numpy_T', (), False, True),)
 
 
 def numpy_T(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_numpy_T.call(self._keyset, self)
-    try:
-        _m_numpy_T_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_numpy_T.call(self._keyset, self)
-        return result
-    _ap.raise_invalid_arguments(_m_numpy_T_sigs, args, kwargs)
+    _ap.raise_no_arguments('numpy_T', args, kwargs)
 
 
 def _m_permute_0(dims):
@@ -1313,7 +1197,7 @@ def permute(self, *args, **kwargs):
 def _m_put_0(index, source, accumulate=False):
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(source, _Tensor): raise _Mismatch
-    if accumulate is not True and accumulate is not False: accumulate = _ap.to_bool(accumulate)
+    if accumulate is not False and accumulate is not True: raise _Mismatch
     return index, source, accumulate
 
 
@@ -1331,45 +1215,31 @@ def put(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_put_sigs, args, kwargs)
 
 
-def _m_put_0(index, source, accumulate=False):
+def _m_put__0(index, source, accumulate=False):
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(source, _Tensor): raise _Mismatch
-    if accumulate is not True and accumulate is not False: accumulate = _ap.to_bool(accumulate)
+    if accumulate is not False and accumulate is not True: raise _Mismatch
     return index, source, accumulate
 
 
-_m_put_sigs = (_ap.PySig('put_', (('index', 'Tensor', None, False), ('source', 'Tensor', None, False), ('accumulate', 'bool', 'False', False)), False, True),)
+_m_put__sigs = (_ap.PySig('put_', (('index', 'Tensor', None, False), ('source', 'Tensor', None, False), ('accumulate', 'bool', 'False', False)), False, True),)
 
 
 def put_(self, *args, **kwargs):
     try:
-        index, source, accumulate = _m_put_0(*args, **kwargs)
+        index, source, accumulate = _m_put__0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_put_.call(self._keyset | index._keyset | source._keyset, self, index, source, accumulate)
         return result
-    _ap.raise_invalid_arguments(_m_put_sigs, args, kwargs)
-
-
-def _m_ravel_0():
-    return ()
-
-
-_m_ravel_sigs = (_ap.PySig('ravel', (), False, True),)
+    _ap.raise_invalid_arguments(_m_put__sigs, args, kwargs)
 
 
 def ravel(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_ravel.call(self._keyset, self)
-    try:
-        _m_ravel_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_ravel.call(self._keyset, self)
-        return result
-    _ap.raise_invalid_arguments(_m_ravel_sigs, args, kwargs)
+    _ap.raise_no_arguments('ravel', args, kwargs)
 
 
 def _m_reshape_0(shape):
@@ -1411,45 +1281,45 @@ def reshape_as(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_reshape_as_sigs, args, kwargs)
 
 
-def _m_resize_0(size, *, memory_format=None):
+def _m_resize__0(size, *, memory_format=None):
     size = _ap.to_intlist(size)
     if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
     return size, memory_format
 
 
-_m_resize_sigs = (_ap.PySig('resize_', (('size', 'SymInt[]', None, False), ('memory_format', 'MemoryFormat?', 'None', True)), True, True),)
+_m_resize__sigs = (_ap.PySig('resize_', (('size', 'SymInt[]', None, False), ('memory_format', 'MemoryFormat?', 'None', True)), True, True),)
 
 
 def resize_(self, *args, **kwargs):
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
-        size, memory_format = _m_resize_0(*packed, **kwargs)
+        size, memory_format = _m_resize__0(*packed, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_resize_.call(self._keyset, self, size, memory_format)
         return result
-    _ap.raise_invalid_arguments(_m_resize_sigs, args, kwargs)
+    _ap.raise_invalid_arguments(_m_resize__sigs, args, kwargs)
 
 
-def _m_resize_as_0(the_template, *, memory_format=None):
+def _m_resize_as__0(the_template, *, memory_format=None):
     if not isinstance(the_template, _Tensor): raise _Mismatch
     if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
     return the_template, memory_format
 
 
-_m_resize_as_sigs = (_ap.PySig('resize_as_', (('the_template', 'Tensor', None, False), ('memory_format', 'MemoryFormat?', 'None', True)), False, True),)
+_m_resize_as__sigs = (_ap.PySig('resize_as_', (('the_template', 'Tensor', None, False), ('memory_format', 'MemoryFormat?', 'None', True)), False, True),)
 
 
 def resize_as_(self, *args, **kwargs):
     try:
-        the_template, memory_format = _m_resize_as_0(*args, **kwargs)
+        the_template, memory_format = _m_resize_as__0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_resize_as_.call(self._keyset | the_template._keyset, self, the_template, memory_format)
         return result
-    _ap.raise_invalid_arguments(_m_resize_as_sigs, args, kwargs)
+    _ap.raise_invalid_arguments(_m_resize_as__sigs, args, kwargs)
 
 
 def _m_scatter_0(dim, index, src):
@@ -1486,52 +1356,56 @@ _m_scatter_sigs = (_ap.PySig('scatter', (('dim', 'int', None, False), ('index', 
 
 
 def scatter(self, *args, **kwargs):
-    try:
-        dim, index, src = _m_scatter_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_scatter__src.call(self._keyset | index._keyset | src._keyset, self, dim, index, src)
-        return result
-    try:
-        dim, index, value = _m_scatter_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_scatter__value.call(self._keyset | index._keyset, self, dim, index, value)
-        return result
-    try:
-        dim, index, src, reduce = _m_scatter_2(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_scatter__reduce.call(self._keyset | index._keyset | src._keyset, self, dim, index, src, reduce)
-        return result
-    try:
-        dim, index, value, reduce = _m_scatter_3(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_scatter__value_reduce.call(self._keyset | index._keyset, self, dim, index, value, reduce)
-        return result
+    if (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+        try:
+            dim, index, src = _m_scatter_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_scatter__src.call(self._keyset | index._keyset | src._keyset, self, dim, index, src)
+            return result
+    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            dim, index, value = _m_scatter_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_scatter__value.call(self._keyset | index._keyset, self, dim, index, value)
+            return result
+    if (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+        try:
+            dim, index, src, reduce = _m_scatter_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_scatter__reduce.call(self._keyset | index._keyset | src._keyset, self, dim, index, src, reduce)
+            return result
+    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            dim, index, value, reduce = _m_scatter_3(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_scatter__value_reduce.call(self._keyset | index._keyset, self, dim, index, value, reduce)
+            return result
     _ap.raise_invalid_arguments(_m_scatter_sigs, args, kwargs)
 
 
-def _m_scatter_0(dim, index, src):
+def _m_scatter__0(dim, index, src):
     if type(dim) is not int: dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(src, _Tensor): raise _Mismatch
     return dim, index, src
 
 
-def _m_scatter_1(dim, index, value):
+def _m_scatter__1(dim, index, value):
     if type(dim) is not int: dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if type(value) not in _PYNUM: value = _ap.to_scalar(value)
     return dim, index, value
 
 
-def _m_scatter_2(dim, index, src, *, reduce):
+def _m_scatter__2(dim, index, src, *, reduce):
     if type(dim) is not int: dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(src, _Tensor): raise _Mismatch
@@ -1539,7 +1413,7 @@ def _m_scatter_2(dim, index, src, *, reduce):
     return dim, index, src, reduce
 
 
-def _m_scatter_3(dim, index, value, *, reduce):
+def _m_scatter__3(dim, index, value, *, reduce):
     if type(dim) is not int: dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if type(value) not in _PYNUM: value = _ap.to_scalar(value)
@@ -1547,39 +1421,43 @@ def _m_scatter_3(dim, index, value, *, reduce):
     return dim, index, value, reduce
 
 
-_m_scatter_sigs = (_ap.PySig('scatter_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False)), False, True), _ap.PySig('scatter_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, True), _ap.PySig('scatter_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False), ('reduce', 'str', None, True)), False, True), _ap.PySig('scatter_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False), ('reduce', 'str', None, True)), False, True),)
+_m_scatter__sigs = (_ap.PySig('scatter_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False)), False, True), _ap.PySig('scatter_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, True), _ap.PySig('scatter_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False), ('reduce', 'str', None, True)), False, True), _ap.PySig('scatter_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False), ('reduce', 'str', None, True)), False, True),)
 
 
 def scatter_(self, *args, **kwargs):
-    try:
-        dim, index, src = _m_scatter_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_scatter___src.call(self._keyset | index._keyset | src._keyset, self, dim, index, src)
-        return result
-    try:
-        dim, index, value = _m_scatter_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_scatter___value.call(self._keyset | index._keyset, self, dim, index, value)
-        return result
-    try:
-        dim, index, src, reduce = _m_scatter_2(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_scatter___reduce.call(self._keyset | index._keyset | src._keyset, self, dim, index, src, reduce)
-        return result
-    try:
-        dim, index, value, reduce = _m_scatter_3(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_scatter___value_reduce.call(self._keyset | index._keyset, self, dim, index, value, reduce)
-        return result
-    _ap.raise_invalid_arguments(_m_scatter_sigs, args, kwargs)
+    if (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+        try:
+            dim, index, src = _m_scatter__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_scatter___src.call(self._keyset | index._keyset | src._keyset, self, dim, index, src)
+            return result
+    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            dim, index, value = _m_scatter__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_scatter___value.call(self._keyset | index._keyset, self, dim, index, value)
+            return result
+    if (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+        try:
+            dim, index, src, reduce = _m_scatter__2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_scatter___reduce.call(self._keyset | index._keyset | src._keyset, self, dim, index, src, reduce)
+            return result
+    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            dim, index, value, reduce = _m_scatter__3(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_scatter___value_reduce.call(self._keyset | index._keyset, self, dim, index, value, reduce)
+            return result
+    _ap.raise_invalid_arguments(_m_scatter__sigs, args, kwargs)
 
 
 def _m_scatter_add_0(dim, index, src):
@@ -1603,25 +1481,25 @@ def scatter_add(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_scatter_add_sigs, args, kwargs)
 
 
-def _m_scatter_add_0(dim, index, src):
+def _m_scatter_add__0(dim, index, src):
     if type(dim) is not int: dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(src, _Tensor): raise _Mismatch
     return dim, index, src
 
 
-_m_scatter_add_sigs = (_ap.PySig('scatter_add_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False)), False, True),)
+_m_scatter_add__sigs = (_ap.PySig('scatter_add_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False)), False, True),)
 
 
 def scatter_add_(self, *args, **kwargs):
     try:
-        dim, index, src = _m_scatter_add_0(*args, **kwargs)
+        dim, index, src = _m_scatter_add__0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_scatter_add_.call(self._keyset | index._keyset | src._keyset, self, dim, index, src)
         return result
-    _ap.raise_invalid_arguments(_m_scatter_add_sigs, args, kwargs)
+    _ap.raise_invalid_arguments(_m_scatter_add__sigs, args, kwargs)
 
 
 def _m_scatter_reduce_0(dim, index, src, reduce, *, include_self=True):
@@ -1629,7 +1507,7 @@ def _m_scatter_reduce_0(dim, index, src, reduce, *, include_self=True):
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(src, _Tensor): raise _Mismatch
     reduce = _ap.to_str(reduce)
-    if include_self is not True and include_self is not False: include_self = _ap.to_bool(include_self)
+    if include_self is not True and include_self is not False: raise _Mismatch
     return dim, index, src, reduce, include_self
 
 
@@ -1647,27 +1525,27 @@ def scatter_reduce(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_scatter_reduce_sigs, args, kwargs)
 
 
-def _m_scatter_reduce_0(dim, index, src, reduce, *, include_self=True):
+def _m_scatter_reduce__0(dim, index, src, reduce, *, include_self=True):
     if type(dim) is not int: dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(src, _Tensor): raise _Mismatch
     reduce = _ap.to_str(reduce)
-    if include_self is not True and include_self is not False: include_self = _ap.to_bool(include_self)
+    if include_self is not True and include_self is not False: raise _Mismatch
     return dim, index, src, reduce, include_self
 
 
-_m_scatter_reduce_sigs = (_ap.PySig('scatter_reduce_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False), ('reduce', 'str', None, False), ('include_self', 'bool', 'True', True)), False, True),)
+_m_scatter_reduce__sigs = (_ap.PySig('scatter_reduce_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False), ('reduce', 'str', None, False), ('include_self', 'bool', 'True', True)), False, True),)
 
 
 def scatter_reduce_(self, *args, **kwargs):
     try:
-        dim, index, src, reduce, include_self = _m_scatter_reduce_0(*args, **kwargs)
+        dim, index, src, reduce, include_self = _m_scatter_reduce__0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_scatter_reduce___two.call(self._keyset | index._keyset | src._keyset, self, dim, index, src, reduce, include_self)
         return result
-    _ap.raise_invalid_arguments(_m_scatter_reduce_sigs, args, kwargs)
+    _ap.raise_invalid_arguments(_m_scatter_reduce__sigs, args, kwargs)
 
 
 def _m_select_0(dim, index):
@@ -1690,12 +1568,12 @@ def select(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_select_sigs, args, kwargs)
 
 
-def _m_set_0(source):
+def _m_set__0(source):
     if not isinstance(source, _UntypedStorage): raise _Mismatch
     return source,
 
 
-def _m_set_1(source, storage_offset, size, stride=()):
+def _m_set__1(source, storage_offset, size, stride=()):
     if not isinstance(source, _UntypedStorage): raise _Mismatch
     if type(storage_offset) is not int: storage_offset = _ap.to_int(storage_offset)
     size = _ap.to_intlist(size)
@@ -1703,7 +1581,7 @@ def _m_set_1(source, storage_offset, size, stride=()):
     return source, storage_offset, size, stride
 
 
-def _m_set_2(source, storage_offset, size, stride=()):
+def _m_set__2(source, storage_offset, size, stride=()):
     if not isinstance(source, _Tensor): raise _Mismatch
     if type(storage_offset) is not int: storage_offset = _ap.to_int(storage_offset)
     size = _ap.to_intlist(size)
@@ -1711,55 +1589,57 @@ def _m_set_2(source, storage_offset, size, stride=()):
     return source, storage_offset, size, stride
 
 
-def _m_set_3(source):
+def _m_set__3(source):
     if not isinstance(source, _Tensor): raise _Mismatch
     return source,
 
 
-def _m_set_4():
+def _m_set__4():
     return ()
 
 
-_m_set_sigs = (_ap.PySig('set_', (('source', 'Storage', None, False),), False, True), _ap.PySig('set_', (('source', 'Storage', None, False), ('storage_offset', 'SymInt', None, False), ('size', 'SymInt[]', None, False), ('stride', 'SymInt[]', '[]', False)), False, True), _ap.PySig('set_', (('source', 'Tensor', None, False), ('storage_offset', 'SymInt', None, False), ('size', 'SymInt[]', None, False), ('stride', 'SymInt[]', '[]', False)), False, True), _ap.PySig('set_', (('source', 'Tensor', None, False),), False, True), _ap.PySig('set_', (), False, True),)
+_m_set__sigs = (_ap.PySig('set_', (('source', 'Storage', None, False),), False, True), _ap.PySig('set_', (('source', 'Storage', None, False), ('storage_offset', 'SymInt', None, False), ('size', 'SymInt[]', None, False), ('stride', 'SymInt[]', '[]', False)), False, True), _ap.PySig('set_', (('source', 'Tensor', None, False), ('storage_offset', 'SymInt', None, False), ('size', 'SymInt[]', None, False), ('stride', 'SymInt[]', '[]', False)), False, True), _ap.PySig('set_', (('source', 'Tensor', None, False),), False, True), _ap.PySig('set_', (), False, True),)
 
 
 def set_(self, *args, **kwargs):
     try:
-        source, = _m_set_0(*args, **kwargs)
+        source, = _m_set__0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_set___source_Storage.call(self._keyset, self, source)
         return result
     try:
-        source, storage_offset, size, stride = _m_set_1(*args, **kwargs)
+        source, storage_offset, size, stride = _m_set__1(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_set___source_Storage_storage_offset.call(self._keyset, self, source, storage_offset, size, stride)
         return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            source, storage_offset, size, stride = _m_set__2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_set___source_Tensor_storage_offset.call(self._keyset | source._keyset, self, source, storage_offset, size, stride)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            source, = _m_set__3(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_set___source_Tensor.call(self._keyset | source._keyset, self, source)
+            return result
     try:
-        source, storage_offset, size, stride = _m_set_2(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_set___source_Tensor_storage_offset.call(self._keyset | source._keyset, self, source, storage_offset, size, stride)
-        return result
-    try:
-        source, = _m_set_3(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_set___source_Tensor.call(self._keyset | source._keyset, self, source)
-        return result
-    try:
-        _m_set_4(*args, **kwargs)
+        _m_set__4(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_set_.call(self._keyset, self)
         return result
-    _ap.raise_invalid_arguments(_m_set_sigs, args, kwargs)
+    _ap.raise_invalid_arguments(_m_set__sigs, args, kwargs)
 
 
 def _m_slice_0(dim=0, start=None, end=None, step=1):
@@ -1884,35 +1764,35 @@ def squeeze(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_squeeze_sigs, args, kwargs)
 
 
-def _m_squeeze_0():
+def _m_squeeze__0():
     return ()
 
 
-def _m_squeeze_1(dim):
+def _m_squeeze__1(dim):
     if type(dim) is not int: dim = _ap.to_int(dim)
     return dim,
 
 
-def _m_squeeze_2(dim):
+def _m_squeeze__2(dim):
     dim = _ap.to_intlist(dim)
     return dim,
 
 
-_m_squeeze_sigs = (_ap.PySig('squeeze_', (), False, True), _ap.PySig('squeeze_', (('dim', 'int', None, False),), False, True), _ap.PySig('squeeze_', (('dim', 'int[]', None, False),), True, True),)
+_m_squeeze__sigs = (_ap.PySig('squeeze_', (), False, True), _ap.PySig('squeeze_', (('dim', 'int', None, False),), False, True), _ap.PySig('squeeze_', (('dim', 'int[]', None, False),), True, True),)
 
 
 def squeeze_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_squeeze_.call(self._keyset, self)
     try:
-        _m_squeeze_0(*args, **kwargs)
+        _m_squeeze__0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_squeeze_.call(self._keyset, self)
         return result
     try:
-        dim, = _m_squeeze_1(*args, **kwargs)
+        dim, = _m_squeeze__1(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
@@ -1920,13 +1800,13 @@ def squeeze_(self, *args, **kwargs):
         return result
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
-        dim, = _m_squeeze_2(*packed, **kwargs)
+        dim, = _m_squeeze__2(*packed, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_squeeze___dims.call(self._keyset, self, dim)
         return result
-    _ap.raise_invalid_arguments(_m_squeeze_sigs, args, kwargs)
+    _ap.raise_invalid_arguments(_m_squeeze__sigs, args, kwargs)
 
 
 def _m_swapaxes_0(axis0, axis1):
@@ -1969,44 +1849,16 @@ def swapdims(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_swapdims_sigs, args, kwargs)
 
 
-def _m_t_0():
-    return ()
-
-
-_m_t_sigs = (_ap.PySig('t', (), False, True),)
-
-
 def t(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_t.call(self._keyset, self)
-    try:
-        _m_t_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_t.call(self._keyset, self)
-        return result
-    _ap.raise_invalid_arguments(_m_t_sigs, args, kwargs)
-
-
-def _m_t_0():
-    return ()
-
-
-_m_t_sigs = (_ap.PySig('t_', (), False, True),)
+    _ap.raise_no_arguments('t', args, kwargs)
 
 
 def t_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_t_.call(self._keyset, self)
-    try:
-        _m_t_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_t_.call(self._keyset, self)
-        return result
-    _ap.raise_invalid_arguments(_m_t_sigs, args, kwargs)
+    _ap.raise_no_arguments('t_', args, kwargs)
 
 
 def _m_take_0(index):
@@ -2084,13 +1936,14 @@ def tensor_split(self, *args, **kwargs):
     else:
         result = _op_tensor_split__indices.call(self._keyset, self, indices, dim)
         return result
-    try:
-        tensor_indices_or_sections, dim = _m_tensor_split_2(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_tensor_split__tensor_indices_or_sections.call(self._keyset | tensor_indices_or_sections._keyset, self, tensor_indices_or_sections, dim)
-        return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            tensor_indices_or_sections, dim = _m_tensor_split_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_tensor_split__tensor_indices_or_sections.call(self._keyset | tensor_indices_or_sections._keyset, self, tensor_indices_or_sections, dim)
+            return result
     _ap.raise_invalid_arguments(_m_tensor_split_sigs, args, kwargs)
 
 
@@ -2114,24 +1967,24 @@ def transpose(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_transpose_sigs, args, kwargs)
 
 
-def _m_transpose_0(dim0, dim1):
+def _m_transpose__0(dim0, dim1):
     if type(dim0) is not int: dim0 = _ap.to_int(dim0)
     if type(dim1) is not int: dim1 = _ap.to_int(dim1)
     return dim0, dim1
 
 
-_m_transpose_sigs = (_ap.PySig('transpose_', (('dim0', 'int', None, False), ('dim1', 'int', None, False)), False, True),)
+_m_transpose__sigs = (_ap.PySig('transpose_', (('dim0', 'int', None, False), ('dim1', 'int', None, False)), False, True),)
 
 
 def transpose_(self, *args, **kwargs):
     try:
-        dim0, dim1 = _m_transpose_0(*args, **kwargs)
+        dim0, dim1 = _m_transpose__0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_transpose_.call(self._keyset, self, dim0, dim1)
         return result
-    _ap.raise_invalid_arguments(_m_transpose_sigs, args, kwargs)
+    _ap.raise_invalid_arguments(_m_transpose__sigs, args, kwargs)
 
 
 def _m_unbind_0(dim=0):
@@ -2215,23 +2068,23 @@ def unsqueeze(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_unsqueeze_sigs, args, kwargs)
 
 
-def _m_unsqueeze_0(dim):
+def _m_unsqueeze__0(dim):
     if type(dim) is not int: dim = _ap.to_int(dim)
     return dim,
 
 
-_m_unsqueeze_sigs = (_ap.PySig('unsqueeze_', (('dim', 'int', None, False),), False, True),)
+_m_unsqueeze__sigs = (_ap.PySig('unsqueeze_', (('dim', 'int', None, False),), False, True),)
 
 
 def unsqueeze_(self, *args, **kwargs):
     try:
-        dim, = _m_unsqueeze_0(*args, **kwargs)
+        dim, = _m_unsqueeze__0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_unsqueeze_.call(self._keyset, self, dim)
         return result
-    _ap.raise_invalid_arguments(_m_unsqueeze_sigs, args, kwargs)
+    _ap.raise_invalid_arguments(_m_unsqueeze__sigs, args, kwargs)
 
 
 def _m_view_0(size):
@@ -2317,24 +2170,10 @@ def vsplit(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_vsplit_sigs, args, kwargs)
 
 
-def _m_zero_0():
-    return ()
-
-
-_m_zero_sigs = (_ap.PySig('zero_', (), False, True),)
-
-
 def zero_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_zero_.call(self._keyset, self)
-    try:
-        _m_zero_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_zero_.call(self._keyset, self)
-        return result
-    _ap.raise_invalid_arguments(_m_zero_sigs, args, kwargs)
+    _ap.raise_no_arguments('zero_', args, kwargs)
 
 
 class TensorMethods:

@@ -79,8 +79,20 @@ _op_index_reduce__out = get_op('aten::index_reduce.out')
 _op_index_select = get_op('aten::index_select')
 _op_index_select__out = get_op('aten::index_select.out')
 _op_linspace = get_op('aten::linspace')
+_op_linspace__Scalar_Tensor = get_op('aten::linspace.Scalar_Tensor')
+_op_linspace__Scalar_Tensor_out = get_op('aten::linspace.Scalar_Tensor_out')
+_op_linspace__Tensor_Scalar = get_op('aten::linspace.Tensor_Scalar')
+_op_linspace__Tensor_Scalar_out = get_op('aten::linspace.Tensor_Scalar_out')
+_op_linspace__Tensor_Tensor = get_op('aten::linspace.Tensor_Tensor')
+_op_linspace__Tensor_Tensor_out = get_op('aten::linspace.Tensor_Tensor_out')
 _op_linspace__out = get_op('aten::linspace.out')
 _op_logspace = get_op('aten::logspace')
+_op_logspace__Scalar_Tensor = get_op('aten::logspace.Scalar_Tensor')
+_op_logspace__Scalar_Tensor_out = get_op('aten::logspace.Scalar_Tensor_out')
+_op_logspace__Tensor_Scalar = get_op('aten::logspace.Tensor_Scalar')
+_op_logspace__Tensor_Scalar_out = get_op('aten::logspace.Tensor_Scalar_out')
+_op_logspace__Tensor_Tensor = get_op('aten::logspace.Tensor_Tensor')
+_op_logspace__Tensor_Tensor_out = get_op('aten::logspace.Tensor_Tensor_out')
 _op_logspace__out = get_op('aten::logspace.out')
 _op_masked_fill__Scalar = get_op('aten::masked_fill.Scalar')
 _op_masked_fill__Tensor = get_op('aten::masked_fill.Tensor')
@@ -148,51 +160,51 @@ _op_zeros__out = get_op('aten::zeros.out')
 _op_zeros_like = get_op('aten::zeros_like')
 
 
-def _f_local_scalar_dense_0(input):
+def _f__local_scalar_dense_0(input):
     if not isinstance(input, _Tensor): raise _Mismatch
     return input,
 
 
-_f_local_scalar_dense_sigs = (_ap.PySig('_local_scalar_dense', (('input', 'Tensor', None, False),), False, False),)
+_f__local_scalar_dense_sigs = (_ap.PySig('_local_scalar_dense', (('input', 'Tensor', None, False),), False, False),)
 
 
 def _local_scalar_dense(*args, **kwargs):
     try:
-        input, = _f_local_scalar_dense_0(*args, **kwargs)
+        input, = _f__local_scalar_dense_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op__local_scalar_dense.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_local_scalar_dense_sigs, args, kwargs)
+    _ap.raise_invalid_arguments(_f__local_scalar_dense_sigs, args, kwargs)
 
 
-def _f_to_copy_0(input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None, requires_grad=False):
+def _f__to_copy_0(input, *, non_blocking=False, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if not isinstance(input, _Tensor): raise _Mismatch
+    if non_blocking is not False and non_blocking is not True: raise _Mismatch
+    if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
-    if pin_memory is not None and pin_memory is not True and pin_memory is not False: pin_memory = _ap.to_bool(pin_memory)
-    if non_blocking is not True and non_blocking is not False: non_blocking = _ap.to_bool(non_blocking)
-    if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
-    if requires_grad is not True and requires_grad is not False: requires_grad = _ap.to_bool(requires_grad)
-    return input, dtype, layout, device, pin_memory, non_blocking, memory_format, requires_grad
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return input, non_blocking, memory_format, dtype, layout, device, pin_memory, requires_grad
 
 
-_f_to_copy_sigs = (_ap.PySig('_to_copy', (('input', 'Tensor', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'None', True), ('non_blocking', 'bool', 'False', True), ('memory_format', 'MemoryFormat?', 'None', True), ('requires_grad', 'bool', 'False', True)), False, False),)
+_f__to_copy_sigs = (_ap.PySig('_to_copy', (('input', 'Tensor', None, False), ('non_blocking', 'bool', 'False', True), ('memory_format', 'MemoryFormat?', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
 
 
 def _to_copy(*args, **kwargs):
     try:
-        input, dtype, layout, device, pin_memory, non_blocking, memory_format, requires_grad = _f_to_copy_0(*args, **kwargs)
+        input, non_blocking, memory_format, dtype, layout, device, pin_memory, requires_grad = _f__to_copy_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op__to_copy.call(input._keyset, input, dtype, layout, device, pin_memory, non_blocking, memory_format)
         if requires_grad:
-            result.requires_grad_(True)
+            _ap.factory_requires_grad(result)
         return result
-    _ap.raise_invalid_arguments(_f_to_copy_sigs, args, kwargs)
+    _ap.raise_invalid_arguments(_f__to_copy_sigs, args, kwargs)
 
 
 def _f_adjoint_0(input):
@@ -233,15 +245,15 @@ def alias(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_alias_sigs, args, kwargs)
 
 
-def _f_arange_0(end, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _f_arange_0(end, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if type(end) not in _PYNUM: end = _ap.to_scalar(end)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
-    if pin_memory is not None and pin_memory is not True and pin_memory is not False: pin_memory = _ap.to_bool(pin_memory)
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
-    if requires_grad is not True and requires_grad is not False: requires_grad = _ap.to_bool(requires_grad)
-    return end, dtype, layout, device, pin_memory, out, requires_grad
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return end, out, dtype, layout, device, pin_memory, requires_grad
 
 
 def _f_arange_1(start, end, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -250,30 +262,30 @@ def _f_arange_1(start, end, *, dtype=None, layout=None, device=None, pin_memory=
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
-    if pin_memory is not None and pin_memory is not True and pin_memory is not False: pin_memory = _ap.to_bool(pin_memory)
-    if requires_grad is not True and requires_grad is not False: requires_grad = _ap.to_bool(requires_grad)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
     return start, end, dtype, layout, device, pin_memory, requires_grad
 
 
-def _f_arange_2(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _f_arange_2(start, end, step=1, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if type(start) not in _PYNUM: start = _ap.to_scalar(start)
     if type(end) not in _PYNUM: end = _ap.to_scalar(end)
     if type(step) not in _PYNUM: step = _ap.to_scalar(step)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
-    if pin_memory is not None and pin_memory is not True and pin_memory is not False: pin_memory = _ap.to_bool(pin_memory)
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
-    if requires_grad is not True and requires_grad is not False: requires_grad = _ap.to_bool(requires_grad)
-    return start, end, step, dtype, layout, device, pin_memory, out, requires_grad
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return start, end, step, out, dtype, layout, device, pin_memory, requires_grad
 
 
-_f_arange_sigs = (_ap.PySig('arange', (('end', 'Scalar', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'None', True), ('out', 'Tensor', 'None', True), ('requires_grad', 'bool', 'False', True)), False, False), _ap.PySig('arange', (('start', 'Scalar', None, False), ('end', 'Scalar', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'None', True), ('requires_grad', 'bool', 'False', True)), False, False), _ap.PySig('arange', (('start', 'Scalar', None, False), ('end', 'Scalar', None, False), ('step', 'Scalar', '1', False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'None', True), ('out', 'Tensor', 'None', True), ('requires_grad', 'bool', 'False', True)), False, False),)
+_f_arange_sigs = (_ap.PySig('arange', (('end', 'Scalar', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('arange', (('start', 'Scalar', None, False), ('end', 'Scalar', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('arange', (('start', 'Scalar', None, False), ('end', 'Scalar', None, False), ('step', 'Scalar', '1', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
 
 
 def arange(*args, **kwargs):
     try:
-        end, dtype, layout, device, pin_memory, out, requires_grad = _f_arange_0(*args, **kwargs)
+        end, out, dtype, layout, device, pin_memory, requires_grad = _f_arange_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
@@ -283,7 +295,7 @@ def arange(*args, **kwargs):
             _check_factory_out(out, dtype, layout, device)
             result = _op_arange__out.call(out._keyset, end, out)
         if requires_grad:
-            result.requires_grad_(True)
+            _ap.factory_requires_grad(result)
         return result
     try:
         start, end, dtype, layout, device, pin_memory, requires_grad = _f_arange_1(*args, **kwargs)
@@ -292,10 +304,10 @@ def arange(*args, **kwargs):
     else:
         result = _op_arange__start.call(_ap.keyset_of_device(device), start, end, dtype, layout, device, pin_memory)
         if requires_grad:
-            result.requires_grad_(True)
+            _ap.factory_requires_grad(result)
         return result
     try:
-        start, end, step, dtype, layout, device, pin_memory, out, requires_grad = _f_arange_2(*args, **kwargs)
+        start, end, step, out, dtype, layout, device, pin_memory, requires_grad = _f_arange_2(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
@@ -305,7 +317,7 @@ def arange(*args, **kwargs):
             _check_factory_out(out, dtype, layout, device)
             result = _op_arange__start_out.call(out._keyset, start, end, step, out)
         if requires_grad:
-            result.requires_grad_(True)
+            _ap.factory_requires_grad(result)
         return result
     _ap.raise_invalid_arguments(_f_arange_sigs, args, kwargs)
 
@@ -351,7 +363,7 @@ def as_strided(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_as_strided_sigs, args, kwargs)
 
 
-def _f_as_strided_0(input, size, stride, storage_offset=None):
+def _f_as_strided__0(input, size, stride, storage_offset=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     size = _ap.to_intlist(size)
     stride = _ap.to_intlist(stride)
@@ -359,18 +371,18 @@ def _f_as_strided_0(input, size, stride, storage_offset=None):
     return input, size, stride, storage_offset
 
 
-_f_as_strided_sigs = (_ap.PySig('as_strided_', (('input', 'Tensor', None, False), ('size', 'SymInt[]', None, False), ('stride', 'SymInt[]', None, False), ('storage_offset', 'SymInt?', 'None', False)), False, False),)
+_f_as_strided__sigs = (_ap.PySig('as_strided_', (('input', 'Tensor', None, False), ('size', 'SymInt[]', None, False), ('stride', 'SymInt[]', None, False), ('storage_offset', 'SymInt?', 'None', False)), False, False),)
 
 
 def as_strided_(*args, **kwargs):
     try:
-        input, size, stride, storage_offset = _f_as_strided_0(*args, **kwargs)
+        input, size, stride, storage_offset = _f_as_strided__0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_as_strided_.call(input._keyset, input, size, stride, storage_offset)
         return result
-    _ap.raise_invalid_arguments(_f_as_strided_sigs, args, kwargs)
+    _ap.raise_invalid_arguments(_f_as_strided__sigs, args, kwargs)
 
 
 def _f_broadcast_tensors_0(tensors):
@@ -472,23 +484,23 @@ def detach(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_detach_sigs, args, kwargs)
 
 
-def _f_detach_0(input):
+def _f_detach__0(input):
     if not isinstance(input, _Tensor): raise _Mismatch
     return input,
 
 
-_f_detach_sigs = (_ap.PySig('detach_', (('input', 'Tensor', None, False),), False, False),)
+_f_detach__sigs = (_ap.PySig('detach_', (('input', 'Tensor', None, False),), False, False),)
 
 
 def detach_(*args, **kwargs):
     try:
-        input, = _f_detach_0(*args, **kwargs)
+        input, = _f_detach__0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_detach_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_detach_sigs, args, kwargs)
+    _ap.raise_invalid_arguments(_f_detach__sigs, args, kwargs)
 
 
 def _f_diagonal_0(input, offset=0, dim1=0, dim2=1):
@@ -529,42 +541,44 @@ _f_dsplit_sigs = (_ap.PySig('dsplit', (('input', 'Tensor', None, False), ('secti
 
 
 def dsplit(*args, **kwargs):
-    try:
-        input, sections = _f_dsplit_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_dsplit__int.call(input._keyset, input, sections)
-        return result
-    try:
-        input, indices = _f_dsplit_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_dsplit__array.call(input._keyset, input, indices)
-        return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, sections = _f_dsplit_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_dsplit__int.call(input._keyset, input, sections)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, indices = _f_dsplit_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_dsplit__array.call(input._keyset, input, indices)
+            return result
     _ap.raise_invalid_arguments(_f_dsplit_sigs, args, kwargs)
 
 
-def _f_empty_0(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, out=None, requires_grad=False):
+def _f_empty_0(size, *, memory_format=None, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     size = _ap.to_intlist(size)
+    if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
-    if pin_memory is not None and pin_memory is not True and pin_memory is not False: pin_memory = _ap.to_bool(pin_memory)
-    if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
-    if requires_grad is not True and requires_grad is not False: requires_grad = _ap.to_bool(requires_grad)
-    return size, dtype, layout, device, pin_memory, memory_format, out, requires_grad
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return size, memory_format, out, dtype, layout, device, pin_memory, requires_grad
 
 
-_f_empty_sigs = (_ap.PySig('empty', (('size', 'SymInt[]', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'None', True), ('memory_format', 'MemoryFormat?', 'None', True), ('out', 'Tensor', 'None', True), ('requires_grad', 'bool', 'False', True)), True, False),)
+_f_empty_sigs = (_ap.PySig('empty', (('size', 'SymInt[]', None, False), ('memory_format', 'MemoryFormat?', 'None', True), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), True, False),)
 
 
 def empty(*args, **kwargs):
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
-        size, dtype, layout, device, pin_memory, memory_format, out, requires_grad = _f_empty_0(*packed, **kwargs)
+        size, memory_format, out, dtype, layout, device, pin_memory, requires_grad = _f_empty_0(*packed, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
@@ -574,34 +588,34 @@ def empty(*args, **kwargs):
             _check_factory_out(out, dtype, layout, device)
             result = _op_empty__out.call(out._keyset, size, memory_format, out)
         if requires_grad:
-            result.requires_grad_(True)
+            _ap.factory_requires_grad(result)
         return result
     _ap.raise_invalid_arguments(_f_empty_sigs, args, kwargs)
 
 
-def _f_empty_like_0(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+def _f_empty_like_0(input, *, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if not isinstance(input, _Tensor): raise _Mismatch
+    if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
-    if pin_memory is not None and pin_memory is not True and pin_memory is not False: pin_memory = _ap.to_bool(pin_memory)
-    if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
-    if requires_grad is not True and requires_grad is not False: requires_grad = _ap.to_bool(requires_grad)
-    return input, dtype, layout, device, pin_memory, memory_format, requires_grad
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return input, memory_format, dtype, layout, device, pin_memory, requires_grad
 
 
-_f_empty_like_sigs = (_ap.PySig('empty_like', (('input', 'Tensor', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'None', True), ('memory_format', 'MemoryFormat?', 'None', True), ('requires_grad', 'bool', 'False', True)), False, False),)
+_f_empty_like_sigs = (_ap.PySig('empty_like', (('input', 'Tensor', None, False), ('memory_format', 'MemoryFormat?', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
 
 
 def empty_like(*args, **kwargs):
     try:
-        input, dtype, layout, device, pin_memory, memory_format, requires_grad = _f_empty_like_0(*args, **kwargs)
+        input, memory_format, dtype, layout, device, pin_memory, requires_grad = _f_empty_like_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_empty_like.call(input._keyset, input, dtype, layout, device, pin_memory, memory_format)
         if requires_grad:
-            result.requires_grad_(True)
+            _ap.factory_requires_grad(result)
         return result
     _ap.raise_invalid_arguments(_f_empty_like_sigs, args, kwargs)
 
@@ -612,12 +626,12 @@ def _f_empty_strided_0(size, stride, *, dtype=None, layout=None, device=None, pi
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
-    if pin_memory is not None and pin_memory is not True and pin_memory is not False: pin_memory = _ap.to_bool(pin_memory)
-    if requires_grad is not True and requires_grad is not False: requires_grad = _ap.to_bool(requires_grad)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
     return size, stride, dtype, layout, device, pin_memory, requires_grad
 
 
-_f_empty_strided_sigs = (_ap.PySig('empty_strided', (('size', 'SymInt[]', None, False), ('stride', 'SymInt[]', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'None', True), ('requires_grad', 'bool', 'False', True)), False, False),)
+_f_empty_strided_sigs = (_ap.PySig('empty_strided', (('size', 'SymInt[]', None, False), ('stride', 'SymInt[]', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
 
 
 def empty_strided(*args, **kwargs):
@@ -628,40 +642,40 @@ def empty_strided(*args, **kwargs):
     else:
         result = _op_empty_strided.call(_ap.keyset_of_device(device), size, stride, dtype, layout, device, pin_memory)
         if requires_grad:
-            result.requires_grad_(True)
+            _ap.factory_requires_grad(result)
         return result
     _ap.raise_invalid_arguments(_f_empty_strided_sigs, args, kwargs)
 
 
-def _f_eye_0(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _f_eye_0(n, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if type(n) is not int: n = _ap.to_int(n)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
-    if pin_memory is not None and pin_memory is not True and pin_memory is not False: pin_memory = _ap.to_bool(pin_memory)
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
-    if requires_grad is not True and requires_grad is not False: requires_grad = _ap.to_bool(requires_grad)
-    return n, dtype, layout, device, pin_memory, out, requires_grad
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return n, out, dtype, layout, device, pin_memory, requires_grad
 
 
-def _f_eye_1(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _f_eye_1(n, m, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if type(n) is not int: n = _ap.to_int(n)
     if type(m) is not int: m = _ap.to_int(m)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
-    if pin_memory is not None and pin_memory is not True and pin_memory is not False: pin_memory = _ap.to_bool(pin_memory)
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
-    if requires_grad is not True and requires_grad is not False: requires_grad = _ap.to_bool(requires_grad)
-    return n, m, dtype, layout, device, pin_memory, out, requires_grad
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return n, m, out, dtype, layout, device, pin_memory, requires_grad
 
 
-_f_eye_sigs = (_ap.PySig('eye', (('n', 'SymInt', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'None', True), ('out', 'Tensor', 'None', True), ('requires_grad', 'bool', 'False', True)), False, False), _ap.PySig('eye', (('n', 'SymInt', None, False), ('m', 'SymInt', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'None', True), ('out', 'Tensor', 'None', True), ('requires_grad', 'bool', 'False', True)), False, False),)
+_f_eye_sigs = (_ap.PySig('eye', (('n', 'SymInt', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('eye', (('n', 'SymInt', None, False), ('m', 'SymInt', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
 
 
 def eye(*args, **kwargs):
     try:
-        n, dtype, layout, device, pin_memory, out, requires_grad = _f_eye_0(*args, **kwargs)
+        n, out, dtype, layout, device, pin_memory, requires_grad = _f_eye_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
@@ -671,10 +685,10 @@ def eye(*args, **kwargs):
             _check_factory_out(out, dtype, layout, device)
             result = _op_eye__out.call(out._keyset, n, out)
         if requires_grad:
-            result.requires_grad_(True)
+            _ap.factory_requires_grad(result)
         return result
     try:
-        n, m, dtype, layout, device, pin_memory, out, requires_grad = _f_eye_1(*args, **kwargs)
+        n, m, out, dtype, layout, device, pin_memory, requires_grad = _f_eye_1(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
@@ -684,42 +698,44 @@ def eye(*args, **kwargs):
             _check_factory_out(out, dtype, layout, device)
             result = _op_eye__m_out.call(out._keyset, n, m, out)
         if requires_grad:
-            result.requires_grad_(True)
+            _ap.factory_requires_grad(result)
         return result
     _ap.raise_invalid_arguments(_f_eye_sigs, args, kwargs)
 
 
-def _f_fill_0(input, value):
-    if not isinstance(input, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
-    return input, value
-
-
-def _f_fill_1(input, value):
+def _f_fill__0(input, value):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(value, _Tensor): raise _Mismatch
     return input, value
 
 
-_f_fill_sigs = (_ap.PySig('fill_', (('input', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, False), _ap.PySig('fill_', (('input', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, False),)
+def _f_fill__1(input, value):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    return input, value
+
+
+_f_fill__sigs = (_ap.PySig('fill_', (('input', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, False), _ap.PySig('fill_', (('input', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, False),)
 
 
 def fill_(*args, **kwargs):
-    try:
-        input, value = _f_fill_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_fill___Scalar.call(input._keyset, input, value)
-        return result
-    try:
-        input, value = _f_fill_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_fill___Tensor.call(input._keyset | value._keyset, input, value)
-        return result
-    _ap.raise_invalid_arguments(_f_fill_sigs, args, kwargs)
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, value = _f_fill__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_fill___Tensor.call(input._keyset | value._keyset, input, value)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, value = _f_fill__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_fill___Scalar.call(input._keyset, input, value)
+            return result
+    _ap.raise_invalid_arguments(_f_fill__sigs, args, kwargs)
 
 
 def _f_flatten_0(input, start_dim=0, end_dim=-1):
@@ -743,24 +759,24 @@ def flatten(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_flatten_sigs, args, kwargs)
 
 
-def _f_full_0(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _f_full_0(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     size = _ap.to_intlist(size)
     if type(fill_value) not in _PYNUM: fill_value = _ap.to_scalar(fill_value)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
-    if pin_memory is not None and pin_memory is not True and pin_memory is not False: pin_memory = _ap.to_bool(pin_memory)
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
-    if requires_grad is not True and requires_grad is not False: requires_grad = _ap.to_bool(requires_grad)
-    return size, fill_value, dtype, layout, device, pin_memory, out, requires_grad
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return size, fill_value, out, dtype, layout, device, pin_memory, requires_grad
 
 
-_f_full_sigs = (_ap.PySig('full', (('size', 'SymInt[]', None, False), ('fill_value', 'Scalar', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'None', True), ('out', 'Tensor', 'None', True), ('requires_grad', 'bool', 'False', True)), False, False),)
+_f_full_sigs = (_ap.PySig('full', (('size', 'SymInt[]', None, False), ('fill_value', 'Scalar', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
 
 
 def full(*args, **kwargs):
     try:
-        size, fill_value, dtype, layout, device, pin_memory, out, requires_grad = _f_full_0(*args, **kwargs)
+        size, fill_value, out, dtype, layout, device, pin_memory, requires_grad = _f_full_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
@@ -770,35 +786,35 @@ def full(*args, **kwargs):
             _check_factory_out(out, dtype, layout, device)
             result = _op_full__out.call(out._keyset, size, fill_value, out)
         if requires_grad:
-            result.requires_grad_(True)
+            _ap.factory_requires_grad(result)
         return result
     _ap.raise_invalid_arguments(_f_full_sigs, args, kwargs)
 
 
-def _f_full_like_0(input, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+def _f_full_like_0(input, fill_value, *, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(fill_value) not in _PYNUM: fill_value = _ap.to_scalar(fill_value)
+    if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
-    if pin_memory is not None and pin_memory is not True and pin_memory is not False: pin_memory = _ap.to_bool(pin_memory)
-    if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
-    if requires_grad is not True and requires_grad is not False: requires_grad = _ap.to_bool(requires_grad)
-    return input, fill_value, dtype, layout, device, pin_memory, memory_format, requires_grad
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return input, fill_value, memory_format, dtype, layout, device, pin_memory, requires_grad
 
 
-_f_full_like_sigs = (_ap.PySig('full_like', (('input', 'Tensor', None, False), ('fill_value', 'Scalar', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'None', True), ('memory_format', 'MemoryFormat?', 'None', True), ('requires_grad', 'bool', 'False', True)), False, False),)
+_f_full_like_sigs = (_ap.PySig('full_like', (('input', 'Tensor', None, False), ('fill_value', 'Scalar', None, False), ('memory_format', 'MemoryFormat?', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
 
 
 def full_like(*args, **kwargs):
     try:
-        input, fill_value, dtype, layout, device, pin_memory, memory_format, requires_grad = _f_full_like_0(*args, **kwargs)
+        input, fill_value, memory_format, dtype, layout, device, pin_memory, requires_grad = _f_full_like_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_full_like.call(input._keyset, input, fill_value, dtype, layout, device, pin_memory, memory_format)
         if requires_grad:
-            result.requires_grad_(True)
+            _ap.factory_requires_grad(result)
         return result
     _ap.raise_invalid_arguments(_f_full_like_sigs, args, kwargs)
 
@@ -807,7 +823,7 @@ def _f_gather_0(input, dim, index, *, sparse_grad=False, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(dim) is not int: dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
-    if sparse_grad is not True and sparse_grad is not False: sparse_grad = _ap.to_bool(sparse_grad)
+    if sparse_grad is not False and sparse_grad is not True: raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, index, sparse_grad, out
 
@@ -845,20 +861,22 @@ _f_hsplit_sigs = (_ap.PySig('hsplit', (('input', 'Tensor', None, False), ('secti
 
 
 def hsplit(*args, **kwargs):
-    try:
-        input, sections = _f_hsplit_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_hsplit__int.call(input._keyset, input, sections)
-        return result
-    try:
-        input, indices = _f_hsplit_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_hsplit__array.call(input._keyset, input, indices)
-        return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, sections = _f_hsplit_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_hsplit__int.call(input._keyset, input, sections)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, indices = _f_hsplit_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_hsplit__array.call(input._keyset, input, indices)
+            return result
     _ap.raise_invalid_arguments(_f_hsplit_sigs, args, kwargs)
 
 
@@ -978,20 +996,22 @@ _f_index_fill_sigs = (_ap.PySig('index_fill', (('input', 'Tensor', None, False),
 
 
 def index_fill(*args, **kwargs):
-    try:
-        input, dim, index, value = _f_index_fill_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_index_fill__int_Scalar.call(input._keyset | index._keyset, input, dim, index, value)
-        return result
-    try:
-        input, dim, index, value = _f_index_fill_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_index_fill__int_Tensor.call(input._keyset | index._keyset | value._keyset, input, dim, index, value)
-        return result
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+        try:
+            input, dim, index, value = _f_index_fill_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_index_fill__int_Scalar.call(input._keyset | index._keyset, input, dim, index, value)
+            return result
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)) and (len(args) <= 3 or isinstance(args[3], _Tensor)):
+        try:
+            input, dim, index, value = _f_index_fill_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_index_fill__int_Tensor.call(input._keyset | index._keyset | value._keyset, input, dim, index, value)
+            return result
     _ap.raise_invalid_arguments(_f_index_fill_sigs, args, kwargs)
 
 
@@ -999,7 +1019,7 @@ def _f_index_put_0(input, indices, values, accumulate=False):
     if not isinstance(input, _Tensor): raise _Mismatch
     indices = _ap.to_optional_tensorlist(indices)
     if not isinstance(values, _Tensor): raise _Mismatch
-    if accumulate is not True and accumulate is not False: accumulate = _ap.to_bool(accumulate)
+    if accumulate is not False and accumulate is not True: raise _Mismatch
     return input, indices, values, accumulate
 
 
@@ -1017,26 +1037,26 @@ def index_put(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_index_put_sigs, args, kwargs)
 
 
-def _f_index_put_0(input, indices, values, accumulate=False):
+def _f_index_put__0(input, indices, values, accumulate=False):
     if not isinstance(input, _Tensor): raise _Mismatch
     indices = _ap.to_optional_tensorlist(indices)
     if not isinstance(values, _Tensor): raise _Mismatch
-    if accumulate is not True and accumulate is not False: accumulate = _ap.to_bool(accumulate)
+    if accumulate is not False and accumulate is not True: raise _Mismatch
     return input, indices, values, accumulate
 
 
-_f_index_put_sigs = (_ap.PySig('index_put_', (('input', 'Tensor', None, False), ('indices', 'Tensor?[]', None, False), ('values', 'Tensor', None, False), ('accumulate', 'bool', 'False', False)), False, False),)
+_f_index_put__sigs = (_ap.PySig('index_put_', (('input', 'Tensor', None, False), ('indices', 'Tensor?[]', None, False), ('values', 'Tensor', None, False), ('accumulate', 'bool', 'False', False)), False, False),)
 
 
 def index_put_(*args, **kwargs):
     try:
-        input, indices, values, accumulate = _f_index_put_0(*args, **kwargs)
+        input, indices, values, accumulate = _f_index_put__0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_index_put_.call(input._keyset | _ap.keyset_of_list(indices) | values._keyset, input, indices, values, accumulate)
         return result
-    _ap.raise_invalid_arguments(_f_index_put_sigs, args, kwargs)
+    _ap.raise_invalid_arguments(_f_index_put__sigs, args, kwargs)
 
 
 def _f_index_reduce_0(input, dim, index, source, reduce, *, include_self=True, out=None):
@@ -1045,7 +1065,7 @@ def _f_index_reduce_0(input, dim, index, source, reduce, *, include_self=True, o
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(source, _Tensor): raise _Mismatch
     reduce = _ap.to_str(reduce)
-    if include_self is not True and include_self is not False: include_self = _ap.to_bool(include_self)
+    if include_self is not True and include_self is not False: raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, index, source, reduce, include_self, out
 
@@ -1092,25 +1112,106 @@ def index_select(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_index_select_sigs, args, kwargs)
 
 
-def _f_linspace_0(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if type(start) not in _PYNUM: start = _ap.to_scalar(start)
-    if type(end) not in _PYNUM: end = _ap.to_scalar(end)
+def _f_linspace_0(start, end, steps, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if not isinstance(start, _Tensor): raise _Mismatch
+    if not isinstance(end, _Tensor): raise _Mismatch
     if type(steps) is not int: steps = _ap.to_int(steps)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
-    if pin_memory is not None and pin_memory is not True and pin_memory is not False: pin_memory = _ap.to_bool(pin_memory)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return start, end, steps, out, dtype, layout, device, pin_memory, requires_grad
+
+
+def _f_linspace_1(start, end, steps, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if type(start) not in _PYNUM: start = _ap.to_scalar(start)
+    if not isinstance(end, _Tensor): raise _Mismatch
+    if type(steps) is not int: steps = _ap.to_int(steps)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
-    if requires_grad is not True and requires_grad is not False: requires_grad = _ap.to_bool(requires_grad)
-    return start, end, steps, dtype, layout, device, pin_memory, out, requires_grad
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return start, end, steps, out, dtype, layout, device, pin_memory, requires_grad
 
 
-_f_linspace_sigs = (_ap.PySig('linspace', (('start', 'Scalar', None, False), ('end', 'Scalar', None, False), ('steps', 'int', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'None', True), ('out', 'Tensor', 'None', True), ('requires_grad', 'bool', 'False', True)), False, False),)
+def _f_linspace_2(start, end, steps, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if not isinstance(start, _Tensor): raise _Mismatch
+    if type(end) not in _PYNUM: end = _ap.to_scalar(end)
+    if type(steps) is not int: steps = _ap.to_int(steps)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return start, end, steps, out, dtype, layout, device, pin_memory, requires_grad
+
+
+def _f_linspace_3(start, end, steps, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if type(start) not in _PYNUM: start = _ap.to_scalar(start)
+    if type(end) not in _PYNUM: end = _ap.to_scalar(end)
+    if type(steps) is not int: steps = _ap.to_int(steps)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return start, end, steps, out, dtype, layout, device, pin_memory, requires_grad
+
+
+_f_linspace_sigs = (_ap.PySig('linspace', (('start', 'Tensor', None, False), ('end', 'Tensor', None, False), ('steps', 'int', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('linspace', (('start', 'Scalar', None, False), ('end', 'Tensor', None, False), ('steps', 'int', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('linspace', (('start', 'Tensor', None, False), ('end', 'Scalar', None, False), ('steps', 'int', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('linspace', (('start', 'Scalar', None, False), ('end', 'Scalar', None, False), ('steps', 'int', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
 
 
 def linspace(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            start, end, steps, out, dtype, layout, device, pin_memory, requires_grad = _f_linspace_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_linspace__Tensor_Tensor.call(start._keyset | end._keyset, start, end, steps, dtype, layout, device, pin_memory)
+            else:
+                _check_factory_out(out, dtype, layout, device)
+                result = _op_linspace__Tensor_Tensor_out.call(start._keyset | end._keyset | out._keyset, start, end, steps, out)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            start, end, steps, out, dtype, layout, device, pin_memory, requires_grad = _f_linspace_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_linspace__Scalar_Tensor.call(end._keyset, start, end, steps, dtype, layout, device, pin_memory)
+            else:
+                _check_factory_out(out, dtype, layout, device)
+                result = _op_linspace__Scalar_Tensor_out.call(end._keyset | out._keyset, start, end, steps, out)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            start, end, steps, out, dtype, layout, device, pin_memory, requires_grad = _f_linspace_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_linspace__Tensor_Scalar.call(start._keyset, start, end, steps, dtype, layout, device, pin_memory)
+            else:
+                _check_factory_out(out, dtype, layout, device)
+                result = _op_linspace__Tensor_Scalar_out.call(start._keyset | out._keyset, start, end, steps, out)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
     try:
-        start, end, steps, dtype, layout, device, pin_memory, out, requires_grad = _f_linspace_0(*args, **kwargs)
+        start, end, steps, out, dtype, layout, device, pin_memory, requires_grad = _f_linspace_3(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
@@ -1120,31 +1221,115 @@ def linspace(*args, **kwargs):
             _check_factory_out(out, dtype, layout, device)
             result = _op_linspace__out.call(out._keyset, start, end, steps, out)
         if requires_grad:
-            result.requires_grad_(True)
+            _ap.factory_requires_grad(result)
         return result
     _ap.raise_invalid_arguments(_f_linspace_sigs, args, kwargs)
 
 
-def _f_logspace_0(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _f_logspace_0(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if not isinstance(start, _Tensor): raise _Mismatch
+    if not isinstance(end, _Tensor): raise _Mismatch
+    if type(steps) is not int: steps = _ap.to_int(steps)
+    if type(base) is not float: base = _ap.to_float(base)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return start, end, steps, base, out, dtype, layout, device, pin_memory, requires_grad
+
+
+def _f_logspace_1(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if type(start) not in _PYNUM: start = _ap.to_scalar(start)
+    if not isinstance(end, _Tensor): raise _Mismatch
+    if type(steps) is not int: steps = _ap.to_int(steps)
+    if type(base) is not float: base = _ap.to_float(base)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return start, end, steps, base, out, dtype, layout, device, pin_memory, requires_grad
+
+
+def _f_logspace_2(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if not isinstance(start, _Tensor): raise _Mismatch
+    if type(end) not in _PYNUM: end = _ap.to_scalar(end)
+    if type(steps) is not int: steps = _ap.to_int(steps)
+    if type(base) is not float: base = _ap.to_float(base)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return start, end, steps, base, out, dtype, layout, device, pin_memory, requires_grad
+
+
+def _f_logspace_3(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if type(start) not in _PYNUM: start = _ap.to_scalar(start)
     if type(end) not in _PYNUM: end = _ap.to_scalar(end)
     if type(steps) is not int: steps = _ap.to_int(steps)
     if type(base) is not float: base = _ap.to_float(base)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
-    if pin_memory is not None and pin_memory is not True and pin_memory is not False: pin_memory = _ap.to_bool(pin_memory)
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
-    if requires_grad is not True and requires_grad is not False: requires_grad = _ap.to_bool(requires_grad)
-    return start, end, steps, base, dtype, layout, device, pin_memory, out, requires_grad
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return start, end, steps, base, out, dtype, layout, device, pin_memory, requires_grad
 
 
-_f_logspace_sigs = (_ap.PySig('logspace', (('start', 'Scalar', None, False), ('end', 'Scalar', None, False), ('steps', 'int', None, False), ('base', 'float', '10.0', False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'None', True), ('out', 'Tensor', 'None', True), ('requires_grad', 'bool', 'False', True)), False, False),)
+_f_logspace_sigs = (_ap.PySig('logspace', (('start', 'Tensor', None, False), ('end', 'Tensor', None, False), ('steps', 'int', None, False), ('base', 'float', '10.0', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('logspace', (('start', 'Scalar', None, False), ('end', 'Tensor', None, False), ('steps', 'int', None, False), ('base', 'float', '10.0', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('logspace', (('start', 'Tensor', None, False), ('end', 'Scalar', None, False), ('steps', 'int', None, False), ('base', 'float', '10.0', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('logspace', (('start', 'Scalar', None, False), ('end', 'Scalar', None, False), ('steps', 'int', None, False), ('base', 'float', '10.0', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
 
 
 def logspace(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            start, end, steps, base, out, dtype, layout, device, pin_memory, requires_grad = _f_logspace_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_logspace__Tensor_Tensor.call(start._keyset | end._keyset, start, end, steps, base, dtype, layout, device, pin_memory)
+            else:
+                _check_factory_out(out, dtype, layout, device)
+                result = _op_logspace__Tensor_Tensor_out.call(start._keyset | end._keyset | out._keyset, start, end, steps, base, out)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            start, end, steps, base, out, dtype, layout, device, pin_memory, requires_grad = _f_logspace_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_logspace__Scalar_Tensor.call(end._keyset, start, end, steps, base, dtype, layout, device, pin_memory)
+            else:
+                _check_factory_out(out, dtype, layout, device)
+                result = _op_logspace__Scalar_Tensor_out.call(end._keyset | out._keyset, start, end, steps, base, out)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            start, end, steps, base, out, dtype, layout, device, pin_memory, requires_grad = _f_logspace_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_logspace__Tensor_Scalar.call(start._keyset, start, end, steps, base, dtype, layout, device, pin_memory)
+            else:
+                _check_factory_out(out, dtype, layout, device)
+                result = _op_logspace__Tensor_Scalar_out.call(start._keyset | out._keyset, start, end, steps, base, out)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
     try:
-        start, end, steps, base, dtype, layout, device, pin_memory, out, requires_grad = _f_logspace_0(*args, **kwargs)
+        start, end, steps, base, out, dtype, layout, device, pin_memory, requires_grad = _f_logspace_3(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
@@ -1154,7 +1339,7 @@ def logspace(*args, **kwargs):
             _check_factory_out(out, dtype, layout, device)
             result = _op_logspace__out.call(out._keyset, start, end, steps, base, out)
         if requires_grad:
-            result.requires_grad_(True)
+            _ap.factory_requires_grad(result)
         return result
     _ap.raise_invalid_arguments(_f_logspace_sigs, args, kwargs)
 
@@ -1177,20 +1362,22 @@ _f_masked_fill_sigs = (_ap.PySig('masked_fill', (('input', 'Tensor', None, False
 
 
 def masked_fill(*args, **kwargs):
-    try:
-        input, mask, value = _f_masked_fill_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_masked_fill__Scalar.call(input._keyset | mask._keyset, input, mask, value)
-        return result
-    try:
-        input, mask, value = _f_masked_fill_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_masked_fill__Tensor.call(input._keyset | mask._keyset | value._keyset, input, mask, value)
-        return result
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, mask, value = _f_masked_fill_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_masked_fill__Scalar.call(input._keyset | mask._keyset, input, mask, value)
+            return result
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+        try:
+            input, mask, value = _f_masked_fill_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_masked_fill__Tensor.call(input._keyset | mask._keyset | value._keyset, input, mask, value)
+            return result
     _ap.raise_invalid_arguments(_f_masked_fill_sigs, args, kwargs)
 
 
@@ -1257,20 +1444,22 @@ _f_moveaxis_sigs = (_ap.PySig('moveaxis', (('input', 'Tensor', None, False), ('s
 
 
 def moveaxis(*args, **kwargs):
-    try:
-        input, source, destination = _f_moveaxis_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_moveaxis__intlist.call(input._keyset, input, source, destination)
-        return result
-    try:
-        input, source, destination = _f_moveaxis_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_moveaxis__int.call(input._keyset, input, source, destination)
-        return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, source, destination = _f_moveaxis_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_moveaxis__intlist.call(input._keyset, input, source, destination)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, source, destination = _f_moveaxis_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_moveaxis__int.call(input._keyset, input, source, destination)
+            return result
     _ap.raise_invalid_arguments(_f_moveaxis_sigs, args, kwargs)
 
 
@@ -1292,20 +1481,22 @@ _f_movedim_sigs = (_ap.PySig('movedim', (('input', 'Tensor', None, False), ('sou
 
 
 def movedim(*args, **kwargs):
-    try:
-        input, source, destination = _f_movedim_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_movedim__intlist.call(input._keyset, input, source, destination)
-        return result
-    try:
-        input, source, destination = _f_movedim_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_movedim__int.call(input._keyset, input, source, destination)
-        return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, source, destination = _f_movedim_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_movedim__intlist.call(input._keyset, input, source, destination)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, source, destination = _f_movedim_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_movedim__int.call(input._keyset, input, source, destination)
+            return result
     _ap.raise_invalid_arguments(_f_movedim_sigs, args, kwargs)
 
 
@@ -1329,41 +1520,43 @@ _f_narrow_sigs = (_ap.PySig('narrow', (('input', 'Tensor', None, False), ('dim',
 
 
 def narrow(*args, **kwargs):
-    try:
-        input, dim, start, length = _f_narrow_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_narrow.call(input._keyset, input, dim, start, length)
-        return result
-    try:
-        input, dim, start, length = _f_narrow_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_narrow__Tensor.call(input._keyset | start._keyset, input, dim, start, length)
-        return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, start, length = _f_narrow_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_narrow.call(input._keyset, input, dim, start, length)
+            return result
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+        try:
+            input, dim, start, length = _f_narrow_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_narrow__Tensor.call(input._keyset | start._keyset, input, dim, start, length)
+            return result
     _ap.raise_invalid_arguments(_f_narrow_sigs, args, kwargs)
 
 
-def _f_ones_0(size, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _f_ones_0(size, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     size = _ap.to_intlist(size)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
-    if pin_memory is not None and pin_memory is not True and pin_memory is not False: pin_memory = _ap.to_bool(pin_memory)
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
-    if requires_grad is not True and requires_grad is not False: requires_grad = _ap.to_bool(requires_grad)
-    return size, dtype, layout, device, pin_memory, out, requires_grad
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return size, out, dtype, layout, device, pin_memory, requires_grad
 
 
-_f_ones_sigs = (_ap.PySig('ones', (('size', 'SymInt[]', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'None', True), ('out', 'Tensor', 'None', True), ('requires_grad', 'bool', 'False', True)), True, False),)
+_f_ones_sigs = (_ap.PySig('ones', (('size', 'SymInt[]', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), True, False),)
 
 
 def ones(*args, **kwargs):
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
-        size, dtype, layout, device, pin_memory, out, requires_grad = _f_ones_0(*packed, **kwargs)
+        size, out, dtype, layout, device, pin_memory, requires_grad = _f_ones_0(*packed, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
@@ -1373,34 +1566,34 @@ def ones(*args, **kwargs):
             _check_factory_out(out, dtype, layout, device)
             result = _op_ones__out.call(out._keyset, size, out)
         if requires_grad:
-            result.requires_grad_(True)
+            _ap.factory_requires_grad(result)
         return result
     _ap.raise_invalid_arguments(_f_ones_sigs, args, kwargs)
 
 
-def _f_ones_like_0(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+def _f_ones_like_0(input, *, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if not isinstance(input, _Tensor): raise _Mismatch
+    if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
-    if pin_memory is not None and pin_memory is not True and pin_memory is not False: pin_memory = _ap.to_bool(pin_memory)
-    if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
-    if requires_grad is not True and requires_grad is not False: requires_grad = _ap.to_bool(requires_grad)
-    return input, dtype, layout, device, pin_memory, memory_format, requires_grad
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return input, memory_format, dtype, layout, device, pin_memory, requires_grad
 
 
-_f_ones_like_sigs = (_ap.PySig('ones_like', (('input', 'Tensor', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'None', True), ('memory_format', 'MemoryFormat?', 'None', True), ('requires_grad', 'bool', 'False', True)), False, False),)
+_f_ones_like_sigs = (_ap.PySig('ones_like', (('input', 'Tensor', None, False), ('memory_format', 'MemoryFormat?', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
 
 
 def ones_like(*args, **kwargs):
     try:
-        input, dtype, layout, device, pin_memory, memory_format, requires_grad = _f_ones_like_0(*args, **kwargs)
+        input, memory_format, dtype, layout, device, pin_memory, requires_grad = _f_ones_like_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_ones_like.call(input._keyset, input, dtype, layout, device, pin_memory, memory_format)
         if requires_grad:
-            result.requires_grad_(True)
+            _ap.factory_requires_grad(result)
         return result
     _ap.raise_invalid_arguments(_f_ones_like_sigs, args, kwargs)
 
@@ -1429,7 +1622,7 @@ def _f_put_0(input, index, source, accumulate=False):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(source, _Tensor): raise _Mismatch
-    if accumulate is not True and accumulate is not False: accumulate = _ap.to_bool(accumulate)
+    if accumulate is not False and accumulate is not True: raise _Mismatch
     return input, index, source, accumulate
 
 
@@ -1505,25 +1698,25 @@ def reshape(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_reshape_sigs, args, kwargs)
 
 
-def _f_resize_as_0(input, the_template, *, memory_format=None):
+def _f_resize_as__0(input, the_template, *, memory_format=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(the_template, _Tensor): raise _Mismatch
     if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
     return input, the_template, memory_format
 
 
-_f_resize_as_sigs = (_ap.PySig('resize_as_', (('input', 'Tensor', None, False), ('the_template', 'Tensor', None, False), ('memory_format', 'MemoryFormat?', 'None', True)), False, False),)
+_f_resize_as__sigs = (_ap.PySig('resize_as_', (('input', 'Tensor', None, False), ('the_template', 'Tensor', None, False), ('memory_format', 'MemoryFormat?', 'None', True)), False, False),)
 
 
 def resize_as_(*args, **kwargs):
     try:
-        input, the_template, memory_format = _f_resize_as_0(*args, **kwargs)
+        input, the_template, memory_format = _f_resize_as__0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_resize_as_.call(input._keyset | the_template._keyset, input, the_template, memory_format)
         return result
-    _ap.raise_invalid_arguments(_f_resize_as_sigs, args, kwargs)
+    _ap.raise_invalid_arguments(_f_resize_as__sigs, args, kwargs)
 
 
 def _f_scalar_tensor_0(s, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -1531,12 +1724,12 @@ def _f_scalar_tensor_0(s, *, dtype=None, layout=None, device=None, pin_memory=No
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
-    if pin_memory is not None and pin_memory is not True and pin_memory is not False: pin_memory = _ap.to_bool(pin_memory)
-    if requires_grad is not True and requires_grad is not False: requires_grad = _ap.to_bool(requires_grad)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
     return s, dtype, layout, device, pin_memory, requires_grad
 
 
-_f_scalar_tensor_sigs = (_ap.PySig('scalar_tensor', (('s', 'Scalar', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'None', True), ('requires_grad', 'bool', 'False', True)), False, False),)
+_f_scalar_tensor_sigs = (_ap.PySig('scalar_tensor', (('s', 'Scalar', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
 
 
 def scalar_tensor(*args, **kwargs):
@@ -1547,7 +1740,7 @@ def scalar_tensor(*args, **kwargs):
     else:
         result = _op_scalar_tensor.call(_ap.keyset_of_device(device), s, dtype, layout, device, pin_memory)
         if requires_grad:
-            result.requires_grad_(True)
+            _ap.factory_requires_grad(result)
         return result
     _ap.raise_invalid_arguments(_f_scalar_tensor_sigs, args, kwargs)
 
@@ -1594,46 +1787,50 @@ _f_scatter_sigs = (_ap.PySig('scatter', (('input', 'Tensor', None, False), ('dim
 
 
 def scatter(*args, **kwargs):
-    try:
-        input, dim, index, src, out = _f_scatter_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        if out is None:
-            result = _op_scatter__src.call(input._keyset | index._keyset | src._keyset, input, dim, index, src)
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)) and (len(args) <= 3 or isinstance(args[3], _Tensor)):
+        try:
+            input, dim, index, src, out = _f_scatter_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
         else:
-            result = _op_scatter__src_out.call(input._keyset | index._keyset | src._keyset | out._keyset, input, dim, index, src, out)
-        return result
-    try:
-        input, dim, index, value, out = _f_scatter_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        if out is None:
-            result = _op_scatter__value.call(input._keyset | index._keyset, input, dim, index, value)
+            if out is None:
+                result = _op_scatter__src.call(input._keyset | index._keyset | src._keyset, input, dim, index, src)
+            else:
+                result = _op_scatter__src_out.call(input._keyset | index._keyset | src._keyset | out._keyset, input, dim, index, src, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+        try:
+            input, dim, index, value, out = _f_scatter_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
         else:
-            result = _op_scatter__value_out.call(input._keyset | index._keyset | out._keyset, input, dim, index, value, out)
-        return result
-    try:
-        input, dim, index, src, reduce, out = _f_scatter_2(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        if out is None:
-            result = _op_scatter__reduce.call(input._keyset | index._keyset | src._keyset, input, dim, index, src, reduce)
+            if out is None:
+                result = _op_scatter__value.call(input._keyset | index._keyset, input, dim, index, value)
+            else:
+                result = _op_scatter__value_out.call(input._keyset | index._keyset | out._keyset, input, dim, index, value, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)) and (len(args) <= 3 or isinstance(args[3], _Tensor)):
+        try:
+            input, dim, index, src, reduce, out = _f_scatter_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
         else:
-            result = _op_scatter__reduce_out.call(input._keyset | index._keyset | src._keyset | out._keyset, input, dim, index, src, reduce, out)
-        return result
-    try:
-        input, dim, index, value, reduce, out = _f_scatter_3(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        if out is None:
-            result = _op_scatter__value_reduce.call(input._keyset | index._keyset, input, dim, index, value, reduce)
+            if out is None:
+                result = _op_scatter__reduce.call(input._keyset | index._keyset | src._keyset, input, dim, index, src, reduce)
+            else:
+                result = _op_scatter__reduce_out.call(input._keyset | index._keyset | src._keyset | out._keyset, input, dim, index, src, reduce, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+        try:
+            input, dim, index, value, reduce, out = _f_scatter_3(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
         else:
-            result = _op_scatter__value_reduce_out.call(input._keyset | index._keyset | out._keyset, input, dim, index, value, reduce, out)
-        return result
+            if out is None:
+                result = _op_scatter__value_reduce.call(input._keyset | index._keyset, input, dim, index, value, reduce)
+            else:
+                result = _op_scatter__value_reduce_out.call(input._keyset | index._keyset | out._keyset, input, dim, index, value, reduce, out)
+            return result
     _ap.raise_invalid_arguments(_f_scatter_sigs, args, kwargs)
 
 
@@ -1669,7 +1866,7 @@ def _f_scatter_reduce_0(input, dim, index, src, reduce, *, include_self=True, ou
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(src, _Tensor): raise _Mismatch
     reduce = _ap.to_str(reduce)
-    if include_self is not True and include_self is not False: include_self = _ap.to_bool(include_self)
+    if include_self is not True and include_self is not False: raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, index, src, reduce, include_self, out
 
@@ -1753,20 +1950,22 @@ _f_split_sigs = (_ap.PySig('split', (('input', 'Tensor', None, False), ('split_s
 
 
 def split(*args, **kwargs):
-    try:
-        input, split_size, dim = _f_split_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_split__Tensor.call(input._keyset, input, split_size, dim)
-        return result
-    try:
-        input, split_size, dim = _f_split_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_split__sizes.call(input._keyset, input, split_size, dim)
-        return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, split_size, dim = _f_split_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_split__Tensor.call(input._keyset, input, split_size, dim)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, split_size, dim = _f_split_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_split__sizes.call(input._keyset, input, split_size, dim)
+            return result
     _ap.raise_invalid_arguments(_f_split_sigs, args, kwargs)
 
 
@@ -1812,27 +2011,30 @@ _f_squeeze_sigs = (_ap.PySig('squeeze', (('input', 'Tensor', None, False),), Fal
 
 
 def squeeze(*args, **kwargs):
-    try:
-        input, = _f_squeeze_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_squeeze.call(input._keyset, input)
-        return result
-    try:
-        input, dim = _f_squeeze_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_squeeze__dim.call(input._keyset, input, dim)
-        return result
-    try:
-        input, dim = _f_squeeze_2(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_squeeze__dims.call(input._keyset, input, dim)
-        return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, = _f_squeeze_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_squeeze.call(input._keyset, input)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim = _f_squeeze_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_squeeze__dim.call(input._keyset, input, dim)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim = _f_squeeze_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_squeeze__dims.call(input._keyset, input, dim)
+            return result
     _ap.raise_invalid_arguments(_f_squeeze_sigs, args, kwargs)
 
 
@@ -1971,27 +2173,30 @@ _f_tensor_split_sigs = (_ap.PySig('tensor_split', (('input', 'Tensor', None, Fal
 
 
 def tensor_split(*args, **kwargs):
-    try:
-        input, sections, dim = _f_tensor_split_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_tensor_split__sections.call(input._keyset, input, sections, dim)
-        return result
-    try:
-        input, indices, dim = _f_tensor_split_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_tensor_split__indices.call(input._keyset, input, indices, dim)
-        return result
-    try:
-        input, tensor_indices_or_sections, dim = _f_tensor_split_2(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_tensor_split__tensor_indices_or_sections.call(input._keyset | tensor_indices_or_sections._keyset, input, tensor_indices_or_sections, dim)
-        return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, sections, dim = _f_tensor_split_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_tensor_split__sections.call(input._keyset, input, sections, dim)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, indices, dim = _f_tensor_split_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_tensor_split__indices.call(input._keyset, input, indices, dim)
+            return result
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, tensor_indices_or_sections, dim = _f_tensor_split_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_tensor_split__tensor_indices_or_sections.call(input._keyset | tensor_indices_or_sections._keyset, input, tensor_indices_or_sections, dim)
+            return result
     _ap.raise_invalid_arguments(_f_tensor_split_sigs, args, kwargs)
 
 
@@ -2131,20 +2336,22 @@ _f_vsplit_sigs = (_ap.PySig('vsplit', (('input', 'Tensor', None, False), ('secti
 
 
 def vsplit(*args, **kwargs):
-    try:
-        input, sections = _f_vsplit_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_vsplit__int.call(input._keyset, input, sections)
-        return result
-    try:
-        input, indices = _f_vsplit_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_vsplit__array.call(input._keyset, input, indices)
-        return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, sections = _f_vsplit_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_vsplit__int.call(input._keyset, input, sections)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, indices = _f_vsplit_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_vsplit__array.call(input._keyset, input, indices)
+            return result
     _ap.raise_invalid_arguments(_f_vsplit_sigs, args, kwargs)
 
 
@@ -2167,43 +2374,43 @@ def where(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_where_sigs, args, kwargs)
 
 
-def _f_zero_0(input):
+def _f_zero__0(input):
     if not isinstance(input, _Tensor): raise _Mismatch
     return input,
 
 
-_f_zero_sigs = (_ap.PySig('zero_', (('input', 'Tensor', None, False),), False, False),)
+_f_zero__sigs = (_ap.PySig('zero_', (('input', 'Tensor', None, False),), False, False),)
 
 
 def zero_(*args, **kwargs):
     try:
-        input, = _f_zero_0(*args, **kwargs)
+        input, = _f_zero__0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_zero_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_zero_sigs, args, kwargs)
+    _ap.raise_invalid_arguments(_f_zero__sigs, args, kwargs)
 
 
-def _f_zeros_0(size, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def _f_zeros_0(size, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     size = _ap.to_intlist(size)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
-    if pin_memory is not None and pin_memory is not True and pin_memory is not False: pin_memory = _ap.to_bool(pin_memory)
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
-    if requires_grad is not True and requires_grad is not False: requires_grad = _ap.to_bool(requires_grad)
-    return size, dtype, layout, device, pin_memory, out, requires_grad
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return size, out, dtype, layout, device, pin_memory, requires_grad
 
 
-_f_zeros_sigs = (_ap.PySig('zeros', (('size', 'SymInt[]', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'None', True), ('out', 'Tensor', 'None', True), ('requires_grad', 'bool', 'False', True)), True, False),)
+_f_zeros_sigs = (_ap.PySig('zeros', (('size', 'SymInt[]', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), True, False),)
 
 
 def zeros(*args, **kwargs):
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
-        size, dtype, layout, device, pin_memory, out, requires_grad = _f_zeros_0(*packed, **kwargs)
+        size, out, dtype, layout, device, pin_memory, requires_grad = _f_zeros_0(*packed, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
@@ -2213,34 +2420,34 @@ def zeros(*args, **kwargs):
             _check_factory_out(out, dtype, layout, device)
             result = _op_zeros__out.call(out._keyset, size, out)
         if requires_grad:
-            result.requires_grad_(True)
+            _ap.factory_requires_grad(result)
         return result
     _ap.raise_invalid_arguments(_f_zeros_sigs, args, kwargs)
 
 
-def _f_zeros_like_0(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+def _f_zeros_like_0(input, *, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if not isinstance(input, _Tensor): raise _Mismatch
+    if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
-    if pin_memory is not None and pin_memory is not True and pin_memory is not False: pin_memory = _ap.to_bool(pin_memory)
-    if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
-    if requires_grad is not True and requires_grad is not False: requires_grad = _ap.to_bool(requires_grad)
-    return input, dtype, layout, device, pin_memory, memory_format, requires_grad
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return input, memory_format, dtype, layout, device, pin_memory, requires_grad
 
 
-_f_zeros_like_sigs = (_ap.PySig('zeros_like', (('input', 'Tensor', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'None', True), ('memory_format', 'MemoryFormat?', 'None', True), ('requires_grad', 'bool', 'False', True)), False, False),)
+_f_zeros_like_sigs = (_ap.PySig('zeros_like', (('input', 'Tensor', None, False), ('memory_format', 'MemoryFormat?', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
 
 
 def zeros_like(*args, **kwargs):
     try:
-        input, dtype, layout, device, pin_memory, memory_format, requires_grad = _f_zeros_like_0(*args, **kwargs)
+        input, memory_format, dtype, layout, device, pin_memory, requires_grad = _f_zeros_like_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
         result = _op_zeros_like.call(input._keyset, input, dtype, layout, device, pin_memory, memory_format)
         if requires_grad:
-            result.requires_grad_(True)
+            _ap.factory_requires_grad(result)
         return result
     _ap.raise_invalid_arguments(_f_zeros_like_sigs, args, kwargs)
 
