@@ -6,9 +6,13 @@ Copying a transposed matrix into a contiguous one with a single NumPy call
 walks one side with a large stride and misses the cache on nearly every
 element (3x slower than torch for 4096x4096 float32). When the fastest
 dimension of the source is not the fastest of the destination, we copy in
-square tiles of ``TILE`` x ``TILE`` elements instead, so that both sides of
-each tile stay in cache. The tile loop runs in Python, so it is used only when
-the matrix is large enough for the per-tile overhead not to matter.
+blocks that are one cache line (64 bytes) wide along the destination's fastest
+dim and ``SRC_RUN`` elements long along the source's fastest dim: every
+destination line is written whole, and the source is read in long contiguous
+runs that stay in cache while the block's lines are filled. (Measured on
+4096x4096 float32: square 64x64 tiles take 0.85x torch's time, these strips
+0.45x.) The block loop runs in Python, so it is used only when the matrix is
+large enough for the per-block overhead not to matter.
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ from ..core.dtypes import BOOL
 from .broadcast import broadcast_pair, expanded_strides
 from .memory_overlap import assert_no_internal_overlap, assert_no_partial_overlap
 
-TILE = 64
+CACHE_LINE = 64
+SRC_RUN = 1024
 _MIN_TILED_ELEMENTS = 1 << 16
 
 
@@ -101,12 +106,14 @@ def _fastest_dim(a: np.ndarray):
     return best
 
 
-def _tiled_copy(dst, src, d0, d1):
-    n0, n1 = dst.shape[d0], dst.shape[d1]
+def _tiled_copy(dst, src, fast_dst, fast_src):
+    """Note [Blocked copy]: strips one cache line wide along ``fast_dst``."""
+    width = max(1, CACHE_LINE // dst.itemsize)
+    n_dst, n_src = dst.shape[fast_dst], dst.shape[fast_src]
     index = [slice(None)] * dst.ndim
-    for i in range(0, n0, TILE):
-        index[d0] = slice(i, i + TILE)
-        for j in range(0, n1, TILE):
-            index[d1] = slice(j, j + TILE)
+    for i in range(0, n_src, SRC_RUN):
+        index[fast_src] = slice(i, i + SRC_RUN)
+        for j in range(0, n_dst, width):
+            index[fast_dst] = slice(j, j + width)
             key = tuple(index)
             np.copyto(dst[key], src[key], casting="unsafe")
