@@ -1527,70 +1527,38 @@ def _scatter_new(self, dim, index, src, value, reduce, out=None):
     return _scatter_into(out, dim, index, src, value, reduce)
 
 
-def scatter__src(self, dim, index, src):
-    dim = _scatter_checks(self, dim, index, src)
-    return _scatter_inplace(self, dim, index, src, None, None)
+def _scatter_kernel(name: str, takes_value: bool, takes_reduce: bool, write: str):
+    """One ``scatter`` overload: the source is a tensor or a scalar ``value``, with or
+    without the deprecated ``reduce=`` string, written in place, to a new tensor or to
+    ``out``. The dispatcher passes the schema's arguments positionally."""
+    def kernel(self, dim, index, source, *rest):
+        reduce = rest[0] if takes_reduce else None
+        out = rest[-1] if write == "out" else None
+        src = None if takes_value else source
+        dim = _scatter_checks(self, dim, index, src, reduce)
+        if takes_reduce and not takes_value:
+            _reduce_warning()
+        value = _scalar_for(source, self._dtype) if takes_value else None
+        mode = _SCATTER_REDUCES[reduce] if takes_reduce else None
+        if write == "inplace":
+            return _scatter_inplace(self, dim, index, src, value, mode)
+        return _scatter_new(self, dim, index, src, value, mode, out)
+    kernel.__name__ = kernel.__qualname__ = name
+    return kernel
 
 
-def scatter__value(self, dim, index, value):
-    dim = _scatter_checks(self, dim, index, None)
-    return _scatter_inplace(self, dim, index, None, _scalar_for(value, self._dtype), None)
-
-
-def scatter__reduce(self, dim, index, src, reduce):
-    dim = _scatter_checks(self, dim, index, src, reduce)
-    _reduce_warning()
-    return _scatter_inplace(self, dim, index, src, None, _SCATTER_REDUCES[reduce])
-
-
-def scatter__value_reduce(self, dim, index, value, reduce):
-    dim = _scatter_checks(self, dim, index, None, reduce)
-    return _scatter_inplace(self, dim, index, None, _scalar_for(value, self._dtype),
-                            _SCATTER_REDUCES[reduce])
-
-
-def scatter_src(self, dim, index, src):
-    dim = _scatter_checks(self, dim, index, src)
-    return _scatter_new(self, dim, index, src, None, None)
-
-
-def scatter_value(self, dim, index, value):
-    dim = _scatter_checks(self, dim, index, None)
-    return _scatter_new(self, dim, index, None, _scalar_for(value, self._dtype), None)
-
-
-def scatter_reduce(self, dim, index, src, reduce):
-    dim = _scatter_checks(self, dim, index, src, reduce)
-    _reduce_warning()
-    return _scatter_new(self, dim, index, src, None, _SCATTER_REDUCES[reduce])
-
-
-def scatter_value_reduce(self, dim, index, value, reduce):
-    dim = _scatter_checks(self, dim, index, None, reduce)
-    return _scatter_new(self, dim, index, None, _scalar_for(value, self._dtype),
-                        _SCATTER_REDUCES[reduce])
-
-
-def scatter_src_out(self, dim, index, src, out):
-    dim = _scatter_checks(self, dim, index, src)
-    return _scatter_new(self, dim, index, src, None, None, out)
-
-
-def scatter_value_out(self, dim, index, value, out):
-    dim = _scatter_checks(self, dim, index, None)
-    return _scatter_new(self, dim, index, None, _scalar_for(value, self._dtype), None, out)
-
-
-def scatter_reduce_out(self, dim, index, src, reduce, out):
-    dim = _scatter_checks(self, dim, index, src, reduce)
-    _reduce_warning()
-    return _scatter_new(self, dim, index, src, None, _SCATTER_REDUCES[reduce], out)
-
-
-def scatter_value_reduce_out(self, dim, index, value, reduce, out):
-    dim = _scatter_checks(self, dim, index, None, reduce)
-    return _scatter_new(self, dim, index, None, _scalar_for(value, self._dtype),
-                        _SCATTER_REDUCES[reduce], out)
+# (kernel name, source is a scalar value, takes reduce=, where the result goes)
+for _name, _value, _reduce, _write in [
+    ("scatter__src", False, False, "inplace"), ("scatter__value", True, False, "inplace"),
+    ("scatter__reduce", False, True, "inplace"),
+    ("scatter__value_reduce", True, True, "inplace"),
+    ("scatter_src", False, False, "new"), ("scatter_value", True, False, "new"),
+    ("scatter_reduce", False, True, "new"), ("scatter_value_reduce", True, True, "new"),
+    ("scatter_src_out", False, False, "out"), ("scatter_value_out", True, False, "out"),
+    ("scatter_reduce_out", False, True, "out"), ("scatter_value_reduce_out", True, True, "out"),
+]:
+    globals()[_name] = _scatter_kernel(_name, _value, _reduce, _write)
+del _name, _value, _reduce, _write
 
 
 # -- scatter_add
