@@ -300,3 +300,35 @@ CASES.extend([
     Case("tiny expand(2, 3, 4)", _same("a.expand(2, 3, 4)",
                                        "np.broadcast_to(a, (2, 3, 4))")),
 ])
+
+
+# ------------------------------------------------------------------ reductions
+# Tiny: within 3x of torch per call. Large: throughput against torch (1 thread).
+
+def _reduce_large(shape, method):
+    def setup(st, torch, np):
+        n_arr = np.random.default_rng(4).standard_normal(shape).astype(np.float32)
+        s, t = st.from_numpy(n_arr.copy()), torch.from_numpy(n_arr.copy())
+        return {"strided": method(s, st), "torch": method(t, torch),
+                "numpy": method(n_arr, None)}
+    return setup
+
+
+def _np_softmax(x):
+    import numpy as np
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+CASES.extend([
+    Case("tiny a.sum()", _tiny(lambda x: lambda: x.sum())),
+    Case("tiny a.sum(1)", _tiny(lambda x: lambda: x.sum(1))),
+    Case("sum of 16M f32", _reduce_large((1 << 24,), lambda x, m: lambda: x.sum()),
+         number=5),
+    Case("sum(0) of 4096x4096 f32", _reduce_large(
+        (4096, 4096), lambda x, m: (lambda: x.sum(0)) if m is not None else
+        (lambda: x.sum(axis=0))), number=5),
+    Case("softmax rows of 4096x1024 f32", _reduce_large(
+        (4096, 1024), lambda x, m: (lambda: m.softmax(x, 1)) if m is not None else
+        (lambda: _np_softmax(x))), number=5),
+])

@@ -11,6 +11,8 @@ allocators, storages, tensor metadata).
 
 from __future__ import annotations
 
+import builtins as _builtins
+
 from .core.allocator import (  # noqa: F401
     empty_cache,
     max_memory_allocated,
@@ -165,7 +167,7 @@ def broadcast_shapes(*shapes) -> Size:
         if not isinstance(shape, Sequence):
             raise RuntimeError("Input shapes should be of type ints, a tuple of ints, or a list "
                                f"of ints, got {shape}")
-    common = [1] * max(len(s) for s in shapes)
+    common = [1] * _builtins.max(len(s) for s in shapes)
     for arg, shape in enumerate(shapes):
         for idx in range(-1, -1 - len(shape), -1):
             size = shape[idx]

@@ -177,6 +177,9 @@ def _convert_line(p: Param) -> str | None:
         line = f"{n} = _ap.to_memory_format({n})"
     elif base == "str":
         line = f"{n} = _ap.to_str({n})"
+    elif base == "Tensor[]" and size:
+        # several out= tensors: torch takes a tuple (or list) of exactly ``size`` of them
+        line = f"{n} = _ap.to_tensorlist_n({n}, {size})"
     elif base == "Tensor[]":
         line = f"{n} = _ap.to_tensorlist({n})"
     elif base == "Tensor?[]":
@@ -233,7 +236,8 @@ def collect(nfs, variant: str, module: str | None) -> dict[str, list[Overload]]:
             continue
         ov = _overload(nf, is_method)
         groups.setdefault(_python_name(schema), []).append(ov)
-        functional_by_key[_group_key(schema)] = ov
+        if not schema.name.name.inplace:   # ``op.out`` folds into ``op``, never ``op_``
+            functional_by_key[_group_key(schema)] = ov
     for nf in outs:
         if variant == "method":
             continue
@@ -253,9 +257,14 @@ def _overload(nf, is_method: bool) -> Overload:
     by_schema_name = {p.schema_name: p.name for p in params}
     call_args = []
     tensor_args = []
+    outs = schema.arguments.out
+    out_index = {a.name: i for i, a in enumerate(outs)} if len(outs) > 1 else {}
     for a in schema.arguments.flat_all:
         if a.name == "self" and is_method:
             expr = "self"
+        elif a.name in out_index:
+            # several out tensors arrive as one ``out=`` tuple
+            expr = f"out[{out_index[a.name]}]"
         else:
             expr = by_schema_name.get(a.name, _pyname(a.name))
         call_args.append(expr)
@@ -263,7 +272,8 @@ def _overload(nf, is_method: bool) -> Overload:
             tensor_args.append(Param(expr, a.name, str(a.type), a.default, False))
     ov = Overload(nf, _qualname(schema), params, call_args, tensor_args, _is_factory(schema))
     if schema.arguments.out:
-        ov.params.append(Param("out", "out", "Tensor", "None", True))
+        out_type = "Tensor" if len(outs) == 1 else f"Tensor[{len(outs)}]"
+        ov.params.append(Param("out", "out", out_type, "None", True))
     ov.hidden = [_parse_python_signature(text)
                  for text in nf.extra.get("deprecated_python_signatures", ())]
     return ov
@@ -311,7 +321,9 @@ def _sig_params(ov: Overload) -> list[Param]:
     ``out``, dtype/layout/device/pin_memory, ``requires_grad``."""
     params = [p for p in ov.params if p.schema_name not in TENSOR_OPTIONS]
     if ov.out is not None:
-        params.append(Param("out", "out", "Tensor", "None", True))
+        n_out = len(ov.out.nf.func.arguments.out)
+        params.append(Param("out", "out", "Tensor" if n_out == 1 else f"Tensor[{n_out}]",
+                            "None", True))
     params += [p for p in ov.params if p.schema_name in TENSOR_OPTIONS]
     if ov.is_factory:
         # torch takes None for requires_grad too
@@ -345,13 +357,35 @@ def _matcher(fname: str, ov: Overload) -> str:
     return "\n".join(lines)
 
 
+def _return_type(ov: Overload, name: str) -> tuple | None:
+    """(class name, field names) of the named tuple the binding returns, or None.
+
+    torch wraps the results of an op with several named returns in a
+    ``torch.return_types`` class named after the binding (``_out`` for the out= form)."""
+    returns = ov.nf.func.returns
+    if len(returns) < 2 or any(r.name is None for r in returns):
+        return None
+    suffix = "_out" if ov.nf.func.arguments.out else ""
+    return name + suffix, tuple(r.name for r in returns)
+
+
+def _rtvar(ov: Overload, name: str) -> str | None:
+    rt = _return_type(ov, name)
+    return None if rt is None else "_rt_" + rt[0]
+
+
+def _wrapped(ov: Overload, call: str) -> str:
+    var = _rtvar(ov, ov._extra.get("pyname", ""))
+    return call if var is None else f"{var}({call})"
+
+
 def _call(ov: Overload, indent: str) -> list[str]:
     op = _opvar(ov.qualname)
     lines = []
-    call = f"{op}.call({_keyset_expr(ov)}, {', '.join(ov.call_args)})"
+    call = _wrapped(ov, f"{op}.call({_keyset_expr(ov)}, {', '.join(ov.call_args)})")
     if ov.out is not None:
-        out_call = (f"{_opvar(ov.out.qualname)}.call({_keyset_expr(ov.out)}, "
-                    f"{', '.join(ov.out.call_args)})")
+        out_call = _wrapped(ov.out, f"{_opvar(ov.out.qualname)}.call({_keyset_expr(ov.out)}, "
+                                    f"{', '.join(ov.out.call_args)})")
         lines.append(f"{indent}if out is None:")
         lines.append(f"{indent}    result = {call}")
         lines.append(f"{indent}else:")
@@ -408,8 +442,8 @@ def emit_binding(name: str, overloads: list[Overload], is_method: bool) -> tuple
             and not first.hidden):
         # torch binds a method without parameters as METH_NOARGS
         body.append("    if not args and not kwargs:")
-        body.append(f"        return {_opvar(first.qualname)}.call({_keyset_expr(first)}, "
-                    f"{', '.join(first.call_args)})")
+        body.append("        return " + _wrapped(first, f"{_opvar(first.qualname)}.call("
+                    f"{_keyset_expr(first)}, {', '.join(first.call_args)})"))
         body.append(f"    _ap.raise_no_arguments({name!r}, args, kwargs)")
         return "", "\n".join(body)
     helpers = []
@@ -426,7 +460,8 @@ def emit_binding(name: str, overloads: list[Overload], is_method: bool) -> tuple
         ks = _keyset_expr(first)
         if all(p.name == "self" or p.name not in defaults for p in first.tensor_args):
             body.append("    if not args and not kwargs:")
-            body.append(f"        return {_opvar(first.qualname)}.call({ks}, {args_expr})")
+            body.append("        return " + _wrapped(
+                first, f"{_opvar(first.qualname)}.call({ks}, {args_expr})"))
     for i, ov in enumerate(overloads):
         names = [p.name for p in _sig_params(ov)]
         argv = "args"
@@ -459,6 +494,7 @@ from ...core.storage import UntypedStorage as _UntypedStorage
 from ...frontend import arg_parser as _ap
 from ...frontend.arg_parser import PARSE_ERRORS as _PARSE_ERRORS, Mismatch as _Mismatch
 from ..dispatcher import get_op
+from ... import return_types as _rt
 
 _dtype = _dt.dtype
 _PYNUM = (int, float, bool, complex)
@@ -469,12 +505,19 @@ _check_factory_out = _ap.check_factory_out
 
 def _op_handles(groups) -> list[str]:
     names = set()
-    for overloads in groups.values():
+    return_types = {}
+    for pyname, overloads in groups.items():
         for ov in overloads:
             names.add(ov.qualname)
-            if ov.out is not None:
-                names.add(ov.out.qualname)
-    return [f"{_opvar(q)} = get_op({q!r})" for q in sorted(names)]
+            for o in (ov, ov.out):
+                if o is not None:
+                    names.add(o.qualname)
+                    o._extra["pyname"] = pyname
+                    rt = _return_type(o, pyname)
+                    if rt is not None:
+                        return_types[rt[0]] = rt[1]
+    return ([f"{_opvar(q)} = get_op({q!r})" for q in sorted(names)] +
+            [f"_rt_{n} = _rt.make({n!r}, {f!r})" for n, f in sorted(return_types.items())])
 
 
 def gen_functions(nfs, module: str | None) -> str:

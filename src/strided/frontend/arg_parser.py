@@ -811,3 +811,11 @@ def check_factory_out(out, dtype, layout, device):
     if device is not None and device.type != out.device.type:
         raise RuntimeError(f"device type {device.type} does not match device type of out "
                            f"parameter ({out.device.type})")
+
+
+def to_tensorlist_n(x, n: int):
+    """Several ``out=`` tensors: a tuple or list of exactly ``n`` tensors (torch's texts)."""
+    value = to_tensorlist(x)
+    if len(value) != n:
+        raise TypeError(f"expected tuple of {n} elements but got {len(value)}")
+    return value

@@ -33,6 +33,8 @@ from . import printing
 
 __all__ = ["Size", "Tensor"]
 
+_matmul_op = get_op("aten::matmul")
+
 
 class Size(tuple):
     """``torch.Size``: a tuple of ints that prints as ``torch.Size([2, 3])``."""
@@ -364,6 +366,21 @@ class Tensor(TensorImpl, _gen_methods.TensorMethods):
 
     def __hash__(self):
         return id(self)
+
+    # -- matrix product (the other arithmetic dunders live with the elementwise ops) --------
+    # Like torch's, ``a @ b`` answers NotImplemented for a non-tensor operand, so Python
+    # raises its own TypeError. torch defines no ``__imatmul__`` either: ``a @= b``
+    # rebinds ``a`` to a new tensor.
+
+    def __matmul__(self, other):
+        if not isinstance(other, Tensor):
+            return NotImplemented
+        return _matmul_op.call(self._keyset | other._keyset, self, other)
+
+    def __rmatmul__(self, other):
+        if not isinstance(other, Tensor):
+            return NotImplemented
+        return _matmul_op.call(self._keyset | other._keyset, other, self)
 
     def __getitem__(self, index):
         return _indexing.getitem(self, index)

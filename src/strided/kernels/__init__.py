@@ -5,10 +5,16 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import copy, factory, indexing, resize, view_ops, views
+from . import copy, factory, indexing, reduction, resize, view_ops, views
 
-_MODULES: tuple[ModuleType, ...] = (factory, copy, views, view_ops, resize, indexing)
+_MODULES: tuple[ModuleType, ...] = (factory, copy, views, view_ops, resize, indexing,
+                                    reduction)
 
+
+# linear algebra and the copying shape ops (issue 4)
+from . import linalg  # noqa: E402
+
+_MODULES += (linalg,)
 
 def _collect() -> dict:
     table = {}

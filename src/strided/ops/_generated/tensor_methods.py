@@ -12,6 +12,7 @@ from ...core.storage import UntypedStorage as _UntypedStorage
 from ...frontend import arg_parser as _ap
 from ...frontend.arg_parser import PARSE_ERRORS as _PARSE_ERRORS, Mismatch as _Mismatch
 from ..dispatcher import get_op
+from ... import return_types as _rt
 
 _dtype = _dt.dtype
 _PYNUM = (int, float, bool, complex)
@@ -24,18 +25,44 @@ _Tensor = None  # set by bind_tensor_class()
 
 
 
+_op_addbmm = get_op('aten::addbmm')
+_op_addbmm_ = get_op('aten::addbmm_')
+_op_addmm = get_op('aten::addmm')
+_op_addmm_ = get_op('aten::addmm_')
+_op_addmv = get_op('aten::addmv')
+_op_addmv_ = get_op('aten::addmv_')
 _op_adjoint = get_op('aten::adjoint')
 _op_alias = get_op('aten::alias')
+_op_all = get_op('aten::all')
+_op_all__dim = get_op('aten::all.dim')
+_op_all__dims = get_op('aten::all.dims')
+_op_amax = get_op('aten::amax')
+_op_amin = get_op('aten::amin')
+_op_any = get_op('aten::any')
+_op_any__dim = get_op('aten::any.dim')
+_op_any__dims = get_op('aten::any.dims')
+_op_argmax = get_op('aten::argmax')
+_op_argmin = get_op('aten::argmin')
 _op_argwhere = get_op('aten::argwhere')
 _op_as_strided = get_op('aten::as_strided')
 _op_as_strided_ = get_op('aten::as_strided_')
+_op_baddbmm = get_op('aten::baddbmm')
+_op_baddbmm_ = get_op('aten::baddbmm_')
+_op_bmm = get_op('aten::bmm')
 _op_broadcast_to = get_op('aten::broadcast_to')
 _op_chunk = get_op('aten::chunk')
 _op_clone = get_op('aten::clone')
 _op_copy_ = get_op('aten::copy_')
+_op_count_nonzero = get_op('aten::count_nonzero')
+_op_count_nonzero__dim_IntList = get_op('aten::count_nonzero.dim_IntList')
+_op_cumprod = get_op('aten::cumprod')
+_op_cumprod_ = get_op('aten::cumprod_')
+_op_cumsum = get_op('aten::cumsum')
+_op_cumsum_ = get_op('aten::cumsum_')
 _op_detach = get_op('aten::detach')
 _op_detach_ = get_op('aten::detach_')
 _op_diagonal = get_op('aten::diagonal')
+_op_dot = get_op('aten::dot')
 _op_dsplit__array = get_op('aten::dsplit.array')
 _op_dsplit__int = get_op('aten::dsplit.int')
 _op_expand = get_op('aten::expand')
@@ -44,6 +71,7 @@ _op_fill___Scalar = get_op('aten::fill_.Scalar')
 _op_fill___Tensor = get_op('aten::fill_.Tensor')
 _op_flatten__using_ints = get_op('aten::flatten.using_ints')
 _op_gather = get_op('aten::gather')
+_op_ger = get_op('aten::ger')
 _op_hsplit__array = get_op('aten::hsplit.array')
 _op_hsplit__int = get_op('aten::hsplit.int')
 _op_index__Tensor = get_op('aten::index.Tensor')
@@ -60,6 +88,9 @@ _op_index_put_ = get_op('aten::index_put_')
 _op_index_reduce = get_op('aten::index_reduce')
 _op_index_reduce_ = get_op('aten::index_reduce_')
 _op_index_select = get_op('aten::index_select')
+_op_inner = get_op('aten::inner')
+_op_log_softmax__int = get_op('aten::log_softmax.int')
+_op_logsumexp = get_op('aten::logsumexp')
 _op_mH = get_op('aten::mH')
 _op_mT = get_op('aten::mT')
 _op_masked_fill__Scalar = get_op('aten::masked_fill.Scalar')
@@ -69,11 +100,24 @@ _op_masked_fill___Tensor = get_op('aten::masked_fill_.Tensor')
 _op_masked_scatter = get_op('aten::masked_scatter')
 _op_masked_scatter_ = get_op('aten::masked_scatter_')
 _op_masked_select = get_op('aten::masked_select')
+_op_matmul = get_op('aten::matmul')
 _op_matrix_H = get_op('aten::matrix_H')
+_op_max = get_op('aten::max')
+_op_max__dim = get_op('aten::max.dim')
+_op_max__other = get_op('aten::max.other')
+_op_mean = get_op('aten::mean')
+_op_mean__dim = get_op('aten::mean.dim')
+_op_min = get_op('aten::min')
+_op_min__dim = get_op('aten::min.dim')
+_op_min__other = get_op('aten::min.other')
+_op_mm = get_op('aten::mm')
 _op_moveaxis__int = get_op('aten::moveaxis.int')
 _op_moveaxis__intlist = get_op('aten::moveaxis.intlist')
 _op_movedim__int = get_op('aten::movedim.int')
 _op_movedim__intlist = get_op('aten::movedim.intlist')
+_op_mv = get_op('aten::mv')
+_op_nanmean = get_op('aten::nanmean')
+_op_nansum = get_op('aten::nansum')
 _op_narrow = get_op('aten::narrow')
 _op_narrow__Tensor = get_op('aten::narrow.Tensor')
 _op_new_empty = get_op('aten::new_empty')
@@ -81,8 +125,15 @@ _op_new_empty_strided = get_op('aten::new_empty_strided')
 _op_new_full = get_op('aten::new_full')
 _op_new_ones = get_op('aten::new_ones')
 _op_new_zeros = get_op('aten::new_zeros')
+_op_norm__Scalar = get_op('aten::norm.Scalar')
+_op_norm__ScalarOpt_dim = get_op('aten::norm.ScalarOpt_dim')
+_op_norm__ScalarOpt_dim_dtype = get_op('aten::norm.ScalarOpt_dim_dtype')
+_op_norm__ScalarOpt_dtype = get_op('aten::norm.ScalarOpt_dtype')
 _op_numpy_T = get_op('aten::numpy_T')
+_op_outer = get_op('aten::outer')
 _op_permute = get_op('aten::permute')
+_op_prod = get_op('aten::prod')
+_op_prod__dim_int = get_op('aten::prod.dim_int')
 _op_put = get_op('aten::put')
 _op_put_ = get_op('aten::put_')
 _op_ravel = get_op('aten::ravel')
@@ -109,6 +160,7 @@ _op_set___source_Storage_storage_offset = get_op('aten::set_.source_Storage_stor
 _op_set___source_Tensor = get_op('aten::set_.source_Tensor')
 _op_set___source_Tensor_storage_offset = get_op('aten::set_.source_Tensor_storage_offset')
 _op_slice__Tensor = get_op('aten::slice.Tensor')
+_op_softmax__int = get_op('aten::softmax.int')
 _op_split__Tensor = get_op('aten::split.Tensor')
 _op_split__sizes = get_op('aten::split.sizes')
 _op_split_with_sizes = get_op('aten::split_with_sizes')
@@ -118,6 +170,11 @@ _op_squeeze__dims = get_op('aten::squeeze.dims')
 _op_squeeze_ = get_op('aten::squeeze_')
 _op_squeeze___dim = get_op('aten::squeeze_.dim')
 _op_squeeze___dims = get_op('aten::squeeze_.dims')
+_op_std = get_op('aten::std')
+_op_std__correction = get_op('aten::std.correction')
+_op_std__dim = get_op('aten::std.dim')
+_op_sum = get_op('aten::sum')
+_op_sum__dim_IntList = get_op('aten::sum.dim_IntList')
 _op_swapaxes = get_op('aten::swapaxes')
 _op_swapdims = get_op('aten::swapdims')
 _op_t = get_op('aten::t')
@@ -134,12 +191,150 @@ _op_unflatten__int = get_op('aten::unflatten.int')
 _op_unfold = get_op('aten::unfold')
 _op_unsqueeze = get_op('aten::unsqueeze')
 _op_unsqueeze_ = get_op('aten::unsqueeze_')
+_op_var = get_op('aten::var')
+_op_var__correction = get_op('aten::var.correction')
+_op_var__dim = get_op('aten::var.dim')
+_op_vdot = get_op('aten::vdot')
 _op_view = get_op('aten::view')
 _op_view__dtype = get_op('aten::view.dtype')
 _op_view_as = get_op('aten::view_as')
 _op_vsplit__array = get_op('aten::vsplit.array')
 _op_vsplit__int = get_op('aten::vsplit.int')
 _op_zero_ = get_op('aten::zero_')
+_rt_max = _rt.make('max', ('values', 'indices'))
+_rt_min = _rt.make('min', ('values', 'indices'))
+
+
+def _m_addbmm_0(batch1, batch2, *, beta=1, alpha=1):
+    if not isinstance(batch1, _Tensor): raise _Mismatch
+    if not isinstance(batch2, _Tensor): raise _Mismatch
+    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    return batch1, batch2, beta, alpha
+
+
+_m_addbmm_sigs = (_ap.PySig('addbmm', (('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True),)
+
+
+def addbmm(self, *args, **kwargs):
+    try:
+        batch1, batch2, beta, alpha = _m_addbmm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_addbmm.call(self._keyset | batch1._keyset | batch2._keyset, self, batch1, batch2, beta, alpha)
+        return result
+    _ap.raise_invalid_arguments(_m_addbmm_sigs, args, kwargs)
+
+
+def _m_addbmm__0(batch1, batch2, *, beta=1, alpha=1):
+    if not isinstance(batch1, _Tensor): raise _Mismatch
+    if not isinstance(batch2, _Tensor): raise _Mismatch
+    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    return batch1, batch2, beta, alpha
+
+
+_m_addbmm__sigs = (_ap.PySig('addbmm_', (('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True),)
+
+
+def addbmm_(self, *args, **kwargs):
+    try:
+        batch1, batch2, beta, alpha = _m_addbmm__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_addbmm_.call(self._keyset | batch1._keyset | batch2._keyset, self, batch1, batch2, beta, alpha)
+        return result
+    _ap.raise_invalid_arguments(_m_addbmm__sigs, args, kwargs)
+
+
+def _m_addmm_0(mat1, mat2, *, beta=1, alpha=1):
+    if not isinstance(mat1, _Tensor): raise _Mismatch
+    if not isinstance(mat2, _Tensor): raise _Mismatch
+    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    return mat1, mat2, beta, alpha
+
+
+_m_addmm_sigs = (_ap.PySig('addmm', (('mat1', 'Tensor', None, False), ('mat2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True),)
+
+
+def addmm(self, *args, **kwargs):
+    try:
+        mat1, mat2, beta, alpha = _m_addmm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_addmm.call(self._keyset | mat1._keyset | mat2._keyset, self, mat1, mat2, beta, alpha)
+        return result
+    _ap.raise_invalid_arguments(_m_addmm_sigs, args, kwargs)
+
+
+def _m_addmm__0(mat1, mat2, *, beta=1, alpha=1):
+    if not isinstance(mat1, _Tensor): raise _Mismatch
+    if not isinstance(mat2, _Tensor): raise _Mismatch
+    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    return mat1, mat2, beta, alpha
+
+
+_m_addmm__sigs = (_ap.PySig('addmm_', (('mat1', 'Tensor', None, False), ('mat2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True),)
+
+
+def addmm_(self, *args, **kwargs):
+    try:
+        mat1, mat2, beta, alpha = _m_addmm__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_addmm_.call(self._keyset | mat1._keyset | mat2._keyset, self, mat1, mat2, beta, alpha)
+        return result
+    _ap.raise_invalid_arguments(_m_addmm__sigs, args, kwargs)
+
+
+def _m_addmv_0(mat, vec, *, beta=1, alpha=1):
+    if not isinstance(mat, _Tensor): raise _Mismatch
+    if not isinstance(vec, _Tensor): raise _Mismatch
+    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    return mat, vec, beta, alpha
+
+
+_m_addmv_sigs = (_ap.PySig('addmv', (('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True),)
+
+
+def addmv(self, *args, **kwargs):
+    try:
+        mat, vec, beta, alpha = _m_addmv_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_addmv.call(self._keyset | mat._keyset | vec._keyset, self, mat, vec, beta, alpha)
+        return result
+    _ap.raise_invalid_arguments(_m_addmv_sigs, args, kwargs)
+
+
+def _m_addmv__0(mat, vec, *, beta=1, alpha=1):
+    if not isinstance(mat, _Tensor): raise _Mismatch
+    if not isinstance(vec, _Tensor): raise _Mismatch
+    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    return mat, vec, beta, alpha
+
+
+_m_addmv__sigs = (_ap.PySig('addmv_', (('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True),)
+
+
+def addmv_(self, *args, **kwargs):
+    try:
+        mat, vec, beta, alpha = _m_addmv__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_addmv_.call(self._keyset | mat._keyset | vec._keyset, self, mat, vec, beta, alpha)
+        return result
+    _ap.raise_invalid_arguments(_m_addmv__sigs, args, kwargs)
 
 
 def adjoint(self, *args, **kwargs):
@@ -152,6 +347,186 @@ def alias(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_alias.call(self._keyset, self)
     _ap.raise_no_arguments('alias', args, kwargs)
+
+
+def _m_all_0():
+    return ()
+
+
+def _m_all_1(dim, keepdim=False):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    return dim, keepdim
+
+
+def _m_all_2(dim=None, keepdim=False):
+    if dim is not None: dim = _ap.to_intlist(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    return dim, keepdim
+
+
+_m_all_sigs = (_ap.PySig('all', (), False, True), _ap.PySig('all', (('dim', 'int', None, False), ('keepdim', 'bool', 'False', False)), False, True), _ap.PySig('all', (('dim', 'int[]?', 'None', False), ('keepdim', 'bool', 'False', False)), False, True),)
+
+
+def all(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_all.call(self._keyset, self)
+    try:
+        _m_all_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_all.call(self._keyset, self)
+        return result
+    try:
+        dim, keepdim = _m_all_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_all__dim.call(self._keyset, self, dim, keepdim)
+        return result
+    try:
+        dim, keepdim = _m_all_2(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_all__dims.call(self._keyset, self, dim, keepdim)
+        return result
+    _ap.raise_invalid_arguments(_m_all_sigs, args, kwargs)
+
+
+def _m_amax_0(dim=(), keepdim=False):
+    dim = _ap.to_intlist(dim, 1)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    return dim, keepdim
+
+
+_m_amax_sigs = (_ap.PySig('amax', (('dim', 'int[1]', '[]', False), ('keepdim', 'bool', 'False', False)), False, True),)
+
+
+def amax(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_amax.call(self._keyset, self, (), False)
+    try:
+        dim, keepdim = _m_amax_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_amax.call(self._keyset, self, dim, keepdim)
+        return result
+    _ap.raise_invalid_arguments(_m_amax_sigs, args, kwargs)
+
+
+def _m_amin_0(dim=(), keepdim=False):
+    dim = _ap.to_intlist(dim, 1)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    return dim, keepdim
+
+
+_m_amin_sigs = (_ap.PySig('amin', (('dim', 'int[1]', '[]', False), ('keepdim', 'bool', 'False', False)), False, True),)
+
+
+def amin(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_amin.call(self._keyset, self, (), False)
+    try:
+        dim, keepdim = _m_amin_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_amin.call(self._keyset, self, dim, keepdim)
+        return result
+    _ap.raise_invalid_arguments(_m_amin_sigs, args, kwargs)
+
+
+def _m_any_0():
+    return ()
+
+
+def _m_any_1(dim, keepdim=False):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    return dim, keepdim
+
+
+def _m_any_2(dim=None, keepdim=False):
+    if dim is not None: dim = _ap.to_intlist(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    return dim, keepdim
+
+
+_m_any_sigs = (_ap.PySig('any', (), False, True), _ap.PySig('any', (('dim', 'int', None, False), ('keepdim', 'bool', 'False', False)), False, True), _ap.PySig('any', (('dim', 'int[]?', 'None', False), ('keepdim', 'bool', 'False', False)), False, True),)
+
+
+def any(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_any.call(self._keyset, self)
+    try:
+        _m_any_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_any.call(self._keyset, self)
+        return result
+    try:
+        dim, keepdim = _m_any_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_any__dim.call(self._keyset, self, dim, keepdim)
+        return result
+    try:
+        dim, keepdim = _m_any_2(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_any__dims.call(self._keyset, self, dim, keepdim)
+        return result
+    _ap.raise_invalid_arguments(_m_any_sigs, args, kwargs)
+
+
+def _m_argmax_0(dim=None, keepdim=False):
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    return dim, keepdim
+
+
+_m_argmax_sigs = (_ap.PySig('argmax', (('dim', 'int?', 'None', False), ('keepdim', 'bool', 'False', False)), False, True),)
+
+
+def argmax(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_argmax.call(self._keyset, self, None, False)
+    try:
+        dim, keepdim = _m_argmax_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_argmax.call(self._keyset, self, dim, keepdim)
+        return result
+    _ap.raise_invalid_arguments(_m_argmax_sigs, args, kwargs)
+
+
+def _m_argmin_0(dim=None, keepdim=False):
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    return dim, keepdim
+
+
+_m_argmin_sigs = (_ap.PySig('argmin', (('dim', 'int?', 'None', False), ('keepdim', 'bool', 'False', False)), False, True),)
+
+
+def argmin(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_argmin.call(self._keyset, self, None, False)
+    try:
+        dim, keepdim = _m_argmin_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_argmin.call(self._keyset, self, dim, keepdim)
+        return result
+    _ap.raise_invalid_arguments(_m_argmin_sigs, args, kwargs)
 
 
 def argwhere(self, *args, **kwargs):
@@ -200,6 +575,69 @@ def as_strided_(self, *args, **kwargs):
         result = _op_as_strided_.call(self._keyset, self, size, stride, storage_offset)
         return result
     _ap.raise_invalid_arguments(_m_as_strided__sigs, args, kwargs)
+
+
+def _m_baddbmm_0(batch1, batch2, *, beta=1, alpha=1):
+    if not isinstance(batch1, _Tensor): raise _Mismatch
+    if not isinstance(batch2, _Tensor): raise _Mismatch
+    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    return batch1, batch2, beta, alpha
+
+
+_m_baddbmm_sigs = (_ap.PySig('baddbmm', (('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True),)
+
+
+def baddbmm(self, *args, **kwargs):
+    try:
+        batch1, batch2, beta, alpha = _m_baddbmm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_baddbmm.call(self._keyset | batch1._keyset | batch2._keyset, self, batch1, batch2, beta, alpha)
+        return result
+    _ap.raise_invalid_arguments(_m_baddbmm_sigs, args, kwargs)
+
+
+def _m_baddbmm__0(batch1, batch2, *, beta=1, alpha=1):
+    if not isinstance(batch1, _Tensor): raise _Mismatch
+    if not isinstance(batch2, _Tensor): raise _Mismatch
+    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    return batch1, batch2, beta, alpha
+
+
+_m_baddbmm__sigs = (_ap.PySig('baddbmm_', (('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True),)
+
+
+def baddbmm_(self, *args, **kwargs):
+    try:
+        batch1, batch2, beta, alpha = _m_baddbmm__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_baddbmm_.call(self._keyset | batch1._keyset | batch2._keyset, self, batch1, batch2, beta, alpha)
+        return result
+    _ap.raise_invalid_arguments(_m_baddbmm__sigs, args, kwargs)
+
+
+def _m_bmm_0(mat2):
+    if not isinstance(mat2, _Tensor): raise _Mismatch
+    return mat2,
+
+
+_m_bmm_sigs = (_ap.PySig('bmm', (('mat2', 'Tensor', None, False),), False, True),)
+
+
+def bmm(self, *args, **kwargs):
+    try:
+        mat2, = _m_bmm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_bmm.call(self._keyset | mat2._keyset, self, mat2)
+        return result
+    _ap.raise_invalid_arguments(_m_bmm_sigs, args, kwargs)
 
 
 def _m_broadcast_to_0(size):
@@ -283,6 +721,118 @@ def copy_(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_copy__sigs, args, kwargs)
 
 
+def _m_count_nonzero_0(dim):
+    dim = _ap.to_intlist(dim)
+    return dim,
+
+
+def _m_count_nonzero_1(dim=None):
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    return dim,
+
+
+_m_count_nonzero_sigs = (_ap.PySig('count_nonzero', (('dim', 'int[]', None, False),), True, True), _ap.PySig('count_nonzero', (('dim', 'int?', 'None', False),), False, True),)
+
+
+def count_nonzero(self, *args, **kwargs):
+    packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
+    try:
+        dim, = _m_count_nonzero_0(*packed, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_count_nonzero__dim_IntList.call(self._keyset, self, dim)
+        return result
+    try:
+        dim, = _m_count_nonzero_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_count_nonzero.call(self._keyset, self, dim)
+        return result
+    _ap.raise_invalid_arguments(_m_count_nonzero_sigs, args, kwargs)
+
+
+def _m_cumprod_0(dim, *, dtype=None):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return dim, dtype
+
+
+_m_cumprod_sigs = (_ap.PySig('cumprod', (('dim', 'int', None, False), ('dtype', 'ScalarType?', 'None', True)), False, True),)
+
+
+def cumprod(self, *args, **kwargs):
+    try:
+        dim, dtype = _m_cumprod_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_cumprod.call(self._keyset, self, dim, dtype)
+        return result
+    _ap.raise_invalid_arguments(_m_cumprod_sigs, args, kwargs)
+
+
+def _m_cumprod__0(dim, *, dtype=None):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return dim, dtype
+
+
+_m_cumprod__sigs = (_ap.PySig('cumprod_', (('dim', 'int', None, False), ('dtype', 'ScalarType?', 'None', True)), False, True),)
+
+
+def cumprod_(self, *args, **kwargs):
+    try:
+        dim, dtype = _m_cumprod__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_cumprod_.call(self._keyset, self, dim, dtype)
+        return result
+    _ap.raise_invalid_arguments(_m_cumprod__sigs, args, kwargs)
+
+
+def _m_cumsum_0(dim, *, dtype=None):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return dim, dtype
+
+
+_m_cumsum_sigs = (_ap.PySig('cumsum', (('dim', 'int', None, False), ('dtype', 'ScalarType?', 'None', True)), False, True),)
+
+
+def cumsum(self, *args, **kwargs):
+    try:
+        dim, dtype = _m_cumsum_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_cumsum.call(self._keyset, self, dim, dtype)
+        return result
+    _ap.raise_invalid_arguments(_m_cumsum_sigs, args, kwargs)
+
+
+def _m_cumsum__0(dim, *, dtype=None):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return dim, dtype
+
+
+_m_cumsum__sigs = (_ap.PySig('cumsum_', (('dim', 'int', None, False), ('dtype', 'ScalarType?', 'None', True)), False, True),)
+
+
+def cumsum_(self, *args, **kwargs):
+    try:
+        dim, dtype = _m_cumsum__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_cumsum_.call(self._keyset, self, dim, dtype)
+        return result
+    _ap.raise_invalid_arguments(_m_cumsum__sigs, args, kwargs)
+
+
 def detach(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_detach.call(self._keyset, self)
@@ -316,6 +866,25 @@ def diagonal(self, *args, **kwargs):
         result = _op_diagonal.call(self._keyset, self, offset, dim1, dim2)
         return result
     _ap.raise_invalid_arguments(_m_diagonal_sigs, args, kwargs)
+
+
+def _m_dot_0(tensor):
+    if not isinstance(tensor, _Tensor): raise _Mismatch
+    return tensor,
+
+
+_m_dot_sigs = (_ap.PySig('dot', (('tensor', 'Tensor', None, False),), False, True),)
+
+
+def dot(self, *args, **kwargs):
+    try:
+        tensor, = _m_dot_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_dot.call(self._keyset | tensor._keyset, self, tensor)
+        return result
+    _ap.raise_invalid_arguments(_m_dot_sigs, args, kwargs)
 
 
 def _m_dsplit_0(sections):
@@ -463,6 +1032,25 @@ def gather(self, *args, **kwargs):
         result = _op_gather.call(self._keyset | index._keyset, self, dim, index, sparse_grad)
         return result
     _ap.raise_invalid_arguments(_m_gather_sigs, args, kwargs)
+
+
+def _m_ger_0(vec2):
+    if not isinstance(vec2, _Tensor): raise _Mismatch
+    return vec2,
+
+
+_m_ger_sigs = (_ap.PySig('ger', (('vec2', 'Tensor', None, False),), False, True),)
+
+
+def ger(self, *args, **kwargs):
+    try:
+        vec2, = _m_ger_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_ger.call(self._keyset | vec2._keyset, self, vec2)
+        return result
+    _ap.raise_invalid_arguments(_m_ger_sigs, args, kwargs)
 
 
 def _m_hsplit_0(sections):
@@ -784,6 +1372,65 @@ def index_select(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_index_select_sigs, args, kwargs)
 
 
+def _m_inner_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_inner_sigs = (_ap.PySig('inner', (('other', 'Tensor', None, False),), False, True),)
+
+
+def inner(self, *args, **kwargs):
+    try:
+        other, = _m_inner_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_inner.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_inner_sigs, args, kwargs)
+
+
+def _m_log_softmax_0(dim, dtype=None):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return dim, dtype
+
+
+_m_log_softmax_sigs = (_ap.PySig('log_softmax', (('dim', 'int', None, False), ('dtype', 'ScalarType?', 'None', False)), False, True),)
+
+
+def log_softmax(self, *args, **kwargs):
+    try:
+        dim, dtype = _m_log_softmax_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_log_softmax__int.call(self._keyset, self, dim, dtype)
+        return result
+    _ap.raise_invalid_arguments(_m_log_softmax_sigs, args, kwargs)
+
+
+def _m_logsumexp_0(dim, keepdim=False):
+    dim = _ap.to_intlist(dim, 1)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    return dim, keepdim
+
+
+_m_logsumexp_sigs = (_ap.PySig('logsumexp', (('dim', 'int[1]', None, False), ('keepdim', 'bool', 'False', False)), False, True),)
+
+
+def logsumexp(self, *args, **kwargs):
+    try:
+        dim, keepdim = _m_logsumexp_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_logsumexp.call(self._keyset, self, dim, keepdim)
+        return result
+    _ap.raise_invalid_arguments(_m_logsumexp_sigs, args, kwargs)
+
+
 def mH(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_mH.call(self._keyset, self)
@@ -925,10 +1572,175 @@ def masked_select(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_masked_select_sigs, args, kwargs)
 
 
+def _m_matmul_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_matmul_sigs = (_ap.PySig('matmul', (('other', 'Tensor', None, False),), False, True),)
+
+
+def matmul(self, *args, **kwargs):
+    try:
+        other, = _m_matmul_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_matmul.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_matmul_sigs, args, kwargs)
+
+
 def matrix_H(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_matrix_H.call(self._keyset, self)
     _ap.raise_no_arguments('matrix_H', args, kwargs)
+
+
+def _m_max_0():
+    return ()
+
+
+def _m_max_1(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_max_2(dim, keepdim=False):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    return dim, keepdim
+
+
+_m_max_sigs = (_ap.PySig('max', (), False, True), _ap.PySig('max', (('other', 'Tensor', None, False),), False, True), _ap.PySig('max', (('dim', 'int', None, False), ('keepdim', 'bool', 'False', False)), False, True),)
+
+
+def max(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_max.call(self._keyset, self)
+    try:
+        _m_max_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_max.call(self._keyset, self)
+        return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_max_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_max__other.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        dim, keepdim = _m_max_2(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _rt_max(_op_max__dim.call(self._keyset, self, dim, keepdim))
+        return result
+    _ap.raise_invalid_arguments(_m_max_sigs, args, kwargs)
+
+
+def _m_mean_0(*, dtype=None):
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return dtype,
+
+
+def _m_mean_1(dim, keepdim=False, *, dtype=None):
+    if dim is not None: dim = _ap.to_intlist(dim, 1)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return dim, keepdim, dtype
+
+
+_m_mean_sigs = (_ap.PySig('mean', (('dtype', 'ScalarType?', 'None', True),), False, True), _ap.PySig('mean', (('dim', 'int[1]?', None, False), ('keepdim', 'bool', 'False', False), ('dtype', 'ScalarType?', 'None', True)), False, True),)
+
+
+def mean(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_mean.call(self._keyset, self, None)
+    try:
+        dtype, = _m_mean_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_mean.call(self._keyset, self, dtype)
+        return result
+    try:
+        dim, keepdim, dtype = _m_mean_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_mean__dim.call(self._keyset, self, dim, keepdim, dtype)
+        return result
+    _ap.raise_invalid_arguments(_m_mean_sigs, args, kwargs)
+
+
+def _m_min_0():
+    return ()
+
+
+def _m_min_1(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_min_2(dim, keepdim=False):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    return dim, keepdim
+
+
+_m_min_sigs = (_ap.PySig('min', (), False, True), _ap.PySig('min', (('other', 'Tensor', None, False),), False, True), _ap.PySig('min', (('dim', 'int', None, False), ('keepdim', 'bool', 'False', False)), False, True),)
+
+
+def min(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_min.call(self._keyset, self)
+    try:
+        _m_min_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_min.call(self._keyset, self)
+        return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_min_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_min__other.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        dim, keepdim = _m_min_2(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _rt_min(_op_min__dim.call(self._keyset, self, dim, keepdim))
+        return result
+    _ap.raise_invalid_arguments(_m_min_sigs, args, kwargs)
+
+
+def _m_mm_0(mat2):
+    if not isinstance(mat2, _Tensor): raise _Mismatch
+    return mat2,
+
+
+_m_mm_sigs = (_ap.PySig('mm', (('mat2', 'Tensor', None, False),), False, True),)
+
+
+def mm(self, *args, **kwargs):
+    try:
+        mat2, = _m_mm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_mm.call(self._keyset | mat2._keyset, self, mat2)
+        return result
+    _ap.raise_invalid_arguments(_m_mm_sigs, args, kwargs)
 
 
 def _m_moveaxis_0(source, destination):
@@ -995,6 +1807,71 @@ def movedim(self, *args, **kwargs):
         result = _op_movedim__int.call(self._keyset, self, source, destination)
         return result
     _ap.raise_invalid_arguments(_m_movedim_sigs, args, kwargs)
+
+
+def _m_mv_0(vec):
+    if not isinstance(vec, _Tensor): raise _Mismatch
+    return vec,
+
+
+_m_mv_sigs = (_ap.PySig('mv', (('vec', 'Tensor', None, False),), False, True),)
+
+
+def mv(self, *args, **kwargs):
+    try:
+        vec, = _m_mv_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_mv.call(self._keyset | vec._keyset, self, vec)
+        return result
+    _ap.raise_invalid_arguments(_m_mv_sigs, args, kwargs)
+
+
+def _m_nanmean_0(dim=None, keepdim=False, *, dtype=None):
+    if dim is not None: dim = _ap.to_intlist(dim, 1)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return dim, keepdim, dtype
+
+
+_m_nanmean_sigs = (_ap.PySig('nanmean', (('dim', 'int[1]?', 'None', False), ('keepdim', 'bool', 'False', False), ('dtype', 'ScalarType?', 'None', True)), False, True),)
+
+
+def nanmean(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_nanmean.call(self._keyset, self, None, False, None)
+    try:
+        dim, keepdim, dtype = _m_nanmean_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_nanmean.call(self._keyset, self, dim, keepdim, dtype)
+        return result
+    _ap.raise_invalid_arguments(_m_nanmean_sigs, args, kwargs)
+
+
+def _m_nansum_0(dim=None, keepdim=False, *, dtype=None):
+    if dim is not None: dim = _ap.to_intlist(dim, 1)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return dim, keepdim, dtype
+
+
+_m_nansum_sigs = (_ap.PySig('nansum', (('dim', 'int[1]?', 'None', False), ('keepdim', 'bool', 'False', False), ('dtype', 'ScalarType?', 'None', True)), False, True),)
+
+
+def nansum(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_nansum.call(self._keyset, self, None, False, None)
+    try:
+        dim, keepdim, dtype = _m_nansum_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_nansum.call(self._keyset, self, dim, keepdim, dtype)
+        return result
+    _ap.raise_invalid_arguments(_m_nansum_sigs, args, kwargs)
 
 
 def _m_narrow_0(dim, start, length):
@@ -1168,10 +2045,90 @@ def new_zeros(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_new_zeros_sigs, args, kwargs)
 
 
+def _m_norm_0(p, *, dtype):
+    if p is not None and type(p) not in _PYNUM: p = _ap.to_scalar(p)
+    if dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return p, dtype
+
+
+def _m_norm_1(p=2):
+    if type(p) not in _PYNUM: p = _ap.to_scalar(p)
+    return p,
+
+
+def _m_norm_2(p, dim, keepdim, *, dtype):
+    if p is not None and type(p) not in _PYNUM: p = _ap.to_scalar(p)
+    dim = _ap.to_intlist(dim, 1)
+    if keepdim is not True and keepdim is not False: raise _Mismatch
+    if dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return p, dim, keepdim, dtype
+
+
+def _m_norm_3(p, dim, keepdim=False):
+    if p is not None and type(p) not in _PYNUM: p = _ap.to_scalar(p)
+    dim = _ap.to_intlist(dim, 1)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    return p, dim, keepdim
+
+
+_m_norm_sigs = (_ap.PySig('norm', (('p', 'Scalar?', None, False), ('dtype', 'ScalarType', None, True)), False, True), _ap.PySig('norm', (('p', 'Scalar', '2', False),), False, True), _ap.PySig('norm', (('p', 'Scalar?', None, False), ('dim', 'int[1]', None, False), ('keepdim', 'bool', None, False), ('dtype', 'ScalarType', None, True)), False, True), _ap.PySig('norm', (('p', 'Scalar?', None, False), ('dim', 'int[1]', None, False), ('keepdim', 'bool', 'False', False)), False, True),)
+
+
+def norm(self, *args, **kwargs):
+    try:
+        p, dtype = _m_norm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_norm__ScalarOpt_dtype.call(self._keyset, self, p, dtype)
+        return result
+    try:
+        p, = _m_norm_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_norm__Scalar.call(self._keyset, self, p)
+        return result
+    try:
+        p, dim, keepdim, dtype = _m_norm_2(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_norm__ScalarOpt_dim_dtype.call(self._keyset, self, p, dim, keepdim, dtype)
+        return result
+    try:
+        p, dim, keepdim = _m_norm_3(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_norm__ScalarOpt_dim.call(self._keyset, self, p, dim, keepdim)
+        return result
+    _ap.raise_invalid_arguments(_m_norm_sigs, args, kwargs)
+
+
 def numpy_T(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_numpy_T.call(self._keyset, self)
     _ap.raise_no_arguments('numpy_T', args, kwargs)
+
+
+def _m_outer_0(vec2):
+    if not isinstance(vec2, _Tensor): raise _Mismatch
+    return vec2,
+
+
+_m_outer_sigs = (_ap.PySig('outer', (('vec2', 'Tensor', None, False),), False, True),)
+
+
+def outer(self, *args, **kwargs):
+    try:
+        vec2, = _m_outer_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_outer.call(self._keyset | vec2._keyset, self, vec2)
+        return result
+    _ap.raise_invalid_arguments(_m_outer_sigs, args, kwargs)
 
 
 def _m_permute_0(dims):
@@ -1192,6 +2149,41 @@ def permute(self, *args, **kwargs):
         result = _op_permute.call(self._keyset, self, dims)
         return result
     _ap.raise_invalid_arguments(_m_permute_sigs, args, kwargs)
+
+
+def _m_prod_0(*, dtype=None):
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return dtype,
+
+
+def _m_prod_1(dim, keepdim=False, *, dtype=None):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return dim, keepdim, dtype
+
+
+_m_prod_sigs = (_ap.PySig('prod', (('dtype', 'ScalarType?', 'None', True),), False, True), _ap.PySig('prod', (('dim', 'int', None, False), ('keepdim', 'bool', 'False', False), ('dtype', 'ScalarType?', 'None', True)), False, True),)
+
+
+def prod(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_prod.call(self._keyset, self, None)
+    try:
+        dtype, = _m_prod_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_prod.call(self._keyset, self, dtype)
+        return result
+    try:
+        dim, keepdim, dtype = _m_prod_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_prod__dim_int.call(self._keyset, self, dim, keepdim, dtype)
+        return result
+    _ap.raise_invalid_arguments(_m_prod_sigs, args, kwargs)
 
 
 def _m_put_0(index, source, accumulate=False):
@@ -1666,6 +2658,26 @@ def slice(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_slice_sigs, args, kwargs)
 
 
+def _m_softmax_0(dim, dtype=None):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return dim, dtype
+
+
+_m_softmax_sigs = (_ap.PySig('softmax', (('dim', 'int', None, False), ('dtype', 'ScalarType?', 'None', False)), False, True),)
+
+
+def softmax(self, *args, **kwargs):
+    try:
+        dim, dtype = _m_softmax_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_softmax__int.call(self._keyset, self, dim, dtype)
+        return result
+    _ap.raise_invalid_arguments(_m_softmax_sigs, args, kwargs)
+
+
 def _m_split_0(split_size, dim=0):
     if type(split_size) is not int: split_size = _ap.to_int(split_size)
     if type(dim) is not int: dim = _ap.to_int(dim)
@@ -1807,6 +2819,91 @@ def squeeze_(self, *args, **kwargs):
         result = _op_squeeze___dims.call(self._keyset, self, dim)
         return result
     _ap.raise_invalid_arguments(_m_squeeze__sigs, args, kwargs)
+
+
+def _m_std_0(unbiased=True):
+    if unbiased is not True and unbiased is not False: raise _Mismatch
+    return unbiased,
+
+
+def _m_std_1(dim, unbiased=True, keepdim=False):
+    if dim is not None: dim = _ap.to_intlist(dim, 1)
+    if unbiased is not True and unbiased is not False: raise _Mismatch
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    return dim, unbiased, keepdim
+
+
+def _m_std_2(dim=None, *, correction=None, keepdim=False):
+    if dim is not None: dim = _ap.to_intlist(dim, 1)
+    if correction is not None and type(correction) not in _PYNUM: correction = _ap.to_scalar(correction)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    return dim, correction, keepdim
+
+
+_m_std_sigs = (_ap.PySig('std', (('unbiased', 'bool', 'True', False),), False, True), _ap.PySig('std', (('dim', 'int[1]?', None, False), ('unbiased', 'bool', 'True', False), ('keepdim', 'bool', 'False', False)), False, True), _ap.PySig('std', (('dim', 'int[1]?', 'None', False), ('correction', 'Scalar?', 'None', True), ('keepdim', 'bool', 'False', True)), True, True),)
+
+
+def std(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_std.call(self._keyset, self, True)
+    try:
+        unbiased, = _m_std_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_std.call(self._keyset, self, unbiased)
+        return result
+    try:
+        dim, unbiased, keepdim = _m_std_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_std__dim.call(self._keyset, self, dim, unbiased, keepdim)
+        return result
+    packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
+    try:
+        dim, correction, keepdim = _m_std_2(*packed, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_std__correction.call(self._keyset, self, dim, correction, keepdim)
+        return result
+    _ap.raise_invalid_arguments(_m_std_sigs, args, kwargs)
+
+
+def _m_sum_0(*, dtype=None):
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return dtype,
+
+
+def _m_sum_1(dim, keepdim=False, *, dtype=None):
+    if dim is not None: dim = _ap.to_intlist(dim, 1)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return dim, keepdim, dtype
+
+
+_m_sum_sigs = (_ap.PySig('sum', (('dtype', 'ScalarType?', 'None', True),), False, True), _ap.PySig('sum', (('dim', 'int[1]?', None, False), ('keepdim', 'bool', 'False', False), ('dtype', 'ScalarType?', 'None', True)), False, True),)
+
+
+def sum(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_sum.call(self._keyset, self, None)
+    try:
+        dtype, = _m_sum_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_sum.call(self._keyset, self, dtype)
+        return result
+    try:
+        dim, keepdim, dtype = _m_sum_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_sum__dim_IntList.call(self._keyset, self, dim, keepdim, dtype)
+        return result
+    _ap.raise_invalid_arguments(_m_sum_sigs, args, kwargs)
 
 
 def _m_swapaxes_0(axis0, axis1):
@@ -2087,6 +3184,75 @@ def unsqueeze_(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_unsqueeze__sigs, args, kwargs)
 
 
+def _m_var_0(unbiased=True):
+    if unbiased is not True and unbiased is not False: raise _Mismatch
+    return unbiased,
+
+
+def _m_var_1(dim, unbiased=True, keepdim=False):
+    if dim is not None: dim = _ap.to_intlist(dim, 1)
+    if unbiased is not True and unbiased is not False: raise _Mismatch
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    return dim, unbiased, keepdim
+
+
+def _m_var_2(dim=None, *, correction=None, keepdim=False):
+    if dim is not None: dim = _ap.to_intlist(dim, 1)
+    if correction is not None and type(correction) not in _PYNUM: correction = _ap.to_scalar(correction)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    return dim, correction, keepdim
+
+
+_m_var_sigs = (_ap.PySig('var', (('unbiased', 'bool', 'True', False),), False, True), _ap.PySig('var', (('dim', 'int[1]?', None, False), ('unbiased', 'bool', 'True', False), ('keepdim', 'bool', 'False', False)), False, True), _ap.PySig('var', (('dim', 'int[1]?', 'None', False), ('correction', 'Scalar?', 'None', True), ('keepdim', 'bool', 'False', True)), True, True),)
+
+
+def var(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_var.call(self._keyset, self, True)
+    try:
+        unbiased, = _m_var_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_var.call(self._keyset, self, unbiased)
+        return result
+    try:
+        dim, unbiased, keepdim = _m_var_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_var__dim.call(self._keyset, self, dim, unbiased, keepdim)
+        return result
+    packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
+    try:
+        dim, correction, keepdim = _m_var_2(*packed, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_var__correction.call(self._keyset, self, dim, correction, keepdim)
+        return result
+    _ap.raise_invalid_arguments(_m_var_sigs, args, kwargs)
+
+
+def _m_vdot_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_vdot_sigs = (_ap.PySig('vdot', (('other', 'Tensor', None, False),), False, True),)
+
+
+def vdot(self, *args, **kwargs):
+    try:
+        other, = _m_vdot_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_vdot.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_vdot_sigs, args, kwargs)
+
+
 def _m_view_0(size):
     size = _ap.to_intlist(size)
     return size,
@@ -2180,24 +3346,46 @@ class TensorMethods:
     """The generated ``Tensor`` methods."""
 
     __slots__ = ()
+    addbmm = addbmm
+    addbmm_ = addbmm_
+    addmm = addmm
+    addmm_ = addmm_
+    addmv = addmv
+    addmv_ = addmv_
     adjoint = adjoint
     alias = alias
+    all = all
+    amax = amax
+    amin = amin
+    any = any
+    argmax = argmax
+    argmin = argmin
     argwhere = argwhere
     as_strided = as_strided
     as_strided_ = as_strided_
+    baddbmm = baddbmm
+    baddbmm_ = baddbmm_
+    bmm = bmm
     broadcast_to = broadcast_to
     chunk = chunk
     clone = clone
     copy_ = copy_
+    count_nonzero = count_nonzero
+    cumprod = cumprod
+    cumprod_ = cumprod_
+    cumsum = cumsum
+    cumsum_ = cumsum_
     detach = detach
     detach_ = detach_
     diagonal = diagonal
+    dot = dot
     dsplit = dsplit
     expand = expand
     expand_as = expand_as
     fill_ = fill_
     flatten = flatten
     gather = gather
+    ger = ger
     hsplit = hsplit
     index = index
     index_add = index_add
@@ -2211,6 +3399,9 @@ class TensorMethods:
     index_reduce = index_reduce
     index_reduce_ = index_reduce_
     index_select = index_select
+    inner = inner
+    log_softmax = log_softmax
+    logsumexp = logsumexp
     mH = mH
     mT = mT
     masked_fill = masked_fill
@@ -2218,17 +3409,28 @@ class TensorMethods:
     masked_scatter = masked_scatter
     masked_scatter_ = masked_scatter_
     masked_select = masked_select
+    matmul = matmul
     matrix_H = matrix_H
+    max = max
+    mean = mean
+    min = min
+    mm = mm
     moveaxis = moveaxis
     movedim = movedim
+    mv = mv
+    nanmean = nanmean
+    nansum = nansum
     narrow = narrow
     new_empty = new_empty
     new_empty_strided = new_empty_strided
     new_full = new_full
     new_ones = new_ones
     new_zeros = new_zeros
+    norm = norm
     numpy_T = numpy_T
+    outer = outer
     permute = permute
+    prod = prod
     put = put
     put_ = put_
     ravel = ravel
@@ -2245,10 +3447,13 @@ class TensorMethods:
     select = select
     set_ = set_
     slice = slice
+    softmax = softmax
     split = split
     split_with_sizes = split_with_sizes
     squeeze = squeeze
     squeeze_ = squeeze_
+    std = std
+    sum = sum
     swapaxes = swapaxes
     swapdims = swapdims
     t = t
@@ -2263,6 +3468,8 @@ class TensorMethods:
     unfold = unfold
     unsqueeze = unsqueeze
     unsqueeze_ = unsqueeze_
+    var = var
+    vdot = vdot
     view = view
     view_as = view_as
     vsplit = vsplit

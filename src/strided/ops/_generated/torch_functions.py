@@ -12,6 +12,7 @@ from ...core.storage import UntypedStorage as _UntypedStorage
 from ...frontend import arg_parser as _ap
 from ...frontend.arg_parser import PARSE_ERRORS as _PARSE_ERRORS, Mismatch as _Mismatch
 from ..dispatcher import get_op
+from ... import return_types as _rt
 
 _dtype = _dt.dtype
 _PYNUM = (int, float, bool, complex)
@@ -26,23 +27,62 @@ _Tensor = None  # set by bind_tensor_class()
 
 _op__local_scalar_dense = get_op('aten::_local_scalar_dense')
 _op__to_copy = get_op('aten::_to_copy')
+_op_addbmm = get_op('aten::addbmm')
+_op_addbmm__out = get_op('aten::addbmm.out')
+_op_addmm = get_op('aten::addmm')
+_op_addmm__out = get_op('aten::addmm.out')
+_op_addmv = get_op('aten::addmv')
+_op_addmv__out = get_op('aten::addmv.out')
+_op_addmv_ = get_op('aten::addmv_')
 _op_adjoint = get_op('aten::adjoint')
 _op_alias = get_op('aten::alias')
+_op_all = get_op('aten::all')
+_op_all__all_out = get_op('aten::all.all_out')
+_op_all__dim = get_op('aten::all.dim')
+_op_all__dims = get_op('aten::all.dims')
+_op_all__dims_out = get_op('aten::all.dims_out')
+_op_all__out = get_op('aten::all.out')
+_op_amax = get_op('aten::amax')
+_op_amax__out = get_op('aten::amax.out')
+_op_amin = get_op('aten::amin')
+_op_amin__out = get_op('aten::amin.out')
+_op_any = get_op('aten::any')
+_op_any__all_out = get_op('aten::any.all_out')
+_op_any__dim = get_op('aten::any.dim')
+_op_any__dims = get_op('aten::any.dims')
+_op_any__dims_out = get_op('aten::any.dims_out')
+_op_any__out = get_op('aten::any.out')
 _op_arange = get_op('aten::arange')
 _op_arange__out = get_op('aten::arange.out')
 _op_arange__start = get_op('aten::arange.start')
 _op_arange__start_out = get_op('aten::arange.start_out')
 _op_arange__start_step = get_op('aten::arange.start_step')
+_op_argmax = get_op('aten::argmax')
+_op_argmax__out = get_op('aten::argmax.out')
+_op_argmin = get_op('aten::argmin')
+_op_argmin__out = get_op('aten::argmin.out')
 _op_argwhere = get_op('aten::argwhere')
 _op_as_strided = get_op('aten::as_strided')
 _op_as_strided_ = get_op('aten::as_strided_')
+_op_baddbmm = get_op('aten::baddbmm')
+_op_baddbmm__out = get_op('aten::baddbmm.out')
+_op_bmm = get_op('aten::bmm')
+_op_bmm__out = get_op('aten::bmm.out')
 _op_broadcast_tensors = get_op('aten::broadcast_tensors')
 _op_broadcast_to = get_op('aten::broadcast_to')
 _op_chunk = get_op('aten::chunk')
 _op_clone = get_op('aten::clone')
+_op_count_nonzero = get_op('aten::count_nonzero')
+_op_count_nonzero__dim_IntList = get_op('aten::count_nonzero.dim_IntList')
+_op_cumprod = get_op('aten::cumprod')
+_op_cumprod__out = get_op('aten::cumprod.out')
+_op_cumsum = get_op('aten::cumsum')
+_op_cumsum__out = get_op('aten::cumsum.out')
 _op_detach = get_op('aten::detach')
 _op_detach_ = get_op('aten::detach_')
 _op_diagonal = get_op('aten::diagonal')
+_op_dot = get_op('aten::dot')
+_op_dot__out = get_op('aten::dot.out')
 _op_dsplit__array = get_op('aten::dsplit.array')
 _op_dsplit__int = get_op('aten::dsplit.int')
 _op_empty__memory_format = get_op('aten::empty.memory_format')
@@ -61,6 +101,8 @@ _op_full__out = get_op('aten::full.out')
 _op_full_like = get_op('aten::full_like')
 _op_gather = get_op('aten::gather')
 _op_gather__out = get_op('aten::gather.out')
+_op_ger = get_op('aten::ger')
+_op_ger__out = get_op('aten::ger.out')
 _op_hsplit__array = get_op('aten::hsplit.array')
 _op_hsplit__int = get_op('aten::hsplit.int')
 _op_imag = get_op('aten::imag')
@@ -78,6 +120,8 @@ _op_index_reduce = get_op('aten::index_reduce')
 _op_index_reduce__out = get_op('aten::index_reduce.out')
 _op_index_select = get_op('aten::index_select')
 _op_index_select__out = get_op('aten::index_select.out')
+_op_inner = get_op('aten::inner')
+_op_inner__out = get_op('aten::inner.out')
 _op_linspace = get_op('aten::linspace')
 _op_linspace__Scalar_Tensor = get_op('aten::linspace.Scalar_Tensor')
 _op_linspace__Scalar_Tensor_out = get_op('aten::linspace.Scalar_Tensor_out')
@@ -86,6 +130,8 @@ _op_linspace__Tensor_Scalar_out = get_op('aten::linspace.Tensor_Scalar_out')
 _op_linspace__Tensor_Tensor = get_op('aten::linspace.Tensor_Tensor')
 _op_linspace__Tensor_Tensor_out = get_op('aten::linspace.Tensor_Tensor_out')
 _op_linspace__out = get_op('aten::linspace.out')
+_op_log_softmax__int = get_op('aten::log_softmax.int')
+_op_log_softmax__int_out = get_op('aten::log_softmax.int_out')
 _op_logspace = get_op('aten::logspace')
 _op_logspace__Scalar_Tensor = get_op('aten::logspace.Scalar_Tensor')
 _op_logspace__Scalar_Tensor_out = get_op('aten::logspace.Scalar_Tensor_out')
@@ -94,21 +140,59 @@ _op_logspace__Tensor_Scalar_out = get_op('aten::logspace.Tensor_Scalar_out')
 _op_logspace__Tensor_Tensor = get_op('aten::logspace.Tensor_Tensor')
 _op_logspace__Tensor_Tensor_out = get_op('aten::logspace.Tensor_Tensor_out')
 _op_logspace__out = get_op('aten::logspace.out')
+_op_logsumexp = get_op('aten::logsumexp')
+_op_logsumexp__out = get_op('aten::logsumexp.out')
 _op_masked_fill__Scalar = get_op('aten::masked_fill.Scalar')
 _op_masked_fill__Tensor = get_op('aten::masked_fill.Tensor')
 _op_masked_scatter = get_op('aten::masked_scatter')
 _op_masked_select = get_op('aten::masked_select')
 _op_masked_select__out = get_op('aten::masked_select.out')
+_op_matmul = get_op('aten::matmul')
+_op_matmul__out = get_op('aten::matmul.out')
+_op_max = get_op('aten::max')
+_op_max__dim = get_op('aten::max.dim')
+_op_max__dim_max = get_op('aten::max.dim_max')
+_op_max__other = get_op('aten::max.other')
+_op_max__out = get_op('aten::max.out')
+_op_max__unary_out = get_op('aten::max.unary_out')
+_op_mean = get_op('aten::mean')
+_op_mean__dim = get_op('aten::mean.dim')
+_op_mean__dtype_out = get_op('aten::mean.dtype_out')
+_op_mean__out = get_op('aten::mean.out')
+_op_min = get_op('aten::min')
+_op_min__dim = get_op('aten::min.dim')
+_op_min__dim_min = get_op('aten::min.dim_min')
+_op_min__other = get_op('aten::min.other')
+_op_min__out = get_op('aten::min.out')
+_op_min__unary_out = get_op('aten::min.unary_out')
+_op_mm = get_op('aten::mm')
+_op_mm__out = get_op('aten::mm.out')
 _op_moveaxis__int = get_op('aten::moveaxis.int')
 _op_moveaxis__intlist = get_op('aten::moveaxis.intlist')
 _op_movedim__int = get_op('aten::movedim.int')
 _op_movedim__intlist = get_op('aten::movedim.intlist')
+_op_mv = get_op('aten::mv')
+_op_mv__out = get_op('aten::mv.out')
+_op_nanmean = get_op('aten::nanmean')
+_op_nanmean__out = get_op('aten::nanmean.out')
+_op_nansum = get_op('aten::nansum')
+_op_nansum__out = get_op('aten::nansum.out')
 _op_narrow = get_op('aten::narrow')
 _op_narrow__Tensor = get_op('aten::narrow.Tensor')
+_op_norm__Scalar = get_op('aten::norm.Scalar')
+_op_norm__ScalarOpt_dim = get_op('aten::norm.ScalarOpt_dim')
+_op_norm__ScalarOpt_dim_dtype = get_op('aten::norm.ScalarOpt_dim_dtype')
+_op_norm__ScalarOpt_dtype = get_op('aten::norm.ScalarOpt_dtype')
+_op_norm__out = get_op('aten::norm.out')
 _op_ones = get_op('aten::ones')
 _op_ones__out = get_op('aten::ones.out')
 _op_ones_like = get_op('aten::ones_like')
+_op_outer = get_op('aten::outer')
+_op_outer__out = get_op('aten::outer.out')
 _op_permute = get_op('aten::permute')
+_op_prod = get_op('aten::prod')
+_op_prod__dim_int = get_op('aten::prod.dim_int')
+_op_prod__int_out = get_op('aten::prod.int_out')
 _op_put = get_op('aten::put')
 _op_ravel = get_op('aten::ravel')
 _op_real = get_op('aten::real')
@@ -129,12 +213,25 @@ _op_scatter_reduce__two = get_op('aten::scatter_reduce.two')
 _op_scatter_reduce__two_out = get_op('aten::scatter_reduce.two_out')
 _op_select__int = get_op('aten::select.int')
 _op_slice__Tensor = get_op('aten::slice.Tensor')
+_op_softmax__int = get_op('aten::softmax.int')
+_op_softmax__int_out = get_op('aten::softmax.int_out')
 _op_split__Tensor = get_op('aten::split.Tensor')
 _op_split__sizes = get_op('aten::split.sizes')
 _op_split_with_sizes = get_op('aten::split_with_sizes')
 _op_squeeze = get_op('aten::squeeze')
 _op_squeeze__dim = get_op('aten::squeeze.dim')
 _op_squeeze__dims = get_op('aten::squeeze.dims')
+_op_std = get_op('aten::std')
+_op_std__correction = get_op('aten::std.correction')
+_op_std__correction_out = get_op('aten::std.correction_out')
+_op_std__dim = get_op('aten::std.dim')
+_op_std__out = get_op('aten::std.out')
+_op_std_mean = get_op('aten::std_mean')
+_op_std_mean__correction = get_op('aten::std_mean.correction')
+_op_std_mean__dim = get_op('aten::std_mean.dim')
+_op_sum = get_op('aten::sum')
+_op_sum__IntList_out = get_op('aten::sum.IntList_out')
+_op_sum__dim_IntList = get_op('aten::sum.dim_IntList')
 _op_swapaxes = get_op('aten::swapaxes')
 _op_swapdims = get_op('aten::swapdims')
 _op_t = get_op('aten::t')
@@ -145,10 +242,22 @@ _op_take_along_dim__out = get_op('aten::take_along_dim.out')
 _op_tensor_split__indices = get_op('aten::tensor_split.indices')
 _op_tensor_split__sections = get_op('aten::tensor_split.sections')
 _op_tensor_split__tensor_indices_or_sections = get_op('aten::tensor_split.tensor_indices_or_sections')
+_op_tensordot = get_op('aten::tensordot')
+_op_tensordot__out = get_op('aten::tensordot.out')
 _op_transpose__int = get_op('aten::transpose.int')
 _op_unbind__int = get_op('aten::unbind.int')
 _op_unflatten__int = get_op('aten::unflatten.int')
 _op_unsqueeze = get_op('aten::unsqueeze')
+_op_var = get_op('aten::var')
+_op_var__correction = get_op('aten::var.correction')
+_op_var__correction_out = get_op('aten::var.correction_out')
+_op_var__dim = get_op('aten::var.dim')
+_op_var__out = get_op('aten::var.out')
+_op_var_mean = get_op('aten::var_mean')
+_op_var_mean__correction = get_op('aten::var_mean.correction')
+_op_var_mean__dim = get_op('aten::var_mean.dim')
+_op_vdot = get_op('aten::vdot')
+_op_vdot__out = get_op('aten::vdot.out')
 _op_view_as_complex = get_op('aten::view_as_complex')
 _op_view_as_real = get_op('aten::view_as_real')
 _op_vsplit__array = get_op('aten::vsplit.array')
@@ -158,6 +267,10 @@ _op_zero_ = get_op('aten::zero_')
 _op_zeros = get_op('aten::zeros')
 _op_zeros__out = get_op('aten::zeros.out')
 _op_zeros_like = get_op('aten::zeros_like')
+_rt_max = _rt.make('max', ('values', 'indices'))
+_rt_max_out = _rt.make('max_out', ('values', 'indices'))
+_rt_min = _rt.make('min', ('values', 'indices'))
+_rt_min_out = _rt.make('min_out', ('values', 'indices'))
 
 
 def _f__local_scalar_dense_0(input):
@@ -207,6 +320,110 @@ def _to_copy(*args, **kwargs):
     _ap.raise_invalid_arguments(_f__to_copy_sigs, args, kwargs)
 
 
+def _f_addbmm_0(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(batch1, _Tensor): raise _Mismatch
+    if not isinstance(batch2, _Tensor): raise _Mismatch
+    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, batch1, batch2, beta, alpha, out
+
+
+_f_addbmm_sigs = (_ap.PySig('addbmm', (('input', 'Tensor', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def addbmm(*args, **kwargs):
+    try:
+        input, batch1, batch2, beta, alpha, out = _f_addbmm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_addbmm.call(input._keyset | batch1._keyset | batch2._keyset, input, batch1, batch2, beta, alpha)
+        else:
+            result = _op_addbmm__out.call(input._keyset | batch1._keyset | batch2._keyset | out._keyset, input, batch1, batch2, beta, alpha, out)
+        return result
+    _ap.raise_invalid_arguments(_f_addbmm_sigs, args, kwargs)
+
+
+def _f_addmm_0(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(mat1, _Tensor): raise _Mismatch
+    if not isinstance(mat2, _Tensor): raise _Mismatch
+    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, mat1, mat2, beta, alpha, out
+
+
+_f_addmm_sigs = (_ap.PySig('addmm', (('input', 'Tensor', None, False), ('mat1', 'Tensor', None, False), ('mat2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def addmm(*args, **kwargs):
+    try:
+        input, mat1, mat2, beta, alpha, out = _f_addmm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_addmm.call(input._keyset | mat1._keyset | mat2._keyset, input, mat1, mat2, beta, alpha)
+        else:
+            result = _op_addmm__out.call(input._keyset | mat1._keyset | mat2._keyset | out._keyset, input, mat1, mat2, beta, alpha, out)
+        return result
+    _ap.raise_invalid_arguments(_f_addmm_sigs, args, kwargs)
+
+
+def _f_addmv_0(input, mat, vec, *, beta=1, alpha=1, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(mat, _Tensor): raise _Mismatch
+    if not isinstance(vec, _Tensor): raise _Mismatch
+    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, mat, vec, beta, alpha, out
+
+
+_f_addmv_sigs = (_ap.PySig('addmv', (('input', 'Tensor', None, False), ('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def addmv(*args, **kwargs):
+    try:
+        input, mat, vec, beta, alpha, out = _f_addmv_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_addmv.call(input._keyset | mat._keyset | vec._keyset, input, mat, vec, beta, alpha)
+        else:
+            result = _op_addmv__out.call(input._keyset | mat._keyset | vec._keyset | out._keyset, input, mat, vec, beta, alpha, out)
+        return result
+    _ap.raise_invalid_arguments(_f_addmv_sigs, args, kwargs)
+
+
+def _f_addmv__0(input, mat, vec, *, beta=1, alpha=1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(mat, _Tensor): raise _Mismatch
+    if not isinstance(vec, _Tensor): raise _Mismatch
+    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    return input, mat, vec, beta, alpha
+
+
+_f_addmv__sigs = (_ap.PySig('addmv_', (('input', 'Tensor', None, False), ('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, False),)
+
+
+def addmv_(*args, **kwargs):
+    try:
+        input, mat, vec, beta, alpha = _f_addmv__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_addmv_.call(input._keyset | mat._keyset | vec._keyset, input, mat, vec, beta, alpha)
+        return result
+    _ap.raise_invalid_arguments(_f_addmv__sigs, args, kwargs)
+
+
 def _f_adjoint_0(input):
     if not isinstance(input, _Tensor): raise _Mismatch
     return input,
@@ -243,6 +460,180 @@ def alias(*args, **kwargs):
         result = _op_alias.call(input._keyset, input)
         return result
     _ap.raise_invalid_arguments(_f_alias_sigs, args, kwargs)
+
+
+def _f_all_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+def _f_all_1(input, dim, keepdim=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, keepdim, out
+
+
+def _f_all_2(input, dim=None, keepdim=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if dim is not None: dim = _ap.to_intlist(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, keepdim, out
+
+
+_f_all_sigs = (_ap.PySig('all', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('all', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('all', (('input', 'Tensor', None, False), ('dim', 'int[]?', 'None', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def all(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, out = _f_all_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_all.call(input._keyset, input)
+            else:
+                result = _op_all__all_out.call(input._keyset | out._keyset, input, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, keepdim, out = _f_all_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_all__dim.call(input._keyset, input, dim, keepdim)
+            else:
+                result = _op_all__out.call(input._keyset | out._keyset, input, dim, keepdim, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, keepdim, out = _f_all_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_all__dims.call(input._keyset, input, dim, keepdim)
+            else:
+                result = _op_all__dims_out.call(input._keyset | out._keyset, input, dim, keepdim, out)
+            return result
+    _ap.raise_invalid_arguments(_f_all_sigs, args, kwargs)
+
+
+def _f_amax_0(input, dim=(), keepdim=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    dim = _ap.to_intlist(dim, 1)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, keepdim, out
+
+
+_f_amax_sigs = (_ap.PySig('amax', (('input', 'Tensor', None, False), ('dim', 'int[1]', '[]', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def amax(*args, **kwargs):
+    try:
+        input, dim, keepdim, out = _f_amax_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_amax.call(input._keyset, input, dim, keepdim)
+        else:
+            result = _op_amax__out.call(input._keyset | out._keyset, input, dim, keepdim, out)
+        return result
+    _ap.raise_invalid_arguments(_f_amax_sigs, args, kwargs)
+
+
+def _f_amin_0(input, dim=(), keepdim=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    dim = _ap.to_intlist(dim, 1)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, keepdim, out
+
+
+_f_amin_sigs = (_ap.PySig('amin', (('input', 'Tensor', None, False), ('dim', 'int[1]', '[]', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def amin(*args, **kwargs):
+    try:
+        input, dim, keepdim, out = _f_amin_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_amin.call(input._keyset, input, dim, keepdim)
+        else:
+            result = _op_amin__out.call(input._keyset | out._keyset, input, dim, keepdim, out)
+        return result
+    _ap.raise_invalid_arguments(_f_amin_sigs, args, kwargs)
+
+
+def _f_any_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+def _f_any_1(input, dim, keepdim=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, keepdim, out
+
+
+def _f_any_2(input, dim=None, keepdim=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if dim is not None: dim = _ap.to_intlist(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, keepdim, out
+
+
+_f_any_sigs = (_ap.PySig('any', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('any', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('any', (('input', 'Tensor', None, False), ('dim', 'int[]?', 'None', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def any(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, out = _f_any_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_any.call(input._keyset, input)
+            else:
+                result = _op_any__all_out.call(input._keyset | out._keyset, input, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, keepdim, out = _f_any_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_any__dim.call(input._keyset, input, dim, keepdim)
+            else:
+                result = _op_any__out.call(input._keyset | out._keyset, input, dim, keepdim, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, keepdim, out = _f_any_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_any__dims.call(input._keyset, input, dim, keepdim)
+            else:
+                result = _op_any__dims_out.call(input._keyset | out._keyset, input, dim, keepdim, out)
+            return result
+    _ap.raise_invalid_arguments(_f_any_sigs, args, kwargs)
 
 
 def _f_arange_0(end, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -322,6 +713,56 @@ def arange(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_arange_sigs, args, kwargs)
 
 
+def _f_argmax_0(input, dim=None, keepdim=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, keepdim, out
+
+
+_f_argmax_sigs = (_ap.PySig('argmax', (('input', 'Tensor', None, False), ('dim', 'int?', 'None', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def argmax(*args, **kwargs):
+    try:
+        input, dim, keepdim, out = _f_argmax_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_argmax.call(input._keyset, input, dim, keepdim)
+        else:
+            result = _op_argmax__out.call(input._keyset | out._keyset, input, dim, keepdim, out)
+        return result
+    _ap.raise_invalid_arguments(_f_argmax_sigs, args, kwargs)
+
+
+def _f_argmin_0(input, dim=None, keepdim=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, keepdim, out
+
+
+_f_argmin_sigs = (_ap.PySig('argmin', (('input', 'Tensor', None, False), ('dim', 'int?', 'None', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def argmin(*args, **kwargs):
+    try:
+        input, dim, keepdim, out = _f_argmin_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_argmin.call(input._keyset, input, dim, keepdim)
+        else:
+            result = _op_argmin__out.call(input._keyset | out._keyset, input, dim, keepdim, out)
+        return result
+    _ap.raise_invalid_arguments(_f_argmin_sigs, args, kwargs)
+
+
 def _f_argwhere_0(input):
     if not isinstance(input, _Tensor): raise _Mismatch
     return input,
@@ -383,6 +824,57 @@ def as_strided_(*args, **kwargs):
         result = _op_as_strided_.call(input._keyset, input, size, stride, storage_offset)
         return result
     _ap.raise_invalid_arguments(_f_as_strided__sigs, args, kwargs)
+
+
+def _f_baddbmm_0(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(batch1, _Tensor): raise _Mismatch
+    if not isinstance(batch2, _Tensor): raise _Mismatch
+    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, batch1, batch2, beta, alpha, out
+
+
+_f_baddbmm_sigs = (_ap.PySig('baddbmm', (('input', 'Tensor', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def baddbmm(*args, **kwargs):
+    try:
+        input, batch1, batch2, beta, alpha, out = _f_baddbmm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_baddbmm.call(input._keyset | batch1._keyset | batch2._keyset, input, batch1, batch2, beta, alpha)
+        else:
+            result = _op_baddbmm__out.call(input._keyset | batch1._keyset | batch2._keyset | out._keyset, input, batch1, batch2, beta, alpha, out)
+        return result
+    _ap.raise_invalid_arguments(_f_baddbmm_sigs, args, kwargs)
+
+
+def _f_bmm_0(input, mat2, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(mat2, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, mat2, out
+
+
+_f_bmm_sigs = (_ap.PySig('bmm', (('input', 'Tensor', None, False), ('mat2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def bmm(*args, **kwargs):
+    try:
+        input, mat2, out = _f_bmm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_bmm.call(input._keyset | mat2._keyset, input, mat2)
+        else:
+            result = _op_bmm__out.call(input._keyset | mat2._keyset | out._keyset, input, mat2, out)
+        return result
+    _ap.raise_invalid_arguments(_f_bmm_sigs, args, kwargs)
 
 
 def _f_broadcast_tensors_0(tensors):
@@ -465,6 +957,91 @@ def clone(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_clone_sigs, args, kwargs)
 
 
+def _f_count_nonzero_0(input, dim):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    dim = _ap.to_intlist(dim)
+    return input, dim
+
+
+def _f_count_nonzero_1(input, dim=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    return input, dim
+
+
+_f_count_nonzero_sigs = (_ap.PySig('count_nonzero', (('input', 'Tensor', None, False), ('dim', 'int[]', None, False)), False, False), _ap.PySig('count_nonzero', (('input', 'Tensor', None, False), ('dim', 'int?', 'None', False)), False, False),)
+
+
+def count_nonzero(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim = _f_count_nonzero_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_count_nonzero__dim_IntList.call(input._keyset, input, dim)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim = _f_count_nonzero_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_count_nonzero.call(input._keyset, input, dim)
+            return result
+    _ap.raise_invalid_arguments(_f_count_nonzero_sigs, args, kwargs)
+
+
+def _f_cumprod_0(input, dim, *, out=None, dtype=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return input, dim, out, dtype
+
+
+_f_cumprod_sigs = (_ap.PySig('cumprod', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True)), False, False),)
+
+
+def cumprod(*args, **kwargs):
+    try:
+        input, dim, out, dtype = _f_cumprod_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_cumprod.call(input._keyset, input, dim, dtype)
+        else:
+            result = _op_cumprod__out.call(input._keyset | out._keyset, input, dim, dtype, out)
+        return result
+    _ap.raise_invalid_arguments(_f_cumprod_sigs, args, kwargs)
+
+
+def _f_cumsum_0(input, dim, *, out=None, dtype=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return input, dim, out, dtype
+
+
+_f_cumsum_sigs = (_ap.PySig('cumsum', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True)), False, False),)
+
+
+def cumsum(*args, **kwargs):
+    try:
+        input, dim, out, dtype = _f_cumsum_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_cumsum.call(input._keyset, input, dim, dtype)
+        else:
+            result = _op_cumsum__out.call(input._keyset | out._keyset, input, dim, dtype, out)
+        return result
+    _ap.raise_invalid_arguments(_f_cumsum_sigs, args, kwargs)
+
+
 def _f_detach_0(input):
     if not isinstance(input, _Tensor): raise _Mismatch
     return input,
@@ -523,6 +1100,30 @@ def diagonal(*args, **kwargs):
         result = _op_diagonal.call(input._keyset, input, offset, dim1, dim2)
         return result
     _ap.raise_invalid_arguments(_f_diagonal_sigs, args, kwargs)
+
+
+def _f_dot_0(input, tensor, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(tensor, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, tensor, out
+
+
+_f_dot_sigs = (_ap.PySig('dot', (('input', 'Tensor', None, False), ('tensor', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def dot(*args, **kwargs):
+    try:
+        input, tensor, out = _f_dot_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_dot.call(input._keyset | tensor._keyset, input, tensor)
+        else:
+            result = _op_dot__out.call(input._keyset | tensor._keyset | out._keyset, input, tensor, out)
+        return result
+    _ap.raise_invalid_arguments(_f_dot_sigs, args, kwargs)
 
 
 def _f_dsplit_0(input, sections):
@@ -845,6 +1446,30 @@ def gather(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_gather_sigs, args, kwargs)
 
 
+def _f_ger_0(input, vec2, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(vec2, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, vec2, out
+
+
+_f_ger_sigs = (_ap.PySig('ger', (('input', 'Tensor', None, False), ('vec2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def ger(*args, **kwargs):
+    try:
+        input, vec2, out = _f_ger_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_ger.call(input._keyset | vec2._keyset, input, vec2)
+        else:
+            result = _op_ger__out.call(input._keyset | vec2._keyset | out._keyset, input, vec2, out)
+        return result
+    _ap.raise_invalid_arguments(_f_ger_sigs, args, kwargs)
+
+
 def _f_hsplit_0(input, sections):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(sections) is not int: sections = _ap.to_int(sections)
@@ -1112,6 +1737,30 @@ def index_select(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_index_select_sigs, args, kwargs)
 
 
+def _f_inner_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_inner_sigs = (_ap.PySig('inner', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def inner(*args, **kwargs):
+    try:
+        input, other, out = _f_inner_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_inner.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_inner__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
+    _ap.raise_invalid_arguments(_f_inner_sigs, args, kwargs)
+
+
 def _f_linspace_0(start, end, steps, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if not isinstance(start, _Tensor): raise _Mismatch
     if not isinstance(end, _Tensor): raise _Mismatch
@@ -1224,6 +1873,31 @@ def linspace(*args, **kwargs):
             _ap.factory_requires_grad(result)
         return result
     _ap.raise_invalid_arguments(_f_linspace_sigs, args, kwargs)
+
+
+def _f_log_softmax_0(input, dim, *, out=None, dtype=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return input, dim, out, dtype
+
+
+_f_log_softmax_sigs = (_ap.PySig('log_softmax', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', False)), False, False),)
+
+
+def log_softmax(*args, **kwargs):
+    try:
+        input, dim, out, dtype = _f_log_softmax_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_log_softmax__int.call(input._keyset, input, dim, dtype)
+        else:
+            result = _op_log_softmax__int_out.call(input._keyset | out._keyset, input, dim, dtype, out)
+        return result
+    _ap.raise_invalid_arguments(_f_log_softmax_sigs, args, kwargs)
 
 
 def _f_logspace_0(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -1344,6 +2018,31 @@ def logspace(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_logspace_sigs, args, kwargs)
 
 
+def _f_logsumexp_0(input, dim, keepdim=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    dim = _ap.to_intlist(dim, 1)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, keepdim, out
+
+
+_f_logsumexp_sigs = (_ap.PySig('logsumexp', (('input', 'Tensor', None, False), ('dim', 'int[1]', None, False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def logsumexp(*args, **kwargs):
+    try:
+        input, dim, keepdim, out = _f_logsumexp_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_logsumexp.call(input._keyset, input, dim, keepdim)
+        else:
+            result = _op_logsumexp__out.call(input._keyset | out._keyset, input, dim, keepdim, out)
+        return result
+    _ap.raise_invalid_arguments(_f_logsumexp_sigs, args, kwargs)
+
+
 def _f_masked_fill_0(input, mask, value):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(mask, _Tensor): raise _Mismatch
@@ -1426,6 +2125,221 @@ def masked_select(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_masked_select_sigs, args, kwargs)
 
 
+def _f_matmul_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_matmul_sigs = (_ap.PySig('matmul', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def matmul(*args, **kwargs):
+    try:
+        input, other, out = _f_matmul_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_matmul.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_matmul__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
+    _ap.raise_invalid_arguments(_f_matmul_sigs, args, kwargs)
+
+
+def _f_max_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+def _f_max_1(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+def _f_max_2(input, dim, keepdim=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, dim, keepdim, out
+
+
+_f_max_sigs = (_ap.PySig('max', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('max', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('max', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def max(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, out = _f_max_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_max.call(input._keyset, input)
+            else:
+                result = _op_max__unary_out.call(input._keyset | out._keyset, input, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, other, out = _f_max_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_max__other.call(input._keyset | other._keyset, input, other)
+            else:
+                result = _op_max__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, keepdim, out = _f_max_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _rt_max(_op_max__dim.call(input._keyset, input, dim, keepdim))
+            else:
+                result = _rt_max_out(_op_max__dim_max.call(input._keyset | out[0]._keyset | out[1]._keyset, input, dim, keepdim, out[0], out[1]))
+            return result
+    _ap.raise_invalid_arguments(_f_max_sigs, args, kwargs)
+
+
+def _f_mean_0(input, *, out=None, dtype=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return input, out, dtype
+
+
+def _f_mean_1(input, dim, keepdim=False, *, out=None, dtype=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if dim is not None: dim = _ap.to_intlist(dim, 1)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return input, dim, keepdim, out, dtype
+
+
+_f_mean_sigs = (_ap.PySig('mean', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True)), False, False), _ap.PySig('mean', (('input', 'Tensor', None, False), ('dim', 'int[1]?', None, False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True)), False, False),)
+
+
+def mean(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, out, dtype = _f_mean_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_mean.call(input._keyset, input, dtype)
+            else:
+                result = _op_mean__dtype_out.call(input._keyset | out._keyset, input, dtype, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, keepdim, out, dtype = _f_mean_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_mean__dim.call(input._keyset, input, dim, keepdim, dtype)
+            else:
+                result = _op_mean__out.call(input._keyset | out._keyset, input, dim, keepdim, dtype, out)
+            return result
+    _ap.raise_invalid_arguments(_f_mean_sigs, args, kwargs)
+
+
+def _f_min_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+def _f_min_1(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+def _f_min_2(input, dim, keepdim=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, dim, keepdim, out
+
+
+_f_min_sigs = (_ap.PySig('min', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('min', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('min', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def min(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, out = _f_min_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_min.call(input._keyset, input)
+            else:
+                result = _op_min__unary_out.call(input._keyset | out._keyset, input, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, other, out = _f_min_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_min__other.call(input._keyset | other._keyset, input, other)
+            else:
+                result = _op_min__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, keepdim, out = _f_min_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _rt_min(_op_min__dim.call(input._keyset, input, dim, keepdim))
+            else:
+                result = _rt_min_out(_op_min__dim_min.call(input._keyset | out[0]._keyset | out[1]._keyset, input, dim, keepdim, out[0], out[1]))
+            return result
+    _ap.raise_invalid_arguments(_f_min_sigs, args, kwargs)
+
+
+def _f_mm_0(input, mat2, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(mat2, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, mat2, out
+
+
+_f_mm_sigs = (_ap.PySig('mm', (('input', 'Tensor', None, False), ('mat2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def mm(*args, **kwargs):
+    try:
+        input, mat2, out = _f_mm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_mm.call(input._keyset | mat2._keyset, input, mat2)
+        else:
+            result = _op_mm__out.call(input._keyset | mat2._keyset | out._keyset, input, mat2, out)
+        return result
+    _ap.raise_invalid_arguments(_f_mm_sigs, args, kwargs)
+
+
 def _f_moveaxis_0(input, source, destination):
     if not isinstance(input, _Tensor): raise _Mismatch
     source = _ap.to_intlist(source)
@@ -1500,6 +2414,82 @@ def movedim(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_movedim_sigs, args, kwargs)
 
 
+def _f_mv_0(input, vec, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(vec, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, vec, out
+
+
+_f_mv_sigs = (_ap.PySig('mv', (('input', 'Tensor', None, False), ('vec', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def mv(*args, **kwargs):
+    try:
+        input, vec, out = _f_mv_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_mv.call(input._keyset | vec._keyset, input, vec)
+        else:
+            result = _op_mv__out.call(input._keyset | vec._keyset | out._keyset, input, vec, out)
+        return result
+    _ap.raise_invalid_arguments(_f_mv_sigs, args, kwargs)
+
+
+def _f_nanmean_0(input, dim=None, keepdim=False, *, out=None, dtype=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if dim is not None: dim = _ap.to_intlist(dim, 1)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return input, dim, keepdim, out, dtype
+
+
+_f_nanmean_sigs = (_ap.PySig('nanmean', (('input', 'Tensor', None, False), ('dim', 'int[1]?', 'None', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True)), False, False),)
+
+
+def nanmean(*args, **kwargs):
+    try:
+        input, dim, keepdim, out, dtype = _f_nanmean_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_nanmean.call(input._keyset, input, dim, keepdim, dtype)
+        else:
+            result = _op_nanmean__out.call(input._keyset | out._keyset, input, dim, keepdim, dtype, out)
+        return result
+    _ap.raise_invalid_arguments(_f_nanmean_sigs, args, kwargs)
+
+
+def _f_nansum_0(input, dim=None, keepdim=False, *, out=None, dtype=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if dim is not None: dim = _ap.to_intlist(dim, 1)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return input, dim, keepdim, out, dtype
+
+
+_f_nansum_sigs = (_ap.PySig('nansum', (('input', 'Tensor', None, False), ('dim', 'int[1]?', 'None', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True)), False, False),)
+
+
+def nansum(*args, **kwargs):
+    try:
+        input, dim, keepdim, out, dtype = _f_nansum_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_nansum.call(input._keyset, input, dim, keepdim, dtype)
+        else:
+            result = _op_nansum__out.call(input._keyset | out._keyset, input, dim, keepdim, dtype, out)
+        return result
+    _ap.raise_invalid_arguments(_f_nansum_sigs, args, kwargs)
+
+
 def _f_narrow_0(input, dim, start, length):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(dim) is not int: dim = _ap.to_int(dim)
@@ -1537,6 +2527,79 @@ def narrow(*args, **kwargs):
             result = _op_narrow__Tensor.call(input._keyset | start._keyset, input, dim, start, length)
             return result
     _ap.raise_invalid_arguments(_f_narrow_sigs, args, kwargs)
+
+
+def _f_norm_0(input, p, *, dtype):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if p is not None and type(p) not in _PYNUM: p = _ap.to_scalar(p)
+    if dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return input, p, dtype
+
+
+def _f_norm_1(input, p=2):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(p) not in _PYNUM: p = _ap.to_scalar(p)
+    return input, p
+
+
+def _f_norm_2(input, p, dim, keepdim, *, dtype):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if p is not None and type(p) not in _PYNUM: p = _ap.to_scalar(p)
+    dim = _ap.to_intlist(dim, 1)
+    if keepdim is not True and keepdim is not False: raise _Mismatch
+    if dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return input, p, dim, keepdim, dtype
+
+
+def _f_norm_3(input, p, dim, keepdim=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if p is not None and type(p) not in _PYNUM: p = _ap.to_scalar(p)
+    dim = _ap.to_intlist(dim, 1)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, p, dim, keepdim, out
+
+
+_f_norm_sigs = (_ap.PySig('norm', (('input', 'Tensor', None, False), ('p', 'Scalar?', None, False), ('dtype', 'ScalarType', None, True)), False, False), _ap.PySig('norm', (('input', 'Tensor', None, False), ('p', 'Scalar', '2', False)), False, False), _ap.PySig('norm', (('input', 'Tensor', None, False), ('p', 'Scalar?', None, False), ('dim', 'int[1]', None, False), ('keepdim', 'bool', None, False), ('dtype', 'ScalarType', None, True)), False, False), _ap.PySig('norm', (('input', 'Tensor', None, False), ('p', 'Scalar?', None, False), ('dim', 'int[1]', None, False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def norm(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, p, dtype = _f_norm_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_norm__ScalarOpt_dtype.call(input._keyset, input, p, dtype)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, p = _f_norm_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_norm__Scalar.call(input._keyset, input, p)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, p, dim, keepdim, dtype = _f_norm_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_norm__ScalarOpt_dim_dtype.call(input._keyset, input, p, dim, keepdim, dtype)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, p, dim, keepdim, out = _f_norm_3(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_norm__ScalarOpt_dim.call(input._keyset, input, p, dim, keepdim)
+            else:
+                result = _op_norm__out.call(input._keyset | out._keyset, input, p, dim, keepdim, out)
+            return result
+    _ap.raise_invalid_arguments(_f_norm_sigs, args, kwargs)
 
 
 def _f_ones_0(size, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -1598,6 +2661,30 @@ def ones_like(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_ones_like_sigs, args, kwargs)
 
 
+def _f_outer_0(input, vec2, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(vec2, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, vec2, out
+
+
+_f_outer_sigs = (_ap.PySig('outer', (('input', 'Tensor', None, False), ('vec2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def outer(*args, **kwargs):
+    try:
+        input, vec2, out = _f_outer_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_outer.call(input._keyset | vec2._keyset, input, vec2)
+        else:
+            result = _op_outer__out.call(input._keyset | vec2._keyset | out._keyset, input, vec2, out)
+        return result
+    _ap.raise_invalid_arguments(_f_outer_sigs, args, kwargs)
+
+
 def _f_permute_0(input, dims):
     if not isinstance(input, _Tensor): raise _Mismatch
     dims = _ap.to_intlist(dims)
@@ -1616,6 +2703,47 @@ def permute(*args, **kwargs):
         result = _op_permute.call(input._keyset, input, dims)
         return result
     _ap.raise_invalid_arguments(_f_permute_sigs, args, kwargs)
+
+
+def _f_prod_0(input, *, dtype=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return input, dtype
+
+
+def _f_prod_1(input, dim, keepdim=False, *, out=None, dtype=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return input, dim, keepdim, out, dtype
+
+
+_f_prod_sigs = (_ap.PySig('prod', (('input', 'Tensor', None, False), ('dtype', 'ScalarType?', 'None', True)), False, False), _ap.PySig('prod', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True)), False, False),)
+
+
+def prod(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dtype = _f_prod_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_prod.call(input._keyset, input, dtype)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, keepdim, out, dtype = _f_prod_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_prod__dim_int.call(input._keyset, input, dim, keepdim, dtype)
+            else:
+                result = _op_prod__int_out.call(input._keyset | out._keyset, input, dim, keepdim, dtype, out)
+            return result
+    _ap.raise_invalid_arguments(_f_prod_sigs, args, kwargs)
 
 
 def _f_put_0(input, index, source, accumulate=False):
@@ -1932,6 +3060,31 @@ def slice(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_slice_sigs, args, kwargs)
 
 
+def _f_softmax_0(input, dim, *, out=None, dtype=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return input, dim, out, dtype
+
+
+_f_softmax_sigs = (_ap.PySig('softmax', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', False)), False, False),)
+
+
+def softmax(*args, **kwargs):
+    try:
+        input, dim, out, dtype = _f_softmax_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_softmax__int.call(input._keyset, input, dim, dtype)
+        else:
+            result = _op_softmax__int_out.call(input._keyset | out._keyset, input, dim, dtype, out)
+        return result
+    _ap.raise_invalid_arguments(_f_softmax_sigs, args, kwargs)
+
+
 def _f_split_0(input, split_size, dim=0):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(split_size) is not int: split_size = _ap.to_int(split_size)
@@ -2036,6 +3189,161 @@ def squeeze(*args, **kwargs):
             result = _op_squeeze__dims.call(input._keyset, input, dim)
             return result
     _ap.raise_invalid_arguments(_f_squeeze_sigs, args, kwargs)
+
+
+def _f_std_0(input, unbiased=True):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if unbiased is not True and unbiased is not False: raise _Mismatch
+    return input, unbiased
+
+
+def _f_std_1(input, dim, unbiased=True, keepdim=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if dim is not None: dim = _ap.to_intlist(dim, 1)
+    if unbiased is not True and unbiased is not False: raise _Mismatch
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, unbiased, keepdim, out
+
+
+def _f_std_2(input, dim=None, *, correction=None, keepdim=False, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if dim is not None: dim = _ap.to_intlist(dim, 1)
+    if correction is not None and type(correction) not in _PYNUM: correction = _ap.to_scalar(correction)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, correction, keepdim, out
+
+
+_f_std_sigs = (_ap.PySig('std', (('input', 'Tensor', None, False), ('unbiased', 'bool', 'True', False)), False, False), _ap.PySig('std', (('input', 'Tensor', None, False), ('dim', 'int[1]?', None, False), ('unbiased', 'bool', 'True', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('std', (('input', 'Tensor', None, False), ('dim', 'int[1]?', 'None', False), ('correction', 'Scalar?', 'None', True), ('keepdim', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def std(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, unbiased = _f_std_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_std.call(input._keyset, input, unbiased)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, unbiased, keepdim, out = _f_std_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_std__dim.call(input._keyset, input, dim, unbiased, keepdim)
+            else:
+                result = _op_std__out.call(input._keyset | out._keyset, input, dim, unbiased, keepdim, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, correction, keepdim, out = _f_std_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_std__correction.call(input._keyset, input, dim, correction, keepdim)
+            else:
+                result = _op_std__correction_out.call(input._keyset | out._keyset, input, dim, correction, keepdim, out)
+            return result
+    _ap.raise_invalid_arguments(_f_std_sigs, args, kwargs)
+
+
+def _f_std_mean_0(input, unbiased=True):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if unbiased is not True and unbiased is not False: raise _Mismatch
+    return input, unbiased
+
+
+def _f_std_mean_1(input, dim, unbiased=True, keepdim=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if dim is not None: dim = _ap.to_intlist(dim, 1)
+    if unbiased is not True and unbiased is not False: raise _Mismatch
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    return input, dim, unbiased, keepdim
+
+
+def _f_std_mean_2(input, dim=None, *, correction=None, keepdim=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if dim is not None: dim = _ap.to_intlist(dim, 1)
+    if correction is not None and type(correction) not in _PYNUM: correction = _ap.to_scalar(correction)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    return input, dim, correction, keepdim
+
+
+_f_std_mean_sigs = (_ap.PySig('std_mean', (('input', 'Tensor', None, False), ('unbiased', 'bool', 'True', False)), False, False), _ap.PySig('std_mean', (('input', 'Tensor', None, False), ('dim', 'int[1]?', None, False), ('unbiased', 'bool', 'True', False), ('keepdim', 'bool', 'False', False)), False, False), _ap.PySig('std_mean', (('input', 'Tensor', None, False), ('dim', 'int[1]?', 'None', False), ('correction', 'Scalar?', 'None', True), ('keepdim', 'bool', 'False', True)), False, False),)
+
+
+def std_mean(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, unbiased = _f_std_mean_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_std_mean.call(input._keyset, input, unbiased)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, unbiased, keepdim = _f_std_mean_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_std_mean__dim.call(input._keyset, input, dim, unbiased, keepdim)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, correction, keepdim = _f_std_mean_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_std_mean__correction.call(input._keyset, input, dim, correction, keepdim)
+            return result
+    _ap.raise_invalid_arguments(_f_std_mean_sigs, args, kwargs)
+
+
+def _f_sum_0(input, *, dtype=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return input, dtype
+
+
+def _f_sum_1(input, dim, keepdim=False, *, out=None, dtype=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if dim is not None: dim = _ap.to_intlist(dim, 1)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return input, dim, keepdim, out, dtype
+
+
+_f_sum_sigs = (_ap.PySig('sum', (('input', 'Tensor', None, False), ('dtype', 'ScalarType?', 'None', True)), False, False), _ap.PySig('sum', (('input', 'Tensor', None, False), ('dim', 'int[1]?', None, False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True)), False, False),)
+
+
+def sum(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dtype = _f_sum_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_sum.call(input._keyset, input, dtype)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, keepdim, out, dtype = _f_sum_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_sum__dim_IntList.call(input._keyset, input, dim, keepdim, dtype)
+            else:
+                result = _op_sum__IntList_out.call(input._keyset | out._keyset, input, dim, keepdim, dtype, out)
+            return result
+    _ap.raise_invalid_arguments(_f_sum_sigs, args, kwargs)
 
 
 def _f_swapaxes_0(input, axis0, axis1):
@@ -2200,6 +3508,32 @@ def tensor_split(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_tensor_split_sigs, args, kwargs)
 
 
+def _f_tensordot_0(input, other, dims_self, dims_other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    dims_self = _ap.to_intlist(dims_self)
+    dims_other = _ap.to_intlist(dims_other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, dims_self, dims_other, out
+
+
+_f_tensordot_sigs = (_ap.PySig('tensordot', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('dims_self', 'int[]', None, False), ('dims_other', 'int[]', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def tensordot(*args, **kwargs):
+    try:
+        input, other, dims_self, dims_other, out = _f_tensordot_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_tensordot.call(input._keyset | other._keyset, input, other, dims_self, dims_other)
+        else:
+            result = _op_tensordot__out.call(input._keyset | other._keyset | out._keyset, input, other, dims_self, dims_other, out)
+        return result
+    _ap.raise_invalid_arguments(_f_tensordot_sigs, args, kwargs)
+
+
 def _f_transpose_0(input, dim0, dim1):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(dim0) is not int: dim0 = _ap.to_int(dim0)
@@ -2280,6 +3614,144 @@ def unsqueeze(*args, **kwargs):
         result = _op_unsqueeze.call(input._keyset, input, dim)
         return result
     _ap.raise_invalid_arguments(_f_unsqueeze_sigs, args, kwargs)
+
+
+def _f_var_0(input, unbiased=True):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if unbiased is not True and unbiased is not False: raise _Mismatch
+    return input, unbiased
+
+
+def _f_var_1(input, dim, unbiased=True, keepdim=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if dim is not None: dim = _ap.to_intlist(dim, 1)
+    if unbiased is not True and unbiased is not False: raise _Mismatch
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, unbiased, keepdim, out
+
+
+def _f_var_2(input, dim=None, *, correction=None, keepdim=False, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if dim is not None: dim = _ap.to_intlist(dim, 1)
+    if correction is not None and type(correction) not in _PYNUM: correction = _ap.to_scalar(correction)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, correction, keepdim, out
+
+
+_f_var_sigs = (_ap.PySig('var', (('input', 'Tensor', None, False), ('unbiased', 'bool', 'True', False)), False, False), _ap.PySig('var', (('input', 'Tensor', None, False), ('dim', 'int[1]?', None, False), ('unbiased', 'bool', 'True', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('var', (('input', 'Tensor', None, False), ('dim', 'int[1]?', 'None', False), ('correction', 'Scalar?', 'None', True), ('keepdim', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def var(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, unbiased = _f_var_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_var.call(input._keyset, input, unbiased)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, unbiased, keepdim, out = _f_var_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_var__dim.call(input._keyset, input, dim, unbiased, keepdim)
+            else:
+                result = _op_var__out.call(input._keyset | out._keyset, input, dim, unbiased, keepdim, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, correction, keepdim, out = _f_var_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_var__correction.call(input._keyset, input, dim, correction, keepdim)
+            else:
+                result = _op_var__correction_out.call(input._keyset | out._keyset, input, dim, correction, keepdim, out)
+            return result
+    _ap.raise_invalid_arguments(_f_var_sigs, args, kwargs)
+
+
+def _f_var_mean_0(input, unbiased=True):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if unbiased is not True and unbiased is not False: raise _Mismatch
+    return input, unbiased
+
+
+def _f_var_mean_1(input, dim, unbiased=True, keepdim=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if dim is not None: dim = _ap.to_intlist(dim, 1)
+    if unbiased is not True and unbiased is not False: raise _Mismatch
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    return input, dim, unbiased, keepdim
+
+
+def _f_var_mean_2(input, dim=None, *, correction=None, keepdim=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if dim is not None: dim = _ap.to_intlist(dim, 1)
+    if correction is not None and type(correction) not in _PYNUM: correction = _ap.to_scalar(correction)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    return input, dim, correction, keepdim
+
+
+_f_var_mean_sigs = (_ap.PySig('var_mean', (('input', 'Tensor', None, False), ('unbiased', 'bool', 'True', False)), False, False), _ap.PySig('var_mean', (('input', 'Tensor', None, False), ('dim', 'int[1]?', None, False), ('unbiased', 'bool', 'True', False), ('keepdim', 'bool', 'False', False)), False, False), _ap.PySig('var_mean', (('input', 'Tensor', None, False), ('dim', 'int[1]?', 'None', False), ('correction', 'Scalar?', 'None', True), ('keepdim', 'bool', 'False', True)), False, False),)
+
+
+def var_mean(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, unbiased = _f_var_mean_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_var_mean.call(input._keyset, input, unbiased)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, unbiased, keepdim = _f_var_mean_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_var_mean__dim.call(input._keyset, input, dim, unbiased, keepdim)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, correction, keepdim = _f_var_mean_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_var_mean__correction.call(input._keyset, input, dim, correction, keepdim)
+            return result
+    _ap.raise_invalid_arguments(_f_var_mean_sigs, args, kwargs)
+
+
+def _f_vdot_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_vdot_sigs = (_ap.PySig('vdot', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def vdot(*args, **kwargs):
+    try:
+        input, other, out = _f_vdot_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_vdot.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_vdot__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
+    _ap.raise_invalid_arguments(_f_vdot_sigs, args, kwargs)
 
 
 def _f_view_as_complex_0(input):
@@ -2459,4 +3931,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['_local_scalar_dense', '_to_copy', 'adjoint', 'alias', 'arange', 'argwhere', 'as_strided', 'as_strided_', 'broadcast_tensors', 'broadcast_to', 'chunk', 'clone', 'detach', 'detach_', 'diagonal', 'dsplit', 'empty', 'empty_like', 'empty_strided', 'eye', 'fill_', 'flatten', 'full', 'full_like', 'gather', 'hsplit', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'linspace', 'logspace', 'masked_fill', 'masked_scatter', 'masked_select', 'moveaxis', 'movedim', 'narrow', 'ones', 'ones_like', 'permute', 'put', 'ravel', 'real', 'reshape', 'resize_as_', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'select', 'slice', 'split', 'split_with_sizes', 'squeeze', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tensor_split', 'transpose', 'unbind', 'unflatten', 'unsqueeze', 'view_as_complex', 'view_as_real', 'vsplit', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_local_scalar_dense', '_to_copy', 'addbmm', 'addmm', 'addmv', 'addmv_', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'argwhere', 'as_strided', 'as_strided_', 'baddbmm', 'bmm', 'broadcast_tensors', 'broadcast_to', 'chunk', 'clone', 'count_nonzero', 'cumprod', 'cumsum', 'detach', 'detach_', 'diagonal', 'dot', 'dsplit', 'empty', 'empty_like', 'empty_strided', 'eye', 'fill_', 'flatten', 'full', 'full_like', 'gather', 'ger', 'hsplit', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'linspace', 'log_softmax', 'logspace', 'logsumexp', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'max', 'mean', 'min', 'mm', 'moveaxis', 'movedim', 'mv', 'nanmean', 'nansum', 'narrow', 'norm', 'ones', 'ones_like', 'outer', 'permute', 'prod', 'put', 'ravel', 'real', 'reshape', 'resize_as_', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'select', 'slice', 'softmax', 'split', 'split_with_sizes', 'squeeze', 'std', 'std_mean', 'sum', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tensor_split', 'tensordot', 'transpose', 'unbind', 'unflatten', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vsplit', 'where', 'zero_', 'zeros', 'zeros_like']

@@ -1,0 +1,368 @@
+"""The samplers behind the random kernels, on NumPy arrays: ``f(generator, n, ...)`` returns
+the next ``n`` values of one distribution exactly as torch's CPU kernels compute them.
+
+Note [Bit-exact sampling]
+~~~~~~~~~~~~~~~~~~~~~~~~~
+torch's CPU samplers are scalar C++ loops over its MT19937 stream (Note [The CPU random
+stream] in core/generator.py). Matching them bit for bit takes three things:
+
+1. The same words in the same order. Each sampler documents what it reads per element:
+   ``random()`` (one 32-bit word) or ``random64()`` (two words, the first one high).
+2. The same conversions: a float uniform is ``(w & (2**24 - 1)) * 2**-24`` (the low 24
+   bits, not the high ones NumPy would take); half and bfloat16 keep 11 and 8 bits; a
+   double uniform keeps the low 53 bits of ``random64()``.
+3. The same floating-point operations, including two that C++ compilers add silently:
+
+   - *FMA contraction*: torch's CPU kernels are compiled with ``-mfma`` and GCC's default
+     ``-ffp-contract=fast``, so ``x * std + mean`` is one fused multiply-add, rounded
+     once. NumPy has no fma ufunc; ``fma64`` and ``fma32`` below compute it exactly
+     (the product error recovered with Veltkamp/Dekker splitting, the final rounding
+     made correct with a round-to-odd step, after Boldo and Melquiond).
+   - *libm*: the scalar samplers call glibc's ``log1p``, ``log``, ``tan``, ``exp``,
+     ``lgamma``. NumPy's SIMD versions of several of these differ from glibc in the last
+     bit, while Python's ``math`` module calls glibc itself, so ``_libm`` maps ``math``
+     functions over the values (NumPy's float64 ``sin``/``cos`` do agree with glibc).
+
+Note [normal's two algorithms]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+``normal_`` on a contiguous tensor of at least 16 elements fills the whole tensor with
+uniforms first, then turns each block of 16 into normals by Box-Muller over the pairs
+(j, j + 8): ``radius = sqrt(-2 log(1 - u[j]))``, ``theta = 2 pi u[j + 8]``, ``out[j] =
+radius cos(theta)``, ``out[j + 8] = radius sin(theta)``. When the size is not a multiple
+of 16, the last 16 elements are redrawn from 16 fresh uniforms and recomputed, so the
+tail overlaps the last full block. For float32 the block runs through the AVX2 kernel,
+whose ``log`` and ``sincos`` are the Cephes polynomials of ``avx_mathfun.h`` evaluated in
+float32 with the compiler's FMA contractions; ``_log_ps`` and ``_sincos_ps`` replay them
+step for step. Half and bfloat16 draw 16 float uniforms per block (the tail block again
+16 fresh ones written over the last 16 elements) and round the float32 result. float64
+uses glibc's ``log``, ``cos`` and ``sin``.
+
+Anything smaller than 16 elements, or not contiguous, takes the scalar path instead:
+``at::normal_distribution<double>`` per element, which makes a pair from two double
+uniforms (``radius = sqrt(-2 log1p(-u2))``, ``theta = 2 pi u1``), returns the cosine
+one and caches the sine one in the generator for the next call.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+f32 = np.float32
+f64 = np.float64
+_U24 = f32(2.0 ** -24)
+_U53 = 2.0 ** -53
+_MASK24 = np.uint32(0xFFFFFF)
+_MASK53 = np.uint64((1 << 53) - 1)
+_TWO_PI_F32 = f32(2.0 * math.pi)
+
+
+# -- uniform bits ---------------------------------------------------------------------------
+
+def u24(gen, n: int) -> np.ndarray:
+    """``uniform_real_distribution<float>(0, 1)`` n times: float32 in [0, 1), one word each."""
+    w = gen._words(n)
+    np.bitwise_and(w, _MASK24, out=w)
+    x = w.astype(f32)
+    x *= _U24
+    return x
+
+
+def u53(gen, n: int) -> np.ndarray:
+    """``uniform_real_distribution<double>(0, 1)`` n times: float64, one ``random64()`` each."""
+    r = gen._random64(n)
+    np.bitwise_and(r, _MASK53, out=r)
+    x = r.astype(f64)
+    x *= _U53
+    return x
+
+
+def to_dtype(values: np.ndarray, np_dtype) -> np.ndarray:
+    """``static_cast<scalar_t>(double)``: half and bfloat16 are built from a float, so a
+    double goes through float32 first (two roundings, as in C++)."""
+    if values.dtype == np_dtype:
+        return values
+    if np_dtype.itemsize == 2 and np_dtype.kind in "fV" or np_dtype.name == "bfloat16":
+        return values.astype(f32).astype(np_dtype)
+    return values.astype(np_dtype)
+
+
+# -- exact fused multiply-add ------------------------------------------------------------------
+
+_SPLIT = 134217729.0   # 2**27 + 1
+
+
+def _round_to_odd_sum(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """x + y rounded to odd: when inexact, the neighbour whose last mantissa bit is 1."""
+    s = x + y
+    bb = s - x
+    err = (x - (s - bb)) + (y - bb)
+    bits = s.view(np.int64)
+    fix = (err != 0) & ((bits & 1) == 0) & np.isfinite(s)
+    if fix.any():
+        step = np.where((err > 0) == (s > 0), 1, -1)
+        bits = bits + np.where(fix, step, 0)
+        s = bits.view(f64)
+    return s
+
+
+def fma64(a, b, c) -> np.ndarray:
+    """``fma(a, b, c)`` on float64 arrays, rounded once (Boldo-Melquiond emulation)."""
+    a = np.asarray(a, f64)
+    b = np.asarray(b, f64)
+    c = np.asarray(c, f64)
+    ph = a * b
+    t = _SPLIT * a
+    ah = t - (t - a)
+    al = a - ah
+    t = _SPLIT * b
+    bh = t - (t - b)
+    bl = b - bh
+    pl = ((ah * bh - ph) + ah * bl + al * bh) + al * bl
+    th = c + ph
+    bb = th - c
+    tl = (c - (th - bb)) + (ph - bb)
+    out = th + _round_to_odd_sum(tl, pl)
+    bad = ~np.isfinite(out) | ~np.isfinite(ph)
+    if bad.any():
+        out = np.where(bad, a * b + c, out)
+    return out
+
+
+def fma32(a, b, c) -> np.ndarray:
+    """``fmaf(a, b, c)`` on float32 values: the float64 product is exact, and the sum is
+    rounded to odd before the float32 rounding, which makes the result correctly rounded."""
+    p = np.asarray(a, f64) * np.asarray(b, f64)
+    return _round_to_odd_sum(p, np.asarray(c, f64)).astype(f32)
+
+
+# -- glibc functions ----------------------------------------------------------------------------
+
+def _libm(fn, x: np.ndarray) -> np.ndarray:
+    """``fn`` (a ``math`` function, i.e. glibc's) applied to each float64 of ``x``."""
+    flat = x.ravel()
+    return np.fromiter(map(fn, flat.tolist()), f64, count=flat.size).reshape(x.shape)
+
+
+def _safe(fn):
+    def call(v):
+        try:
+            return fn(v)
+        except (ValueError, OverflowError):
+            return _c_semantics(fn, v)
+    return call
+
+
+def _c_semantics(fn, v):
+    """What glibc returns where Python's ``math`` raises (poles, domain errors, overflow)."""
+    if fn is math.log or fn is math.log1p:
+        edge = 0.0 if fn is math.log else -1.0
+        if v == edge:
+            return -math.inf
+        return math.nan
+    if fn is math.exp:
+        return math.inf
+    if fn is math.lgamma:
+        return math.inf
+    return math.nan
+
+
+log = _safe(math.log)
+log1p = _safe(math.log1p)
+exp = _safe(math.exp)
+lgamma = _safe(math.lgamma)
+
+
+# -- normal: the scalar path ---------------------------------------------------------------------
+
+def normal_scalar(gen, n: int, mean: float, std: float) -> np.ndarray:
+    """``at::normal_distribution<double>(mean, std)`` called n times (float64 values),
+    using and refilling the generator's cached sample (Note [normal's two algorithms])."""
+    out = np.empty(n, f64)
+    i = 0
+    if n and gen._next_double_normal is not None:
+        out[0] = gen._next_double_normal
+        gen._next_double_normal = None
+        i = 1
+    m = n - i
+    if m:
+        pairs = (m + 1) // 2
+        u = u53(gen, 2 * pairs)
+        u1, u2 = u[0::2], u[1::2]
+        radius = np.sqrt(-2.0 * _libm(log1p, -u2))
+        theta = (2.0 * math.pi) * u1
+        z = np.empty(2 * pairs, f64)
+        z[0::2] = radius * np.cos(theta)
+        z[1::2] = radius * np.sin(theta)
+        out[i:] = z[:m]
+        if m % 2:
+            gen._next_double_normal = float(z[-1])
+    if not (mean == 0.0 and std == 1.0):
+        out = fma64(out, std, mean)
+    return out
+
+
+# -- normal: the 16-element Box-Muller blocks ------------------------------------------------------
+
+_LOG_P = [f32(v) for v in (7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1,
+                           -1.2420140846e-1, 1.4249322787e-1, -1.6668057665e-1,
+                           2.0000714765e-1, -2.4999993993e-1, 3.3333331174e-1)]
+_LOG_Q1 = f32(-2.12194440e-4)
+_LOG_Q2 = f32(0.693359375)
+_SQRTHF = f32(0.707106781186547524)
+_FOPI = f32(1.27323954473516)
+_DP1, _DP2, _DP3 = f32(-0.78515625), f32(-2.4187564849853515625e-4), \
+    f32(-3.77489497744594108e-8)
+_COS_P = [f64(f32(v)) for v in (2.443315711809948e-5, -1.388731625493765e-3,
+                                4.166664568298827e-2)]
+_SIN_P = [f64(f32(v)) for v in (-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1)]
+_LOG_P64 = [f64(v) for v in _LOG_P]
+
+
+def _fma_round(p64: np.ndarray, c, out32: np.ndarray) -> np.ndarray:
+    """``out32 = float32(p64 + c)``: an FMA whose product is exact in float64 (the rare
+    double rounding of a float64 sum landing on a float32 tie is not corrected here)."""
+    np.add(p64, c, out=p64)
+    out32[...] = p64
+    return out32
+
+
+def _log_ps(x: np.ndarray) -> np.ndarray:
+    """``log256_ps`` of avx_mathfun.h on positive normal float32 ``x``, with GCC's
+    contractions: each Horner step is an FMA, ``y * z + e * q1`` is an FMA whose addend is
+    the rounded product ``e * q1``; ``y - z * 0.5`` and ``x + e * q2`` are exact either way."""
+    bits = x.view(np.int32)
+    e = ((bits >> 23) - 0x7E).astype(f32)              # exponent + 1
+    m = ((bits & 0x007FFFFF) | 0x3F000000).view(f32)   # mantissa in [0.5, 1)
+    small = m < _SQRTHF
+    e -= small
+    xm = m - f32(1)
+    xm += np.where(small, m, f32(0))
+    z = xm * xm
+    x64 = xm.astype(f64)
+    p = x64 * _LOG_P64[0]
+    y = np.empty_like(xm)
+    for coeff in _LOG_P64[1:]:
+        _fma_round(p, coeff, y)
+        np.multiply(y, x64, out=p)
+    y = (y * xm)                                       # the product by x (rounded)
+    p = y.astype(f64) * z.astype(f64)
+    _fma_round(p, (e * _LOG_Q1).astype(f64), y)
+    y -= z * f32(0.5)
+    xm += y
+    xm += e * _LOG_Q2
+    return xm
+
+
+def _sincos_ps(x: np.ndarray):
+    """``sincos256_ps`` of avx_mathfun.h on float32 ``x >= 0``: octant reduction with the
+    three-part pi/4 (the last part's product fused), then the Cephes sine and cosine
+    polynomials with their contractions. Returns (sin, cos)."""
+    j = (x * _FOPI).astype(np.int32)
+    j += 1
+    j &= ~1
+    y = j.astype(f32)
+    swap_sin = ((j & 4) << 29).view(np.uint32)
+    poly = (j & 2) == 0
+    sign_cos = ((~(j - 2) & 4) << 29).view(np.uint32)
+    x = x + y * _DP1
+    x += y * _DP2
+    p = y.astype(f64) * f64(_DP3)
+    x = _fma_round(p, x.astype(f64), np.empty_like(x))
+    z = x * x
+    z64 = z.astype(f64)
+    yc = np.empty_like(x)
+    p = z64 * _COS_P[0]
+    _fma_round(p, _COS_P[1], yc)
+    np.multiply(yc, z64, out=p)
+    _fma_round(p, _COS_P[2], yc)
+    yc *= z
+    np.multiply(yc, z64, out=p)
+    _fma_round(p, -(z * f32(0.5)).astype(f64), yc)
+    yc += f32(1)
+    ys = np.empty_like(x)
+    p = z64 * _SIN_P[0]
+    _fma_round(p, _SIN_P[1], ys)
+    np.multiply(ys, z64, out=p)
+    _fma_round(p, _SIN_P[2], ys)
+    ys *= z
+    x64 = x.astype(f64)
+    np.multiply(ys, x64, out=p)
+    _fma_round(p, x64, ys)
+    sin = np.where(poly, ys, yc)
+    cos = np.where(poly, yc, ys)
+    sin = (sin.view(np.uint32) ^ swap_sin).view(f32)
+    cos = (cos.view(np.uint32) ^ sign_cos).view(f32)
+    return sin, cos
+
+
+_BLOCK_ROWS = 8192   # 16-element blocks per pass: the temporaries stay in cache
+
+
+def _box_muller_f32(u: np.ndarray, out: np.ndarray) -> None:
+    """Blocks of 16 float32 uniforms (rows of ``u``) to normals in ``out`` (same shape),
+    as ``normal_fill_16_AVX2`` computes them with mean 0 and std 1."""
+    rows = u.shape[0]
+    for start in range(0, rows, _BLOCK_ROWS):
+        blk = u[start:start + _BLOCK_ROWS]
+        u1 = f32(1) - blk[:, :8]
+        radius = _log_ps(u1)
+        radius *= f32(-2)
+        np.sqrt(radius, out=radius)
+        theta = blk[:, 8:] * _TWO_PI_F32
+        sin, cos = _sincos_ps(theta)
+        o = out[start:start + _BLOCK_ROWS]
+        np.multiply(radius, cos, out=o[:, :8])
+        np.multiply(radius, sin, out=o[:, 8:])
+
+
+def _affine32(values: np.ndarray, mean, std) -> np.ndarray:
+    """``fmadd(n, std, mean)`` in float32, unless it is the identity."""
+    if mean == 0.0 and std == 1.0:
+        return values
+    return fma32(values, f32(std), f32(mean))
+
+
+def normal_fill_f32(gen, n: int, mean: float, std: float) -> np.ndarray:
+    """float32, contiguous, n >= 16 (Note [normal's two algorithms])."""
+    data = u24(gen, n)
+    out = np.empty(n, f32)
+    full = n // 16
+    _box_muller_f32(data[:16 * full].reshape(full, 16), out[:16 * full].reshape(full, 16))
+    if n % 16:
+        tail = u24(gen, 16).reshape(1, 16)
+        _box_muller_f32(tail, out[n - 16:].reshape(1, 16))
+    return _affine32(out, mean, std)
+
+
+def normal_fill_reduced(gen, n: int, mean: float, std: float) -> np.ndarray:
+    """float16 / bfloat16, contiguous, n >= 16: float32 blocks of 16 fresh uniforms each
+    (the tail block written over the last 16 elements); returns float32 values."""
+    full = n // 16
+    out = np.empty(n, f32)
+    _box_muller_f32(u24(gen, 16 * full).reshape(full, 16), out[:16 * full].reshape(full, 16))
+    if n % 16:
+        _box_muller_f32(u24(gen, 16).reshape(1, 16), out[n - 16:].reshape(1, 16))
+    return _affine32(out, mean, std)
+
+
+def _box_muller_f64(u: np.ndarray) -> np.ndarray:
+    radius = np.sqrt(-2.0 * _libm(log, 1.0 - u[:, :8]))
+    theta = (2.0 * math.pi) * u[:, 8:]
+    out = np.empty_like(u)
+    out[:, :8] = radius * np.cos(theta)
+    out[:, 8:] = radius * np.sin(theta)
+    return out
+
+
+def normal_fill_f64(gen, n: int, mean: float, std: float) -> np.ndarray:
+    data = u53(gen, n)
+    full = n // 16
+    out = data.copy()
+    out[:16 * full] = _box_muller_f64(data[:16 * full].reshape(full, 16)).ravel()
+    if n % 16:
+        out[n - 16:] = _box_muller_f64(u53(gen, 16).reshape(1, 16)).ravel()
+    if not (mean == 0.0 and std == 1.0):
+        out = fma64(out, std, mean)
+    return out

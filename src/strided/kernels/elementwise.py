@@ -1,0 +1,1553 @@
+"""Elementwise operators, stamped out from one table.
+
+Note [The elementwise table]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Every pointwise operator is a row of ``TABLE``: its name, how many tensor inputs it
+takes, its *kind* (which TensorIterator configuration it builds: ``unary``,
+``unary_float``, ``binary``, ``binary_float``, ``comparison``, ``logical``, ...), the
+dtypes its kernel supports (anything else raises torch's ``"<kernel>" not
+implemented for '<Dtype>'``), checks that run before or after the iterator is
+built, and a *compute* function that fills the output array from the input arrays
+with NumPy. From each row ``_stamp`` makes three kernels, the ones
+``native_functions.yaml`` names: ``<name>`` (functional), ``<name>_`` (in place) and
+``<name>_out``. They take the schema's arguments positionally: the tensor inputs,
+then the row's scalar parameters (``alpha``, ``rounding_mode``...), then ``out``.
+
+Note [Computation dtype]
+~~~~~~~~~~~~~~~~~~~~~~~~
+TensorIterator gives the *common dtype*; inputs of other dtypes are converted to it
+(NumPy does this chunk by chunk inside the ufunc: ``dtype=``/``signature=`` with
+``casting='unsafe'``, no temporaries). float16 and bfloat16 are computed in float32
+and rounded once on the way out, as torch's CPU kernels compute them ("opmath").
+A wrapped number (Note [Wrapped numbers] in tensor_iterator.py) is first converted
+to the common dtype, so ``half + 0.1`` adds the half nearest to 0.1, like torch; a
+few ops (``mul``, ``div``) read it at float32 precision instead, as torch's kernels
+do through ``original_scalar_value``.
+
+Note [Fast paths]
+~~~~~~~~~~~~~~~~~
+Building a TensorIterator costs tens of microseconds in Python; a tiny ``a + b``
+in torch costs about one. The functional kernels therefore first try the case that
+needs no iterator: every input a row-major CPU tensor of one shape and one dtype,
+or such a tensor and a Python number. The output is then row-major too, its dtype
+comes from a per-row cache, and one ufunc call fills it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..core import dtypes as dt
+from ..core.checks import check
+from ..core.devices import CPU
+from ..core.promotion import result_type_of
+from ..core.storage import UntypedStorage
+from ..core.tensor_impl import (
+    TensorImpl,
+    _tensor_cls,
+    contiguous_strides,
+    make_tensor,
+    numel_of,
+)
+from .factory import _allocator, empty
+from .resize import resize_output
+from .scalars import check_scalar_fits
+from .tensor_iterator import TensorIteratorConfig, wrapped_dtype
+
+_F32 = np.dtype(np.float32)
+_BF16 = dt.bfloat16.np
+_BOOL_NP = np.dtype(np.bool_)
+_CPU_ALLOC = _allocator(CPU)
+_new_storage = UntypedStorage._new
+
+# -- dtype sets ------------------------------------------------------------------------
+
+B = frozenset((dt.bool_,))
+U8 = frozenset((dt.uint8,))
+INTS = frozenset((dt.uint8, dt.int8, dt.int16, dt.int32, dt.int64))
+FLOATS = frozenset((dt.float16, dt.bfloat16, dt.float32, dt.float64))
+COMPLEX = frozenset((dt.complex64, dt.complex128))
+UBARE = frozenset((dt.uint16, dt.uint32, dt.uint64))
+BASIC = B | INTS | FLOATS | COMPLEX
+ALL = BASIC | UBARE
+REAL = B | INTS | FLOATS
+
+
+def _opmath(ct) -> np.dtype:
+    """The NumPy dtype a kernel computes in (Note [Computation dtype])."""
+    return _F32 if ct is dt.float16 or ct is dt.bfloat16 else ct.np
+
+
+# -- wrapped numbers -------------------------------------------------------------------
+
+def _scalar_as(value, dtype):
+    """A Python number converted as torch converts a wrapped number to ``dtype``: integers
+    wrap around (``int8 + 300`` adds 44), floats round (overflowing to inf)."""
+    cat = dtype.category
+    if cat == dt.BOOL:
+        return np.bool_(bool(value))
+    if cat == dt.INT:
+        if isinstance(value, complex):
+            value = value.real
+        v = int(value)
+        bits = dtype.itemsize * 8
+        v &= (1 << bits) - 1
+        if dtype.is_signed and v >= 1 << (bits - 1):
+            v -= 1 << bits
+        return dtype.np.type(v)
+    if cat == dt.FLOAT:
+        if isinstance(value, complex):
+            value = value.real
+        with np.errstate(over="ignore"):
+            return dtype.np.type(float(value))
+    return dtype.np.type(value)
+
+
+def _scalar_in(value, ct, keep_opmath: bool):
+    """The NumPy scalar a kernel computing in ``ct`` uses for a wrapped number."""
+    if ct is dt.float16 or ct is dt.bfloat16:
+        if keep_opmath and not isinstance(value, complex):
+            with np.errstate(over="ignore"):
+                return np.float32(float(value))
+        return np.float32(_scalar_as(value, ct))
+    return _scalar_as(value, ct)
+
+
+def _check_wrapped(value) -> None:
+    """torch's Scalar range for a Python int (int64, or uint64 for large positives)."""
+    if type(value) is int and not -(1 << 63) <= value < (1 << 64):
+        raise OverflowError("can't convert negative int to unsigned" if value < 0 else
+                            "int too big to convert")
+
+
+# -- output allocation for the fast paths ----------------------------------------------
+
+def _new_contiguous(sizes, dtype):
+    """A row-major CPU tensor and its NumPy view (cached on the tensor)."""
+    n = 1
+    for s in sizes:
+        n *= s
+    storage = _new_storage(n * dtype.itemsize, CPU, _CPU_ALLOC)
+    t = make_tensor(storage, sizes, contiguous_strides(sizes), 0, dtype)
+    buf = storage._buf
+    arr = np.ndarray(sizes, dtype.np, buffer=buf) if n else np.empty(sizes, dtype.np)
+    t._np = arr
+    t._np_buf = buf
+    return t, arr
+
+
+# -- the row type ---------------------------------------------------------------------
+
+_KIND_CONFIGS = {
+    "unary": {},
+    "unary_float": dict(promote_inputs_to_common_dtype=True, cast_common_dtype_to_outputs=True,
+                        enforce_safe_casting_to_output=True,
+                        promote_integer_inputs_to_float=True),
+    "unary_promote": dict(promote_inputs_to_common_dtype=True, cast_common_dtype_to_outputs=True,
+                          enforce_safe_casting_to_output=True),
+    "binary": dict(allow_cpu_scalars=True, promote_inputs_to_common_dtype=True,
+                   cast_common_dtype_to_outputs=True, enforce_safe_casting_to_output=True),
+    "binary_float": dict(allow_cpu_scalars=True, promote_inputs_to_common_dtype=True,
+                         cast_common_dtype_to_outputs=True, enforce_safe_casting_to_output=True,
+                         promote_integer_inputs_to_float=True),
+    "binary_nocast": dict(allow_cpu_scalars=True, promote_inputs_to_common_dtype=True),
+}
+_BOOL_KINDS = ("comparison", "logical", "unary_bool")
+
+
+class Op:
+    """One row of the table (Note [The elementwise table])."""
+
+    __slots__ = ("name", "arity", "kind", "compute", "dtypes", "error_name", "checks",
+                 "post_checks", "scalar_opmath", "nparams", "defaults", "fast", "dtype_errors",
+                 "_fast_cache")
+
+    def __init__(self, name, arity, kind, compute, dtypes=BASIC, error_name=None, checks=(),
+                 post_checks=(), scalar_opmath=False, defaults=(), fast=True,
+                 dtype_errors=None):
+        self.name = name
+        self.arity = arity
+        self.kind = kind
+        self.compute = compute
+        self.dtypes = dtypes
+        self.error_name = error_name or f"{name}_cpu"
+        self.checks = checks
+        self.post_checks = post_checks
+        self.scalar_opmath = scalar_opmath
+        self.defaults = tuple(defaults)      # the params' defaults: the fast path needs them
+        self.nparams = len(self.defaults)
+        self.fast = fast
+        self.dtype_errors = dtype_errors or {}   # dtype -> (exception class, message)
+        self._fast_cache = {}
+
+    def __repr__(self):
+        return f"<elementwise op {self.name}>"
+
+    # -- the iterator ---------------------------------------------------------------
+
+    def build(self, out, inputs):
+        kind = self.kind
+        if kind in _BOOL_KINDS:
+            config = TensorIteratorConfig(
+                outputs=[out], inputs=inputs, allow_cpu_scalars=True,
+                promote_inputs_to_common_dtype=kind != "unary_bool",
+                check_all_same_dtype=False,
+                cast_common_dtype_to_outputs=out is not None and out._dtype is not dt.bool_,
+                static_dtype=dt.bool_ if out is None else None)
+        else:
+            config = TensorIteratorConfig(outputs=[out], inputs=inputs, **_KIND_CONFIGS[kind])
+        return config.build()
+
+    def check_dtype(self, ct):
+        if ct not in self.dtypes:
+            err = self.dtype_errors.get(ct) or self.dtype_errors.get(ct.category)
+            if err is not None:
+                raise err[0](err[1])
+            raise NotImplementedError(
+                f'"{self.error_name}" not implemented for \'{ct._scalar_name}\'')
+
+    def result_of_same_dtype(self, dtype):
+        """(output dtype, common dtype) when every input has ``dtype`` (Note [Fast paths]),
+        or None when that case raises or needs the iterator."""
+        got = self._fast_cache.get(dtype, 0)
+        if got != 0:
+            return got
+        kind = self.kind
+        ct = dtype
+        if kind in ("unary_float", "binary_float") and dtype.category <= dt.INT:
+            ct = dt._default_dtype[0]
+        out = dt.bool_ if kind in _BOOL_KINDS else ct
+        res = (out, ct) if ct in self.dtypes else None
+        if ct is not dtype:   # depends on the default dtype: not cached
+            return res
+        self._fast_cache[dtype] = res
+        return res
+
+
+# -- running a row ------------------------------------------------------------------------
+
+def run(op: Op, out, inputs, params):
+    """The general path: checks, TensorIterator, one compute call, version bump."""
+    for chk in op.checks:
+        chk(op, inputs, params)
+    it = op.build(out, inputs)
+    ct = it.common_dtype
+    op.check_dtype(ct)
+    for chk in op.post_checks:
+        chk(op, ct, inputs, params)
+    result = it.operands[0].tensor
+    if it.numel and not it.is_meta:
+        arrays = it.arrays()
+        ins = [a if a.__class__ is np.ndarray else _scalar_in(a, ct, op.scalar_opmath)
+               for a in arrays[1:]]
+        with np.errstate(all="ignore"):
+            op.compute(arrays[0], ins, ct, *params)
+    if out is not None:
+        out._vc[0] += 1
+    return result
+
+
+def _fast_functional(op: Op, inputs, params):
+    """Note [Fast paths]: the result, or None when the general path must run."""
+    first = inputs[0]
+    cls = _tensor_cls[0]
+    if first.__class__ is not cls or first._device is not CPU:
+        return None
+    sizes = first._sizes
+    dtype = first._dtype
+    strides = first._strides
+    if strides != contiguous_strides(sizes):
+        return None
+    for x in inputs[1:]:
+        if x.__class__ is cls:
+            if x._sizes != sizes or x._dtype is not dtype or x._strides != strides or \
+                    x._device is not CPU:
+                return None
+        elif x.__class__ is float:
+            if dtype.category < dt.FLOAT or op.arity != 2:
+                return None
+        elif x.__class__ is int:
+            if dtype is dt.bool_ or op.arity != 2:
+                return None
+            _check_wrapped(x)
+        else:
+            return None
+    res = op.result_of_same_dtype(dtype)
+    if res is None:
+        return None
+    for chk in op.checks:
+        chk(op, inputs, params)
+    out_dtype, ct = res
+    for chk in op.post_checks:
+        chk(op, ct, inputs, params)
+    result, arr = _new_contiguous(sizes, out_dtype)
+    if arr.size:
+        ins = [x._array() if x.__class__ is cls else _scalar_in(x, ct, op.scalar_opmath)
+               for x in inputs]
+        with np.errstate(all="ignore"):
+            op.compute(arr, ins, ct, *params)
+    return result
+
+
+def fast_or_run(op: Op, inputs, params=()):
+    """A functional call: the fast path when it applies, else the iterator."""
+    if op.fast:
+        result = _fast_functional(op, inputs, params)
+        if result is not None:
+            return result
+    return run(op, None, inputs, params)
+
+
+def _stamp(op: Op, namespace: dict) -> None:
+    """Define the functional, in-place and out kernels of a row (Note [The elementwise
+    table])."""
+    arity = op.arity
+    name = op.name
+
+    def functional(*args):
+        inputs = args[:arity]
+        params = args[arity:]
+        if op.fast:
+            result = _fast_functional(op, inputs, params)
+            if result is not None:
+                return result
+        return run(op, None, inputs, params)
+
+    def inplace(*args):
+        return run(op, args[0], args[:arity], args[arity:])
+
+    def out_variant(*args):
+        return run(op, args[-1], args[:arity], args[arity:-1])
+
+    for fn, suffix in ((functional, ""), (inplace, "_"), (out_variant, "_out")):
+        fn.__name__ = fn.__qualname__ = name + suffix
+        fn.__module__ = __name__
+        fn.__doc__ = (f"``{name}{suffix}``: the {op.kind} elementwise kernel (Note [The "
+                      f"elementwise table]).")
+        namespace[name + suffix] = fn
+
+
+# -- compute helpers ---------------------------------------------------------------------
+
+def ufunc(uf):
+    """Compute with one NumPy ufunc in the opmath dtype (Note [Computation dtype])."""
+    def compute(out, ins, ct):
+        uf(*ins, out=out, dtype=_opmath(ct), casting="unsafe")
+    compute.__name__ = uf.__name__
+    return compute
+
+
+def predicate(uf):
+    """A ufunc returning bool (comparisons, logical ops), computing in the common dtype."""
+    def compute(out, ins, ct):
+        c = _opmath(ct)
+        if len(ins) == 2:
+            uf(ins[0], ins[1], out=out, signature=(c, c, _BOOL_NP), casting="unsafe")
+        else:
+            uf(ins[0], out=out, signature=(c, _BOOL_NP), casting="unsafe")
+    compute.__name__ = uf.__name__
+    return compute
+
+
+def _as_ct(x, ct):
+    """An input as an array (or scalar) of the computation dtype."""
+    c = _opmath(ct)
+    if x.__class__ is np.ndarray:
+        return x if x.dtype == c else x.astype(c)
+    return x if getattr(x, "dtype", None) == c else c.type(x)
+
+
+def _write(out, value):
+    np.copyto(out, value, casting="unsafe")
+
+
+def elementwise(fn):
+    """Compute with a function of NumPy arrays in the opmath dtype: ``fn(x, ...)`` returns
+    the result, which is cast into the output."""
+    def compute(out, ins, ct, *params):
+        _write(out, fn(*[_as_ct(x, ct) for x in ins], *params))
+    compute.__name__ = fn.__name__
+    return compute
+
+
+# -- checks ------------------------------------------------------------------------------
+
+def _dtype_of(x):
+    return x._dtype if isinstance(x, TensorImpl) else wrapped_dtype(x)
+
+
+def _check_wrapped_inputs(op, inputs, params):
+    for x in inputs:
+        if not isinstance(x, TensorImpl):
+            _check_wrapped(x)
+
+
+def _alpha_check(op, ct, inputs, params):
+    """torch's alpha_check: no float alpha for integral results, no bool alpha unless the
+    result is bool."""
+    alpha = params[0]
+    check(not isinstance(alpha, bool) or ct is dt.bool_,
+          "Boolean alpha only supported for Boolean results.")
+    check(ct.category >= dt.FLOAT or isinstance(alpha, (bool, int)),
+          "For integral input tensors, argument alpha must not be a floating point number.")
+    check(ct.is_complex or not isinstance(alpha, complex),
+          "For non-complex input tensors, argument alpha must not be a complex number.")
+    if ct.category == dt.INT and type(alpha) is int:
+        check_scalar_fits(alpha, ct)
+
+
+def _sub_check(op, inputs, params):
+    a, b = (_dtype_of(x) for x in inputs[:2])
+    check(a is not dt.bool_ or b is not dt.bool_,
+          "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
+          "or `logical_xor()` operator instead.")
+    check(a is not dt.bool_ and b is not dt.bool_,
+          "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+          "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+def _neg_check(op, inputs, params):
+    check(_dtype_of(inputs[0]) is not dt.bool_,
+          "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+          "to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+def _any_zero(x, ct) -> bool:
+    if isinstance(x, TensorImpl):
+        if x._device.type == "meta" or not numel_of(x._sizes):
+            return False
+        arr = x._array()
+        if arr.dtype != ct.np:
+            arr = arr.astype(ct.np)
+        return not arr.all()
+    return _scalar_as(x, ct) == 0
+
+
+def _zero_division_check(op, ct, inputs, params):
+    """Integer division by zero raises (torch's kernels check every divisor)."""
+    if ct.category <= dt.INT:
+        check(not _any_zero(inputs[1], ct), "ZeroDivisionError")
+
+
+# -- the compute functions -----------------------------------------------------------------
+
+def _add(out, ins, ct, alpha=1):
+    a, b = ins
+    c = _opmath(ct)
+    if alpha == 1 and alpha is not True or alpha is True and ct is dt.bool_:
+        np.add(a, b, out=out, dtype=c, casting="unsafe")
+        return
+    _add_scaled(out, a, b, ct, alpha)
+
+
+def _add_scaled(out, a, b, ct, alpha):
+    """a + alpha * b. torch fuses the multiply-add for floats (one rounding); computing a
+    float32 one in float64 rounds the same way but for rare double-rounding ties."""
+    c = _opmath(ct)
+    if ct.category == dt.FLOAT:
+        if c == _F32:
+            alpha = float(np.float32(alpha))
+            wide = np.multiply(b, alpha, dtype=np.float64, casting="unsafe")
+            np.add(a, wide, out=out, dtype=np.float64, casting="unsafe")
+            return
+        wide = np.multiply(b, float(alpha), dtype=c, casting="unsafe")
+    elif ct.is_complex:
+        wide = np.multiply(b, c.type(alpha), dtype=c, casting="unsafe")
+    else:
+        wide = np.multiply(b, _scalar_as(alpha, ct), dtype=c, casting="unsafe")
+    np.add(a, wide, out=out, dtype=c, casting="unsafe")
+
+
+def _sub(out, ins, ct, alpha=1):
+    a, b = ins
+    if alpha == 1 and alpha is not True:
+        np.subtract(a, b, out=out, dtype=_opmath(ct), casting="unsafe")
+        return
+    _add_scaled(out, a, b, ct, -alpha)
+
+
+def _mul(out, ins, ct):
+    if ct is dt.bool_:
+        np.logical_and(ins[0], ins[1], out=out)
+    else:
+        np.multiply(ins[0], ins[1], out=out, dtype=_opmath(ct), casting="unsafe")
+
+
+def _div_true(out, ins, ct):
+    np.true_divide(ins[0], ins[1], out=out, dtype=_opmath(ct), casting="unsafe")
+
+
+def _div_floor(out, ins, ct):
+    np.floor_divide(ins[0], ins[1], out=out, dtype=_opmath(ct), casting="unsafe")
+
+
+def _div_trunc(out, ins, ct):
+    c = _opmath(ct)
+    a, b = _as_ct(ins[0], ct), _as_ct(ins[1], ct)
+    if ct.category == dt.FLOAT or ct.is_complex:
+        _write(out, np.trunc(np.true_divide(a, b)))
+        return
+    # C's integer division truncates towards zero; NumPy's floor_divide floors
+    q = np.floor_divide(a, b, dtype=c)
+    r = np.subtract(a, np.multiply(q, b, dtype=c), dtype=c)
+    q = q + ((r != 0) & ((r < 0) != (b < 0)))
+    _write(out, q)
+
+
+def _remainder(out, ins, ct):
+    if ct.category <= dt.INT:
+        np.remainder(ins[0], ins[1], out=out, dtype=ct.np, casting="unsafe")
+        return
+    # torch: fmod, then add the divisor when the signs differ (a zero keeps fmod's sign)
+    a, b = _as_ct(ins[0], ct), _as_ct(ins[1], ct)
+    mod = np.fmod(a, b)
+    fix = (mod != 0) & ((b < 0) != (mod < 0))
+    _write(out, np.where(fix, mod + b, mod))
+
+
+def _pow(out, ins, ct):
+    base, exp = ins
+    c = _opmath(ct)
+    if ct.category == dt.INT:
+        _write(out, _int_pow(_as_ct(base, ct), _as_ct(exp, ct)))
+        return
+    if not isinstance(exp, np.ndarray) and not ct.is_complex:
+        e = float(exp)
+        special = _POW_SPECIAL.get(e)
+        if special is not None:
+            _write(out, special(_as_ct(base, ct)))
+            return
+    np.power(base, exp, out=out, dtype=c, casting="unsafe")
+
+
+_POW_SPECIAL = {
+    2.0: lambda x: x * x,
+    3.0: lambda x: x * x * x,
+    0.5: np.sqrt,
+    -0.5: lambda x: 1 / np.sqrt(x),
+    -1.0: lambda x: 1 / x,
+    -2.0: lambda x: 1 / (x * x),
+}
+
+
+def _int_pow(base, exp):
+    """Integer powers by squaring, wrapping on overflow; a negative exponent gives 0,
+    except for bases 1 and -1 (torch's powi)."""
+    neg = exp < 0
+    if isinstance(neg, np.ndarray) and neg.any() or neg is True or neg is np.True_:
+        safe = np.where(neg, 0, exp)
+        res = np.power(base, safe)
+        one = base == 1
+        minus_one = base == -1
+        neg_res = np.where(one, 1, np.where(minus_one, np.where(exp % 2 == 0, 1, -1), 0))
+        return np.where(neg, neg_res.astype(res.dtype), res)
+    return np.power(base, exp)
+
+
+def _pow_scalar_check(op, inputs, params):
+    base, exp = inputs
+    if isinstance(base, TensorImpl) and not isinstance(exp, TensorImpl):
+        if base._dtype.category <= dt.INT and isinstance(exp, int) and \
+                not isinstance(exp, bool) and exp < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+
+
+def _atan2(out, ins, ct):
+    np.arctan2(ins[0], ins[1], out=out, dtype=_opmath(ct), casting="unsafe")
+
+
+def _sign(x):
+    if x.dtype == np.bool_:
+        return x
+    return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
+
+
+def _sgn(x):
+    if x.dtype.kind == "c":
+        mag = np.abs(x)
+        with np.errstate(all="ignore"):
+            return np.where(mag == 0, 0, x / np.where(mag == 0, 1, mag))
+    return _sign(x)
+
+
+def _rsqrt(x):
+    return 1 / np.sqrt(x)
+
+
+def _sigmoid(x):
+    if x.dtype.kind == "c":
+        return 1 / (1 + np.exp(-x))
+    return 1 / (1 + np.exp(-x))
+
+
+def _logit(x, eps=None):
+    if eps is not None:
+        lo = x.dtype.type(eps)
+        hi = x.dtype.type(1 - eps)
+        x = np.where(x < lo, lo, np.where(x > hi, hi, x))
+    return np.log(x / (1 - x))
+
+
+def _frac(x):
+    return x - np.trunc(x)
+
+
+def _square(out, ins, ct):
+    x = ins[0]
+    if ct is dt.bool_:
+        np.multiply(x, x, out=out, dtype=np.int64, casting="unsafe")
+        return
+    np.multiply(x, x, out=out, dtype=_opmath(ct), casting="unsafe")
+
+
+def _exp2(x):
+    return np.exp2(x)
+
+
+def _copy(out, ins, ct):
+    np.copyto(out, ins[0], casting="unsafe")
+
+
+def _rounding(uf):
+    def compute(out, ins, ct):
+        if ct.category <= dt.INT:
+            np.copyto(out, ins[0], casting="unsafe")
+        else:
+            uf(ins[0], out=out, dtype=_opmath(ct), casting="unsafe")
+    compute.__name__ = uf.__name__
+    return compute
+
+
+def _round_decimals(out, ins, ct, decimals=0):
+    if ct.category <= dt.INT:
+        np.copyto(out, ins[0], casting="unsafe")
+        return
+    x = _as_ct(ins[0], ct)
+    ten = x.dtype.type(10.0 ** abs(decimals))
+    if decimals < 0:
+        _write(out, np.rint(x / ten) * ten)
+    else:
+        _write(out, np.rint(x * ten) / ten)
+
+
+def _logaddexp(a, b):
+    if a.dtype.kind != "c":
+        return np.logaddexp(a, b)
+    real_a, real_b = a.real, b.real
+    big = np.where(real_a >= real_b, a, b)
+    small = np.where(real_a >= real_b, b, a)
+    return big + np.log1p(np.exp(small - big))
+
+
+def _hypot(out, ins, ct):
+    np.hypot(ins[0], ins[1], out=out, dtype=_opmath(ct), casting="unsafe")
+
+
+def _maximum(out, ins, ct):
+    np.maximum(ins[0], ins[1], out=out, dtype=_opmath(ct), casting="unsafe")
+
+
+def _minimum(out, ins, ct):
+    np.minimum(ins[0], ins[1], out=out, dtype=_opmath(ct), casting="unsafe")
+
+
+def _fmax(out, ins, ct):
+    np.fmax(ins[0], ins[1], out=out, dtype=_opmath(ct), casting="unsafe")
+
+
+def _fmin(out, ins, ct):
+    np.fmin(ins[0], ins[1], out=out, dtype=_opmath(ct), casting="unsafe")
+
+
+def _copysign(out, ins, ct):
+    np.copysign(ins[0], ins[1], out=out, dtype=_opmath(ct), casting="unsafe")
+
+
+def _shift(left: bool):
+    def compute(out, ins, ct):
+        a, b = _as_ct(ins[0], ct), _as_ct(ins[1], ct)
+        bits = ct.itemsize * 8
+        b_arr = np.asarray(b)
+        bad = (b_arr < 0) | (b_arr >= bits)
+        safe = np.where(bad, 0, b_arr).astype(ct.np)
+        if left:
+            res = np.left_shift(a, safe)
+            res = np.where(bad, 0, res)
+        else:
+            res = np.right_shift(a, safe)
+            res = np.where(bad, np.where(np.asarray(a) < 0, -1, 0), res)
+        _write(out, res)
+    compute.__name__ = "lshift" if left else "rshift"
+    return compute
+
+
+def _bitwise(uf):
+    def compute(out, ins, ct):
+        uf(*ins, out=out, dtype=ct.np, casting="unsafe")
+    compute.__name__ = uf.__name__
+    return compute
+
+
+def _isposinf(x):
+    return np.isposinf(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool)
+
+
+def _isneginf(x):
+    return np.isneginf(x) if x.dtype.kind == "f" else np.zeros(x.shape, bool)
+
+
+def _is_float_pred(fn, default):
+    def compute(out, ins, ct):
+        x = ins[0]
+        if ct.category <= dt.INT:
+            out[...] = default
+            return
+        _write(out, fn(_as_ct(x, ct)))
+    compute.__name__ = fn.__name__
+    return compute
+
+
+def _no_bf16(x):
+    """ml_dtypes' bfloat16 has no logical ufuncs: read it as float32 (same truth value)."""
+    return x.astype(_F32) if x.__class__ is np.ndarray and x.dtype == _BF16 else x
+
+
+def _logical_not(out, ins, ct):
+    np.logical_not(_no_bf16(ins[0]), out=out, casting="unsafe")
+
+
+def _logical(uf):
+    def compute(out, ins, ct):
+        uf(_no_bf16(ins[0]), _no_bf16(ins[1]), out=out, casting="unsafe")
+    compute.__name__ = uf.__name__
+    return compute
+
+
+# -- special functions (NumPy has no erf, lgamma or digamma) ------------------------------
+
+def _map_float64(fn):
+    """Apply a scalar ``math`` function element by element, in float64."""
+    def apply(x):
+        flat = np.asarray(x, dtype=np.float64).ravel()
+        res = np.fromiter(map(fn, flat.tolist()), np.float64, count=flat.size)
+        return res.reshape(np.shape(x))
+    return apply
+
+
+def _lgamma_scalar(v: float) -> float:
+    try:
+        return math.lgamma(v)
+    except ValueError:   # poles: 0 and the negative integers
+        return math.inf
+
+
+_erf64 = _map_float64(math.erf)
+_erfc64 = _map_float64(math.erfc)
+_lgamma64 = _map_float64(_lgamma_scalar)
+
+
+def _erf(x):
+    return _erf64(x).astype(x.dtype)
+
+
+def _erfc(x):
+    return _erfc64(x).astype(x.dtype)
+
+
+def _lgamma(x):
+    return _lgamma64(x).astype(x.dtype)
+
+
+def _digamma(x):
+    """psi(x) in float64: reflection for x < 0.5, recurrence up to 6, then the asymptotic
+    series; psi(0) is -inf with the sign flipped for -0 (torch), negative integers NaN."""
+    x64 = np.asarray(x, dtype=np.float64)
+    result = np.empty_like(x64)
+    with np.errstate(all="ignore"):
+        reflect = x64 < 0.5
+        z = np.where(reflect, 1 - x64, x64)
+        acc = np.zeros_like(z)
+        for _ in range(6):
+            small = z < 6
+            acc = np.where(small, acc - 1 / z, acc)
+            z = np.where(small, z + 1, z)
+        inv = 1 / z
+        inv2 = inv * inv
+        series = (np.log(z) - 0.5 * inv - inv2 * (
+            1 / 12 - inv2 * (1 / 120 - inv2 * (1 / 252 - inv2 * (
+                1 / 240 - inv2 * (1 / 132 - inv2 * (691 / 32760 - inv2 / 12)))))))
+        psi = series + acc
+        refl = psi - np.pi / np.tan(np.pi * x64)
+        result = np.where(reflect, refl, psi)
+        result = np.where((x64 < 0) & (x64 == np.floor(x64)), np.nan, result)
+        result = np.where(x64 == 0, np.copysign(np.inf, -x64), result)
+    return result.astype(np.asarray(x).dtype)
+
+
+def _erfinv(y):
+    """erf^-1 in float64: Giles' single-precision approximation refined by Newton steps."""
+    y64 = np.asarray(y, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        w = -np.log((1 - y64) * (1 + y64))
+        w1 = w - 2.5
+        p1 = 2.81022636e-08
+        for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+                  -0.00125372503, -0.00417768164, 0.246640727, 1.50140941):
+            p1 = c + p1 * w1
+        w2 = np.sqrt(w) - 3
+        p2 = -0.000200214257
+        for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+                  -0.0076224613, 0.00943887047, 1.00167406, 2.83297682):
+            p2 = c + p2 * w2
+        x = np.where(w < 5, p1, p2) * y64
+        finite = np.abs(y64) < 1
+        xs = np.where(finite, x, 0.0)
+        for _ in range(3):
+            err = _erf64(xs) - y64
+            xs = xs - err / (2 / math.sqrt(math.pi) * np.exp(-xs * xs))
+        x = np.where(finite, xs, np.where(np.abs(y64) == 1, np.copysign(np.inf, y64), np.nan))
+    return x.astype(np.asarray(y).dtype)
+
+
+# -- activations -----------------------------------------------------------------------
+
+def _relu(out, ins, ct):
+    x = ins[0]
+    np.maximum(x, _opmath(ct).type(0), out=out, dtype=_opmath(ct), casting="unsafe")
+
+
+def _gelu(x, approximate="none"):
+    if approximate == "tanh":
+        k = x.dtype.type(math.sqrt(2 / math.pi))
+        return 0.5 * x * (1 + np.tanh(k * (x + x.dtype.type(0.044715) * x * x * x)))
+    return x * 0.5 * (1 + _erf(x * x.dtype.type(1 / math.sqrt(2))))
+
+
+def _silu(x):
+    return x / (1 + np.exp(-x))
+
+
+def _softplus(x, beta=1, threshold=20):
+    xb = x * x.dtype.type(beta)
+    return np.where(xb > threshold, x, np.log1p(np.exp(xb)) / x.dtype.type(beta))
+
+
+def _mish(x):
+    sp = np.where(x > 20, x, np.log1p(np.exp(x)))
+    return x * np.tanh(sp)
+
+
+def _elu(x, alpha=1, scale=1, input_scale=1):
+    t = x.dtype.type
+    neg = np.expm1(x * t(input_scale)) * t(alpha) * t(scale)
+    return np.where(x > 0, x * t(scale), neg)
+
+
+def _leaky_relu(x, negative_slope=0.01):
+    return np.where(x > 0, x, x * x.dtype.type(negative_slope))
+
+
+def _hardtanh(x, min_val=-1, max_val=1):
+    t = x.dtype.type
+    lo = t(min_val)
+    hi = t(max_val)
+    return np.minimum(np.maximum(x, lo), hi)
+
+
+def _gelu_check(op, inputs, params):
+    approx = params[0] if params else "none"
+    check(approx in ("none", "tanh"), "approximate argument must be either none or tanh.")
+
+
+def _hardtanh_check(op, inputs, params):
+    x = inputs[0]
+    d = _dtype_of(x)
+    check(d is not dt.bool_, "Bool inputs not supported for hardtanh")
+    lo = params[0] if params else -1
+    hi = params[1] if len(params) > 1 else 1
+    if d is dt.uint8:
+        check(lo >= 0 and hi >= 0, "cannot do hardtanh on an unsigned type with negative "
+                                   "limits")
+
+
+def _relu_check(op, inputs, params):
+    check(_dtype_of(inputs[0]) is not dt.bool_, "Boolean inputs not supported for relu")
+
+
+# -- division: rounding modes ---------------------------------------------------------------
+
+def _mode_check(op, inputs, params):
+    mode = params[0] if params else None
+    check(mode in (None, "trunc", "floor"), lambda: (
+        f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+        f"'{mode}'"))
+
+
+def _sign_dtype_errors():
+    return {dt.COMPLEX: (NotImplementedError, "Unlike NumPy, torch.sign is not intended to "
+                                              "support complex numbers. Please use torch.sgn "
+                                              "instead.")}
+
+
+def _complex_err(name):
+    return {dt.COMPLEX: (RuntimeError, f"{name} not implemented for complex tensors.")}
+
+
+def _round_complex_err(name):
+    return {dt.COMPLEX: (NotImplementedError, f"{name} is not supported for complex inputs")}
+
+
+def _bool_pos_check(op, inputs, params):
+    check(_dtype_of(inputs[0]) is not dt.bool_,
+          "The `+` operator, on a bool tensor is not supported.")
+
+
+def _complex_pred_check(name):
+    def chk(op, inputs, params):
+        check(not _dtype_of(inputs[0]).is_complex, f"{name} does not support complex inputs.")
+    return chk
+
+
+_W = (_check_wrapped_inputs,)
+
+TABLE = [
+    # arithmetic
+    Op("add", 2, "binary", _add, BASIC, "add_stub", checks=_W, post_checks=(_alpha_check,),
+       defaults=(1,)),
+    Op("sub", 2, "binary", _sub, BASIC, "add_stub", checks=_W + (_sub_check,),
+       post_checks=(_alpha_check,), defaults=(1,)),
+    Op("mul", 2, "binary", _mul, BASIC, "mul_cpu", checks=_W, scalar_opmath=True),
+    Op("div", 2, "binary_float", _div_true, BASIC, "div_true_cpu", checks=_W,
+       scalar_opmath=True),
+    Op("div_trunc", 2, "binary", _div_trunc, INTS | FLOATS, "div_trunc_cpu", checks=_W,
+       post_checks=(_zero_division_check,)),
+    Op("div_floor", 2, "binary", _div_floor, INTS | FLOATS, "div_floor_cpu", checks=_W,
+       post_checks=(_zero_division_check,)),
+    Op("remainder", 2, "binary", _remainder, INTS | FLOATS, checks=_W,
+       post_checks=(_zero_division_check,)),
+    Op("fmod", 2, "binary", ufunc(np.fmod), INTS | FLOATS, checks=_W,
+       post_checks=(_zero_division_check,)),
+    Op("pow", 2, "binary", _pow, INTS | FLOATS | COMPLEX, "pow",
+       checks=_W + (_pow_scalar_check,)),
+    Op("atan2", 2, "binary_float", _atan2, FLOATS, checks=_W),
+    Op("hypot", 2, "binary", _hypot, FLOATS, checks=_W),
+    Op("maximum", 2, "binary", _maximum, REAL, "maximum_cpu", checks=_W,
+       dtype_errors=_complex_err("maximum")),
+    Op("minimum", 2, "binary", _minimum, REAL, "minimum_cpu", checks=_W,
+       dtype_errors=_complex_err("minimum")),
+    Op("fmax", 2, "binary", _fmax, REAL, "maximum_cpu", checks=_W,
+       dtype_errors=_complex_err("fmax")),
+    Op("fmin", 2, "binary", _fmin, REAL, "minimum_cpu", checks=_W,
+       dtype_errors=_complex_err("fmin")),
+    Op("copysign", 2, "binary_float", _copysign, FLOATS, checks=_W),
+    Op("logaddexp", 2, "binary", elementwise(_logaddexp), FLOATS | COMPLEX, checks=_W),
+    # comparisons and logic
+    Op("eq", 2, "comparison", predicate(np.equal), ALL, checks=_W),
+    Op("ne", 2, "comparison", predicate(np.not_equal), ALL, checks=_W),
+    Op("lt", 2, "comparison", predicate(np.less), REAL, checks=_W),
+    Op("le", 2, "comparison", predicate(np.less_equal), REAL, checks=_W),
+    Op("gt", 2, "comparison", predicate(np.greater), REAL, checks=_W),
+    Op("ge", 2, "comparison", predicate(np.greater_equal), REAL, checks=_W),
+    Op("logical_and", 2, "logical", _logical(np.logical_and), BASIC, checks=_W),
+    Op("logical_or", 2, "logical", _logical(np.logical_or), BASIC, checks=_W),
+    Op("logical_xor", 2, "logical", _logical(np.logical_xor), BASIC, checks=_W),
+    Op("bitwise_and", 2, "binary", _bitwise(np.bitwise_and), B | INTS | UBARE, checks=_W),
+    Op("bitwise_or", 2, "binary", _bitwise(np.bitwise_or), B | INTS | UBARE, checks=_W),
+    Op("bitwise_xor", 2, "binary", _bitwise(np.bitwise_xor), B | INTS | UBARE, checks=_W),
+    Op("bitwise_left_shift", 2, "binary", _shift(True), INTS, "lshift_cpu", checks=_W),
+    Op("bitwise_right_shift", 2, "binary", _shift(False), INTS, "rshift_cpu", checks=_W),
+    # unary
+    Op("neg", 1, "unary", ufunc(np.negative), INTS | FLOATS | COMPLEX, checks=(_neg_check,)),
+    Op("sign", 1, "unary", elementwise(_sign), REAL, "sign_cpu",
+       dtype_errors=_sign_dtype_errors()),
+    Op("sgn", 1, "unary", elementwise(_sgn), BASIC, "sign_cpu"),
+    Op("bitwise_not", 1, "unary", _bitwise(np.invert), B | INTS),
+    Op("logical_not", 1, "unary_bool", _logical_not, BASIC),
+    Op("floor", 1, "unary", _rounding(np.floor), INTS | FLOATS | UBARE, "floor_vml_cpu",
+       dtype_errors=_round_complex_err("floor")),
+    Op("ceil", 1, "unary", _rounding(np.ceil), INTS | FLOATS | UBARE, "ceil_vml_cpu",
+       dtype_errors=_round_complex_err("ceil")),
+    Op("trunc", 1, "unary", _rounding(np.trunc), INTS | FLOATS | UBARE, "trunc_vml_cpu",
+       dtype_errors=_round_complex_err("trunc")),
+    Op("round", 1, "unary", _rounding(np.rint), INTS | FLOATS | UBARE, "round_vml_cpu"),
+    Op("round_decimals", 1, "unary", _round_decimals, INTS | FLOATS | UBARE, "round_vml_cpu",
+       defaults=(0,)),
+    Op("frac", 1, "unary", elementwise(_frac), FLOATS),
+    Op("isposinf", 1, "unary_bool", _is_float_pred(_isposinf, False), ALL,
+       checks=(_complex_pred_check("isposinf"),)),
+    Op("isneginf", 1, "unary_bool", _is_float_pred(_isneginf, False), ALL,
+       checks=(_complex_pred_check("isneginf"),)),
+    Op("relu", 1, "unary", _relu, INTS | FLOATS, "clamp_min_scalar_cpu",
+       checks=(_relu_check,), dtype_errors={
+           dt.COMPLEX: (NotImplementedError, "clamp is not supported for complex types")}),
+    # activations (python_module: nn)
+    Op("gelu", 1, "unary", elementwise(_gelu), FLOATS, "GeluKernelImpl",
+       checks=(_gelu_check,), defaults=("none",)),
+    Op("silu", 1, "unary", elementwise(_silu), FLOATS | COMPLEX),
+    Op("softplus", 1, "unary", elementwise(_softplus), FLOATS, defaults=(1, 20)),
+    Op("mish", 1, "unary", elementwise(_mish), FLOATS),
+    Op("elu", 1, "unary", elementwise(_elu), FLOATS, defaults=(1, 1, 1)),
+    Op("leaky_relu", 1, "unary", elementwise(_leaky_relu), FLOATS, defaults=(0.01,)),
+    Op("hardtanh", 1, "unary", elementwise(_hardtanh), INTS | FLOATS, "clamp_scalar_cpu",
+       checks=(_hardtanh_check,), defaults=(-1, 1), dtype_errors={
+           dt.COMPLEX: (NotImplementedError, "clamp is not supported for complex types")}),
+]
+
+# unary float ops: integers compute in the default float dtype
+_UNARY_FLOAT = [
+    ("reciprocal", np.reciprocal, FLOATS | COMPLEX, None),
+    ("sqrt", np.sqrt, FLOATS | COMPLEX, None),
+    ("rsqrt", _rsqrt, FLOATS | COMPLEX, None),
+    ("exp", np.exp, FLOATS | COMPLEX, None),
+    ("exp2", _exp2, FLOATS | COMPLEX, None),
+    ("expm1", np.expm1, FLOATS | COMPLEX, None),
+    ("log", np.log, FLOATS | COMPLEX, None),
+    ("log2", np.log2, FLOATS | COMPLEX, None),
+    ("log10", np.log10, FLOATS | COMPLEX, None),
+    ("log1p", np.log1p, FLOATS | COMPLEX, None),
+    ("sin", np.sin, FLOATS | COMPLEX, None),
+    ("cos", np.cos, FLOATS | COMPLEX, None),
+    ("tan", np.tan, FLOATS | COMPLEX, None),
+    ("asin", np.arcsin, FLOATS | COMPLEX, None),
+    ("acos", np.arccos, FLOATS | COMPLEX, None),
+    ("atan", np.arctan, FLOATS | COMPLEX, None),
+    ("sinh", np.sinh, FLOATS | COMPLEX, None),
+    ("cosh", np.cosh, FLOATS | COMPLEX, None),
+    ("tanh", np.tanh, FLOATS | COMPLEX, None),
+    ("asinh", np.arcsinh, FLOATS | COMPLEX, None),
+    ("acosh", np.arccosh, FLOATS | COMPLEX, None),
+    ("atanh", np.arctanh, FLOATS | COMPLEX, None),
+    ("sigmoid", _sigmoid, FLOATS | COMPLEX, None),
+    ("erf", _erf, FLOATS, "erf_vml_cpu"),
+    ("erfc", _erfc, FLOATS, "erfc_vml_cpu"),
+    ("erfinv", _erfinv, FLOATS, "erfinv_vml_cpu"),
+    ("lgamma", _lgamma, FLOATS, "lgamma_vml_cpu"),
+    ("digamma", _digamma, FLOATS, "digamma"),
+]
+for _name, _fn, _dtypes, _err in _UNARY_FLOAT:
+    _compute = ufunc(_fn) if isinstance(_fn, np.ufunc) else elementwise(_fn)
+    TABLE.append(Op(_name, 1, "unary_float", _compute, _dtypes, _err))
+TABLE.append(Op("logit", 1, "unary_float", elementwise(_logit), FLOATS, defaults=(None,)))
+
+# predicates with a bool result
+TABLE += [
+    Op("isnan", 1, "unary_bool", _is_float_pred(np.isnan, False), ALL),
+    Op("isinf", 1, "unary_bool", _is_float_pred(np.isinf, False), ALL),
+    Op("isfinite", 1, "unary_bool", _is_float_pred(np.isfinite, True), ALL),
+]
+
+OPS = {op.name: op for op in TABLE}
+for _op in TABLE:
+    _stamp(_op, globals())
+del _op, _name, _fn, _dtypes, _err, _compute
+
+
+# -- kernels with more than one overload shape -----------------------------------------------
+
+def _div_op(rounding_mode):
+    if rounding_mode is None:
+        return OPS["div"]
+    return OPS["div_trunc"] if rounding_mode == "trunc" else OPS["div_floor"]
+
+
+def div_mode(self, other, rounding_mode=None):
+    _mode_check(None, None, (rounding_mode,))
+    op = _div_op(rounding_mode)
+    if rounding_mode is None:
+        return div(self, other)  # noqa: F821 - stamped above
+    return fast_or_run(op, (self, other))
+
+
+def div__mode(self, other, rounding_mode=None):
+    _mode_check(None, None, (rounding_mode,))
+    return run(_div_op(rounding_mode), self, (self, other), ())
+
+
+def div_out_mode(self, other, rounding_mode, out):
+    _mode_check(None, None, (rounding_mode,))
+    return run(_div_op(rounding_mode), out, (self, other), ())
+
+
+def floor_divide(self, other):
+    return div_mode(self, other, "floor")
+
+
+def floor_divide_(self, other):
+    return div__mode(self, other, "floor")
+
+
+def floor_divide_out(self, other, out):
+    return div_out_mode(self, other, "floor", out)
+
+
+def positive(self):
+    _bool_pos_check(None, (self,), ())
+    return self
+
+
+def rsub(self, other, alpha=1):
+    return sub(other, self, alpha)  # noqa: F821 - stamped above
+
+
+def rsub_out(self, other, alpha, out):
+    return sub_out(other, self, alpha, out)  # noqa: F821 - stamped above
+
+
+def float_power(self, exponent):
+    return _float_power(self, exponent, None)
+
+
+def float_power_(self, exponent):
+    return _float_power(self, exponent, self, inplace=True)
+
+
+def float_power_out(self, exponent, out):
+    return _float_power(self, exponent, out)
+
+
+def _float_power(self, exponent, out, inplace=False):
+    is_complex = _dtype_of(self).is_complex or _dtype_of(exponent).is_complex
+    target = dt.complex128 if is_complex else dt.float64
+    if inplace:
+        check(self._dtype is target, lambda: (
+            f"the base given to float_power_ has dtype {self._dtype._scalar_name} but the "
+            f"operation's result requires dtype {target._scalar_name}"))
+    if out is not None and not inplace:
+        check(out._dtype is target, lambda: (
+            f"the output given to float_power has dtype {out._dtype._scalar_name} but the "
+            f"operation's result requires dtype {target._scalar_name}"))
+
+    def conv(x):
+        if isinstance(x, TensorImpl):
+            return x if x._dtype is target else _to(x, target)
+        return complex(x) if is_complex else float(x)
+    base, exp = conv(self), conv(exponent)
+    if out is None:
+        return pow(base, exp)  # noqa: F821 - stamped above
+    if inplace:
+        return run(OPS["pow"], self, (self, exp), ())
+    return run(OPS["pow"], out, (base, exp), ())
+
+
+def _to(t, dtype):
+    from .factory import to_copy
+    return to_copy(t, dtype)
+
+
+# -- abs: complex inputs give real outputs -----------------------------------------------------
+
+def _abs_compute(out, ins, ct):
+    x = ins[0]
+    if ct.is_complex:
+        np.abs(x, out=out, casting="unsafe")
+    else:
+        np.abs(x, out=out, dtype=_opmath(ct), casting="unsafe")
+
+
+_ABS = Op("abs", 1, "unary", _abs_compute, INTS | FLOATS | COMPLEX)
+
+
+def abs(self):
+    if self._dtype.is_complex:
+        return abs_out(self, empty((0,), self._dtype.to_real(), None, self._device))
+    return fast_or_run(_ABS, (self,))
+
+
+def abs_(self):
+    return run(_ABS, self, (self,), ())
+
+
+def abs_out(self, out):
+    if self._dtype.is_complex and not out._dtype.is_complex:
+        real = self._dtype.to_real()
+        check(real.category <= out._dtype.category, lambda: (
+            f"result type {real._scalar_name} can't be cast to the desired output type "
+            f"{out._dtype._scalar_name}"))
+        tmp = run(_ABS, None, (self,), ())
+        resize_output(out, tmp._sizes)
+        if not tmp.is_meta and numel_of(tmp._sizes):
+            np.copyto(out._array(), tmp._array().real, casting="unsafe")
+        out._vc[0] += 1
+        return out
+    return run(_ABS, out, (self,), ())
+
+
+# -- where, clamp, lerp, addcmul, addcdiv, nan_to_num ---------------------------------------
+
+def _where_compute(out, ins, ct):
+    cond, a, b = ins
+    np.copyto(out, np.where(cond, a, b), casting="unsafe")
+
+
+def where_self(condition, self, other):
+    return _where(condition, self, other, None)
+
+
+def where_self_out(condition, self, other, out):
+    return _where(condition, self, other, out)
+
+
+def _where(condition, self, other, out):
+    check(_dtype_of(condition) is dt.bool_, lambda: (
+        f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+        f"{_dtype_of(condition)._scalar_name}"))
+    ct = result_type_of([self, other])
+    if out is not None:
+        check(out._dtype is ct, lambda: (
+            f"Expected out type to be {ct._scalar_name} but got {out._dtype._scalar_name}"))
+    it = TensorIteratorConfig(outputs=[out], inputs=[condition, self, other],
+                              check_all_same_dtype=False, allow_cpu_scalars=True,
+                              static_dtype=ct if out is None else None).build()
+    result = it.output(0)
+    if it.numel and not it.is_meta:
+        arrays = it.arrays()
+        c, a, b = arrays[1:]
+        a = _as_ct(a, ct) if not isinstance(a, np.ndarray) else a
+        b = _as_ct(b, ct) if not isinstance(b, np.ndarray) else b
+        if isinstance(a, np.ndarray) and a.dtype != ct.np:
+            a = a.astype(ct.np)
+        if isinstance(b, np.ndarray) and b.dtype != ct.np:
+            b = b.astype(ct.np)
+        np.copyto(arrays[0], np.where(c, a, b).astype(ct.np, copy=False), casting="unsafe")
+    if out is not None:
+        out._vc[0] += 1
+    return result
+
+
+def _clamp_compute(out, ins, ct, has_min, has_max):
+    x = _as_ct(ins[0], ct)
+    k = 1
+    if has_min:
+        x = np.maximum(x, _as_ct(ins[k], ct))
+        k += 1
+        if ct.category == dt.FLOAT:
+            pass
+    if has_max:
+        x = np.minimum(x, _as_ct(ins[k], ct))
+    _write(out, x)
+
+
+def _clamp_scalar(self, min, max, out, inplace=False):
+    check(min is not None or max is not None,
+          "torch.clamp: At least one of 'min' or 'max' must not be None")
+    d = self._dtype
+    check(not d.is_complex, "clamp is not supported for complex types")
+    ct = d
+    if not d.is_floating_point:
+        ct = result_type_of([self] + [v for v in (min, max) if v is not None])
+        check(ct is d or not inplace, lambda: (
+            f"result type {ct._scalar_name} can't be cast to the desired output type "
+            f"{d._scalar_name}"))
+    check(not ct.is_complex, "clamp is not supported for complex types")
+    if ct.category == dt.BOOL or ct in UBARE:
+        raise NotImplementedError(f'"clamp_scalar_cpu" not implemented for '
+                                  f"'{ct._scalar_name}'")
+    src = self if ct is d else _to(self, ct)
+    it = TensorIteratorConfig(outputs=[out], inputs=[src]).build() if not inplace else \
+        TensorIteratorConfig(outputs=[self], inputs=[self]).build()
+    result = it.output(0)
+    if it.numel and not it.is_meta:
+        arrays = it.arrays()
+        x = _as_ct(arrays[1], ct)
+        with np.errstate(all="ignore"):
+            if min is not None:
+                x = np.maximum(x, _scalar_in(min, ct, False))
+            if max is not None:
+                x = np.minimum(x, _scalar_in(max, ct, False))
+            _write(arrays[0], x)
+    if out is not None:
+        out._vc[0] += 1
+    return result
+
+
+def clamp(self, min=None, max=None):
+    return _clamp_scalar(self, min, max, None)
+
+
+def clamp_(self, min=None, max=None):
+    return _clamp_scalar(self, min, max, self, inplace=True)
+
+
+def clamp_out(self, min, max, out):
+    return _clamp_scalar(self, min, max, out)
+
+
+def _clamp_tensor(self, min, max, out):
+    check(min is not None or max is not None,
+          "torch.clamp: At least one of 'min' or 'max' must not be None")
+    inputs = [self] + [v for v in (min, max) if v is not None]
+    it = TensorIteratorConfig(outputs=[out], inputs=inputs, promote_inputs_to_common_dtype=True,
+                              cast_common_dtype_to_outputs=True,
+                              enforce_safe_casting_to_output=True).build()
+    ct = it.common_dtype
+    check(not ct.is_complex, "clamp is not supported for complex types")
+    if ct.category == dt.BOOL or ct in UBARE:
+        raise NotImplementedError(f'"clamp_cpu" not implemented for \'{ct._scalar_name}\'')
+    result = it.output(0)
+    if it.numel and not it.is_meta:
+        arrays = it.arrays()
+        with np.errstate(all="ignore"):
+            _clamp_compute(arrays[0], arrays[1:], ct, min is not None, max is not None)
+    if out is not None:
+        out._vc[0] += 1
+    return result
+
+
+def clamp_Tensor(self, min=None, max=None):
+    return _clamp_tensor(self, min, max, None)
+
+
+def clamp__Tensor(self, min=None, max=None):
+    return _clamp_tensor(self, min, max, self)
+
+
+def clamp_Tensor_out(self, min, max, out):
+    return _clamp_tensor(self, min, max, out)
+
+
+def clamp_min(self, min):
+    return _clamp_scalar(self, min, None, None)
+
+
+def clamp_min_(self, min):
+    return _clamp_scalar(self, min, None, self, inplace=True)
+
+
+def clamp_min_out(self, min, out):
+    return _clamp_scalar(self, min, None, out)
+
+
+def clamp_max(self, max):
+    return _clamp_scalar(self, None, max, None)
+
+
+def clamp_max_(self, max):
+    return _clamp_scalar(self, None, max, self, inplace=True)
+
+
+def clamp_max_out(self, max, out):
+    return _clamp_scalar(self, None, max, out)
+
+
+def clamp_min_Tensor(self, min):
+    return _clamp_tensor(self, min, None, None)
+
+
+def clamp_min__Tensor(self, min):
+    return _clamp_tensor(self, min, None, self)
+
+
+def clamp_min_Tensor_out(self, min, out):
+    return _clamp_tensor(self, min, None, out)
+
+
+def clamp_max_Tensor(self, max):
+    return _clamp_tensor(self, None, max, None)
+
+
+def clamp_max__Tensor(self, max):
+    return _clamp_tensor(self, None, max, self)
+
+
+def clamp_max_Tensor_out(self, max, out):
+    return _clamp_tensor(self, None, max, out)
+
+
+def _lerp(self, end, weight, out):
+    for name, other in (("end", end), ("weight", weight)):
+        if isinstance(other, TensorImpl):
+            check(other._dtype is self._dtype, lambda other=other, name=name: (
+                f"expected dtype {self._dtype._scalar_name} for `{name}` but got dtype "
+                f"{other._dtype._scalar_name}"))
+    inputs = [self, end] + ([weight] if isinstance(weight, TensorImpl) else [])
+    it = TensorIteratorConfig(outputs=[out], inputs=inputs).build()
+    ct = it.common_dtype
+    if ct not in FLOATS | COMPLEX:
+        name = "lerp_kernel_tensor" if isinstance(weight, TensorImpl) else "lerp_kernel_scalar"
+        raise NotImplementedError(f'"{name}" not implemented for \'{ct._scalar_name}\'')
+    result = it.output(0)
+    if it.numel and not it.is_meta:
+        arrays = it.arrays()
+        a, b = _as_ct(arrays[1], ct), _as_ct(arrays[2], ct)
+        w = _as_ct(arrays[3], ct) if len(arrays) > 3 else _opmath(ct).type(weight)
+        with np.errstate(all="ignore"):
+            diff = b - a
+            small = np.abs(w) < 0.5
+            _write(arrays[0], np.where(small, a + w * diff, b - diff * (1 - w)))
+    if out is not None:
+        out._vc[0] += 1
+    return result
+
+
+def lerp_Scalar(self, end, weight):
+    return _lerp(self, end, weight, None)
+
+
+def lerp__Scalar(self, end, weight):
+    return _lerp(self, end, weight, self)
+
+
+def lerp_Scalar_out(self, end, weight, out):
+    return _lerp(self, end, weight, out)
+
+
+lerp_Tensor = lerp_Scalar
+lerp__Tensor = lerp__Scalar
+lerp_Tensor_out = lerp_Scalar_out
+
+
+def _addc(self, t1, t2, value, out, divide: bool):
+    it = TensorIteratorConfig(outputs=[out], inputs=[self, t1, t2],
+                              promote_inputs_to_common_dtype=True,
+                              cast_common_dtype_to_outputs=True,
+                              enforce_safe_casting_to_output=True).build()
+    ct = it.common_dtype
+    if divide:
+        check(ct.category > dt.INT and _dtype_of(t1).category > dt.INT or
+              _dtype_of(t2).category > dt.INT,
+              "Integer division with addcdiv is no longer supported, and in a future release "
+              "addcdiv will perform a true division of tensor1 and tensor2. The historic "
+              "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
+              "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
+              "tensor2) for float inputs. The future addcdiv behavior is just the latter "
+              "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+    check(ct.category >= dt.FLOAT or not isinstance(value, float), lambda: (
+        "For integral input tensors, argument value must not be a floating point number."))
+    result = it.output(0)
+    if it.numel and not it.is_meta:
+        arrays = it.arrays()
+        a, b, c = (_as_ct(x, ct) for x in arrays[1:])
+        v = _opmath(ct).type(value) if ct.category >= dt.FLOAT else _scalar_as(value, ct)
+        with np.errstate(all="ignore"):
+            _write(arrays[0], a + v * (b / c) if divide else a + v * b * c)
+    if out is not None:
+        out._vc[0] += 1
+    return result
+
+
+def addcmul(self, tensor1, tensor2, value=1):
+    return _addc(self, tensor1, tensor2, value, None, False)
+
+
+def addcmul_(self, tensor1, tensor2, value=1):
+    return _addc(self, tensor1, tensor2, value, self, False)
+
+
+def addcmul_out(self, tensor1, tensor2, value, out):
+    return _addc(self, tensor1, tensor2, value, out, False)
+
+
+def addcdiv(self, tensor1, tensor2, value=1):
+    return _addc(self, tensor1, tensor2, value, None, True)
+
+
+def addcdiv_(self, tensor1, tensor2, value=1):
+    return _addc(self, tensor1, tensor2, value, self, True)
+
+
+def addcdiv_out(self, tensor1, tensor2, value, out):
+    return _addc(self, tensor1, tensor2, value, out, True)
+
+
+def _nan_to_num(self, nan, posinf, neginf, out):
+    it = TensorIteratorConfig(outputs=[out], inputs=[self]).build()
+    result = it.output(0)
+    ct = it.common_dtype
+    if it.numel and not it.is_meta:
+        arrays = it.arrays()
+        x = arrays[1]
+        if ct.category <= dt.INT:
+            np.copyto(arrays[0], x)
+        else:
+            real = ct.to_real()
+            info = dt.finfo(real)
+            c = _opmath(ct) if not ct.is_complex else ct.np
+            xs = x.astype(c) if x.dtype != c else x
+
+            def fix(v):
+                with np.errstate(all="ignore"):
+                    v = np.where(np.isnan(v), 0.0 if nan is None else nan, v)
+                    v = np.where(np.isposinf(v), info.max if posinf is None else posinf, v)
+                    return np.where(np.isneginf(v), info.min if neginf is None else neginf, v)
+            if ct.is_complex:
+                res = fix(xs.real) + 1j * fix(xs.imag)
+            else:
+                res = fix(xs)
+            with np.errstate(all="ignore"):
+                _write(arrays[0], res)
+    if out is not None:
+        out._vc[0] += 1
+    return result
+
+
+def nan_to_num(self, nan=None, posinf=None, neginf=None):
+    return _nan_to_num(self, nan, posinf, neginf, None)
+
+
+def nan_to_num_(self, nan=None, posinf=None, neginf=None):
+    return _nan_to_num(self, nan, posinf, neginf, self)
+
+
+def nan_to_num_out(self, nan, posinf, neginf, out):
+    return _nan_to_num(self, nan, posinf, neginf, out)
+
+
+# -- isclose, allclose, equal ----------------------------------------------------------------
+
+def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    check(self._dtype is other._dtype, lambda: (
+        f"{self._dtype._scalar_name} did not match {other._dtype._scalar_name}"))
+    check(not (self._dtype.is_complex and equal_nan),
+          "isclose with equal_nan=True is not supported for complex inputs.")
+    check(rtol >= 0, lambda: f"rtol must be greater than or equal to zero, but got {rtol}")
+    check(atol >= 0, lambda: f"atol must be greater than or equal to zero, but got {atol}")
+    close = eq(self, other)  # noqa: F821 - stamped above
+    if self._device.type == "meta" or not numel_of(close._sizes):
+        return close
+    if self._dtype.category <= dt.INT and self._dtype is not dt.bool_ or \
+            self._dtype is dt.bool_:
+        a = self._array().astype(np.float64)
+        b = other._array().astype(np.float64)
+    else:
+        c = _opmath(self._dtype)
+        a = self._array().astype(c)
+        b = other._array().astype(c)
+    with np.errstate(all="ignore"):
+        res = a == b
+        if equal_nan:
+            res = res | (np.isnan(a) & np.isnan(b))
+        if self._dtype.category >= dt.FLOAT:
+            diff = np.abs(a - b)
+            tol = atol + rtol * np.abs(b)
+            finite = np.isfinite(diff)
+            res = res | (finite & (diff <= tol))
+    np.copyto(close._array(), np.broadcast_to(res, close._sizes))
+    return close
+
+
+def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    close = isclose(self, other, rtol, atol, equal_nan)
+    check(close._device.type != "meta",
+          "Cannot copy out of meta tensor; no data!", NotImplementedError)
+    return bool(close._array().all())
+
+
+def equal(self, other):
+    check(self._device is other._device, lambda: (
+        f"Expected all tensors to be on the same device, but found at least two devices, "
+        f"{self._device} and {other._device}!"))
+    if self._sizes != other._sizes:
+        return False
+    if self._device.type == "meta":
+        raise NotImplementedError("aten::equal: attempted to run this operator with Meta "
+                                  "tensors, but there was no fake impl or Meta kernel "
+                                  "registered.")
+    if not numel_of(self._sizes):
+        return True
+    a, b = self._array(), other._array()
+    if self._dtype is not other._dtype:
+        ct = dt.promote(self._dtype, other._dtype)
+        a, b = a.astype(ct.np), b.astype(ct.np)
+    return bool(np.array_equal(a, b))

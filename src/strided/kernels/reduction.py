@@ -1,0 +1,861 @@
+"""Reduction kernels: sum, mean, prod, amax/amin, max/min, argmax/argmin, any/all,
+count_nonzero, std/var, nansum/nanmean, logsumexp, softmax/log_softmax, cumsum/cumprod, norms.
+
+Each kernel follows the same three steps: work out the reduced dims and the output's shape
+and dtype with torch's rules and messages (``_plan``), allocate the output (or resize
+``out=``), and, unless the input lives on the ``meta`` device, run one NumPy reduction over
+the input's strided view and store its result.
+
+Note [Reduction dims]
+~~~~~~~~~~~~~~~~~~~~~
+``dim`` arrives as None, an int or a tuple (the codegen turns an ``int[1]?`` int into a
+1-tuple). None and the empty tuple both mean "every dim" (torch 2.13: ``a.sum(())`` is a
+full sum). Each dim is wrapped (a 0-dim tensor accepts 0 and -1) and a repeated dim is
+refused ("dim 0 appears multiple times in the list of dims"). ``keepdim`` keeps the reduced
+dims with size 1.
+
+Note [Accumulation types]
+~~~~~~~~~~~~~~~~~~~~~~~~~
+torch accumulates float16/bfloat16 in float32 and integers in int64; NumPy is told so with
+``dtype=``. Float sums are then correct but not bit-identical to torch's: NumPy adds
+pairwise along contiguous axes and sequentially along strided ones, torch uses its own
+cascade, so the last bits can differ (the tests compare floats with tolerances).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..core import dtypes as dt
+from ..core.checks import check, maybe_wrap_dim
+from ..core.tensor_impl import numel_of
+from .factory import empty
+from .resize import resize_output
+
+_LOW_FLOATS = (dt.float16, dt.bfloat16)
+# c10's TypeMeta names, which torch's out= dtype messages print.
+_CPP_NAMES = {
+    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+    "int32": "int", "int64": "long int", "uint16": "unsigned short",
+    "uint32": "unsigned int", "uint64": "unsigned long", "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+    "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+}
+
+
+def _is_meta(t) -> bool:
+    return t._device.type == "meta"
+
+
+def _dims(self, dim) -> tuple:
+    """The reduced dims, wrapped and sorted (Note [Reduction dims])."""
+    ndim = len(self._sizes)
+    if dim is None:
+        return tuple(range(ndim))
+    if type(dim) is int:
+        dim = maybe_wrap_dim(dim, ndim)
+        return (dim,) if ndim else ()
+    if not dim:
+        return tuple(range(ndim))
+    seen = []
+    for d in dim:
+        w = maybe_wrap_dim(d, ndim)
+        check(w not in seen, lambda w=w: f"dim {w} appears multiple times in the list of dims")
+        seen.append(w)
+    return tuple(sorted(seen)) if ndim else ()
+
+
+def _shape(sizes, axes, keepdim) -> tuple:
+    if keepdim:
+        return tuple(1 if i in axes else s for i, s in enumerate(sizes))
+    return tuple(s for i, s in enumerate(sizes) if i not in axes)
+
+
+def _alloc(self, shape, dtype, out=None):
+    if out is None:
+        return empty(shape, dtype, device=self._device)
+    resize_output(out, shape)
+    return out
+
+
+def _store(res, value) -> None:
+    """Write a NumPy result (any shape with res's number of elements) into ``res``."""
+    if not numel_of(res._sizes):
+        return
+    arr = res._array()
+    if type(value) is not np.ndarray:
+        value = np.asarray(value)
+    if value.shape != arr.shape:
+        value = value.reshape(arr.shape)
+    if value.dtype.kind == "c" and arr.dtype.kind != "c":
+        value = value.real
+    np.copyto(arr, value, casting="unsafe")
+
+
+def _acc(dtype) -> np.dtype:
+    """The NumPy type to accumulate ``dtype`` in (Note [Accumulation types])."""
+    if dtype in _LOW_FLOATS:
+        return np.dtype(np.float32)
+    if dtype.category <= dt.INT:
+        return np.dtype(np.int64)
+    return dtype.np
+
+
+def _int_to_long(dtype):
+    return dt.int64 if dtype.category <= dt.INT else dtype
+
+
+def _check_out_dtype(out, dtype) -> None:
+    if out is not None:
+        check(out._dtype is dtype, lambda: (
+            f"Expected out tensor to have dtype {_CPP_NAMES[dtype.name]}, but got "
+            f"{_CPP_NAMES[out._dtype.name]} instead"))
+
+
+def _np_axes(self, axes):
+    return axes if self._sizes else None
+
+
+# -- sum / nansum / prod / mean --------------------------------------------------------------
+
+def _sum_like(self, dim, keepdim, dtype, out, ufunc, name):
+    axes = _dims(self, dim)
+    if out is not None and dtype is not None:
+        _check_out_dtype(out, dtype)
+    out_dtype = dtype or (out._dtype if out is not None else _int_to_long(self._dtype))
+    shape = _shape(self._sizes, axes, keepdim)
+    res = _alloc(self, shape, out_dtype, out)
+    if _is_meta(self):
+        return res
+    arr = self._array()
+    acc = _acc(dtype or self._dtype)
+    if name == "nansum" and self._dtype.is_floating_point:
+        arr = np.where(np.isnan(arr), np.zeros((), arr.dtype), arr)
+    if not self._sizes:
+        _store(res, arr.astype(acc))
+    elif res._dtype.np == acc:
+        # straight into the output's (possibly strided) memory: no temporary, no copy
+        ufunc.reduce(arr, axis=axes, dtype=acc, keepdims=keepdim, out=res._array())
+    else:
+        _store(res, ufunc.reduce(arr, axis=axes, dtype=acc, keepdims=keepdim))
+    return res
+
+
+def sum(self, dtype=None):
+    return _sum_like(self, None, False, dtype, None, np.add, "sum")
+
+
+def sum_dim_IntList(self, dim, keepdim=False, dtype=None):
+    return _sum_like(self, dim, keepdim, dtype, None, np.add, "sum")
+
+
+def sum_IntList_out(self, dim, keepdim=False, dtype=None, out=None):
+    return _sum_like(self, dim, keepdim, dtype, out, np.add, "sum")
+
+
+def nansum(self, dim=None, keepdim=False, dtype=None):
+    check(not self._dtype.is_complex, "nansum on CPU does not support complex inputs")
+    return _sum_like(self, dim, keepdim, dtype, None, np.add, "nansum")
+
+
+def nansum_out(self, dim=None, keepdim=False, dtype=None, out=None):
+    check(not self._dtype.is_complex, "nansum on CPU does not support complex inputs")
+    return _sum_like(self, dim, keepdim, dtype, out, np.add, "nansum")
+
+
+def prod(self, dtype=None):
+    return _sum_like(self, None, False, dtype, None, np.multiply, "prod")
+
+
+def prod_dim_int(self, dim, keepdim=False, dtype=None):
+    return _sum_like(self, dim, keepdim, dtype, None, np.multiply, "prod")
+
+
+def prod_int_out(self, dim, keepdim=False, dtype=None, out=None):
+    return _sum_like(self, dim, keepdim, dtype, out, np.multiply, "prod")
+
+
+def _mean_dtype(name, self, dtype, out=None):
+    if dtype is None:
+        check(self._dtype.category >= dt.FLOAT, lambda: (
+            f"{name}(): could not infer output dtype. Input dtype must be either a floating "
+            f"point or complex dtype. Got: {self._dtype._scalar_name}"))
+        if out is None:
+            return self._dtype
+        # torch divides into out= last; that division's cast check names Float
+        check(out._dtype.category >= dt.FLOAT, lambda: (
+            f"result type Float can't be cast to the desired output type "
+            f"{out._dtype._scalar_name}"))
+        return out._dtype
+    else:
+        check(dtype.category >= dt.FLOAT, lambda: (
+            f"{name}(): could not infer output dtype. Optional dtype must be either a "
+            f"floating point or complex dtype. Got: {dtype._scalar_name}"))
+    return dtype
+
+
+def _mean_impl(self, dim, keepdim, dtype, out, nan=False):
+    name = "nanmean" if nan else "mean"
+    if nan:
+        check(self._dtype.category >= dt.FLOAT, lambda: (
+            f"nanmean(): expected input to have floating point or complex dtype but got "
+            f"{self._dtype._scalar_name}"))
+        check(not self._dtype.is_complex, "nansum on CPU does not support complex inputs")
+    out_dtype = _mean_dtype(name, self, dtype, out)
+    axes = _dims(self, dim)
+    shape = _shape(self._sizes, axes, keepdim)
+    res = _alloc(self, shape, out_dtype, out)
+    if _is_meta(self):
+        return res
+    acc = _acc(out_dtype)
+    arr = self._array().astype(acc, copy=False)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if nan:
+            mask = ~np.isnan(arr)
+            total = np.add.reduce(np.where(mask, arr, 0), axis=_np_axes(self, axes),
+                                  keepdims=keepdim)
+            count = np.add.reduce(mask, axis=_np_axes(self, axes), keepdims=keepdim)
+            value = np.divide(total, count, dtype=acc)
+        else:
+            n = 1
+            for a in axes:
+                n *= self._sizes[a]
+            total = np.add.reduce(arr, axis=_np_axes(self, axes), keepdims=keepdim, dtype=acc)
+            value = np.divide(total, n, dtype=acc) if n else np.full_like(total, np.nan)
+    _store(res, value)
+    return res
+
+
+def mean(self, dtype=None):
+    return _mean_impl(self, None, False, dtype, None)
+
+
+def mean_dim(self, dim, keepdim=False, dtype=None):
+    return _mean_impl(self, dim, keepdim, dtype, None)
+
+
+def mean_out(self, dim, keepdim=False, dtype=None, out=None):
+    return _mean_impl(self, dim, keepdim, dtype, out)
+
+
+def nanmean(self, dim=None, keepdim=False, dtype=None):
+    return _mean_impl(self, dim, keepdim, dtype, None, nan=True)
+
+
+def nanmean_out(self, dim=None, keepdim=False, dtype=None, out=None):
+    return _mean_impl(self, dim, keepdim, dtype, out, nan=True)
+
+
+# -- amax / amin / max / min / argmax / argmin -----------------------------------------------
+
+def _check_nonempty(name, self, axes, dim_given) -> None:
+    if not numel_of(self._sizes) and self._sizes:
+        check(dim_given, lambda: (
+            f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+            f"Specify the reduction dim with the 'dim' argument."))
+        for a in axes:
+            if self._sizes[a] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {a} to have non-zero size.")
+
+
+def _extreme(self, dim, keepdim, out, ufunc, name):
+    check(not self._dtype.is_complex, lambda: (
+        f'"{name[1:]}_values_cpu" not implemented for \'{self._dtype._scalar_name}\''),
+        NotImplementedError)
+    given = dim is not None and (type(dim) is int or len(dim) > 0)
+    axes = _dims(self, dim)
+    _check_nonempty(name, self, axes, given)
+    if out is not None:
+        check(out._dtype is self._dtype, lambda: (
+            f"Expected the dtype for input and out to match, but got "
+            f"{self._dtype._scalar_name} for input's dtype and {out._dtype._scalar_name} for "
+            f"out's dtype."))
+    res = _alloc(self, _shape(self._sizes, axes, keepdim), self._dtype, out)
+    if _is_meta(self) or not numel_of(res._sizes):
+        return res
+    arr = self._array()
+    if self._dtype in _LOW_FLOATS:
+        arr = arr.astype(np.float32)
+    _store(res, ufunc.reduce(arr, axis=_np_axes(self, axes), keepdims=keepdim))
+    return res
+
+
+def amax(self, dim=(), keepdim=False):
+    return _extreme(self, dim, keepdim, None, np.maximum, "amax")
+
+
+def amax_out(self, dim=(), keepdim=False, out=None):
+    return _extreme(self, dim, keepdim, out, np.maximum, "amax")
+
+
+def amin(self, dim=(), keepdim=False):
+    return _extreme(self, dim, keepdim, None, np.minimum, "amin")
+
+
+def amin_out(self, dim=(), keepdim=False, out=None):
+    return _extreme(self, dim, keepdim, out, np.minimum, "amin")
+
+
+def _all_extreme(self, ufunc, name):
+    check(not self._dtype.is_complex, lambda: (
+        f'"{name}_all" not implemented for \'{self._dtype._scalar_name}\''), NotImplementedError)
+    check(numel_of(self._sizes) > 0, lambda: (
+        f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+        f"Specify the reduction dim with the 'dim' argument."))
+    res = empty((), self._dtype, device=self._device)
+    if not _is_meta(self):
+        arr = self._array()
+        if self._dtype in _LOW_FLOATS:
+            arr = arr.astype(np.float32)
+        _store(res, ufunc.reduce(arr, axis=None))
+    return res
+
+
+def max(self):
+    return _all_extreme(self, np.maximum, "max")
+
+
+def min(self):
+    return _all_extreme(self, np.minimum, "min")
+
+
+def _arg_np(arr, axis, largest):
+    if arr.dtype in (np.float16,) or arr.dtype.name == "bfloat16":
+        arr = arr.astype(np.float32)
+    return np.argmax(arr, axis=axis) if largest else np.argmin(arr, axis=axis)
+
+
+def _max_dim_impl(self, dim, keepdim, values, indices, largest, name):
+    check(not self._dtype.is_complex, lambda: f"{name}(): does not support complex input")
+    ndim = len(self._sizes)
+    d = maybe_wrap_dim(dim, ndim)
+    _check_nonempty(name, self, (d,) if ndim else (), True)
+    shape = _shape(self._sizes, (d,) if ndim else (), keepdim)
+    if values is not None:
+        check(values._dtype is self._dtype, lambda: (
+            f"Expected out tensor to have dtype {_CPP_NAMES[self._dtype.name]}, but got "
+            f"{_CPP_NAMES[values._dtype.name]} instead"))
+        check(indices._dtype is dt.int64, lambda: (
+            f"Expected out tensor to have dtype long int, but got "
+            f"{_CPP_NAMES[indices._dtype.name]} instead"))
+    v = _alloc(self, shape, self._dtype, values)
+    i = _alloc(self, shape, dt.int64, indices)
+    if _is_meta(self) or not numel_of(shape):
+        return v, i
+    arr = self._array()
+    if not ndim:
+        _store(v, arr)
+        _store(i, np.zeros((), np.int64))
+        return v, i
+    idx = np.expand_dims(_arg_np(arr, d, largest), d)
+    _store(v, np.take_along_axis(arr, idx, d))
+    _store(i, idx)
+    return v, i
+
+
+def max_dim(self, dim, keepdim=False):
+    return _max_dim_impl(self, dim, keepdim, None, None, True, "max")
+
+
+def max_dim_max(self, dim, keepdim=False, max=None, max_values=None):
+    return _max_dim_impl(self, dim, keepdim, max, max_values, True, "max")
+
+
+def min_dim(self, dim, keepdim=False):
+    return _max_dim_impl(self, dim, keepdim, None, None, False, "min")
+
+
+def min_dim_min(self, dim, keepdim=False, min=None, min_indices=None):
+    return _max_dim_impl(self, dim, keepdim, min, min_indices, False, "min")
+
+
+def _binary_extreme(self, other, out, fn):
+    from .broadcast import broadcast_shapes
+    check(self._device == other._device, lambda: (
+        f"Expected all tensors to be on the same device, but found at least two devices, "
+        f"{self._device} and {other._device}!"))
+    dtype = dt.promote_types(self._dtype, other._dtype)
+    shape = broadcast_shapes(self._sizes, other._sizes)
+    res = _alloc(self, shape, dtype, out)
+    if not _is_meta(self) and numel_of(shape):
+        _store(res, fn(self._array().astype(dtype.np), other._array().astype(dtype.np)))
+    return res
+
+
+def max_other(self, other):
+    return _binary_extreme(self, other, None, np.maximum)
+
+
+def max_other_out(self, other, out):
+    return _binary_extreme(self, other, out, np.maximum)
+
+
+def min_other(self, other):
+    return _binary_extreme(self, other, None, np.minimum)
+
+
+def min_other_out(self, other, out):
+    return _binary_extreme(self, other, out, np.minimum)
+
+
+def _argext(self, dim, keepdim, out, largest):
+    name = "argmax" if largest else "argmin"
+    check(not self._dtype.is_complex, lambda: f"{name}(): does not support complex input")
+    check(self._dtype is not dt.bool_, lambda: f"{name}(): does not support bool input")
+    ndim = len(self._sizes)
+    if dim is None:
+        if not numel_of(self._sizes):
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for "
+                             f"input.numel() == 0.")
+        shape = (1,) * ndim if keepdim else ()
+    else:
+        d = maybe_wrap_dim(dim, ndim)
+        _check_nonempty(name, self, (d,) if ndim else (), True)
+        shape = _shape(self._sizes, (d,) if ndim else (), keepdim)
+    res = _alloc(self, shape, dt.int64, out)
+    if _is_meta(self) or not numel_of(shape):
+        return res
+    arr = self._array()
+    if dim is None or not ndim:
+        _store(res, _arg_np(arr.reshape(-1), 0, largest))
+    else:
+        _store(res, _arg_np(arr, d, largest))
+    return res
+
+
+def argmax(self, dim=None, keepdim=False):
+    return _argext(self, dim, keepdim, None, True)
+
+
+def argmax_out(self, dim=None, keepdim=False, out=None):
+    return _argext(self, dim, keepdim, out, True)
+
+
+def argmin(self, dim=None, keepdim=False):
+    return _argext(self, dim, keepdim, None, False)
+
+
+def argmin_out(self, dim=None, keepdim=False, out=None):
+    return _argext(self, dim, keepdim, out, False)
+
+
+# -- any / all / count_nonzero ---------------------------------------------------------------
+
+def _logical(self, dim, keepdim, out, ufunc):
+    # unlike sum's, any/all's empty dim list reduces nothing (torch 2.13)
+    axes = () if type(dim) is tuple and not dim else _dims(self, dim)
+    out_dtype = dt.uint8 if self._dtype is dt.uint8 else dt.bool_
+    res = _alloc(self, _shape(self._sizes, axes, keepdim), out_dtype, out)
+    if _is_meta(self) or not numel_of(res._sizes):
+        return res
+    arr = self._array()
+    if arr.dtype != np.bool_:
+        arr = arr != 0
+    _store(res, ufunc.reduce(arr, axis=_np_axes(self, axes), keepdims=keepdim))
+    return res
+
+
+def any(self):
+    return _logical(self, None, False, None, np.logical_or)
+
+
+def any_dims(self, dim=None, keepdim=False):
+    return _logical(self, dim, keepdim, None, np.logical_or)
+
+
+def any_dims_out(self, dim=None, keepdim=False, out=None):
+    return _logical(self, dim, keepdim, out, np.logical_or)
+
+
+def all(self):
+    return _logical(self, None, False, None, np.logical_and)
+
+
+def all_dims(self, dim=None, keepdim=False):
+    return _logical(self, dim, keepdim, None, np.logical_and)
+
+
+def all_dims_out(self, dim=None, keepdim=False, out=None):
+    return _logical(self, dim, keepdim, out, np.logical_and)
+
+
+def count_nonzero_dim_IntList(self, dim):
+    axes = _dims(self, dim)
+    res = _alloc(self, _shape(self._sizes, axes, False), dt.int64)
+    if _is_meta(self) or not numel_of(res._sizes):
+        return res
+    _store(res, np.count_nonzero(self._array(), axis=_np_axes(self, axes)))
+    return res
+
+
+def count_nonzero(self, dim=None):
+    return count_nonzero_dim_IntList(self, None if dim is None else (dim,))
+
+
+# -- var / std -------------------------------------------------------------------------------
+
+def _var_impl(name, self, dim, correction, keepdim, out=None, take_sqrt=False,
+              with_mean=False):
+    check(self._dtype.category >= dt.FLOAT,
+          f"{name} only support floating point and complex dtypes")
+    if correction is None:
+        correction = 1
+    axes = _dims(self, dim)
+    shape = _shape(self._sizes, axes, keepdim)
+    real = self._dtype._real if self._dtype.is_complex else self._dtype
+    res = _alloc(self, shape, real, out)
+    mean_res = _alloc(self, shape, self._dtype) if with_mean else None
+    if _is_meta(self):
+        return (res, mean_res) if with_mean else res
+    n = 1
+    for a in axes:
+        n *= self._sizes[a]
+    m = numel_of(shape)
+    if m and n - correction <= 0 and numel_of(self._sizes):
+        warnings.warn(f"{'std' if take_sqrt else 'var'}(): degrees of freedom is <= 0. "
+                      f"Correction should be strictly less than the reduction factor (input "
+                      f"numel divided by output numel).", UserWarning, stacklevel=4)
+    if m:
+        arr = self._array()
+        if self._dtype in _LOW_FLOATS:
+            arr = arr.astype(np.float32)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            ax = _np_axes(self, axes)
+            mu = np.mean(arr, axis=ax, keepdims=True) if n else \
+                np.full(_shape(self._sizes, axes, True), np.nan, arr.dtype)
+            dev = arr - mu
+            sq = (dev.real * dev.real + dev.imag * dev.imag) if np.iscomplexobj(dev) \
+                else dev * dev
+            total = np.add.reduce(sq, axis=ax, keepdims=keepdim)
+            value = total / np.maximum(n - correction, 0)
+            if take_sqrt:
+                value = np.sqrt(value)
+        _store(res, value)
+        if with_mean:
+            _store(mean_res, mu)
+    return (res, mean_res) if with_mean else res
+
+
+def var(self, unbiased=True):
+    return _var_impl("std and var", self, None, 1 if unbiased else 0, False)
+
+
+def var_dim(self, dim, unbiased=True, keepdim=False):
+    return _var_impl("std and var", self, dim, 1 if unbiased else 0, keepdim)
+
+
+def var_correction(self, dim=None, correction=None, keepdim=False):
+    return _var_impl("std and var", self, dim, correction, keepdim)
+
+
+def var_correction_out(self, dim=None, correction=None, keepdim=False, out=None):
+    return _var_impl("std and var", self, dim, correction, keepdim, out)
+
+
+def std(self, unbiased=True):
+    return _var_impl("std and var", self, None, 1 if unbiased else 0, False, take_sqrt=True)
+
+
+def std_dim(self, dim, unbiased=True, keepdim=False):
+    return _var_impl("std and var", self, dim, 1 if unbiased else 0, keepdim, take_sqrt=True)
+
+
+def std_correction(self, dim=None, correction=None, keepdim=False):
+    return _var_impl("std and var", self, dim, correction, keepdim, take_sqrt=True)
+
+
+def std_correction_out(self, dim=None, correction=None, keepdim=False, out=None):
+    return _var_impl("std and var", self, dim, correction, keepdim, out, take_sqrt=True)
+
+
+def var_mean(self, unbiased=True):
+    return _var_impl("var_mean", self, None, 1 if unbiased else 0, False, with_mean=True)
+
+
+def var_mean_dim(self, dim, unbiased=True, keepdim=False):
+    return _var_impl("var_mean", self, dim, 1 if unbiased else 0, keepdim, with_mean=True)
+
+
+def var_mean_correction(self, dim=None, correction=None, keepdim=False):
+    return _var_impl("var_mean", self, dim, correction, keepdim, with_mean=True)
+
+
+def std_mean(self, unbiased=True):
+    return _var_impl("std_mean", self, None, 1 if unbiased else 0, False, take_sqrt=True,
+                     with_mean=True)
+
+
+def std_mean_dim(self, dim, unbiased=True, keepdim=False):
+    return _var_impl("std_mean", self, dim, 1 if unbiased else 0, keepdim, take_sqrt=True,
+                     with_mean=True)
+
+
+def std_mean_correction(self, dim=None, correction=None, keepdim=False):
+    return _var_impl("std_mean", self, dim, correction, keepdim, take_sqrt=True,
+                     with_mean=True)
+
+
+# -- logsumexp / softmax / log_softmax -------------------------------------------------------
+
+def _float_of(dtype):
+    return dtype if dtype.category >= dt.FLOAT else dt._default_dtype[0]
+
+
+def _logsumexp_np(arr, axes, keepdim):
+    with np.errstate(all="ignore"):
+        if arr.size == 0:
+            return np.log(np.add.reduce(np.exp(arr), axis=axes, keepdims=keepdim))
+        m = np.maximum.reduce(arr, axis=axes, keepdims=True)
+        m = np.where(np.isinf(m), np.zeros((), arr.dtype), m)
+        s = np.add.reduce(np.exp(arr - m), axis=axes, keepdims=True)
+        r = np.log(s) + m
+        return r if keepdim else np.squeeze(r, axis=axes)
+
+
+def _logsumexp_impl(self, dim, keepdim, out):
+    axes = _dims(self, dim)
+    out_dtype = _float_of(self._dtype)
+    res = _alloc(self, _shape(self._sizes, axes, keepdim), out_dtype, out)
+    if _is_meta(self) or not numel_of(res._sizes):
+        return res
+    arr = self._array()
+    acc = _acc(out_dtype) if out_dtype.category >= dt.FLOAT else out_dtype.np
+    arr = arr.astype(acc, copy=False)
+    if not self._sizes:
+        _store(res, arr)
+        return res
+    _store(res, _logsumexp_np(arr, axes, keepdim))
+    return res
+
+
+def logsumexp(self, dim, keepdim=False):
+    return _logsumexp_impl(self, dim, keepdim, None)
+
+
+def logsumexp_out(self, dim, keepdim=False, out=None):
+    return _logsumexp_impl(self, dim, keepdim, out)
+
+
+def _softmax_impl(self, dim, dtype, log, out=None):
+    src = dtype or self._dtype
+    ndim = len(self._sizes)
+    d = maybe_wrap_dim(dim, ndim)
+    kernel = ("log_softmax" if log else "softmax") + (
+        "_lastdim_kernel_impl" if d == ndim - 1 or not ndim else "_kernel_impl")
+    check(src.category >= dt.FLOAT and not src.is_complex,
+          lambda: f'"{kernel}" not implemented for \'{src._scalar_name}\'', NotImplementedError)
+    _check_out_dtype(out, src)
+    res = _alloc(self, self._sizes, src, out)
+    if _is_meta(self) or not numel_of(self._sizes):
+        return res
+    arr = self._array()
+    acc = np.float32 if src in _LOW_FLOATS else src.np
+    if arr.dtype != acc:
+        arr = arr.astype(acc)
+    if not ndim:
+        _store(res, np.zeros((), acc) if log else np.ones((), acc))
+        return res
+    m = np.maximum.reduce(arr, axis=d, keepdims=True)
+    target = res._array() if res._dtype.np == acc and res._array().flags.writeable else None
+    shifted = np.subtract(arr, m, out=target)
+    if log:
+        s = np.add.reduce(np.exp(shifted), axis=d, keepdims=True)
+        np.log(s, out=s)
+        np.subtract(shifted, s, out=shifted)
+    else:
+        np.exp(shifted, out=shifted)
+        s = np.add.reduce(shifted, axis=d, keepdims=True)
+        np.divide(shifted, s, out=shifted)
+    if target is None:
+        _store(res, shifted)
+    return res
+
+
+def softmax_int(self, dim, dtype=None):
+    return _softmax_impl(self, dim, dtype, False)
+
+
+def softmax_int_out(self, dim, dtype=None, out=None):
+    return _softmax_impl(self, dim, dtype, False, out)
+
+
+def log_softmax_int(self, dim, dtype=None):
+    return _softmax_impl(self, dim, dtype, True)
+
+
+def log_softmax_int_out(self, dim, dtype=None, out=None):
+    return _softmax_impl(self, dim, dtype, True, out)
+
+
+# -- cumsum / cumprod ------------------------------------------------------------------------
+
+def _cum_impl(self, dim, dtype, out, ufunc, inplace=False):
+    ndim = len(self._sizes)
+    d = maybe_wrap_dim(dim, ndim)
+    out_dtype = dtype or (out._dtype if out is not None else _int_to_long(self._dtype))
+    if inplace:
+        res = self
+    else:
+        res = _alloc(self, self._sizes, out_dtype, out)
+    if _is_meta(self) or not numel_of(self._sizes):
+        return res
+    arr = self._array()
+    acc = _acc(dtype or self._dtype)
+    value = arr.astype(acc) if not ndim else ufunc.accumulate(arr, axis=d, dtype=acc)
+    _store(res, value)
+    if inplace:
+        self._vc[0] += 1
+    return res
+
+
+def cumsum(self, dim, dtype=None):
+    return _cum_impl(self, dim, dtype, None, np.add)
+
+
+def cumsum_out(self, dim, dtype=None, out=None):
+    return _cum_impl(self, dim, dtype, out, np.add)
+
+
+def cumsum_(self, dim, dtype=None):
+    return _cum_impl(self, dim, dtype, None, np.add, inplace=True)
+
+
+def cumprod(self, dim, dtype=None):
+    return _cum_impl(self, dim, dtype, None, np.multiply)
+
+
+def cumprod_out(self, dim, dtype=None, out=None):
+    return _cum_impl(self, dim, dtype, out, np.multiply)
+
+
+def cumprod_(self, dim, dtype=None):
+    return _cum_impl(self, dim, dtype, None, np.multiply, inplace=True)
+
+
+# -- norms -----------------------------------------------------------------------------------
+
+def _vector_norm_impl(self, ord, dim, keepdim, dtype, out, name="linalg.vector_norm"):
+    check(self._dtype.category >= dt.FLOAT, lambda: (
+        f"{name}: Expected a floating point or complex tensor as input. Got "
+        f"{self._dtype._scalar_name}"))
+    ord = float(ord)
+    axes = _dims(self, dim)
+    if not numel_of(self._sizes) and (ord < 0 or ord == float("inf")):
+        for a in axes:
+            check(self._sizes[a] != 0, lambda: (
+                f"{name} cannot compute the {ord:g} norm on an empty tensor because the "
+                f"operation does not have an identity"), IndexError)
+    base = dtype or self._dtype
+    real = base._real if base.is_complex else base
+    res = _alloc(self, _shape(self._sizes, axes, keepdim), real, out)
+    if _is_meta(self) or not numel_of(res._sizes):
+        return res
+    arr = np.abs(self._array())
+    acc = _acc(real)
+    arr = arr.astype(acc, copy=False)
+    ax = _np_axes(self, axes)
+    with np.errstate(all="ignore"):
+        if ord == float("inf"):
+            value = np.maximum.reduce(arr, axis=ax, keepdims=keepdim)
+        elif ord == float("-inf"):
+            value = np.minimum.reduce(arr, axis=ax, keepdims=keepdim)
+        elif ord == 0:
+            value = np.add.reduce((arr != 0).astype(acc), axis=ax, keepdims=keepdim)
+        elif ord == 1:
+            value = np.add.reduce(arr, axis=ax, keepdims=keepdim)
+        elif ord == 2:
+            value = np.sqrt(np.add.reduce(arr * arr, axis=ax, keepdims=keepdim))
+        else:
+            value = np.power(np.add.reduce(np.power(arr, ord), axis=ax, keepdims=keepdim),
+                             1.0 / ord)
+    _store(res, value)
+    return res
+
+
+def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, dtype=None):
+    return _vector_norm_impl(self, ord, dim, keepdim, dtype, None)
+
+
+def linalg_vector_norm_out(self, ord=2, dim=None, keepdim=False, dtype=None, out=None):
+    return _vector_norm_impl(self, ord, dim, keepdim, dtype, out)
+
+
+def norm_Scalar(self, p=2):
+    return _vector_norm_impl(self, p, None, False, None, None, "norm")
+
+
+def norm_ScalarOpt_dim(self, p, dim, keepdim=False):
+    return _vector_norm_impl(self, 2 if p is None else p, dim, keepdim, None, None, "norm")
+
+
+def norm_ScalarOpt_dim_dtype(self, p, dim, keepdim=False, dtype=None):
+    return _vector_norm_impl(self, 2 if p is None else p, dim, keepdim, dtype, None, "norm")
+
+
+def norm_out(self, p, dim, keepdim=False, out=None):
+    return _vector_norm_impl(self, 2 if p is None else p, dim, keepdim, None, out, "norm")
+
+
+def norm_ScalarOpt_dtype(self, p, dtype):
+    return _vector_norm_impl(self, 2 if p is None else p, None, False, dtype, None, "norm")
+
+
+def norm_dtype_out(self, p, dim, keepdim, dtype, out):
+    return _vector_norm_impl(self, 2 if p is None else p, dim, keepdim, dtype, out, "norm")
+
+
+# -- the remaining out= and single-dim overloads ---------------------------------------------
+
+def mean_dtype_out(self, dtype=None, out=None):
+    return _mean_impl(self, None, False, dtype, out)
+
+
+def max_unary_out(self, out):
+    res = max(self)
+    resize_output(out, ())
+    _store(out, res._array() if not _is_meta(self) else 0)
+    return out
+
+
+def min_unary_out(self, out):
+    res = min(self)
+    resize_output(out, ())
+    _store(out, res._array() if not _is_meta(self) else 0)
+    return out
+
+
+def any_all_out(self, out):
+    return _logical(self, None, False, out, np.logical_or)
+
+
+def any_dim(self, dim, keepdim=False):
+    return _logical(self, dim, keepdim, None, np.logical_or)
+
+
+def any_out(self, dim, keepdim=False, out=None):
+    return _logical(self, dim, keepdim, out, np.logical_or)
+
+
+def all_all_out(self, out):
+    return _logical(self, None, False, out, np.logical_and)
+
+
+def all_dim(self, dim, keepdim=False):
+    return _logical(self, dim, keepdim, None, np.logical_and)
+
+
+def all_out(self, dim, keepdim=False, out=None):
+    return _logical(self, dim, keepdim, out, np.logical_and)
+
+
+def var_out(self, dim, unbiased=True, keepdim=False, out=None):
+    return _var_impl("std and var", self, dim, 1 if unbiased else 0, keepdim, out)
+
+
+def std_out(self, dim, unbiased=True, keepdim=False, out=None):
+    return _var_impl("std and var", self, dim, 1 if unbiased else 0, keepdim, out,
+                     take_sqrt=True)
