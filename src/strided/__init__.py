@@ -187,3 +187,28 @@ def broadcast_shapes(*shapes) -> Size:
             raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is "
                             f"'{type(s).__name__}')")
     return Size(common)
+
+
+# -- linear algebra and the copying shape ops (issue 4) ----------------------------------------
+# -- random numbers (issue 4) -------------------------------------------------------------------
+from . import (  # noqa: E402
+    linalg,
+    nn,
+    random,  # noqa: E402
+    return_types,
+)
+from .core.generator import Generator, default_generator  # noqa: E402
+from .frontend.functional import (  # noqa: E402
+    block_diag,
+    cartesian_prod,
+    einsum,
+    meshgrid,
+    tensordot,
+)
+from .random import (  # noqa: E402
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)

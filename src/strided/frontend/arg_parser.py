@@ -28,6 +28,7 @@ from ..core import layouts as _layouts
 from ..core.devices import CPU
 from ..core.devices import device as _device_cls
 from ..core.dispatch_keys import backend_keyset
+from ..core.generator import Generator as _Generator
 from ..core.storage import UntypedStorage as _UntypedStorage
 
 __all__ = ["PARSE_ERRORS", "Mismatch", "PySig", "format_invalid_args", "raise_invalid_arguments",
@@ -138,6 +139,25 @@ def to_scalar(x):
 
 
 _PY_TYPE_DTYPES = {float: _dt.float64, int: _dt.int64, bool: _dt.bool_, complex: _dt.complex128}
+
+
+def to_wrapped_number(x):
+    """A Python (or NumPy) number passed for a Tensor parameter of the few bindings that
+    take numbers there (``NUMBERS_AS_TENSORS`` in tools/codegen/gen_bindings.py): kept as
+    the number, which kernels treat as torch's wrapped number."""
+    tx = type(x)
+    if tx is int or tx is float or tx is bool or tx is complex:
+        return x
+    if isinstance(x, (np.number, np.bool_)):
+        return x.item()
+    if isinstance(x, numbers.Number):
+        return x
+    raise Mismatch
+
+
+def keyset_of_arg(x) -> int:
+    """The key set of a Tensor-or-number argument: a number counts as a CPU tensor."""
+    return getattr(x, "_keyset", _CPU_KEYSET)
 
 
 def to_dtype(x):
@@ -776,6 +796,16 @@ def _instance_converter(cls):
 to_layout = _instance_converter(_layouts.layout)
 to_memory_format = _instance_converter(_layouts.memory_format)
 _CONVERTERS.update(Layout=to_layout, MemoryFormat=to_memory_format)
+
+
+def to_generator(x):
+    if isinstance(x, _Generator):
+        return x
+    raise Mismatch
+
+
+_CONVERTERS["Generator"] = to_generator
+register_type_name(_Generator, "torch._C.Generator")
 
 
 def is_int_like(x) -> bool:

@@ -30,6 +30,7 @@ from ..ops.dispatcher import get_op
 from . import arg_parser as _ap
 from . import indexing as _indexing
 from . import printing
+from .operators import TensorOperators
 
 __all__ = ["Size", "Tensor"]
 
@@ -78,7 +79,7 @@ def _dtype_method(target):
     return convert
 
 
-class Tensor(TensorImpl, _gen_methods.TensorMethods):
+class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
     """A strided view of a storage; see ``strided.core.tensor_impl``."""
 
     __slots__ = ()

@@ -5,16 +5,21 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import copy, factory, indexing, reduction, resize, view_ops, views
+from . import copy, elementwise, factory, indexing, reduction, resize, view_ops, views
 
 _MODULES: tuple[ModuleType, ...] = (factory, copy, views, view_ops, resize, indexing,
-                                    reduction)
+                                    reduction, elementwise)
 
 
 # linear algebra and the copying shape ops (issue 4)
-from . import linalg  # noqa: E402
+from . import linalg, shape_ops  # noqa: E402
 
-_MODULES += (linalg,)
+_MODULES += (linalg, shape_ops)
+
+# random sampling (issue 4)
+from . import random  # noqa: E402
+
+_MODULES += (random,)
 
 def _collect() -> dict:
     table = {}

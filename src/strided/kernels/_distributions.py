@@ -221,80 +221,106 @@ _LOG_P64 = [f64(v) for v in _LOG_P]
 
 
 def _fma_round(p64: np.ndarray, c, out32: np.ndarray) -> np.ndarray:
-    """``out32 = float32(p64 + c)``: an FMA whose product is exact in float64 (the rare
-    double rounding of a float64 sum landing on a float32 tie is not corrected here)."""
+    """``out32 = float32(p64 + c)``: an FMA whose product ``p64`` is exact in float64 (the
+    rare double rounding of a float64 sum landing on a float32 tie is not corrected)."""
     np.add(p64, c, out=p64)
-    out32[...] = p64
+    np.copyto(out32, p64, casting="same_kind")
     return out32
 
 
 def _log_ps(x: np.ndarray) -> np.ndarray:
     """``log256_ps`` of avx_mathfun.h on positive normal float32 ``x``, with GCC's
     contractions: each Horner step is an FMA, ``y * z + e * q1`` is an FMA whose addend is
-    the rounded product ``e * q1``; ``y - z * 0.5`` and ``x + e * q2`` are exact either way."""
-    bits = x.view(np.int32)
-    e = ((bits >> 23) - 0x7E).astype(f32)              # exponent + 1
-    m = ((bits & 0x007FFFFF) | 0x3F000000).view(f32)   # mantissa in [0.5, 1)
+    the rounded product ``e * q1``; ``y - z * 0.5`` and ``x + e * q2`` are exact either way
+    (``z * 0.5`` and ``e * q2`` are exact products)."""
+    m, ex = np.frexp(x)                          # m in [0.5, 1): cephes' e + 1 is ex
     small = m < _SQRTHF
-    e -= small
-    xm = m - f32(1)
-    xm += np.where(small, m, f32(0))
+    ex -= small
+    e = ex.astype(f32)
+    xm = m * small                               # (np.where is slow on random masks)
+    xm += m
+    xm -= f32(1)                                 # m - 1, or 2m - 1 below sqrt(1/2): exact
     z = xm * xm
     x64 = xm.astype(f64)
     p = x64 * _LOG_P64[0]
     y = np.empty_like(xm)
+    y64 = np.empty_like(x64)
     for coeff in _LOG_P64[1:]:
         _fma_round(p, coeff, y)
-        np.multiply(y, x64, out=p)
-    y = (y * xm)                                       # the product by x (rounded)
-    p = y.astype(f64) * z.astype(f64)
-    _fma_round(p, (e * _LOG_Q1).astype(f64), y)
-    y -= z * f32(0.5)
+        np.copyto(y64, y)
+        np.multiply(y64, x64, out=p)
+    np.copyto(y, p, casting="same_kind")          # y * x, rounded
+    np.copyto(y64, y)
+    np.multiply(y64, z, out=p)
+    _fma_round(p, e * _LOG_Q1, y)
+    z *= f32(0.5)
+    y -= z
     xm += y
-    xm += e * _LOG_Q2
+    e *= _LOG_Q2
+    xm += e
     return xm
 
 
 def _sincos_ps(x: np.ndarray):
     """``sincos256_ps`` of avx_mathfun.h on float32 ``x >= 0``: octant reduction with the
-    three-part pi/4 (the last part's product fused), then the Cephes sine and cosine
-    polynomials with their contractions. Returns (sin, cos)."""
+    three-part pi/4 (only the last part's product needs the fused rounding: the first two
+    are exact), then the Cephes sine and cosine polynomials with their contractions.
+    Returns (sin, cos)."""
     j = (x * _FOPI).astype(np.int32)
     j += 1
     j &= ~1
     y = j.astype(f32)
-    swap_sin = ((j & 4) << 29).view(np.uint32)
-    poly = (j & 2) == 0
-    sign_cos = ((~(j - 2) & 4) << 29).view(np.uint32)
     x = x + y * _DP1
     x += y * _DP2
-    p = y.astype(f64) * f64(_DP3)
-    x = _fma_round(p, x.astype(f64), np.empty_like(x))
+    p = y.astype(f64)
+    p *= f64(_DP3)
+    x = _fma_round(p, x, x)
     z = x * x
     z64 = z.astype(f64)
+    t64 = np.empty_like(z64)
     yc = np.empty_like(x)
-    p = z64 * _COS_P[0]
+    np.multiply(z64, _COS_P[0], out=p)
     _fma_round(p, _COS_P[1], yc)
-    np.multiply(yc, z64, out=p)
+    np.copyto(t64, yc)
+    np.multiply(t64, z64, out=p)
     _fma_round(p, _COS_P[2], yc)
     yc *= z
-    np.multiply(yc, z64, out=p)
-    _fma_round(p, -(z * f32(0.5)).astype(f64), yc)
+    np.copyto(t64, yc)
+    np.multiply(t64, z64, out=p)
+    hz = z * f32(-0.5)
+    _fma_round(p, hz, yc)
     yc += f32(1)
     ys = np.empty_like(x)
-    p = z64 * _SIN_P[0]
+    np.multiply(z64, _SIN_P[0], out=p)
     _fma_round(p, _SIN_P[1], ys)
-    np.multiply(ys, z64, out=p)
+    np.copyto(t64, ys)
+    np.multiply(t64, z64, out=p)
     _fma_round(p, _SIN_P[2], ys)
     ys *= z
-    x64 = x.astype(f64)
-    np.multiply(ys, x64, out=p)
-    _fma_round(p, x64, ys)
-    sin = np.where(poly, ys, yc)
-    cos = np.where(poly, yc, ys)
-    sin = (sin.view(np.uint32) ^ swap_sin).view(f32)
-    cos = (cos.view(np.uint32) ^ sign_cos).view(f32)
-    return sin, cos
+    np.copyto(t64, ys)
+    np.copyto(z64, x)
+    np.multiply(t64, z64, out=p)
+    _fma_round(p, z64, ys)
+    # select the polynomials and set the signs with bit operations (np.where is slow on
+    # random masks): sin takes the sine polynomial when bit 1 of j is clear
+    ys_bits = ys.view(np.uint32)
+    yc_bits = yc.view(np.uint32)
+    diff = ys_bits ^ yc_bits
+    pick = (j & 2).view(np.uint32)
+    pick >>= 1
+    pick -= 1                                    # all ones where the sine polynomial wins
+    sin_bits = diff & pick
+    sin_bits ^= yc_bits
+    diff ^= sin_bits                             # the other polynomial
+    swap = j & 4
+    swap <<= 29
+    sin_bits ^= swap.view(np.uint32)
+    j -= 2
+    np.invert(j, out=j)
+    j &= 4
+    j <<= 29
+    diff ^= j.view(np.uint32)
+    return sin_bits.view(f32), diff.view(f32)
 
 
 _BLOCK_ROWS = 8192   # 16-element blocks per pass: the temporaries stay in cache
@@ -365,4 +391,184 @@ def normal_fill_f64(gen, n: int, mean: float, std: float) -> np.ndarray:
         out[n - 16:] = _box_muller_f64(u53(gen, 16).reshape(1, 16)).ravel()
     if not (mean == 0.0 and std == 1.0):
         out = fma64(out, std, mean)
+    return out
+
+
+# -- uniform -----------------------------------------------------------------------------------
+
+_DIGITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
+def uniform(gen, n: int, np_dtype, lo: float, hi: float) -> np.ndarray:
+    """``uniform_`` n times, as ``np_dtype`` values. float64 computes
+    ``x * (to - from) + from`` (one FMA) from a 53-bit uniform; the other types compute it
+    in float32 from a 24-bit uniform with ``from`` and ``to`` cast to float, then round
+    to the type; half and bfloat16 map a result that rounded up to ``to`` back to
+    ``from``, keeping the interval half-open."""
+    name = np.dtype(np_dtype).name
+    if name == "float64":
+        x = u53(gen, n)
+        if lo == 0.0 and hi == 1.0:
+            return x
+        return fma64(x, hi - lo, lo)
+    x = u24(gen, n)
+    if not (lo == 0.0 and hi == 1.0):
+        x = fma32(x, f32(hi) - f32(lo), f32(lo))
+    if name == "float32":
+        return x
+    out = x.astype(np_dtype)
+    t_hi = np.asarray(hi, f64).astype(f32).astype(np_dtype)
+    over = out >= t_hi
+    if over.any():
+        out[over] = np.asarray(lo, f64).astype(f32).astype(np_dtype)
+    return out
+
+
+# -- integers ------------------------------------------------------------------------------------
+
+def random_from_to(gen, n: int, span: int, base: int, wide: bool) -> np.ndarray:
+    """``uniform_int_from_to_distribution``: ``(w % span) + base`` as int64, where ``w`` is
+    ``random64()`` when ``wide`` (a span of 2**32 or more) and ``random()`` otherwise."""
+    if wide:
+        w = gen._random64(n)
+        r = w % np.uint64(span)
+    else:
+        w = gen._words(n)
+        r = w % np.uint32(span) if span <= 0xFFFFFFFF else w.astype(np.uint64)
+    return r.astype(np.int64) + np.int64(base) if base else r.astype(np.int64)
+
+
+def random_full_64(gen, n: int) -> np.ndarray:
+    """``uniform_int_full_range_distribution``: ``random64()`` reinterpreted as int64."""
+    return gen._random64(n).view(np.int64)
+
+
+def random_default(gen, n: int, name: str) -> np.ndarray:
+    """``uniform_int_distribution<T>`` (``random_()`` without bounds) as int64 values:
+    ``random64() % 2**63`` for int64, ``random64() % (2**53 + 1)`` for double,
+    ``random() % (2**digits + 1)`` for float, half and bfloat16, ``random() & 1`` for
+    bool, and ``random() % (max + 1)`` for the other integer types."""
+    if name == "int64":
+        return (gen._random64(n) & np.uint64((1 << 63) - 1)).astype(np.int64)
+    if name == "float64":
+        return (gen._random64(n) % np.uint64((1 << 53) + 1)).astype(np.int64)
+    w = gen._words(n)
+    if name in _DIGITS:
+        return (w % np.uint32((1 << _DIGITS[name]) + 1)).astype(np.int64)
+    if name == "bool":
+        return (w & np.uint32(1)).astype(np.int64)
+    info = np.iinfo(np.dtype(name))
+    if info.max >= 0xFFFFFFFF:
+        return w.astype(np.int64)
+    return (w % np.uint32(info.max + 1)).astype(np.int64)
+
+
+# -- the scalar double samplers -----------------------------------------------------------------
+
+def exponential(gen, n: int, lambd: float) -> np.ndarray:
+    """``-1 / lambda * log1p(-u)`` with a double uniform per element."""
+    u = u53(gen, n)
+    return (-1.0 / lambd) * _libm(log1p, -u)
+
+
+def geometric(gen, n: int, p: float) -> np.ndarray:
+    """``ceil(log(u) / log1p(-p))`` with a double uniform per element."""
+    u = u53(gen, n)
+    return np.ceil(_libm(log, u) / log1p(-p))
+
+
+def cauchy(gen, n: int, median: float, sigma: float) -> np.ndarray:
+    """``median + sigma * tan(pi * (u - 0.5))`` (one FMA) with a double uniform each."""
+    u = u53(gen, n)
+    t = _libm(_safe(math.tan), math.pi * (u - 0.5))
+    return fma64(np.full(n, sigma), t, median)
+
+
+def log_normal(gen, n: int, mean: float, std: float) -> np.ndarray:
+    """``exp(normal(mean, std))`` with the scalar normal sampler."""
+    return _libm(exp, normal_scalar(gen, n, mean, std))
+
+
+def bernoulli_scalar(gen, n: int, p: float) -> np.ndarray:
+    """``u < p`` with a double uniform per element (the non-MKL kernel)."""
+    return u53(gen, n) < p
+
+
+def bernoulli_tensor(gen, p: np.ndarray) -> np.ndarray:
+    """``u < p`` per element: a double uniform for a float64 ``p``, a float uniform
+    (one word) otherwise, compared in float."""
+    if p.dtype == f64:
+        return u53(gen, p.size) < p.ravel()
+    return u24(gen, p.size) < p.ravel().astype(f32)
+
+
+def poisson(gen, lam: np.ndarray) -> np.ndarray:
+    """torch's ``sample_poisson`` per rate, in order (Hormann's transformed rejection from
+    rate 10 up, multiplication of uniforms below): float64 results."""
+    out = np.empty(lam.size, f64)
+    flat = lam.ravel().astype(f64).tolist()
+    bg = gen._bg
+    gen._fresh = False
+
+    def uniform01():
+        hi = bg.random_raw()
+        lo = bg.random_raw()
+        return (((hi << 32) | lo) & ((1 << 53) - 1)) * _U53
+
+    for i, rate in enumerate(flat):
+        if not rate >= 0:
+            raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+        out[i] = _poisson_one(rate, uniform01)
+    return out
+
+
+def _poisson_one(lam: float, uniform01) -> int:
+    if lam >= 10:
+        slam = math.sqrt(lam)
+        loglam = log(lam)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        invalpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            u = uniform01() - 0.5
+            v = uniform01()
+            us = 0.5 - abs(u)
+            k = math.floor((2 * a / us + b) * u + lam + 0.43)
+            if us >= 0.07 and v <= vr:
+                return k
+            if k < 0 or (us < 0.013 and v > us):
+                continue
+            if (log(v) + log(invalpha) - log(a / (us * us) + b)) <= \
+                    (-lam + k * loglam - lgamma(k + 1.0)):
+                return k
+    if lam == 0:
+        return 0
+    enlam = exp(-lam)
+    x = 0
+    prod = 1.0
+    while True:
+        prod *= uniform01()
+        if prod > enlam:
+            x += 1
+        else:
+            return x
+
+
+def randperm(gen, n: int) -> np.ndarray:
+    """torch's CPU ``randperm``: below ``2**32 / 20`` a Fisher-Yates shuffle from the front
+    (``z = random() % (n - i)``, swap ``i`` and ``i + z``); above it the inside-out
+    variant with ``random64() % (i + 1)``."""
+    if n < 0xFFFFFFFF // 20:
+        perm = list(range(n))
+        if n > 1:
+            spans = np.arange(n, 1, -1, dtype=np.uint32)
+            z = (gen._words(n - 1) % spans).tolist()
+            for i, zi in enumerate(z):
+                k = i + zi
+                perm[i], perm[k] = perm[k], perm[i]
+        return np.array(perm, np.int64)
+    out = np.empty(n, np.int64)
+    z = gen._random64(n) % np.arange(1, n + 1, dtype=np.uint64)
+    for i, zi in enumerate(z.tolist()):
+        out[i] = out[zi]
+        out[zi] = i
     return out

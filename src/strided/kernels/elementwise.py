@@ -42,13 +42,13 @@ import numpy as np
 from ..core import dtypes as dt
 from ..core.checks import check
 from ..core.devices import CPU
+from ..core.dispatch_keys import backend_keyset
 from ..core.promotion import result_type_of
 from ..core.storage import UntypedStorage
 from ..core.tensor_impl import (
     TensorImpl,
     _tensor_cls,
     contiguous_strides,
-    make_tensor,
     numel_of,
 )
 from .factory import _allocator, empty
@@ -100,17 +100,23 @@ def _scalar_as(value, dtype):
     if cat == dt.FLOAT:
         if isinstance(value, complex):
             value = value.real
-        with np.errstate(over="ignore"):
-            return dtype.np.type(float(value))
+        value = float(value)
+        if -_FLOAT_MAX[dtype] <= value <= _FLOAT_MAX[dtype]:
+            return dtype.np.type(value)
+        with np.errstate(over="ignore"):   # rounds to inf (or is NaN)
+            return dtype.np.type(value)
     return dtype.np.type(value)
+
+
+_FLOAT_MAX = {d: float(dt.finfo(d).max) for d in (dt.float16, dt.bfloat16, dt.float32,
+                                                  dt.float64)}
 
 
 def _scalar_in(value, ct, keep_opmath: bool):
     """The NumPy scalar a kernel computing in ``ct`` uses for a wrapped number."""
     if ct is dt.float16 or ct is dt.bfloat16:
         if keep_opmath and not isinstance(value, complex):
-            with np.errstate(over="ignore"):
-                return np.float32(float(value))
+            return _scalar_as(value, dt.float32)
         return np.float32(_scalar_as(value, ct))
     return _scalar_as(value, ct)
 
@@ -124,14 +130,35 @@ def _check_wrapped(value) -> None:
 
 # -- output allocation for the fast paths ----------------------------------------------
 
+_object_new = object.__new__
+_CPU_KEYSET = backend_keyset(CPU)
+
+
 def _new_contiguous(sizes, dtype):
-    """A row-major CPU tensor and its NumPy view (cached on the tensor)."""
+    """A row-major CPU tensor and its NumPy view (cached on the tensor): ``empty`` and
+    ``make_tensor`` written out in one function, for the fast paths."""
     n = 1
     for s in sizes:
         n *= s
-    storage = _new_storage(n * dtype.itemsize, CPU, _CPU_ALLOC)
-    t = make_tensor(storage, sizes, contiguous_strides(sizes), 0, dtype)
-    buf = storage._buf
+    nbytes = n * dtype.itemsize
+    storage = _object_new(UntypedStorage)
+    storage._allocator = _CPU_ALLOC
+    storage.device = CPU
+    storage._owner = None
+    storage._nbytes = nbytes
+    buf, storage._ptr = _CPU_ALLOC.allocate(nbytes)
+    storage._buf = buf
+    t = _object_new(_tensor_cls[0])
+    t._storage = storage
+    t._sizes = sizes
+    t._strides = contiguous_strides(sizes)
+    t._offset = 0
+    t._dtype = dtype
+    t._device = CPU
+    t._vc = [0]
+    t._base = None
+    t._autograd_meta = None
+    t._keyset = _CPU_KEYSET
     arr = np.ndarray(sizes, dtype.np, buffer=buf) if n else np.empty(sizes, dtype.np)
     t._np = arr
     t._np_buf = buf
@@ -158,15 +185,20 @@ _BOOL_KINDS = ("comparison", "logical", "unary_bool")
 
 
 class Op:
-    """One row of the table (Note [The elementwise table])."""
+    """One row of the table (Note [The elementwise table]).
+
+    ``fast_ufunc``: the NumPy ufunc that computes the row by itself when every input has
+    the output's dtype (no opmath, default parameters): the fast paths call it directly.
+    ``slow_dtypes``: input dtypes the fast paths leave to the general path because a
+    check may reject them (``sub`` of bools, integer division by zero...)."""
 
     __slots__ = ("name", "arity", "kind", "compute", "dtypes", "error_name", "checks",
                  "post_checks", "scalar_opmath", "nparams", "defaults", "fast", "dtype_errors",
-                 "_fast_cache")
+                 "fast_ufunc", "slow_dtypes", "scalar_checks", "_fast_cache")
 
     def __init__(self, name, arity, kind, compute, dtypes=BASIC, error_name=None, checks=(),
                  post_checks=(), scalar_opmath=False, defaults=(), fast=True,
-                 dtype_errors=None):
+                 dtype_errors=None, fast_ufunc=None, slow_dtypes=frozenset()):
         self.name = name
         self.arity = arity
         self.kind = kind
@@ -180,6 +212,12 @@ class Op:
         self.nparams = len(self.defaults)
         self.fast = fast
         self.dtype_errors = dtype_errors or {}   # dtype -> (exception class, message)
+        self.fast_ufunc = fast_ufunc if fast_ufunc is not None else getattr(compute, "ufunc",
+                                                                            None)
+        self.slow_dtypes = slow_dtypes
+        # the pre-checks the scalar fast path runs (it checks the number's range itself)
+        self.scalar_checks = tuple(c for c in checks
+                                   if getattr(c, "__name__", "") != "_check_wrapped_inputs")
         self._fast_cache = {}
 
     def __repr__(self):
@@ -208,9 +246,9 @@ class Op:
             raise NotImplementedError(
                 f'"{self.error_name}" not implemented for \'{ct._scalar_name}\'')
 
-    def result_of_same_dtype(self, dtype):
-        """(output dtype, common dtype) when every input has ``dtype`` (Note [Fast paths]),
-        or None when that case raises or needs the iterator."""
+    def same_dtype(self, dtype):
+        """(output dtype, common dtype, ufunc or None) when every input has ``dtype`` (Note
+        [Fast paths]), or None when that case goes through the iterator."""
         got = self._fast_cache.get(dtype, 0)
         if got != 0:
             return got
@@ -219,11 +257,39 @@ class Op:
         if kind in ("unary_float", "binary_float") and dtype.category <= dt.INT:
             ct = dt._default_dtype[0]
         out = dt.bool_ if kind in _BOOL_KINDS else ct
-        res = (out, ct) if ct in self.dtypes else None
+        res = None
+        if ct in self.dtypes and dtype not in self.slow_dtypes:
+            direct = (out is dtype or kind in _BOOL_KINDS) and ct is dtype and \
+                ct is not dt.float16 and ct is not dt.bfloat16
+            res = (out, ct, self.fast_ufunc if direct else None)
         if ct is not dtype:   # depends on the default dtype: not cached
             return res
         self._fast_cache[dtype] = res
         return res
+
+
+# -- NumPy's floating-point warnings -------------------------------------------------------
+# torch computes inf and NaN silently. ``np.errstate`` costs most of a microsecond per use,
+# so the fast paths set NumPy's error state context variable directly (NumPy 2's own
+# mechanism), falling back to errstate where it is absent.
+
+try:
+    from numpy._core._ufunc_config import _extobj_contextvar as _EXTOBJ
+    with np.errstate(all="ignore"):
+        _QUIET = _EXTOBJ.get()
+except ImportError:   # pragma: no cover - other NumPy layouts
+    _EXTOBJ = None
+
+
+def _quiet_call(fn, *args):
+    if _EXTOBJ is None:
+        with np.errstate(all="ignore"):
+            return fn(*args)
+    token = _EXTOBJ.set(_QUIET)
+    try:
+        return fn(*args)
+    finally:
+        _EXTOBJ.reset(token)
 
 
 # -- running a row ------------------------------------------------------------------------
@@ -242,8 +308,7 @@ def run(op: Op, out, inputs, params):
         arrays = it.arrays()
         ins = [a if a.__class__ is np.ndarray else _scalar_in(a, ct, op.scalar_opmath)
                for a in arrays[1:]]
-        with np.errstate(all="ignore"):
-            op.compute(arrays[0], ins, ct, *params)
+        _quiet_call(op.compute, arrays[0], ins, ct, *params)
     if out is not None:
         out._vc[0] += 1
     return result
@@ -260,6 +325,7 @@ def _fast_functional(op: Op, inputs, params):
     strides = first._strides
     if strides != contiguous_strides(sizes):
         return None
+    scalar = False
     for x in inputs[1:]:
         if x.__class__ is cls:
             if x._sizes != sizes or x._dtype is not dtype or x._strides != strides or \
@@ -268,27 +334,97 @@ def _fast_functional(op: Op, inputs, params):
         elif x.__class__ is float:
             if dtype.category < dt.FLOAT or op.arity != 2:
                 return None
+            scalar = True
         elif x.__class__ is int:
             if dtype is dt.bool_ or op.arity != 2:
                 return None
             _check_wrapped(x)
+            scalar = True
         else:
             return None
-    res = op.result_of_same_dtype(dtype)
+    res = op.same_dtype(dtype)
     if res is None:
         return None
-    for chk in op.checks:
-        chk(op, inputs, params)
-    out_dtype, ct = res
-    for chk in op.post_checks:
-        chk(op, ct, inputs, params)
+    out_dtype, ct, uf = res
+    if scalar:
+        for chk in op.checks:
+            chk(op, inputs, params)
+    if params and not _is_default(params, op.defaults):
+        for chk in op.post_checks:
+            chk(op, ct, inputs, params)
+        uf = None
     result, arr = _new_contiguous(sizes, out_dtype)
     if arr.size:
-        ins = [x._array() if x.__class__ is cls else _scalar_in(x, ct, op.scalar_opmath)
-               for x in inputs]
-        with np.errstate(all="ignore"):
-            op.compute(arr, ins, ct, *params)
+        if uf is not None:
+            ins = [x._array() if x.__class__ is cls else _scalar_as(x, ct) for x in inputs]
+            _quiet_call(uf, *ins, arr)
+        else:
+            ins = [x._array() if x.__class__ is cls else _scalar_in(x, ct, op.scalar_opmath)
+                   for x in inputs]
+            _quiet_call(op.compute, arr, ins, ct, *params)
     return result
+
+
+def _fast_inplace(op: Op, self, inputs, params):
+    """``self.op_(...)`` without the iterator: a row-major ``self`` and inputs of its
+    shape and dtype (or a Python number) that do not share its memory. True when done."""
+    cls = _tensor_cls[0]
+    if self.__class__ is not cls or self._device is not CPU:
+        return False
+    sizes = self._sizes
+    dtype = self._dtype
+    if self._strides != contiguous_strides(sizes):
+        return False
+    scalar = False
+    for x in inputs[1:]:
+        if x.__class__ is cls:
+            if x._sizes != sizes or x._dtype is not dtype or x._device is not CPU or (
+                    x._storage is self._storage and x is not self):
+                return False
+        elif x.__class__ is float:
+            if dtype.category < dt.FLOAT or op.arity != 2:
+                return False
+            scalar = True
+        elif x.__class__ is int:
+            if dtype is dt.bool_ or op.arity != 2:
+                return False
+            _check_wrapped(x)
+            scalar = True
+        else:
+            return False
+    res = op.same_dtype(dtype)
+    if res is None or res[0] is not dtype:
+        return False
+    _, ct, uf = res
+    if scalar:
+        for chk in op.checks:
+            chk(op, inputs, params)
+    if params and not _is_default(params, op.defaults):
+        for chk in op.post_checks:
+            chk(op, ct, inputs, params)
+        uf = None
+    arr = self._array()
+    if arr.size:
+        if uf is not None:
+            ins = [x._array() if x.__class__ is cls else _scalar_as(x, ct) for x in inputs]
+            _quiet_call(uf, *ins, arr)
+        else:
+            ins = [x._array() if x.__class__ is cls else _scalar_in(x, ct, op.scalar_opmath)
+                   for x in inputs]
+            _quiet_call(op.compute, arr, ins, ct, *params)
+    self._vc[0] += 1
+    return True
+
+
+def _is_default(params, defaults) -> bool:
+    """Whether the params are the row's defaults, of the same types (``alpha=True`` is not
+    ``alpha=1``)."""
+    if len(params) != len(defaults):
+        return False
+    for p, d in zip(params, defaults):
+        if p is not d and (p.__class__ is not d.__class__ or p != d):
+            return False
+    return True
 
 
 def fast_or_run(op: Op, inputs, params=()):
@@ -300,23 +436,135 @@ def fast_or_run(op: Op, inputs, params=()):
     return run(op, None, inputs, params)
 
 
+def _fast_binary(op: Op, a, b, params):
+    """``_fast_functional`` for two inputs, written out: the hot path of ``a + b``."""
+    cls = _tensor_cls[0]
+    if a.__class__ is not cls or a._device is not CPU:
+        return None
+    sizes = a._sizes
+    strides = a._strides
+    dtype = a._dtype
+    if b.__class__ is cls:
+        if b._dtype is not dtype or b._sizes != sizes or b._strides != strides or \
+                b._device is not CPU or strides != contiguous_strides(sizes):
+            return None
+        res = op._fast_cache.get(dtype, 0)
+        if res == 0:
+            res = op.same_dtype(dtype)
+        if res is None:
+            return None
+        out_dtype, ct, uf = res
+        if params and not _is_default(params, op.defaults):
+            for chk in op.post_checks:
+                chk(op, ct, (a, b), params)
+            uf = None
+        result, arr = _new_contiguous(sizes, out_dtype)
+        x = a._array()
+        y = b._array()
+    elif b.__class__ is float or b.__class__ is int:
+        if b.__class__ is float:
+            if dtype.category < dt.FLOAT:
+                return None
+        elif dtype is dt.bool_:
+            return None
+        else:
+            _check_wrapped(b)
+        if strides != contiguous_strides(sizes):
+            return None
+        res = op._fast_cache.get(dtype, 0)
+        if res == 0:
+            res = op.same_dtype(dtype)
+        if res is None:
+            return None
+        out_dtype, ct, uf = res
+        for chk in op.scalar_checks:
+            chk(op, (a, b), params)
+        if params and not _is_default(params, op.defaults):
+            for chk in op.post_checks:
+                chk(op, ct, (a, b), params)
+            uf = None
+        result, arr = _new_contiguous(sizes, out_dtype)
+        x = a._array()
+        y = _scalar_as(b, ct) if uf is not None else _scalar_in(b, ct, op.scalar_opmath)
+    else:
+        return None
+    if arr.size:
+        token = _EXTOBJ.set(_QUIET)
+        try:
+            if uf is not None:
+                uf(x, y, out=arr)
+            else:
+                op.compute(arr, [x, y], ct, *params)
+        finally:
+            _EXTOBJ.reset(token)
+    return result
+
+
+def _fast_unary(op: Op, a, params):
+    """``_fast_functional`` for one input, written out: the hot path of ``a.exp()``."""
+    if a.__class__ is not _tensor_cls[0] or a._device is not CPU:
+        return None
+    sizes = a._sizes
+    if a._strides != contiguous_strides(sizes):
+        return None
+    dtype = a._dtype
+    res = op._fast_cache.get(dtype, 0)
+    if res == 0:
+        res = op.same_dtype(dtype)
+    if res is None:
+        return None
+    out_dtype, ct, uf = res
+    if params and not _is_default(params, op.defaults):
+        for chk in op.post_checks:
+            chk(op, ct, (a,), params)
+        uf = None
+    result, arr = _new_contiguous(sizes, out_dtype)
+    if arr.size:
+        x = a._array()
+        token = _EXTOBJ.set(_QUIET)
+        try:
+            if uf is not None:
+                uf(x, out=arr)
+            else:
+                op.compute(arr, [x], ct, *params)
+        finally:
+            _EXTOBJ.reset(token)
+    return result
+
+
 def _stamp(op: Op, namespace: dict) -> None:
     """Define the functional, in-place and out kernels of a row (Note [The elementwise
     table])."""
     arity = op.arity
     name = op.name
 
-    def functional(*args):
-        inputs = args[:arity]
-        params = args[arity:]
-        if op.fast:
-            result = _fast_functional(op, inputs, params)
+    if arity == 2 and op.fast and _EXTOBJ is not None:
+        def functional(a, b, *params):
+            result = _fast_binary(op, a, b, params)
             if result is not None:
                 return result
-        return run(op, None, inputs, params)
+            return run(op, None, (a, b), params)
+    elif arity == 1 and op.fast and _EXTOBJ is not None:
+        def functional(a, *params):
+            result = _fast_unary(op, a, params)
+            if result is not None:
+                return result
+            return run(op, None, (a,), params)
+    else:
+        def functional(*args):
+            inputs = args[:arity]
+            params = args[arity:]
+            if op.fast:
+                result = _fast_functional(op, inputs, params)
+                if result is not None:
+                    return result
+            return run(op, None, inputs, params)
 
     def inplace(*args):
-        return run(op, args[0], args[:arity], args[arity:])
+        inputs = args[:arity]
+        if op.fast and _fast_inplace(op, args[0], inputs, args[arity:]):
+            return args[0]
+        return run(op, args[0], inputs, args[arity:])
 
     def out_variant(*args):
         return run(op, args[-1], args[:arity], args[arity:-1])
@@ -336,6 +584,7 @@ def ufunc(uf):
     def compute(out, ins, ct):
         uf(*ins, out=out, dtype=_opmath(ct), casting="unsafe")
     compute.__name__ = uf.__name__
+    compute.ufunc = uf
     return compute
 
 
@@ -348,6 +597,7 @@ def predicate(uf):
         else:
             uf(ins[0], out=out, signature=(c, _BOOL_NP), casting="unsafe")
     compute.__name__ = uf.__name__
+    compute.ufunc = uf
     return compute
 
 
@@ -594,22 +844,6 @@ def _frac(x):
     return x - np.trunc(x)
 
 
-def _square(out, ins, ct):
-    x = ins[0]
-    if ct is dt.bool_:
-        np.multiply(x, x, out=out, dtype=np.int64, casting="unsafe")
-        return
-    np.multiply(x, x, out=out, dtype=_opmath(ct), casting="unsafe")
-
-
-def _exp2(x):
-    return np.exp2(x)
-
-
-def _copy(out, ins, ct):
-    np.copyto(out, ins[0], casting="unsafe")
-
-
 def _rounding(uf):
     def compute(out, ins, ct):
         if ct.category <= dt.INT:
@@ -687,6 +921,7 @@ def _bitwise(uf):
     def compute(out, ins, ct):
         uf(*ins, out=out, dtype=ct.np, casting="unsafe")
     compute.__name__ = uf.__name__
+    compute.ufunc = uf
     return compute
 
 
@@ -706,6 +941,8 @@ def _is_float_pred(fn, default):
             return
         _write(out, fn(_as_ct(x, ct)))
     compute.__name__ = fn.__name__
+    if isinstance(fn, np.ufunc):
+        compute.ufunc = fn
     return compute
 
 
@@ -722,6 +959,7 @@ def _logical(uf):
     def compute(out, ins, ct):
         uf(_no_bf16(ins[0]), _no_bf16(ins[1]), out=out, casting="unsafe")
     compute.__name__ = uf.__name__
+    compute.ufunc = uf
     return compute
 
 
@@ -861,6 +1099,10 @@ def _gelu_check(op, inputs, params):
     check(approx in ("none", "tanh"), "approximate argument must be either none or tanh.")
 
 
+def _gelu_post(op, ct, inputs, params):
+    _gelu_check(op, inputs, params)
+
+
 def _hardtanh_check(op, inputs, params):
     x = inputs[0]
     d = _dtype_of(x)
@@ -915,33 +1157,34 @@ _W = (_check_wrapped_inputs,)
 TABLE = [
     # arithmetic
     Op("add", 2, "binary", _add, BASIC, "add_stub", checks=_W, post_checks=(_alpha_check,),
-       defaults=(1,)),
+       defaults=(1,), fast_ufunc=np.add),
     Op("sub", 2, "binary", _sub, BASIC, "add_stub", checks=_W + (_sub_check,),
-       post_checks=(_alpha_check,), defaults=(1,)),
-    Op("mul", 2, "binary", _mul, BASIC, "mul_cpu", checks=_W, scalar_opmath=True),
+       post_checks=(_alpha_check,), defaults=(1,), fast_ufunc=np.subtract, slow_dtypes=B),
+    Op("mul", 2, "binary", _mul, BASIC, "mul_cpu", checks=_W, scalar_opmath=True,
+       fast_ufunc=np.multiply),
     Op("div", 2, "binary_float", _div_true, BASIC, "div_true_cpu", checks=_W,
-       scalar_opmath=True),
+       scalar_opmath=True, fast_ufunc=np.true_divide),
     Op("div_trunc", 2, "binary", _div_trunc, INTS | FLOATS, "div_trunc_cpu", checks=_W,
-       post_checks=(_zero_division_check,)),
+       post_checks=(_zero_division_check,), slow_dtypes=INTS),
     Op("div_floor", 2, "binary", _div_floor, INTS | FLOATS, "div_floor_cpu", checks=_W,
-       post_checks=(_zero_division_check,)),
+       post_checks=(_zero_division_check,), slow_dtypes=INTS),
     Op("remainder", 2, "binary", _remainder, INTS | FLOATS, checks=_W,
-       post_checks=(_zero_division_check,)),
+       post_checks=(_zero_division_check,), slow_dtypes=INTS),
     Op("fmod", 2, "binary", ufunc(np.fmod), INTS | FLOATS, checks=_W,
-       post_checks=(_zero_division_check,)),
+       post_checks=(_zero_division_check,), slow_dtypes=INTS),
     Op("pow", 2, "binary", _pow, INTS | FLOATS | COMPLEX, "pow",
        checks=_W + (_pow_scalar_check,)),
-    Op("atan2", 2, "binary_float", _atan2, FLOATS, checks=_W),
-    Op("hypot", 2, "binary", _hypot, FLOATS, checks=_W),
+    Op("atan2", 2, "binary_float", _atan2, FLOATS, checks=_W, fast_ufunc=np.arctan2),
+    Op("hypot", 2, "binary", _hypot, FLOATS, checks=_W, fast_ufunc=np.hypot),
     Op("maximum", 2, "binary", _maximum, REAL, "maximum_cpu", checks=_W,
-       dtype_errors=_complex_err("maximum")),
+       dtype_errors=_complex_err("maximum"), fast_ufunc=np.maximum),
     Op("minimum", 2, "binary", _minimum, REAL, "minimum_cpu", checks=_W,
-       dtype_errors=_complex_err("minimum")),
+       dtype_errors=_complex_err("minimum"), fast_ufunc=np.minimum),
     Op("fmax", 2, "binary", _fmax, REAL, "maximum_cpu", checks=_W,
-       dtype_errors=_complex_err("fmax")),
+       dtype_errors=_complex_err("fmax"), fast_ufunc=np.fmax),
     Op("fmin", 2, "binary", _fmin, REAL, "minimum_cpu", checks=_W,
-       dtype_errors=_complex_err("fmin")),
-    Op("copysign", 2, "binary_float", _copysign, FLOATS, checks=_W),
+       dtype_errors=_complex_err("fmin"), fast_ufunc=np.fmin),
+    Op("copysign", 2, "binary_float", _copysign, FLOATS, checks=_W, fast_ufunc=np.copysign),
     Op("logaddexp", 2, "binary", elementwise(_logaddexp), FLOATS | COMPLEX, checks=_W),
     # comparisons and logic
     Op("eq", 2, "comparison", predicate(np.equal), ALL, checks=_W),
@@ -959,7 +1202,8 @@ TABLE = [
     Op("bitwise_left_shift", 2, "binary", _shift(True), INTS, "lshift_cpu", checks=_W),
     Op("bitwise_right_shift", 2, "binary", _shift(False), INTS, "rshift_cpu", checks=_W),
     # unary
-    Op("neg", 1, "unary", ufunc(np.negative), INTS | FLOATS | COMPLEX, checks=(_neg_check,)),
+    Op("neg", 1, "unary", ufunc(np.negative), INTS | FLOATS | COMPLEX, checks=(_neg_check,),
+       slow_dtypes=B),
     Op("sign", 1, "unary", elementwise(_sign), REAL, "sign_cpu",
        dtype_errors=_sign_dtype_errors()),
     Op("sgn", 1, "unary", elementwise(_sgn), BASIC, "sign_cpu"),
@@ -976,22 +1220,22 @@ TABLE = [
        defaults=(0,)),
     Op("frac", 1, "unary", elementwise(_frac), FLOATS),
     Op("isposinf", 1, "unary_bool", _is_float_pred(_isposinf, False), ALL,
-       checks=(_complex_pred_check("isposinf"),)),
+       checks=(_complex_pred_check("isposinf"),), slow_dtypes=COMPLEX),
     Op("isneginf", 1, "unary_bool", _is_float_pred(_isneginf, False), ALL,
-       checks=(_complex_pred_check("isneginf"),)),
+       checks=(_complex_pred_check("isneginf"),), slow_dtypes=COMPLEX),
     Op("relu", 1, "unary", _relu, INTS | FLOATS, "clamp_min_scalar_cpu",
-       checks=(_relu_check,), dtype_errors={
+       checks=(_relu_check,), slow_dtypes=B, dtype_errors={
            dt.COMPLEX: (NotImplementedError, "clamp is not supported for complex types")}),
     # activations (python_module: nn)
     Op("gelu", 1, "unary", elementwise(_gelu), FLOATS, "GeluKernelImpl",
-       checks=(_gelu_check,), defaults=("none",)),
+       checks=(_gelu_check,), post_checks=(_gelu_post,), defaults=("none",)),
     Op("silu", 1, "unary", elementwise(_silu), FLOATS | COMPLEX),
     Op("softplus", 1, "unary", elementwise(_softplus), FLOATS, defaults=(1, 20)),
     Op("mish", 1, "unary", elementwise(_mish), FLOATS),
     Op("elu", 1, "unary", elementwise(_elu), FLOATS, defaults=(1, 1, 1)),
     Op("leaky_relu", 1, "unary", elementwise(_leaky_relu), FLOATS, defaults=(0.01,)),
     Op("hardtanh", 1, "unary", elementwise(_hardtanh), INTS | FLOATS, "clamp_scalar_cpu",
-       checks=(_hardtanh_check,), defaults=(-1, 1), dtype_errors={
+       checks=(_hardtanh_check,), defaults=(-1, 1), slow_dtypes=B | U8, dtype_errors={
            dt.COMPLEX: (NotImplementedError, "clamp is not supported for complex types")}),
 ]
 
@@ -1001,7 +1245,7 @@ _UNARY_FLOAT = [
     ("sqrt", np.sqrt, FLOATS | COMPLEX, None),
     ("rsqrt", _rsqrt, FLOATS | COMPLEX, None),
     ("exp", np.exp, FLOATS | COMPLEX, None),
-    ("exp2", _exp2, FLOATS | COMPLEX, None),
+    ("exp2", np.exp2, FLOATS | COMPLEX, None),
     ("expm1", np.expm1, FLOATS | COMPLEX, None),
     ("log", np.log, FLOATS | COMPLEX, None),
     ("log2", np.log2, FLOATS | COMPLEX, None),
@@ -1082,6 +1326,18 @@ def floor_divide_out(self, other, out):
     return div_out_mode(self, other, "floor", out)
 
 
+def square(self):
+    return pow(self, 2)  # noqa: F821 - stamped above
+
+
+def square_(self):
+    return pow_(self, 2)  # noqa: F821 - stamped above
+
+
+def square_out(self, out):
+    return pow_out(self, 2, out)  # noqa: F821 - stamped above
+
+
 def positive(self):
     _bool_pos_check(None, (self,), ())
     return self
@@ -1146,7 +1402,7 @@ def _abs_compute(out, ins, ct):
         np.abs(x, out=out, dtype=_opmath(ct), casting="unsafe")
 
 
-_ABS = Op("abs", 1, "unary", _abs_compute, INTS | FLOATS | COMPLEX)
+_ABS = Op("abs", 1, "unary", _abs_compute, INTS | FLOATS | COMPLEX, fast_ufunc=np.abs)
 
 
 def abs(self):
@@ -1381,21 +1637,21 @@ def _lerp(self, end, weight, out):
     return result
 
 
-def lerp_Scalar(self, end, weight):
+def lerp(self, end, weight):
     return _lerp(self, end, weight, None)
 
 
-def lerp__Scalar(self, end, weight):
+def lerp_(self, end, weight):
     return _lerp(self, end, weight, self)
 
 
-def lerp_Scalar_out(self, end, weight, out):
+def lerp_out(self, end, weight, out):
     return _lerp(self, end, weight, out)
 
 
-lerp_Tensor = lerp_Scalar
-lerp__Tensor = lerp__Scalar
-lerp_Tensor_out = lerp_Scalar_out
+lerp_Tensor = lerp
+lerp__Tensor = lerp_
+lerp_Tensor_out = lerp_out
 
 
 def _addc(self, t1, t2, value, out, divide: bool):

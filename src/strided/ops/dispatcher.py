@@ -137,8 +137,17 @@ class OperatorHandle:
         """Which registration serves ``key``: the key itself, an alias, or None."""
         return self._resolve(key)[1]
 
+    def _undefined_entry(self):
+        """The kernel for a call without tensor arguments (an empty tensor list): like
+        torch, a composite kernel serves it when there is one."""
+        for alias in (K.CompositeExplicitAutogradNonFunctional, K.CompositeExplicitAutograd,
+                      K.CompositeImplicitAutograd):
+            if self.kernels.get(alias):
+                return self.kernels[alias][-1]
+        return self._missing(K.Undefined)
+
     def _rebuild(self):
-        table = [self._missing(K.Undefined)]
+        table = [self._undefined_entry()]
         mask = 0
         for value in range(1, NUM_RUNTIME_KEYS):
             key = K(value)

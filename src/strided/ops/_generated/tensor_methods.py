@@ -8,6 +8,7 @@ from __future__ import annotations
 from ...core import dtypes as _dt
 from ...core import layouts as _layouts
 from ...core.devices import device as _device
+from ...core.generator import Generator as _Generator
 from ...core.storage import UntypedStorage as _UntypedStorage
 from ...frontend import arg_parser as _ap
 from ...frontend.arg_parser import PARSE_ERRORS as _PARSE_ERRORS, Mismatch as _Mismatch
@@ -25,8 +26,22 @@ _Tensor = None  # set by bind_tensor_class()
 
 
 
+_op_abs = get_op('aten::abs')
+_op_abs_ = get_op('aten::abs_')
+_op_absolute = get_op('aten::absolute')
+_op_absolute_ = get_op('aten::absolute_')
+_op_acos = get_op('aten::acos')
+_op_acos_ = get_op('aten::acos_')
+_op_acosh = get_op('aten::acosh')
+_op_acosh_ = get_op('aten::acosh_')
+_op_add__Tensor = get_op('aten::add.Tensor')
+_op_add___Tensor = get_op('aten::add_.Tensor')
 _op_addbmm = get_op('aten::addbmm')
 _op_addbmm_ = get_op('aten::addbmm_')
+_op_addcdiv = get_op('aten::addcdiv')
+_op_addcdiv_ = get_op('aten::addcdiv_')
+_op_addcmul = get_op('aten::addcmul')
+_op_addcmul_ = get_op('aten::addcmul_')
 _op_addmm = get_op('aten::addmm')
 _op_addmm_ = get_op('aten::addmm_')
 _op_addmv = get_op('aten::addmv')
@@ -36,23 +51,101 @@ _op_alias = get_op('aten::alias')
 _op_all = get_op('aten::all')
 _op_all__dim = get_op('aten::all.dim')
 _op_all__dims = get_op('aten::all.dims')
+_op_allclose = get_op('aten::allclose')
 _op_amax = get_op('aten::amax')
 _op_amin = get_op('aten::amin')
 _op_any = get_op('aten::any')
 _op_any__dim = get_op('aten::any.dim')
 _op_any__dims = get_op('aten::any.dims')
+_op_arccos = get_op('aten::arccos')
+_op_arccos_ = get_op('aten::arccos_')
+_op_arccosh = get_op('aten::arccosh')
+_op_arccosh_ = get_op('aten::arccosh_')
+_op_arcsin = get_op('aten::arcsin')
+_op_arcsin_ = get_op('aten::arcsin_')
+_op_arcsinh = get_op('aten::arcsinh')
+_op_arcsinh_ = get_op('aten::arcsinh_')
+_op_arctan = get_op('aten::arctan')
+_op_arctan2 = get_op('aten::arctan2')
+_op_arctan2_ = get_op('aten::arctan2_')
+_op_arctan_ = get_op('aten::arctan_')
+_op_arctanh = get_op('aten::arctanh')
+_op_arctanh_ = get_op('aten::arctanh_')
 _op_argmax = get_op('aten::argmax')
 _op_argmin = get_op('aten::argmin')
 _op_argwhere = get_op('aten::argwhere')
 _op_as_strided = get_op('aten::as_strided')
 _op_as_strided_ = get_op('aten::as_strided_')
+_op_asin = get_op('aten::asin')
+_op_asin_ = get_op('aten::asin_')
+_op_asinh = get_op('aten::asinh')
+_op_asinh_ = get_op('aten::asinh_')
+_op_atan = get_op('aten::atan')
+_op_atan2 = get_op('aten::atan2')
+_op_atan2_ = get_op('aten::atan2_')
+_op_atan_ = get_op('aten::atan_')
+_op_atanh = get_op('aten::atanh')
+_op_atanh_ = get_op('aten::atanh_')
 _op_baddbmm = get_op('aten::baddbmm')
 _op_baddbmm_ = get_op('aten::baddbmm_')
+_op_bernoulli = get_op('aten::bernoulli')
+_op_bernoulli__p = get_op('aten::bernoulli.p')
+_op_bernoulli___Tensor = get_op('aten::bernoulli_.Tensor')
+_op_bernoulli___float = get_op('aten::bernoulli_.float')
+_op_bitwise_and__Scalar = get_op('aten::bitwise_and.Scalar')
+_op_bitwise_and__Tensor = get_op('aten::bitwise_and.Tensor')
+_op_bitwise_and___Scalar = get_op('aten::bitwise_and_.Scalar')
+_op_bitwise_and___Tensor = get_op('aten::bitwise_and_.Tensor')
+_op_bitwise_left_shift__Tensor = get_op('aten::bitwise_left_shift.Tensor')
+_op_bitwise_left_shift__Tensor_Scalar = get_op('aten::bitwise_left_shift.Tensor_Scalar')
+_op_bitwise_left_shift___Tensor = get_op('aten::bitwise_left_shift_.Tensor')
+_op_bitwise_left_shift___Tensor_Scalar = get_op('aten::bitwise_left_shift_.Tensor_Scalar')
+_op_bitwise_not = get_op('aten::bitwise_not')
+_op_bitwise_not_ = get_op('aten::bitwise_not_')
+_op_bitwise_or__Scalar = get_op('aten::bitwise_or.Scalar')
+_op_bitwise_or__Tensor = get_op('aten::bitwise_or.Tensor')
+_op_bitwise_or___Scalar = get_op('aten::bitwise_or_.Scalar')
+_op_bitwise_or___Tensor = get_op('aten::bitwise_or_.Tensor')
+_op_bitwise_right_shift__Tensor = get_op('aten::bitwise_right_shift.Tensor')
+_op_bitwise_right_shift__Tensor_Scalar = get_op('aten::bitwise_right_shift.Tensor_Scalar')
+_op_bitwise_right_shift___Tensor = get_op('aten::bitwise_right_shift_.Tensor')
+_op_bitwise_right_shift___Tensor_Scalar = get_op('aten::bitwise_right_shift_.Tensor_Scalar')
+_op_bitwise_xor__Scalar = get_op('aten::bitwise_xor.Scalar')
+_op_bitwise_xor__Tensor = get_op('aten::bitwise_xor.Tensor')
+_op_bitwise_xor___Scalar = get_op('aten::bitwise_xor_.Scalar')
+_op_bitwise_xor___Tensor = get_op('aten::bitwise_xor_.Tensor')
 _op_bmm = get_op('aten::bmm')
 _op_broadcast_to = get_op('aten::broadcast_to')
+_op_cauchy_ = get_op('aten::cauchy_')
+_op_ceil = get_op('aten::ceil')
+_op_ceil_ = get_op('aten::ceil_')
 _op_chunk = get_op('aten::chunk')
+_op_clamp = get_op('aten::clamp')
+_op_clamp__Tensor = get_op('aten::clamp.Tensor')
+_op_clamp_ = get_op('aten::clamp_')
+_op_clamp___Tensor = get_op('aten::clamp_.Tensor')
+_op_clamp_max = get_op('aten::clamp_max')
+_op_clamp_max__Tensor = get_op('aten::clamp_max.Tensor')
+_op_clamp_max_ = get_op('aten::clamp_max_')
+_op_clamp_max___Tensor = get_op('aten::clamp_max_.Tensor')
+_op_clamp_min = get_op('aten::clamp_min')
+_op_clamp_min__Tensor = get_op('aten::clamp_min.Tensor')
+_op_clamp_min_ = get_op('aten::clamp_min_')
+_op_clamp_min___Tensor = get_op('aten::clamp_min_.Tensor')
+_op_clip = get_op('aten::clip')
+_op_clip__Tensor = get_op('aten::clip.Tensor')
+_op_clip_ = get_op('aten::clip_')
+_op_clip___Tensor = get_op('aten::clip_.Tensor')
 _op_clone = get_op('aten::clone')
 _op_copy_ = get_op('aten::copy_')
+_op_copysign__Scalar = get_op('aten::copysign.Scalar')
+_op_copysign__Tensor = get_op('aten::copysign.Tensor')
+_op_copysign___Scalar = get_op('aten::copysign_.Scalar')
+_op_copysign___Tensor = get_op('aten::copysign_.Tensor')
+_op_cos = get_op('aten::cos')
+_op_cos_ = get_op('aten::cos_')
+_op_cosh = get_op('aten::cosh')
+_op_cosh_ = get_op('aten::cosh_')
 _op_count_nonzero = get_op('aten::count_nonzero')
 _op_count_nonzero__dim_IntList = get_op('aten::count_nonzero.dim_IntList')
 _op_cumprod = get_op('aten::cumprod')
@@ -61,19 +154,98 @@ _op_cumsum = get_op('aten::cumsum')
 _op_cumsum_ = get_op('aten::cumsum_')
 _op_detach = get_op('aten::detach')
 _op_detach_ = get_op('aten::detach_')
+_op_diag = get_op('aten::diag')
+_op_diag_embed = get_op('aten::diag_embed')
+_op_diagflat = get_op('aten::diagflat')
 _op_diagonal = get_op('aten::diagonal')
+_op_digamma = get_op('aten::digamma')
+_op_digamma_ = get_op('aten::digamma_')
+_op_div__Scalar_mode = get_op('aten::div.Scalar_mode')
+_op_div__Tensor = get_op('aten::div.Tensor')
+_op_div__Tensor_mode = get_op('aten::div.Tensor_mode')
+_op_div___Scalar_mode = get_op('aten::div_.Scalar_mode')
+_op_div___Tensor = get_op('aten::div_.Tensor')
+_op_div___Tensor_mode = get_op('aten::div_.Tensor_mode')
+_op_divide__Scalar = get_op('aten::divide.Scalar')
+_op_divide__Scalar_mode = get_op('aten::divide.Scalar_mode')
+_op_divide__Tensor = get_op('aten::divide.Tensor')
+_op_divide__Tensor_mode = get_op('aten::divide.Tensor_mode')
+_op_divide___Scalar = get_op('aten::divide_.Scalar')
+_op_divide___Scalar_mode = get_op('aten::divide_.Scalar_mode')
+_op_divide___Tensor = get_op('aten::divide_.Tensor')
+_op_divide___Tensor_mode = get_op('aten::divide_.Tensor_mode')
 _op_dot = get_op('aten::dot')
 _op_dsplit__array = get_op('aten::dsplit.array')
 _op_dsplit__int = get_op('aten::dsplit.int')
+_op_eq__Scalar = get_op('aten::eq.Scalar')
+_op_eq__Tensor = get_op('aten::eq.Tensor')
+_op_eq___Scalar = get_op('aten::eq_.Scalar')
+_op_eq___Tensor = get_op('aten::eq_.Tensor')
+_op_equal = get_op('aten::equal')
+_op_erf = get_op('aten::erf')
+_op_erf_ = get_op('aten::erf_')
+_op_erfc = get_op('aten::erfc')
+_op_erfc_ = get_op('aten::erfc_')
+_op_erfinv = get_op('aten::erfinv')
+_op_erfinv_ = get_op('aten::erfinv_')
+_op_exp = get_op('aten::exp')
+_op_exp2 = get_op('aten::exp2')
+_op_exp2_ = get_op('aten::exp2_')
+_op_exp_ = get_op('aten::exp_')
 _op_expand = get_op('aten::expand')
 _op_expand_as = get_op('aten::expand_as')
+_op_expm1 = get_op('aten::expm1')
+_op_expm1_ = get_op('aten::expm1_')
+_op_exponential_ = get_op('aten::exponential_')
 _op_fill___Scalar = get_op('aten::fill_.Scalar')
 _op_fill___Tensor = get_op('aten::fill_.Tensor')
+_op_fix = get_op('aten::fix')
+_op_fix_ = get_op('aten::fix_')
 _op_flatten__using_ints = get_op('aten::flatten.using_ints')
+_op_flip = get_op('aten::flip')
+_op_fliplr = get_op('aten::fliplr')
+_op_flipud = get_op('aten::flipud')
+_op_float_power__Tensor_Scalar = get_op('aten::float_power.Tensor_Scalar')
+_op_float_power__Tensor_Tensor = get_op('aten::float_power.Tensor_Tensor')
+_op_float_power___Scalar = get_op('aten::float_power_.Scalar')
+_op_float_power___Tensor = get_op('aten::float_power_.Tensor')
+_op_floor = get_op('aten::floor')
+_op_floor_ = get_op('aten::floor_')
+_op_floor_divide = get_op('aten::floor_divide')
+_op_floor_divide__Scalar = get_op('aten::floor_divide.Scalar')
+_op_floor_divide___Scalar = get_op('aten::floor_divide_.Scalar')
+_op_floor_divide___Tensor = get_op('aten::floor_divide_.Tensor')
+_op_fmax = get_op('aten::fmax')
+_op_fmin = get_op('aten::fmin')
+_op_fmod__Scalar = get_op('aten::fmod.Scalar')
+_op_fmod__Tensor = get_op('aten::fmod.Tensor')
+_op_fmod___Scalar = get_op('aten::fmod_.Scalar')
+_op_fmod___Tensor = get_op('aten::fmod_.Tensor')
+_op_frac = get_op('aten::frac')
+_op_frac_ = get_op('aten::frac_')
 _op_gather = get_op('aten::gather')
+_op_ge__Scalar = get_op('aten::ge.Scalar')
+_op_ge__Tensor = get_op('aten::ge.Tensor')
+_op_ge___Scalar = get_op('aten::ge_.Scalar')
+_op_ge___Tensor = get_op('aten::ge_.Tensor')
+_op_geometric_ = get_op('aten::geometric_')
 _op_ger = get_op('aten::ger')
+_op_greater__Scalar = get_op('aten::greater.Scalar')
+_op_greater__Tensor = get_op('aten::greater.Tensor')
+_op_greater___Scalar = get_op('aten::greater_.Scalar')
+_op_greater___Tensor = get_op('aten::greater_.Tensor')
+_op_greater_equal__Scalar = get_op('aten::greater_equal.Scalar')
+_op_greater_equal__Tensor = get_op('aten::greater_equal.Tensor')
+_op_greater_equal___Scalar = get_op('aten::greater_equal_.Scalar')
+_op_greater_equal___Tensor = get_op('aten::greater_equal_.Tensor')
+_op_gt__Scalar = get_op('aten::gt.Scalar')
+_op_gt__Tensor = get_op('aten::gt.Tensor')
+_op_gt___Scalar = get_op('aten::gt_.Scalar')
+_op_gt___Tensor = get_op('aten::gt_.Tensor')
 _op_hsplit__array = get_op('aten::hsplit.array')
 _op_hsplit__int = get_op('aten::hsplit.int')
+_op_hypot = get_op('aten::hypot')
+_op_hypot_ = get_op('aten::hypot_')
 _op_index__Tensor = get_op('aten::index.Tensor')
 _op_index_add = get_op('aten::index_add')
 _op_index_add_ = get_op('aten::index_add_')
@@ -89,8 +261,56 @@ _op_index_reduce = get_op('aten::index_reduce')
 _op_index_reduce_ = get_op('aten::index_reduce_')
 _op_index_select = get_op('aten::index_select')
 _op_inner = get_op('aten::inner')
+_op_isclose = get_op('aten::isclose')
+_op_isfinite = get_op('aten::isfinite')
+_op_isinf = get_op('aten::isinf')
+_op_isnan = get_op('aten::isnan')
+_op_isneginf = get_op('aten::isneginf')
+_op_isposinf = get_op('aten::isposinf')
+_op_le__Scalar = get_op('aten::le.Scalar')
+_op_le__Tensor = get_op('aten::le.Tensor')
+_op_le___Scalar = get_op('aten::le_.Scalar')
+_op_le___Tensor = get_op('aten::le_.Tensor')
+_op_lerp__Scalar = get_op('aten::lerp.Scalar')
+_op_lerp__Tensor = get_op('aten::lerp.Tensor')
+_op_lerp___Scalar = get_op('aten::lerp_.Scalar')
+_op_lerp___Tensor = get_op('aten::lerp_.Tensor')
+_op_less__Scalar = get_op('aten::less.Scalar')
+_op_less__Tensor = get_op('aten::less.Tensor')
+_op_less___Scalar = get_op('aten::less_.Scalar')
+_op_less___Tensor = get_op('aten::less_.Tensor')
+_op_less_equal__Scalar = get_op('aten::less_equal.Scalar')
+_op_less_equal__Tensor = get_op('aten::less_equal.Tensor')
+_op_less_equal___Scalar = get_op('aten::less_equal_.Scalar')
+_op_less_equal___Tensor = get_op('aten::less_equal_.Tensor')
+_op_lgamma = get_op('aten::lgamma')
+_op_lgamma_ = get_op('aten::lgamma_')
+_op_log = get_op('aten::log')
+_op_log10 = get_op('aten::log10')
+_op_log10_ = get_op('aten::log10_')
+_op_log1p = get_op('aten::log1p')
+_op_log1p_ = get_op('aten::log1p_')
+_op_log2 = get_op('aten::log2')
+_op_log2_ = get_op('aten::log2_')
+_op_log_ = get_op('aten::log_')
+_op_log_normal_ = get_op('aten::log_normal_')
 _op_log_softmax__int = get_op('aten::log_softmax.int')
+_op_logaddexp = get_op('aten::logaddexp')
+_op_logical_and = get_op('aten::logical_and')
+_op_logical_and_ = get_op('aten::logical_and_')
+_op_logical_not = get_op('aten::logical_not')
+_op_logical_not_ = get_op('aten::logical_not_')
+_op_logical_or = get_op('aten::logical_or')
+_op_logical_or_ = get_op('aten::logical_or_')
+_op_logical_xor = get_op('aten::logical_xor')
+_op_logical_xor_ = get_op('aten::logical_xor_')
+_op_logit = get_op('aten::logit')
+_op_logit_ = get_op('aten::logit_')
 _op_logsumexp = get_op('aten::logsumexp')
+_op_lt__Scalar = get_op('aten::lt.Scalar')
+_op_lt__Tensor = get_op('aten::lt.Tensor')
+_op_lt___Scalar = get_op('aten::lt_.Scalar')
+_op_lt___Tensor = get_op('aten::lt_.Tensor')
 _op_mH = get_op('aten::mH')
 _op_mT = get_op('aten::mT')
 _op_masked_fill__Scalar = get_op('aten::masked_fill.Scalar')
@@ -105,21 +325,40 @@ _op_matrix_H = get_op('aten::matrix_H')
 _op_max = get_op('aten::max')
 _op_max__dim = get_op('aten::max.dim')
 _op_max__other = get_op('aten::max.other')
+_op_maximum = get_op('aten::maximum')
 _op_mean = get_op('aten::mean')
 _op_mean__dim = get_op('aten::mean.dim')
 _op_min = get_op('aten::min')
 _op_min__dim = get_op('aten::min.dim')
 _op_min__other = get_op('aten::min.other')
+_op_minimum = get_op('aten::minimum')
 _op_mm = get_op('aten::mm')
 _op_moveaxis__int = get_op('aten::moveaxis.int')
 _op_moveaxis__intlist = get_op('aten::moveaxis.intlist')
 _op_movedim__int = get_op('aten::movedim.int')
 _op_movedim__intlist = get_op('aten::movedim.intlist')
+_op_mul__Tensor = get_op('aten::mul.Tensor')
+_op_mul___Tensor = get_op('aten::mul_.Tensor')
+_op_multinomial = get_op('aten::multinomial')
+_op_multiply__Scalar = get_op('aten::multiply.Scalar')
+_op_multiply__Tensor = get_op('aten::multiply.Tensor')
+_op_multiply___Scalar = get_op('aten::multiply_.Scalar')
+_op_multiply___Tensor = get_op('aten::multiply_.Tensor')
 _op_mv = get_op('aten::mv')
+_op_nan_to_num = get_op('aten::nan_to_num')
+_op_nan_to_num_ = get_op('aten::nan_to_num_')
 _op_nanmean = get_op('aten::nanmean')
 _op_nansum = get_op('aten::nansum')
 _op_narrow = get_op('aten::narrow')
 _op_narrow__Tensor = get_op('aten::narrow.Tensor')
+_op_ne__Scalar = get_op('aten::ne.Scalar')
+_op_ne__Tensor = get_op('aten::ne.Tensor')
+_op_ne___Scalar = get_op('aten::ne_.Scalar')
+_op_ne___Tensor = get_op('aten::ne_.Tensor')
+_op_neg = get_op('aten::neg')
+_op_neg_ = get_op('aten::neg_')
+_op_negative = get_op('aten::negative')
+_op_negative_ = get_op('aten::negative_')
 _op_new_empty = get_op('aten::new_empty')
 _op_new_empty_strided = get_op('aten::new_empty_strided')
 _op_new_full = get_op('aten::new_full')
@@ -129,18 +368,50 @@ _op_norm__Scalar = get_op('aten::norm.Scalar')
 _op_norm__ScalarOpt_dim = get_op('aten::norm.ScalarOpt_dim')
 _op_norm__ScalarOpt_dim_dtype = get_op('aten::norm.ScalarOpt_dim_dtype')
 _op_norm__ScalarOpt_dtype = get_op('aten::norm.ScalarOpt_dtype')
+_op_normal_ = get_op('aten::normal_')
+_op_not_equal__Scalar = get_op('aten::not_equal.Scalar')
+_op_not_equal__Tensor = get_op('aten::not_equal.Tensor')
+_op_not_equal___Scalar = get_op('aten::not_equal_.Scalar')
+_op_not_equal___Tensor = get_op('aten::not_equal_.Tensor')
 _op_numpy_T = get_op('aten::numpy_T')
 _op_outer = get_op('aten::outer')
 _op_permute = get_op('aten::permute')
+_op_positive = get_op('aten::positive')
+_op_pow__Tensor_Scalar = get_op('aten::pow.Tensor_Scalar')
+_op_pow__Tensor_Tensor = get_op('aten::pow.Tensor_Tensor')
+_op_pow___Scalar = get_op('aten::pow_.Scalar')
+_op_pow___Tensor = get_op('aten::pow_.Tensor')
 _op_prod = get_op('aten::prod')
 _op_prod__dim_int = get_op('aten::prod.dim_int')
 _op_put = get_op('aten::put')
 _op_put_ = get_op('aten::put_')
+_op_random_ = get_op('aten::random_')
+_op_random___from = get_op('aten::random_.from')
+_op_random___to = get_op('aten::random_.to')
 _op_ravel = get_op('aten::ravel')
+_op_reciprocal = get_op('aten::reciprocal')
+_op_reciprocal_ = get_op('aten::reciprocal_')
+_op_relu = get_op('aten::relu')
+_op_relu_ = get_op('aten::relu_')
+_op_remainder__Scalar = get_op('aten::remainder.Scalar')
+_op_remainder__Tensor = get_op('aten::remainder.Tensor')
+_op_remainder___Scalar = get_op('aten::remainder_.Scalar')
+_op_remainder___Tensor = get_op('aten::remainder_.Tensor')
+_op_repeat = get_op('aten::repeat')
+_op_repeat_interleave__self_Tensor = get_op('aten::repeat_interleave.self_Tensor')
+_op_repeat_interleave__self_int = get_op('aten::repeat_interleave.self_int')
 _op_reshape = get_op('aten::reshape')
 _op_reshape_as = get_op('aten::reshape_as')
 _op_resize_ = get_op('aten::resize_')
 _op_resize_as_ = get_op('aten::resize_as_')
+_op_roll = get_op('aten::roll')
+_op_rot90 = get_op('aten::rot90')
+_op_round = get_op('aten::round')
+_op_round__decimals = get_op('aten::round.decimals')
+_op_round_ = get_op('aten::round_')
+_op_round___decimals = get_op('aten::round_.decimals')
+_op_rsqrt = get_op('aten::rsqrt')
+_op_rsqrt_ = get_op('aten::rsqrt_')
 _op_scatter__reduce = get_op('aten::scatter.reduce')
 _op_scatter__src = get_op('aten::scatter.src')
 _op_scatter__value = get_op('aten::scatter.value')
@@ -159,11 +430,25 @@ _op_set___source_Storage = get_op('aten::set_.source_Storage')
 _op_set___source_Storage_storage_offset = get_op('aten::set_.source_Storage_storage_offset')
 _op_set___source_Tensor = get_op('aten::set_.source_Tensor')
 _op_set___source_Tensor_storage_offset = get_op('aten::set_.source_Tensor_storage_offset')
+_op_sgn = get_op('aten::sgn')
+_op_sgn_ = get_op('aten::sgn_')
+_op_sigmoid = get_op('aten::sigmoid')
+_op_sigmoid_ = get_op('aten::sigmoid_')
+_op_sign = get_op('aten::sign')
+_op_sign_ = get_op('aten::sign_')
+_op_sin = get_op('aten::sin')
+_op_sin_ = get_op('aten::sin_')
+_op_sinh = get_op('aten::sinh')
+_op_sinh_ = get_op('aten::sinh_')
 _op_slice__Tensor = get_op('aten::slice.Tensor')
 _op_softmax__int = get_op('aten::softmax.int')
 _op_split__Tensor = get_op('aten::split.Tensor')
 _op_split__sizes = get_op('aten::split.sizes')
 _op_split_with_sizes = get_op('aten::split_with_sizes')
+_op_sqrt = get_op('aten::sqrt')
+_op_sqrt_ = get_op('aten::sqrt_')
+_op_square = get_op('aten::square')
+_op_square_ = get_op('aten::square_')
 _op_squeeze = get_op('aten::squeeze')
 _op_squeeze__dim = get_op('aten::squeeze.dim')
 _op_squeeze__dims = get_op('aten::squeeze.dims')
@@ -173,6 +458,12 @@ _op_squeeze___dims = get_op('aten::squeeze_.dims')
 _op_std = get_op('aten::std')
 _op_std__correction = get_op('aten::std.correction')
 _op_std__dim = get_op('aten::std.dim')
+_op_sub__Tensor = get_op('aten::sub.Tensor')
+_op_sub___Tensor = get_op('aten::sub_.Tensor')
+_op_subtract__Scalar = get_op('aten::subtract.Scalar')
+_op_subtract__Tensor = get_op('aten::subtract.Tensor')
+_op_subtract___Scalar = get_op('aten::subtract_.Scalar')
+_op_subtract___Tensor = get_op('aten::subtract_.Tensor')
 _op_sum = get_op('aten::sum')
 _op_sum__dim_IntList = get_op('aten::sum.dim_IntList')
 _op_swapaxes = get_op('aten::swapaxes')
@@ -181,14 +472,30 @@ _op_t = get_op('aten::t')
 _op_t_ = get_op('aten::t_')
 _op_take = get_op('aten::take')
 _op_take_along_dim = get_op('aten::take_along_dim')
+_op_tan = get_op('aten::tan')
+_op_tan_ = get_op('aten::tan_')
+_op_tanh = get_op('aten::tanh')
+_op_tanh_ = get_op('aten::tanh_')
 _op_tensor_split__indices = get_op('aten::tensor_split.indices')
 _op_tensor_split__sections = get_op('aten::tensor_split.sections')
 _op_tensor_split__tensor_indices_or_sections = get_op('aten::tensor_split.tensor_indices_or_sections')
+_op_tile = get_op('aten::tile')
 _op_transpose__int = get_op('aten::transpose.int')
 _op_transpose_ = get_op('aten::transpose_')
+_op_tril = get_op('aten::tril')
+_op_tril_ = get_op('aten::tril_')
+_op_triu = get_op('aten::triu')
+_op_triu_ = get_op('aten::triu_')
+_op_true_divide__Scalar = get_op('aten::true_divide.Scalar')
+_op_true_divide__Tensor = get_op('aten::true_divide.Tensor')
+_op_true_divide___Scalar = get_op('aten::true_divide_.Scalar')
+_op_true_divide___Tensor = get_op('aten::true_divide_.Tensor')
+_op_trunc = get_op('aten::trunc')
+_op_trunc_ = get_op('aten::trunc_')
 _op_unbind__int = get_op('aten::unbind.int')
 _op_unflatten__int = get_op('aten::unflatten.int')
 _op_unfold = get_op('aten::unfold')
+_op_uniform_ = get_op('aten::uniform_')
 _op_unsqueeze = get_op('aten::unsqueeze')
 _op_unsqueeze_ = get_op('aten::unsqueeze_')
 _op_var = get_op('aten::var')
@@ -200,9 +507,101 @@ _op_view__dtype = get_op('aten::view.dtype')
 _op_view_as = get_op('aten::view_as')
 _op_vsplit__array = get_op('aten::vsplit.array')
 _op_vsplit__int = get_op('aten::vsplit.int')
+_op_where__Scalar = get_op('aten::where.Scalar')
+_op_where__ScalarOther = get_op('aten::where.ScalarOther')
+_op_where__ScalarSelf = get_op('aten::where.ScalarSelf')
+_op_where__self = get_op('aten::where.self')
 _op_zero_ = get_op('aten::zero_')
 _rt_max = _rt.make('max', ('values', 'indices'))
 _rt_min = _rt.make('min', ('values', 'indices'))
+
+
+def abs(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_abs.call(self._keyset, self)
+    _ap.raise_no_arguments('abs', args, kwargs)
+
+
+def abs_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_abs_.call(self._keyset, self)
+    _ap.raise_no_arguments('abs_', args, kwargs)
+
+
+def absolute(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_absolute.call(self._keyset, self)
+    _ap.raise_no_arguments('absolute', args, kwargs)
+
+
+def absolute_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_absolute_.call(self._keyset, self)
+    _ap.raise_no_arguments('absolute_', args, kwargs)
+
+
+def acos(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_acos.call(self._keyset, self)
+    _ap.raise_no_arguments('acos', args, kwargs)
+
+
+def acos_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_acos_.call(self._keyset, self)
+    _ap.raise_no_arguments('acos_', args, kwargs)
+
+
+def acosh(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_acosh.call(self._keyset, self)
+    _ap.raise_no_arguments('acosh', args, kwargs)
+
+
+def acosh_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_acosh_.call(self._keyset, self)
+    _ap.raise_no_arguments('acosh_', args, kwargs)
+
+
+def _m_add_0(other, *, alpha=1):
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    return other, alpha
+
+
+_m_add_sigs = (_ap.PySig('add', (('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True)), False, True),)
+
+
+def add(self, *args, **kwargs):
+    try:
+        other, alpha = _m_add_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_add__Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other, alpha)
+        return result
+    _ap.raise_invalid_arguments(_m_add_sigs, args, kwargs)
+
+
+def _m_add__0(other, *, alpha=1):
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    return other, alpha
+
+
+_m_add__sigs = (_ap.PySig('add_', (('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True)), False, True),)
+
+
+def add_(self, *args, **kwargs):
+    try:
+        other, alpha = _m_add__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_add___Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other, alpha)
+        return result
+    _ap.raise_invalid_arguments(_m_add__sigs, args, kwargs)
 
 
 def _m_addbmm_0(batch1, batch2, *, beta=1, alpha=1):
@@ -247,6 +646,90 @@ def addbmm_(self, *args, **kwargs):
         result = _op_addbmm_.call(self._keyset | batch1._keyset | batch2._keyset, self, batch1, batch2, beta, alpha)
         return result
     _ap.raise_invalid_arguments(_m_addbmm__sigs, args, kwargs)
+
+
+def _m_addcdiv_0(tensor1, tensor2, *, value=1):
+    if not isinstance(tensor1, _Tensor): raise _Mismatch
+    if not isinstance(tensor2, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    return tensor1, tensor2, value
+
+
+_m_addcdiv_sigs = (_ap.PySig('addcdiv', (('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('value', 'Scalar', '1', True)), False, True),)
+
+
+def addcdiv(self, *args, **kwargs):
+    try:
+        tensor1, tensor2, value = _m_addcdiv_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_addcdiv.call(self._keyset | tensor1._keyset | tensor2._keyset, self, tensor1, tensor2, value)
+        return result
+    _ap.raise_invalid_arguments(_m_addcdiv_sigs, args, kwargs)
+
+
+def _m_addcdiv__0(tensor1, tensor2, *, value=1):
+    if not isinstance(tensor1, _Tensor): raise _Mismatch
+    if not isinstance(tensor2, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    return tensor1, tensor2, value
+
+
+_m_addcdiv__sigs = (_ap.PySig('addcdiv_', (('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('value', 'Scalar', '1', True)), False, True),)
+
+
+def addcdiv_(self, *args, **kwargs):
+    try:
+        tensor1, tensor2, value = _m_addcdiv__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_addcdiv_.call(self._keyset | tensor1._keyset | tensor2._keyset, self, tensor1, tensor2, value)
+        return result
+    _ap.raise_invalid_arguments(_m_addcdiv__sigs, args, kwargs)
+
+
+def _m_addcmul_0(tensor1, tensor2, *, value=1):
+    if not isinstance(tensor1, _Tensor): raise _Mismatch
+    if not isinstance(tensor2, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    return tensor1, tensor2, value
+
+
+_m_addcmul_sigs = (_ap.PySig('addcmul', (('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('value', 'Scalar', '1', True)), False, True),)
+
+
+def addcmul(self, *args, **kwargs):
+    try:
+        tensor1, tensor2, value = _m_addcmul_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_addcmul.call(self._keyset | tensor1._keyset | tensor2._keyset, self, tensor1, tensor2, value)
+        return result
+    _ap.raise_invalid_arguments(_m_addcmul_sigs, args, kwargs)
+
+
+def _m_addcmul__0(tensor1, tensor2, *, value=1):
+    if not isinstance(tensor1, _Tensor): raise _Mismatch
+    if not isinstance(tensor2, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    return tensor1, tensor2, value
+
+
+_m_addcmul__sigs = (_ap.PySig('addcmul_', (('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('value', 'Scalar', '1', True)), False, True),)
+
+
+def addcmul_(self, *args, **kwargs):
+    try:
+        tensor1, tensor2, value = _m_addcmul__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_addcmul_.call(self._keyset | tensor1._keyset | tensor2._keyset, self, tensor1, tensor2, value)
+        return result
+    _ap.raise_invalid_arguments(_m_addcmul__sigs, args, kwargs)
 
 
 def _m_addmm_0(mat1, mat2, *, beta=1, alpha=1):
@@ -395,6 +878,28 @@ def all(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_all_sigs, args, kwargs)
 
 
+def _m_allclose_0(other, rtol=1.0000000000000001e-05, atol=1e-08, equal_nan=False):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if type(rtol) is not float: rtol = _ap.to_float(rtol)
+    if type(atol) is not float: atol = _ap.to_float(atol)
+    if equal_nan is not False and equal_nan is not True: raise _Mismatch
+    return other, rtol, atol, equal_nan
+
+
+_m_allclose_sigs = (_ap.PySig('allclose', (('other', 'Tensor', None, False), ('rtol', 'float', '1.0000000000000001e-05', False), ('atol', 'float', '1e-08', False), ('equal_nan', 'bool', 'False', False)), False, True),)
+
+
+def allclose(self, *args, **kwargs):
+    try:
+        other, rtol, atol, equal_nan = _m_allclose_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_allclose.call(self._keyset | other._keyset, self, other, rtol, atol, equal_nan)
+        return result
+    _ap.raise_invalid_arguments(_m_allclose_sigs, args, kwargs)
+
+
 def _m_amax_0(dim=(), keepdim=False):
     dim = _ap.to_intlist(dim, 1)
     if keepdim is not False and keepdim is not True: raise _Mismatch
@@ -483,6 +988,116 @@ def any(self, *args, **kwargs):
         result = _op_any__dims.call(self._keyset, self, dim, keepdim)
         return result
     _ap.raise_invalid_arguments(_m_any_sigs, args, kwargs)
+
+
+def arccos(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_arccos.call(self._keyset, self)
+    _ap.raise_no_arguments('arccos', args, kwargs)
+
+
+def arccos_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_arccos_.call(self._keyset, self)
+    _ap.raise_no_arguments('arccos_', args, kwargs)
+
+
+def arccosh(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_arccosh.call(self._keyset, self)
+    _ap.raise_no_arguments('arccosh', args, kwargs)
+
+
+def arccosh_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_arccosh_.call(self._keyset, self)
+    _ap.raise_no_arguments('arccosh_', args, kwargs)
+
+
+def arcsin(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_arcsin.call(self._keyset, self)
+    _ap.raise_no_arguments('arcsin', args, kwargs)
+
+
+def arcsin_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_arcsin_.call(self._keyset, self)
+    _ap.raise_no_arguments('arcsin_', args, kwargs)
+
+
+def arcsinh(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_arcsinh.call(self._keyset, self)
+    _ap.raise_no_arguments('arcsinh', args, kwargs)
+
+
+def arcsinh_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_arcsinh_.call(self._keyset, self)
+    _ap.raise_no_arguments('arcsinh_', args, kwargs)
+
+
+def arctan(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_arctan.call(self._keyset, self)
+    _ap.raise_no_arguments('arctan', args, kwargs)
+
+
+def _m_arctan2_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_arctan2_sigs = (_ap.PySig('arctan2', (('other', 'Tensor', None, False),), False, True),)
+
+
+def arctan2(self, *args, **kwargs):
+    try:
+        other, = _m_arctan2_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_arctan2.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_arctan2_sigs, args, kwargs)
+
+
+def _m_arctan2__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_arctan2__sigs = (_ap.PySig('arctan2_', (('other', 'Tensor', None, False),), False, True),)
+
+
+def arctan2_(self, *args, **kwargs):
+    try:
+        other, = _m_arctan2__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_arctan2_.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_arctan2__sigs, args, kwargs)
+
+
+def arctan_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_arctan_.call(self._keyset, self)
+    _ap.raise_no_arguments('arctan_', args, kwargs)
+
+
+def arctanh(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_arctanh.call(self._keyset, self)
+    _ap.raise_no_arguments('arctanh', args, kwargs)
+
+
+def arctanh_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_arctanh_.call(self._keyset, self)
+    _ap.raise_no_arguments('arctanh_', args, kwargs)
 
 
 def _m_argmax_0(dim=None, keepdim=False):
@@ -577,6 +1192,92 @@ def as_strided_(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_as_strided__sigs, args, kwargs)
 
 
+def asin(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_asin.call(self._keyset, self)
+    _ap.raise_no_arguments('asin', args, kwargs)
+
+
+def asin_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_asin_.call(self._keyset, self)
+    _ap.raise_no_arguments('asin_', args, kwargs)
+
+
+def asinh(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_asinh.call(self._keyset, self)
+    _ap.raise_no_arguments('asinh', args, kwargs)
+
+
+def asinh_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_asinh_.call(self._keyset, self)
+    _ap.raise_no_arguments('asinh_', args, kwargs)
+
+
+def atan(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_atan.call(self._keyset, self)
+    _ap.raise_no_arguments('atan', args, kwargs)
+
+
+def _m_atan2_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_atan2_sigs = (_ap.PySig('atan2', (('other', 'Tensor', None, False),), False, True),)
+
+
+def atan2(self, *args, **kwargs):
+    try:
+        other, = _m_atan2_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_atan2.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_atan2_sigs, args, kwargs)
+
+
+def _m_atan2__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_atan2__sigs = (_ap.PySig('atan2_', (('other', 'Tensor', None, False),), False, True),)
+
+
+def atan2_(self, *args, **kwargs):
+    try:
+        other, = _m_atan2__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_atan2_.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_atan2__sigs, args, kwargs)
+
+
+def atan_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_atan_.call(self._keyset, self)
+    _ap.raise_no_arguments('atan_', args, kwargs)
+
+
+def atanh(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_atanh.call(self._keyset, self)
+    _ap.raise_no_arguments('atanh', args, kwargs)
+
+
+def atanh_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_atanh_.call(self._keyset, self)
+    _ap.raise_no_arguments('atanh_', args, kwargs)
+
+
 def _m_baddbmm_0(batch1, batch2, *, beta=1, alpha=1):
     if not isinstance(batch1, _Tensor): raise _Mismatch
     if not isinstance(batch2, _Tensor): raise _Mismatch
@@ -621,6 +1322,406 @@ def baddbmm_(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_baddbmm__sigs, args, kwargs)
 
 
+def _m_bernoulli_0(*, generator=None):
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    return generator,
+
+
+def _m_bernoulli_1(p, *, generator=None):
+    if type(p) is not float: p = _ap.to_float(p)
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    return p, generator
+
+
+_m_bernoulli_sigs = (_ap.PySig('bernoulli', (('generator', 'Generator?', 'None', True),), False, True), _ap.PySig('bernoulli', (('p', 'float', None, False), ('generator', 'Generator?', 'None', True)), False, True),)
+
+
+def bernoulli(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_bernoulli.call(self._keyset, self, None)
+    try:
+        generator, = _m_bernoulli_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_bernoulli.call(self._keyset, self, generator)
+        return result
+    try:
+        p, generator = _m_bernoulli_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_bernoulli__p.call(self._keyset, self, p, generator)
+        return result
+    _ap.raise_invalid_arguments(_m_bernoulli_sigs, args, kwargs)
+
+
+def _m_bernoulli__0(p, *, generator=None):
+    if not isinstance(p, _Tensor): raise _Mismatch
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    return p, generator
+
+
+def _m_bernoulli__1(p=0.5, *, generator=None):
+    if type(p) is not float: p = _ap.to_float(p)
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    return p, generator
+
+
+_m_bernoulli__sigs = (_ap.PySig('bernoulli_', (('p', 'Tensor', None, False), ('generator', 'Generator?', 'None', True)), False, True), _ap.PySig('bernoulli_', (('p', 'float', '0.5', False), ('generator', 'Generator?', 'None', True)), False, True),)
+
+
+def bernoulli_(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            p, generator = _m_bernoulli__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bernoulli___Tensor.call(self._keyset | p._keyset, self, p, generator)
+            return result
+    try:
+        p, generator = _m_bernoulli__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_bernoulli___float.call(self._keyset, self, p, generator)
+        return result
+    _ap.raise_invalid_arguments(_m_bernoulli__sigs, args, kwargs)
+
+
+def _m_bitwise_and_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_bitwise_and_1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_bitwise_and_sigs = (_ap.PySig('bitwise_and', (('other', 'Tensor', None, False),), False, True), _ap.PySig('bitwise_and', (('other', 'Scalar', None, False),), False, True),)
+
+
+def bitwise_and(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_bitwise_and_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bitwise_and__Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_bitwise_and_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_bitwise_and__Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_bitwise_and_sigs, args, kwargs)
+
+
+def _m_bitwise_and__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_bitwise_and__1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_bitwise_and__sigs = (_ap.PySig('bitwise_and_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('bitwise_and_', (('other', 'Scalar', None, False),), False, True),)
+
+
+def bitwise_and_(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_bitwise_and__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bitwise_and___Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_bitwise_and__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_bitwise_and___Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_bitwise_and__sigs, args, kwargs)
+
+
+def _m_bitwise_left_shift_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_bitwise_left_shift_1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_bitwise_left_shift_sigs = (_ap.PySig('bitwise_left_shift', (('other', 'Tensor', None, False),), False, True), _ap.PySig('bitwise_left_shift', (('other', 'Scalar', None, False),), False, True),)
+
+
+def bitwise_left_shift(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_bitwise_left_shift_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bitwise_left_shift__Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_bitwise_left_shift_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_bitwise_left_shift__Tensor_Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_bitwise_left_shift_sigs, args, kwargs)
+
+
+def _m_bitwise_left_shift__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_bitwise_left_shift__1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_bitwise_left_shift__sigs = (_ap.PySig('bitwise_left_shift_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('bitwise_left_shift_', (('other', 'Scalar', None, False),), False, True),)
+
+
+def bitwise_left_shift_(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_bitwise_left_shift__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bitwise_left_shift___Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_bitwise_left_shift__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_bitwise_left_shift___Tensor_Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_bitwise_left_shift__sigs, args, kwargs)
+
+
+def bitwise_not(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_bitwise_not.call(self._keyset, self)
+    _ap.raise_no_arguments('bitwise_not', args, kwargs)
+
+
+def bitwise_not_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_bitwise_not_.call(self._keyset, self)
+    _ap.raise_no_arguments('bitwise_not_', args, kwargs)
+
+
+def _m_bitwise_or_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_bitwise_or_1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_bitwise_or_sigs = (_ap.PySig('bitwise_or', (('other', 'Tensor', None, False),), False, True), _ap.PySig('bitwise_or', (('other', 'Scalar', None, False),), False, True),)
+
+
+def bitwise_or(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_bitwise_or_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bitwise_or__Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_bitwise_or_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_bitwise_or__Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_bitwise_or_sigs, args, kwargs)
+
+
+def _m_bitwise_or__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_bitwise_or__1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_bitwise_or__sigs = (_ap.PySig('bitwise_or_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('bitwise_or_', (('other', 'Scalar', None, False),), False, True),)
+
+
+def bitwise_or_(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_bitwise_or__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bitwise_or___Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_bitwise_or__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_bitwise_or___Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_bitwise_or__sigs, args, kwargs)
+
+
+def _m_bitwise_right_shift_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_bitwise_right_shift_1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_bitwise_right_shift_sigs = (_ap.PySig('bitwise_right_shift', (('other', 'Tensor', None, False),), False, True), _ap.PySig('bitwise_right_shift', (('other', 'Scalar', None, False),), False, True),)
+
+
+def bitwise_right_shift(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_bitwise_right_shift_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bitwise_right_shift__Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_bitwise_right_shift_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_bitwise_right_shift__Tensor_Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_bitwise_right_shift_sigs, args, kwargs)
+
+
+def _m_bitwise_right_shift__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_bitwise_right_shift__1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_bitwise_right_shift__sigs = (_ap.PySig('bitwise_right_shift_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('bitwise_right_shift_', (('other', 'Scalar', None, False),), False, True),)
+
+
+def bitwise_right_shift_(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_bitwise_right_shift__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bitwise_right_shift___Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_bitwise_right_shift__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_bitwise_right_shift___Tensor_Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_bitwise_right_shift__sigs, args, kwargs)
+
+
+def _m_bitwise_xor_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_bitwise_xor_1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_bitwise_xor_sigs = (_ap.PySig('bitwise_xor', (('other', 'Tensor', None, False),), False, True), _ap.PySig('bitwise_xor', (('other', 'Scalar', None, False),), False, True),)
+
+
+def bitwise_xor(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_bitwise_xor_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bitwise_xor__Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_bitwise_xor_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_bitwise_xor__Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_bitwise_xor_sigs, args, kwargs)
+
+
+def _m_bitwise_xor__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_bitwise_xor__1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_bitwise_xor__sigs = (_ap.PySig('bitwise_xor_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('bitwise_xor_', (('other', 'Scalar', None, False),), False, True),)
+
+
+def bitwise_xor_(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_bitwise_xor__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bitwise_xor___Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_bitwise_xor__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_bitwise_xor___Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_bitwise_xor__sigs, args, kwargs)
+
+
 def _m_bmm_0(mat2):
     if not isinstance(mat2, _Tensor): raise _Mismatch
     return mat2,
@@ -660,6 +1761,41 @@ def broadcast_to(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_broadcast_to_sigs, args, kwargs)
 
 
+def _m_cauchy__0(median=0, sigma=1, *, generator=None):
+    if type(median) is not float: median = _ap.to_float(median)
+    if type(sigma) is not float: sigma = _ap.to_float(sigma)
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    return median, sigma, generator
+
+
+_m_cauchy__sigs = (_ap.PySig('cauchy_', (('median', 'float', '0', False), ('sigma', 'float', '1', False), ('generator', 'Generator?', 'None', True)), False, True),)
+
+
+def cauchy_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_cauchy_.call(self._keyset, self, 0, 1, None)
+    try:
+        median, sigma, generator = _m_cauchy__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_cauchy_.call(self._keyset, self, median, sigma, generator)
+        return result
+    _ap.raise_invalid_arguments(_m_cauchy__sigs, args, kwargs)
+
+
+def ceil(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_ceil.call(self._keyset, self)
+    _ap.raise_no_arguments('ceil', args, kwargs)
+
+
+def ceil_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_ceil_.call(self._keyset, self)
+    _ap.raise_no_arguments('ceil_', args, kwargs)
+
+
 def _m_chunk_0(chunks, dim=0):
     if type(chunks) is not int: chunks = _ap.to_int(chunks)
     if type(dim) is not int: dim = _ap.to_int(dim)
@@ -678,6 +1814,266 @@ def chunk(self, *args, **kwargs):
         result = _op_chunk.call(self._keyset, self, chunks, dim)
         return result
     _ap.raise_invalid_arguments(_m_chunk_sigs, args, kwargs)
+
+
+def _m_clamp_0(min=None, max=None):
+    if min is not None and not isinstance(min, _Tensor): raise _Mismatch
+    if max is not None and not isinstance(max, _Tensor): raise _Mismatch
+    return min, max
+
+
+def _m_clamp_1(min=None, max=None):
+    if min is not None and type(min) not in _PYNUM: min = _ap.to_scalar(min)
+    if max is not None and type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    return min, max
+
+
+_m_clamp_sigs = (_ap.PySig('clamp', (('min', 'Tensor?', 'None', False), ('max', 'Tensor?', 'None', False)), False, True), _ap.PySig('clamp', (('min', 'Scalar?', 'None', False), ('max', 'Scalar?', 'None', False)), False, True),)
+
+
+def clamp(self, *args, **kwargs):
+    try:
+        min, max = _m_clamp_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_clamp__Tensor.call(self._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0), self, min, max)
+        return result
+    try:
+        min, max = _m_clamp_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_clamp.call(self._keyset, self, min, max)
+        return result
+    _ap.raise_invalid_arguments(_m_clamp_sigs, args, kwargs)
+
+
+def _m_clamp__0(min=None, max=None):
+    if min is not None and not isinstance(min, _Tensor): raise _Mismatch
+    if max is not None and not isinstance(max, _Tensor): raise _Mismatch
+    return min, max
+
+
+def _m_clamp__1(min=None, max=None):
+    if min is not None and type(min) not in _PYNUM: min = _ap.to_scalar(min)
+    if max is not None and type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    return min, max
+
+
+_m_clamp__sigs = (_ap.PySig('clamp_', (('min', 'Tensor?', 'None', False), ('max', 'Tensor?', 'None', False)), False, True), _ap.PySig('clamp_', (('min', 'Scalar?', 'None', False), ('max', 'Scalar?', 'None', False)), False, True),)
+
+
+def clamp_(self, *args, **kwargs):
+    try:
+        min, max = _m_clamp__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_clamp___Tensor.call(self._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0), self, min, max)
+        return result
+    try:
+        min, max = _m_clamp__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_clamp_.call(self._keyset, self, min, max)
+        return result
+    _ap.raise_invalid_arguments(_m_clamp__sigs, args, kwargs)
+
+
+def _m_clamp_max_0(max):
+    if not isinstance(max, _Tensor): raise _Mismatch
+    return max,
+
+
+def _m_clamp_max_1(max):
+    if type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    return max,
+
+
+_m_clamp_max_sigs = (_ap.PySig('clamp_max', (('max', 'Tensor', None, False),), False, True), _ap.PySig('clamp_max', (('max', 'Scalar', None, False),), False, True),)
+
+
+def clamp_max(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            max, = _m_clamp_max_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_clamp_max__Tensor.call(self._keyset | max._keyset, self, max)
+            return result
+    try:
+        max, = _m_clamp_max_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_clamp_max.call(self._keyset, self, max)
+        return result
+    _ap.raise_invalid_arguments(_m_clamp_max_sigs, args, kwargs)
+
+
+def _m_clamp_max__0(max):
+    if not isinstance(max, _Tensor): raise _Mismatch
+    return max,
+
+
+def _m_clamp_max__1(max):
+    if type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    return max,
+
+
+_m_clamp_max__sigs = (_ap.PySig('clamp_max_', (('max', 'Tensor', None, False),), False, True), _ap.PySig('clamp_max_', (('max', 'Scalar', None, False),), False, True),)
+
+
+def clamp_max_(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            max, = _m_clamp_max__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_clamp_max___Tensor.call(self._keyset | max._keyset, self, max)
+            return result
+    try:
+        max, = _m_clamp_max__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_clamp_max_.call(self._keyset, self, max)
+        return result
+    _ap.raise_invalid_arguments(_m_clamp_max__sigs, args, kwargs)
+
+
+def _m_clamp_min_0(min):
+    if not isinstance(min, _Tensor): raise _Mismatch
+    return min,
+
+
+def _m_clamp_min_1(min):
+    if type(min) not in _PYNUM: min = _ap.to_scalar(min)
+    return min,
+
+
+_m_clamp_min_sigs = (_ap.PySig('clamp_min', (('min', 'Tensor', None, False),), False, True), _ap.PySig('clamp_min', (('min', 'Scalar', None, False),), False, True),)
+
+
+def clamp_min(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            min, = _m_clamp_min_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_clamp_min__Tensor.call(self._keyset | min._keyset, self, min)
+            return result
+    try:
+        min, = _m_clamp_min_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_clamp_min.call(self._keyset, self, min)
+        return result
+    _ap.raise_invalid_arguments(_m_clamp_min_sigs, args, kwargs)
+
+
+def _m_clamp_min__0(min):
+    if not isinstance(min, _Tensor): raise _Mismatch
+    return min,
+
+
+def _m_clamp_min__1(min):
+    if type(min) not in _PYNUM: min = _ap.to_scalar(min)
+    return min,
+
+
+_m_clamp_min__sigs = (_ap.PySig('clamp_min_', (('min', 'Tensor', None, False),), False, True), _ap.PySig('clamp_min_', (('min', 'Scalar', None, False),), False, True),)
+
+
+def clamp_min_(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            min, = _m_clamp_min__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_clamp_min___Tensor.call(self._keyset | min._keyset, self, min)
+            return result
+    try:
+        min, = _m_clamp_min__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_clamp_min_.call(self._keyset, self, min)
+        return result
+    _ap.raise_invalid_arguments(_m_clamp_min__sigs, args, kwargs)
+
+
+def _m_clip_0(min=None, max=None):
+    if min is not None and not isinstance(min, _Tensor): raise _Mismatch
+    if max is not None and not isinstance(max, _Tensor): raise _Mismatch
+    return min, max
+
+
+def _m_clip_1(min=None, max=None):
+    if min is not None and type(min) not in _PYNUM: min = _ap.to_scalar(min)
+    if max is not None and type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    return min, max
+
+
+_m_clip_sigs = (_ap.PySig('clip', (('min', 'Tensor?', 'None', False), ('max', 'Tensor?', 'None', False)), False, True), _ap.PySig('clip', (('min', 'Scalar?', 'None', False), ('max', 'Scalar?', 'None', False)), False, True),)
+
+
+def clip(self, *args, **kwargs):
+    try:
+        min, max = _m_clip_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_clip__Tensor.call(self._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0), self, min, max)
+        return result
+    try:
+        min, max = _m_clip_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_clip.call(self._keyset, self, min, max)
+        return result
+    _ap.raise_invalid_arguments(_m_clip_sigs, args, kwargs)
+
+
+def _m_clip__0(min=None, max=None):
+    if min is not None and not isinstance(min, _Tensor): raise _Mismatch
+    if max is not None and not isinstance(max, _Tensor): raise _Mismatch
+    return min, max
+
+
+def _m_clip__1(min=None, max=None):
+    if min is not None and type(min) not in _PYNUM: min = _ap.to_scalar(min)
+    if max is not None and type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    return min, max
+
+
+_m_clip__sigs = (_ap.PySig('clip_', (('min', 'Tensor?', 'None', False), ('max', 'Tensor?', 'None', False)), False, True), _ap.PySig('clip_', (('min', 'Scalar?', 'None', False), ('max', 'Scalar?', 'None', False)), False, True),)
+
+
+def clip_(self, *args, **kwargs):
+    try:
+        min, max = _m_clip__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_clip___Tensor.call(self._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0), self, min, max)
+        return result
+    try:
+        min, max = _m_clip__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_clip_.call(self._keyset, self, min, max)
+        return result
+    _ap.raise_invalid_arguments(_m_clip__sigs, args, kwargs)
 
 
 def _m_clone_0(*, memory_format=None):
@@ -719,6 +2115,94 @@ def copy_(self, *args, **kwargs):
         result = _op_copy_.call(self._keyset | other._keyset, self, other, non_blocking)
         return result
     _ap.raise_invalid_arguments(_m_copy__sigs, args, kwargs)
+
+
+def _m_copysign_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_copysign_1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_copysign_sigs = (_ap.PySig('copysign', (('other', 'Tensor', None, False),), False, True), _ap.PySig('copysign', (('other', 'Scalar', None, False),), False, True),)
+
+
+def copysign(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_copysign_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_copysign__Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_copysign_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_copysign__Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_copysign_sigs, args, kwargs)
+
+
+def _m_copysign__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_copysign__1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_copysign__sigs = (_ap.PySig('copysign_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('copysign_', (('other', 'Scalar', None, False),), False, True),)
+
+
+def copysign_(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_copysign__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_copysign___Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_copysign__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_copysign___Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_copysign__sigs, args, kwargs)
+
+
+def cos(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_cos.call(self._keyset, self)
+    _ap.raise_no_arguments('cos', args, kwargs)
+
+
+def cos_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_cos_.call(self._keyset, self)
+    _ap.raise_no_arguments('cos_', args, kwargs)
+
+
+def cosh(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_cosh.call(self._keyset, self)
+    _ap.raise_no_arguments('cosh', args, kwargs)
+
+
+def cosh_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_cosh_.call(self._keyset, self)
+    _ap.raise_no_arguments('cosh_', args, kwargs)
 
 
 def _m_count_nonzero_0(dim):
@@ -845,6 +2329,71 @@ def detach_(self, *args, **kwargs):
     _ap.raise_no_arguments('detach_', args, kwargs)
 
 
+def _m_diag_0(diagonal=0):
+    if type(diagonal) is not int: diagonal = _ap.to_int(diagonal)
+    return diagonal,
+
+
+_m_diag_sigs = (_ap.PySig('diag', (('diagonal', 'int', '0', False),), False, True),)
+
+
+def diag(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_diag.call(self._keyset, self, 0)
+    try:
+        diagonal, = _m_diag_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_diag.call(self._keyset, self, diagonal)
+        return result
+    _ap.raise_invalid_arguments(_m_diag_sigs, args, kwargs)
+
+
+def _m_diag_embed_0(offset=0, dim1=-2, dim2=-1):
+    if type(offset) is not int: offset = _ap.to_int(offset)
+    if type(dim1) is not int: dim1 = _ap.to_int(dim1)
+    if type(dim2) is not int: dim2 = _ap.to_int(dim2)
+    return offset, dim1, dim2
+
+
+_m_diag_embed_sigs = (_ap.PySig('diag_embed', (('offset', 'int', '0', False), ('dim1', 'int', '-2', False), ('dim2', 'int', '-1', False)), False, True),)
+
+
+def diag_embed(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_diag_embed.call(self._keyset, self, 0, -2, -1)
+    try:
+        offset, dim1, dim2 = _m_diag_embed_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_diag_embed.call(self._keyset, self, offset, dim1, dim2)
+        return result
+    _ap.raise_invalid_arguments(_m_diag_embed_sigs, args, kwargs)
+
+
+def _m_diagflat_0(offset=0):
+    if type(offset) is not int: offset = _ap.to_int(offset)
+    return offset,
+
+
+_m_diagflat_sigs = (_ap.PySig('diagflat', (('offset', 'int', '0', False),), False, True),)
+
+
+def diagflat(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_diagflat.call(self._keyset, self, 0)
+    try:
+        offset, = _m_diagflat_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_diagflat.call(self._keyset, self, offset)
+        return result
+    _ap.raise_invalid_arguments(_m_diagflat_sigs, args, kwargs)
+
+
 def _m_diagonal_0(offset=0, dim1=0, dim2=1):
     if type(offset) is not int: offset = _ap.to_int(offset)
     if type(dim1) is not int: dim1 = _ap.to_int(dim1)
@@ -866,6 +2415,222 @@ def diagonal(self, *args, **kwargs):
         result = _op_diagonal.call(self._keyset, self, offset, dim1, dim2)
         return result
     _ap.raise_invalid_arguments(_m_diagonal_sigs, args, kwargs)
+
+
+def digamma(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_digamma.call(self._keyset, self)
+    _ap.raise_no_arguments('digamma', args, kwargs)
+
+
+def digamma_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_digamma_.call(self._keyset, self)
+    _ap.raise_no_arguments('digamma_', args, kwargs)
+
+
+def _m_div_0(other):
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    return other,
+
+
+def _m_div_1(other, *, rounding_mode):
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    if rounding_mode is not None: rounding_mode = _ap.to_str(rounding_mode)
+    return other, rounding_mode
+
+
+def _m_div_2(other, *, rounding_mode):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if rounding_mode is not None: rounding_mode = _ap.to_str(rounding_mode)
+    return other, rounding_mode
+
+
+_m_div_sigs = (_ap.PySig('div', (('other', 'Tensor', None, False),), False, True), _ap.PySig('div', (('other', 'Tensor', None, False), ('rounding_mode', 'str?', None, True)), False, True), _ap.PySig('div', (('other', 'Scalar', None, False), ('rounding_mode', 'str?', None, True)), False, True),)
+
+
+def div(self, *args, **kwargs):
+    try:
+        other, = _m_div_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_div__Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other)
+        return result
+    try:
+        other, rounding_mode = _m_div_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_div__Tensor_mode.call(self._keyset | _ap.keyset_of_arg(other), self, other, rounding_mode)
+        return result
+    try:
+        other, rounding_mode = _m_div_2(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_div__Scalar_mode.call(self._keyset, self, other, rounding_mode)
+        return result
+    _ap.raise_invalid_arguments(_m_div_sigs, args, kwargs)
+
+
+def _m_div__0(other):
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    return other,
+
+
+def _m_div__1(other, *, rounding_mode):
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    if rounding_mode is not None: rounding_mode = _ap.to_str(rounding_mode)
+    return other, rounding_mode
+
+
+def _m_div__2(other, *, rounding_mode):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if rounding_mode is not None: rounding_mode = _ap.to_str(rounding_mode)
+    return other, rounding_mode
+
+
+_m_div__sigs = (_ap.PySig('div_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('div_', (('other', 'Tensor', None, False), ('rounding_mode', 'str?', None, True)), False, True), _ap.PySig('div_', (('other', 'Scalar', None, False), ('rounding_mode', 'str?', None, True)), False, True),)
+
+
+def div_(self, *args, **kwargs):
+    try:
+        other, = _m_div__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_div___Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other)
+        return result
+    try:
+        other, rounding_mode = _m_div__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_div___Tensor_mode.call(self._keyset | _ap.keyset_of_arg(other), self, other, rounding_mode)
+        return result
+    try:
+        other, rounding_mode = _m_div__2(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_div___Scalar_mode.call(self._keyset, self, other, rounding_mode)
+        return result
+    _ap.raise_invalid_arguments(_m_div__sigs, args, kwargs)
+
+
+def _m_divide_0(other):
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    return other,
+
+
+def _m_divide_1(other, *, rounding_mode):
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    if rounding_mode is not None: rounding_mode = _ap.to_str(rounding_mode)
+    return other, rounding_mode
+
+
+def _m_divide_2(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+def _m_divide_3(other, *, rounding_mode):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if rounding_mode is not None: rounding_mode = _ap.to_str(rounding_mode)
+    return other, rounding_mode
+
+
+_m_divide_sigs = (_ap.PySig('divide', (('other', 'Tensor', None, False),), False, True), _ap.PySig('divide', (('other', 'Tensor', None, False), ('rounding_mode', 'str?', None, True)), False, True), _ap.PySig('divide', (('other', 'Scalar', None, False),), False, True), _ap.PySig('divide', (('other', 'Scalar', None, False), ('rounding_mode', 'str?', None, True)), False, True),)
+
+
+def divide(self, *args, **kwargs):
+    try:
+        other, = _m_divide_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_divide__Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other)
+        return result
+    try:
+        other, rounding_mode = _m_divide_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_divide__Tensor_mode.call(self._keyset | _ap.keyset_of_arg(other), self, other, rounding_mode)
+        return result
+    try:
+        other, = _m_divide_2(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_divide__Scalar.call(self._keyset, self, other)
+        return result
+    try:
+        other, rounding_mode = _m_divide_3(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_divide__Scalar_mode.call(self._keyset, self, other, rounding_mode)
+        return result
+    _ap.raise_invalid_arguments(_m_divide_sigs, args, kwargs)
+
+
+def _m_divide__0(other):
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    return other,
+
+
+def _m_divide__1(other, *, rounding_mode):
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    if rounding_mode is not None: rounding_mode = _ap.to_str(rounding_mode)
+    return other, rounding_mode
+
+
+def _m_divide__2(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+def _m_divide__3(other, *, rounding_mode):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if rounding_mode is not None: rounding_mode = _ap.to_str(rounding_mode)
+    return other, rounding_mode
+
+
+_m_divide__sigs = (_ap.PySig('divide_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('divide_', (('other', 'Tensor', None, False), ('rounding_mode', 'str?', None, True)), False, True), _ap.PySig('divide_', (('other', 'Scalar', None, False),), False, True), _ap.PySig('divide_', (('other', 'Scalar', None, False), ('rounding_mode', 'str?', None, True)), False, True),)
+
+
+def divide_(self, *args, **kwargs):
+    try:
+        other, = _m_divide__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_divide___Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other)
+        return result
+    try:
+        other, rounding_mode = _m_divide__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_divide___Tensor_mode.call(self._keyset | _ap.keyset_of_arg(other), self, other, rounding_mode)
+        return result
+    try:
+        other, = _m_divide__2(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_divide___Scalar.call(self._keyset, self, other)
+        return result
+    try:
+        other, rounding_mode = _m_divide__3(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_divide___Scalar_mode.call(self._keyset, self, other, rounding_mode)
+        return result
+    _ap.raise_invalid_arguments(_m_divide__sigs, args, kwargs)
 
 
 def _m_dot_0(tensor):
@@ -919,6 +2684,149 @@ def dsplit(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_dsplit_sigs, args, kwargs)
 
 
+def _m_eq_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_eq_1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_eq_sigs = (_ap.PySig('eq', (('other', 'Tensor', None, False),), False, True), _ap.PySig('eq', (('other', 'Scalar', None, False),), False, True),)
+
+
+def eq(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_eq_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_eq__Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_eq_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_eq__Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_eq_sigs, args, kwargs)
+
+
+def _m_eq__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_eq__1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_eq__sigs = (_ap.PySig('eq_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('eq_', (('other', 'Scalar', None, False),), False, True),)
+
+
+def eq_(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_eq__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_eq___Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_eq__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_eq___Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_eq__sigs, args, kwargs)
+
+
+def _m_equal_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_equal_sigs = (_ap.PySig('equal', (('other', 'Tensor', None, False),), False, True),)
+
+
+def equal(self, *args, **kwargs):
+    try:
+        other, = _m_equal_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_equal.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_equal_sigs, args, kwargs)
+
+
+def erf(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_erf.call(self._keyset, self)
+    _ap.raise_no_arguments('erf', args, kwargs)
+
+
+def erf_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_erf_.call(self._keyset, self)
+    _ap.raise_no_arguments('erf_', args, kwargs)
+
+
+def erfc(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_erfc.call(self._keyset, self)
+    _ap.raise_no_arguments('erfc', args, kwargs)
+
+
+def erfc_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_erfc_.call(self._keyset, self)
+    _ap.raise_no_arguments('erfc_', args, kwargs)
+
+
+def erfinv(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_erfinv.call(self._keyset, self)
+    _ap.raise_no_arguments('erfinv', args, kwargs)
+
+
+def erfinv_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_erfinv_.call(self._keyset, self)
+    _ap.raise_no_arguments('erfinv_', args, kwargs)
+
+
+def exp(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_exp.call(self._keyset, self)
+    _ap.raise_no_arguments('exp', args, kwargs)
+
+
+def exp2(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_exp2.call(self._keyset, self)
+    _ap.raise_no_arguments('exp2', args, kwargs)
+
+
+def exp2_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_exp2_.call(self._keyset, self)
+    _ap.raise_no_arguments('exp2_', args, kwargs)
+
+
+def exp_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_exp_.call(self._keyset, self)
+    _ap.raise_no_arguments('exp_', args, kwargs)
+
+
 def _m_expand_0(size, *, implicit=False):
     size = _ap.to_intlist(size)
     if implicit is not False and implicit is not True: raise _Mismatch
@@ -959,6 +2867,40 @@ def expand_as(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_expand_as_sigs, args, kwargs)
 
 
+def expm1(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_expm1.call(self._keyset, self)
+    _ap.raise_no_arguments('expm1', args, kwargs)
+
+
+def expm1_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_expm1_.call(self._keyset, self)
+    _ap.raise_no_arguments('expm1_', args, kwargs)
+
+
+def _m_exponential__0(lambd=1, *, generator=None):
+    if type(lambd) is not float: lambd = _ap.to_float(lambd)
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    return lambd, generator
+
+
+_m_exponential__sigs = (_ap.PySig('exponential_', (('lambd', 'float', '1', False), ('generator', 'Generator?', 'None', True)), False, True),)
+
+
+def exponential_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_exponential_.call(self._keyset, self, 1, None)
+    try:
+        lambd, generator = _m_exponential__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_exponential_.call(self._keyset, self, lambd, generator)
+        return result
+    _ap.raise_invalid_arguments(_m_exponential__sigs, args, kwargs)
+
+
 def _m_fill__0(value):
     if not isinstance(value, _Tensor): raise _Mismatch
     return value,
@@ -991,6 +2933,18 @@ def fill_(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_fill__sigs, args, kwargs)
 
 
+def fix(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_fix.call(self._keyset, self)
+    _ap.raise_no_arguments('fix', args, kwargs)
+
+
+def fix_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_fix_.call(self._keyset, self)
+    _ap.raise_no_arguments('fix_', args, kwargs)
+
+
 def _m_flatten_0(start_dim=0, end_dim=-1):
     if type(start_dim) is not int: start_dim = _ap.to_int(start_dim)
     if type(end_dim) is not int: end_dim = _ap.to_int(end_dim)
@@ -1011,6 +2965,290 @@ def flatten(self, *args, **kwargs):
         result = _op_flatten__using_ints.call(self._keyset, self, start_dim, end_dim)
         return result
     _ap.raise_invalid_arguments(_m_flatten_sigs, args, kwargs)
+
+
+def _m_flip_0(dims):
+    dims = _ap.to_intlist(dims)
+    return dims,
+
+
+_m_flip_sigs = (_ap.PySig('flip', (('dims', 'int[]', None, False),), True, True),)
+
+
+def flip(self, *args, **kwargs):
+    packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
+    try:
+        dims, = _m_flip_0(*packed, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_flip.call(self._keyset, self, dims)
+        return result
+    _ap.raise_invalid_arguments(_m_flip_sigs, args, kwargs)
+
+
+def fliplr(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_fliplr.call(self._keyset, self)
+    _ap.raise_no_arguments('fliplr', args, kwargs)
+
+
+def flipud(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_flipud.call(self._keyset, self)
+    _ap.raise_no_arguments('flipud', args, kwargs)
+
+
+def _m_float_power_0(exponent):
+    if not isinstance(exponent, _Tensor): raise _Mismatch
+    return exponent,
+
+
+def _m_float_power_1(exponent):
+    if type(exponent) not in _PYNUM: exponent = _ap.to_scalar(exponent)
+    return exponent,
+
+
+_m_float_power_sigs = (_ap.PySig('float_power', (('exponent', 'Tensor', None, False),), False, True), _ap.PySig('float_power', (('exponent', 'Scalar', None, False),), False, True),)
+
+
+def float_power(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            exponent, = _m_float_power_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_float_power__Tensor_Tensor.call(self._keyset | exponent._keyset, self, exponent)
+            return result
+    try:
+        exponent, = _m_float_power_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_float_power__Tensor_Scalar.call(self._keyset, self, exponent)
+        return result
+    _ap.raise_invalid_arguments(_m_float_power_sigs, args, kwargs)
+
+
+def _m_float_power__0(exponent):
+    if not isinstance(exponent, _Tensor): raise _Mismatch
+    return exponent,
+
+
+def _m_float_power__1(exponent):
+    if type(exponent) not in _PYNUM: exponent = _ap.to_scalar(exponent)
+    return exponent,
+
+
+_m_float_power__sigs = (_ap.PySig('float_power_', (('exponent', 'Tensor', None, False),), False, True), _ap.PySig('float_power_', (('exponent', 'Scalar', None, False),), False, True),)
+
+
+def float_power_(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            exponent, = _m_float_power__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_float_power___Tensor.call(self._keyset | exponent._keyset, self, exponent)
+            return result
+    try:
+        exponent, = _m_float_power__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_float_power___Scalar.call(self._keyset, self, exponent)
+        return result
+    _ap.raise_invalid_arguments(_m_float_power__sigs, args, kwargs)
+
+
+def floor(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_floor.call(self._keyset, self)
+    _ap.raise_no_arguments('floor', args, kwargs)
+
+
+def floor_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_floor_.call(self._keyset, self)
+    _ap.raise_no_arguments('floor_', args, kwargs)
+
+
+def _m_floor_divide_0(other):
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    return other,
+
+
+def _m_floor_divide_1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_floor_divide_sigs = (_ap.PySig('floor_divide', (('other', 'Tensor', None, False),), False, True), _ap.PySig('floor_divide', (('other', 'Scalar', None, False),), False, True),)
+
+
+def floor_divide(self, *args, **kwargs):
+    try:
+        other, = _m_floor_divide_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_floor_divide.call(self._keyset | _ap.keyset_of_arg(other), self, other)
+        return result
+    try:
+        other, = _m_floor_divide_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_floor_divide__Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_floor_divide_sigs, args, kwargs)
+
+
+def _m_floor_divide__0(other):
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    return other,
+
+
+def _m_floor_divide__1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_floor_divide__sigs = (_ap.PySig('floor_divide_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('floor_divide_', (('other', 'Scalar', None, False),), False, True),)
+
+
+def floor_divide_(self, *args, **kwargs):
+    try:
+        other, = _m_floor_divide__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_floor_divide___Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other)
+        return result
+    try:
+        other, = _m_floor_divide__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_floor_divide___Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_floor_divide__sigs, args, kwargs)
+
+
+def _m_fmax_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_fmax_sigs = (_ap.PySig('fmax', (('other', 'Tensor', None, False),), False, True),)
+
+
+def fmax(self, *args, **kwargs):
+    try:
+        other, = _m_fmax_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_fmax.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_fmax_sigs, args, kwargs)
+
+
+def _m_fmin_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_fmin_sigs = (_ap.PySig('fmin', (('other', 'Tensor', None, False),), False, True),)
+
+
+def fmin(self, *args, **kwargs):
+    try:
+        other, = _m_fmin_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_fmin.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_fmin_sigs, args, kwargs)
+
+
+def _m_fmod_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_fmod_1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_fmod_sigs = (_ap.PySig('fmod', (('other', 'Tensor', None, False),), False, True), _ap.PySig('fmod', (('other', 'Scalar', None, False),), False, True),)
+
+
+def fmod(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_fmod_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_fmod__Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_fmod_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_fmod__Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_fmod_sigs, args, kwargs)
+
+
+def _m_fmod__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_fmod__1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_fmod__sigs = (_ap.PySig('fmod_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('fmod_', (('other', 'Scalar', None, False),), False, True),)
+
+
+def fmod_(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_fmod__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_fmod___Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_fmod__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_fmod___Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_fmod__sigs, args, kwargs)
+
+
+def frac(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_frac.call(self._keyset, self)
+    _ap.raise_no_arguments('frac', args, kwargs)
+
+
+def frac_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_frac_.call(self._keyset, self)
+    _ap.raise_no_arguments('frac_', args, kwargs)
 
 
 def _m_gather_0(dim, index, *, sparse_grad=False):
@@ -1034,6 +3272,90 @@ def gather(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_gather_sigs, args, kwargs)
 
 
+def _m_ge_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_ge_1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_ge_sigs = (_ap.PySig('ge', (('other', 'Tensor', None, False),), False, True), _ap.PySig('ge', (('other', 'Scalar', None, False),), False, True),)
+
+
+def ge(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_ge_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_ge__Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_ge_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_ge__Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_ge_sigs, args, kwargs)
+
+
+def _m_ge__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_ge__1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_ge__sigs = (_ap.PySig('ge_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('ge_', (('other', 'Scalar', None, False),), False, True),)
+
+
+def ge_(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_ge__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_ge___Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_ge__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_ge___Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_ge__sigs, args, kwargs)
+
+
+def _m_geometric__0(p, *, generator=None):
+    if type(p) is not float: p = _ap.to_float(p)
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    return p, generator
+
+
+_m_geometric__sigs = (_ap.PySig('geometric_', (('p', 'float', None, False), ('generator', 'Generator?', 'None', True)), False, True),)
+
+
+def geometric_(self, *args, **kwargs):
+    try:
+        p, generator = _m_geometric__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_geometric_.call(self._keyset, self, p, generator)
+        return result
+    _ap.raise_invalid_arguments(_m_geometric__sigs, args, kwargs)
+
+
 def _m_ger_0(vec2):
     if not isinstance(vec2, _Tensor): raise _Mismatch
     return vec2,
@@ -1051,6 +3373,198 @@ def ger(self, *args, **kwargs):
         result = _op_ger.call(self._keyset | vec2._keyset, self, vec2)
         return result
     _ap.raise_invalid_arguments(_m_ger_sigs, args, kwargs)
+
+
+def _m_greater_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_greater_1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_greater_sigs = (_ap.PySig('greater', (('other', 'Tensor', None, False),), False, True), _ap.PySig('greater', (('other', 'Scalar', None, False),), False, True),)
+
+
+def greater(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_greater_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_greater__Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_greater_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_greater__Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_greater_sigs, args, kwargs)
+
+
+def _m_greater__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_greater__1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_greater__sigs = (_ap.PySig('greater_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('greater_', (('other', 'Scalar', None, False),), False, True),)
+
+
+def greater_(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_greater__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_greater___Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_greater__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_greater___Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_greater__sigs, args, kwargs)
+
+
+def _m_greater_equal_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_greater_equal_1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_greater_equal_sigs = (_ap.PySig('greater_equal', (('other', 'Tensor', None, False),), False, True), _ap.PySig('greater_equal', (('other', 'Scalar', None, False),), False, True),)
+
+
+def greater_equal(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_greater_equal_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_greater_equal__Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_greater_equal_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_greater_equal__Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_greater_equal_sigs, args, kwargs)
+
+
+def _m_greater_equal__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_greater_equal__1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_greater_equal__sigs = (_ap.PySig('greater_equal_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('greater_equal_', (('other', 'Scalar', None, False),), False, True),)
+
+
+def greater_equal_(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_greater_equal__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_greater_equal___Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_greater_equal__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_greater_equal___Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_greater_equal__sigs, args, kwargs)
+
+
+def _m_gt_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_gt_1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_gt_sigs = (_ap.PySig('gt', (('other', 'Tensor', None, False),), False, True), _ap.PySig('gt', (('other', 'Scalar', None, False),), False, True),)
+
+
+def gt(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_gt_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_gt__Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_gt_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_gt__Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_gt_sigs, args, kwargs)
+
+
+def _m_gt__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_gt__1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_gt__sigs = (_ap.PySig('gt_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('gt_', (('other', 'Scalar', None, False),), False, True),)
+
+
+def gt_(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_gt__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_gt___Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_gt__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_gt___Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_gt__sigs, args, kwargs)
 
 
 def _m_hsplit_0(sections):
@@ -1083,6 +3597,44 @@ def hsplit(self, *args, **kwargs):
         result = _op_hsplit__array.call(self._keyset, self, indices)
         return result
     _ap.raise_invalid_arguments(_m_hsplit_sigs, args, kwargs)
+
+
+def _m_hypot_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_hypot_sigs = (_ap.PySig('hypot', (('other', 'Tensor', None, False),), False, True),)
+
+
+def hypot(self, *args, **kwargs):
+    try:
+        other, = _m_hypot_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_hypot.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_hypot_sigs, args, kwargs)
+
+
+def _m_hypot__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_hypot__sigs = (_ap.PySig('hypot_', (('other', 'Tensor', None, False),), False, True),)
+
+
+def hypot_(self, *args, **kwargs):
+    try:
+        other, = _m_hypot__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_hypot_.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_hypot__sigs, args, kwargs)
 
 
 def _m_index_0(indices):
@@ -1391,6 +3943,403 @@ def inner(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_inner_sigs, args, kwargs)
 
 
+def _m_isclose_0(other, rtol=1.0000000000000001e-05, atol=1e-08, equal_nan=False):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if type(rtol) is not float: rtol = _ap.to_float(rtol)
+    if type(atol) is not float: atol = _ap.to_float(atol)
+    if equal_nan is not False and equal_nan is not True: raise _Mismatch
+    return other, rtol, atol, equal_nan
+
+
+_m_isclose_sigs = (_ap.PySig('isclose', (('other', 'Tensor', None, False), ('rtol', 'float', '1.0000000000000001e-05', False), ('atol', 'float', '1e-08', False), ('equal_nan', 'bool', 'False', False)), False, True),)
+
+
+def isclose(self, *args, **kwargs):
+    try:
+        other, rtol, atol, equal_nan = _m_isclose_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_isclose.call(self._keyset | other._keyset, self, other, rtol, atol, equal_nan)
+        return result
+    _ap.raise_invalid_arguments(_m_isclose_sigs, args, kwargs)
+
+
+def isfinite(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_isfinite.call(self._keyset, self)
+    _ap.raise_no_arguments('isfinite', args, kwargs)
+
+
+def isinf(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_isinf.call(self._keyset, self)
+    _ap.raise_no_arguments('isinf', args, kwargs)
+
+
+def isnan(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_isnan.call(self._keyset, self)
+    _ap.raise_no_arguments('isnan', args, kwargs)
+
+
+def isneginf(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_isneginf.call(self._keyset, self)
+    _ap.raise_no_arguments('isneginf', args, kwargs)
+
+
+def isposinf(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_isposinf.call(self._keyset, self)
+    _ap.raise_no_arguments('isposinf', args, kwargs)
+
+
+def _m_le_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_le_1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_le_sigs = (_ap.PySig('le', (('other', 'Tensor', None, False),), False, True), _ap.PySig('le', (('other', 'Scalar', None, False),), False, True),)
+
+
+def le(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_le_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_le__Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_le_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_le__Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_le_sigs, args, kwargs)
+
+
+def _m_le__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_le__1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_le__sigs = (_ap.PySig('le_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('le_', (('other', 'Scalar', None, False),), False, True),)
+
+
+def le_(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_le__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_le___Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_le__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_le___Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_le__sigs, args, kwargs)
+
+
+def _m_lerp_0(end, weight):
+    if not isinstance(end, _Tensor): raise _Mismatch
+    if not isinstance(weight, _Tensor): raise _Mismatch
+    return end, weight
+
+
+def _m_lerp_1(end, weight):
+    if not isinstance(end, _Tensor): raise _Mismatch
+    if type(weight) not in _PYNUM: weight = _ap.to_scalar(weight)
+    return end, weight
+
+
+_m_lerp_sigs = (_ap.PySig('lerp', (('end', 'Tensor', None, False), ('weight', 'Tensor', None, False)), False, True), _ap.PySig('lerp', (('end', 'Tensor', None, False), ('weight', 'Scalar', None, False)), False, True),)
+
+
+def lerp(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            end, weight = _m_lerp_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_lerp__Tensor.call(self._keyset | end._keyset | weight._keyset, self, end, weight)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            end, weight = _m_lerp_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_lerp__Scalar.call(self._keyset | end._keyset, self, end, weight)
+            return result
+    _ap.raise_invalid_arguments(_m_lerp_sigs, args, kwargs)
+
+
+def _m_lerp__0(end, weight):
+    if not isinstance(end, _Tensor): raise _Mismatch
+    if not isinstance(weight, _Tensor): raise _Mismatch
+    return end, weight
+
+
+def _m_lerp__1(end, weight):
+    if not isinstance(end, _Tensor): raise _Mismatch
+    if type(weight) not in _PYNUM: weight = _ap.to_scalar(weight)
+    return end, weight
+
+
+_m_lerp__sigs = (_ap.PySig('lerp_', (('end', 'Tensor', None, False), ('weight', 'Tensor', None, False)), False, True), _ap.PySig('lerp_', (('end', 'Tensor', None, False), ('weight', 'Scalar', None, False)), False, True),)
+
+
+def lerp_(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            end, weight = _m_lerp__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_lerp___Tensor.call(self._keyset | end._keyset | weight._keyset, self, end, weight)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            end, weight = _m_lerp__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_lerp___Scalar.call(self._keyset | end._keyset, self, end, weight)
+            return result
+    _ap.raise_invalid_arguments(_m_lerp__sigs, args, kwargs)
+
+
+def _m_less_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_less_1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_less_sigs = (_ap.PySig('less', (('other', 'Tensor', None, False),), False, True), _ap.PySig('less', (('other', 'Scalar', None, False),), False, True),)
+
+
+def less(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_less_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_less__Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_less_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_less__Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_less_sigs, args, kwargs)
+
+
+def _m_less__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_less__1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_less__sigs = (_ap.PySig('less_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('less_', (('other', 'Scalar', None, False),), False, True),)
+
+
+def less_(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_less__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_less___Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_less__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_less___Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_less__sigs, args, kwargs)
+
+
+def _m_less_equal_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_less_equal_1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_less_equal_sigs = (_ap.PySig('less_equal', (('other', 'Tensor', None, False),), False, True), _ap.PySig('less_equal', (('other', 'Scalar', None, False),), False, True),)
+
+
+def less_equal(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_less_equal_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_less_equal__Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_less_equal_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_less_equal__Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_less_equal_sigs, args, kwargs)
+
+
+def _m_less_equal__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_less_equal__1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_less_equal__sigs = (_ap.PySig('less_equal_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('less_equal_', (('other', 'Scalar', None, False),), False, True),)
+
+
+def less_equal_(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_less_equal__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_less_equal___Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_less_equal__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_less_equal___Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_less_equal__sigs, args, kwargs)
+
+
+def lgamma(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_lgamma.call(self._keyset, self)
+    _ap.raise_no_arguments('lgamma', args, kwargs)
+
+
+def lgamma_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_lgamma_.call(self._keyset, self)
+    _ap.raise_no_arguments('lgamma_', args, kwargs)
+
+
+def log(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_log.call(self._keyset, self)
+    _ap.raise_no_arguments('log', args, kwargs)
+
+
+def log10(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_log10.call(self._keyset, self)
+    _ap.raise_no_arguments('log10', args, kwargs)
+
+
+def log10_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_log10_.call(self._keyset, self)
+    _ap.raise_no_arguments('log10_', args, kwargs)
+
+
+def log1p(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_log1p.call(self._keyset, self)
+    _ap.raise_no_arguments('log1p', args, kwargs)
+
+
+def log1p_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_log1p_.call(self._keyset, self)
+    _ap.raise_no_arguments('log1p_', args, kwargs)
+
+
+def log2(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_log2.call(self._keyset, self)
+    _ap.raise_no_arguments('log2', args, kwargs)
+
+
+def log2_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_log2_.call(self._keyset, self)
+    _ap.raise_no_arguments('log2_', args, kwargs)
+
+
+def log_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_log_.call(self._keyset, self)
+    _ap.raise_no_arguments('log_', args, kwargs)
+
+
+def _m_log_normal__0(mean=1, std=2, *, generator=None):
+    if type(mean) is not float: mean = _ap.to_float(mean)
+    if type(std) is not float: std = _ap.to_float(std)
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    return mean, std, generator
+
+
+_m_log_normal__sigs = (_ap.PySig('log_normal_', (('mean', 'float', '1', False), ('std', 'float', '2', False), ('generator', 'Generator?', 'None', True)), False, True),)
+
+
+def log_normal_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_log_normal_.call(self._keyset, self, 1, 2, None)
+    try:
+        mean, std, generator = _m_log_normal__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_log_normal_.call(self._keyset, self, mean, std, generator)
+        return result
+    _ap.raise_invalid_arguments(_m_log_normal__sigs, args, kwargs)
+
+
 def _m_log_softmax_0(dim, dtype=None):
     if type(dim) is not int: dim = _ap.to_int(dim)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -1411,6 +4360,193 @@ def log_softmax(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_log_softmax_sigs, args, kwargs)
 
 
+def _m_logaddexp_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_logaddexp_sigs = (_ap.PySig('logaddexp', (('other', 'Tensor', None, False),), False, True),)
+
+
+def logaddexp(self, *args, **kwargs):
+    try:
+        other, = _m_logaddexp_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_logaddexp.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_logaddexp_sigs, args, kwargs)
+
+
+def _m_logical_and_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_logical_and_sigs = (_ap.PySig('logical_and', (('other', 'Tensor', None, False),), False, True),)
+
+
+def logical_and(self, *args, **kwargs):
+    try:
+        other, = _m_logical_and_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_logical_and.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_logical_and_sigs, args, kwargs)
+
+
+def _m_logical_and__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_logical_and__sigs = (_ap.PySig('logical_and_', (('other', 'Tensor', None, False),), False, True),)
+
+
+def logical_and_(self, *args, **kwargs):
+    try:
+        other, = _m_logical_and__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_logical_and_.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_logical_and__sigs, args, kwargs)
+
+
+def logical_not(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_logical_not.call(self._keyset, self)
+    _ap.raise_no_arguments('logical_not', args, kwargs)
+
+
+def logical_not_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_logical_not_.call(self._keyset, self)
+    _ap.raise_no_arguments('logical_not_', args, kwargs)
+
+
+def _m_logical_or_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_logical_or_sigs = (_ap.PySig('logical_or', (('other', 'Tensor', None, False),), False, True),)
+
+
+def logical_or(self, *args, **kwargs):
+    try:
+        other, = _m_logical_or_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_logical_or.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_logical_or_sigs, args, kwargs)
+
+
+def _m_logical_or__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_logical_or__sigs = (_ap.PySig('logical_or_', (('other', 'Tensor', None, False),), False, True),)
+
+
+def logical_or_(self, *args, **kwargs):
+    try:
+        other, = _m_logical_or__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_logical_or_.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_logical_or__sigs, args, kwargs)
+
+
+def _m_logical_xor_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_logical_xor_sigs = (_ap.PySig('logical_xor', (('other', 'Tensor', None, False),), False, True),)
+
+
+def logical_xor(self, *args, **kwargs):
+    try:
+        other, = _m_logical_xor_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_logical_xor.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_logical_xor_sigs, args, kwargs)
+
+
+def _m_logical_xor__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_logical_xor__sigs = (_ap.PySig('logical_xor_', (('other', 'Tensor', None, False),), False, True),)
+
+
+def logical_xor_(self, *args, **kwargs):
+    try:
+        other, = _m_logical_xor__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_logical_xor_.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_logical_xor__sigs, args, kwargs)
+
+
+def _m_logit_0(eps=None):
+    if eps is not None and type(eps) is not float: eps = _ap.to_float(eps)
+    return eps,
+
+
+_m_logit_sigs = (_ap.PySig('logit', (('eps', 'float?', 'None', False),), False, True),)
+
+
+def logit(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_logit.call(self._keyset, self, None)
+    try:
+        eps, = _m_logit_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_logit.call(self._keyset, self, eps)
+        return result
+    _ap.raise_invalid_arguments(_m_logit_sigs, args, kwargs)
+
+
+def _m_logit__0(eps=None):
+    if eps is not None and type(eps) is not float: eps = _ap.to_float(eps)
+    return eps,
+
+
+_m_logit__sigs = (_ap.PySig('logit_', (('eps', 'float?', 'None', False),), False, True),)
+
+
+def logit_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_logit_.call(self._keyset, self, None)
+    try:
+        eps, = _m_logit__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_logit_.call(self._keyset, self, eps)
+        return result
+    _ap.raise_invalid_arguments(_m_logit__sigs, args, kwargs)
+
+
 def _m_logsumexp_0(dim, keepdim=False):
     dim = _ap.to_intlist(dim, 1)
     if keepdim is not False and keepdim is not True: raise _Mismatch
@@ -1429,6 +4565,70 @@ def logsumexp(self, *args, **kwargs):
         result = _op_logsumexp.call(self._keyset, self, dim, keepdim)
         return result
     _ap.raise_invalid_arguments(_m_logsumexp_sigs, args, kwargs)
+
+
+def _m_lt_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_lt_1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_lt_sigs = (_ap.PySig('lt', (('other', 'Tensor', None, False),), False, True), _ap.PySig('lt', (('other', 'Scalar', None, False),), False, True),)
+
+
+def lt(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_lt_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_lt__Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_lt_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_lt__Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_lt_sigs, args, kwargs)
+
+
+def _m_lt__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_lt__1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_lt__sigs = (_ap.PySig('lt_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('lt_', (('other', 'Scalar', None, False),), False, True),)
+
+
+def lt_(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_lt__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_lt___Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_lt__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_lt___Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_lt__sigs, args, kwargs)
 
 
 def mH(self, *args, **kwargs):
@@ -1643,6 +4843,25 @@ def max(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_max_sigs, args, kwargs)
 
 
+def _m_maximum_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_maximum_sigs = (_ap.PySig('maximum', (('other', 'Tensor', None, False),), False, True),)
+
+
+def maximum(self, *args, **kwargs):
+    try:
+        other, = _m_maximum_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_maximum.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_maximum_sigs, args, kwargs)
+
+
 def _m_mean_0(*, dtype=None):
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     return dtype,
@@ -1722,6 +4941,25 @@ def min(self, *args, **kwargs):
         result = _rt_min(_op_min__dim.call(self._keyset, self, dim, keepdim))
         return result
     _ap.raise_invalid_arguments(_m_min_sigs, args, kwargs)
+
+
+def _m_minimum_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_minimum_sigs = (_ap.PySig('minimum', (('other', 'Tensor', None, False),), False, True),)
+
+
+def minimum(self, *args, **kwargs):
+    try:
+        other, = _m_minimum_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_minimum.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_minimum_sigs, args, kwargs)
 
 
 def _m_mm_0(mat2):
@@ -1809,6 +5047,127 @@ def movedim(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_movedim_sigs, args, kwargs)
 
 
+def _m_mul_0(other):
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    return other,
+
+
+_m_mul_sigs = (_ap.PySig('mul', (('other', 'Tensor', None, False),), False, True),)
+
+
+def mul(self, *args, **kwargs):
+    try:
+        other, = _m_mul_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_mul__Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_mul_sigs, args, kwargs)
+
+
+def _m_mul__0(other):
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    return other,
+
+
+_m_mul__sigs = (_ap.PySig('mul_', (('other', 'Tensor', None, False),), False, True),)
+
+
+def mul_(self, *args, **kwargs):
+    try:
+        other, = _m_mul__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_mul___Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_mul__sigs, args, kwargs)
+
+
+def _m_multinomial_0(num_samples, replacement=False, *, generator=None):
+    if type(num_samples) is not int: num_samples = _ap.to_int(num_samples)
+    if replacement is not False and replacement is not True: raise _Mismatch
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    return num_samples, replacement, generator
+
+
+_m_multinomial_sigs = (_ap.PySig('multinomial', (('num_samples', 'SymInt', None, False), ('replacement', 'bool', 'False', False), ('generator', 'Generator?', 'None', True)), False, True),)
+
+
+def multinomial(self, *args, **kwargs):
+    try:
+        num_samples, replacement, generator = _m_multinomial_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_multinomial.call(self._keyset, self, num_samples, replacement, generator)
+        return result
+    _ap.raise_invalid_arguments(_m_multinomial_sigs, args, kwargs)
+
+
+def _m_multiply_0(other):
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    return other,
+
+
+def _m_multiply_1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_multiply_sigs = (_ap.PySig('multiply', (('other', 'Tensor', None, False),), False, True), _ap.PySig('multiply', (('other', 'Scalar', None, False),), False, True),)
+
+
+def multiply(self, *args, **kwargs):
+    try:
+        other, = _m_multiply_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_multiply__Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other)
+        return result
+    try:
+        other, = _m_multiply_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_multiply__Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_multiply_sigs, args, kwargs)
+
+
+def _m_multiply__0(other):
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    return other,
+
+
+def _m_multiply__1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_multiply__sigs = (_ap.PySig('multiply_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('multiply_', (('other', 'Scalar', None, False),), False, True),)
+
+
+def multiply_(self, *args, **kwargs):
+    try:
+        other, = _m_multiply__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_multiply___Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other)
+        return result
+    try:
+        other, = _m_multiply__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_multiply___Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_multiply__sigs, args, kwargs)
+
+
 def _m_mv_0(vec):
     if not isinstance(vec, _Tensor): raise _Mismatch
     return vec,
@@ -1826,6 +5185,52 @@ def mv(self, *args, **kwargs):
         result = _op_mv.call(self._keyset | vec._keyset, self, vec)
         return result
     _ap.raise_invalid_arguments(_m_mv_sigs, args, kwargs)
+
+
+def _m_nan_to_num_0(nan=None, posinf=None, neginf=None):
+    if nan is not None and type(nan) is not float: nan = _ap.to_float(nan)
+    if posinf is not None and type(posinf) is not float: posinf = _ap.to_float(posinf)
+    if neginf is not None and type(neginf) is not float: neginf = _ap.to_float(neginf)
+    return nan, posinf, neginf
+
+
+_m_nan_to_num_sigs = (_ap.PySig('nan_to_num', (('nan', 'float?', 'None', False), ('posinf', 'float?', 'None', False), ('neginf', 'float?', 'None', False)), False, True),)
+
+
+def nan_to_num(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_nan_to_num.call(self._keyset, self, None, None, None)
+    try:
+        nan, posinf, neginf = _m_nan_to_num_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_nan_to_num.call(self._keyset, self, nan, posinf, neginf)
+        return result
+    _ap.raise_invalid_arguments(_m_nan_to_num_sigs, args, kwargs)
+
+
+def _m_nan_to_num__0(nan=None, posinf=None, neginf=None):
+    if nan is not None and type(nan) is not float: nan = _ap.to_float(nan)
+    if posinf is not None and type(posinf) is not float: posinf = _ap.to_float(posinf)
+    if neginf is not None and type(neginf) is not float: neginf = _ap.to_float(neginf)
+    return nan, posinf, neginf
+
+
+_m_nan_to_num__sigs = (_ap.PySig('nan_to_num_', (('nan', 'float?', 'None', False), ('posinf', 'float?', 'None', False), ('neginf', 'float?', 'None', False)), False, True),)
+
+
+def nan_to_num_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_nan_to_num_.call(self._keyset, self, None, None, None)
+    try:
+        nan, posinf, neginf = _m_nan_to_num__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_nan_to_num_.call(self._keyset, self, nan, posinf, neginf)
+        return result
+    _ap.raise_invalid_arguments(_m_nan_to_num__sigs, args, kwargs)
 
 
 def _m_nanmean_0(dim=None, keepdim=False, *, dtype=None):
@@ -1908,6 +5313,94 @@ def narrow(self, *args, **kwargs):
             result = _op_narrow__Tensor.call(self._keyset | start._keyset, self, dim, start, length)
             return result
     _ap.raise_invalid_arguments(_m_narrow_sigs, args, kwargs)
+
+
+def _m_ne_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_ne_1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_ne_sigs = (_ap.PySig('ne', (('other', 'Tensor', None, False),), False, True), _ap.PySig('ne', (('other', 'Scalar', None, False),), False, True),)
+
+
+def ne(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_ne_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_ne__Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_ne_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_ne__Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_ne_sigs, args, kwargs)
+
+
+def _m_ne__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_ne__1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_ne__sigs = (_ap.PySig('ne_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('ne_', (('other', 'Scalar', None, False),), False, True),)
+
+
+def ne_(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_ne__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_ne___Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_ne__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_ne___Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_ne__sigs, args, kwargs)
+
+
+def neg(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_neg.call(self._keyset, self)
+    _ap.raise_no_arguments('neg', args, kwargs)
+
+
+def neg_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_neg_.call(self._keyset, self)
+    _ap.raise_no_arguments('neg_', args, kwargs)
+
+
+def negative(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_negative.call(self._keyset, self)
+    _ap.raise_no_arguments('negative', args, kwargs)
+
+
+def negative_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_negative_.call(self._keyset, self)
+    _ap.raise_no_arguments('negative_', args, kwargs)
 
 
 def _m_new_empty_0(size, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -2106,6 +5599,93 @@ def norm(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_norm_sigs, args, kwargs)
 
 
+def _m_normal__0(mean=0, std=1, *, generator=None):
+    if type(mean) is not float: mean = _ap.to_float(mean)
+    if type(std) is not float: std = _ap.to_float(std)
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    return mean, std, generator
+
+
+_m_normal__sigs = (_ap.PySig('normal_', (('mean', 'float', '0', False), ('std', 'float', '1', False), ('generator', 'Generator?', 'None', True)), False, True),)
+
+
+def normal_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_normal_.call(self._keyset, self, 0, 1, None)
+    try:
+        mean, std, generator = _m_normal__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_normal_.call(self._keyset, self, mean, std, generator)
+        return result
+    _ap.raise_invalid_arguments(_m_normal__sigs, args, kwargs)
+
+
+def _m_not_equal_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_not_equal_1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_not_equal_sigs = (_ap.PySig('not_equal', (('other', 'Tensor', None, False),), False, True), _ap.PySig('not_equal', (('other', 'Scalar', None, False),), False, True),)
+
+
+def not_equal(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_not_equal_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_not_equal__Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_not_equal_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_not_equal__Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_not_equal_sigs, args, kwargs)
+
+
+def _m_not_equal__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_not_equal__1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_not_equal__sigs = (_ap.PySig('not_equal_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('not_equal_', (('other', 'Scalar', None, False),), False, True),)
+
+
+def not_equal_(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_not_equal__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_not_equal___Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_not_equal__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_not_equal___Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_not_equal__sigs, args, kwargs)
+
+
 def numpy_T(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_numpy_T.call(self._keyset, self)
@@ -2149,6 +5729,76 @@ def permute(self, *args, **kwargs):
         result = _op_permute.call(self._keyset, self, dims)
         return result
     _ap.raise_invalid_arguments(_m_permute_sigs, args, kwargs)
+
+
+def positive(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_positive.call(self._keyset, self)
+    _ap.raise_no_arguments('positive', args, kwargs)
+
+
+def _m_pow_0(exponent):
+    if not isinstance(exponent, _Tensor): raise _Mismatch
+    return exponent,
+
+
+def _m_pow_1(exponent):
+    if type(exponent) not in _PYNUM: exponent = _ap.to_scalar(exponent)
+    return exponent,
+
+
+_m_pow_sigs = (_ap.PySig('pow', (('exponent', 'Tensor', None, False),), False, True), _ap.PySig('pow', (('exponent', 'Scalar', None, False),), False, True),)
+
+
+def pow(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            exponent, = _m_pow_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_pow__Tensor_Tensor.call(self._keyset | exponent._keyset, self, exponent)
+            return result
+    try:
+        exponent, = _m_pow_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_pow__Tensor_Scalar.call(self._keyset, self, exponent)
+        return result
+    _ap.raise_invalid_arguments(_m_pow_sigs, args, kwargs)
+
+
+def _m_pow__0(exponent):
+    if not isinstance(exponent, _Tensor): raise _Mismatch
+    return exponent,
+
+
+def _m_pow__1(exponent):
+    if type(exponent) not in _PYNUM: exponent = _ap.to_scalar(exponent)
+    return exponent,
+
+
+_m_pow__sigs = (_ap.PySig('pow_', (('exponent', 'Tensor', None, False),), False, True), _ap.PySig('pow_', (('exponent', 'Scalar', None, False),), False, True),)
+
+
+def pow_(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            exponent, = _m_pow__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_pow___Tensor.call(self._keyset | exponent._keyset, self, exponent)
+            return result
+    try:
+        exponent, = _m_pow__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_pow___Scalar.call(self._keyset, self, exponent)
+        return result
+    _ap.raise_invalid_arguments(_m_pow__sigs, args, kwargs)
 
 
 def _m_prod_0(*, dtype=None):
@@ -2228,10 +5878,202 @@ def put_(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_put__sigs, args, kwargs)
 
 
+def _m_random__0(*, generator=None):
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    return generator,
+
+
+def _m_random__1(from_, to, *, generator=None):
+    if type(from_) is not int: from_ = _ap.to_int(from_)
+    if to is not None and type(to) is not int: to = _ap.to_int(to)
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    return from_, to, generator
+
+
+def _m_random__2(to, *, generator=None):
+    if type(to) is not int: to = _ap.to_int(to)
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    return to, generator
+
+
+_m_random__sigs = (_ap.PySig('random_', (('generator', 'Generator?', 'None', True),), False, True), _ap.PySig('random_', (('from_', 'int', None, False), ('to', 'int?', None, False), ('generator', 'Generator?', 'None', True)), False, True), _ap.PySig('random_', (('to', 'int', None, False), ('generator', 'Generator?', 'None', True)), False, True),)
+
+
+def random_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_random_.call(self._keyset, self, None)
+    try:
+        generator, = _m_random__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_random_.call(self._keyset, self, generator)
+        return result
+    try:
+        from_, to, generator = _m_random__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_random___from.call(self._keyset, self, from_, to, generator)
+        return result
+    try:
+        to, generator = _m_random__2(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_random___to.call(self._keyset, self, to, generator)
+        return result
+    _ap.raise_invalid_arguments(_m_random__sigs, args, kwargs)
+
+
 def ravel(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_ravel.call(self._keyset, self)
     _ap.raise_no_arguments('ravel', args, kwargs)
+
+
+def reciprocal(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_reciprocal.call(self._keyset, self)
+    _ap.raise_no_arguments('reciprocal', args, kwargs)
+
+
+def reciprocal_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_reciprocal_.call(self._keyset, self)
+    _ap.raise_no_arguments('reciprocal_', args, kwargs)
+
+
+def relu(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_relu.call(self._keyset, self)
+    _ap.raise_no_arguments('relu', args, kwargs)
+
+
+def relu_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_relu_.call(self._keyset, self)
+    _ap.raise_no_arguments('relu_', args, kwargs)
+
+
+def _m_remainder_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_remainder_1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_remainder_sigs = (_ap.PySig('remainder', (('other', 'Tensor', None, False),), False, True), _ap.PySig('remainder', (('other', 'Scalar', None, False),), False, True),)
+
+
+def remainder(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_remainder_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_remainder__Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_remainder_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_remainder__Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_remainder_sigs, args, kwargs)
+
+
+def _m_remainder__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_remainder__1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_remainder__sigs = (_ap.PySig('remainder_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('remainder_', (('other', 'Scalar', None, False),), False, True),)
+
+
+def remainder_(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_remainder__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_remainder___Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    try:
+        other, = _m_remainder__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_remainder___Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_remainder__sigs, args, kwargs)
+
+
+def _m_repeat_0(repeats):
+    repeats = _ap.to_intlist(repeats)
+    return repeats,
+
+
+_m_repeat_sigs = (_ap.PySig('repeat', (('repeats', 'SymInt[]', None, False),), True, True),)
+
+
+def repeat(self, *args, **kwargs):
+    packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
+    try:
+        repeats, = _m_repeat_0(*packed, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_repeat.call(self._keyset, self, repeats)
+        return result
+    _ap.raise_invalid_arguments(_m_repeat_sigs, args, kwargs)
+
+
+def _m_repeat_interleave_0(repeats, dim=None, *, output_size=None):
+    if not isinstance(repeats, _Tensor): raise _Mismatch
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if output_size is not None and type(output_size) is not int: output_size = _ap.to_int(output_size)
+    return repeats, dim, output_size
+
+
+def _m_repeat_interleave_1(repeats, dim=None, *, output_size=None):
+    if type(repeats) is not int: repeats = _ap.to_int(repeats)
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if output_size is not None and type(output_size) is not int: output_size = _ap.to_int(output_size)
+    return repeats, dim, output_size
+
+
+_m_repeat_interleave_sigs = (_ap.PySig('repeat_interleave', (('repeats', 'Tensor', None, False), ('dim', 'int?', 'None', False), ('output_size', 'SymInt?', 'None', True)), False, True), _ap.PySig('repeat_interleave', (('repeats', 'SymInt', None, False), ('dim', 'int?', 'None', False), ('output_size', 'SymInt?', 'None', True)), False, True),)
+
+
+def repeat_interleave(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            repeats, dim, output_size = _m_repeat_interleave_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_repeat_interleave__self_Tensor.call(self._keyset | repeats._keyset, self, repeats, dim, output_size)
+            return result
+    try:
+        repeats, dim, output_size = _m_repeat_interleave_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_repeat_interleave__self_int.call(self._keyset, self, repeats, dim, output_size)
+        return result
+    _ap.raise_invalid_arguments(_m_repeat_interleave_sigs, args, kwargs)
 
 
 def _m_reshape_0(shape):
@@ -2312,6 +6154,124 @@ def resize_as_(self, *args, **kwargs):
         result = _op_resize_as_.call(self._keyset | the_template._keyset, self, the_template, memory_format)
         return result
     _ap.raise_invalid_arguments(_m_resize_as__sigs, args, kwargs)
+
+
+def _m_roll_0(shifts, dims=()):
+    shifts = _ap.to_intlist(shifts, 1)
+    dims = _ap.to_intlist(dims, 1)
+    return shifts, dims
+
+
+_m_roll_sigs = (_ap.PySig('roll', (('shifts', 'SymInt[1]', None, False), ('dims', 'int[1]', '[]', False)), False, True),)
+
+
+def roll(self, *args, **kwargs):
+    try:
+        shifts, dims = _m_roll_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_roll.call(self._keyset, self, shifts, dims)
+        return result
+    _ap.raise_invalid_arguments(_m_roll_sigs, args, kwargs)
+
+
+def _m_rot90_0(k=1, dims=(0,1)):
+    if type(k) is not int: k = _ap.to_int(k)
+    dims = _ap.to_intlist(dims)
+    return k, dims
+
+
+_m_rot90_sigs = (_ap.PySig('rot90', (('k', 'int', '1', False), ('dims', 'int[]', '[0,1]', False)), False, True),)
+
+
+def rot90(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_rot90.call(self._keyset, self, 1, (0,1))
+    try:
+        k, dims = _m_rot90_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_rot90.call(self._keyset, self, k, dims)
+        return result
+    _ap.raise_invalid_arguments(_m_rot90_sigs, args, kwargs)
+
+
+def _m_round_0():
+    return ()
+
+
+def _m_round_1(*, decimals):
+    if type(decimals) is not int: decimals = _ap.to_int(decimals)
+    return decimals,
+
+
+_m_round_sigs = (_ap.PySig('round', (), False, True), _ap.PySig('round', (('decimals', 'int', None, True),), False, True),)
+
+
+def round(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_round.call(self._keyset, self)
+    try:
+        _m_round_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_round.call(self._keyset, self)
+        return result
+    try:
+        decimals, = _m_round_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_round__decimals.call(self._keyset, self, decimals)
+        return result
+    _ap.raise_invalid_arguments(_m_round_sigs, args, kwargs)
+
+
+def _m_round__0():
+    return ()
+
+
+def _m_round__1(*, decimals):
+    if type(decimals) is not int: decimals = _ap.to_int(decimals)
+    return decimals,
+
+
+_m_round__sigs = (_ap.PySig('round_', (), False, True), _ap.PySig('round_', (('decimals', 'int', None, True),), False, True),)
+
+
+def round_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_round_.call(self._keyset, self)
+    try:
+        _m_round__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_round_.call(self._keyset, self)
+        return result
+    try:
+        decimals, = _m_round__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_round___decimals.call(self._keyset, self, decimals)
+        return result
+    _ap.raise_invalid_arguments(_m_round__sigs, args, kwargs)
+
+
+def rsqrt(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_rsqrt.call(self._keyset, self)
+    _ap.raise_no_arguments('rsqrt', args, kwargs)
+
+
+def rsqrt_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_rsqrt_.call(self._keyset, self)
+    _ap.raise_no_arguments('rsqrt_', args, kwargs)
 
 
 def _m_scatter_0(dim, index, src):
@@ -2634,6 +6594,66 @@ def set_(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_set__sigs, args, kwargs)
 
 
+def sgn(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_sgn.call(self._keyset, self)
+    _ap.raise_no_arguments('sgn', args, kwargs)
+
+
+def sgn_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_sgn_.call(self._keyset, self)
+    _ap.raise_no_arguments('sgn_', args, kwargs)
+
+
+def sigmoid(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_sigmoid.call(self._keyset, self)
+    _ap.raise_no_arguments('sigmoid', args, kwargs)
+
+
+def sigmoid_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_sigmoid_.call(self._keyset, self)
+    _ap.raise_no_arguments('sigmoid_', args, kwargs)
+
+
+def sign(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_sign.call(self._keyset, self)
+    _ap.raise_no_arguments('sign', args, kwargs)
+
+
+def sign_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_sign_.call(self._keyset, self)
+    _ap.raise_no_arguments('sign_', args, kwargs)
+
+
+def sin(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_sin.call(self._keyset, self)
+    _ap.raise_no_arguments('sin', args, kwargs)
+
+
+def sin_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_sin_.call(self._keyset, self)
+    _ap.raise_no_arguments('sin_', args, kwargs)
+
+
+def sinh(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_sinh.call(self._keyset, self)
+    _ap.raise_no_arguments('sinh', args, kwargs)
+
+
+def sinh_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_sinh_.call(self._keyset, self)
+    _ap.raise_no_arguments('sinh_', args, kwargs)
+
+
 def _m_slice_0(dim=0, start=None, end=None, step=1):
     if type(dim) is not int: dim = _ap.to_int(dim)
     if start is not None and type(start) is not int: start = _ap.to_int(start)
@@ -2729,6 +6749,30 @@ def split_with_sizes(self, *args, **kwargs):
         result = _op_split_with_sizes.call(self._keyset, self, split_sizes, dim)
         return result
     _ap.raise_invalid_arguments(_m_split_with_sizes_sigs, args, kwargs)
+
+
+def sqrt(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_sqrt.call(self._keyset, self)
+    _ap.raise_no_arguments('sqrt', args, kwargs)
+
+
+def sqrt_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_sqrt_.call(self._keyset, self)
+    _ap.raise_no_arguments('sqrt_', args, kwargs)
+
+
+def square(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_square.call(self._keyset, self)
+    _ap.raise_no_arguments('square', args, kwargs)
+
+
+def square_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_square_.call(self._keyset, self)
+    _ap.raise_no_arguments('square_', args, kwargs)
 
 
 def _m_squeeze_0():
@@ -2871,6 +6915,112 @@ def std(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_std_sigs, args, kwargs)
 
 
+def _m_sub_0(other, *, alpha=1):
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    return other, alpha
+
+
+_m_sub_sigs = (_ap.PySig('sub', (('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True)), False, True),)
+
+
+def sub(self, *args, **kwargs):
+    try:
+        other, alpha = _m_sub_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_sub__Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other, alpha)
+        return result
+    _ap.raise_invalid_arguments(_m_sub_sigs, args, kwargs)
+
+
+def _m_sub__0(other, *, alpha=1):
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    return other, alpha
+
+
+_m_sub__sigs = (_ap.PySig('sub_', (('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True)), False, True),)
+
+
+def sub_(self, *args, **kwargs):
+    try:
+        other, alpha = _m_sub__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_sub___Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other, alpha)
+        return result
+    _ap.raise_invalid_arguments(_m_sub__sigs, args, kwargs)
+
+
+def _m_subtract_0(other, *, alpha=1):
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    return other, alpha
+
+
+def _m_subtract_1(other, alpha=1):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    return other, alpha
+
+
+_m_subtract_sigs = (_ap.PySig('subtract', (('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('subtract', (('other', 'Scalar', None, False), ('alpha', 'Scalar', '1', False)), False, True),)
+
+
+def subtract(self, *args, **kwargs):
+    try:
+        other, alpha = _m_subtract_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_subtract__Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other, alpha)
+        return result
+    try:
+        other, alpha = _m_subtract_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_subtract__Scalar.call(self._keyset, self, other, alpha)
+        return result
+    _ap.raise_invalid_arguments(_m_subtract_sigs, args, kwargs)
+
+
+def _m_subtract__0(other, *, alpha=1):
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    return other, alpha
+
+
+def _m_subtract__1(other, alpha=1):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    return other, alpha
+
+
+_m_subtract__sigs = (_ap.PySig('subtract_', (('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('subtract_', (('other', 'Scalar', None, False), ('alpha', 'Scalar', '1', False)), False, True),)
+
+
+def subtract_(self, *args, **kwargs):
+    try:
+        other, alpha = _m_subtract__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_subtract___Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other, alpha)
+        return result
+    try:
+        other, alpha = _m_subtract__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_subtract___Scalar.call(self._keyset, self, other, alpha)
+        return result
+    _ap.raise_invalid_arguments(_m_subtract__sigs, args, kwargs)
+
+
 def _m_sum_0(*, dtype=None):
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     return dtype,
@@ -2997,6 +7147,30 @@ def take_along_dim(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_take_along_dim_sigs, args, kwargs)
 
 
+def tan(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_tan.call(self._keyset, self)
+    _ap.raise_no_arguments('tan', args, kwargs)
+
+
+def tan_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_tan_.call(self._keyset, self)
+    _ap.raise_no_arguments('tan_', args, kwargs)
+
+
+def tanh(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_tanh.call(self._keyset, self)
+    _ap.raise_no_arguments('tanh', args, kwargs)
+
+
+def tanh_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_tanh_.call(self._keyset, self)
+    _ap.raise_no_arguments('tanh_', args, kwargs)
+
+
 def _m_tensor_split_0(sections, dim=0):
     if type(sections) is not int: sections = _ap.to_int(sections)
     if type(dim) is not int: dim = _ap.to_int(dim)
@@ -3044,6 +7218,26 @@ def tensor_split(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_tensor_split_sigs, args, kwargs)
 
 
+def _m_tile_0(dims):
+    dims = _ap.to_intlist(dims)
+    return dims,
+
+
+_m_tile_sigs = (_ap.PySig('tile', (('dims', 'SymInt[]', None, False),), True, True),)
+
+
+def tile(self, *args, **kwargs):
+    packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
+    try:
+        dims, = _m_tile_0(*packed, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_tile.call(self._keyset, self, dims)
+        return result
+    _ap.raise_invalid_arguments(_m_tile_sigs, args, kwargs)
+
+
 def _m_transpose_0(dim0, dim1):
     if type(dim0) is not int: dim0 = _ap.to_int(dim0)
     if type(dim1) is not int: dim1 = _ap.to_int(dim1)
@@ -3082,6 +7276,164 @@ def transpose_(self, *args, **kwargs):
         result = _op_transpose_.call(self._keyset, self, dim0, dim1)
         return result
     _ap.raise_invalid_arguments(_m_transpose__sigs, args, kwargs)
+
+
+def _m_tril_0(diagonal=0):
+    if type(diagonal) is not int: diagonal = _ap.to_int(diagonal)
+    return diagonal,
+
+
+_m_tril_sigs = (_ap.PySig('tril', (('diagonal', 'SymInt', '0', False),), False, True),)
+
+
+def tril(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_tril.call(self._keyset, self, 0)
+    try:
+        diagonal, = _m_tril_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_tril.call(self._keyset, self, diagonal)
+        return result
+    _ap.raise_invalid_arguments(_m_tril_sigs, args, kwargs)
+
+
+def _m_tril__0(diagonal=0):
+    if type(diagonal) is not int: diagonal = _ap.to_int(diagonal)
+    return diagonal,
+
+
+_m_tril__sigs = (_ap.PySig('tril_', (('diagonal', 'SymInt', '0', False),), False, True),)
+
+
+def tril_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_tril_.call(self._keyset, self, 0)
+    try:
+        diagonal, = _m_tril__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_tril_.call(self._keyset, self, diagonal)
+        return result
+    _ap.raise_invalid_arguments(_m_tril__sigs, args, kwargs)
+
+
+def _m_triu_0(diagonal=0):
+    if type(diagonal) is not int: diagonal = _ap.to_int(diagonal)
+    return diagonal,
+
+
+_m_triu_sigs = (_ap.PySig('triu', (('diagonal', 'SymInt', '0', False),), False, True),)
+
+
+def triu(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_triu.call(self._keyset, self, 0)
+    try:
+        diagonal, = _m_triu_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_triu.call(self._keyset, self, diagonal)
+        return result
+    _ap.raise_invalid_arguments(_m_triu_sigs, args, kwargs)
+
+
+def _m_triu__0(diagonal=0):
+    if type(diagonal) is not int: diagonal = _ap.to_int(diagonal)
+    return diagonal,
+
+
+_m_triu__sigs = (_ap.PySig('triu_', (('diagonal', 'SymInt', '0', False),), False, True),)
+
+
+def triu_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_triu_.call(self._keyset, self, 0)
+    try:
+        diagonal, = _m_triu__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_triu_.call(self._keyset, self, diagonal)
+        return result
+    _ap.raise_invalid_arguments(_m_triu__sigs, args, kwargs)
+
+
+def _m_true_divide_0(other):
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    return other,
+
+
+def _m_true_divide_1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_true_divide_sigs = (_ap.PySig('true_divide', (('other', 'Tensor', None, False),), False, True), _ap.PySig('true_divide', (('other', 'Scalar', None, False),), False, True),)
+
+
+def true_divide(self, *args, **kwargs):
+    try:
+        other, = _m_true_divide_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_true_divide__Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other)
+        return result
+    try:
+        other, = _m_true_divide_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_true_divide__Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_true_divide_sigs, args, kwargs)
+
+
+def _m_true_divide__0(other):
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    return other,
+
+
+def _m_true_divide__1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_true_divide__sigs = (_ap.PySig('true_divide_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('true_divide_', (('other', 'Scalar', None, False),), False, True),)
+
+
+def true_divide_(self, *args, **kwargs):
+    try:
+        other, = _m_true_divide__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_true_divide___Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other)
+        return result
+    try:
+        other, = _m_true_divide__1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_true_divide___Scalar.call(self._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_true_divide__sigs, args, kwargs)
+
+
+def trunc(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_trunc.call(self._keyset, self)
+    _ap.raise_no_arguments('trunc', args, kwargs)
+
+
+def trunc_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_trunc_.call(self._keyset, self)
+    _ap.raise_no_arguments('trunc_', args, kwargs)
 
 
 def _m_unbind_0(dim=0):
@@ -3144,6 +7496,29 @@ def unfold(self, *args, **kwargs):
         result = _op_unfold.call(self._keyset, self, dimension, size, step)
         return result
     _ap.raise_invalid_arguments(_m_unfold_sigs, args, kwargs)
+
+
+def _m_uniform__0(from_=0, to=1, *, generator=None):
+    if type(from_) is not float: from_ = _ap.to_float(from_)
+    if type(to) is not float: to = _ap.to_float(to)
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    return from_, to, generator
+
+
+_m_uniform__sigs = (_ap.PySig('uniform_', (('from_', 'float', '0', False), ('to', 'float', '1', False), ('generator', 'Generator?', 'None', True)), False, True),)
+
+
+def uniform_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_uniform_.call(self._keyset, self, 0, 1, None)
+    try:
+        from_, to, generator = _m_uniform__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_uniform_.call(self._keyset, self, from_, to, generator)
+        return result
+    _ap.raise_invalid_arguments(_m_uniform__sigs, args, kwargs)
 
 
 def _m_unsqueeze_0(dim):
@@ -3336,6 +7711,69 @@ def vsplit(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_vsplit_sigs, args, kwargs)
 
 
+def _m_where_0(condition, other):
+    if not isinstance(condition, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return condition, other
+
+
+def _m_where_1(condition, other):
+    if not isinstance(condition, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return condition, other
+
+
+def _m_where_2(condition, other):
+    if not isinstance(condition, _Tensor): raise _Mismatch
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return condition, other
+
+
+def _m_where_3(condition, other):
+    if not isinstance(condition, _Tensor): raise _Mismatch
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return condition, other
+
+
+_m_where_sigs = (_ap.PySig('where', (('condition', 'Tensor', None, False), ('other', 'Tensor', None, False)), False, True), _ap.PySig('where', (('condition', 'Tensor', None, False), ('other', 'Tensor', None, False)), False, True), _ap.PySig('where', (('condition', 'Tensor', None, False), ('other', 'Scalar', None, False)), False, True), _ap.PySig('where', (('condition', 'Tensor', None, False), ('other', 'Scalar', None, False)), False, True),)
+
+
+def where(self, *args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            condition, other = _m_where_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_where__self.call(condition._keyset | self._keyset | other._keyset, condition, self, other)
+            return result
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            condition, other = _m_where_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_where__ScalarSelf.call(condition._keyset | other._keyset, condition, self, other)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            condition, other = _m_where_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_where__ScalarOther.call(condition._keyset | self._keyset, condition, self, other)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            condition, other = _m_where_3(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_where__Scalar.call(condition._keyset, condition, self, other)
+            return result
+    _ap.raise_invalid_arguments(_m_where_sigs, args, kwargs)
+
+
 def zero_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_zero_.call(self._keyset, self)
@@ -3346,8 +7784,22 @@ class TensorMethods:
     """The generated ``Tensor`` methods."""
 
     __slots__ = ()
+    abs = abs
+    abs_ = abs_
+    absolute = absolute
+    absolute_ = absolute_
+    acos = acos
+    acos_ = acos_
+    acosh = acosh
+    acosh_ = acosh_
+    add = add
+    add_ = add_
     addbmm = addbmm
     addbmm_ = addbmm_
+    addcdiv = addcdiv
+    addcdiv_ = addcdiv_
+    addcmul = addcmul
+    addcmul_ = addcmul_
     addmm = addmm
     addmm_ = addmm_
     addmv = addmv
@@ -3355,21 +7807,77 @@ class TensorMethods:
     adjoint = adjoint
     alias = alias
     all = all
+    allclose = allclose
     amax = amax
     amin = amin
     any = any
+    arccos = arccos
+    arccos_ = arccos_
+    arccosh = arccosh
+    arccosh_ = arccosh_
+    arcsin = arcsin
+    arcsin_ = arcsin_
+    arcsinh = arcsinh
+    arcsinh_ = arcsinh_
+    arctan = arctan
+    arctan2 = arctan2
+    arctan2_ = arctan2_
+    arctan_ = arctan_
+    arctanh = arctanh
+    arctanh_ = arctanh_
     argmax = argmax
     argmin = argmin
     argwhere = argwhere
     as_strided = as_strided
     as_strided_ = as_strided_
+    asin = asin
+    asin_ = asin_
+    asinh = asinh
+    asinh_ = asinh_
+    atan = atan
+    atan2 = atan2
+    atan2_ = atan2_
+    atan_ = atan_
+    atanh = atanh
+    atanh_ = atanh_
     baddbmm = baddbmm
     baddbmm_ = baddbmm_
+    bernoulli = bernoulli
+    bernoulli_ = bernoulli_
+    bitwise_and = bitwise_and
+    bitwise_and_ = bitwise_and_
+    bitwise_left_shift = bitwise_left_shift
+    bitwise_left_shift_ = bitwise_left_shift_
+    bitwise_not = bitwise_not
+    bitwise_not_ = bitwise_not_
+    bitwise_or = bitwise_or
+    bitwise_or_ = bitwise_or_
+    bitwise_right_shift = bitwise_right_shift
+    bitwise_right_shift_ = bitwise_right_shift_
+    bitwise_xor = bitwise_xor
+    bitwise_xor_ = bitwise_xor_
     bmm = bmm
     broadcast_to = broadcast_to
+    cauchy_ = cauchy_
+    ceil = ceil
+    ceil_ = ceil_
     chunk = chunk
+    clamp = clamp
+    clamp_ = clamp_
+    clamp_max = clamp_max
+    clamp_max_ = clamp_max_
+    clamp_min = clamp_min
+    clamp_min_ = clamp_min_
+    clip = clip
+    clip_ = clip_
     clone = clone
     copy_ = copy_
+    copysign = copysign
+    copysign_ = copysign_
+    cos = cos
+    cos_ = cos_
+    cosh = cosh
+    cosh_ = cosh_
     count_nonzero = count_nonzero
     cumprod = cumprod
     cumprod_ = cumprod_
@@ -3377,16 +7885,69 @@ class TensorMethods:
     cumsum_ = cumsum_
     detach = detach
     detach_ = detach_
+    diag = diag
+    diag_embed = diag_embed
+    diagflat = diagflat
     diagonal = diagonal
+    digamma = digamma
+    digamma_ = digamma_
+    div = div
+    div_ = div_
+    divide = divide
+    divide_ = divide_
     dot = dot
     dsplit = dsplit
+    eq = eq
+    eq_ = eq_
+    equal = equal
+    erf = erf
+    erf_ = erf_
+    erfc = erfc
+    erfc_ = erfc_
+    erfinv = erfinv
+    erfinv_ = erfinv_
+    exp = exp
+    exp2 = exp2
+    exp2_ = exp2_
+    exp_ = exp_
     expand = expand
     expand_as = expand_as
+    expm1 = expm1
+    expm1_ = expm1_
+    exponential_ = exponential_
     fill_ = fill_
+    fix = fix
+    fix_ = fix_
     flatten = flatten
+    flip = flip
+    fliplr = fliplr
+    flipud = flipud
+    float_power = float_power
+    float_power_ = float_power_
+    floor = floor
+    floor_ = floor_
+    floor_divide = floor_divide
+    floor_divide_ = floor_divide_
+    fmax = fmax
+    fmin = fmin
+    fmod = fmod
+    fmod_ = fmod_
+    frac = frac
+    frac_ = frac_
     gather = gather
+    ge = ge
+    ge_ = ge_
+    geometric_ = geometric_
     ger = ger
+    greater = greater
+    greater_ = greater_
+    greater_equal = greater_equal
+    greater_equal_ = greater_equal_
+    gt = gt
+    gt_ = gt_
     hsplit = hsplit
+    hypot = hypot
+    hypot_ = hypot_
     index = index
     index_add = index_add
     index_add_ = index_add_
@@ -3400,8 +7961,46 @@ class TensorMethods:
     index_reduce_ = index_reduce_
     index_select = index_select
     inner = inner
+    isclose = isclose
+    isfinite = isfinite
+    isinf = isinf
+    isnan = isnan
+    isneginf = isneginf
+    isposinf = isposinf
+    le = le
+    le_ = le_
+    lerp = lerp
+    lerp_ = lerp_
+    less = less
+    less_ = less_
+    less_equal = less_equal
+    less_equal_ = less_equal_
+    lgamma = lgamma
+    lgamma_ = lgamma_
+    log = log
+    log10 = log10
+    log10_ = log10_
+    log1p = log1p
+    log1p_ = log1p_
+    log2 = log2
+    log2_ = log2_
+    log_ = log_
+    log_normal_ = log_normal_
     log_softmax = log_softmax
+    logaddexp = logaddexp
+    logical_and = logical_and
+    logical_and_ = logical_and_
+    logical_not = logical_not
+    logical_not_ = logical_not_
+    logical_or = logical_or
+    logical_or_ = logical_or_
+    logical_xor = logical_xor
+    logical_xor_ = logical_xor_
+    logit = logit
+    logit_ = logit_
     logsumexp = logsumexp
+    lt = lt
+    lt_ = lt_
     mH = mH
     mT = mT
     masked_fill = masked_fill
@@ -3412,32 +8011,68 @@ class TensorMethods:
     matmul = matmul
     matrix_H = matrix_H
     max = max
+    maximum = maximum
     mean = mean
     min = min
+    minimum = minimum
     mm = mm
     moveaxis = moveaxis
     movedim = movedim
+    mul = mul
+    mul_ = mul_
+    multinomial = multinomial
+    multiply = multiply
+    multiply_ = multiply_
     mv = mv
+    nan_to_num = nan_to_num
+    nan_to_num_ = nan_to_num_
     nanmean = nanmean
     nansum = nansum
     narrow = narrow
+    ne = ne
+    ne_ = ne_
+    neg = neg
+    neg_ = neg_
+    negative = negative
+    negative_ = negative_
     new_empty = new_empty
     new_empty_strided = new_empty_strided
     new_full = new_full
     new_ones = new_ones
     new_zeros = new_zeros
     norm = norm
+    normal_ = normal_
+    not_equal = not_equal
+    not_equal_ = not_equal_
     numpy_T = numpy_T
     outer = outer
     permute = permute
+    positive = positive
+    pow = pow
+    pow_ = pow_
     prod = prod
     put = put
     put_ = put_
+    random_ = random_
     ravel = ravel
+    reciprocal = reciprocal
+    reciprocal_ = reciprocal_
+    relu = relu
+    relu_ = relu_
+    remainder = remainder
+    remainder_ = remainder_
+    repeat = repeat
+    repeat_interleave = repeat_interleave
     reshape = reshape
     reshape_as = reshape_as
     resize_ = resize_
     resize_as_ = resize_as_
+    roll = roll
+    rot90 = rot90
+    round = round
+    round_ = round_
+    rsqrt = rsqrt
+    rsqrt_ = rsqrt_
     scatter = scatter
     scatter_ = scatter_
     scatter_add = scatter_add
@@ -3446,13 +8081,31 @@ class TensorMethods:
     scatter_reduce_ = scatter_reduce_
     select = select
     set_ = set_
+    sgn = sgn
+    sgn_ = sgn_
+    sigmoid = sigmoid
+    sigmoid_ = sigmoid_
+    sign = sign
+    sign_ = sign_
+    sin = sin
+    sin_ = sin_
+    sinh = sinh
+    sinh_ = sinh_
     slice = slice
     softmax = softmax
     split = split
     split_with_sizes = split_with_sizes
+    sqrt = sqrt
+    sqrt_ = sqrt_
+    square = square
+    square_ = square_
     squeeze = squeeze
     squeeze_ = squeeze_
     std = std
+    sub = sub
+    sub_ = sub_
+    subtract = subtract
+    subtract_ = subtract_
     sum = sum
     swapaxes = swapaxes
     swapdims = swapdims
@@ -3460,12 +8113,26 @@ class TensorMethods:
     t_ = t_
     take = take
     take_along_dim = take_along_dim
+    tan = tan
+    tan_ = tan_
+    tanh = tanh
+    tanh_ = tanh_
     tensor_split = tensor_split
+    tile = tile
     transpose = transpose
     transpose_ = transpose_
+    tril = tril
+    tril_ = tril_
+    triu = triu
+    triu_ = triu_
+    true_divide = true_divide
+    true_divide_ = true_divide_
+    trunc = trunc
+    trunc_ = trunc_
     unbind = unbind
     unflatten = unflatten
     unfold = unfold
+    uniform_ = uniform_
     unsqueeze = unsqueeze
     unsqueeze_ = unsqueeze_
     var = var
@@ -3473,6 +8140,7 @@ class TensorMethods:
     view = view
     view_as = view_as
     vsplit = vsplit
+    where = where
     zero_ = zero_
 
 

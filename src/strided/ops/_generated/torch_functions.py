@@ -8,6 +8,7 @@ from __future__ import annotations
 from ...core import dtypes as _dt
 from ...core import layouts as _layouts
 from ...core.devices import device as _device
+from ...core.generator import Generator as _Generator
 from ...core.storage import UntypedStorage as _UntypedStorage
 from ...frontend import arg_parser as _ap
 from ...frontend.arg_parser import PARSE_ERRORS as _PARSE_ERRORS, Mismatch as _Mismatch
@@ -27,8 +28,25 @@ _Tensor = None  # set by bind_tensor_class()
 
 _op__local_scalar_dense = get_op('aten::_local_scalar_dense')
 _op__to_copy = get_op('aten::_to_copy')
+_op_abs = get_op('aten::abs')
+_op_abs__out = get_op('aten::abs.out')
+_op_abs_ = get_op('aten::abs_')
+_op_absolute = get_op('aten::absolute')
+_op_absolute__out = get_op('aten::absolute.out')
+_op_acos = get_op('aten::acos')
+_op_acos__out = get_op('aten::acos.out')
+_op_acos_ = get_op('aten::acos_')
+_op_acosh = get_op('aten::acosh')
+_op_acosh__out = get_op('aten::acosh.out')
+_op_acosh_ = get_op('aten::acosh_')
+_op_add__Tensor = get_op('aten::add.Tensor')
+_op_add__out = get_op('aten::add.out')
 _op_addbmm = get_op('aten::addbmm')
 _op_addbmm__out = get_op('aten::addbmm.out')
+_op_addcdiv = get_op('aten::addcdiv')
+_op_addcdiv__out = get_op('aten::addcdiv.out')
+_op_addcmul = get_op('aten::addcmul')
+_op_addcmul__out = get_op('aten::addcmul.out')
 _op_addmm = get_op('aten::addmm')
 _op_addmm__out = get_op('aten::addmm.out')
 _op_addmv = get_op('aten::addmv')
@@ -42,6 +60,7 @@ _op_all__dim = get_op('aten::all.dim')
 _op_all__dims = get_op('aten::all.dims')
 _op_all__dims_out = get_op('aten::all.dims_out')
 _op_all__out = get_op('aten::all.out')
+_op_allclose = get_op('aten::allclose')
 _op_amax = get_op('aten::amax')
 _op_amax__out = get_op('aten::amax.out')
 _op_amin = get_op('aten::amin')
@@ -57,6 +76,26 @@ _op_arange__out = get_op('aten::arange.out')
 _op_arange__start = get_op('aten::arange.start')
 _op_arange__start_out = get_op('aten::arange.start_out')
 _op_arange__start_step = get_op('aten::arange.start_step')
+_op_arccos = get_op('aten::arccos')
+_op_arccos__out = get_op('aten::arccos.out')
+_op_arccos_ = get_op('aten::arccos_')
+_op_arccosh = get_op('aten::arccosh')
+_op_arccosh__out = get_op('aten::arccosh.out')
+_op_arccosh_ = get_op('aten::arccosh_')
+_op_arcsin = get_op('aten::arcsin')
+_op_arcsin__out = get_op('aten::arcsin.out')
+_op_arcsin_ = get_op('aten::arcsin_')
+_op_arcsinh = get_op('aten::arcsinh')
+_op_arcsinh__out = get_op('aten::arcsinh.out')
+_op_arcsinh_ = get_op('aten::arcsinh_')
+_op_arctan = get_op('aten::arctan')
+_op_arctan__out = get_op('aten::arctan.out')
+_op_arctan2 = get_op('aten::arctan2')
+_op_arctan2__out = get_op('aten::arctan2.out')
+_op_arctan_ = get_op('aten::arctan_')
+_op_arctanh = get_op('aten::arctanh')
+_op_arctanh__out = get_op('aten::arctanh.out')
+_op_arctanh_ = get_op('aten::arctanh_')
 _op_argmax = get_op('aten::argmax')
 _op_argmax__out = get_op('aten::argmax.out')
 _op_argmin = get_op('aten::argmin')
@@ -64,14 +103,107 @@ _op_argmin__out = get_op('aten::argmin.out')
 _op_argwhere = get_op('aten::argwhere')
 _op_as_strided = get_op('aten::as_strided')
 _op_as_strided_ = get_op('aten::as_strided_')
+_op_asin = get_op('aten::asin')
+_op_asin__out = get_op('aten::asin.out')
+_op_asin_ = get_op('aten::asin_')
+_op_asinh = get_op('aten::asinh')
+_op_asinh__out = get_op('aten::asinh.out')
+_op_asinh_ = get_op('aten::asinh_')
+_op_atan = get_op('aten::atan')
+_op_atan__out = get_op('aten::atan.out')
+_op_atan2 = get_op('aten::atan2')
+_op_atan2__out = get_op('aten::atan2.out')
+_op_atan_ = get_op('aten::atan_')
+_op_atanh = get_op('aten::atanh')
+_op_atanh__out = get_op('aten::atanh.out')
+_op_atanh_ = get_op('aten::atanh_')
 _op_baddbmm = get_op('aten::baddbmm')
 _op_baddbmm__out = get_op('aten::baddbmm.out')
+_op_bernoulli = get_op('aten::bernoulli')
+_op_bernoulli__out = get_op('aten::bernoulli.out')
+_op_bernoulli__p = get_op('aten::bernoulli.p')
+_op_bitwise_and__Scalar = get_op('aten::bitwise_and.Scalar')
+_op_bitwise_and__Scalar_Tensor = get_op('aten::bitwise_and.Scalar_Tensor')
+_op_bitwise_and__Scalar_out = get_op('aten::bitwise_and.Scalar_out')
+_op_bitwise_and__Tensor = get_op('aten::bitwise_and.Tensor')
+_op_bitwise_and__Tensor_out = get_op('aten::bitwise_and.Tensor_out')
+_op_bitwise_left_shift__Scalar_Tensor = get_op('aten::bitwise_left_shift.Scalar_Tensor')
+_op_bitwise_left_shift__Tensor = get_op('aten::bitwise_left_shift.Tensor')
+_op_bitwise_left_shift__Tensor_Scalar = get_op('aten::bitwise_left_shift.Tensor_Scalar')
+_op_bitwise_left_shift__Tensor_Scalar_out = get_op('aten::bitwise_left_shift.Tensor_Scalar_out')
+_op_bitwise_left_shift__Tensor_out = get_op('aten::bitwise_left_shift.Tensor_out')
+_op_bitwise_not = get_op('aten::bitwise_not')
+_op_bitwise_not__out = get_op('aten::bitwise_not.out')
+_op_bitwise_or__Scalar = get_op('aten::bitwise_or.Scalar')
+_op_bitwise_or__Scalar_Tensor = get_op('aten::bitwise_or.Scalar_Tensor')
+_op_bitwise_or__Scalar_out = get_op('aten::bitwise_or.Scalar_out')
+_op_bitwise_or__Tensor = get_op('aten::bitwise_or.Tensor')
+_op_bitwise_or__Tensor_out = get_op('aten::bitwise_or.Tensor_out')
+_op_bitwise_right_shift__Scalar_Tensor = get_op('aten::bitwise_right_shift.Scalar_Tensor')
+_op_bitwise_right_shift__Tensor = get_op('aten::bitwise_right_shift.Tensor')
+_op_bitwise_right_shift__Tensor_Scalar = get_op('aten::bitwise_right_shift.Tensor_Scalar')
+_op_bitwise_right_shift__Tensor_Scalar_out = get_op('aten::bitwise_right_shift.Tensor_Scalar_out')
+_op_bitwise_right_shift__Tensor_out = get_op('aten::bitwise_right_shift.Tensor_out')
+_op_bitwise_xor__Scalar = get_op('aten::bitwise_xor.Scalar')
+_op_bitwise_xor__Scalar_Tensor = get_op('aten::bitwise_xor.Scalar_Tensor')
+_op_bitwise_xor__Scalar_out = get_op('aten::bitwise_xor.Scalar_out')
+_op_bitwise_xor__Tensor = get_op('aten::bitwise_xor.Tensor')
+_op_bitwise_xor__Tensor_out = get_op('aten::bitwise_xor.Tensor_out')
+_op_block_diag = get_op('aten::block_diag')
 _op_bmm = get_op('aten::bmm')
 _op_bmm__out = get_op('aten::bmm.out')
 _op_broadcast_tensors = get_op('aten::broadcast_tensors')
 _op_broadcast_to = get_op('aten::broadcast_to')
+_op_cartesian_prod = get_op('aten::cartesian_prod')
+_op_cat = get_op('aten::cat')
+_op_cat__out = get_op('aten::cat.out')
+_op_ceil = get_op('aten::ceil')
+_op_ceil__out = get_op('aten::ceil.out')
+_op_ceil_ = get_op('aten::ceil_')
 _op_chunk = get_op('aten::chunk')
+_op_clamp = get_op('aten::clamp')
+_op_clamp__Tensor = get_op('aten::clamp.Tensor')
+_op_clamp__Tensor_out = get_op('aten::clamp.Tensor_out')
+_op_clamp__out = get_op('aten::clamp.out')
+_op_clamp_ = get_op('aten::clamp_')
+_op_clamp___Tensor = get_op('aten::clamp_.Tensor')
+_op_clamp_max = get_op('aten::clamp_max')
+_op_clamp_max__Tensor = get_op('aten::clamp_max.Tensor')
+_op_clamp_max__Tensor_out = get_op('aten::clamp_max.Tensor_out')
+_op_clamp_max__out = get_op('aten::clamp_max.out')
+_op_clamp_max_ = get_op('aten::clamp_max_')
+_op_clamp_max___Tensor = get_op('aten::clamp_max_.Tensor')
+_op_clamp_min = get_op('aten::clamp_min')
+_op_clamp_min__Tensor = get_op('aten::clamp_min.Tensor')
+_op_clamp_min__Tensor_out = get_op('aten::clamp_min.Tensor_out')
+_op_clamp_min__out = get_op('aten::clamp_min.out')
+_op_clamp_min_ = get_op('aten::clamp_min_')
+_op_clamp_min___Tensor = get_op('aten::clamp_min_.Tensor')
+_op_clip = get_op('aten::clip')
+_op_clip__Tensor = get_op('aten::clip.Tensor')
+_op_clip__Tensor_out = get_op('aten::clip.Tensor_out')
+_op_clip__out = get_op('aten::clip.out')
+_op_clip_ = get_op('aten::clip_')
+_op_clip___Tensor = get_op('aten::clip_.Tensor')
 _op_clone = get_op('aten::clone')
+_op_column_stack = get_op('aten::column_stack')
+_op_column_stack__out = get_op('aten::column_stack.out')
+_op_combinations = get_op('aten::combinations')
+_op_concat = get_op('aten::concat')
+_op_concat__out = get_op('aten::concat.out')
+_op_concatenate = get_op('aten::concatenate')
+_op_concatenate__out = get_op('aten::concatenate.out')
+_op_constant_pad_nd = get_op('aten::constant_pad_nd')
+_op_copysign__Scalar = get_op('aten::copysign.Scalar')
+_op_copysign__Scalar_out = get_op('aten::copysign.Scalar_out')
+_op_copysign__Tensor = get_op('aten::copysign.Tensor')
+_op_copysign__out = get_op('aten::copysign.out')
+_op_cos = get_op('aten::cos')
+_op_cos__out = get_op('aten::cos.out')
+_op_cos_ = get_op('aten::cos_')
+_op_cosh = get_op('aten::cosh')
+_op_cosh__out = get_op('aten::cosh.out')
+_op_cosh_ = get_op('aten::cosh_')
 _op_count_nonzero = get_op('aten::count_nonzero')
 _op_count_nonzero__dim_IntList = get_op('aten::count_nonzero.dim_IntList')
 _op_cumprod = get_op('aten::cumprod')
@@ -80,31 +212,122 @@ _op_cumsum = get_op('aten::cumsum')
 _op_cumsum__out = get_op('aten::cumsum.out')
 _op_detach = get_op('aten::detach')
 _op_detach_ = get_op('aten::detach_')
+_op_diag = get_op('aten::diag')
+_op_diag__out = get_op('aten::diag.out')
+_op_diag_embed = get_op('aten::diag_embed')
+_op_diagflat = get_op('aten::diagflat')
 _op_diagonal = get_op('aten::diagonal')
+_op_digamma = get_op('aten::digamma')
+_op_digamma__out = get_op('aten::digamma.out')
+_op_div__Scalar_mode = get_op('aten::div.Scalar_mode')
+_op_div__Tensor = get_op('aten::div.Tensor')
+_op_div__Tensor_mode = get_op('aten::div.Tensor_mode')
+_op_div__out = get_op('aten::div.out')
+_op_div__out_mode = get_op('aten::div.out_mode')
+_op_divide__Scalar = get_op('aten::divide.Scalar')
+_op_divide__Scalar_mode = get_op('aten::divide.Scalar_mode')
+_op_divide__Tensor = get_op('aten::divide.Tensor')
+_op_divide__Tensor_mode = get_op('aten::divide.Tensor_mode')
+_op_divide__out = get_op('aten::divide.out')
+_op_divide__out_mode = get_op('aten::divide.out_mode')
 _op_dot = get_op('aten::dot')
 _op_dot__out = get_op('aten::dot.out')
 _op_dsplit__array = get_op('aten::dsplit.array')
 _op_dsplit__int = get_op('aten::dsplit.int')
+_op_dstack = get_op('aten::dstack')
+_op_dstack__out = get_op('aten::dstack.out')
 _op_empty__memory_format = get_op('aten::empty.memory_format')
 _op_empty__out = get_op('aten::empty.out')
 _op_empty_like = get_op('aten::empty_like')
 _op_empty_strided = get_op('aten::empty_strided')
+_op_eq__Scalar = get_op('aten::eq.Scalar')
+_op_eq__Scalar_out = get_op('aten::eq.Scalar_out')
+_op_eq__Tensor = get_op('aten::eq.Tensor')
+_op_eq__Tensor_out = get_op('aten::eq.Tensor_out')
+_op_equal = get_op('aten::equal')
+_op_erf = get_op('aten::erf')
+_op_erf__out = get_op('aten::erf.out')
+_op_erf_ = get_op('aten::erf_')
+_op_erfc = get_op('aten::erfc')
+_op_erfc__out = get_op('aten::erfc.out')
+_op_erfc_ = get_op('aten::erfc_')
+_op_erfinv = get_op('aten::erfinv')
+_op_erfinv__out = get_op('aten::erfinv.out')
+_op_exp = get_op('aten::exp')
+_op_exp__out = get_op('aten::exp.out')
+_op_exp2 = get_op('aten::exp2')
+_op_exp2__out = get_op('aten::exp2.out')
+_op_exp2_ = get_op('aten::exp2_')
+_op_exp_ = get_op('aten::exp_')
+_op_expm1 = get_op('aten::expm1')
+_op_expm1__out = get_op('aten::expm1.out')
+_op_expm1_ = get_op('aten::expm1_')
 _op_eye = get_op('aten::eye')
 _op_eye__m = get_op('aten::eye.m')
 _op_eye__m_out = get_op('aten::eye.m_out')
 _op_eye__out = get_op('aten::eye.out')
 _op_fill___Scalar = get_op('aten::fill_.Scalar')
 _op_fill___Tensor = get_op('aten::fill_.Tensor')
+_op_fix = get_op('aten::fix')
+_op_fix__out = get_op('aten::fix.out')
+_op_fix_ = get_op('aten::fix_')
 _op_flatten__using_ints = get_op('aten::flatten.using_ints')
+_op_flip = get_op('aten::flip')
+_op_fliplr = get_op('aten::fliplr')
+_op_flipud = get_op('aten::flipud')
+_op_float_power__Scalar = get_op('aten::float_power.Scalar')
+_op_float_power__Scalar_out = get_op('aten::float_power.Scalar_out')
+_op_float_power__Tensor_Scalar = get_op('aten::float_power.Tensor_Scalar')
+_op_float_power__Tensor_Scalar_out = get_op('aten::float_power.Tensor_Scalar_out')
+_op_float_power__Tensor_Tensor = get_op('aten::float_power.Tensor_Tensor')
+_op_float_power__Tensor_Tensor_out = get_op('aten::float_power.Tensor_Tensor_out')
+_op_floor = get_op('aten::floor')
+_op_floor__out = get_op('aten::floor.out')
+_op_floor_ = get_op('aten::floor_')
+_op_floor_divide = get_op('aten::floor_divide')
+_op_floor_divide__Scalar = get_op('aten::floor_divide.Scalar')
+_op_floor_divide__Scalar_out = get_op('aten::floor_divide.Scalar_out')
+_op_floor_divide__out = get_op('aten::floor_divide.out')
+_op_fmax = get_op('aten::fmax')
+_op_fmax__out = get_op('aten::fmax.out')
+_op_fmin = get_op('aten::fmin')
+_op_fmin__out = get_op('aten::fmin.out')
+_op_fmod__Scalar = get_op('aten::fmod.Scalar')
+_op_fmod__Scalar_out = get_op('aten::fmod.Scalar_out')
+_op_fmod__Tensor = get_op('aten::fmod.Tensor')
+_op_fmod__Tensor_out = get_op('aten::fmod.Tensor_out')
+_op_frac = get_op('aten::frac')
+_op_frac__out = get_op('aten::frac.out')
+_op_frac_ = get_op('aten::frac_')
 _op_full = get_op('aten::full')
 _op_full__out = get_op('aten::full.out')
 _op_full_like = get_op('aten::full_like')
 _op_gather = get_op('aten::gather')
 _op_gather__out = get_op('aten::gather.out')
+_op_ge__Scalar = get_op('aten::ge.Scalar')
+_op_ge__Scalar_out = get_op('aten::ge.Scalar_out')
+_op_ge__Tensor = get_op('aten::ge.Tensor')
+_op_ge__Tensor_out = get_op('aten::ge.Tensor_out')
 _op_ger = get_op('aten::ger')
 _op_ger__out = get_op('aten::ger.out')
+_op_greater__Scalar = get_op('aten::greater.Scalar')
+_op_greater__Scalar_out = get_op('aten::greater.Scalar_out')
+_op_greater__Tensor = get_op('aten::greater.Tensor')
+_op_greater__Tensor_out = get_op('aten::greater.Tensor_out')
+_op_greater_equal__Scalar = get_op('aten::greater_equal.Scalar')
+_op_greater_equal__Scalar_out = get_op('aten::greater_equal.Scalar_out')
+_op_greater_equal__Tensor = get_op('aten::greater_equal.Tensor')
+_op_greater_equal__Tensor_out = get_op('aten::greater_equal.Tensor_out')
+_op_gt__Scalar = get_op('aten::gt.Scalar')
+_op_gt__Scalar_out = get_op('aten::gt.Scalar_out')
+_op_gt__Tensor = get_op('aten::gt.Tensor')
+_op_gt__Tensor_out = get_op('aten::gt.Tensor_out')
 _op_hsplit__array = get_op('aten::hsplit.array')
 _op_hsplit__int = get_op('aten::hsplit.int')
+_op_hstack = get_op('aten::hstack')
+_op_hstack__out = get_op('aten::hstack.out')
+_op_hypot = get_op('aten::hypot')
+_op_hypot__out = get_op('aten::hypot.out')
 _op_imag = get_op('aten::imag')
 _op_index__Tensor = get_op('aten::index.Tensor')
 _op_index__Tensor_out = get_op('aten::index.Tensor_out')
@@ -122,6 +345,32 @@ _op_index_select = get_op('aten::index_select')
 _op_index_select__out = get_op('aten::index_select.out')
 _op_inner = get_op('aten::inner')
 _op_inner__out = get_op('aten::inner.out')
+_op_isclose = get_op('aten::isclose')
+_op_isfinite = get_op('aten::isfinite')
+_op_isinf = get_op('aten::isinf')
+_op_isnan = get_op('aten::isnan')
+_op_isneginf = get_op('aten::isneginf')
+_op_isneginf__out = get_op('aten::isneginf.out')
+_op_isposinf = get_op('aten::isposinf')
+_op_isposinf__out = get_op('aten::isposinf.out')
+_op_le__Scalar = get_op('aten::le.Scalar')
+_op_le__Scalar_out = get_op('aten::le.Scalar_out')
+_op_le__Tensor = get_op('aten::le.Tensor')
+_op_le__Tensor_out = get_op('aten::le.Tensor_out')
+_op_lerp__Scalar = get_op('aten::lerp.Scalar')
+_op_lerp__Scalar_out = get_op('aten::lerp.Scalar_out')
+_op_lerp__Tensor = get_op('aten::lerp.Tensor')
+_op_lerp__Tensor_out = get_op('aten::lerp.Tensor_out')
+_op_less__Scalar = get_op('aten::less.Scalar')
+_op_less__Scalar_out = get_op('aten::less.Scalar_out')
+_op_less__Tensor = get_op('aten::less.Tensor')
+_op_less__Tensor_out = get_op('aten::less.Tensor_out')
+_op_less_equal__Scalar = get_op('aten::less_equal.Scalar')
+_op_less_equal__Scalar_out = get_op('aten::less_equal.Scalar_out')
+_op_less_equal__Tensor = get_op('aten::less_equal.Tensor')
+_op_less_equal__Tensor_out = get_op('aten::less_equal.Tensor_out')
+_op_lgamma = get_op('aten::lgamma')
+_op_lgamma__out = get_op('aten::lgamma.out')
 _op_linspace = get_op('aten::linspace')
 _op_linspace__Scalar_Tensor = get_op('aten::linspace.Scalar_Tensor')
 _op_linspace__Scalar_Tensor_out = get_op('aten::linspace.Scalar_Tensor_out')
@@ -130,8 +379,33 @@ _op_linspace__Tensor_Scalar_out = get_op('aten::linspace.Tensor_Scalar_out')
 _op_linspace__Tensor_Tensor = get_op('aten::linspace.Tensor_Tensor')
 _op_linspace__Tensor_Tensor_out = get_op('aten::linspace.Tensor_Tensor_out')
 _op_linspace__out = get_op('aten::linspace.out')
+_op_log = get_op('aten::log')
+_op_log__out = get_op('aten::log.out')
+_op_log10 = get_op('aten::log10')
+_op_log10__out = get_op('aten::log10.out')
+_op_log10_ = get_op('aten::log10_')
+_op_log1p = get_op('aten::log1p')
+_op_log1p__out = get_op('aten::log1p.out')
+_op_log1p_ = get_op('aten::log1p_')
+_op_log2 = get_op('aten::log2')
+_op_log2__out = get_op('aten::log2.out')
+_op_log2_ = get_op('aten::log2_')
+_op_log_ = get_op('aten::log_')
 _op_log_softmax__int = get_op('aten::log_softmax.int')
 _op_log_softmax__int_out = get_op('aten::log_softmax.int_out')
+_op_logaddexp = get_op('aten::logaddexp')
+_op_logaddexp__out = get_op('aten::logaddexp.out')
+_op_logical_and = get_op('aten::logical_and')
+_op_logical_and__out = get_op('aten::logical_and.out')
+_op_logical_not = get_op('aten::logical_not')
+_op_logical_not__out = get_op('aten::logical_not.out')
+_op_logical_or = get_op('aten::logical_or')
+_op_logical_or__out = get_op('aten::logical_or.out')
+_op_logical_xor = get_op('aten::logical_xor')
+_op_logical_xor__out = get_op('aten::logical_xor.out')
+_op_logit = get_op('aten::logit')
+_op_logit__out = get_op('aten::logit.out')
+_op_logit_ = get_op('aten::logit_')
 _op_logspace = get_op('aten::logspace')
 _op_logspace__Scalar_Tensor = get_op('aten::logspace.Scalar_Tensor')
 _op_logspace__Scalar_Tensor_out = get_op('aten::logspace.Scalar_Tensor_out')
@@ -142,6 +416,10 @@ _op_logspace__Tensor_Tensor_out = get_op('aten::logspace.Tensor_Tensor_out')
 _op_logspace__out = get_op('aten::logspace.out')
 _op_logsumexp = get_op('aten::logsumexp')
 _op_logsumexp__out = get_op('aten::logsumexp.out')
+_op_lt__Scalar = get_op('aten::lt.Scalar')
+_op_lt__Scalar_out = get_op('aten::lt.Scalar_out')
+_op_lt__Tensor = get_op('aten::lt.Tensor')
+_op_lt__Tensor_out = get_op('aten::lt.Tensor_out')
 _op_masked_fill__Scalar = get_op('aten::masked_fill.Scalar')
 _op_masked_fill__Tensor = get_op('aten::masked_fill.Tensor')
 _op_masked_scatter = get_op('aten::masked_scatter')
@@ -155,49 +433,153 @@ _op_max__dim_max = get_op('aten::max.dim_max')
 _op_max__other = get_op('aten::max.other')
 _op_max__out = get_op('aten::max.out')
 _op_max__unary_out = get_op('aten::max.unary_out')
+_op_maximum = get_op('aten::maximum')
+_op_maximum__out = get_op('aten::maximum.out')
 _op_mean = get_op('aten::mean')
 _op_mean__dim = get_op('aten::mean.dim')
 _op_mean__dtype_out = get_op('aten::mean.dtype_out')
 _op_mean__out = get_op('aten::mean.out')
+_op_meshgrid = get_op('aten::meshgrid')
+_op_meshgrid__indexing = get_op('aten::meshgrid.indexing')
 _op_min = get_op('aten::min')
 _op_min__dim = get_op('aten::min.dim')
 _op_min__dim_min = get_op('aten::min.dim_min')
 _op_min__other = get_op('aten::min.other')
 _op_min__out = get_op('aten::min.out')
 _op_min__unary_out = get_op('aten::min.unary_out')
+_op_minimum = get_op('aten::minimum')
+_op_minimum__out = get_op('aten::minimum.out')
 _op_mm = get_op('aten::mm')
 _op_mm__out = get_op('aten::mm.out')
 _op_moveaxis__int = get_op('aten::moveaxis.int')
 _op_moveaxis__intlist = get_op('aten::moveaxis.intlist')
 _op_movedim__int = get_op('aten::movedim.int')
 _op_movedim__intlist = get_op('aten::movedim.intlist')
+_op_mul__Tensor = get_op('aten::mul.Tensor')
+_op_mul__out = get_op('aten::mul.out')
+_op_multinomial = get_op('aten::multinomial')
+_op_multinomial__out = get_op('aten::multinomial.out')
+_op_multiply__Scalar = get_op('aten::multiply.Scalar')
+_op_multiply__Tensor = get_op('aten::multiply.Tensor')
+_op_multiply__out = get_op('aten::multiply.out')
 _op_mv = get_op('aten::mv')
 _op_mv__out = get_op('aten::mv.out')
+_op_nan_to_num = get_op('aten::nan_to_num')
+_op_nan_to_num__out = get_op('aten::nan_to_num.out')
+_op_nan_to_num_ = get_op('aten::nan_to_num_')
 _op_nanmean = get_op('aten::nanmean')
 _op_nanmean__out = get_op('aten::nanmean.out')
 _op_nansum = get_op('aten::nansum')
 _op_nansum__out = get_op('aten::nansum.out')
 _op_narrow = get_op('aten::narrow')
 _op_narrow__Tensor = get_op('aten::narrow.Tensor')
+_op_ne__Scalar = get_op('aten::ne.Scalar')
+_op_ne__Scalar_out = get_op('aten::ne.Scalar_out')
+_op_ne__Tensor = get_op('aten::ne.Tensor')
+_op_ne__Tensor_out = get_op('aten::ne.Tensor_out')
+_op_neg = get_op('aten::neg')
+_op_neg__out = get_op('aten::neg.out')
+_op_neg_ = get_op('aten::neg_')
+_op_negative = get_op('aten::negative')
+_op_negative__out = get_op('aten::negative.out')
+_op_negative_ = get_op('aten::negative_')
 _op_norm__Scalar = get_op('aten::norm.Scalar')
 _op_norm__ScalarOpt_dim = get_op('aten::norm.ScalarOpt_dim')
 _op_norm__ScalarOpt_dim_dtype = get_op('aten::norm.ScalarOpt_dim_dtype')
 _op_norm__ScalarOpt_dtype = get_op('aten::norm.ScalarOpt_dtype')
 _op_norm__out = get_op('aten::norm.out')
+_op_normal__Tensor_Tensor = get_op('aten::normal.Tensor_Tensor')
+_op_normal__Tensor_Tensor_out = get_op('aten::normal.Tensor_Tensor_out')
+_op_normal__Tensor_float = get_op('aten::normal.Tensor_float')
+_op_normal__Tensor_float_out = get_op('aten::normal.Tensor_float_out')
+_op_normal__float_Tensor = get_op('aten::normal.float_Tensor')
+_op_normal__float_Tensor_out = get_op('aten::normal.float_Tensor_out')
+_op_normal__float_float = get_op('aten::normal.float_float')
+_op_normal__float_float_out = get_op('aten::normal.float_float_out')
+_op_not_equal__Scalar = get_op('aten::not_equal.Scalar')
+_op_not_equal__Scalar_out = get_op('aten::not_equal.Scalar_out')
+_op_not_equal__Tensor = get_op('aten::not_equal.Tensor')
+_op_not_equal__Tensor_out = get_op('aten::not_equal.Tensor_out')
 _op_ones = get_op('aten::ones')
 _op_ones__out = get_op('aten::ones.out')
 _op_ones_like = get_op('aten::ones_like')
 _op_outer = get_op('aten::outer')
 _op_outer__out = get_op('aten::outer.out')
 _op_permute = get_op('aten::permute')
+_op_poisson = get_op('aten::poisson')
+_op_positive = get_op('aten::positive')
+_op_pow__Scalar = get_op('aten::pow.Scalar')
+_op_pow__Scalar_out = get_op('aten::pow.Scalar_out')
+_op_pow__Tensor_Scalar = get_op('aten::pow.Tensor_Scalar')
+_op_pow__Tensor_Scalar_out = get_op('aten::pow.Tensor_Scalar_out')
+_op_pow__Tensor_Tensor = get_op('aten::pow.Tensor_Tensor')
+_op_pow__Tensor_Tensor_out = get_op('aten::pow.Tensor_Tensor_out')
 _op_prod = get_op('aten::prod')
 _op_prod__dim_int = get_op('aten::prod.dim_int')
 _op_prod__int_out = get_op('aten::prod.int_out')
 _op_put = get_op('aten::put')
+_op_rand = get_op('aten::rand')
+_op_rand__generator = get_op('aten::rand.generator')
+_op_rand__generator_out = get_op('aten::rand.generator_out')
+_op_rand__out = get_op('aten::rand.out')
+_op_rand_like = get_op('aten::rand_like')
+_op_rand_like__generator = get_op('aten::rand_like.generator')
+_op_randint = get_op('aten::randint')
+_op_randint__generator = get_op('aten::randint.generator')
+_op_randint__generator_out = get_op('aten::randint.generator_out')
+_op_randint__low = get_op('aten::randint.low')
+_op_randint__low_generator = get_op('aten::randint.low_generator')
+_op_randint__low_generator_out = get_op('aten::randint.low_generator_out')
+_op_randint__low_out = get_op('aten::randint.low_out')
+_op_randint__out = get_op('aten::randint.out')
+_op_randint_like = get_op('aten::randint_like')
+_op_randint_like__Tensor = get_op('aten::randint_like.Tensor')
+_op_randint_like__Tensor_generator = get_op('aten::randint_like.Tensor_generator')
+_op_randint_like__generator = get_op('aten::randint_like.generator')
+_op_randint_like__low_dtype = get_op('aten::randint_like.low_dtype')
+_op_randint_like__low_generator_dtype = get_op('aten::randint_like.low_generator_dtype')
+_op_randn = get_op('aten::randn')
+_op_randn__generator = get_op('aten::randn.generator')
+_op_randn__generator_out = get_op('aten::randn.generator_out')
+_op_randn__out = get_op('aten::randn.out')
+_op_randn_like = get_op('aten::randn_like')
+_op_randn_like__generator = get_op('aten::randn_like.generator')
+_op_randperm = get_op('aten::randperm')
+_op_randperm__generator = get_op('aten::randperm.generator')
+_op_randperm__generator_out = get_op('aten::randperm.generator_out')
+_op_randperm__out = get_op('aten::randperm.out')
 _op_ravel = get_op('aten::ravel')
 _op_real = get_op('aten::real')
+_op_reciprocal = get_op('aten::reciprocal')
+_op_reciprocal__out = get_op('aten::reciprocal.out')
+_op_reciprocal_ = get_op('aten::reciprocal_')
+_op_relu = get_op('aten::relu')
+_op_relu_ = get_op('aten::relu_')
+_op_remainder__Scalar = get_op('aten::remainder.Scalar')
+_op_remainder__Scalar_Tensor = get_op('aten::remainder.Scalar_Tensor')
+_op_remainder__Scalar_out = get_op('aten::remainder.Scalar_out')
+_op_remainder__Tensor = get_op('aten::remainder.Tensor')
+_op_remainder__Tensor_out = get_op('aten::remainder.Tensor_out')
+_op_repeat_interleave__Tensor = get_op('aten::repeat_interleave.Tensor')
+_op_repeat_interleave__self_Tensor = get_op('aten::repeat_interleave.self_Tensor')
+_op_repeat_interleave__self_int = get_op('aten::repeat_interleave.self_int')
 _op_reshape = get_op('aten::reshape')
 _op_resize_as_ = get_op('aten::resize_as_')
+_op_roll = get_op('aten::roll')
+_op_rot90 = get_op('aten::rot90')
+_op_round = get_op('aten::round')
+_op_round__decimals = get_op('aten::round.decimals')
+_op_round__decimals_out = get_op('aten::round.decimals_out')
+_op_round__out = get_op('aten::round.out')
+_op_round_ = get_op('aten::round_')
+_op_round___decimals = get_op('aten::round_.decimals')
+_op_row_stack = get_op('aten::row_stack')
+_op_row_stack__out = get_op('aten::row_stack.out')
+_op_rsqrt = get_op('aten::rsqrt')
+_op_rsqrt__out = get_op('aten::rsqrt.out')
+_op_rsqrt_ = get_op('aten::rsqrt_')
+_op_rsub__Scalar = get_op('aten::rsub.Scalar')
+_op_rsub__Tensor = get_op('aten::rsub.Tensor')
 _op_scalar_tensor = get_op('aten::scalar_tensor')
 _op_scatter__reduce = get_op('aten::scatter.reduce')
 _op_scatter__reduce_out = get_op('aten::scatter.reduce_out')
@@ -212,15 +594,36 @@ _op_scatter_add__out = get_op('aten::scatter_add.out')
 _op_scatter_reduce__two = get_op('aten::scatter_reduce.two')
 _op_scatter_reduce__two_out = get_op('aten::scatter_reduce.two_out')
 _op_select__int = get_op('aten::select.int')
+_op_sgn = get_op('aten::sgn')
+_op_sgn__out = get_op('aten::sgn.out')
+_op_sigmoid = get_op('aten::sigmoid')
+_op_sigmoid__out = get_op('aten::sigmoid.out')
+_op_sigmoid_ = get_op('aten::sigmoid_')
+_op_sign = get_op('aten::sign')
+_op_sign__out = get_op('aten::sign.out')
+_op_sin = get_op('aten::sin')
+_op_sin__out = get_op('aten::sin.out')
+_op_sin_ = get_op('aten::sin_')
+_op_sinh = get_op('aten::sinh')
+_op_sinh__out = get_op('aten::sinh.out')
+_op_sinh_ = get_op('aten::sinh_')
 _op_slice__Tensor = get_op('aten::slice.Tensor')
 _op_softmax__int = get_op('aten::softmax.int')
 _op_softmax__int_out = get_op('aten::softmax.int_out')
 _op_split__Tensor = get_op('aten::split.Tensor')
 _op_split__sizes = get_op('aten::split.sizes')
 _op_split_with_sizes = get_op('aten::split_with_sizes')
+_op_sqrt = get_op('aten::sqrt')
+_op_sqrt__out = get_op('aten::sqrt.out')
+_op_sqrt_ = get_op('aten::sqrt_')
+_op_square = get_op('aten::square')
+_op_square__out = get_op('aten::square.out')
+_op_square_ = get_op('aten::square_')
 _op_squeeze = get_op('aten::squeeze')
 _op_squeeze__dim = get_op('aten::squeeze.dim')
 _op_squeeze__dims = get_op('aten::squeeze.dims')
+_op_stack = get_op('aten::stack')
+_op_stack__out = get_op('aten::stack.out')
 _op_std = get_op('aten::std')
 _op_std__correction = get_op('aten::std.correction')
 _op_std__correction_out = get_op('aten::std.correction_out')
@@ -229,6 +632,11 @@ _op_std__out = get_op('aten::std.out')
 _op_std_mean = get_op('aten::std_mean')
 _op_std_mean__correction = get_op('aten::std_mean.correction')
 _op_std_mean__dim = get_op('aten::std_mean.dim')
+_op_sub__Tensor = get_op('aten::sub.Tensor')
+_op_sub__out = get_op('aten::sub.out')
+_op_subtract__Scalar = get_op('aten::subtract.Scalar')
+_op_subtract__Tensor = get_op('aten::subtract.Tensor')
+_op_subtract__out = get_op('aten::subtract.out')
 _op_sum = get_op('aten::sum')
 _op_sum__IntList_out = get_op('aten::sum.IntList_out')
 _op_sum__dim_IntList = get_op('aten::sum.dim_IntList')
@@ -239,12 +647,29 @@ _op_take = get_op('aten::take')
 _op_take__out = get_op('aten::take.out')
 _op_take_along_dim = get_op('aten::take_along_dim')
 _op_take_along_dim__out = get_op('aten::take_along_dim.out')
+_op_tan = get_op('aten::tan')
+_op_tan__out = get_op('aten::tan.out')
+_op_tan_ = get_op('aten::tan_')
+_op_tanh = get_op('aten::tanh')
+_op_tanh__out = get_op('aten::tanh.out')
+_op_tanh_ = get_op('aten::tanh_')
 _op_tensor_split__indices = get_op('aten::tensor_split.indices')
 _op_tensor_split__sections = get_op('aten::tensor_split.sections')
 _op_tensor_split__tensor_indices_or_sections = get_op('aten::tensor_split.tensor_indices_or_sections')
 _op_tensordot = get_op('aten::tensordot')
 _op_tensordot__out = get_op('aten::tensordot.out')
+_op_tile = get_op('aten::tile')
 _op_transpose__int = get_op('aten::transpose.int')
+_op_tril = get_op('aten::tril')
+_op_tril__out = get_op('aten::tril.out')
+_op_triu = get_op('aten::triu')
+_op_triu__out = get_op('aten::triu.out')
+_op_true_divide__Scalar = get_op('aten::true_divide.Scalar')
+_op_true_divide__Tensor = get_op('aten::true_divide.Tensor')
+_op_true_divide__out = get_op('aten::true_divide.out')
+_op_trunc = get_op('aten::trunc')
+_op_trunc__out = get_op('aten::trunc.out')
+_op_trunc_ = get_op('aten::trunc_')
 _op_unbind__int = get_op('aten::unbind.int')
 _op_unflatten__int = get_op('aten::unflatten.int')
 _op_unsqueeze = get_op('aten::unsqueeze')
@@ -262,7 +687,14 @@ _op_view_as_complex = get_op('aten::view_as_complex')
 _op_view_as_real = get_op('aten::view_as_real')
 _op_vsplit__array = get_op('aten::vsplit.array')
 _op_vsplit__int = get_op('aten::vsplit.int')
+_op_vstack = get_op('aten::vstack')
+_op_vstack__out = get_op('aten::vstack.out')
 _op_where = get_op('aten::where')
+_op_where__Scalar = get_op('aten::where.Scalar')
+_op_where__ScalarOther = get_op('aten::where.ScalarOther')
+_op_where__ScalarSelf = get_op('aten::where.ScalarSelf')
+_op_where__self = get_op('aten::where.self')
+_op_where__self_out = get_op('aten::where.self_out')
 _op_zero_ = get_op('aten::zero_')
 _op_zeros = get_op('aten::zeros')
 _op_zeros__out = get_op('aten::zeros.out')
@@ -320,6 +752,180 @@ def _to_copy(*args, **kwargs):
     _ap.raise_invalid_arguments(_f__to_copy_sigs, args, kwargs)
 
 
+def _f_abs_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_abs_sigs = (_ap.PySig('abs', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def abs(*args, **kwargs):
+    try:
+        input, out = _f_abs_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_abs.call(input._keyset, input)
+        else:
+            result = _op_abs__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_abs_sigs, args, kwargs)
+
+
+def _f_abs__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_abs__sigs = (_ap.PySig('abs_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def abs_(*args, **kwargs):
+    try:
+        input, = _f_abs__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_abs_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_abs__sigs, args, kwargs)
+
+
+def _f_absolute_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_absolute_sigs = (_ap.PySig('absolute', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def absolute(*args, **kwargs):
+    try:
+        input, out = _f_absolute_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_absolute.call(input._keyset, input)
+        else:
+            result = _op_absolute__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_absolute_sigs, args, kwargs)
+
+
+def _f_acos_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_acos_sigs = (_ap.PySig('acos', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def acos(*args, **kwargs):
+    try:
+        input, out = _f_acos_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_acos.call(input._keyset, input)
+        else:
+            result = _op_acos__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_acos_sigs, args, kwargs)
+
+
+def _f_acos__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_acos__sigs = (_ap.PySig('acos_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def acos_(*args, **kwargs):
+    try:
+        input, = _f_acos__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_acos_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_acos__sigs, args, kwargs)
+
+
+def _f_acosh_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_acosh_sigs = (_ap.PySig('acosh', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def acosh(*args, **kwargs):
+    try:
+        input, out = _f_acosh_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_acosh.call(input._keyset, input)
+        else:
+            result = _op_acosh__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_acosh_sigs, args, kwargs)
+
+
+def _f_acosh__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_acosh__sigs = (_ap.PySig('acosh_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def acosh_(*args, **kwargs):
+    try:
+        input, = _f_acosh__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_acosh_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_acosh__sigs, args, kwargs)
+
+
+def _f_add_0(input, other, *, alpha=1, out=None):
+    if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, alpha, out
+
+
+_f_add_sigs = (_ap.PySig('add', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def add(*args, **kwargs):
+    try:
+        input, other, alpha, out = _f_add_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_add__Tensor.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other), input, other, alpha)
+        else:
+            result = _op_add__out.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other) | _ap.keyset_of_arg(out), input, other, alpha, out)
+        return result
+    _ap.raise_invalid_arguments(_f_add_sigs, args, kwargs)
+
+
 def _f_addbmm_0(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(batch1, _Tensor): raise _Mismatch
@@ -345,6 +951,58 @@ def addbmm(*args, **kwargs):
             result = _op_addbmm__out.call(input._keyset | batch1._keyset | batch2._keyset | out._keyset, input, batch1, batch2, beta, alpha, out)
         return result
     _ap.raise_invalid_arguments(_f_addbmm_sigs, args, kwargs)
+
+
+def _f_addcdiv_0(input, tensor1, tensor2, *, value=1, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(tensor1, _Tensor): raise _Mismatch
+    if not isinstance(tensor2, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, tensor1, tensor2, value, out
+
+
+_f_addcdiv_sigs = (_ap.PySig('addcdiv', (('input', 'Tensor', None, False), ('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('value', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def addcdiv(*args, **kwargs):
+    try:
+        input, tensor1, tensor2, value, out = _f_addcdiv_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_addcdiv.call(input._keyset | tensor1._keyset | tensor2._keyset, input, tensor1, tensor2, value)
+        else:
+            result = _op_addcdiv__out.call(input._keyset | tensor1._keyset | tensor2._keyset | out._keyset, input, tensor1, tensor2, value, out)
+        return result
+    _ap.raise_invalid_arguments(_f_addcdiv_sigs, args, kwargs)
+
+
+def _f_addcmul_0(input, tensor1, tensor2, *, value=1, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(tensor1, _Tensor): raise _Mismatch
+    if not isinstance(tensor2, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, tensor1, tensor2, value, out
+
+
+_f_addcmul_sigs = (_ap.PySig('addcmul', (('input', 'Tensor', None, False), ('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('value', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def addcmul(*args, **kwargs):
+    try:
+        input, tensor1, tensor2, value, out = _f_addcmul_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_addcmul.call(input._keyset | tensor1._keyset | tensor2._keyset, input, tensor1, tensor2, value)
+        else:
+            result = _op_addcmul__out.call(input._keyset | tensor1._keyset | tensor2._keyset | out._keyset, input, tensor1, tensor2, value, out)
+        return result
+    _ap.raise_invalid_arguments(_f_addcmul_sigs, args, kwargs)
 
 
 def _f_addmm_0(input, mat1, mat2, *, beta=1, alpha=1, out=None):
@@ -522,6 +1180,29 @@ def all(*args, **kwargs):
                 result = _op_all__dims_out.call(input._keyset | out._keyset, input, dim, keepdim, out)
             return result
     _ap.raise_invalid_arguments(_f_all_sigs, args, kwargs)
+
+
+def _f_allclose_0(input, other, rtol=1.0000000000000001e-05, atol=1e-08, equal_nan=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if type(rtol) is not float: rtol = _ap.to_float(rtol)
+    if type(atol) is not float: atol = _ap.to_float(atol)
+    if equal_nan is not False and equal_nan is not True: raise _Mismatch
+    return input, other, rtol, atol, equal_nan
+
+
+_f_allclose_sigs = (_ap.PySig('allclose', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('rtol', 'float', '1.0000000000000001e-05', False), ('atol', 'float', '1e-08', False), ('equal_nan', 'bool', 'False', False)), False, False),)
+
+
+def allclose(*args, **kwargs):
+    try:
+        input, other, rtol, atol, equal_nan = _f_allclose_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_allclose.call(input._keyset | other._keyset, input, other, rtol, atol, equal_nan)
+        return result
+    _ap.raise_invalid_arguments(_f_allclose_sigs, args, kwargs)
 
 
 def _f_amax_0(input, dim=(), keepdim=False, *, out=None):
@@ -713,6 +1394,282 @@ def arange(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_arange_sigs, args, kwargs)
 
 
+def _f_arccos_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_arccos_sigs = (_ap.PySig('arccos', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def arccos(*args, **kwargs):
+    try:
+        input, out = _f_arccos_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_arccos.call(input._keyset, input)
+        else:
+            result = _op_arccos__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_arccos_sigs, args, kwargs)
+
+
+def _f_arccos__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_arccos__sigs = (_ap.PySig('arccos_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def arccos_(*args, **kwargs):
+    try:
+        input, = _f_arccos__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_arccos_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_arccos__sigs, args, kwargs)
+
+
+def _f_arccosh_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_arccosh_sigs = (_ap.PySig('arccosh', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def arccosh(*args, **kwargs):
+    try:
+        input, out = _f_arccosh_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_arccosh.call(input._keyset, input)
+        else:
+            result = _op_arccosh__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_arccosh_sigs, args, kwargs)
+
+
+def _f_arccosh__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_arccosh__sigs = (_ap.PySig('arccosh_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def arccosh_(*args, **kwargs):
+    try:
+        input, = _f_arccosh__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_arccosh_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_arccosh__sigs, args, kwargs)
+
+
+def _f_arcsin_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_arcsin_sigs = (_ap.PySig('arcsin', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def arcsin(*args, **kwargs):
+    try:
+        input, out = _f_arcsin_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_arcsin.call(input._keyset, input)
+        else:
+            result = _op_arcsin__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_arcsin_sigs, args, kwargs)
+
+
+def _f_arcsin__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_arcsin__sigs = (_ap.PySig('arcsin_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def arcsin_(*args, **kwargs):
+    try:
+        input, = _f_arcsin__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_arcsin_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_arcsin__sigs, args, kwargs)
+
+
+def _f_arcsinh_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_arcsinh_sigs = (_ap.PySig('arcsinh', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def arcsinh(*args, **kwargs):
+    try:
+        input, out = _f_arcsinh_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_arcsinh.call(input._keyset, input)
+        else:
+            result = _op_arcsinh__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_arcsinh_sigs, args, kwargs)
+
+
+def _f_arcsinh__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_arcsinh__sigs = (_ap.PySig('arcsinh_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def arcsinh_(*args, **kwargs):
+    try:
+        input, = _f_arcsinh__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_arcsinh_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_arcsinh__sigs, args, kwargs)
+
+
+def _f_arctan_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_arctan_sigs = (_ap.PySig('arctan', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def arctan(*args, **kwargs):
+    try:
+        input, out = _f_arctan_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_arctan.call(input._keyset, input)
+        else:
+            result = _op_arctan__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_arctan_sigs, args, kwargs)
+
+
+def _f_arctan2_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_arctan2_sigs = (_ap.PySig('arctan2', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def arctan2(*args, **kwargs):
+    try:
+        input, other, out = _f_arctan2_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_arctan2.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_arctan2__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
+    _ap.raise_invalid_arguments(_f_arctan2_sigs, args, kwargs)
+
+
+def _f_arctan__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_arctan__sigs = (_ap.PySig('arctan_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def arctan_(*args, **kwargs):
+    try:
+        input, = _f_arctan__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_arctan_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_arctan__sigs, args, kwargs)
+
+
+def _f_arctanh_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_arctanh_sigs = (_ap.PySig('arctanh', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def arctanh(*args, **kwargs):
+    try:
+        input, out = _f_arctanh_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_arctanh.call(input._keyset, input)
+        else:
+            result = _op_arctanh__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_arctanh_sigs, args, kwargs)
+
+
+def _f_arctanh__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_arctanh__sigs = (_ap.PySig('arctanh_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def arctanh_(*args, **kwargs):
+    try:
+        input, = _f_arctanh__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_arctanh_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_arctanh__sigs, args, kwargs)
+
+
 def _f_argmax_0(input, dim=None, keepdim=False, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
@@ -826,6 +1783,198 @@ def as_strided_(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_as_strided__sigs, args, kwargs)
 
 
+def _f_asin_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_asin_sigs = (_ap.PySig('asin', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def asin(*args, **kwargs):
+    try:
+        input, out = _f_asin_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_asin.call(input._keyset, input)
+        else:
+            result = _op_asin__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_asin_sigs, args, kwargs)
+
+
+def _f_asin__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_asin__sigs = (_ap.PySig('asin_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def asin_(*args, **kwargs):
+    try:
+        input, = _f_asin__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_asin_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_asin__sigs, args, kwargs)
+
+
+def _f_asinh_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_asinh_sigs = (_ap.PySig('asinh', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def asinh(*args, **kwargs):
+    try:
+        input, out = _f_asinh_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_asinh.call(input._keyset, input)
+        else:
+            result = _op_asinh__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_asinh_sigs, args, kwargs)
+
+
+def _f_asinh__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_asinh__sigs = (_ap.PySig('asinh_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def asinh_(*args, **kwargs):
+    try:
+        input, = _f_asinh__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_asinh_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_asinh__sigs, args, kwargs)
+
+
+def _f_atan_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_atan_sigs = (_ap.PySig('atan', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def atan(*args, **kwargs):
+    try:
+        input, out = _f_atan_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_atan.call(input._keyset, input)
+        else:
+            result = _op_atan__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_atan_sigs, args, kwargs)
+
+
+def _f_atan2_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_atan2_sigs = (_ap.PySig('atan2', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def atan2(*args, **kwargs):
+    try:
+        input, other, out = _f_atan2_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_atan2.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_atan2__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
+    _ap.raise_invalid_arguments(_f_atan2_sigs, args, kwargs)
+
+
+def _f_atan__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_atan__sigs = (_ap.PySig('atan_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def atan_(*args, **kwargs):
+    try:
+        input, = _f_atan__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_atan_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_atan__sigs, args, kwargs)
+
+
+def _f_atanh_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_atanh_sigs = (_ap.PySig('atanh', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def atanh(*args, **kwargs):
+    try:
+        input, out = _f_atanh_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_atanh.call(input._keyset, input)
+        else:
+            result = _op_atanh__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_atanh_sigs, args, kwargs)
+
+
+def _f_atanh__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_atanh__sigs = (_ap.PySig('atanh_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def atanh_(*args, **kwargs):
+    try:
+        input, = _f_atanh__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_atanh_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_atanh__sigs, args, kwargs)
+
+
 def _f_baddbmm_0(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(batch1, _Tensor): raise _Mismatch
@@ -851,6 +2000,373 @@ def baddbmm(*args, **kwargs):
             result = _op_baddbmm__out.call(input._keyset | batch1._keyset | batch2._keyset | out._keyset, input, batch1, batch2, beta, alpha, out)
         return result
     _ap.raise_invalid_arguments(_f_baddbmm_sigs, args, kwargs)
+
+
+def _f_bernoulli_0(input, *, generator=None, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, generator, out
+
+
+def _f_bernoulli_1(input, p, *, generator=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(p) is not float: p = _ap.to_float(p)
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    return input, p, generator
+
+
+_f_bernoulli_sigs = (_ap.PySig('bernoulli', (('input', 'Tensor', None, False), ('generator', 'Generator?', 'None', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('bernoulli', (('input', 'Tensor', None, False), ('p', 'float', None, False), ('generator', 'Generator?', 'None', True)), False, False),)
+
+
+def bernoulli(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, generator, out = _f_bernoulli_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_bernoulli.call(input._keyset, input, generator)
+            else:
+                result = _op_bernoulli__out.call(input._keyset | out._keyset, input, generator, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, p, generator = _f_bernoulli_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bernoulli__p.call(input._keyset, input, p, generator)
+            return result
+    _ap.raise_invalid_arguments(_f_bernoulli_sigs, args, kwargs)
+
+
+def _f_bitwise_and_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+def _f_bitwise_and_1(self, other):
+    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return self, other
+
+
+def _f_bitwise_and_2(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_bitwise_and_sigs = (_ap.PySig('bitwise_and', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('bitwise_and', (('self', 'Scalar', None, False), ('other', 'Tensor', None, False)), False, False), _ap.PySig('bitwise_and', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def bitwise_and(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, other, out = _f_bitwise_and_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_bitwise_and__Tensor.call(input._keyset | other._keyset, input, other)
+            else:
+                result = _op_bitwise_and__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+            return result
+    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            self, other = _f_bitwise_and_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bitwise_and__Scalar_Tensor.call(other._keyset, self, other)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, other, out = _f_bitwise_and_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_bitwise_and__Scalar.call(input._keyset, input, other)
+            else:
+                result = _op_bitwise_and__Scalar_out.call(input._keyset | out._keyset, input, other, out)
+            return result
+    _ap.raise_invalid_arguments(_f_bitwise_and_sigs, args, kwargs)
+
+
+def _f_bitwise_left_shift_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+def _f_bitwise_left_shift_1(self, other):
+    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return self, other
+
+
+def _f_bitwise_left_shift_2(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_bitwise_left_shift_sigs = (_ap.PySig('bitwise_left_shift', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('bitwise_left_shift', (('self', 'Scalar', None, False), ('other', 'Tensor', None, False)), False, False), _ap.PySig('bitwise_left_shift', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def bitwise_left_shift(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, other, out = _f_bitwise_left_shift_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_bitwise_left_shift__Tensor.call(input._keyset | other._keyset, input, other)
+            else:
+                result = _op_bitwise_left_shift__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+            return result
+    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            self, other = _f_bitwise_left_shift_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bitwise_left_shift__Scalar_Tensor.call(other._keyset, self, other)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, other, out = _f_bitwise_left_shift_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_bitwise_left_shift__Tensor_Scalar.call(input._keyset, input, other)
+            else:
+                result = _op_bitwise_left_shift__Tensor_Scalar_out.call(input._keyset | out._keyset, input, other, out)
+            return result
+    _ap.raise_invalid_arguments(_f_bitwise_left_shift_sigs, args, kwargs)
+
+
+def _f_bitwise_not_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_bitwise_not_sigs = (_ap.PySig('bitwise_not', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def bitwise_not(*args, **kwargs):
+    try:
+        input, out = _f_bitwise_not_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_bitwise_not.call(input._keyset, input)
+        else:
+            result = _op_bitwise_not__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_bitwise_not_sigs, args, kwargs)
+
+
+def _f_bitwise_or_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+def _f_bitwise_or_1(self, other):
+    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return self, other
+
+
+def _f_bitwise_or_2(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_bitwise_or_sigs = (_ap.PySig('bitwise_or', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('bitwise_or', (('self', 'Scalar', None, False), ('other', 'Tensor', None, False)), False, False), _ap.PySig('bitwise_or', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def bitwise_or(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, other, out = _f_bitwise_or_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_bitwise_or__Tensor.call(input._keyset | other._keyset, input, other)
+            else:
+                result = _op_bitwise_or__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+            return result
+    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            self, other = _f_bitwise_or_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bitwise_or__Scalar_Tensor.call(other._keyset, self, other)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, other, out = _f_bitwise_or_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_bitwise_or__Scalar.call(input._keyset, input, other)
+            else:
+                result = _op_bitwise_or__Scalar_out.call(input._keyset | out._keyset, input, other, out)
+            return result
+    _ap.raise_invalid_arguments(_f_bitwise_or_sigs, args, kwargs)
+
+
+def _f_bitwise_right_shift_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+def _f_bitwise_right_shift_1(self, other):
+    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return self, other
+
+
+def _f_bitwise_right_shift_2(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_bitwise_right_shift_sigs = (_ap.PySig('bitwise_right_shift', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('bitwise_right_shift', (('self', 'Scalar', None, False), ('other', 'Tensor', None, False)), False, False), _ap.PySig('bitwise_right_shift', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def bitwise_right_shift(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, other, out = _f_bitwise_right_shift_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_bitwise_right_shift__Tensor.call(input._keyset | other._keyset, input, other)
+            else:
+                result = _op_bitwise_right_shift__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+            return result
+    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            self, other = _f_bitwise_right_shift_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bitwise_right_shift__Scalar_Tensor.call(other._keyset, self, other)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, other, out = _f_bitwise_right_shift_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_bitwise_right_shift__Tensor_Scalar.call(input._keyset, input, other)
+            else:
+                result = _op_bitwise_right_shift__Tensor_Scalar_out.call(input._keyset | out._keyset, input, other, out)
+            return result
+    _ap.raise_invalid_arguments(_f_bitwise_right_shift_sigs, args, kwargs)
+
+
+def _f_bitwise_xor_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+def _f_bitwise_xor_1(self, other):
+    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return self, other
+
+
+def _f_bitwise_xor_2(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_bitwise_xor_sigs = (_ap.PySig('bitwise_xor', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('bitwise_xor', (('self', 'Scalar', None, False), ('other', 'Tensor', None, False)), False, False), _ap.PySig('bitwise_xor', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def bitwise_xor(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, other, out = _f_bitwise_xor_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_bitwise_xor__Tensor.call(input._keyset | other._keyset, input, other)
+            else:
+                result = _op_bitwise_xor__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+            return result
+    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            self, other = _f_bitwise_xor_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bitwise_xor__Scalar_Tensor.call(other._keyset, self, other)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, other, out = _f_bitwise_xor_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_bitwise_xor__Scalar.call(input._keyset, input, other)
+            else:
+                result = _op_bitwise_xor__Scalar_out.call(input._keyset | out._keyset, input, other, out)
+            return result
+    _ap.raise_invalid_arguments(_f_bitwise_xor_sigs, args, kwargs)
+
+
+def _f_block_diag_0(tensors):
+    tensors = _ap.to_tensorlist(tensors)
+    return tensors,
+
+
+_f_block_diag_sigs = (_ap.PySig('block_diag', (('tensors', 'Tensor[]', None, False),), False, False),)
+
+
+def block_diag(*args, **kwargs):
+    try:
+        tensors, = _f_block_diag_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_block_diag.call(_ap.keyset_of_list(tensors), tensors)
+        return result
+    _ap.raise_invalid_arguments(_f_block_diag_sigs, args, kwargs)
 
 
 def _f_bmm_0(input, mat2, *, out=None):
@@ -916,6 +2432,91 @@ def broadcast_to(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_broadcast_to_sigs, args, kwargs)
 
 
+def _f_cartesian_prod_0(tensors):
+    tensors = _ap.to_tensorlist(tensors)
+    return tensors,
+
+
+_f_cartesian_prod_sigs = (_ap.PySig('cartesian_prod', (('tensors', 'Tensor[]', None, False),), False, False),)
+
+
+def cartesian_prod(*args, **kwargs):
+    try:
+        tensors, = _f_cartesian_prod_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_cartesian_prod.call(_ap.keyset_of_list(tensors), tensors)
+        return result
+    _ap.raise_invalid_arguments(_f_cartesian_prod_sigs, args, kwargs)
+
+
+def _f_cat_0(tensors, dim=0, *, out=None):
+    tensors = _ap.to_tensorlist(tensors)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return tensors, dim, out
+
+
+_f_cat_sigs = (_ap.PySig('cat', (('tensors', 'Tensor[]', None, False), ('dim', 'int', '0', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def cat(*args, **kwargs):
+    try:
+        tensors, dim, out = _f_cat_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_cat.call(_ap.keyset_of_list(tensors), tensors, dim)
+        else:
+            result = _op_cat__out.call(_ap.keyset_of_list(tensors) | out._keyset, tensors, dim, out)
+        return result
+    _ap.raise_invalid_arguments(_f_cat_sigs, args, kwargs)
+
+
+def _f_ceil_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_ceil_sigs = (_ap.PySig('ceil', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def ceil(*args, **kwargs):
+    try:
+        input, out = _f_ceil_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_ceil.call(input._keyset, input)
+        else:
+            result = _op_ceil__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_ceil_sigs, args, kwargs)
+
+
+def _f_ceil__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_ceil__sigs = (_ap.PySig('ceil_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def ceil_(*args, **kwargs):
+    try:
+        input, = _f_ceil__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_ceil_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_ceil__sigs, args, kwargs)
+
+
 def _f_chunk_0(input, chunks, dim=0):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(chunks) is not int: chunks = _ap.to_int(chunks)
@@ -937,6 +2538,326 @@ def chunk(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_chunk_sigs, args, kwargs)
 
 
+def _f_clamp_0(input, min=None, max=None, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if min is not None and not isinstance(min, _Tensor): raise _Mismatch
+    if max is not None and not isinstance(max, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, min, max, out
+
+
+def _f_clamp_1(input, min=None, max=None, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if min is not None and type(min) not in _PYNUM: min = _ap.to_scalar(min)
+    if max is not None and type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, min, max, out
+
+
+_f_clamp_sigs = (_ap.PySig('clamp', (('input', 'Tensor', None, False), ('min', 'Tensor?', 'None', False), ('max', 'Tensor?', 'None', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('clamp', (('input', 'Tensor', None, False), ('min', 'Scalar?', 'None', False), ('max', 'Scalar?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def clamp(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, min, max, out = _f_clamp_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_clamp__Tensor.call(input._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0), input, min, max)
+            else:
+                result = _op_clamp__Tensor_out.call(input._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0) | out._keyset, input, min, max, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, min, max, out = _f_clamp_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_clamp.call(input._keyset, input, min, max)
+            else:
+                result = _op_clamp__out.call(input._keyset | out._keyset, input, min, max, out)
+            return result
+    _ap.raise_invalid_arguments(_f_clamp_sigs, args, kwargs)
+
+
+def _f_clamp__0(input, min=None, max=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if min is not None and not isinstance(min, _Tensor): raise _Mismatch
+    if max is not None and not isinstance(max, _Tensor): raise _Mismatch
+    return input, min, max
+
+
+def _f_clamp__1(input, min=None, max=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if min is not None and type(min) not in _PYNUM: min = _ap.to_scalar(min)
+    if max is not None and type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    return input, min, max
+
+
+_f_clamp__sigs = (_ap.PySig('clamp_', (('input', 'Tensor', None, False), ('min', 'Tensor?', 'None', False), ('max', 'Tensor?', 'None', False)), False, False), _ap.PySig('clamp_', (('input', 'Tensor', None, False), ('min', 'Scalar?', 'None', False), ('max', 'Scalar?', 'None', False)), False, False),)
+
+
+def clamp_(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, min, max = _f_clamp__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_clamp___Tensor.call(input._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0), input, min, max)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, min, max = _f_clamp__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_clamp_.call(input._keyset, input, min, max)
+            return result
+    _ap.raise_invalid_arguments(_f_clamp__sigs, args, kwargs)
+
+
+def _f_clamp_max_0(input, max, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(max, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, max, out
+
+
+def _f_clamp_max_1(input, max, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, max, out
+
+
+_f_clamp_max_sigs = (_ap.PySig('clamp_max', (('input', 'Tensor', None, False), ('max', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('clamp_max', (('input', 'Tensor', None, False), ('max', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def clamp_max(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, max, out = _f_clamp_max_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_clamp_max__Tensor.call(input._keyset | max._keyset, input, max)
+            else:
+                result = _op_clamp_max__Tensor_out.call(input._keyset | max._keyset | out._keyset, input, max, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, max, out = _f_clamp_max_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_clamp_max.call(input._keyset, input, max)
+            else:
+                result = _op_clamp_max__out.call(input._keyset | out._keyset, input, max, out)
+            return result
+    _ap.raise_invalid_arguments(_f_clamp_max_sigs, args, kwargs)
+
+
+def _f_clamp_max__0(input, max):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(max, _Tensor): raise _Mismatch
+    return input, max
+
+
+def _f_clamp_max__1(input, max):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    return input, max
+
+
+_f_clamp_max__sigs = (_ap.PySig('clamp_max_', (('input', 'Tensor', None, False), ('max', 'Tensor', None, False)), False, False), _ap.PySig('clamp_max_', (('input', 'Tensor', None, False), ('max', 'Scalar', None, False)), False, False),)
+
+
+def clamp_max_(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, max = _f_clamp_max__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_clamp_max___Tensor.call(input._keyset | max._keyset, input, max)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, max = _f_clamp_max__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_clamp_max_.call(input._keyset, input, max)
+            return result
+    _ap.raise_invalid_arguments(_f_clamp_max__sigs, args, kwargs)
+
+
+def _f_clamp_min_0(input, min, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(min, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, min, out
+
+
+def _f_clamp_min_1(input, min, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(min) not in _PYNUM: min = _ap.to_scalar(min)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, min, out
+
+
+_f_clamp_min_sigs = (_ap.PySig('clamp_min', (('input', 'Tensor', None, False), ('min', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('clamp_min', (('input', 'Tensor', None, False), ('min', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def clamp_min(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, min, out = _f_clamp_min_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_clamp_min__Tensor.call(input._keyset | min._keyset, input, min)
+            else:
+                result = _op_clamp_min__Tensor_out.call(input._keyset | min._keyset | out._keyset, input, min, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, min, out = _f_clamp_min_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_clamp_min.call(input._keyset, input, min)
+            else:
+                result = _op_clamp_min__out.call(input._keyset | out._keyset, input, min, out)
+            return result
+    _ap.raise_invalid_arguments(_f_clamp_min_sigs, args, kwargs)
+
+
+def _f_clamp_min__0(input, min):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(min, _Tensor): raise _Mismatch
+    return input, min
+
+
+def _f_clamp_min__1(input, min):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(min) not in _PYNUM: min = _ap.to_scalar(min)
+    return input, min
+
+
+_f_clamp_min__sigs = (_ap.PySig('clamp_min_', (('input', 'Tensor', None, False), ('min', 'Tensor', None, False)), False, False), _ap.PySig('clamp_min_', (('input', 'Tensor', None, False), ('min', 'Scalar', None, False)), False, False),)
+
+
+def clamp_min_(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, min = _f_clamp_min__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_clamp_min___Tensor.call(input._keyset | min._keyset, input, min)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, min = _f_clamp_min__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_clamp_min_.call(input._keyset, input, min)
+            return result
+    _ap.raise_invalid_arguments(_f_clamp_min__sigs, args, kwargs)
+
+
+def _f_clip_0(input, min=None, max=None, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if min is not None and not isinstance(min, _Tensor): raise _Mismatch
+    if max is not None and not isinstance(max, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, min, max, out
+
+
+def _f_clip_1(input, min=None, max=None, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if min is not None and type(min) not in _PYNUM: min = _ap.to_scalar(min)
+    if max is not None and type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, min, max, out
+
+
+_f_clip_sigs = (_ap.PySig('clip', (('input', 'Tensor', None, False), ('min', 'Tensor?', 'None', False), ('max', 'Tensor?', 'None', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('clip', (('input', 'Tensor', None, False), ('min', 'Scalar?', 'None', False), ('max', 'Scalar?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def clip(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, min, max, out = _f_clip_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_clip__Tensor.call(input._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0), input, min, max)
+            else:
+                result = _op_clip__Tensor_out.call(input._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0) | out._keyset, input, min, max, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, min, max, out = _f_clip_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_clip.call(input._keyset, input, min, max)
+            else:
+                result = _op_clip__out.call(input._keyset | out._keyset, input, min, max, out)
+            return result
+    _ap.raise_invalid_arguments(_f_clip_sigs, args, kwargs)
+
+
+def _f_clip__0(input, min=None, max=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if min is not None and not isinstance(min, _Tensor): raise _Mismatch
+    if max is not None and not isinstance(max, _Tensor): raise _Mismatch
+    return input, min, max
+
+
+def _f_clip__1(input, min=None, max=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if min is not None and type(min) not in _PYNUM: min = _ap.to_scalar(min)
+    if max is not None and type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    return input, min, max
+
+
+_f_clip__sigs = (_ap.PySig('clip_', (('input', 'Tensor', None, False), ('min', 'Tensor?', 'None', False), ('max', 'Tensor?', 'None', False)), False, False), _ap.PySig('clip_', (('input', 'Tensor', None, False), ('min', 'Scalar?', 'None', False), ('max', 'Scalar?', 'None', False)), False, False),)
+
+
+def clip_(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, min, max = _f_clip__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_clip___Tensor.call(input._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0), input, min, max)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, min, max = _f_clip__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_clip_.call(input._keyset, input, min, max)
+            return result
+    _ap.raise_invalid_arguments(_f_clip__sigs, args, kwargs)
+
+
 def _f_clone_0(input, *, memory_format=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
@@ -955,6 +2876,246 @@ def clone(*args, **kwargs):
         result = _op_clone.call(input._keyset, input, memory_format)
         return result
     _ap.raise_invalid_arguments(_f_clone_sigs, args, kwargs)
+
+
+def _f_column_stack_0(tensors, *, out=None):
+    tensors = _ap.to_tensorlist(tensors)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return tensors, out
+
+
+_f_column_stack_sigs = (_ap.PySig('column_stack', (('tensors', 'Tensor[]', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def column_stack(*args, **kwargs):
+    try:
+        tensors, out = _f_column_stack_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_column_stack.call(_ap.keyset_of_list(tensors), tensors)
+        else:
+            result = _op_column_stack__out.call(_ap.keyset_of_list(tensors) | out._keyset, tensors, out)
+        return result
+    _ap.raise_invalid_arguments(_f_column_stack_sigs, args, kwargs)
+
+
+def _f_combinations_0(input, r=2, with_replacement=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(r) is not int: r = _ap.to_int(r)
+    if with_replacement is not False and with_replacement is not True: raise _Mismatch
+    return input, r, with_replacement
+
+
+_f_combinations_sigs = (_ap.PySig('combinations', (('input', 'Tensor', None, False), ('r', 'int', '2', False), ('with_replacement', 'bool', 'False', False)), False, False),)
+
+
+def combinations(*args, **kwargs):
+    try:
+        input, r, with_replacement = _f_combinations_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_combinations.call(input._keyset, input, r, with_replacement)
+        return result
+    _ap.raise_invalid_arguments(_f_combinations_sigs, args, kwargs)
+
+
+def _f_concat_0(tensors, dim=0, *, out=None):
+    tensors = _ap.to_tensorlist(tensors)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return tensors, dim, out
+
+
+_f_concat_sigs = (_ap.PySig('concat', (('tensors', 'Tensor[]', None, False), ('dim', 'int', '0', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def concat(*args, **kwargs):
+    try:
+        tensors, dim, out = _f_concat_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_concat.call(_ap.keyset_of_list(tensors), tensors, dim)
+        else:
+            result = _op_concat__out.call(_ap.keyset_of_list(tensors) | out._keyset, tensors, dim, out)
+        return result
+    _ap.raise_invalid_arguments(_f_concat_sigs, args, kwargs)
+
+
+def _f_concatenate_0(tensors, dim=0, *, out=None):
+    tensors = _ap.to_tensorlist(tensors)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return tensors, dim, out
+
+
+_f_concatenate_sigs = (_ap.PySig('concatenate', (('tensors', 'Tensor[]', None, False), ('dim', 'int', '0', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def concatenate(*args, **kwargs):
+    try:
+        tensors, dim, out = _f_concatenate_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_concatenate.call(_ap.keyset_of_list(tensors), tensors, dim)
+        else:
+            result = _op_concatenate__out.call(_ap.keyset_of_list(tensors) | out._keyset, tensors, dim, out)
+        return result
+    _ap.raise_invalid_arguments(_f_concatenate_sigs, args, kwargs)
+
+
+def _f_constant_pad_nd_0(input, pad, value=0):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    pad = _ap.to_intlist(pad)
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    return input, pad, value
+
+
+_f_constant_pad_nd_sigs = (_ap.PySig('constant_pad_nd', (('input', 'Tensor', None, False), ('pad', 'SymInt[]', None, False), ('value', 'Scalar', '0', False)), False, False),)
+
+
+def constant_pad_nd(*args, **kwargs):
+    try:
+        input, pad, value = _f_constant_pad_nd_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_constant_pad_nd.call(input._keyset, input, pad, value)
+        return result
+    _ap.raise_invalid_arguments(_f_constant_pad_nd_sigs, args, kwargs)
+
+
+def _f_copysign_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+def _f_copysign_1(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_copysign_sigs = (_ap.PySig('copysign', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('copysign', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def copysign(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, other, out = _f_copysign_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_copysign__Tensor.call(input._keyset | other._keyset, input, other)
+            else:
+                result = _op_copysign__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, other, out = _f_copysign_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_copysign__Scalar.call(input._keyset, input, other)
+            else:
+                result = _op_copysign__Scalar_out.call(input._keyset | out._keyset, input, other, out)
+            return result
+    _ap.raise_invalid_arguments(_f_copysign_sigs, args, kwargs)
+
+
+def _f_cos_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_cos_sigs = (_ap.PySig('cos', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def cos(*args, **kwargs):
+    try:
+        input, out = _f_cos_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_cos.call(input._keyset, input)
+        else:
+            result = _op_cos__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_cos_sigs, args, kwargs)
+
+
+def _f_cos__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_cos__sigs = (_ap.PySig('cos_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def cos_(*args, **kwargs):
+    try:
+        input, = _f_cos__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_cos_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_cos__sigs, args, kwargs)
+
+
+def _f_cosh_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_cosh_sigs = (_ap.PySig('cosh', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def cosh(*args, **kwargs):
+    try:
+        input, out = _f_cosh_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_cosh.call(input._keyset, input)
+        else:
+            result = _op_cosh__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_cosh_sigs, args, kwargs)
+
+
+def _f_cosh__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_cosh__sigs = (_ap.PySig('cosh_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def cosh_(*args, **kwargs):
+    try:
+        input, = _f_cosh__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_cosh_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_cosh__sigs, args, kwargs)
 
 
 def _f_count_nonzero_0(input, dim):
@@ -1080,6 +3241,72 @@ def detach_(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_detach__sigs, args, kwargs)
 
 
+def _f_diag_0(input, diagonal=0, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(diagonal) is not int: diagonal = _ap.to_int(diagonal)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, diagonal, out
+
+
+_f_diag_sigs = (_ap.PySig('diag', (('input', 'Tensor', None, False), ('diagonal', 'int', '0', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def diag(*args, **kwargs):
+    try:
+        input, diagonal, out = _f_diag_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_diag.call(input._keyset, input, diagonal)
+        else:
+            result = _op_diag__out.call(input._keyset | out._keyset, input, diagonal, out)
+        return result
+    _ap.raise_invalid_arguments(_f_diag_sigs, args, kwargs)
+
+
+def _f_diag_embed_0(input, offset=0, dim1=-2, dim2=-1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(offset) is not int: offset = _ap.to_int(offset)
+    if type(dim1) is not int: dim1 = _ap.to_int(dim1)
+    if type(dim2) is not int: dim2 = _ap.to_int(dim2)
+    return input, offset, dim1, dim2
+
+
+_f_diag_embed_sigs = (_ap.PySig('diag_embed', (('input', 'Tensor', None, False), ('offset', 'int', '0', False), ('dim1', 'int', '-2', False), ('dim2', 'int', '-1', False)), False, False),)
+
+
+def diag_embed(*args, **kwargs):
+    try:
+        input, offset, dim1, dim2 = _f_diag_embed_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_diag_embed.call(input._keyset, input, offset, dim1, dim2)
+        return result
+    _ap.raise_invalid_arguments(_f_diag_embed_sigs, args, kwargs)
+
+
+def _f_diagflat_0(input, offset=0):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(offset) is not int: offset = _ap.to_int(offset)
+    return input, offset
+
+
+_f_diagflat_sigs = (_ap.PySig('diagflat', (('input', 'Tensor', None, False), ('offset', 'int', '0', False)), False, False),)
+
+
+def diagflat(*args, **kwargs):
+    try:
+        input, offset = _f_diagflat_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_diagflat.call(input._keyset, input, offset)
+        return result
+    _ap.raise_invalid_arguments(_f_diagflat_sigs, args, kwargs)
+
+
 def _f_diagonal_0(input, offset=0, dim1=0, dim2=1):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(offset) is not int: offset = _ap.to_int(offset)
@@ -1100,6 +3327,154 @@ def diagonal(*args, **kwargs):
         result = _op_diagonal.call(input._keyset, input, offset, dim1, dim2)
         return result
     _ap.raise_invalid_arguments(_f_diagonal_sigs, args, kwargs)
+
+
+def _f_digamma_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_digamma_sigs = (_ap.PySig('digamma', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def digamma(*args, **kwargs):
+    try:
+        input, out = _f_digamma_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_digamma.call(input._keyset, input)
+        else:
+            result = _op_digamma__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_digamma_sigs, args, kwargs)
+
+
+def _f_div_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+def _f_div_1(input, other, *, rounding_mode, out=None):
+    if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    if rounding_mode is not None: rounding_mode = _ap.to_str(rounding_mode)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, rounding_mode, out
+
+
+def _f_div_2(input, other, *, rounding_mode):
+    if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if rounding_mode is not None: rounding_mode = _ap.to_str(rounding_mode)
+    return input, other, rounding_mode
+
+
+_f_div_sigs = (_ap.PySig('div', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('div', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('rounding_mode', 'str?', None, True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('div', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('rounding_mode', 'str?', None, True)), False, False),)
+
+
+def div(*args, **kwargs):
+    try:
+        input, other, out = _f_div_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_div__Tensor.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other), input, other)
+        else:
+            result = _op_div__out.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other) | _ap.keyset_of_arg(out), input, other, out)
+        return result
+    try:
+        input, other, rounding_mode, out = _f_div_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_div__Tensor_mode.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other), input, other, rounding_mode)
+        else:
+            result = _op_div__out_mode.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other) | _ap.keyset_of_arg(out), input, other, rounding_mode, out)
+        return result
+    try:
+        input, other, rounding_mode = _f_div_2(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_div__Scalar_mode.call(_ap.keyset_of_arg(input), input, other, rounding_mode)
+        return result
+    _ap.raise_invalid_arguments(_f_div_sigs, args, kwargs)
+
+
+def _f_divide_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+def _f_divide_1(input, other, *, rounding_mode, out=None):
+    if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    if rounding_mode is not None: rounding_mode = _ap.to_str(rounding_mode)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, rounding_mode, out
+
+
+def _f_divide_2(input, other):
+    if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return input, other
+
+
+def _f_divide_3(input, other, *, rounding_mode):
+    if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if rounding_mode is not None: rounding_mode = _ap.to_str(rounding_mode)
+    return input, other, rounding_mode
+
+
+_f_divide_sigs = (_ap.PySig('divide', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('divide', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('rounding_mode', 'str?', None, True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('divide', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False)), False, False), _ap.PySig('divide', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('rounding_mode', 'str?', None, True)), False, False),)
+
+
+def divide(*args, **kwargs):
+    try:
+        input, other, out = _f_divide_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_divide__Tensor.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other), input, other)
+        else:
+            result = _op_divide__out.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other) | _ap.keyset_of_arg(out), input, other, out)
+        return result
+    try:
+        input, other, rounding_mode, out = _f_divide_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_divide__Tensor_mode.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other), input, other, rounding_mode)
+        else:
+            result = _op_divide__out_mode.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other) | _ap.keyset_of_arg(out), input, other, rounding_mode, out)
+        return result
+    try:
+        input, other = _f_divide_2(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_divide__Scalar.call(_ap.keyset_of_arg(input), input, other)
+        return result
+    try:
+        input, other, rounding_mode = _f_divide_3(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_divide__Scalar_mode.call(_ap.keyset_of_arg(input), input, other, rounding_mode)
+        return result
+    _ap.raise_invalid_arguments(_f_divide_sigs, args, kwargs)
 
 
 def _f_dot_0(input, tensor, *, out=None):
@@ -1159,6 +3534,29 @@ def dsplit(*args, **kwargs):
             result = _op_dsplit__array.call(input._keyset, input, indices)
             return result
     _ap.raise_invalid_arguments(_f_dsplit_sigs, args, kwargs)
+
+
+def _f_dstack_0(tensors, *, out=None):
+    tensors = _ap.to_tensorlist(tensors)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return tensors, out
+
+
+_f_dstack_sigs = (_ap.PySig('dstack', (('tensors', 'Tensor[]', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def dstack(*args, **kwargs):
+    try:
+        tensors, out = _f_dstack_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_dstack.call(_ap.keyset_of_list(tensors), tensors)
+        else:
+            result = _op_dstack__out.call(_ap.keyset_of_list(tensors) | out._keyset, tensors, out)
+        return result
+    _ap.raise_invalid_arguments(_f_dstack_sigs, args, kwargs)
 
 
 def _f_empty_0(size, *, memory_format=None, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -1246,6 +3644,302 @@ def empty_strided(*args, **kwargs):
             _ap.factory_requires_grad(result)
         return result
     _ap.raise_invalid_arguments(_f_empty_strided_sigs, args, kwargs)
+
+
+def _f_eq_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+def _f_eq_1(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_eq_sigs = (_ap.PySig('eq', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('eq', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def eq(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, other, out = _f_eq_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_eq__Tensor.call(input._keyset | other._keyset, input, other)
+            else:
+                result = _op_eq__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, other, out = _f_eq_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_eq__Scalar.call(input._keyset, input, other)
+            else:
+                result = _op_eq__Scalar_out.call(input._keyset | out._keyset, input, other, out)
+            return result
+    _ap.raise_invalid_arguments(_f_eq_sigs, args, kwargs)
+
+
+def _f_equal_0(input, other):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return input, other
+
+
+_f_equal_sigs = (_ap.PySig('equal', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False)), False, False),)
+
+
+def equal(*args, **kwargs):
+    try:
+        input, other = _f_equal_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_equal.call(input._keyset | other._keyset, input, other)
+        return result
+    _ap.raise_invalid_arguments(_f_equal_sigs, args, kwargs)
+
+
+def _f_erf_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_erf_sigs = (_ap.PySig('erf', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def erf(*args, **kwargs):
+    try:
+        input, out = _f_erf_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_erf.call(input._keyset, input)
+        else:
+            result = _op_erf__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_erf_sigs, args, kwargs)
+
+
+def _f_erf__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_erf__sigs = (_ap.PySig('erf_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def erf_(*args, **kwargs):
+    try:
+        input, = _f_erf__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_erf_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_erf__sigs, args, kwargs)
+
+
+def _f_erfc_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_erfc_sigs = (_ap.PySig('erfc', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def erfc(*args, **kwargs):
+    try:
+        input, out = _f_erfc_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_erfc.call(input._keyset, input)
+        else:
+            result = _op_erfc__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_erfc_sigs, args, kwargs)
+
+
+def _f_erfc__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_erfc__sigs = (_ap.PySig('erfc_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def erfc_(*args, **kwargs):
+    try:
+        input, = _f_erfc__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_erfc_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_erfc__sigs, args, kwargs)
+
+
+def _f_erfinv_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_erfinv_sigs = (_ap.PySig('erfinv', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def erfinv(*args, **kwargs):
+    try:
+        input, out = _f_erfinv_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_erfinv.call(input._keyset, input)
+        else:
+            result = _op_erfinv__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_erfinv_sigs, args, kwargs)
+
+
+def _f_exp_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_exp_sigs = (_ap.PySig('exp', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def exp(*args, **kwargs):
+    try:
+        input, out = _f_exp_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_exp.call(input._keyset, input)
+        else:
+            result = _op_exp__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_exp_sigs, args, kwargs)
+
+
+def _f_exp2_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_exp2_sigs = (_ap.PySig('exp2', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def exp2(*args, **kwargs):
+    try:
+        input, out = _f_exp2_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_exp2.call(input._keyset, input)
+        else:
+            result = _op_exp2__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_exp2_sigs, args, kwargs)
+
+
+def _f_exp2__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_exp2__sigs = (_ap.PySig('exp2_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def exp2_(*args, **kwargs):
+    try:
+        input, = _f_exp2__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_exp2_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_exp2__sigs, args, kwargs)
+
+
+def _f_exp__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_exp__sigs = (_ap.PySig('exp_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def exp_(*args, **kwargs):
+    try:
+        input, = _f_exp__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_exp_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_exp__sigs, args, kwargs)
+
+
+def _f_expm1_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_expm1_sigs = (_ap.PySig('expm1', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def expm1(*args, **kwargs):
+    try:
+        input, out = _f_expm1_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_expm1.call(input._keyset, input)
+        else:
+            result = _op_expm1__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_expm1_sigs, args, kwargs)
+
+
+def _f_expm1__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_expm1__sigs = (_ap.PySig('expm1_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def expm1_(*args, **kwargs):
+    try:
+        input, = _f_expm1__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_expm1_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_expm1__sigs, args, kwargs)
 
 
 def _f_eye_0(n, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -1339,6 +4033,48 @@ def fill_(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_fill__sigs, args, kwargs)
 
 
+def _f_fix_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_fix_sigs = (_ap.PySig('fix', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def fix(*args, **kwargs):
+    try:
+        input, out = _f_fix_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_fix.call(input._keyset, input)
+        else:
+            result = _op_fix__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_fix_sigs, args, kwargs)
+
+
+def _f_fix__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_fix__sigs = (_ap.PySig('fix_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def fix_(*args, **kwargs):
+    try:
+        input, = _f_fix__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_fix_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_fix__sigs, args, kwargs)
+
+
 def _f_flatten_0(input, start_dim=0, end_dim=-1):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(start_dim) is not int: start_dim = _ap.to_int(start_dim)
@@ -1358,6 +4094,341 @@ def flatten(*args, **kwargs):
         result = _op_flatten__using_ints.call(input._keyset, input, start_dim, end_dim)
         return result
     _ap.raise_invalid_arguments(_f_flatten_sigs, args, kwargs)
+
+
+def _f_flip_0(input, dims):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    dims = _ap.to_intlist(dims)
+    return input, dims
+
+
+_f_flip_sigs = (_ap.PySig('flip', (('input', 'Tensor', None, False), ('dims', 'int[]', None, False)), False, False),)
+
+
+def flip(*args, **kwargs):
+    try:
+        input, dims = _f_flip_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_flip.call(input._keyset, input, dims)
+        return result
+    _ap.raise_invalid_arguments(_f_flip_sigs, args, kwargs)
+
+
+def _f_fliplr_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_fliplr_sigs = (_ap.PySig('fliplr', (('input', 'Tensor', None, False),), False, False),)
+
+
+def fliplr(*args, **kwargs):
+    try:
+        input, = _f_fliplr_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_fliplr.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_fliplr_sigs, args, kwargs)
+
+
+def _f_flipud_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_flipud_sigs = (_ap.PySig('flipud', (('input', 'Tensor', None, False),), False, False),)
+
+
+def flipud(*args, **kwargs):
+    try:
+        input, = _f_flipud_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_flipud.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_flipud_sigs, args, kwargs)
+
+
+def _f_float_power_0(input, exponent, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(exponent, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, exponent, out
+
+
+def _f_float_power_1(self, exponent, *, out=None):
+    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if not isinstance(exponent, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return self, exponent, out
+
+
+def _f_float_power_2(input, exponent, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(exponent) not in _PYNUM: exponent = _ap.to_scalar(exponent)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, exponent, out
+
+
+_f_float_power_sigs = (_ap.PySig('float_power', (('input', 'Tensor', None, False), ('exponent', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('float_power', (('self', 'Scalar', None, False), ('exponent', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('float_power', (('input', 'Tensor', None, False), ('exponent', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def float_power(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, exponent, out = _f_float_power_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_float_power__Tensor_Tensor.call(input._keyset | exponent._keyset, input, exponent)
+            else:
+                result = _op_float_power__Tensor_Tensor_out.call(input._keyset | exponent._keyset | out._keyset, input, exponent, out)
+            return result
+    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            self, exponent, out = _f_float_power_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_float_power__Scalar.call(exponent._keyset, self, exponent)
+            else:
+                result = _op_float_power__Scalar_out.call(exponent._keyset | out._keyset, self, exponent, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, exponent, out = _f_float_power_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_float_power__Tensor_Scalar.call(input._keyset, input, exponent)
+            else:
+                result = _op_float_power__Tensor_Scalar_out.call(input._keyset | out._keyset, input, exponent, out)
+            return result
+    _ap.raise_invalid_arguments(_f_float_power_sigs, args, kwargs)
+
+
+def _f_floor_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_floor_sigs = (_ap.PySig('floor', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def floor(*args, **kwargs):
+    try:
+        input, out = _f_floor_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_floor.call(input._keyset, input)
+        else:
+            result = _op_floor__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_floor_sigs, args, kwargs)
+
+
+def _f_floor__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_floor__sigs = (_ap.PySig('floor_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def floor_(*args, **kwargs):
+    try:
+        input, = _f_floor__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_floor_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_floor__sigs, args, kwargs)
+
+
+def _f_floor_divide_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+def _f_floor_divide_1(input, other, *, out=None):
+    if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_floor_divide_sigs = (_ap.PySig('floor_divide', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('floor_divide', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def floor_divide(*args, **kwargs):
+    try:
+        input, other, out = _f_floor_divide_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_floor_divide.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other), input, other)
+        else:
+            result = _op_floor_divide__out.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other) | _ap.keyset_of_arg(out), input, other, out)
+        return result
+    try:
+        input, other, out = _f_floor_divide_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_floor_divide__Scalar.call(_ap.keyset_of_arg(input), input, other)
+        else:
+            result = _op_floor_divide__Scalar_out.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(out), input, other, out)
+        return result
+    _ap.raise_invalid_arguments(_f_floor_divide_sigs, args, kwargs)
+
+
+def _f_fmax_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_fmax_sigs = (_ap.PySig('fmax', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def fmax(*args, **kwargs):
+    try:
+        input, other, out = _f_fmax_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_fmax.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_fmax__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
+    _ap.raise_invalid_arguments(_f_fmax_sigs, args, kwargs)
+
+
+def _f_fmin_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_fmin_sigs = (_ap.PySig('fmin', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def fmin(*args, **kwargs):
+    try:
+        input, other, out = _f_fmin_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_fmin.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_fmin__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
+    _ap.raise_invalid_arguments(_f_fmin_sigs, args, kwargs)
+
+
+def _f_fmod_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+def _f_fmod_1(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_fmod_sigs = (_ap.PySig('fmod', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('fmod', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def fmod(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, other, out = _f_fmod_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_fmod__Tensor.call(input._keyset | other._keyset, input, other)
+            else:
+                result = _op_fmod__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, other, out = _f_fmod_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_fmod__Scalar.call(input._keyset, input, other)
+            else:
+                result = _op_fmod__Scalar_out.call(input._keyset | out._keyset, input, other, out)
+            return result
+    _ap.raise_invalid_arguments(_f_fmod_sigs, args, kwargs)
+
+
+def _f_frac_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_frac_sigs = (_ap.PySig('frac', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def frac(*args, **kwargs):
+    try:
+        input, out = _f_frac_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_frac.call(input._keyset, input)
+        else:
+            result = _op_frac__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_frac_sigs, args, kwargs)
+
+
+def _f_frac__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_frac__sigs = (_ap.PySig('frac_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def frac_(*args, **kwargs):
+    try:
+        input, = _f_frac__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_frac_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_frac__sigs, args, kwargs)
 
 
 def _f_full_0(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -1446,6 +4517,49 @@ def gather(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_gather_sigs, args, kwargs)
 
 
+def _f_ge_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+def _f_ge_1(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_ge_sigs = (_ap.PySig('ge', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('ge', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def ge(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, other, out = _f_ge_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_ge__Tensor.call(input._keyset | other._keyset, input, other)
+            else:
+                result = _op_ge__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, other, out = _f_ge_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_ge__Scalar.call(input._keyset, input, other)
+            else:
+                result = _op_ge__Scalar_out.call(input._keyset | out._keyset, input, other, out)
+            return result
+    _ap.raise_invalid_arguments(_f_ge_sigs, args, kwargs)
+
+
 def _f_ger_0(input, vec2, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(vec2, _Tensor): raise _Mismatch
@@ -1468,6 +4582,135 @@ def ger(*args, **kwargs):
             result = _op_ger__out.call(input._keyset | vec2._keyset | out._keyset, input, vec2, out)
         return result
     _ap.raise_invalid_arguments(_f_ger_sigs, args, kwargs)
+
+
+def _f_greater_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+def _f_greater_1(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_greater_sigs = (_ap.PySig('greater', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('greater', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def greater(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, other, out = _f_greater_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_greater__Tensor.call(input._keyset | other._keyset, input, other)
+            else:
+                result = _op_greater__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, other, out = _f_greater_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_greater__Scalar.call(input._keyset, input, other)
+            else:
+                result = _op_greater__Scalar_out.call(input._keyset | out._keyset, input, other, out)
+            return result
+    _ap.raise_invalid_arguments(_f_greater_sigs, args, kwargs)
+
+
+def _f_greater_equal_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+def _f_greater_equal_1(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_greater_equal_sigs = (_ap.PySig('greater_equal', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('greater_equal', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def greater_equal(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, other, out = _f_greater_equal_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_greater_equal__Tensor.call(input._keyset | other._keyset, input, other)
+            else:
+                result = _op_greater_equal__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, other, out = _f_greater_equal_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_greater_equal__Scalar.call(input._keyset, input, other)
+            else:
+                result = _op_greater_equal__Scalar_out.call(input._keyset | out._keyset, input, other, out)
+            return result
+    _ap.raise_invalid_arguments(_f_greater_equal_sigs, args, kwargs)
+
+
+def _f_gt_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+def _f_gt_1(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_gt_sigs = (_ap.PySig('gt', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('gt', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def gt(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, other, out = _f_gt_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_gt__Tensor.call(input._keyset | other._keyset, input, other)
+            else:
+                result = _op_gt__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, other, out = _f_gt_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_gt__Scalar.call(input._keyset, input, other)
+            else:
+                result = _op_gt__Scalar_out.call(input._keyset | out._keyset, input, other, out)
+            return result
+    _ap.raise_invalid_arguments(_f_gt_sigs, args, kwargs)
 
 
 def _f_hsplit_0(input, sections):
@@ -1503,6 +4746,53 @@ def hsplit(*args, **kwargs):
             result = _op_hsplit__array.call(input._keyset, input, indices)
             return result
     _ap.raise_invalid_arguments(_f_hsplit_sigs, args, kwargs)
+
+
+def _f_hstack_0(tensors, *, out=None):
+    tensors = _ap.to_tensorlist(tensors)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return tensors, out
+
+
+_f_hstack_sigs = (_ap.PySig('hstack', (('tensors', 'Tensor[]', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def hstack(*args, **kwargs):
+    try:
+        tensors, out = _f_hstack_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_hstack.call(_ap.keyset_of_list(tensors), tensors)
+        else:
+            result = _op_hstack__out.call(_ap.keyset_of_list(tensors) | out._keyset, tensors, out)
+        return result
+    _ap.raise_invalid_arguments(_f_hstack_sigs, args, kwargs)
+
+
+def _f_hypot_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_hypot_sigs = (_ap.PySig('hypot', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def hypot(*args, **kwargs):
+    try:
+        input, other, out = _f_hypot_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_hypot.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_hypot__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
+    _ap.raise_invalid_arguments(_f_hypot_sigs, args, kwargs)
 
 
 def _f_imag_0(input):
@@ -1761,6 +5051,329 @@ def inner(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_inner_sigs, args, kwargs)
 
 
+def _f_isclose_0(input, other, rtol=1.0000000000000001e-05, atol=1e-08, equal_nan=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if type(rtol) is not float: rtol = _ap.to_float(rtol)
+    if type(atol) is not float: atol = _ap.to_float(atol)
+    if equal_nan is not False and equal_nan is not True: raise _Mismatch
+    return input, other, rtol, atol, equal_nan
+
+
+_f_isclose_sigs = (_ap.PySig('isclose', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('rtol', 'float', '1.0000000000000001e-05', False), ('atol', 'float', '1e-08', False), ('equal_nan', 'bool', 'False', False)), False, False),)
+
+
+def isclose(*args, **kwargs):
+    try:
+        input, other, rtol, atol, equal_nan = _f_isclose_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_isclose.call(input._keyset | other._keyset, input, other, rtol, atol, equal_nan)
+        return result
+    _ap.raise_invalid_arguments(_f_isclose_sigs, args, kwargs)
+
+
+def _f_isfinite_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_isfinite_sigs = (_ap.PySig('isfinite', (('input', 'Tensor', None, False),), False, False),)
+
+
+def isfinite(*args, **kwargs):
+    try:
+        input, = _f_isfinite_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_isfinite.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_isfinite_sigs, args, kwargs)
+
+
+def _f_isinf_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_isinf_sigs = (_ap.PySig('isinf', (('input', 'Tensor', None, False),), False, False),)
+
+
+def isinf(*args, **kwargs):
+    try:
+        input, = _f_isinf_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_isinf.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_isinf_sigs, args, kwargs)
+
+
+def _f_isnan_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_isnan_sigs = (_ap.PySig('isnan', (('input', 'Tensor', None, False),), False, False),)
+
+
+def isnan(*args, **kwargs):
+    try:
+        input, = _f_isnan_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_isnan.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_isnan_sigs, args, kwargs)
+
+
+def _f_isneginf_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_isneginf_sigs = (_ap.PySig('isneginf', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def isneginf(*args, **kwargs):
+    try:
+        input, out = _f_isneginf_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_isneginf.call(input._keyset, input)
+        else:
+            result = _op_isneginf__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_isneginf_sigs, args, kwargs)
+
+
+def _f_isposinf_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_isposinf_sigs = (_ap.PySig('isposinf', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def isposinf(*args, **kwargs):
+    try:
+        input, out = _f_isposinf_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_isposinf.call(input._keyset, input)
+        else:
+            result = _op_isposinf__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_isposinf_sigs, args, kwargs)
+
+
+def _f_le_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+def _f_le_1(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_le_sigs = (_ap.PySig('le', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('le', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def le(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, other, out = _f_le_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_le__Tensor.call(input._keyset | other._keyset, input, other)
+            else:
+                result = _op_le__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, other, out = _f_le_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_le__Scalar.call(input._keyset, input, other)
+            else:
+                result = _op_le__Scalar_out.call(input._keyset | out._keyset, input, other, out)
+            return result
+    _ap.raise_invalid_arguments(_f_le_sigs, args, kwargs)
+
+
+def _f_lerp_0(input, end, weight, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(end, _Tensor): raise _Mismatch
+    if not isinstance(weight, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, end, weight, out
+
+
+def _f_lerp_1(input, end, weight, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(end, _Tensor): raise _Mismatch
+    if type(weight) not in _PYNUM: weight = _ap.to_scalar(weight)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, end, weight, out
+
+
+_f_lerp_sigs = (_ap.PySig('lerp', (('input', 'Tensor', None, False), ('end', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('lerp', (('input', 'Tensor', None, False), ('end', 'Tensor', None, False), ('weight', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def lerp(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+        try:
+            input, end, weight, out = _f_lerp_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_lerp__Tensor.call(input._keyset | end._keyset | weight._keyset, input, end, weight)
+            else:
+                result = _op_lerp__Tensor_out.call(input._keyset | end._keyset | weight._keyset | out._keyset, input, end, weight, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, end, weight, out = _f_lerp_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_lerp__Scalar.call(input._keyset | end._keyset, input, end, weight)
+            else:
+                result = _op_lerp__Scalar_out.call(input._keyset | end._keyset | out._keyset, input, end, weight, out)
+            return result
+    _ap.raise_invalid_arguments(_f_lerp_sigs, args, kwargs)
+
+
+def _f_less_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+def _f_less_1(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_less_sigs = (_ap.PySig('less', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('less', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def less(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, other, out = _f_less_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_less__Tensor.call(input._keyset | other._keyset, input, other)
+            else:
+                result = _op_less__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, other, out = _f_less_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_less__Scalar.call(input._keyset, input, other)
+            else:
+                result = _op_less__Scalar_out.call(input._keyset | out._keyset, input, other, out)
+            return result
+    _ap.raise_invalid_arguments(_f_less_sigs, args, kwargs)
+
+
+def _f_less_equal_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+def _f_less_equal_1(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_less_equal_sigs = (_ap.PySig('less_equal', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('less_equal', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def less_equal(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, other, out = _f_less_equal_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_less_equal__Tensor.call(input._keyset | other._keyset, input, other)
+            else:
+                result = _op_less_equal__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, other, out = _f_less_equal_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_less_equal__Scalar.call(input._keyset, input, other)
+            else:
+                result = _op_less_equal__Scalar_out.call(input._keyset | out._keyset, input, other, out)
+            return result
+    _ap.raise_invalid_arguments(_f_less_equal_sigs, args, kwargs)
+
+
+def _f_lgamma_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_lgamma_sigs = (_ap.PySig('lgamma', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def lgamma(*args, **kwargs):
+    try:
+        input, out = _f_lgamma_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_lgamma.call(input._keyset, input)
+        else:
+            result = _op_lgamma__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_lgamma_sigs, args, kwargs)
+
+
 def _f_linspace_0(start, end, steps, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if not isinstance(start, _Tensor): raise _Mismatch
     if not isinstance(end, _Tensor): raise _Mismatch
@@ -1875,6 +5488,174 @@ def linspace(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_linspace_sigs, args, kwargs)
 
 
+def _f_log_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_log_sigs = (_ap.PySig('log', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def log(*args, **kwargs):
+    try:
+        input, out = _f_log_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_log.call(input._keyset, input)
+        else:
+            result = _op_log__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_log_sigs, args, kwargs)
+
+
+def _f_log10_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_log10_sigs = (_ap.PySig('log10', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def log10(*args, **kwargs):
+    try:
+        input, out = _f_log10_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_log10.call(input._keyset, input)
+        else:
+            result = _op_log10__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_log10_sigs, args, kwargs)
+
+
+def _f_log10__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_log10__sigs = (_ap.PySig('log10_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def log10_(*args, **kwargs):
+    try:
+        input, = _f_log10__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_log10_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_log10__sigs, args, kwargs)
+
+
+def _f_log1p_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_log1p_sigs = (_ap.PySig('log1p', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def log1p(*args, **kwargs):
+    try:
+        input, out = _f_log1p_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_log1p.call(input._keyset, input)
+        else:
+            result = _op_log1p__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_log1p_sigs, args, kwargs)
+
+
+def _f_log1p__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_log1p__sigs = (_ap.PySig('log1p_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def log1p_(*args, **kwargs):
+    try:
+        input, = _f_log1p__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_log1p_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_log1p__sigs, args, kwargs)
+
+
+def _f_log2_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_log2_sigs = (_ap.PySig('log2', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def log2(*args, **kwargs):
+    try:
+        input, out = _f_log2_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_log2.call(input._keyset, input)
+        else:
+            result = _op_log2__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_log2_sigs, args, kwargs)
+
+
+def _f_log2__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_log2__sigs = (_ap.PySig('log2_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def log2_(*args, **kwargs):
+    try:
+        input, = _f_log2__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_log2_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_log2__sigs, args, kwargs)
+
+
+def _f_log__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_log__sigs = (_ap.PySig('log_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def log_(*args, **kwargs):
+    try:
+        input, = _f_log__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_log_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_log__sigs, args, kwargs)
+
+
 def _f_log_softmax_0(input, dim, *, out=None, dtype=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(dim) is not int: dim = _ap.to_int(dim)
@@ -1898,6 +5679,169 @@ def log_softmax(*args, **kwargs):
             result = _op_log_softmax__int_out.call(input._keyset | out._keyset, input, dim, dtype, out)
         return result
     _ap.raise_invalid_arguments(_f_log_softmax_sigs, args, kwargs)
+
+
+def _f_logaddexp_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_logaddexp_sigs = (_ap.PySig('logaddexp', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def logaddexp(*args, **kwargs):
+    try:
+        input, other, out = _f_logaddexp_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_logaddexp.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_logaddexp__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
+    _ap.raise_invalid_arguments(_f_logaddexp_sigs, args, kwargs)
+
+
+def _f_logical_and_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_logical_and_sigs = (_ap.PySig('logical_and', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def logical_and(*args, **kwargs):
+    try:
+        input, other, out = _f_logical_and_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_logical_and.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_logical_and__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
+    _ap.raise_invalid_arguments(_f_logical_and_sigs, args, kwargs)
+
+
+def _f_logical_not_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_logical_not_sigs = (_ap.PySig('logical_not', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def logical_not(*args, **kwargs):
+    try:
+        input, out = _f_logical_not_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_logical_not.call(input._keyset, input)
+        else:
+            result = _op_logical_not__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_logical_not_sigs, args, kwargs)
+
+
+def _f_logical_or_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_logical_or_sigs = (_ap.PySig('logical_or', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def logical_or(*args, **kwargs):
+    try:
+        input, other, out = _f_logical_or_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_logical_or.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_logical_or__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
+    _ap.raise_invalid_arguments(_f_logical_or_sigs, args, kwargs)
+
+
+def _f_logical_xor_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_logical_xor_sigs = (_ap.PySig('logical_xor', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def logical_xor(*args, **kwargs):
+    try:
+        input, other, out = _f_logical_xor_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_logical_xor.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_logical_xor__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
+    _ap.raise_invalid_arguments(_f_logical_xor_sigs, args, kwargs)
+
+
+def _f_logit_0(input, eps=None, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if eps is not None and type(eps) is not float: eps = _ap.to_float(eps)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, eps, out
+
+
+_f_logit_sigs = (_ap.PySig('logit', (('input', 'Tensor', None, False), ('eps', 'float?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def logit(*args, **kwargs):
+    try:
+        input, eps, out = _f_logit_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_logit.call(input._keyset, input, eps)
+        else:
+            result = _op_logit__out.call(input._keyset | out._keyset, input, eps, out)
+        return result
+    _ap.raise_invalid_arguments(_f_logit_sigs, args, kwargs)
+
+
+def _f_logit__0(input, eps=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if eps is not None and type(eps) is not float: eps = _ap.to_float(eps)
+    return input, eps
+
+
+_f_logit__sigs = (_ap.PySig('logit_', (('input', 'Tensor', None, False), ('eps', 'float?', 'None', False)), False, False),)
+
+
+def logit_(*args, **kwargs):
+    try:
+        input, eps = _f_logit__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_logit_.call(input._keyset, input, eps)
+        return result
+    _ap.raise_invalid_arguments(_f_logit__sigs, args, kwargs)
 
 
 def _f_logspace_0(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -2041,6 +5985,49 @@ def logsumexp(*args, **kwargs):
             result = _op_logsumexp__out.call(input._keyset | out._keyset, input, dim, keepdim, out)
         return result
     _ap.raise_invalid_arguments(_f_logsumexp_sigs, args, kwargs)
+
+
+def _f_lt_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+def _f_lt_1(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_lt_sigs = (_ap.PySig('lt', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('lt', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def lt(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, other, out = _f_lt_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_lt__Tensor.call(input._keyset | other._keyset, input, other)
+            else:
+                result = _op_lt__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, other, out = _f_lt_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_lt__Scalar.call(input._keyset, input, other)
+            else:
+                result = _op_lt__Scalar_out.call(input._keyset | out._keyset, input, other, out)
+            return result
+    _ap.raise_invalid_arguments(_f_lt_sigs, args, kwargs)
 
 
 def _f_masked_fill_0(input, mask, value):
@@ -2210,6 +6197,30 @@ def max(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_max_sigs, args, kwargs)
 
 
+def _f_maximum_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_maximum_sigs = (_ap.PySig('maximum', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def maximum(*args, **kwargs):
+    try:
+        input, other, out = _f_maximum_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_maximum.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_maximum__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
+    _ap.raise_invalid_arguments(_f_maximum_sigs, args, kwargs)
+
+
 def _f_mean_0(input, *, out=None, dtype=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -2253,6 +6264,38 @@ def mean(*args, **kwargs):
                 result = _op_mean__out.call(input._keyset | out._keyset, input, dim, keepdim, dtype, out)
             return result
     _ap.raise_invalid_arguments(_f_mean_sigs, args, kwargs)
+
+
+def _f_meshgrid_0(tensors):
+    tensors = _ap.to_tensorlist(tensors)
+    return tensors,
+
+
+def _f_meshgrid_1(tensors, *, indexing):
+    tensors = _ap.to_tensorlist(tensors)
+    indexing = _ap.to_str(indexing)
+    return tensors, indexing
+
+
+_f_meshgrid_sigs = (_ap.PySig('meshgrid', (('tensors', 'Tensor[]', None, False),), False, False), _ap.PySig('meshgrid', (('tensors', 'Tensor[]', None, False), ('indexing', 'str', None, True)), False, False),)
+
+
+def meshgrid(*args, **kwargs):
+    try:
+        tensors, = _f_meshgrid_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_meshgrid.call(_ap.keyset_of_list(tensors), tensors)
+        return result
+    try:
+        tensors, indexing = _f_meshgrid_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_meshgrid__indexing.call(_ap.keyset_of_list(tensors), tensors, indexing)
+        return result
+    _ap.raise_invalid_arguments(_f_meshgrid_sigs, args, kwargs)
 
 
 def _f_min_0(input, *, out=None):
@@ -2314,6 +6357,30 @@ def min(*args, **kwargs):
                 result = _rt_min_out(_op_min__dim_min.call(input._keyset | out[0]._keyset | out[1]._keyset, input, dim, keepdim, out[0], out[1]))
             return result
     _ap.raise_invalid_arguments(_f_min_sigs, args, kwargs)
+
+
+def _f_minimum_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_minimum_sigs = (_ap.PySig('minimum', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def minimum(*args, **kwargs):
+    try:
+        input, other, out = _f_minimum_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_minimum.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_minimum__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
+    _ap.raise_invalid_arguments(_f_minimum_sigs, args, kwargs)
 
 
 def _f_mm_0(input, mat2, *, out=None):
@@ -2414,6 +6481,93 @@ def movedim(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_movedim_sigs, args, kwargs)
 
 
+def _f_mul_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_mul_sigs = (_ap.PySig('mul', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def mul(*args, **kwargs):
+    try:
+        input, other, out = _f_mul_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_mul__Tensor.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other), input, other)
+        else:
+            result = _op_mul__out.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other) | _ap.keyset_of_arg(out), input, other, out)
+        return result
+    _ap.raise_invalid_arguments(_f_mul_sigs, args, kwargs)
+
+
+def _f_multinomial_0(input, num_samples, replacement=False, *, generator=None, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(num_samples) is not int: num_samples = _ap.to_int(num_samples)
+    if replacement is not False and replacement is not True: raise _Mismatch
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, num_samples, replacement, generator, out
+
+
+_f_multinomial_sigs = (_ap.PySig('multinomial', (('input', 'Tensor', None, False), ('num_samples', 'SymInt', None, False), ('replacement', 'bool', 'False', False), ('generator', 'Generator?', 'None', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def multinomial(*args, **kwargs):
+    try:
+        input, num_samples, replacement, generator, out = _f_multinomial_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_multinomial.call(input._keyset, input, num_samples, replacement, generator)
+        else:
+            result = _op_multinomial__out.call(input._keyset | out._keyset, input, num_samples, replacement, generator, out)
+        return result
+    _ap.raise_invalid_arguments(_f_multinomial_sigs, args, kwargs)
+
+
+def _f_multiply_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+def _f_multiply_1(input, other):
+    if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return input, other
+
+
+_f_multiply_sigs = (_ap.PySig('multiply', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('multiply', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False)), False, False),)
+
+
+def multiply(*args, **kwargs):
+    try:
+        input, other, out = _f_multiply_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_multiply__Tensor.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other), input, other)
+        else:
+            result = _op_multiply__out.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other) | _ap.keyset_of_arg(out), input, other, out)
+        return result
+    try:
+        input, other = _f_multiply_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_multiply__Scalar.call(_ap.keyset_of_arg(input), input, other)
+        return result
+    _ap.raise_invalid_arguments(_f_multiply_sigs, args, kwargs)
+
+
 def _f_mv_0(input, vec, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(vec, _Tensor): raise _Mismatch
@@ -2436,6 +6590,54 @@ def mv(*args, **kwargs):
             result = _op_mv__out.call(input._keyset | vec._keyset | out._keyset, input, vec, out)
         return result
     _ap.raise_invalid_arguments(_f_mv_sigs, args, kwargs)
+
+
+def _f_nan_to_num_0(input, nan=None, posinf=None, neginf=None, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if nan is not None and type(nan) is not float: nan = _ap.to_float(nan)
+    if posinf is not None and type(posinf) is not float: posinf = _ap.to_float(posinf)
+    if neginf is not None and type(neginf) is not float: neginf = _ap.to_float(neginf)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, nan, posinf, neginf, out
+
+
+_f_nan_to_num_sigs = (_ap.PySig('nan_to_num', (('input', 'Tensor', None, False), ('nan', 'float?', 'None', False), ('posinf', 'float?', 'None', False), ('neginf', 'float?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def nan_to_num(*args, **kwargs):
+    try:
+        input, nan, posinf, neginf, out = _f_nan_to_num_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_nan_to_num.call(input._keyset, input, nan, posinf, neginf)
+        else:
+            result = _op_nan_to_num__out.call(input._keyset | out._keyset, input, nan, posinf, neginf, out)
+        return result
+    _ap.raise_invalid_arguments(_f_nan_to_num_sigs, args, kwargs)
+
+
+def _f_nan_to_num__0(input, nan=None, posinf=None, neginf=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if nan is not None and type(nan) is not float: nan = _ap.to_float(nan)
+    if posinf is not None and type(posinf) is not float: posinf = _ap.to_float(posinf)
+    if neginf is not None and type(neginf) is not float: neginf = _ap.to_float(neginf)
+    return input, nan, posinf, neginf
+
+
+_f_nan_to_num__sigs = (_ap.PySig('nan_to_num_', (('input', 'Tensor', None, False), ('nan', 'float?', 'None', False), ('posinf', 'float?', 'None', False), ('neginf', 'float?', 'None', False)), False, False),)
+
+
+def nan_to_num_(*args, **kwargs):
+    try:
+        input, nan, posinf, neginf = _f_nan_to_num__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_nan_to_num_.call(input._keyset, input, nan, posinf, neginf)
+        return result
+    _ap.raise_invalid_arguments(_f_nan_to_num__sigs, args, kwargs)
 
 
 def _f_nanmean_0(input, dim=None, keepdim=False, *, out=None, dtype=None):
@@ -2529,6 +6731,133 @@ def narrow(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_narrow_sigs, args, kwargs)
 
 
+def _f_ne_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+def _f_ne_1(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_ne_sigs = (_ap.PySig('ne', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('ne', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def ne(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, other, out = _f_ne_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_ne__Tensor.call(input._keyset | other._keyset, input, other)
+            else:
+                result = _op_ne__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, other, out = _f_ne_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_ne__Scalar.call(input._keyset, input, other)
+            else:
+                result = _op_ne__Scalar_out.call(input._keyset | out._keyset, input, other, out)
+            return result
+    _ap.raise_invalid_arguments(_f_ne_sigs, args, kwargs)
+
+
+def _f_neg_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_neg_sigs = (_ap.PySig('neg', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def neg(*args, **kwargs):
+    try:
+        input, out = _f_neg_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_neg.call(input._keyset, input)
+        else:
+            result = _op_neg__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_neg_sigs, args, kwargs)
+
+
+def _f_neg__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_neg__sigs = (_ap.PySig('neg_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def neg_(*args, **kwargs):
+    try:
+        input, = _f_neg__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_neg_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_neg__sigs, args, kwargs)
+
+
+def _f_negative_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_negative_sigs = (_ap.PySig('negative', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def negative(*args, **kwargs):
+    try:
+        input, out = _f_negative_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_negative.call(input._keyset, input)
+        else:
+            result = _op_negative__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_negative_sigs, args, kwargs)
+
+
+def _f_negative__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_negative__sigs = (_ap.PySig('negative_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def negative_(*args, **kwargs):
+    try:
+        input, = _f_negative__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_negative_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_negative__sigs, args, kwargs)
+
+
 def _f_norm_0(input, p, *, dtype):
     if not isinstance(input, _Tensor): raise _Mismatch
     if p is not None and type(p) not in _PYNUM: p = _ap.to_scalar(p)
@@ -2600,6 +6929,140 @@ def norm(*args, **kwargs):
                 result = _op_norm__out.call(input._keyset | out._keyset, input, p, dim, keepdim, out)
             return result
     _ap.raise_invalid_arguments(_f_norm_sigs, args, kwargs)
+
+
+def _f_normal_0(mean, std, *, generator=None, out=None):
+    if not isinstance(mean, _Tensor): raise _Mismatch
+    if not isinstance(std, _Tensor): raise _Mismatch
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return mean, std, generator, out
+
+
+def _f_normal_1(mean, std=1, *, generator=None, out=None):
+    if not isinstance(mean, _Tensor): raise _Mismatch
+    if type(std) is not float: std = _ap.to_float(std)
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return mean, std, generator, out
+
+
+def _f_normal_2(mean, std, *, generator=None, out=None):
+    if type(mean) is not float: mean = _ap.to_float(mean)
+    if not isinstance(std, _Tensor): raise _Mismatch
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return mean, std, generator, out
+
+
+def _f_normal_3(mean, std, size, *, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if type(mean) is not float: mean = _ap.to_float(mean)
+    if type(std) is not float: std = _ap.to_float(std)
+    size = _ap.to_intlist(size)
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return mean, std, size, generator, out, dtype, layout, device, pin_memory, requires_grad
+
+
+_f_normal_sigs = (_ap.PySig('normal', (('mean', 'Tensor', None, False), ('std', 'Tensor', None, False), ('generator', 'Generator?', 'None', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('normal', (('mean', 'Tensor', None, False), ('std', 'float', '1', False), ('generator', 'Generator?', 'None', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('normal', (('mean', 'float', None, False), ('std', 'Tensor', None, False), ('generator', 'Generator?', 'None', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('normal', (('mean', 'float', None, False), ('std', 'float', None, False), ('size', 'SymInt[]', None, False), ('generator', 'Generator?', 'None', True), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+
+
+def normal(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            mean, std, generator, out = _f_normal_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_normal__Tensor_Tensor.call(mean._keyset | std._keyset, mean, std, generator)
+            else:
+                result = _op_normal__Tensor_Tensor_out.call(mean._keyset | std._keyset | out._keyset, mean, std, generator, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            mean, std, generator, out = _f_normal_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_normal__Tensor_float.call(mean._keyset, mean, std, generator)
+            else:
+                result = _op_normal__Tensor_float_out.call(mean._keyset | out._keyset, mean, std, generator, out)
+            return result
+    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            mean, std, generator, out = _f_normal_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_normal__float_Tensor.call(std._keyset, mean, std, generator)
+            else:
+                result = _op_normal__float_Tensor_out.call(std._keyset | out._keyset, mean, std, generator, out)
+            return result
+    try:
+        mean, std, size, generator, out, dtype, layout, device, pin_memory, requires_grad = _f_normal_3(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_normal__float_float.call(_ap.keyset_of_device(device), mean, std, size, generator, dtype, layout, device, pin_memory)
+        else:
+            _check_factory_out(out, dtype, layout, device)
+            result = _op_normal__float_float_out.call(out._keyset, mean, std, size, generator, out)
+        if requires_grad:
+            _ap.factory_requires_grad(result)
+        return result
+    _ap.raise_invalid_arguments(_f_normal_sigs, args, kwargs)
+
+
+def _f_not_equal_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+def _f_not_equal_1(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_not_equal_sigs = (_ap.PySig('not_equal', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('not_equal', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def not_equal(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, other, out = _f_not_equal_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_not_equal__Tensor.call(input._keyset | other._keyset, input, other)
+            else:
+                result = _op_not_equal__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, other, out = _f_not_equal_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_not_equal__Scalar.call(input._keyset, input, other)
+            else:
+                result = _op_not_equal__Scalar_out.call(input._keyset | out._keyset, input, other, out)
+            return result
+    _ap.raise_invalid_arguments(_f_not_equal_sigs, args, kwargs)
 
 
 def _f_ones_0(size, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -2705,6 +7168,106 @@ def permute(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_permute_sigs, args, kwargs)
 
 
+def _f_poisson_0(input, generator=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    return input, generator
+
+
+_f_poisson_sigs = (_ap.PySig('poisson', (('input', 'Tensor', None, False), ('generator', 'Generator?', 'None', False)), False, False),)
+
+
+def poisson(*args, **kwargs):
+    try:
+        input, generator = _f_poisson_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_poisson.call(input._keyset, input, generator)
+        return result
+    _ap.raise_invalid_arguments(_f_poisson_sigs, args, kwargs)
+
+
+def _f_positive_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_positive_sigs = (_ap.PySig('positive', (('input', 'Tensor', None, False),), False, False),)
+
+
+def positive(*args, **kwargs):
+    try:
+        input, = _f_positive_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_positive.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_positive_sigs, args, kwargs)
+
+
+def _f_pow_0(input, exponent, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(exponent, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, exponent, out
+
+
+def _f_pow_1(self, exponent, *, out=None):
+    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if not isinstance(exponent, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return self, exponent, out
+
+
+def _f_pow_2(input, exponent, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(exponent) not in _PYNUM: exponent = _ap.to_scalar(exponent)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, exponent, out
+
+
+_f_pow_sigs = (_ap.PySig('pow', (('input', 'Tensor', None, False), ('exponent', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('pow', (('self', 'Scalar', None, False), ('exponent', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('pow', (('input', 'Tensor', None, False), ('exponent', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def pow(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, exponent, out = _f_pow_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_pow__Tensor_Tensor.call(input._keyset | exponent._keyset, input, exponent)
+            else:
+                result = _op_pow__Tensor_Tensor_out.call(input._keyset | exponent._keyset | out._keyset, input, exponent, out)
+            return result
+    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            self, exponent, out = _f_pow_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_pow__Scalar.call(exponent._keyset, self, exponent)
+            else:
+                result = _op_pow__Scalar_out.call(exponent._keyset | out._keyset, self, exponent, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, exponent, out = _f_pow_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_pow__Tensor_Scalar.call(input._keyset, input, exponent)
+            else:
+                result = _op_pow__Tensor_Scalar_out.call(input._keyset | out._keyset, input, exponent, out)
+            return result
+    _ap.raise_invalid_arguments(_f_pow_sigs, args, kwargs)
+
+
 def _f_prod_0(input, *, dtype=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -2768,6 +7331,533 @@ def put(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_put_sigs, args, kwargs)
 
 
+def _f_rand_0(size, *, generator, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    size = _ap.to_intlist(size)
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return size, generator, out, dtype, layout, device, pin_memory, requires_grad
+
+
+def _f_rand_1(size, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    size = _ap.to_intlist(size)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return size, out, dtype, layout, device, pin_memory, requires_grad
+
+
+_f_rand_sigs = (_ap.PySig('rand', (('size', 'SymInt[]', None, False), ('generator', 'Generator?', None, True), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), True, False), _ap.PySig('rand', (('size', 'SymInt[]', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), True, False),)
+
+
+def rand(*args, **kwargs):
+    packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
+    try:
+        size, generator, out, dtype, layout, device, pin_memory, requires_grad = _f_rand_0(*packed, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_rand__generator.call(_ap.keyset_of_device(device), size, generator, dtype, layout, device, pin_memory)
+        else:
+            _check_factory_out(out, dtype, layout, device)
+            result = _op_rand__generator_out.call(out._keyset, size, generator, out)
+        if requires_grad:
+            _ap.factory_requires_grad(result)
+        return result
+    packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
+    try:
+        size, out, dtype, layout, device, pin_memory, requires_grad = _f_rand_1(*packed, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_rand.call(_ap.keyset_of_device(device), size, dtype, layout, device, pin_memory)
+        else:
+            _check_factory_out(out, dtype, layout, device)
+            result = _op_rand__out.call(out._keyset, size, out)
+        if requires_grad:
+            _ap.factory_requires_grad(result)
+        return result
+    _ap.raise_invalid_arguments(_f_rand_sigs, args, kwargs)
+
+
+def _f_rand_like_0(input, *, generator, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return input, generator, memory_format, dtype, layout, device, pin_memory, requires_grad
+
+
+def _f_rand_like_1(input, *, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return input, memory_format, dtype, layout, device, pin_memory, requires_grad
+
+
+_f_rand_like_sigs = (_ap.PySig('rand_like', (('input', 'Tensor', None, False), ('generator', 'Generator?', None, True), ('memory_format', 'MemoryFormat?', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('rand_like', (('input', 'Tensor', None, False), ('memory_format', 'MemoryFormat?', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+
+
+def rand_like(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, generator, memory_format, dtype, layout, device, pin_memory, requires_grad = _f_rand_like_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_rand_like__generator.call(input._keyset, input, generator, dtype, layout, device, pin_memory, memory_format)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, memory_format, dtype, layout, device, pin_memory, requires_grad = _f_rand_like_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_rand_like.call(input._keyset, input, dtype, layout, device, pin_memory, memory_format)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    _ap.raise_invalid_arguments(_f_rand_like_sigs, args, kwargs)
+
+
+def _f_randint_0(high, size, *, generator, out=None, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if type(high) is not int: high = _ap.to_int(high)
+    size = _ap.to_intlist(size)
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return high, size, generator, out, dtype, layout, device, pin_memory, requires_grad
+
+
+def _f_randint_1(high, size, *, out=None, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if type(high) is not int: high = _ap.to_int(high)
+    size = _ap.to_intlist(size)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return high, size, out, dtype, layout, device, pin_memory, requires_grad
+
+
+def _f_randint_2(low, high, size, *, generator, out=None, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if type(low) is not int: low = _ap.to_int(low)
+    if type(high) is not int: high = _ap.to_int(high)
+    size = _ap.to_intlist(size)
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return low, high, size, generator, out, dtype, layout, device, pin_memory, requires_grad
+
+
+def _f_randint_3(low, high, size, *, out=None, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if type(low) is not int: low = _ap.to_int(low)
+    if type(high) is not int: high = _ap.to_int(high)
+    size = _ap.to_intlist(size)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return low, high, size, out, dtype, layout, device, pin_memory, requires_grad
+
+
+_f_randint_sigs = (_ap.PySig('randint', (('high', 'SymInt', None, False), ('size', 'SymInt[]', None, False), ('generator', 'Generator?', None, True), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'long', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('randint', (('high', 'SymInt', None, False), ('size', 'SymInt[]', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'long', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('randint', (('low', 'SymInt', None, False), ('high', 'SymInt', None, False), ('size', 'SymInt[]', None, False), ('generator', 'Generator?', None, True), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'long', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('randint', (('low', 'SymInt', None, False), ('high', 'SymInt', None, False), ('size', 'SymInt[]', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'long', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+
+
+def randint(*args, **kwargs):
+    try:
+        high, size, generator, out, dtype, layout, device, pin_memory, requires_grad = _f_randint_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_randint__generator.call(_ap.keyset_of_device(device), high, size, generator, dtype, layout, device, pin_memory)
+        else:
+            _check_factory_out(out, dtype, layout, device)
+            result = _op_randint__generator_out.call(out._keyset, high, size, generator, out)
+        if requires_grad:
+            _ap.factory_requires_grad(result)
+        return result
+    try:
+        high, size, out, dtype, layout, device, pin_memory, requires_grad = _f_randint_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_randint.call(_ap.keyset_of_device(device), high, size, dtype, layout, device, pin_memory)
+        else:
+            _check_factory_out(out, dtype, layout, device)
+            result = _op_randint__out.call(out._keyset, high, size, out)
+        if requires_grad:
+            _ap.factory_requires_grad(result)
+        return result
+    try:
+        low, high, size, generator, out, dtype, layout, device, pin_memory, requires_grad = _f_randint_2(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_randint__low_generator.call(_ap.keyset_of_device(device), low, high, size, generator, dtype, layout, device, pin_memory)
+        else:
+            _check_factory_out(out, dtype, layout, device)
+            result = _op_randint__low_generator_out.call(out._keyset, low, high, size, generator, out)
+        if requires_grad:
+            _ap.factory_requires_grad(result)
+        return result
+    try:
+        low, high, size, out, dtype, layout, device, pin_memory, requires_grad = _f_randint_3(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_randint__low.call(_ap.keyset_of_device(device), low, high, size, dtype, layout, device, pin_memory)
+        else:
+            _check_factory_out(out, dtype, layout, device)
+            result = _op_randint__low_out.call(out._keyset, low, high, size, out)
+        if requires_grad:
+            _ap.factory_requires_grad(result)
+        return result
+    _ap.raise_invalid_arguments(_f_randint_sigs, args, kwargs)
+
+
+def _f_randint_like_0(input, low, high, *, generator, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(low) is not int: low = _ap.to_int(low)
+    if type(high) is not int: high = _ap.to_int(high)
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return input, low, high, generator, memory_format, dtype, layout, device, pin_memory, requires_grad
+
+
+def _f_randint_like_1(input, low, high, *, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(low) is not int: low = _ap.to_int(low)
+    if type(high) is not int: high = _ap.to_int(high)
+    if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return input, low, high, memory_format, dtype, layout, device, pin_memory, requires_grad
+
+
+def _f_randint_like_2(input, high, *, generator, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(high, _Tensor): raise _Mismatch
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return input, high, generator, memory_format, dtype, layout, device, pin_memory, requires_grad
+
+
+def _f_randint_like_3(input, high, *, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(high, _Tensor): raise _Mismatch
+    if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return input, high, memory_format, dtype, layout, device, pin_memory, requires_grad
+
+
+def _f_randint_like_4(input, high, *, generator, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(high) is not int: high = _ap.to_int(high)
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return input, high, generator, memory_format, dtype, layout, device, pin_memory, requires_grad
+
+
+def _f_randint_like_5(input, high, *, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(high) is not int: high = _ap.to_int(high)
+    if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return input, high, memory_format, dtype, layout, device, pin_memory, requires_grad
+
+
+_f_randint_like_sigs = (_ap.PySig('randint_like', (('input', 'Tensor', None, False), ('low', 'SymInt', None, False), ('high', 'SymInt', None, False), ('generator', 'Generator?', None, True), ('memory_format', 'MemoryFormat?', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('randint_like', (('input', 'Tensor', None, False), ('low', 'SymInt', None, False), ('high', 'SymInt', None, False), ('memory_format', 'MemoryFormat?', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('randint_like', (('input', 'Tensor', None, False), ('high', 'Tensor', None, False), ('generator', 'Generator?', None, True), ('memory_format', 'MemoryFormat?', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('randint_like', (('input', 'Tensor', None, False), ('high', 'Tensor', None, False), ('memory_format', 'MemoryFormat?', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('randint_like', (('input', 'Tensor', None, False), ('high', 'SymInt', None, False), ('generator', 'Generator?', None, True), ('memory_format', 'MemoryFormat?', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('randint_like', (('input', 'Tensor', None, False), ('high', 'SymInt', None, False), ('memory_format', 'MemoryFormat?', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+
+
+def randint_like(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, low, high, generator, memory_format, dtype, layout, device, pin_memory, requires_grad = _f_randint_like_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_randint_like__low_generator_dtype.call(input._keyset, input, low, high, generator, dtype, layout, device, pin_memory, memory_format)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, low, high, memory_format, dtype, layout, device, pin_memory, requires_grad = _f_randint_like_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_randint_like__low_dtype.call(input._keyset, input, low, high, dtype, layout, device, pin_memory, memory_format)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, high, generator, memory_format, dtype, layout, device, pin_memory, requires_grad = _f_randint_like_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_randint_like__Tensor_generator.call(input._keyset | high._keyset, input, high, generator, dtype, layout, device, pin_memory, memory_format)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, high, memory_format, dtype, layout, device, pin_memory, requires_grad = _f_randint_like_3(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_randint_like__Tensor.call(input._keyset | high._keyset, input, high, dtype, layout, device, pin_memory, memory_format)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, high, generator, memory_format, dtype, layout, device, pin_memory, requires_grad = _f_randint_like_4(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_randint_like__generator.call(input._keyset, input, high, generator, dtype, layout, device, pin_memory, memory_format)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, high, memory_format, dtype, layout, device, pin_memory, requires_grad = _f_randint_like_5(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_randint_like.call(input._keyset, input, high, dtype, layout, device, pin_memory, memory_format)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    _ap.raise_invalid_arguments(_f_randint_like_sigs, args, kwargs)
+
+
+def _f_randn_0(size, *, generator, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    size = _ap.to_intlist(size)
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return size, generator, out, dtype, layout, device, pin_memory, requires_grad
+
+
+def _f_randn_1(size, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    size = _ap.to_intlist(size)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return size, out, dtype, layout, device, pin_memory, requires_grad
+
+
+_f_randn_sigs = (_ap.PySig('randn', (('size', 'SymInt[]', None, False), ('generator', 'Generator?', None, True), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), True, False), _ap.PySig('randn', (('size', 'SymInt[]', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), True, False),)
+
+
+def randn(*args, **kwargs):
+    packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
+    try:
+        size, generator, out, dtype, layout, device, pin_memory, requires_grad = _f_randn_0(*packed, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_randn__generator.call(_ap.keyset_of_device(device), size, generator, dtype, layout, device, pin_memory)
+        else:
+            _check_factory_out(out, dtype, layout, device)
+            result = _op_randn__generator_out.call(out._keyset, size, generator, out)
+        if requires_grad:
+            _ap.factory_requires_grad(result)
+        return result
+    packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
+    try:
+        size, out, dtype, layout, device, pin_memory, requires_grad = _f_randn_1(*packed, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_randn.call(_ap.keyset_of_device(device), size, dtype, layout, device, pin_memory)
+        else:
+            _check_factory_out(out, dtype, layout, device)
+            result = _op_randn__out.call(out._keyset, size, out)
+        if requires_grad:
+            _ap.factory_requires_grad(result)
+        return result
+    _ap.raise_invalid_arguments(_f_randn_sigs, args, kwargs)
+
+
+def _f_randn_like_0(input, *, generator, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return input, generator, memory_format, dtype, layout, device, pin_memory, requires_grad
+
+
+def _f_randn_like_1(input, *, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return input, memory_format, dtype, layout, device, pin_memory, requires_grad
+
+
+_f_randn_like_sigs = (_ap.PySig('randn_like', (('input', 'Tensor', None, False), ('generator', 'Generator?', None, True), ('memory_format', 'MemoryFormat?', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('randn_like', (('input', 'Tensor', None, False), ('memory_format', 'MemoryFormat?', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+
+
+def randn_like(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, generator, memory_format, dtype, layout, device, pin_memory, requires_grad = _f_randn_like_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_randn_like__generator.call(input._keyset, input, generator, dtype, layout, device, pin_memory, memory_format)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, memory_format, dtype, layout, device, pin_memory, requires_grad = _f_randn_like_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_randn_like.call(input._keyset, input, dtype, layout, device, pin_memory, memory_format)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    _ap.raise_invalid_arguments(_f_randn_like_sigs, args, kwargs)
+
+
+def _f_randperm_0(n, *, generator, out=None, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if type(n) is not int: n = _ap.to_int(n)
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return n, generator, out, dtype, layout, device, pin_memory, requires_grad
+
+
+def _f_randperm_1(n, *, out=None, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if type(n) is not int: n = _ap.to_int(n)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return n, out, dtype, layout, device, pin_memory, requires_grad
+
+
+_f_randperm_sigs = (_ap.PySig('randperm', (('n', 'SymInt', None, False), ('generator', 'Generator?', None, True), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'long', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('randperm', (('n', 'SymInt', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'long', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+
+
+def randperm(*args, **kwargs):
+    try:
+        n, generator, out, dtype, layout, device, pin_memory, requires_grad = _f_randperm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_randperm__generator.call(_ap.keyset_of_device(device), n, generator, dtype, layout, device, pin_memory)
+        else:
+            _check_factory_out(out, dtype, layout, device)
+            result = _op_randperm__generator_out.call(out._keyset, n, generator, out)
+        if requires_grad:
+            _ap.factory_requires_grad(result)
+        return result
+    try:
+        n, out, dtype, layout, device, pin_memory, requires_grad = _f_randperm_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_randperm.call(_ap.keyset_of_device(device), n, dtype, layout, device, pin_memory)
+        else:
+            _check_factory_out(out, dtype, layout, device)
+            result = _op_randperm__out.call(out._keyset, n, out)
+        if requires_grad:
+            _ap.factory_requires_grad(result)
+        return result
+    _ap.raise_invalid_arguments(_f_randperm_sigs, args, kwargs)
+
+
 def _f_ravel_0(input):
     if not isinstance(input, _Tensor): raise _Mismatch
     return input,
@@ -2804,6 +7894,196 @@ def real(*args, **kwargs):
         result = _op_real.call(input._keyset, input)
         return result
     _ap.raise_invalid_arguments(_f_real_sigs, args, kwargs)
+
+
+def _f_reciprocal_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_reciprocal_sigs = (_ap.PySig('reciprocal', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def reciprocal(*args, **kwargs):
+    try:
+        input, out = _f_reciprocal_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_reciprocal.call(input._keyset, input)
+        else:
+            result = _op_reciprocal__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_reciprocal_sigs, args, kwargs)
+
+
+def _f_reciprocal__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_reciprocal__sigs = (_ap.PySig('reciprocal_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def reciprocal_(*args, **kwargs):
+    try:
+        input, = _f_reciprocal__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_reciprocal_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_reciprocal__sigs, args, kwargs)
+
+
+def _f_relu_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_relu_sigs = (_ap.PySig('relu', (('input', 'Tensor', None, False),), False, False),)
+
+
+def relu(*args, **kwargs):
+    try:
+        input, = _f_relu_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_relu.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_relu_sigs, args, kwargs)
+
+
+def _f_relu__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_relu__sigs = (_ap.PySig('relu_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def relu_(*args, **kwargs):
+    try:
+        input, = _f_relu__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_relu_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_relu__sigs, args, kwargs)
+
+
+def _f_remainder_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+def _f_remainder_1(self, other):
+    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return self, other
+
+
+def _f_remainder_2(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_remainder_sigs = (_ap.PySig('remainder', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('remainder', (('self', 'Scalar', None, False), ('other', 'Tensor', None, False)), False, False), _ap.PySig('remainder', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def remainder(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, other, out = _f_remainder_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_remainder__Tensor.call(input._keyset | other._keyset, input, other)
+            else:
+                result = _op_remainder__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+            return result
+    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            self, other = _f_remainder_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_remainder__Scalar_Tensor.call(other._keyset, self, other)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, other, out = _f_remainder_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_remainder__Scalar.call(input._keyset, input, other)
+            else:
+                result = _op_remainder__Scalar_out.call(input._keyset | out._keyset, input, other, out)
+            return result
+    _ap.raise_invalid_arguments(_f_remainder_sigs, args, kwargs)
+
+
+def _f_repeat_interleave_0(repeats, *, output_size=None):
+    if not isinstance(repeats, _Tensor): raise _Mismatch
+    if output_size is not None and type(output_size) is not int: output_size = _ap.to_int(output_size)
+    return repeats, output_size
+
+
+def _f_repeat_interleave_1(input, repeats, dim=None, *, output_size=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(repeats, _Tensor): raise _Mismatch
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if output_size is not None and type(output_size) is not int: output_size = _ap.to_int(output_size)
+    return input, repeats, dim, output_size
+
+
+def _f_repeat_interleave_2(input, repeats, dim=None, *, output_size=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(repeats) is not int: repeats = _ap.to_int(repeats)
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if output_size is not None and type(output_size) is not int: output_size = _ap.to_int(output_size)
+    return input, repeats, dim, output_size
+
+
+_f_repeat_interleave_sigs = (_ap.PySig('repeat_interleave', (('repeats', 'Tensor', None, False), ('output_size', 'SymInt?', 'None', True)), False, False), _ap.PySig('repeat_interleave', (('input', 'Tensor', None, False), ('repeats', 'Tensor', None, False), ('dim', 'int?', 'None', False), ('output_size', 'SymInt?', 'None', True)), False, False), _ap.PySig('repeat_interleave', (('input', 'Tensor', None, False), ('repeats', 'SymInt', None, False), ('dim', 'int?', 'None', False), ('output_size', 'SymInt?', 'None', True)), False, False),)
+
+
+def repeat_interleave(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            repeats, output_size = _f_repeat_interleave_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_repeat_interleave__Tensor.call(repeats._keyset, repeats, output_size)
+            return result
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, repeats, dim, output_size = _f_repeat_interleave_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_repeat_interleave__self_Tensor.call(input._keyset | repeats._keyset, input, repeats, dim, output_size)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, repeats, dim, output_size = _f_repeat_interleave_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_repeat_interleave__self_int.call(input._keyset, input, repeats, dim, output_size)
+            return result
+    _ap.raise_invalid_arguments(_f_repeat_interleave_sigs, args, kwargs)
 
 
 def _f_reshape_0(input, shape):
@@ -2845,6 +8125,226 @@ def resize_as_(*args, **kwargs):
         result = _op_resize_as_.call(input._keyset | the_template._keyset, input, the_template, memory_format)
         return result
     _ap.raise_invalid_arguments(_f_resize_as__sigs, args, kwargs)
+
+
+def _f_roll_0(input, shifts, dims=()):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    shifts = _ap.to_intlist(shifts, 1)
+    dims = _ap.to_intlist(dims, 1)
+    return input, shifts, dims
+
+
+_f_roll_sigs = (_ap.PySig('roll', (('input', 'Tensor', None, False), ('shifts', 'SymInt[1]', None, False), ('dims', 'int[1]', '[]', False)), False, False),)
+
+
+def roll(*args, **kwargs):
+    try:
+        input, shifts, dims = _f_roll_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_roll.call(input._keyset, input, shifts, dims)
+        return result
+    _ap.raise_invalid_arguments(_f_roll_sigs, args, kwargs)
+
+
+def _f_rot90_0(input, k=1, dims=(0,1)):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(k) is not int: k = _ap.to_int(k)
+    dims = _ap.to_intlist(dims)
+    return input, k, dims
+
+
+_f_rot90_sigs = (_ap.PySig('rot90', (('input', 'Tensor', None, False), ('k', 'int', '1', False), ('dims', 'int[]', '[0,1]', False)), False, False),)
+
+
+def rot90(*args, **kwargs):
+    try:
+        input, k, dims = _f_rot90_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_rot90.call(input._keyset, input, k, dims)
+        return result
+    _ap.raise_invalid_arguments(_f_rot90_sigs, args, kwargs)
+
+
+def _f_round_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+def _f_round_1(input, *, decimals, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(decimals) is not int: decimals = _ap.to_int(decimals)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, decimals, out
+
+
+_f_round_sigs = (_ap.PySig('round', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('round', (('input', 'Tensor', None, False), ('decimals', 'int', None, True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def round(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, out = _f_round_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_round.call(input._keyset, input)
+            else:
+                result = _op_round__out.call(input._keyset | out._keyset, input, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, decimals, out = _f_round_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_round__decimals.call(input._keyset, input, decimals)
+            else:
+                result = _op_round__decimals_out.call(input._keyset | out._keyset, input, decimals, out)
+            return result
+    _ap.raise_invalid_arguments(_f_round_sigs, args, kwargs)
+
+
+def _f_round__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+def _f_round__1(input, *, decimals):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(decimals) is not int: decimals = _ap.to_int(decimals)
+    return input, decimals
+
+
+_f_round__sigs = (_ap.PySig('round_', (('input', 'Tensor', None, False),), False, False), _ap.PySig('round_', (('input', 'Tensor', None, False), ('decimals', 'int', None, True)), False, False),)
+
+
+def round_(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, = _f_round__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_round_.call(input._keyset, input)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, decimals = _f_round__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_round___decimals.call(input._keyset, input, decimals)
+            return result
+    _ap.raise_invalid_arguments(_f_round__sigs, args, kwargs)
+
+
+def _f_row_stack_0(tensors, *, out=None):
+    tensors = _ap.to_tensorlist(tensors)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return tensors, out
+
+
+_f_row_stack_sigs = (_ap.PySig('row_stack', (('tensors', 'Tensor[]', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def row_stack(*args, **kwargs):
+    try:
+        tensors, out = _f_row_stack_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_row_stack.call(_ap.keyset_of_list(tensors), tensors)
+        else:
+            result = _op_row_stack__out.call(_ap.keyset_of_list(tensors) | out._keyset, tensors, out)
+        return result
+    _ap.raise_invalid_arguments(_f_row_stack_sigs, args, kwargs)
+
+
+def _f_rsqrt_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_rsqrt_sigs = (_ap.PySig('rsqrt', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def rsqrt(*args, **kwargs):
+    try:
+        input, out = _f_rsqrt_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_rsqrt.call(input._keyset, input)
+        else:
+            result = _op_rsqrt__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_rsqrt_sigs, args, kwargs)
+
+
+def _f_rsqrt__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_rsqrt__sigs = (_ap.PySig('rsqrt_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def rsqrt_(*args, **kwargs):
+    try:
+        input, = _f_rsqrt__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_rsqrt_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_rsqrt__sigs, args, kwargs)
+
+
+def _f_rsub_0(input, other, *, alpha=1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    return input, other, alpha
+
+
+def _f_rsub_1(input, other, alpha=1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    return input, other, alpha
+
+
+_f_rsub_sigs = (_ap.PySig('rsub', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True)), False, False), _ap.PySig('rsub', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('alpha', 'Scalar', '1', False)), False, False),)
+
+
+def rsub(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, other, alpha = _f_rsub_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_rsub__Tensor.call(input._keyset | other._keyset, input, other, alpha)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, other, alpha = _f_rsub_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_rsub__Scalar.call(input._keyset, input, other, alpha)
+            return result
+    _ap.raise_invalid_arguments(_f_rsub_sigs, args, kwargs)
 
 
 def _f_scalar_tensor_0(s, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -3037,6 +8537,178 @@ def select(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_select_sigs, args, kwargs)
 
 
+def _f_sgn_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_sgn_sigs = (_ap.PySig('sgn', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def sgn(*args, **kwargs):
+    try:
+        input, out = _f_sgn_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_sgn.call(input._keyset, input)
+        else:
+            result = _op_sgn__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_sgn_sigs, args, kwargs)
+
+
+def _f_sigmoid_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_sigmoid_sigs = (_ap.PySig('sigmoid', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def sigmoid(*args, **kwargs):
+    try:
+        input, out = _f_sigmoid_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_sigmoid.call(input._keyset, input)
+        else:
+            result = _op_sigmoid__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_sigmoid_sigs, args, kwargs)
+
+
+def _f_sigmoid__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_sigmoid__sigs = (_ap.PySig('sigmoid_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def sigmoid_(*args, **kwargs):
+    try:
+        input, = _f_sigmoid__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_sigmoid_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_sigmoid__sigs, args, kwargs)
+
+
+def _f_sign_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_sign_sigs = (_ap.PySig('sign', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def sign(*args, **kwargs):
+    try:
+        input, out = _f_sign_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_sign.call(input._keyset, input)
+        else:
+            result = _op_sign__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_sign_sigs, args, kwargs)
+
+
+def _f_sin_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_sin_sigs = (_ap.PySig('sin', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def sin(*args, **kwargs):
+    try:
+        input, out = _f_sin_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_sin.call(input._keyset, input)
+        else:
+            result = _op_sin__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_sin_sigs, args, kwargs)
+
+
+def _f_sin__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_sin__sigs = (_ap.PySig('sin_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def sin_(*args, **kwargs):
+    try:
+        input, = _f_sin__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_sin_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_sin__sigs, args, kwargs)
+
+
+def _f_sinh_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_sinh_sigs = (_ap.PySig('sinh', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def sinh(*args, **kwargs):
+    try:
+        input, out = _f_sinh_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_sinh.call(input._keyset, input)
+        else:
+            result = _op_sinh__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_sinh_sigs, args, kwargs)
+
+
+def _f_sinh__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_sinh__sigs = (_ap.PySig('sinh_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def sinh_(*args, **kwargs):
+    try:
+        input, = _f_sinh__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_sinh_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_sinh__sigs, args, kwargs)
+
+
 def _f_slice_0(input, dim=0, start=None, end=None, step=1):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(dim) is not int: dim = _ap.to_int(dim)
@@ -3143,6 +8815,90 @@ def split_with_sizes(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_split_with_sizes_sigs, args, kwargs)
 
 
+def _f_sqrt_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_sqrt_sigs = (_ap.PySig('sqrt', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def sqrt(*args, **kwargs):
+    try:
+        input, out = _f_sqrt_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_sqrt.call(input._keyset, input)
+        else:
+            result = _op_sqrt__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_sqrt_sigs, args, kwargs)
+
+
+def _f_sqrt__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_sqrt__sigs = (_ap.PySig('sqrt_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def sqrt_(*args, **kwargs):
+    try:
+        input, = _f_sqrt__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_sqrt_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_sqrt__sigs, args, kwargs)
+
+
+def _f_square_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_square_sigs = (_ap.PySig('square', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def square(*args, **kwargs):
+    try:
+        input, out = _f_square_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_square.call(input._keyset, input)
+        else:
+            result = _op_square__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_square_sigs, args, kwargs)
+
+
+def _f_square__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_square__sigs = (_ap.PySig('square_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def square_(*args, **kwargs):
+    try:
+        input, = _f_square__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_square_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_square__sigs, args, kwargs)
+
+
 def _f_squeeze_0(input):
     if not isinstance(input, _Tensor): raise _Mismatch
     return input,
@@ -3189,6 +8945,30 @@ def squeeze(*args, **kwargs):
             result = _op_squeeze__dims.call(input._keyset, input, dim)
             return result
     _ap.raise_invalid_arguments(_f_squeeze_sigs, args, kwargs)
+
+
+def _f_stack_0(tensors, dim=0, *, out=None):
+    tensors = _ap.to_tensorlist(tensors)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return tensors, dim, out
+
+
+_f_stack_sigs = (_ap.PySig('stack', (('tensors', 'Tensor[]', None, False), ('dim', 'int', '0', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def stack(*args, **kwargs):
+    try:
+        tensors, dim, out = _f_stack_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_stack.call(_ap.keyset_of_list(tensors), tensors, dim)
+        else:
+            result = _op_stack__out.call(_ap.keyset_of_list(tensors) | out._keyset, tensors, dim, out)
+        return result
+    _ap.raise_invalid_arguments(_f_stack_sigs, args, kwargs)
 
 
 def _f_std_0(input, unbiased=True):
@@ -3303,6 +9083,70 @@ def std_mean(*args, **kwargs):
             result = _op_std_mean__correction.call(input._keyset, input, dim, correction, keepdim)
             return result
     _ap.raise_invalid_arguments(_f_std_mean_sigs, args, kwargs)
+
+
+def _f_sub_0(input, other, *, alpha=1, out=None):
+    if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, alpha, out
+
+
+_f_sub_sigs = (_ap.PySig('sub', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def sub(*args, **kwargs):
+    try:
+        input, other, alpha, out = _f_sub_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_sub__Tensor.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other), input, other, alpha)
+        else:
+            result = _op_sub__out.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other) | _ap.keyset_of_arg(out), input, other, alpha, out)
+        return result
+    _ap.raise_invalid_arguments(_f_sub_sigs, args, kwargs)
+
+
+def _f_subtract_0(input, other, *, alpha=1, out=None):
+    if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, alpha, out
+
+
+def _f_subtract_1(input, other, alpha=1):
+    if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    return input, other, alpha
+
+
+_f_subtract_sigs = (_ap.PySig('subtract', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('subtract', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('alpha', 'Scalar', '1', False)), False, False),)
+
+
+def subtract(*args, **kwargs):
+    try:
+        input, other, alpha, out = _f_subtract_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_subtract__Tensor.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other), input, other, alpha)
+        else:
+            result = _op_subtract__out.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other) | _ap.keyset_of_arg(out), input, other, alpha, out)
+        return result
+    try:
+        input, other, alpha = _f_subtract_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_subtract__Scalar.call(_ap.keyset_of_arg(input), input, other, alpha)
+        return result
+    _ap.raise_invalid_arguments(_f_subtract_sigs, args, kwargs)
 
 
 def _f_sum_0(input, *, dtype=None):
@@ -3456,6 +9300,90 @@ def take_along_dim(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_take_along_dim_sigs, args, kwargs)
 
 
+def _f_tan_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_tan_sigs = (_ap.PySig('tan', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def tan(*args, **kwargs):
+    try:
+        input, out = _f_tan_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_tan.call(input._keyset, input)
+        else:
+            result = _op_tan__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_tan_sigs, args, kwargs)
+
+
+def _f_tan__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_tan__sigs = (_ap.PySig('tan_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def tan_(*args, **kwargs):
+    try:
+        input, = _f_tan__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_tan_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_tan__sigs, args, kwargs)
+
+
+def _f_tanh_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_tanh_sigs = (_ap.PySig('tanh', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def tanh(*args, **kwargs):
+    try:
+        input, out = _f_tanh_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_tanh.call(input._keyset, input)
+        else:
+            result = _op_tanh__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_tanh_sigs, args, kwargs)
+
+
+def _f_tanh__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_tanh__sigs = (_ap.PySig('tanh_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def tanh_(*args, **kwargs):
+    try:
+        input, = _f_tanh__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_tanh_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_tanh__sigs, args, kwargs)
+
+
 def _f_tensor_split_0(input, sections, dim=0):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(sections) is not int: sections = _ap.to_int(sections)
@@ -3534,6 +9462,26 @@ def tensordot(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_tensordot_sigs, args, kwargs)
 
 
+def _f_tile_0(input, dims):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    dims = _ap.to_intlist(dims)
+    return input, dims
+
+
+_f_tile_sigs = (_ap.PySig('tile', (('input', 'Tensor', None, False), ('dims', 'SymInt[]', None, False)), False, False),)
+
+
+def tile(*args, **kwargs):
+    try:
+        input, dims = _f_tile_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_tile.call(input._keyset, input, dims)
+        return result
+    _ap.raise_invalid_arguments(_f_tile_sigs, args, kwargs)
+
+
 def _f_transpose_0(input, dim0, dim1):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(dim0) is not int: dim0 = _ap.to_int(dim0)
@@ -3553,6 +9501,133 @@ def transpose(*args, **kwargs):
         result = _op_transpose__int.call(input._keyset, input, dim0, dim1)
         return result
     _ap.raise_invalid_arguments(_f_transpose_sigs, args, kwargs)
+
+
+def _f_tril_0(input, diagonal=0, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(diagonal) is not int: diagonal = _ap.to_int(diagonal)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, diagonal, out
+
+
+_f_tril_sigs = (_ap.PySig('tril', (('input', 'Tensor', None, False), ('diagonal', 'SymInt', '0', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def tril(*args, **kwargs):
+    try:
+        input, diagonal, out = _f_tril_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_tril.call(input._keyset, input, diagonal)
+        else:
+            result = _op_tril__out.call(input._keyset | out._keyset, input, diagonal, out)
+        return result
+    _ap.raise_invalid_arguments(_f_tril_sigs, args, kwargs)
+
+
+def _f_triu_0(input, diagonal=0, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(diagonal) is not int: diagonal = _ap.to_int(diagonal)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, diagonal, out
+
+
+_f_triu_sigs = (_ap.PySig('triu', (('input', 'Tensor', None, False), ('diagonal', 'SymInt', '0', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def triu(*args, **kwargs):
+    try:
+        input, diagonal, out = _f_triu_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_triu.call(input._keyset, input, diagonal)
+        else:
+            result = _op_triu__out.call(input._keyset | out._keyset, input, diagonal, out)
+        return result
+    _ap.raise_invalid_arguments(_f_triu_sigs, args, kwargs)
+
+
+def _f_true_divide_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+def _f_true_divide_1(input, other):
+    if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return input, other
+
+
+_f_true_divide_sigs = (_ap.PySig('true_divide', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('true_divide', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False)), False, False),)
+
+
+def true_divide(*args, **kwargs):
+    try:
+        input, other, out = _f_true_divide_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_true_divide__Tensor.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other), input, other)
+        else:
+            result = _op_true_divide__out.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other) | _ap.keyset_of_arg(out), input, other, out)
+        return result
+    try:
+        input, other = _f_true_divide_1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_true_divide__Scalar.call(_ap.keyset_of_arg(input), input, other)
+        return result
+    _ap.raise_invalid_arguments(_f_true_divide_sigs, args, kwargs)
+
+
+def _f_trunc_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_trunc_sigs = (_ap.PySig('trunc', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def trunc(*args, **kwargs):
+    try:
+        input, out = _f_trunc_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_trunc.call(input._keyset, input)
+        else:
+            result = _op_trunc__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_trunc_sigs, args, kwargs)
+
+
+def _f_trunc__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_trunc__sigs = (_ap.PySig('trunc_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def trunc_(*args, **kwargs):
+    try:
+        input, = _f_trunc__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_trunc_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_trunc__sigs, args, kwargs)
 
 
 def _f_unbind_0(input, dim=0):
@@ -3827,22 +9902,110 @@ def vsplit(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_vsplit_sigs, args, kwargs)
 
 
+def _f_vstack_0(tensors, *, out=None):
+    tensors = _ap.to_tensorlist(tensors)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return tensors, out
+
+
+_f_vstack_sigs = (_ap.PySig('vstack', (('tensors', 'Tensor[]', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def vstack(*args, **kwargs):
+    try:
+        tensors, out = _f_vstack_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_vstack.call(_ap.keyset_of_list(tensors), tensors)
+        else:
+            result = _op_vstack__out.call(_ap.keyset_of_list(tensors) | out._keyset, tensors, out)
+        return result
+    _ap.raise_invalid_arguments(_f_vstack_sigs, args, kwargs)
+
+
 def _f_where_0(condition):
     if not isinstance(condition, _Tensor): raise _Mismatch
     return condition,
 
 
-_f_where_sigs = (_ap.PySig('where', (('condition', 'Tensor', None, False),), False, False),)
+def _f_where_1(condition, input, other, *, out=None):
+    if not isinstance(condition, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return condition, input, other, out
+
+
+def _f_where_2(condition, self, other):
+    if not isinstance(condition, _Tensor): raise _Mismatch
+    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return condition, self, other
+
+
+def _f_where_3(condition, input, other):
+    if not isinstance(condition, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return condition, input, other
+
+
+def _f_where_4(condition, self, other):
+    if not isinstance(condition, _Tensor): raise _Mismatch
+    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return condition, self, other
+
+
+_f_where_sigs = (_ap.PySig('where', (('condition', 'Tensor', None, False),), False, False), _ap.PySig('where', (('condition', 'Tensor', None, False), ('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('where', (('condition', 'Tensor', None, False), ('self', 'Scalar', None, False), ('other', 'Tensor', None, False)), False, False), _ap.PySig('where', (('condition', 'Tensor', None, False), ('input', 'Tensor', None, False), ('other', 'Scalar', None, False)), False, False), _ap.PySig('where', (('condition', 'Tensor', None, False), ('self', 'Scalar', None, False), ('other', 'Scalar', None, False)), False, False),)
 
 
 def where(*args, **kwargs):
-    try:
-        condition, = _f_where_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_where.call(condition._keyset, condition)
-        return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            condition, = _f_where_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_where.call(condition._keyset, condition)
+            return result
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+        try:
+            condition, input, other, out = _f_where_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_where__self.call(condition._keyset | input._keyset | other._keyset, condition, input, other)
+            else:
+                result = _op_where__self_out.call(condition._keyset | input._keyset | other._keyset | out._keyset, condition, input, other, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+        try:
+            condition, self, other = _f_where_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_where__ScalarSelf.call(condition._keyset | other._keyset, condition, self, other)
+            return result
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            condition, input, other = _f_where_3(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_where__ScalarOther.call(condition._keyset | input._keyset, condition, input, other)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            condition, self, other = _f_where_4(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_where__Scalar.call(condition._keyset, condition, self, other)
+            return result
     _ap.raise_invalid_arguments(_f_where_sigs, args, kwargs)
 
 
@@ -3931,4 +10094,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['_local_scalar_dense', '_to_copy', 'addbmm', 'addmm', 'addmv', 'addmv_', 'adjoint', 'alias', 'all', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'argwhere', 'as_strided', 'as_strided_', 'baddbmm', 'bmm', 'broadcast_tensors', 'broadcast_to', 'chunk', 'clone', 'count_nonzero', 'cumprod', 'cumsum', 'detach', 'detach_', 'diagonal', 'dot', 'dsplit', 'empty', 'empty_like', 'empty_strided', 'eye', 'fill_', 'flatten', 'full', 'full_like', 'gather', 'ger', 'hsplit', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'linspace', 'log_softmax', 'logspace', 'logsumexp', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'max', 'mean', 'min', 'mm', 'moveaxis', 'movedim', 'mv', 'nanmean', 'nansum', 'narrow', 'norm', 'ones', 'ones_like', 'outer', 'permute', 'prod', 'put', 'ravel', 'real', 'reshape', 'resize_as_', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'select', 'slice', 'softmax', 'split', 'split_with_sizes', 'squeeze', 'std', 'std_mean', 'sum', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tensor_split', 'tensordot', 'transpose', 'unbind', 'unflatten', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vsplit', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_local_scalar_dense', '_to_copy', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'adjoint', 'alias', 'all', 'allclose', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argwhere', 'as_strided', 'as_strided_', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'baddbmm', 'bernoulli', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'concat', 'concatenate', 'constant_pad_nd', 'copysign', 'cos', 'cos_', 'cosh', 'cosh_', 'count_nonzero', 'cumprod', 'cumsum', 'detach', 'detach_', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'digamma', 'div', 'divide', 'dot', 'dsplit', 'dstack', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'ger', 'greater', 'greater_equal', 'gt', 'hsplit', 'hstack', 'hypot', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lt', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'max', 'maximum', 'mean', 'meshgrid', 'min', 'minimum', 'mm', 'moveaxis', 'movedim', 'mul', 'multinomial', 'multiply', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nansum', 'narrow', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'norm', 'normal', 'not_equal', 'ones', 'ones_like', 'outer', 'permute', 'poisson', 'positive', 'pow', 'prod', 'put', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resize_as_', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'select', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'softmax', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'tile', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vsplit', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']

@@ -1,0 +1,108 @@
+"""Python-level functions of torch (``torch/functional.py``) for linear algebra and shape
+ops: they take their tensors as varargs and normalise the arguments, then call the
+generated bindings (which call the dispatcher).
+
+    strided.meshgrid(x, y, indexing="xy")
+    strided.tensordot(a, b, dims=([1], [0]))
+    strided.einsum("bij,bjk->bik", a, b)
+"""
+
+from __future__ import annotations
+
+from ..ops._generated import torch_functions as _F
+
+__all__ = ["block_diag", "cartesian_prod", "einsum", "meshgrid", "tensordot"]
+
+
+def _tensors_of(tensors):
+    """``f(a, b)`` and ``f([a, b])`` both mean the list ``[a, b]``."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        return tuple(tensors[0])
+    return tensors
+
+
+def meshgrid(*tensors, indexing: str | None = None):
+    """Coordinate grids: one tensor per input, each of the shape of all inputs' sizes,
+    ``indexing="ij"`` (matrix order, the default) or ``"xy"`` (the first two dims
+    swapped). The grids are views (expanded inputs), returned as a tuple."""
+    tensors = _tensors_of(tensors)
+    if indexing is None:
+        return tuple(_F.meshgrid(tensors))
+    return tuple(_F.meshgrid(tensors, indexing=indexing))
+
+
+def block_diag(*tensors):
+    """The inputs (0-, 1- or 2-d) placed along the diagonal of one matrix."""
+    return _F.block_diag(tensors)
+
+
+def cartesian_prod(*tensors):
+    """Every combination of one element from each 1-d input, one per row."""
+    return _F.cartesian_prod(tensors)
+
+
+def tensordot(a, b, dims=2, out=None):
+    """Sum the products over the last ``dims`` dims of ``a`` and the first ``dims`` of
+    ``b``, or over the dims listed in ``dims = ([dims of a], [dims of b])``."""
+    from .tensor import Tensor
+    if isinstance(dims, bool) or not isinstance(dims, (tuple, list, Tensor, int)):
+        raise RuntimeError("tensordot expects dims to be int or tuple[list[int], list[int]] or "
+                           f"list[list[int]] containing two lists, but got dims={dims}")
+    if isinstance(dims, Tensor):
+        if dims.numel() > 1:
+            dims_a, dims_b = dims[0].tolist(), dims[1].tolist()
+        else:
+            count = int(dims.item())
+            if count < 0:
+                raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+            dims_a, dims_b = list(range(-count, 0)), list(range(count))
+    elif isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a.dim(), b.dim()):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
+    else:
+        dims_a, dims_b = dims
+    if out is None:
+        return _F.tensordot(a, b, dims_a, dims_b)
+    return _F.tensordot(a, b, dims_a, dims_b, out=out)
+
+
+def _sublist_equation(args) -> tuple:
+    """``einsum(op0, [0, 1], op1, [1, 2], [0, 2])``: the sublist format, as an equation."""
+    def letters(sub):
+        out = []
+        for s in sub:
+            if s is Ellipsis:
+                out.append("...")
+            elif isinstance(s, int) and 0 <= s < 52:
+                out.append(chr(ord("a") + s) if s < 26 else chr(ord("A") + s - 26))
+            else:
+                raise ValueError("einsum(): expected subscript to be within the range [0, 52) "
+                                 f"but got {s}")
+        return "".join(out)
+    operands = list(args[0::2])
+    subs = list(args[1::2])
+    output = None
+    if len(operands) > len(subs):
+        # an odd count: the last item is the output sublist
+        output = operands.pop()
+    equation = ",".join(letters(s) for s in subs)
+    if output is not None:
+        equation += "->" + letters(output)
+    return equation, operands
+
+
+def einsum(*args):
+    """Einstein summation: ``einsum("ij,jk->ik", a, b)`` is ``a @ b``; also
+    ``einsum("ij,jk", [a, b])`` and the sublist format ``einsum(a, [0, 1], b, [1, 2])``."""
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
+    if isinstance(args[0], str):
+        equation, operands = args[0], args[1:]
+        operands = _tensors_of(operands)
+    else:
+        equation, operands = _sublist_equation(args)
+    return _F.einsum(equation, operands)

@@ -1,0 +1,3 @@
+"""``strided.nn``: the functional side of torch.nn (``strided.nn.functional``)."""
+
+from . import functional  # noqa: F401
