@@ -332,3 +332,115 @@ CASES.extend([
         (4096, 1024), lambda x, m: (lambda: m.softmax(x, 1)) if m is not None else
         (lambda: _np_softmax(x))), number=5),
 ])
+
+
+# ------------------------------------------------------------------ random numbers
+# rand / randn of 16M float32 (target: at least 0.8x torch). Both libraries draw the same
+# bits; NumPy's default Generator (PCG64, other numbers) is shown for scale.
+
+def _random_large(fn_name):
+    def setup(st, torch, np):
+        n = 1 << 24
+        rng = np.random.default_rng(0)
+        numpy_fn = (lambda: rng.random(n, dtype=np.float32)) if fn_name == "rand" else \
+            (lambda: rng.standard_normal(n, dtype=np.float32))
+        return {"strided": lambda: getattr(st, fn_name)(n),
+                "torch": lambda: getattr(torch, fn_name)(n), "numpy": numpy_fn}
+    return setup
+
+
+CASES.extend([
+    Case("rand(1 << 24)", _random_large("rand"), number=3),
+    Case("randn(1 << 24)", _random_large("randn"), number=3),
+])
+
+
+# ------------------------------------------------------------------ linear algebra and shape ops
+# Tiny: within 3x of torch per call. 1024x1024 float32 matmul: at least 0.8x torch's speed.
+# Note: torch runs on 1 thread here; NumPy's BLAS uses its own thread count (OPENBLAS /
+# OMP_NUM_THREADS): set OPENBLAS_NUM_THREADS=1 for a like-for-like comparison.
+
+def _tiny_matmul(st, torch, np):
+    s, t, n = st.ones(3, 3), torch.ones(3, 3), np.ones((3, 3), np.float32)
+    return {"strided": lambda: s @ s, "torch": lambda: t @ t, "numpy": lambda: n @ n}
+
+
+def _tiny_cat(st, torch, np):
+    s, t = [st.ones(2, 3), st.ones(2, 3)], [torch.ones(2, 3), torch.ones(2, 3)]
+    n = [np.ones((2, 3), np.float32), np.ones((2, 3), np.float32)]
+    return {"strided": lambda: st.cat(s), "torch": lambda: torch.cat(t),
+            "numpy": lambda: np.concatenate(n)}
+
+
+def _matmul1024(st, torch, np):
+    n_arr = np.random.default_rng(5).standard_normal((1024, 1024)).astype(np.float32)
+    s, t = st.from_numpy(n_arr.copy()), torch.from_numpy(n_arr.copy())
+    return {"strided": lambda: s @ s, "torch": lambda: t @ t, "numpy": lambda: n_arr @ n_arr}
+
+
+def _gflops_1024(seconds):
+    return f"{2 * 1024 ** 3 / seconds / 1e9:.1f} GFLOP/s"
+
+
+CASES.extend([
+    Case("tiny a @ a (3x3 f32)", _tiny_matmul),
+    Case("tiny cat of two 2x3 f32", _tiny_cat),
+    Case("matmul 1024x1024 f32", _matmul1024, number=5, note=_gflops_1024),
+])
+
+
+# ------------------------------------------------------------------ elementwise (TensorIterator)
+# Tiny: within 3x of torch per call. add of 16M float32: at least 0.9x torch's speed; it is
+# memory-bound (two reads and a write of 64 MiB each), so the note prints GB/s.
+
+def _tiny_pair(expr):
+    def setup(st, torch, np):
+        env = {lib: {"a": mod.ones(2, 3), "b": mod.ones(2, 3)}
+               for lib, mod in (("strided", st), ("torch", torch))}
+        env["numpy"] = {"a": np.ones((2, 3), np.float32), "b": np.ones((2, 3), np.float32),
+                        "np": np}
+        numpy_expr = {"a.mul_(b)": "np.multiply(a, b, out=a)", "a.exp()": "np.exp(a)"}.get(
+            expr, expr)
+        return {"strided": _compile(expr, env["strided"]), "torch": _compile(expr, env["torch"]),
+                "numpy": _compile(numpy_expr, env["numpy"])}
+    return setup
+
+
+def _elementwise_large(make_inputs, fn_expr, numpy_expr):
+    def setup(st, torch, np):
+        arrays = make_inputs(np)
+        env = {"st": {f"x{i}": st.from_numpy(a.copy()) for i, a in enumerate(arrays)},
+               "torch": {f"x{i}": torch.from_numpy(a.copy()) for i, a in enumerate(arrays)},
+               "numpy": dict({f"x{i}": a.copy() for i, a in enumerate(arrays)}, np=np)}
+        return {"strided": _compile(fn_expr, env["st"]),
+                "torch": _compile(fn_expr, env["torch"]),
+                "numpy": _compile(numpy_expr, env["numpy"])}
+    return setup
+
+
+def _add16m_inputs(np):
+    rng = np.random.default_rng(7)
+    n = 1 << 24
+    return rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32)
+
+
+def _gbps_16m(seconds):
+    return f"{3 * (4 << 24) / seconds / 1e9:.1f} GB/s (strided)"
+
+
+CASES.extend([
+    Case("tiny a + b", _tiny_pair("a + b")),
+    Case("tiny a + 1.5", _tiny_pair("a + 1.5")),
+    Case("tiny a.mul_(b)", _tiny_pair("a.mul_(b)")),
+    Case("tiny a.exp()", _tiny_pair("a.exp()")),
+    Case("tiny a < b", _tiny_pair("a < b")),
+    Case("add of 16M f32", _elementwise_large(_add16m_inputs, "x0 + x1", "x0 + x1"),
+         number=5, note=_gbps_16m),
+    Case("broadcast add 4096x1 + 1x4096 f32", _elementwise_large(
+        lambda np: (np.random.default_rng(8).standard_normal((4096, 1), dtype=np.float32),
+                    np.random.default_rng(9).standard_normal((1, 4096), dtype=np.float32)),
+        "x0 + x1", "x0 + x1"), number=5),
+    Case("exp of 4M f32", _elementwise_large(
+        lambda np: (np.random.default_rng(10).standard_normal(1 << 22, dtype=np.float32),),
+        "x0.exp()", "np.exp(x0)"), number=5),
+])

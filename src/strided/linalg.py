@@ -8,9 +8,10 @@ do; this module exposes them without the prefix: ``strided.linalg.inv``.
 from __future__ import annotations
 
 from .frontend.tensor import Tensor as _Tensor
+from .kernels.linalg import LinAlgError  # noqa: F401
 from .ops._generated import linalg_functions as _generated
 
-__all__: list[str] = []
+__all__: list[str] = ["LinAlgError"]
 
 
 def _export() -> None:

@@ -29,11 +29,16 @@ def values_of(t):
     return arr
 
 
-def assert_close_result(rs, rt, tol=None):
+def assert_close_result(rs, rt, tol=None, strides=True):
     """Like conftest's ``assert_same_result``, with dtype tolerances for tensors and named
-    tuples compared by type name and fields."""
+    tuples compared by type name and fields (``strides=False``: all but the strides)."""
     if isinstance(rt, torch.Tensor):
-        assert_same(rs, rt, values=False)
+        if strides:
+            assert_same(rs, rt, values=False)
+        else:
+            assert isinstance(rs, strided.Tensor)
+            assert tuple(rs.shape) == tuple(rt.shape), (rs.shape, rt.shape)
+            assert dtype_name(rs.dtype) == dtype_name(rt.dtype), (rs.dtype, rt.dtype)
         if rt.device.type == "meta":
             return
         name = dtype_name(rt.dtype)
@@ -48,28 +53,31 @@ def assert_close_result(rs, rt, tol=None):
         assert type(rs).__module__ == "strided.return_types"
         assert isinstance(rs, tuple) and len(rs) == len(rt)
         for a, b in zip(rs, rt):
-            assert_close_result(a, b, tol)
+            assert_close_result(a, b, tol, strides)
     elif isinstance(rt, (list, tuple)):
         assert type(rs) is type(rt) and len(rs) == len(rt), (rs, rt)
         for a, b in zip(rs, rt):
-            assert_close_result(a, b, tol)
+            assert_close_result(a, b, tol, strides)
     else:
         assert rs == rt, (rs, rt)
 
 
-def check(recipe, tol=None, warns=True):
+def check(recipe, tol=None, warns=True, strides=True):
     """``recipe(strided)`` against ``recipe(torch)``: results within tolerance, or the same
     exception type and message."""
     rt, et, wt = _run(lambda: recipe(torch))
     rs, es, ws = _run(lambda: recipe(strided))
     if et is not None:
         assert es is not None, f"strided did not raise; torch raised {type(et).__name__}: {et}"
-        assert type(es) is type(et), (type(es), es, type(et), et)
+        # torch.linalg.LinAlgError and strided.linalg.LinAlgError: the same name and base
+        assert type(es) is type(et) or (
+            type(es).__name__ == type(et).__name__ and isinstance(es, RuntimeError)
+            and isinstance(et, RuntimeError)), (type(es), es, type(et), et)
         assert str(es) == str(et), f"message differs:\nstrided: {es}\ntorch:   {et}"
         return None, None
     if es is not None:
         raise AssertionError(f"strided raised {type(es).__name__}: {es}") from es
-    assert_close_result(rs, rt, tol)
+    assert_close_result(rs, rt, tol, strides)
     if warns:
         assert_same_warnings(ws, wt)
     return rs, rt

@@ -154,8 +154,7 @@ def test_randint(dtype):
 def test_randint_ranges():
     check(lambda m: m.randint(-(2 ** 40), 2 ** 40, (9,)))
     check(lambda m: m.randint(-5, 2 ** 32 + 1, (9,)))
-    check(lambda m: m.randint(0, 2 ** 32, (9,), dtype=m.int32) if False else
-          m.randint(-(2 ** 31), 2 ** 31, (9,), dtype=m.int32))
+    check(lambda m: m.randint(-(2 ** 31), 2 ** 31, (9,), dtype=m.int32))
     check(lambda m: m.randint(2 ** 62, (9,)))
     check(lambda m: m.randint(10, (3,), generator=m.Generator().manual_seed(9)))
     check(lambda m: m.randint(5, (6,), out=m.empty(6, dtype=m.int64)))
@@ -261,6 +260,8 @@ def test_poisson(dtype):
 def test_generator_objects():
     g = st.Generator()
     assert g.device == st.device("cpu")
+    assert st.Generator("cpu:0").device == st.device("cpu")
+    assert st.Generator(device=st.device("cpu")).device.type == "cpu"
     assert g.initial_seed() == torch.Generator().initial_seed() == 67280421310721
     assert g.manual_seed(5) is g and g.initial_seed() == 5
     assert st.Generator().manual_seed(-1).initial_seed() == 2 ** 64 - 1
@@ -301,9 +302,11 @@ def test_state_round_trip_and_torch_compat():
     _state_same()
     check_next = (st.rand(9)._array(), torch.rand(9).numpy())
     assert np.array_equal(*check_next)
-    # a fresh seed's bytes are torch's too
+    # a fresh seed's bytes are torch's too, also after drawing nothing
     st.manual_seed(123456789)
     torch.manual_seed(123456789)
+    _state_same()
+    st.rand(0), torch.rand(0), st.poisson(st.zeros(3)), torch.poisson(torch.zeros(3))
     _state_same()
 
 
@@ -407,6 +410,9 @@ ERRORS = [
     "m.Generator().set_state(m.zeros(5056, dtype=m.int8))",
     "m.Generator().set_state(m.zeros(5056, dtype=m.uint8))",
     "m.Generator().set_state([1, 2])",
+    "m.Generator('meta')",
+    "m.Generator('cuda')",
+    "m.Generator('xyz')",
 ]
 
 

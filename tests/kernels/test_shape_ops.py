@@ -481,3 +481,13 @@ def test_meta(case):
 def test_arr_helper_consistency():
     a = Arr((2, 3))
     assert torch.equal(a.t(torch), torch.from_numpy(a.t(strided).numpy()))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, f: m.cat([f, 1]), lambda m, f: m.cat((f, None)), lambda m, f: m.stack([1]),
+    lambda m, f: m.cat([f], dim="x"), lambda m, f: m.cat(f, 0), lambda m, f: m.cat([[f]]),
+    lambda m, f: m.block_diag(f, 1), lambda m, f: m.cat([f, 1], out=f),
+    lambda m, f: m.linalg.multi_dot([f, 2]), lambda m, f: m.hstack([f, 2.0]),
+])
+def test_tensor_list_argument_errors(call):
+    check(lambda m: call(m, m.ones(2)))

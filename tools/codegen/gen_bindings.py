@@ -289,8 +289,10 @@ def _overload(nf, is_method: bool) -> Overload:
         if str(a.type).startswith("Tensor"):
             tensor_args.append(Param(expr, a.name, str(a.type), a.default, False))
     if str(schema.name.name) in NUMBERS_AS_TENSORS:
+        written = {a.name for a in schema.arguments.flat_all if a.annotation is not None and
+                   a.annotation.is_write}
         for p in params + tensor_args:
-            if p.type == "Tensor":
+            if p.type == "Tensor" and p.schema_name not in written:
                 p.number_ok = True
     ov = Overload(nf, _qualname(schema), params, call_args, tensor_args, _is_factory(schema))
     if schema.arguments.out:
@@ -323,7 +325,7 @@ def _keyset_expr(ov: Overload) -> str:
     for p in ov.tensor_args:
         t = p.type
         if p.number_ok and p.name != "self":
-            parts.append(f"_ap.keyset_of_arg({p.name})")
+            parts.append(f"getattr({p.name}, '_keyset', _CPU_KEYSET)")
         elif t in ("Tensor", "Tensor(a)", "Tensor(a!)") or (t.startswith("Tensor(") and
                                                            t.endswith(")")):
             parts.append(f"{p.name}._keyset")

@@ -55,6 +55,16 @@ _N = 624
 _STATE_SIZE = 5056
 _MASK64 = (1 << 64) - 1
 _BULK = 4096    # below this many words, random_raw beats Generator.integers
+_NO_CUDA = (
+    "Cannot get CUDA generator without ATen_cuda library. PyTorch splits its backend into two "
+    "shared libraries: a CPU library and a CUDA library; this error has occurred because you "
+    "are trying to use some CUDA functionality, but the CUDA library has not been loaded by "
+    "the dynamic linker for some reason.  The CUDA library MUST be loaded, EVEN IF you don't "
+    "directly use any symbols from the CUDA library! One common culprit is a lack of "
+    "-Wl,--no-as-needed in your link arguments; many dynamic linkers will delete dynamic "
+    "library dependencies if you don't depend on any of their symbols.  You can check if this "
+    "has occurred by using ldd on your binary to see if there is a dependency on *_cuda.so "
+    "library.")
 
 
 def _init_key(seed: int) -> np.ndarray:
@@ -93,9 +103,11 @@ class Generator:
 
     def __init__(self, device="cpu"):
         dev = _device_cls(device)
+        if dev.type == "cuda":
+            raise RuntimeError(_NO_CUDA)
         if dev.type != "cpu":
             raise RuntimeError(f"{dev.type.upper()} device type not an accelerator.")
-        self.device = dev
+        self.device = _CPU
         self._bg = np.random.MT19937()
         self._gen = np.random.Generator(self._bg)
         self._set_seed(DEFAULT_SEED)
@@ -211,7 +223,8 @@ class Generator:
 
     def _words(self, n: int) -> np.ndarray:
         """The next ``n`` 32-bit words (torch's ``random()`` called n times), as uint32."""
-        self._fresh = False
+        if n:
+            self._fresh = False
         if n < _BULK:
             return self._bg.random_raw(n).astype(np.uint32)
         return self._gen.integers(0, 1 << 32, size=n, dtype=np.uint32)

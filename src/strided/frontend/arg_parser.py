@@ -141,6 +141,22 @@ def to_scalar(x):
 _PY_TYPE_DTYPES = {float: _dt.float64, int: _dt.int64, bool: _dt.bool_, complex: _dt.complex128}
 
 
+# torch's should_allow_numbers_as_tensors (python_arg_parser.cpp): the functions whose Tensor
+# parameters also take Python numbers, as wrapped numbers. tools/codegen/gen_bindings.py keeps
+# the same list for the generated bindings (tests/kernels/test_elementwise.py checks they agree).
+NUMBERS_AS_TENSORS = frozenset(
+    f"{base}{suffix}" for base in ("add", "sub", "subtract", "mul", "multiply", "div", "divide",
+                                   "true_divide", "floor_divide")
+    for suffix in ("", "_"))
+
+
+def to_tensor_or_number(x):
+    """A Tensor parameter of a ``NUMBERS_AS_TENSORS`` function: a tensor or a number."""
+    if isinstance(x, _tensor_cls[0]):
+        return x
+    return to_wrapped_number(x)
+
+
 def to_wrapped_number(x):
     """A Python (or NumPy) number passed for a Tensor parameter of the few bindings that
     take numbers there (``NUMBERS_AS_TENSORS`` in tools/codegen/gen_bindings.py): kept as
@@ -184,12 +200,13 @@ def to_tensor(x):
 
 
 def to_tensorlist(x):
-    if isinstance(x, (list, tuple)):
+    tx = type(x)
+    if tx is tuple or tx is list or isinstance(x, (list, tuple)):
         t = _tensor_cls[0]
         for v in x:
             if not isinstance(v, t):
                 raise Mismatch
-        return tuple(x)
+        return x if tx is tuple else tuple(x)
     raise Mismatch
 
 
@@ -384,6 +401,9 @@ def _torch_check(typ: str, x):
     elif base in ("Tensor[]", "Tensor?[]"):
         ok = isinstance(x, (list, tuple)) and all(
             isinstance(v, t) or (v is None and base == "Tensor?[]") for v in x)
+        if ok and size is not None and len(x) != size:
+            # several out= tensors: torch's parser names the count it expected
+            raise TypeError(f"expected tuple of {size} elements but got {len(x)}")
     elif base == "float[]":
         ok = isinstance(x, (list, tuple)) and (
             not x or _check_double(x[0]) or isinstance(x[0], complex))
@@ -473,6 +493,7 @@ class PySig:
                 if default is None:
                     return self._missing_args(i)
             elif not (value is None and _allows_none(typ, default)):
+                _check_tensor_list_elements(typ, value, i)
                 ok, failed = _torch_check(typ, value)
                 if not ok:
                     if varargs and arg_pos == 0 and not is_kwd:
@@ -849,3 +870,17 @@ def to_tensorlist_n(x, n: int):
     if len(value) != n:
         raise TypeError(f"expected tuple of {n} elements but got {len(value)}")
     return value
+
+
+def _check_tensor_list_elements(typ: str, value, argnum: int) -> None:
+    """torch's parser takes any list or tuple for a ``Tensor[]`` parameter and raises while
+    checking its elements, naming the first that is not a tensor (``None`` is allowed in a
+    ``Tensor?[]``)."""
+    base = _base_type(typ)[0]
+    if base not in ("Tensor[]", "Tensor?[]") or not isinstance(value, (list, tuple)):
+        return
+    t = _tensor_cls[0]
+    for k, v in enumerate(value):
+        if not (isinstance(v, t) or (v is None and base == "Tensor?[]")):
+            raise TypeError(f"expected Tensor as element {k} in argument {argnum}, but got "
+                            f"{tp_name(v)}")

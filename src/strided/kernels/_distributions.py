@@ -60,13 +60,20 @@ _TWO_PI_F32 = f32(2.0 * math.pi)
 
 # -- uniform bits ---------------------------------------------------------------------------
 
-def u24(gen, n: int) -> np.ndarray:
-    """``uniform_real_distribution<float>(0, 1)`` n times: float32 in [0, 1), one word each."""
-    w = gen._words(n)
-    np.bitwise_and(w, _MASK24, out=w)
-    x = w.astype(f32)
-    x *= _U24
-    return x
+_CHUNK = 1 << 18   # words per draw when filling a large buffer: the passes stay in cache
+
+
+def u24(gen, n: int, out: np.ndarray | None = None) -> np.ndarray:
+    """``uniform_real_distribution<float>(0, 1)`` n times: float32 in [0, 1), one word each,
+    written into ``out`` (a contiguous float32 array of n elements) when given."""
+    if out is None:
+        out = np.empty(n, f32)
+    for start in range(0, n, _CHUNK):
+        w = gen._words(min(_CHUNK, n - start))
+        np.bitwise_and(w, _MASK24, out=w)
+        # (w * 2**-24 is exact in any precision; NumPy computes it in float64 here)
+        np.multiply(w, _U24, out=out[start:start + w.size], casting="unsafe")
+    return out
 
 
 def u53(gen, n: int) -> np.ndarray:
@@ -245,11 +252,12 @@ def _log_ps(x: np.ndarray) -> np.ndarray:
     p = x64 * _LOG_P64[0]
     y = np.empty_like(xm)
     y64 = np.empty_like(x64)
-    for coeff in _LOG_P64[1:]:
+    for coeff in _LOG_P64[1:-1]:
         _fma_round(p, coeff, y)
         np.copyto(y64, y)
         np.multiply(y64, x64, out=p)
-    np.copyto(y, p, casting="same_kind")          # y * x, rounded
+    _fma_round(p, _LOG_P64[-1], y)
+    y *= xm                                      # y * x, rounded (a plain product)
     np.copyto(y64, y)
     np.multiply(y64, z, out=p)
     _fma_round(p, e * _LOG_Q1, y)
@@ -285,10 +293,11 @@ def _sincos_ps(x: np.ndarray):
     np.multiply(t64, z64, out=p)
     _fma_round(p, _COS_P[2], yc)
     yc *= z
+    # fma(yc, z, -z / 2) is z * (yc - 1/2) rounded once: both steps are exact in float64
     np.copyto(t64, yc)
+    t64 -= 0.5
     np.multiply(t64, z64, out=p)
-    hz = z * f32(-0.5)
-    _fma_round(p, hz, yc)
+    np.copyto(yc, p, casting="same_kind")
     yc += f32(1)
     ys = np.empty_like(x)
     np.multiply(z64, _SIN_P[0], out=p)
@@ -323,53 +332,49 @@ def _sincos_ps(x: np.ndarray):
     return sin_bits.view(f32), diff.view(f32)
 
 
-_BLOCK_ROWS = 8192   # 16-element blocks per pass: the temporaries stay in cache
+_BLOCK_ROWS = 4096   # 16-element blocks per pass: the temporaries stay in cache
 
 
-def _box_muller_f32(u: np.ndarray, out: np.ndarray) -> None:
-    """Blocks of 16 float32 uniforms (rows of ``u``) to normals in ``out`` (same shape),
-    as ``normal_fill_16_AVX2`` computes them with mean 0 and std 1."""
-    rows = u.shape[0]
-    for start in range(0, rows, _BLOCK_ROWS):
-        blk = u[start:start + _BLOCK_ROWS]
-        u1 = f32(1) - blk[:, :8]
-        radius = _log_ps(u1)
-        radius *= f32(-2)
-        np.sqrt(radius, out=radius)
-        theta = blk[:, 8:] * _TWO_PI_F32
-        sin, cos = _sincos_ps(theta)
-        o = out[start:start + _BLOCK_ROWS]
-        np.multiply(radius, cos, out=o[:, :8])
-        np.multiply(radius, sin, out=o[:, 8:])
+def _box_muller_rows(blk: np.ndarray) -> None:
+    """Rows of 16 float32 uniforms to normals, in place, as ``normal_fill_16_AVX2``
+    computes them with mean 0 and std 1."""
+    u1 = f32(1) - blk[:, :8]
+    radius = _log_ps(u1)
+    radius *= f32(-2)
+    np.sqrt(radius, out=radius)
+    theta = blk[:, 8:] * _TWO_PI_F32
+    sin, cos = _sincos_ps(theta)
+    np.multiply(radius, cos, out=blk[:, :8])
+    np.multiply(radius, sin, out=blk[:, 8:])
 
 
 def _affine32(values: np.ndarray, mean, std) -> np.ndarray:
     """``fmadd(n, std, mean)`` in float32, unless it is the identity."""
     if mean == 0.0 and std == 1.0:
         return values
-    return fma32(values, f32(std), f32(mean))
+    values[...] = fma32(values, f32(std), f32(mean))
+    return values
 
 
-def normal_fill_f32(gen, n: int, mean: float, std: float) -> np.ndarray:
-    """float32, contiguous, n >= 16 (Note [normal's two algorithms])."""
-    data = u24(gen, n)
-    out = np.empty(n, f32)
+def normal_fill_f32(gen, n: int, mean: float, std: float, out: np.ndarray | None = None,
+                    reduced: bool = False) -> np.ndarray:
+    """float32, contiguous, n >= 16 (Note [normal's two algorithms]), into ``out`` (a
+    contiguous float32 array) when given. ``reduced`` is the half/bfloat16 variant, which
+    draws no uniforms for the elements past the last full block of 16."""
+    if out is None:
+        out = np.empty(n, f32)
     full = n // 16
-    _box_muller_f32(data[:16 * full].reshape(full, 16), out[:16 * full].reshape(full, 16))
+    rows = out[:16 * full].reshape(full, 16)
+    for start in range(0, full, _BLOCK_ROWS):
+        blk = rows[start:start + _BLOCK_ROWS]
+        u24(gen, blk.size, blk.reshape(-1))
+        _box_muller_rows(blk)
     if n % 16:
+        if not reduced:
+            u24(gen, n % 16)                     # drawn, then overwritten by the tail block
         tail = u24(gen, 16).reshape(1, 16)
-        _box_muller_f32(tail, out[n - 16:].reshape(1, 16))
-    return _affine32(out, mean, std)
-
-
-def normal_fill_reduced(gen, n: int, mean: float, std: float) -> np.ndarray:
-    """float16 / bfloat16, contiguous, n >= 16: float32 blocks of 16 fresh uniforms each
-    (the tail block written over the last 16 elements); returns float32 values."""
-    full = n // 16
-    out = np.empty(n, f32)
-    _box_muller_f32(u24(gen, 16 * full).reshape(full, 16), out[:16 * full].reshape(full, 16))
-    if n % 16:
-        _box_muller_f32(u24(gen, 16).reshape(1, 16), out[n - 16:].reshape(1, 16))
+        _box_muller_rows(tail)
+        out[n - 16:] = tail.reshape(-1)
     return _affine32(out, mean, std)
 
 
@@ -506,9 +511,9 @@ def poisson(gen, lam: np.ndarray) -> np.ndarray:
     out = np.empty(lam.size, f64)
     flat = lam.ravel().astype(f64).tolist()
     bg = gen._bg
-    gen._fresh = False
 
     def uniform01():
+        gen._fresh = False
         hi = bg.random_raw()
         lo = bg.random_raw()
         return (((hi << 32) | lo) & ((1 << 53) - 1)) * _U53

@@ -212,6 +212,9 @@ class Op:
         self.nparams = len(self.defaults)
         self.fast = fast
         self.dtype_errors = dtype_errors or {}   # dtype -> (exception class, message)
+        if self.dtype_errors:   # torch rejects these input dtypes before building anything
+            checks = (_input_dtype_errors,) + tuple(checks)
+            self.checks = checks
         self.fast_ufunc = fast_ufunc if fast_ufunc is not None else getattr(compute, "ufunc",
                                                                             None)
         self.slow_dtypes = slow_dtypes
@@ -300,7 +303,8 @@ def run(op: Op, out, inputs, params):
         chk(op, inputs, params)
     it = op.build(out, inputs)
     ct = it.common_dtype
-    op.check_dtype(ct)
+    if not it.is_meta:   # torch's kernels refuse dtypes; its meta functions do not
+        op.check_dtype(ct)
     for chk in op.post_checks:
         chk(op, ct, inputs, params)
     result = it.operands[0].tensor
@@ -308,7 +312,15 @@ def run(op: Op, out, inputs, params):
         arrays = it.arrays()
         ins = [a if a.__class__ is np.ndarray else _scalar_in(a, ct, op.scalar_opmath)
                for a in arrays[1:]]
-        _quiet_call(op.compute, arrays[0], ins, ct, *params)
+        target = arrays[0]
+        if (ct is dt.float16 or ct is dt.bfloat16) and target.dtype != ct.np and \
+                op.kind not in _BOOL_KINDS:
+            # torch rounds to the common dtype before casting to the output's
+            tmp = np.empty(target.shape, ct.np)
+            _quiet_call(op.compute, tmp, ins, ct, *params)
+            np.copyto(target, tmp, casting="unsafe")
+        else:
+            _quiet_call(op.compute, target, ins, ct, *params)
     if out is not None:
         out._vc[0] += 1
     return result
@@ -700,7 +712,8 @@ def _add_scaled(out, a, b, ct, alpha):
         if c == _F32:
             alpha = float(np.float32(alpha))
             wide = np.multiply(b, alpha, dtype=np.float64, casting="unsafe")
-            np.add(a, wide, out=out, dtype=np.float64, casting="unsafe")
+            wide = np.add(a, wide, dtype=np.float64, casting="unsafe")
+            np.copyto(out, np.asarray(wide).astype(np.float32), casting="unsafe")
             return
         wide = np.multiply(b, float(alpha), dtype=c, casting="unsafe")
     elif ct.is_complex:
@@ -742,7 +755,7 @@ def _div_trunc(out, ins, ct):
     # C's integer division truncates towards zero; NumPy's floor_divide floors
     q = np.floor_divide(a, b, dtype=c)
     r = np.subtract(a, np.multiply(q, b, dtype=c), dtype=c)
-    q = q + ((r != 0) & ((r < 0) != (b < 0)))
+    q = q + ((r != 0) & ((a < 0) != (b < 0)))
     _write(out, q)
 
 
@@ -804,6 +817,15 @@ def _pow_scalar_check(op, inputs, params):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
 
 
+def _pow_exponent_fits(op, inputs, params):
+    """An integer kernel reads a scalar exponent as its own dtype, checked for overflow."""
+    base, exp = inputs
+    if type(exp) is int and isinstance(base, TensorImpl) and base._dtype.category <= dt.INT:
+        ct = result_type_of(inputs)
+        if ct.category == dt.INT:
+            check_scalar_fits(exp, ct)
+
+
 def _atan2(out, ins, ct):
     np.arctan2(ins[0], ins[1], out=out, dtype=_opmath(ct), casting="unsafe")
 
@@ -827,8 +849,6 @@ def _rsqrt(x):
 
 
 def _sigmoid(x):
-    if x.dtype.kind == "c":
-        return 1 / (1 + np.exp(-x))
     return 1 / (1 + np.exp(-x))
 
 
@@ -859,7 +879,8 @@ def _round_decimals(out, ins, ct, decimals=0):
         np.copyto(out, ins[0], casting="unsafe")
         return
     x = _as_ct(ins[0], ct)
-    ten = x.dtype.type(10.0 ** abs(decimals))
+    # (``abs`` here is the kernel below, not the builtin)
+    ten = x.dtype.type(10.0 ** (-decimals if decimals < 0 else decimals))
     if decimals < 0:
         _write(out, np.rint(x / ten) * ten)
     else:
@@ -1109,9 +1130,9 @@ def _hardtanh_check(op, inputs, params):
     check(d is not dt.bool_, "Bool inputs not supported for hardtanh")
     lo = params[0] if params else -1
     hi = params[1] if len(params) > 1 else 1
-    if d is dt.uint8:
-        check(lo >= 0 and hi >= 0, "cannot do hardtanh on an unsigned type with negative "
-                                   "limits")
+    if d is dt.uint8:   # torch reads the limits as integers here
+        check(int(lo) >= 0 and int(hi) >= 0, "cannot do hardtanh on an unsigned type with "
+                                              "negative limits")
 
 
 def _relu_check(op, inputs, params):
@@ -1125,6 +1146,29 @@ def _mode_check(op, inputs, params):
     check(mode in (None, "trunc", "floor"), lambda: (
         f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
         f"'{mode}'"))
+
+
+def _input_dtype_errors(op, inputs, params):
+    errors = op.dtype_errors
+    for x in inputs:
+        if isinstance(x, TensorImpl):
+            err = errors.get(x._dtype) or errors.get(x._dtype.category)
+            if err is not None:
+                raise err[0](err[1])
+
+
+# c10's TypeMeta names, which some of torch's messages print instead of ScalarType names
+_TYPEMETA_NAMES = {
+    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+    "int32": "int", "int64": "long int", "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+    "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+    "uint16": "unsigned short", "uint32": "unsigned int", "uint64": "unsigned long",
+}
+
+
+def _typemeta_name(dtype) -> str:
+    return _TYPEMETA_NAMES[dtype.name]
 
 
 def _sign_dtype_errors():
@@ -1160,7 +1204,7 @@ TABLE = [
        defaults=(1,), fast_ufunc=np.add),
     Op("sub", 2, "binary", _sub, BASIC, "add_stub", checks=_W + (_sub_check,),
        post_checks=(_alpha_check,), defaults=(1,), fast_ufunc=np.subtract, slow_dtypes=B),
-    Op("mul", 2, "binary", _mul, BASIC, "mul_cpu", checks=_W, scalar_opmath=True,
+    Op("mul", 2, "binary", _mul, ALL, "mul_cpu", checks=_W, scalar_opmath=True,
        fast_ufunc=np.multiply),
     Op("div", 2, "binary_float", _div_true, BASIC, "div_true_cpu", checks=_W,
        scalar_opmath=True, fast_ufunc=np.true_divide),
@@ -1173,7 +1217,7 @@ TABLE = [
     Op("fmod", 2, "binary", ufunc(np.fmod), INTS | FLOATS, checks=_W,
        post_checks=(_zero_division_check,), slow_dtypes=INTS),
     Op("pow", 2, "binary", _pow, INTS | FLOATS | COMPLEX, "pow",
-       checks=_W + (_pow_scalar_check,)),
+       checks=_W + (_pow_scalar_check, _pow_exponent_fits)),
     Op("atan2", 2, "binary_float", _atan2, FLOATS, checks=_W, fast_ufunc=np.arctan2),
     Op("hypot", 2, "binary", _hypot, FLOATS, checks=_W, fast_ufunc=np.hypot),
     Op("maximum", 2, "binary", _maximum, REAL, "maximum_cpu", checks=_W,
@@ -1216,7 +1260,7 @@ TABLE = [
     Op("trunc", 1, "unary", _rounding(np.trunc), INTS | FLOATS | UBARE, "trunc_vml_cpu",
        dtype_errors=_round_complex_err("trunc")),
     Op("round", 1, "unary", _rounding(np.rint), INTS | FLOATS | UBARE, "round_vml_cpu"),
-    Op("round_decimals", 1, "unary", _round_decimals, INTS | FLOATS | UBARE, "round_vml_cpu",
+    Op("round_decimals", 1, "unary", _round_decimals, FLOATS, "round_cpu",
        defaults=(0,)),
     Op("frac", 1, "unary", elementwise(_frac), FLOATS),
     Op("isposinf", 1, "unary_bool", _is_float_pred(_isposinf, False), ALL,
@@ -1406,12 +1450,19 @@ _ABS = Op("abs", 1, "unary", _abs_compute, INTS | FLOATS | COMPLEX, fast_ufunc=n
 
 
 def abs(self):
-    if self._dtype.is_complex:
-        return abs_out(self, empty((0,), self._dtype.to_real(), None, self._device))
+    if self._dtype.is_complex:   # torch: empty_like(self, real dtype), then the magnitudes
+        from .factory import empty_like
+        result = empty_like(self, self._dtype.to_real())
+        if self._device.type != "meta" and numel_of(self._sizes):
+            np.abs(self._array(), out=result._array())
+        return result
     return fast_or_run(_ABS, (self,))
 
 
 def abs_(self):
+    check(not self._dtype.is_complex, "In-place abs is not supported for complex tensors.")
+    if _fast_inplace(_ABS, self, (self,), ()):
+        return self
     return run(_ABS, self, (self,), ())
 
 
@@ -1431,11 +1482,6 @@ def abs_out(self, out):
 
 
 # -- where, clamp, lerp, addcmul, addcdiv, nan_to_num ---------------------------------------
-
-def _where_compute(out, ins, ct):
-    cond, a, b = ins
-    np.copyto(out, np.where(cond, a, b), casting="unsafe")
-
 
 def where_self(condition, self, other):
     return _where(condition, self, other, None)
@@ -1478,8 +1524,6 @@ def _clamp_compute(out, ins, ct, has_min, has_max):
     if has_min:
         x = np.maximum(x, _as_ct(ins[k], ct))
         k += 1
-        if ct.category == dt.FLOAT:
-            pass
     if has_max:
         x = np.minimum(x, _as_ct(ins[k], ct))
     _write(out, x)
@@ -1489,14 +1533,14 @@ def _clamp_scalar(self, min, max, out, inplace=False):
     check(min is not None or max is not None,
           "torch.clamp: At least one of 'min' or 'max' must not be None")
     d = self._dtype
-    check(not d.is_complex, "clamp is not supported for complex types")
+    check(not d.is_complex, "clamp is not supported for complex types", NotImplementedError)
     ct = d
     if not d.is_floating_point:
         ct = result_type_of([self] + [v for v in (min, max) if v is not None])
         check(ct is d or not inplace, lambda: (
             f"result type {ct._scalar_name} can't be cast to the desired output type "
-            f"{d._scalar_name}"))
-    check(not ct.is_complex, "clamp is not supported for complex types")
+            f"{_typemeta_name(d)}"))
+    check(not ct.is_complex, "clamp is not supported for complex types", NotImplementedError)
     if ct.category == dt.BOOL or ct in UBARE:
         raise NotImplementedError(f'"clamp_scalar_cpu" not implemented for '
                                   f"'{ct._scalar_name}'")
@@ -1538,7 +1582,7 @@ def _clamp_tensor(self, min, max, out):
                               cast_common_dtype_to_outputs=True,
                               enforce_safe_casting_to_output=True).build()
     ct = it.common_dtype
-    check(not ct.is_complex, "clamp is not supported for complex types")
+    check(not ct.is_complex, "clamp is not supported for complex types", NotImplementedError)
     if ct.category == dt.BOOL or ct in UBARE:
         raise NotImplementedError(f'"clamp_cpu" not implemented for \'{ct._scalar_name}\'')
     result = it.output(0)
@@ -1615,8 +1659,8 @@ def _lerp(self, end, weight, out):
     for name, other in (("end", end), ("weight", weight)):
         if isinstance(other, TensorImpl):
             check(other._dtype is self._dtype, lambda other=other, name=name: (
-                f"expected dtype {self._dtype._scalar_name} for `{name}` but got dtype "
-                f"{other._dtype._scalar_name}"))
+                f"expected dtype {_typemeta_name(self._dtype)} for `{name}` but got dtype "
+                f"{_typemeta_name(other._dtype)}"))
     inputs = [self, end] + ([weight] if isinstance(weight, TensorImpl) else [])
     it = TensorIteratorConfig(outputs=[out], inputs=inputs).build()
     ct = it.common_dtype
@@ -1663,14 +1707,12 @@ def _addc(self, t1, t2, value, out, divide: bool):
     if divide:
         check(ct.category > dt.INT and _dtype_of(t1).category > dt.INT or
               _dtype_of(t2).category > dt.INT,
-              "Integer division with addcdiv is no longer supported, and in a future release "
+              "Integer division with addcdiv is no longer supported, and in a future  release "
               "addcdiv will perform a true division of tensor1 and tensor2. The historic "
               "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
               "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
               "tensor2) for float inputs. The future addcdiv behavior is just the latter "
               "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
-    check(ct.category >= dt.FLOAT or not isinstance(value, float), lambda: (
-        "For integral input tensors, argument value must not be a floating point number."))
     result = it.output(0)
     if it.numel and not it.is_meta:
         arrays = it.arrays()
@@ -1708,6 +1750,9 @@ def addcdiv_out(self, tensor1, tensor2, value, out):
 
 
 def _nan_to_num(self, nan, posinf, neginf, out):
+    check(out._dtype is self._dtype, lambda: (
+        f"nan_to_num: dtype of out: {out._dtype._scalar_name} should be same as input: "
+        f"{self._dtype._scalar_name}"))
     it = TensorIteratorConfig(outputs=[out], inputs=[self]).build()
     result = it.output(0)
     ct = it.common_dtype
@@ -1739,7 +1784,10 @@ def _nan_to_num(self, nan, posinf, neginf, out):
 
 
 def nan_to_num(self, nan=None, posinf=None, neginf=None):
-    return _nan_to_num(self, nan, posinf, neginf, None)
+    from .factory import empty_like  # torch: empty_like(self), then the out= kernel
+    result = _nan_to_num(self, nan, posinf, neginf, empty_like(self))
+    result._vc[0] = 0
+    return result
 
 
 def nan_to_num_(self, nan=None, posinf=None, neginf=None):
@@ -1755,10 +1803,8 @@ def nan_to_num_out(self, nan, posinf, neginf, out):
 def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     check(self._dtype is other._dtype, lambda: (
         f"{self._dtype._scalar_name} did not match {other._dtype._scalar_name}"))
-    check(not (self._dtype.is_complex and equal_nan),
-          "isclose with equal_nan=True is not supported for complex inputs.")
-    check(rtol >= 0, lambda: f"rtol must be greater than or equal to zero, but got {rtol}")
-    check(atol >= 0, lambda: f"atol must be greater than or equal to zero, but got {atol}")
+    check(rtol >= 0, lambda: f"rtol must be greater than or equal to zero, but got {rtol:g}")
+    check(atol >= 0, lambda: f"atol must be greater than or equal to zero, but got {atol:g}")
     close = eq(self, other)  # noqa: F821 - stamped above
     if self._device.type == "meta" or not numel_of(close._sizes):
         return close
@@ -1807,3 +1853,124 @@ def equal(self, other):
         ct = dt.promote(self._dtype, other._dtype)
         a, b = a.astype(ct.np), b.astype(ct.np)
     return bool(np.array_equal(a, b))
+
+
+# -- predicates whose torch implementations are composites ------------------------------------
+
+_isinf_iter = isinf  # noqa: F821 - stamped above
+_isfinite_iter = isfinite  # noqa: F821 - stamped above
+
+
+def isinf(self):
+    """Integers and bools are never infinite: torch answers ``zeros_like(self, bool)`` (its
+    strides preserved), not an iterator output."""
+    if self._dtype.category <= dt.INT:
+        from .factory import zeros_like
+        return zeros_like(self, dt.bool_)
+    return _isinf_iter(self)
+
+
+def isfinite(self):
+    """Integers and bools are always finite (``ones_like(self, bool)``); a complex value is
+    finite when its magnitude is (torch computes ``isfinite(abs(self))``)."""
+    if self._dtype.category <= dt.INT:
+        from .factory import ones_like
+        return ones_like(self, dt.bool_)
+    if self._dtype.is_complex:
+        return _isfinite_iter(abs(self))
+    return _isfinite_iter(self)
+
+
+def _bool_out(name):
+    stamped = globals()[name + "_out"]
+
+    def out_kernel(self, out):
+        check(not self._dtype.is_complex, f"{name} does not support complex inputs.")
+        check(out._dtype is dt.bool_, f"{name} does not support non-boolean outputs.")
+        return stamped(self, out)
+    out_kernel.__name__ = out_kernel.__qualname__ = name + "_out"
+    out_kernel.__module__ = __name__
+    return out_kernel
+
+
+isposinf_out = _bool_out("isposinf")
+isneginf_out = _bool_out("isneginf")
+
+
+# -- pow with a scalar exponent: torch fills ones for x ** 0 and copies for x ** 1 ------------
+
+_pow_iter, _pow__iter, _pow_out_iter = pow, pow_, pow_out  # noqa: F821 - stamped above
+
+
+def _pow_trivial(self, exponent, out):
+    """``self ** 0`` (ones) and ``self ** 1`` (a copy) in the result dtype: no kernel runs,
+    so no dtype is refused (``bool ** True`` works)."""
+    ct = result_type_of([self, exponent])
+    base = self if self._dtype is ct else _to(self, ct)
+    it = TensorIteratorConfig(outputs=[out], inputs=[base]).build()
+    if it.numel and not it.is_meta:
+        arrays = it.arrays()
+        if exponent == 0:
+            arrays[0][...] = 1
+        else:
+            np.copyto(arrays[0], arrays[1], casting="unsafe")
+    if out is not None:
+        out._vc[0] += 1
+    return it.output(0)
+
+
+def _is_trivial_exponent(self, exponent) -> bool:
+    return (isinstance(self, TensorImpl) and not isinstance(exponent, TensorImpl)
+            and exponent in (0, 1))
+
+
+def _pow_scalar_base(base, exponent, out):
+    """``pow(number, tensor)``: torch lays the output out contiguously (not like the
+    exponent) and fills ones for a base of 1."""
+    if out is None:
+        out = empty(exponent._sizes, result_type_of([base, exponent]), None, exponent._device)
+        fresh = True
+    else:
+        fresh = False
+        resize_output(out, exponent._sizes)
+    if base == 1 and not isinstance(base, bool):
+        if out._device.type != "meta" and numel_of(out._sizes):
+            out._array()[...] = 1
+        out._vc[0] += 1
+    else:
+        _pow_out_iter(base, exponent, out)
+    if fresh:
+        out._vc[0] = 0
+    return out
+
+
+def pow(self, exponent):
+    if not isinstance(self, TensorImpl):
+        return _pow_scalar_base(self, exponent, None)
+    if _is_trivial_exponent(self, exponent):
+        return _pow_trivial(self, exponent, None)
+    return _pow_iter(self, exponent)
+
+
+def pow_(self, exponent):
+    if _is_trivial_exponent(self, exponent):
+        return _pow_trivial(self, exponent, self)
+    return _pow__iter(self, exponent)
+
+
+def pow_out(self, exponent, out):
+    if not isinstance(self, TensorImpl):
+        return _pow_scalar_base(self, exponent, out)
+    if _is_trivial_exponent(self, exponent):
+        return _pow_trivial(self, exponent, out)
+    return _pow_out_iter(self, exponent, out)
+
+
+# -- hardtanh: torch writes into empty_like(self) through its out= kernel -----------------------
+
+def hardtanh(self, min_val=-1, max_val=1):
+    from .factory import empty_like
+    out = empty_like(self)
+    hardtanh_out(self, min_val, max_val, out)  # noqa: F821 - stamped above
+    out._vc[0] = 0
+    return out

@@ -449,7 +449,11 @@ def _matmul_batched(a, b, out):
 
 
 def matmul(self, other):
-    if len(self._sizes) == 2 and len(other._sizes) == 2:
+    sa, sb = self._sizes, other._sizes
+    if len(sa) == 2 and len(sb) == 2:
+        if (sa[1] == sb[0] and self._dtype is other._dtype and self._dtype in _BLAS_TYPES
+                and self._device is _CPU and other._device is _CPU):
+            return _mm_fast(self, other)
         return mm(self, other)
     return _matmul(self, other, None)
 
@@ -755,9 +759,9 @@ def _tensordot(self, other, dims_self, dims_other, out):
         elif s1 == 1:
             pass
         else:
-            check(s1 == s2, lambda s1=s1, s2=s2, w1=w1, w2=w2: (
-                f"contracted dimensions need to match, but first has size {s1} in dim {w1} "
-                f"and second has size {s2} in dim {w2}"))
+            check(s1 == s2, lambda s1=s1, s2=s2, d1=d1, d2=d2: (
+                f"contracted dimensions need to match, but first has size {s1} in dim {d1} "
+                f"and second has size {s2} in dim {d2}"))
         contracted1.append(w1)
         contracted2.append(w2)
     free1 = [d for d in range(nd1) if d not in contracted1]
@@ -797,3 +801,1495 @@ def tensordot(self, other, dims_self, dims_other):
 
 def tensordot_out(self, other, dims_self, dims_other, out):
     return _tensordot(self, other, dims_self, dims_other, out)
+
+
+# -- einsum ----------------------------------------------------------------------------------
+#
+# Note [einsum]
+# ~~~~~~~~~~~~~
+# The equation is parsed and checked with torch's messages; labels are letters (A-Z sort
+# before a-z in an implicit output), "..." stands for the broadcast dims. The result's
+# dtype follows torch's evaluation order: labels found in one operand only (and not in the
+# output) are summed out of it first (a ``sum``: ints and bools become int64), then the
+# operands are multiplied left to right, a pair that contracts a label going through
+# ``bmm`` (one dtype, no bool) and one that does not through ``mul`` (promotion). A single
+# operand without summed labels gives a view (a permutation and/or diagonal). The values
+# come from ``np.einsum`` on operands broadcast to the label sizes. Known difference: torch
+# lays some multi-operand results out permuted (its bmm's batch/left/right order); here
+# they are row-major.
+
+_ELLIPSIS = "."
+
+
+def _label_key(c: str) -> int:
+    return ord(c) - ord("A") if c.isupper() else 26 + ord(c) - ord("a")
+
+
+def _parse_einsum(equation: str, operands):
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    pos = 0
+    parsed = []   # per term: list of labels, with "." for the ellipsis
+    for op_index, term in enumerate(terms):
+        labels = []
+        dots = 0
+        seen_ellipsis = False
+        for ch in term:
+            if ch == ".":
+                dots += 1
+                if seen_ellipsis:
+                    raise RuntimeError(f"einsum(): found '.' for operand {op_index} for which "
+                                       f"an ellipsis was already found")
+                if dots == 3:
+                    labels.append(_ELLIPSIS)
+                    seen_ellipsis = True
+                    dots = 0
+            else:
+                if dots:
+                    raise RuntimeError(f"einsum(): found '.' for operand {op_index} that is "
+                                       f"not part of any ellipsis")
+                if not (ch.isascii() and ch.isalpha()):
+                    raise RuntimeError(
+                        f"einsum(): invalid subscript given at index {pos} in the equation "
+                        f"string, subscripts must be in [a-zA-Z]")
+                labels.append(ch)
+            pos += 1
+        if dots:
+            raise RuntimeError(f"einsum(): found '.' for operand {op_index} that is not part of "
+                               f"any ellipsis")
+        parsed.append(labels)
+        pos += 1
+    check(len(operands) <= len(parsed),
+          "einsum(): more operands were provided than specified in the equation")
+    check(len(operands) >= len(parsed),
+          "einsum(): fewer operands were provided than specified in the equation")
+    return parsed, (rhs if arrow else None)
+
+
+def _einsum_sizes(parsed, operands):
+    """Each operand's labels with its ellipsis expanded, and each label's size."""
+    sizes: dict = {}
+    ell_ndim = 0
+    expanded = []
+    for i, (labels, t) in enumerate(zip(parsed, operands)):
+        ndim = t.dim()
+        n_named = sum(1 for c in labels if c != _ELLIPSIS)
+        if _ELLIPSIS in labels:
+            check(n_named <= ndim, lambda n=n_named, d=ndim, i=i: (
+                f"einsum(): the number of subscripts in the equation ({n}) is more than the "
+                f"number of dimensions ({d}) for operand {i}"))
+            k = ndim - n_named
+            ell_ndim = max(ell_ndim, k)
+            at = labels.index(_ELLIPSIS)
+            full = labels[:at] + [f"#{j}" for j in range(k)] + labels[at + 1:]
+        else:
+            check(n_named == ndim, lambda n=n_named, d=ndim, i=i: (
+                f"einsum(): the number of subscripts in the equation ({n}) does not match the "
+                f"number of dimensions ({d}) for operand {i} and no ellipsis was given"))
+            full = list(labels)
+        expanded.append(full)
+    # ellipsis dims are right-aligned across operands: "#j" counts from the right
+    for full in expanded:
+        k = sum(1 for c in full if c.startswith("#"))
+        for j, c in enumerate(full):
+            if c.startswith("#"):
+                full[j] = f"#{ell_ndim - k + int(c[1:])}"
+    for i, (full, t) in enumerate(zip(expanded, operands)):
+        local: dict = {}
+        for c, s in zip(full, t._sizes):
+            if c in local:
+                check(local[c] == s, lambda c=c, s=s, i=i, p=local[c]: (
+                    f"einsum(): subscript {c} is repeated for operand {i} but the sizes don't "
+                    f"match, {s} != {p}"))
+                continue
+            local[c] = s
+            prev = sizes.get(c)
+            if prev is None or prev == 1:
+                sizes[c] = s
+            elif s != 1 and s != prev:
+                name = c if not c.startswith("#") else "..."
+                raise RuntimeError(
+                    f"einsum(): subscript {name} has size {s} for operand {i} which does not "
+                    f"broadcast with previously seen size {prev}")
+    return expanded, sizes, ell_ndim
+
+
+def _einsum_output(parsed, rhs, ell_ndim):
+    ell = [f"#{j}" for j in range(ell_ndim)]
+    if rhs is None:
+        counts: dict = {}
+        for labels in parsed:
+            for c in labels:
+                if c != _ELLIPSIS:
+                    counts[c] = counts.get(c, 0) + 1
+        return ell + sorted((c for c, n in counts.items() if n == 1), key=_label_key)
+    out = []
+    everywhere = {c for labels in parsed for c in labels}
+    i = 0
+    while i < len(rhs):
+        ch = rhs[i]
+        if rhs.startswith("...", i):
+            out.extend(ell)
+            i += 3
+            continue
+        if not (ch.isascii() and ch.isalpha()):
+            raise RuntimeError(
+                f"einsum(): invalid subscript given at index {i} in the equation string, "
+                f"subscripts must be in [a-zA-Z]")
+        check(ch not in out, lambda ch=ch: (
+            f"einsum(): output subscript {ch} appears more than once in the output"))
+        check(ch in everywhere, lambda ch=ch: (
+            f"einsum(): output subscript {ch} does not appear in the equation for any input "
+            f"operand"))
+        out.append(ch)
+        i += 1
+    return out
+
+
+def _sum_dtype(dtype):
+    return dt.int64 if dtype.category in (dt.BOOL, dt.INT) else dtype
+
+
+def _einsum_dtype(expanded, output, operands):
+    """The result dtype along torch's evaluation order (Note [einsum])."""
+    n = len(operands)
+    dtypes = []
+    for i, (full, t) in enumerate(zip(expanded, operands)):
+        others = {c for j, f in enumerate(expanded) if j != i for c in f}
+        local_sum = any(c not in output and c not in others for c in full)
+        dtypes.append(_sum_dtype(t._dtype) if local_sum else t._dtype)
+    acc, acc_labels = dtypes[0], set(expanded[0])
+    for i in range(1, n):
+        later = {c for f in expanded[i + 1:] for c in f}
+        labels = set(expanded[i])
+        contracted = {c for c in acc_labels & labels if c not in output and c not in later}
+        if contracted:
+            check(acc is dtypes[i], lambda a=acc, b=dtypes[i]: (
+                f"expected scalar type {a._scalar_name} but found {b._scalar_name}"))
+            if acc.name in _UNSUPPORTED:
+                raise NotImplementedError(f'"bmm" not implemented for \'{acc._scalar_name}\'')
+        else:
+            acc = dt.promote(acc, dtypes[i])
+        acc_labels = (acc_labels | labels) - contracted
+    return acc
+
+
+def einsum(equation, tensors, path=None):
+    operands = tuple(tensors)
+    parsed, rhs = _parse_einsum(equation, operands)
+    expanded, sizes, ell_ndim = _einsum_sizes(parsed, operands)
+    output = _einsum_output(parsed, rhs, ell_ndim)
+    dtype = _einsum_dtype(expanded, output, operands)
+    shape = tuple(sizes[c] for c in output)
+    if len(operands) == 1:
+        view = _einsum_view(operands[0], expanded[0], output)
+        if view is not None:
+            return view
+    device = operands[0]._device
+    result = _new(shape, dtype, device)
+    if any(_is_meta(t) for t in operands) or not numel_of(shape):
+        if not _is_meta(result) and numel_of(shape):
+            result._array()[...] = 0
+        return result
+    # map every label (ellipsis dims included) to a NumPy letter
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    names = {}
+    for c in [c for f in expanded for c in f] + output:
+        if c not in names:
+            names[c] = letters[len(names)]
+    arrays = []
+    compute = np.dtype(np.float32) if dtype.name in _HALF_TYPES else dtype.np
+    for full, t in zip(expanded, operands):
+        arr = t._array()
+        target = tuple(sizes[c] if s == 1 else s for c, s in zip(full, arr.shape))
+        # a size-1 dim broadcasts against the label's size (repeated labels keep theirs)
+        if target != arr.shape and len(set(full)) == len(full):
+            arr = np.broadcast_to(arr, target)
+        arrays.append(arr.astype(compute, copy=False))
+    spec = ",".join("".join(names[c] for c in f) for f in expanded) + "->" + \
+        "".join(names[c] for c in output)
+    with np.errstate(all="ignore"):
+        values = np.einsum(spec, *arrays, optimize=len(arrays) > 2)
+        np.copyto(result._array(), values, casting="unsafe")
+    return result
+
+
+def _einsum_view(t, full, output):
+    """A single operand that needs no summation: its diagonals and permutation, as a view."""
+    if set(full) != set(output):
+        return None
+    current = t
+    labels = list(full)
+    # take the diagonal of each repeated label (the diagonal dim goes last)
+    while len(set(labels)) != len(labels):
+        for i, c in enumerate(labels):
+            j = labels.index(c, i + 1) if labels.count(c) > 1 else -1
+            if j >= 0:
+                current = views.diagonal(current, 0, i, j)
+                labels = [x for k, x in enumerate(labels) if k not in (i, j)] + [c]
+                break
+    perm = [labels.index(c) for c in output]
+    if perm != list(range(len(perm))):
+        current = views.permute(current, perm)
+    elif current is t:
+        current = views.alias(t)
+    return current
+
+
+# -- kron, cross, trace ------------------------------------------------------------------------
+
+def _kron(self, other, out):
+    nd = max(self.dim(), other.dim())
+    a_sizes = (1,) * (nd - self.dim()) + self._sizes
+    b_sizes = (1,) * (nd - other.dim()) + other._sizes
+    shape = tuple(x * y for x, y in zip(a_sizes, b_sizes))
+    dtype = dt.promote(self._dtype, other._dtype)
+    if out is None:
+        result = _new(shape, dtype, self._device)
+    else:
+        check(dt.can_cast(dtype, out._dtype), lambda: (
+            f"result type {dtype._scalar_name} can't be cast to the desired output type "
+            f"{out._dtype._scalar_name}"))
+        resize_output(out, shape)
+        result = out
+    if not (_is_meta(self) or _is_meta(other)) and numel_of(shape):
+        a = self._array().reshape(a_sizes).astype(dtype.np, copy=False)
+        b = other._array().reshape(b_sizes).astype(dtype.np, copy=False)
+        with np.errstate(all="ignore"):
+            values = np.kron(_widened(a), _widened(b)) if dtype is not dt.bool_ else \
+                np.kron(a, b).astype(bool)
+            np.copyto(result._array(), values, casting="unsafe")
+    return result if out is None else _written(result)
+
+
+def kron(self, other):
+    return _kron(self, other, None)
+
+
+def kron_out(self, other, out):
+    return _kron(self, other, out)
+
+
+def _cross(self, other, dim, out, linalg: bool):
+    check(self.dim() == other.dim(),
+          "linalg.cross: inputs must have the same number of dimensions.")
+    check(self._dtype is other._dtype, lambda: (
+        f"expected scalar type {self._dtype._scalar_name} but found "
+        f"{other._dtype._scalar_name}"))
+    if dim is None:
+        # torch.cross without dim: the first dim of size 3 (deprecated)
+        dims = [d for d, s in enumerate(self._sizes) if s == 3]
+        check(dims, "no dimension of size 3 in input")
+        views.warn_once("cross_dim", (
+            "Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
+            "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of "
+            "dim will change to agree with that of linalg.cross in a future release."))
+        dim = dims[0]
+    from ..core.checks import maybe_wrap_dim
+    wrapped = maybe_wrap_dim(dim, self.dim())
+    s1, s2 = self._sizes[wrapped], other._sizes[wrapped]
+    check(s1 == 3 and s2 == 3, lambda: (
+        f"linalg.cross: inputs dimension {dim} must have length 3. Got {s1} and {s2}"))
+    shape = broadcast_pair(self._sizes, other._sizes)
+    if out is None:
+        result = _new(shape, self._dtype, self._device)
+    else:
+        _check_out_dtype(out, self._dtype)
+        resize_output(out, shape)
+        result = out
+    if not (_is_meta(self) or _is_meta(other)) and numel_of(shape):
+        a = np.broadcast_to(self._array(), shape)
+        b = np.broadcast_to(other._array(), shape)
+        with np.errstate(all="ignore"):
+            values = np.cross(_widened(a), _widened(b), axis=wrapped)
+            np.copyto(result._array(), values, casting="unsafe")
+    return result if out is None else _written(result)
+
+
+def cross(self, other, dim=None):
+    return _cross(self, other, dim, None, False)
+
+
+def cross_out(self, other, dim=None, out=None):
+    return _cross(self, other, dim, out, False)
+
+
+def linalg_cross(self, other, dim=-1):
+    return _cross(self, other, dim, None, True)
+
+
+def linalg_cross_out(self, other, dim=-1, out=None):
+    return _cross(self, other, dim, out, True)
+
+
+def trace(self):
+    if self._dtype.category == dt.BOOL and not _is_meta(self):
+        raise NotImplementedError(f'"trace" not implemented for \'{self._dtype._scalar_name}\'')
+    check(self.dim() == 2, lambda: (
+        f"trace: expected a matrix, but got tensor with dim {self.dim()}"))
+    dtype = _sum_dtype(self._dtype)
+    result = _new((), dtype, self._device)
+    if not _is_meta(self):
+        diag = np.diagonal(self._array())
+        with np.errstate(all="ignore"):
+            value = diag.astype(np.float32).sum() if dtype.name in _HALF_TYPES else \
+                diag.sum(dtype=dtype.np)
+            np.copyto(result._array(), value, casting="unsafe")
+    return result
+
+
+# ============================================================================ strided.linalg
+#
+# Note [linalg results and their layouts]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# torch's CPU linalg runs LAPACK, which works on column-major matrices: the matrices it
+# returns (inv, solve, cholesky, Q and R, U and Vh, eigenvectors, lstsq's solution) are
+# column-major in their last two dims, batch dims outermost; vectors (eigenvalues,
+# singular values) and scalars (det) are row-major. The kernels allocate the same layouts
+# and fill them from NumPy's linalg, which calls LAPACK too (float32 stays float32).
+# Errors carry torch's texts, including the LAPACK ``info`` of a singular or
+# non-positive-definite input; LinAlgError is a RuntimeError, as torch's is.
+
+
+class _LinAlgError(RuntimeError):
+    """torch.linalg.LinAlgError: a linear algebra routine failed on its input."""
+
+
+_LinAlgError.__module__ = "strided.linalg"
+LinAlgError = _LinAlgError
+
+
+def _colmajor(shape, dtype, device):
+    """A tensor whose last two dims are column-major (Note [linalg results and their
+    layouts])."""
+    shape = tuple(shape)
+    if len(shape) < 2:
+        return _new(shape, dtype, device)
+    m, n = shape[-2], shape[-1]
+    strides = list(contiguous_strides(shape[:-2] + (n, m)))
+    strides[-2], strides[-1] = strides[-1], strides[-2]
+    from .factory import new_strided
+    return new_strided(shape, tuple(strides), dtype, device)
+
+
+def _fill(t, values):
+    if numel_of(t._sizes) and not _is_meta(t):
+        with np.errstate(all="ignore"):
+            np.copyto(t._array(), values, casting="unsafe")
+    return t
+
+
+def _check_linalg(A, fname: str, *, square=True, arg="A", low="error", kernel=None):
+    """torch's checks for a linalg input: at least a matrix, square, a floating or complex
+    dtype, no half types (``low``: "error" for torch's RuntimeError, "kernel" for the
+    NotImplementedError of a dispatch macro naming ``kernel``)."""
+    check(A.dim() >= 2, lambda: (
+        f"{fname}: The input tensor {arg} must have at least 2 dimensions."))
+    if square:
+        m, n = A._sizes[-2], A._sizes[-1]
+        check(m == n, lambda: (
+            f"{fname}: A must be batches of square matrices, but they are {m} by {n} matrices"))
+    cat = A._dtype.category
+    check(cat in (dt.FLOAT, dt.COMPLEX), lambda: (
+        f"{fname}: Expected a floating point or complex tensor as input. Got "
+        f"{A._dtype._scalar_name}"))
+    if A._dtype.name in _HALF_TYPES:
+        if low == "kernel":
+            raise NotImplementedError(
+                f'"{kernel}" not implemented for \'{A._dtype._scalar_name}\'')
+        raise RuntimeError(
+            f"{fname}: Low precision dtypes not supported. Got {A._dtype._scalar_name}")
+
+
+def _batch_prefix(b, batched: bool) -> str:
+    return f"(Batch element {b}): " if batched else ""
+
+
+def _lu_info(a: np.ndarray) -> int:
+    """LAPACK getrf's ``info`` for one matrix: the 1-based index of the first exactly zero
+    pivot of an LU factorisation with partial pivoting, 0 if none."""
+    a = np.array(a, copy=True)
+    n = a.shape[0]
+    for k in range(n):
+        p = k + int(np.argmax(np.abs(a[k:, k])))
+        if a[p, k] == 0:
+            return k + 1
+        if p != k:
+            a[[k, p]] = a[[p, k]]
+        a[k + 1:, k] /= a[k, k]
+        a[k + 1:, k + 1:] -= np.outer(a[k + 1:, k], a[k, k + 1:])
+    return 0
+
+
+def _lu_infos(arr: np.ndarray) -> np.ndarray:
+    flat = arr.reshape((-1,) + arr.shape[-2:])
+    return np.array([_lu_info(m) for m in flat], dtype=np.int32).reshape(arr.shape[:-2])
+
+
+def _cholesky_info(a: np.ndarray) -> int:
+    """potrf's ``info``: the order of the first leading minor that is not positive
+    definite (Cholesky–Banachiewicz, in the input's precision), 0 if none."""
+    n = a.shape[0]
+    lower = np.zeros_like(a)
+    for j in range(n):
+        d = a[j, j] - np.sum(lower[j, :j] * lower[j, :j].conj())
+        d = d.real if np.iscomplexobj(d) else d
+        if not d > 0:
+            return j + 1
+        lower[j, j] = np.sqrt(d)
+        if j + 1 < n:
+            lower[j + 1:, j] = (a[j + 1:, j] - lower[j + 1:, :j] @ lower[j, :j].conj()) / \
+                lower[j, j]
+    return 0
+
+
+def _singular_inv_message(fname, info, b, batched) -> str:
+    return (f"{fname}: {_batch_prefix(b, batched)}The diagonal element {info} is zero, the "
+            f"inversion could not be completed because the input matrix is singular.")
+
+
+def _inv_values(arr: np.ndarray):
+    """(inverse, info per matrix); singular matrices get LAPACK-like inf/nan entries."""
+    with np.errstate(all="ignore"):
+        try:
+            return np.linalg.inv(arr), np.zeros(arr.shape[:-2], np.int32)
+        except np.linalg.LinAlgError:
+            infos = _lu_infos(arr)
+            out = np.full(arr.shape, np.nan, arr.dtype)
+            ok = infos == 0
+            if ok.any():
+                out[ok] = np.linalg.inv(arr[ok])
+            return out, infos
+
+
+def _inv_impl(A, fname="linalg.inv", check_errors=True):
+    _check_linalg(A, fname)
+    result = _colmajor(A._sizes, A._dtype, A._device)
+    info = _new(A._sizes[:-2], dt.int32, A._device)
+    if _is_meta(A) or not numel_of(A._sizes):
+        if not _is_meta(A):
+            info._array()[...] = 0
+        return result, info
+    values, infos = _inv_values(A._array())
+    if check_errors and infos.any():
+        b = int(np.flatnonzero(infos.reshape(-1))[0])
+        raise _LinAlgError(_singular_inv_message(fname, int(infos.reshape(-1)[b]), b,
+                                                 A.dim() > 2))
+    _fill(result, values)
+    _fill(info, infos)
+    return result, info
+
+
+def linalg_inv(A):
+    return _inv_impl(A)[0]
+
+
+def linalg_inv_out(A, out):
+    return _copy_outs((out,), (_inv_impl(A)[0],))[0]
+
+
+def inverse(self):
+    return _inv_impl(self)[0]
+
+
+def inverse_out(self, out):
+    return _copy_outs((out,), (_inv_impl(self)[0],))[0]
+
+
+def linalg_inv_ex(A, check_errors=False):
+    return _inv_impl(A, check_errors=check_errors)
+
+
+def linalg_inv_ex_inverse(A, check_errors=False, inverse=None, info=None):
+    return _copy_outs((inverse, info), _inv_impl(A, check_errors=check_errors))
+
+
+# -- det, slogdet, logdet --------------------------------------------------------------------
+
+def _det_impl(A, out, fname="linalg.det"):
+    _check_linalg(A, fname, low="kernel", kernel="lu_cpu")
+    shape = A._sizes[:-2]
+    if out is None:
+        result = _new(shape, A._dtype, A._device)
+    else:
+        _check_out_dtype(out, A._dtype)
+        resize_output(out, shape)
+        result = out
+    if not _is_meta(A):
+        with np.errstate(all="ignore"):
+            _fill(result, np.linalg.det(A._array()) if numel_of(A._sizes) else 1)
+    return result if out is None else _written(result)
+
+
+def linalg_det(A):
+    return _det_impl(A, None)
+
+
+def linalg_det_out(A, out):
+    return _det_impl(A, out)
+
+
+def det(self):
+    return _det_impl(self, None)
+
+
+def _slogdet_impl(A, fname="linalg.slogdet"):
+    _check_linalg(A, fname)
+    shape = A._sizes[:-2]
+    sign = _new(shape, A._dtype, A._device)
+    logabs = _new(shape, A._dtype.to_real(), A._device)
+    if not _is_meta(A):
+        if numel_of(A._sizes):
+            with np.errstate(all="ignore"):
+                s, la = np.linalg.slogdet(A._array())
+        else:
+            s, la = 1, 0
+        _fill(sign, s)
+        _fill(logabs, la)
+    return sign, logabs
+
+
+def linalg_slogdet(A):
+    return _slogdet_impl(A)
+
+
+def linalg_slogdet_out(A, sign, logabsdet):
+    s, la = _slogdet_impl(A)
+    for out, value in ((sign, s), (logabsdet, la)):
+        _check_out_dtype(out, value._dtype)
+        resize_output(out, value._sizes)
+        _fill(out, value._array() if not _is_meta(value) else None)
+        _written(out)
+    return sign, logabsdet
+
+
+def slogdet(self):
+    return _slogdet_impl(self)
+
+
+def slogdet_out(self, sign, logabsdet):
+    return linalg_slogdet_out(self, sign, logabsdet)
+
+
+def logdet(self):
+    sign, logabs = _slogdet_impl(self, "logdet")
+    if _is_meta(self):
+        return logabs if not self._dtype.is_complex else sign
+    s, la = sign._array(), logabs._array()
+    with np.errstate(all="ignore"):
+        if self._dtype.is_complex:
+            values = np.log(s) + la
+            result = _new(sign._sizes, self._dtype, self._device)
+        else:
+            values = np.where(s < 0, np.nan, la)
+            result = _new(sign._sizes, self._dtype, self._device)
+    return _fill(result, values)
+
+
+# -- solve -----------------------------------------------------------------------------------
+
+def _solve_impl(A, B, left, out, check_errors=True):
+    _check_linalg(A, "linalg.solve")
+    check(A._dtype is B._dtype, lambda: (
+        f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+        f"{A._dtype._scalar_name} and B of type {B._dtype._scalar_name} instead"))
+    n = A._sizes[-1]
+    # B is a vector when it is 1-D or has exactly the batch shape of A plus one dim
+    vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and B._sizes == A._sizes[:-1])
+    if vector:
+        check(B._sizes[-1] == n, lambda: (
+            f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+            f"({n}x{n} and {B._sizes[-1]}x1)"))
+        batch = broadcast_pair(A._sizes[:-2], B._sizes[:-1])
+        shape = batch + (n,)
+    else:
+        rows = B._sizes[-2] if left else B._sizes[-1]
+        if left:
+            check(B.dim() >= 2 and rows == n, lambda: (
+                f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                f"({n}x{n} and {'x'.join(map(str, B._sizes[-2:]))})"))
+        else:
+            check(B.dim() >= 2 and rows == n, lambda: (
+                f"linalg.solve: Incompatible shapes of A and B for the equation XA = B "
+                f"({n}x{n} and {'x'.join(map(str, B._sizes[-2:]))})"))
+        batch = broadcast_pair(A._sizes[:-2], B._sizes[:-2])
+        shape = batch + B._sizes[-2:]
+    if out is None:
+        result = _colmajor(shape, A._dtype, A._device) if left or vector else \
+            views.transpose(_colmajor(shape[:-2] + shape[:-3:-1], A._dtype, A._device), -2, -1)
+    else:
+        _check_out_dtype(out, A._dtype)
+        resize_output(out, shape)
+        result = out
+    info = _new(A._sizes[:-2], dt.int32, A._device)
+    if _is_meta(A) or _is_meta(B):
+        return result, info
+    a = np.broadcast_to(A._array(), batch + (n, n))
+    b = B._array()
+    if vector:
+        b = np.broadcast_to(b, batch + (n,))[..., None]
+    elif not left:
+        a = np.swapaxes(a, -1, -2)
+        b = np.swapaxes(np.broadcast_to(b, shape), -1, -2)
+    else:
+        b = np.broadcast_to(b, shape)
+    infos = np.zeros(batch, np.int32)
+    with np.errstate(all="ignore"):
+        try:
+            x = np.linalg.solve(a, b) if numel_of(a.shape) else np.zeros(b.shape, b.dtype)
+        except np.linalg.LinAlgError:
+            infos = _lu_infos(a)
+            if check_errors:
+                bad = int(np.flatnonzero(infos.reshape(-1))[0])
+                raise _LinAlgError(
+                    f"torch.linalg.solve: {_batch_prefix(bad, A.dim() > 2)}The solver failed "
+                    f"because the input matrix is singular.") from None
+            x = np.full(b.shape, np.nan, b.dtype)
+            ok = infos == 0
+            if ok.any():
+                x[ok] = np.linalg.solve(a[ok], b[ok])
+    if vector:
+        x = x[..., 0]
+    elif not left:
+        x = np.swapaxes(x, -1, -2)
+    _fill(result, x)
+    if infos.any():
+        infos = _lu_infos(A._array())   # info describes A itself (not broadcast)
+    else:
+        infos = np.zeros(A._sizes[:-2], np.int32)
+    _fill(info, infos)
+    return result, info
+
+
+def linalg_solve(A, B, left=True):
+    return _solve_impl(A, B, left, None)[0]
+
+
+def linalg_solve_out(A, B, left=True, out=None):
+    return _copy_outs((out,), (_solve_impl(A, B, left, None)[0],))[0]
+
+
+def linalg_solve_ex(A, B, left=True, check_errors=False):
+    return _solve_impl(A, B, left, None, check_errors)
+
+
+def linalg_solve_ex_out(A, B, left=True, check_errors=False, result=None, info=None):
+    return _copy_outs((result, info), _solve_impl(A, B, left, None, check_errors))
+
+
+# -- cholesky ----------------------------------------------------------------------------------
+
+def _cholesky_impl(A, upper, out, check_errors=True):
+    _check_linalg(A, "linalg.cholesky", low="kernel", kernel="cholesky_cpu")
+    if out is None:
+        result = _colmajor(A._sizes, A._dtype, A._device)
+    else:
+        _check_out_dtype(out, A._dtype)
+        resize_output(out, A._sizes)
+        result = out
+    info = _new(A._sizes[:-2], dt.int32, A._device)
+    if _is_meta(A):
+        return result, info
+    arr = A._array()
+    batched = A.dim() > 2
+    infos = np.zeros(arr.shape[:-2], np.int32)
+    # LAPACK reads one triangle only: the lower one (the upper one for upper=True)
+    tri = np.tril(arr) if not upper else np.swapaxes(np.triu(arr), -1, -2).conj()
+    herm = tri + np.swapaxes(np.tril(tri, -1), -1, -2).conj()
+    with np.errstate(all="ignore"):
+        try:
+            low = np.linalg.cholesky(herm) if numel_of(arr.shape) else herm.copy()
+        except np.linalg.LinAlgError:
+            flat = herm.reshape((-1,) + herm.shape[-2:])
+            infos = np.array([_cholesky_info(m) for m in flat], np.int32).reshape(infos.shape)
+            if check_errors and infos.any():
+                b = int(np.flatnonzero(infos.reshape(-1))[0])
+                raise _LinAlgError(
+                    f"linalg.cholesky: {_batch_prefix(b, batched)}The factorization could not "
+                    f"be completed because the input is not positive-definite (the leading "
+                    f"minor of order {int(infos.reshape(-1)[b])} is not positive-definite)."
+                ) from None
+            low = np.zeros_like(herm)
+            ok = infos == 0
+            if ok.any():
+                low[ok] = np.linalg.cholesky(herm[ok])
+    values = np.swapaxes(low, -1, -2).conj() if upper else low
+    _fill(result, values)
+    _fill(info, infos)
+    return result, info
+
+
+def linalg_cholesky(self, upper=False):
+    return _cholesky_impl(self, upper, None)[0]
+
+
+def linalg_cholesky_out(self, upper=False, out=None):
+    return _copy_outs((out,), (_cholesky_impl(self, upper, None)[0],))[0]
+
+
+def linalg_cholesky_ex(self, upper=False, check_errors=False):
+    return _cholesky_impl(self, upper, None, check_errors)
+
+
+def linalg_cholesky_ex_L(self, upper=False, check_errors=False, L=None, info=None):
+    return _copy_outs((L, info), _cholesky_impl(self, upper, None, check_errors))
+
+
+# -- qr, svd, eigh, eig ---------------------------------------------------------------------------
+
+def _qr_impl(A, mode):
+    check(mode in ("reduced", "complete", "r"), lambda: (
+        f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+        f"'r', or 'complete'"))
+    _check_linalg(A, "linalg.qr", square=False, low="kernel", kernel="geqrf_cpu")
+    m, n = A._sizes[-2:]
+    k = min(m, n)
+    batch = A._sizes[:-2]
+    q_cols = m if mode == "complete" else k
+    r_rows = m if mode == "complete" else k
+    q = _new((0,), A._dtype, A._device) if mode == "r" else \
+        _colmajor(batch + (m, q_cols), A._dtype, A._device)
+    r = _colmajor(batch + (r_rows, n), A._dtype, A._device)
+    if _is_meta(A) or not numel_of(A._sizes):
+        if not _is_meta(A) and numel_of(q._sizes) and mode != "r":
+            q._array()[...] = np.eye(m, q_cols)
+        if not _is_meta(A):
+            _fill(r, 0)
+        return q, r
+    np_mode = "complete" if mode == "complete" else "reduced"
+    qv, rv = np.linalg.qr(A._array(), mode=np_mode)
+    if mode != "r":
+        _fill(q, qv)
+    _fill(r, rv)
+    return q, r
+
+
+def linalg_qr(A, mode="reduced"):
+    return _qr_impl(A, mode)
+
+
+def linalg_qr_out(A, mode="reduced", Q=None, R=None):
+    q, r = _qr_impl(A, mode)
+    return _copy_outs((Q, R), (q, r))
+
+
+def _copy_outs(outs, values, dtype_check=None):
+    """Write computed results into out= tensors: torch's dtype check (``dtype_check(out,
+    value)`` when the op has its own), resize (a resized out takes the result's layout),
+    copy, version bump."""
+    for out, value in zip(outs, values):
+        if dtype_check is None:
+            _check_out_dtype(out, value._dtype)
+        else:
+            dtype_check(out, value)
+        if out._sizes != value._sizes:
+            # torch gives resized outs the result's (column-major) layout
+            resize_output(out, value._sizes)
+            if out._strides != value._strides and numel_of(value._sizes):
+                views._set_geometry(out, value._sizes, value._strides, out._offset)
+                out._vc[0] -= 1
+        if not _is_meta(value):
+            _fill(out, value._array())
+        _written(out)
+    return tuple(outs)
+
+
+def qr(self, some=True):
+    views.warn_once("torch.qr", (
+        "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future "
+        "PyTorch release.\nThe boolean parameter 'some' has been replaced with a string "
+        "parameter 'mode'.\nQ, R = torch.qr(A, some)\nshould be replaced with\nQ, R = "
+        "torch.linalg.qr(A, 'reduced' if some else 'complete')"))
+    return _qr_impl(self, "reduced" if some else "complete")
+
+
+def _svd_values(A, full_matrices, compute_uv):
+    arr = A._array()
+    if not numel_of(arr.shape):
+        return None
+    with np.errstate(all="ignore"):
+        if compute_uv:
+            return np.linalg.svd(arr, full_matrices=full_matrices)
+        return np.linalg.svd(arr, compute_uv=False)
+
+
+def _check_svd_driver(A, driver) -> None:
+    check(driver is None, "torch.linalg.svd: keyword argument `driver=` is only supported on "
+                          "CUDA inputs with cuSOLVER backend.")
+
+
+def _svd_impl(A, full_matrices, driver):
+    _check_linalg(A, "linalg.svd", square=False, low="kernel", kernel="linalg_svd_cpu")
+    _check_svd_driver(A, driver)
+    m, n = A._sizes[-2:]
+    k = min(m, n)
+    batch = A._sizes[:-2]
+    real = A._dtype.to_real()
+    u = _colmajor(batch + (m, m if full_matrices else k), A._dtype, A._device)
+    s = _new(batch + (k,), real, A._device)
+    vh_shape = batch + (n if full_matrices else k, n)
+    if _is_meta(A):
+        # torch's meta function lays Vh out row-major
+        return u, s, _new(vh_shape, A._dtype, A._device)
+    vh = _colmajor(vh_shape, A._dtype, A._device)
+    values = _svd_values(A, full_matrices, True)
+    if values is None:
+        # an empty matrix: identity factors where they have elements
+        if numel_of(u._sizes):
+            u._array()[...] = np.eye(*u._sizes[-2:])
+        if numel_of(vh._sizes):
+            vh._array()[...] = np.eye(*vh._sizes[-2:])
+        return u, s, vh
+    _fill(u, values[0])
+    _fill(s, values[1])
+    _fill(vh, values[2])
+    return u, s, vh
+
+
+def linalg_svd(A, full_matrices=True, driver=None):
+    return _svd_impl(A, full_matrices, driver)
+
+
+def linalg_svd_U(A, full_matrices=True, driver=None, U=None, S=None, Vh=None):
+    return _copy_outs((U, S, Vh), _svd_impl(A, full_matrices, driver))
+
+
+def _svdvals_impl(A, driver):
+    _check_linalg(A, "linalg.svd", square=False, low="kernel", kernel="linalg_svd_cpu")
+    _check_svd_driver(A, driver)
+    k = min(A._sizes[-2:])
+    s = _new(A._sizes[:-2] + (k,), A._dtype.to_real(), A._device)
+    if not _is_meta(A):
+        values = _svd_values(A, False, False)
+        if values is not None:
+            _fill(s, values)
+    return s
+
+
+def linalg_svdvals(A, driver=None):
+    return _svdvals_impl(A, driver)
+
+
+def linalg_svdvals_out(A, driver=None, out=None):
+    return _copy_outs((out,), (_svdvals_impl(A, driver),))[0]
+
+
+def svd(self, some=True, compute_uv=True):
+    """torch.svd: V (Vh's adjoint, a transposed view for real types) instead of Vh, reduced
+    by default; without compute_uv, zero-filled full-size U and V."""
+    if not compute_uv:
+        m, n = self._sizes[-2:] if self.dim() >= 2 else (0, 0)
+        s = _svdvals_impl(self, None)
+        batch = self._sizes[:-2]
+        u = _new(batch + (m, m), self._dtype, self._device)
+        v = _colmajor(batch + (n, n), self._dtype, self._device)
+        return _fill(u, 0), s, _fill(v, 0)
+    u, s, vh = _svd_impl(self, not some, None)
+    v = views.transpose(vh, -2, -1)
+    if self._dtype.is_complex:
+        v = _conj_copy(v)
+    return u, s, v
+
+
+def _conj_copy(t):
+    """A copy of ``t.conj()`` with ``t``'s strides (torch shows a conjugate view)."""
+    from .factory import new_strided
+    out = new_strided(t._sizes, t._strides, t._dtype, t._device)
+    if not _is_meta(t):
+        _fill(out, t._array().conj())
+    return out
+
+
+def _check_uplo(uplo) -> str:
+    check(uplo.upper() in ("L", "U") and len(uplo) == 1, lambda: (
+        f"Expected UPLO argument to be 'L' or 'U', but got {uplo}"))
+    return uplo.upper()
+
+
+def _check_eigh_dtype(A) -> None:
+    if A._dtype.category not in (dt.FLOAT, dt.COMPLEX) or A._dtype.name in _HALF_TYPES:
+        raise NotImplementedError(
+            f'"linalg_eigh_cpu" not implemented for \'{A._dtype._scalar_name}\'')
+
+
+def _eigh_impl(A, uplo, vectors: bool):
+    check(A.dim() >= 2, "linalg.eigh: The input tensor A must have at least 2 dimensions.")
+    m, n = A._sizes[-2:]
+    check(m == n, lambda: (
+        f"linalg.eigh: A must be batches of square matrices, but they are {m} by {n} matrices"))
+    uplo = _check_uplo(uplo)
+    _check_eigh_dtype(A)
+    batch = A._sizes[:-2]
+    w = _new(batch + (n,), A._dtype.to_real(), A._device)
+    v = _colmajor(A._sizes, A._dtype, A._device) if vectors else None
+    if _is_meta(A) or not numel_of(A._sizes):
+        return w, v
+    with np.errstate(all="ignore"):
+        if vectors:
+            wv, vv = np.linalg.eigh(A._array(), UPLO=uplo)
+            _fill(v, vv)
+        else:
+            wv = np.linalg.eigvalsh(A._array(), UPLO=uplo)
+    _fill(w, wv)
+    return w, v
+
+
+def linalg_eigh(self, UPLO="L"):
+    return _eigh_impl(self, UPLO, True)
+
+
+def linalg_eigh_eigvals(self, UPLO="L", eigvals=None, eigvecs=None):
+    return _copy_outs((eigvals, eigvecs), _eigh_impl(self, UPLO, True))
+
+
+def linalg_eigvalsh(self, UPLO="L"):
+    return _eigh_impl(self, UPLO, False)[0]
+
+
+def linalg_eigvalsh_out(self, UPLO="L", out=None):
+    return _copy_outs((out,), (_eigh_impl(self, UPLO, False)[0],))[0]
+
+
+def _eig_impl(A, vectors: bool, fname: str):
+    check(A.dim() >= 2, lambda: (
+        f"{fname}: The input tensor A must have at least 2 dimensions."))
+    m, n = A._sizes[-2:]
+    check(m == n, lambda: (
+        f"{fname}: A must be batches of square matrices, but they are {m} by {n} matrices"))
+    if A._dtype.category in (dt.BOOL, dt.INT):
+        raise RuntimeError(f"Unknown Complex ScalarType for {A._dtype._scalar_name}")
+    if A._dtype.name in _HALF_TYPES:
+        raise NotImplementedError(
+            f'"linalg_eig_out_cpu" not implemented for \'{A._dtype._scalar_name}\'')
+    cdtype = A._dtype.to_complex()
+    batch = A._sizes[:-2]
+    w = _new(batch + (n,), cdtype, A._device)
+    v = None
+    if vectors:   # torch's meta function lays the eigenvectors out row-major
+        v = _new(A._sizes, cdtype, A._device) if _is_meta(A) else \
+            _colmajor(A._sizes, cdtype, A._device)
+    if _is_meta(A) or not numel_of(A._sizes):
+        return w, v
+    with np.errstate(all="ignore"):
+        if vectors:
+            wv, vv = np.linalg.eig(A._array())
+            _fill(v, vv)
+        else:
+            wv = np.linalg.eigvals(A._array())
+    _fill(w, wv)
+    return w, v
+
+
+def linalg_eig(self):
+    return _eig_impl(self, True, "linalg.eig")
+
+
+def _castable(fname, names):
+    it = iter(names)
+
+    def check_one(out, value):
+        name = next(it)
+        check(dt.can_cast(value._dtype, out._dtype), lambda: (
+            f"torch.{fname}: Expected {name} to be safely castable from "
+            f"{value._dtype._scalar_name} dtype, but got {name} with dtype "
+            f"{out._dtype._scalar_name}"))
+    return check_one
+
+
+def linalg_eig_out(self, eigenvalues=None, eigenvectors=None):
+    return _copy_outs((eigenvalues, eigenvectors), _eig_impl(self, True, "linalg.eig"),
+                      _castable("linalg.eig", ("eigenvalues", "eigenvectors")))
+
+
+def linalg_eigvals(self):
+    return _eig_impl(self, False, "linalg.eigvals")[0]
+
+
+def linalg_eigvals_out(self, out=None):
+    return _copy_outs((out,), (_eig_impl(self, False, "linalg.eigvals")[0],),
+                      _castable("linalg.eigvals", ("eigenvalues",)))[0]
+
+
+# -- pinv, matrix_rank ---------------------------------------------------------------------------
+
+def _tolerance_arrays(A, atol, rtol, sigma_max):
+    """torch's rule: tol = max(atol, rtol * largest singular value); rtol defaults to
+    eps * max(m, n) when neither is given, and to 0 when only atol is."""
+    real = A._dtype.to_real()
+    def value(x):
+        if x is None:
+            return None
+        return x._array().astype(real.np) if hasattr(x, "_array") else np.asarray(x, real.np)
+    a, r = value(atol), value(rtol)
+    if r is None:
+        r = np.asarray(np.finfo(real.np).eps * max(A._sizes[-2:]) if a is None else 0.0,
+                       real.np)
+    if a is None:
+        a = np.asarray(0.0, real.np)
+    # tensors of tolerances have the batch shape: one per matrix
+    a = a[..., None] if a.ndim else a
+    r = r[..., None] if r.ndim else r
+    return np.maximum(a, r * sigma_max)
+
+
+def _spectrum(A, hermitian):
+    """(singular values, and the factors that rebuild the pseudo-inverse)."""
+    arr = A._array()
+    with np.errstate(all="ignore"):
+        if hermitian:
+            w, v = np.linalg.eigh(arr)
+            return np.abs(w), ("h", w, v)
+        u, s, vh = np.linalg.svd(arr, full_matrices=False)
+        return s, ("s", u, s, vh)
+
+
+def _pinv_impl(A, atol, rtol, hermitian, out):
+    ok = A.dim() >= 2 and A._dtype.category in (dt.FLOAT, dt.COMPLEX) and \
+        A._dtype.name not in _HALF_TYPES
+    check(ok, lambda: (
+        f"linalg.pinv({A._dtype._scalar_name}{{{list(A._sizes)}}}): expected a tensor with 2 "
+        f"or more dimensions of float, double, cfloat or cdouble types"))
+    m, n = A._sizes[-2:]
+    shape = A._sizes[:-2] + (n, m)
+    if out is None:
+        result = _new(shape, A._dtype, A._device)
+    else:
+        # torch's pinv is a composite: its out= is a casting copy
+        check(dt.can_cast(A._dtype, out._dtype), lambda: (
+            f"result type {A._dtype._scalar_name} can't be cast to the desired output type "
+            f"{out._dtype._scalar_name}"))
+        resize_output(out, shape)
+        result = out
+    if _is_meta(A) or not numel_of(A._sizes):
+        if not _is_meta(A):
+            _fill(result, 0)
+        return result if out is None else _written(result)
+    sigma, parts = _spectrum(A, hermitian)
+    tol = _tolerance_arrays(A, atol, rtol, sigma.max(axis=-1, keepdims=True) if sigma.size
+                            else 0)
+    with np.errstate(all="ignore"):
+        if parts[0] == "h":
+            _, w, v = parts
+            inv_w = np.where(np.abs(w) > tol, 1 / w, 0).astype(w.dtype)
+            values = (v * inv_w[..., None, :]) @ np.swapaxes(v, -1, -2).conj()
+        else:
+            _, u, s, vh = parts
+            inv_s = np.where(s > tol, 1 / s, 0).astype(s.dtype)
+            values = (np.swapaxes(vh, -1, -2).conj() * inv_s[..., None, :]) @ \
+                np.swapaxes(u, -1, -2).conj()
+    _fill(result, values)
+    return result if out is None else _written(result)
+
+
+def linalg_pinv_atol_rtol_tensor(self, atol=None, rtol=None, hermitian=False):
+    return _pinv_impl(self, atol, rtol, hermitian, None)
+
+
+def linalg_pinv_atol_rtol_tensor_out(self, atol=None, rtol=None, hermitian=False, out=None):
+    return _pinv_impl(self, atol, rtol, hermitian, out)
+
+
+def linalg_pinv_atol_rtol_float(self, atol=None, rtol=None, hermitian=False):
+    return _pinv_impl(self, atol, rtol, hermitian, None)
+
+
+def linalg_pinv_atol_rtol_float_out(self, atol=None, rtol=None, hermitian=False, out=None):
+    return _pinv_impl(self, atol, rtol, hermitian, out)
+
+
+def linalg_pinv(self, rcond, hermitian=False):
+    return _pinv_impl(self, None, rcond, hermitian, None)
+
+
+def linalg_pinv_rcond_tensor(self, rcond, hermitian=False):
+    return _pinv_impl(self, None, rcond, hermitian, None)
+
+
+def linalg_pinv_out(self, rcond, hermitian=False, out=None):
+    return _pinv_impl(self, None, rcond, hermitian, out)
+
+
+def linalg_pinv_out_rcond_tensor(self, rcond, hermitian=False, out=None):
+    return _pinv_impl(self, None, rcond, hermitian, out)
+
+
+def pinverse(self, rcond=1e-15):
+    return _pinv_impl(self, None, rcond, False, None)
+
+
+def _matrix_rank_impl(A, atol, rtol, hermitian, out):
+    check(A.dim() >= 2, "torch.linalg.matrix_rank: The input tensor input must have at least "
+                        "2 dimensions.")
+    check(A._dtype.category in (dt.FLOAT, dt.COMPLEX) and A._dtype.name not in _HALF_TYPES,
+          "This function doesn't handle types other than float and double")
+    shape = A._sizes[:-2]
+    if out is None:
+        result = _new(shape, dt.int64, A._device)
+    else:
+        _check_out_dtype(out, dt.int64)
+        resize_output(out, shape)
+        result = out
+    if _is_meta(A):
+        return result if out is None else _written(result)
+    if not numel_of(A._sizes):
+        _fill(result, 0)
+        return result if out is None else _written(result)
+    sigma, _ = _spectrum(A, hermitian)
+    tol = _tolerance_arrays(A, atol, rtol, sigma.max(axis=-1, keepdims=True))
+    _fill(result, (sigma > tol).sum(axis=-1))
+    return result if out is None else _written(result)
+
+
+def linalg_matrix_rank_atol_rtol_tensor(input, atol=None, rtol=None, hermitian=False):
+    return _matrix_rank_impl(input, atol, rtol, hermitian, None)
+
+
+def linalg_matrix_rank_atol_rtol_tensor_out(input, atol=None, rtol=None, hermitian=False,
+                                            out=None):
+    return _matrix_rank_impl(input, atol, rtol, hermitian, out)
+
+
+def linalg_matrix_rank_atol_rtol_float(self, atol=None, rtol=None, hermitian=False):
+    return _matrix_rank_impl(self, atol, rtol, hermitian, None)
+
+
+def linalg_matrix_rank_atol_rtol_float_out(self, atol=None, rtol=None, hermitian=False,
+                                           out=None):
+    return _matrix_rank_impl(self, atol, rtol, hermitian, out)
+
+
+def linalg_matrix_rank(self, tol, hermitian=False):
+    return _matrix_rank_impl(self, tol, 0.0, hermitian, None)
+
+
+def linalg_matrix_rank_out(self, tol, hermitian=False, out=None):
+    return _matrix_rank_impl(self, tol, 0.0, hermitian, out)
+
+
+def linalg_matrix_rank_tol_tensor(input, tol, hermitian=False):
+    return _matrix_rank_impl(input, tol, 0.0, hermitian, None)
+
+
+def linalg_matrix_rank_out_tol_tensor(input, tol, hermitian=False, out=None):
+    return _matrix_rank_impl(input, tol, 0.0, hermitian, out)
+
+
+# -- lstsq ---------------------------------------------------------------------------------------
+
+_LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
+def _lstsq_impl(A, B, rcond, driver):
+    check(A.dim() >= 2, "torch.linalg.lstsq: input must have at least 2 dimensions.")
+    check(B.dim() >= 1, "torch.linalg.lstsq: other must have at least 1 dimension.")
+    check(A._dtype is B._dtype, lambda: (
+        f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got "
+        f"input's dtype {A._dtype._scalar_name} and other's dtype {B._dtype._scalar_name}"))
+    vector = B.dim() == A.dim() - 1
+    m, n = A._sizes[-2:]
+    broadcast_pair(A._sizes[:-2], B._sizes[:-1] if vector else B._sizes[:-2])
+    if vector:
+        check(B._sizes[-1] == m,
+              "torch.linalg.lstsq: input.size(-2) should match other.size(-1)")
+    else:
+        check(B._sizes[-2] == m,
+              "torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    check(A._dtype.category in (dt.FLOAT, dt.COMPLEX) and A._dtype.name not in _HALF_TYPES,
+          "This function doesn't handle types other than float and double")
+    driver = "gelsy" if driver is None else driver
+    check(driver in _LSTSQ_DRIVERS, "torch.linalg.lstsq: parameter `driver` should be one of "
+                                    "(gels, gelsy, gelsd, gelss)")
+    b_batch = B._sizes[:-1] if vector else B._sizes[:-2]
+    batch = broadcast_pair(A._sizes[:-2], b_batch)
+    k = 1 if vector else B._sizes[-1]
+    rows = max(m, n)
+    real = A._dtype.to_real()
+    # the solution is read out of LAPACK's (max(m, n), k) column-major buffer
+    buf = _colmajor(batch + (rows, k), A._dtype, A._device)
+    solution = views.narrow(buf, -2, 0, n)
+    if vector:
+        solution = views.select(solution, -1, 0)
+    full_rank_residuals = driver != "gelsy" and m > n
+    residuals = _new((0,), real, A._device)
+    rank = _new(batch if driver != "gels" else (0,), dt.int64, A._device)
+    svals = _new(batch + (min(m, n),) if driver in ("gelsd", "gelss") else (0,), real,
+                 A._device)
+    if _is_meta(A) or _is_meta(B):
+        return solution, residuals, rank, svals
+    a = np.broadcast_to(A._array(), batch + (m, n))
+    b = B._array()
+    b = np.broadcast_to(b[..., None] if vector else b, batch + (m, k))
+    flat_a = a.reshape((-1, m, n))
+    flat_b = b.reshape((-1, m, k))
+    eps = np.finfo(real.np).eps
+    cond = eps * max(m, n) if rcond is None else rcond
+    xs, ranks, sv = [], [], []
+    with np.errstate(all="ignore"):
+        for am, bm in zip(flat_a, flat_b):
+            if am.size:
+                x, _, r, s = np.linalg.lstsq(am, bm, rcond=cond)
+            else:
+                x, r, s = np.zeros((n, k), am.dtype), 0, np.zeros(0, real.np)
+            xs.append(x)
+            ranks.append(r)
+            sv.append(s)
+    x = np.array(xs).reshape(batch + (n, k))
+    _fill(solution, x[..., 0] if vector else x)
+    if driver != "gels":
+        _fill(rank, np.array(ranks).reshape(batch))
+    if driver in ("gelsd", "gelss"):
+        _fill(svals, np.array(sv).reshape(batch + (min(m, n),)))
+    if full_rank_residuals and all(r == n for r in ranks):
+        with np.errstate(all="ignore"):
+            res = (np.abs(b - a @ x) ** 2).sum(axis=-2)
+        residuals = _new(res.shape, real, A._device)
+        _fill(residuals, res)
+    return solution, residuals, rank, svals
+
+
+def linalg_lstsq(self, b, rcond=None, driver=None):
+    return _lstsq_impl(self, b, rcond, driver)
+
+
+def linalg_lstsq_out(self, b, rcond=None, driver=None, solution=None, residuals=None,
+                     rank=None, singular_values=None):
+    return _copy_outs((solution, residuals, rank, singular_values),
+                      _lstsq_impl(self, b, rcond, driver))
+
+
+# -- matrix_power, multi_dot -----------------------------------------------------------------------
+
+def _matrix_power_impl(A, n, out):
+    fname = "linalg.matrix_power"
+    check(A.dim() >= 2, lambda: f"{fname}: The input tensor A must have at least 2 dimensions.")
+    m, k = A._sizes[-2:]
+    check(m == k, lambda: (
+        f"{fname}: A must be batches of square matrices, but they are {m} by {k} matrices"))
+    if n == 0:
+        result = _new(A._sizes, A._dtype, A._device)
+        if not _is_meta(A):
+            _fill(result, np.broadcast_to(np.eye(m, dtype=A._dtype.np), A._sizes))
+    elif n == 1:
+        result = _new(A._sizes, A._dtype, A._device)
+        if not _is_meta(A):
+            _fill(result, A._array())
+    else:
+        base = A
+        if n < 0:
+            base = _inv_impl(A)[0]
+            n = -n
+            if n == 1:
+                return base if out is None else _copy_outs((out,), (base,))[0]
+        result = None
+        power = base
+        while n:
+            if n & 1:
+                result = power if result is None else matmul(result, power)
+            n >>= 1
+            if n:
+                power = matmul(power, power)
+        if result is base:
+            result = _new(A._sizes, A._dtype, A._device)
+            if not _is_meta(A):
+                _fill(result, base._array())
+    if out is None:
+        return result
+    return _copy_outs((out,), (result,))[0]
+
+
+def linalg_matrix_power(self, n):
+    return _matrix_power_impl(self, n, None)
+
+
+def linalg_matrix_power_out(self, n, out=None):
+    return _matrix_power_impl(self, n, out)
+
+
+def matrix_power(self, n):
+    return _matrix_power_impl(self, n, None)
+
+
+def matrix_power_out(self, n, out=None):
+    return _matrix_power_impl(self, n, out)
+
+
+def _multi_dot_impl(tensors, out):
+    count = len(tensors)
+    check(count >= 2, lambda: f"multi_dot(): expected at least 2 tensors but got {count}")
+    first, last = tensors[0], tensors[-1]
+    check(first.dim() in (1, 2), lambda: (
+        f"multi_dot(): the first tensor must be 1D or 2D but got {first.dim()}D"))
+    check(last.dim() in (1, 2), lambda: (
+        f"multi_dot(): the last tensor must be 1D or 2D but got {last.dim()}D"))
+    for i in range(1, count - 1):
+        t = tensors[i]
+        check(t.dim() == 2, lambda i=i, t=t: (
+            f"multi_dot(): tensor {i} must be 2D but got {t.dim()}D"))
+    mats = list(tensors)
+    if first.dim() == 1:
+        mats[0] = views.unsqueeze(first, 0)
+    if last.dim() == 1:
+        mats[-1] = views.unsqueeze(last, 1)
+    for i in range(1, count):
+        check(mats[i]._dtype is first._dtype, lambda i=i: (
+            f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+            f"{cpp_name(first._dtype)} and tensor {i} {cpp_name(mats[i]._dtype)}"))
+        a, b = mats[i - 1], mats[i]
+        check(a._sizes[1] == b._sizes[0], lambda i=i, a=a, b=b: (
+            f"multi_dot(): tensors {i - 1} and {i} with shapes {list(tensors[i - 1]._sizes)} "
+            f"and {list(tensors[i]._sizes)} cannot be multiplied"))
+    shape = (mats[0]._sizes[0], mats[-1]._sizes[1])
+    result = mats[0]
+    for t in mats[1:]:
+        result = mm(result, t)
+    squeeze = (0 if first.dim() == 1 else None, 1 if last.dim() == 1 else None)
+    final = [shape[0], shape[1]]
+    if squeeze[1] is not None:
+        final.pop(1)
+    if squeeze[0] is not None:
+        final.pop(0)
+    result = views.view(result, tuple(final))
+    if out is None:
+        return result
+    _check_out_dtype(out, result._dtype)
+    resize_output(out, result._sizes)
+    return _written(_fill(out, result._array() if not _is_meta(result) else None))
+
+
+def linalg_multi_dot(tensors):
+    return _multi_dot_impl(tuple(tensors), None)
+
+
+def linalg_multi_dot_out(tensors, out):
+    return _multi_dot_impl(tuple(tensors), out)
+
+
+# -- matrix_norm, norm ---------------------------------------------------------------------------
+# The vector norms are the reductions' (kernels/reduction.py: linalg_vector_norm); matrix
+# norms reduce over two dims: 'fro' and 'nuc', the induced 1, inf and 2 norms and their
+# negative (minimum) counterparts.
+
+_INF = float("inf")
+_MATRIX_ORDS = ("fro", "nuc", 2, -2, 1, -1, _INF, -_INF)
+
+
+def _fmt_ord(ord) -> str:
+    if isinstance(ord, str):
+        return ord
+    if isinstance(ord, float) and ord.is_integer():
+        return str(int(ord))
+    return str(ord)
+
+
+def _matrix_norm_impl(A, ord, dim, keepdim, dtype, out):
+    fname = "linalg.matrix_norm"
+    check(A.dim() >= 2, lambda: f"{fname}: The input tensor A must have at least 2 dimensions.")
+    check(A._dtype.category in (dt.FLOAT, dt.COMPLEX), lambda: (
+        f"{fname}: Expected a floating point or complex tensor as input. Got "
+        f"{A._dtype._scalar_name}"))
+    if dtype is not None:
+        check(dtype.category in (dt.FLOAT, dt.COMPLEX), lambda: (
+            f"{fname}: dtype should be floating point or complex, but got {dtype._scalar_name}"))
+        check(not A._dtype.is_complex or dtype.is_complex, lambda: (
+            f"{fname}: dtype should be complex for complex inputs, but got "
+            f"{dtype._scalar_name}"))
+    dim = tuple(dim)
+    check(len(dim) == 2, lambda: (
+        f"{fname}: dim must be a 2-tuple. Got {' '.join(map(str, dim))}"))
+    from ..core.checks import maybe_wrap_dim
+    d0, d1 = maybe_wrap_dim(dim[0], A.dim()), maybe_wrap_dim(dim[1], A.dim())
+    check(d0 != d1, lambda: f"{fname}: dims must be different. Got ({d0}, {d1})")
+    check(ord in _MATRIX_ORDS and not isinstance(ord, bool), lambda: (
+        f"{fname}: Order {_fmt_ord(ord)} not supported."))
+    base = dtype or A._dtype
+    real = base.to_real()
+    keep = tuple(d for d in range(A.dim()) if d not in (d0, d1))
+    shape = tuple(1 if d in (d0, d1) else s for d, s in enumerate(A._sizes)) if keepdim else \
+        tuple(A._sizes[d] for d in keep)
+    if out is None:
+        result = _new(shape, real, A._device)
+    else:
+        _check_out_dtype(out, real)
+        resize_output(out, shape)
+        result = out
+    if _is_meta(A):
+        return result if out is None else _written(result)
+    arr = A._array().astype(base.np, copy=False)
+    arr = np.moveaxis(arr, (d0, d1), (-2, -1))
+    compute = np.float32 if base.name in _HALF_TYPES else None
+    with np.errstate(all="ignore"):
+        if compute is not None:
+            arr = arr.astype(compute)
+        if ord == "fro":
+            values = np.sqrt((np.abs(arr) ** 2).sum(axis=(-2, -1)))
+        elif ord in ("nuc", 2, -2):
+            if A._dtype.name in _HALF_TYPES:
+                raise NotImplementedError(
+                    f'"linalg_svd_cpu" not implemented for \'{A._dtype._scalar_name}\'')
+            sv = np.linalg.svd(arr, compute_uv=False) if arr.size else \
+                np.zeros(arr.shape[:-2] + (0,), arr.real.dtype)
+            values = sv.sum(axis=-1) if ord == "nuc" else \
+                (sv.max(axis=-1) if ord == 2 else sv.min(axis=-1))
+        else:
+            along = -2 if ord in (1, -1) else -1     # 1: column sums; inf: row sums
+            sums = np.abs(arr).sum(axis=along)
+            values = sums.max(axis=-1) if ord > 0 else sums.min(axis=-1)
+    if keepdim:
+        values = np.expand_dims(values, (d0, d1) if d0 < d1 else (d1, d0))
+    _fill(result, values)
+    return result if out is None else _written(result)
+
+
+def linalg_matrix_norm(self, ord, dim=(-2, -1), keepdim=False, dtype=None):
+    return _matrix_norm_impl(self, ord, dim, keepdim, dtype, None)
+
+
+def linalg_matrix_norm_out(self, ord, dim=(-2, -1), keepdim=False, dtype=None, out=None):
+    return _matrix_norm_impl(self, ord, dim, keepdim, dtype, out)
+
+
+def linalg_matrix_norm_str_ord(self, ord="fro", dim=(-2, -1), keepdim=False, dtype=None):
+    return _matrix_norm_impl(self, ord, dim, keepdim, dtype, None)
+
+
+def linalg_matrix_norm_str_ord_out(self, ord="fro", dim=(-2, -1), keepdim=False, dtype=None,
+                                   out=None):
+    return _matrix_norm_impl(self, ord, dim, keepdim, dtype, out)
+
+
+def _linalg_norm_impl(A, ord, dim, keepdim, dtype, out):
+    from .reduction import linalg_vector_norm, linalg_vector_norm_out
+    if dim is not None:
+        dim = tuple(dim)
+        check(len(dim) in (1, 2), lambda: (
+            f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dim)}"))
+    elif ord is not None:
+        check(A.dim() in (1, 2), lambda: (
+            f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+            f"Got {A.dim()}D."))
+    matrix = (dim is not None and len(dim) == 2) or (dim is None and ord is not None and
+                                                     (A.dim() == 2 or isinstance(ord, str)))
+    if matrix:
+        return _matrix_norm_impl(A, "fro" if ord is None else ord,
+                                 dim if dim is not None else (-2, -1), keepdim, dtype, out)
+    vec_ord = 2 if ord is None else ord
+    if out is None:
+        return linalg_vector_norm(A, vec_ord, dim, keepdim, dtype)
+    return linalg_vector_norm_out(A, vec_ord, dim, keepdim, dtype, out)
+
+
+def linalg_norm(self, ord=None, dim=None, keepdim=False, dtype=None):
+    return _linalg_norm_impl(self, ord, dim, keepdim, dtype, None)
+
+
+def linalg_norm_out(self, ord=None, dim=None, keepdim=False, dtype=None, out=None):
+    return _linalg_norm_impl(self, ord, dim, keepdim, dtype, out)
+
+
+def linalg_norm_ord_str(self, ord, dim=None, keepdim=False, dtype=None):
+    return _linalg_norm_impl(self, ord, dim, keepdim, dtype, None)
+
+
+def linalg_norm_ord_str_out(self, ord, dim=None, keepdim=False, dtype=None, out=None):
+    return _linalg_norm_impl(self, ord, dim, keepdim, dtype, out)

@@ -73,6 +73,14 @@ def _write(t, values: np.ndarray) -> None:
     view[...] = values.reshape(view.shape)
 
 
+def _flat(t) -> np.ndarray:
+    """The elements of a contiguous tensor as a 1-d NumPy view (complex as real pairs)."""
+    arr = t._array()
+    if t._dtype.is_complex:
+        arr = arr.view(t._dtype.to_real().np)
+    return arr.reshape(-1)
+
+
 def _numel(t) -> int:
     n = numel_of(t._sizes)
     return 2 * n if t._dtype.is_complex else n
@@ -118,7 +126,12 @@ def _uniform(t, lo, hi, generator):
     if not _prepare_inplace(t):
         return t
     name = _real_name(t)
-    _write(t, D.uniform(_gen(generator), _numel(t), dt._BY_NAME[name].np, lo, hi))
+    gen = _gen(generator)
+    if name == "float32" and lo == 0.0 and hi == 1.0 and \
+            compute_is_contiguous(t._sizes, t._strides):
+        D.u24(gen, _numel(t), _flat(t))
+        return t
+    _write(t, D.uniform(gen, _numel(t), dt._BY_NAME[name].np, lo, hi))
     return t
 
 
@@ -153,11 +166,12 @@ def _normal(t, mean, std, generator):
     np_dtype = dt._BY_NAME[name].np
     if n >= 16 and compute_is_contiguous(t._sizes, t._strides):
         if name == "float32":
-            values = D.normal_fill_f32(gen, n, mean, std)
-        elif name == "float64":
+            D.normal_fill_f32(gen, n, mean, std, _flat(t))
+            return t
+        if name == "float64":
             values = D.normal_fill_f64(gen, n, mean, std)
         else:
-            values = D.normal_fill_reduced(gen, n, mean, std).astype(np_dtype)
+            values = D.normal_fill_f32(gen, n, mean, std, reduced=True).astype(np_dtype)
     else:
         values = D.to_dtype(D.normal_scalar(gen, n, mean, std), np_dtype)
     _write(t, values)

@@ -176,39 +176,56 @@ def _cat(tensors, dim, out):
 
 def cat(tensors, dim=0):
     # Note [The short path of cat]: row-major CPU inputs of one dtype joined along dim 0
-    # are runs of bytes; the result is their concatenation. Anything else (and every
-    # error) takes the general path.
-    if dim == 0 and len(tensors) > 1:
+    # are runs of bytes; the result is their concatenation, with the inputs' strides.
+    # Two inputs (the common case) are checked without a loop. Anything else, and every
+    # error, takes the general path.
+    if dim == 0 and len(tensors) == 2:
+        a, b = tensors
+        sa = a._sizes
+        strides = a._strides
+        dtype = a._dtype
+        if (sa and a._device is _CPU and b._device is _CPU and b._dtype is dtype
+                and b._strides == strides and b._sizes[1:] == sa[1:] and 0 not in sa
+                and strides == contiguous_strides(sa)):
+            itemsize = dtype.itemsize
+            row_bytes = strides[0] * itemsize
+            ra, rb = sa[0], b._sizes[0]
+            na, nb = ra * row_bytes, rb * row_bytes
+            storage = UntypedStorage._new(na + nb, _CPU, _allocator(_CPU))
+            dst = storage._buf
+            start_a, start_b = a._offset * itemsize, b._offset * itemsize
+            dst[:na] = a._storage._buf[start_a:start_a + na]
+            dst[na:na + nb] = b._storage._buf[start_b:start_b + nb]
+            return make_tensor(storage, (ra + rb,) + sa[1:], strides, 0, dtype)
+    elif dim == 0 and len(tensors) > 2:
         first = tensors[0]
         sizes = first._sizes
-        if sizes and first._device is _CPU:
+        strides = first._strides
+        if (sizes and first._device is _CPU and 0 not in sizes
+                and strides == contiguous_strides(sizes)):
             dtype = first._dtype
             rest = sizes[1:]
-            row_bytes = numel_of(rest) * dtype.itemsize
             rows = 0
-            chunks = []
             for t in tensors:
                 s = t._sizes
-                if (t._dtype is not dtype or t._device is not _CPU or s[1:] != rest or not s
-                        or t._strides != contiguous_strides(s)):
+                if (t._dtype is not dtype or t._device is not _CPU or t._strides != strides
+                        or s[1:] != rest or not s):
                     break
                 rows += s[0]
-                chunks.append((t._storage._buf, t._offset * dtype.itemsize, s[0] * row_bytes))
             else:
-                return _cat_bytes(chunks, rows * row_bytes, (rows,) + rest, dtype)
+                itemsize = dtype.itemsize
+                row_bytes = strides[0] * itemsize
+                storage = UntypedStorage._new(rows * row_bytes, _CPU, _allocator(_CPU))
+                dst = storage._buf
+                pos = 0
+                for t in tensors:
+                    n = t._sizes[0] * row_bytes
+                    if n:
+                        start = t._offset * itemsize
+                        dst[pos:pos + n] = t._storage._buf[start:start + n]
+                        pos += n
+                return make_tensor(storage, (rows,) + rest, strides, 0, dtype)
     return _cat(tensors, dim, None)
-
-
-def _cat_bytes(chunks, nbytes, size, dtype):
-    storage = UntypedStorage._new(nbytes, _CPU, _allocator(_CPU))
-    result = make_tensor(storage, size, contiguous_strides(size), 0, dtype)
-    dst = storage._buf
-    pos = 0
-    for buf, start, n in chunks:
-        if n:
-            dst[pos:pos + n] = buf[start:start + n]
-            pos += n
-    return result
 
 
 def cat_out(tensors, dim=0, out=None):

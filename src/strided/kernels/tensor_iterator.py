@@ -34,8 +34,9 @@ An output that the iterator allocates follows the layout of the inputs, as torch
 does: ``x.t() + 1`` is transposed like ``x.t()``. Two routes, as in torch:
 
 - *fast set-up*: when all operands have one shape and are all contiguous, the
-  output is contiguous; when they are all non-overlapping and dense with the same
-  strides, the output takes those strides;
+  output is contiguous; else when all are channels-last contiguous (4-d), it is
+  channels-last; else when all are non-overlapping and dense with the same strides,
+  the output takes those strides;
 - otherwise the dims are sorted by the operands' strides (``_reorder``): an
   insertion sort, starting from row-major order, that moves a dim inwards past
   another when the first operand with a strict opinion (neither stride zero)
@@ -419,12 +420,20 @@ class TensorIterator:
                 if dense_same and (not is_non_overlapping_and_dense(op.sizes, op.strides)
                                    or op.strides != last.strides):
                     dense_same = False
-        if not contiguous and not dense_same:
+        channels_last = not contiguous and len(self.shape) == 4 and all(
+            _is_channels_last_contiguous(op.sizes, op.strides) for op in ops
+            if op.defined and not op.will_resize and not op.is_wrapped)
+        if not contiguous and not channels_last and not dense_same:
             return False
         shape = self.shape
         for op in ops[:self.noutputs]:
             if not op.defined or op.will_resize:
-                strides = None if contiguous else last.strides
+                if contiguous:
+                    strides = None
+                elif channels_last:
+                    strides = _channels_last_strides(shape)
+                else:
+                    strides = last.strides
                 self._set_output(op, shape, strides)
         self.fast_setup = True
         self.perm = list(range(len(shape) - 1, -1, -1))
@@ -635,6 +644,22 @@ class TensorIterator:
         for t in self._config.outputs:
             if t is not None:
                 t._vc[0] += 1
+
+
+def _is_channels_last_contiguous(sizes, strides) -> bool:
+    """Dense in N, H, W, C order (C innermost), size-1 dims ignored (torch's rule)."""
+    expected = 1
+    for d in (1, 3, 2, 0):
+        if sizes[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= sizes[d]
+    return True
+
+
+def _channels_last_strides(sizes) -> tuple:
+    n, c, h, w = sizes
+    return (h * w * c, 1, w * c, c)
 
 
 # -- torch's named configurations (TensorIterator::binary_op and friends) -----------------

@@ -159,13 +159,16 @@ class _Param:
     __slots__ = ("convert", "default", "device", "kwarg_only", "name", "optional", "required",
                  "tensor")
 
-    def __init__(self, arg, kwarg_only: bool):
+    def __init__(self, arg, kwarg_only: bool, numbers_ok: bool = False):
         typ = arg.type
         self.name = arg.name
         self.kwarg_only = kwarg_only
         self.optional = isinstance(typ, OptionalType)
         base = typ.elem if self.optional else typ
         self.convert = _converter(base)
+        if numbers_ok and typ == BaseType("Tensor"):
+            # torch's numbers-as-tensors functions take a Python number here (a wrapped number)
+            self.convert = _ap.to_tensor_or_number
         self.required = arg.default is None
         self.default = None if self.required else _default_value(arg.default, typ)
         if base.root.name == "Tensor":
@@ -185,7 +188,9 @@ class Binder:
         args = schema.arguments
         positional = args.flat_positional
         keyword = args.flat_kwarg_only + args.out
-        self.params = tuple([_Param(a, False) for a in positional]
+        numbers_ok = str(schema.name.name) in _ap.NUMBERS_AS_TENSORS and \
+            display_name.startswith("aten::")
+        self.params = tuple([_Param(a, False, numbers_ok) for a in positional]
                             + [_Param(a, True) for a in keyword])
         self.n_positional = len(positional)
         self.index = {p.name: i for i, p in enumerate(self.params)}
@@ -222,7 +227,8 @@ class Binder:
                 continue
             v = values[i] = p.convert(v)
             if p.tensor:
-                keyset |= v._keyset if p.tensor == _TENSOR else _ap.keyset_of_list(v)
+                keyset |= _ap.keyset_of_arg(v) if p.tensor == _TENSOR else \
+                    _ap.keyset_of_list(v)
         if not keyset:
             dev = None
             for i in self.device_params:

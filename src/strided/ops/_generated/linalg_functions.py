@@ -26,8 +26,354 @@ _Tensor = None  # set by bind_tensor_class()
 
 
 
+_op_linalg_cholesky = get_op('aten::linalg_cholesky')
+_op_linalg_cholesky__out = get_op('aten::linalg_cholesky.out')
+_op_linalg_cholesky_ex = get_op('aten::linalg_cholesky_ex')
+_op_linalg_cholesky_ex__L = get_op('aten::linalg_cholesky_ex.L')
+_op_linalg_cross = get_op('aten::linalg_cross')
+_op_linalg_cross__out = get_op('aten::linalg_cross.out')
+_op_linalg_det = get_op('aten::linalg_det')
+_op_linalg_det__out = get_op('aten::linalg_det.out')
+_op_linalg_eig = get_op('aten::linalg_eig')
+_op_linalg_eig__out = get_op('aten::linalg_eig.out')
+_op_linalg_eigh = get_op('aten::linalg_eigh')
+_op_linalg_eigh__eigvals = get_op('aten::linalg_eigh.eigvals')
+_op_linalg_eigvals = get_op('aten::linalg_eigvals')
+_op_linalg_eigvals__out = get_op('aten::linalg_eigvals.out')
+_op_linalg_eigvalsh = get_op('aten::linalg_eigvalsh')
+_op_linalg_eigvalsh__out = get_op('aten::linalg_eigvalsh.out')
+_op_linalg_inv = get_op('aten::linalg_inv')
+_op_linalg_inv__out = get_op('aten::linalg_inv.out')
+_op_linalg_inv_ex = get_op('aten::linalg_inv_ex')
+_op_linalg_inv_ex__inverse = get_op('aten::linalg_inv_ex.inverse')
+_op_linalg_lstsq = get_op('aten::linalg_lstsq')
+_op_linalg_lstsq__out = get_op('aten::linalg_lstsq.out')
 _op_linalg_matmul = get_op('aten::linalg_matmul')
 _op_linalg_matmul__out = get_op('aten::linalg_matmul.out')
+_op_linalg_matrix_norm = get_op('aten::linalg_matrix_norm')
+_op_linalg_matrix_norm__out = get_op('aten::linalg_matrix_norm.out')
+_op_linalg_matrix_norm__str_ord = get_op('aten::linalg_matrix_norm.str_ord')
+_op_linalg_matrix_norm__str_ord_out = get_op('aten::linalg_matrix_norm.str_ord_out')
+_op_linalg_matrix_power = get_op('aten::linalg_matrix_power')
+_op_linalg_matrix_power__out = get_op('aten::linalg_matrix_power.out')
+_op_linalg_matrix_rank = get_op('aten::linalg_matrix_rank')
+_op_linalg_matrix_rank__atol_rtol_float = get_op('aten::linalg_matrix_rank.atol_rtol_float')
+_op_linalg_matrix_rank__atol_rtol_float_out = get_op('aten::linalg_matrix_rank.atol_rtol_float_out')
+_op_linalg_matrix_rank__atol_rtol_tensor = get_op('aten::linalg_matrix_rank.atol_rtol_tensor')
+_op_linalg_matrix_rank__atol_rtol_tensor_out = get_op('aten::linalg_matrix_rank.atol_rtol_tensor_out')
+_op_linalg_matrix_rank__out = get_op('aten::linalg_matrix_rank.out')
+_op_linalg_matrix_rank__out_tol_tensor = get_op('aten::linalg_matrix_rank.out_tol_tensor')
+_op_linalg_matrix_rank__tol_tensor = get_op('aten::linalg_matrix_rank.tol_tensor')
+_op_linalg_multi_dot = get_op('aten::linalg_multi_dot')
+_op_linalg_multi_dot__out = get_op('aten::linalg_multi_dot.out')
+_op_linalg_norm = get_op('aten::linalg_norm')
+_op_linalg_norm__ord_str = get_op('aten::linalg_norm.ord_str')
+_op_linalg_norm__ord_str_out = get_op('aten::linalg_norm.ord_str_out')
+_op_linalg_norm__out = get_op('aten::linalg_norm.out')
+_op_linalg_pinv = get_op('aten::linalg_pinv')
+_op_linalg_pinv__atol_rtol_float = get_op('aten::linalg_pinv.atol_rtol_float')
+_op_linalg_pinv__atol_rtol_float_out = get_op('aten::linalg_pinv.atol_rtol_float_out')
+_op_linalg_pinv__atol_rtol_tensor = get_op('aten::linalg_pinv.atol_rtol_tensor')
+_op_linalg_pinv__atol_rtol_tensor_out = get_op('aten::linalg_pinv.atol_rtol_tensor_out')
+_op_linalg_pinv__out = get_op('aten::linalg_pinv.out')
+_op_linalg_pinv__out_rcond_tensor = get_op('aten::linalg_pinv.out_rcond_tensor')
+_op_linalg_pinv__rcond_tensor = get_op('aten::linalg_pinv.rcond_tensor')
+_op_linalg_qr = get_op('aten::linalg_qr')
+_op_linalg_qr__out = get_op('aten::linalg_qr.out')
+_op_linalg_slogdet = get_op('aten::linalg_slogdet')
+_op_linalg_slogdet__out = get_op('aten::linalg_slogdet.out')
+_op_linalg_solve = get_op('aten::linalg_solve')
+_op_linalg_solve__out = get_op('aten::linalg_solve.out')
+_op_linalg_solve_ex = get_op('aten::linalg_solve_ex')
+_op_linalg_solve_ex__out = get_op('aten::linalg_solve_ex.out')
+_op_linalg_svd = get_op('aten::linalg_svd')
+_op_linalg_svd__U = get_op('aten::linalg_svd.U')
+_op_linalg_svdvals = get_op('aten::linalg_svdvals')
+_op_linalg_svdvals__out = get_op('aten::linalg_svdvals.out')
+_op_linalg_vector_norm = get_op('aten::linalg_vector_norm')
+_op_linalg_vector_norm__out = get_op('aten::linalg_vector_norm.out')
+_rt_linalg_cholesky_ex = _rt.make('linalg_cholesky_ex', ('L', 'info'))
+_rt_linalg_cholesky_ex_out = _rt.make('linalg_cholesky_ex_out', ('L', 'info'))
+_rt_linalg_eig = _rt.make('linalg_eig', ('eigenvalues', 'eigenvectors'))
+_rt_linalg_eig_out = _rt.make('linalg_eig_out', ('eigenvalues', 'eigenvectors'))
+_rt_linalg_eigh = _rt.make('linalg_eigh', ('eigenvalues', 'eigenvectors'))
+_rt_linalg_eigh_out = _rt.make('linalg_eigh_out', ('eigenvalues', 'eigenvectors'))
+_rt_linalg_inv_ex = _rt.make('linalg_inv_ex', ('inverse', 'info'))
+_rt_linalg_inv_ex_out = _rt.make('linalg_inv_ex_out', ('inverse', 'info'))
+_rt_linalg_lstsq = _rt.make('linalg_lstsq', ('solution', 'residuals', 'rank', 'singular_values'))
+_rt_linalg_lstsq_out = _rt.make('linalg_lstsq_out', ('solution', 'residuals', 'rank', 'singular_values'))
+_rt_linalg_qr = _rt.make('linalg_qr', ('Q', 'R'))
+_rt_linalg_qr_out = _rt.make('linalg_qr_out', ('Q', 'R'))
+_rt_linalg_slogdet = _rt.make('linalg_slogdet', ('sign', 'logabsdet'))
+_rt_linalg_slogdet_out = _rt.make('linalg_slogdet_out', ('sign', 'logabsdet'))
+_rt_linalg_solve_ex = _rt.make('linalg_solve_ex', ('result', 'info'))
+_rt_linalg_solve_ex_out = _rt.make('linalg_solve_ex_out', ('result', 'info'))
+_rt_linalg_svd = _rt.make('linalg_svd', ('U', 'S', 'Vh'))
+_rt_linalg_svd_out = _rt.make('linalg_svd_out', ('U', 'S', 'Vh'))
+
+
+def _f_linalg_cholesky_0(input, *, upper=False, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if upper is not False and upper is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, upper, out
+
+
+_f_linalg_cholesky_sigs = (_ap.PySig('linalg_cholesky', (('input', 'Tensor', None, False), ('upper', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def linalg_cholesky(*args, **kwargs):
+    try:
+        input, upper, out = _f_linalg_cholesky_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_linalg_cholesky.call(input._keyset, input, upper)
+        else:
+            result = _op_linalg_cholesky__out.call(input._keyset | out._keyset, input, upper, out)
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_cholesky_sigs, args, kwargs)
+
+
+def _f_linalg_cholesky_ex_0(input, *, upper=False, check_errors=False, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if upper is not False and upper is not True: raise _Mismatch
+    if check_errors is not False and check_errors is not True: raise _Mismatch
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, upper, check_errors, out
+
+
+_f_linalg_cholesky_ex_sigs = (_ap.PySig('linalg_cholesky_ex', (('input', 'Tensor', None, False), ('upper', 'bool', 'False', True), ('check_errors', 'bool', 'False', True), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def linalg_cholesky_ex(*args, **kwargs):
+    try:
+        input, upper, check_errors, out = _f_linalg_cholesky_ex_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_linalg_cholesky_ex(_op_linalg_cholesky_ex.call(input._keyset, input, upper, check_errors))
+        else:
+            result = _rt_linalg_cholesky_ex_out(_op_linalg_cholesky_ex__L.call(input._keyset | out[0]._keyset | out[1]._keyset, input, upper, check_errors, out[0], out[1]))
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_cholesky_ex_sigs, args, kwargs)
+
+
+def _f_linalg_cross_0(input, other, *, dim=-1, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, dim, out
+
+
+_f_linalg_cross_sigs = (_ap.PySig('linalg_cross', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('dim', 'int', '-1', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def linalg_cross(*args, **kwargs):
+    try:
+        input, other, dim, out = _f_linalg_cross_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_linalg_cross.call(input._keyset | other._keyset, input, other, dim)
+        else:
+            result = _op_linalg_cross__out.call(input._keyset | other._keyset | out._keyset, input, other, dim, out)
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_cross_sigs, args, kwargs)
+
+
+def _f_linalg_det_0(A, *, out=None):
+    if not isinstance(A, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return A, out
+
+
+_f_linalg_det_sigs = (_ap.PySig('linalg_det', (('A', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def linalg_det(*args, **kwargs):
+    try:
+        A, out = _f_linalg_det_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_linalg_det.call(A._keyset, A)
+        else:
+            result = _op_linalg_det__out.call(A._keyset | out._keyset, A, out)
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_det_sigs, args, kwargs)
+
+
+def _f_linalg_eig_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, out
+
+
+_f_linalg_eig_sigs = (_ap.PySig('linalg_eig', (('input', 'Tensor', None, False), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def linalg_eig(*args, **kwargs):
+    try:
+        input, out = _f_linalg_eig_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_linalg_eig(_op_linalg_eig.call(input._keyset, input))
+        else:
+            result = _rt_linalg_eig_out(_op_linalg_eig__out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, out[0], out[1]))
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_eig_sigs, args, kwargs)
+
+
+def _f_linalg_eigh_0(input, UPLO='L', *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    UPLO = _ap.to_str(UPLO)
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, UPLO, out
+
+
+_f_linalg_eigh_sigs = (_ap.PySig('linalg_eigh', (('input', 'Tensor', None, False), ('UPLO', 'str', '"L"', False), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def linalg_eigh(*args, **kwargs):
+    try:
+        input, UPLO, out = _f_linalg_eigh_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_linalg_eigh(_op_linalg_eigh.call(input._keyset, input, UPLO))
+        else:
+            result = _rt_linalg_eigh_out(_op_linalg_eigh__eigvals.call(input._keyset | out[0]._keyset | out[1]._keyset, input, UPLO, out[0], out[1]))
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_eigh_sigs, args, kwargs)
+
+
+def _f_linalg_eigvals_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_linalg_eigvals_sigs = (_ap.PySig('linalg_eigvals', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def linalg_eigvals(*args, **kwargs):
+    try:
+        input, out = _f_linalg_eigvals_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_linalg_eigvals.call(input._keyset, input)
+        else:
+            result = _op_linalg_eigvals__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_eigvals_sigs, args, kwargs)
+
+
+def _f_linalg_eigvalsh_0(input, UPLO='L', *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    UPLO = _ap.to_str(UPLO)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, UPLO, out
+
+
+_f_linalg_eigvalsh_sigs = (_ap.PySig('linalg_eigvalsh', (('input', 'Tensor', None, False), ('UPLO', 'str', '"L"', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def linalg_eigvalsh(*args, **kwargs):
+    try:
+        input, UPLO, out = _f_linalg_eigvalsh_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_linalg_eigvalsh.call(input._keyset, input, UPLO)
+        else:
+            result = _op_linalg_eigvalsh__out.call(input._keyset | out._keyset, input, UPLO, out)
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_eigvalsh_sigs, args, kwargs)
+
+
+def _f_linalg_inv_0(A, *, out=None):
+    if not isinstance(A, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return A, out
+
+
+_f_linalg_inv_sigs = (_ap.PySig('linalg_inv', (('A', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def linalg_inv(*args, **kwargs):
+    try:
+        A, out = _f_linalg_inv_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_linalg_inv.call(A._keyset, A)
+        else:
+            result = _op_linalg_inv__out.call(A._keyset | out._keyset, A, out)
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_inv_sigs, args, kwargs)
+
+
+def _f_linalg_inv_ex_0(A, *, check_errors=False, out=None):
+    if not isinstance(A, _Tensor): raise _Mismatch
+    if check_errors is not False and check_errors is not True: raise _Mismatch
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return A, check_errors, out
+
+
+_f_linalg_inv_ex_sigs = (_ap.PySig('linalg_inv_ex', (('A', 'Tensor', None, False), ('check_errors', 'bool', 'False', True), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def linalg_inv_ex(*args, **kwargs):
+    try:
+        A, check_errors, out = _f_linalg_inv_ex_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_linalg_inv_ex(_op_linalg_inv_ex.call(A._keyset, A, check_errors))
+        else:
+            result = _rt_linalg_inv_ex_out(_op_linalg_inv_ex__inverse.call(A._keyset | out[0]._keyset | out[1]._keyset, A, check_errors, out[0], out[1]))
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_inv_ex_sigs, args, kwargs)
+
+
+def _f_linalg_lstsq_0(input, b, rcond=None, *, driver=None, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(b, _Tensor): raise _Mismatch
+    if rcond is not None and type(rcond) is not float: rcond = _ap.to_float(rcond)
+    if driver is not None: driver = _ap.to_str(driver)
+    if out is not None: out = _ap.to_tensorlist_n(out, 4)
+    return input, b, rcond, driver, out
+
+
+_f_linalg_lstsq_sigs = (_ap.PySig('linalg_lstsq', (('input', 'Tensor', None, False), ('b', 'Tensor', None, False), ('rcond', 'float?', 'None', False), ('driver', 'str?', 'None', True), ('out', 'Tensor[4]', 'None', True)), False, False),)
+
+
+def linalg_lstsq(*args, **kwargs):
+    try:
+        input, b, rcond, driver, out = _f_linalg_lstsq_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_linalg_lstsq(_op_linalg_lstsq.call(input._keyset | b._keyset, input, b, rcond, driver))
+        else:
+            result = _rt_linalg_lstsq_out(_op_linalg_lstsq__out.call(input._keyset | b._keyset | out[0]._keyset | out[1]._keyset | out[2]._keyset | out[3]._keyset, input, b, rcond, driver, out[0], out[1], out[2], out[3]))
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_lstsq_sigs, args, kwargs)
 
 
 def _f_linalg_matmul_0(input, other, *, out=None):
@@ -54,6 +400,495 @@ def linalg_matmul(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_linalg_matmul_sigs, args, kwargs)
 
 
+def _f_linalg_matrix_norm_0(input, ord, dim=(-2,-1), keepdim=False, *, out=None, dtype=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(ord) not in _PYNUM: ord = _ap.to_scalar(ord)
+    dim = _ap.to_intlist(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return input, ord, dim, keepdim, out, dtype
+
+
+def _f_linalg_matrix_norm_1(input, ord='fro', dim=(-2,-1), keepdim=False, *, out=None, dtype=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    ord = _ap.to_str(ord)
+    dim = _ap.to_intlist(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return input, ord, dim, keepdim, out, dtype
+
+
+_f_linalg_matrix_norm_sigs = (_ap.PySig('linalg_matrix_norm', (('input', 'Tensor', None, False), ('ord', 'Scalar', None, False), ('dim', 'int[]', '[-2,-1]', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True)), False, False), _ap.PySig('linalg_matrix_norm', (('input', 'Tensor', None, False), ('ord', 'str', "'fro'", False), ('dim', 'int[]', '[-2,-1]', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True)), False, False),)
+
+
+def linalg_matrix_norm(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, ord, dim, keepdim, out, dtype = _f_linalg_matrix_norm_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_linalg_matrix_norm.call(input._keyset, input, ord, dim, keepdim, dtype)
+            else:
+                result = _op_linalg_matrix_norm__out.call(input._keyset | out._keyset, input, ord, dim, keepdim, dtype, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, ord, dim, keepdim, out, dtype = _f_linalg_matrix_norm_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_linalg_matrix_norm__str_ord.call(input._keyset, input, ord, dim, keepdim, dtype)
+            else:
+                result = _op_linalg_matrix_norm__str_ord_out.call(input._keyset | out._keyset, input, ord, dim, keepdim, dtype, out)
+            return result
+    _ap.raise_invalid_arguments(_f_linalg_matrix_norm_sigs, args, kwargs)
+
+
+def _f_linalg_matrix_power_0(input, n, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(n) is not int: n = _ap.to_int(n)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, n, out
+
+
+_f_linalg_matrix_power_sigs = (_ap.PySig('linalg_matrix_power', (('input', 'Tensor', None, False), ('n', 'int', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def linalg_matrix_power(*args, **kwargs):
+    try:
+        input, n, out = _f_linalg_matrix_power_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_linalg_matrix_power.call(input._keyset, input, n)
+        else:
+            result = _op_linalg_matrix_power__out.call(input._keyset | out._keyset, input, n, out)
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_matrix_power_sigs, args, kwargs)
+
+
+def _f_linalg_matrix_rank_0(input, *, atol=None, rtol=None, hermitian=False, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if atol is not None and not isinstance(atol, _Tensor): raise _Mismatch
+    if rtol is not None and not isinstance(rtol, _Tensor): raise _Mismatch
+    if hermitian is not False and hermitian is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, atol, rtol, hermitian, out
+
+
+def _f_linalg_matrix_rank_1(input, *, atol=None, rtol=None, hermitian=False, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if atol is not None and type(atol) is not float: atol = _ap.to_float(atol)
+    if rtol is not None and type(rtol) is not float: rtol = _ap.to_float(rtol)
+    if hermitian is not False and hermitian is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, atol, rtol, hermitian, out
+
+
+def _f_linalg_matrix_rank_2(input, tol, hermitian=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(tol) is not float: tol = _ap.to_float(tol)
+    if hermitian is not False and hermitian is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, tol, hermitian, out
+
+
+def _f_linalg_matrix_rank_3(input, tol, hermitian=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(tol, _Tensor): raise _Mismatch
+    if hermitian is not False and hermitian is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, tol, hermitian, out
+
+
+_f_linalg_matrix_rank_sigs = (_ap.PySig('linalg_matrix_rank', (('input', 'Tensor', None, False), ('atol', 'Tensor?', 'None', True), ('rtol', 'Tensor?', 'None', True), ('hermitian', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_matrix_rank', (('input', 'Tensor', None, False), ('atol', 'float?', 'None', True), ('rtol', 'float?', 'None', True), ('hermitian', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_matrix_rank', (('input', 'Tensor', None, False), ('tol', 'float', None, False), ('hermitian', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_matrix_rank', (('input', 'Tensor', None, False), ('tol', 'Tensor', None, False), ('hermitian', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def linalg_matrix_rank(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, atol, rtol, hermitian, out = _f_linalg_matrix_rank_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_linalg_matrix_rank__atol_rtol_tensor.call(input._keyset | (atol._keyset if atol is not None else 0) | (rtol._keyset if rtol is not None else 0), input, atol, rtol, hermitian)
+            else:
+                result = _op_linalg_matrix_rank__atol_rtol_tensor_out.call(input._keyset | (atol._keyset if atol is not None else 0) | (rtol._keyset if rtol is not None else 0) | out._keyset, input, atol, rtol, hermitian, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, atol, rtol, hermitian, out = _f_linalg_matrix_rank_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_linalg_matrix_rank__atol_rtol_float.call(input._keyset, input, atol, rtol, hermitian)
+            else:
+                result = _op_linalg_matrix_rank__atol_rtol_float_out.call(input._keyset | out._keyset, input, atol, rtol, hermitian, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, tol, hermitian, out = _f_linalg_matrix_rank_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_linalg_matrix_rank.call(input._keyset, input, tol, hermitian)
+            else:
+                result = _op_linalg_matrix_rank__out.call(input._keyset | out._keyset, input, tol, hermitian, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, tol, hermitian, out = _f_linalg_matrix_rank_3(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_linalg_matrix_rank__tol_tensor.call(input._keyset | tol._keyset, input, tol, hermitian)
+            else:
+                result = _op_linalg_matrix_rank__out_tol_tensor.call(input._keyset | tol._keyset | out._keyset, input, tol, hermitian, out)
+            return result
+    _ap.raise_invalid_arguments(_f_linalg_matrix_rank_sigs, args, kwargs)
+
+
+def _f_linalg_multi_dot_0(tensors, *, out=None):
+    tensors = _ap.to_tensorlist(tensors)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return tensors, out
+
+
+_f_linalg_multi_dot_sigs = (_ap.PySig('linalg_multi_dot', (('tensors', 'Tensor[]', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def linalg_multi_dot(*args, **kwargs):
+    try:
+        tensors, out = _f_linalg_multi_dot_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_linalg_multi_dot.call(_ap.keyset_of_list(tensors), tensors)
+        else:
+            result = _op_linalg_multi_dot__out.call(_ap.keyset_of_list(tensors) | out._keyset, tensors, out)
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_multi_dot_sigs, args, kwargs)
+
+
+def _f_linalg_norm_0(input, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if ord is not None and type(ord) not in _PYNUM: ord = _ap.to_scalar(ord)
+    if dim is not None: dim = _ap.to_intlist(dim, 1)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return input, ord, dim, keepdim, out, dtype
+
+
+def _f_linalg_norm_1(input, ord, dim=None, keepdim=False, *, out=None, dtype=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    ord = _ap.to_str(ord)
+    if dim is not None: dim = _ap.to_intlist(dim, 1)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return input, ord, dim, keepdim, out, dtype
+
+
+_f_linalg_norm_sigs = (_ap.PySig('linalg_norm', (('input', 'Tensor', None, False), ('ord', 'Scalar?', 'None', False), ('dim', 'int[1]?', 'None', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True)), False, False), _ap.PySig('linalg_norm', (('input', 'Tensor', None, False), ('ord', 'str', None, False), ('dim', 'int[1]?', 'None', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True)), False, False),)
+
+
+def linalg_norm(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, ord, dim, keepdim, out, dtype = _f_linalg_norm_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_linalg_norm.call(input._keyset, input, ord, dim, keepdim, dtype)
+            else:
+                result = _op_linalg_norm__out.call(input._keyset | out._keyset, input, ord, dim, keepdim, dtype, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, ord, dim, keepdim, out, dtype = _f_linalg_norm_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_linalg_norm__ord_str.call(input._keyset, input, ord, dim, keepdim, dtype)
+            else:
+                result = _op_linalg_norm__ord_str_out.call(input._keyset | out._keyset, input, ord, dim, keepdim, dtype, out)
+            return result
+    _ap.raise_invalid_arguments(_f_linalg_norm_sigs, args, kwargs)
+
+
+def _f_linalg_pinv_0(input, *, atol=None, rtol=None, hermitian=False, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if atol is not None and not isinstance(atol, _Tensor): raise _Mismatch
+    if rtol is not None and not isinstance(rtol, _Tensor): raise _Mismatch
+    if hermitian is not False and hermitian is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, atol, rtol, hermitian, out
+
+
+def _f_linalg_pinv_1(input, *, atol=None, rtol=None, hermitian=False, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if atol is not None and type(atol) is not float: atol = _ap.to_float(atol)
+    if rtol is not None and type(rtol) is not float: rtol = _ap.to_float(rtol)
+    if hermitian is not False and hermitian is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, atol, rtol, hermitian, out
+
+
+def _f_linalg_pinv_2(input, rcond, hermitian=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(rcond) is not float: rcond = _ap.to_float(rcond)
+    if hermitian is not False and hermitian is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, rcond, hermitian, out
+
+
+def _f_linalg_pinv_3(input, rcond, hermitian=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(rcond, _Tensor): raise _Mismatch
+    if hermitian is not False and hermitian is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, rcond, hermitian, out
+
+
+_f_linalg_pinv_sigs = (_ap.PySig('linalg_pinv', (('input', 'Tensor', None, False), ('atol', 'Tensor?', 'None', True), ('rtol', 'Tensor?', 'None', True), ('hermitian', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_pinv', (('input', 'Tensor', None, False), ('atol', 'float?', 'None', True), ('rtol', 'float?', 'None', True), ('hermitian', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_pinv', (('input', 'Tensor', None, False), ('rcond', 'float', None, False), ('hermitian', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_pinv', (('input', 'Tensor', None, False), ('rcond', 'Tensor', None, False), ('hermitian', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def linalg_pinv(*args, **kwargs):
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, atol, rtol, hermitian, out = _f_linalg_pinv_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_linalg_pinv__atol_rtol_tensor.call(input._keyset | (atol._keyset if atol is not None else 0) | (rtol._keyset if rtol is not None else 0), input, atol, rtol, hermitian)
+            else:
+                result = _op_linalg_pinv__atol_rtol_tensor_out.call(input._keyset | (atol._keyset if atol is not None else 0) | (rtol._keyset if rtol is not None else 0) | out._keyset, input, atol, rtol, hermitian, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, atol, rtol, hermitian, out = _f_linalg_pinv_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_linalg_pinv__atol_rtol_float.call(input._keyset, input, atol, rtol, hermitian)
+            else:
+                result = _op_linalg_pinv__atol_rtol_float_out.call(input._keyset | out._keyset, input, atol, rtol, hermitian, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, rcond, hermitian, out = _f_linalg_pinv_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_linalg_pinv.call(input._keyset, input, rcond, hermitian)
+            else:
+                result = _op_linalg_pinv__out.call(input._keyset | out._keyset, input, rcond, hermitian, out)
+            return result
+    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, rcond, hermitian, out = _f_linalg_pinv_3(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_linalg_pinv__rcond_tensor.call(input._keyset | rcond._keyset, input, rcond, hermitian)
+            else:
+                result = _op_linalg_pinv__out_rcond_tensor.call(input._keyset | rcond._keyset | out._keyset, input, rcond, hermitian, out)
+            return result
+    _ap.raise_invalid_arguments(_f_linalg_pinv_sigs, args, kwargs)
+
+
+def _f_linalg_qr_0(A, mode='reduced', *, out=None):
+    if not isinstance(A, _Tensor): raise _Mismatch
+    mode = _ap.to_str(mode)
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return A, mode, out
+
+
+_f_linalg_qr_sigs = (_ap.PySig('linalg_qr', (('A', 'Tensor', None, False), ('mode', 'str', "'reduced'", False), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def linalg_qr(*args, **kwargs):
+    try:
+        A, mode, out = _f_linalg_qr_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_linalg_qr(_op_linalg_qr.call(A._keyset, A, mode))
+        else:
+            result = _rt_linalg_qr_out(_op_linalg_qr__out.call(A._keyset | out[0]._keyset | out[1]._keyset, A, mode, out[0], out[1]))
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_qr_sigs, args, kwargs)
+
+
+def _f_linalg_slogdet_0(A, *, out=None):
+    if not isinstance(A, _Tensor): raise _Mismatch
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return A, out
+
+
+_f_linalg_slogdet_sigs = (_ap.PySig('linalg_slogdet', (('A', 'Tensor', None, False), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def linalg_slogdet(*args, **kwargs):
+    try:
+        A, out = _f_linalg_slogdet_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_linalg_slogdet(_op_linalg_slogdet.call(A._keyset, A))
+        else:
+            result = _rt_linalg_slogdet_out(_op_linalg_slogdet__out.call(A._keyset | out[0]._keyset | out[1]._keyset, A, out[0], out[1]))
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_slogdet_sigs, args, kwargs)
+
+
+def _f_linalg_solve_0(A, B, *, left=True, out=None):
+    if not isinstance(A, _Tensor): raise _Mismatch
+    if not isinstance(B, _Tensor): raise _Mismatch
+    if left is not True and left is not False: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return A, B, left, out
+
+
+_f_linalg_solve_sigs = (_ap.PySig('linalg_solve', (('A', 'Tensor', None, False), ('B', 'Tensor', None, False), ('left', 'bool', 'True', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def linalg_solve(*args, **kwargs):
+    try:
+        A, B, left, out = _f_linalg_solve_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_linalg_solve.call(A._keyset | B._keyset, A, B, left)
+        else:
+            result = _op_linalg_solve__out.call(A._keyset | B._keyset | out._keyset, A, B, left, out)
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_solve_sigs, args, kwargs)
+
+
+def _f_linalg_solve_ex_0(A, B, *, left=True, check_errors=False, out=None):
+    if not isinstance(A, _Tensor): raise _Mismatch
+    if not isinstance(B, _Tensor): raise _Mismatch
+    if left is not True and left is not False: raise _Mismatch
+    if check_errors is not False and check_errors is not True: raise _Mismatch
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return A, B, left, check_errors, out
+
+
+_f_linalg_solve_ex_sigs = (_ap.PySig('linalg_solve_ex', (('A', 'Tensor', None, False), ('B', 'Tensor', None, False), ('left', 'bool', 'True', True), ('check_errors', 'bool', 'False', True), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def linalg_solve_ex(*args, **kwargs):
+    try:
+        A, B, left, check_errors, out = _f_linalg_solve_ex_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_linalg_solve_ex(_op_linalg_solve_ex.call(A._keyset | B._keyset, A, B, left, check_errors))
+        else:
+            result = _rt_linalg_solve_ex_out(_op_linalg_solve_ex__out.call(A._keyset | B._keyset | out[0]._keyset | out[1]._keyset, A, B, left, check_errors, out[0], out[1]))
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_solve_ex_sigs, args, kwargs)
+
+
+def _f_linalg_svd_0(A, full_matrices=True, *, driver=None, out=None):
+    if not isinstance(A, _Tensor): raise _Mismatch
+    if full_matrices is not True and full_matrices is not False: raise _Mismatch
+    if driver is not None: driver = _ap.to_str(driver)
+    if out is not None: out = _ap.to_tensorlist_n(out, 3)
+    return A, full_matrices, driver, out
+
+
+_f_linalg_svd_sigs = (_ap.PySig('linalg_svd', (('A', 'Tensor', None, False), ('full_matrices', 'bool', 'True', False), ('driver', 'str?', 'None', True), ('out', 'Tensor[3]', 'None', True)), False, False),)
+
+
+def linalg_svd(*args, **kwargs):
+    try:
+        A, full_matrices, driver, out = _f_linalg_svd_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_linalg_svd(_op_linalg_svd.call(A._keyset, A, full_matrices, driver))
+        else:
+            result = _rt_linalg_svd_out(_op_linalg_svd__U.call(A._keyset | out[0]._keyset | out[1]._keyset | out[2]._keyset, A, full_matrices, driver, out[0], out[1], out[2]))
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_svd_sigs, args, kwargs)
+
+
+def _f_linalg_svdvals_0(A, *, driver=None, out=None):
+    if not isinstance(A, _Tensor): raise _Mismatch
+    if driver is not None: driver = _ap.to_str(driver)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return A, driver, out
+
+
+_f_linalg_svdvals_sigs = (_ap.PySig('linalg_svdvals', (('A', 'Tensor', None, False), ('driver', 'str?', 'None', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def linalg_svdvals(*args, **kwargs):
+    try:
+        A, driver, out = _f_linalg_svdvals_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_linalg_svdvals.call(A._keyset, A, driver)
+        else:
+            result = _op_linalg_svdvals__out.call(A._keyset | out._keyset, A, driver, out)
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_svdvals_sigs, args, kwargs)
+
+
+def _f_linalg_vector_norm_0(input, ord=2, dim=None, keepdim=False, *, out=None, dtype=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(ord) not in _PYNUM: ord = _ap.to_scalar(ord)
+    if dim is not None: dim = _ap.to_intlist(dim, 1)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return input, ord, dim, keepdim, out, dtype
+
+
+_f_linalg_vector_norm_sigs = (_ap.PySig('linalg_vector_norm', (('input', 'Tensor', None, False), ('ord', 'Scalar', '2', False), ('dim', 'int[1]?', 'None', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True)), False, False),)
+
+
+def linalg_vector_norm(*args, **kwargs):
+    try:
+        input, ord, dim, keepdim, out, dtype = _f_linalg_vector_norm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_linalg_vector_norm.call(input._keyset, input, ord, dim, keepdim, dtype)
+        else:
+            result = _op_linalg_vector_norm__out.call(input._keyset | out._keyset, input, ord, dim, keepdim, dtype, out)
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_vector_norm_sigs, args, kwargs)
+
+
 
 def bind_tensor_class(cls):
     global _Tensor
@@ -61,4 +896,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['linalg_matmul']
+__all__ = ['linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cross', 'linalg_det', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_inv', 'linalg_inv_ex', 'linalg_lstsq', 'linalg_matmul', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_norm', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_svd', 'linalg_svdvals', 'linalg_vector_norm']

@@ -148,10 +148,12 @@ _op_cosh = get_op('aten::cosh')
 _op_cosh_ = get_op('aten::cosh_')
 _op_count_nonzero = get_op('aten::count_nonzero')
 _op_count_nonzero__dim_IntList = get_op('aten::count_nonzero.dim_IntList')
+_op_cross = get_op('aten::cross')
 _op_cumprod = get_op('aten::cumprod')
 _op_cumprod_ = get_op('aten::cumprod_')
 _op_cumsum = get_op('aten::cumsum')
 _op_cumsum_ = get_op('aten::cumsum_')
+_op_det = get_op('aten::det')
 _op_detach = get_op('aten::detach')
 _op_detach_ = get_op('aten::detach_')
 _op_diag = get_op('aten::diag')
@@ -261,12 +263,14 @@ _op_index_reduce = get_op('aten::index_reduce')
 _op_index_reduce_ = get_op('aten::index_reduce_')
 _op_index_select = get_op('aten::index_select')
 _op_inner = get_op('aten::inner')
+_op_inverse = get_op('aten::inverse')
 _op_isclose = get_op('aten::isclose')
 _op_isfinite = get_op('aten::isfinite')
 _op_isinf = get_op('aten::isinf')
 _op_isnan = get_op('aten::isnan')
 _op_isneginf = get_op('aten::isneginf')
 _op_isposinf = get_op('aten::isposinf')
+_op_kron = get_op('aten::kron')
 _op_le__Scalar = get_op('aten::le.Scalar')
 _op_le__Tensor = get_op('aten::le.Tensor')
 _op_le___Scalar = get_op('aten::le_.Scalar')
@@ -296,6 +300,7 @@ _op_log_ = get_op('aten::log_')
 _op_log_normal_ = get_op('aten::log_normal_')
 _op_log_softmax__int = get_op('aten::log_softmax.int')
 _op_logaddexp = get_op('aten::logaddexp')
+_op_logdet = get_op('aten::logdet')
 _op_logical_and = get_op('aten::logical_and')
 _op_logical_and_ = get_op('aten::logical_and_')
 _op_logical_not = get_op('aten::logical_not')
@@ -322,6 +327,7 @@ _op_masked_scatter_ = get_op('aten::masked_scatter_')
 _op_masked_select = get_op('aten::masked_select')
 _op_matmul = get_op('aten::matmul')
 _op_matrix_H = get_op('aten::matrix_H')
+_op_matrix_power = get_op('aten::matrix_power')
 _op_max = get_op('aten::max')
 _op_max__dim = get_op('aten::max.dim')
 _op_max__other = get_op('aten::max.other')
@@ -376,6 +382,7 @@ _op_not_equal___Tensor = get_op('aten::not_equal_.Tensor')
 _op_numpy_T = get_op('aten::numpy_T')
 _op_outer = get_op('aten::outer')
 _op_permute = get_op('aten::permute')
+_op_pinverse = get_op('aten::pinverse')
 _op_positive = get_op('aten::positive')
 _op_pow__Tensor_Scalar = get_op('aten::pow.Tensor_Scalar')
 _op_pow__Tensor_Tensor = get_op('aten::pow.Tensor_Tensor')
@@ -385,6 +392,7 @@ _op_prod = get_op('aten::prod')
 _op_prod__dim_int = get_op('aten::prod.dim_int')
 _op_put = get_op('aten::put')
 _op_put_ = get_op('aten::put_')
+_op_qr = get_op('aten::qr')
 _op_random_ = get_op('aten::random_')
 _op_random___from = get_op('aten::random_.from')
 _op_random___to = get_op('aten::random_.to')
@@ -441,6 +449,7 @@ _op_sin_ = get_op('aten::sin_')
 _op_sinh = get_op('aten::sinh')
 _op_sinh_ = get_op('aten::sinh_')
 _op_slice__Tensor = get_op('aten::slice.Tensor')
+_op_slogdet = get_op('aten::slogdet')
 _op_softmax__int = get_op('aten::softmax.int')
 _op_split__Tensor = get_op('aten::split.Tensor')
 _op_split__sizes = get_op('aten::split.sizes')
@@ -466,6 +475,7 @@ _op_subtract___Scalar = get_op('aten::subtract_.Scalar')
 _op_subtract___Tensor = get_op('aten::subtract_.Tensor')
 _op_sum = get_op('aten::sum')
 _op_sum__dim_IntList = get_op('aten::sum.dim_IntList')
+_op_svd = get_op('aten::svd')
 _op_swapaxes = get_op('aten::swapaxes')
 _op_swapdims = get_op('aten::swapdims')
 _op_t = get_op('aten::t')
@@ -480,6 +490,7 @@ _op_tensor_split__indices = get_op('aten::tensor_split.indices')
 _op_tensor_split__sections = get_op('aten::tensor_split.sections')
 _op_tensor_split__tensor_indices_or_sections = get_op('aten::tensor_split.tensor_indices_or_sections')
 _op_tile = get_op('aten::tile')
+_op_trace = get_op('aten::trace')
 _op_transpose__int = get_op('aten::transpose.int')
 _op_transpose_ = get_op('aten::transpose_')
 _op_tril = get_op('aten::tril')
@@ -514,6 +525,9 @@ _op_where__self = get_op('aten::where.self')
 _op_zero_ = get_op('aten::zero_')
 _rt_max = _rt.make('max', ('values', 'indices'))
 _rt_min = _rt.make('min', ('values', 'indices'))
+_rt_qr = _rt.make('qr', ('Q', 'R'))
+_rt_slogdet = _rt.make('slogdet', ('sign', 'logabsdet'))
+_rt_svd = _rt.make('svd', ('U', 'S', 'V'))
 
 
 def abs(self, *args, **kwargs):
@@ -579,7 +593,7 @@ def add(self, *args, **kwargs):
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_add__Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other, alpha)
+        result = _op_add__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
         return result
     _ap.raise_invalid_arguments(_m_add_sigs, args, kwargs)
 
@@ -599,7 +613,7 @@ def add_(self, *args, **kwargs):
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_add___Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other, alpha)
+        result = _op_add___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
         return result
     _ap.raise_invalid_arguments(_m_add__sigs, args, kwargs)
 
@@ -2237,6 +2251,26 @@ def count_nonzero(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_count_nonzero_sigs, args, kwargs)
 
 
+def _m_cross_0(other, dim=None):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    return other, dim
+
+
+_m_cross_sigs = (_ap.PySig('cross', (('other', 'Tensor', None, False), ('dim', 'int?', 'None', False)), False, True),)
+
+
+def cross(self, *args, **kwargs):
+    try:
+        other, dim = _m_cross_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_cross.call(self._keyset | other._keyset, self, other, dim)
+        return result
+    _ap.raise_invalid_arguments(_m_cross_sigs, args, kwargs)
+
+
 def _m_cumprod_0(dim, *, dtype=None):
     if type(dim) is not int: dim = _ap.to_int(dim)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -2315,6 +2349,12 @@ def cumsum_(self, *args, **kwargs):
         result = _op_cumsum_.call(self._keyset, self, dim, dtype)
         return result
     _ap.raise_invalid_arguments(_m_cumsum__sigs, args, kwargs)
+
+
+def det(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_det.call(self._keyset, self)
+    _ap.raise_no_arguments('det', args, kwargs)
 
 
 def detach(self, *args, **kwargs):
@@ -2455,14 +2495,14 @@ def div(self, *args, **kwargs):
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_div__Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other)
+        result = _op_div__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
         return result
     try:
         other, rounding_mode = _m_div_1(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_div__Tensor_mode.call(self._keyset | _ap.keyset_of_arg(other), self, other, rounding_mode)
+        result = _op_div__Tensor_mode.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, rounding_mode)
         return result
     try:
         other, rounding_mode = _m_div_2(*args, **kwargs)
@@ -2500,14 +2540,14 @@ def div_(self, *args, **kwargs):
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_div___Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other)
+        result = _op_div___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
         return result
     try:
         other, rounding_mode = _m_div__1(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_div___Tensor_mode.call(self._keyset | _ap.keyset_of_arg(other), self, other, rounding_mode)
+        result = _op_div___Tensor_mode.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, rounding_mode)
         return result
     try:
         other, rounding_mode = _m_div__2(*args, **kwargs)
@@ -2550,14 +2590,14 @@ def divide(self, *args, **kwargs):
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_divide__Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other)
+        result = _op_divide__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
         return result
     try:
         other, rounding_mode = _m_divide_1(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_divide__Tensor_mode.call(self._keyset | _ap.keyset_of_arg(other), self, other, rounding_mode)
+        result = _op_divide__Tensor_mode.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, rounding_mode)
         return result
     try:
         other, = _m_divide_2(*args, **kwargs)
@@ -2607,14 +2647,14 @@ def divide_(self, *args, **kwargs):
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_divide___Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other)
+        result = _op_divide___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
         return result
     try:
         other, rounding_mode = _m_divide__1(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_divide___Tensor_mode.call(self._keyset | _ap.keyset_of_arg(other), self, other, rounding_mode)
+        result = _op_divide___Tensor_mode.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, rounding_mode)
         return result
     try:
         other, = _m_divide__2(*args, **kwargs)
@@ -3094,7 +3134,7 @@ def floor_divide(self, *args, **kwargs):
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_floor_divide.call(self._keyset | _ap.keyset_of_arg(other), self, other)
+        result = _op_floor_divide.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
         return result
     try:
         other, = _m_floor_divide_1(*args, **kwargs)
@@ -3125,7 +3165,7 @@ def floor_divide_(self, *args, **kwargs):
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_floor_divide___Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other)
+        result = _op_floor_divide___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
         return result
     try:
         other, = _m_floor_divide__1(*args, **kwargs)
@@ -3943,6 +3983,12 @@ def inner(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_inner_sigs, args, kwargs)
 
 
+def inverse(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_inverse.call(self._keyset, self)
+    _ap.raise_no_arguments('inverse', args, kwargs)
+
+
 def _m_isclose_0(other, rtol=1.0000000000000001e-05, atol=1e-08, equal_nan=False):
     if not isinstance(other, _Tensor): raise _Mismatch
     if type(rtol) is not float: rtol = _ap.to_float(rtol)
@@ -3993,6 +4039,25 @@ def isposinf(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_isposinf.call(self._keyset, self)
     _ap.raise_no_arguments('isposinf', args, kwargs)
+
+
+def _m_kron_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_kron_sigs = (_ap.PySig('kron', (('other', 'Tensor', None, False),), False, True),)
+
+
+def kron(self, *args, **kwargs):
+    try:
+        other, = _m_kron_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_kron.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_kron_sigs, args, kwargs)
 
 
 def _m_le_0(other):
@@ -4377,6 +4442,12 @@ def logaddexp(self, *args, **kwargs):
         result = _op_logaddexp.call(self._keyset | other._keyset, self, other)
         return result
     _ap.raise_invalid_arguments(_m_logaddexp_sigs, args, kwargs)
+
+
+def logdet(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_logdet.call(self._keyset, self)
+    _ap.raise_no_arguments('logdet', args, kwargs)
 
 
 def _m_logical_and_0(other):
@@ -4797,6 +4868,25 @@ def matrix_H(self, *args, **kwargs):
     _ap.raise_no_arguments('matrix_H', args, kwargs)
 
 
+def _m_matrix_power_0(n):
+    if type(n) is not int: n = _ap.to_int(n)
+    return n,
+
+
+_m_matrix_power_sigs = (_ap.PySig('matrix_power', (('n', 'int', None, False),), False, True),)
+
+
+def matrix_power(self, *args, **kwargs):
+    try:
+        n, = _m_matrix_power_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_matrix_power.call(self._keyset, self, n)
+        return result
+    _ap.raise_invalid_arguments(_m_matrix_power_sigs, args, kwargs)
+
+
 def _m_max_0():
     return ()
 
@@ -5061,7 +5151,7 @@ def mul(self, *args, **kwargs):
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_mul__Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other)
+        result = _op_mul__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
         return result
     _ap.raise_invalid_arguments(_m_mul_sigs, args, kwargs)
 
@@ -5080,7 +5170,7 @@ def mul_(self, *args, **kwargs):
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_mul___Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other)
+        result = _op_mul___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
         return result
     _ap.raise_invalid_arguments(_m_mul__sigs, args, kwargs)
 
@@ -5125,7 +5215,7 @@ def multiply(self, *args, **kwargs):
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_multiply__Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other)
+        result = _op_multiply__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
         return result
     try:
         other, = _m_multiply_1(*args, **kwargs)
@@ -5156,7 +5246,7 @@ def multiply_(self, *args, **kwargs):
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_multiply___Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other)
+        result = _op_multiply___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
         return result
     try:
         other, = _m_multiply__1(*args, **kwargs)
@@ -5731,6 +5821,27 @@ def permute(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_permute_sigs, args, kwargs)
 
 
+def _m_pinverse_0(rcond=1e-15):
+    if type(rcond) is not float: rcond = _ap.to_float(rcond)
+    return rcond,
+
+
+_m_pinverse_sigs = (_ap.PySig('pinverse', (('rcond', 'float', '1e-15', False),), False, True),)
+
+
+def pinverse(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_pinverse.call(self._keyset, self, 1e-15)
+    try:
+        rcond, = _m_pinverse_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_pinverse.call(self._keyset, self, rcond)
+        return result
+    _ap.raise_invalid_arguments(_m_pinverse_sigs, args, kwargs)
+
+
 def positive(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_positive.call(self._keyset, self)
@@ -5876,6 +5987,27 @@ def put_(self, *args, **kwargs):
         result = _op_put_.call(self._keyset | index._keyset | source._keyset, self, index, source, accumulate)
         return result
     _ap.raise_invalid_arguments(_m_put__sigs, args, kwargs)
+
+
+def _m_qr_0(some=True):
+    if some is not True and some is not False: raise _Mismatch
+    return some,
+
+
+_m_qr_sigs = (_ap.PySig('qr', (('some', 'bool', 'True', False),), False, True),)
+
+
+def qr(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _rt_qr(_op_qr.call(self._keyset, self, True))
+    try:
+        some, = _m_qr_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _rt_qr(_op_qr.call(self._keyset, self, some))
+        return result
+    _ap.raise_invalid_arguments(_m_qr_sigs, args, kwargs)
 
 
 def _m_random__0(*, generator=None):
@@ -6678,6 +6810,12 @@ def slice(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_slice_sigs, args, kwargs)
 
 
+def slogdet(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _rt_slogdet(_op_slogdet.call(self._keyset, self))
+    _ap.raise_no_arguments('slogdet', args, kwargs)
+
+
 def _m_softmax_0(dim, dtype=None):
     if type(dim) is not int: dim = _ap.to_int(dim)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -6930,7 +7068,7 @@ def sub(self, *args, **kwargs):
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_sub__Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other, alpha)
+        result = _op_sub__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
         return result
     _ap.raise_invalid_arguments(_m_sub_sigs, args, kwargs)
 
@@ -6950,7 +7088,7 @@ def sub_(self, *args, **kwargs):
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_sub___Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other, alpha)
+        result = _op_sub___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
         return result
     _ap.raise_invalid_arguments(_m_sub__sigs, args, kwargs)
 
@@ -6976,7 +7114,7 @@ def subtract(self, *args, **kwargs):
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_subtract__Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other, alpha)
+        result = _op_subtract__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
         return result
     try:
         other, alpha = _m_subtract_1(*args, **kwargs)
@@ -7009,7 +7147,7 @@ def subtract_(self, *args, **kwargs):
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_subtract___Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other, alpha)
+        result = _op_subtract___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
         return result
     try:
         other, alpha = _m_subtract__1(*args, **kwargs)
@@ -7054,6 +7192,28 @@ def sum(self, *args, **kwargs):
         result = _op_sum__dim_IntList.call(self._keyset, self, dim, keepdim, dtype)
         return result
     _ap.raise_invalid_arguments(_m_sum_sigs, args, kwargs)
+
+
+def _m_svd_0(some=True, compute_uv=True):
+    if some is not True and some is not False: raise _Mismatch
+    if compute_uv is not True and compute_uv is not False: raise _Mismatch
+    return some, compute_uv
+
+
+_m_svd_sigs = (_ap.PySig('svd', (('some', 'bool', 'True', False), ('compute_uv', 'bool', 'True', False)), False, True),)
+
+
+def svd(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _rt_svd(_op_svd.call(self._keyset, self, True, True))
+    try:
+        some, compute_uv = _m_svd_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _rt_svd(_op_svd.call(self._keyset, self, some, compute_uv))
+        return result
+    _ap.raise_invalid_arguments(_m_svd_sigs, args, kwargs)
 
 
 def _m_swapaxes_0(axis0, axis1):
@@ -7238,6 +7398,12 @@ def tile(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_tile_sigs, args, kwargs)
 
 
+def trace(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_trace.call(self._keyset, self)
+    _ap.raise_no_arguments('trace', args, kwargs)
+
+
 def _m_transpose_0(dim0, dim1):
     if type(dim0) is not int: dim0 = _ap.to_int(dim0)
     if type(dim1) is not int: dim1 = _ap.to_int(dim1)
@@ -7381,7 +7547,7 @@ def true_divide(self, *args, **kwargs):
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_true_divide__Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other)
+        result = _op_true_divide__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
         return result
     try:
         other, = _m_true_divide_1(*args, **kwargs)
@@ -7412,7 +7578,7 @@ def true_divide_(self, *args, **kwargs):
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_true_divide___Tensor.call(self._keyset | _ap.keyset_of_arg(other), self, other)
+        result = _op_true_divide___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
         return result
     try:
         other, = _m_true_divide__1(*args, **kwargs)
@@ -7879,10 +8045,12 @@ class TensorMethods:
     cosh = cosh
     cosh_ = cosh_
     count_nonzero = count_nonzero
+    cross = cross
     cumprod = cumprod
     cumprod_ = cumprod_
     cumsum = cumsum
     cumsum_ = cumsum_
+    det = det
     detach = detach
     detach_ = detach_
     diag = diag
@@ -7961,12 +8129,14 @@ class TensorMethods:
     index_reduce_ = index_reduce_
     index_select = index_select
     inner = inner
+    inverse = inverse
     isclose = isclose
     isfinite = isfinite
     isinf = isinf
     isnan = isnan
     isneginf = isneginf
     isposinf = isposinf
+    kron = kron
     le = le
     le_ = le_
     lerp = lerp
@@ -7988,6 +8158,7 @@ class TensorMethods:
     log_normal_ = log_normal_
     log_softmax = log_softmax
     logaddexp = logaddexp
+    logdet = logdet
     logical_and = logical_and
     logical_and_ = logical_and_
     logical_not = logical_not
@@ -8010,6 +8181,7 @@ class TensorMethods:
     masked_select = masked_select
     matmul = matmul
     matrix_H = matrix_H
+    matrix_power = matrix_power
     max = max
     maximum = maximum
     mean = mean
@@ -8047,12 +8219,14 @@ class TensorMethods:
     numpy_T = numpy_T
     outer = outer
     permute = permute
+    pinverse = pinverse
     positive = positive
     pow = pow
     pow_ = pow_
     prod = prod
     put = put
     put_ = put_
+    qr = qr
     random_ = random_
     ravel = ravel
     reciprocal = reciprocal
@@ -8092,6 +8266,7 @@ class TensorMethods:
     sinh = sinh
     sinh_ = sinh_
     slice = slice
+    slogdet = slogdet
     softmax = softmax
     split = split
     split_with_sizes = split_with_sizes
@@ -8107,6 +8282,7 @@ class TensorMethods:
     subtract = subtract
     subtract_ = subtract_
     sum = sum
+    svd = svd
     swapaxes = swapaxes
     swapdims = swapdims
     t = t
@@ -8119,6 +8295,7 @@ class TensorMethods:
     tanh_ = tanh_
     tensor_split = tensor_split
     tile = tile
+    trace = trace
     transpose = transpose
     transpose_ = transpose_
     tril = tril

@@ -206,10 +206,13 @@ _op_cosh__out = get_op('aten::cosh.out')
 _op_cosh_ = get_op('aten::cosh_')
 _op_count_nonzero = get_op('aten::count_nonzero')
 _op_count_nonzero__dim_IntList = get_op('aten::count_nonzero.dim_IntList')
+_op_cross = get_op('aten::cross')
+_op_cross__out = get_op('aten::cross.out')
 _op_cumprod = get_op('aten::cumprod')
 _op_cumprod__out = get_op('aten::cumprod.out')
 _op_cumsum = get_op('aten::cumsum')
 _op_cumsum__out = get_op('aten::cumsum.out')
+_op_det = get_op('aten::det')
 _op_detach = get_op('aten::detach')
 _op_detach_ = get_op('aten::detach_')
 _op_diag = get_op('aten::diag')
@@ -236,6 +239,7 @@ _op_dsplit__array = get_op('aten::dsplit.array')
 _op_dsplit__int = get_op('aten::dsplit.int')
 _op_dstack = get_op('aten::dstack')
 _op_dstack__out = get_op('aten::dstack.out')
+_op_einsum = get_op('aten::einsum')
 _op_empty__memory_format = get_op('aten::empty.memory_format')
 _op_empty__out = get_op('aten::empty.out')
 _op_empty_like = get_op('aten::empty_like')
@@ -345,6 +349,8 @@ _op_index_select = get_op('aten::index_select')
 _op_index_select__out = get_op('aten::index_select.out')
 _op_inner = get_op('aten::inner')
 _op_inner__out = get_op('aten::inner.out')
+_op_inverse = get_op('aten::inverse')
+_op_inverse__out = get_op('aten::inverse.out')
 _op_isclose = get_op('aten::isclose')
 _op_isfinite = get_op('aten::isfinite')
 _op_isinf = get_op('aten::isinf')
@@ -353,6 +359,8 @@ _op_isneginf = get_op('aten::isneginf')
 _op_isneginf__out = get_op('aten::isneginf.out')
 _op_isposinf = get_op('aten::isposinf')
 _op_isposinf__out = get_op('aten::isposinf.out')
+_op_kron = get_op('aten::kron')
+_op_kron__out = get_op('aten::kron.out')
 _op_le__Scalar = get_op('aten::le.Scalar')
 _op_le__Scalar_out = get_op('aten::le.Scalar_out')
 _op_le__Tensor = get_op('aten::le.Tensor')
@@ -395,6 +403,7 @@ _op_log_softmax__int = get_op('aten::log_softmax.int')
 _op_log_softmax__int_out = get_op('aten::log_softmax.int_out')
 _op_logaddexp = get_op('aten::logaddexp')
 _op_logaddexp__out = get_op('aten::logaddexp.out')
+_op_logdet = get_op('aten::logdet')
 _op_logical_and = get_op('aten::logical_and')
 _op_logical_and__out = get_op('aten::logical_and.out')
 _op_logical_not = get_op('aten::logical_not')
@@ -427,6 +436,8 @@ _op_masked_select = get_op('aten::masked_select')
 _op_masked_select__out = get_op('aten::masked_select.out')
 _op_matmul = get_op('aten::matmul')
 _op_matmul__out = get_op('aten::matmul.out')
+_op_matrix_power = get_op('aten::matrix_power')
+_op_matrix_power__out = get_op('aten::matrix_power.out')
 _op_max = get_op('aten::max')
 _op_max__dim = get_op('aten::max.dim')
 _op_max__dim_max = get_op('aten::max.dim_max')
@@ -506,6 +517,7 @@ _op_ones_like = get_op('aten::ones_like')
 _op_outer = get_op('aten::outer')
 _op_outer__out = get_op('aten::outer.out')
 _op_permute = get_op('aten::permute')
+_op_pinverse = get_op('aten::pinverse')
 _op_poisson = get_op('aten::poisson')
 _op_positive = get_op('aten::positive')
 _op_pow__Scalar = get_op('aten::pow.Scalar')
@@ -518,6 +530,7 @@ _op_prod = get_op('aten::prod')
 _op_prod__dim_int = get_op('aten::prod.dim_int')
 _op_prod__int_out = get_op('aten::prod.int_out')
 _op_put = get_op('aten::put')
+_op_qr = get_op('aten::qr')
 _op_rand = get_op('aten::rand')
 _op_rand__generator = get_op('aten::rand.generator')
 _op_rand__generator_out = get_op('aten::rand.generator_out')
@@ -608,6 +621,8 @@ _op_sinh = get_op('aten::sinh')
 _op_sinh__out = get_op('aten::sinh.out')
 _op_sinh_ = get_op('aten::sinh_')
 _op_slice__Tensor = get_op('aten::slice.Tensor')
+_op_slogdet = get_op('aten::slogdet')
+_op_slogdet__out = get_op('aten::slogdet.out')
 _op_softmax__int = get_op('aten::softmax.int')
 _op_softmax__int_out = get_op('aten::softmax.int_out')
 _op_split__Tensor = get_op('aten::split.Tensor')
@@ -640,6 +655,7 @@ _op_subtract__out = get_op('aten::subtract.out')
 _op_sum = get_op('aten::sum')
 _op_sum__IntList_out = get_op('aten::sum.IntList_out')
 _op_sum__dim_IntList = get_op('aten::sum.dim_IntList')
+_op_svd = get_op('aten::svd')
 _op_swapaxes = get_op('aten::swapaxes')
 _op_swapdims = get_op('aten::swapdims')
 _op_t = get_op('aten::t')
@@ -659,6 +675,7 @@ _op_tensor_split__tensor_indices_or_sections = get_op('aten::tensor_split.tensor
 _op_tensordot = get_op('aten::tensordot')
 _op_tensordot__out = get_op('aten::tensordot.out')
 _op_tile = get_op('aten::tile')
+_op_trace = get_op('aten::trace')
 _op_transpose__int = get_op('aten::transpose.int')
 _op_tril = get_op('aten::tril')
 _op_tril__out = get_op('aten::tril.out')
@@ -703,6 +720,10 @@ _rt_max = _rt.make('max', ('values', 'indices'))
 _rt_max_out = _rt.make('max_out', ('values', 'indices'))
 _rt_min = _rt.make('min', ('values', 'indices'))
 _rt_min_out = _rt.make('min_out', ('values', 'indices'))
+_rt_qr = _rt.make('qr', ('Q', 'R'))
+_rt_slogdet = _rt.make('slogdet', ('sign', 'logabsdet'))
+_rt_slogdet_out = _rt.make('slogdet_out', ('sign', 'logabsdet'))
+_rt_svd = _rt.make('svd', ('U', 'S', 'V'))
 
 
 def _f__local_scalar_dense_0(input):
@@ -919,9 +940,9 @@ def add(*args, **kwargs):
         pass
     else:
         if out is None:
-            result = _op_add__Tensor.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other), input, other, alpha)
+            result = _op_add__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other, alpha)
         else:
-            result = _op_add__out.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other) | _ap.keyset_of_arg(out), input, other, alpha, out)
+            result = _op_add__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, alpha, out)
         return result
     _ap.raise_invalid_arguments(_f_add_sigs, args, kwargs)
 
@@ -3153,6 +3174,31 @@ def count_nonzero(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_count_nonzero_sigs, args, kwargs)
 
 
+def _f_cross_0(input, other, dim=None, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, dim, out
+
+
+_f_cross_sigs = (_ap.PySig('cross', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('dim', 'int?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def cross(*args, **kwargs):
+    try:
+        input, other, dim, out = _f_cross_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_cross.call(input._keyset | other._keyset, input, other, dim)
+        else:
+            result = _op_cross__out.call(input._keyset | other._keyset | out._keyset, input, other, dim, out)
+        return result
+    _ap.raise_invalid_arguments(_f_cross_sigs, args, kwargs)
+
+
 def _f_cumprod_0(input, dim, *, out=None, dtype=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(dim) is not int: dim = _ap.to_int(dim)
@@ -3201,6 +3247,25 @@ def cumsum(*args, **kwargs):
             result = _op_cumsum__out.call(input._keyset | out._keyset, input, dim, dtype, out)
         return result
     _ap.raise_invalid_arguments(_f_cumsum_sigs, args, kwargs)
+
+
+def _f_det_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_det_sigs = (_ap.PySig('det', (('input', 'Tensor', None, False),), False, False),)
+
+
+def det(*args, **kwargs):
+    try:
+        input, = _f_det_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_det.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_det_sigs, args, kwargs)
 
 
 def _f_detach_0(input):
@@ -3384,9 +3449,9 @@ def div(*args, **kwargs):
         pass
     else:
         if out is None:
-            result = _op_div__Tensor.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other), input, other)
+            result = _op_div__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other)
         else:
-            result = _op_div__out.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other) | _ap.keyset_of_arg(out), input, other, out)
+            result = _op_div__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, out)
         return result
     try:
         input, other, rounding_mode, out = _f_div_1(*args, **kwargs)
@@ -3394,16 +3459,16 @@ def div(*args, **kwargs):
         pass
     else:
         if out is None:
-            result = _op_div__Tensor_mode.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other), input, other, rounding_mode)
+            result = _op_div__Tensor_mode.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other, rounding_mode)
         else:
-            result = _op_div__out_mode.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other) | _ap.keyset_of_arg(out), input, other, rounding_mode, out)
+            result = _op_div__out_mode.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, rounding_mode, out)
         return result
     try:
         input, other, rounding_mode = _f_div_2(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_div__Scalar_mode.call(_ap.keyset_of_arg(input), input, other, rounding_mode)
+        result = _op_div__Scalar_mode.call(getattr(input, '_keyset', _CPU_KEYSET), input, other, rounding_mode)
         return result
     _ap.raise_invalid_arguments(_f_div_sigs, args, kwargs)
 
@@ -3446,9 +3511,9 @@ def divide(*args, **kwargs):
         pass
     else:
         if out is None:
-            result = _op_divide__Tensor.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other), input, other)
+            result = _op_divide__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other)
         else:
-            result = _op_divide__out.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other) | _ap.keyset_of_arg(out), input, other, out)
+            result = _op_divide__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, out)
         return result
     try:
         input, other, rounding_mode, out = _f_divide_1(*args, **kwargs)
@@ -3456,23 +3521,23 @@ def divide(*args, **kwargs):
         pass
     else:
         if out is None:
-            result = _op_divide__Tensor_mode.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other), input, other, rounding_mode)
+            result = _op_divide__Tensor_mode.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other, rounding_mode)
         else:
-            result = _op_divide__out_mode.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other) | _ap.keyset_of_arg(out), input, other, rounding_mode, out)
+            result = _op_divide__out_mode.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, rounding_mode, out)
         return result
     try:
         input, other = _f_divide_2(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_divide__Scalar.call(_ap.keyset_of_arg(input), input, other)
+        result = _op_divide__Scalar.call(getattr(input, '_keyset', _CPU_KEYSET), input, other)
         return result
     try:
         input, other, rounding_mode = _f_divide_3(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_divide__Scalar_mode.call(_ap.keyset_of_arg(input), input, other, rounding_mode)
+        result = _op_divide__Scalar_mode.call(getattr(input, '_keyset', _CPU_KEYSET), input, other, rounding_mode)
         return result
     _ap.raise_invalid_arguments(_f_divide_sigs, args, kwargs)
 
@@ -3557,6 +3622,27 @@ def dstack(*args, **kwargs):
             result = _op_dstack__out.call(_ap.keyset_of_list(tensors) | out._keyset, tensors, out)
         return result
     _ap.raise_invalid_arguments(_f_dstack_sigs, args, kwargs)
+
+
+def _f_einsum_0(equation, tensors, *, path=None):
+    equation = _ap.to_str(equation)
+    tensors = _ap.to_tensorlist(tensors)
+    if path is not None: path = _ap.to_intlist(path)
+    return equation, tensors, path
+
+
+_f_einsum_sigs = (_ap.PySig('einsum', (('equation', 'str', None, False), ('tensors', 'Tensor[]', None, False), ('path', 'int[]?', 'None', True)), False, False),)
+
+
+def einsum(*args, **kwargs):
+    try:
+        equation, tensors, path = _f_einsum_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_einsum.call(_ap.keyset_of_list(tensors), equation, tensors, path)
+        return result
+    _ap.raise_invalid_arguments(_f_einsum_sigs, args, kwargs)
 
 
 def _f_empty_0(size, *, memory_format=None, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -4281,9 +4367,9 @@ def floor_divide(*args, **kwargs):
         pass
     else:
         if out is None:
-            result = _op_floor_divide.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other), input, other)
+            result = _op_floor_divide.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other)
         else:
-            result = _op_floor_divide__out.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other) | _ap.keyset_of_arg(out), input, other, out)
+            result = _op_floor_divide__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, out)
         return result
     try:
         input, other, out = _f_floor_divide_1(*args, **kwargs)
@@ -4291,9 +4377,9 @@ def floor_divide(*args, **kwargs):
         pass
     else:
         if out is None:
-            result = _op_floor_divide__Scalar.call(_ap.keyset_of_arg(input), input, other)
+            result = _op_floor_divide__Scalar.call(getattr(input, '_keyset', _CPU_KEYSET), input, other)
         else:
-            result = _op_floor_divide__Scalar_out.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(out), input, other, out)
+            result = _op_floor_divide__Scalar_out.call(getattr(input, '_keyset', _CPU_KEYSET) | out._keyset, input, other, out)
         return result
     _ap.raise_invalid_arguments(_f_floor_divide_sigs, args, kwargs)
 
@@ -5051,6 +5137,29 @@ def inner(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_inner_sigs, args, kwargs)
 
 
+def _f_inverse_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_inverse_sigs = (_ap.PySig('inverse', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def inverse(*args, **kwargs):
+    try:
+        input, out = _f_inverse_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_inverse.call(input._keyset, input)
+        else:
+            result = _op_inverse__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_inverse_sigs, args, kwargs)
+
+
 def _f_isclose_0(input, other, rtol=1.0000000000000001e-05, atol=1e-08, equal_nan=False):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(other, _Tensor): raise _Mismatch
@@ -5175,6 +5284,30 @@ def isposinf(*args, **kwargs):
             result = _op_isposinf__out.call(input._keyset | out._keyset, input, out)
         return result
     _ap.raise_invalid_arguments(_f_isposinf_sigs, args, kwargs)
+
+
+def _f_kron_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_kron_sigs = (_ap.PySig('kron', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def kron(*args, **kwargs):
+    try:
+        input, other, out = _f_kron_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_kron.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_kron__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
+    _ap.raise_invalid_arguments(_f_kron_sigs, args, kwargs)
 
 
 def _f_le_0(input, other, *, out=None):
@@ -5705,6 +5838,25 @@ def logaddexp(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_logaddexp_sigs, args, kwargs)
 
 
+def _f_logdet_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_logdet_sigs = (_ap.PySig('logdet', (('input', 'Tensor', None, False),), False, False),)
+
+
+def logdet(*args, **kwargs):
+    try:
+        input, = _f_logdet_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_logdet.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_logdet_sigs, args, kwargs)
+
+
 def _f_logical_and_0(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(other, _Tensor): raise _Mismatch
@@ -6136,6 +6288,30 @@ def matmul(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_matmul_sigs, args, kwargs)
 
 
+def _f_matrix_power_0(input, n, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(n) is not int: n = _ap.to_int(n)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, n, out
+
+
+_f_matrix_power_sigs = (_ap.PySig('matrix_power', (('input', 'Tensor', None, False), ('n', 'int', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def matrix_power(*args, **kwargs):
+    try:
+        input, n, out = _f_matrix_power_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_matrix_power.call(input._keyset, input, n)
+        else:
+            result = _op_matrix_power__out.call(input._keyset | out._keyset, input, n, out)
+        return result
+    _ap.raise_invalid_arguments(_f_matrix_power_sigs, args, kwargs)
+
+
 def _f_max_0(input, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -6498,9 +6674,9 @@ def mul(*args, **kwargs):
         pass
     else:
         if out is None:
-            result = _op_mul__Tensor.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other), input, other)
+            result = _op_mul__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other)
         else:
-            result = _op_mul__out.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other) | _ap.keyset_of_arg(out), input, other, out)
+            result = _op_mul__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, out)
         return result
     _ap.raise_invalid_arguments(_f_mul_sigs, args, kwargs)
 
@@ -6554,16 +6730,16 @@ def multiply(*args, **kwargs):
         pass
     else:
         if out is None:
-            result = _op_multiply__Tensor.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other), input, other)
+            result = _op_multiply__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other)
         else:
-            result = _op_multiply__out.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other) | _ap.keyset_of_arg(out), input, other, out)
+            result = _op_multiply__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, out)
         return result
     try:
         input, other = _f_multiply_1(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_multiply__Scalar.call(_ap.keyset_of_arg(input), input, other)
+        result = _op_multiply__Scalar.call(getattr(input, '_keyset', _CPU_KEYSET), input, other)
         return result
     _ap.raise_invalid_arguments(_f_multiply_sigs, args, kwargs)
 
@@ -7168,6 +7344,26 @@ def permute(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_permute_sigs, args, kwargs)
 
 
+def _f_pinverse_0(input, rcond=1e-15):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(rcond) is not float: rcond = _ap.to_float(rcond)
+    return input, rcond
+
+
+_f_pinverse_sigs = (_ap.PySig('pinverse', (('input', 'Tensor', None, False), ('rcond', 'float', '1e-15', False)), False, False),)
+
+
+def pinverse(*args, **kwargs):
+    try:
+        input, rcond = _f_pinverse_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_pinverse.call(input._keyset, input, rcond)
+        return result
+    _ap.raise_invalid_arguments(_f_pinverse_sigs, args, kwargs)
+
+
 def _f_poisson_0(input, generator=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
@@ -7329,6 +7525,26 @@ def put(*args, **kwargs):
         result = _op_put.call(input._keyset | index._keyset | source._keyset, input, index, source, accumulate)
         return result
     _ap.raise_invalid_arguments(_f_put_sigs, args, kwargs)
+
+
+def _f_qr_0(input, some=True):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if some is not True and some is not False: raise _Mismatch
+    return input, some
+
+
+_f_qr_sigs = (_ap.PySig('qr', (('input', 'Tensor', None, False), ('some', 'bool', 'True', False)), False, False),)
+
+
+def qr(*args, **kwargs):
+    try:
+        input, some = _f_qr_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _rt_qr(_op_qr.call(input._keyset, input, some))
+        return result
+    _ap.raise_invalid_arguments(_f_qr_sigs, args, kwargs)
 
 
 def _f_rand_0(size, *, generator, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -8732,6 +8948,29 @@ def slice(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_slice_sigs, args, kwargs)
 
 
+def _f_slogdet_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, out
+
+
+_f_slogdet_sigs = (_ap.PySig('slogdet', (('input', 'Tensor', None, False), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def slogdet(*args, **kwargs):
+    try:
+        input, out = _f_slogdet_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_slogdet(_op_slogdet.call(input._keyset, input))
+        else:
+            result = _rt_slogdet_out(_op_slogdet__out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, out[0], out[1]))
+        return result
+    _ap.raise_invalid_arguments(_f_slogdet_sigs, args, kwargs)
+
+
 def _f_softmax_0(input, dim, *, out=None, dtype=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(dim) is not int: dim = _ap.to_int(dim)
@@ -9103,9 +9342,9 @@ def sub(*args, **kwargs):
         pass
     else:
         if out is None:
-            result = _op_sub__Tensor.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other), input, other, alpha)
+            result = _op_sub__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other, alpha)
         else:
-            result = _op_sub__out.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other) | _ap.keyset_of_arg(out), input, other, alpha, out)
+            result = _op_sub__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, alpha, out)
         return result
     _ap.raise_invalid_arguments(_f_sub_sigs, args, kwargs)
 
@@ -9135,16 +9374,16 @@ def subtract(*args, **kwargs):
         pass
     else:
         if out is None:
-            result = _op_subtract__Tensor.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other), input, other, alpha)
+            result = _op_subtract__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other, alpha)
         else:
-            result = _op_subtract__out.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other) | _ap.keyset_of_arg(out), input, other, alpha, out)
+            result = _op_subtract__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, alpha, out)
         return result
     try:
         input, other, alpha = _f_subtract_1(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_subtract__Scalar.call(_ap.keyset_of_arg(input), input, other, alpha)
+        result = _op_subtract__Scalar.call(getattr(input, '_keyset', _CPU_KEYSET), input, other, alpha)
         return result
     _ap.raise_invalid_arguments(_f_subtract_sigs, args, kwargs)
 
@@ -9188,6 +9427,27 @@ def sum(*args, **kwargs):
                 result = _op_sum__IntList_out.call(input._keyset | out._keyset, input, dim, keepdim, dtype, out)
             return result
     _ap.raise_invalid_arguments(_f_sum_sigs, args, kwargs)
+
+
+def _f_svd_0(input, some=True, compute_uv=True):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if some is not True and some is not False: raise _Mismatch
+    if compute_uv is not True and compute_uv is not False: raise _Mismatch
+    return input, some, compute_uv
+
+
+_f_svd_sigs = (_ap.PySig('svd', (('input', 'Tensor', None, False), ('some', 'bool', 'True', False), ('compute_uv', 'bool', 'True', False)), False, False),)
+
+
+def svd(*args, **kwargs):
+    try:
+        input, some, compute_uv = _f_svd_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _rt_svd(_op_svd.call(input._keyset, input, some, compute_uv))
+        return result
+    _ap.raise_invalid_arguments(_f_svd_sigs, args, kwargs)
 
 
 def _f_swapaxes_0(input, axis0, axis1):
@@ -9482,6 +9742,25 @@ def tile(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_tile_sigs, args, kwargs)
 
 
+def _f_trace_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_trace_sigs = (_ap.PySig('trace', (('input', 'Tensor', None, False),), False, False),)
+
+
+def trace(*args, **kwargs):
+    try:
+        input, = _f_trace_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_trace.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_trace_sigs, args, kwargs)
+
+
 def _f_transpose_0(input, dim0, dim1):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(dim0) is not int: dim0 = _ap.to_int(dim0)
@@ -9574,16 +9853,16 @@ def true_divide(*args, **kwargs):
         pass
     else:
         if out is None:
-            result = _op_true_divide__Tensor.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other), input, other)
+            result = _op_true_divide__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other)
         else:
-            result = _op_true_divide__out.call(_ap.keyset_of_arg(input) | _ap.keyset_of_arg(other) | _ap.keyset_of_arg(out), input, other, out)
+            result = _op_true_divide__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, out)
         return result
     try:
         input, other = _f_true_divide_1(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_true_divide__Scalar.call(_ap.keyset_of_arg(input), input, other)
+        result = _op_true_divide__Scalar.call(getattr(input, '_keyset', _CPU_KEYSET), input, other)
         return result
     _ap.raise_invalid_arguments(_f_true_divide_sigs, args, kwargs)
 
@@ -10094,4 +10373,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['_local_scalar_dense', '_to_copy', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'adjoint', 'alias', 'all', 'allclose', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argwhere', 'as_strided', 'as_strided_', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'baddbmm', 'bernoulli', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'concat', 'concatenate', 'constant_pad_nd', 'copysign', 'cos', 'cos_', 'cosh', 'cosh_', 'count_nonzero', 'cumprod', 'cumsum', 'detach', 'detach_', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'digamma', 'div', 'divide', 'dot', 'dsplit', 'dstack', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'ger', 'greater', 'greater_equal', 'gt', 'hsplit', 'hstack', 'hypot', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lt', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'max', 'maximum', 'mean', 'meshgrid', 'min', 'minimum', 'mm', 'moveaxis', 'movedim', 'mul', 'multinomial', 'multiply', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nansum', 'narrow', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'norm', 'normal', 'not_equal', 'ones', 'ones_like', 'outer', 'permute', 'poisson', 'positive', 'pow', 'prod', 'put', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resize_as_', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'select', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'softmax', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'tile', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vsplit', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_local_scalar_dense', '_to_copy', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'adjoint', 'alias', 'all', 'allclose', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argwhere', 'as_strided', 'as_strided_', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'baddbmm', 'bernoulli', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'concat', 'concatenate', 'constant_pad_nd', 'copysign', 'cos', 'cos_', 'cosh', 'cosh_', 'count_nonzero', 'cross', 'cumprod', 'cumsum', 'det', 'detach', 'detach_', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'digamma', 'div', 'divide', 'dot', 'dsplit', 'dstack', 'einsum', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'ger', 'greater', 'greater_equal', 'gt', 'hsplit', 'hstack', 'hypot', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'inverse', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kron', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lt', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_power', 'max', 'maximum', 'mean', 'meshgrid', 'min', 'minimum', 'mm', 'moveaxis', 'movedim', 'mul', 'multinomial', 'multiply', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nansum', 'narrow', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'norm', 'normal', 'not_equal', 'ones', 'ones_like', 'outer', 'permute', 'pinverse', 'poisson', 'positive', 'pow', 'prod', 'put', 'qr', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resize_as_', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'select', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'tile', 'trace', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vsplit', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
