@@ -10,14 +10,21 @@ repeats) and prints the time per call and the ratio strided/torch
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import timeit
 from pathlib import Path
 
-import numpy as np
-import torch
+# torch runs on 1 thread here (torch.set_num_threads(1) below); NumPy's BLAS (matmul) gets
+# 1 thread too, so that both sides of a product are compared like for like. It must be set
+# before NumPy loads its BLAS; an explicit OPENBLAS_NUM_THREADS in the environment wins.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
-import strided
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+import strided  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
 from cases import CASES  # noqa: E402

@@ -13,7 +13,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from close_check import Arr, check, check_meta
-from conftest import assert_same
+from conftest import assert_same, hyp
+from hypothesis import given
+from hypothesis import strategies as st
 
 # =========================================================================== matmul family
 
@@ -880,3 +882,33 @@ def test_norm_dtypes_and_out():
     check(lambda m: m.linalg.matrix_norm(a.t(m), out=m.empty(0)), tol=ltol("float32"))
     check(lambda m: m.linalg.norm(a.t(m), out=m.empty(0)), tol=ltol("float32"))
     check(lambda m: m.linalg.matrix_norm(a.t(m)[0, 0]))
+
+
+# =========================================================================== properties
+
+_dims = st.integers(1, 3)
+
+
+@hyp(60)
+@given(batch_a=st.lists(st.integers(1, 3), max_size=2), batch_b=st.lists(st.integers(1, 3),
+                                                                         max_size=2),
+       n=_dims, k=_dims, k2=_dims, p=_dims, rank_a=st.integers(1, 4), rank_b=st.integers(1, 4),
+       layout=st.sampled_from(["contiguous", "transposed", "strided"]))
+def test_matmul_property(batch_a, batch_b, n, k, k2, p, rank_a, rank_b, layout):
+    """Any ranks, broadcastable or not, matching inner sizes or not: same result or error."""
+    shape_a = (tuple(batch_a) + (n, k))[-rank_a:] if rank_a > 1 else (k,)
+    shape_b = (tuple(batch_b) + (k2, p))[-rank_b:] if rank_b > 1 else (k2,)
+    a, b = Arr(shape_a, layout=layout), Arr(shape_b, layout=layout)
+    check(lambda m: m.matmul(a.t(m), b.t(m)))
+
+
+@pytest.mark.parametrize("la,lb", [("transposed", "contiguous"), ("contiguous", "transposed"),
+                                   ("transposed", "transposed"), ("strided", "contiguous"),
+                                   ("contiguous", "strided")])
+def test_kron_outer_layouts(la, lb):
+    # kron views the elementwise product, so a transposed input can make torch's view fail
+    a, b = Arr((2, 3), layout=la), Arr((3, 4), layout=lb)
+    check(lambda m: m.kron(a.t(m), b.t(m)))
+    v, w = Arr((3,), layout=la), Arr((4,), layout=lb)
+    check(lambda m: m.outer(v.t(m), w.t(m)))
+    check(lambda m: m.kron(v.t(m), b.t(m)))

@@ -12,6 +12,9 @@ import numpy as np
 import pytest
 import torch
 from close_check import Arr, check, check_meta
+from conftest import CORE_DTYPE_NAMES, hyp
+from hypothesis import given
+from hypothesis import strategies as hst
 
 import strided
 
@@ -491,3 +494,22 @@ def test_arr_helper_consistency():
 ])
 def test_tensor_list_argument_errors(call):
     check(lambda m: call(m, m.ones(2)))
+
+
+# =============================================================================== properties
+
+
+@hyp(80)
+@given(d1=hst.sampled_from(CORE_DTYPE_NAMES), d2=hst.sampled_from(CORE_DTYPE_NAMES),
+       rows=hst.lists(hst.integers(0, 3), min_size=1, max_size=3), dim=hst.integers(-2, 1),
+       legacy_empty=hst.booleans())
+def test_cat_promotion_property(d1, d2, rows, dim, legacy_empty):
+    """cat of tensors of two dtypes (and maybe a legacy empty one): torch's promotion, shape
+    and layout, or torch's error."""
+    def recipe(m):
+        ts = [T(m, (r, 2) if dim in (0, -2) else (2, r), d1 if i % 2 == 0 else d2)
+              for i, r in enumerate(rows)]
+        if legacy_empty:
+            ts.insert(1, m.empty(0, dtype=getattr(m, d2)))
+        return m.cat(ts, dim)
+    check(recipe)

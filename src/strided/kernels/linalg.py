@@ -668,41 +668,21 @@ def addbmm_(self, batch1, batch2, beta=1, alpha=1):
 
 # -- outer, inner ----------------------------------------------------------------------------
 
-def _promoted(a, b):
-    return dt.promote(a._dtype, b._dtype)
-
-
-def _elementwise_product(shape, dtype, device, a_arr, b_arr, out):
-    if out is None:
-        result = _new(shape, dtype, device)
-    else:
-        check(dt.can_cast(dtype, out._dtype), lambda: (
-            f"result type {dtype._scalar_name} can't be cast to the desired output type "
-            f"{out._dtype._scalar_name}"))
-        resize_output(out, shape)
-        result = out
-    if a_arr is not None:
-        with np.errstate(all="ignore"):
-            prod = np.multiply(_widened(a_arr.astype(dtype.np, copy=False)),
-                               _widened(b_arr.astype(dtype.np, copy=False)))
-            if prod.dtype != np.bool_ and dtype is dt.bool_:
-                prod = prod != 0
-            np.copyto(result._array(), prod, casting="unsafe")
-    return result if out is None else _written(result)
-
-
 def _check_outer(self, vec2) -> None:
     check(self.dim() == 1, lambda: f"outer: Expected 1-D argument self, but got {self.dim()}-D")
     check(vec2.dim() == 1, lambda: f"outer: Expected 1-D argument vec2, but got {vec2.dim()}-D")
 
 
+def _elementwise_mul(a, b, out=None):
+    """torch's ``a * b`` (TensorIterator's promotion and layout): the elementwise kernel."""
+    from .elementwise import mul, mul_out
+    return mul(a, b) if out is None else mul_out(a, b, out)
+
+
 def _outer(self, vec2, out):
     _check_outer(self, vec2)
-    meta = _is_meta(self) or _is_meta(vec2)
-    shape = (self._sizes[0], vec2._sizes[0])
-    a = None if meta else self._array()[:, None]
-    b = None if meta else vec2._array()[None, :]
-    return _elementwise_product(shape, _promoted(self, vec2), self._device, a, b, out)
+    # torch: self.reshape(n, 1) * vec2
+    return _elementwise_mul(views.reshape(self, (self._sizes[0], 1)), vec2, out)
 
 
 def outer(self, vec2):
@@ -723,11 +703,7 @@ def ger_out(self, vec2, out):
 
 def _inner(self, other, out):
     if self.dim() == 0 or other.dim() == 0:
-        meta = _is_meta(self) or _is_meta(other)
-        shape = broadcast_pair(self._sizes, other._sizes)
-        a = None if meta else self._array()
-        b = None if meta else other._array()
-        return _elementwise_product(shape, _promoted(self, other), self._device, a, b, out)
+        return _elementwise_mul(self, other, out)
     check(self._sizes[-1] == other._sizes[-1], lambda: (
         f"inner() the last dimension must match on both input tensors but got shapes "
         f"{list(self._sizes)} and {list(other._sizes)}"))
@@ -1046,7 +1022,12 @@ def _kron(self, other, out):
     shape = tuple(x * y for x, y in zip(a_sizes, b_sizes))
     dtype = dt.promote(self._dtype, other._dtype)
     if out is None:
-        result = _new(shape, dtype, self._device)
+        # torch: (a viewed as (a0, 1, a1, 1, ...)) * (b as (1, b0, 1, b1, ...)), viewed as
+        # the result's shape; the product keeps its inputs' layout, so a transposed input
+        # can make that last view impossible (torch's view error then)
+        a_view = views.view(self, tuple(x for s_ in a_sizes for x in (s_, 1)))
+        b_view = views.view(other, tuple(x for s_ in b_sizes for x in (1, s_)))
+        return views.view(_elementwise_mul(a_view, b_view), shape)
     else:
         check(dt.can_cast(dtype, out._dtype), lambda: (
             f"result type {dtype._scalar_name} can't be cast to the desired output type "
