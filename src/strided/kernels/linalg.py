@@ -73,6 +73,15 @@ def _new(sizes, dtype, device):
     return empty(tuple(sizes), dtype, None, device)
 
 
+def _result_or_out(out, size, dtype, device):
+    """A new result, or ``out`` checked for ``dtype`` and resized to ``size`` (torch's rule)."""
+    if out is None:
+        return _new(size, dtype, device)
+    _check_out_dtype(out, dtype)
+    resize_output(out, size)
+    return out
+
+
 def _written(out):
     out._vc[0] += 1
     return out
@@ -207,12 +216,7 @@ def _mm_into(self, mat2, out):
             f"{cpp_name(mat2._dtype)}"))
         _check_kernel_dtype(self, "addmm_impl_cpu_")
     size = (self._sizes[0], mat2._sizes[1])
-    if out is None:
-        result = _new(size, dtype, self._device)
-    else:
-        _check_out_dtype(out, dtype)
-        resize_output(out, size)
-        result = out
+    result = _result_or_out(out, size, dtype, self._device)
     if not meta:
         _product_into(result._array(), self._array(), mat2._array())
     return result
@@ -279,12 +283,7 @@ def _mv_into(self, vec, out, bias=None, beta=0, alpha=1):
     if not meta:
         _check_mv_dtypes(bias if bias is not None else vec, self, vec)
     size = (self._sizes[0],)
-    if out is None:
-        result = _new(size, dtype, self._device)
-    else:
-        _check_out_dtype(out, dtype)
-        resize_output(out, size)
-        result = out
+    result = _result_or_out(out, size, dtype, self._device)
     if not meta:
         _check_kernel_dtype(self, "addmv_impl_cpu")
         beta, alpha = _scalar(beta, dtype), _scalar(alpha, dtype)
@@ -327,12 +326,7 @@ def _bmm_into(self, mat2, out):
             f"expected scalar type {dtype._scalar_name} but found {mat2._dtype._scalar_name}"))
         _check_kernel_dtype(self, "bmm")
     size = (self._sizes[0], self._sizes[1], mat2._sizes[2])
-    if out is None:
-        result = _new(size, dtype, self._device)
-    else:
-        _check_out_dtype(out, dtype)
-        resize_output(out, size)
-        result = out
+    result = _result_or_out(out, size, dtype, self._device)
     if not meta:
         _product_into(result._array(), self._array(), mat2._array())
     return result
@@ -2188,12 +2182,7 @@ def _matrix_norm_impl(A, ord, dim, keepdim, dtype, out):
     keep = tuple(d for d in range(A.dim()) if d not in (d0, d1))
     shape = tuple(1 if d in (d0, d1) else s for d, s in enumerate(A._sizes)) if keepdim else \
         tuple(A._sizes[d] for d in keep)
-    if out is None:
-        result = _new(shape, real, A._device)
-    else:
-        _check_out_dtype(out, real)
-        resize_output(out, shape)
-        result = out
+    result = _result_or_out(out, shape, real, A._device)
     if _is_meta(A):
         return result if out is None else _written(result)
     arr = A._array().astype(base.np, copy=False)
