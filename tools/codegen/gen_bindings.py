@@ -31,8 +31,9 @@ binding (``copy_(Tensor other, bool async=False)``), which count in torch's choi
 error message (Note [torch's TypeError texts] in frontend/arg_parser.py).
 
 Overloads are tried in YAML order; a guard skips an overload without calling its
-matcher when a positional argument it needs as a Tensor is not one, so that listing a
-Tensor overload first (as torch does) costs the Scalar path no exception.
+matcher when it takes fewer positional arguments than were given, or when a positional
+argument it needs as a Tensor is not one, so that listing a Tensor overload first (as
+torch does) costs the Scalar path no exception, nor ``a.sum(1)`` its ``sum(*, dtype)``.
 
 ``python_binding: False`` keeps an overload out of the Python bindings (it is still an
 operator): torch hides e.g. ``add.Scalar`` from Python, whose ``add(t, 2)`` goes through
@@ -447,9 +448,13 @@ def _pysig_literal(name: str, params, packs_varargs: bool, is_method: bool,
 
 
 def _tensor_guard(ov: Overload) -> str | None:
-    """A cheap test that rules the overload out when a positional argument it needs as a
-    Tensor is not one (None when there is nothing to test)."""
+    """A cheap test that rules the overload out when it cannot take that many positional
+    arguments, or when a positional argument it needs as a Tensor is not one (None when
+    there is nothing to test)."""
     conds = []
+    if not _packs_varargs(ov):
+        n_positional = sum(not p.kwarg_only for p in ov.params)
+        conds.append(f"len(args) <= {n_positional}" if n_positional else "not args")
     for j, p in enumerate(p for p in ov.params if not p.kwarg_only):
         if p.type.startswith("Tensor") and not p.type.endswith(("?", "]")) and \
                 p.default is None and not p.number_ok:

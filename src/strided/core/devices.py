@@ -85,8 +85,10 @@ class device:
         eq = self.__eq__(other)
         return eq if eq is NotImplemented else not eq
 
-    def __hash__(self):
-        return hash((self.type, self.index))
+    # Devices are interned (``_interned_device`` makes each (type, index) once), so equal
+    # devices are the same object and the identity hash is consistent with ``__eq__``; it
+    # keeps the per-op dict lookups keyed by device in C.
+    __hash__ = object.__hash__
 
     def __reduce__(self):
         return (device, (self.type, self.index))

@@ -104,6 +104,8 @@ class TensorImpl:
         strides = self._strides
         if 0 in sizes:
             arr = np.empty(sizes, self._dtype.np)
+        elif not self._offset and strides == contiguous_strides(sizes):
+            arr = np.ndarray(sizes, self._dtype.np, buffer=buf)   # the common case, faster
         else:
             arr = np.ndarray(sizes, self._dtype.np, buffer=buf, offset=self._offset * itemsize,
                              strides=[s * itemsize for s in strides])

@@ -54,6 +54,8 @@ def _dims(self, dim) -> tuple:
     ndim = len(self._sizes)
     if dim is None:
         return tuple(range(ndim))
+    if type(dim) is tuple and len(dim) == 1 and type(dim[0]) is int and 0 <= dim[0] < ndim:
+        return dim                                   # the common a.sum(1): nothing to wrap
     if type(dim) is int:
         dim = maybe_wrap_dim(dim, ndim)
         return (dim,) if ndim else ()
@@ -68,6 +70,11 @@ def _dims(self, dim) -> tuple:
 
 
 def _shape(sizes, axes, keepdim) -> tuple:
+    if not keepdim and len(axes) == len(sizes):
+        return ()
+    if len(axes) == 1 and not keepdim:
+        axis = axes[0]
+        return sizes[:axis] + sizes[axis + 1:]
     if keepdim:
         return tuple(1 if i in axes else s for i, s in enumerate(sizes))
     return tuple(s for i, s in enumerate(sizes) if i not in axes)
@@ -94,12 +101,16 @@ def _store(res, value) -> None:
     np.copyto(arr, value, casting="unsafe")
 
 
+_F32 = np.dtype(np.float32)
+_I64 = np.dtype(np.int64)
+
+
 def _acc(dtype) -> np.dtype:
     """The NumPy type to accumulate ``dtype`` in (Note [Accumulation types])."""
-    if dtype in _LOW_FLOATS:
-        return np.dtype(np.float32)
     if dtype.category <= dt.INT:
-        return np.dtype(np.int64)
+        return _I64
+    if dtype in _LOW_FLOATS:
+        return _F32
     return dtype.np
 
 
@@ -135,7 +146,7 @@ def _sum_like(self, dim, keepdim, dtype, out, ufunc, name):
         arr = np.where(np.isnan(arr), np.zeros((), arr.dtype), arr)
     if not self._sizes:
         _store(res, arr.astype(acc))
-    elif res._dtype.np == acc:
+    elif res._dtype.np is acc:
         # straight into the output's (possibly strided) memory: no temporary, no copy
         ufunc.reduce(arr, axis=axes, dtype=acc, keepdims=keepdim, out=res._array())
     else:
