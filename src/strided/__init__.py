@@ -203,6 +203,7 @@ from .frontend.functional import (  # noqa: E402
     cartesian_prod,
     einsum,
     meshgrid,
+    norm,
     tensordot,
 )
 from .random import (  # noqa: E402

@@ -884,6 +884,44 @@ def test_norm_dtypes_and_out():
     check(lambda m: m.linalg.matrix_norm(a.t(m)[0, 0]))
 
 
+TORCH_NORM_CASES = [
+    ((), {}), (("fro",), {}), (("fro",), {"dim": (0, 1)}), (("fro",), {"dim": 2}),
+    (("fro",), {"dim": (0, 1, 2)}), (("nuc",), {"dim": (1, 2)}), (("nuc",), {}),
+    (("bad",), {}), ((None,), {}), ((1, 2, True), {}), ((float("inf"),), {"dim": (0, 2)}),
+    ((), {"dtype": "float64"}), (("fro",), {"dim": 1, "keepdim": True}),
+    ((3,), {"dim": -1}), (("nuc",), {"dim": (0, 0)}),
+]
+
+
+@pytest.mark.parametrize("case", TORCH_NORM_CASES, ids=str)
+@pytest.mark.parametrize("form", ["function", "method"])
+def test_torch_norm_picks_vector_or_matrix_norm(case, form):
+    """``torch.norm`` / ``Tensor.norm`` (string or numeric p) route as torch's Python does."""
+    args, kwargs = case
+    a = Arr((2, 3, 4), "float32")
+
+    def recipe(m):
+        kw = {k: getattr(m, v) if k == "dtype" else v for k, v in kwargs.items()}
+        t = a.t(m)
+        return m.norm(t, *args, **kw) if form == "function" else t.norm(*args, **kw)
+    check(recipe, tol=ltol("float32"))
+
+
+def test_torch_norm_out_and_int_input():
+    a = Arr((3, 4))
+    check(lambda m: m.norm(a.t(m), "fro", out=m.empty(0)), tol=ltol("float32"))
+    check(lambda m: m.norm(a.t(m), 2, 1, out=m.empty(0)), tol=ltol("float32"))
+    check(lambda m: m.norm(a.t(m).long()))
+
+
+@pytest.mark.parametrize("ord", [True, False, 0, "bad", 3])
+@pytest.mark.parametrize("shape", [(2, 3, 4), (4,)], ids=str)
+def test_matrix_norm_checks_the_order_first(ord, shape):
+    a = Arr(shape)
+    check(lambda m: m.linalg.matrix_norm(a.t(m), ord), tol=ltol("float32"))
+    check(lambda m: m.linalg.matrix_norm(a.t(m), ord, dim=(0, 0)), tol=ltol("float32"))
+
+
 # =========================================================================== properties
 
 _dims = st.integers(1, 3)

@@ -106,3 +106,22 @@ def einsum(*args):
     else:
         equation, operands = _sublist_equation(args)
     return _F.einsum(equation, operands)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """``torch.norm``: a front for ``linalg.vector_norm`` and ``linalg.matrix_norm``, chosen
+    as torch's Python function chooses. ``'fro'`` over at most two dims (or all of them) is
+    the vector 2-norm of the flattened dims; any other string ('nuc', or 'fro' over more
+    dims, which matrix_norm then refuses) is a matrix norm, over every dim when ``dim`` is
+    None; a number (None means 2) is a vector norm."""
+    from .. import linalg
+
+    dims = [dim] if isinstance(dim, int) else dim
+    kw = {} if out is None else {"out": out}
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            return linalg.vector_norm(input, 2, dims, keepdim, dtype=dtype, **kw)
+        if dims is None:
+            dims = list(range(input.dim()))
+        return linalg.matrix_norm(input, p, dims, keepdim, dtype=dtype, **kw)
+    return linalg.vector_norm(input, 2.0 if p is None else p, dims, keepdim, dtype=dtype, **kw)

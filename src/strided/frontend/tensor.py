@@ -373,6 +373,11 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
     # raises its own TypeError. torch defines no ``__imatmul__`` either: ``a @= b``
     # rebinds ``a`` to a new tensor.
 
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        """``Tensor.norm``: ``strided.norm`` as a method (torch's is Python too)."""
+        from .functional import norm
+        return norm(self, p, dim, keepdim, dtype=dtype)
+
     def __matmul__(self, other):
         if not isinstance(other, Tensor):
             return NotImplemented

@@ -2159,6 +2159,10 @@ def _fmt_ord(ord) -> str:
 
 def _matrix_norm_impl(A, ord, dim, keepdim, dtype, out):
     fname = "linalg.matrix_norm"
+    if isinstance(ord, bool):
+        ord = int(ord)                               # torch reads a bool order as 0 or 1
+    # torch checks the order before anything else
+    check(ord in _MATRIX_ORDS, lambda: f"{fname}: Order {_fmt_ord(ord)} not supported.")
     check(A.dim() >= 2, lambda: f"{fname}: The input tensor A must have at least 2 dimensions.")
     check(A._dtype.category in (dt.FLOAT, dt.COMPLEX), lambda: (
         f"{fname}: Expected a floating point or complex tensor as input. Got "
@@ -2175,8 +2179,6 @@ def _matrix_norm_impl(A, ord, dim, keepdim, dtype, out):
     from ..core.checks import maybe_wrap_dim
     d0, d1 = maybe_wrap_dim(dim[0], A.dim()), maybe_wrap_dim(dim[1], A.dim())
     check(d0 != d1, lambda: f"{fname}: dims must be different. Got ({d0}, {d1})")
-    check(ord in _MATRIX_ORDS and not isinstance(ord, bool), lambda: (
-        f"{fname}: Order {_fmt_ord(ord)} not supported."))
     base = dtype or A._dtype
     real = base.to_real()
     keep = tuple(d for d in range(A.dim()) if d not in (d0, d1))
