@@ -68,7 +68,7 @@ class AutogradMeta:
     case), so that creating a plain tensor sets one slot instead of five."""
 
     __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad", "hooks",
-                 "__weakref__")
+                 "grad_accumulator", "view_version", "post_accumulate_hooks", "__weakref__")
 
     def __init__(self, requires_grad=False):
         self.requires_grad = requires_grad
@@ -76,7 +76,10 @@ class AutogradMeta:
         self.grad_fn = None
         self.output_nr = 0
         self.retains_grad = False
-        self.hooks = None
+        self.hooks = None                    # Tensor.register_hook on a leaf
+        self.grad_accumulator = None         # weakref to the leaf's AccumulateGrad
+        self.view_version = None             # a view's base version its grad_fn was made at
+        self.post_accumulate_hooks = None
 
 
 class TensorImpl:

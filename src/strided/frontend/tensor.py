@@ -8,6 +8,8 @@ what is not an operator: ``size()``, ``stride()``, ``item()``, ``numpy()``,
 
 from __future__ import annotations
 
+import weakref
+
 import warnings
 
 import numpy as np
@@ -23,6 +25,9 @@ from ..core.tensor_impl import (
     numel_of,
     set_tensor_class,
 )
+from ..autograd import graph as _graph
+from ..autograd import views as _autograd_views
+from ..core.dispatch_keys import DispatchKey as _DispatchKey
 from ..kernels import factory as _factory
 from ..ops._generated import tensor_methods as _gen_methods
 from ..ops._generated import torch_functions as _gen_functions
@@ -35,6 +40,7 @@ from .operators import TensorOperators
 __all__ = ["Size", "Tensor"]
 
 _matmul_op = get_op("aten::matmul")
+_AUTOGRAD_BIT = _DispatchKey.Autograd.bit
 
 
 class Size(tuple):
@@ -193,6 +199,20 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
         from .nonzero import tensor_nonzero
         return tensor_nonzero(self, *args, **kwargs)
 
+    # torch/_tensor.py defines these two in Python, over torch.unique / unique_consecutive
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        """Returns the unique elements of the input tensor. See ``strided.unique``."""
+        from .functional import unique
+        return unique(self, sorted=sorted, return_inverse=return_inverse,
+                      return_counts=return_counts, dim=dim)
+
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        """Eliminates all but the first element of every run of equal consecutive elements.
+        See ``strided.unique_consecutive``."""
+        from .functional import unique_consecutive
+        return unique_consecutive(self, return_inverse=return_inverse,
+                                  return_counts=return_counts, dim=dim)
+
     def _is_view(self) -> bool:
         return self._base is not None
 
@@ -268,7 +288,16 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
             if not requires_grad:
                 return self
             meta = self._autograd_meta = AutogradMeta()
+        if not requires_grad and meta.grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to "
+                "use a computed variable in a subgraph that doesn't require differentiation "
+                "use var_no_grad = var.detach().")
         meta.requires_grad = requires_grad
+        if requires_grad:
+            self._keyset |= _AUTOGRAD_BIT
+        else:
+            self._keyset &= ~_AUTOGRAD_BIT
         return self
 
     @property
@@ -278,14 +307,29 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
 
     @grad.setter
     def grad(self, value):
+        if value is not None:
+            check(isinstance(value, TensorImpl), lambda: (
+                f"assigned grad expected to be a Tensor or None but got grad of type "
+                f"{type(value).__name__}"))
+            check(value._dtype is self._dtype, "assigned grad has data of a different type")
+            check(value._sizes == self._sizes, "assigned grad has data of a different size")
         if self._autograd_meta is None:
             self._autograd_meta = AutogradMeta()
         self._autograd_meta.grad = value
 
+    @grad.deleter
+    def grad(self):
+        if self._autograd_meta is not None:
+            self._autograd_meta.grad = None
+
     @property
     def grad_fn(self):
         meta = self._autograd_meta
-        return None if meta is None else meta.grad_fn
+        if meta is None or meta.grad_fn is None:
+            return None
+        if self._base is not None:
+            return _autograd_views.refresh_view_grad_fn(self, meta)
+        return meta.grad_fn
 
     @property
     def is_leaf(self) -> bool:
@@ -293,8 +337,76 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
         return meta is None or meta.grad_fn is None
 
     @property
+    def output_nr(self) -> int:
+        meta = self._autograd_meta
+        return 0 if meta is None else meta.output_nr
+
+    @property
     def data(self):
         return self.detach()
+
+    @data.setter
+    def data(self, value):
+        """``t.data = other``: ``t`` takes ``other``'s storage and geometry in place,
+        keeping its autograd identity."""
+        check(isinstance(value, TensorImpl), "data must be a Tensor")
+        self._storage = value._storage
+        self._sizes = value._sizes
+        self._strides = value._strides
+        self._offset = value._offset
+        self._dtype = value._dtype
+        self._np = None
+
+    # -- autograd entry points -------------------------------------------------------------
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Gradients of this tensor with respect to the graph's leaves, summed into their
+        ``.grad`` (see ``strided.autograd.backward``)."""
+        from .. import autograd
+        autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def retain_grad(self):
+        """Keep the gradient of a non-leaf in ``.grad`` during backward."""
+        check(self.requires_grad, "can't retain_grad on Tensor that has requires_grad=False")
+        meta = self._autograd_meta
+        if meta.grad_fn is None or meta.retains_grad:
+            return
+        fn = self.grad_fn
+        if fn._retain_grad_hooks is None:
+            fn._retain_grad_hooks = {}
+        fn._retain_grad_hooks[meta.output_nr] = weakref.ref(self)
+        meta.retains_grad = True
+
+    @property
+    def retains_grad(self) -> bool:
+        meta = self._autograd_meta
+        return meta is not None and meta.retains_grad
+
+    def register_hook(self, hook):
+        """``hook(grad)`` runs when this tensor's gradient is computed; it may return a
+        replacement. Returns a handle whose ``remove()`` takes it out."""
+        check(self.requires_grad, "cannot register a hook on a tensor that doesn't require "
+                                  "gradient")
+        meta = self._autograd_meta
+        if meta.grad_fn is None:
+            if meta.hooks is None:
+                meta.hooks = []
+            return _graph.Handle(meta.hooks, hook)
+        fn = self.grad_fn
+        if fn._tensor_pre_hooks is None:
+            fn._tensor_pre_hooks = {}
+        return _graph.Handle(fn._tensor_pre_hooks.setdefault(meta.output_nr, []), hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` after a gradient was accumulated into this leaf's ``.grad``."""
+        check(self.is_leaf, "post accumulate grad hooks cannot be registered on non-leaf "
+                            "tensors")
+        check(self.requires_grad, "cannot register a hook on a tensor that doesn't require "
+                                  "gradient")
+        meta = self._autograd_meta
+        if meta.post_accumulate_hooks is None:
+            meta.post_accumulate_hooks = []
+        return _graph.Handle(meta.post_accumulate_hooks, hook)
 
     # -- Python scalars and protocols -------------------------------------------------------
 

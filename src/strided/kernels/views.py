@@ -29,6 +29,7 @@ import sys
 import warnings
 
 from ..core.checks import check, maybe_wrap_dim
+from ..core.dispatch_keys import DispatchKey
 from ..core.tensor_impl import contiguous_strides, make_tensor, numel_of
 from .broadcast import broadcast_pair
 
@@ -683,4 +684,5 @@ def detach_(self):
     if meta is not None:
         meta.requires_grad = False
         meta.grad_fn = None
+    self._keyset &= ~DispatchKey.Autograd.bit
     return self

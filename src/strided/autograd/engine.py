@@ -1,0 +1,280 @@
+"""The engine: runs the graph backward from some roots.
+
+    execute(roots, retain_graph, create_graph, capture=None, accumulate=True)
+
+Note [Engine order]
+~~~~~~~~~~~~~~~~~~~
+The engine first walks the graph from the roots and counts, for every node, how many
+edges lead into it. A node is ready when all of them have delivered (its count reaches
+zero); among ready nodes the one created last runs first (the highest sequence
+number, as torch's CPU ready queue orders them). Gradients arriving at the same input of
+a node are summed in its input buffer before it runs.
+
+When the caller wants only some gradients (``autograd.grad`` or ``backward(inputs=)``),
+nodes from which no wanted gradient can be reached are not run at all, and with
+``autograd.grad`` the leaves' ``AccumulateGrad`` nodes are not run either: their
+incoming gradient is captured instead.
+
+Note [What the engine does to a gradient]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Before a gradient travels along an edge it is checked against the input metadata of
+the node that produced it (Note [Input metadata] in graph.py): summed back to the
+input's shape if the input was broadcast, cast to the input's dtype. A gradient whose
+shape cannot be summed to the input's raises torch's "returned an invalid gradient".
+Without ``create_graph`` the whole backward runs under ``no_grad``, so formulas record
+nothing; with it, they record a graph of their own (double backward).
+"""
+
+from __future__ import annotations
+
+import heapq
+import warnings
+
+from . import grad_mode
+from .graph import AccumulateGrad
+
+__all__ = ["accumulate_into_leaf", "execute"]
+
+
+def _sum_to(grad, sizes):
+    """``grad`` summed over the dims that broadcasting added to a tensor of ``sizes``."""
+    gs = grad._sizes
+    lead = len(gs) - len(sizes)
+    dims = list(range(lead))
+    for i, s in enumerate(sizes):
+        if s == 1 and gs[lead + i] != 1:
+            dims.append(lead + i)
+    if dims:
+        grad = grad.sum(dims, keepdim=True)
+    if lead or grad._sizes != tuple(sizes):
+        grad = grad.view(tuple(sizes))
+    return grad
+
+
+def _expandable(sizes, target) -> bool:
+    if len(sizes) > len(target):
+        return False
+    for s, t in zip(reversed(sizes), reversed(target)):
+        if s != 1 and s != t:
+            return False
+    return True
+
+
+def _validate(node, i, grad, metadata):
+    sizes, dtype, device = metadata
+    if grad._sizes != sizes:
+        if not _expandable(sizes, grad._sizes):
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                f"[{', '.join(map(str, grad._sizes))}] but expected shape compatible with "
+                f"[{', '.join(map(str, sizes))}]")
+        grad = _sum_to(grad, sizes)
+    if grad._dtype is not dtype:
+        if not dtype.is_complex and grad._dtype.is_complex:
+            grad = grad.real
+        grad = grad.to(dtype)
+    return grad
+
+
+def _add(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+def accumulate_into_leaf(variable, grad) -> None:
+    """Add ``grad`` into ``variable.grad`` (AccumulateGrad's job). Without grad mode the
+    sum is in place into the existing ``.grad``; with it (``create_graph``) it is a new
+    tensor that keeps its graph."""
+    meta = variable._autograd_meta
+    if grad is None:
+        return
+    old = meta.grad
+    if grad_mode.STATE.enabled:
+        meta.grad = grad if old is None else old + grad
+    elif old is None:
+        from ..kernels.factory import empty_like
+        new = empty_like(variable, dtype=grad._dtype)
+        new.copy_(grad)
+        meta.grad = new
+    elif old.requires_grad:
+        meta.grad = old + grad
+    else:
+        old.add_(grad)
+    hooks = meta.post_accumulate_hooks
+    if hooks:
+        for hook in tuple(hooks):
+            hook(variable)
+
+
+def _run_tensor_hooks(hooks, grad):
+    for hook in tuple(hooks):
+        new = hook(grad)
+        if new is not None:
+            grad = new
+    return grad
+
+
+def _pre_process(node, grads: list) -> list:
+    """Tensor hooks, retain_grad and the node's pre-hooks, in torch's order."""
+    if type(node) is AccumulateGrad:
+        hooks = node.variable._autograd_meta.hooks
+        if hooks and grads and grads[0] is not None:
+            grads[0] = _run_tensor_hooks(hooks, grads[0])
+    tensor_hooks = node._tensor_pre_hooks
+    if tensor_hooks:
+        for nr, hooks in tensor_hooks.items():
+            if nr < len(grads) and grads[nr] is not None:
+                grads[nr] = _run_tensor_hooks(hooks, grads[nr])
+    retained = node._retain_grad_hooks
+    if retained:
+        for nr, ref in retained.items():
+            t = ref()
+            if t is not None and nr < len(grads) and grads[nr] is not None:
+                meta = t._autograd_meta
+                g = grads[nr]
+                meta.grad = g.detach().clone() if meta.grad is None else meta.grad + g
+    if node._pre_hooks:
+        for hook in tuple(node._pre_hooks):
+            new = hook(tuple(grads))
+            if new is not None:
+                grads = list(new)
+    return grads
+
+
+def _collect(roots):
+    """Dependency counts of every node reachable from ``roots`` (Note [Engine order])."""
+    deps: dict = {}
+    seen = set()
+    stack = [node for node, _ in roots if node is not None]
+    for node in stack:
+        seen.add(node)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps, seen
+
+
+def _needed(nodes, targets) -> set:
+    """Nodes from which some node of ``targets`` can be reached."""
+    memo: dict = {}
+    for start in nodes:
+        if start in memo:
+            continue
+        # iterative post-order: a node is needed if it is a target or a child is needed
+        stack = [(start, iter(start.next_functions))]
+        memo[start] = start in targets
+        while stack:
+            node, children = stack[-1]
+            advanced = False
+            for nxt, _ in children:
+                if nxt is None:
+                    continue
+                if nxt not in memo:
+                    memo[nxt] = nxt in targets
+                    stack.append((nxt, iter(nxt.next_functions)))
+                    advanced = True
+                    break
+                if memo[nxt]:
+                    memo[node] = True
+            if not advanced:
+                stack.pop()
+                if stack and memo[node]:
+                    memo[stack[-1][0]] = True
+    return {n for n, need in memo.items() if need}
+
+
+def execute(roots, retain_graph: bool, create_graph: bool, capture=None,
+            accumulate: bool = True):
+    """Run the graph backward. ``roots`` is a list of ``((node, input_nr), grad)``.
+    ``capture`` is a list of edges whose incoming gradient is returned (in order; None
+    where nothing arrived); with ``accumulate=False`` no ``AccumulateGrad`` runs."""
+    edges = [edge for edge, _ in roots]
+    deps, nodes = _collect(edges)
+    buffers: dict = {}
+    for (node, nr), grad in roots:
+        if node is None:
+            continue
+        buf = buffers.setdefault(node, [])
+        while len(buf) <= nr:
+            buf.append(None)
+        buf[nr] = _add(buf[nr], grad)
+    captured = {}
+    wanted = None
+    if capture is not None:
+        targets = {node for node, _ in capture if node is not None}
+        wanted = _needed(nodes, targets)
+        for edge in capture:
+            captured[edge] = None
+    ready = []
+    for node in {node for node, _ in edges if node is not None}:
+        if deps.get(node, 0) == 0:
+            heapq.heappush(ready, (-node._sequence_nr, id(node), node))
+    prev = (grad_mode.STATE.enabled, grad_mode.STATE.inference)
+    grad_mode.STATE.enabled = create_graph
+    grad_mode.STATE.inference = False
+    try:
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            grads = buffers.pop(node, [])
+            run = wanted is None or node in wanted
+            outputs = None
+            if run and any(g is not None for g in grads):
+                grads = _pre_process(node, grads)
+                if capture is not None:
+                    for nr, g in enumerate(grads):
+                        if (node, nr) in captured:
+                            captured[(node, nr)] = _add(captured[(node, nr)], g)
+                if type(node) is not AccumulateGrad or accumulate:
+                    outputs = _apply(node, grads, retain_graph)
+            for i, (nxt, nr) in enumerate(node.next_functions):
+                if nxt is None:
+                    continue
+                g = outputs[i] if outputs is not None and i < len(outputs) else None
+                if g is not None:
+                    g = _validate(node, i, g, node._input_metadata[i])
+                    buf = buffers.setdefault(nxt, [])
+                    while len(buf) <= nr:
+                        buf.append(None)
+                    buf[nr] = _add(buf[nr], g)
+                remaining = deps[nxt] - 1
+                deps[nxt] = remaining
+                if remaining == 0:
+                    heapq.heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
+    finally:
+        grad_mode.STATE.enabled, grad_mode.STATE.inference = prev
+    if capture is not None:
+        return [captured[edge] for edge in capture]
+    return None
+
+
+def _apply(node, grads, retain_graph):
+    from . import anomaly_mode
+    if node._freed:
+        from .graph import _FREED
+        raise RuntimeError(_FREED)
+    try:
+        outputs = node.apply(tuple(grads))
+    except Exception:
+        if anomaly_mode.is_enabled() and node._anomaly_trace is not None:
+            warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that "
+                          f"caused the error:\n{node._anomaly_trace}", stacklevel=2)
+        raise
+    if anomaly_mode.checks_nan():
+        anomaly_mode.check_outputs(node, outputs)
+    if node._hooks:
+        for hook in tuple(node._hooks):
+            new = hook(tuple(outputs), tuple(grads))
+            if new is not None:
+                outputs = new
+    if not retain_graph:
+        node._release()
+    return outputs

@@ -1,0 +1,158 @@
+"""Grad mode: whether operations record the graph.
+
+    with strided.no_grad():          # nothing inside records a graph
+        y = x * 2                    # y.requires_grad is False
+
+    @strided.enable_grad()           # works as a decorator too
+    def f(x): ...
+
+Note [One global grad mode]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~
+torch keeps grad mode per thread. strided keeps one flag for the process (``STATE``):
+its kernels run on the calling thread only and the engine does not run nodes on
+worker threads, so a thread-local would cost an attribute lookup on every recorded
+op for no behaviour anyone can observe in a single-threaded program. The autograd
+kernels read ``STATE.enabled`` directly.
+
+``inference_mode`` is grad mode off, plus a flag that ``is_inference_mode_enabled``
+reports; tensors made inside it are ordinary tensors that never require grad (torch's
+inference tensors additionally refuse to be saved for backward; strided does not track
+that bit).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+__all__ = ["enable_grad", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled",
+           "no_grad", "set_grad_enabled"]
+
+
+class _State:
+    __slots__ = ("enabled", "inference")
+
+    def __init__(self):
+        self.enabled = True
+        self.inference = False
+
+
+STATE = _State()
+
+
+def is_grad_enabled() -> bool:
+    return STATE.enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    return STATE.inference
+
+
+class _Mode:
+    """A context manager that is also a decorator (on functions and generators)."""
+
+    def __call__(self, fn):
+        if inspect.isclass(fn):
+            raise RuntimeError(f"{type(self).__name__} can't be applied to a class")
+        if inspect.isgeneratorfunction(fn):
+            @functools.wraps(fn)
+            def generator(*args, **kwargs):
+                gen = fn(*args, **kwargs)
+                with self.clone():
+                    request = gen.send(None)
+                while True:
+                    try:
+                        response = yield request
+                    except GeneratorExit:
+                        with self.clone():
+                            gen.close()
+                        raise
+                    except BaseException as exc:   # noqa: B036 - re-thrown into the generator
+                        with self.clone():
+                            request = gen.throw(exc)
+                    else:
+                        try:
+                            with self.clone():
+                                request = gen.send(response)
+                        except StopIteration as stop:
+                            return stop.value
+            return generator
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return fn(*args, **kwargs)
+        return wrapper
+
+    def clone(self):
+        return type(self)()
+
+    def __enter__(self):
+        self._prev = (STATE.enabled, STATE.inference)
+        self._set()
+        return None
+
+    def __exit__(self, *exc):
+        STATE.enabled, STATE.inference = self._prev
+        return False
+
+
+class no_grad(_Mode):
+    """Disable gradient recording inside the block or function."""
+
+    def _set(self):
+        STATE.enabled = False
+
+
+class enable_grad(_Mode):
+    """Enable gradient recording inside the block or function (even under ``no_grad``)."""
+
+    def _set(self):
+        STATE.enabled = True
+
+
+class set_grad_enabled(_Mode):
+    """``set_grad_enabled(mode)``: sets grad mode at once when called, and restores the
+    previous mode when used as a context manager and the block ends."""
+
+    def __init__(self, mode: bool):
+        if not isinstance(mode, bool):
+            raise TypeError(f"set_grad_enabled(): argument 'mode' must be bool, not "
+                            f"{type(mode).__name__}")
+        self._prev = (STATE.enabled, STATE.inference)
+        self.mode = mode
+        STATE.enabled = mode
+
+    def __call__(self, fn):
+        STATE.enabled, STATE.inference = self._prev
+        return super().__call__(fn)
+
+    def clone(self):
+        return type(self)(self.mode)
+
+    def __enter__(self):
+        STATE.enabled = self.mode
+        return None
+
+    def _set(self):
+        STATE.enabled = self.mode
+
+
+class inference_mode(_Mode):
+    """``inference_mode(mode=True)``: grad mode off (and the inference flag on) inside."""
+
+    def __init__(self, mode: bool = True):
+        self.mode = mode
+
+    def __new__(cls, mode=True):
+        if callable(mode) and not isinstance(mode, bool):    # used as @inference_mode
+            return cls(True)(mode)
+        return super().__new__(cls)
+
+    def clone(self):
+        return type(self)(self.mode)
+
+    def _set(self):
+        if self.mode:
+            STATE.enabled = False
+            STATE.inference = True

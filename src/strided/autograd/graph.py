@@ -1,0 +1,259 @@
+"""The autograd graph: nodes, edges and saved tensors.
+
+    x = strided.ones(3, requires_grad=True)
+    y = (x * 2).sum()
+    y.grad_fn                        # <SumBackward0>
+    y.grad_fn.next_functions         # ((<MulBackward0>, 0),)
+    y.grad_fn.next_functions[0][0].next_functions   # ((<AccumulateGrad>, 0), (None, 0))
+
+A ``Node`` is one recorded backward function. Its ``next_functions`` are its edges,
+one per differentiable input of the forward op: ``(node, input_nr)`` pairs that say
+where the gradient for that input goes (``(None, 0)`` for an input that needs none).
+A leaf that requires grad is reached through its ``AccumulateGrad`` node, which adds
+incoming gradients into ``leaf.grad``.
+
+Note [Input metadata]
+~~~~~~~~~~~~~~~~~~~~~
+Each node remembers the shape, dtype and device of every forward input
+(``_input_metadata``). The engine uses it to shape what a formula returns before it
+travels along an edge: a gradient for an input that was broadcast is summed back to
+the input's shape, and a gradient of another dtype is cast to the input's dtype. So
+formulas never deal with broadcasting or mixed dtypes (torch's engine does the same in
+``validate_outputs``).
+
+Note [Saved tensors and cycles]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A node keeps what its formula needs as ``SavedTensor`` objects, each with the tensor's
+version when it was saved; unpacking after an in-place change raises torch's error.
+Saving an op's *output* must not make ``out.grad_fn -> node -> out`` a reference
+cycle (the graph would then outlive its last user until the cycle collector ran, and
+the memory statistics would show it). So an output is saved as a bare alias (same
+storage, same version counter, no autograd state) and re-attached to its node when
+unpacked. Inputs are saved as the tensors themselves: they point upstream only.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+
+from ..core.tensor_impl import AutogradMeta, make_tensor
+
+__all__ = ["AccumulateGrad", "Node", "SavedTensor", "gradient_edge"]
+
+_FREED = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.")
+
+_sequence = [0]
+
+
+def _next_sequence_nr() -> int:
+    _sequence[0] += 1
+    return _sequence[0]
+
+
+class Node:
+    """A backward function in the graph (torch's ``torch.autograd.graph.Node``)."""
+
+    __slots__ = ("next_functions", "_input_metadata", "_sequence_nr", "_hooks", "_pre_hooks",
+                 "_tensor_pre_hooks", "_retain_grad_hooks", "_metadata", "_freed",
+                 "_anomaly_trace", "__weakref__")
+
+    def __init__(self):
+        self.next_functions = ()
+        self._input_metadata = ()
+        self._sequence_nr = _next_sequence_nr()
+        self._hooks = None
+        self._pre_hooks = None
+        self._tensor_pre_hooks = None       # {output_nr: [hook, ...]} from Tensor.register_hook
+        self._retain_grad_hooks = None      # {output_nr: tensor weakref}
+        self._metadata = None
+        self._freed = False
+        self._anomaly_trace = None
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def _sequence_number(self) -> int:
+        return self._sequence_nr
+
+    def apply(self, grads: tuple) -> tuple:
+        """Gradients for the inputs (one per edge) from gradients for the outputs."""
+        raise NotImplementedError(f"{self.name()} has no backward")
+
+    def _release(self) -> None:
+        """Drop what the formula saved (after a backward without ``retain_graph``)."""
+        self._freed = True
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` after the node runs; it may return new
+        grad_inputs. Returns a handle with ``remove()``."""
+        if self._hooks is None:
+            self._hooks = []
+        return Handle(self._hooks, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` before the node runs; it may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = []
+        return Handle(self._pre_hooks, fn)
+
+    def __call__(self, *grads):
+        return self.apply(grads)
+
+    def __repr__(self):
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+
+class Handle:
+    """What ``register_hook`` returns: ``remove()`` takes the hook out again."""
+
+    __slots__ = ("_hooks", "_fn")
+
+    def __init__(self, hooks: list, fn):
+        hooks.append(fn)
+        self._hooks = hooks
+        self._fn = fn
+
+    def remove(self) -> None:
+        if self._fn in self._hooks:
+            self._hooks.remove(self._fn)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf that requires grad: adds gradients into ``variable.grad``."""
+
+    __slots__ = ("variable", "_post_accumulate_hooks")
+
+    def __init__(self, variable):
+        super().__init__()
+        self.variable = variable
+        self._post_accumulate_hooks = None
+        self._input_metadata = (_metadata_of(variable),)
+
+    def _release(self) -> None:
+        pass                                 # shared by every graph that reaches the leaf
+
+    def apply(self, grads):
+        from .engine import accumulate_into_leaf
+        accumulate_into_leaf(self.variable, grads[0])
+        return ()
+
+
+def _metadata_of(t) -> tuple:
+    return (t._sizes, t._dtype, t._device)
+
+
+class SavedTensor:
+    """A tensor a node saved for backward, with the version it had (Note [Saved tensors and
+    cycles])."""
+
+    __slots__ = ("_data", "_version", "_is_output", "_output_nr", "_owner_name", "_weak_owner",
+                 "_requires_grad")
+
+    def __init__(self, tensor, is_output: bool = False, node=None):
+        self._version = tensor._vc[0]
+        self._is_output = is_output
+        meta = tensor._autograd_meta
+        self._requires_grad = meta is not None and meta.requires_grad
+        if is_output:
+            self._data = make_tensor(tensor._storage, tensor._sizes, tensor._strides,
+                                     tensor._offset, tensor._dtype, tensor._vc, tensor._base)
+            self._output_nr = meta.output_nr if meta is not None else 0
+            self._owner_name = node.name() if node is not None else None
+        else:
+            self._data = tensor
+            self._output_nr = 0
+            self._owner_name = None
+
+    def unpack(self, node=None):
+        data = self._data
+        if data is None:
+            raise RuntimeError(_FREED)
+        if data._vc[0] != self._version:
+            raise RuntimeError(self._version_error(data, node))
+        if self._is_output and self._requires_grad and node is not None:
+            out = make_tensor(data._storage, data._sizes, data._strides, data._offset,
+                              data._dtype, data._vc, data._base)
+            meta = out._autograd_meta = AutogradMeta(True)
+            meta.grad_fn = node
+            meta.output_nr = self._output_nr
+            out._keyset = data._keyset | _AUTOGRAD_BIT
+            return out
+        return data
+
+    def _version_error(self, data, node) -> str:
+        where = f"[{data.type()} [{', '.join(map(str, data._sizes))}]]"
+        if self._is_output:
+            owner = self._owner_name
+        else:
+            fn = data.grad_fn
+            owner = fn.name() if fn is not None else None
+        if owner is not None:
+            where += f", which is output {self._output_nr} of {_short_name(owner)},"
+        return ("one of the variables needed for gradient computation has been modified by "
+                f"an inplace operation: {where} is at version {data._vc[0]}; expected version "
+                f"{self._version} instead. Hint: enable anomaly detection to find the "
+                "operation that failed to compute its gradient, with "
+                "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+    def release(self) -> None:
+        self._data = None
+
+
+def _short_name(name: str) -> str:
+    """torch names the owner without the ``Backward<n>`` suffix: ``MulBackward0 -> Mul``."""
+    return re.sub(r"Backward\d*$", "", name)
+
+
+def _bits():
+    from ..core.dispatch_keys import DispatchKey
+    return DispatchKey.Autograd.bit
+
+
+_AUTOGRAD_BIT = _bits()
+
+
+def gradient_edge(t) -> tuple:
+    """Where the gradient for ``t`` goes: ``(grad_fn, output_nr)``, ``(AccumulateGrad, 0)``
+    for a leaf that requires grad, ``(None, 0)`` otherwise."""
+    meta = t._autograd_meta
+    if meta is None:
+        return (None, 0)
+    fn = meta.grad_fn
+    if fn is not None:
+        from .views import refresh_view_grad_fn
+        if t._base is not None:
+            fn = refresh_view_grad_fn(t, meta)
+        return (fn, meta.output_nr)
+    if meta.requires_grad:
+        return (grad_accumulator(t, meta), 0)
+    return (None, 0)
+
+
+def grad_accumulator(t, meta):
+    """The leaf's ``AccumulateGrad`` node. The meta holds it weakly (as torch does): the
+    graph nodes that lead to it keep it alive, and a strong reference from the leaf would
+    make ``leaf -> AccumulateGrad -> leaf`` a cycle."""
+    ref = meta.grad_accumulator
+    acc = ref() if ref is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        meta.grad_accumulator = weakref.ref(acc)
+    return acc

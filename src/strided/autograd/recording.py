@@ -1,0 +1,516 @@
+"""The ``Autograd`` kernels: record a node, then re-dispatch below autograd.
+
+Note [How an op records]
+~~~~~~~~~~~~~~~~~~~~~~~~
+A tensor that requires grad (a leaf with ``requires_grad=True`` or anything with a
+``grad_fn``) carries the ``Autograd`` bit in its key set, so an op reaches its autograd
+kernel only when some argument does; every other call goes straight to the backend
+kernel, paying nothing for autograd. The autograd kernel of an op with a formula in
+derivatives.yaml then:
+
+1. returns the backend's result unchanged when grad mode is off or no differentiable
+   input needs a gradient;
+2. makes the op's node (``MulBackward0``), with one edge per differentiable input
+   (``gradient_edge``) and the inputs' metadata, and saves what the formulas read;
+3. runs the backend kernel with grad mode off (so that whatever it dispatches records
+   nothing: torch's "below autograd");
+4. gives each differentiable floating or complex output a ``grad_fn`` (``output_nr``
+   set, the ``Autograd`` bit added), and saves the outputs the formulas read.
+
+In-place variants (``mul_``) use their functional entry's node. They refuse a leaf that
+requires grad (or a view of one), save a clone of ``self`` when a formula reads its
+old value, and rebase ``self``'s history onto the new node; when ``self`` is a view, the
+base's history is rebased instead (``CopySlices``, see autograd/views.py). ``out=``
+variants refuse to record, as torch's do.
+
+Ops without an entry have no autograd kernel (the key falls through); a test checks
+that every op with floating outputs has an entry or is listed as non-differentiable.
+"""
+
+from __future__ import annotations
+
+from ..core.dispatch_keys import DispatchKey
+from ..core.tensor_impl import AutogradMeta, TensorImpl
+from ..ops.dispatcher import all_ops, register_kernel
+from . import anomaly_mode, grad_mode
+from .graph import Node, SavedTensor, _metadata_of, gradient_edge
+
+__all__ = ["FormulaNode", "install", "mark_output"]
+
+AUTOGRAD_BIT = DispatchKey.Autograd.bit
+_BELOW = ~(DispatchKey.Autograd.bit | DispatchKey.ADInplaceOrView.bit)
+_STATE = grad_mode.STATE
+
+
+class SavedTensorList(tuple):
+    """The saved elements of a ``Tensor[]`` argument."""
+
+    __slots__ = ()
+
+
+def _u(value, node):
+    """A saved value as the formula sees it."""
+    t = type(value)
+    if t is SavedTensor:
+        return value.unpack(node)
+    if t is SavedTensorList:
+        return [v.unpack(node) if v is not None else None for v in value]
+    return value
+
+
+class FormulaNode(Node):
+    """Base of the generated nodes: span bookkeeping for ``Tensor[]`` inputs, zero
+    gradients for outputs that got none, saved values as ``_saved_<name>``."""
+
+    __slots__ = ("_spans", "_out_meta")
+    _SAVED: tuple = ()
+
+    def __init__(self):
+        super().__init__()
+        self._spans = None
+        self._out_meta = None
+
+    def _need(self, i: int) -> bool:
+        spans = self._spans
+        edges = self.next_functions
+        if spans is None:
+            return edges[i][0] is not None
+        start, stop = spans[i]
+        return any(edges[j][0] is not None for j in range(start, stop))
+
+    def _flatten(self, results: tuple) -> tuple:
+        spans = self._spans
+        if spans is None:
+            return results
+        out = []
+        for (start, stop), r in zip(spans, results):
+            if stop - start == 1 and not isinstance(r, (list, tuple)):
+                out.append(r)
+            elif r is None:
+                out.extend([None] * (stop - start))
+            else:
+                out.extend(r)
+        return tuple(out)
+
+    def _materialize(self, grads):
+        from ..kernels.factory import zeros
+        out = list(grads)
+        for i, g in enumerate(out):
+            if g is None and self._out_meta is not None and self._out_meta[i] is not None:
+                sizes, dtype, device = self._out_meta[i]
+                out[i] = zeros(sizes, dtype, device=device)
+        return tuple(out)
+
+    def _release(self) -> None:
+        self._freed = True
+        for name in self._SAVED:
+            value = getattr(self, "_s_" + name, None)
+            t = type(value)
+            if t is SavedTensor:
+                value.release()
+            elif t is SavedTensorList:
+                for v in value:
+                    if v is not None:
+                        v.release()
+
+    def __getattr__(self, name):
+        if name.startswith("_saved_") and name[7:] in type(self)._SAVED:
+            return _u(object.__getattribute__(self, "_s_" + name[7:]), self)
+        if name.startswith("_raw_saved_") and name[11:] in type(self)._SAVED:
+            return object.__getattribute__(self, "_s_" + name[11:])
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __dir__(self):
+        return list(super().__dir__()) + [f"_saved_{n}" for n in self._SAVED]
+
+
+# -- marking outputs -------------------------------------------------------------------------
+
+def mark_output(t, node, output_nr: int) -> None:
+    """``t`` is output ``output_nr`` of ``node``: it requires grad and has a ``grad_fn``."""
+    meta = t._autograd_meta
+    if meta is None:
+        meta = t._autograd_meta = AutogradMeta(True)
+    meta.requires_grad = True
+    meta.grad_fn = node
+    meta.output_nr = output_nr
+    if t._base is not None:
+        meta.view_version = t._vc[0]
+    t._keyset |= AUTOGRAD_BIT
+
+
+def _differentiable_dtype(t) -> bool:
+    dtype = t._dtype
+    return dtype.is_floating_point or dtype.is_complex
+
+
+def _is_tensor(x) -> bool:
+    return isinstance(x, TensorImpl)
+
+
+# -- the kernels -----------------------------------------------------------------------------
+
+def _below(op, args, tensor_positions):
+    """Call the kernel below autograd for these arguments (with grad mode as it is)."""
+    ks = 0
+    for pos in tensor_positions:
+        a = args[pos]
+        if a is None:
+            continue
+        if type(a) in (list, tuple):
+            for t in a:
+                if t is not None:
+                    ks |= t._keyset
+        else:
+            ks |= getattr(a, "_keyset", 0)
+    return op.table[(ks & _BELOW & op.mask).bit_length()](*args)
+
+
+def _run_below(op, args, tensor_positions):
+    prev = _STATE.enabled
+    _STATE.enabled = False
+    try:
+        return _below(op, args, tensor_positions)
+    finally:
+        _STATE.enabled = prev
+
+
+class _Plan:
+    """What one op's autograd kernel needs, worked out once from the schema."""
+
+    __slots__ = ("node_cls", "diff", "saved_in", "saved_out", "out_diff", "tensor_positions",
+                 "has_list", "inplace", "name")
+
+    def __init__(self, op, info, inplace):
+        node_cls, diff_names, saved_in, saved_out, out_diff = info
+        args = _schema(op).arguments.flat_all
+        pos = {a.name: i for i, a in enumerate(args)}
+        self.node_cls = node_cls
+        self.diff = tuple((pos[n], str(args[pos[n]].type).rstrip("?").endswith("[]"))
+                          for n in diff_names)
+        self.has_list = any(is_list for _, is_list in self.diff)
+        self.saved_in = tuple((name, pos[arg], kind) for name, arg, kind in saved_in)
+        self.saved_out = saved_out
+        self.out_diff = out_diff
+        self.tensor_positions = tuple(i for i, a in enumerate(args)
+                                      if str(a.type).startswith("Tensor"))
+        self.inplace = inplace
+        self.name = _schema(op).name.name.base
+
+
+def _edges(plan, args):
+    edges = []
+    metas = []
+    spans = [] if plan.has_list else None
+    live = False
+    for pos, is_list in plan.diff:
+        a = args[pos]
+        if is_list:
+            start = len(edges)
+            for t in a:
+                if t is None:
+                    edges.append((None, 0))
+                    metas.append(None)
+                    continue
+                e = gradient_edge(t)
+                live = live or e[0] is not None
+                edges.append(e)
+                metas.append(_metadata_of(t))
+            spans.append((start, len(edges)))
+            continue
+        if spans is not None:
+            spans.append((len(edges), len(edges) + 1))
+        if a is None or not _is_tensor(a):
+            edges.append((None, 0))
+            metas.append(None)
+            continue
+        e = gradient_edge(a) if a._keyset & AUTOGRAD_BIT else (None, 0)
+        live = live or e[0] is not None
+        edges.append(e)
+        metas.append(_metadata_of(a))
+    return live, edges, metas, spans
+
+
+def _save_inputs(plan, node, args):
+    from ..kernels.factory import clone
+    for name, pos, kind in plan.saved_in:
+        a = args[pos]
+        if kind == "value":
+            if _is_tensor(a):
+                if plan.inplace and pos == 0:
+                    a = clone(a)
+                value = SavedTensor(a)
+            elif type(a) in (list, tuple) and a and all(_is_tensor(t) or t is None for t in a):
+                value = SavedTensorList(SavedTensor(t) if t is not None else None for t in a)
+            else:
+                value = a
+        elif a is None:
+            value = None
+        elif type(a) in (list, tuple):
+            value = tuple(_meta_value(t, kind) for t in a)
+        else:
+            value = _meta_value(a, kind)
+        setattr(node, "_s_" + name, value)
+
+
+def _meta_value(t, kind):
+    if kind == "sizes":
+        return t._sizes
+    if kind == "strides":
+        return t._strides
+    if kind == "storage_offset":
+        return t._offset
+    if kind == "dtype":
+        return t._dtype
+    if kind == "numel":
+        n = 1
+        for s in t._sizes:
+            n *= s
+        return n
+    if kind == "dim":
+        return len(t._sizes)
+    return t._device
+
+
+def _finish(plan, node, out, edges, metas, spans):
+    node.next_functions = tuple(edges)
+    node._input_metadata = tuple(metas)
+    node._spans = spans
+    outs = out if type(out) is tuple or (isinstance(out, tuple) and not _is_tensor(out)) \
+        else (out,)
+    out_meta = []
+    for i, o in enumerate(outs):
+        if not _is_tensor(o):
+            out_meta.append(None)
+            continue
+        out_meta.append(_metadata_of(o))
+        if (plan.out_diff is None or plan.out_diff[i]) and _differentiable_dtype(o):
+            mark_output(o, node, i)
+    if len(outs) > 1:
+        node._out_meta = tuple(out_meta)
+    for name, index in plan.saved_out:
+        setattr(node, "_s_" + name, SavedTensor(outs[index], is_output=True, node=node))
+    if anomaly_mode.is_enabled():
+        anomaly_mode.record_trace(node)
+
+
+def _functional_kernel(op, plan):
+    positions = plan.tensor_positions
+
+    def autograd_kernel(*args):
+        if not _STATE.enabled:
+            return _below(op, args, positions)
+        live, edges, metas, spans = _edges(plan, args)
+        if not live:
+            return _run_below(op, args, positions)
+        node = plan.node_cls()
+        _save_inputs(plan, node, args)
+        out = _run_below(op, args, positions)
+        _finish(plan, node, out, edges, metas, spans)
+        return out
+
+    autograd_kernel.__qualname__ = f"autograd_kernel[{op.qualname}]"
+    return autograd_kernel
+
+
+_LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+_VIEW_OF_LEAF_INPLACE = ("a view of a leaf Variable that requires grad is being used in an "
+                         "in-place operation.")
+
+
+def check_inplace(self) -> None:
+    """torch's refusals for an in-place op on a leaf that requires grad, or a view of one."""
+    if not _STATE.enabled:
+        return
+    meta = self._autograd_meta
+    base = self._base
+    if base is not None:
+        bmeta = base._autograd_meta
+        if bmeta is not None and bmeta.requires_grad and bmeta.grad_fn is None:
+            raise RuntimeError(_VIEW_OF_LEAF_INPLACE)
+    if meta is not None and meta.requires_grad and meta.grad_fn is None and base is None:
+        raise RuntimeError(_LEAF_INPLACE)
+
+
+def _inplace_kernel(op, plan):
+    positions = plan.tensor_positions
+
+    def autograd_kernel(*args):
+        if not _STATE.enabled:
+            return _below(op, args, positions)
+        self = args[0]
+        check_inplace(self)
+        live, edges, metas, spans = _edges(plan, args)
+        if not live:
+            return _run_below(op, args, positions)
+        node = plan.node_cls()
+        _save_inputs(plan, node, args)
+        out = _run_below(op, args, positions)
+        if self._base is not None:
+            from .views import rebase_view
+            node.next_functions = tuple(edges)
+            node._input_metadata = tuple(metas)
+            node._spans = spans
+            rebase_view(self, node)
+            for name, _ in plan.saved_out:
+                setattr(node, "_s_" + name, SavedTensor(self, is_output=True, node=node))
+            if anomaly_mode.is_enabled():
+                anomaly_mode.record_trace(node)
+        else:
+            _finish(plan, node, out, edges, metas, spans)
+        return out
+
+    autograd_kernel.__qualname__ = f"autograd_kernel[{op.qualname}]"
+    return autograd_kernel
+
+
+def _out_kernel(op, name):
+    schema = _schema(op)
+    args = schema.arguments.flat_all
+    inputs = tuple(i for i, a in enumerate(args) if str(a.type).startswith("Tensor") and
+                   a not in schema.arguments.out)
+    positions = tuple(i for i, a in enumerate(args) if str(a.type).startswith("Tensor"))
+
+    def autograd_kernel(*args):
+        if _STATE.enabled:
+            for pos in inputs:
+                a = args[pos]
+                items = a if type(a) in (list, tuple) else (a,)
+                for t in items:
+                    if _is_tensor(t) and t._keyset & AUTOGRAD_BIT and t.requires_grad:
+                        raise RuntimeError(
+                            f"{name}(): functions with out=... arguments don't support "
+                            f"automatic differentiation, but one of the arguments requires "
+                            f"grad.")
+        return _below(op, args, positions)
+
+    autograd_kernel.__qualname__ = f"autograd_kernel[{op.qualname}]"
+    return autograd_kernel
+
+
+def _is_inplace_schema(schema) -> bool:
+    a = schema.arguments
+    return (a.self_arg is not None and a.self_arg.is_write and not a.out)
+
+
+def install(formulas: dict) -> int:
+    """Register an autograd kernel for each op with a formula, its in-place variant and its
+    out= variants. Returns how many kernels were registered."""
+    ops = all_ops()
+    bases = {qualname.split("::")[1].split(".")[0] for qualname in formulas}
+    by_base: dict = {}
+    for qualname, op in ops.items():
+        name = qualname.split("::")[1].split(".")[0]
+        if name in bases or name.rstrip("_") in bases:
+            by_base.setdefault(_schema(op).name.name.base, []).append(op)
+    count = 0
+    for qualname, info in formulas.items():
+        op = ops.get(qualname)
+        if op is None:
+            continue
+        inplace = _is_inplace_schema(_schema(op))
+        plan = _Plan(op, info, inplace)
+        kernel = _inplace_kernel(op, plan) if inplace else _functional_kernel(op, plan)
+        register_kernel(qualname, DispatchKey.Autograd, kernel)
+        count += 1
+        if inplace:
+            continue
+        base = _schema(op).name.name.base
+        for other in by_base.get(base, ()):
+            if other is op or other.qualname in formulas or not _same_inputs(op, other):
+                continue
+            if _schema(other).arguments.out:
+                register_kernel(other.qualname, DispatchKey.Autograd, _out_kernel(other, base))
+                count += 1
+            elif _is_inplace_schema(_schema(other)):
+                register_kernel(other.qualname, DispatchKey.Autograd,
+                                _inplace_kernel(other, _Plan(other, info, True)))
+                count += 1
+    return count
+
+
+_schemas: dict = {}
+
+
+def _schema(op):
+    """The parsed schema of ``op`` (the dispatcher keeps its text)."""
+    parsed = _schemas.get(op.qualname)
+    if parsed is None:
+        from ..ops.schema import FunctionSchema
+        text = op.schema if isinstance(op.schema, str) else str(op.schema)
+        parsed = _schemas[op.qualname] = FunctionSchema.parse(text.split("::", 1)[-1])
+    return parsed
+
+
+def _same_inputs(op, other) -> bool:
+    a = [(x.name, str(x.type)) for x in _schema(op).arguments.flat_non_out]
+    b = [(x.name, str(x.type)) for x in _schema(other).arguments.flat_non_out]
+    return a == b
+
+
+# -- ops without a formula ---------------------------------------------------------------------
+
+class NotImplementedNode(Node):
+    """The grad_fn of an output of an op that has no formula: backward through it fails
+    with torch's message instead of silently dropping the gradient."""
+
+    __slots__ = ("op_name",)
+
+    def __init__(self, op_name):
+        super().__init__()
+        self.op_name = op_name
+
+    def name(self) -> str:
+        return "NotImplemented"
+
+    def apply(self, grads):
+        raise RuntimeError(f"derivative for {self.op_name} is not implemented")
+
+
+_positions_cache: dict = {}
+
+
+def _tensor_positions(op):
+    pos = _positions_cache.get(op.qualname)
+    if pos is None:
+        args = _schema(op).arguments.flat_all
+        pos = _positions_cache[op.qualname] = tuple(
+            i for i, a in enumerate(args) if str(a.type).startswith("Tensor"))
+    return pos
+
+
+def autograd_fallback(op, *args):
+    """The ``Autograd`` fallback of every op without a formula (Note [How an op records])."""
+    positions = _tensor_positions(op)
+    if not _STATE.enabled:
+        return _below(op, args, positions)
+    edges = []
+    metas = []
+    for pos in positions:
+        a = args[pos]
+        items = a if type(a) in (list, tuple) else (a,)
+        for t in items:
+            if _is_tensor(t) and t._keyset & AUTOGRAD_BIT:
+                e = gradient_edge(t)
+                if e[0] is not None:
+                    edges.append(e)
+                    metas.append(_metadata_of(t))
+    out = _run_below(op, args, positions)
+    if not edges:
+        return out
+    outs = out if type(out) is tuple else (out,)
+    node = None
+    for i, o in enumerate(outs):
+        if _is_tensor(o) and _differentiable_dtype(o) and not any(o is args[p] for p in
+                                                                  positions):
+            if node is None:
+                node = NotImplementedNode(op.qualname.replace("aten::", "").split(".")[0])
+                node.next_functions = tuple(edges)
+                node._input_metadata = tuple(metas)
+            mark_output(o, node, i)
+    return out
+
+
+def install_fallback() -> None:
+    from ..ops.dispatcher import BoxedFallback, register_fallback
+    register_fallback(DispatchKey.Autograd, BoxedFallback(autograd_fallback))
