@@ -205,6 +205,8 @@ from .frontend.functional import (  # noqa: E402
     meshgrid,
     norm,
     tensordot,
+    unique,
+    unique_consecutive,
 )
 from .random import (  # noqa: E402
     get_rng_state,
@@ -213,3 +215,24 @@ from .random import (  # noqa: E402
     seed,
     set_rng_state,
 )
+
+# unique_dim is bound (torch.unique calls it) but, as in torch (PRIVATE_OPS), not public
+del unique_dim  # noqa: F821
+
+# -- autograd (issue 5) -------------------------------------------------------------------------
+from . import autograd  # noqa: E402
+from .autograd._generated.nodes import FORMULAS as _FORMULAS  # noqa: E402
+from .autograd.grad_mode import (  # noqa: E402
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from .autograd.recording import install as _install_autograd  # noqa: E402
+from .autograd.recording import install_fallback as _install_autograd_fallback  # noqa: E402
+
+_install_autograd_fallback()
+_install_autograd(_FORMULAS)
+del _FORMULAS, _install_autograd, _install_autograd_fallback

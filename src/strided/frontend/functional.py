@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from ..ops._generated import torch_functions as _F
 
-__all__ = ["block_diag", "cartesian_prod", "einsum", "meshgrid", "tensordot"]
+__all__ = ["block_diag", "cartesian_prod", "einsum", "meshgrid", "tensordot", "unique",
+           "unique_consecutive"]
 
 
 def _tensors_of(tensors):
@@ -125,3 +126,116 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
             dims = list(range(input.dim()))
         return linalg.matrix_norm(input, p, dims, keepdim, dtype=dtype, **kw)
     return linalg.vector_norm(input, 2.0 if p is None else p, dims, keepdim, dtype=dtype, **kw)
+
+
+# -- unique / unique_consecutive (issue 4) ------------------------------------------------------
+# torch.unique and torch.unique_consecutive are Python functions whose result (a tensor, or a
+# tuple of two or three) depends on the return_inverse / return_counts flags. torch picks
+# one of four functions with nested ``boolean_dispatch`` wrappers (torch/_jit_internal.py),
+# each wrapper reading its flag from a keyword or from a fixed positional index. The same
+# structure is kept here, quirks included: unique_consecutive's wrappers read positions 2 and
+# 1, so ``unique_consecutive(x, True)`` returns (output, empty counts), as torch's does; and
+# a bad keyword names the inner function (``_return_output() got an unexpected keyword``).
+
+def _boolean_dispatch(arg_name, arg_index, default, if_true, if_false, func_name):
+    def fn(*args, **kwargs):
+        flag = default
+        if arg_name in kwargs:
+            flag = kwargs[arg_name]
+        elif arg_index < len(args):
+            flag = args[arg_index]
+        if flag:
+            return if_true(*args, **kwargs)
+        return if_false(*args, **kwargs)
+    fn.__name__ = func_name
+    fn.__doc__ = if_false.__doc__ or if_true.__doc__
+    return fn
+
+
+def _unique_impl(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None)
+
+    The unique elements of ``input`` (sorted: the CPU kernel always sorts), or with ``dim``
+    the unique slices along that dim; ``return_inverse`` adds where each element (slice) went
+    in the output, ``return_counts`` how often each unique value occurs.
+
+        >>> strided.unique(strided.tensor([2, 1, 2]), return_counts=True)
+        (tensor([1, 2]), tensor([1, 2]))
+    """
+    if dim is not None:
+        return _F.unique_dim(input, dim, sorted=sorted, return_inverse=return_inverse,
+                             return_counts=return_counts)
+    return _F._unique2(input, sorted=sorted, return_inverse=return_inverse,
+                       return_counts=return_counts)
+
+
+def _return_inverse_and_counts(input, sorted=True, return_inverse=False, return_counts=False,
+                               dim=None):
+    return _unique_impl(input, sorted, return_inverse, return_counts, dim)
+
+
+def _return_counts(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    output, _, counts = _unique_impl(input, sorted, return_inverse, return_counts, dim)
+    return output, counts
+
+
+def _return_output(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    return _unique_impl(input, sorted, return_inverse, return_counts, dim)[0]
+
+
+def _return_inverse(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    output, inverse_indices, _ = _unique_impl(input, sorted, return_inverse, return_counts, dim)
+    return output, inverse_indices
+
+
+_return_output.__doc__ = _unique_impl.__doc__
+unique = _boolean_dispatch(
+    "return_inverse", 2, False,
+    _boolean_dispatch("return_counts", 3, False, _return_inverse_and_counts, _return_inverse,
+                      "unique"),
+    _boolean_dispatch("return_counts", 3, False, _return_counts, _return_output, "unique"),
+    "unique")
+
+
+def _unique_consecutive_impl(input, return_inverse=False, return_counts=False, dim=None):
+    """unique_consecutive(input, return_inverse=False, return_counts=False, dim=None)
+
+    Keeps the first element of every run of equal consecutive elements (or slices along
+    ``dim``), like C++'s ``std::unique``; ``return_inverse`` and ``return_counts`` as for
+    ``unique``.
+
+        >>> strided.unique_consecutive(strided.tensor([1, 1, 2, 1]))
+        tensor([1, 2, 1])
+    """
+    return _F.unique_consecutive(input, return_inverse=return_inverse,
+                                 return_counts=return_counts, dim=dim)
+
+
+def _consecutive_return_inverse_and_counts(input, return_inverse=False, return_counts=False,
+                                           dim=None):
+    return _unique_consecutive_impl(input, return_inverse, return_counts, dim)
+
+
+def _consecutive_return_counts(input, return_inverse=False, return_counts=False, dim=None):
+    output, _, counts = _unique_consecutive_impl(input, return_inverse, return_counts, dim)
+    return output, counts
+
+
+def _consecutive_return_output(input, return_inverse=False, return_counts=False, dim=None):
+    return _unique_consecutive_impl(input, return_inverse, return_counts, dim)[0]
+
+
+def _consecutive_return_inverse(input, return_inverse=False, return_counts=False, dim=None):
+    output, inverse_indices, _ = _unique_consecutive_impl(input, return_inverse, return_counts,
+                                                          dim)
+    return output, inverse_indices
+
+
+_consecutive_return_output.__doc__ = _unique_consecutive_impl.__doc__
+unique_consecutive = _boolean_dispatch(
+    "return_inverse", 2, False,
+    _boolean_dispatch("return_counts", 1, False, _consecutive_return_inverse_and_counts,
+                      _consecutive_return_inverse, "unique_consecutive"),
+    _boolean_dispatch("return_counts", 1, False, _consecutive_return_counts,
+                      _consecutive_return_output, "unique_consecutive"),
+    "unique_consecutive")

@@ -8,15 +8,17 @@ what is not an operator: ``size()``, ``stride()``, ``item()``, ``numpy()``,
 
 from __future__ import annotations
 
-import weakref
-
 import warnings
+import weakref
 
 import numpy as np
 
+from ..autograd import graph as _graph
+from ..autograd import views as _autograd_views
 from ..core import dtypes as dt
 from ..core import layouts
 from ..core.checks import check, maybe_wrap_dim
+from ..core.dispatch_keys import DispatchKey as _DispatchKey
 from ..core.tensor_impl import (
     ArrayExport,
     AutogradMeta,
@@ -25,9 +27,6 @@ from ..core.tensor_impl import (
     numel_of,
     set_tensor_class,
 )
-from ..autograd import graph as _graph
-from ..autograd import views as _autograd_views
-from ..core.dispatch_keys import DispatchKey as _DispatchKey
 from ..kernels import factory as _factory
 from ..ops._generated import tensor_methods as _gen_methods
 from ..ops._generated import torch_functions as _gen_functions

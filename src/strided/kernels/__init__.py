@@ -21,6 +21,26 @@ from . import random  # noqa: E402
 
 _MODULES += (random,)
 
+# sorting and order statistics (issue 4)
+from . import sorting  # noqa: E402
+
+_MODULES += (sorting,)
+
+# unique, counting and bucketing (issue 4)
+from . import counting  # noqa: E402
+
+_MODULES += (counting,)
+
+# composite kernels of torch's alias operators (subtract, clip, square...; autograd issue 5)
+from . import aliases  # noqa: E402
+
+_MODULES += (aliases,)
+
+# Autograd-key decompositions of reductions torch implements by calling other ops (issue 5)
+from . import reduction_autograd  # noqa: E402
+
+_MODULES += (reduction_autograd,)
+
 def _collect() -> dict:
     table = {}
     for module in _MODULES:

@@ -424,7 +424,7 @@ _f_linalg_matrix_norm_sigs = (_ap.PySig('linalg_matrix_norm', (('input', 'Tensor
 
 
 def linalg_matrix_norm(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, ord, dim, keepdim, out, dtype = _f_linalg_matrix_norm_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -435,7 +435,7 @@ def linalg_matrix_norm(*args, **kwargs):
             else:
                 result = _op_linalg_matrix_norm__out.call(input._keyset | out._keyset, input, ord, dim, keepdim, dtype, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, ord, dim, keepdim, out, dtype = _f_linalg_matrix_norm_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -511,7 +511,7 @@ _f_linalg_matrix_rank_sigs = (_ap.PySig('linalg_matrix_rank', (('input', 'Tensor
 
 
 def linalg_matrix_rank(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, atol, rtol, hermitian, out = _f_linalg_matrix_rank_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -522,7 +522,7 @@ def linalg_matrix_rank(*args, **kwargs):
             else:
                 result = _op_linalg_matrix_rank__atol_rtol_tensor_out.call(input._keyset | (atol._keyset if atol is not None else 0) | (rtol._keyset if rtol is not None else 0) | out._keyset, input, atol, rtol, hermitian, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, atol, rtol, hermitian, out = _f_linalg_matrix_rank_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -533,7 +533,7 @@ def linalg_matrix_rank(*args, **kwargs):
             else:
                 result = _op_linalg_matrix_rank__atol_rtol_float_out.call(input._keyset | out._keyset, input, atol, rtol, hermitian, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, tol, hermitian, out = _f_linalg_matrix_rank_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -544,7 +544,7 @@ def linalg_matrix_rank(*args, **kwargs):
             else:
                 result = _op_linalg_matrix_rank__out.call(input._keyset | out._keyset, input, tol, hermitian, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, tol, hermitian, out = _f_linalg_matrix_rank_3(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -605,7 +605,7 @@ _f_linalg_norm_sigs = (_ap.PySig('linalg_norm', (('input', 'Tensor', None, False
 
 
 def linalg_norm(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, ord, dim, keepdim, out, dtype = _f_linalg_norm_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -616,7 +616,7 @@ def linalg_norm(*args, **kwargs):
             else:
                 result = _op_linalg_norm__out.call(input._keyset | out._keyset, input, ord, dim, keepdim, dtype, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, ord, dim, keepdim, out, dtype = _f_linalg_norm_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -668,7 +668,7 @@ _f_linalg_pinv_sigs = (_ap.PySig('linalg_pinv', (('input', 'Tensor', None, False
 
 
 def linalg_pinv(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, atol, rtol, hermitian, out = _f_linalg_pinv_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -679,7 +679,7 @@ def linalg_pinv(*args, **kwargs):
             else:
                 result = _op_linalg_pinv__atol_rtol_tensor_out.call(input._keyset | (atol._keyset if atol is not None else 0) | (rtol._keyset if rtol is not None else 0) | out._keyset, input, atol, rtol, hermitian, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, atol, rtol, hermitian, out = _f_linalg_pinv_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -690,7 +690,7 @@ def linalg_pinv(*args, **kwargs):
             else:
                 result = _op_linalg_pinv__atol_rtol_float_out.call(input._keyset | out._keyset, input, atol, rtol, hermitian, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, rcond, hermitian, out = _f_linalg_pinv_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -701,7 +701,7 @@ def linalg_pinv(*args, **kwargs):
             else:
                 result = _op_linalg_pinv__out.call(input._keyset | out._keyset, input, rcond, hermitian, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, rcond, hermitian, out = _f_linalg_pinv_3(*args, **kwargs)
         except _PARSE_ERRORS:

@@ -54,6 +54,7 @@ _op_all__dims = get_op('aten::all.dims')
 _op_allclose = get_op('aten::allclose')
 _op_amax = get_op('aten::amax')
 _op_amin = get_op('aten::amin')
+_op_aminmax = get_op('aten::aminmax')
 _op_any = get_op('aten::any')
 _op_any__dim = get_op('aten::any.dim')
 _op_any__dims = get_op('aten::any.dims')
@@ -73,6 +74,8 @@ _op_arctanh = get_op('aten::arctanh')
 _op_arctanh_ = get_op('aten::arctanh_')
 _op_argmax = get_op('aten::argmax')
 _op_argmin = get_op('aten::argmin')
+_op_argsort = get_op('aten::argsort')
+_op_argsort__stable = get_op('aten::argsort.stable')
 _op_argwhere = get_op('aten::argwhere')
 _op_as_strided = get_op('aten::as_strided')
 _op_as_strided_ = get_op('aten::as_strided_')
@@ -92,6 +95,7 @@ _op_bernoulli = get_op('aten::bernoulli')
 _op_bernoulli__p = get_op('aten::bernoulli.p')
 _op_bernoulli___Tensor = get_op('aten::bernoulli_.Tensor')
 _op_bernoulli___float = get_op('aten::bernoulli_.float')
+_op_bincount = get_op('aten::bincount')
 _op_bitwise_and__Scalar = get_op('aten::bitwise_and.Scalar')
 _op_bitwise_and__Tensor = get_op('aten::bitwise_and.Tensor')
 _op_bitwise_and___Scalar = get_op('aten::bitwise_and_.Scalar')
@@ -149,6 +153,8 @@ _op_cosh_ = get_op('aten::cosh_')
 _op_count_nonzero = get_op('aten::count_nonzero')
 _op_count_nonzero__dim_IntList = get_op('aten::count_nonzero.dim_IntList')
 _op_cross = get_op('aten::cross')
+_op_cummax = get_op('aten::cummax')
+_op_cummin = get_op('aten::cummin')
 _op_cumprod = get_op('aten::cumprod')
 _op_cumprod_ = get_op('aten::cumprod_')
 _op_cumsum = get_op('aten::cumsum')
@@ -244,6 +250,7 @@ _op_gt__Scalar = get_op('aten::gt.Scalar')
 _op_gt__Tensor = get_op('aten::gt.Tensor')
 _op_gt___Scalar = get_op('aten::gt_.Scalar')
 _op_gt___Tensor = get_op('aten::gt_.Tensor')
+_op_histc = get_op('aten::histc')
 _op_hsplit__array = get_op('aten::hsplit.array')
 _op_hsplit__int = get_op('aten::hsplit.int')
 _op_hypot = get_op('aten::hypot')
@@ -271,6 +278,7 @@ _op_isnan = get_op('aten::isnan')
 _op_isneginf = get_op('aten::isneginf')
 _op_isposinf = get_op('aten::isposinf')
 _op_kron = get_op('aten::kron')
+_op_kthvalue = get_op('aten::kthvalue')
 _op_le__Scalar = get_op('aten::le.Scalar')
 _op_le__Tensor = get_op('aten::le.Tensor')
 _op_le___Scalar = get_op('aten::le_.Scalar')
@@ -334,15 +342,19 @@ _op_max__other = get_op('aten::max.other')
 _op_maximum = get_op('aten::maximum')
 _op_mean = get_op('aten::mean')
 _op_mean__dim = get_op('aten::mean.dim')
+_op_median = get_op('aten::median')
+_op_median__dim = get_op('aten::median.dim')
 _op_min = get_op('aten::min')
 _op_min__dim = get_op('aten::min.dim')
 _op_min__other = get_op('aten::min.other')
 _op_minimum = get_op('aten::minimum')
 _op_mm = get_op('aten::mm')
+_op_mode = get_op('aten::mode')
 _op_moveaxis__int = get_op('aten::moveaxis.int')
 _op_moveaxis__intlist = get_op('aten::moveaxis.intlist')
 _op_movedim__int = get_op('aten::movedim.int')
 _op_movedim__intlist = get_op('aten::movedim.intlist')
+_op_msort = get_op('aten::msort')
 _op_mul__Tensor = get_op('aten::mul.Tensor')
 _op_mul___Tensor = get_op('aten::mul_.Tensor')
 _op_multinomial = get_op('aten::multinomial')
@@ -354,6 +366,10 @@ _op_mv = get_op('aten::mv')
 _op_nan_to_num = get_op('aten::nan_to_num')
 _op_nan_to_num_ = get_op('aten::nan_to_num_')
 _op_nanmean = get_op('aten::nanmean')
+_op_nanmedian = get_op('aten::nanmedian')
+_op_nanmedian__dim = get_op('aten::nanmedian.dim')
+_op_nanquantile = get_op('aten::nanquantile')
+_op_nanquantile__scalar = get_op('aten::nanquantile.scalar')
 _op_nansum = get_op('aten::nansum')
 _op_narrow = get_op('aten::narrow')
 _op_narrow__Tensor = get_op('aten::narrow.Tensor')
@@ -393,6 +409,8 @@ _op_prod__dim_int = get_op('aten::prod.dim_int')
 _op_put = get_op('aten::put')
 _op_put_ = get_op('aten::put_')
 _op_qr = get_op('aten::qr')
+_op_quantile = get_op('aten::quantile')
+_op_quantile__scalar = get_op('aten::quantile.scalar')
 _op_random_ = get_op('aten::random_')
 _op_random___from = get_op('aten::random_.from')
 _op_random___to = get_op('aten::random_.to')
@@ -451,6 +469,8 @@ _op_sinh_ = get_op('aten::sinh_')
 _op_slice__Tensor = get_op('aten::slice.Tensor')
 _op_slogdet = get_op('aten::slogdet')
 _op_softmax__int = get_op('aten::softmax.int')
+_op_sort = get_op('aten::sort')
+_op_sort__stable = get_op('aten::sort.stable')
 _op_split__Tensor = get_op('aten::split.Tensor')
 _op_split__sizes = get_op('aten::split.sizes')
 _op_split_with_sizes = get_op('aten::split_with_sizes')
@@ -490,6 +510,7 @@ _op_tensor_split__indices = get_op('aten::tensor_split.indices')
 _op_tensor_split__sections = get_op('aten::tensor_split.sections')
 _op_tensor_split__tensor_indices_or_sections = get_op('aten::tensor_split.tensor_indices_or_sections')
 _op_tile = get_op('aten::tile')
+_op_topk = get_op('aten::topk')
 _op_trace = get_op('aten::trace')
 _op_transpose__int = get_op('aten::transpose.int')
 _op_transpose_ = get_op('aten::transpose_')
@@ -523,11 +544,20 @@ _op_where__ScalarOther = get_op('aten::where.ScalarOther')
 _op_where__ScalarSelf = get_op('aten::where.ScalarSelf')
 _op_where__self = get_op('aten::where.self')
 _op_zero_ = get_op('aten::zero_')
+_rt_aminmax = _rt.make('aminmax', ('min', 'max'))
+_rt_cummax = _rt.make('cummax', ('values', 'indices'))
+_rt_cummin = _rt.make('cummin', ('values', 'indices'))
+_rt_kthvalue = _rt.make('kthvalue', ('values', 'indices'))
 _rt_max = _rt.make('max', ('values', 'indices'))
+_rt_median = _rt.make('median', ('values', 'indices'))
 _rt_min = _rt.make('min', ('values', 'indices'))
+_rt_mode = _rt.make('mode', ('values', 'indices'))
+_rt_nanmedian = _rt.make('nanmedian', ('values', 'indices'))
 _rt_qr = _rt.make('qr', ('Q', 'R'))
 _rt_slogdet = _rt.make('slogdet', ('sign', 'logabsdet'))
+_rt_sort = _rt.make('sort', ('values', 'indices'))
 _rt_svd = _rt.make('svd', ('U', 'S', 'V'))
+_rt_topk = _rt.make('topk', ('values', 'indices'))
 
 
 def abs(self, *args, **kwargs):
@@ -868,27 +898,30 @@ _m_all_sigs = (_ap.PySig('all', (), False, True), _ap.PySig('all', (('dim', 'int
 def all(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_all.call(self._keyset, self)
-    try:
-        _m_all_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_all.call(self._keyset, self)
-        return result
-    try:
-        dim, keepdim = _m_all_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_all__dim.call(self._keyset, self, dim, keepdim)
-        return result
-    try:
-        dim, keepdim = _m_all_2(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_all__dims.call(self._keyset, self, dim, keepdim)
-        return result
+    if not args:
+        try:
+            _m_all_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_all.call(self._keyset, self)
+            return result
+    if len(args) <= 2:
+        try:
+            dim, keepdim = _m_all_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_all__dim.call(self._keyset, self, dim, keepdim)
+            return result
+    if len(args) <= 2:
+        try:
+            dim, keepdim = _m_all_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_all__dims.call(self._keyset, self, dim, keepdim)
+            return result
     _ap.raise_invalid_arguments(_m_all_sigs, args, kwargs)
 
 
@@ -958,6 +991,28 @@ def amin(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_amin_sigs, args, kwargs)
 
 
+def _m_aminmax_0(*, dim=None, keepdim=False):
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    return dim, keepdim
+
+
+_m_aminmax_sigs = (_ap.PySig('aminmax', (('dim', 'int?', 'None', True), ('keepdim', 'bool', 'False', True)), False, True),)
+
+
+def aminmax(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _rt_aminmax(_op_aminmax.call(self._keyset, self, None, False))
+    try:
+        dim, keepdim = _m_aminmax_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _rt_aminmax(_op_aminmax.call(self._keyset, self, dim, keepdim))
+        return result
+    _ap.raise_invalid_arguments(_m_aminmax_sigs, args, kwargs)
+
+
 def _m_any_0():
     return ()
 
@@ -980,27 +1035,30 @@ _m_any_sigs = (_ap.PySig('any', (), False, True), _ap.PySig('any', (('dim', 'int
 def any(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_any.call(self._keyset, self)
-    try:
-        _m_any_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_any.call(self._keyset, self)
-        return result
-    try:
-        dim, keepdim = _m_any_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_any__dim.call(self._keyset, self, dim, keepdim)
-        return result
-    try:
-        dim, keepdim = _m_any_2(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_any__dims.call(self._keyset, self, dim, keepdim)
-        return result
+    if not args:
+        try:
+            _m_any_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_any.call(self._keyset, self)
+            return result
+    if len(args) <= 2:
+        try:
+            dim, keepdim = _m_any_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_any__dim.call(self._keyset, self, dim, keepdim)
+            return result
+    if len(args) <= 2:
+        try:
+            dim, keepdim = _m_any_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_any__dims.call(self._keyset, self, dim, keepdim)
+            return result
     _ap.raise_invalid_arguments(_m_any_sigs, args, kwargs)
 
 
@@ -1156,6 +1214,42 @@ def argmin(self, *args, **kwargs):
         result = _op_argmin.call(self._keyset, self, dim, keepdim)
         return result
     _ap.raise_invalid_arguments(_m_argmin_sigs, args, kwargs)
+
+
+def _m_argsort_0(*, stable, dim=-1, descending=False):
+    if stable is not True and stable is not False: raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if descending is not False and descending is not True: raise _Mismatch
+    return stable, dim, descending
+
+
+def _m_argsort_1(dim=-1, descending=False):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if descending is not False and descending is not True: raise _Mismatch
+    return dim, descending
+
+
+_m_argsort_sigs = (_ap.PySig('argsort', (('stable', 'bool', None, True), ('dim', 'int', '-1', True), ('descending', 'bool', 'False', True)), False, True), _ap.PySig('argsort', (('dim', 'int', '-1', False), ('descending', 'bool', 'False', False)), False, True),)
+
+
+def argsort(self, *args, **kwargs):
+    if not args:
+        try:
+            stable, dim, descending = _m_argsort_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_argsort__stable.call(self._keyset, self, stable, dim, descending)
+            return result
+    if len(args) <= 2:
+        try:
+            dim, descending = _m_argsort_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_argsort.call(self._keyset, self, dim, descending)
+            return result
+    _ap.raise_invalid_arguments(_m_argsort_sigs, args, kwargs)
 
 
 def argwhere(self, *args, **kwargs):
@@ -1353,20 +1447,22 @@ _m_bernoulli_sigs = (_ap.PySig('bernoulli', (('generator', 'Generator?', 'None',
 def bernoulli(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_bernoulli.call(self._keyset, self, None)
-    try:
-        generator, = _m_bernoulli_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_bernoulli.call(self._keyset, self, generator)
-        return result
-    try:
-        p, generator = _m_bernoulli_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_bernoulli__p.call(self._keyset, self, p, generator)
-        return result
+    if not args:
+        try:
+            generator, = _m_bernoulli_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bernoulli.call(self._keyset, self, generator)
+            return result
+    if len(args) <= 1:
+        try:
+            p, generator = _m_bernoulli_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bernoulli__p.call(self._keyset, self, p, generator)
+            return result
     _ap.raise_invalid_arguments(_m_bernoulli_sigs, args, kwargs)
 
 
@@ -1386,7 +1482,7 @@ _m_bernoulli__sigs = (_ap.PySig('bernoulli_', (('p', 'Tensor', None, False), ('g
 
 
 def bernoulli_(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             p, generator = _m_bernoulli__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -1394,14 +1490,35 @@ def bernoulli_(self, *args, **kwargs):
         else:
             result = _op_bernoulli___Tensor.call(self._keyset | p._keyset, self, p, generator)
             return result
+    if len(args) <= 1:
+        try:
+            p, generator = _m_bernoulli__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bernoulli___float.call(self._keyset, self, p, generator)
+            return result
+    _ap.raise_invalid_arguments(_m_bernoulli__sigs, args, kwargs)
+
+
+def _m_bincount_0(weights=None, minlength=0):
+    if weights is not None and not isinstance(weights, _Tensor): raise _Mismatch
+    if type(minlength) is not int: minlength = _ap.to_int(minlength)
+    return weights, minlength
+
+
+_m_bincount_sigs = (_ap.PySig('bincount', (('weights', 'Tensor?', 'None', False), ('minlength', 'SymInt', '0', False)), False, True),)
+
+
+def bincount(self, *args, **kwargs):
     try:
-        p, generator = _m_bernoulli__1(*args, **kwargs)
+        weights, minlength = _m_bincount_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_bernoulli___float.call(self._keyset, self, p, generator)
+        result = _op_bincount.call(self._keyset | (weights._keyset if weights is not None else 0), self, weights, minlength)
         return result
-    _ap.raise_invalid_arguments(_m_bernoulli__sigs, args, kwargs)
+    _ap.raise_invalid_arguments(_m_bincount_sigs, args, kwargs)
 
 
 def _m_bitwise_and_0(other):
@@ -1418,7 +1535,7 @@ _m_bitwise_and_sigs = (_ap.PySig('bitwise_and', (('other', 'Tensor', None, False
 
 
 def bitwise_and(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_bitwise_and_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -1426,13 +1543,14 @@ def bitwise_and(self, *args, **kwargs):
         else:
             result = _op_bitwise_and__Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_bitwise_and_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_bitwise_and__Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_bitwise_and_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bitwise_and__Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_bitwise_and_sigs, args, kwargs)
 
 
@@ -1450,7 +1568,7 @@ _m_bitwise_and__sigs = (_ap.PySig('bitwise_and_', (('other', 'Tensor', None, Fal
 
 
 def bitwise_and_(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_bitwise_and__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -1458,13 +1576,14 @@ def bitwise_and_(self, *args, **kwargs):
         else:
             result = _op_bitwise_and___Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_bitwise_and__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_bitwise_and___Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_bitwise_and__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bitwise_and___Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_bitwise_and__sigs, args, kwargs)
 
 
@@ -1482,7 +1601,7 @@ _m_bitwise_left_shift_sigs = (_ap.PySig('bitwise_left_shift', (('other', 'Tensor
 
 
 def bitwise_left_shift(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_bitwise_left_shift_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -1490,13 +1609,14 @@ def bitwise_left_shift(self, *args, **kwargs):
         else:
             result = _op_bitwise_left_shift__Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_bitwise_left_shift_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_bitwise_left_shift__Tensor_Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_bitwise_left_shift_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bitwise_left_shift__Tensor_Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_bitwise_left_shift_sigs, args, kwargs)
 
 
@@ -1514,7 +1634,7 @@ _m_bitwise_left_shift__sigs = (_ap.PySig('bitwise_left_shift_', (('other', 'Tens
 
 
 def bitwise_left_shift_(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_bitwise_left_shift__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -1522,13 +1642,14 @@ def bitwise_left_shift_(self, *args, **kwargs):
         else:
             result = _op_bitwise_left_shift___Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_bitwise_left_shift__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_bitwise_left_shift___Tensor_Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_bitwise_left_shift__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bitwise_left_shift___Tensor_Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_bitwise_left_shift__sigs, args, kwargs)
 
 
@@ -1558,7 +1679,7 @@ _m_bitwise_or_sigs = (_ap.PySig('bitwise_or', (('other', 'Tensor', None, False),
 
 
 def bitwise_or(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_bitwise_or_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -1566,13 +1687,14 @@ def bitwise_or(self, *args, **kwargs):
         else:
             result = _op_bitwise_or__Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_bitwise_or_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_bitwise_or__Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_bitwise_or_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bitwise_or__Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_bitwise_or_sigs, args, kwargs)
 
 
@@ -1590,7 +1712,7 @@ _m_bitwise_or__sigs = (_ap.PySig('bitwise_or_', (('other', 'Tensor', None, False
 
 
 def bitwise_or_(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_bitwise_or__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -1598,13 +1720,14 @@ def bitwise_or_(self, *args, **kwargs):
         else:
             result = _op_bitwise_or___Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_bitwise_or__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_bitwise_or___Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_bitwise_or__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bitwise_or___Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_bitwise_or__sigs, args, kwargs)
 
 
@@ -1622,7 +1745,7 @@ _m_bitwise_right_shift_sigs = (_ap.PySig('bitwise_right_shift', (('other', 'Tens
 
 
 def bitwise_right_shift(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_bitwise_right_shift_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -1630,13 +1753,14 @@ def bitwise_right_shift(self, *args, **kwargs):
         else:
             result = _op_bitwise_right_shift__Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_bitwise_right_shift_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_bitwise_right_shift__Tensor_Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_bitwise_right_shift_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bitwise_right_shift__Tensor_Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_bitwise_right_shift_sigs, args, kwargs)
 
 
@@ -1654,7 +1778,7 @@ _m_bitwise_right_shift__sigs = (_ap.PySig('bitwise_right_shift_', (('other', 'Te
 
 
 def bitwise_right_shift_(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_bitwise_right_shift__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -1662,13 +1786,14 @@ def bitwise_right_shift_(self, *args, **kwargs):
         else:
             result = _op_bitwise_right_shift___Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_bitwise_right_shift__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_bitwise_right_shift___Tensor_Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_bitwise_right_shift__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bitwise_right_shift___Tensor_Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_bitwise_right_shift__sigs, args, kwargs)
 
 
@@ -1686,7 +1811,7 @@ _m_bitwise_xor_sigs = (_ap.PySig('bitwise_xor', (('other', 'Tensor', None, False
 
 
 def bitwise_xor(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_bitwise_xor_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -1694,13 +1819,14 @@ def bitwise_xor(self, *args, **kwargs):
         else:
             result = _op_bitwise_xor__Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_bitwise_xor_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_bitwise_xor__Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_bitwise_xor_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bitwise_xor__Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_bitwise_xor_sigs, args, kwargs)
 
 
@@ -1718,7 +1844,7 @@ _m_bitwise_xor__sigs = (_ap.PySig('bitwise_xor_', (('other', 'Tensor', None, Fal
 
 
 def bitwise_xor_(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_bitwise_xor__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -1726,13 +1852,14 @@ def bitwise_xor_(self, *args, **kwargs):
         else:
             result = _op_bitwise_xor___Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_bitwise_xor__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_bitwise_xor___Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_bitwise_xor__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bitwise_xor___Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_bitwise_xor__sigs, args, kwargs)
 
 
@@ -1846,20 +1973,22 @@ _m_clamp_sigs = (_ap.PySig('clamp', (('min', 'Tensor?', 'None', False), ('max', 
 
 
 def clamp(self, *args, **kwargs):
-    try:
-        min, max = _m_clamp_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_clamp__Tensor.call(self._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0), self, min, max)
-        return result
-    try:
-        min, max = _m_clamp_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_clamp.call(self._keyset, self, min, max)
-        return result
+    if len(args) <= 2:
+        try:
+            min, max = _m_clamp_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_clamp__Tensor.call(self._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0), self, min, max)
+            return result
+    if len(args) <= 2:
+        try:
+            min, max = _m_clamp_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_clamp.call(self._keyset, self, min, max)
+            return result
     _ap.raise_invalid_arguments(_m_clamp_sigs, args, kwargs)
 
 
@@ -1879,20 +2008,22 @@ _m_clamp__sigs = (_ap.PySig('clamp_', (('min', 'Tensor?', 'None', False), ('max'
 
 
 def clamp_(self, *args, **kwargs):
-    try:
-        min, max = _m_clamp__0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_clamp___Tensor.call(self._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0), self, min, max)
-        return result
-    try:
-        min, max = _m_clamp__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_clamp_.call(self._keyset, self, min, max)
-        return result
+    if len(args) <= 2:
+        try:
+            min, max = _m_clamp__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_clamp___Tensor.call(self._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0), self, min, max)
+            return result
+    if len(args) <= 2:
+        try:
+            min, max = _m_clamp__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_clamp_.call(self._keyset, self, min, max)
+            return result
     _ap.raise_invalid_arguments(_m_clamp__sigs, args, kwargs)
 
 
@@ -1910,7 +2041,7 @@ _m_clamp_max_sigs = (_ap.PySig('clamp_max', (('max', 'Tensor', None, False),), F
 
 
 def clamp_max(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             max, = _m_clamp_max_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -1918,13 +2049,14 @@ def clamp_max(self, *args, **kwargs):
         else:
             result = _op_clamp_max__Tensor.call(self._keyset | max._keyset, self, max)
             return result
-    try:
-        max, = _m_clamp_max_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_clamp_max.call(self._keyset, self, max)
-        return result
+    if len(args) <= 1:
+        try:
+            max, = _m_clamp_max_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_clamp_max.call(self._keyset, self, max)
+            return result
     _ap.raise_invalid_arguments(_m_clamp_max_sigs, args, kwargs)
 
 
@@ -1942,7 +2074,7 @@ _m_clamp_max__sigs = (_ap.PySig('clamp_max_', (('max', 'Tensor', None, False),),
 
 
 def clamp_max_(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             max, = _m_clamp_max__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -1950,13 +2082,14 @@ def clamp_max_(self, *args, **kwargs):
         else:
             result = _op_clamp_max___Tensor.call(self._keyset | max._keyset, self, max)
             return result
-    try:
-        max, = _m_clamp_max__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_clamp_max_.call(self._keyset, self, max)
-        return result
+    if len(args) <= 1:
+        try:
+            max, = _m_clamp_max__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_clamp_max_.call(self._keyset, self, max)
+            return result
     _ap.raise_invalid_arguments(_m_clamp_max__sigs, args, kwargs)
 
 
@@ -1974,7 +2107,7 @@ _m_clamp_min_sigs = (_ap.PySig('clamp_min', (('min', 'Tensor', None, False),), F
 
 
 def clamp_min(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             min, = _m_clamp_min_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -1982,13 +2115,14 @@ def clamp_min(self, *args, **kwargs):
         else:
             result = _op_clamp_min__Tensor.call(self._keyset | min._keyset, self, min)
             return result
-    try:
-        min, = _m_clamp_min_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_clamp_min.call(self._keyset, self, min)
-        return result
+    if len(args) <= 1:
+        try:
+            min, = _m_clamp_min_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_clamp_min.call(self._keyset, self, min)
+            return result
     _ap.raise_invalid_arguments(_m_clamp_min_sigs, args, kwargs)
 
 
@@ -2006,7 +2140,7 @@ _m_clamp_min__sigs = (_ap.PySig('clamp_min_', (('min', 'Tensor', None, False),),
 
 
 def clamp_min_(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             min, = _m_clamp_min__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2014,13 +2148,14 @@ def clamp_min_(self, *args, **kwargs):
         else:
             result = _op_clamp_min___Tensor.call(self._keyset | min._keyset, self, min)
             return result
-    try:
-        min, = _m_clamp_min__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_clamp_min_.call(self._keyset, self, min)
-        return result
+    if len(args) <= 1:
+        try:
+            min, = _m_clamp_min__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_clamp_min_.call(self._keyset, self, min)
+            return result
     _ap.raise_invalid_arguments(_m_clamp_min__sigs, args, kwargs)
 
 
@@ -2040,20 +2175,22 @@ _m_clip_sigs = (_ap.PySig('clip', (('min', 'Tensor?', 'None', False), ('max', 'T
 
 
 def clip(self, *args, **kwargs):
-    try:
-        min, max = _m_clip_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_clip__Tensor.call(self._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0), self, min, max)
-        return result
-    try:
-        min, max = _m_clip_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_clip.call(self._keyset, self, min, max)
-        return result
+    if len(args) <= 2:
+        try:
+            min, max = _m_clip_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_clip__Tensor.call(self._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0), self, min, max)
+            return result
+    if len(args) <= 2:
+        try:
+            min, max = _m_clip_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_clip.call(self._keyset, self, min, max)
+            return result
     _ap.raise_invalid_arguments(_m_clip_sigs, args, kwargs)
 
 
@@ -2073,20 +2210,22 @@ _m_clip__sigs = (_ap.PySig('clip_', (('min', 'Tensor?', 'None', False), ('max', 
 
 
 def clip_(self, *args, **kwargs):
-    try:
-        min, max = _m_clip__0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_clip___Tensor.call(self._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0), self, min, max)
-        return result
-    try:
-        min, max = _m_clip__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_clip_.call(self._keyset, self, min, max)
-        return result
+    if len(args) <= 2:
+        try:
+            min, max = _m_clip__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_clip___Tensor.call(self._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0), self, min, max)
+            return result
+    if len(args) <= 2:
+        try:
+            min, max = _m_clip__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_clip_.call(self._keyset, self, min, max)
+            return result
     _ap.raise_invalid_arguments(_m_clip__sigs, args, kwargs)
 
 
@@ -2145,7 +2284,7 @@ _m_copysign_sigs = (_ap.PySig('copysign', (('other', 'Tensor', None, False),), F
 
 
 def copysign(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_copysign_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2153,13 +2292,14 @@ def copysign(self, *args, **kwargs):
         else:
             result = _op_copysign__Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_copysign_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_copysign__Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_copysign_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_copysign__Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_copysign_sigs, args, kwargs)
 
 
@@ -2177,7 +2317,7 @@ _m_copysign__sigs = (_ap.PySig('copysign_', (('other', 'Tensor', None, False),),
 
 
 def copysign_(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_copysign__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2185,13 +2325,14 @@ def copysign_(self, *args, **kwargs):
         else:
             result = _op_copysign___Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_copysign__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_copysign___Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_copysign__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_copysign___Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_copysign__sigs, args, kwargs)
 
 
@@ -2241,13 +2382,14 @@ def count_nonzero(self, *args, **kwargs):
     else:
         result = _op_count_nonzero__dim_IntList.call(self._keyset, self, dim)
         return result
-    try:
-        dim, = _m_count_nonzero_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_count_nonzero.call(self._keyset, self, dim)
-        return result
+    if len(args) <= 1:
+        try:
+            dim, = _m_count_nonzero_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_count_nonzero.call(self._keyset, self, dim)
+            return result
     _ap.raise_invalid_arguments(_m_count_nonzero_sigs, args, kwargs)
 
 
@@ -2269,6 +2411,44 @@ def cross(self, *args, **kwargs):
         result = _op_cross.call(self._keyset | other._keyset, self, other, dim)
         return result
     _ap.raise_invalid_arguments(_m_cross_sigs, args, kwargs)
+
+
+def _m_cummax_0(dim):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return dim,
+
+
+_m_cummax_sigs = (_ap.PySig('cummax', (('dim', 'int', None, False),), False, True),)
+
+
+def cummax(self, *args, **kwargs):
+    try:
+        dim, = _m_cummax_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _rt_cummax(_op_cummax.call(self._keyset, self, dim))
+        return result
+    _ap.raise_invalid_arguments(_m_cummax_sigs, args, kwargs)
+
+
+def _m_cummin_0(dim):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return dim,
+
+
+_m_cummin_sigs = (_ap.PySig('cummin', (('dim', 'int', None, False),), False, True),)
+
+
+def cummin(self, *args, **kwargs):
+    try:
+        dim, = _m_cummin_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _rt_cummin(_op_cummin.call(self._keyset, self, dim))
+        return result
+    _ap.raise_invalid_arguments(_m_cummin_sigs, args, kwargs)
 
 
 def _m_cumprod_0(dim, *, dtype=None):
@@ -2490,27 +2670,30 @@ _m_div_sigs = (_ap.PySig('div', (('other', 'Tensor', None, False),), False, True
 
 
 def div(self, *args, **kwargs):
-    try:
-        other, = _m_div_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_div__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
-        return result
-    try:
-        other, rounding_mode = _m_div_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_div__Tensor_mode.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, rounding_mode)
-        return result
-    try:
-        other, rounding_mode = _m_div_2(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_div__Scalar_mode.call(self._keyset, self, other, rounding_mode)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_div_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_div__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
+            return result
+    if len(args) <= 1:
+        try:
+            other, rounding_mode = _m_div_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_div__Tensor_mode.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, rounding_mode)
+            return result
+    if len(args) <= 1:
+        try:
+            other, rounding_mode = _m_div_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_div__Scalar_mode.call(self._keyset, self, other, rounding_mode)
+            return result
     _ap.raise_invalid_arguments(_m_div_sigs, args, kwargs)
 
 
@@ -2535,27 +2718,30 @@ _m_div__sigs = (_ap.PySig('div_', (('other', 'Tensor', None, False),), False, Tr
 
 
 def div_(self, *args, **kwargs):
-    try:
-        other, = _m_div__0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_div___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
-        return result
-    try:
-        other, rounding_mode = _m_div__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_div___Tensor_mode.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, rounding_mode)
-        return result
-    try:
-        other, rounding_mode = _m_div__2(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_div___Scalar_mode.call(self._keyset, self, other, rounding_mode)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_div__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_div___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
+            return result
+    if len(args) <= 1:
+        try:
+            other, rounding_mode = _m_div__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_div___Tensor_mode.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, rounding_mode)
+            return result
+    if len(args) <= 1:
+        try:
+            other, rounding_mode = _m_div__2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_div___Scalar_mode.call(self._keyset, self, other, rounding_mode)
+            return result
     _ap.raise_invalid_arguments(_m_div__sigs, args, kwargs)
 
 
@@ -2585,34 +2771,38 @@ _m_divide_sigs = (_ap.PySig('divide', (('other', 'Tensor', None, False),), False
 
 
 def divide(self, *args, **kwargs):
-    try:
-        other, = _m_divide_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_divide__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
-        return result
-    try:
-        other, rounding_mode = _m_divide_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_divide__Tensor_mode.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, rounding_mode)
-        return result
-    try:
-        other, = _m_divide_2(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_divide__Scalar.call(self._keyset, self, other)
-        return result
-    try:
-        other, rounding_mode = _m_divide_3(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_divide__Scalar_mode.call(self._keyset, self, other, rounding_mode)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_divide_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_divide__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
+            return result
+    if len(args) <= 1:
+        try:
+            other, rounding_mode = _m_divide_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_divide__Tensor_mode.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, rounding_mode)
+            return result
+    if len(args) <= 1:
+        try:
+            other, = _m_divide_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_divide__Scalar.call(self._keyset, self, other)
+            return result
+    if len(args) <= 1:
+        try:
+            other, rounding_mode = _m_divide_3(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_divide__Scalar_mode.call(self._keyset, self, other, rounding_mode)
+            return result
     _ap.raise_invalid_arguments(_m_divide_sigs, args, kwargs)
 
 
@@ -2642,34 +2832,38 @@ _m_divide__sigs = (_ap.PySig('divide_', (('other', 'Tensor', None, False),), Fal
 
 
 def divide_(self, *args, **kwargs):
-    try:
-        other, = _m_divide__0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_divide___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
-        return result
-    try:
-        other, rounding_mode = _m_divide__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_divide___Tensor_mode.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, rounding_mode)
-        return result
-    try:
-        other, = _m_divide__2(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_divide___Scalar.call(self._keyset, self, other)
-        return result
-    try:
-        other, rounding_mode = _m_divide__3(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_divide___Scalar_mode.call(self._keyset, self, other, rounding_mode)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_divide__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_divide___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
+            return result
+    if len(args) <= 1:
+        try:
+            other, rounding_mode = _m_divide__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_divide___Tensor_mode.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, rounding_mode)
+            return result
+    if len(args) <= 1:
+        try:
+            other, = _m_divide__2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_divide___Scalar.call(self._keyset, self, other)
+            return result
+    if len(args) <= 1:
+        try:
+            other, rounding_mode = _m_divide__3(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_divide___Scalar_mode.call(self._keyset, self, other, rounding_mode)
+            return result
     _ap.raise_invalid_arguments(_m_divide__sigs, args, kwargs)
 
 
@@ -2706,13 +2900,14 @@ _m_dsplit_sigs = (_ap.PySig('dsplit', (('sections', 'int', None, False),), False
 
 
 def dsplit(self, *args, **kwargs):
-    try:
-        sections, = _m_dsplit_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_dsplit__int.call(self._keyset, self, sections)
-        return result
+    if len(args) <= 1:
+        try:
+            sections, = _m_dsplit_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_dsplit__int.call(self._keyset, self, sections)
+            return result
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
         indices, = _m_dsplit_1(*packed, **kwargs)
@@ -2738,7 +2933,7 @@ _m_eq_sigs = (_ap.PySig('eq', (('other', 'Tensor', None, False),), False, True),
 
 
 def eq(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_eq_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2746,13 +2941,14 @@ def eq(self, *args, **kwargs):
         else:
             result = _op_eq__Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_eq_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_eq__Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_eq_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_eq__Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_eq_sigs, args, kwargs)
 
 
@@ -2770,7 +2966,7 @@ _m_eq__sigs = (_ap.PySig('eq_', (('other', 'Tensor', None, False),), False, True
 
 
 def eq_(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_eq__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2778,13 +2974,14 @@ def eq_(self, *args, **kwargs):
         else:
             result = _op_eq___Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_eq__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_eq___Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_eq__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_eq___Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_eq__sigs, args, kwargs)
 
 
@@ -2955,7 +3152,7 @@ _m_fill__sigs = (_ap.PySig('fill_', (('value', 'Tensor', None, False),), False, 
 
 
 def fill_(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             value, = _m_fill__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2963,13 +3160,14 @@ def fill_(self, *args, **kwargs):
         else:
             result = _op_fill___Tensor.call(self._keyset | value._keyset, self, value)
             return result
-    try:
-        value, = _m_fill__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_fill___Scalar.call(self._keyset, self, value)
-        return result
+    if len(args) <= 1:
+        try:
+            value, = _m_fill__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_fill___Scalar.call(self._keyset, self, value)
+            return result
     _ap.raise_invalid_arguments(_m_fill__sigs, args, kwargs)
 
 
@@ -3053,7 +3251,7 @@ _m_float_power_sigs = (_ap.PySig('float_power', (('exponent', 'Tensor', None, Fa
 
 
 def float_power(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             exponent, = _m_float_power_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -3061,13 +3259,14 @@ def float_power(self, *args, **kwargs):
         else:
             result = _op_float_power__Tensor_Tensor.call(self._keyset | exponent._keyset, self, exponent)
             return result
-    try:
-        exponent, = _m_float_power_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_float_power__Tensor_Scalar.call(self._keyset, self, exponent)
-        return result
+    if len(args) <= 1:
+        try:
+            exponent, = _m_float_power_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_float_power__Tensor_Scalar.call(self._keyset, self, exponent)
+            return result
     _ap.raise_invalid_arguments(_m_float_power_sigs, args, kwargs)
 
 
@@ -3085,7 +3284,7 @@ _m_float_power__sigs = (_ap.PySig('float_power_', (('exponent', 'Tensor', None, 
 
 
 def float_power_(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             exponent, = _m_float_power__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -3093,13 +3292,14 @@ def float_power_(self, *args, **kwargs):
         else:
             result = _op_float_power___Tensor.call(self._keyset | exponent._keyset, self, exponent)
             return result
-    try:
-        exponent, = _m_float_power__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_float_power___Scalar.call(self._keyset, self, exponent)
-        return result
+    if len(args) <= 1:
+        try:
+            exponent, = _m_float_power__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_float_power___Scalar.call(self._keyset, self, exponent)
+            return result
     _ap.raise_invalid_arguments(_m_float_power__sigs, args, kwargs)
 
 
@@ -3129,20 +3329,22 @@ _m_floor_divide_sigs = (_ap.PySig('floor_divide', (('other', 'Tensor', None, Fal
 
 
 def floor_divide(self, *args, **kwargs):
-    try:
-        other, = _m_floor_divide_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_floor_divide.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
-        return result
-    try:
-        other, = _m_floor_divide_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_floor_divide__Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_floor_divide_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_floor_divide.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
+            return result
+    if len(args) <= 1:
+        try:
+            other, = _m_floor_divide_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_floor_divide__Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_floor_divide_sigs, args, kwargs)
 
 
@@ -3160,20 +3362,22 @@ _m_floor_divide__sigs = (_ap.PySig('floor_divide_', (('other', 'Tensor', None, F
 
 
 def floor_divide_(self, *args, **kwargs):
-    try:
-        other, = _m_floor_divide__0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_floor_divide___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
-        return result
-    try:
-        other, = _m_floor_divide__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_floor_divide___Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_floor_divide__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_floor_divide___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
+            return result
+    if len(args) <= 1:
+        try:
+            other, = _m_floor_divide__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_floor_divide___Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_floor_divide__sigs, args, kwargs)
 
 
@@ -3229,7 +3433,7 @@ _m_fmod_sigs = (_ap.PySig('fmod', (('other', 'Tensor', None, False),), False, Tr
 
 
 def fmod(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_fmod_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -3237,13 +3441,14 @@ def fmod(self, *args, **kwargs):
         else:
             result = _op_fmod__Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_fmod_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_fmod__Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_fmod_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_fmod__Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_fmod_sigs, args, kwargs)
 
 
@@ -3261,7 +3466,7 @@ _m_fmod__sigs = (_ap.PySig('fmod_', (('other', 'Tensor', None, False),), False, 
 
 
 def fmod_(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_fmod__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -3269,13 +3474,14 @@ def fmod_(self, *args, **kwargs):
         else:
             result = _op_fmod___Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_fmod__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_fmod___Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_fmod__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_fmod___Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_fmod__sigs, args, kwargs)
 
 
@@ -3326,7 +3532,7 @@ _m_ge_sigs = (_ap.PySig('ge', (('other', 'Tensor', None, False),), False, True),
 
 
 def ge(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_ge_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -3334,13 +3540,14 @@ def ge(self, *args, **kwargs):
         else:
             result = _op_ge__Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_ge_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_ge__Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_ge_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_ge__Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_ge_sigs, args, kwargs)
 
 
@@ -3358,7 +3565,7 @@ _m_ge__sigs = (_ap.PySig('ge_', (('other', 'Tensor', None, False),), False, True
 
 
 def ge_(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_ge__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -3366,13 +3573,14 @@ def ge_(self, *args, **kwargs):
         else:
             result = _op_ge___Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_ge__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_ge___Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_ge__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_ge___Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_ge__sigs, args, kwargs)
 
 
@@ -3429,7 +3637,7 @@ _m_greater_sigs = (_ap.PySig('greater', (('other', 'Tensor', None, False),), Fal
 
 
 def greater(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_greater_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -3437,13 +3645,14 @@ def greater(self, *args, **kwargs):
         else:
             result = _op_greater__Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_greater_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_greater__Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_greater_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_greater__Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_greater_sigs, args, kwargs)
 
 
@@ -3461,7 +3670,7 @@ _m_greater__sigs = (_ap.PySig('greater_', (('other', 'Tensor', None, False),), F
 
 
 def greater_(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_greater__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -3469,13 +3678,14 @@ def greater_(self, *args, **kwargs):
         else:
             result = _op_greater___Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_greater__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_greater___Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_greater__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_greater___Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_greater__sigs, args, kwargs)
 
 
@@ -3493,7 +3703,7 @@ _m_greater_equal_sigs = (_ap.PySig('greater_equal', (('other', 'Tensor', None, F
 
 
 def greater_equal(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_greater_equal_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -3501,13 +3711,14 @@ def greater_equal(self, *args, **kwargs):
         else:
             result = _op_greater_equal__Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_greater_equal_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_greater_equal__Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_greater_equal_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_greater_equal__Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_greater_equal_sigs, args, kwargs)
 
 
@@ -3525,7 +3736,7 @@ _m_greater_equal__sigs = (_ap.PySig('greater_equal_', (('other', 'Tensor', None,
 
 
 def greater_equal_(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_greater_equal__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -3533,13 +3744,14 @@ def greater_equal_(self, *args, **kwargs):
         else:
             result = _op_greater_equal___Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_greater_equal__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_greater_equal___Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_greater_equal__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_greater_equal___Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_greater_equal__sigs, args, kwargs)
 
 
@@ -3557,7 +3769,7 @@ _m_gt_sigs = (_ap.PySig('gt', (('other', 'Tensor', None, False),), False, True),
 
 
 def gt(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_gt_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -3565,13 +3777,14 @@ def gt(self, *args, **kwargs):
         else:
             result = _op_gt__Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_gt_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_gt__Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_gt_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_gt__Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_gt_sigs, args, kwargs)
 
 
@@ -3589,7 +3802,7 @@ _m_gt__sigs = (_ap.PySig('gt_', (('other', 'Tensor', None, False),), False, True
 
 
 def gt_(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_gt__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -3597,14 +3810,38 @@ def gt_(self, *args, **kwargs):
         else:
             result = _op_gt___Tensor.call(self._keyset | other._keyset, self, other)
             return result
+    if len(args) <= 1:
+        try:
+            other, = _m_gt__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_gt___Scalar.call(self._keyset, self, other)
+            return result
+    _ap.raise_invalid_arguments(_m_gt__sigs, args, kwargs)
+
+
+def _m_histc_0(bins=100, min=0, max=0):
+    if type(bins) is not int: bins = _ap.to_int(bins)
+    if type(min) not in _PYNUM: min = _ap.to_scalar(min)
+    if type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    return bins, min, max
+
+
+_m_histc_sigs = (_ap.PySig('histc', (('bins', 'int', '100', False), ('min', 'Scalar', '0', False), ('max', 'Scalar', '0', False)), False, True),)
+
+
+def histc(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_histc.call(self._keyset, self, 100, 0, 0)
     try:
-        other, = _m_gt__1(*args, **kwargs)
+        bins, min, max = _m_histc_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_gt___Scalar.call(self._keyset, self, other)
+        result = _op_histc.call(self._keyset, self, bins, min, max)
         return result
-    _ap.raise_invalid_arguments(_m_gt__sigs, args, kwargs)
+    _ap.raise_invalid_arguments(_m_histc_sigs, args, kwargs)
 
 
 def _m_hsplit_0(sections):
@@ -3621,13 +3858,14 @@ _m_hsplit_sigs = (_ap.PySig('hsplit', (('sections', 'int', None, False),), False
 
 
 def hsplit(self, *args, **kwargs):
-    try:
-        sections, = _m_hsplit_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_hsplit__int.call(self._keyset, self, sections)
-        return result
+    if len(args) <= 1:
+        try:
+            sections, = _m_hsplit_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_hsplit__int.call(self._keyset, self, sections)
+            return result
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
         indices, = _m_hsplit_1(*packed, **kwargs)
@@ -3785,36 +4023,36 @@ def index_copy_(self, *args, **kwargs):
 def _m_index_fill_0(dim, index, value):
     if type(dim) is not int: dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if not isinstance(value, _Tensor): raise _Mismatch
     return dim, index, value
 
 
 def _m_index_fill_1(dim, index, value):
     if type(dim) is not int: dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
-    if not isinstance(value, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
     return dim, index, value
 
 
-_m_index_fill_sigs = (_ap.PySig('index_fill', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, True), _ap.PySig('index_fill', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, True),)
+_m_index_fill_sigs = (_ap.PySig('index_fill', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, True), _ap.PySig('index_fill', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, True),)
 
 
 def index_fill(self, *args, **kwargs):
-    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 3 and (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
         try:
             dim, index, value = _m_index_fill_0(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
-            result = _op_index_fill__int_Scalar.call(self._keyset | index._keyset, self, dim, index, value)
+            result = _op_index_fill__int_Tensor.call(self._keyset | index._keyset | value._keyset, self, dim, index, value)
             return result
-    if (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+    if len(args) <= 3 and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             dim, index, value = _m_index_fill_1(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
-            result = _op_index_fill__int_Tensor.call(self._keyset | index._keyset | value._keyset, self, dim, index, value)
+            result = _op_index_fill__int_Scalar.call(self._keyset | index._keyset, self, dim, index, value)
             return result
     _ap.raise_invalid_arguments(_m_index_fill_sigs, args, kwargs)
 
@@ -3822,36 +4060,36 @@ def index_fill(self, *args, **kwargs):
 def _m_index_fill__0(dim, index, value):
     if type(dim) is not int: dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if not isinstance(value, _Tensor): raise _Mismatch
     return dim, index, value
 
 
 def _m_index_fill__1(dim, index, value):
     if type(dim) is not int: dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
-    if not isinstance(value, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
     return dim, index, value
 
 
-_m_index_fill__sigs = (_ap.PySig('index_fill_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, True), _ap.PySig('index_fill_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, True),)
+_m_index_fill__sigs = (_ap.PySig('index_fill_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, True), _ap.PySig('index_fill_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, True),)
 
 
 def index_fill_(self, *args, **kwargs):
-    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 3 and (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
         try:
             dim, index, value = _m_index_fill__0(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
-            result = _op_index_fill___int_Scalar.call(self._keyset | index._keyset, self, dim, index, value)
+            result = _op_index_fill___int_Tensor.call(self._keyset | index._keyset | value._keyset, self, dim, index, value)
             return result
-    if (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+    if len(args) <= 3 and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             dim, index, value = _m_index_fill__1(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
-            result = _op_index_fill___int_Tensor.call(self._keyset | index._keyset | value._keyset, self, dim, index, value)
+            result = _op_index_fill___int_Scalar.call(self._keyset | index._keyset, self, dim, index, value)
             return result
     _ap.raise_invalid_arguments(_m_index_fill__sigs, args, kwargs)
 
@@ -4060,6 +4298,27 @@ def kron(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_kron_sigs, args, kwargs)
 
 
+def _m_kthvalue_0(k, dim=-1, keepdim=False):
+    if type(k) is not int: k = _ap.to_int(k)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    return k, dim, keepdim
+
+
+_m_kthvalue_sigs = (_ap.PySig('kthvalue', (('k', 'SymInt', None, False), ('dim', 'int', '-1', False), ('keepdim', 'bool', 'False', False)), False, True),)
+
+
+def kthvalue(self, *args, **kwargs):
+    try:
+        k, dim, keepdim = _m_kthvalue_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _rt_kthvalue(_op_kthvalue.call(self._keyset, self, k, dim, keepdim))
+        return result
+    _ap.raise_invalid_arguments(_m_kthvalue_sigs, args, kwargs)
+
+
 def _m_le_0(other):
     if not isinstance(other, _Tensor): raise _Mismatch
     return other,
@@ -4074,7 +4333,7 @@ _m_le_sigs = (_ap.PySig('le', (('other', 'Tensor', None, False),), False, True),
 
 
 def le(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_le_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4082,13 +4341,14 @@ def le(self, *args, **kwargs):
         else:
             result = _op_le__Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_le_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_le__Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_le_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_le__Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_le_sigs, args, kwargs)
 
 
@@ -4106,7 +4366,7 @@ _m_le__sigs = (_ap.PySig('le_', (('other', 'Tensor', None, False),), False, True
 
 
 def le_(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_le__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4114,13 +4374,14 @@ def le_(self, *args, **kwargs):
         else:
             result = _op_le___Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_le__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_le___Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_le__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_le___Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_le__sigs, args, kwargs)
 
 
@@ -4140,7 +4401,7 @@ _m_lerp_sigs = (_ap.PySig('lerp', (('end', 'Tensor', None, False), ('weight', 'T
 
 
 def lerp(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             end, weight = _m_lerp_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4148,7 +4409,7 @@ def lerp(self, *args, **kwargs):
         else:
             result = _op_lerp__Tensor.call(self._keyset | end._keyset | weight._keyset, self, end, weight)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             end, weight = _m_lerp_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4175,7 +4436,7 @@ _m_lerp__sigs = (_ap.PySig('lerp_', (('end', 'Tensor', None, False), ('weight', 
 
 
 def lerp_(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             end, weight = _m_lerp__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4183,7 +4444,7 @@ def lerp_(self, *args, **kwargs):
         else:
             result = _op_lerp___Tensor.call(self._keyset | end._keyset | weight._keyset, self, end, weight)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             end, weight = _m_lerp__1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4208,7 +4469,7 @@ _m_less_sigs = (_ap.PySig('less', (('other', 'Tensor', None, False),), False, Tr
 
 
 def less(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_less_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4216,13 +4477,14 @@ def less(self, *args, **kwargs):
         else:
             result = _op_less__Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_less_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_less__Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_less_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_less__Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_less_sigs, args, kwargs)
 
 
@@ -4240,7 +4502,7 @@ _m_less__sigs = (_ap.PySig('less_', (('other', 'Tensor', None, False),), False, 
 
 
 def less_(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_less__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4248,13 +4510,14 @@ def less_(self, *args, **kwargs):
         else:
             result = _op_less___Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_less__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_less___Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_less__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_less___Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_less__sigs, args, kwargs)
 
 
@@ -4272,7 +4535,7 @@ _m_less_equal_sigs = (_ap.PySig('less_equal', (('other', 'Tensor', None, False),
 
 
 def less_equal(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_less_equal_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4280,13 +4543,14 @@ def less_equal(self, *args, **kwargs):
         else:
             result = _op_less_equal__Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_less_equal_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_less_equal__Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_less_equal_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_less_equal__Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_less_equal_sigs, args, kwargs)
 
 
@@ -4304,7 +4568,7 @@ _m_less_equal__sigs = (_ap.PySig('less_equal_', (('other', 'Tensor', None, False
 
 
 def less_equal_(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_less_equal__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4312,13 +4576,14 @@ def less_equal_(self, *args, **kwargs):
         else:
             result = _op_less_equal___Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_less_equal__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_less_equal___Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_less_equal__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_less_equal___Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_less_equal__sigs, args, kwargs)
 
 
@@ -4652,7 +4917,7 @@ _m_lt_sigs = (_ap.PySig('lt', (('other', 'Tensor', None, False),), False, True),
 
 
 def lt(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_lt_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4660,13 +4925,14 @@ def lt(self, *args, **kwargs):
         else:
             result = _op_lt__Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_lt_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_lt__Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_lt_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_lt__Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_lt_sigs, args, kwargs)
 
 
@@ -4684,7 +4950,7 @@ _m_lt__sigs = (_ap.PySig('lt_', (('other', 'Tensor', None, False),), False, True
 
 
 def lt_(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_lt__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4692,13 +4958,14 @@ def lt_(self, *args, **kwargs):
         else:
             result = _op_lt___Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_lt__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_lt___Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_lt__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_lt___Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_lt__sigs, args, kwargs)
 
 
@@ -4716,70 +4983,70 @@ def mT(self, *args, **kwargs):
 
 def _m_masked_fill_0(mask, value):
     if not isinstance(mask, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if not isinstance(value, _Tensor): raise _Mismatch
     return mask, value
 
 
 def _m_masked_fill_1(mask, value):
     if not isinstance(mask, _Tensor): raise _Mismatch
-    if not isinstance(value, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
     return mask, value
 
 
-_m_masked_fill_sigs = (_ap.PySig('masked_fill', (('mask', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, True), _ap.PySig('masked_fill', (('mask', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, True),)
+_m_masked_fill_sigs = (_ap.PySig('masked_fill', (('mask', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, True), _ap.PySig('masked_fill', (('mask', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, True),)
 
 
 def masked_fill(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             mask, value = _m_masked_fill_0(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
-            result = _op_masked_fill__Scalar.call(self._keyset | mask._keyset, self, mask, value)
+            result = _op_masked_fill__Tensor.call(self._keyset | mask._keyset | value._keyset, self, mask, value)
             return result
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             mask, value = _m_masked_fill_1(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
-            result = _op_masked_fill__Tensor.call(self._keyset | mask._keyset | value._keyset, self, mask, value)
+            result = _op_masked_fill__Scalar.call(self._keyset | mask._keyset, self, mask, value)
             return result
     _ap.raise_invalid_arguments(_m_masked_fill_sigs, args, kwargs)
 
 
 def _m_masked_fill__0(mask, value):
     if not isinstance(mask, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if not isinstance(value, _Tensor): raise _Mismatch
     return mask, value
 
 
 def _m_masked_fill__1(mask, value):
     if not isinstance(mask, _Tensor): raise _Mismatch
-    if not isinstance(value, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
     return mask, value
 
 
-_m_masked_fill__sigs = (_ap.PySig('masked_fill_', (('mask', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, True), _ap.PySig('masked_fill_', (('mask', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, True),)
+_m_masked_fill__sigs = (_ap.PySig('masked_fill_', (('mask', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, True), _ap.PySig('masked_fill_', (('mask', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, True),)
 
 
 def masked_fill_(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             mask, value = _m_masked_fill__0(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
-            result = _op_masked_fill___Scalar.call(self._keyset | mask._keyset, self, mask, value)
+            result = _op_masked_fill___Tensor.call(self._keyset | mask._keyset | value._keyset, self, mask, value)
             return result
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             mask, value = _m_masked_fill__1(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
-            result = _op_masked_fill___Tensor.call(self._keyset | mask._keyset | value._keyset, self, mask, value)
+            result = _op_masked_fill___Scalar.call(self._keyset | mask._keyset, self, mask, value)
             return result
     _ap.raise_invalid_arguments(_m_masked_fill__sigs, args, kwargs)
 
@@ -4908,14 +5175,15 @@ _m_max_sigs = (_ap.PySig('max', (), False, True), _ap.PySig('max', (('other', 'T
 def max(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_max.call(self._keyset, self)
-    try:
-        _m_max_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_max.call(self._keyset, self)
-        return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if not args:
+        try:
+            _m_max_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_max.call(self._keyset, self)
+            return result
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_max_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4923,13 +5191,14 @@ def max(self, *args, **kwargs):
         else:
             result = _op_max__other.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        dim, keepdim = _m_max_2(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _rt_max(_op_max__dim.call(self._keyset, self, dim, keepdim))
-        return result
+    if len(args) <= 2:
+        try:
+            dim, keepdim = _m_max_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _rt_max(_op_max__dim.call(self._keyset, self, dim, keepdim))
+            return result
     _ap.raise_invalid_arguments(_m_max_sigs, args, kwargs)
 
 
@@ -4970,21 +5239,58 @@ _m_mean_sigs = (_ap.PySig('mean', (('dtype', 'ScalarType?', 'None', True),), Fal
 def mean(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_mean.call(self._keyset, self, None)
-    try:
-        dtype, = _m_mean_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_mean.call(self._keyset, self, dtype)
-        return result
-    try:
-        dim, keepdim, dtype = _m_mean_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_mean__dim.call(self._keyset, self, dim, keepdim, dtype)
-        return result
+    if not args:
+        try:
+            dtype, = _m_mean_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_mean.call(self._keyset, self, dtype)
+            return result
+    if len(args) <= 2:
+        try:
+            dim, keepdim, dtype = _m_mean_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_mean__dim.call(self._keyset, self, dim, keepdim, dtype)
+            return result
     _ap.raise_invalid_arguments(_m_mean_sigs, args, kwargs)
+
+
+def _m_median_0():
+    return ()
+
+
+def _m_median_1(dim, keepdim=False):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    return dim, keepdim
+
+
+_m_median_sigs = (_ap.PySig('median', (), False, True), _ap.PySig('median', (('dim', 'int', None, False), ('keepdim', 'bool', 'False', False)), False, True),)
+
+
+def median(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_median.call(self._keyset, self)
+    if not args:
+        try:
+            _m_median_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_median.call(self._keyset, self)
+            return result
+    if len(args) <= 2:
+        try:
+            dim, keepdim = _m_median_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _rt_median(_op_median__dim.call(self._keyset, self, dim, keepdim))
+            return result
+    _ap.raise_invalid_arguments(_m_median_sigs, args, kwargs)
 
 
 def _m_min_0():
@@ -5008,14 +5314,15 @@ _m_min_sigs = (_ap.PySig('min', (), False, True), _ap.PySig('min', (('other', 'T
 def min(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_min.call(self._keyset, self)
-    try:
-        _m_min_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_min.call(self._keyset, self)
-        return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if not args:
+        try:
+            _m_min_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_min.call(self._keyset, self)
+            return result
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_min_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -5023,13 +5330,14 @@ def min(self, *args, **kwargs):
         else:
             result = _op_min__other.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        dim, keepdim = _m_min_2(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _rt_min(_op_min__dim.call(self._keyset, self, dim, keepdim))
-        return result
+    if len(args) <= 2:
+        try:
+            dim, keepdim = _m_min_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _rt_min(_op_min__dim.call(self._keyset, self, dim, keepdim))
+            return result
     _ap.raise_invalid_arguments(_m_min_sigs, args, kwargs)
 
 
@@ -5071,6 +5379,28 @@ def mm(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_mm_sigs, args, kwargs)
 
 
+def _m_mode_0(dim=-1, keepdim=False):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    return dim, keepdim
+
+
+_m_mode_sigs = (_ap.PySig('mode', (('dim', 'int', '-1', False), ('keepdim', 'bool', 'False', False)), False, True),)
+
+
+def mode(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _rt_mode(_op_mode.call(self._keyset, self, -1, False))
+    try:
+        dim, keepdim = _m_mode_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _rt_mode(_op_mode.call(self._keyset, self, dim, keepdim))
+        return result
+    _ap.raise_invalid_arguments(_m_mode_sigs, args, kwargs)
+
+
 def _m_moveaxis_0(source, destination):
     source = _ap.to_intlist(source)
     destination = _ap.to_intlist(destination)
@@ -5087,20 +5417,22 @@ _m_moveaxis_sigs = (_ap.PySig('moveaxis', (('source', 'int[]', None, False), ('d
 
 
 def moveaxis(self, *args, **kwargs):
-    try:
-        source, destination = _m_moveaxis_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_moveaxis__intlist.call(self._keyset, self, source, destination)
-        return result
-    try:
-        source, destination = _m_moveaxis_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_moveaxis__int.call(self._keyset, self, source, destination)
-        return result
+    if len(args) <= 2:
+        try:
+            source, destination = _m_moveaxis_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_moveaxis__intlist.call(self._keyset, self, source, destination)
+            return result
+    if len(args) <= 2:
+        try:
+            source, destination = _m_moveaxis_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_moveaxis__int.call(self._keyset, self, source, destination)
+            return result
     _ap.raise_invalid_arguments(_m_moveaxis_sigs, args, kwargs)
 
 
@@ -5120,21 +5452,29 @@ _m_movedim_sigs = (_ap.PySig('movedim', (('source', 'int[]', None, False), ('des
 
 
 def movedim(self, *args, **kwargs):
-    try:
-        source, destination = _m_movedim_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_movedim__intlist.call(self._keyset, self, source, destination)
-        return result
-    try:
-        source, destination = _m_movedim_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_movedim__int.call(self._keyset, self, source, destination)
-        return result
+    if len(args) <= 2:
+        try:
+            source, destination = _m_movedim_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_movedim__intlist.call(self._keyset, self, source, destination)
+            return result
+    if len(args) <= 2:
+        try:
+            source, destination = _m_movedim_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_movedim__int.call(self._keyset, self, source, destination)
+            return result
     _ap.raise_invalid_arguments(_m_movedim_sigs, args, kwargs)
+
+
+def msort(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_msort.call(self._keyset, self)
+    _ap.raise_no_arguments('msort', args, kwargs)
 
 
 def _m_mul_0(other):
@@ -5210,20 +5550,22 @@ _m_multiply_sigs = (_ap.PySig('multiply', (('other', 'Tensor', None, False),), F
 
 
 def multiply(self, *args, **kwargs):
-    try:
-        other, = _m_multiply_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_multiply__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
-        return result
-    try:
-        other, = _m_multiply_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_multiply__Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_multiply_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_multiply__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
+            return result
+    if len(args) <= 1:
+        try:
+            other, = _m_multiply_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_multiply__Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_multiply_sigs, args, kwargs)
 
 
@@ -5241,20 +5583,22 @@ _m_multiply__sigs = (_ap.PySig('multiply_', (('other', 'Tensor', None, False),),
 
 
 def multiply_(self, *args, **kwargs):
-    try:
-        other, = _m_multiply__0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_multiply___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
-        return result
-    try:
-        other, = _m_multiply__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_multiply___Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_multiply__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_multiply___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
+            return result
+    if len(args) <= 1:
+        try:
+            other, = _m_multiply__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_multiply___Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_multiply__sigs, args, kwargs)
 
 
@@ -5346,6 +5690,80 @@ def nanmean(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_nanmean_sigs, args, kwargs)
 
 
+def _m_nanmedian_0():
+    return ()
+
+
+def _m_nanmedian_1(dim, keepdim=False):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    return dim, keepdim
+
+
+_m_nanmedian_sigs = (_ap.PySig('nanmedian', (), False, True), _ap.PySig('nanmedian', (('dim', 'int', None, False), ('keepdim', 'bool', 'False', False)), False, True),)
+
+
+def nanmedian(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_nanmedian.call(self._keyset, self)
+    if not args:
+        try:
+            _m_nanmedian_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_nanmedian.call(self._keyset, self)
+            return result
+    if len(args) <= 2:
+        try:
+            dim, keepdim = _m_nanmedian_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _rt_nanmedian(_op_nanmedian__dim.call(self._keyset, self, dim, keepdim))
+            return result
+    _ap.raise_invalid_arguments(_m_nanmedian_sigs, args, kwargs)
+
+
+def _m_nanquantile_0(q, dim=None, keepdim=False, *, interpolation='linear'):
+    if not isinstance(q, _Tensor): raise _Mismatch
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    interpolation = _ap.to_str(interpolation)
+    return q, dim, keepdim, interpolation
+
+
+def _m_nanquantile_1(q, dim=None, keepdim=False, *, interpolation='linear'):
+    if type(q) is not float: q = _ap.to_float(q)
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    interpolation = _ap.to_str(interpolation)
+    return q, dim, keepdim, interpolation
+
+
+_m_nanquantile_sigs = (_ap.PySig('nanquantile', (('q', 'Tensor', None, False), ('dim', 'int?', 'None', False), ('keepdim', 'bool', 'False', False), ('interpolation', 'str', '"linear"', True)), False, True), _ap.PySig('nanquantile', (('q', 'float', None, False), ('dim', 'int?', 'None', False), ('keepdim', 'bool', 'False', False), ('interpolation', 'str', '"linear"', True)), False, True),)
+
+
+def nanquantile(self, *args, **kwargs):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            q, dim, keepdim, interpolation = _m_nanquantile_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_nanquantile.call(self._keyset | q._keyset, self, q, dim, keepdim, interpolation)
+            return result
+    if len(args) <= 3:
+        try:
+            q, dim, keepdim, interpolation = _m_nanquantile_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_nanquantile__scalar.call(self._keyset, self, q, dim, keepdim, interpolation)
+            return result
+    _ap.raise_invalid_arguments(_m_nanquantile_sigs, args, kwargs)
+
+
 def _m_nansum_0(dim=None, keepdim=False, *, dtype=None):
     if dim is not None: dim = _ap.to_intlist(dim, 1)
     if keepdim is not False and keepdim is not True: raise _Mismatch
@@ -5387,14 +5805,15 @@ _m_narrow_sigs = (_ap.PySig('narrow', (('dim', 'int', None, False), ('start', 'S
 
 
 def narrow(self, *args, **kwargs):
-    try:
-        dim, start, length = _m_narrow_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_narrow.call(self._keyset, self, dim, start, length)
-        return result
-    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 3:
+        try:
+            dim, start, length = _m_narrow_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_narrow.call(self._keyset, self, dim, start, length)
+            return result
+    if len(args) <= 3 and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             dim, start, length = _m_narrow_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -5419,7 +5838,7 @@ _m_ne_sigs = (_ap.PySig('ne', (('other', 'Tensor', None, False),), False, True),
 
 
 def ne(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_ne_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -5427,13 +5846,14 @@ def ne(self, *args, **kwargs):
         else:
             result = _op_ne__Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_ne_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_ne__Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_ne_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_ne__Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_ne_sigs, args, kwargs)
 
 
@@ -5451,7 +5871,7 @@ _m_ne__sigs = (_ap.PySig('ne_', (('other', 'Tensor', None, False),), False, True
 
 
 def ne_(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_ne__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -5459,13 +5879,14 @@ def ne_(self, *args, **kwargs):
         else:
             result = _op_ne___Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_ne__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_ne___Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_ne__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_ne___Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_ne__sigs, args, kwargs)
 
 
@@ -5658,34 +6079,38 @@ _m_norm_sigs = (_ap.PySig('norm', (('p', 'Scalar?', None, False), ('dtype', 'Sca
 
 
 def norm(self, *args, **kwargs):
-    try:
-        p, dtype = _m_norm_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_norm__ScalarOpt_dtype.call(self._keyset, self, p, dtype)
-        return result
-    try:
-        p, = _m_norm_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_norm__Scalar.call(self._keyset, self, p)
-        return result
-    try:
-        p, dim, keepdim, dtype = _m_norm_2(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_norm__ScalarOpt_dim_dtype.call(self._keyset, self, p, dim, keepdim, dtype)
-        return result
-    try:
-        p, dim, keepdim = _m_norm_3(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_norm__ScalarOpt_dim.call(self._keyset, self, p, dim, keepdim)
-        return result
+    if len(args) <= 1:
+        try:
+            p, dtype = _m_norm_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_norm__ScalarOpt_dtype.call(self._keyset, self, p, dtype)
+            return result
+    if len(args) <= 1:
+        try:
+            p, = _m_norm_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_norm__Scalar.call(self._keyset, self, p)
+            return result
+    if len(args) <= 3:
+        try:
+            p, dim, keepdim, dtype = _m_norm_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_norm__ScalarOpt_dim_dtype.call(self._keyset, self, p, dim, keepdim, dtype)
+            return result
+    if len(args) <= 3:
+        try:
+            p, dim, keepdim = _m_norm_3(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_norm__ScalarOpt_dim.call(self._keyset, self, p, dim, keepdim)
+            return result
     _ap.raise_invalid_arguments(_m_norm_sigs, args, kwargs)
 
 
@@ -5726,7 +6151,7 @@ _m_not_equal_sigs = (_ap.PySig('not_equal', (('other', 'Tensor', None, False),),
 
 
 def not_equal(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_not_equal_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -5734,13 +6159,14 @@ def not_equal(self, *args, **kwargs):
         else:
             result = _op_not_equal__Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_not_equal_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_not_equal__Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_not_equal_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_not_equal__Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_not_equal_sigs, args, kwargs)
 
 
@@ -5758,7 +6184,7 @@ _m_not_equal__sigs = (_ap.PySig('not_equal_', (('other', 'Tensor', None, False),
 
 
 def not_equal_(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_not_equal__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -5766,13 +6192,14 @@ def not_equal_(self, *args, **kwargs):
         else:
             result = _op_not_equal___Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_not_equal__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_not_equal___Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_not_equal__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_not_equal___Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_not_equal__sigs, args, kwargs)
 
 
@@ -5862,7 +6289,7 @@ _m_pow_sigs = (_ap.PySig('pow', (('exponent', 'Tensor', None, False),), False, T
 
 
 def pow(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             exponent, = _m_pow_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -5870,13 +6297,14 @@ def pow(self, *args, **kwargs):
         else:
             result = _op_pow__Tensor_Tensor.call(self._keyset | exponent._keyset, self, exponent)
             return result
-    try:
-        exponent, = _m_pow_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_pow__Tensor_Scalar.call(self._keyset, self, exponent)
-        return result
+    if len(args) <= 1:
+        try:
+            exponent, = _m_pow_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_pow__Tensor_Scalar.call(self._keyset, self, exponent)
+            return result
     _ap.raise_invalid_arguments(_m_pow_sigs, args, kwargs)
 
 
@@ -5894,7 +6322,7 @@ _m_pow__sigs = (_ap.PySig('pow_', (('exponent', 'Tensor', None, False),), False,
 
 
 def pow_(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             exponent, = _m_pow__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -5902,13 +6330,14 @@ def pow_(self, *args, **kwargs):
         else:
             result = _op_pow___Tensor.call(self._keyset | exponent._keyset, self, exponent)
             return result
-    try:
-        exponent, = _m_pow__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_pow___Scalar.call(self._keyset, self, exponent)
-        return result
+    if len(args) <= 1:
+        try:
+            exponent, = _m_pow__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_pow___Scalar.call(self._keyset, self, exponent)
+            return result
     _ap.raise_invalid_arguments(_m_pow__sigs, args, kwargs)
 
 
@@ -5930,20 +6359,22 @@ _m_prod_sigs = (_ap.PySig('prod', (('dtype', 'ScalarType?', 'None', True),), Fal
 def prod(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_prod.call(self._keyset, self, None)
-    try:
-        dtype, = _m_prod_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_prod.call(self._keyset, self, dtype)
-        return result
-    try:
-        dim, keepdim, dtype = _m_prod_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_prod__dim_int.call(self._keyset, self, dim, keepdim, dtype)
-        return result
+    if not args:
+        try:
+            dtype, = _m_prod_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_prod.call(self._keyset, self, dtype)
+            return result
+    if len(args) <= 2:
+        try:
+            dim, keepdim, dtype = _m_prod_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_prod__dim_int.call(self._keyset, self, dim, keepdim, dtype)
+            return result
     _ap.raise_invalid_arguments(_m_prod_sigs, args, kwargs)
 
 
@@ -6010,6 +6441,45 @@ def qr(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_qr_sigs, args, kwargs)
 
 
+def _m_quantile_0(q, dim=None, keepdim=False, *, interpolation='linear'):
+    if not isinstance(q, _Tensor): raise _Mismatch
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    interpolation = _ap.to_str(interpolation)
+    return q, dim, keepdim, interpolation
+
+
+def _m_quantile_1(q, dim=None, keepdim=False, *, interpolation='linear'):
+    if type(q) is not float: q = _ap.to_float(q)
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    interpolation = _ap.to_str(interpolation)
+    return q, dim, keepdim, interpolation
+
+
+_m_quantile_sigs = (_ap.PySig('quantile', (('q', 'Tensor', None, False), ('dim', 'int?', 'None', False), ('keepdim', 'bool', 'False', False), ('interpolation', 'str', '"linear"', True)), False, True), _ap.PySig('quantile', (('q', 'float', None, False), ('dim', 'int?', 'None', False), ('keepdim', 'bool', 'False', False), ('interpolation', 'str', '"linear"', True)), False, True),)
+
+
+def quantile(self, *args, **kwargs):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            q, dim, keepdim, interpolation = _m_quantile_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_quantile.call(self._keyset | q._keyset, self, q, dim, keepdim, interpolation)
+            return result
+    if len(args) <= 3:
+        try:
+            q, dim, keepdim, interpolation = _m_quantile_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_quantile__scalar.call(self._keyset, self, q, dim, keepdim, interpolation)
+            return result
+    _ap.raise_invalid_arguments(_m_quantile_sigs, args, kwargs)
+
+
 def _m_random__0(*, generator=None):
     if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
     return generator,
@@ -6034,27 +6504,30 @@ _m_random__sigs = (_ap.PySig('random_', (('generator', 'Generator?', 'None', Tru
 def random_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_random_.call(self._keyset, self, None)
-    try:
-        generator, = _m_random__0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_random_.call(self._keyset, self, generator)
-        return result
-    try:
-        from_, to, generator = _m_random__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_random___from.call(self._keyset, self, from_, to, generator)
-        return result
-    try:
-        to, generator = _m_random__2(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_random___to.call(self._keyset, self, to, generator)
-        return result
+    if not args:
+        try:
+            generator, = _m_random__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_random_.call(self._keyset, self, generator)
+            return result
+    if len(args) <= 2:
+        try:
+            from_, to, generator = _m_random__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_random___from.call(self._keyset, self, from_, to, generator)
+            return result
+    if len(args) <= 1:
+        try:
+            to, generator = _m_random__2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_random___to.call(self._keyset, self, to, generator)
+            return result
     _ap.raise_invalid_arguments(_m_random__sigs, args, kwargs)
 
 
@@ -6102,7 +6575,7 @@ _m_remainder_sigs = (_ap.PySig('remainder', (('other', 'Tensor', None, False),),
 
 
 def remainder(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_remainder_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6110,13 +6583,14 @@ def remainder(self, *args, **kwargs):
         else:
             result = _op_remainder__Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_remainder_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_remainder__Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_remainder_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_remainder__Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_remainder_sigs, args, kwargs)
 
 
@@ -6134,7 +6608,7 @@ _m_remainder__sigs = (_ap.PySig('remainder_', (('other', 'Tensor', None, False),
 
 
 def remainder_(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_remainder__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6142,13 +6616,14 @@ def remainder_(self, *args, **kwargs):
         else:
             result = _op_remainder___Tensor.call(self._keyset | other._keyset, self, other)
             return result
-    try:
-        other, = _m_remainder__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_remainder___Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_remainder__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_remainder___Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_remainder__sigs, args, kwargs)
 
 
@@ -6190,7 +6665,7 @@ _m_repeat_interleave_sigs = (_ap.PySig('repeat_interleave', (('repeats', 'Tensor
 
 
 def repeat_interleave(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             repeats, dim, output_size = _m_repeat_interleave_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6198,13 +6673,14 @@ def repeat_interleave(self, *args, **kwargs):
         else:
             result = _op_repeat_interleave__self_Tensor.call(self._keyset | repeats._keyset, self, repeats, dim, output_size)
             return result
-    try:
-        repeats, dim, output_size = _m_repeat_interleave_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_repeat_interleave__self_int.call(self._keyset, self, repeats, dim, output_size)
-        return result
+    if len(args) <= 2:
+        try:
+            repeats, dim, output_size = _m_repeat_interleave_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_repeat_interleave__self_int.call(self._keyset, self, repeats, dim, output_size)
+            return result
     _ap.raise_invalid_arguments(_m_repeat_interleave_sigs, args, kwargs)
 
 
@@ -6345,20 +6821,22 @@ _m_round_sigs = (_ap.PySig('round', (), False, True), _ap.PySig('round', (('deci
 def round(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_round.call(self._keyset, self)
-    try:
-        _m_round_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_round.call(self._keyset, self)
-        return result
-    try:
-        decimals, = _m_round_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_round__decimals.call(self._keyset, self, decimals)
-        return result
+    if not args:
+        try:
+            _m_round_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_round.call(self._keyset, self)
+            return result
+    if not args:
+        try:
+            decimals, = _m_round_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_round__decimals.call(self._keyset, self, decimals)
+            return result
     _ap.raise_invalid_arguments(_m_round_sigs, args, kwargs)
 
 
@@ -6377,20 +6855,22 @@ _m_round__sigs = (_ap.PySig('round_', (), False, True), _ap.PySig('round_', (('d
 def round_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_round_.call(self._keyset, self)
-    try:
-        _m_round__0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_round_.call(self._keyset, self)
-        return result
-    try:
-        decimals, = _m_round__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_round___decimals.call(self._keyset, self, decimals)
-        return result
+    if not args:
+        try:
+            _m_round__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_round_.call(self._keyset, self)
+            return result
+    if not args:
+        try:
+            decimals, = _m_round__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_round___decimals.call(self._keyset, self, decimals)
+            return result
     _ap.raise_invalid_arguments(_m_round__sigs, args, kwargs)
 
 
@@ -6413,19 +6893,19 @@ def _m_scatter_0(dim, index, src):
     return dim, index, src
 
 
-def _m_scatter_1(dim, index, value):
-    if type(dim) is not int: dim = _ap.to_int(dim)
-    if not isinstance(index, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
-    return dim, index, value
-
-
-def _m_scatter_2(dim, index, src, *, reduce):
+def _m_scatter_1(dim, index, src, *, reduce):
     if type(dim) is not int: dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(src, _Tensor): raise _Mismatch
     reduce = _ap.to_str(reduce)
     return dim, index, src, reduce
+
+
+def _m_scatter_2(dim, index, value):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    return dim, index, value
 
 
 def _m_scatter_3(dim, index, value, *, reduce):
@@ -6436,11 +6916,11 @@ def _m_scatter_3(dim, index, value, *, reduce):
     return dim, index, value, reduce
 
 
-_m_scatter_sigs = (_ap.PySig('scatter', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False)), False, True), _ap.PySig('scatter', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, True), _ap.PySig('scatter', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False), ('reduce', 'str', None, True)), False, True), _ap.PySig('scatter', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False), ('reduce', 'str', None, True)), False, True),)
+_m_scatter_sigs = (_ap.PySig('scatter', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False)), False, True), _ap.PySig('scatter', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False), ('reduce', 'str', None, True)), False, True), _ap.PySig('scatter', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, True), _ap.PySig('scatter', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False), ('reduce', 'str', None, True)), False, True),)
 
 
 def scatter(self, *args, **kwargs):
-    if (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+    if len(args) <= 3 and (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
         try:
             dim, index, src = _m_scatter_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6448,23 +6928,23 @@ def scatter(self, *args, **kwargs):
         else:
             result = _op_scatter__src.call(self._keyset | index._keyset | src._keyset, self, dim, index, src)
             return result
-    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 3 and (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
         try:
-            dim, index, value = _m_scatter_1(*args, **kwargs)
-        except _PARSE_ERRORS:
-            pass
-        else:
-            result = _op_scatter__value.call(self._keyset | index._keyset, self, dim, index, value)
-            return result
-    if (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
-        try:
-            dim, index, src, reduce = _m_scatter_2(*args, **kwargs)
+            dim, index, src, reduce = _m_scatter_1(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
             result = _op_scatter__reduce.call(self._keyset | index._keyset | src._keyset, self, dim, index, src, reduce)
             return result
-    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 3 and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            dim, index, value = _m_scatter_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_scatter__value.call(self._keyset | index._keyset, self, dim, index, value)
+            return result
+    if len(args) <= 3 and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             dim, index, value, reduce = _m_scatter_3(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6482,19 +6962,19 @@ def _m_scatter__0(dim, index, src):
     return dim, index, src
 
 
-def _m_scatter__1(dim, index, value):
-    if type(dim) is not int: dim = _ap.to_int(dim)
-    if not isinstance(index, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
-    return dim, index, value
-
-
-def _m_scatter__2(dim, index, src, *, reduce):
+def _m_scatter__1(dim, index, src, *, reduce):
     if type(dim) is not int: dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(src, _Tensor): raise _Mismatch
     reduce = _ap.to_str(reduce)
     return dim, index, src, reduce
+
+
+def _m_scatter__2(dim, index, value):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    return dim, index, value
 
 
 def _m_scatter__3(dim, index, value, *, reduce):
@@ -6505,11 +6985,11 @@ def _m_scatter__3(dim, index, value, *, reduce):
     return dim, index, value, reduce
 
 
-_m_scatter__sigs = (_ap.PySig('scatter_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False)), False, True), _ap.PySig('scatter_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, True), _ap.PySig('scatter_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False), ('reduce', 'str', None, True)), False, True), _ap.PySig('scatter_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False), ('reduce', 'str', None, True)), False, True),)
+_m_scatter__sigs = (_ap.PySig('scatter_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False)), False, True), _ap.PySig('scatter_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False), ('reduce', 'str', None, True)), False, True), _ap.PySig('scatter_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, True), _ap.PySig('scatter_', (('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False), ('reduce', 'str', None, True)), False, True),)
 
 
 def scatter_(self, *args, **kwargs):
-    if (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+    if len(args) <= 3 and (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
         try:
             dim, index, src = _m_scatter__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6517,23 +6997,23 @@ def scatter_(self, *args, **kwargs):
         else:
             result = _op_scatter___src.call(self._keyset | index._keyset | src._keyset, self, dim, index, src)
             return result
-    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 3 and (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
         try:
-            dim, index, value = _m_scatter__1(*args, **kwargs)
-        except _PARSE_ERRORS:
-            pass
-        else:
-            result = _op_scatter___value.call(self._keyset | index._keyset, self, dim, index, value)
-            return result
-    if (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
-        try:
-            dim, index, src, reduce = _m_scatter__2(*args, **kwargs)
+            dim, index, src, reduce = _m_scatter__1(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
             result = _op_scatter___reduce.call(self._keyset | index._keyset | src._keyset, self, dim, index, src, reduce)
             return result
-    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 3 and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            dim, index, value = _m_scatter__2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_scatter___value.call(self._keyset | index._keyset, self, dim, index, value)
+            return result
+    if len(args) <= 3 and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             dim, index, value, reduce = _m_scatter__3(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6686,21 +7166,23 @@ _m_set__sigs = (_ap.PySig('set_', (('source', 'Storage', None, False),), False, 
 
 
 def set_(self, *args, **kwargs):
-    try:
-        source, = _m_set__0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_set___source_Storage.call(self._keyset, self, source)
-        return result
-    try:
-        source, storage_offset, size, stride = _m_set__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_set___source_Storage_storage_offset.call(self._keyset, self, source, storage_offset, size, stride)
-        return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1:
+        try:
+            source, = _m_set__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_set___source_Storage.call(self._keyset, self, source)
+            return result
+    if len(args) <= 4:
+        try:
+            source, storage_offset, size, stride = _m_set__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_set___source_Storage_storage_offset.call(self._keyset, self, source, storage_offset, size, stride)
+            return result
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
         try:
             source, storage_offset, size, stride = _m_set__2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6708,7 +7190,7 @@ def set_(self, *args, **kwargs):
         else:
             result = _op_set___source_Tensor_storage_offset.call(self._keyset | source._keyset, self, source, storage_offset, size, stride)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             source, = _m_set__3(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6716,13 +7198,14 @@ def set_(self, *args, **kwargs):
         else:
             result = _op_set___source_Tensor.call(self._keyset | source._keyset, self, source)
             return result
-    try:
-        _m_set__4(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_set_.call(self._keyset, self)
-        return result
+    if not args:
+        try:
+            _m_set__4(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_set_.call(self._keyset, self)
+            return result
     _ap.raise_invalid_arguments(_m_set__sigs, args, kwargs)
 
 
@@ -6836,6 +7319,42 @@ def softmax(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_softmax_sigs, args, kwargs)
 
 
+def _m_sort_0(*, stable, dim=-1, descending=False):
+    if stable is not True and stable is not False and stable is not None: raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if descending is not False and descending is not True: raise _Mismatch
+    return stable, dim, descending
+
+
+def _m_sort_1(dim=-1, descending=False):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if descending is not False and descending is not True: raise _Mismatch
+    return dim, descending
+
+
+_m_sort_sigs = (_ap.PySig('sort', (('stable', 'bool?', None, True), ('dim', 'int', '-1', True), ('descending', 'bool', 'False', True)), False, True), _ap.PySig('sort', (('dim', 'int', '-1', False), ('descending', 'bool', 'False', False)), False, True),)
+
+
+def sort(self, *args, **kwargs):
+    if not args:
+        try:
+            stable, dim, descending = _m_sort_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _rt_sort(_op_sort__stable.call(self._keyset, self, stable, dim, descending))
+            return result
+    if len(args) <= 2:
+        try:
+            dim, descending = _m_sort_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _rt_sort(_op_sort.call(self._keyset, self, dim, descending))
+            return result
+    _ap.raise_invalid_arguments(_m_sort_sigs, args, kwargs)
+
+
 def _m_split_0(split_size, dim=0):
     if type(split_size) is not int: split_size = _ap.to_int(split_size)
     if type(dim) is not int: dim = _ap.to_int(dim)
@@ -6852,20 +7371,22 @@ _m_split_sigs = (_ap.PySig('split', (('split_size', 'SymInt', None, False), ('di
 
 
 def split(self, *args, **kwargs):
-    try:
-        split_size, dim = _m_split_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_split__Tensor.call(self._keyset, self, split_size, dim)
-        return result
-    try:
-        split_size, dim = _m_split_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_split__sizes.call(self._keyset, self, split_size, dim)
-        return result
+    if len(args) <= 2:
+        try:
+            split_size, dim = _m_split_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_split__Tensor.call(self._keyset, self, split_size, dim)
+            return result
+    if len(args) <= 2:
+        try:
+            split_size, dim = _m_split_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_split__sizes.call(self._keyset, self, split_size, dim)
+            return result
     _ap.raise_invalid_arguments(_m_split_sigs, args, kwargs)
 
 
@@ -6933,20 +7454,22 @@ _m_squeeze_sigs = (_ap.PySig('squeeze', (), False, True), _ap.PySig('squeeze', (
 def squeeze(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_squeeze.call(self._keyset, self)
-    try:
-        _m_squeeze_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_squeeze.call(self._keyset, self)
-        return result
-    try:
-        dim, = _m_squeeze_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_squeeze__dim.call(self._keyset, self, dim)
-        return result
+    if not args:
+        try:
+            _m_squeeze_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_squeeze.call(self._keyset, self)
+            return result
+    if len(args) <= 1:
+        try:
+            dim, = _m_squeeze_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_squeeze__dim.call(self._keyset, self, dim)
+            return result
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
         dim, = _m_squeeze_2(*packed, **kwargs)
@@ -6978,20 +7501,22 @@ _m_squeeze__sigs = (_ap.PySig('squeeze_', (), False, True), _ap.PySig('squeeze_'
 def squeeze_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_squeeze_.call(self._keyset, self)
-    try:
-        _m_squeeze__0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_squeeze_.call(self._keyset, self)
-        return result
-    try:
-        dim, = _m_squeeze__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_squeeze___dim.call(self._keyset, self, dim)
-        return result
+    if not args:
+        try:
+            _m_squeeze__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_squeeze_.call(self._keyset, self)
+            return result
+    if len(args) <= 1:
+        try:
+            dim, = _m_squeeze__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_squeeze___dim.call(self._keyset, self, dim)
+            return result
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
         dim, = _m_squeeze__2(*packed, **kwargs)
@@ -7028,20 +7553,22 @@ _m_std_sigs = (_ap.PySig('std', (('unbiased', 'bool', 'True', False),), False, T
 def std(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_std.call(self._keyset, self, True)
-    try:
-        unbiased, = _m_std_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_std.call(self._keyset, self, unbiased)
-        return result
-    try:
-        dim, unbiased, keepdim = _m_std_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_std__dim.call(self._keyset, self, dim, unbiased, keepdim)
-        return result
+    if len(args) <= 1:
+        try:
+            unbiased, = _m_std_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_std.call(self._keyset, self, unbiased)
+            return result
+    if len(args) <= 3:
+        try:
+            dim, unbiased, keepdim = _m_std_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_std__dim.call(self._keyset, self, dim, unbiased, keepdim)
+            return result
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
         dim, correction, keepdim = _m_std_2(*packed, **kwargs)
@@ -7109,20 +7636,22 @@ _m_subtract_sigs = (_ap.PySig('subtract', (('other', 'Tensor', None, False), ('a
 
 
 def subtract(self, *args, **kwargs):
-    try:
-        other, alpha = _m_subtract_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_subtract__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
-        return result
-    try:
-        other, alpha = _m_subtract_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_subtract__Scalar.call(self._keyset, self, other, alpha)
-        return result
+    if len(args) <= 1:
+        try:
+            other, alpha = _m_subtract_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_subtract__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
+            return result
+    if len(args) <= 2:
+        try:
+            other, alpha = _m_subtract_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_subtract__Scalar.call(self._keyset, self, other, alpha)
+            return result
     _ap.raise_invalid_arguments(_m_subtract_sigs, args, kwargs)
 
 
@@ -7142,20 +7671,22 @@ _m_subtract__sigs = (_ap.PySig('subtract_', (('other', 'Tensor', None, False), (
 
 
 def subtract_(self, *args, **kwargs):
-    try:
-        other, alpha = _m_subtract__0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_subtract___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
-        return result
-    try:
-        other, alpha = _m_subtract__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_subtract___Scalar.call(self._keyset, self, other, alpha)
-        return result
+    if len(args) <= 1:
+        try:
+            other, alpha = _m_subtract__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_subtract___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
+            return result
+    if len(args) <= 2:
+        try:
+            other, alpha = _m_subtract__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_subtract___Scalar.call(self._keyset, self, other, alpha)
+            return result
     _ap.raise_invalid_arguments(_m_subtract__sigs, args, kwargs)
 
 
@@ -7177,20 +7708,22 @@ _m_sum_sigs = (_ap.PySig('sum', (('dtype', 'ScalarType?', 'None', True),), False
 def sum(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_sum.call(self._keyset, self, None)
-    try:
-        dtype, = _m_sum_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_sum.call(self._keyset, self, dtype)
-        return result
-    try:
-        dim, keepdim, dtype = _m_sum_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_sum__dim_IntList.call(self._keyset, self, dim, keepdim, dtype)
-        return result
+    if not args:
+        try:
+            dtype, = _m_sum_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_sum.call(self._keyset, self, dtype)
+            return result
+    if len(args) <= 2:
+        try:
+            dim, keepdim, dtype = _m_sum_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_sum__dim_IntList.call(self._keyset, self, dim, keepdim, dtype)
+            return result
     _ap.raise_invalid_arguments(_m_sum_sigs, args, kwargs)
 
 
@@ -7353,21 +7886,23 @@ _m_tensor_split_sigs = (_ap.PySig('tensor_split', (('sections', 'SymInt', None, 
 
 
 def tensor_split(self, *args, **kwargs):
-    try:
-        sections, dim = _m_tensor_split_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_tensor_split__sections.call(self._keyset, self, sections, dim)
-        return result
-    try:
-        indices, dim = _m_tensor_split_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_tensor_split__indices.call(self._keyset, self, indices, dim)
-        return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2:
+        try:
+            sections, dim = _m_tensor_split_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_tensor_split__sections.call(self._keyset, self, sections, dim)
+            return result
+    if len(args) <= 2:
+        try:
+            indices, dim = _m_tensor_split_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_tensor_split__indices.call(self._keyset, self, indices, dim)
+            return result
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             tensor_indices_or_sections, dim = _m_tensor_split_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7396,6 +7931,28 @@ def tile(self, *args, **kwargs):
         result = _op_tile.call(self._keyset, self, dims)
         return result
     _ap.raise_invalid_arguments(_m_tile_sigs, args, kwargs)
+
+
+def _m_topk_0(k, dim=-1, largest=True, sorted=True):
+    if type(k) is not int: k = _ap.to_int(k)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if largest is not True and largest is not False: raise _Mismatch
+    if sorted is not True and sorted is not False: raise _Mismatch
+    return k, dim, largest, sorted
+
+
+_m_topk_sigs = (_ap.PySig('topk', (('k', 'SymInt', None, False), ('dim', 'int', '-1', False), ('largest', 'bool', 'True', False), ('sorted', 'bool', 'True', False)), False, True),)
+
+
+def topk(self, *args, **kwargs):
+    try:
+        k, dim, largest, sorted = _m_topk_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _rt_topk(_op_topk.call(self._keyset, self, k, dim, largest, sorted))
+        return result
+    _ap.raise_invalid_arguments(_m_topk_sigs, args, kwargs)
 
 
 def trace(self, *args, **kwargs):
@@ -7542,20 +8099,22 @@ _m_true_divide_sigs = (_ap.PySig('true_divide', (('other', 'Tensor', None, False
 
 
 def true_divide(self, *args, **kwargs):
-    try:
-        other, = _m_true_divide_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_true_divide__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
-        return result
-    try:
-        other, = _m_true_divide_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_true_divide__Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_true_divide_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_true_divide__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
+            return result
+    if len(args) <= 1:
+        try:
+            other, = _m_true_divide_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_true_divide__Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_true_divide_sigs, args, kwargs)
 
 
@@ -7573,20 +8132,22 @@ _m_true_divide__sigs = (_ap.PySig('true_divide_', (('other', 'Tensor', None, Fal
 
 
 def true_divide_(self, *args, **kwargs):
-    try:
-        other, = _m_true_divide__0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_true_divide___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
-        return result
-    try:
-        other, = _m_true_divide__1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_true_divide___Scalar.call(self._keyset, self, other)
-        return result
+    if len(args) <= 1:
+        try:
+            other, = _m_true_divide__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_true_divide___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
+            return result
+    if len(args) <= 1:
+        try:
+            other, = _m_true_divide__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_true_divide___Scalar.call(self._keyset, self, other)
+            return result
     _ap.raise_invalid_arguments(_m_true_divide__sigs, args, kwargs)
 
 
@@ -7750,20 +8311,22 @@ _m_var_sigs = (_ap.PySig('var', (('unbiased', 'bool', 'True', False),), False, T
 def var(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_var.call(self._keyset, self, True)
-    try:
-        unbiased, = _m_var_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_var.call(self._keyset, self, unbiased)
-        return result
-    try:
-        dim, unbiased, keepdim = _m_var_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_var__dim.call(self._keyset, self, dim, unbiased, keepdim)
-        return result
+    if len(args) <= 1:
+        try:
+            unbiased, = _m_var_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_var.call(self._keyset, self, unbiased)
+            return result
+    if len(args) <= 3:
+        try:
+            dim, unbiased, keepdim = _m_var_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_var__dim.call(self._keyset, self, dim, unbiased, keepdim)
+            return result
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
         dim, correction, keepdim = _m_var_2(*packed, **kwargs)
@@ -7816,13 +8379,14 @@ def view(self, *args, **kwargs):
     else:
         result = _op_view.call(self._keyset, self, size)
         return result
-    try:
-        dtype, = _m_view_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_view__dtype.call(self._keyset, self, dtype)
-        return result
+    if len(args) <= 1:
+        try:
+            dtype, = _m_view_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_view__dtype.call(self._keyset, self, dtype)
+            return result
     _ap.raise_invalid_arguments(_m_view_sigs, args, kwargs)
 
 
@@ -7859,13 +8423,14 @@ _m_vsplit_sigs = (_ap.PySig('vsplit', (('sections', 'int', None, False),), False
 
 
 def vsplit(self, *args, **kwargs):
-    try:
-        sections, = _m_vsplit_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_vsplit__int.call(self._keyset, self, sections)
-        return result
+    if len(args) <= 1:
+        try:
+            sections, = _m_vsplit_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_vsplit__int.call(self._keyset, self, sections)
+            return result
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
         indices, = _m_vsplit_1(*packed, **kwargs)
@@ -7905,7 +8470,7 @@ _m_where_sigs = (_ap.PySig('where', (('condition', 'Tensor', None, False), ('oth
 
 
 def where(self, *args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             condition, other = _m_where_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7913,7 +8478,7 @@ def where(self, *args, **kwargs):
         else:
             result = _op_where__self.call(condition._keyset | self._keyset | other._keyset, condition, self, other)
             return result
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             condition, other = _m_where_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7921,7 +8486,7 @@ def where(self, *args, **kwargs):
         else:
             result = _op_where__ScalarSelf.call(condition._keyset | other._keyset, condition, self, other)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             condition, other = _m_where_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7929,7 +8494,7 @@ def where(self, *args, **kwargs):
         else:
             result = _op_where__ScalarOther.call(condition._keyset | self._keyset, condition, self, other)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             condition, other = _m_where_3(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7976,6 +8541,7 @@ class TensorMethods:
     allclose = allclose
     amax = amax
     amin = amin
+    aminmax = aminmax
     any = any
     arccos = arccos
     arccos_ = arccos_
@@ -7993,6 +8559,7 @@ class TensorMethods:
     arctanh_ = arctanh_
     argmax = argmax
     argmin = argmin
+    argsort = argsort
     argwhere = argwhere
     as_strided = as_strided
     as_strided_ = as_strided_
@@ -8010,6 +8577,7 @@ class TensorMethods:
     baddbmm_ = baddbmm_
     bernoulli = bernoulli
     bernoulli_ = bernoulli_
+    bincount = bincount
     bitwise_and = bitwise_and
     bitwise_and_ = bitwise_and_
     bitwise_left_shift = bitwise_left_shift
@@ -8046,6 +8614,8 @@ class TensorMethods:
     cosh_ = cosh_
     count_nonzero = count_nonzero
     cross = cross
+    cummax = cummax
+    cummin = cummin
     cumprod = cumprod
     cumprod_ = cumprod_
     cumsum = cumsum
@@ -8113,6 +8683,7 @@ class TensorMethods:
     greater_equal_ = greater_equal_
     gt = gt
     gt_ = gt_
+    histc = histc
     hsplit = hsplit
     hypot = hypot
     hypot_ = hypot_
@@ -8137,6 +8708,7 @@ class TensorMethods:
     isneginf = isneginf
     isposinf = isposinf
     kron = kron
+    kthvalue = kthvalue
     le = le
     le_ = le_
     lerp = lerp
@@ -8185,11 +8757,14 @@ class TensorMethods:
     max = max
     maximum = maximum
     mean = mean
+    median = median
     min = min
     minimum = minimum
     mm = mm
+    mode = mode
     moveaxis = moveaxis
     movedim = movedim
+    msort = msort
     mul = mul
     mul_ = mul_
     multinomial = multinomial
@@ -8199,6 +8774,8 @@ class TensorMethods:
     nan_to_num = nan_to_num
     nan_to_num_ = nan_to_num_
     nanmean = nanmean
+    nanmedian = nanmedian
+    nanquantile = nanquantile
     nansum = nansum
     narrow = narrow
     ne = ne
@@ -8227,6 +8804,7 @@ class TensorMethods:
     put = put
     put_ = put_
     qr = qr
+    quantile = quantile
     random_ = random_
     ravel = ravel
     reciprocal = reciprocal
@@ -8268,6 +8846,7 @@ class TensorMethods:
     slice = slice
     slogdet = slogdet
     softmax = softmax
+    sort = sort
     split = split
     split_with_sizes = split_with_sizes
     sqrt = sqrt
@@ -8295,6 +8874,7 @@ class TensorMethods:
     tanh_ = tanh_
     tensor_split = tensor_split
     tile = tile
+    topk = topk
     trace = trace
     transpose = transpose
     transpose_ = transpose_

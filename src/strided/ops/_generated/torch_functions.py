@@ -28,6 +28,8 @@ _Tensor = None  # set by bind_tensor_class()
 
 _op__local_scalar_dense = get_op('aten::_local_scalar_dense')
 _op__to_copy = get_op('aten::_to_copy')
+_op__unique2 = get_op('aten::_unique2')
+_op__unsafe_view = get_op('aten::_unsafe_view')
 _op_abs = get_op('aten::abs')
 _op_abs__out = get_op('aten::abs.out')
 _op_abs_ = get_op('aten::abs_')
@@ -65,6 +67,8 @@ _op_amax = get_op('aten::amax')
 _op_amax__out = get_op('aten::amax.out')
 _op_amin = get_op('aten::amin')
 _op_amin__out = get_op('aten::amin.out')
+_op_aminmax = get_op('aten::aminmax')
+_op_aminmax__out = get_op('aten::aminmax.out')
 _op_any = get_op('aten::any')
 _op_any__all_out = get_op('aten::any.all_out')
 _op_any__dim = get_op('aten::any.dim')
@@ -100,6 +104,9 @@ _op_argmax = get_op('aten::argmax')
 _op_argmax__out = get_op('aten::argmax.out')
 _op_argmin = get_op('aten::argmin')
 _op_argmin__out = get_op('aten::argmin.out')
+_op_argsort = get_op('aten::argsort')
+_op_argsort__stable = get_op('aten::argsort.stable')
+_op_argsort__stable_out = get_op('aten::argsort.stable_out')
 _op_argwhere = get_op('aten::argwhere')
 _op_as_strided = get_op('aten::as_strided')
 _op_as_strided_ = get_op('aten::as_strided_')
@@ -122,6 +129,7 @@ _op_baddbmm__out = get_op('aten::baddbmm.out')
 _op_bernoulli = get_op('aten::bernoulli')
 _op_bernoulli__out = get_op('aten::bernoulli.out')
 _op_bernoulli__p = get_op('aten::bernoulli.p')
+_op_bincount = get_op('aten::bincount')
 _op_bitwise_and__Scalar = get_op('aten::bitwise_and.Scalar')
 _op_bitwise_and__Scalar_Tensor = get_op('aten::bitwise_and.Scalar_Tensor')
 _op_bitwise_and__Scalar_out = get_op('aten::bitwise_and.Scalar_out')
@@ -154,6 +162,9 @@ _op_bmm = get_op('aten::bmm')
 _op_bmm__out = get_op('aten::bmm.out')
 _op_broadcast_tensors = get_op('aten::broadcast_tensors')
 _op_broadcast_to = get_op('aten::broadcast_to')
+_op_bucketize__Scalar = get_op('aten::bucketize.Scalar')
+_op_bucketize__Tensor = get_op('aten::bucketize.Tensor')
+_op_bucketize__Tensor_out = get_op('aten::bucketize.Tensor_out')
 _op_cartesian_prod = get_op('aten::cartesian_prod')
 _op_cat = get_op('aten::cat')
 _op_cat__out = get_op('aten::cat.out')
@@ -208,6 +219,10 @@ _op_count_nonzero = get_op('aten::count_nonzero')
 _op_count_nonzero__dim_IntList = get_op('aten::count_nonzero.dim_IntList')
 _op_cross = get_op('aten::cross')
 _op_cross__out = get_op('aten::cross.out')
+_op_cummax = get_op('aten::cummax')
+_op_cummax__out = get_op('aten::cummax.out')
+_op_cummin = get_op('aten::cummin')
+_op_cummin__out = get_op('aten::cummin.out')
 _op_cumprod = get_op('aten::cumprod')
 _op_cumprod__out = get_op('aten::cumprod.out')
 _op_cumsum = get_op('aten::cumsum')
@@ -326,6 +341,8 @@ _op_gt__Scalar = get_op('aten::gt.Scalar')
 _op_gt__Scalar_out = get_op('aten::gt.Scalar_out')
 _op_gt__Tensor = get_op('aten::gt.Tensor')
 _op_gt__Tensor_out = get_op('aten::gt.Tensor_out')
+_op_histc = get_op('aten::histc')
+_op_histc__out = get_op('aten::histc.out')
 _op_hsplit__array = get_op('aten::hsplit.array')
 _op_hsplit__int = get_op('aten::hsplit.int')
 _op_hstack = get_op('aten::hstack')
@@ -361,6 +378,8 @@ _op_isposinf = get_op('aten::isposinf')
 _op_isposinf__out = get_op('aten::isposinf.out')
 _op_kron = get_op('aten::kron')
 _op_kron__out = get_op('aten::kron.out')
+_op_kthvalue = get_op('aten::kthvalue')
+_op_kthvalue__values = get_op('aten::kthvalue.values')
 _op_le__Scalar = get_op('aten::le.Scalar')
 _op_le__Scalar_out = get_op('aten::le.Scalar_out')
 _op_le__Tensor = get_op('aten::le.Tensor')
@@ -450,6 +469,9 @@ _op_mean = get_op('aten::mean')
 _op_mean__dim = get_op('aten::mean.dim')
 _op_mean__dtype_out = get_op('aten::mean.dtype_out')
 _op_mean__out = get_op('aten::mean.out')
+_op_median = get_op('aten::median')
+_op_median__dim = get_op('aten::median.dim')
+_op_median__dim_values = get_op('aten::median.dim_values')
 _op_meshgrid = get_op('aten::meshgrid')
 _op_meshgrid__indexing = get_op('aten::meshgrid.indexing')
 _op_min = get_op('aten::min')
@@ -462,10 +484,14 @@ _op_minimum = get_op('aten::minimum')
 _op_minimum__out = get_op('aten::minimum.out')
 _op_mm = get_op('aten::mm')
 _op_mm__out = get_op('aten::mm.out')
+_op_mode = get_op('aten::mode')
+_op_mode__values = get_op('aten::mode.values')
 _op_moveaxis__int = get_op('aten::moveaxis.int')
 _op_moveaxis__intlist = get_op('aten::moveaxis.intlist')
 _op_movedim__int = get_op('aten::movedim.int')
 _op_movedim__intlist = get_op('aten::movedim.intlist')
+_op_msort = get_op('aten::msort')
+_op_msort__out = get_op('aten::msort.out')
 _op_mul__Tensor = get_op('aten::mul.Tensor')
 _op_mul__out = get_op('aten::mul.out')
 _op_multinomial = get_op('aten::multinomial')
@@ -480,6 +506,13 @@ _op_nan_to_num__out = get_op('aten::nan_to_num.out')
 _op_nan_to_num_ = get_op('aten::nan_to_num_')
 _op_nanmean = get_op('aten::nanmean')
 _op_nanmean__out = get_op('aten::nanmean.out')
+_op_nanmedian = get_op('aten::nanmedian')
+_op_nanmedian__dim = get_op('aten::nanmedian.dim')
+_op_nanmedian__dim_values = get_op('aten::nanmedian.dim_values')
+_op_nanquantile = get_op('aten::nanquantile')
+_op_nanquantile__out = get_op('aten::nanquantile.out')
+_op_nanquantile__scalar = get_op('aten::nanquantile.scalar')
+_op_nanquantile__scalar_out = get_op('aten::nanquantile.scalar_out')
 _op_nansum = get_op('aten::nansum')
 _op_nansum__out = get_op('aten::nansum.out')
 _op_narrow = get_op('aten::narrow')
@@ -531,6 +564,10 @@ _op_prod__dim_int = get_op('aten::prod.dim_int')
 _op_prod__int_out = get_op('aten::prod.int_out')
 _op_put = get_op('aten::put')
 _op_qr = get_op('aten::qr')
+_op_quantile = get_op('aten::quantile')
+_op_quantile__out = get_op('aten::quantile.out')
+_op_quantile__scalar = get_op('aten::quantile.scalar')
+_op_quantile__scalar_out = get_op('aten::quantile.scalar_out')
 _op_rand = get_op('aten::rand')
 _op_rand__generator = get_op('aten::rand.generator')
 _op_rand__generator_out = get_op('aten::rand.generator_out')
@@ -606,6 +643,10 @@ _op_scatter_add = get_op('aten::scatter_add')
 _op_scatter_add__out = get_op('aten::scatter_add.out')
 _op_scatter_reduce__two = get_op('aten::scatter_reduce.two')
 _op_scatter_reduce__two_out = get_op('aten::scatter_reduce.two_out')
+_op_searchsorted__Scalar = get_op('aten::searchsorted.Scalar')
+_op_searchsorted__Scalar_out = get_op('aten::searchsorted.Scalar_out')
+_op_searchsorted__Tensor = get_op('aten::searchsorted.Tensor')
+_op_searchsorted__Tensor_out = get_op('aten::searchsorted.Tensor_out')
 _op_select__int = get_op('aten::select.int')
 _op_sgn = get_op('aten::sgn')
 _op_sgn__out = get_op('aten::sgn.out')
@@ -625,6 +666,10 @@ _op_slogdet = get_op('aten::slogdet')
 _op_slogdet__out = get_op('aten::slogdet.out')
 _op_softmax__int = get_op('aten::softmax.int')
 _op_softmax__int_out = get_op('aten::softmax.int_out')
+_op_sort = get_op('aten::sort')
+_op_sort__stable = get_op('aten::sort.stable')
+_op_sort__values = get_op('aten::sort.values')
+_op_sort__values_stable = get_op('aten::sort.values_stable')
 _op_split__Tensor = get_op('aten::split.Tensor')
 _op_split__sizes = get_op('aten::split.sizes')
 _op_split_with_sizes = get_op('aten::split_with_sizes')
@@ -675,6 +720,8 @@ _op_tensor_split__tensor_indices_or_sections = get_op('aten::tensor_split.tensor
 _op_tensordot = get_op('aten::tensordot')
 _op_tensordot__out = get_op('aten::tensordot.out')
 _op_tile = get_op('aten::tile')
+_op_topk = get_op('aten::topk')
+_op_topk__values = get_op('aten::topk.values')
 _op_trace = get_op('aten::trace')
 _op_transpose__int = get_op('aten::transpose.int')
 _op_tril = get_op('aten::tril')
@@ -689,6 +736,8 @@ _op_trunc__out = get_op('aten::trunc.out')
 _op_trunc_ = get_op('aten::trunc_')
 _op_unbind__int = get_op('aten::unbind.int')
 _op_unflatten__int = get_op('aten::unflatten.int')
+_op_unique_consecutive = get_op('aten::unique_consecutive')
+_op_unique_dim = get_op('aten::unique_dim')
 _op_unsqueeze = get_op('aten::unsqueeze')
 _op_var = get_op('aten::var')
 _op_var__correction = get_op('aten::var.correction')
@@ -716,14 +765,32 @@ _op_zero_ = get_op('aten::zero_')
 _op_zeros = get_op('aten::zeros')
 _op_zeros__out = get_op('aten::zeros.out')
 _op_zeros_like = get_op('aten::zeros_like')
+_rt_aminmax = _rt.make('aminmax', ('min', 'max'))
+_rt_aminmax_out = _rt.make('aminmax_out', ('min', 'max'))
+_rt_cummax = _rt.make('cummax', ('values', 'indices'))
+_rt_cummax_out = _rt.make('cummax_out', ('values', 'indices'))
+_rt_cummin = _rt.make('cummin', ('values', 'indices'))
+_rt_cummin_out = _rt.make('cummin_out', ('values', 'indices'))
+_rt_kthvalue = _rt.make('kthvalue', ('values', 'indices'))
+_rt_kthvalue_out = _rt.make('kthvalue_out', ('values', 'indices'))
 _rt_max = _rt.make('max', ('values', 'indices'))
 _rt_max_out = _rt.make('max_out', ('values', 'indices'))
+_rt_median = _rt.make('median', ('values', 'indices'))
+_rt_median_out = _rt.make('median_out', ('values', 'indices'))
 _rt_min = _rt.make('min', ('values', 'indices'))
 _rt_min_out = _rt.make('min_out', ('values', 'indices'))
+_rt_mode = _rt.make('mode', ('values', 'indices'))
+_rt_mode_out = _rt.make('mode_out', ('values', 'indices'))
+_rt_nanmedian = _rt.make('nanmedian', ('values', 'indices'))
+_rt_nanmedian_out = _rt.make('nanmedian_out', ('values', 'indices'))
 _rt_qr = _rt.make('qr', ('Q', 'R'))
 _rt_slogdet = _rt.make('slogdet', ('sign', 'logabsdet'))
 _rt_slogdet_out = _rt.make('slogdet_out', ('sign', 'logabsdet'))
+_rt_sort = _rt.make('sort', ('values', 'indices'))
+_rt_sort_out = _rt.make('sort_out', ('values', 'indices'))
 _rt_svd = _rt.make('svd', ('U', 'S', 'V'))
+_rt_topk = _rt.make('topk', ('values', 'indices'))
+_rt_topk_out = _rt.make('topk_out', ('values', 'indices'))
 
 
 def _f__local_scalar_dense_0(input):
@@ -771,6 +838,48 @@ def _to_copy(*args, **kwargs):
             _ap.factory_requires_grad(result)
         return result
     _ap.raise_invalid_arguments(_f__to_copy_sigs, args, kwargs)
+
+
+def _f__unique2_0(input, sorted=True, return_inverse=False, return_counts=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if sorted is not True and sorted is not False: raise _Mismatch
+    if return_inverse is not False and return_inverse is not True: raise _Mismatch
+    if return_counts is not False and return_counts is not True: raise _Mismatch
+    return input, sorted, return_inverse, return_counts
+
+
+_f__unique2_sigs = (_ap.PySig('_unique2', (('input', 'Tensor', None, False), ('sorted', 'bool', 'True', False), ('return_inverse', 'bool', 'False', False), ('return_counts', 'bool', 'False', False)), False, False),)
+
+
+def _unique2(*args, **kwargs):
+    try:
+        input, sorted, return_inverse, return_counts = _f__unique2_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__unique2.call(input._keyset, input, sorted, return_inverse, return_counts)
+        return result
+    _ap.raise_invalid_arguments(_f__unique2_sigs, args, kwargs)
+
+
+def _f__unsafe_view_0(input, size):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    size = _ap.to_intlist(size)
+    return input, size
+
+
+_f__unsafe_view_sigs = (_ap.PySig('_unsafe_view', (('input', 'Tensor', None, False), ('size', 'SymInt[]', None, False)), False, False),)
+
+
+def _unsafe_view(*args, **kwargs):
+    try:
+        input, size = _f__unsafe_view_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__unsafe_view.call(input._keyset, input, size)
+        return result
+    _ap.raise_invalid_arguments(_f__unsafe_view_sigs, args, kwargs)
 
 
 def _f_abs_0(input, *, out=None):
@@ -1167,7 +1276,7 @@ _f_all_sigs = (_ap.PySig('all', (('input', 'Tensor', None, False), ('out', 'Tens
 
 
 def all(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, out = _f_all_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -1178,7 +1287,7 @@ def all(*args, **kwargs):
             else:
                 result = _op_all__all_out.call(input._keyset | out._keyset, input, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dim, keepdim, out = _f_all_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -1189,7 +1298,7 @@ def all(*args, **kwargs):
             else:
                 result = _op_all__out.call(input._keyset | out._keyset, input, dim, keepdim, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dim, keepdim, out = _f_all_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -1276,6 +1385,31 @@ def amin(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_amin_sigs, args, kwargs)
 
 
+def _f_aminmax_0(input, *, dim=None, keepdim=False, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, dim, keepdim, out
+
+
+_f_aminmax_sigs = (_ap.PySig('aminmax', (('input', 'Tensor', None, False), ('dim', 'int?', 'None', True), ('keepdim', 'bool', 'False', True), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def aminmax(*args, **kwargs):
+    try:
+        input, dim, keepdim, out = _f_aminmax_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_aminmax(_op_aminmax.call(input._keyset, input, dim, keepdim))
+        else:
+            result = _rt_aminmax_out(_op_aminmax__out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, dim, keepdim, out[0], out[1]))
+        return result
+    _ap.raise_invalid_arguments(_f_aminmax_sigs, args, kwargs)
+
+
 def _f_any_0(input, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -1302,7 +1436,7 @@ _f_any_sigs = (_ap.PySig('any', (('input', 'Tensor', None, False), ('out', 'Tens
 
 
 def any(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, out = _f_any_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -1313,7 +1447,7 @@ def any(*args, **kwargs):
             else:
                 result = _op_any__all_out.call(input._keyset | out._keyset, input, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dim, keepdim, out = _f_any_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -1324,7 +1458,7 @@ def any(*args, **kwargs):
             else:
                 result = _op_any__out.call(input._keyset | out._keyset, input, dim, keepdim, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dim, keepdim, out = _f_any_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -1377,41 +1511,44 @@ _f_arange_sigs = (_ap.PySig('arange', (('end', 'Scalar', None, False), ('out', '
 
 
 def arange(*args, **kwargs):
-    try:
-        end, out, dtype, layout, device, pin_memory, requires_grad = _f_arange_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        if out is None:
-            result = _op_arange.call(_ap.keyset_of_device(device), end, dtype, layout, device, pin_memory)
+    if len(args) <= 1:
+        try:
+            end, out, dtype, layout, device, pin_memory, requires_grad = _f_arange_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
         else:
-            _check_factory_out(out, dtype, layout, device)
-            result = _op_arange__out.call(out._keyset, end, out)
-        if requires_grad:
-            _ap.factory_requires_grad(result)
-        return result
-    try:
-        start, end, dtype, layout, device, pin_memory, requires_grad = _f_arange_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_arange__start.call(_ap.keyset_of_device(device), start, end, dtype, layout, device, pin_memory)
-        if requires_grad:
-            _ap.factory_requires_grad(result)
-        return result
-    try:
-        start, end, step, out, dtype, layout, device, pin_memory, requires_grad = _f_arange_2(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        if out is None:
-            result = _op_arange__start_step.call(_ap.keyset_of_device(device), start, end, step, dtype, layout, device, pin_memory)
+            if out is None:
+                result = _op_arange.call(_ap.keyset_of_device(device), end, dtype, layout, device, pin_memory)
+            else:
+                _check_factory_out(out, dtype, layout, device)
+                result = _op_arange__out.call(out._keyset, end, out)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    if len(args) <= 2:
+        try:
+            start, end, dtype, layout, device, pin_memory, requires_grad = _f_arange_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
         else:
-            _check_factory_out(out, dtype, layout, device)
-            result = _op_arange__start_out.call(out._keyset, start, end, step, out)
-        if requires_grad:
-            _ap.factory_requires_grad(result)
-        return result
+            result = _op_arange__start.call(_ap.keyset_of_device(device), start, end, dtype, layout, device, pin_memory)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    if len(args) <= 3:
+        try:
+            start, end, step, out, dtype, layout, device, pin_memory, requires_grad = _f_arange_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_arange__start_step.call(_ap.keyset_of_device(device), start, end, step, dtype, layout, device, pin_memory)
+            else:
+                _check_factory_out(out, dtype, layout, device)
+                result = _op_arange__start_out.call(out._keyset, start, end, step, out)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
     _ap.raise_invalid_arguments(_f_arange_sigs, args, kwargs)
 
 
@@ -1741,6 +1878,48 @@ def argmin(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_argmin_sigs, args, kwargs)
 
 
+def _f_argsort_0(input, *, stable, dim=-1, descending=False, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if stable is not True and stable is not False: raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if descending is not False and descending is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, stable, dim, descending, out
+
+
+def _f_argsort_1(input, dim=-1, descending=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if descending is not False and descending is not True: raise _Mismatch
+    return input, dim, descending
+
+
+_f_argsort_sigs = (_ap.PySig('argsort', (('input', 'Tensor', None, False), ('stable', 'bool', None, True), ('dim', 'int', '-1', True), ('descending', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('argsort', (('input', 'Tensor', None, False), ('dim', 'int', '-1', False), ('descending', 'bool', 'False', False)), False, False),)
+
+
+def argsort(*args, **kwargs):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, stable, dim, descending, out = _f_argsort_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_argsort__stable.call(input._keyset, input, stable, dim, descending)
+            else:
+                result = _op_argsort__stable_out.call(input._keyset | out._keyset, input, stable, dim, descending, out)
+            return result
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, descending = _f_argsort_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_argsort.call(input._keyset, input, dim, descending)
+            return result
+    _ap.raise_invalid_arguments(_f_argsort_sigs, args, kwargs)
+
+
 def _f_argwhere_0(input):
     if not isinstance(input, _Tensor): raise _Mismatch
     return input,
@@ -2041,7 +2220,7 @@ _f_bernoulli_sigs = (_ap.PySig('bernoulli', (('input', 'Tensor', None, False), (
 
 
 def bernoulli(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, generator, out = _f_bernoulli_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2052,7 +2231,7 @@ def bernoulli(*args, **kwargs):
             else:
                 result = _op_bernoulli__out.call(input._keyset | out._keyset, input, generator, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, p, generator = _f_bernoulli_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2061,6 +2240,27 @@ def bernoulli(*args, **kwargs):
             result = _op_bernoulli__p.call(input._keyset, input, p, generator)
             return result
     _ap.raise_invalid_arguments(_f_bernoulli_sigs, args, kwargs)
+
+
+def _f_bincount_0(input, weights=None, minlength=0):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if weights is not None and not isinstance(weights, _Tensor): raise _Mismatch
+    if type(minlength) is not int: minlength = _ap.to_int(minlength)
+    return input, weights, minlength
+
+
+_f_bincount_sigs = (_ap.PySig('bincount', (('input', 'Tensor', None, False), ('weights', 'Tensor?', 'None', False), ('minlength', 'SymInt', '0', False)), False, False),)
+
+
+def bincount(*args, **kwargs):
+    try:
+        input, weights, minlength = _f_bincount_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_bincount.call(input._keyset | (weights._keyset if weights is not None else 0), input, weights, minlength)
+        return result
+    _ap.raise_invalid_arguments(_f_bincount_sigs, args, kwargs)
 
 
 def _f_bitwise_and_0(input, other, *, out=None):
@@ -2087,7 +2287,7 @@ _f_bitwise_and_sigs = (_ap.PySig('bitwise_and', (('input', 'Tensor', None, False
 
 
 def bitwise_and(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_bitwise_and_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2098,7 +2298,7 @@ def bitwise_and(*args, **kwargs):
             else:
                 result = _op_bitwise_and__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
             return result
-    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             self, other = _f_bitwise_and_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2106,7 +2306,7 @@ def bitwise_and(*args, **kwargs):
         else:
             result = _op_bitwise_and__Scalar_Tensor.call(other._keyset, self, other)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, other, out = _f_bitwise_and_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2144,7 +2344,7 @@ _f_bitwise_left_shift_sigs = (_ap.PySig('bitwise_left_shift', (('input', 'Tensor
 
 
 def bitwise_left_shift(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_bitwise_left_shift_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2155,7 +2355,7 @@ def bitwise_left_shift(*args, **kwargs):
             else:
                 result = _op_bitwise_left_shift__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
             return result
-    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             self, other = _f_bitwise_left_shift_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2163,7 +2363,7 @@ def bitwise_left_shift(*args, **kwargs):
         else:
             result = _op_bitwise_left_shift__Scalar_Tensor.call(other._keyset, self, other)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, other, out = _f_bitwise_left_shift_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2224,7 +2424,7 @@ _f_bitwise_or_sigs = (_ap.PySig('bitwise_or', (('input', 'Tensor', None, False),
 
 
 def bitwise_or(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_bitwise_or_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2235,7 +2435,7 @@ def bitwise_or(*args, **kwargs):
             else:
                 result = _op_bitwise_or__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
             return result
-    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             self, other = _f_bitwise_or_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2243,7 +2443,7 @@ def bitwise_or(*args, **kwargs):
         else:
             result = _op_bitwise_or__Scalar_Tensor.call(other._keyset, self, other)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, other, out = _f_bitwise_or_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2281,7 +2481,7 @@ _f_bitwise_right_shift_sigs = (_ap.PySig('bitwise_right_shift', (('input', 'Tens
 
 
 def bitwise_right_shift(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_bitwise_right_shift_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2292,7 +2492,7 @@ def bitwise_right_shift(*args, **kwargs):
             else:
                 result = _op_bitwise_right_shift__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
             return result
-    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             self, other = _f_bitwise_right_shift_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2300,7 +2500,7 @@ def bitwise_right_shift(*args, **kwargs):
         else:
             result = _op_bitwise_right_shift__Scalar_Tensor.call(other._keyset, self, other)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, other, out = _f_bitwise_right_shift_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2338,7 +2538,7 @@ _f_bitwise_xor_sigs = (_ap.PySig('bitwise_xor', (('input', 'Tensor', None, False
 
 
 def bitwise_xor(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_bitwise_xor_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2349,7 +2549,7 @@ def bitwise_xor(*args, **kwargs):
             else:
                 result = _op_bitwise_xor__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
             return result
-    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             self, other = _f_bitwise_xor_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2357,7 +2557,7 @@ def bitwise_xor(*args, **kwargs):
         else:
             result = _op_bitwise_xor__Scalar_Tensor.call(other._keyset, self, other)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, other, out = _f_bitwise_xor_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2451,6 +2651,49 @@ def broadcast_to(*args, **kwargs):
         result = _op_broadcast_to.call(input._keyset, input, size)
         return result
     _ap.raise_invalid_arguments(_f_broadcast_to_sigs, args, kwargs)
+
+
+def _f_bucketize_0(input, boundaries, *, out_int32=False, right=False, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(boundaries, _Tensor): raise _Mismatch
+    if out_int32 is not False and out_int32 is not True: raise _Mismatch
+    if right is not False and right is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, boundaries, out_int32, right, out
+
+
+def _f_bucketize_1(self, boundaries, *, out_int32=False, right=False):
+    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if not isinstance(boundaries, _Tensor): raise _Mismatch
+    if out_int32 is not False and out_int32 is not True: raise _Mismatch
+    if right is not False and right is not True: raise _Mismatch
+    return self, boundaries, out_int32, right
+
+
+_f_bucketize_sigs = (_ap.PySig('bucketize', (('input', 'Tensor', None, False), ('boundaries', 'Tensor', None, False), ('out_int32', 'bool', 'False', True), ('right', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('bucketize', (('self', 'Scalar', None, False), ('boundaries', 'Tensor', None, False), ('out_int32', 'bool', 'False', True), ('right', 'bool', 'False', True)), False, False),)
+
+
+def bucketize(*args, **kwargs):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, boundaries, out_int32, right, out = _f_bucketize_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_bucketize__Tensor.call(input._keyset | boundaries._keyset, input, boundaries, out_int32, right)
+            else:
+                result = _op_bucketize__Tensor_out.call(input._keyset | boundaries._keyset | out._keyset, input, boundaries, out_int32, right, out)
+            return result
+    if len(args) <= 2 and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            self, boundaries, out_int32, right = _f_bucketize_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bucketize__Scalar.call(boundaries._keyset, self, boundaries, out_int32, right)
+            return result
+    _ap.raise_invalid_arguments(_f_bucketize_sigs, args, kwargs)
 
 
 def _f_cartesian_prod_0(tensors):
@@ -2579,7 +2822,7 @@ _f_clamp_sigs = (_ap.PySig('clamp', (('input', 'Tensor', None, False), ('min', '
 
 
 def clamp(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, min, max, out = _f_clamp_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2590,7 +2833,7 @@ def clamp(*args, **kwargs):
             else:
                 result = _op_clamp__Tensor_out.call(input._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0) | out._keyset, input, min, max, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, min, max, out = _f_clamp_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2622,7 +2865,7 @@ _f_clamp__sigs = (_ap.PySig('clamp_', (('input', 'Tensor', None, False), ('min',
 
 
 def clamp_(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, min, max = _f_clamp__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2630,7 +2873,7 @@ def clamp_(*args, **kwargs):
         else:
             result = _op_clamp___Tensor.call(input._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0), input, min, max)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, min, max = _f_clamp__1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2659,7 +2902,7 @@ _f_clamp_max_sigs = (_ap.PySig('clamp_max', (('input', 'Tensor', None, False), (
 
 
 def clamp_max(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, max, out = _f_clamp_max_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2670,7 +2913,7 @@ def clamp_max(*args, **kwargs):
             else:
                 result = _op_clamp_max__Tensor_out.call(input._keyset | max._keyset | out._keyset, input, max, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, max, out = _f_clamp_max_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2700,7 +2943,7 @@ _f_clamp_max__sigs = (_ap.PySig('clamp_max_', (('input', 'Tensor', None, False),
 
 
 def clamp_max_(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, max = _f_clamp_max__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2708,7 +2951,7 @@ def clamp_max_(*args, **kwargs):
         else:
             result = _op_clamp_max___Tensor.call(input._keyset | max._keyset, input, max)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, max = _f_clamp_max__1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2737,7 +2980,7 @@ _f_clamp_min_sigs = (_ap.PySig('clamp_min', (('input', 'Tensor', None, False), (
 
 
 def clamp_min(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, min, out = _f_clamp_min_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2748,7 +2991,7 @@ def clamp_min(*args, **kwargs):
             else:
                 result = _op_clamp_min__Tensor_out.call(input._keyset | min._keyset | out._keyset, input, min, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, min, out = _f_clamp_min_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2778,7 +3021,7 @@ _f_clamp_min__sigs = (_ap.PySig('clamp_min_', (('input', 'Tensor', None, False),
 
 
 def clamp_min_(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, min = _f_clamp_min__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2786,7 +3029,7 @@ def clamp_min_(*args, **kwargs):
         else:
             result = _op_clamp_min___Tensor.call(input._keyset | min._keyset, input, min)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, min = _f_clamp_min__1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2817,7 +3060,7 @@ _f_clip_sigs = (_ap.PySig('clip', (('input', 'Tensor', None, False), ('min', 'Te
 
 
 def clip(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, min, max, out = _f_clip_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2828,7 +3071,7 @@ def clip(*args, **kwargs):
             else:
                 result = _op_clip__Tensor_out.call(input._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0) | out._keyset, input, min, max, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, min, max, out = _f_clip_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2860,7 +3103,7 @@ _f_clip__sigs = (_ap.PySig('clip_', (('input', 'Tensor', None, False), ('min', '
 
 
 def clip_(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, min, max = _f_clip__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -2868,7 +3111,7 @@ def clip_(*args, **kwargs):
         else:
             result = _op_clip___Tensor.call(input._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0), input, min, max)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, min, max = _f_clip__1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -3030,7 +3273,7 @@ _f_copysign_sigs = (_ap.PySig('copysign', (('input', 'Tensor', None, False), ('o
 
 
 def copysign(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_copysign_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -3041,7 +3284,7 @@ def copysign(*args, **kwargs):
             else:
                 result = _op_copysign__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, other, out = _f_copysign_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -3155,7 +3398,7 @@ _f_count_nonzero_sigs = (_ap.PySig('count_nonzero', (('input', 'Tensor', None, F
 
 
 def count_nonzero(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dim = _f_count_nonzero_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -3163,7 +3406,7 @@ def count_nonzero(*args, **kwargs):
         else:
             result = _op_count_nonzero__dim_IntList.call(input._keyset, input, dim)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dim = _f_count_nonzero_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -3197,6 +3440,54 @@ def cross(*args, **kwargs):
             result = _op_cross__out.call(input._keyset | other._keyset | out._keyset, input, other, dim, out)
         return result
     _ap.raise_invalid_arguments(_f_cross_sigs, args, kwargs)
+
+
+def _f_cummax_0(input, dim, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, dim, out
+
+
+_f_cummax_sigs = (_ap.PySig('cummax', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def cummax(*args, **kwargs):
+    try:
+        input, dim, out = _f_cummax_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_cummax(_op_cummax.call(input._keyset, input, dim))
+        else:
+            result = _rt_cummax_out(_op_cummax__out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, dim, out[0], out[1]))
+        return result
+    _ap.raise_invalid_arguments(_f_cummax_sigs, args, kwargs)
+
+
+def _f_cummin_0(input, dim, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, dim, out
+
+
+_f_cummin_sigs = (_ap.PySig('cummin', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def cummin(*args, **kwargs):
+    try:
+        input, dim, out = _f_cummin_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_cummin(_op_cummin.call(input._keyset, input, dim))
+        else:
+            result = _rt_cummin_out(_op_cummin__out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, dim, out[0], out[1]))
+        return result
+    _ap.raise_invalid_arguments(_f_cummin_sigs, args, kwargs)
 
 
 def _f_cumprod_0(input, dim, *, out=None, dtype=None):
@@ -3443,33 +3734,36 @@ _f_div_sigs = (_ap.PySig('div', (('input', 'Tensor', None, False), ('other', 'Te
 
 
 def div(*args, **kwargs):
-    try:
-        input, other, out = _f_div_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        if out is None:
-            result = _op_div__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other)
+    if len(args) <= 2:
+        try:
+            input, other, out = _f_div_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
         else:
-            result = _op_div__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, out)
-        return result
-    try:
-        input, other, rounding_mode, out = _f_div_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        if out is None:
-            result = _op_div__Tensor_mode.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other, rounding_mode)
+            if out is None:
+                result = _op_div__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other)
+            else:
+                result = _op_div__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, out)
+            return result
+    if len(args) <= 2:
+        try:
+            input, other, rounding_mode, out = _f_div_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
         else:
-            result = _op_div__out_mode.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, rounding_mode, out)
-        return result
-    try:
-        input, other, rounding_mode = _f_div_2(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_div__Scalar_mode.call(getattr(input, '_keyset', _CPU_KEYSET), input, other, rounding_mode)
-        return result
+            if out is None:
+                result = _op_div__Tensor_mode.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other, rounding_mode)
+            else:
+                result = _op_div__out_mode.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, rounding_mode, out)
+            return result
+    if len(args) <= 2:
+        try:
+            input, other, rounding_mode = _f_div_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_div__Scalar_mode.call(getattr(input, '_keyset', _CPU_KEYSET), input, other, rounding_mode)
+            return result
     _ap.raise_invalid_arguments(_f_div_sigs, args, kwargs)
 
 
@@ -3505,40 +3799,44 @@ _f_divide_sigs = (_ap.PySig('divide', (('input', 'Tensor', None, False), ('other
 
 
 def divide(*args, **kwargs):
-    try:
-        input, other, out = _f_divide_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        if out is None:
-            result = _op_divide__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other)
+    if len(args) <= 2:
+        try:
+            input, other, out = _f_divide_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
         else:
-            result = _op_divide__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, out)
-        return result
-    try:
-        input, other, rounding_mode, out = _f_divide_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        if out is None:
-            result = _op_divide__Tensor_mode.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other, rounding_mode)
+            if out is None:
+                result = _op_divide__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other)
+            else:
+                result = _op_divide__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, out)
+            return result
+    if len(args) <= 2:
+        try:
+            input, other, rounding_mode, out = _f_divide_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
         else:
-            result = _op_divide__out_mode.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, rounding_mode, out)
-        return result
-    try:
-        input, other = _f_divide_2(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_divide__Scalar.call(getattr(input, '_keyset', _CPU_KEYSET), input, other)
-        return result
-    try:
-        input, other, rounding_mode = _f_divide_3(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_divide__Scalar_mode.call(getattr(input, '_keyset', _CPU_KEYSET), input, other, rounding_mode)
-        return result
+            if out is None:
+                result = _op_divide__Tensor_mode.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other, rounding_mode)
+            else:
+                result = _op_divide__out_mode.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, rounding_mode, out)
+            return result
+    if len(args) <= 2:
+        try:
+            input, other = _f_divide_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_divide__Scalar.call(getattr(input, '_keyset', _CPU_KEYSET), input, other)
+            return result
+    if len(args) <= 2:
+        try:
+            input, other, rounding_mode = _f_divide_3(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_divide__Scalar_mode.call(getattr(input, '_keyset', _CPU_KEYSET), input, other, rounding_mode)
+            return result
     _ap.raise_invalid_arguments(_f_divide_sigs, args, kwargs)
 
 
@@ -3582,7 +3880,7 @@ _f_dsplit_sigs = (_ap.PySig('dsplit', (('input', 'Tensor', None, False), ('secti
 
 
 def dsplit(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, sections = _f_dsplit_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -3590,7 +3888,7 @@ def dsplit(*args, **kwargs):
         else:
             result = _op_dsplit__int.call(input._keyset, input, sections)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, indices = _f_dsplit_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -3750,7 +4048,7 @@ _f_eq_sigs = (_ap.PySig('eq', (('input', 'Tensor', None, False), ('other', 'Tens
 
 
 def eq(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_eq_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -3761,7 +4059,7 @@ def eq(*args, **kwargs):
             else:
                 result = _op_eq__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, other, out = _f_eq_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4055,32 +4353,34 @@ _f_eye_sigs = (_ap.PySig('eye', (('n', 'SymInt', None, False), ('out', 'Tensor',
 
 
 def eye(*args, **kwargs):
-    try:
-        n, out, dtype, layout, device, pin_memory, requires_grad = _f_eye_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        if out is None:
-            result = _op_eye.call(_ap.keyset_of_device(device), n, dtype, layout, device, pin_memory)
+    if len(args) <= 1:
+        try:
+            n, out, dtype, layout, device, pin_memory, requires_grad = _f_eye_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
         else:
-            _check_factory_out(out, dtype, layout, device)
-            result = _op_eye__out.call(out._keyset, n, out)
-        if requires_grad:
-            _ap.factory_requires_grad(result)
-        return result
-    try:
-        n, m, out, dtype, layout, device, pin_memory, requires_grad = _f_eye_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        if out is None:
-            result = _op_eye__m.call(_ap.keyset_of_device(device), n, m, dtype, layout, device, pin_memory)
+            if out is None:
+                result = _op_eye.call(_ap.keyset_of_device(device), n, dtype, layout, device, pin_memory)
+            else:
+                _check_factory_out(out, dtype, layout, device)
+                result = _op_eye__out.call(out._keyset, n, out)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    if len(args) <= 2:
+        try:
+            n, m, out, dtype, layout, device, pin_memory, requires_grad = _f_eye_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
         else:
-            _check_factory_out(out, dtype, layout, device)
-            result = _op_eye__m_out.call(out._keyset, n, m, out)
-        if requires_grad:
-            _ap.factory_requires_grad(result)
-        return result
+            if out is None:
+                result = _op_eye__m.call(_ap.keyset_of_device(device), n, m, dtype, layout, device, pin_memory)
+            else:
+                _check_factory_out(out, dtype, layout, device)
+                result = _op_eye__m_out.call(out._keyset, n, m, out)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
     _ap.raise_invalid_arguments(_f_eye_sigs, args, kwargs)
 
 
@@ -4100,7 +4400,7 @@ _f_fill__sigs = (_ap.PySig('fill_', (('input', 'Tensor', None, False), ('value',
 
 
 def fill_(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, value = _f_fill__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4108,7 +4408,7 @@ def fill_(*args, **kwargs):
         else:
             result = _op_fill___Tensor.call(input._keyset | value._keyset, input, value)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, value = _f_fill__1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4265,7 +4565,7 @@ _f_float_power_sigs = (_ap.PySig('float_power', (('input', 'Tensor', None, False
 
 
 def float_power(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, exponent, out = _f_float_power_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4276,7 +4576,7 @@ def float_power(*args, **kwargs):
             else:
                 result = _op_float_power__Tensor_Tensor_out.call(input._keyset | exponent._keyset | out._keyset, input, exponent, out)
             return result
-    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             self, exponent, out = _f_float_power_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4287,7 +4587,7 @@ def float_power(*args, **kwargs):
             else:
                 result = _op_float_power__Scalar_out.call(exponent._keyset | out._keyset, self, exponent, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, exponent, out = _f_float_power_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4361,26 +4661,28 @@ _f_floor_divide_sigs = (_ap.PySig('floor_divide', (('input', 'Tensor', None, Fal
 
 
 def floor_divide(*args, **kwargs):
-    try:
-        input, other, out = _f_floor_divide_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        if out is None:
-            result = _op_floor_divide.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other)
+    if len(args) <= 2:
+        try:
+            input, other, out = _f_floor_divide_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
         else:
-            result = _op_floor_divide__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, out)
-        return result
-    try:
-        input, other, out = _f_floor_divide_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        if out is None:
-            result = _op_floor_divide__Scalar.call(getattr(input, '_keyset', _CPU_KEYSET), input, other)
+            if out is None:
+                result = _op_floor_divide.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other)
+            else:
+                result = _op_floor_divide__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, out)
+            return result
+    if len(args) <= 2:
+        try:
+            input, other, out = _f_floor_divide_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
         else:
-            result = _op_floor_divide__Scalar_out.call(getattr(input, '_keyset', _CPU_KEYSET) | out._keyset, input, other, out)
-        return result
+            if out is None:
+                result = _op_floor_divide__Scalar.call(getattr(input, '_keyset', _CPU_KEYSET), input, other)
+            else:
+                result = _op_floor_divide__Scalar_out.call(getattr(input, '_keyset', _CPU_KEYSET) | out._keyset, input, other, out)
+            return result
     _ap.raise_invalid_arguments(_f_floor_divide_sigs, args, kwargs)
 
 
@@ -4450,7 +4752,7 @@ _f_fmod_sigs = (_ap.PySig('fmod', (('input', 'Tensor', None, False), ('other', '
 
 
 def fmod(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_fmod_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4461,7 +4763,7 @@ def fmod(*args, **kwargs):
             else:
                 result = _op_fmod__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, other, out = _f_fmod_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4621,7 +4923,7 @@ _f_ge_sigs = (_ap.PySig('ge', (('input', 'Tensor', None, False), ('other', 'Tens
 
 
 def ge(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_ge_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4632,7 +4934,7 @@ def ge(*args, **kwargs):
             else:
                 result = _op_ge__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, other, out = _f_ge_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4688,7 +4990,7 @@ _f_greater_sigs = (_ap.PySig('greater', (('input', 'Tensor', None, False), ('oth
 
 
 def greater(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_greater_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4699,7 +5001,7 @@ def greater(*args, **kwargs):
             else:
                 result = _op_greater__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, other, out = _f_greater_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4731,7 +5033,7 @@ _f_greater_equal_sigs = (_ap.PySig('greater_equal', (('input', 'Tensor', None, F
 
 
 def greater_equal(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_greater_equal_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4742,7 +5044,7 @@ def greater_equal(*args, **kwargs):
             else:
                 result = _op_greater_equal__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, other, out = _f_greater_equal_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4774,7 +5076,7 @@ _f_gt_sigs = (_ap.PySig('gt', (('input', 'Tensor', None, False), ('other', 'Tens
 
 
 def gt(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_gt_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4785,7 +5087,7 @@ def gt(*args, **kwargs):
             else:
                 result = _op_gt__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, other, out = _f_gt_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4797,6 +5099,32 @@ def gt(*args, **kwargs):
                 result = _op_gt__Scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
     _ap.raise_invalid_arguments(_f_gt_sigs, args, kwargs)
+
+
+def _f_histc_0(input, bins=100, min=0, max=0, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(bins) is not int: bins = _ap.to_int(bins)
+    if type(min) not in _PYNUM: min = _ap.to_scalar(min)
+    if type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, bins, min, max, out
+
+
+_f_histc_sigs = (_ap.PySig('histc', (('input', 'Tensor', None, False), ('bins', 'int', '100', False), ('min', 'Scalar', '0', False), ('max', 'Scalar', '0', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def histc(*args, **kwargs):
+    try:
+        input, bins, min, max, out = _f_histc_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_histc.call(input._keyset, input, bins, min, max)
+        else:
+            result = _op_histc__out.call(input._keyset | out._keyset, input, bins, min, max, out)
+        return result
+    _ap.raise_invalid_arguments(_f_histc_sigs, args, kwargs)
 
 
 def _f_hsplit_0(input, sections):
@@ -4815,7 +5143,7 @@ _f_hsplit_sigs = (_ap.PySig('hsplit', (('input', 'Tensor', None, False), ('secti
 
 
 def hsplit(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, sections = _f_hsplit_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4823,7 +5151,7 @@ def hsplit(*args, **kwargs):
         else:
             result = _op_hsplit__int.call(input._keyset, input, sections)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, indices = _f_hsplit_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -4981,7 +5309,7 @@ def _f_index_fill_0(input, dim, index, value):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(dim) is not int: dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if not isinstance(value, _Tensor): raise _Mismatch
     return input, dim, index, value
 
 
@@ -4989,29 +5317,29 @@ def _f_index_fill_1(input, dim, index, value):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(dim) is not int: dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
-    if not isinstance(value, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
     return input, dim, index, value
 
 
-_f_index_fill_sigs = (_ap.PySig('index_fill', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, False), _ap.PySig('index_fill', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, False),)
+_f_index_fill_sigs = (_ap.PySig('index_fill', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, False), _ap.PySig('index_fill', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, False),)
 
 
 def index_fill(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)) and (len(args) <= 3 or isinstance(args[3], _Tensor)):
         try:
             input, dim, index, value = _f_index_fill_0(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
-            result = _op_index_fill__int_Scalar.call(input._keyset | index._keyset, input, dim, index, value)
+            result = _op_index_fill__int_Tensor.call(input._keyset | index._keyset | value._keyset, input, dim, index, value)
             return result
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)) and (len(args) <= 3 or isinstance(args[3], _Tensor)):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
         try:
             input, dim, index, value = _f_index_fill_1(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
-            result = _op_index_fill__int_Tensor.call(input._keyset | index._keyset | value._keyset, input, dim, index, value)
+            result = _op_index_fill__int_Scalar.call(input._keyset | index._keyset, input, dim, index, value)
             return result
     _ap.raise_invalid_arguments(_f_index_fill_sigs, args, kwargs)
 
@@ -5310,6 +5638,32 @@ def kron(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_kron_sigs, args, kwargs)
 
 
+def _f_kthvalue_0(input, k, dim=-1, keepdim=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(k) is not int: k = _ap.to_int(k)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, k, dim, keepdim, out
+
+
+_f_kthvalue_sigs = (_ap.PySig('kthvalue', (('input', 'Tensor', None, False), ('k', 'SymInt', None, False), ('dim', 'int', '-1', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def kthvalue(*args, **kwargs):
+    try:
+        input, k, dim, keepdim, out = _f_kthvalue_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_kthvalue(_op_kthvalue.call(input._keyset, input, k, dim, keepdim))
+        else:
+            result = _rt_kthvalue_out(_op_kthvalue__values.call(input._keyset | out[0]._keyset | out[1]._keyset, input, k, dim, keepdim, out[0], out[1]))
+        return result
+    _ap.raise_invalid_arguments(_f_kthvalue_sigs, args, kwargs)
+
+
 def _f_le_0(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(other, _Tensor): raise _Mismatch
@@ -5328,7 +5682,7 @@ _f_le_sigs = (_ap.PySig('le', (('input', 'Tensor', None, False), ('other', 'Tens
 
 
 def le(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_le_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -5339,7 +5693,7 @@ def le(*args, **kwargs):
             else:
                 result = _op_le__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, other, out = _f_le_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -5373,7 +5727,7 @@ _f_lerp_sigs = (_ap.PySig('lerp', (('input', 'Tensor', None, False), ('end', 'Te
 
 
 def lerp(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
         try:
             input, end, weight, out = _f_lerp_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -5384,7 +5738,7 @@ def lerp(*args, **kwargs):
             else:
                 result = _op_lerp__Tensor_out.call(input._keyset | end._keyset | weight._keyset | out._keyset, input, end, weight, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, end, weight, out = _f_lerp_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -5416,7 +5770,7 @@ _f_less_sigs = (_ap.PySig('less', (('input', 'Tensor', None, False), ('other', '
 
 
 def less(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_less_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -5427,7 +5781,7 @@ def less(*args, **kwargs):
             else:
                 result = _op_less__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, other, out = _f_less_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -5459,7 +5813,7 @@ _f_less_equal_sigs = (_ap.PySig('less_equal', (('input', 'Tensor', None, False),
 
 
 def less_equal(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_less_equal_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -5470,7 +5824,7 @@ def less_equal(*args, **kwargs):
             else:
                 result = _op_less_equal__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, other, out = _f_less_equal_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -5563,7 +5917,7 @@ _f_linspace_sigs = (_ap.PySig('linspace', (('start', 'Tensor', None, False), ('e
 
 
 def linspace(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             start, end, steps, out, dtype, layout, device, pin_memory, requires_grad = _f_linspace_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -5577,7 +5931,7 @@ def linspace(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 3 and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             start, end, steps, out, dtype, layout, device, pin_memory, requires_grad = _f_linspace_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -5591,7 +5945,7 @@ def linspace(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             start, end, steps, out, dtype, layout, device, pin_memory, requires_grad = _f_linspace_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -5605,19 +5959,20 @@ def linspace(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    try:
-        start, end, steps, out, dtype, layout, device, pin_memory, requires_grad = _f_linspace_3(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        if out is None:
-            result = _op_linspace.call(_ap.keyset_of_device(device), start, end, steps, dtype, layout, device, pin_memory)
+    if len(args) <= 3:
+        try:
+            start, end, steps, out, dtype, layout, device, pin_memory, requires_grad = _f_linspace_3(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
         else:
-            _check_factory_out(out, dtype, layout, device)
-            result = _op_linspace__out.call(out._keyset, start, end, steps, out)
-        if requires_grad:
-            _ap.factory_requires_grad(result)
-        return result
+            if out is None:
+                result = _op_linspace.call(_ap.keyset_of_device(device), start, end, steps, dtype, layout, device, pin_memory)
+            else:
+                _check_factory_out(out, dtype, layout, device)
+                result = _op_linspace__out.call(out._keyset, start, end, steps, out)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
     _ap.raise_invalid_arguments(_f_linspace_sigs, args, kwargs)
 
 
@@ -6056,7 +6411,7 @@ _f_logspace_sigs = (_ap.PySig('logspace', (('start', 'Tensor', None, False), ('e
 
 
 def logspace(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             start, end, steps, base, out, dtype, layout, device, pin_memory, requires_grad = _f_logspace_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6070,7 +6425,7 @@ def logspace(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 4 and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             start, end, steps, base, out, dtype, layout, device, pin_memory, requires_grad = _f_logspace_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6084,7 +6439,7 @@ def logspace(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
         try:
             start, end, steps, base, out, dtype, layout, device, pin_memory, requires_grad = _f_logspace_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6098,19 +6453,20 @@ def logspace(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    try:
-        start, end, steps, base, out, dtype, layout, device, pin_memory, requires_grad = _f_logspace_3(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        if out is None:
-            result = _op_logspace.call(_ap.keyset_of_device(device), start, end, steps, base, dtype, layout, device, pin_memory)
+    if len(args) <= 4:
+        try:
+            start, end, steps, base, out, dtype, layout, device, pin_memory, requires_grad = _f_logspace_3(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
         else:
-            _check_factory_out(out, dtype, layout, device)
-            result = _op_logspace__out.call(out._keyset, start, end, steps, base, out)
-        if requires_grad:
-            _ap.factory_requires_grad(result)
-        return result
+            if out is None:
+                result = _op_logspace.call(_ap.keyset_of_device(device), start, end, steps, base, dtype, layout, device, pin_memory)
+            else:
+                _check_factory_out(out, dtype, layout, device)
+                result = _op_logspace__out.call(out._keyset, start, end, steps, base, out)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
     _ap.raise_invalid_arguments(_f_logspace_sigs, args, kwargs)
 
 
@@ -6157,7 +6513,7 @@ _f_lt_sigs = (_ap.PySig('lt', (('input', 'Tensor', None, False), ('other', 'Tens
 
 
 def lt(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_lt_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6168,7 +6524,7 @@ def lt(*args, **kwargs):
             else:
                 result = _op_lt__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, other, out = _f_lt_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6185,36 +6541,36 @@ def lt(*args, **kwargs):
 def _f_masked_fill_0(input, mask, value):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(mask, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if not isinstance(value, _Tensor): raise _Mismatch
     return input, mask, value
 
 
 def _f_masked_fill_1(input, mask, value):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(mask, _Tensor): raise _Mismatch
-    if not isinstance(value, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
     return input, mask, value
 
 
-_f_masked_fill_sigs = (_ap.PySig('masked_fill', (('input', 'Tensor', None, False), ('mask', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, False), _ap.PySig('masked_fill', (('input', 'Tensor', None, False), ('mask', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, False),)
+_f_masked_fill_sigs = (_ap.PySig('masked_fill', (('input', 'Tensor', None, False), ('mask', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, False), _ap.PySig('masked_fill', (('input', 'Tensor', None, False), ('mask', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, False),)
 
 
 def masked_fill(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
         try:
             input, mask, value = _f_masked_fill_0(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
-            result = _op_masked_fill__Scalar.call(input._keyset | mask._keyset, input, mask, value)
+            result = _op_masked_fill__Tensor.call(input._keyset | mask._keyset | value._keyset, input, mask, value)
             return result
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, mask, value = _f_masked_fill_1(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
-            result = _op_masked_fill__Tensor.call(input._keyset | mask._keyset | value._keyset, input, mask, value)
+            result = _op_masked_fill__Scalar.call(input._keyset | mask._keyset, input, mask, value)
             return result
     _ap.raise_invalid_arguments(_f_masked_fill_sigs, args, kwargs)
 
@@ -6337,7 +6693,7 @@ _f_max_sigs = (_ap.PySig('max', (('input', 'Tensor', None, False), ('out', 'Tens
 
 
 def max(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, out = _f_max_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6348,7 +6704,7 @@ def max(*args, **kwargs):
             else:
                 result = _op_max__unary_out.call(input._keyset | out._keyset, input, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_max_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6359,7 +6715,7 @@ def max(*args, **kwargs):
             else:
                 result = _op_max__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dim, keepdim, out = _f_max_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6417,7 +6773,7 @@ _f_mean_sigs = (_ap.PySig('mean', (('input', 'Tensor', None, False), ('out', 'Te
 
 
 def mean(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, out, dtype = _f_mean_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6428,7 +6784,7 @@ def mean(*args, **kwargs):
             else:
                 result = _op_mean__dtype_out.call(input._keyset | out._keyset, input, dtype, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dim, keepdim, out, dtype = _f_mean_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6440,6 +6796,45 @@ def mean(*args, **kwargs):
                 result = _op_mean__out.call(input._keyset | out._keyset, input, dim, keepdim, dtype, out)
             return result
     _ap.raise_invalid_arguments(_f_mean_sigs, args, kwargs)
+
+
+def _f_median_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+def _f_median_1(input, dim, keepdim=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, dim, keepdim, out
+
+
+_f_median_sigs = (_ap.PySig('median', (('input', 'Tensor', None, False),), False, False), _ap.PySig('median', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def median(*args, **kwargs):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, = _f_median_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_median.call(input._keyset, input)
+            return result
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, keepdim, out = _f_median_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _rt_median(_op_median__dim.call(input._keyset, input, dim, keepdim))
+            else:
+                result = _rt_median_out(_op_median__dim_values.call(input._keyset | out[0]._keyset | out[1]._keyset, input, dim, keepdim, out[0], out[1]))
+            return result
+    _ap.raise_invalid_arguments(_f_median_sigs, args, kwargs)
 
 
 def _f_meshgrid_0(tensors):
@@ -6457,20 +6852,22 @@ _f_meshgrid_sigs = (_ap.PySig('meshgrid', (('tensors', 'Tensor[]', None, False),
 
 
 def meshgrid(*args, **kwargs):
-    try:
-        tensors, = _f_meshgrid_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_meshgrid.call(_ap.keyset_of_list(tensors), tensors)
-        return result
-    try:
-        tensors, indexing = _f_meshgrid_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_meshgrid__indexing.call(_ap.keyset_of_list(tensors), tensors, indexing)
-        return result
+    if len(args) <= 1:
+        try:
+            tensors, = _f_meshgrid_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_meshgrid.call(_ap.keyset_of_list(tensors), tensors)
+            return result
+    if len(args) <= 1:
+        try:
+            tensors, indexing = _f_meshgrid_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_meshgrid__indexing.call(_ap.keyset_of_list(tensors), tensors, indexing)
+            return result
     _ap.raise_invalid_arguments(_f_meshgrid_sigs, args, kwargs)
 
 
@@ -6499,7 +6896,7 @@ _f_min_sigs = (_ap.PySig('min', (('input', 'Tensor', None, False), ('out', 'Tens
 
 
 def min(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, out = _f_min_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6510,7 +6907,7 @@ def min(*args, **kwargs):
             else:
                 result = _op_min__unary_out.call(input._keyset | out._keyset, input, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_min_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6521,7 +6918,7 @@ def min(*args, **kwargs):
             else:
                 result = _op_min__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dim, keepdim, out = _f_min_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6583,6 +6980,31 @@ def mm(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_mm_sigs, args, kwargs)
 
 
+def _f_mode_0(input, dim=-1, keepdim=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, dim, keepdim, out
+
+
+_f_mode_sigs = (_ap.PySig('mode', (('input', 'Tensor', None, False), ('dim', 'int', '-1', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def mode(*args, **kwargs):
+    try:
+        input, dim, keepdim, out = _f_mode_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_mode(_op_mode.call(input._keyset, input, dim, keepdim))
+        else:
+            result = _rt_mode_out(_op_mode__values.call(input._keyset | out[0]._keyset | out[1]._keyset, input, dim, keepdim, out[0], out[1]))
+        return result
+    _ap.raise_invalid_arguments(_f_mode_sigs, args, kwargs)
+
+
 def _f_moveaxis_0(input, source, destination):
     if not isinstance(input, _Tensor): raise _Mismatch
     source = _ap.to_intlist(source)
@@ -6601,7 +7023,7 @@ _f_moveaxis_sigs = (_ap.PySig('moveaxis', (('input', 'Tensor', None, False), ('s
 
 
 def moveaxis(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, source, destination = _f_moveaxis_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6609,7 +7031,7 @@ def moveaxis(*args, **kwargs):
         else:
             result = _op_moveaxis__intlist.call(input._keyset, input, source, destination)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, source, destination = _f_moveaxis_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6638,7 +7060,7 @@ _f_movedim_sigs = (_ap.PySig('movedim', (('input', 'Tensor', None, False), ('sou
 
 
 def movedim(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, source, destination = _f_movedim_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6646,7 +7068,7 @@ def movedim(*args, **kwargs):
         else:
             result = _op_movedim__intlist.call(input._keyset, input, source, destination)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, source, destination = _f_movedim_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6655,6 +7077,29 @@ def movedim(*args, **kwargs):
             result = _op_movedim__int.call(input._keyset, input, source, destination)
             return result
     _ap.raise_invalid_arguments(_f_movedim_sigs, args, kwargs)
+
+
+def _f_msort_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_msort_sigs = (_ap.PySig('msort', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def msort(*args, **kwargs):
+    try:
+        input, out = _f_msort_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_msort.call(input._keyset, input)
+        else:
+            result = _op_msort__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_msort_sigs, args, kwargs)
 
 
 def _f_mul_0(input, other, *, out=None):
@@ -6724,23 +7169,25 @@ _f_multiply_sigs = (_ap.PySig('multiply', (('input', 'Tensor', None, False), ('o
 
 
 def multiply(*args, **kwargs):
-    try:
-        input, other, out = _f_multiply_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        if out is None:
-            result = _op_multiply__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other)
+    if len(args) <= 2:
+        try:
+            input, other, out = _f_multiply_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
         else:
-            result = _op_multiply__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, out)
-        return result
-    try:
-        input, other = _f_multiply_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_multiply__Scalar.call(getattr(input, '_keyset', _CPU_KEYSET), input, other)
-        return result
+            if out is None:
+                result = _op_multiply__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other)
+            else:
+                result = _op_multiply__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, out)
+            return result
+    if len(args) <= 2:
+        try:
+            input, other = _f_multiply_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_multiply__Scalar.call(getattr(input, '_keyset', _CPU_KEYSET), input, other)
+            return result
     _ap.raise_invalid_arguments(_f_multiply_sigs, args, kwargs)
 
 
@@ -6842,6 +7289,94 @@ def nanmean(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_nanmean_sigs, args, kwargs)
 
 
+def _f_nanmedian_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+def _f_nanmedian_1(input, dim, keepdim=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, dim, keepdim, out
+
+
+_f_nanmedian_sigs = (_ap.PySig('nanmedian', (('input', 'Tensor', None, False),), False, False), _ap.PySig('nanmedian', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def nanmedian(*args, **kwargs):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, = _f_nanmedian_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_nanmedian.call(input._keyset, input)
+            return result
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, keepdim, out = _f_nanmedian_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _rt_nanmedian(_op_nanmedian__dim.call(input._keyset, input, dim, keepdim))
+            else:
+                result = _rt_nanmedian_out(_op_nanmedian__dim_values.call(input._keyset | out[0]._keyset | out[1]._keyset, input, dim, keepdim, out[0], out[1]))
+            return result
+    _ap.raise_invalid_arguments(_f_nanmedian_sigs, args, kwargs)
+
+
+def _f_nanquantile_0(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(q, _Tensor): raise _Mismatch
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    interpolation = _ap.to_str(interpolation)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, q, dim, keepdim, interpolation, out
+
+
+def _f_nanquantile_1(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(q) is not float: q = _ap.to_float(q)
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    interpolation = _ap.to_str(interpolation)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, q, dim, keepdim, interpolation, out
+
+
+_f_nanquantile_sigs = (_ap.PySig('nanquantile', (('input', 'Tensor', None, False), ('q', 'Tensor', None, False), ('dim', 'int?', 'None', False), ('keepdim', 'bool', 'False', False), ('interpolation', 'str', '"linear"', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('nanquantile', (('input', 'Tensor', None, False), ('q', 'float', None, False), ('dim', 'int?', 'None', False), ('keepdim', 'bool', 'False', False), ('interpolation', 'str', '"linear"', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def nanquantile(*args, **kwargs):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, q, dim, keepdim, interpolation, out = _f_nanquantile_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_nanquantile.call(input._keyset | q._keyset, input, q, dim, keepdim, interpolation)
+            else:
+                result = _op_nanquantile__out.call(input._keyset | q._keyset | out._keyset, input, q, dim, keepdim, interpolation, out)
+            return result
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, q, dim, keepdim, interpolation, out = _f_nanquantile_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_nanquantile__scalar.call(input._keyset, input, q, dim, keepdim, interpolation)
+            else:
+                result = _op_nanquantile__scalar_out.call(input._keyset | out._keyset, input, q, dim, keepdim, interpolation, out)
+            return result
+    _ap.raise_invalid_arguments(_f_nanquantile_sigs, args, kwargs)
+
+
 def _f_nansum_0(input, dim=None, keepdim=False, *, out=None, dtype=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if dim is not None: dim = _ap.to_intlist(dim, 1)
@@ -6888,7 +7423,7 @@ _f_narrow_sigs = (_ap.PySig('narrow', (('input', 'Tensor', None, False), ('dim',
 
 
 def narrow(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dim, start, length = _f_narrow_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6896,7 +7431,7 @@ def narrow(*args, **kwargs):
         else:
             result = _op_narrow.call(input._keyset, input, dim, start, length)
             return result
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
         try:
             input, dim, start, length = _f_narrow_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6925,7 +7460,7 @@ _f_ne_sigs = (_ap.PySig('ne', (('input', 'Tensor', None, False), ('other', 'Tens
 
 
 def ne(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_ne_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -6936,7 +7471,7 @@ def ne(*args, **kwargs):
             else:
                 result = _op_ne__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, other, out = _f_ne_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7069,7 +7604,7 @@ _f_norm_sigs = (_ap.PySig('norm', (('input', 'Tensor', None, False), ('p', 'Scal
 
 
 def norm(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, p, dtype = _f_norm_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7077,7 +7612,7 @@ def norm(*args, **kwargs):
         else:
             result = _op_norm__ScalarOpt_dtype.call(input._keyset, input, p, dtype)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, p = _f_norm_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7085,7 +7620,7 @@ def norm(*args, **kwargs):
         else:
             result = _op_norm__Scalar.call(input._keyset, input, p)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, p, dim, keepdim, dtype = _f_norm_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7093,7 +7628,7 @@ def norm(*args, **kwargs):
         else:
             result = _op_norm__ScalarOpt_dim_dtype.call(input._keyset, input, p, dim, keepdim, dtype)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, p, dim, keepdim, out = _f_norm_3(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7149,7 +7684,7 @@ _f_normal_sigs = (_ap.PySig('normal', (('mean', 'Tensor', None, False), ('std', 
 
 
 def normal(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             mean, std, generator, out = _f_normal_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7160,7 +7695,7 @@ def normal(*args, **kwargs):
             else:
                 result = _op_normal__Tensor_Tensor_out.call(mean._keyset | std._keyset | out._keyset, mean, std, generator, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             mean, std, generator, out = _f_normal_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7171,7 +7706,7 @@ def normal(*args, **kwargs):
             else:
                 result = _op_normal__Tensor_float_out.call(mean._keyset | out._keyset, mean, std, generator, out)
             return result
-    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             mean, std, generator, out = _f_normal_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7182,19 +7717,20 @@ def normal(*args, **kwargs):
             else:
                 result = _op_normal__float_Tensor_out.call(std._keyset | out._keyset, mean, std, generator, out)
             return result
-    try:
-        mean, std, size, generator, out, dtype, layout, device, pin_memory, requires_grad = _f_normal_3(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        if out is None:
-            result = _op_normal__float_float.call(_ap.keyset_of_device(device), mean, std, size, generator, dtype, layout, device, pin_memory)
+    if len(args) <= 3:
+        try:
+            mean, std, size, generator, out, dtype, layout, device, pin_memory, requires_grad = _f_normal_3(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
         else:
-            _check_factory_out(out, dtype, layout, device)
-            result = _op_normal__float_float_out.call(out._keyset, mean, std, size, generator, out)
-        if requires_grad:
-            _ap.factory_requires_grad(result)
-        return result
+            if out is None:
+                result = _op_normal__float_float.call(_ap.keyset_of_device(device), mean, std, size, generator, dtype, layout, device, pin_memory)
+            else:
+                _check_factory_out(out, dtype, layout, device)
+                result = _op_normal__float_float_out.call(out._keyset, mean, std, size, generator, out)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
     _ap.raise_invalid_arguments(_f_normal_sigs, args, kwargs)
 
 
@@ -7216,7 +7752,7 @@ _f_not_equal_sigs = (_ap.PySig('not_equal', (('input', 'Tensor', None, False), (
 
 
 def not_equal(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_not_equal_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7227,7 +7763,7 @@ def not_equal(*args, **kwargs):
             else:
                 result = _op_not_equal__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, other, out = _f_not_equal_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7428,7 +7964,7 @@ _f_pow_sigs = (_ap.PySig('pow', (('input', 'Tensor', None, False), ('exponent', 
 
 
 def pow(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, exponent, out = _f_pow_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7439,7 +7975,7 @@ def pow(*args, **kwargs):
             else:
                 result = _op_pow__Tensor_Tensor_out.call(input._keyset | exponent._keyset | out._keyset, input, exponent, out)
             return result
-    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             self, exponent, out = _f_pow_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7450,7 +7986,7 @@ def pow(*args, **kwargs):
             else:
                 result = _op_pow__Scalar_out.call(exponent._keyset | out._keyset, self, exponent, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, exponent, out = _f_pow_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7483,7 +8019,7 @@ _f_prod_sigs = (_ap.PySig('prod', (('input', 'Tensor', None, False), ('dtype', '
 
 
 def prod(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dtype = _f_prod_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7491,7 +8027,7 @@ def prod(*args, **kwargs):
         else:
             result = _op_prod.call(input._keyset, input, dtype)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dim, keepdim, out, dtype = _f_prod_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7545,6 +8081,55 @@ def qr(*args, **kwargs):
         result = _rt_qr(_op_qr.call(input._keyset, input, some))
         return result
     _ap.raise_invalid_arguments(_f_qr_sigs, args, kwargs)
+
+
+def _f_quantile_0(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(q, _Tensor): raise _Mismatch
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    interpolation = _ap.to_str(interpolation)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, q, dim, keepdim, interpolation, out
+
+
+def _f_quantile_1(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(q) is not float: q = _ap.to_float(q)
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    interpolation = _ap.to_str(interpolation)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, q, dim, keepdim, interpolation, out
+
+
+_f_quantile_sigs = (_ap.PySig('quantile', (('input', 'Tensor', None, False), ('q', 'Tensor', None, False), ('dim', 'int?', 'None', False), ('keepdim', 'bool', 'False', False), ('interpolation', 'str', '"linear"', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('quantile', (('input', 'Tensor', None, False), ('q', 'float', None, False), ('dim', 'int?', 'None', False), ('keepdim', 'bool', 'False', False), ('interpolation', 'str', '"linear"', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def quantile(*args, **kwargs):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, q, dim, keepdim, interpolation, out = _f_quantile_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_quantile.call(input._keyset | q._keyset, input, q, dim, keepdim, interpolation)
+            else:
+                result = _op_quantile__out.call(input._keyset | q._keyset | out._keyset, input, q, dim, keepdim, interpolation, out)
+            return result
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, q, dim, keepdim, interpolation, out = _f_quantile_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_quantile__scalar.call(input._keyset, input, q, dim, keepdim, interpolation)
+            else:
+                result = _op_quantile__scalar_out.call(input._keyset | out._keyset, input, q, dim, keepdim, interpolation, out)
+            return result
+    _ap.raise_invalid_arguments(_f_quantile_sigs, args, kwargs)
 
 
 def _f_rand_0(size, *, generator, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -7632,7 +8217,7 @@ _f_rand_like_sigs = (_ap.PySig('rand_like', (('input', 'Tensor', None, False), (
 
 
 def rand_like(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, generator, memory_format, dtype, layout, device, pin_memory, requires_grad = _f_rand_like_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7642,7 +8227,7 @@ def rand_like(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, memory_format, dtype, layout, device, pin_memory, requires_grad = _f_rand_like_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7711,58 +8296,62 @@ _f_randint_sigs = (_ap.PySig('randint', (('high', 'SymInt', None, False), ('size
 
 
 def randint(*args, **kwargs):
-    try:
-        high, size, generator, out, dtype, layout, device, pin_memory, requires_grad = _f_randint_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        if out is None:
-            result = _op_randint__generator.call(_ap.keyset_of_device(device), high, size, generator, dtype, layout, device, pin_memory)
+    if len(args) <= 2:
+        try:
+            high, size, generator, out, dtype, layout, device, pin_memory, requires_grad = _f_randint_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
         else:
-            _check_factory_out(out, dtype, layout, device)
-            result = _op_randint__generator_out.call(out._keyset, high, size, generator, out)
-        if requires_grad:
-            _ap.factory_requires_grad(result)
-        return result
-    try:
-        high, size, out, dtype, layout, device, pin_memory, requires_grad = _f_randint_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        if out is None:
-            result = _op_randint.call(_ap.keyset_of_device(device), high, size, dtype, layout, device, pin_memory)
+            if out is None:
+                result = _op_randint__generator.call(_ap.keyset_of_device(device), high, size, generator, dtype, layout, device, pin_memory)
+            else:
+                _check_factory_out(out, dtype, layout, device)
+                result = _op_randint__generator_out.call(out._keyset, high, size, generator, out)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    if len(args) <= 2:
+        try:
+            high, size, out, dtype, layout, device, pin_memory, requires_grad = _f_randint_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
         else:
-            _check_factory_out(out, dtype, layout, device)
-            result = _op_randint__out.call(out._keyset, high, size, out)
-        if requires_grad:
-            _ap.factory_requires_grad(result)
-        return result
-    try:
-        low, high, size, generator, out, dtype, layout, device, pin_memory, requires_grad = _f_randint_2(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        if out is None:
-            result = _op_randint__low_generator.call(_ap.keyset_of_device(device), low, high, size, generator, dtype, layout, device, pin_memory)
+            if out is None:
+                result = _op_randint.call(_ap.keyset_of_device(device), high, size, dtype, layout, device, pin_memory)
+            else:
+                _check_factory_out(out, dtype, layout, device)
+                result = _op_randint__out.call(out._keyset, high, size, out)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    if len(args) <= 3:
+        try:
+            low, high, size, generator, out, dtype, layout, device, pin_memory, requires_grad = _f_randint_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
         else:
-            _check_factory_out(out, dtype, layout, device)
-            result = _op_randint__low_generator_out.call(out._keyset, low, high, size, generator, out)
-        if requires_grad:
-            _ap.factory_requires_grad(result)
-        return result
-    try:
-        low, high, size, out, dtype, layout, device, pin_memory, requires_grad = _f_randint_3(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        if out is None:
-            result = _op_randint__low.call(_ap.keyset_of_device(device), low, high, size, dtype, layout, device, pin_memory)
+            if out is None:
+                result = _op_randint__low_generator.call(_ap.keyset_of_device(device), low, high, size, generator, dtype, layout, device, pin_memory)
+            else:
+                _check_factory_out(out, dtype, layout, device)
+                result = _op_randint__low_generator_out.call(out._keyset, low, high, size, generator, out)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    if len(args) <= 3:
+        try:
+            low, high, size, out, dtype, layout, device, pin_memory, requires_grad = _f_randint_3(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
         else:
-            _check_factory_out(out, dtype, layout, device)
-            result = _op_randint__low_out.call(out._keyset, low, high, size, out)
-        if requires_grad:
-            _ap.factory_requires_grad(result)
-        return result
+            if out is None:
+                result = _op_randint__low.call(_ap.keyset_of_device(device), low, high, size, dtype, layout, device, pin_memory)
+            else:
+                _check_factory_out(out, dtype, layout, device)
+                result = _op_randint__low_out.call(out._keyset, low, high, size, out)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
     _ap.raise_invalid_arguments(_f_randint_sigs, args, kwargs)
 
 
@@ -7847,7 +8436,7 @@ _f_randint_like_sigs = (_ap.PySig('randint_like', (('input', 'Tensor', None, Fal
 
 
 def randint_like(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, low, high, generator, memory_format, dtype, layout, device, pin_memory, requires_grad = _f_randint_like_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7857,7 +8446,7 @@ def randint_like(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, low, high, memory_format, dtype, layout, device, pin_memory, requires_grad = _f_randint_like_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7867,7 +8456,7 @@ def randint_like(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, high, generator, memory_format, dtype, layout, device, pin_memory, requires_grad = _f_randint_like_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7877,7 +8466,7 @@ def randint_like(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, high, memory_format, dtype, layout, device, pin_memory, requires_grad = _f_randint_like_3(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7887,7 +8476,7 @@ def randint_like(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, high, generator, memory_format, dtype, layout, device, pin_memory, requires_grad = _f_randint_like_4(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7897,7 +8486,7 @@ def randint_like(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, high, memory_format, dtype, layout, device, pin_memory, requires_grad = _f_randint_like_5(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -7995,7 +8584,7 @@ _f_randn_like_sigs = (_ap.PySig('randn_like', (('input', 'Tensor', None, False),
 
 
 def randn_like(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, generator, memory_format, dtype, layout, device, pin_memory, requires_grad = _f_randn_like_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -8005,7 +8594,7 @@ def randn_like(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, memory_format, dtype, layout, device, pin_memory, requires_grad = _f_randn_like_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -8045,32 +8634,34 @@ _f_randperm_sigs = (_ap.PySig('randperm', (('n', 'SymInt', None, False), ('gener
 
 
 def randperm(*args, **kwargs):
-    try:
-        n, generator, out, dtype, layout, device, pin_memory, requires_grad = _f_randperm_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        if out is None:
-            result = _op_randperm__generator.call(_ap.keyset_of_device(device), n, generator, dtype, layout, device, pin_memory)
+    if len(args) <= 1:
+        try:
+            n, generator, out, dtype, layout, device, pin_memory, requires_grad = _f_randperm_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
         else:
-            _check_factory_out(out, dtype, layout, device)
-            result = _op_randperm__generator_out.call(out._keyset, n, generator, out)
-        if requires_grad:
-            _ap.factory_requires_grad(result)
-        return result
-    try:
-        n, out, dtype, layout, device, pin_memory, requires_grad = _f_randperm_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        if out is None:
-            result = _op_randperm.call(_ap.keyset_of_device(device), n, dtype, layout, device, pin_memory)
+            if out is None:
+                result = _op_randperm__generator.call(_ap.keyset_of_device(device), n, generator, dtype, layout, device, pin_memory)
+            else:
+                _check_factory_out(out, dtype, layout, device)
+                result = _op_randperm__generator_out.call(out._keyset, n, generator, out)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    if len(args) <= 1:
+        try:
+            n, out, dtype, layout, device, pin_memory, requires_grad = _f_randperm_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
         else:
-            _check_factory_out(out, dtype, layout, device)
-            result = _op_randperm__out.call(out._keyset, n, out)
-        if requires_grad:
-            _ap.factory_requires_grad(result)
-        return result
+            if out is None:
+                result = _op_randperm.call(_ap.keyset_of_device(device), n, dtype, layout, device, pin_memory)
+            else:
+                _check_factory_out(out, dtype, layout, device)
+                result = _op_randperm__out.call(out._keyset, n, out)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
     _ap.raise_invalid_arguments(_f_randperm_sigs, args, kwargs)
 
 
@@ -8216,7 +8807,7 @@ _f_remainder_sigs = (_ap.PySig('remainder', (('input', 'Tensor', None, False), (
 
 
 def remainder(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_remainder_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -8227,7 +8818,7 @@ def remainder(*args, **kwargs):
             else:
                 result = _op_remainder__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
             return result
-    if (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             self, other = _f_remainder_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -8235,7 +8826,7 @@ def remainder(*args, **kwargs):
         else:
             result = _op_remainder__Scalar_Tensor.call(other._keyset, self, other)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, other, out = _f_remainder_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -8275,7 +8866,7 @@ _f_repeat_interleave_sigs = (_ap.PySig('repeat_interleave', (('repeats', 'Tensor
 
 
 def repeat_interleave(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             repeats, output_size = _f_repeat_interleave_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -8283,7 +8874,7 @@ def repeat_interleave(*args, **kwargs):
         else:
             result = _op_repeat_interleave__Tensor.call(repeats._keyset, repeats, output_size)
             return result
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, repeats, dim, output_size = _f_repeat_interleave_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -8291,7 +8882,7 @@ def repeat_interleave(*args, **kwargs):
         else:
             result = _op_repeat_interleave__self_Tensor.call(input._keyset | repeats._keyset, input, repeats, dim, output_size)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, repeats, dim, output_size = _f_repeat_interleave_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -8402,7 +8993,7 @@ _f_round_sigs = (_ap.PySig('round', (('input', 'Tensor', None, False), ('out', '
 
 
 def round(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, out = _f_round_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -8413,7 +9004,7 @@ def round(*args, **kwargs):
             else:
                 result = _op_round__out.call(input._keyset | out._keyset, input, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, decimals, out = _f_round_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -8442,7 +9033,7 @@ _f_round__sigs = (_ap.PySig('round_', (('input', 'Tensor', None, False),), False
 
 
 def round_(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, = _f_round__0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -8450,7 +9041,7 @@ def round_(*args, **kwargs):
         else:
             result = _op_round_.call(input._keyset, input)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, decimals = _f_round__1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -8544,7 +9135,7 @@ _f_rsub_sigs = (_ap.PySig('rsub', (('input', 'Tensor', None, False), ('other', '
 
 
 def rsub(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, alpha = _f_rsub_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -8552,7 +9143,7 @@ def rsub(*args, **kwargs):
         else:
             result = _op_rsub__Tensor.call(input._keyset | other._keyset, input, other, alpha)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, other, alpha = _f_rsub_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -8598,16 +9189,7 @@ def _f_scatter_0(input, dim, index, src, *, out=None):
     return input, dim, index, src, out
 
 
-def _f_scatter_1(input, dim, index, value, *, out=None):
-    if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
-    if not isinstance(index, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
-    return input, dim, index, value, out
-
-
-def _f_scatter_2(input, dim, index, src, *, reduce, out=None):
+def _f_scatter_1(input, dim, index, src, *, reduce, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(dim) is not int: dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
@@ -8615,6 +9197,15 @@ def _f_scatter_2(input, dim, index, src, *, reduce, out=None):
     reduce = _ap.to_str(reduce)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, index, src, reduce, out
+
+
+def _f_scatter_2(input, dim, index, value, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if not isinstance(index, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, index, value, out
 
 
 def _f_scatter_3(input, dim, index, value, *, reduce, out=None):
@@ -8627,11 +9218,11 @@ def _f_scatter_3(input, dim, index, value, *, reduce, out=None):
     return input, dim, index, value, reduce, out
 
 
-_f_scatter_sigs = (_ap.PySig('scatter', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('scatter', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('scatter', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False), ('reduce', 'str', None, True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('scatter', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False), ('reduce', 'str', None, True), ('out', 'Tensor', 'None', True)), False, False),)
+_f_scatter_sigs = (_ap.PySig('scatter', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('scatter', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'Tensor', None, False), ('src', 'Tensor', None, False), ('reduce', 'str', None, True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('scatter', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('scatter', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'Tensor', None, False), ('value', 'Scalar', None, False), ('reduce', 'str', None, True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
 def scatter(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)) and (len(args) <= 3 or isinstance(args[3], _Tensor)):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)) and (len(args) <= 3 or isinstance(args[3], _Tensor)):
         try:
             input, dim, index, src, out = _f_scatter_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -8642,20 +9233,9 @@ def scatter(*args, **kwargs):
             else:
                 result = _op_scatter__src_out.call(input._keyset | index._keyset | src._keyset | out._keyset, input, dim, index, src, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)) and (len(args) <= 3 or isinstance(args[3], _Tensor)):
         try:
-            input, dim, index, value, out = _f_scatter_1(*args, **kwargs)
-        except _PARSE_ERRORS:
-            pass
-        else:
-            if out is None:
-                result = _op_scatter__value.call(input._keyset | index._keyset, input, dim, index, value)
-            else:
-                result = _op_scatter__value_out.call(input._keyset | index._keyset | out._keyset, input, dim, index, value, out)
-            return result
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)) and (len(args) <= 3 or isinstance(args[3], _Tensor)):
-        try:
-            input, dim, index, src, reduce, out = _f_scatter_2(*args, **kwargs)
+            input, dim, index, src, reduce, out = _f_scatter_1(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
@@ -8664,7 +9244,18 @@ def scatter(*args, **kwargs):
             else:
                 result = _op_scatter__reduce_out.call(input._keyset | index._keyset | src._keyset | out._keyset, input, dim, index, src, reduce, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+        try:
+            input, dim, index, value, out = _f_scatter_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_scatter__value.call(input._keyset | index._keyset, input, dim, index, value)
+            else:
+                result = _op_scatter__value_out.call(input._keyset | index._keyset | out._keyset, input, dim, index, value, out)
+            return result
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
         try:
             input, dim, index, value, reduce, out = _f_scatter_3(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -8730,6 +9321,57 @@ def scatter_reduce(*args, **kwargs):
             result = _op_scatter_reduce__two_out.call(input._keyset | index._keyset | src._keyset | out._keyset, input, dim, index, src, reduce, include_self, out)
         return result
     _ap.raise_invalid_arguments(_f_scatter_reduce_sigs, args, kwargs)
+
+
+def _f_searchsorted_0(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+    if not isinstance(sorted_sequence, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out_int32 is not False and out_int32 is not True: raise _Mismatch
+    if right is not False and right is not True: raise _Mismatch
+    if side is not None: side = _ap.to_str(side)
+    if sorter is not None and not isinstance(sorter, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return sorted_sequence, input, out_int32, right, side, sorter, out
+
+
+def _f_searchsorted_1(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+    if not isinstance(sorted_sequence, _Tensor): raise _Mismatch
+    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if out_int32 is not False and out_int32 is not True: raise _Mismatch
+    if right is not False and right is not True: raise _Mismatch
+    if side is not None: side = _ap.to_str(side)
+    if sorter is not None and not isinstance(sorter, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return sorted_sequence, self, out_int32, right, side, sorter, out
+
+
+_f_searchsorted_sigs = (_ap.PySig('searchsorted', (('sorted_sequence', 'Tensor', None, False), ('input', 'Tensor', None, False), ('out_int32', 'bool', 'False', True), ('right', 'bool', 'False', True), ('side', 'str?', 'None', True), ('sorter', 'Tensor?', 'None', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('searchsorted', (('sorted_sequence', 'Tensor', None, False), ('self', 'Scalar', None, False), ('out_int32', 'bool', 'False', True), ('right', 'bool', 'False', True), ('side', 'str?', 'None', True), ('sorter', 'Tensor?', 'None', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def searchsorted(*args, **kwargs):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            sorted_sequence, input, out_int32, right, side, sorter, out = _f_searchsorted_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_searchsorted__Tensor.call(sorted_sequence._keyset | input._keyset | (sorter._keyset if sorter is not None else 0), sorted_sequence, input, out_int32, right, side, sorter)
+            else:
+                result = _op_searchsorted__Tensor_out.call(sorted_sequence._keyset | input._keyset | (sorter._keyset if sorter is not None else 0) | out._keyset, sorted_sequence, input, out_int32, right, side, sorter, out)
+            return result
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            sorted_sequence, self, out_int32, right, side, sorter, out = _f_searchsorted_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_searchsorted__Scalar.call(sorted_sequence._keyset | (sorter._keyset if sorter is not None else 0), sorted_sequence, self, out_int32, right, side, sorter)
+            else:
+                result = _op_searchsorted__Scalar_out.call(sorted_sequence._keyset | (sorter._keyset if sorter is not None else 0) | out._keyset, sorted_sequence, self, out_int32, right, side, sorter, out)
+            return result
+    _ap.raise_invalid_arguments(_f_searchsorted_sigs, args, kwargs)
 
 
 def _f_select_0(input, dim, index):
@@ -8996,6 +9638,52 @@ def softmax(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_softmax_sigs, args, kwargs)
 
 
+def _f_sort_0(input, *, stable, dim=-1, descending=False, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if stable is not True and stable is not False and stable is not None: raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if descending is not False and descending is not True: raise _Mismatch
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, stable, dim, descending, out
+
+
+def _f_sort_1(input, dim=-1, descending=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if descending is not False and descending is not True: raise _Mismatch
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, dim, descending, out
+
+
+_f_sort_sigs = (_ap.PySig('sort', (('input', 'Tensor', None, False), ('stable', 'bool?', None, True), ('dim', 'int', '-1', True), ('descending', 'bool', 'False', True), ('out', 'Tensor[2]', 'None', True)), False, False), _ap.PySig('sort', (('input', 'Tensor', None, False), ('dim', 'int', '-1', False), ('descending', 'bool', 'False', False), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def sort(*args, **kwargs):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, stable, dim, descending, out = _f_sort_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _rt_sort(_op_sort__stable.call(input._keyset, input, stable, dim, descending))
+            else:
+                result = _rt_sort_out(_op_sort__values_stable.call(input._keyset | out[0]._keyset | out[1]._keyset, input, stable, dim, descending, out[0], out[1]))
+            return result
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, descending, out = _f_sort_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _rt_sort(_op_sort.call(input._keyset, input, dim, descending))
+            else:
+                result = _rt_sort_out(_op_sort__values.call(input._keyset | out[0]._keyset | out[1]._keyset, input, dim, descending, out[0], out[1]))
+            return result
+    _ap.raise_invalid_arguments(_f_sort_sigs, args, kwargs)
+
+
 def _f_split_0(input, split_size, dim=0):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(split_size) is not int: split_size = _ap.to_int(split_size)
@@ -9014,7 +9702,7 @@ _f_split_sigs = (_ap.PySig('split', (('input', 'Tensor', None, False), ('split_s
 
 
 def split(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, split_size, dim = _f_split_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -9022,7 +9710,7 @@ def split(*args, **kwargs):
         else:
             result = _op_split__Tensor.call(input._keyset, input, split_size, dim)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, split_size, dim = _f_split_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -9159,7 +9847,7 @@ _f_squeeze_sigs = (_ap.PySig('squeeze', (('input', 'Tensor', None, False),), Fal
 
 
 def squeeze(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, = _f_squeeze_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -9167,7 +9855,7 @@ def squeeze(*args, **kwargs):
         else:
             result = _op_squeeze.call(input._keyset, input)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dim = _f_squeeze_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -9175,7 +9863,7 @@ def squeeze(*args, **kwargs):
         else:
             result = _op_squeeze__dim.call(input._keyset, input, dim)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dim = _f_squeeze_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -9238,7 +9926,7 @@ _f_std_sigs = (_ap.PySig('std', (('input', 'Tensor', None, False), ('unbiased', 
 
 
 def std(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, unbiased = _f_std_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -9246,7 +9934,7 @@ def std(*args, **kwargs):
         else:
             result = _op_std.call(input._keyset, input, unbiased)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dim, unbiased, keepdim, out = _f_std_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -9257,7 +9945,7 @@ def std(*args, **kwargs):
             else:
                 result = _op_std__out.call(input._keyset | out._keyset, input, dim, unbiased, keepdim, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dim, correction, keepdim, out = _f_std_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -9297,7 +9985,7 @@ _f_std_mean_sigs = (_ap.PySig('std_mean', (('input', 'Tensor', None, False), ('u
 
 
 def std_mean(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, unbiased = _f_std_mean_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -9305,7 +9993,7 @@ def std_mean(*args, **kwargs):
         else:
             result = _op_std_mean.call(input._keyset, input, unbiased)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dim, unbiased, keepdim = _f_std_mean_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -9313,7 +10001,7 @@ def std_mean(*args, **kwargs):
         else:
             result = _op_std_mean__dim.call(input._keyset, input, dim, unbiased, keepdim)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dim, correction, keepdim = _f_std_mean_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -9368,23 +10056,25 @@ _f_subtract_sigs = (_ap.PySig('subtract', (('input', 'Tensor', None, False), ('o
 
 
 def subtract(*args, **kwargs):
-    try:
-        input, other, alpha, out = _f_subtract_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        if out is None:
-            result = _op_subtract__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other, alpha)
+    if len(args) <= 2:
+        try:
+            input, other, alpha, out = _f_subtract_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
         else:
-            result = _op_subtract__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, alpha, out)
-        return result
-    try:
-        input, other, alpha = _f_subtract_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_subtract__Scalar.call(getattr(input, '_keyset', _CPU_KEYSET), input, other, alpha)
-        return result
+            if out is None:
+                result = _op_subtract__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other, alpha)
+            else:
+                result = _op_subtract__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, alpha, out)
+            return result
+    if len(args) <= 3:
+        try:
+            input, other, alpha = _f_subtract_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_subtract__Scalar.call(getattr(input, '_keyset', _CPU_KEYSET), input, other, alpha)
+            return result
     _ap.raise_invalid_arguments(_f_subtract_sigs, args, kwargs)
 
 
@@ -9407,7 +10097,7 @@ _f_sum_sigs = (_ap.PySig('sum', (('input', 'Tensor', None, False), ('dtype', 'Sc
 
 
 def sum(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dtype = _f_sum_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -9415,7 +10105,7 @@ def sum(*args, **kwargs):
         else:
             result = _op_sum.call(input._keyset, input, dtype)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dim, keepdim, out, dtype = _f_sum_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -9669,7 +10359,7 @@ _f_tensor_split_sigs = (_ap.PySig('tensor_split', (('input', 'Tensor', None, Fal
 
 
 def tensor_split(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, sections, dim = _f_tensor_split_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -9677,7 +10367,7 @@ def tensor_split(*args, **kwargs):
         else:
             result = _op_tensor_split__sections.call(input._keyset, input, sections, dim)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, indices, dim = _f_tensor_split_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -9685,7 +10375,7 @@ def tensor_split(*args, **kwargs):
         else:
             result = _op_tensor_split__indices.call(input._keyset, input, indices, dim)
             return result
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, tensor_indices_or_sections, dim = _f_tensor_split_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -9740,6 +10430,33 @@ def tile(*args, **kwargs):
         result = _op_tile.call(input._keyset, input, dims)
         return result
     _ap.raise_invalid_arguments(_f_tile_sigs, args, kwargs)
+
+
+def _f_topk_0(input, k, dim=-1, largest=True, sorted=True, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(k) is not int: k = _ap.to_int(k)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if largest is not True and largest is not False: raise _Mismatch
+    if sorted is not True and sorted is not False: raise _Mismatch
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, k, dim, largest, sorted, out
+
+
+_f_topk_sigs = (_ap.PySig('topk', (('input', 'Tensor', None, False), ('k', 'SymInt', None, False), ('dim', 'int', '-1', False), ('largest', 'bool', 'True', False), ('sorted', 'bool', 'True', False), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def topk(*args, **kwargs):
+    try:
+        input, k, dim, largest, sorted, out = _f_topk_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_topk(_op_topk.call(input._keyset, input, k, dim, largest, sorted))
+        else:
+            result = _rt_topk_out(_op_topk__values.call(input._keyset | out[0]._keyset | out[1]._keyset, input, k, dim, largest, sorted, out[0], out[1]))
+        return result
+    _ap.raise_invalid_arguments(_f_topk_sigs, args, kwargs)
 
 
 def _f_trace_0(input):
@@ -9847,23 +10564,25 @@ _f_true_divide_sigs = (_ap.PySig('true_divide', (('input', 'Tensor', None, False
 
 
 def true_divide(*args, **kwargs):
-    try:
-        input, other, out = _f_true_divide_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        if out is None:
-            result = _op_true_divide__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other)
+    if len(args) <= 2:
+        try:
+            input, other, out = _f_true_divide_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
         else:
-            result = _op_true_divide__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, out)
-        return result
-    try:
-        input, other = _f_true_divide_1(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_true_divide__Scalar.call(getattr(input, '_keyset', _CPU_KEYSET), input, other)
-        return result
+            if out is None:
+                result = _op_true_divide__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other)
+            else:
+                result = _op_true_divide__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, out)
+            return result
+    if len(args) <= 2:
+        try:
+            input, other = _f_true_divide_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_true_divide__Scalar.call(getattr(input, '_keyset', _CPU_KEYSET), input, other)
+            return result
     _ap.raise_invalid_arguments(_f_true_divide_sigs, args, kwargs)
 
 
@@ -9950,6 +10669,51 @@ def unflatten(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_unflatten_sigs, args, kwargs)
 
 
+def _f_unique_consecutive_0(input, return_inverse=False, return_counts=False, dim=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if return_inverse is not False and return_inverse is not True: raise _Mismatch
+    if return_counts is not False and return_counts is not True: raise _Mismatch
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    return input, return_inverse, return_counts, dim
+
+
+_f_unique_consecutive_sigs = (_ap.PySig('unique_consecutive', (('input', 'Tensor', None, False), ('return_inverse', 'bool', 'False', False), ('return_counts', 'bool', 'False', False), ('dim', 'int?', 'None', False)), False, False),)
+
+
+def unique_consecutive(*args, **kwargs):
+    try:
+        input, return_inverse, return_counts, dim = _f_unique_consecutive_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_unique_consecutive.call(input._keyset, input, return_inverse, return_counts, dim)
+        return result
+    _ap.raise_invalid_arguments(_f_unique_consecutive_sigs, args, kwargs)
+
+
+def _f_unique_dim_0(input, dim, sorted=True, return_inverse=False, return_counts=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if sorted is not True and sorted is not False: raise _Mismatch
+    if return_inverse is not False and return_inverse is not True: raise _Mismatch
+    if return_counts is not False and return_counts is not True: raise _Mismatch
+    return input, dim, sorted, return_inverse, return_counts
+
+
+_f_unique_dim_sigs = (_ap.PySig('unique_dim', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('sorted', 'bool', 'True', False), ('return_inverse', 'bool', 'False', False), ('return_counts', 'bool', 'False', False)), False, False),)
+
+
+def unique_dim(*args, **kwargs):
+    try:
+        input, dim, sorted, return_inverse, return_counts = _f_unique_dim_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_unique_dim.call(input._keyset, input, dim, sorted, return_inverse, return_counts)
+        return result
+    _ap.raise_invalid_arguments(_f_unique_dim_sigs, args, kwargs)
+
+
 def _f_unsqueeze_0(input, dim):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(dim) is not int: dim = _ap.to_int(dim)
@@ -9998,7 +10762,7 @@ _f_var_sigs = (_ap.PySig('var', (('input', 'Tensor', None, False), ('unbiased', 
 
 
 def var(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, unbiased = _f_var_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -10006,7 +10770,7 @@ def var(*args, **kwargs):
         else:
             result = _op_var.call(input._keyset, input, unbiased)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dim, unbiased, keepdim, out = _f_var_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -10017,7 +10781,7 @@ def var(*args, **kwargs):
             else:
                 result = _op_var__out.call(input._keyset | out._keyset, input, dim, unbiased, keepdim, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dim, correction, keepdim, out = _f_var_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -10057,7 +10821,7 @@ _f_var_mean_sigs = (_ap.PySig('var_mean', (('input', 'Tensor', None, False), ('u
 
 
 def var_mean(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, unbiased = _f_var_mean_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -10065,7 +10829,7 @@ def var_mean(*args, **kwargs):
         else:
             result = _op_var_mean.call(input._keyset, input, unbiased)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dim, unbiased, keepdim = _f_var_mean_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -10073,7 +10837,7 @@ def var_mean(*args, **kwargs):
         else:
             result = _op_var_mean__dim.call(input._keyset, input, dim, unbiased, keepdim)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dim, correction, keepdim = _f_var_mean_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -10162,7 +10926,7 @@ _f_vsplit_sigs = (_ap.PySig('vsplit', (('input', 'Tensor', None, False), ('secti
 
 
 def vsplit(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, sections = _f_vsplit_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -10170,7 +10934,7 @@ def vsplit(*args, **kwargs):
         else:
             result = _op_vsplit__int.call(input._keyset, input, sections)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, indices = _f_vsplit_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -10242,7 +11006,7 @@ _f_where_sigs = (_ap.PySig('where', (('condition', 'Tensor', None, False),), Fal
 
 
 def where(*args, **kwargs):
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             condition, = _f_where_0(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -10250,7 +11014,7 @@ def where(*args, **kwargs):
         else:
             result = _op_where.call(condition._keyset, condition)
             return result
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
         try:
             condition, input, other, out = _f_where_1(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -10261,7 +11025,7 @@ def where(*args, **kwargs):
             else:
                 result = _op_where__self_out.call(condition._keyset | input._keyset | other._keyset | out._keyset, condition, input, other, out)
             return result
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
         try:
             condition, self, other = _f_where_2(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -10269,7 +11033,7 @@ def where(*args, **kwargs):
         else:
             result = _op_where__ScalarSelf.call(condition._keyset | other._keyset, condition, self, other)
             return result
-    if (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             condition, input, other = _f_where_3(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -10277,7 +11041,7 @@ def where(*args, **kwargs):
         else:
             result = _op_where__ScalarOther.call(condition._keyset | input._keyset, condition, input, other)
             return result
-    if (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             condition, self, other = _f_where_4(*args, **kwargs)
         except _PARSE_ERRORS:
@@ -10373,4 +11137,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['_local_scalar_dense', '_to_copy', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'adjoint', 'alias', 'all', 'allclose', 'amax', 'amin', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argwhere', 'as_strided', 'as_strided_', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'baddbmm', 'bernoulli', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'concat', 'concatenate', 'constant_pad_nd', 'copysign', 'cos', 'cos_', 'cosh', 'cosh_', 'count_nonzero', 'cross', 'cumprod', 'cumsum', 'det', 'detach', 'detach_', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'digamma', 'div', 'divide', 'dot', 'dsplit', 'dstack', 'einsum', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'ger', 'greater', 'greater_equal', 'gt', 'hsplit', 'hstack', 'hypot', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'inverse', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kron', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lt', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_power', 'max', 'maximum', 'mean', 'meshgrid', 'min', 'minimum', 'mm', 'moveaxis', 'movedim', 'mul', 'multinomial', 'multiply', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nansum', 'narrow', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'norm', 'normal', 'not_equal', 'ones', 'ones_like', 'outer', 'permute', 'pinverse', 'poisson', 'positive', 'pow', 'prod', 'put', 'qr', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resize_as_', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'select', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'tile', 'trace', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vsplit', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_local_scalar_dense', '_to_copy', '_unique2', '_unsafe_view', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'adjoint', 'alias', 'all', 'allclose', 'amax', 'amin', 'aminmax', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'baddbmm', 'bernoulli', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'concat', 'concatenate', 'constant_pad_nd', 'copysign', 'cos', 'cos_', 'cosh', 'cosh_', 'count_nonzero', 'cross', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'detach_', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'digamma', 'div', 'divide', 'dot', 'dsplit', 'dstack', 'einsum', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'ger', 'greater', 'greater_equal', 'gt', 'histc', 'hsplit', 'hstack', 'hypot', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'inverse', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kron', 'kthvalue', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lt', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_power', 'max', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'norm', 'normal', 'not_equal', 'ones', 'ones_like', 'outer', 'permute', 'pinverse', 'poisson', 'positive', 'pow', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resize_as_', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'tile', 'topk', 'trace', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vsplit', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']

@@ -1,0 +1,794 @@
+"""Sorting and order statistics: sort / argsort / msort, topk, kthvalue, median / nanmedian,
+mode, quantile / nanquantile, cummax / cummin, aminmax.
+
+Every kernel has the same three steps as the reductions in ``reduction.py`` (whose helpers
+it imports): check the arguments in the order torch checks them, so that the first failing
+check gives torch's exception and message; allocate the outputs (or check and resize the
+``out=`` tensors); and, unless the input is on the ``meta`` device, run a few vectorised
+NumPy calls along the reduced dim and store the results. Meta tensors get shapes, strides
+and dtypes only; the checks that need data or a real dtype kernel (dtype support, ``q``
+in range) are skipped there, as torch's meta kernels skip them.
+
+    >>> import strided as torch
+    >>> torch.tensor([3., float("nan"), 1., 3.]).sort(descending=True, stable=True)
+    torch.return_types.sort(
+    values=tensor([nan, 3., 3., 1.]),
+    indices=tensor([1, 0, 3, 2]))
+
+Note [Stable order]
+~~~~~~~~~~~~~~~~~~~
+torch orders NaN above every number (ascending: NaNs last; descending: NaNs first) and a
+stable sort keeps equal elements, NaNs included, in their input order in *both* directions.
+``np.argsort(kind="stable")`` gives the ascending order with NaNs last. The descending
+stable order is that of the reversed row, reversed back: sorting ``a[::-1]`` ascending puts
+ties in decreasing original index, so reading the result backwards gives decreasing values
+with ties in increasing index, and index ``j`` of the reversed row is ``n - 1 - j`` of the
+original. (Negating the keys would not do: it breaks unsigned ints and bools and moves NaN.)
+float16 and bfloat16 are sorted on float32 keys, which order them exactly.
+
+Note [Which index for ties]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Where torch's choice is defined, it is reproduced: ``sort(stable=True)`` and ``argsort``;
+``median(dim)`` (torch breaks ties by index: the ``(n - 1) // 2``-th element of the stable
+order; with a NaN in the row, the first NaN); ``nanmedian(dim)`` (the same over the non-NaN
+values); ``cummax``/``cummin`` (the last index reaching the running extreme; after a NaN,
+the last NaN); ``mode`` (the smallest of the most frequent values, and the last of its
+positions, which is what torch's sort gives for rows of up to 16 elements).
+
+torch leaves the rest to its introsort / nth_element / x86-simd-sort: ``sort(stable=False)``
+on rows longer than 16, ``topk``, ``kthvalue``, ``mode`` on rows longer than 16, and
+``nanmedian`` of an all-NaN row. There strided takes the stable choice (the element of the
+stable order: the first of equal values for ascending order and for ``topk``'s largest
+values); the values always match torch, the indices whenever the row has no ties.
+``topk(sorted=False)`` returns the same sorted result (torch's unsorted order is whatever its
+selection left behind).
+
+Note [Outputs of kthvalue and mode]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+For ``keepdim=False`` torch resizes an ``out=`` tensor to the *keepdim* shape and squeezes
+the dim afterwards, and first unsqueezes the tensor it was given at the reduced dim:
+kthvalue when the tensor has one dim less than the input (so a correctly shaped,
+non-contiguous ``out`` keeps its strides), mode whenever it has at least ``dim`` dims. The
+resize warning therefore names the unsqueezed shape (``[7, 1]`` for a ``[7]`` out), and
+strided does the same unsqueeze / resize / squeeze.
+
+Note [Quantile arithmetic]
+~~~~~~~~~~~~~~~~~~~~~~~~~~
+torch computes quantiles in the input's dtype: ``rank = q * (n - 1)`` in float32 for
+float32 input (NaN rows get the last rank, or for nanquantile ``q * (count - 1)``), adjusts
+it by the interpolation mode (floor / ceil / round-half-even), gathers the sorted values
+below and above, and interpolates with its CPU ``lerp`` kernel, which is one fused
+multiply-add: ``fma(w, hi - lo, lo)`` for ``|w| < 0.5``, else ``fma(w - 1, hi - lo, hi)``.
+NumPy has no fma; ``_fma`` computes it exactly for float32 (in float64: the product of two
+float32 is exact there) and for float64 with Dekker's error-free product and sum, which
+rounds like the hardware fma except in rare double-rounding ties.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..core import dtypes as dt
+from ..core.checks import check, maybe_wrap_dim
+from ..core.tensor_impl import contiguous_strides, numel_of
+from .factory import empty, new_strided, preserved_strides
+from .reduction import _alloc, _check_out_dtype, _is_meta, _shape, _store
+from .resize import resize_impl, resize_output
+from .views import _set_geometry, squeeze__dim, unsqueeze_
+
+# The dtypes of torch's AT_DISPATCH_ALL_TYPES_AND(Half, BFloat16[, Bool]) kernels.
+_NO_COMPLEX_NO_BAREBONES = frozenset(
+    d for d in (dt.bool_, dt.uint8, dt.int8, dt.int16, dt.int32, dt.int64, dt.float16,
+                dt.bfloat16, dt.float32, dt.float64))
+_NUMERIC = _NO_COMPLEX_NO_BAREBONES - {dt.bool_}
+# c10's legacy type names, which the checkScalarType / checkSameType messages print.
+_LEGACY = {"uint8": "torch.ByteTensor", "int8": "torch.CharTensor",
+           "int16": "torch.ShortTensor", "int32": "torch.IntTensor",
+           "int64": "torch.LongTensor", "float16": "torch.HalfTensor",
+           "float32": "torch.FloatTensor", "float64": "torch.DoubleTensor"}
+
+
+# -- shared helpers --------------------------------------------------------------------------
+
+def _legacy_name(dtype) -> str:
+    return _LEGACY.get(dtype.name) or f"CPU{dtype._scalar_name}Type"
+
+
+def _require(self, supported, kernel: str) -> None:
+    """torch's AT_DISPATCH failure for a dtype the CPU kernel was not compiled for."""
+    check(self._dtype in supported, lambda: (
+        f"\"{kernel}\" not implemented for '{self._dtype._scalar_name}'"), NotImplementedError)
+
+
+def _zero_numel_check(self, d: int, name: str) -> None:
+    if self._sizes:
+        check(self._sizes[d] != 0, lambda: (
+            f"{name}: Expected reduction dim {d} to have non-zero size."), IndexError)
+
+
+def _new(self, shape, dtype, strides=None):
+    if strides is None or strides == contiguous_strides(shape):
+        return empty(shape, dtype, device=self._device)
+    return new_strided(shape, strides, dtype, self._device)
+
+
+def _key(arr: np.ndarray) -> np.ndarray:
+    """The array to compare on: float16/bfloat16 widened to float32 (exact)."""
+    if arr.dtype == np.float16 or arr.dtype.name == "bfloat16":
+        return arr.astype(np.float32)
+    return arr
+
+
+def _stable_order(key: np.ndarray, axis: int, descending: bool) -> np.ndarray:
+    """Indices of the stable order along ``axis`` (Note [Stable order])."""
+    if not descending:
+        return np.argsort(key, axis=axis, kind="stable")
+    n = key.shape[axis]
+    order = np.argsort(np.flip(key, axis), axis=axis, kind="stable")
+    return (n - 1) - np.flip(order, axis)
+
+
+def _isnan(key: np.ndarray):
+    return np.isnan(key) if key.dtype.kind == "f" else None
+
+
+def _nth_stable(key: np.ndarray, kth) -> np.ndarray:
+    """Along the last axis: the index of the ``kth`` (0-based, scalar) element of the stable
+    ascending order, NaNs last. O(n): ``np.partition`` finds the value, and the index is that
+    of its ``r``-th occurrence, ``r`` = kth minus the number of smaller elements."""
+    thr = np.partition(key, kth, axis=-1)[..., kth:kth + 1]
+    nan, nan_thr = _isnan(key), _isnan(thr)
+    if nan is None:
+        less, eq = key < thr, key == thr
+    else:
+        less = (key < thr) | (~nan & nan_thr)
+        eq = (key == thr) | (nan & nan_thr)
+    need = kth + 1 - np.count_nonzero(less, axis=-1, keepdims=True)
+    return np.argmax(eq & (np.cumsum(eq, axis=-1) == need), axis=-1)
+
+
+def _keepdim_shape(self, d):
+    sizes = list(self._sizes)
+    if sizes:
+        sizes[d] = 1
+    return tuple(sizes)
+
+
+# -- sort / argsort / msort ------------------------------------------------------------------
+
+def _sort_impl(self, stable, dim, descending, values=None, indices=None, want_values=True):
+    # ``stable`` changes nothing: strided always sorts stably, which is one of the orders
+    # torch's unstable sort may give (Note [Which index for ties])
+    ndim = len(self._sizes)
+    d = maybe_wrap_dim(dim, ndim)
+    if not _is_meta(self):
+        check(not self._dtype.is_complex, " Sort does not support complex dtypes on CPU")
+    # torch's sort gives its outputs the input's strides when they are dense (else dense
+    # strides in the input's dim order), fresh or resized out= tensors alike
+    shape = self._sizes
+    strides = preserved_strides(shape, self._strides)
+    outs = []
+    for out, dtype in ((values, self._dtype), (indices, dt.int64)):
+        if out is None:
+            outs.append(_new(self, shape, dtype, strides) if want_values or
+                        dtype is dt.int64 else None)
+            continue
+        _check_out_dtype(out, dtype)
+        if resize_output(out, shape):
+            _set_geometry(out, shape, strides, out._offset)
+        outs.append(out)
+    v, i = outs
+    if _is_meta(self) or not numel_of(shape):
+        return v, i
+    arr = self._array()
+    if not ndim:
+        if v is not None:
+            _store(v, arr)
+        _store(i, np.zeros((), np.int64))
+        return v, i
+    order = _stable_order(_key(arr), d, descending)
+    if v is not None:
+        _store(v, np.take_along_axis(arr, order, d))
+    _store(i, order)
+    return v, i
+
+
+def sort_stable(self, stable=None, dim=-1, descending=False):
+    return _sort_impl(self, stable, dim, descending)
+
+
+def sort_values_stable(self, stable=None, dim=-1, descending=False, values=None, indices=None):
+    return _sort_impl(self, stable, dim, descending, values, indices)
+
+
+def sort(self, dim=-1, descending=False):
+    return _sort_impl(self, False, dim, descending)
+
+
+def sort_values(self, dim=-1, descending=False, values=None, indices=None):
+    return _sort_impl(self, False, dim, descending, values, indices)
+
+
+def argsort_stable(self, stable, dim=-1, descending=False):
+    return _sort_impl(self, stable, dim, descending, want_values=False)[1]
+
+
+def argsort_stable_out(self, stable, dim=-1, descending=False, out=None):
+    return _sort_impl(self, stable, dim, descending, None, out, want_values=False)[1]
+
+
+def argsort(self, dim=-1, descending=False):
+    return _sort_impl(self, False, dim, descending, want_values=False)[1]
+
+
+def msort(self):
+    return _sort_impl(self, False, 0, False)[0]
+
+
+def msort_out(self, out):
+    return _sort_impl(self, False, 0, False, out, None)[0]
+
+
+# -- topk ------------------------------------------------------------------------------------
+
+def _topk_np(arr: np.ndarray, k: int, largest: bool):
+    """(values, indices) of the ``k`` first elements of the stable order along the last axis
+    (descending for ``largest``; Note [Which index for ties]). The k-th value is found with
+    ``np.partition``; the elements that beat it, plus its first occurrences up to k, are then
+    picked in index order (so exactly k per row) and only those k are sorted."""
+    key = _key(arr)
+    n = key.shape[-1]
+    if k * 8 >= n:     # most of the row is kept: a full sort is as cheap
+        order = _stable_order(key, -1, largest)[..., :k]
+        return np.take_along_axis(arr, order, -1), order
+    pos = n - k if largest else k - 1
+    thr = np.partition(key, pos, axis=-1)[..., pos:pos + 1]
+    nan, nan_thr = _isnan(key), _isnan(thr)
+    if nan is None:
+        better = key > thr if largest else key < thr
+        eq = key == thr
+    elif largest:
+        better = (key > thr) | (nan & ~nan_thr)
+        eq = (key == thr) | (nan & nan_thr)
+    else:
+        better = (key < thr) | (~nan & nan_thr)
+        eq = (key == thr) | (nan & nan_thr)
+    need = k - np.count_nonzero(better, axis=-1, keepdims=True)
+    pick = better | (eq & (np.cumsum(eq, axis=-1) <= need))
+    cols = np.nonzero(pick)[-1].reshape(key.shape[:-1] + (k,))
+    order = np.take_along_axis(cols, _stable_order(np.take_along_axis(key, cols, -1), -1,
+                                                   largest), -1)
+    return np.take_along_axis(arr, order, -1), order
+
+
+def _topk_impl(self, k, dim, largest, sorted, values, indices):
+    ndim = len(self._sizes)
+    d = maybe_wrap_dim(dim, ndim)
+    size = self._sizes[d] if ndim else 1
+    check(0 <= k <= size, "selected index k out of range")
+    if not _is_meta(self):
+        check(self._dtype is not dt.bool_, "topk does not support bool dtypes on CPU")
+        check(not self._dtype.is_complex, " topk does not support complex dtypes on CPU")
+    shape = self._sizes[:d] + (k,) + self._sizes[d + 1:] if ndim else ()
+    _check_out_dtype(values, self._dtype)
+    v = _alloc(self, shape, self._dtype, values)
+    _check_out_dtype(indices, dt.int64)
+    i = _alloc(self, shape, dt.int64, indices)
+    if _is_meta(self):
+        return v, i
+    if not ndim:
+        _store(v, self._array())
+        _store(i, np.zeros((), np.int64))
+        return v, i
+    _require(self, _NUMERIC, "topk_cpu")
+    if not numel_of(shape):
+        return v, i
+    vals, idx = _topk_np(np.moveaxis(self._array(), d, -1), k, largest)
+    _store(v, np.moveaxis(vals, -1, d))
+    _store(i, np.moveaxis(idx, -1, d))
+    return v, i
+
+
+def topk(self, k, dim=-1, largest=True, sorted=True):
+    return _topk_impl(self, k, dim, largest, sorted, None, None)
+
+
+def topk_values(self, k, dim=-1, largest=True, sorted=True, values=None, indices=None):
+    return _topk_impl(self, k, dim, largest, sorted, values, indices)
+
+
+# -- kthvalue / median / nanmedian / mode: one value and its index per row -------------------
+
+def _with_indices_out(self, d, keepdim, values, indices, always_unsqueeze=False):
+    """Allocate, or check and resize, the (values, indices) pair at the keepdim shape
+    (Note [Outputs of kthvalue and mode]). Returns the pair to write through (keepdim
+    shape) and a function giving the pair to return."""
+    ndim = len(self._sizes)
+    shape = _keepdim_shape(self, d)
+    pair = []
+    for out, dtype, what in ((values, self._dtype, "values"), (indices, dt.int64, "indices")):
+        if out is None:
+            pair.append(empty(shape, dtype, device=self._device))
+            continue
+        if not always_unsqueeze:
+            check(out._dtype is dtype, "output values must be of same type as input"
+                  if what == "values" else "output indices must be of scalar type Long")
+        if not keepdim and ndim and (len(out._sizes) >= d if always_unsqueeze else
+                                     len(out._sizes) == ndim - 1):
+            unsqueeze_(out, d)
+        resize_output(out, shape)
+        pair.append(out)
+
+    def result():
+        if not keepdim and ndim:
+            for t in pair:
+                squeeze__dim(t, d)
+        return tuple(pair)
+    return pair, result
+
+
+def _kthvalue_impl(self, k, dim, keepdim, values, indices):
+    ndim = len(self._sizes)
+    d = maybe_wrap_dim(dim, ndim)
+    _zero_numel_check(self, d, "kthvalue()")
+    size = self._sizes[d] if ndim else 1
+    check(0 < k <= size, lambda: f"kthvalue(): selected number k out of range for dimension {d}")
+    (v, i), result = _with_indices_out(self, d, keepdim, values, indices)
+    if _is_meta(self):
+        return result()
+    if not ndim:
+        _store(v, self._array())
+        _store(i, np.zeros((), np.int64))
+        return result()
+    _require(self, _NUMERIC, "kthvalue_cpu")
+    if numel_of(v._sizes):
+        arr = np.moveaxis(self._array(), d, -1)
+        idx = _nth_stable(_key(arr), k - 1)[..., None]
+        _store(v, np.take_along_axis(arr, idx, -1))
+        _store(i, idx)
+    return result()
+
+
+def kthvalue(self, k, dim=-1, keepdim=False):
+    return _kthvalue_impl(self, k, dim, keepdim, None, None)
+
+
+def kthvalue_values(self, k, dim=-1, keepdim=False, values=None, indices=None):
+    return _kthvalue_impl(self, k, dim, keepdim, values, indices)
+
+
+def _median_dim_impl(self, dim, keepdim, values, indices, ignore_nan):
+    ndim = len(self._sizes)
+    d = maybe_wrap_dim(dim, ndim)
+    _zero_numel_check(self, d, "median()")
+    if indices is not None:
+        check(indices._dtype is dt.int64, lambda: (
+            f"Expected tensor for argument #1 'indices' to have scalar type Long; but got "
+            f"{_legacy_name(indices._dtype)} instead (while checking arguments for median)"))
+    if values is not None:
+        check(values._dtype is self._dtype, lambda: (
+            f"Expected tensor for 'values' to have the same type as tensor for argument #2 "
+            f"'self'; but type {_legacy_name(values._dtype)} does not equal "
+            f"{_legacy_name(self._dtype)} (while checking arguments for median)"))
+    shape = _shape(self._sizes, (d,) if ndim else (), keepdim)
+    v = _alloc(self, shape, self._dtype, values)
+    i = _alloc(self, shape, dt.int64, indices)
+    if _is_meta(self):
+        return v, i
+    _require(self, _NUMERIC, "median_out")
+    if not numel_of(shape):
+        return v, i
+    arr = np.moveaxis(self._array().reshape(self._sizes or (1,)), d, -1)
+    key = _key(arr)
+    n = key.shape[-1]
+    nan = _isnan(key)
+    if ignore_nan and nan is not None and nan.any():
+        # the ((count - 1) // 2)-th non-NaN element of the stable order (NaNs sort last);
+        # C++'s division truncates, so an all-NaN row takes position 0
+        count = n - np.count_nonzero(nan, axis=-1, keepdims=True)
+        pos = np.maximum(count - 1, 0) // 2
+        idx = np.take_along_axis(_stable_order(key, -1, False), pos, -1)
+    else:
+        idx = _nth_stable(key, (n - 1) // 2)[..., None]
+        if not ignore_nan and nan is not None:
+            # torch.median returns the first NaN of a row that has one
+            has_nan = nan.any(axis=-1, keepdims=True)
+            idx = np.where(has_nan, np.argmax(nan, axis=-1)[..., None], idx)
+    _store(v, np.take_along_axis(arr, idx, -1))
+    _store(i, idx)
+    return v, i
+
+
+def _median_all(self, ignore_nan):
+    res = empty((), self._dtype, device=self._device)
+    if _is_meta(self):
+        return res
+    if not numel_of(self._sizes):
+        # torch fills NaN converted to the dtype, whatever the dtype (int64: INT64_MIN)
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            _store(res, np.array(np.nan).astype(self._dtype.np))
+        return res
+    _require(self, _NUMERIC, "median_cpu")
+    flat = self._array().reshape(-1)
+    key = _key(flat)
+    nan = _isnan(key)
+    if nan is not None and nan.any():
+        if not ignore_nan:
+            _store(res, flat[np.argmax(nan)])
+            return res
+        flat, key = flat[~nan], key[~nan]
+        if not key.size:
+            _store(res, np.array(np.nan))
+            return res
+    pos = (key.size - 1) // 2
+    _store(res, np.partition(key, pos)[pos])
+    return res
+
+
+def median(self):
+    return _median_all(self, False)
+
+
+def median_out(self, out):
+    res = _median_all(self, False)
+    _check_out_dtype(out, self._dtype)
+    resize_output(out, ())
+    if not _is_meta(self):
+        _store(out, res._array())
+    return out
+
+
+def median_dim(self, dim, keepdim=False):
+    return _median_dim_impl(self, dim, keepdim, None, None, False)
+
+
+def median_dim_values(self, dim, keepdim=False, values=None, indices=None):
+    return _median_dim_impl(self, dim, keepdim, values, indices, False)
+
+
+def nanmedian(self):
+    return _median_all(self, True)
+
+
+def nanmedian_out(self, out):
+    res = _median_all(self, True)
+    _check_out_dtype(out, self._dtype)
+    resize_output(out, ())
+    if not _is_meta(self):
+        _store(out, res._array())
+    return out
+
+
+def nanmedian_dim(self, dim, keepdim=False):
+    return _median_dim_impl(self, dim, keepdim, None, None, True)
+
+
+def nanmedian_dim_values(self, dim, keepdim=False, values=None, indices=None):
+    return _median_dim_impl(self, dim, keepdim, values, indices, True)
+
+
+def _mode_np(arr: np.ndarray):
+    """(value, index) along the last axis: the smallest of the most frequent values and its
+    last position (Note [Which index for ties]). Runs of equal values in the stable order are
+    measured with one cumsum and one bincount over all rows at once."""
+    key = _key(arr)
+    rows = key.reshape(-1, key.shape[-1])
+    m, n = rows.shape
+    order = np.argsort(rows, axis=-1, kind="stable")
+    s = np.take_along_axis(rows, order, -1)
+    start = np.ones((m, n), bool)
+    start[:, 1:] = s[:, 1:] != s[:, :-1]        # NaN != NaN: every NaN is a run of its own
+    run = np.cumsum(start.reshape(-1)) - 1       # run ids, global over the rows
+    length = np.bincount(run)[run].reshape(m, n)
+    first = np.argmax(length == length.max(axis=-1, keepdims=True), axis=-1)
+    last = first + np.take_along_axis(length, first[:, None], -1)[:, 0] - 1
+    idx = np.take_along_axis(order, last[:, None], -1)
+    flat = arr.reshape(-1, arr.shape[-1])
+    return (np.take_along_axis(flat, idx, -1).reshape(arr.shape[:-1]),
+            idx.reshape(arr.shape[:-1]))
+
+
+def _mode_impl(self, dim, keepdim, values, indices):
+    for out, dtype, what in ((values, self._dtype, "values"), (indices, dt.int64, "indices")):
+        if out is not None:
+            check(out._dtype is dtype, lambda out=out, dtype=dtype, what=what: (
+                f"expected scalar type '{dtype._scalar_name}' but got "
+                f"'{out._dtype._scalar_name}' for {what} output"))
+    ndim = len(self._sizes)
+    d = maybe_wrap_dim(dim, ndim)
+    if not numel_of(self._sizes):
+        _zero_numel_check(self, d, "mode()")
+        shape = _shape(self._sizes, (d,), keepdim)
+        return _alloc(self, shape, self._dtype, values), _alloc(self, shape, dt.int64, indices)
+    if not ndim:
+        # torch resizes (silently) and fills the outputs of a one-element 0-dim input
+        v = empty((), self._dtype, device=self._device) if values is None else \
+            resize_impl(values, ())
+        i = empty((), dt.int64, device=self._device) if indices is None else \
+            resize_impl(indices, ())
+        if not _is_meta(self):
+            _store(v, self._array())
+            _store(i, np.zeros((), np.int64))
+        return v, i
+    if not _is_meta(self):
+        _require(self, _NO_COMPLEX_NO_BAREBONES, "mode_cpu")
+    (v, i), result = _with_indices_out(self, d, keepdim, values, indices,
+                                       always_unsqueeze=True)
+    if not _is_meta(self):
+        value, index = _mode_np(np.moveaxis(self._array(), d, -1))
+        _store(v, np.expand_dims(value, d))
+        _store(i, np.expand_dims(index, d))
+    return result()
+
+
+def mode(self, dim=-1, keepdim=False):
+    return _mode_impl(self, dim, keepdim, None, None)
+
+
+def mode_values(self, dim=-1, keepdim=False, values=None, indices=None):
+    return _mode_impl(self, dim, keepdim, values, indices)
+
+
+# -- quantile / nanquantile ------------------------------------------------------------------
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _split(a):
+    c = a * 134217729.0        # 2**27 + 1
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def _fma(a, b, c):
+    """``a * b + c`` rounded once (Note [Quantile arithmetic])."""
+    if a.dtype == np.float32:
+        return (a.astype(np.float64) * b.astype(np.float64) + c).astype(np.float32)
+    with np.errstate(all="ignore"):
+        p = a * b
+        ah, al = _split(a)
+        bh, bl = _split(b)
+        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+        s, t = _two_sum(p, c)
+        r = s + (t + e)
+    # inf/nan inputs: the plain expression gives IEEE's answer
+    return np.where(np.isfinite(r), r, p + c)
+
+
+def _lerp(lo, hi, w):
+    """torch's CPU lerp kernel (one fma per element)."""
+    with np.errstate(all="ignore"):
+        small = np.abs(w) < 0.5
+        diff = hi - lo
+        coeff = np.where(small, w, w - np.ones((), w.dtype))
+        base = np.where(small, lo, hi)
+        return _fma(coeff.astype(diff.dtype), diff, base)
+
+
+def _quantile_impl(self, q, dim, keepdim, interpolation, out, ignore_nan):
+    scalar_q = not hasattr(q, "_sizes")
+    if scalar_q:
+        check(0 <= q <= 1, lambda: f"quantile() q must be in the range [0, 1] but got {q:g}")
+    check(interpolation in _INTERPOLATIONS, lambda: (
+        f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+        f"but got {interpolation}"))
+    check(numel_of(self._sizes) > 0, "quantile() input tensor must be non-empty")
+    q_ndim = 0 if scalar_q else len(q._sizes)
+    check(q_ndim <= 1, "quantile() q must be a scalar or 1D tensor")
+    check(self._dtype in (dt.float32, dt.float64),
+          "quantile() input tensor must be either float or double dtype")
+    check(scalar_q or q._dtype is self._dtype,
+          "quantile() q tensor must be same dtype as the input tensor")
+    check(out is None or out._dtype is self._dtype,
+          "quantile() out tensor must be same dtype as the input tensor")
+    check(scalar_q or q._device == self._device,
+          "quantile() q tensor must be on the same device as the input tensor")
+    check(out is None or out._device == self._device,
+          "quantile() out tensor must be on the same device as the input tensor")
+    ndim = len(self._sizes)
+    d = maybe_wrap_dim(0 if dim is None else dim, ndim)
+    if dim is not None and ndim:
+        rest = _shape(self._sizes, (d,), keepdim)
+    else:
+        rest = (1,) * ndim if keepdim else ()
+    nq = 1 if scalar_q else numel_of(q._sizes)
+    shape = ((nq,) if q_ndim else ()) + rest
+    if out is not None:
+        resize_output(out, shape)
+        res = out
+    elif q_ndim:
+        # torch computes (*rest, nq) contiguously and moves the q dim to the front
+        inner = contiguous_strides(rest + (nq,))
+        res = _new(self, shape, self._dtype, (inner[-1],) + inner[:-1])
+    else:
+        res = empty(shape, self._dtype, device=self._device)
+    if _is_meta(self):
+        return res
+    qv = np.array([q], self._dtype.np) if scalar_q else \
+        q._array().reshape(nq).astype(self._dtype.np)
+    if not scalar_q:
+        check(bool(np.all((qv >= 0) & (qv <= 1))),
+              "quantile() q values must be in the range [0, 1]")
+    if not nq:
+        return res
+    arr = self._array()
+    rows = arr.reshape(-1) if dim is None or not ndim else np.moveaxis(arr, d, -1)
+    srt = np.sort(rows, axis=-1, kind="stable")      # (..., n), NaNs last
+    n = srt.shape[-1]
+    nan = np.isnan(srt)
+    ftype = self._dtype.np
+    if ignore_nan:
+        count = (n - np.count_nonzero(nan, axis=-1, keepdims=True)).astype(ftype)
+        ranks = qv * (count - ftype.type(1))
+        ranks = np.where(ranks < 0, ftype.type(0), ranks)
+    else:
+        ranks = qv * ftype.type(n - 1)
+        ranks = np.where(nan.any(axis=-1, keepdims=True), ftype.type(n - 1), ranks)
+    ranks = ranks.astype(ftype, copy=False)
+    if interpolation == "lower":
+        ranks = np.floor(ranks)
+    elif interpolation == "higher":
+        ranks = np.ceil(ranks)
+    elif interpolation == "nearest":
+        ranks = np.round(ranks)
+    below = ranks.astype(np.int64)
+    val = np.take_along_axis(srt, below, -1)          # (..., nq)
+    if interpolation in ("linear", "midpoint"):
+        weights = np.full_like(ranks, 0.5) if interpolation == "midpoint" else \
+            ranks - below.astype(ftype)
+        above = np.take_along_axis(srt, np.ceil(ranks).astype(np.int64), -1)
+        val = _lerp(val, above, weights)
+    val = np.moveaxis(val, -1, 0).reshape(shape)
+    _store(res, val)
+    return res
+
+
+def quantile(self, q, dim=None, keepdim=False, interpolation="linear"):
+    return _quantile_impl(self, q, dim, keepdim, interpolation, None, False)
+
+
+def quantile_out(self, q, dim=None, keepdim=False, interpolation="linear", out=None):
+    return _quantile_impl(self, q, dim, keepdim, interpolation, out, False)
+
+
+def quantile_scalar(self, q, dim=None, keepdim=False, interpolation="linear"):
+    return _quantile_impl(self, q, dim, keepdim, interpolation, None, False)
+
+
+def quantile_scalar_out(self, q, dim=None, keepdim=False, interpolation="linear", out=None):
+    return _quantile_impl(self, q, dim, keepdim, interpolation, out, False)
+
+
+def nanquantile(self, q, dim=None, keepdim=False, interpolation="linear"):
+    return _quantile_impl(self, q, dim, keepdim, interpolation, None, True)
+
+
+def nanquantile_out(self, q, dim=None, keepdim=False, interpolation="linear", out=None):
+    return _quantile_impl(self, q, dim, keepdim, interpolation, out, True)
+
+
+def nanquantile_scalar(self, q, dim=None, keepdim=False, interpolation="linear"):
+    return _quantile_impl(self, q, dim, keepdim, interpolation, None, True)
+
+
+def nanquantile_scalar_out(self, q, dim=None, keepdim=False, interpolation="linear",
+                           out=None):
+    return _quantile_impl(self, q, dim, keepdim, interpolation, out, True)
+
+
+# -- cummax / cummin -------------------------------------------------------------------------
+
+def _cum_extreme_np(arr: np.ndarray, axis: int, largest: bool):
+    """torch's scan: an element replaces the running extreme when it is NaN or when it is
+    >= (cummax) / <= (cummin) it and the extreme is not NaN. The index is therefore the last
+    position j <= i where the element equals the running extreme (or is NaN); the values are
+    read back at those indices, so a 0.0 after a -0.0 shows as 0.0, as in torch."""
+    key = _key(arr)
+    ufunc = np.maximum if largest else np.minimum
+    run = ufunc.accumulate(key, axis=axis)     # NaN propagates, as torch's does
+    hit = key == run
+    nan = _isnan(key)
+    if nan is not None:
+        hit |= nan
+    shape = [1] * key.ndim
+    shape[axis] = key.shape[axis]
+    pos = np.arange(key.shape[axis], dtype=np.int64).reshape(shape)
+    idx = np.maximum.accumulate(np.where(hit, pos, 0), axis=axis)
+    if nan is None:
+        return run, idx        # exact ints: the running extreme is the element itself
+    return np.take_along_axis(arr, idx, axis), idx
+
+
+def _cum_impl(self, dim, values, indices, largest):
+    name = "cummax" if largest else "cummin"
+    for out, dtype in ((values, self._dtype), (indices, dt.int64)):
+        if out is not None:
+            check(out._dtype is dtype, lambda out=out, dtype=dtype: (
+                f"expected scalar_type {dtype._scalar_name} but found "
+                f"{out._dtype._scalar_name}"))
+    v = _alloc(self, self._sizes, self._dtype, values)
+    i = _alloc(self, self._sizes, dt.int64, indices)
+    ndim = len(self._sizes)
+    if not ndim:
+        check(dim in (0, -1), lambda: (
+            f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}"), IndexError)
+        if not _is_meta(self):
+            _store(v, self._array())
+            _store(i, np.zeros((), np.int64))
+        return v, i
+    if not numel_of(self._sizes):
+        return v, i        # torch does not even look at dim here
+    d = maybe_wrap_dim(dim, ndim)
+    if _is_meta(self):
+        return v, i
+    _require(self, _NO_COMPLEX_NO_BAREBONES, f"{name}_cpu")
+    vals, idx = _cum_extreme_np(self._array(), d, largest)
+    _store(v, vals)
+    _store(i, idx)
+    return v, i
+
+
+def cummax(self, dim):
+    return _cum_impl(self, dim, None, None, True)
+
+
+def cummax_out(self, dim, values=None, indices=None):
+    return _cum_impl(self, dim, values, indices, True)
+
+
+def cummin(self, dim):
+    return _cum_impl(self, dim, None, None, False)
+
+
+def cummin_out(self, dim, values=None, indices=None):
+    return _cum_impl(self, dim, values, indices, False)
+
+
+# -- aminmax ---------------------------------------------------------------------------------
+
+def _aminmax_impl(self, dim, keepdim, mn, mx):
+    ndim = len(self._sizes)
+    if dim is not None:
+        d = maybe_wrap_dim(dim, ndim)
+        _zero_numel_check(self, d, "aminmax")
+        axes = (d,) if ndim else ()
+        shape = _shape(self._sizes, axes, keepdim)
+    else:
+        check(numel_of(self._sizes) > 0, "aminmax(): cannot compute aminmax over an empty "
+              "dimension as the operation has no identity.")
+        axes = tuple(range(ndim))
+        shape = (1,) * ndim if keepdim else ()
+    _check_out_dtype(mn, self._dtype)
+    lo = _alloc(self, shape, self._dtype, mn)
+    _check_out_dtype(mx, self._dtype)
+    hi = _alloc(self, shape, self._dtype, mx)
+    if _is_meta(self):
+        return lo, hi
+    _require(self, _NO_COMPLEX_NO_BAREBONES, "aminmax_cpu")
+    if not numel_of(shape):
+        return lo, hi
+    key = _key(self._array())
+    if not ndim:
+        _store(lo, key)
+        _store(hi, key)
+        return lo, hi
+    _store(lo, np.minimum.reduce(key, axis=axes, keepdims=keepdim))
+    _store(hi, np.maximum.reduce(key, axis=axes, keepdims=keepdim))
+    return lo, hi
+
+
+def aminmax(self, dim=None, keepdim=False):
+    return _aminmax_impl(self, dim, keepdim, None, None)
+
+
+def aminmax_out(self, dim=None, keepdim=False, min=None, max=None):
+    return _aminmax_impl(self, dim, keepdim, min, max)
