@@ -444,3 +444,62 @@ CASES.extend([
         lambda np: (np.random.default_rng(10).standard_normal(1 << 22, dtype=np.float32),),
         "x0.exp()", "np.exp(x0)"), number=5),
 ])
+
+
+# ------------------------------------------------------------------ autograd (issue 5)
+# (a * 2).sum().backward() on 4 elements: per-call overhead, within 3x of torch. One
+# training step of a 3-layer MLP (512 wide, batch 256, float32): at least 0.8x torch.
+
+def _tiny_backward(st, torch, np):
+    s = st.ones(4, requires_grad=True)
+    t = torch.ones(4, requires_grad=True)
+    return {"strided": lambda: (s * 2).sum().backward(),
+            "torch": lambda: (t * 2).sum().backward(), "numpy": None}
+
+
+def _mlp_step(st, torch, np):
+    rng = np.random.default_rng(11)
+    shapes = [(512, 512), (512, 512), (512, 512)]
+    weights = [(rng.standard_normal(s) / 512 ** 0.5).astype(np.float32) for s in shapes]
+    x_np = rng.standard_normal((256, 512)).astype(np.float32)
+
+    def make(mod):
+        ws = [mod.from_numpy(w.copy()).requires_grad_() for w in weights]
+        x = mod.from_numpy(x_np.copy())
+
+        def step():
+            h = x
+            for i, w in enumerate(ws):
+                h = h @ w
+                if i < len(ws) - 1:
+                    h = h.relu()
+            h.sum().backward()
+            for w in ws:
+                w.grad = None
+        return step
+    return {"strided": make(st), "torch": make(torch), "numpy": None}
+
+
+CASES.extend([
+    Case("tiny (a * 2).sum().backward()", _tiny_backward, number=5000),
+    Case("MLP step 3x512, batch 256 f32", _mlp_step, number=10),
+])
+
+
+# ------------------------------------------------------------------ special functions
+# erf and lgamma of 1M float32 (NumPy has neither): vectorised piecewise approximations in
+# kernels/_special.py; aim: within about 3x of torch's vectorised loops.
+
+def _special_1m(expr, scale):
+    def setup(st, torch, np):
+        x = (np.random.default_rng(12).standard_normal(1 << 20) * scale).astype(np.float32)
+        s, t = st.from_numpy(x.copy()), torch.from_numpy(x.copy())
+        return {"strided": _compile(expr, {"x": s}), "torch": _compile(expr, {"x": t}),
+                "numpy": None}
+    return setup
+
+
+CASES.extend([
+    Case("erf of 1M f32", _special_1m("x.erf()", 2.0), number=10),
+    Case("lgamma of 1M f32", _special_1m("x.lgamma()", 5.0), number=5),
+])

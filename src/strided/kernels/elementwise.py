@@ -51,6 +51,7 @@ from ..core.tensor_impl import (
     contiguous_strides,
     numel_of,
 )
+from . import _special
 from .factory import _allocator, empty
 from .resize import resize_output
 from .scalars import check_scalar_fits
@@ -481,7 +482,9 @@ def _fast_binary(op: Op, a, b, params):
             return None
         else:
             _check_wrapped(b)
-        if strides != contiguous_strides(sizes):
+        if strides != contiguous_strides(sizes) and any(strides):
+            # (an expanded scalar, all strides 0, gets a contiguous output: the common
+            # gradient of a full reduction, ``grad.expand(sizes) * k``)
             return None
         res = op._fast_cache.get(dtype, 0)
         if res == 0:
@@ -984,90 +987,13 @@ def _logical(uf):
     return compute
 
 
-# -- special functions (NumPy has no erf, lgamma or digamma) ------------------------------
+# -- special functions (NumPy has no erf, lgamma or digamma): vectorised in _special ------
 
-def _map_float64(fn):
-    """Apply a scalar ``math`` function element by element, in float64."""
-    def apply(x):
-        flat = np.asarray(x, dtype=np.float64).ravel()
-        res = np.fromiter(map(fn, flat.tolist()), np.float64, count=flat.size)
-        return res.reshape(np.shape(x))
-    return apply
-
-
-def _lgamma_scalar(v: float) -> float:
-    try:
-        return math.lgamma(v)
-    except ValueError:   # poles: 0 and the negative integers
-        return math.inf
-
-
-_erf64 = _map_float64(math.erf)
-_erfc64 = _map_float64(math.erfc)
-_lgamma64 = _map_float64(_lgamma_scalar)
-
-
-def _erf(x):
-    return _erf64(x).astype(x.dtype)
-
-
-def _erfc(x):
-    return _erfc64(x).astype(x.dtype)
-
-
-def _lgamma(x):
-    return _lgamma64(x).astype(x.dtype)
-
-
-def _digamma(x):
-    """psi(x) in float64: reflection for x < 0.5, recurrence up to 6, then the asymptotic
-    series; psi(0) is -inf with the sign flipped for -0 (torch), negative integers NaN."""
-    x64 = np.asarray(x, dtype=np.float64)
-    result = np.empty_like(x64)
-    with np.errstate(all="ignore"):
-        reflect = x64 < 0.5
-        z = np.where(reflect, 1 - x64, x64)
-        acc = np.zeros_like(z)
-        for _ in range(6):
-            small = z < 6
-            acc = np.where(small, acc - 1 / z, acc)
-            z = np.where(small, z + 1, z)
-        inv = 1 / z
-        inv2 = inv * inv
-        series = (np.log(z) - 0.5 * inv - inv2 * (
-            1 / 12 - inv2 * (1 / 120 - inv2 * (1 / 252 - inv2 * (
-                1 / 240 - inv2 * (1 / 132 - inv2 * (691 / 32760 - inv2 / 12)))))))
-        psi = series + acc
-        refl = psi - np.pi / np.tan(np.pi * x64)
-        result = np.where(reflect, refl, psi)
-        result = np.where((x64 < 0) & (x64 == np.floor(x64)), np.nan, result)
-        result = np.where(x64 == 0, np.copysign(np.inf, -x64), result)
-    return result.astype(np.asarray(x).dtype)
-
-
-def _erfinv(y):
-    """erf^-1 in float64: Giles' single-precision approximation refined by Newton steps."""
-    y64 = np.asarray(y, dtype=np.float64)
-    with np.errstate(all="ignore"):
-        w = -np.log((1 - y64) * (1 + y64))
-        w1 = w - 2.5
-        p1 = 2.81022636e-08
-        for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
-                  -0.00125372503, -0.00417768164, 0.246640727, 1.50140941):
-            p1 = c + p1 * w1
-        w2 = np.sqrt(w) - 3
-        p2 = -0.000200214257
-        for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
-                  -0.0076224613, 0.00943887047, 1.00167406, 2.83297682):
-            p2 = c + p2 * w2
-        x = np.where(w < 5, p1, p2) * y64
-        finite = np.abs(y64) < 1
-        xs = np.where(finite, x, 0.0)
-        for _ in range(3):
-            err = _erf64(xs) - y64
-            xs = xs - err / (2 / math.sqrt(math.pi) * np.exp(-xs * xs))
-        x = np.where(finite, xs, np.where(np.abs(y64) == 1, np.copysign(np.inf, y64), np.nan))
-    return x.astype(np.asarray(y).dtype)
+_erf = _special.erf
+_erfc = _special.erfc
+_erfinv = _special.erfinv
+_lgamma = _special.lgamma
+_digamma = _special.digamma
 
 
 # -- activations -----------------------------------------------------------------------
@@ -1081,7 +1007,7 @@ def _gelu(x, approximate="none"):
     if approximate == "tanh":
         k = x.dtype.type(math.sqrt(2 / math.pi))
         return 0.5 * x * (1 + np.tanh(k * (x + x.dtype.type(0.044715) * x * x * x)))
-    return x * 0.5 * (1 + _erf(x * x.dtype.type(1 / math.sqrt(2))))
+    return _special.gelu(x)
 
 
 def _silu(x):
