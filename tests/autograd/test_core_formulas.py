@@ -89,7 +89,7 @@ def _mul_(x, y):
 def _copy_slice(m, x, v):
     y = x.exp()
     y[1:3].copy_(v)
-    return y.sin() if hasattr(y, "sin") else y * y
+    return y * y
 
 
 def _chained(m, x, v):

@@ -950,3 +950,18 @@ def test_kron_outer_layouts(la, lb):
     v, w = Arr((3,), layout=la), Arr((4,), layout=lb)
     check(lambda m: m.outer(v.t(m), w.t(m)))
     check(lambda m: m.kron(v.t(m), b.t(m)))
+
+
+def test_nearly_singular_matrices_do_not_raise():
+    """A matrix LU with partial pivoting finds regular (info 0, as torch) while LAPACK in
+    NumPy rounds a pivot to exactly zero: solve / inv must not raise (their values are
+    noise in both libraries, so only the info and shapes are compared)."""
+    x = np.random.default_rng(12).uniform(-2, 2, (2, 3))
+    a = np.concatenate([x, 2 * x[:1]]).T.copy()
+
+    def recipe(m):
+        A = m.from_numpy(a.copy())
+        eye = m.eye(3, dtype=m.float64)
+        return (m.linalg.solve_ex(A, eye).info, m.linalg.inv_ex(A).info,
+                tuple(m.linalg.solve(A, eye).shape), tuple(m.linalg.inv(A).shape))
+    check(recipe)

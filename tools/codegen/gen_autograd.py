@@ -14,8 +14,9 @@ it) and gives one backward formula per differentiable input: a Python expression
 - the helpers of ``autograd/formulas.py`` and every public strided function.
 
 ``self, other: expr`` gives one expression returning both gradients. An input written
-as ``non_differentiable`` gets no edge. ``output_differentiability: [True, False]`` says
-which outputs get a ``grad_fn``.
+as ``non_differentiable`` gets no edge. ``node_name:`` overrides the derived node name
+where torch's differs from the rule (``copy_`` is ``torch::autograd::CopyBackwards``).
+``output_differentiability: [True, False]`` says which outputs get a ``grad_fn``.
 
 The generator emits one ``Node`` subclass per entry, named as torch names them (the
 base name in CamelCase, ``Backward``, and the entry's index among the entries with that
@@ -30,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import importlib.util
 import keyword
 import sys
 from pathlib import Path
@@ -48,12 +48,10 @@ BUILTIN_NAMES = {"grad", "grads", "node"}
 
 
 def _schema_module():
-    path = ROOT / "src" / "strided" / "ops" / "schema.py"
-    spec = importlib.util.spec_from_file_location("_strided_schema", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    """ops/schema.py, loaded by path the way gen_bindings.py loads it."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from gen_bindings import _load_schema_module
+    return _load_schema_module()
 
 
 class EntryError(ValueError):
@@ -61,7 +59,9 @@ class EntryError(ValueError):
 
 
 def _camel(base: str) -> str:
-    return "".join(part[:1].upper() + part[1:] for part in base.split("_") if part)
+    # (fix by elementwise helper) torch title-cases each part, so a letter after a digit is
+    # upper case too: log1p -> Log1PBackward0, deg2rad -> Deg2RadBackward0
+    return "".join(part.title() for part in base.split("_") if part)
 
 
 def _pyname(name: str) -> str:
@@ -120,6 +120,7 @@ class Entry:
         self.out_aliases = {f"result{i}": i for i in range(self.n_outputs)}
         for i, name in enumerate(self.out_names):
             self.out_aliases[name] = i
+        self.node_name = raw.get("node_name")
         diff = raw.get("output_differentiability")
         self.output_differentiability = tuple(diff) if diff is not None else None
         if diff is not None and len(diff) != self.n_outputs:
@@ -127,7 +128,7 @@ class Entry:
         self.formulas = []        # (tuple of input names, expr)
         self.non_diff = set()
         for key, value in raw.items():
-            if key in ("name", "output_differentiability"):
+            if key in ("name", "output_differentiability", "node_name"):
                 continue
             names = tuple(k.strip() for k in key.split(","))
             for n in names:
@@ -166,15 +167,10 @@ class Entry:
                     # anything else is a helper from formulas.py (checked at import)
 
 
-def _yaml_files() -> list[Path]:
-    """derivatives.yaml, plus any ``derivatives_<part>.yaml`` beside it (parts being
-    written in parallel are merged into the main file when done)."""
-    return [YAML] + sorted(YAML.parent.glob("derivatives_*.yaml"))
-
-
 def _formula_modules() -> list[str]:
-    """formulas.py and any ``formulas_<part>.py`` beside it: the generated module imports
-    their helpers."""
+    """formulas.py and the ``formulas_<group>.py`` beside it (helpers grouped by the ops
+    they serve: elementwise, reductions, linalg, shape, indexing): the generated module
+    star-imports them all."""
     return ["formulas"] + sorted(p.stem for p in YAML.parent.glob("formulas_*.py"))
 
 
@@ -183,10 +179,9 @@ def load_entries() -> list[Entry]:
     native = {str(nf.func.name): nf.func for nf in schema_mod.load_native_functions(NATIVE)}
     entries = []
     seen = set()
-    for path in _yaml_files():
-        for raw in yaml.load(path.read_text(), Loader=_LineLoader) or []:
-            line = raw.pop("__line__", 0)
-            entries.append(_entry(raw, native, line, path, seen))
+    for raw in yaml.load(YAML.read_text(), Loader=_LineLoader) or []:
+        line = raw.pop("__line__", 0)
+        entries.append(_entry(raw, native, line, YAML, seen))
     return entries
 
 
@@ -218,6 +213,8 @@ def _emit_class(entry: Entry, cls: str) -> str:
              f"    _SAVED = {tuple(s[3:] for s in slots)!r}",
              "",
              "    def apply(node, grads):"]
+    if entry.node_name and "::" in entry.node_name:
+        lines[-1:-1] = ["    def name(self):", f"        return {entry.node_name!r}", ""]
     if entry.n_outputs == 1:
         lines.append("        grad = grads[0]")
     else:
@@ -257,6 +254,8 @@ def generate() -> str:
         n = counts.get(camel, 0)
         counts[camel] = n + 1
         cls = f"{camel}Backward{n}"
+        if entry.node_name:
+            cls = entry.node_name.rpartition("::")[2]
         classes.append(_emit_class(entry, cls))
         saved_in = tuple((name, arg, kind) for name, arg, kind in entry.saved_inputs)
         table.append(

@@ -8,6 +8,7 @@ naming the node and the output index.
 
 from __future__ import annotations
 
+import os
 import traceback
 import warnings
 
@@ -34,7 +35,9 @@ def is_anomaly_check_nan_enabled() -> bool:
 
 def record_trace(node) -> None:
     """Called by the autograd kernels for each new node while anomaly mode is on."""
-    node._anomaly_trace = "".join(traceback.format_stack()[:-3])
+    frames = [f for f in traceback.extract_stack()
+              if f"{os.sep}strided{os.sep}autograd{os.sep}" not in f.filename]
+    node._anomaly_trace = "".join(traceback.format_list(frames))
 
 
 def check_outputs(node, outputs) -> None:

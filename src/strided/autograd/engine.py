@@ -30,8 +30,9 @@ from __future__ import annotations
 import heapq
 import warnings
 
-from . import grad_mode
-from .graph import AccumulateGrad
+from ..kernels.factory import empty_like
+from . import anomaly_mode, grad_mode
+from .graph import _FREED, AccumulateGrad
 
 __all__ = ["accumulate_into_leaf", "execute"]
 
@@ -95,7 +96,6 @@ def accumulate_into_leaf(variable, grad) -> None:
     if grad_mode.STATE.enabled:
         meta.grad = grad if old is None else old + grad
     elif old is None:
-        from ..kernels.factory import empty_like
         new = empty_like(variable, dtype=grad._dtype)
         new.copy_(grad)
         meta.grad = new
@@ -257,9 +257,7 @@ def execute(roots, retain_graph: bool, create_graph: bool, capture=None,
 
 
 def _apply(node, grads, retain_graph):
-    from . import anomaly_mode
     if node._freed:
-        from .graph import _FREED
         raise RuntimeError(_FREED)
     try:
         outputs = node.apply(tuple(grads))

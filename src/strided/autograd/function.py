@@ -86,6 +86,9 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def apply(self, grads):
         cls = self._function_cls
+        n_out = len(self._out_meta)
+        if len(grads) < n_out:                   # outputs no gradient reached
+            grads = tuple(grads) + (None,) * (n_out - len(grads))
         if self._materialize:
             from ..kernels.factory import zeros
             grads = tuple(zeros(m[0], m[1], device=m[2]) if g is None and m is not None else g
@@ -203,6 +206,9 @@ class Function(metaclass=_FunctionMeta):
                 SavedTensor(t, is_output=id(t) in out_ids, node=node)
                 if isinstance(t, TensorImpl) else t for t in node._to_save)
             node._to_save = None
+        from . import anomaly_mode
+        if anomaly_mode.is_enabled():
+            anomaly_mode.record_trace(node)
         return new_outs[0] if single else tuple(new_outs)
 
 

@@ -147,12 +147,14 @@ class AccumulateGrad(Node):
         self._post_accumulate_hooks = None
         self._input_metadata = (_metadata_of(variable),)
 
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
     def _release(self) -> None:
         pass                                 # shared by every graph that reaches the leaf
 
     def apply(self, grads):
-        from .engine import accumulate_into_leaf
-        accumulate_into_leaf(self.variable, grads[0])
+        _engine.accumulate_into_leaf(self.variable, grads[0])
         return ()
 
 
@@ -238,9 +240,8 @@ def gradient_edge(t) -> tuple:
         return (None, 0)
     fn = meta.grad_fn
     if fn is not None:
-        from .views import refresh_view_grad_fn
         if t._base is not None:
-            fn = refresh_view_grad_fn(t, meta)
+            fn = _views.refresh_view_grad_fn(t, meta)
         return (fn, meta.output_nr)
     if meta.requires_grad:
         return (grad_accumulator(t, meta), 0)
@@ -257,3 +258,8 @@ def grad_accumulator(t, meta):
         acc = AccumulateGrad(t)
         meta.grad_accumulator = weakref.ref(acc)
     return acc
+
+
+# late imports: these modules import this one
+from . import engine as _engine  # noqa: E402
+from . import views as _views  # noqa: E402

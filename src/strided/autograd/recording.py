@@ -31,9 +31,11 @@ from __future__ import annotations
 
 from ..core.dispatch_keys import DispatchKey
 from ..core.tensor_impl import AutogradMeta, TensorImpl
+from ..kernels.factory import zeros
 from ..ops.dispatcher import all_ops, register_kernel
 from . import anomaly_mode, grad_mode
 from .graph import Node, SavedTensor, _metadata_of, gradient_edge
+from .views import rebase_view
 
 __all__ = ["FormulaNode", "install", "mark_output"]
 
@@ -93,8 +95,9 @@ class FormulaNode(Node):
         return tuple(out)
 
     def _materialize(self, grads):
-        from ..kernels.factory import zeros
         out = list(grads)
+        if self._out_meta is not None and len(out) < len(self._out_meta):
+            out += [None] * (len(self._out_meta) - len(out))   # outputs no gradient reached
         for i, g in enumerate(out):
             if g is None and self._out_meta is not None and self._out_meta[i] is not None:
                 sizes, dtype, device = self._out_meta[i]
@@ -232,13 +235,12 @@ def _edges(plan, args):
 
 
 def _save_inputs(plan, node, args):
-    from ..kernels.factory import clone
     for name, pos, kind in plan.saved_in:
         a = args[pos]
         if kind == "value":
             if _is_tensor(a):
                 if plan.inplace and pos == 0:
-                    a = clone(a)
+                    a = a.clone()        # recorded: double backward sees its history
                 value = SavedTensor(a)
             elif type(a) in (list, tuple) and a and all(_is_tensor(t) or t is None for t in a):
                 value = SavedTensorList(SavedTensor(t) if t is not None else None for t in a)
@@ -306,6 +308,8 @@ def _functional_kernel(op, plan):
         node = plan.node_cls()
         _save_inputs(plan, node, args)
         out = _run_below(op, args, positions)
+        if out is args[0] and plan.tensor_positions and plan.tensor_positions[0] == 0:
+            return out            # an identity (``x.conj()`` of a real x): no node, as torch
         _finish(plan, node, out, edges, metas, spans)
         return out
 
@@ -332,8 +336,17 @@ def check_inplace(self) -> None:
         raise RuntimeError(_LEAF_INPLACE)
 
 
+# In-place view ops (t_, squeeze_...) change only the geometry of the tensor they are called
+# on: torch records their node as that tensor's new grad_fn, also when it is a view (no
+# CopySlices: the base's memory and history are unchanged).  (fix by shape helper)
+_INPLACE_VIEW_OPS = frozenset({"t_", "transpose_", "squeeze_", "unsqueeze_", "as_strided_",
+                               "swapdims_", "swapaxes_"})
+
+
 def _inplace_kernel(op, plan):
     positions = plan.tensor_positions
+    # (fix by shape helper)
+    inplace_view = op.qualname.split("::")[-1].split(".")[0] in _INPLACE_VIEW_OPS
 
     def autograd_kernel(*args):
         if not _STATE.enabled:
@@ -346,8 +359,7 @@ def _inplace_kernel(op, plan):
         node = plan.node_cls()
         _save_inputs(plan, node, args)
         out = _run_below(op, args, positions)
-        if self._base is not None:
-            from .views import rebase_view
+        if self._base is not None and not inplace_view:
             node.next_functions = tuple(edges)
             node._input_metadata = tuple(metas)
             node._spans = spans
@@ -388,6 +400,15 @@ def _out_kernel(op, name):
     return autograd_kernel
 
 
+def _passthrough_kernel(op):
+    positions = _tensor_positions(op)
+
+    def autograd_kernel(*args):
+        return _below(op, args, positions)
+    autograd_kernel.__qualname__ = f"autograd_kernel[{op.qualname}]"
+    return autograd_kernel
+
+
 def _is_inplace_schema(schema) -> bool:
     a = schema.arguments
     return (a.self_arg is not None and a.self_arg.is_write and not a.out)
@@ -420,7 +441,14 @@ def install(formulas: dict) -> int:
             if other is op or other.qualname in formulas or not _same_inputs(op, other):
                 continue
             if _schema(other).arguments.out:
-                register_kernel(other.qualname, DispatchKey.Autograd, _out_kernel(other, base))
+                if info[4] is not None and not any(info[4]):
+                    # no output is differentiable: torch's out= variant neither refuses
+                    # inputs that require grad nor records anything (histc.out)
+                    register_kernel(other.qualname, DispatchKey.Autograd,
+                                    _passthrough_kernel(other))
+                else:
+                    register_kernel(other.qualname, DispatchKey.Autograd,
+                                    _out_kernel(other, base))
                 count += 1
             elif _is_inplace_schema(_schema(other)):
                 register_kernel(other.qualname, DispatchKey.Autograd,
@@ -461,7 +489,7 @@ class NotImplementedNode(Node):
         self.op_name = op_name
 
     def name(self) -> str:
-        return "NotImplemented"
+        return "torch::autograd::NotImplemented"
 
     def apply(self, grads):
         raise RuntimeError(f"derivative for {self.op_name} is not implemented")
@@ -479,38 +507,98 @@ def _tensor_positions(op):
     return pos
 
 
+def _input_positions(op):
+    key = ("inputs", op.qualname)
+    pos = _positions_cache.get(key)
+    if pos is None:
+        schema = _schema(op)
+        outs = {a.name for a in schema.arguments.out}
+        pos = _positions_cache[key] = tuple(
+            i for i, a in enumerate(schema.arguments.flat_all)
+            if str(a.type).startswith("Tensor") and a.name not in outs)
+    return pos
+
+
 def autograd_fallback(op, *args):
     """The ``Autograd`` fallback of every op without a formula (Note [How an op records])."""
     positions = _tensor_positions(op)
     if not _STATE.enabled:
         return _below(op, args, positions)
+    # (fix by indexing helper) an in-place op (scatter_ with reduce=) changes self: as in
+    # torch's fallback, self then gets a NotImplemented node as its history (edge 0 is its
+    # old history), instead of silently keeping the history it had before the change
+    inplace = _is_inplace_schema(_schema(op)) and _is_tensor(args[0])
     edges = []
     metas = []
     for pos in positions:
         a = args[pos]
         items = a if type(a) in (list, tuple) else (a,)
         for t in items:
+            if inplace and t is args[0]:
+                continue
             if _is_tensor(t) and t._keyset & AUTOGRAD_BIT:
                 e = gradient_edge(t)
                 if e[0] is not None:
                     edges.append(e)
                     metas.append(_metadata_of(t))
+    if inplace:
+        self = args[0]
+        self_edge = gradient_edge(self) if self._keyset & AUTOGRAD_BIT else (None, 0)
+        if self_edge[0] is not None or edges:
+            check_inplace(self)
+            if _differentiable_dtype(self):
+                out = _run_below(op, args, positions)
+                node = NotImplementedNode(op.qualname.split(".")[0])
+                node.next_functions = (self_edge,) + tuple(edges)
+                node._input_metadata = (_metadata_of(self),) + tuple(metas)
+                if self._base is not None:
+                    rebase_view(self, node)
+                else:
+                    mark_output(self, node, 0)
+                return out
     out = _run_below(op, args, positions)
     if not edges:
         return out
     outs = out if type(out) is tuple else (out,)
+    inputs = _input_positions(op)
     node = None
     for i, o in enumerate(outs):
+        # an output that is one of the inputs is not new (out= tensors are: they get the
+        # node, as in torch)
         if _is_tensor(o) and _differentiable_dtype(o) and not any(o is args[p] for p in
-                                                                  positions):
+                                                                  inputs):
             if node is None:
-                node = NotImplementedNode(op.qualname.replace("aten::", "").split(".")[0])
+                node = NotImplementedNode(op.qualname.split(".")[0])
                 node.next_functions = tuple(edges)
                 node._input_metadata = tuple(metas)
             mark_output(o, node, i)
     return out
 
 
+# ops torch refuses outright on a tensor that requires grad
+_REFUSED = {
+    "aten::resize_": "cannot resize variables that require grad",
+    "aten::resize_as_": "cannot resize variables that require grad",
+}
+
+
+def _refusing_kernel(op, message):
+    positions = _tensor_positions(op)
+
+    def autograd_kernel(*args):
+        if args[0].requires_grad:
+            raise RuntimeError(message)
+        return _below(op, args, positions)
+    autograd_kernel.__qualname__ = f"autograd_kernel[{op.qualname}]"
+    return autograd_kernel
+
+
 def install_fallback() -> None:
+    """The fallback for ops without a formula, and the kernels of the ops torch refuses."""
     from ..ops.dispatcher import BoxedFallback, register_fallback
     register_fallback(DispatchKey.Autograd, BoxedFallback(autograd_fallback))
+    ops = all_ops()
+    for qualname, message in _REFUSED.items():
+        if qualname in ops:
+            register_kernel(qualname, DispatchKey.Autograd,
+                            _refusing_kernel(ops[qualname], message))

@@ -37,7 +37,7 @@ class CopySlices(Node):
     """The base's node after an in-place op on one of its views."""
 
     __slots__ = ("fn", "base_sizes", "base_strides", "base_offset", "view_sizes",
-                 "view_strides", "view_offset")
+                 "view_strides", "view_offset", "view_real")
 
     def __init__(self, base, view, fn):
         super().__init__()
@@ -48,8 +48,12 @@ class CopySlices(Node):
         self.view_sizes = view._sizes
         self.view_strides = view._strides
         self.view_offset = view._offset
+        self.view_real = _real_view_of_complex(view, base)   # (fix by shape helper)
         self.next_functions = (gradient_edge(base),) + tuple(fn.next_functions[1:])
         self._input_metadata = (_metadata_of(base),) + tuple(fn._input_metadata[1:])
+
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"
 
     def apply(self, grads):
         from ..kernels.factory import empty_strided
@@ -61,9 +65,13 @@ class CopySlices(Node):
         if span_offset:
             result = _shifted(result, span_offset)
         result.copy_(grad)
-        grad_slice = result.as_strided(self.view_sizes, self.view_strides, self.view_offset)
+        src = _as_real(result) if self.view_real else result   # (fix by shape helper)
+        grad_slice = src.as_strided(self.view_sizes, self.view_strides, self.view_offset)
         res = self.fn.apply((grad_slice.clone(),))
-        grad_slice.copy_(res[0] if res[0] is not None else 0)
+        if res[0] is None:
+            grad_slice.zero_()
+        else:
+            grad_slice.copy_(res[0])
         return (result,) + tuple(res[1:])
 
     def _release(self) -> None:
@@ -80,12 +88,24 @@ def _shifted(t, offset):
     return buf.as_strided(t._sizes, t._strides, offset)
 
 
+def _real_view_of_complex(view, base) -> bool:
+    """A real view (``real``, ``imag``, ``view_as_real``) of a complex base: its geometry
+    counts in reals, so it is taken from ``view_as_real`` of the base.  (fix by shape helper)"""
+    return base._dtype.is_complex and not view._dtype.is_complex
+
+
+def _as_real(t):
+    import strided
+    return strided.view_as_real(t)
+
+
 def _view_history(view, base):
     """``as_strided`` of ``base`` with ``view``'s geometry, recorded: its grad_fn."""
     prev = grad_mode.STATE.enabled
     grad_mode.STATE.enabled = True
     try:
-        fresh = base.as_strided(view._sizes, view._strides, view._offset)
+        src = _as_real(base) if _real_view_of_complex(view, base) else base  # (fix by shape helper)
+        fresh = src.as_strided(view._sizes, view._strides, view._offset)
     finally:
         grad_mode.STATE.enabled = prev
     return fresh._autograd_meta.grad_fn if fresh._autograd_meta is not None else None

@@ -18,6 +18,11 @@ The walk mirrors torch's ``applySlicing``:
    same shape, ``fill_`` for a 0-dim value, else the value without its leading
    size-1 dims, expanded.
 
+With autograd (``self`` requires grad, or is a view of a tensor that does), a scalar
+value is first made a 0-dim tensor and the shortcuts for scalars are skipped, as torch
+does: the graph then has torch's nodes (``IndexPutBackward0`` for ``t[mask] = 0``,
+``FillBackward3`` for ``t[:] = 0``, ``CopySlices`` for ``t[0] = v``).
+
 Note [Walking the dims]
 ~~~~~~~~~~~~~~~~~~~~~~~
 ``dim`` is the dim of the *partial result* the next item applies to. A select
@@ -33,6 +38,7 @@ minus the extra dims of the masks before it.
 from __future__ import annotations
 
 from ..core import dtypes as dt
+from ..core.dispatch_keys import DispatchKey
 from ..ops.dispatcher import get_op
 
 __all__ = ["getitem", "setitem", "as_index_items", "apply_slicing"]
@@ -57,6 +63,10 @@ _tensor_factory = None
 
 _PY_SCALARS = (int, float, bool, complex)
 _INTEGRAL = dt.INT
+_AUTOGRAD_BIT = DispatchKey.Autograd.bit
+# a factory called "like" a tensor gets the tensor's keys without the autograd ones: it has
+# no tensor argument to record, and the autograd fallback could not find its backend
+_NO_AUTOGRAD = ~(DispatchKey.Autograd.bit | DispatchKey.ADInplaceOrView.bit)
 
 
 def bind(tensor_cls, tensor_factory) -> None:
@@ -165,8 +175,8 @@ def _as_int(value) -> int:
 
 def _bool_index(value: bool, like):
     """``True`` indexes the inserted dim with ``[0]``, ``False`` with ``[]``."""
-    out = _op_empty.call(like._keyset, (1 if value else 0,), dt.int64, None, like._device, None,
-                         None)
+    out = _op_empty.call(like._keyset & _NO_AUTOGRAD, (1 if value else 0,), dt.int64, None,
+                         like._device, None, None)
     if value:
         _op_fill_.call(out._keyset, out, 0)
     return out
@@ -244,9 +254,12 @@ def getitem(self, index):
     ti = type(index)
     if ti is int:     # the common case, without building a tuple
         return _select(self, 0, index, 0)
-    if ti is slice:
+    if ti is slice:     # a lone slice is always sliced, whole or not (torch's SliceBackward0)
         result = _slice(self, 0, index)
-        return _op_alias.call(self._keyset, self) if result is self else result
+        if result is self:
+            return _op_slice.call(self._keyset, self, 0, index.start, index.stop,
+                                  1 if index.step is None else _as_int(index.step))
+        return result
     if index is None:
         return _op_unsqueeze.call(self._keyset, self, 0)
     if index is Ellipsis:
@@ -292,8 +305,8 @@ def _value_tensor(self, value):
         return value
     if isinstance(value, _PY_SCALARS) or hasattr(value, "dtype") and not hasattr(
             value, "__len__"):
-        return _op_scalar_tensor.call(self._keyset, value, self._dtype, None, self._device,
-                                      None)
+        return _op_scalar_tensor.call(self._keyset & _NO_AUTOGRAD, value, self._dtype, None,
+                                      self._device, None)
     raise TypeError(f"can't assign a {type(value).__name__} to a "
                     f"{_legacy_type_name(self)}")
 
@@ -318,7 +331,8 @@ def copy_to(dst, src) -> None:
         _op_fill_tensor_.call(dst._keyset | src._keyset, dst, src)
         return
     stripped = _strip_leading_ones(src._sizes)
-    if stripped != src._sizes:
+    if stripped != src._sizes or src._keyset & _AUTOGRAD_BIT:
+        # torch always views; the view only shows in a recorded graph (ViewBackward0)
         src = _op_view.call(src._keyset, src, stripped)
     expanded = _op_expand.call(src._keyset, src, dst._sizes, False)
     _op_copy_.call(dst._keyset | expanded._keyset, dst, expanded, False)
@@ -328,6 +342,12 @@ def setitem(self, index, value):
     ti = type(index)
     tv = type(value)
     scalar = tv is int or tv is float or tv is bool or tv is complex
+    if scalar and self._keyset & _AUTOGRAD_BIT:
+        # torch makes a 0-dim tensor of a scalar value before it assigns, so what records
+        # is fill_.Tensor, or index_put_ for a mask (IndexPutBackward0, not masked_fill_);
+        # the shortcuts below, with the scalar as it is, serve tensors without autograd
+        value = _value_tensor(self, value)
+        scalar = False
     if ti is int and scalar:     # t[i] = 3: select, fill
         view = _select(self, 0, index, 0)
         _op_fill_.call(view._keyset, view, value)
@@ -346,6 +366,17 @@ def setitem(self, index, value):
                                                                      shape)
             _op_masked_fill_.call(self._keyset | mask._keyset, self, mask, value)
             return
+    if index is False:     # torch assigns nothing (it checks the value's type, not its shape)
+        if not scalar:
+            _value_tensor(self, value)
+        return
+    if index is True:      # torch: the value goes to self.unsqueeze(0), no index_put_
+        view = _op_unsqueeze.call(self._keyset, self, 0)
+        if scalar:
+            _op_fill_.call(view._keyset, view, value)
+        else:
+            copy_to(view, _value_tensor(self, value))
+        return
     if index is Ellipsis or index is None or ti is int or ti is slice:
         items = (index,)
     else:

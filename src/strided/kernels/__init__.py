@@ -31,6 +31,11 @@ from . import counting  # noqa: E402
 
 _MODULES += (counting,)
 
+# linear algebra ops that decompose under autograd (issue 5)
+from . import linalg_composite  # noqa: E402
+
+_MODULES += (linalg_composite,)
+
 # composite kernels of torch's alias operators (subtract, clip, square...; autograd issue 5)
 from . import aliases  # noqa: E402
 

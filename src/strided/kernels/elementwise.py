@@ -1296,18 +1296,6 @@ def floor_divide_out(self, other, out):
     return div_out_mode(self, other, "floor", out)
 
 
-def square(self):
-    return pow(self, 2)  # noqa: F821 - stamped above
-
-
-def square_(self):
-    return pow_(self, 2)  # noqa: F821 - stamped above
-
-
-def square_out(self, out):
-    return pow_out(self, 2, out)  # noqa: F821 - stamped above
-
-
 def positive(self):
     _bool_pos_check(None, (self,), ())
     return self
@@ -1319,42 +1307,6 @@ def rsub(self, other, alpha=1):
 
 def rsub_out(self, other, alpha, out):
     return sub_out(other, self, alpha, out)  # noqa: F821 - stamped above
-
-
-def float_power(self, exponent):
-    return _float_power(self, exponent, None)
-
-
-def float_power_(self, exponent):
-    return _float_power(self, exponent, self, inplace=True)
-
-
-def float_power_out(self, exponent, out):
-    return _float_power(self, exponent, out)
-
-
-def _float_power(self, exponent, out, inplace=False):
-    is_complex = _dtype_of(self).is_complex or _dtype_of(exponent).is_complex
-    target = dt.complex128 if is_complex else dt.float64
-    if inplace:
-        check(self._dtype is target, lambda: (
-            f"the base given to float_power_ has dtype {self._dtype._scalar_name} but the "
-            f"operation's result requires dtype {target._scalar_name}"))
-    if out is not None and not inplace:
-        check(out._dtype is target, lambda: (
-            f"the output given to float_power has dtype {out._dtype._scalar_name} but the "
-            f"operation's result requires dtype {target._scalar_name}"))
-
-    def conv(x):
-        if isinstance(x, TensorImpl):
-            return x if x._dtype is target else _to(x, target)
-        return complex(x) if is_complex else float(x)
-    base, exp = conv(self), conv(exponent)
-    if out is None:
-        return pow(base, exp)  # noqa: F821 - stamped above
-    if inplace:
-        return run(OPS["pow"], self, (self, exp), ())
-    return run(OPS["pow"], out, (base, exp), ())
 
 
 def _to(t, dtype):

@@ -322,7 +322,11 @@ def to_dtype_layout(self, dtype=None, layout=None, device=None, pin_memory=None,
                                layouts.preserve_format))
     if same and not copy:
         return self
-    return to_copy(self, dtype, layout, device, pin_memory, non_blocking, memory_format)
+    # a CompositeImplicitAutograd kernel: _to_copy through the dispatcher, so that autograd
+    # records its ToCopyBackward0 as torch's does (kernels/aliases.py)
+    from ..ops.dispatcher import get_op
+    return get_op("aten::_to_copy").call(self._keyset, self, dtype, layout, device, pin_memory,
+                                         non_blocking, memory_format)
 
 
 def local_scalar_dense(self):

@@ -1763,6 +1763,41 @@ def take_along_dim_out(self, indices, dim, out):
     return gather_out(src, d, idx, False, out)
 
 
+# torch's take_along_dim is CompositeImplicitAutograd: it broadcasts with expand (or
+# flattens with view) and calls gather, so its graph is GatherBackward0 over
+# ExpandBackward0 / ViewBackward0. The CPU kernels above serve calls without autograd;
+# these, registered as CompositeImplicitAutograd, serve the Autograd key and make the
+# same calls through the dispatched ops, so they record torch's nodes.
+
+def _take_along_dim_targets(self, indices, dim):
+    """The wrapped dim and the sizes ``self`` and ``indices`` are expanded to (after the
+    checks of ``_take_along_dim_prepare``)."""
+    src, d, idx = _take_along_dim_prepare(self, indices, dim)
+    return d, src._sizes, idx._sizes
+
+
+def take_along_dim_autograd(self, indices, dim=None):
+    from .. import ops
+    aten = ops.aten
+    if dim is None:
+        _take_along_dim_prepare(self, indices, None)
+        return aten.gather(aten.view(self, [-1]), 0, aten.view(indices, [-1]))
+    d, self_sizes, idx_sizes = _take_along_dim_targets(self, indices, dim)
+    return aten.gather(aten.expand(self, list(self_sizes)), d,
+                       aten.expand(indices, list(idx_sizes)))
+
+
+def take_along_dim_out_autograd(self, indices, dim, out):
+    from .. import ops
+    aten = ops.aten
+    if dim is None:
+        _take_along_dim_prepare(self, indices, None)
+        return aten.gather.out(aten.view(self, [-1]), 0, aten.view(indices, [-1]), out=out)
+    d, self_sizes, idx_sizes = _take_along_dim_targets(self, indices, dim)
+    return aten.gather.out(aten.expand(self, list(self_sizes)), d,
+                           aten.expand(indices, list(idx_sizes)), out=out)
+
+
 def _put_checks(self, index, source):
     check(index._dtype is dt.int64, lambda: (
         f"put_(): Expected a long tensor for index, but got {index._dtype._scalar_name}"))

@@ -1224,6 +1224,24 @@ def _singular_inv_message(fname, info, b, batched) -> str:
             f"inversion could not be completed because the input matrix is singular.")
 
 
+def _nearly_singular(solve, a, b=None):
+    """``solve`` on matrices our LU (``_lu_info``, torch's pivoting) finds regular but
+    NumPy's LAPACK rounds to an exact zero pivot: matrix by matrix, with the
+    pseudo-inverse for those LAPACK refuses (torch returns LU's huge, meaningless
+    numbers there; either answer is noise, but neither raises)."""
+    try:
+        return solve(a) if b is None else solve(a, b)
+    except np.linalg.LinAlgError:
+        out = []
+        for i in range(a.shape[0]):
+            try:
+                out.append(solve(a[i]) if b is None else solve(a[i], b[i]))
+            except np.linalg.LinAlgError:
+                pinv = np.linalg.pinv(a[i])
+                out.append(pinv if b is None else pinv @ b[i])
+        return np.stack(out)
+
+
 def _inv_values(arr: np.ndarray):
     """(inverse, info per matrix); singular matrices get LAPACK-like inf/nan entries."""
     with np.errstate(all="ignore"):
@@ -1234,7 +1252,7 @@ def _inv_values(arr: np.ndarray):
             out = np.full(arr.shape, np.nan, arr.dtype)
             ok = infos == 0
             if ok.any():
-                out[ok] = np.linalg.inv(arr[ok])
+                out[ok] = _nearly_singular(np.linalg.inv, arr[ok])
             return out, infos
 
 
@@ -1415,7 +1433,7 @@ def _solve_impl(A, B, left, out, check_errors=True):
             x = np.linalg.solve(a, b) if numel_of(a.shape) else np.zeros(b.shape, b.dtype)
         except np.linalg.LinAlgError:
             infos = _lu_infos(a)
-            if check_errors:
+            if check_errors and infos.any():
                 bad = int(np.flatnonzero(infos.reshape(-1))[0])
                 raise _LinAlgError(
                     f"torch.linalg.solve: {_batch_prefix(bad, A.dim() > 2)}The solver failed "
@@ -1423,7 +1441,7 @@ def _solve_impl(A, B, left, out, check_errors=True):
             x = np.full(b.shape, np.nan, b.dtype)
             ok = infos == 0
             if ok.any():
-                x[ok] = np.linalg.solve(a[ok], b[ok])
+                x[ok] = _nearly_singular(np.linalg.solve, a[ok], b[ok])
     if vector:
         x = x[..., 0]
     elif not left:

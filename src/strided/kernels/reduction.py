@@ -526,7 +526,8 @@ def _var_impl(name, self, dim, correction, keepdim, out=None, take_sqrt=False,
         n *= self._sizes[a]
     m = numel_of(shape)
     if m and n - correction <= 0 and numel_of(self._sizes):
-        warnings.warn(f"{'std' if take_sqrt else 'var'}(): degrees of freedom is <= 0. "
+        label = name if name in ("std_mean", "var_mean") else ("std" if take_sqrt else "var")
+        warnings.warn(f"{label}(): degrees of freedom is <= 0. "
                       f"Correction should be strictly less than the reduction factor (input "
                       f"numel divided by output numel).", UserWarning, stacklevel=4)
     if m:

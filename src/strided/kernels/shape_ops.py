@@ -667,7 +667,7 @@ def block_diag(tensors):
 
 # -- meshgrid, cartesian_prod, combinations ------------------------------------------------------
 
-def _meshgrid(tensors, indexing):
+def _meshgrid(tensors, indexing, view=views.view, expand=views.expand):
     check(len(tensors) > 0, "meshgrid expects a non-empty TensorList")
     for t in tensors[1:]:
         check(t._dtype is tensors[0]._dtype, "meshgrid expects all tensors to have the same dtype")
@@ -688,7 +688,7 @@ def _meshgrid(tensors, indexing):
     grids = []
     for i, t in enumerate(ordered):
         view_shape = (1,) * i + (-1,) + (1,) * (n - i - 1)
-        grids.append(views.expand(views.view(t, view_shape), shape))
+        grids.append(expand(view(t, view_shape), shape))
     if swap:
         grids[0], grids[1] = grids[1], grids[0]
     return grids
@@ -811,7 +811,9 @@ def _check_nonempty_spatial(self, k: int) -> None:
             f"non-zero dimensions for input, but got: {list(sizes)}")
 
 
-def _pad_nonconstant(self, pad, mode):
+def _nonconstant_widths(self, pad, mode):
+    """The checks of a reflect/replicate/circular pad; the result's sizes and, per padded
+    dim from the last one, ``(dim, lo, hi)``."""
     k = _check_nonconstant_pad(self, pad, mode)
     ndim = len(self._sizes)
     if mode != "circular":
@@ -835,6 +837,12 @@ def _pad_nonconstant(self, pad, mode):
                   "Padding value causes wrapping around more than once.")
         sizes[d] = size + lo + hi
         widths.append((d, lo, hi))
+    return sizes, widths
+
+
+def _pad_nonconstant(self, pad, mode):
+    sizes, widths = _nonconstant_widths(self, pad, mode)
+    ndim = len(self._sizes)
     result = empty(tuple(sizes), self._dtype, None, self._device)
     if _is_meta(self) or not numel_of(sizes):
         return result
@@ -865,3 +873,285 @@ def pad(self, pad, mode="constant", value=None):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     _check_pad_length(self, pad)
     return _pad_nonconstant(self, pad, mode)
+
+
+# -- decompositions for the Autograd key (Note [Composite views under autograd] in views.py) ---
+#
+# torch implements these as CompositeImplicitAutograd: under autograd they are the ops they
+# call (``torch.hstack(...).grad_fn`` is a CatBackward0). Each checks its arguments as the
+# direct kernel above does, then calls the public ops.
+
+_call = views._call_op
+
+
+def concat_autograd(tensors, dim=0):
+    return _call("aten::cat", tensors, dim)
+
+
+def concatenate_autograd(tensors, dim=0):
+    return _call("aten::cat", tensors, dim)
+
+
+def _atleast_autograd(t, ndim: int):
+    """torch's atleast_1d/2d/3d through the public ops (reshape for 0-d, unsqueeze)."""
+    n = len(t._sizes)
+    if n >= ndim:
+        return t
+    if n == 0:
+        return views.reshape_autograd(t, (1,) * ndim)
+    if ndim == 2 or n == 1:
+        t = _call("aten::unsqueeze", t, 0)
+    return _call("aten::unsqueeze", t, 2) if ndim == 3 else t
+
+
+def hstack_autograd(tensors):
+    _nonempty(tensors, "hstack")
+    parts = [_atleast_autograd(t, 1) for t in tensors]
+    return _call("aten::cat", parts, 0 if len(parts[0]._sizes) == 1 else 1)
+
+
+def vstack_autograd(tensors):
+    _nonempty(tensors, "vstack")
+    return _call("aten::cat", [_atleast_autograd(t, 2) for t in tensors], 0)
+
+
+def row_stack_autograd(tensors):
+    _nonempty(tensors, "vstack")
+    return _call("aten::cat", [_atleast_autograd(t, 2) for t in tensors], 0)
+
+
+def dstack_autograd(tensors):
+    _nonempty(tensors, "dstack")
+    return _call("aten::cat", [_atleast_autograd(t, 3) for t in tensors], 2)
+
+
+def column_stack_autograd(tensors):
+    _nonempty(tensors, "column_stack")
+    parts = [views.reshape_autograd(t, (numel_of(t._sizes), 1)) if len(t._sizes) <= 1 else t
+             for t in tensors]
+    return _call("aten::cat", parts, 1)
+
+
+def fliplr_autograd(self):
+    check(len(self._sizes) >= 2, "Input must be >= 2-d.")
+    return _call("aten::flip", self, [1])
+
+
+def flipud_autograd(self):
+    check(len(self._sizes) >= 1, "Input must be >= 1-d.")
+    return _call("aten::flip", self, [0])
+
+
+def tile_autograd(self, dims):
+    dims = tuple(dims)
+    ndim = len(self._sizes)
+    if len(dims) < ndim:
+        dims = (1,) * (ndim - len(dims)) + dims
+    return _call("aten::repeat", self, list(dims))
+
+
+def _interleave_input(self, dim):
+    if dim is None:
+        return views.flatten_using_ints_autograd(self), 0
+    return self, maybe_wrap_dim(dim, len(self._sizes))
+
+
+def repeat_interleave_self_int_autograd(self, repeats, dim=None, output_size=None):
+    """torch's decomposition: each slice along ``dim`` repeated through unsqueeze, expand,
+    a contiguous clone and a flatten of the two dims."""
+    from ..core.layouts import contiguous_format
+    check(repeats >= 0, "Repeats must be non-negative")
+    x, d = _interleave_input(self, dim)
+    if not x._sizes:
+        x = views.reshape_autograd(x, (1,))
+    n = x._sizes[d] * repeats
+    check(output_size is None or output_size == n,
+          "allocated size does not match required size")
+    y = _call("aten::unsqueeze", x, d + 1)
+    sizes = list(y._sizes)
+    sizes[d + 1] = repeats
+    y = _call("aten::clone", _call("aten::expand", y, sizes, False), contiguous_format)
+    return views.flatten_using_ints_autograd(y, d, d + 1)
+
+
+def repeat_interleave_self_Tensor_autograd(self, repeats, dim=None, output_size=None):
+    """torch's decomposition: ``index_select`` with the indices that
+    ``repeat_interleave(repeats)`` gives."""
+    check(repeats.dim() <= 1, "repeat_interleave only accept 1D vector as repeat")
+    x, d = _interleave_input(self, dim)
+    size_dim = x._sizes[d] if x._sizes else 1
+    if repeats.dim() == 0 or numel_of(repeats._sizes) == 1:
+        if repeats._dtype not in (dt.int32, dt.int64):
+            raise NotImplementedError(
+                f'"repeat_interleave_cpu" not implemented for \'{repeats._dtype._scalar_name}\'')
+        repeats = views.expand(views.reshape(repeats, (1,)), (size_dim,))
+    else:
+        _check_repeats(repeats)
+        check(repeats._sizes[0] == size_dim, lambda: (
+            f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+            f"{repeats._sizes[0]} and input.size({d}) = {size_dim}"))
+    index = repeat_interleave_Tensor(repeats, output_size)
+    return _call("aten::index_select", x, d, index)
+
+
+def diag_autograd(self, diagonal=0):
+    from ..core.layouts import contiguous_format
+    ndim = len(self._sizes)
+    check(ndim in (1, 2), lambda: f"diag(): Supports 1D or 2D tensors. Got {ndim}D")
+    if ndim == 1:
+        return _call("aten::diag_embed", self, diagonal, 0, 1)
+    return _call("aten::clone", _call("aten::diagonal", self, diagonal, 0, 1), contiguous_format)
+
+
+def diagflat_autograd(self, offset=0):
+    from ..core.layouts import contiguous_format
+    flat = _call("aten::view", _call("aten::contiguous", self, contiguous_format),
+                 (numel_of(self._sizes),))
+    return _call("aten::diag_embed", flat, offset, 0, 1)
+
+
+def _meshgrid_autograd(tensors, indexing):
+    return _meshgrid(tensors, indexing, lambda t, shape: _call("aten::view", t, shape),
+                     lambda t, shape: _call("aten::expand", t, shape, False))
+
+
+def meshgrid_autograd(tensors):
+    views.warn_once("meshgrid", "torch.meshgrid: in an upcoming release, it will be required "
+                    "to pass the indexing argument.")
+    return _meshgrid_autograd(tensors, "ij")
+
+
+def meshgrid_indexing_autograd(tensors, indexing):
+    return _meshgrid_autograd(tensors, indexing)
+
+
+def cartesian_prod_autograd(tensors):
+    for t in tensors:
+        check(len(t._sizes) == 1, lambda t=t: (
+            f"Expect a 1D vector, but got shape {list(t._sizes)}"))
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = _meshgrid_autograd(tensors, "ij")
+    return _call("aten::stack", [views.flatten_using_ints_autograd(g) for g in grids], 1)
+
+
+def combinations_autograd(self, r=2, with_replacement=False):
+    """torch's decomposition: ``r`` meshgrid copies of ``self``, each masked to the index
+    tuples that are increasing (non-decreasing with replacement), stacked as columns."""
+    check(len(self._sizes) == 1, lambda: (
+        f"Expect a 1D vector, but got shape {list(self._sizes)}"))
+    check(r >= 0, lambda: f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return empty((0,), self._dtype, None, self._device)
+    n = self._sizes[0]
+    grids = _meshgrid_autograd([self] * r, "ij")
+    index = np.indices((n,) * r)
+    keep = np.ones((n,) * r, dtype=bool)
+    for k in range(r - 1):
+        keep &= index[k] <= index[k + 1] if with_replacement else index[k] < index[k + 1]
+    mask = _fill_from(empty(keep.shape, dt.bool_, None, self._device), keep)
+    return _call("aten::stack", [_call("aten::masked_select", g, mask) for g in grids], 1)
+
+
+def _slice(t, d, start, end):
+    return _call("aten::slice.Tensor", t, d, start, end, 1)
+
+
+def pad_autograd(self, pad, mode="constant", value=None):
+    """``constant`` is ``constant_pad_nd``; ``circular`` is torch's decomposition (the
+    input copied into the middle of a new tensor, then each padded dim's edges copied from
+    the opposite side, CopySlices in the graph); ``reflect`` and ``replicate`` (torch's
+    own reflection_pad/replication_pad ops, which strided has not) join slices of the
+    input, flipped or expanded, with ``cat``."""
+    pad = tuple(pad)
+    check(len(pad) % 2 == 0, "Padding length must be divisible by 2")
+    if mode == "constant":
+        return _call("aten::constant_pad_nd", self, list(pad), 0 if value is None else value)
+    check(value is None or value == 0, lambda: (
+        f'Padding mode "{mode}" doesn\'t take in value argument'))
+    if mode not in _PAD_KERNEL:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    _check_pad_length(self, pad)
+    sizes, widths = _nonconstant_widths(self, pad, mode)
+    if mode == "circular":
+        return _pad_circular_autograd(self, sizes, widths)
+    x = self
+    for d, lo, hi in widths:
+        if lo < 0 or hi < 0:
+            x = _slice(x, d, max(-lo, 0), x._sizes[d] - max(-hi, 0))
+        n = x._sizes[d]
+        parts = []
+        if lo > 0:
+            parts.append(_call("aten::flip", _slice(x, d, 1, lo + 1), [d]) if mode == "reflect"
+                         else _edge(x, d, 0, lo))
+        parts.append(x)
+        if hi > 0:
+            parts.append(_call("aten::flip", _slice(x, d, n - 1 - hi, n - 1), [d])
+                         if mode == "reflect" else _edge(x, d, n - 1, hi))
+        if len(parts) > 1:
+            x = _call("aten::cat", parts, d)
+    return x
+
+
+def _edge(x, d, i, width):
+    """Element ``i`` of dim ``d`` repeated ``width`` times (replicate padding)."""
+    sizes = list(x._sizes)
+    sizes[d] = width
+    return _call("aten::expand", _slice(x, d, i, i + 1), sizes, False)
+
+
+def _pad_circular_autograd(self, sizes, widths):
+    out = empty(tuple(sizes), self._dtype, None, self._device)
+    out_part, in_part = out, self
+    for d, lo, hi in widths:
+        out_part = _slice(out_part, d, max(lo, 0), sizes[d] - max(hi, 0))
+        in_part = _slice(in_part, d, max(-lo, 0), self._sizes[d] - max(-hi, 0))
+    _call("aten::copy_", out_part, in_part, False)
+    for d, lo, hi in widths:
+        size = sizes[d]
+        if lo > 0:
+            src = _slice(out, d, size - lo - max(hi, 0), size - max(hi, 0))
+            _call("aten::copy_", _slice(out, d, 0, lo), src, False)
+        if hi > 0:
+            src = _slice(out, d, max(lo, 0), max(lo, 0) + hi)
+            _call("aten::copy_", _slice(out, d, size - hi, size), src, False)
+    return out
+
+
+# the out= variants: torch's are cat.out under autograd, which refuses inputs that require
+# grad ("cat(): functions with out=... arguments don't support automatic differentiation")
+
+def concat_out_autograd(tensors, dim=0, out=None):
+    return _call("aten::cat.out", tensors, dim, out)
+
+
+def concatenate_out_autograd(tensors, dim=0, out=None):
+    return _call("aten::cat.out", tensors, dim, out)
+
+
+def hstack_out_autograd(tensors, out):
+    _nonempty(tensors, "hstack")
+    parts = [_atleast_autograd(t, 1) for t in tensors]
+    return _call("aten::cat.out", parts, 0 if len(parts[0]._sizes) == 1 else 1, out)
+
+
+def vstack_out_autograd(tensors, out):
+    _nonempty(tensors, "vstack")
+    return _call("aten::cat.out", [_atleast_autograd(t, 2) for t in tensors], 0, out)
+
+
+def row_stack_out_autograd(tensors, out):
+    _nonempty(tensors, "vstack")
+    return _call("aten::cat.out", [_atleast_autograd(t, 2) for t in tensors], 0, out)
+
+
+def dstack_out_autograd(tensors, out):
+    _nonempty(tensors, "dstack")
+    return _call("aten::cat.out", [_atleast_autograd(t, 3) for t in tensors], 2, out)
+
+
+def column_stack_out_autograd(tensors, out):
+    _nonempty(tensors, "column_stack")
+    parts = [views.reshape_autograd(t, (numel_of(t._sizes), 1)) if len(t._sizes) <= 1 else t
+             for t in tensors]
+    return _call("aten::cat.out", parts, 1, out)

@@ -24,7 +24,7 @@ from ..core import dtypes as dt
 from ..core.checks import check, maybe_wrap_dim
 from ..core.storage import UntypedStorage
 from ..core.tensor_impl import contiguous_strides, make_tensor, numel_of
-from .views import narrow, permute, select, slice_Tensor, transpose, warn_once
+from .views import _call_op, narrow, permute, select, slice_Tensor, transpose, warn_once
 
 # -- dtype views --------------------------------------------------------------------------------
 
@@ -133,6 +133,45 @@ def _conj(t):
     return out
 
 
+def conj(self):
+    """``conj``: the tensor itself for real dtypes, the conjugated values (a copy, Note [No
+    conjugate bit]) for complex ones."""
+    return _conj(self)
+
+
+def conj_physical(self):
+    return _conj(self) if self._dtype.is_complex else _conj_copy(self)
+
+
+def _conj_copy(self):
+    from .factory import clone
+    return clone(self)
+
+
+def conj_physical_(self):
+    if self._dtype.is_complex and self._device.type != "meta":
+        arr = self._array()
+        np.conjugate(arr, out=arr)
+        self._vc[0] += 1
+    return self
+
+
+def resolve_conj(self):
+    return self                     # strided tensors never carry a conjugate bit
+
+
+def resolve_neg(self):
+    return self
+
+
+def is_conj(self):
+    return False
+
+
+def is_neg(self):
+    return False
+
+
 def numpy_T(self):
     """``Tensor.T``: all dims reversed."""
     ndim = len(self._sizes)
@@ -149,14 +188,18 @@ def numpy_T(self):
 
 def matrix_H(self):
     """``Tensor.H``: the conjugate transpose of a matrix."""
+    return _matrix_H(self, _conj, transpose)
+
+
+def _matrix_H(self, conj, transpose_fn):
     ndim = len(self._sizes)
     if ndim == 0:
         warn_once("H0", "Tensor.H is deprecated on 0-D tensors. Consider using x.conj().")
-        return _conj(self)
+        return conj(self)
     check(ndim == 2, lambda: (
         f"tensor.H is only supported on matrices (2-D tensors). Got {ndim}-D tensor."
         + (" For batches of matrices, consider using tensor.mH" if ndim > 2 else "")))
-    return _conj(transpose(self, 0, 1))
+    return conj(transpose_fn(self, 0, 1))
 
 
 def mT(self):
@@ -171,24 +214,27 @@ def mT(self):
     return transpose(self, -2, -1)
 
 
-def _matrix_adjoint(self, name, key, warning):
+def _matrix_adjoint(self, name, key, warning, conj=_conj, transpose_fn=transpose):
     ndim = len(self._sizes)
     if ndim == 0:
         warn_once(key, warning)
-        return _conj(self)
+        return conj(self)
     check(ndim >= 2, lambda: (f"tensor.{name} is only supported on matrices or batches of "
                               f"matrices. Got {ndim}-D tensor."))
-    return _conj(transpose(self, -2, -1))
+    return conj(transpose_fn(self, -2, -1))
+
+
+_MH = ("mH", "mH0", "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().")
+_ADJOINT = ("adjoint()", "adjoint0", "adjoint() is deprecated on 0-D tensors. Consider using "
+            "x.conj().")
 
 
 def mH(self):
-    return _matrix_adjoint(self, "mH", "mH0",
-                           "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().")
+    return _matrix_adjoint(self, *_MH)
 
 
 def adjoint(self):
-    return _matrix_adjoint(self, "adjoint()", "adjoint0",
-                           "adjoint() is deprecated on 0-D tensors. Consider using x.conj().")
+    return _matrix_adjoint(self, *_ADJOINT)
 
 
 # -- splits ---------------------------------------------------------------------------------------
@@ -419,3 +465,143 @@ def resize_as_(self, the_template, memory_format=None):
     """``resize_`` to the template's sizes (the version moves only when they change)."""
     from .resize import resize_ as _resize
     return _resize(self, the_template._sizes, memory_format)
+
+
+# -- decompositions for the Autograd key (Note [Composite views under autograd] in views.py) ---
+
+def split_sizes_autograd(self, split_size, dim=0):
+    return _call_op("aten::split_with_sizes", self, split_size, dim)
+
+
+def chunk_autograd(self, chunks, dim=0):
+    ndim = len(self._sizes)
+    check(ndim > 0, "chunk expects at least a 1-dimensional tensor")
+    check(chunks > 0, lambda: f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    dim = maybe_wrap_dim(dim, ndim)
+    dim_size = self._sizes[dim]
+    split_size = (dim_size + chunks - 1) // chunks
+    if split_size == 0 and dim_size == 0:
+        return _call_op("aten::split_with_sizes", self, [0] * chunks, dim)
+    return _call_op("aten::split.Tensor", self, split_size, dim)
+
+
+def _bounds_slices(self, bounds, dim):
+    d = maybe_wrap_dim(dim, len(self._sizes))
+    return tuple(_call_op("aten::slice.Tensor", self, d, a, b, 1) for a, b in bounds)
+
+
+def _section_bounds(self, sections, dim):
+    dim_size = self._sizes[maybe_wrap_dim(dim, len(self._sizes))]
+    small, extra = divmod(dim_size, sections)
+    bounds = []
+    start = 0
+    for i in range(sections):
+        length = small + (1 if i < extra else 0)
+        bounds.append((start, start + length))
+        start += length
+    return bounds
+
+
+def _index_bounds(indices):
+    bounds = []
+    start = 0
+    for index in indices:
+        bounds.append((start, index))
+        start = index
+    bounds.append((start, None))
+    return bounds
+
+
+def tensor_split_sections_autograd(self, sections, dim=0):
+    tensor_split_sections(self, sections, dim)      # its checks
+    return _bounds_slices(self, _section_bounds(self, sections, dim), dim)
+
+
+def tensor_split_indices_autograd(self, indices, dim=0):
+    tensor_split_indices(self, indices, dim)
+    return _bounds_slices(self, _index_bounds(indices), dim)
+
+
+def tensor_split_tensor_indices_or_sections_autograd(self, tensor_indices_or_sections, dim=0):
+    tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, dim)
+    t = tensor_indices_or_sections
+    values = t._array()
+    if not t._sizes:
+        return tensor_split_sections_autograd(self, int(values), dim)
+    return tensor_split_indices_autograd(self, [int(v) for v in values], dim)
+
+
+def hsplit_int_autograd(self, sections):
+    hsplit_int(self, sections)
+    return tensor_split_sections_autograd(self, sections, 1 if len(self._sizes) > 1 else 0)
+
+
+def hsplit_array_autograd(self, indices):
+    hsplit_array(self, indices)
+    return tensor_split_indices_autograd(self, indices, 1 if len(self._sizes) > 1 else 0)
+
+
+def vsplit_int_autograd(self, sections):
+    vsplit_int(self, sections)
+    return tensor_split_sections_autograd(self, sections, 0)
+
+
+def vsplit_array_autograd(self, indices):
+    vsplit_array(self, indices)
+    return tensor_split_indices_autograd(self, indices, 0)
+
+
+def dsplit_int_autograd(self, sections):
+    dsplit_int(self, sections)
+    return tensor_split_sections_autograd(self, sections, 2)
+
+
+def dsplit_array_autograd(self, indices):
+    dsplit_array(self, indices)
+    return tensor_split_indices_autograd(self, indices, 2)
+
+
+def real_autograd(self):
+    if not self._dtype.is_complex:
+        return self
+    return _call_op("aten::select.int", _call_op("aten::view_as_real", self), -1, 0)
+
+
+def imag_autograd(self):
+    imag(self)     # its check
+    return _call_op("aten::select.int", _call_op("aten::view_as_real", self), -1, 1)
+
+
+def numpy_T_autograd(self):
+    numpy_T(self)   # its warnings
+    return _call_op("aten::permute", self, list(range(len(self._sizes) - 1, -1, -1)))
+
+
+def mT_autograd(self):
+    mT(self)
+    if not self._sizes:
+        return self
+    return _call_op("aten::transpose.int", self, -2, -1)
+
+
+def _conj_autograd(t):
+    """The conjugate through the dispatcher (ConjBackward0 in the graph, as torch)."""
+    if not t._dtype.is_complex:
+        return t
+    return _call_op("aten::conj", t)
+
+
+def _transpose_autograd(t, dim0, dim1):
+    return _call_op("aten::transpose.int", t, dim0, dim1)
+
+
+def matrix_H_autograd(self):
+    return _matrix_H(self, _conj_autograd, _transpose_autograd)
+
+
+def mH_autograd(self):
+    return _matrix_adjoint(self, *_MH, _conj_autograd, _transpose_autograd)
+
+
+def adjoint_autograd(self):
+    return _matrix_adjoint(self, *_ADJOINT, _conj_autograd, _transpose_autograd)

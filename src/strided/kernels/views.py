@@ -244,6 +244,17 @@ def reshape(self, shape):
                        copy._dtype)
 
 
+def unsafe_view(self, size):
+    """``_unsafe_view``: ``view``'s result, but not a view for autograd (no ``_base``, its
+    own version counter): what ``reshape`` gives when it had to copy."""
+    sizes = infer_size(size, numel_of(self._sizes))
+    strides = _view_strides(self, sizes)
+    check(strides is not None, (
+        "view size is not compatible with input tensor's size and stride (at least one "
+        "dimension spans across two contiguous subspaces). Use .reshape(...) instead."))
+    return make_tensor(self._storage, sizes, strides, self._offset, self._dtype)
+
+
 def reshape_as(self, other):
     return reshape(self, other._sizes)
 
@@ -436,23 +447,8 @@ def permute(self, dims):
 
 
 def movedim_intlist(self, source, destination):
-    ndim = len(self._sizes)
-    check(len(source) == len(destination), lambda: (
-        f"movedim: Invalid source or destination dims: source ({list(source)} dims) should "
-        f"contain the same number of dims as destination ({list(destination)} dims)"))
-    src = [maybe_wrap_dim(d, ndim) for d in source]
-    dst = [maybe_wrap_dim(d, ndim) for d in destination]
-    check(len(set(src)) == len(src), lambda: f"movedim: repeated dim in `source` ({list(source)})")
-    check(len(set(dst)) == len(dst), lambda: (
-        f"movedim: repeated dim in `destination` ({list(destination)})"))
-    order = [-1] * max(ndim, 1)
-    for s, d in zip(src, dst):
-        order[d] = s
-    rest = iter(d for d in range(ndim) if d not in src)
-    for i in range(ndim):
-        if order[i] == -1:
-            order[i] = next(rest)
-    if ndim == 0:
+    order = _movedim_order(self, source, destination)
+    if not self._sizes:
         return make_view(self, self._sizes, self._strides, self._offset)
     return permute(self, order)
 
@@ -686,3 +682,166 @@ def detach_(self):
         meta.grad_fn = None
     self._keyset &= ~DispatchKey.Autograd.bit
     return self
+
+
+# -- decompositions for the Autograd key ---------------------------------------------------------
+#
+# Note [Composite views under autograd]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# torch implements reshape, flatten, narrow, movedim, expand_as... as CompositeImplicitAutograd:
+# they have no derivative of their own, and their graph shows the nodes of the ops they call
+# (``x.reshape(6).grad_fn`` is a ViewBackward0). strided keeps its direct kernels above for
+# the backends (CompositeExplicitAutograd) and registers the ``*_autograd`` kernels below as
+# CompositeImplicitAutograd, which the dispatcher uses for the Autograd key only: they check
+# their arguments as the direct kernels do, then call the public ops, which record.
+
+_HANDLES: dict = {}
+
+
+def _call_op(qualname: str, *args):
+    """Dispatch ``qualname`` from the top (Autograd included) with ``args`` in schema order,
+    every argument given: the public op, without the Python binding's argument parsing."""
+    op = _HANDLES.get(qualname)
+    if op is None:
+        from ..ops.dispatcher import get_op
+        op = _HANDLES[qualname] = get_op(qualname)
+    ks = 0
+    for a in args:
+        if type(a) in (list, tuple):
+            for t in a:
+                ks |= getattr(t, "_keyset", 0)
+        else:
+            ks |= getattr(a, "_keyset", 0)
+    return op.call(ks, *args)
+
+
+def reshape_autograd(self, shape):
+    """A ``view`` when the strides allow one; otherwise a contiguous clone whose shape is
+    changed by ``_unsafe_view`` (so that the result is not a view, as torch's)."""
+    sizes = infer_size(shape, numel_of(self._sizes))
+    if _view_strides(self, sizes) is not None:
+        return _call_op("aten::view", self, sizes)
+    from ..core.layouts import contiguous_format
+    return _call_op("aten::_unsafe_view", _call_op("aten::clone", self, contiguous_format), sizes)
+
+
+def reshape_as_autograd(self, other):
+    return reshape_autograd(self, other._sizes)
+
+
+def view_as_autograd(self, other):
+    return _call_op("aten::view", self, other._sizes)
+
+
+def flatten_using_ints_autograd(self, start_dim=0, end_dim=-1):
+    ndim = len(self._sizes)
+    start = maybe_wrap_dim(start_dim, ndim)
+    end = maybe_wrap_dim(end_dim, ndim)
+    if ndim == 0:
+        return reshape_autograd(self, (1,))
+    check(start <= end, "flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return self
+    sizes = self._sizes
+    return reshape_autograd(self, sizes[:start] + (numel_of(sizes[start:end + 1]),) +
+                            sizes[end + 1:])
+
+
+def unflatten_int_autograd(self, dim, sizes):
+    return _call_op("aten::view", self, unflatten_int(self, dim, sizes)._sizes)
+
+
+def ravel_autograd(self):
+    from ..core.layouts import contiguous_format
+    flat = _call_op("aten::contiguous", self, contiguous_format)
+    return _call_op("aten::view", flat, (numel_of(self._sizes),))
+
+
+def contiguous_autograd(self, memory_format=None):
+    """``self`` when it is contiguous, else a contiguous clone (CloneBackward0)."""
+    from ..core.layouts import contiguous_format
+    from ..core.tensor_impl import compute_is_contiguous
+    if compute_is_contiguous(self._sizes, self._strides):
+        return self
+    return _call_op("aten::clone", self, contiguous_format)
+
+
+def _movedim_order(self, source, destination):
+    ndim = len(self._sizes)
+    check(len(source) == len(destination), lambda: (
+        f"movedim: Invalid source or destination dims: source ({list(source)} dims) should "
+        f"contain the same number of dims as destination ({list(destination)} dims)"))
+    src = [maybe_wrap_dim(d, ndim) for d in source]
+    dst = [maybe_wrap_dim(d, ndim) for d in destination]
+    check(len(set(src)) == len(src), lambda: f"movedim: repeated dim in `source` ({list(source)})")
+    check(len(set(dst)) == len(dst), lambda: (
+        f"movedim: repeated dim in `destination` ({list(destination)})"))
+    order = [-1] * max(ndim, 1)
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(d for d in range(ndim) if d not in src)
+    for i in range(ndim):
+        if order[i] == -1:
+            order[i] = next(rest)
+    return order
+
+
+def movedim_intlist_autograd(self, source, destination):
+    order = _movedim_order(self, source, destination)
+    if not self._sizes:
+        return _call_op("aten::alias", self)
+    return _call_op("aten::permute", self, order)
+
+
+def movedim_int_autograd(self, source, destination):
+    return movedim_intlist_autograd(self, (source,), (destination,))
+
+
+def moveaxis_intlist_autograd(self, source, destination):
+    return movedim_intlist_autograd(self, source, destination)
+
+
+def moveaxis_int_autograd(self, source, destination):
+    return movedim_intlist_autograd(self, (source,), (destination,))
+
+
+def swapdims_autograd(self, dim0, dim1):
+    return _call_op("aten::transpose.int", self, dim0, dim1)
+
+
+def swapaxes_autograd(self, axis0, axis1):
+    return _call_op("aten::transpose.int", self, axis0, axis1)
+
+
+def expand_as_autograd(self, other):
+    return _call_op("aten::expand", self, other._sizes, False)
+
+
+def broadcast_to_autograd(self, size):
+    return _call_op("aten::expand", self, size, False)
+
+
+def broadcast_tensors_autograd(tensors):
+    shape = ()
+    for t in tensors:
+        shape = infer_broadcast_size(shape, t._sizes)
+    return tuple(t if t._sizes == shape else _call_op("aten::expand", t, shape, False)
+                 for t in tensors)
+
+
+def _narrow_start(self, dim, start, length):
+    """``narrow``'s checks; the start as a non-negative index."""
+    narrow(self, dim, start, length)
+    cur = self._sizes[maybe_wrap_dim(dim, len(self._sizes))]
+    return start + cur if start < 0 else start
+
+
+def narrow_autograd(self, dim, start, length):
+    start = _narrow_start(self, dim, start, length)
+    return _call_op("aten::slice.Tensor", self, dim, start, start + length, 1)
+
+
+def narrow_Tensor_autograd(self, dim, start, length):
+    from .factory import local_scalar_dense
+    narrow_Tensor(self, dim, start, length)   # its checks
+    return narrow_autograd(self, dim, local_scalar_dense(start), length)

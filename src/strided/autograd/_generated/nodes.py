@@ -6,6 +6,11 @@
 # ruff: noqa: E501, F403, F405, F841, E741
 
 from ..formulas import *
+from ..formulas_elementwise import *
+from ..formulas_indexing import *
+from ..formulas_linalg import *
+from ..formulas_reductions import *
+from ..formulas_shape import *
 from ..recording import FormulaNode, _u
 
 
@@ -218,26 +223,6 @@ class MeanBackward1(FormulaNode):
         return node._flatten((r_self,))
 
 
-class MatmulBackward0(FormulaNode):
-    """Backward of ``matmul(Tensor self, Tensor other) -> Tensor``."""
-
-    __slots__ = ('_s_other', '_s_self')
-    _SAVED = ('other', 'self')
-
-    def apply(node, grads):
-        grad = grads[0]
-        r_self = r_other = None
-        if node._need(0):
-            other = _u(node._s_other, node)
-            self = _u(node._s_self, node)
-            r_self = matmul_backward(grad, self, other, 0)
-        if node._need(1):
-            other = _u(node._s_other, node)
-            self = _u(node._s_self, node)
-            r_other = matmul_backward(grad, self, other, 1)
-        return node._flatten((r_self, r_other))
-
-
 class MmBackward0(FormulaNode):
     """Backward of ``mm(Tensor self, Tensor mat2) -> Tensor``."""
 
@@ -386,17 +371,20 @@ class AsStridedBackward0(FormulaNode):
         return node._flatten((r_self,))
 
 
-class CopyBackward0(FormulaNode):
+class CopyBackwards(FormulaNode):
     """Backward of ``copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)``."""
 
     __slots__ = ()
     _SAVED = ()
 
+    def name(self):
+        return 'torch::autograd::CopyBackwards'
+
     def apply(node, grads):
         grad = grads[0]
         r_self = r_src = None
         if node._need(0):
-            r_self = grad * 0
+            r_self = zeros_like(grad)
         if node._need(1):
             r_src = grad
         return node._flatten((r_self, r_src))
@@ -427,7 +415,7 @@ class DetachBackward0(FormulaNode):
         return node._flatten(())
 
 
-class FillBackward0(FormulaNode):
+class FillBackward2(FormulaNode):
     """Backward of ``fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)``."""
 
     __slots__ = ()
@@ -441,7 +429,7 @@ class FillBackward0(FormulaNode):
         return node._flatten((r_self,))
 
 
-class FillBackward1(FormulaNode):
+class FillBackward3(FormulaNode):
     """Backward of ``fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)``."""
 
     __slots__ = ()
@@ -503,6 +491,4018 @@ class RsubBackward1(FormulaNode):
         return node._flatten((r_self,))
 
 
+class ConjBackward0(FormulaNode):
+    """Backward of ``conj(Tensor(a) self) -> Tensor(a)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = grad.conj()
+        return node._flatten((r_self,))
+
+
+class ConjPhysicalBackward0(FormulaNode):
+    """Backward of ``conj_physical(Tensor self) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = grad.conj_physical()
+        return node._flatten((r_self,))
+
+
+class ResolveConjBackward0(FormulaNode):
+    """Backward of ``resolve_conj(Tensor(a) self) -> Tensor(a)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = grad
+        return node._flatten((r_self,))
+
+
+class ResolveNegBackward0(FormulaNode):
+    """Backward of ``resolve_neg(Tensor(a) self) -> Tensor(a)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = grad
+        return node._flatten((r_self,))
+
+
+class AbsBackward0(FormulaNode):
+    """Backward of ``abs(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = grad * self.sgn()
+        return node._flatten((r_self,))
+
+
+class SignBackward0(FormulaNode):
+    """Backward of ``sign(Tensor self) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = zeros_grad(grad)
+        return node._flatten((r_self,))
+
+
+class SgnBackward0(FormulaNode):
+    """Backward of ``sgn(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self', '_s_result')
+    _SAVED = ('self', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = sgn_backward(grad, self, result)
+        return node._flatten((r_self,))
+
+
+class ReciprocalBackward0(FormulaNode):
+    """Backward of ``reciprocal(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_result',)
+    _SAVED = ('result',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            result = _u(node._s_result, node)
+            r_self = -grad * conj_if_complex(result * result)
+        return node._flatten((r_self,))
+
+
+class SqrtBackward0(FormulaNode):
+    """Backward of ``sqrt(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_result',)
+    _SAVED = ('result',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            result = _u(node._s_result, node)
+            r_self = grad / (2 * conj_if_complex(result))
+        return node._flatten((r_self,))
+
+
+class RsqrtBackward0(FormulaNode):
+    """Backward of ``rsqrt(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_result',)
+    _SAVED = ('result',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            result = _u(node._s_result, node)
+            r_self = -0.5 * grad * conj_if_complex(result.pow(3))
+        return node._flatten((r_self,))
+
+
+class Exp2Backward0(FormulaNode):
+    """Backward of ``exp2(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_result',)
+    _SAVED = ('result',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            result = _u(node._s_result, node)
+            r_self = grad * conj_if_complex(result * math.log(2.0))
+        return node._flatten((r_self,))
+
+
+class Expm1Backward0(FormulaNode):
+    """Backward of ``expm1(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_result',)
+    _SAVED = ('result',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            result = _u(node._s_result, node)
+            r_self = grad * conj_if_complex(result + 1)
+        return node._flatten((r_self,))
+
+
+class LogBackward0(FormulaNode):
+    """Backward of ``log(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = grad / conj_if_complex(self)
+        return node._flatten((r_self,))
+
+
+class Log2Backward0(FormulaNode):
+    """Backward of ``log2(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = grad / conj_if_complex(self * math.log(2.0))
+        return node._flatten((r_self,))
+
+
+class Log10Backward0(FormulaNode):
+    """Backward of ``log10(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = grad / conj_if_complex(self * math.log(10.0))
+        return node._flatten((r_self,))
+
+
+class Log1PBackward0(FormulaNode):
+    """Backward of ``log1p(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = grad / conj_if_complex(self + 1)
+        return node._flatten((r_self,))
+
+
+class SinBackward0(FormulaNode):
+    """Backward of ``sin(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = grad * conj_if_complex(self.cos())
+        return node._flatten((r_self,))
+
+
+class CosBackward0(FormulaNode):
+    """Backward of ``cos(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = grad * -conj_if_complex(self.sin())
+        return node._flatten((r_self,))
+
+
+class TanBackward0(FormulaNode):
+    """Backward of ``tan(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_result',)
+    _SAVED = ('result',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            result = _u(node._s_result, node)
+            r_self = grad * conj_if_complex(1 + result * result)
+        return node._flatten((r_self,))
+
+
+class AsinBackward0(FormulaNode):
+    """Backward of ``asin(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = grad * conj_if_complex((1 - self * self).rsqrt())
+        return node._flatten((r_self,))
+
+
+class AcosBackward0(FormulaNode):
+    """Backward of ``acos(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = grad * -conj_if_complex((1 - self * self).rsqrt())
+        return node._flatten((r_self,))
+
+
+class AtanBackward0(FormulaNode):
+    """Backward of ``atan(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = grad / conj_if_complex(self * self + 1)
+        return node._flatten((r_self,))
+
+
+class SinhBackward0(FormulaNode):
+    """Backward of ``sinh(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = grad * conj_if_complex(self.cosh())
+        return node._flatten((r_self,))
+
+
+class CoshBackward0(FormulaNode):
+    """Backward of ``cosh(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = grad * conj_if_complex(self.sinh())
+        return node._flatten((r_self,))
+
+
+class TanhBackward0(FormulaNode):
+    """Backward of ``tanh(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_result',)
+    _SAVED = ('result',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            result = _u(node._s_result, node)
+            r_self = grad * conj_if_complex(1 - result * result)
+        return node._flatten((r_self,))
+
+
+class AsinhBackward0(FormulaNode):
+    """Backward of ``asinh(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = grad * conj_if_complex((self * self + 1).rsqrt())
+        return node._flatten((r_self,))
+
+
+class AcoshBackward0(FormulaNode):
+    """Backward of ``acosh(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = grad * conj_if_complex((self * self - 1).rsqrt())
+        return node._flatten((r_self,))
+
+
+class AtanhBackward0(FormulaNode):
+    """Backward of ``atanh(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = grad / conj_if_complex(1 - self * self)
+        return node._flatten((r_self,))
+
+
+class Atan2Backward0(FormulaNode):
+    """Backward of ``atan2(Tensor self, Tensor other) -> Tensor``."""
+
+    __slots__ = ('_s_other', '_s_self')
+    _SAVED = ('other', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0) or node._need(1):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_self, r_other = atan2_backward(grad, self, other)
+        return node._flatten((r_self, r_other))
+
+
+class HypotBackward0(FormulaNode):
+    """Backward of ``hypot(Tensor self, Tensor other) -> Tensor``."""
+
+    __slots__ = ('_s_self', '_s_other', '_s_result')
+    _SAVED = ('self', 'other', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = grad * self / result
+        if node._need(1):
+            other = _u(node._s_other, node)
+            result = _u(node._s_result, node)
+            r_other = grad * other / result
+        return node._flatten((r_self, r_other))
+
+
+class SigmoidBackward0(FormulaNode):
+    """Backward of ``sigmoid(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_result',)
+    _SAVED = ('result',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            result = _u(node._s_result, node)
+            r_self = grad * conj_if_complex(result * (1 - result))
+        return node._flatten((r_self,))
+
+
+class LogitBackward0(FormulaNode):
+    """Backward of ``logit(Tensor self, float? eps=None) -> Tensor``."""
+
+    __slots__ = ('_s_eps', '_s_self')
+    _SAVED = ('eps', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            eps = _u(node._s_eps, node)
+            self = _u(node._s_self, node)
+            r_self = logit_backward(grad, self, eps)
+        return node._flatten((r_self,))
+
+
+class ErfBackward0(FormulaNode):
+    """Backward of ``erf(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = grad * (2 / math.sqrt(math.pi)) * (-self * self).exp()
+        return node._flatten((r_self,))
+
+
+class ErfcBackward0(FormulaNode):
+    """Backward of ``erfc(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = grad * (-2 / math.sqrt(math.pi)) * (-self * self).exp()
+        return node._flatten((r_self,))
+
+
+class ErfinvBackward0(FormulaNode):
+    """Backward of ``erfinv(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_result',)
+    _SAVED = ('result',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            result = _u(node._s_result, node)
+            r_self = grad * (math.sqrt(math.pi) / 2) * (result * result).exp()
+        return node._flatten((r_self,))
+
+
+class LgammaBackward0(FormulaNode):
+    """Backward of ``lgamma(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = grad * self.digamma()
+        return node._flatten((r_self,))
+
+
+class DigammaBackward0(FormulaNode):
+    """Backward of ``digamma(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = grad * trigamma(self)
+        return node._flatten((r_self,))
+
+
+class FloorBackward0(FormulaNode):
+    """Backward of ``floor(Tensor self) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = zeros_grad(grad)
+        return node._flatten((r_self,))
+
+
+class CeilBackward0(FormulaNode):
+    """Backward of ``ceil(Tensor self) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = zeros_grad(grad)
+        return node._flatten((r_self,))
+
+
+class RoundBackward0(FormulaNode):
+    """Backward of ``round(Tensor self) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = zeros_grad(grad)
+        return node._flatten((r_self,))
+
+
+class RoundBackward1(FormulaNode):
+    """Backward of ``round.decimals(Tensor self, *, int decimals) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = zeros_grad(grad)
+        return node._flatten((r_self,))
+
+
+class TruncBackward0(FormulaNode):
+    """Backward of ``trunc(Tensor self) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = zeros_grad(grad)
+        return node._flatten((r_self,))
+
+
+class FracBackward0(FormulaNode):
+    """Backward of ``frac(Tensor self) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = grad
+        return node._flatten((r_self,))
+
+
+class DivBackward1(FormulaNode):
+    """Backward of ``div.Scalar(Tensor self, Scalar other) -> Tensor``."""
+
+    __slots__ = ('_s_other',)
+    _SAVED = ('other',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            other = _u(node._s_other, node)
+            r_self = grad / conj_if_complex(other)
+        return node._flatten((r_self,))
+
+
+class DivBackward2(FormulaNode):
+    """Backward of ``div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor``."""
+
+    __slots__ = ('_s_other', '_s_rounding_mode', '_s_self')
+    _SAVED = ('other', 'rounding_mode', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            other = _u(node._s_other, node)
+            rounding_mode = _u(node._s_rounding_mode, node)
+            r_self = grad / conj_if_complex(other) if rounding_mode is None else zeros_grad(grad)
+        if node._need(1):
+            other = _u(node._s_other, node)
+            rounding_mode = _u(node._s_rounding_mode, node)
+            self = _u(node._s_self, node)
+            r_other = -grad * conj_if_complex(self / other / other) if rounding_mode is None else zeros_grad(grad)
+        return node._flatten((r_self, r_other))
+
+
+class DivBackward3(FormulaNode):
+    """Backward of ``div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor``."""
+
+    __slots__ = ('_s_other', '_s_rounding_mode')
+    _SAVED = ('other', 'rounding_mode')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            other = _u(node._s_other, node)
+            rounding_mode = _u(node._s_rounding_mode, node)
+            r_self = grad / conj_if_complex(other) if rounding_mode is None else zeros_grad(grad)
+        return node._flatten((r_self,))
+
+
+class RemainderBackward0(FormulaNode):
+    """Backward of ``remainder.Scalar(Tensor self, Scalar other) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = grad
+        return node._flatten((r_self,))
+
+
+class RemainderBackward1(FormulaNode):
+    """Backward of ``remainder.Tensor(Tensor self, Tensor other) -> Tensor``."""
+
+    __slots__ = ('_s_other', '_s_self')
+    _SAVED = ('other', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            r_self = grad
+        if node._need(1):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_other = -grad * self.div(other, rounding_mode="floor")
+        return node._flatten((r_self, r_other))
+
+
+class FmodBackward0(FormulaNode):
+    """Backward of ``fmod.Scalar(Tensor self, Scalar other) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = grad
+        return node._flatten((r_self,))
+
+
+class FmodBackward1(FormulaNode):
+    """Backward of ``fmod.Tensor(Tensor self, Tensor other) -> Tensor``."""
+
+    __slots__ = ('_s_other', '_s_self')
+    _SAVED = ('other', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            r_self = grad
+        if node._need(1):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_other = -grad * self.div(other, rounding_mode="trunc")
+        return node._flatten((r_self, r_other))
+
+
+class PowBackward0(FormulaNode):
+    """Backward of ``pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor``."""
+
+    __slots__ = ('_s_exponent', '_s_self')
+    _SAVED = ('exponent', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            exponent = _u(node._s_exponent, node)
+            self = _u(node._s_self, node)
+            r_self = pow_backward(grad, self, exponent)
+        return node._flatten((r_self,))
+
+
+class PowBackward1(FormulaNode):
+    """Backward of ``pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor``."""
+
+    __slots__ = ('_s_exponent', '_s_self', '_s_result')
+    _SAVED = ('exponent', 'self', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_exponent = None
+        if node._need(0):
+            exponent = _u(node._s_exponent, node)
+            self = _u(node._s_self, node)
+            r_self = pow_backward_self(grad, self, exponent)
+        if node._need(1):
+            exponent = _u(node._s_exponent, node)
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_exponent = pow_backward_exponent(grad, self, exponent, result)
+        return node._flatten((r_self, r_exponent))
+
+
+class PowBackward2(FormulaNode):
+    """Backward of ``pow.Scalar(Scalar self, Tensor exponent) -> Tensor``."""
+
+    __slots__ = ('_s_exponent', '_s_self', '_s_result')
+    _SAVED = ('exponent', 'self', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_exponent = None
+        if node._need(0):
+            exponent = _u(node._s_exponent, node)
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_exponent = pow_scalar_backward_exponent(grad, self, exponent, result)
+        return node._flatten((r_exponent,))
+
+
+class CopysignBackward0(FormulaNode):
+    """Backward of ``copysign.Tensor(Tensor self, Tensor other) -> Tensor``."""
+
+    __slots__ = ('_s_self', '_s_other', '_s_result')
+    _SAVED = ('self', 'other', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = copysign_backward(grad, self, result)
+        if node._need(1):
+            other = _u(node._s_other, node)
+            r_other = zeros_grad(other)
+        return node._flatten((r_self, r_other))
+
+
+class CopysignBackward1(FormulaNode):
+    """Backward of ``copysign.Scalar(Tensor self, Scalar other) -> Tensor``."""
+
+    __slots__ = ('_s_self', '_s_result')
+    _SAVED = ('self', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = copysign_backward(grad, self, result)
+        return node._flatten((r_self,))
+
+
+class MaximumBackward0(FormulaNode):
+    """Backward of ``maximum(Tensor self, Tensor other) -> Tensor``."""
+
+    __slots__ = ('_s_other', '_s_self')
+    _SAVED = ('other', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_self = maximum_backward(grad, self, other, self < other)
+        if node._need(1):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_other = maximum_backward(grad, self, other, self > other)
+        return node._flatten((r_self, r_other))
+
+
+class MinimumBackward0(FormulaNode):
+    """Backward of ``minimum(Tensor self, Tensor other) -> Tensor``."""
+
+    __slots__ = ('_s_other', '_s_self')
+    _SAVED = ('other', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_self = maximum_backward(grad, self, other, self > other)
+        if node._need(1):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_other = maximum_backward(grad, self, other, self < other)
+        return node._flatten((r_self, r_other))
+
+
+class FmaxBackward0(FormulaNode):
+    """Backward of ``fmax(Tensor self, Tensor other) -> Tensor``."""
+
+    __slots__ = ('_s_other', '_s_self')
+    _SAVED = ('other', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_self = fmax_backward(grad, logical_or(self >= other, other.isnan()))
+        if node._need(1):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_other = fmax_backward(grad, logical_not(logical_or(self >= other, other.isnan())))
+        return node._flatten((r_self, r_other))
+
+
+class FminBackward0(FormulaNode):
+    """Backward of ``fmin(Tensor self, Tensor other) -> Tensor``."""
+
+    __slots__ = ('_s_other', '_s_self')
+    _SAVED = ('other', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_self = fmax_backward(grad, logical_or(self <= other, other.isnan()))
+        if node._need(1):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_other = fmax_backward(grad, logical_not(logical_or(self <= other, other.isnan())))
+        return node._flatten((r_self, r_other))
+
+
+class LerpBackward0(FormulaNode):
+    """Backward of ``lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor``."""
+
+    __slots__ = ('_s_weight',)
+    _SAVED = ('weight',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_end = None
+        if node._need(0):
+            weight = _u(node._s_weight, node)
+            r_self = grad * (1 - conj_if_complex(weight))
+        if node._need(1):
+            weight = _u(node._s_weight, node)
+            r_end = grad * conj_if_complex(weight)
+        return node._flatten((r_self, r_end))
+
+
+class LerpBackward1(FormulaNode):
+    """Backward of ``lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor``."""
+
+    __slots__ = ('_s_weight', '_s_end', '_s_self')
+    _SAVED = ('weight', 'end', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_end = r_weight = None
+        if node._need(0):
+            weight = _u(node._s_weight, node)
+            r_self = grad * conj_if_complex(1 - weight)
+        if node._need(1):
+            weight = _u(node._s_weight, node)
+            r_end = grad * conj_if_complex(weight)
+        if node._need(2):
+            end = _u(node._s_end, node)
+            self = _u(node._s_self, node)
+            r_weight = grad * conj_if_complex(end - self)
+        return node._flatten((r_self, r_end, r_weight))
+
+
+class AddcmulBackward0(FormulaNode):
+    """Backward of ``addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor``."""
+
+    __slots__ = ('_s_tensor2', '_s_value', '_s_tensor1')
+    _SAVED = ('tensor2', 'value', 'tensor1')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_tensor1 = r_tensor2 = None
+        if node._need(0):
+            r_self = grad
+        if node._need(1):
+            tensor2 = _u(node._s_tensor2, node)
+            value = _u(node._s_value, node)
+            r_tensor1 = grad * conj_if_complex(tensor2 * value)
+        if node._need(2):
+            value = _u(node._s_value, node)
+            tensor1 = _u(node._s_tensor1, node)
+            r_tensor2 = grad * conj_if_complex(tensor1 * value)
+        return node._flatten((r_self, r_tensor1, r_tensor2))
+
+
+class AddcdivBackward0(FormulaNode):
+    """Backward of ``addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor``."""
+
+    __slots__ = ('_s_tensor2', '_s_value', '_s_tensor1')
+    _SAVED = ('tensor2', 'value', 'tensor1')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_tensor1 = r_tensor2 = None
+        if node._need(0):
+            r_self = grad
+        if node._need(1):
+            tensor2 = _u(node._s_tensor2, node)
+            value = _u(node._s_value, node)
+            r_tensor1 = grad * conj_if_complex(value / tensor2)
+        if node._need(2):
+            tensor2 = _u(node._s_tensor2, node)
+            value = _u(node._s_value, node)
+            tensor1 = _u(node._s_tensor1, node)
+            r_tensor2 = -grad * conj_if_complex(value * tensor1 / (tensor2 * tensor2))
+        return node._flatten((r_self, r_tensor1, r_tensor2))
+
+
+class LogaddexpBackward0(FormulaNode):
+    """Backward of ``logaddexp(Tensor self, Tensor other) -> Tensor``."""
+
+    __slots__ = ('_s_other', '_s_self')
+    _SAVED = ('other', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_self = grad / (1 + (other - self).exp())
+        if node._need(1):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_other = grad / (1 + (self - other).exp())
+        return node._flatten((r_self, r_other))
+
+
+class NanToNumBackward0(FormulaNode):
+    """Backward of ``nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = grad * self.isfinite()
+        return node._flatten((r_self,))
+
+
+class ClampBackward0(FormulaNode):
+    """Backward of ``clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor``."""
+
+    __slots__ = ('_s_max', '_s_min', '_s_self')
+    _SAVED = ('max', 'min', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_min = r_max = None
+        if node._need(0):
+            max = _u(node._s_max, node)
+            min = _u(node._s_min, node)
+            self = _u(node._s_self, node)
+            r_self = clamp_backward(grad, self, min, max)
+        if node._need(1) or node._need(2):
+            max = _u(node._s_max, node)
+            min = _u(node._s_min, node)
+            self = _u(node._s_self, node)
+            r_min, r_max = clamp_backward_min_max(grad, self, min, max)
+        return node._flatten((r_self, r_min, r_max))
+
+
+class ClampBackward1(FormulaNode):
+    """Backward of ``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor``."""
+
+    __slots__ = ('_s_max', '_s_min', '_s_self')
+    _SAVED = ('max', 'min', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            max = _u(node._s_max, node)
+            min = _u(node._s_min, node)
+            self = _u(node._s_self, node)
+            r_self = clamp_backward(grad, self, min, max)
+        return node._flatten((r_self,))
+
+
+class ClampMinBackward0(FormulaNode):
+    """Backward of ``clamp_min(Tensor self, Scalar min) -> Tensor``."""
+
+    __slots__ = ('_s_min', '_s_self')
+    _SAVED = ('min', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            min = _u(node._s_min, node)
+            self = _u(node._s_self, node)
+            r_self = where(self >= min, grad, 0.0)
+        return node._flatten((r_self,))
+
+
+class ClampMinBackward1(FormulaNode):
+    """Backward of ``clamp_min.Tensor(Tensor self, Tensor min) -> Tensor``."""
+
+    __slots__ = ('_s_min', '_s_self')
+    _SAVED = ('min', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_min = None
+        if node._need(0):
+            min = _u(node._s_min, node)
+            self = _u(node._s_self, node)
+            r_self = where(self >= min, grad, 0.0)
+        if node._need(1):
+            min = _u(node._s_min, node)
+            self = _u(node._s_self, node)
+            r_min = where(self < min, grad, 0.0)
+        return node._flatten((r_self, r_min))
+
+
+class ClampMaxBackward0(FormulaNode):
+    """Backward of ``clamp_max(Tensor self, Scalar max) -> Tensor``."""
+
+    __slots__ = ('_s_max', '_s_self')
+    _SAVED = ('max', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            max = _u(node._s_max, node)
+            self = _u(node._s_self, node)
+            r_self = where(self <= max, grad, 0.0)
+        return node._flatten((r_self,))
+
+
+class ClampMaxBackward1(FormulaNode):
+    """Backward of ``clamp_max.Tensor(Tensor self, Tensor max) -> Tensor``."""
+
+    __slots__ = ('_s_max', '_s_self')
+    _SAVED = ('max', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_max = None
+        if node._need(0):
+            max = _u(node._s_max, node)
+            self = _u(node._s_self, node)
+            r_self = where(self <= max, grad, 0.0)
+        if node._need(1):
+            max = _u(node._s_max, node)
+            self = _u(node._s_self, node)
+            r_max = where(self > max, grad, 0.0)
+        return node._flatten((r_self, r_max))
+
+
+class WhereBackward0(FormulaNode):
+    """Backward of ``where.self(Tensor condition, Tensor self, Tensor other) -> Tensor``."""
+
+    __slots__ = ('_s_condition',)
+    _SAVED = ('condition',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            condition = _u(node._s_condition, node)
+            r_self = where(condition, grad, 0.0)
+        if node._need(1):
+            condition = _u(node._s_condition, node)
+            r_other = where(condition, 0.0, grad)
+        return node._flatten((r_self, r_other))
+
+
+class GeluBackward0(FormulaNode):
+    """Backward of ``gelu(Tensor self, *, str approximate="none") -> Tensor``."""
+
+    __slots__ = ('_s_approximate', '_s_self')
+    _SAVED = ('approximate', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            approximate = _u(node._s_approximate, node)
+            self = _u(node._s_self, node)
+            r_self = gelu_backward(grad, self, approximate)
+        return node._flatten((r_self,))
+
+
+class SiluBackward0(FormulaNode):
+    """Backward of ``silu(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = grad * self.sigmoid() * (1 + self * (1 - self.sigmoid()))
+        return node._flatten((r_self,))
+
+
+class SoftplusBackward0(FormulaNode):
+    """Backward of ``softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor``."""
+
+    __slots__ = ('_s_beta', '_s_self', '_s_threshold')
+    _SAVED = ('beta', 'self', 'threshold')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            beta = _u(node._s_beta, node)
+            self = _u(node._s_self, node)
+            threshold = _u(node._s_threshold, node)
+            r_self = softplus_backward(grad, self, beta, threshold)
+        return node._flatten((r_self,))
+
+
+class MishBackward0(FormulaNode):
+    """Backward of ``mish(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = mish_backward(grad, self)
+        return node._flatten((r_self,))
+
+
+class EluBackward0(FormulaNode):
+    """Backward of ``elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor``."""
+
+    __slots__ = ('_s_alpha', '_s_input_scale', '_s_scale', '_s_self')
+    _SAVED = ('alpha', 'input_scale', 'scale', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            alpha = _u(node._s_alpha, node)
+            input_scale = _u(node._s_input_scale, node)
+            scale = _u(node._s_scale, node)
+            self = _u(node._s_self, node)
+            r_self = elu_backward(grad, self, alpha, scale, input_scale)
+        return node._flatten((r_self,))
+
+
+class EluBackward1(FormulaNode):
+    """Backward of ``elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)``."""
+
+    __slots__ = ('_s_alpha', '_s_input_scale', '_s_scale', '_s_result')
+    _SAVED = ('alpha', 'input_scale', 'scale', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            alpha = _u(node._s_alpha, node)
+            input_scale = _u(node._s_input_scale, node)
+            scale = _u(node._s_scale, node)
+            result = _u(node._s_result, node)
+            r_self = elu_backward_from_result(grad, result, alpha, scale, input_scale)
+        return node._flatten((r_self,))
+
+
+class LeakyReluBackward0(FormulaNode):
+    """Backward of ``leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor``."""
+
+    __slots__ = ('_s_negative_slope', '_s_self')
+    _SAVED = ('negative_slope', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            negative_slope = _u(node._s_negative_slope, node)
+            self = _u(node._s_self, node)
+            r_self = where(self > 0, grad, grad * negative_slope)
+        return node._flatten((r_self,))
+
+
+class LeakyReluBackward1(FormulaNode):
+    """Backward of ``leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)``."""
+
+    __slots__ = ('_s_negative_slope', '_s_result')
+    _SAVED = ('negative_slope', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            negative_slope = _u(node._s_negative_slope, node)
+            result = _u(node._s_result, node)
+            r_self = leaky_relu_backward_from_result(grad, result, negative_slope)
+        return node._flatten((r_self,))
+
+
+class HardtanhBackward0(FormulaNode):
+    """Backward of ``hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor``."""
+
+    __slots__ = ('_s_max_val', '_s_min_val', '_s_self')
+    _SAVED = ('max_val', 'min_val', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            max_val = _u(node._s_max_val, node)
+            min_val = _u(node._s_min_val, node)
+            self = _u(node._s_self, node)
+            r_self = where(logical_and(self > min_val, self < max_val), grad, 0.0)
+        return node._flatten((r_self,))
+
+
+class ToCopyBackward0(FormulaNode):
+    """Backward of ``_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor``."""
+
+    __slots__ = ('_s_self_dtype',)
+    _SAVED = ('self_dtype',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self_dtype = _u(node._s_self_dtype, node)
+            r_self = to_copy_backward(grad, self_dtype)
+        return node._flatten((r_self,))
+
+
+class EqBackward0(FormulaNode):
+    """Backward of ``eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = zeros_grad(grad)
+        return node._flatten((r_self,))
+
+
+class EqBackward1(FormulaNode):
+    """Backward of ``eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            r_self = zeros_grad(grad)
+        if node._need(1):
+            r_other = zeros_grad(grad)
+        return node._flatten((r_self, r_other))
+
+
+class NeBackward0(FormulaNode):
+    """Backward of ``ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = zeros_grad(grad)
+        return node._flatten((r_self,))
+
+
+class NeBackward1(FormulaNode):
+    """Backward of ``ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            r_self = zeros_grad(grad)
+        if node._need(1):
+            r_other = zeros_grad(grad)
+        return node._flatten((r_self, r_other))
+
+
+class LtBackward0(FormulaNode):
+    """Backward of ``lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = zeros_grad(grad)
+        return node._flatten((r_self,))
+
+
+class LtBackward1(FormulaNode):
+    """Backward of ``lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            r_self = zeros_grad(grad)
+        if node._need(1):
+            r_other = zeros_grad(grad)
+        return node._flatten((r_self, r_other))
+
+
+class LeBackward0(FormulaNode):
+    """Backward of ``le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = zeros_grad(grad)
+        return node._flatten((r_self,))
+
+
+class LeBackward1(FormulaNode):
+    """Backward of ``le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            r_self = zeros_grad(grad)
+        if node._need(1):
+            r_other = zeros_grad(grad)
+        return node._flatten((r_self, r_other))
+
+
+class GtBackward0(FormulaNode):
+    """Backward of ``gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = zeros_grad(grad)
+        return node._flatten((r_self,))
+
+
+class GtBackward1(FormulaNode):
+    """Backward of ``gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            r_self = zeros_grad(grad)
+        if node._need(1):
+            r_other = zeros_grad(grad)
+        return node._flatten((r_self, r_other))
+
+
+class GeBackward0(FormulaNode):
+    """Backward of ``ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = zeros_grad(grad)
+        return node._flatten((r_self,))
+
+
+class GeBackward1(FormulaNode):
+    """Backward of ``ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            r_self = zeros_grad(grad)
+        if node._need(1):
+            r_other = zeros_grad(grad)
+        return node._flatten((r_self, r_other))
+
+
+class IndexBackward0(FormulaNode):
+    """Backward of ``index.Tensor(Tensor self, Tensor?[] indices) -> Tensor``."""
+
+    __slots__ = ('_s_indices', '_s_self_sizes')
+    _SAVED = ('indices', 'self_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            indices = _u(node._s_indices, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = index_backward(grad, self_sizes, indices)
+        return node._flatten((r_self,))
+
+
+class IndexPutBackward0(FormulaNode):
+    """Backward of ``index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor``."""
+
+    __slots__ = ('_s_accumulate', '_s_indices')
+    _SAVED = ('accumulate', 'indices')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_values = None
+        if node._need(0):
+            accumulate = _u(node._s_accumulate, node)
+            indices = _u(node._s_indices, node)
+            r_self = grad if accumulate else grad.index_put(indices, zeros((), dtype=grad.dtype), False)
+        if node._need(1):
+            indices = _u(node._s_indices, node)
+            r_values = grad.index(indices)
+        return node._flatten((r_self, r_values))
+
+
+class IndexSelectBackward0(FormulaNode):
+    """Backward of ``index_select(Tensor self, int dim, Tensor index) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_index', '_s_self_sizes')
+    _SAVED = ('dim', 'index', 'self_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            index = _u(node._s_index, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = index_select_backward(grad, self_sizes, dim, index)
+        return node._flatten((r_self,))
+
+
+class IndexAddBackward0(FormulaNode):
+    """Backward of ``index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor``."""
+
+    __slots__ = ('_s_alpha', '_s_dim', '_s_index', '_s_source_sizes')
+    _SAVED = ('alpha', 'dim', 'index', 'source_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_source = None
+        if node._need(0):
+            r_self = grad
+        if node._need(1):
+            alpha = _u(node._s_alpha, node)
+            dim = _u(node._s_dim, node)
+            index = _u(node._s_index, node)
+            source_sizes = _u(node._s_source_sizes, node)
+            r_source = index_add_source_backward(grad, dim, index, source_sizes, alpha)
+        return node._flatten((r_self, r_source))
+
+
+class IndexCopyBackward0(FormulaNode):
+    """Backward of ``index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_index', '_s_source_sizes')
+    _SAVED = ('dim', 'index', 'source_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_source = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            index = _u(node._s_index, node)
+            r_self = grad.index_fill(dim, index, 0)
+        if node._need(1):
+            dim = _u(node._s_dim, node)
+            index = _u(node._s_index, node)
+            source_sizes = _u(node._s_source_sizes, node)
+            r_source = index_copy_source_backward(grad, dim, index, source_sizes)
+        return node._flatten((r_self, r_source))
+
+
+class IndexFillBackward0(FormulaNode):
+    """Backward of ``index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_index')
+    _SAVED = ('dim', 'index')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            index = _u(node._s_index, node)
+            r_self = grad.index_fill(dim, index, 0)
+        return node._flatten((r_self,))
+
+
+class IndexFillBackward1(FormulaNode):
+    """Backward of ``index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_index')
+    _SAVED = ('dim', 'index')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_value = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            index = _u(node._s_index, node)
+            r_self = grad.index_fill(dim, index, 0)
+        if node._need(1):
+            dim = _u(node._s_dim, node)
+            index = _u(node._s_index, node)
+            r_value = index_fill_value_backward(grad, dim, index)
+        return node._flatten((r_self, r_value))
+
+
+class IndexReduceBackward0(FormulaNode):
+    """Backward of ``index_reduce(Tensor self, int dim, Tensor index, Tensor source, str reduce, *, bool include_self=True) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_include_self', '_s_index', '_s_reduce', '_s_self', '_s_source', '_s_result')
+    _SAVED = ('dim', 'include_self', 'index', 'reduce', 'self', 'source', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_source = None
+        if node._need(0) or node._need(1):
+            dim = _u(node._s_dim, node)
+            include_self = _u(node._s_include_self, node)
+            index = _u(node._s_index, node)
+            reduce = _u(node._s_reduce, node)
+            self = _u(node._s_self, node)
+            source = _u(node._s_source, node)
+            result = _u(node._s_result, node)
+            r_self, r_source = index_reduce_backward(grad, self, dim, index, source, reduce, include_self, result)
+        return node._flatten((r_self, r_source))
+
+
+class GatherBackward0(FormulaNode):
+    """Backward of ``gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_index', '_s_self_sizes')
+    _SAVED = ('dim', 'index', 'self_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            index = _u(node._s_index, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = gather_backward(grad, self_sizes, dim, index)
+        return node._flatten((r_self,))
+
+
+class ScatterBackward0(FormulaNode):
+    """Backward of ``scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_index')
+    _SAVED = ('dim', 'index')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_src = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            index = _u(node._s_index, node)
+            r_self = grad.scatter(dim, index, 0)
+        if node._need(1):
+            dim = _u(node._s_dim, node)
+            index = _u(node._s_index, node)
+            r_src = grad.gather(dim, index)
+        return node._flatten((r_self, r_src))
+
+
+class ScatterBackward1(FormulaNode):
+    """Backward of ``scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_index')
+    _SAVED = ('dim', 'index')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            index = _u(node._s_index, node)
+            r_self = grad.scatter(dim, index, 0)
+        return node._flatten((r_self,))
+
+
+class ScatterAddBackward0(FormulaNode):
+    """Backward of ``scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_index')
+    _SAVED = ('dim', 'index')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_src = None
+        if node._need(0):
+            r_self = grad
+        if node._need(1):
+            dim = _u(node._s_dim, node)
+            index = _u(node._s_index, node)
+            r_src = grad.gather(dim, index)
+        return node._flatten((r_self, r_src))
+
+
+class ScatterReduceBackward0(FormulaNode):
+    """Backward of ``scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_include_self', '_s_index', '_s_reduce', '_s_self', '_s_src', '_s_result')
+    _SAVED = ('dim', 'include_self', 'index', 'reduce', 'self', 'src', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_src = None
+        if node._need(0) or node._need(1):
+            dim = _u(node._s_dim, node)
+            include_self = _u(node._s_include_self, node)
+            index = _u(node._s_index, node)
+            reduce = _u(node._s_reduce, node)
+            self = _u(node._s_self, node)
+            src = _u(node._s_src, node)
+            result = _u(node._s_result, node)
+            r_self, r_src = scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result)
+        return node._flatten((r_self, r_src))
+
+
+class TakeBackward0(FormulaNode):
+    """Backward of ``take(Tensor self, Tensor index) -> Tensor``."""
+
+    __slots__ = ('_s_index', '_s_self_sizes')
+    _SAVED = ('index', 'self_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            index = _u(node._s_index, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = take_backward(grad, self_sizes, index)
+        return node._flatten((r_self,))
+
+
+class PutBackward0(FormulaNode):
+    """Backward of ``put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor``."""
+
+    __slots__ = ('_s_accumulate', '_s_index', '_s_source_sizes')
+    _SAVED = ('accumulate', 'index', 'source_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_source = None
+        if node._need(0):
+            accumulate = _u(node._s_accumulate, node)
+            index = _u(node._s_index, node)
+            source_sizes = _u(node._s_source_sizes, node)
+            r_self = grad if accumulate else grad.put(index, zeros(source_sizes, dtype=grad.dtype), False)
+        if node._need(1):
+            index = _u(node._s_index, node)
+            source_sizes = _u(node._s_source_sizes, node)
+            r_source = put_source_backward(grad, index, source_sizes)
+        return node._flatten((r_self, r_source))
+
+
+class MaskedFillBackward0(FormulaNode):
+    """Backward of ``masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor``."""
+
+    __slots__ = ('_s_mask',)
+    _SAVED = ('mask',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            mask = _u(node._s_mask, node)
+            r_self = grad.masked_fill(mask, 0)
+        return node._flatten((r_self,))
+
+
+class MaskedFillBackward1(FormulaNode):
+    """Backward of ``masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor``."""
+
+    __slots__ = ('_s_mask',)
+    _SAVED = ('mask',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_value = None
+        if node._need(0):
+            mask = _u(node._s_mask, node)
+            r_self = grad.masked_fill(mask, 0)
+        if node._need(1):
+            mask = _u(node._s_mask, node)
+            r_value = masked_fill_value_backward(grad, mask)
+        return node._flatten((r_self, r_value))
+
+
+class MaskedScatterBackward0(FormulaNode):
+    """Backward of ``masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor``."""
+
+    __slots__ = ('_s_mask', '_s_source_sizes')
+    _SAVED = ('mask', 'source_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_source = None
+        if node._need(0):
+            mask = _u(node._s_mask, node)
+            r_self = grad.masked_fill(mask, 0)
+        if node._need(1):
+            mask = _u(node._s_mask, node)
+            source_sizes = _u(node._s_source_sizes, node)
+            r_source = masked_scatter_source_backward(grad, mask, source_sizes)
+        return node._flatten((r_self, r_source))
+
+
+class MaskedSelectBackward0(FormulaNode):
+    """Backward of ``masked_select(Tensor self, Tensor mask) -> Tensor``."""
+
+    __slots__ = ('_s_mask', '_s_self_sizes')
+    _SAVED = ('mask', 'self_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            mask = _u(node._s_mask, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = masked_select_backward(grad, self_sizes, mask)
+        return node._flatten((r_self,))
+
+
+class EmptyLikeBackward0(FormulaNode):
+    """Backward of ``empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class ZerosLikeBackward0(FormulaNode):
+    """Backward of ``zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class OnesLikeBackward0(FormulaNode):
+    """Backward of ``ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class FullLikeBackward0(FormulaNode):
+    """Backward of ``full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class NewEmptyBackward0(FormulaNode):
+    """Backward of ``new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class NewEmptyStridedBackward0(FormulaNode):
+    """Backward of ``new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class NewZerosBackward0(FormulaNode):
+    """Backward of ``new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class NewOnesBackward0(FormulaNode):
+    """Backward of ``new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class NewFullBackward0(FormulaNode):
+    """Backward of ``new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class RandLikeBackward0(FormulaNode):
+    """Backward of ``rand_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class RandLikeBackward1(FormulaNode):
+    """Backward of ``rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class RandnLikeBackward0(FormulaNode):
+    """Backward of ``randn_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class RandnLikeBackward1(FormulaNode):
+    """Backward of ``randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class RandintLikeBackward0(FormulaNode):
+    """Backward of ``randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class RandintLikeBackward1(FormulaNode):
+    """Backward of ``randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class RandintLikeBackward2(FormulaNode):
+    """Backward of ``randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class RandintLikeBackward3(FormulaNode):
+    """Backward of ``randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class RandintLikeBackward4(FormulaNode):
+    """Backward of ``randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class RandintLikeBackward5(FormulaNode):
+    """Backward of ``randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class HistcBackward0(FormulaNode):
+    """Backward of ``histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class LinspaceBackward0(FormulaNode):
+    """Backward of ``linspace.Tensor_Tensor(Tensor start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class LinspaceBackward1(FormulaNode):
+    """Backward of ``linspace.Scalar_Tensor(Scalar start, Tensor end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class LinspaceBackward2(FormulaNode):
+    """Backward of ``linspace.Tensor_Scalar(Tensor start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class LogspaceBackward0(FormulaNode):
+    """Backward of ``logspace.Tensor_Tensor(Tensor start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class LogspaceBackward1(FormulaNode):
+    """Backward of ``logspace.Scalar_Tensor(Scalar start, Tensor end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class LogspaceBackward2(FormulaNode):
+    """Backward of ``logspace.Tensor_Scalar(Tensor start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class NormalBackward0(FormulaNode):
+    """Backward of ``normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = zeros_like(grad)
+        return node._flatten((r_self,))
+
+
+class NormalBackward1(FormulaNode):
+    """Backward of ``normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_mean = None
+        if node._need(0):
+            r_mean = zeros_like(grad)
+        return node._flatten((r_mean,))
+
+
+class NormalBackward2(FormulaNode):
+    """Backward of ``normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_std = None
+        if node._need(0):
+            r_std = zeros_like(grad)
+        return node._flatten((r_std,))
+
+
+class NormalBackward3(FormulaNode):
+    """Backward of ``normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_mean = r_std = None
+        if node._need(0):
+            r_mean = zeros_like(grad)
+        if node._need(1):
+            r_std = zeros_like(grad)
+        return node._flatten((r_mean, r_std))
+
+
+class UniformBackward0(FormulaNode):
+    """Backward of ``uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = zeros_like(grad)
+        return node._flatten((r_self,))
+
+
+class RandomBackward0(FormulaNode):
+    """Backward of ``random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = zeros_like(grad)
+        return node._flatten((r_self,))
+
+
+class RandomBackward1(FormulaNode):
+    """Backward of ``random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = zeros_like(grad)
+        return node._flatten((r_self,))
+
+
+class RandomBackward2(FormulaNode):
+    """Backward of ``random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = zeros_like(grad)
+        return node._flatten((r_self,))
+
+
+class CauchyBackward0(FormulaNode):
+    """Backward of ``cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = zeros_like(grad)
+        return node._flatten((r_self,))
+
+
+class LogNormalBackward0(FormulaNode):
+    """Backward of ``log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = zeros_like(grad)
+        return node._flatten((r_self,))
+
+
+class ExponentialBackward0(FormulaNode):
+    """Backward of ``exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = zeros_like(grad)
+        return node._flatten((r_self,))
+
+
+class GeometricBackward0(FormulaNode):
+    """Backward of ``geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = zeros_like(grad)
+        return node._flatten((r_self,))
+
+
+class BernoulliBackward0(FormulaNode):
+    """Backward of ``bernoulli(Tensor self, *, Generator? generator=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = zeros_like(grad)
+        return node._flatten((r_self,))
+
+
+class BernoulliBackward1(FormulaNode):
+    """Backward of ``bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_p = None
+        if node._need(0):
+            r_self = zeros_like(grad)
+        if node._need(1):
+            r_p = zeros_like(grad)
+        return node._flatten((r_self, r_p))
+
+
+class BernoulliBackward2(FormulaNode):
+    """Backward of ``bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = zeros_like(grad)
+        return node._flatten((r_self,))
+
+
+class PoissonBackward0(FormulaNode):
+    """Backward of ``poisson(Tensor self, Generator? generator=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = zeros_like(grad)
+        return node._flatten((r_self,))
+
+
+class Unique2Backward0(FormulaNode):
+    """Backward of ``_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = not_implemented("_unique2")
+        return node._flatten((r_self,))
+
+
+class UniqueDimBackward0(FormulaNode):
+    """Backward of ``unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = not_implemented("unique_dim")
+        return node._flatten((r_self,))
+
+
+class UniqueConsecutiveBackward0(FormulaNode):
+    """Backward of ``unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = not_implemented("unique_consecutive")
+        return node._flatten((r_self,))
+
+
+class UniqueDimConsecutiveBackward0(FormulaNode):
+    """Backward of ``unique_dim_consecutive(Tensor self, int dim, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = not_implemented("unique_dim_consecutive")
+        return node._flatten((r_self,))
+
+
+class BmmBackward0(FormulaNode):
+    """Backward of ``bmm(Tensor self, Tensor mat2) -> Tensor``."""
+
+    __slots__ = ('_s_mat2', '_s_self')
+    _SAVED = ('mat2', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_mat2 = None
+        if node._need(0):
+            mat2 = _u(node._s_mat2, node)
+            r_self = grad.bmm(linalg_adj(mat2))
+        if node._need(1):
+            self = _u(node._s_self, node)
+            r_mat2 = linalg_adj(self).bmm(grad)
+        return node._flatten((r_self, r_mat2))
+
+
+class MvBackward0(FormulaNode):
+    """Backward of ``mv(Tensor self, Tensor vec) -> Tensor``."""
+
+    __slots__ = ('_s_vec', '_s_self')
+    _SAVED = ('vec', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_vec = None
+        if node._need(0):
+            vec = _u(node._s_vec, node)
+            r_self = grad.unsqueeze(-1) * linalg_conj(vec)
+        if node._need(1):
+            self = _u(node._s_self, node)
+            r_vec = linalg_adj(self).mv(grad)
+        return node._flatten((r_self, r_vec))
+
+
+class DotBackward0(FormulaNode):
+    """Backward of ``dot(Tensor self, Tensor tensor) -> Tensor``."""
+
+    __slots__ = ('_s_tensor', '_s_self')
+    _SAVED = ('tensor', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_tensor = None
+        if node._need(0):
+            tensor = _u(node._s_tensor, node)
+            r_self = grad * linalg_conj(tensor)
+        if node._need(1):
+            self = _u(node._s_self, node)
+            r_tensor = grad * linalg_conj(self)
+        return node._flatten((r_self, r_tensor))
+
+
+class VdotBackward0(FormulaNode):
+    """Backward of ``vdot(Tensor self, Tensor other) -> Tensor``."""
+
+    __slots__ = ('_s_other', '_s_self')
+    _SAVED = ('other', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            other = _u(node._s_other, node)
+            r_self = linalg_conj(grad) * other
+        if node._need(1):
+            self = _u(node._s_self, node)
+            r_other = grad * self
+        return node._flatten((r_self, r_other))
+
+
+class AddmmBackward0(FormulaNode):
+    """Backward of ``addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor``."""
+
+    __slots__ = ('_s_beta', '_s_alpha', '_s_mat2', '_s_mat1')
+    _SAVED = ('beta', 'alpha', 'mat2', 'mat1')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_mat1 = r_mat2 = None
+        if node._need(0):
+            beta = _u(node._s_beta, node)
+            r_self = linalg_scale(grad, beta)
+        if node._need(1):
+            alpha = _u(node._s_alpha, node)
+            mat2 = _u(node._s_mat2, node)
+            r_mat1 = linalg_scale(grad.mm(linalg_adj(mat2)), alpha)
+        if node._need(2):
+            alpha = _u(node._s_alpha, node)
+            mat1 = _u(node._s_mat1, node)
+            r_mat2 = linalg_scale(linalg_adj(mat1).mm(grad), alpha)
+        return node._flatten((r_self, r_mat1, r_mat2))
+
+
+class AddmvBackward0(FormulaNode):
+    """Backward of ``addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor``."""
+
+    __slots__ = ('_s_beta', '_s_alpha', '_s_vec', '_s_mat')
+    _SAVED = ('beta', 'alpha', 'vec', 'mat')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_mat = r_vec = None
+        if node._need(0):
+            beta = _u(node._s_beta, node)
+            r_self = linalg_scale(grad, beta)
+        if node._need(1):
+            alpha = _u(node._s_alpha, node)
+            vec = _u(node._s_vec, node)
+            r_mat = linalg_scale(grad.unsqueeze(-1) * linalg_conj(vec), alpha)
+        if node._need(2):
+            alpha = _u(node._s_alpha, node)
+            mat = _u(node._s_mat, node)
+            r_vec = linalg_scale(linalg_adj(mat).mv(grad), alpha)
+        return node._flatten((r_self, r_mat, r_vec))
+
+
+class BaddbmmBackward0(FormulaNode):
+    """Backward of ``baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor``."""
+
+    __slots__ = ('_s_beta', '_s_alpha', '_s_batch2', '_s_batch1')
+    _SAVED = ('beta', 'alpha', 'batch2', 'batch1')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_batch1 = r_batch2 = None
+        if node._need(0):
+            beta = _u(node._s_beta, node)
+            r_self = linalg_scale(grad, beta)
+        if node._need(1):
+            alpha = _u(node._s_alpha, node)
+            batch2 = _u(node._s_batch2, node)
+            r_batch1 = linalg_scale(grad.bmm(linalg_adj(batch2)), alpha)
+        if node._need(2):
+            alpha = _u(node._s_alpha, node)
+            batch1 = _u(node._s_batch1, node)
+            r_batch2 = linalg_scale(linalg_adj(batch1).bmm(grad), alpha)
+        return node._flatten((r_self, r_batch1, r_batch2))
+
+
+class AddbmmBackward0(FormulaNode):
+    """Backward of ``addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor``."""
+
+    __slots__ = ('_s_beta', '_s_alpha', '_s_batch1', '_s_batch2')
+    _SAVED = ('beta', 'alpha', 'batch1', 'batch2')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_batch1 = r_batch2 = None
+        if node._need(0):
+            beta = _u(node._s_beta, node)
+            r_self = linalg_scale(grad, beta)
+        if node._need(1):
+            alpha = _u(node._s_alpha, node)
+            batch1 = _u(node._s_batch1, node)
+            batch2 = _u(node._s_batch2, node)
+            r_batch1 = addbmm_batch_backward(grad, batch1, batch2, alpha, 0)
+        if node._need(2):
+            alpha = _u(node._s_alpha, node)
+            batch1 = _u(node._s_batch1, node)
+            batch2 = _u(node._s_batch2, node)
+            r_batch2 = addbmm_batch_backward(grad, batch1, batch2, alpha, 1)
+        return node._flatten((r_self, r_batch1, r_batch2))
+
+
+class LinalgCrossBackward0(FormulaNode):
+    """Backward of ``linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_other', '_s_self')
+    _SAVED = ('dim', 'other', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            other = _u(node._s_other, node)
+            r_self = linalg.cross(linalg_conj(other), grad, dim=dim)
+        if node._need(1):
+            dim = _u(node._s_dim, node)
+            self = _u(node._s_self, node)
+            r_other = linalg.cross(grad, linalg_conj(self), dim=dim)
+        return node._flatten((r_self, r_other))
+
+
+class TraceBackward0(FormulaNode):
+    """Backward of ``trace(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self_sizes',)
+    _SAVED = ('self_sizes',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = grad * eye(self_sizes[0], self_sizes[1], dtype=grad.dtype)
+        return node._flatten((r_self,))
+
+
+class LinalgInvExBackward0(FormulaNode):
+    """Backward of ``linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)``."""
+
+    __slots__ = ('_s_inverse',)
+    _SAVED = ('inverse',)
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_A = None
+        if node._need(0):
+            inverse = _u(node._s_inverse, node)
+            r_A = -(linalg_adj(inverse) @ grad @ linalg_adj(inverse))
+        return node._flatten((r_A,))
+
+
+class LinalgDetBackward0(FormulaNode):
+    """Backward of ``linalg_det(Tensor A) -> Tensor``."""
+
+    __slots__ = ('_s_A', '_s_result')
+    _SAVED = ('A', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_A = None
+        if node._need(0):
+            A = _u(node._s_A, node)
+            result = _u(node._s_result, node)
+            r_A = det_backward(grad, result, A)
+        return node._flatten((r_A,))
+
+
+class LinalgSlogdetBackward0(FormulaNode):
+    """Backward of ``linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)``."""
+
+    __slots__ = ('_s_A', '_s_sign')
+    _SAVED = ('A', 'sign')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_A = None
+        if node._need(0):
+            A = _u(node._s_A, node)
+            sign = _u(node._s_sign, node)
+            r_A = slogdet_backward(grads[0], grads[1], A, sign)
+        return node._flatten((r_A,))
+
+
+class LinalgSolveExBackward0(FormulaNode):
+    """Backward of ``linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)``."""
+
+    __slots__ = ('_s_A', '_s_B', '_s_left', '_s_result')
+    _SAVED = ('A', 'B', 'left', 'result')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_A = r_B = None
+        if node._need(0) or node._need(1):
+            A = _u(node._s_A, node)
+            B = _u(node._s_B, node)
+            left = _u(node._s_left, node)
+            result = _u(node._s_result, node)
+            r_A, r_B = solve_backward(grad, A, B, result, left)
+        return node._flatten((r_A, r_B))
+
+
+class LinalgLstsqBackward0(FormulaNode):
+    """Backward of ``linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)``."""
+
+    __slots__ = ('_s_b', '_s_self', '_s_solution')
+    _SAVED = ('b', 'self', 'solution')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = r_b = None
+        if node._need(0) or node._need(1):
+            b = _u(node._s_b, node)
+            self = _u(node._s_self, node)
+            solution = _u(node._s_solution, node)
+            r_self, r_b = lstsq_backward(grads, self, b, solution)
+        return node._flatten((r_self, r_b))
+
+
+class LinalgPinvBackward0(FormulaNode):
+    """Backward of ``linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False) -> Tensor``."""
+
+    __slots__ = ('_s_self', '_s_result')
+    _SAVED = ('self', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = pinv_backward(grad, result, self)
+        return node._flatten((r_self,))
+
+
+class LinalgCholeskyExBackward0(FormulaNode):
+    """Backward of ``linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)``."""
+
+    __slots__ = ('_s_upper', '_s_L')
+    _SAVED = ('upper', 'L')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            upper = _u(node._s_upper, node)
+            L = _u(node._s_L, node)
+            r_self = cholesky_backward(grad, L, upper)
+        return node._flatten((r_self,))
+
+
+class LinalgQrBackward0(FormulaNode):
+    """Backward of ``linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)``."""
+
+    __slots__ = ('_s_A', '_s_mode', '_s_Q', '_s_R')
+    _SAVED = ('A', 'mode', 'Q', 'R')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_A = None
+        if node._need(0):
+            A = _u(node._s_A, node)
+            mode = _u(node._s_mode, node)
+            Q = _u(node._s_Q, node)
+            R = _u(node._s_R, node)
+            r_A = qr_backward(grads, A, Q, R, mode)
+        return node._flatten((r_A,))
+
+
+class LinalgSvdBackward0(FormulaNode):
+    """Backward of ``linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)``."""
+
+    __slots__ = ('_s_A', '_s_full_matrices', '_s_S', '_s_U', '_s_Vh')
+    _SAVED = ('A', 'full_matrices', 'S', 'U', 'Vh')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_A = None
+        if node._need(0):
+            A = _u(node._s_A, node)
+            full_matrices = _u(node._s_full_matrices, node)
+            S = _u(node._s_S, node)
+            U = _u(node._s_U, node)
+            Vh = _u(node._s_Vh, node)
+            r_A = svd_backward(grads, A, full_matrices, U, S, Vh)
+        return node._flatten((r_A,))
+
+
+class LinalgEighBackward0(FormulaNode):
+    """Backward of ``linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)``."""
+
+    __slots__ = ('_s_eigenvalues', '_s_eigenvectors')
+    _SAVED = ('eigenvalues', 'eigenvectors')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            eigenvalues = _u(node._s_eigenvalues, node)
+            eigenvectors = _u(node._s_eigenvectors, node)
+            r_self = eigh_backward(grads, eigenvalues, eigenvectors)
+        return node._flatten((r_self,))
+
+
+class LinalgEigBackward0(FormulaNode):
+    """Backward of ``linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors)``."""
+
+    __slots__ = ('_s_eigenvalues', '_s_eigenvectors')
+    _SAVED = ('eigenvalues', 'eigenvectors')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            eigenvalues = _u(node._s_eigenvalues, node)
+            eigenvectors = _u(node._s_eigenvectors, node)
+            r_self = eig_backward(grads, eigenvalues, eigenvectors)
+        return node._flatten((r_self,))
+
+
+class NansumBackward0(FormulaNode):
+    """Backward of ``nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_self')
+    _SAVED = ('dim', 'keepdim', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            keepdim = _u(node._s_keepdim, node)
+            self = _u(node._s_self, node)
+            r_self = nansum_backward(grad, self, dim, keepdim)
+        return node._flatten((r_self,))
+
+
+class ProdBackward0(FormulaNode):
+    """Backward of ``prod(Tensor self, *, ScalarType? dtype=None) -> Tensor``."""
+
+    __slots__ = ('_s_self', '_s_result')
+    _SAVED = ('self', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = prod_grad(grad, self, result)
+        return node._flatten((r_self,))
+
+
+class ProdBackward1(FormulaNode):
+    """Backward of ``prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_self', '_s_result')
+    _SAVED = ('dim', 'keepdim', 'self', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            keepdim = _u(node._s_keepdim, node)
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = prod_grad(grad, self, result, dim, keepdim)
+        return node._flatten((r_self,))
+
+
+class AmaxBackward0(FormulaNode):
+    """Backward of ``amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_self', '_s_result')
+    _SAVED = ('dim', 'keepdim', 'self', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            keepdim = _u(node._s_keepdim, node)
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = scale_grad_by_count(grad, self, result, dim, keepdim)
+        return node._flatten((r_self,))
+
+
+class AminBackward0(FormulaNode):
+    """Backward of ``amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_self', '_s_result')
+    _SAVED = ('dim', 'keepdim', 'self', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            keepdim = _u(node._s_keepdim, node)
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = scale_grad_by_count(grad, self, result, dim, keepdim)
+        return node._flatten((r_self,))
+
+
+class MaxBackward0(FormulaNode):
+    """Backward of ``max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)``."""
+
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_self_sizes', '_s_indices')
+    _SAVED = ('dim', 'keepdim', 'self_sizes', 'indices')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            keepdim = _u(node._s_keepdim, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            indices = _u(node._s_indices, node)
+            r_self = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim)
+        return node._flatten((r_self,))
+
+
+class MaxBackward1(FormulaNode):
+    """Backward of ``max(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self', '_s_result')
+    _SAVED = ('self', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = evenly_distribute_backward(grad, self, result)
+        return node._flatten((r_self,))
+
+
+class MinBackward0(FormulaNode):
+    """Backward of ``min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)``."""
+
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_self_sizes', '_s_indices')
+    _SAVED = ('dim', 'keepdim', 'self_sizes', 'indices')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            keepdim = _u(node._s_keepdim, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            indices = _u(node._s_indices, node)
+            r_self = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim)
+        return node._flatten((r_self,))
+
+
+class MinBackward1(FormulaNode):
+    """Backward of ``min(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self', '_s_result')
+    _SAVED = ('self', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = evenly_distribute_backward(grad, self, result)
+        return node._flatten((r_self,))
+
+
+class AminmaxBackward0(FormulaNode):
+    """Backward of ``aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)``."""
+
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_self', '_s_result0', '_s_result1')
+    _SAVED = ('dim', 'keepdim', 'self', 'result0', 'result1')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            keepdim = _u(node._s_keepdim, node)
+            self = _u(node._s_self, node)
+            result0 = _u(node._s_result0, node)
+            result1 = _u(node._s_result1, node)
+            r_self = aminmax_backward(grads[0], grads[1], self, result0, result1, dim, keepdim)
+        return node._flatten((r_self,))
+
+
+class VarBackward0(FormulaNode):
+    """Backward of ``var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor``."""
+
+    __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_self')
+    _SAVED = ('correction', 'dim', 'keepdim', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            correction = _u(node._s_correction, node)
+            dim = _u(node._s_dim, node)
+            keepdim = _u(node._s_keepdim, node)
+            self = _u(node._s_self, node)
+            r_self = var_backward(grad, self, dim, correction, keepdim)
+        return node._flatten((r_self,))
+
+
+class StdBackward0(FormulaNode):
+    """Backward of ``std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor``."""
+
+    __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_self', '_s_result')
+    _SAVED = ('correction', 'dim', 'keepdim', 'self', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            correction = _u(node._s_correction, node)
+            dim = _u(node._s_dim, node)
+            keepdim = _u(node._s_keepdim, node)
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = std_backward(result, grad, self, dim, correction, keepdim)
+        return node._flatten((r_self,))
+
+
+class VarMeanBackward0(FormulaNode):
+    """Backward of ``var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)``."""
+
+    __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_self')
+    _SAVED = ('correction', 'dim', 'keepdim', 'self')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            correction = _u(node._s_correction, node)
+            dim = _u(node._s_dim, node)
+            keepdim = _u(node._s_keepdim, node)
+            self = _u(node._s_self, node)
+            r_self = var_mean_backward(grads[0], grads[1], self, dim, correction, keepdim)
+        return node._flatten((r_self,))
+
+
+class StdMeanBackward0(FormulaNode):
+    """Backward of ``std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)``."""
+
+    __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_self', '_s_result0')
+    _SAVED = ('correction', 'dim', 'keepdim', 'self', 'result0')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            correction = _u(node._s_correction, node)
+            dim = _u(node._s_dim, node)
+            keepdim = _u(node._s_keepdim, node)
+            self = _u(node._s_self, node)
+            result0 = _u(node._s_result0, node)
+            r_self = std_mean_backward(grads[0], grads[1], self, result0, dim, correction, keepdim)
+        return node._flatten((r_self,))
+
+
+class NormBackward0(FormulaNode):
+    """Backward of ``norm.Scalar(Tensor self, Scalar p=2) -> Tensor``."""
+
+    __slots__ = ('_s_p', '_s_self', '_s_result')
+    _SAVED = ('p', 'self', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            p = _u(node._s_p, node)
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = vector_norm_backward(grad, self, p, result, None, False)
+        return node._flatten((r_self,))
+
+
+class NormBackward1(FormulaNode):
+    """Backward of ``norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_p', '_s_self', '_s_result')
+    _SAVED = ('dim', 'keepdim', 'p', 'self', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            keepdim = _u(node._s_keepdim, node)
+            p = _u(node._s_p, node)
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = vector_norm_backward(grad, self, p, result, dim, keepdim)
+        return node._flatten((r_self,))
+
+
+class NormBackward2(FormulaNode):
+    """Backward of ``norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor``."""
+
+    __slots__ = ('_s_p', '_s_self', '_s_result')
+    _SAVED = ('p', 'self', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            p = _u(node._s_p, node)
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = vector_norm_backward(grad, self, p, result, None, False)
+        return node._flatten((r_self,))
+
+
+class NormBackward3(FormulaNode):
+    """Backward of ``norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_p', '_s_self', '_s_result')
+    _SAVED = ('dim', 'keepdim', 'p', 'self', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            keepdim = _u(node._s_keepdim, node)
+            p = _u(node._s_p, node)
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = vector_norm_backward(grad, self, p, result, dim, keepdim)
+        return node._flatten((r_self,))
+
+
+class LinalgVectorNormBackward0(FormulaNode):
+    """Backward of ``linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_ord', '_s_self', '_s_result')
+    _SAVED = ('dim', 'keepdim', 'ord', 'self', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            keepdim = _u(node._s_keepdim, node)
+            ord = _u(node._s_ord, node)
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = vector_norm_backward(grad, self, ord, result, dim, keepdim)
+        return node._flatten((r_self,))
+
+
+class LogsumexpBackward0(FormulaNode):
+    """Backward of ``logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_self', '_s_result')
+    _SAVED = ('dim', 'keepdim', 'self', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            keepdim = _u(node._s_keepdim, node)
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = logsumexp_backward(grad, self, result, dim, keepdim)
+        return node._flatten((r_self,))
+
+
+class SoftmaxBackward0(FormulaNode):
+    """Backward of ``softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_result')
+    _SAVED = ('dim', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            result = _u(node._s_result, node)
+            r_self = softmax_backward(grad, result, dim)
+        return node._flatten((r_self,))
+
+
+class LogSoftmaxBackward0(FormulaNode):
+    """Backward of ``log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_result')
+    _SAVED = ('dim', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            result = _u(node._s_result, node)
+            r_self = log_softmax_backward(grad, result, dim)
+        return node._flatten((r_self,))
+
+
+class CumsumBackward0(FormulaNode):
+    """Backward of ``cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor``."""
+
+    __slots__ = ('_s_dim',)
+    _SAVED = ('dim',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            r_self = reverse_cumsum(grad, dim)
+        return node._flatten((r_self,))
+
+
+class CumprodBackward0(FormulaNode):
+    """Backward of ``cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_self', '_s_result')
+    _SAVED = ('dim', 'self', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = cumprod_backward(grad, self, result, dim)
+        return node._flatten((r_self,))
+
+
+class CummaxBackward0(FormulaNode):
+    """Backward of ``cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)``."""
+
+    __slots__ = ('_s_dim', '_s_self_sizes', '_s_indices')
+    _SAVED = ('dim', 'self_sizes', 'indices')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            indices = _u(node._s_indices, node)
+            r_self = cummaxmin_backward(grad, self_sizes, indices, dim)
+        return node._flatten((r_self,))
+
+
+class CumminBackward0(FormulaNode):
+    """Backward of ``cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)``."""
+
+    __slots__ = ('_s_dim', '_s_self_sizes', '_s_indices')
+    _SAVED = ('dim', 'self_sizes', 'indices')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            indices = _u(node._s_indices, node)
+            r_self = cummaxmin_backward(grad, self_sizes, indices, dim)
+        return node._flatten((r_self,))
+
+
+class MedianBackward0(FormulaNode):
+    """Backward of ``median(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self', '_s_result')
+    _SAVED = ('self', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = evenly_distribute_backward(grad, self, result)
+        return node._flatten((r_self,))
+
+
+class MedianBackward1(FormulaNode):
+    """Backward of ``median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)``."""
+
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_self_sizes', '_s_indices')
+    _SAVED = ('dim', 'keepdim', 'self_sizes', 'indices')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            keepdim = _u(node._s_keepdim, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            indices = _u(node._s_indices, node)
+            r_self = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim)
+        return node._flatten((r_self,))
+
+
+class NanmedianBackward0(FormulaNode):
+    """Backward of ``nanmedian(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self', '_s_result')
+    _SAVED = ('self', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = evenly_distribute_backward(grad, self, result)
+        return node._flatten((r_self,))
+
+
+class NanmedianBackward1(FormulaNode):
+    """Backward of ``nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)``."""
+
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_self_sizes', '_s_indices')
+    _SAVED = ('dim', 'keepdim', 'self_sizes', 'indices')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            keepdim = _u(node._s_keepdim, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            indices = _u(node._s_indices, node)
+            r_self = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim)
+        return node._flatten((r_self,))
+
+
+class KthvalueBackward0(FormulaNode):
+    """Backward of ``kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)``."""
+
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_self_sizes', '_s_indices')
+    _SAVED = ('dim', 'keepdim', 'self_sizes', 'indices')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            keepdim = _u(node._s_keepdim, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            indices = _u(node._s_indices, node)
+            r_self = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim)
+        return node._flatten((r_self,))
+
+
+class ModeBackward0(FormulaNode):
+    """Backward of ``mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)``."""
+
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_self_sizes', '_s_indices')
+    _SAVED = ('dim', 'keepdim', 'self_sizes', 'indices')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            keepdim = _u(node._s_keepdim, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            indices = _u(node._s_indices, node)
+            r_self = value_selecting_reduction_backward(grad, dim, indices, self_sizes, keepdim)
+        return node._flatten((r_self,))
+
+
+class SortBackward0(FormulaNode):
+    """Backward of ``sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)``."""
+
+    __slots__ = ('_s_dim', '_s_self_sizes', '_s_indices')
+    _SAVED = ('dim', 'self_sizes', 'indices')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            indices = _u(node._s_indices, node)
+            r_self = value_selecting_reduction_backward(grad, dim, indices, self_sizes, True)
+        return node._flatten((r_self,))
+
+
+class SortBackward1(FormulaNode):
+    """Backward of ``sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)``."""
+
+    __slots__ = ('_s_dim', '_s_self_sizes', '_s_indices')
+    _SAVED = ('dim', 'self_sizes', 'indices')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            indices = _u(node._s_indices, node)
+            r_self = value_selecting_reduction_backward(grad, dim, indices, self_sizes, True)
+        return node._flatten((r_self,))
+
+
+class TopkBackward0(FormulaNode):
+    """Backward of ``topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)``."""
+
+    __slots__ = ('_s_dim', '_s_self_sizes', '_s_indices')
+    _SAVED = ('dim', 'self_sizes', 'indices')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            indices = _u(node._s_indices, node)
+            r_self = value_selecting_reduction_backward(grad, dim, indices, self_sizes, True)
+        return node._flatten((r_self,))
+
+
+class ViewBackward1(FormulaNode):
+    """Backward of ``view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class UnsafeViewBackward0(FormulaNode):
+    """Backward of ``_unsafe_view(Tensor self, SymInt[] size) -> Tensor``."""
+
+    __slots__ = ('_s_self_sizes',)
+    _SAVED = ('self_sizes',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = grad.reshape(self_sizes)
+        return node._flatten((r_self,))
+
+
+class SqueezeBackward0(FormulaNode):
+    """Backward of ``squeeze(Tensor(a) self) -> Tensor(a)``."""
+
+    __slots__ = ('_s_self_sizes',)
+    _SAVED = ('self_sizes',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = grad.reshape(self_sizes)
+        return node._flatten((r_self,))
+
+
+class SqueezeBackward1(FormulaNode):
+    """Backward of ``squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)``."""
+
+    __slots__ = ('_s_self_sizes',)
+    _SAVED = ('self_sizes',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = grad.reshape(self_sizes)
+        return node._flatten((r_self,))
+
+
+class SqueezeBackward2(FormulaNode):
+    """Backward of ``squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)``."""
+
+    __slots__ = ('_s_self_sizes',)
+    _SAVED = ('self_sizes',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = grad.reshape(self_sizes)
+        return node._flatten((r_self,))
+
+
+class SqueezeBackward3(FormulaNode):
+    """Backward of ``squeeze_(Tensor(a!) self) -> Tensor(a!)``."""
+
+    __slots__ = ('_s_self_sizes',)
+    _SAVED = ('self_sizes',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = grad.reshape(self_sizes)
+        return node._flatten((r_self,))
+
+
+class SqueezeBackward4(FormulaNode):
+    """Backward of ``squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)``."""
+
+    __slots__ = ('_s_self_sizes',)
+    _SAVED = ('self_sizes',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = grad.reshape(self_sizes)
+        return node._flatten((r_self,))
+
+
+class SqueezeBackward5(FormulaNode):
+    """Backward of ``squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)``."""
+
+    __slots__ = ('_s_self_sizes',)
+    _SAVED = ('self_sizes',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = grad.reshape(self_sizes)
+        return node._flatten((r_self,))
+
+
+class UnsqueezeBackward0(FormulaNode):
+    """Backward of ``unsqueeze(Tensor(a) self, int dim) -> Tensor(a)``."""
+
+    __slots__ = ('_s_dim',)
+    _SAVED = ('dim',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            r_self = grad.squeeze(dim)
+        return node._flatten((r_self,))
+
+
+class UnsqueezeBackward1(FormulaNode):
+    """Backward of ``unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)``."""
+
+    __slots__ = ('_s_dim',)
+    _SAVED = ('dim',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            r_self = grad.squeeze(dim)
+        return node._flatten((r_self,))
+
+
+class TBackward1(FormulaNode):
+    """Backward of ``t_(Tensor(a!) self) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = grad.t()
+        return node._flatten((r_self,))
+
+
+class TransposeBackward1(FormulaNode):
+    """Backward of ``transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)``."""
+
+    __slots__ = ('_s_dim0', '_s_dim1')
+    _SAVED = ('dim0', 'dim1')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim0 = _u(node._s_dim0, node)
+            dim1 = _u(node._s_dim1, node)
+            r_self = grad.transpose(dim0, dim1)
+        return node._flatten((r_self,))
+
+
+class AsStridedBackward1(FormulaNode):
+    """Backward of ``as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)``."""
+
+    __slots__ = ('_s_self_sizes', '_s_self_storage_offset', '_s_self_strides', '_s_size', '_s_storage_offset', '_s_stride')
+    _SAVED = ('self_sizes', 'self_storage_offset', 'self_strides', 'size', 'storage_offset', 'stride')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self_sizes = _u(node._s_self_sizes, node)
+            self_storage_offset = _u(node._s_self_storage_offset, node)
+            self_strides = _u(node._s_self_strides, node)
+            size = _u(node._s_size, node)
+            storage_offset = _u(node._s_storage_offset, node)
+            stride = _u(node._s_stride, node)
+            r_self = as_strided_backward(grad, self_sizes, self_strides, self_storage_offset, size, stride, storage_offset)
+        return node._flatten((r_self,))
+
+
+class PermuteBackward0(FormulaNode):
+    """Backward of ``permute(Tensor(a) self, int[] dims) -> Tensor(a)``."""
+
+    __slots__ = ('_s_dims',)
+    _SAVED = ('dims',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dims = _u(node._s_dims, node)
+            r_self = permute_backwards(grad, dims)
+        return node._flatten((r_self,))
+
+
+class DiagonalBackward0(FormulaNode):
+    """Backward of ``diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)``."""
+
+    __slots__ = ('_s_dim1', '_s_dim2', '_s_offset', '_s_self_sizes')
+    _SAVED = ('dim1', 'dim2', 'offset', 'self_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim1 = _u(node._s_dim1, node)
+            dim2 = _u(node._s_dim2, node)
+            offset = _u(node._s_offset, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = diagonal_backward(grad, self_sizes, offset, dim1, dim2)
+        return node._flatten((r_self,))
+
+
+class UnfoldBackward0(FormulaNode):
+    """Backward of ``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)``."""
+
+    __slots__ = ('_s_dimension', '_s_self_sizes', '_s_size', '_s_step')
+    _SAVED = ('dimension', 'self_sizes', 'size', 'step')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dimension = _u(node._s_dimension, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            size = _u(node._s_size, node)
+            step = _u(node._s_step, node)
+            r_self = unfold_backward(grad, self_sizes, dimension, size, step)
+        return node._flatten((r_self,))
+
+
+class AliasBackward0(FormulaNode):
+    """Backward of ``alias(Tensor(a) self) -> Tensor(a)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = grad
+        return node._flatten((r_self,))
+
+
+class UnbindBackward0(FormulaNode):
+    """Backward of ``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]``."""
+
+    __slots__ = ('_s_dim', '_s_self_sizes')
+    _SAVED = ('dim', 'self_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = unbind_backward(grads, self_sizes, dim)
+        return node._flatten((r_self,))
+
+
+class SplitBackward0(FormulaNode):
+    """Backward of ``split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]``."""
+
+    __slots__ = ('_s_dim', '_s_self_sizes', '_s_split_size')
+    _SAVED = ('dim', 'self_sizes', 'split_size')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            split_size = _u(node._s_split_size, node)
+            r_self = split_backward(grads, split_lengths(self_sizes, split_size, dim), self_sizes, dim)
+        return node._flatten((r_self,))
+
+
+class SplitWithSizesBackward0(FormulaNode):
+    """Backward of ``split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]``."""
+
+    __slots__ = ('_s_dim', '_s_self_sizes', '_s_split_sizes')
+    _SAVED = ('dim', 'self_sizes', 'split_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            split_sizes = _u(node._s_split_sizes, node)
+            r_self = split_backward(grads, split_sizes, self_sizes, dim)
+        return node._flatten((r_self,))
+
+
+class ViewAsRealBackward0(FormulaNode):
+    """Backward of ``view_as_real(Tensor(a) self) -> Tensor(a)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = view_as_complex(grad.contiguous())
+        return node._flatten((r_self,))
+
+
+class ViewAsComplexBackward0(FormulaNode):
+    """Backward of ``view_as_complex(Tensor(a) self) -> Tensor(a)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = view_as_real(grad.contiguous())
+        return node._flatten((r_self,))
+
+
+class CatBackward0(FormulaNode):
+    """Backward of ``cat(Tensor[] tensors, int dim=0) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_tensors_sizes')
+    _SAVED = ('dim', 'tensors_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_tensors = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            tensors_sizes = _u(node._s_tensors_sizes, node)
+            r_tensors = cat_tensors_backward(grad, tensors_sizes, dim)
+        return node._flatten((r_tensors,))
+
+
+class StackBackward0(FormulaNode):
+    """Backward of ``stack(Tensor[] tensors, int dim=0) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_tensors_sizes')
+    _SAVED = ('dim', 'tensors_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_tensors = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            tensors_sizes = _u(node._s_tensors_sizes, node)
+            r_tensors = stack_tensors_backward(grad, dim, len(tensors_sizes))
+        return node._flatten((r_tensors,))
+
+
+class FlipBackward0(FormulaNode):
+    """Backward of ``flip(Tensor self, int[] dims) -> Tensor``."""
+
+    __slots__ = ('_s_dims',)
+    _SAVED = ('dims',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dims = _u(node._s_dims, node)
+            r_self = grad.flip(dims)
+        return node._flatten((r_self,))
+
+
+class RollBackward0(FormulaNode):
+    """Backward of ``roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor``."""
+
+    __slots__ = ('_s_dims', '_s_shifts')
+    _SAVED = ('dims', 'shifts')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dims = _u(node._s_dims, node)
+            shifts = _u(node._s_shifts, node)
+            r_self = grad.roll([-s for s in shifts], dims)
+        return node._flatten((r_self,))
+
+
+class Rot90Backward0(FormulaNode):
+    """Backward of ``rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor``."""
+
+    __slots__ = ('_s_dims', '_s_k')
+    _SAVED = ('dims', 'k')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dims = _u(node._s_dims, node)
+            k = _u(node._s_k, node)
+            r_self = grad.rot90(-k, dims)
+        return node._flatten((r_self,))
+
+
+class RepeatBackward0(FormulaNode):
+    """Backward of ``repeat(Tensor self, SymInt[] repeats) -> Tensor``."""
+
+    __slots__ = ('_s_repeats', '_s_self_sizes')
+    _SAVED = ('repeats', 'self_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            repeats = _u(node._s_repeats, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = repeat_backward(grad, repeats, self_sizes)
+        return node._flatten((r_self,))
+
+
+class TrilBackward0(FormulaNode):
+    """Backward of ``tril(Tensor self, SymInt diagonal=0) -> Tensor``."""
+
+    __slots__ = ('_s_diagonal',)
+    _SAVED = ('diagonal',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            diagonal = _u(node._s_diagonal, node)
+            r_self = grad.tril(diagonal)
+        return node._flatten((r_self,))
+
+
+class TriuBackward0(FormulaNode):
+    """Backward of ``triu(Tensor self, SymInt diagonal=0) -> Tensor``."""
+
+    __slots__ = ('_s_diagonal',)
+    _SAVED = ('diagonal',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            diagonal = _u(node._s_diagonal, node)
+            r_self = grad.triu(diagonal)
+        return node._flatten((r_self,))
+
+
+class DiagEmbedBackward0(FormulaNode):
+    """Backward of ``diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor``."""
+
+    __slots__ = ('_s_dim1', '_s_dim2', '_s_offset')
+    _SAVED = ('dim1', 'dim2', 'offset')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim1 = _u(node._s_dim1, node)
+            dim2 = _u(node._s_dim2, node)
+            offset = _u(node._s_offset, node)
+            r_self = grad.diagonal(offset, dim1, dim2)
+        return node._flatten((r_self,))
+
+
+class BlockDiagBackward0(FormulaNode):
+    """Backward of ``block_diag(Tensor[] tensors) -> Tensor``."""
+
+    __slots__ = ('_s_tensors_sizes',)
+    _SAVED = ('tensors_sizes',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_tensors = None
+        if node._need(0):
+            tensors_sizes = _u(node._s_tensors_sizes, node)
+            r_tensors = block_diag_backward(grad, tensors_sizes)
+        return node._flatten((r_tensors,))
+
+
+class ConstantPadNdBackward0(FormulaNode):
+    """Backward of ``constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor``."""
+
+    __slots__ = ('_s_pad',)
+    _SAVED = ('pad',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            pad = _u(node._s_pad, node)
+            r_self = constant_pad_nd(grad, [-p for p in pad])
+        return node._flatten((r_self,))
+
+
+class LogicalAndBackward0(FormulaNode):
+    """Backward of ``logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class LogicalOrBackward0(FormulaNode):
+    """Backward of ``logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class LogicalXorBackward0(FormulaNode):
+    """Backward of ``logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class LogicalNotBackward0(FormulaNode):
+    """Backward of ``logical_not_(Tensor(a!) self) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
 # qualname: (node class, differentiable inputs, saved inputs (name, argument, kind), saved outputs (name, index), output differentiability)
 FORMULAS = {
     'aten::add.Tensor': (AddBackward0, ('self', 'other'), (('alpha', 'alpha', 'value'),), (), None),
@@ -518,7 +4518,6 @@ FORMULAS = {
     'aten::sum.dim_IntList': (SumBackward1, ('self',), (('dim', 'dim', 'value'), ('keepdim', 'keepdim', 'value'), ('self_sizes', 'self', 'sizes')), (), None),
     'aten::mean': (MeanBackward0, ('self',), (('self_numel', 'self', 'numel'), ('self_sizes', 'self', 'sizes')), (), None),
     'aten::mean.dim': (MeanBackward1, ('self',), (('dim', 'dim', 'value'), ('keepdim', 'keepdim', 'value'), ('self_numel', 'self', 'numel'), ('self_sizes', 'self', 'sizes')), (), None),
-    'aten::matmul': (MatmulBackward0, ('self', 'other'), (('other', 'other', 'value'), ('self', 'self', 'value')), (), None),
     'aten::mm': (MmBackward0, ('self', 'mat2'), (('mat2', 'mat2', 'value'), ('self', 'self', 'value')), (), None),
     'aten::relu': (ReluBackward0, ('self',), (), (('result', 0),), None),
     'aten::view': (ViewBackward0, ('self',), (('self_sizes', 'self', 'sizes'),), (), None),
@@ -528,12 +4527,264 @@ FORMULAS = {
     'aten::slice.Tensor': (SliceBackward0, ('self',), (('dim', 'dim', 'value'), ('end', 'end', 'value'), ('self_sizes', 'self', 'sizes'), ('start', 'start', 'value'), ('step', 'step', 'value')), (), None),
     'aten::expand': (ExpandBackward0, ('self',), (), (), None),
     'aten::as_strided': (AsStridedBackward0, ('self',), (('self_sizes', 'self', 'sizes'), ('self_storage_offset', 'self', 'storage_offset'), ('self_strides', 'self', 'strides'), ('size', 'size', 'value'), ('storage_offset', 'storage_offset', 'value'), ('stride', 'stride', 'value')), (), None),
-    'aten::copy_': (CopyBackward0, ('self', 'src'), (), (), None),
+    'aten::copy_': (CopyBackwards, ('self', 'src'), (), (), None),
     'aten::clone': (CloneBackward0, ('self',), (), (), None),
     'aten::detach': (DetachBackward0, (), (), (), (False,)),
-    'aten::fill_.Scalar': (FillBackward0, ('self',), (), (), None),
-    'aten::fill_.Tensor': (FillBackward1, ('self', 'value'), (), (), None),
+    'aten::fill_.Scalar': (FillBackward2, ('self',), (), (), None),
+    'aten::fill_.Tensor': (FillBackward3, ('self', 'value'), (), (), None),
     'aten::zero_': (ZeroBackward0, ('self',), (), (), None),
     'aten::rsub.Tensor': (RsubBackward0, ('self', 'other'), (('alpha', 'alpha', 'value'),), (), None),
     'aten::rsub.Scalar': (RsubBackward1, ('self',), (('alpha', 'alpha', 'value'),), (), None),
+    'aten::conj': (ConjBackward0, ('self',), (), (), None),
+    'aten::conj_physical': (ConjPhysicalBackward0, ('self',), (), (), None),
+    'aten::resolve_conj': (ResolveConjBackward0, ('self',), (), (), None),
+    'aten::resolve_neg': (ResolveNegBackward0, ('self',), (), (), None),
+    'aten::abs': (AbsBackward0, ('self',), (('self', 'self', 'value'),), (), None),
+    'aten::sign': (SignBackward0, ('self',), (), (), None),
+    'aten::sgn': (SgnBackward0, ('self',), (('self', 'self', 'value'),), (('result', 0),), None),
+    'aten::reciprocal': (ReciprocalBackward0, ('self',), (), (('result', 0),), None),
+    'aten::sqrt': (SqrtBackward0, ('self',), (), (('result', 0),), None),
+    'aten::rsqrt': (RsqrtBackward0, ('self',), (), (('result', 0),), None),
+    'aten::exp2': (Exp2Backward0, ('self',), (), (('result', 0),), None),
+    'aten::expm1': (Expm1Backward0, ('self',), (), (('result', 0),), None),
+    'aten::log': (LogBackward0, ('self',), (('self', 'self', 'value'),), (), None),
+    'aten::log2': (Log2Backward0, ('self',), (('self', 'self', 'value'),), (), None),
+    'aten::log10': (Log10Backward0, ('self',), (('self', 'self', 'value'),), (), None),
+    'aten::log1p': (Log1PBackward0, ('self',), (('self', 'self', 'value'),), (), None),
+    'aten::sin': (SinBackward0, ('self',), (('self', 'self', 'value'),), (), None),
+    'aten::cos': (CosBackward0, ('self',), (('self', 'self', 'value'),), (), None),
+    'aten::tan': (TanBackward0, ('self',), (), (('result', 0),), None),
+    'aten::asin': (AsinBackward0, ('self',), (('self', 'self', 'value'),), (), None),
+    'aten::acos': (AcosBackward0, ('self',), (('self', 'self', 'value'),), (), None),
+    'aten::atan': (AtanBackward0, ('self',), (('self', 'self', 'value'),), (), None),
+    'aten::sinh': (SinhBackward0, ('self',), (('self', 'self', 'value'),), (), None),
+    'aten::cosh': (CoshBackward0, ('self',), (('self', 'self', 'value'),), (), None),
+    'aten::tanh': (TanhBackward0, ('self',), (), (('result', 0),), None),
+    'aten::asinh': (AsinhBackward0, ('self',), (('self', 'self', 'value'),), (), None),
+    'aten::acosh': (AcoshBackward0, ('self',), (('self', 'self', 'value'),), (), None),
+    'aten::atanh': (AtanhBackward0, ('self',), (('self', 'self', 'value'),), (), None),
+    'aten::atan2': (Atan2Backward0, ('self', 'other'), (('other', 'other', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::hypot': (HypotBackward0, ('self', 'other'), (('self', 'self', 'value'), ('other', 'other', 'value')), (('result', 0),), None),
+    'aten::sigmoid': (SigmoidBackward0, ('self',), (), (('result', 0),), None),
+    'aten::logit': (LogitBackward0, ('self',), (('eps', 'eps', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::erf': (ErfBackward0, ('self',), (('self', 'self', 'value'),), (), None),
+    'aten::erfc': (ErfcBackward0, ('self',), (('self', 'self', 'value'),), (), None),
+    'aten::erfinv': (ErfinvBackward0, ('self',), (), (('result', 0),), None),
+    'aten::lgamma': (LgammaBackward0, ('self',), (('self', 'self', 'value'),), (), None),
+    'aten::digamma': (DigammaBackward0, ('self',), (('self', 'self', 'value'),), (), None),
+    'aten::floor': (FloorBackward0, ('self',), (), (), None),
+    'aten::ceil': (CeilBackward0, ('self',), (), (), None),
+    'aten::round': (RoundBackward0, ('self',), (), (), None),
+    'aten::round.decimals': (RoundBackward1, ('self',), (), (), None),
+    'aten::trunc': (TruncBackward0, ('self',), (), (), None),
+    'aten::frac': (FracBackward0, ('self',), (), (), None),
+    'aten::div.Scalar': (DivBackward1, ('self',), (('other', 'other', 'value'),), (), None),
+    'aten::div.Tensor_mode': (DivBackward2, ('self', 'other'), (('other', 'other', 'value'), ('rounding_mode', 'rounding_mode', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::div.Scalar_mode': (DivBackward3, ('self',), (('other', 'other', 'value'), ('rounding_mode', 'rounding_mode', 'value')), (), None),
+    'aten::remainder.Scalar': (RemainderBackward0, ('self',), (), (), None),
+    'aten::remainder.Tensor': (RemainderBackward1, ('self', 'other'), (('other', 'other', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::fmod.Scalar': (FmodBackward0, ('self',), (), (), None),
+    'aten::fmod.Tensor': (FmodBackward1, ('self', 'other'), (('other', 'other', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::pow.Tensor_Scalar': (PowBackward0, ('self',), (('exponent', 'exponent', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::pow.Tensor_Tensor': (PowBackward1, ('self', 'exponent'), (('exponent', 'exponent', 'value'), ('self', 'self', 'value')), (('result', 0),), None),
+    'aten::pow.Scalar': (PowBackward2, ('exponent',), (('exponent', 'exponent', 'value'), ('self', 'self', 'value')), (('result', 0),), None),
+    'aten::copysign.Tensor': (CopysignBackward0, ('self', 'other'), (('self', 'self', 'value'), ('other', 'other', 'value')), (('result', 0),), None),
+    'aten::copysign.Scalar': (CopysignBackward1, ('self',), (('self', 'self', 'value'),), (('result', 0),), None),
+    'aten::maximum': (MaximumBackward0, ('self', 'other'), (('other', 'other', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::minimum': (MinimumBackward0, ('self', 'other'), (('other', 'other', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::fmax': (FmaxBackward0, ('self', 'other'), (('other', 'other', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::fmin': (FminBackward0, ('self', 'other'), (('other', 'other', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::lerp.Scalar': (LerpBackward0, ('self', 'end'), (('weight', 'weight', 'value'),), (), None),
+    'aten::lerp.Tensor': (LerpBackward1, ('self', 'end', 'weight'), (('weight', 'weight', 'value'), ('end', 'end', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::addcmul': (AddcmulBackward0, ('self', 'tensor1', 'tensor2'), (('tensor2', 'tensor2', 'value'), ('value', 'value', 'value'), ('tensor1', 'tensor1', 'value')), (), None),
+    'aten::addcdiv': (AddcdivBackward0, ('self', 'tensor1', 'tensor2'), (('tensor2', 'tensor2', 'value'), ('value', 'value', 'value'), ('tensor1', 'tensor1', 'value')), (), None),
+    'aten::logaddexp': (LogaddexpBackward0, ('self', 'other'), (('other', 'other', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::nan_to_num': (NanToNumBackward0, ('self',), (('self', 'self', 'value'),), (), None),
+    'aten::clamp.Tensor': (ClampBackward0, ('self', 'min', 'max'), (('max', 'max', 'value'), ('min', 'min', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::clamp': (ClampBackward1, ('self',), (('max', 'max', 'value'), ('min', 'min', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::clamp_min': (ClampMinBackward0, ('self',), (('min', 'min', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::clamp_min.Tensor': (ClampMinBackward1, ('self', 'min'), (('min', 'min', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::clamp_max': (ClampMaxBackward0, ('self',), (('max', 'max', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::clamp_max.Tensor': (ClampMaxBackward1, ('self', 'max'), (('max', 'max', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::where.self': (WhereBackward0, ('self', 'other'), (('condition', 'condition', 'value'),), (), None),
+    'aten::gelu': (GeluBackward0, ('self',), (('approximate', 'approximate', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::silu': (SiluBackward0, ('self',), (('self', 'self', 'value'),), (), None),
+    'aten::softplus': (SoftplusBackward0, ('self',), (('beta', 'beta', 'value'), ('self', 'self', 'value'), ('threshold', 'threshold', 'value')), (), None),
+    'aten::mish': (MishBackward0, ('self',), (('self', 'self', 'value'),), (), None),
+    'aten::elu': (EluBackward0, ('self',), (('alpha', 'alpha', 'value'), ('input_scale', 'input_scale', 'value'), ('scale', 'scale', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::elu_': (EluBackward1, ('self',), (('alpha', 'alpha', 'value'), ('input_scale', 'input_scale', 'value'), ('scale', 'scale', 'value')), (('result', 0),), None),
+    'aten::leaky_relu': (LeakyReluBackward0, ('self',), (('negative_slope', 'negative_slope', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::leaky_relu_': (LeakyReluBackward1, ('self',), (('negative_slope', 'negative_slope', 'value'),), (('result', 0),), None),
+    'aten::hardtanh': (HardtanhBackward0, ('self',), (('max_val', 'max_val', 'value'), ('min_val', 'min_val', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::_to_copy': (ToCopyBackward0, ('self',), (('self_dtype', 'self', 'dtype'),), (), None),
+    'aten::eq_.Scalar': (EqBackward0, ('self',), (), (), None),
+    'aten::eq_.Tensor': (EqBackward1, ('self', 'other'), (), (), None),
+    'aten::ne_.Scalar': (NeBackward0, ('self',), (), (), None),
+    'aten::ne_.Tensor': (NeBackward1, ('self', 'other'), (), (), None),
+    'aten::lt_.Scalar': (LtBackward0, ('self',), (), (), None),
+    'aten::lt_.Tensor': (LtBackward1, ('self', 'other'), (), (), None),
+    'aten::le_.Scalar': (LeBackward0, ('self',), (), (), None),
+    'aten::le_.Tensor': (LeBackward1, ('self', 'other'), (), (), None),
+    'aten::gt_.Scalar': (GtBackward0, ('self',), (), (), None),
+    'aten::gt_.Tensor': (GtBackward1, ('self', 'other'), (), (), None),
+    'aten::ge_.Scalar': (GeBackward0, ('self',), (), (), None),
+    'aten::ge_.Tensor': (GeBackward1, ('self', 'other'), (), (), None),
+    'aten::index.Tensor': (IndexBackward0, ('self',), (('indices', 'indices', 'value'), ('self_sizes', 'self', 'sizes')), (), None),
+    'aten::index_put': (IndexPutBackward0, ('self', 'values'), (('accumulate', 'accumulate', 'value'), ('indices', 'indices', 'value')), (), None),
+    'aten::index_select': (IndexSelectBackward0, ('self',), (('dim', 'dim', 'value'), ('index', 'index', 'value'), ('self_sizes', 'self', 'sizes')), (), None),
+    'aten::index_add': (IndexAddBackward0, ('self', 'source'), (('alpha', 'alpha', 'value'), ('dim', 'dim', 'value'), ('index', 'index', 'value'), ('source_sizes', 'source', 'sizes')), (), None),
+    'aten::index_copy': (IndexCopyBackward0, ('self', 'source'), (('dim', 'dim', 'value'), ('index', 'index', 'value'), ('source_sizes', 'source', 'sizes')), (), None),
+    'aten::index_fill.int_Scalar': (IndexFillBackward0, ('self',), (('dim', 'dim', 'value'), ('index', 'index', 'value')), (), None),
+    'aten::index_fill.int_Tensor': (IndexFillBackward1, ('self', 'value'), (('dim', 'dim', 'value'), ('index', 'index', 'value')), (), None),
+    'aten::index_reduce': (IndexReduceBackward0, ('self', 'source'), (('dim', 'dim', 'value'), ('include_self', 'include_self', 'value'), ('index', 'index', 'value'), ('reduce', 'reduce', 'value'), ('self', 'self', 'value'), ('source', 'source', 'value')), (('result', 0),), None),
+    'aten::gather': (GatherBackward0, ('self',), (('dim', 'dim', 'value'), ('index', 'index', 'value'), ('self_sizes', 'self', 'sizes')), (), None),
+    'aten::scatter.src': (ScatterBackward0, ('self', 'src'), (('dim', 'dim', 'value'), ('index', 'index', 'value')), (), None),
+    'aten::scatter.value': (ScatterBackward1, ('self',), (('dim', 'dim', 'value'), ('index', 'index', 'value')), (), None),
+    'aten::scatter_add': (ScatterAddBackward0, ('self', 'src'), (('dim', 'dim', 'value'), ('index', 'index', 'value')), (), None),
+    'aten::scatter_reduce.two': (ScatterReduceBackward0, ('self', 'src'), (('dim', 'dim', 'value'), ('include_self', 'include_self', 'value'), ('index', 'index', 'value'), ('reduce', 'reduce', 'value'), ('self', 'self', 'value'), ('src', 'src', 'value')), (('result', 0),), None),
+    'aten::take': (TakeBackward0, ('self',), (('index', 'index', 'value'), ('self_sizes', 'self', 'sizes')), (), None),
+    'aten::put': (PutBackward0, ('self', 'source'), (('accumulate', 'accumulate', 'value'), ('index', 'index', 'value'), ('source_sizes', 'source', 'sizes')), (), None),
+    'aten::masked_fill.Scalar': (MaskedFillBackward0, ('self',), (('mask', 'mask', 'value'),), (), None),
+    'aten::masked_fill.Tensor': (MaskedFillBackward1, ('self', 'value'), (('mask', 'mask', 'value'),), (), None),
+    'aten::masked_scatter': (MaskedScatterBackward0, ('self', 'source'), (('mask', 'mask', 'value'), ('source_sizes', 'source', 'sizes')), (), None),
+    'aten::masked_select': (MaskedSelectBackward0, ('self',), (('mask', 'mask', 'value'), ('self_sizes', 'self', 'sizes')), (), None),
+    'aten::empty_like': (EmptyLikeBackward0, (), (), (), (False,)),
+    'aten::zeros_like': (ZerosLikeBackward0, (), (), (), (False,)),
+    'aten::ones_like': (OnesLikeBackward0, (), (), (), (False,)),
+    'aten::full_like': (FullLikeBackward0, (), (), (), (False,)),
+    'aten::new_empty': (NewEmptyBackward0, (), (), (), (False,)),
+    'aten::new_empty_strided': (NewEmptyStridedBackward0, (), (), (), (False,)),
+    'aten::new_zeros': (NewZerosBackward0, (), (), (), (False,)),
+    'aten::new_ones': (NewOnesBackward0, (), (), (), (False,)),
+    'aten::new_full': (NewFullBackward0, (), (), (), (False,)),
+    'aten::rand_like.generator': (RandLikeBackward0, (), (), (), (False,)),
+    'aten::rand_like': (RandLikeBackward1, (), (), (), (False,)),
+    'aten::randn_like.generator': (RandnLikeBackward0, (), (), (), (False,)),
+    'aten::randn_like': (RandnLikeBackward1, (), (), (), (False,)),
+    'aten::randint_like.low_generator_dtype': (RandintLikeBackward0, (), (), (), (False,)),
+    'aten::randint_like.low_dtype': (RandintLikeBackward1, (), (), (), (False,)),
+    'aten::randint_like.Tensor_generator': (RandintLikeBackward2, (), (), (), (False,)),
+    'aten::randint_like.Tensor': (RandintLikeBackward3, (), (), (), (False,)),
+    'aten::randint_like.generator': (RandintLikeBackward4, (), (), (), (False,)),
+    'aten::randint_like': (RandintLikeBackward5, (), (), (), (False,)),
+    'aten::histc': (HistcBackward0, (), (), (), (False,)),
+    'aten::linspace.Tensor_Tensor': (LinspaceBackward0, (), (), (), (False,)),
+    'aten::linspace.Scalar_Tensor': (LinspaceBackward1, (), (), (), (False,)),
+    'aten::linspace.Tensor_Scalar': (LinspaceBackward2, (), (), (), (False,)),
+    'aten::logspace.Tensor_Tensor': (LogspaceBackward0, (), (), (), (False,)),
+    'aten::logspace.Scalar_Tensor': (LogspaceBackward1, (), (), (), (False,)),
+    'aten::logspace.Tensor_Scalar': (LogspaceBackward2, (), (), (), (False,)),
+    'aten::normal_': (NormalBackward0, ('self',), (), (), None),
+    'aten::normal.Tensor_float': (NormalBackward1, ('mean',), (), (), None),
+    'aten::normal.float_Tensor': (NormalBackward2, ('std',), (), (), None),
+    'aten::normal.Tensor_Tensor': (NormalBackward3, ('mean', 'std'), (), (), None),
+    'aten::uniform_': (UniformBackward0, ('self',), (), (), None),
+    'aten::random_.from': (RandomBackward0, ('self',), (), (), None),
+    'aten::random_.to': (RandomBackward1, ('self',), (), (), None),
+    'aten::random_': (RandomBackward2, ('self',), (), (), None),
+    'aten::cauchy_': (CauchyBackward0, ('self',), (), (), None),
+    'aten::log_normal_': (LogNormalBackward0, ('self',), (), (), None),
+    'aten::exponential_': (ExponentialBackward0, ('self',), (), (), None),
+    'aten::geometric_': (GeometricBackward0, ('self',), (), (), None),
+    'aten::bernoulli': (BernoulliBackward0, ('self',), (), (), None),
+    'aten::bernoulli_.Tensor': (BernoulliBackward1, ('self', 'p'), (), (), None),
+    'aten::bernoulli_.float': (BernoulliBackward2, ('self',), (), (), None),
+    'aten::poisson': (PoissonBackward0, ('self',), (), (), None),
+    'aten::_unique2': (Unique2Backward0, ('self',), (), (), (True, False, False)),
+    'aten::unique_dim': (UniqueDimBackward0, ('self',), (), (), (True, False, False)),
+    'aten::unique_consecutive': (UniqueConsecutiveBackward0, ('self',), (), (), (True, False, False)),
+    'aten::unique_dim_consecutive': (UniqueDimConsecutiveBackward0, ('self',), (), (), (True, False, False)),
+    'aten::bmm': (BmmBackward0, ('self', 'mat2'), (('mat2', 'mat2', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::mv': (MvBackward0, ('self', 'vec'), (('vec', 'vec', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::dot': (DotBackward0, ('self', 'tensor'), (('tensor', 'tensor', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::vdot': (VdotBackward0, ('self', 'other'), (('other', 'other', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::addmm': (AddmmBackward0, ('self', 'mat1', 'mat2'), (('beta', 'beta', 'value'), ('alpha', 'alpha', 'value'), ('mat2', 'mat2', 'value'), ('mat1', 'mat1', 'value')), (), None),
+    'aten::addmv': (AddmvBackward0, ('self', 'mat', 'vec'), (('beta', 'beta', 'value'), ('alpha', 'alpha', 'value'), ('vec', 'vec', 'value'), ('mat', 'mat', 'value')), (), None),
+    'aten::baddbmm': (BaddbmmBackward0, ('self', 'batch1', 'batch2'), (('beta', 'beta', 'value'), ('alpha', 'alpha', 'value'), ('batch2', 'batch2', 'value'), ('batch1', 'batch1', 'value')), (), None),
+    'aten::addbmm': (AddbmmBackward0, ('self', 'batch1', 'batch2'), (('beta', 'beta', 'value'), ('alpha', 'alpha', 'value'), ('batch1', 'batch1', 'value'), ('batch2', 'batch2', 'value')), (), None),
+    'aten::linalg_cross': (LinalgCrossBackward0, ('self', 'other'), (('dim', 'dim', 'value'), ('other', 'other', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::trace': (TraceBackward0, ('self',), (('self_sizes', 'self', 'sizes'),), (), None),
+    'aten::linalg_inv_ex': (LinalgInvExBackward0, ('A',), (), (('inverse', 0),), (True, False)),
+    'aten::linalg_det': (LinalgDetBackward0, ('A',), (('A', 'A', 'value'),), (('result', 0),), None),
+    'aten::linalg_slogdet': (LinalgSlogdetBackward0, ('A',), (('A', 'A', 'value'),), (('sign', 0),), None),
+    'aten::linalg_solve_ex': (LinalgSolveExBackward0, ('A', 'B'), (('A', 'A', 'value'), ('B', 'B', 'value'), ('left', 'left', 'value')), (('result', 0),), (True, False)),
+    'aten::linalg_lstsq': (LinalgLstsqBackward0, ('self', 'b'), (('b', 'b', 'value'), ('self', 'self', 'value')), (('solution', 0),), (True, True, False, False)),
+    'aten::linalg_pinv.atol_rtol_tensor': (LinalgPinvBackward0, ('self',), (('self', 'self', 'value'),), (('result', 0),), None),
+    'aten::linalg_cholesky_ex': (LinalgCholeskyExBackward0, ('self',), (('upper', 'upper', 'value'),), (('L', 0),), (True, False)),
+    'aten::linalg_qr': (LinalgQrBackward0, ('A',), (('A', 'A', 'value'), ('mode', 'mode', 'value')), (('Q', 0), ('R', 1)), None),
+    'aten::linalg_svd': (LinalgSvdBackward0, ('A',), (('A', 'A', 'value'), ('full_matrices', 'full_matrices', 'value')), (('S', 1), ('U', 0), ('Vh', 2)), None),
+    'aten::linalg_eigh': (LinalgEighBackward0, ('self',), (), (('eigenvalues', 0), ('eigenvectors', 1)), None),
+    'aten::linalg_eig': (LinalgEigBackward0, ('self',), (), (('eigenvalues', 0), ('eigenvectors', 1)), None),
+    'aten::nansum': (NansumBackward0, ('self',), (('dim', 'dim', 'value'), ('keepdim', 'keepdim', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::prod': (ProdBackward0, ('self',), (('self', 'self', 'value'),), (('result', 0),), None),
+    'aten::prod.dim_int': (ProdBackward1, ('self',), (('dim', 'dim', 'value'), ('keepdim', 'keepdim', 'value'), ('self', 'self', 'value')), (('result', 0),), None),
+    'aten::amax': (AmaxBackward0, ('self',), (('dim', 'dim', 'value'), ('keepdim', 'keepdim', 'value'), ('self', 'self', 'value')), (('result', 0),), None),
+    'aten::amin': (AminBackward0, ('self',), (('dim', 'dim', 'value'), ('keepdim', 'keepdim', 'value'), ('self', 'self', 'value')), (('result', 0),), None),
+    'aten::max.dim': (MaxBackward0, ('self',), (('dim', 'dim', 'value'), ('keepdim', 'keepdim', 'value'), ('self_sizes', 'self', 'sizes')), (('indices', 1),), (True, False)),
+    'aten::max': (MaxBackward1, ('self',), (('self', 'self', 'value'),), (('result', 0),), None),
+    'aten::min.dim': (MinBackward0, ('self',), (('dim', 'dim', 'value'), ('keepdim', 'keepdim', 'value'), ('self_sizes', 'self', 'sizes')), (('indices', 1),), (True, False)),
+    'aten::min': (MinBackward1, ('self',), (('self', 'self', 'value'),), (('result', 0),), None),
+    'aten::aminmax': (AminmaxBackward0, ('self',), (('dim', 'dim', 'value'), ('keepdim', 'keepdim', 'value'), ('self', 'self', 'value')), (('result0', 0), ('result1', 1)), None),
+    'aten::var.correction': (VarBackward0, ('self',), (('correction', 'correction', 'value'), ('dim', 'dim', 'value'), ('keepdim', 'keepdim', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::std.correction': (StdBackward0, ('self',), (('correction', 'correction', 'value'), ('dim', 'dim', 'value'), ('keepdim', 'keepdim', 'value'), ('self', 'self', 'value')), (('result', 0),), None),
+    'aten::var_mean.correction': (VarMeanBackward0, ('self',), (('correction', 'correction', 'value'), ('dim', 'dim', 'value'), ('keepdim', 'keepdim', 'value'), ('self', 'self', 'value')), (), None),
+    'aten::std_mean.correction': (StdMeanBackward0, ('self',), (('correction', 'correction', 'value'), ('dim', 'dim', 'value'), ('keepdim', 'keepdim', 'value'), ('self', 'self', 'value')), (('result0', 0),), None),
+    'aten::norm.Scalar': (NormBackward0, ('self',), (('p', 'p', 'value'), ('self', 'self', 'value')), (('result', 0),), None),
+    'aten::norm.ScalarOpt_dim': (NormBackward1, ('self',), (('dim', 'dim', 'value'), ('keepdim', 'keepdim', 'value'), ('p', 'p', 'value'), ('self', 'self', 'value')), (('result', 0),), None),
+    'aten::norm.ScalarOpt_dtype': (NormBackward2, ('self',), (('p', 'p', 'value'), ('self', 'self', 'value')), (('result', 0),), None),
+    'aten::norm.ScalarOpt_dim_dtype': (NormBackward3, ('self',), (('dim', 'dim', 'value'), ('keepdim', 'keepdim', 'value'), ('p', 'p', 'value'), ('self', 'self', 'value')), (('result', 0),), None),
+    'aten::linalg_vector_norm': (LinalgVectorNormBackward0, ('self',), (('dim', 'dim', 'value'), ('keepdim', 'keepdim', 'value'), ('ord', 'ord', 'value'), ('self', 'self', 'value')), (('result', 0),), None),
+    'aten::logsumexp': (LogsumexpBackward0, ('self',), (('dim', 'dim', 'value'), ('keepdim', 'keepdim', 'value'), ('self', 'self', 'value')), (('result', 0),), None),
+    'aten::softmax.int': (SoftmaxBackward0, ('self',), (('dim', 'dim', 'value'),), (('result', 0),), None),
+    'aten::log_softmax.int': (LogSoftmaxBackward0, ('self',), (('dim', 'dim', 'value'),), (('result', 0),), None),
+    'aten::cumsum': (CumsumBackward0, ('self',), (('dim', 'dim', 'value'),), (), None),
+    'aten::cumprod': (CumprodBackward0, ('self',), (('dim', 'dim', 'value'), ('self', 'self', 'value')), (('result', 0),), None),
+    'aten::cummax': (CummaxBackward0, ('self',), (('dim', 'dim', 'value'), ('self_sizes', 'self', 'sizes')), (('indices', 1),), (True, False)),
+    'aten::cummin': (CumminBackward0, ('self',), (('dim', 'dim', 'value'), ('self_sizes', 'self', 'sizes')), (('indices', 1),), (True, False)),
+    'aten::median': (MedianBackward0, ('self',), (('self', 'self', 'value'),), (('result', 0),), None),
+    'aten::median.dim': (MedianBackward1, ('self',), (('dim', 'dim', 'value'), ('keepdim', 'keepdim', 'value'), ('self_sizes', 'self', 'sizes')), (('indices', 1),), (True, False)),
+    'aten::nanmedian': (NanmedianBackward0, ('self',), (('self', 'self', 'value'),), (('result', 0),), None),
+    'aten::nanmedian.dim': (NanmedianBackward1, ('self',), (('dim', 'dim', 'value'), ('keepdim', 'keepdim', 'value'), ('self_sizes', 'self', 'sizes')), (('indices', 1),), (True, False)),
+    'aten::kthvalue': (KthvalueBackward0, ('self',), (('dim', 'dim', 'value'), ('keepdim', 'keepdim', 'value'), ('self_sizes', 'self', 'sizes')), (('indices', 1),), (True, False)),
+    'aten::mode': (ModeBackward0, ('self',), (('dim', 'dim', 'value'), ('keepdim', 'keepdim', 'value'), ('self_sizes', 'self', 'sizes')), (('indices', 1),), (True, False)),
+    'aten::sort': (SortBackward0, ('self',), (('dim', 'dim', 'value'), ('self_sizes', 'self', 'sizes')), (('indices', 1),), (True, False)),
+    'aten::sort.stable': (SortBackward1, ('self',), (('dim', 'dim', 'value'), ('self_sizes', 'self', 'sizes')), (('indices', 1),), (True, False)),
+    'aten::topk': (TopkBackward0, ('self',), (('dim', 'dim', 'value'), ('self_sizes', 'self', 'sizes')), (('indices', 1),), (True, False)),
+    'aten::view.dtype': (ViewBackward1, (), (), (), (False,)),
+    'aten::_unsafe_view': (UnsafeViewBackward0, ('self',), (('self_sizes', 'self', 'sizes'),), (), None),
+    'aten::squeeze': (SqueezeBackward0, ('self',), (('self_sizes', 'self', 'sizes'),), (), None),
+    'aten::squeeze.dim': (SqueezeBackward1, ('self',), (('self_sizes', 'self', 'sizes'),), (), None),
+    'aten::squeeze.dims': (SqueezeBackward2, ('self',), (('self_sizes', 'self', 'sizes'),), (), None),
+    'aten::squeeze_': (SqueezeBackward3, ('self',), (('self_sizes', 'self', 'sizes'),), (), None),
+    'aten::squeeze_.dim': (SqueezeBackward4, ('self',), (('self_sizes', 'self', 'sizes'),), (), None),
+    'aten::squeeze_.dims': (SqueezeBackward5, ('self',), (('self_sizes', 'self', 'sizes'),), (), None),
+    'aten::unsqueeze': (UnsqueezeBackward0, ('self',), (('dim', 'dim', 'value'),), (), None),
+    'aten::unsqueeze_': (UnsqueezeBackward1, ('self',), (('dim', 'dim', 'value'),), (), None),
+    'aten::t_': (TBackward1, ('self',), (), (), None),
+    'aten::transpose_': (TransposeBackward1, ('self',), (('dim0', 'dim0', 'value'), ('dim1', 'dim1', 'value')), (), None),
+    'aten::as_strided_': (AsStridedBackward1, ('self',), (('self_sizes', 'self', 'sizes'), ('self_storage_offset', 'self', 'storage_offset'), ('self_strides', 'self', 'strides'), ('size', 'size', 'value'), ('storage_offset', 'storage_offset', 'value'), ('stride', 'stride', 'value')), (), None),
+    'aten::permute': (PermuteBackward0, ('self',), (('dims', 'dims', 'value'),), (), None),
+    'aten::diagonal': (DiagonalBackward0, ('self',), (('dim1', 'dim1', 'value'), ('dim2', 'dim2', 'value'), ('offset', 'offset', 'value'), ('self_sizes', 'self', 'sizes')), (), None),
+    'aten::unfold': (UnfoldBackward0, ('self',), (('dimension', 'dimension', 'value'), ('self_sizes', 'self', 'sizes'), ('size', 'size', 'value'), ('step', 'step', 'value')), (), None),
+    'aten::alias': (AliasBackward0, ('self',), (), (), None),
+    'aten::unbind.int': (UnbindBackward0, ('self',), (('dim', 'dim', 'value'), ('self_sizes', 'self', 'sizes')), (), None),
+    'aten::split.Tensor': (SplitBackward0, ('self',), (('dim', 'dim', 'value'), ('self_sizes', 'self', 'sizes'), ('split_size', 'split_size', 'value')), (), None),
+    'aten::split_with_sizes': (SplitWithSizesBackward0, ('self',), (('dim', 'dim', 'value'), ('self_sizes', 'self', 'sizes'), ('split_sizes', 'split_sizes', 'value')), (), None),
+    'aten::view_as_real': (ViewAsRealBackward0, ('self',), (), (), None),
+    'aten::view_as_complex': (ViewAsComplexBackward0, ('self',), (), (), None),
+    'aten::cat': (CatBackward0, ('tensors',), (('dim', 'dim', 'value'), ('tensors_sizes', 'tensors', 'sizes')), (), None),
+    'aten::stack': (StackBackward0, ('tensors',), (('dim', 'dim', 'value'), ('tensors_sizes', 'tensors', 'sizes')), (), None),
+    'aten::flip': (FlipBackward0, ('self',), (('dims', 'dims', 'value'),), (), None),
+    'aten::roll': (RollBackward0, ('self',), (('dims', 'dims', 'value'), ('shifts', 'shifts', 'value')), (), None),
+    'aten::rot90': (Rot90Backward0, ('self',), (('dims', 'dims', 'value'), ('k', 'k', 'value')), (), None),
+    'aten::repeat': (RepeatBackward0, ('self',), (('repeats', 'repeats', 'value'), ('self_sizes', 'self', 'sizes')), (), None),
+    'aten::tril': (TrilBackward0, ('self',), (('diagonal', 'diagonal', 'value'),), (), None),
+    'aten::triu': (TriuBackward0, ('self',), (('diagonal', 'diagonal', 'value'),), (), None),
+    'aten::diag_embed': (DiagEmbedBackward0, ('self',), (('dim1', 'dim1', 'value'), ('dim2', 'dim2', 'value'), ('offset', 'offset', 'value')), (), None),
+    'aten::block_diag': (BlockDiagBackward0, ('tensors',), (('tensors_sizes', 'tensors', 'sizes'),), (), None),
+    'aten::constant_pad_nd': (ConstantPadNdBackward0, ('self',), (('pad', 'pad', 'value'),), (), None),
+    'aten::logical_and_': (LogicalAndBackward0, (), (), (), (False,)),
+    'aten::logical_or_': (LogicalOrBackward0, (), (), (), (False,)),
+    'aten::logical_xor_': (LogicalXorBackward0, (), (), (), (False,)),
+    'aten::logical_not_': (LogicalNotBackward0, (), (), (), (False,)),
 }

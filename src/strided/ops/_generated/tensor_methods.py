@@ -141,6 +141,9 @@ _op_clip__Tensor = get_op('aten::clip.Tensor')
 _op_clip_ = get_op('aten::clip_')
 _op_clip___Tensor = get_op('aten::clip_.Tensor')
 _op_clone = get_op('aten::clone')
+_op_conj = get_op('aten::conj')
+_op_conj_physical = get_op('aten::conj_physical')
+_op_conj_physical_ = get_op('aten::conj_physical_')
 _op_copy_ = get_op('aten::copy_')
 _op_copysign__Scalar = get_op('aten::copysign.Scalar')
 _op_copysign__Tensor = get_op('aten::copysign.Tensor')
@@ -271,6 +274,8 @@ _op_index_reduce_ = get_op('aten::index_reduce_')
 _op_index_select = get_op('aten::index_select')
 _op_inner = get_op('aten::inner')
 _op_inverse = get_op('aten::inverse')
+_op_is_conj = get_op('aten::is_conj')
+_op_is_neg = get_op('aten::is_neg')
 _op_isclose = get_op('aten::isclose')
 _op_isfinite = get_op('aten::isfinite')
 _op_isinf = get_op('aten::isinf')
@@ -430,6 +435,8 @@ _op_reshape = get_op('aten::reshape')
 _op_reshape_as = get_op('aten::reshape_as')
 _op_resize_ = get_op('aten::resize_')
 _op_resize_as_ = get_op('aten::resize_as_')
+_op_resolve_conj = get_op('aten::resolve_conj')
+_op_resolve_neg = get_op('aten::resolve_neg')
 _op_roll = get_op('aten::roll')
 _op_rot90 = get_op('aten::rot90')
 _op_round = get_op('aten::round')
@@ -2248,6 +2255,24 @@ def clone(self, *args, **kwargs):
         result = _op_clone.call(self._keyset, self, memory_format)
         return result
     _ap.raise_invalid_arguments(_m_clone_sigs, args, kwargs)
+
+
+def conj(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_conj.call(self._keyset, self)
+    _ap.raise_no_arguments('conj', args, kwargs)
+
+
+def conj_physical(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_conj_physical.call(self._keyset, self)
+    _ap.raise_no_arguments('conj_physical', args, kwargs)
+
+
+def conj_physical_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_conj_physical_.call(self._keyset, self)
+    _ap.raise_no_arguments('conj_physical_', args, kwargs)
 
 
 def _m_copy__0(other, non_blocking=False):
@@ -4225,6 +4250,18 @@ def inverse(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_inverse.call(self._keyset, self)
     _ap.raise_no_arguments('inverse', args, kwargs)
+
+
+def is_conj(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_is_conj.call(self._keyset, self)
+    _ap.raise_no_arguments('is_conj', args, kwargs)
+
+
+def is_neg(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_is_neg.call(self._keyset, self)
+    _ap.raise_no_arguments('is_neg', args, kwargs)
 
 
 def _m_isclose_0(other, rtol=1.0000000000000001e-05, atol=1e-08, equal_nan=False):
@@ -6764,6 +6801,18 @@ def resize_as_(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_resize_as__sigs, args, kwargs)
 
 
+def resolve_conj(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_resolve_conj.call(self._keyset, self)
+    _ap.raise_no_arguments('resolve_conj', args, kwargs)
+
+
+def resolve_neg(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_resolve_neg.call(self._keyset, self)
+    _ap.raise_no_arguments('resolve_neg', args, kwargs)
+
+
 def _m_roll_0(shifts, dims=()):
     shifts = _ap.to_intlist(shifts, 1)
     dims = _ap.to_intlist(dims, 1)
@@ -8605,6 +8654,9 @@ class TensorMethods:
     clip = clip
     clip_ = clip_
     clone = clone
+    conj = conj
+    conj_physical = conj_physical
+    conj_physical_ = conj_physical_
     copy_ = copy_
     copysign = copysign
     copysign_ = copysign_
@@ -8701,6 +8753,8 @@ class TensorMethods:
     index_select = index_select
     inner = inner
     inverse = inverse
+    is_conj = is_conj
+    is_neg = is_neg
     isclose = isclose
     isfinite = isfinite
     isinf = isinf
@@ -8819,6 +8873,8 @@ class TensorMethods:
     reshape_as = reshape_as
     resize_ = resize_
     resize_as_ = resize_as_
+    resolve_conj = resolve_conj
+    resolve_neg = resolve_neg
     roll = roll
     rot90 = rot90
     round = round

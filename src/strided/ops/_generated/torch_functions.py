@@ -204,6 +204,9 @@ _op_concat = get_op('aten::concat')
 _op_concat__out = get_op('aten::concat.out')
 _op_concatenate = get_op('aten::concatenate')
 _op_concatenate__out = get_op('aten::concatenate.out')
+_op_conj = get_op('aten::conj')
+_op_conj_physical = get_op('aten::conj_physical')
+_op_conj_physical_ = get_op('aten::conj_physical_')
 _op_constant_pad_nd = get_op('aten::constant_pad_nd')
 _op_copysign__Scalar = get_op('aten::copysign.Scalar')
 _op_copysign__Scalar_out = get_op('aten::copysign.Scalar_out')
@@ -368,6 +371,8 @@ _op_inner = get_op('aten::inner')
 _op_inner__out = get_op('aten::inner.out')
 _op_inverse = get_op('aten::inverse')
 _op_inverse__out = get_op('aten::inverse.out')
+_op_is_conj = get_op('aten::is_conj')
+_op_is_neg = get_op('aten::is_neg')
 _op_isclose = get_op('aten::isclose')
 _op_isfinite = get_op('aten::isfinite')
 _op_isinf = get_op('aten::isinf')
@@ -615,6 +620,8 @@ _op_repeat_interleave__self_Tensor = get_op('aten::repeat_interleave.self_Tensor
 _op_repeat_interleave__self_int = get_op('aten::repeat_interleave.self_int')
 _op_reshape = get_op('aten::reshape')
 _op_resize_as_ = get_op('aten::resize_as_')
+_op_resolve_conj = get_op('aten::resolve_conj')
+_op_resolve_neg = get_op('aten::resolve_neg')
 _op_roll = get_op('aten::roll')
 _op_rot90 = get_op('aten::rot90')
 _op_round = get_op('aten::round')
@@ -3234,6 +3241,63 @@ def concatenate(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_concatenate_sigs, args, kwargs)
 
 
+def _f_conj_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_conj_sigs = (_ap.PySig('conj', (('input', 'Tensor', None, False),), False, False),)
+
+
+def conj(*args, **kwargs):
+    try:
+        input, = _f_conj_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_conj.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_conj_sigs, args, kwargs)
+
+
+def _f_conj_physical_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_conj_physical_sigs = (_ap.PySig('conj_physical', (('input', 'Tensor', None, False),), False, False),)
+
+
+def conj_physical(*args, **kwargs):
+    try:
+        input, = _f_conj_physical_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_conj_physical.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_conj_physical_sigs, args, kwargs)
+
+
+def _f_conj_physical__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_conj_physical__sigs = (_ap.PySig('conj_physical_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def conj_physical_(*args, **kwargs):
+    try:
+        input, = _f_conj_physical__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_conj_physical_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_conj_physical__sigs, args, kwargs)
+
+
 def _f_constant_pad_nd_0(input, pad, value=0):
     if not isinstance(input, _Tensor): raise _Mismatch
     pad = _ap.to_intlist(pad)
@@ -5486,6 +5550,44 @@ def inverse(*args, **kwargs):
             result = _op_inverse__out.call(input._keyset | out._keyset, input, out)
         return result
     _ap.raise_invalid_arguments(_f_inverse_sigs, args, kwargs)
+
+
+def _f_is_conj_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_is_conj_sigs = (_ap.PySig('is_conj', (('input', 'Tensor', None, False),), False, False),)
+
+
+def is_conj(*args, **kwargs):
+    try:
+        input, = _f_is_conj_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_is_conj.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_is_conj_sigs, args, kwargs)
+
+
+def _f_is_neg_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_is_neg_sigs = (_ap.PySig('is_neg', (('input', 'Tensor', None, False),), False, False),)
+
+
+def is_neg(*args, **kwargs):
+    try:
+        input, = _f_is_neg_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_is_neg.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_is_neg_sigs, args, kwargs)
 
 
 def _f_isclose_0(input, other, rtol=1.0000000000000001e-05, atol=1e-08, equal_nan=False):
@@ -8934,6 +9036,44 @@ def resize_as_(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_resize_as__sigs, args, kwargs)
 
 
+def _f_resolve_conj_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_resolve_conj_sigs = (_ap.PySig('resolve_conj', (('input', 'Tensor', None, False),), False, False),)
+
+
+def resolve_conj(*args, **kwargs):
+    try:
+        input, = _f_resolve_conj_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_resolve_conj.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_resolve_conj_sigs, args, kwargs)
+
+
+def _f_resolve_neg_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_resolve_neg_sigs = (_ap.PySig('resolve_neg', (('input', 'Tensor', None, False),), False, False),)
+
+
+def resolve_neg(*args, **kwargs):
+    try:
+        input, = _f_resolve_neg_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_resolve_neg.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_resolve_neg_sigs, args, kwargs)
+
+
 def _f_roll_0(input, shifts, dims=()):
     if not isinstance(input, _Tensor): raise _Mismatch
     shifts = _ap.to_intlist(shifts, 1)
@@ -11137,4 +11277,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['_local_scalar_dense', '_to_copy', '_unique2', '_unsafe_view', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'adjoint', 'alias', 'all', 'allclose', 'amax', 'amin', 'aminmax', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'baddbmm', 'bernoulli', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'concat', 'concatenate', 'constant_pad_nd', 'copysign', 'cos', 'cos_', 'cosh', 'cosh_', 'count_nonzero', 'cross', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'detach_', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'digamma', 'div', 'divide', 'dot', 'dsplit', 'dstack', 'einsum', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'ger', 'greater', 'greater_equal', 'gt', 'histc', 'hsplit', 'hstack', 'hypot', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'inverse', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kron', 'kthvalue', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lt', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_power', 'max', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'norm', 'normal', 'not_equal', 'ones', 'ones_like', 'outer', 'permute', 'pinverse', 'poisson', 'positive', 'pow', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resize_as_', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'tile', 'topk', 'trace', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vsplit', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_local_scalar_dense', '_to_copy', '_unique2', '_unsafe_view', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'adjoint', 'alias', 'all', 'allclose', 'amax', 'amin', 'aminmax', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'baddbmm', 'bernoulli', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'copysign', 'cos', 'cos_', 'cosh', 'cosh_', 'count_nonzero', 'cross', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'detach_', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'digamma', 'div', 'divide', 'dot', 'dsplit', 'dstack', 'einsum', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'ger', 'greater', 'greater_equal', 'gt', 'histc', 'hsplit', 'hstack', 'hypot', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'inverse', 'is_conj', 'is_neg', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kron', 'kthvalue', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lt', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_power', 'max', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'norm', 'normal', 'not_equal', 'ones', 'ones_like', 'outer', 'permute', 'pinverse', 'poisson', 'positive', 'pow', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'tile', 'topk', 'trace', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vsplit', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']

@@ -1,0 +1,414 @@
+"""Every operator that takes a Tensor and returns one is covered by autograd.
+
+An operator declared in ops/native_functions.yaml is covered when
+
+- it has an entry in the generated ``FORMULAS`` table (derivatives*.yaml), or
+- it is an ``out=`` variant of a covered operator (same base name: out= variants never
+  record; they refuse inputs that require grad where torch's do), or an in-place
+  variant for which autograd/recording.py installed its functional entry's kernel, or
+  the in-place variant of a listed composite (below), or
+- it is listed in one of the exemption tables below, each with its reason:
+  ``INTEGER_OUTPUTS`` (nothing to differentiate), ``NOT_DIFFERENTIABLE_IN_TORCH`` (torch
+  has no formula either; backward raises, as torch's does), ``COMPOSITE`` (a
+  ``CompositeImplicitAutograd`` decomposition, differentiable through the ops it calls,
+  each checked against torch below).
+
+Any other operator would get the autograd fallback's ``NotImplemented`` node: the test
+lists them all.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from grad_harness import check_grads
+
+import strided
+from strided.autograd._generated.nodes import FORMULAS
+from strided.core.dispatch_keys import DispatchKey
+from strided.ops.dispatcher import find_op
+from strided.ops.schema import load_native_functions
+
+NATIVE = Path(strided.__file__).parent / "ops" / "native_functions.yaml"
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:torch.meshgrid"),
+    pytest.mark.filterwarnings("ignore:The reduce argument of torch.scatter"),
+]
+
+
+# -- exemptions ---------------------------------------------------------------------------------
+
+# Outputs are always integer or bool (indices, counts, masks, ranks), whatever the input:
+# no floating output ever gets a grad_fn. (The in-place comparisons, eq_ ..., are not
+# here: they write 0/1 into a floating self, and torch records them with zero gradients.)
+INTEGER_OUTPUTS = {
+    # indices
+    "argmax", "argmin", "argsort", "argsort.stable", "nonzero", "argwhere",
+    "where",                                     # where(condition): nonzero as a tuple
+    "bucketize.Tensor", "bucketize.Scalar", "searchsorted.Tensor", "searchsorted.Scalar",
+    "multinomial",
+    "repeat_interleave.Tensor",                  # repeat_interleave(repeats): indices
+    # counts and ranks
+    "count_nonzero", "count_nonzero.dim_IntList",
+    "linalg_matrix_rank", "linalg_matrix_rank.atol_rtol_tensor",
+    "linalg_matrix_rank.atol_rtol_float", "linalg_matrix_rank.tol_tensor",
+    # bool results
+    "any", "any.dim", "any.dims", "all", "all.dim", "all.dims",
+    "isnan", "isinf", "isposinf", "isneginf", "isfinite", "isclose",
+    "logical_and", "logical_or", "logical_xor", "logical_not",
+    *[f"{op}.{kind}" for op in ("eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal",
+                                "less", "less_equal", "not_equal")
+      for kind in ("Tensor", "Scalar")],
+    # bitwise ops take integral or bool tensors only (in place too)
+    *[f"{op}{inplace}.{kind}" for op in ("bitwise_and", "bitwise_or", "bitwise_xor")
+      for inplace in ("", "_") for kind in ("Tensor", "Scalar")],
+    "bitwise_and.Scalar_Tensor", "bitwise_or.Scalar_Tensor", "bitwise_xor.Scalar_Tensor",
+    *[f"{op}{inplace}.{kind}" for op in ("bitwise_left_shift", "bitwise_right_shift")
+      for inplace in ("", "_") for kind in ("Tensor", "Tensor_Scalar")],
+    "bitwise_left_shift.Scalar_Tensor", "bitwise_right_shift.Scalar_Tensor",
+    "bitwise_not", "bitwise_not_",
+}
+
+# torch has no formula for these either: their floating output gets a NotImplemented node
+# and backward raises "derivative for aten::<op> is not implemented" (checked below).
+NOT_DIFFERENTIABLE_IN_TORCH = {
+    "scatter.reduce": lambda m, x: x.scatter(0, m.tensor([[0, 1]]), m.ones(1, 2,
+                                             dtype=m.float64), reduce="add"),
+    "scatter.value_reduce": lambda m, x: x.scatter(0, m.tensor([[0, 1]]), 2.0,
+                                                   reduce="multiply"),
+    "scatter_.reduce": lambda m, x: (x * 1).scatter_(0, m.tensor([[0, 1]]), m.ones(
+        1, 2, dtype=m.float64), reduce="add"),
+    "scatter_.value_reduce": lambda m, x: (x * 1).scatter_(0, m.tensor([[0, 1]]), 2.0,
+                                                           reduce="multiply"),
+    "bernoulli.p": lambda m, x: m.bernoulli(x.abs() / 4, 0.5),
+    "bincount": lambda m, x: m.bincount(m.tensor([0, 1, 1]), weights=x[0]),
+    "floor_divide": lambda m, x: m.floor_divide(x, m.full((2, 3), 2.0, dtype=m.float64)),
+    "floor_divide.Scalar": lambda m, x: m.ops.aten.floor_divide.Scalar(x, 2.0),
+    "floor_divide.out": lambda m, x: m.floor_divide(x, x.detach(),
+                                                    out=m.empty(2, 3, dtype=m.float64)),
+    "floor_divide.Scalar_out": lambda m, x: m.ops.aten.floor_divide.Scalar_out(
+        x, 2.0, out=m.empty(2, 3, dtype=m.float64)),
+    "floor_divide_.Tensor": lambda m, x: (x * 1).floor_divide_(x.detach()),
+    "floor_divide_.Scalar": lambda m, x: m.ops.aten.floor_divide_.Scalar(x * 1, 2.0),
+    "remainder.Scalar_Tensor": lambda m, x: m.remainder(2.0, x),
+    "set_": lambda m, x: (x * 1).set_(),
+    "set_.source_Tensor": lambda m, x: (x * 1).set_(m.ones(3, dtype=m.float64)),
+    "set_.source_Storage": lambda m, x: (x * 1).set_(
+        m.ones(3, dtype=m.float64).untyped_storage()),
+    "set_.source_Storage_storage_offset": lambda m, x: (x * 1).set_(
+        m.ones(3, dtype=m.float64).untyped_storage(), 0, (3,), (1,)),
+    "set_.source_Tensor_storage_offset": lambda m, x: (x * 1).set_(
+        m.ones(3, dtype=m.float64), 0, (3,), (1,)),
+}
+
+# refused outright when self requires grad ("cannot resize variables that require grad")
+REFUSED = {
+    "resize_": lambda m, x: x.resize_(6),
+    "resize_as_": lambda m, x: x.resize_as_(m.ones(6)),
+}
+
+
+def _eye(m, n=3):
+    return m.eye(n, dtype=m.float64)
+
+
+def _spd(m, x):
+    return x @ x.mT + 3 * _eye(m, x.shape[-1])
+
+
+def _mask(m):
+    return m.tensor([[True, False, True, False], [False, True, True, False],
+                     [True, True, False, False]])
+
+
+def _inplace_comparison(op, kind):
+    def program(m, x):
+        return getattr(x * 1, op + "_")(x.detach() if kind == "Tensor" else 0.5)
+    return program
+
+
+# CompositeImplicitAutograd decompositions (their kernel calls other dispatched ops, which
+# record): op -> (program, leaf shapes[, dtype]) for a gradient check against torch.
+COMPOSITE = {
+    # in-place comparison aliases (zero gradients through eq_ and friends) and positive
+    **{f"{op}_.{kind}": (_inplace_comparison(op, kind), [(3, 4)])
+       for op in ("greater", "greater_equal", "less", "less_equal", "not_equal")
+       for kind in ("Tensor", "Scalar")},
+    "positive": (lambda m, x: m.positive(x * 2), [(3, 4)]),
+    # shape and view ops
+    "contiguous": (lambda m, x: x.t().contiguous(), [(3, 4)]),
+    "to.dtype_layout": (lambda m, x: x.to(dtype=m.float32) * 2, [(3, 4)]),
+    "view_as": (lambda m, x: x.view_as(m.empty(4, 3)), [(3, 4)]),
+    "reshape": (lambda m, x: x.t().reshape(12), [(3, 4)]),
+    "reshape_as": (lambda m, x: x.reshape_as(m.empty(2, 6)), [(3, 4)]),
+    "flatten.using_ints": (lambda m, x: x.flatten(), [(2, 3, 2)]),
+    "unflatten.int": (lambda m, x: x.unflatten(1, (2, 2)), [(3, 4)]),
+    "ravel": (lambda m, x: x.t().ravel(), [(3, 4)]),
+    "swapdims": (lambda m, x: x.swapdims(0, 1), [(3, 4)]),
+    "swapaxes": (lambda m, x: x.swapaxes(0, 1), [(3, 4)]),
+    "adjoint": (lambda m, x: x.adjoint(), [(3, 4)]),
+    "movedim.intlist": (lambda m, x: m.movedim(x, [0, 1], [1, 2]), [(2, 3, 4)]),
+    "movedim.int": (lambda m, x: x.movedim(0, 2), [(2, 3, 4)]),
+    "moveaxis.intlist": (lambda m, x: m.moveaxis(x, [0, 1], [1, 2]), [(2, 3, 4)]),
+    "moveaxis.int": (lambda m, x: x.moveaxis(0, 2), [(2, 3, 4)]),
+    "expand_as": (lambda m, x: x.expand_as(m.empty(3, 4)), [(1, 4)]),
+    "broadcast_to": (lambda m, x: x.broadcast_to((2, 3, 4)), [(3, 1)]),
+    "broadcast_tensors": (lambda m, x, y: m.broadcast_tensors(x, y), [(3, 1), (1, 4)]),
+    "narrow": (lambda m, x: x.narrow(1, 1, 2), [(3, 4)]),
+    "narrow.Tensor": (lambda m, x: x.narrow(1, m.tensor(1), 2), [(3, 4)]),
+    "split.sizes": (lambda m, x: m.ops.aten.split.sizes(x, [1, 3], 1), [(3, 4)]),
+    "tensor_split.sections": (lambda m, x: x.tensor_split(2, 1), [(3, 4)]),
+    "tensor_split.indices": (lambda m, x: x.tensor_split([1, 3], 1), [(3, 4)]),
+    "tensor_split.tensor_indices_or_sections": (
+        lambda m, x: x.tensor_split(m.tensor([1, 3]), 1), [(3, 4)]),
+    "chunk": (lambda m, x: x.chunk(2, 1), [(3, 4)]),
+    "hsplit.int": (lambda m, x: x.hsplit(2), [(3, 4)]),
+    "hsplit.array": (lambda m, x: x.hsplit([1, 3]), [(3, 4)]),
+    "vsplit.int": (lambda m, x: x.vsplit(3), [(3, 4)]),
+    "vsplit.array": (lambda m, x: x.vsplit([1]), [(3, 4)]),
+    "dsplit.int": (lambda m, x: x.dsplit(2), [(2, 3, 4)]),
+    "dsplit.array": (lambda m, x: x.dsplit([1]), [(2, 3, 4)]),
+    "real": (lambda m, x: x.real * 2, [(3, 4)], "complex128"),
+    "imag": (lambda m, x: x.imag * 2, [(3, 4)], "complex128"),
+    "numpy_T": (lambda m, x: x.T, [(3, 4)]),
+    "matrix_H": (lambda m, x: x.H, [(3, 4)]),
+    "mT": (lambda m, x: x.mT, [(2, 3, 4)]),
+    "mH": (lambda m, x: x.mH, [(2, 3, 4)]),
+    "fliplr": (lambda m, x: x.fliplr(), [(3, 4)]),
+    "flipud": (lambda m, x: x.flipud(), [(3, 4)]),
+    "tile": (lambda m, x: x.tile((2, 1)), [(3, 4)]),
+    "repeat_interleave.self_Tensor": (
+        lambda m, x: x.repeat_interleave(m.tensor([1, 2, 0]), 0), [(3, 4)]),
+    "repeat_interleave.self_int": (lambda m, x: x.repeat_interleave(2, 1), [(3, 4)]),
+    "diag": (lambda m, x: m.diag(x), [(3, 4)]),
+    "diagflat": (lambda m, x: m.diagflat(x), [(2, 2)]),
+    "meshgrid": (lambda m, x, y: m.meshgrid(x, y), [(3,), (4,)]),
+    "meshgrid.indexing": (lambda m, x, y: m.meshgrid(x, y, indexing="xy"), [(3,), (4,)]),
+    "cartesian_prod": (lambda m, x, y: m.cartesian_prod(x, y), [(3,), (2,)]),
+    "combinations": (lambda m, x: m.combinations(x, 2), [(4,)]),
+    "pad": (lambda m, x: m.ops.aten.pad(x, [1, 2]), [(3, 4)]),
+    "concat": (lambda m, x, y: m.concat([x, y], 1), [(3, 4), (3, 2)]),
+    "concatenate": (lambda m, x, y: m.concatenate([x, y]), [(3, 4), (2, 4)]),
+    "hstack": (lambda m, x, y: m.hstack([x, y]), [(3, 4), (3, 2)]),
+    "vstack": (lambda m, x, y: m.vstack([x, y]), [(4,), (2, 4)]),
+    "row_stack": (lambda m, x, y: m.row_stack([x, y]), [(4,), (2, 4)]),
+    "dstack": (lambda m, x, y: m.dstack([x, y]), [(3, 4), (3, 4)]),
+    "column_stack": (lambda m, x, y: m.column_stack([x, y]), [(3,), (3, 2)]),
+    # indexing
+    "take_along_dim": (lambda m, x: x.take_along_dim(m.tensor([[0, 2, 1, 0]]), 0), [(3, 4)]),
+    # reductions
+    "nanmean": (lambda m, x: x.nanmean(), [(3, 4)]),
+    "max.other": (lambda m, x, y: m.max(x, y), [(3, 4), (4,)]),
+    "min.other": (lambda m, x, y: m.min(x, y), [(3, 4), (4,)]),
+    "var": (lambda m, x: x.var(unbiased=False), [(3, 4)]),
+    "var.dim": (lambda m, x: x.var(1, unbiased=False), [(3, 4)]),
+    "std": (lambda m, x: x.std(unbiased=True), [(3, 4)]),
+    "std.dim": (lambda m, x: x.std(0, unbiased=True), [(3, 4)]),
+    "var_mean": (lambda m, x: m.var_mean(x, unbiased=False), [(3, 4)]),
+    "var_mean.dim": (lambda m, x: m.var_mean(x, 1, unbiased=True), [(3, 4)]),
+    "std_mean": (lambda m, x: m.std_mean(x, unbiased=False), [(3, 4)]),
+    "std_mean.dim": (lambda m, x: m.std_mean(x, 1, unbiased=True), [(3, 4)]),
+    "msort": (lambda m, x: m.msort(x), [(3, 4)]),
+    "quantile": (lambda m, x: m.quantile(x, m.tensor([0.25, 0.5], dtype=m.float64), dim=1),
+                 [(3, 4)]),
+    "quantile.scalar": (lambda m, x: m.quantile(x, 0.3), [(3, 4)]),
+    "nanquantile": (lambda m, x: m.nanquantile(x, m.tensor([0.25], dtype=m.float64)),
+                    [(3, 4)]),
+    "nanquantile.scalar": (lambda m, x: m.nanquantile(x, 0.7, dim=0), [(3, 4)]),
+    # elementwise aliases
+    "subtract.Tensor": (lambda m, x, y: m.subtract(x, y, alpha=2), [(3, 4), (4,)]),
+    "subtract.Scalar": (lambda m, x: m.ops.aten.subtract.Scalar(x, 2), [(3, 4)]),
+    "multiply.Tensor": (lambda m, x, y: m.multiply(x, y), [(3, 4), (4,)]),
+    "multiply.Scalar": (lambda m, x: m.ops.aten.multiply.Scalar(x, 2), [(3, 4)]),
+    "divide.Tensor": (lambda m, x, y: m.divide(x, y), [(3, 4), (4,)]),
+    "divide.Tensor_mode": (lambda m, x, y: m.divide(x, y, rounding_mode="trunc"),
+                           [(3, 4), (4,)]),
+    "divide.Scalar": (lambda m, x: m.ops.aten.divide.Scalar(x, 2), [(3, 4)]),
+    "divide.Scalar_mode": (lambda m, x: m.ops.aten.divide.Scalar_mode(
+        x, 2, rounding_mode="floor"), [(3, 4)]),
+    "true_divide.Tensor": (lambda m, x, y: m.true_divide(x, y), [(3, 4), (4,)]),
+    "true_divide.Scalar": (lambda m, x: m.ops.aten.true_divide.Scalar(x, 2), [(3, 4)]),
+    "float_power.Tensor_Tensor": (lambda m, x, y: m.float_power(x.abs() + 0.5, y),
+                                  [(3, 4), (4,)]),
+    "float_power.Scalar": (lambda m, x: m.float_power(2, x), [(3, 4)]),
+    "float_power.Tensor_Scalar": (lambda m, x: m.float_power(x.abs() + 0.5, 2.5), [(3, 4)]),
+    "arctan2": (lambda m, x, y: m.arctan2(x, y), [(3, 4), (4,)]),
+    "negative": (lambda m, x: m.negative(x), [(3, 4)]),
+    "absolute": (lambda m, x: m.absolute(x), [(3, 4)]),
+    "square": (lambda m, x: m.square(x), [(3, 4)]),
+    "fix": (lambda m, x: m.fix(x), [(3, 4)]),
+    "arcsin": (lambda m, x: m.arcsin(x * 0.4), [(3, 4)]),
+    "arccos": (lambda m, x: m.arccos(x * 0.4), [(3, 4)]),
+    "arctan": (lambda m, x: m.arctan(x), [(3, 4)]),
+    "arcsinh": (lambda m, x: m.arcsinh(x), [(3, 4)]),
+    "arccosh": (lambda m, x: m.arccosh(x.abs() + 1.5), [(3, 4)]),
+    "arctanh": (lambda m, x: m.arctanh(x * 0.4), [(3, 4)]),
+    "clip.Tensor": (lambda m, x, lo, hi: x.clip(lo - 1, hi + 1), [(3, 4), (4,), (3, 1)]),
+    "clip": (lambda m, x: x.clip(-0.5, 0.5), [(3, 4)]),
+    "where.ScalarSelf": (lambda m, x: m.where(_mask(m), 1.5, x), [(3, 4)]),
+    "where.ScalarOther": (lambda m, x: m.where(_mask(m), x, 1.5), [(3, 4)]),
+    "where.Scalar": (lambda m, x: m.where(_mask(m), 1.5, 0.5) * x, [(3, 4)]),
+    # linear algebra
+    "matmul": (lambda m, x, y: x @ y, [(2, 3, 4), (4,)]),
+    "linalg_matmul": (lambda m, x, y: m.linalg.matmul(x, y), [(3, 4), (4, 2)]),
+    "outer": (lambda m, x, y: m.outer(x, y), [(3,), (4,)]),
+    "ger": (lambda m, x, y: m.ger(x, y), [(3,), (4,)]),
+    "inner": (lambda m, x, y: m.inner(x, y), [(3, 4), (2, 4)]),
+    "tensordot": (lambda m, x, y: m.tensordot(x, y, dims=1), [(3, 4), (4, 2)]),
+    "einsum": (lambda m, x, y: m.einsum("ij,jk->ik", x, y), [(3, 4), (4, 2)]),
+    "kron": (lambda m, x, y: m.kron(x, y), [(2, 2), (2, 3)]),
+    "cross": (lambda m, x, y: m.cross(x, y, dim=1), [(2, 3), (2, 3)]),
+    "matrix_power": (lambda m, x: m.matrix_power(x, 3), [(3, 3)]),
+    "linalg_matrix_power": (lambda m, x: m.linalg.matrix_power(x, 2), [(3, 3)]),
+    "pinverse": (lambda m, x: m.pinverse(x), [(3, 2)]),
+    "svd": (lambda m, x: m.svd(x)[1], [(3, 2)]),
+    "qr": (lambda m, x: (lambda q, r: q @ r)(*m.qr(x)), [(3, 2)]),
+    "linalg_cholesky": (lambda m, x: m.linalg.cholesky(_spd(m, x)), [(3, 3)]),
+    "det": (lambda m, x: m.det(x), [(3, 3)]),
+    "slogdet": (lambda m, x: m.slogdet(x)[1], [(3, 3)]),
+    "logdet": (lambda m, x: m.logdet(_spd(m, x)), [(3, 3)]),
+    "linalg_eigvals": (lambda m, x: m.linalg.eigvals(x).sum(), [(3, 3)]),
+    "linalg_eigvalsh": (lambda m, x: m.linalg.eigvalsh(x + x.mT), [(3, 3)]),
+    "linalg_inv": (lambda m, x: m.linalg.inv(_spd(m, x)), [(3, 3)]),
+    "inverse": (lambda m, x: m.inverse(_spd(m, x)), [(3, 3)]),
+    "linalg_svdvals": (lambda m, x: m.linalg.svdvals(x), [(3, 2)]),
+    "linalg_pinv.atol_rtol_float": (lambda m, x: m.linalg.pinv(x, atol=0.0), [(3, 2)]),
+    "linalg_pinv": (lambda m, x: m.linalg.pinv(x, 1e-15), [(3, 2)]),
+    "linalg_pinv.rcond_tensor": (
+        lambda m, x: m.linalg.pinv(x, m.tensor(1e-15, dtype=m.float64)), [(3, 2)]),
+    "linalg_solve": (lambda m, a, b: m.linalg.solve(_spd(m, a), b), [(3, 3), (3, 2)]),
+    "linalg_multi_dot": (lambda m, x, y, z: m.linalg.multi_dot([x, y, z]),
+                         [(2, 3), (3, 4), (4, 2)]),
+    "linalg_norm": (lambda m, x: m.linalg.norm(x), [(3, 4)]),
+    "linalg_norm.ord_str": (lambda m, x: m.linalg.norm(x, "fro"), [(3, 4)]),
+    "linalg_matrix_norm": (lambda m, x: m.linalg.matrix_norm(x, ord=1), [(3, 4)]),
+    "linalg_matrix_norm.str_ord": (lambda m, x: m.linalg.matrix_norm(x), [(3, 4)]),
+}
+
+
+# -- the operators and the rules --------------------------------------------------------------
+
+def _native():
+    return load_native_functions(NATIVE)
+
+
+def _is_tensor_type(t) -> bool:
+    return str(t).startswith("Tensor")
+
+
+def _takes_and_returns_tensor(func) -> bool:
+    out = set(func.arguments.out)
+    takes = any(_is_tensor_type(a.type) for a in func.arguments.flat_all if a not in out)
+    return takes and any(_is_tensor_type(r.type) for r in func.returns)
+
+
+def _functional_names(functions) -> dict:
+    """base name -> names of its functional (not in-place, not out=) overloads"""
+    by_base: dict = {}
+    for nf in functions:
+        f = nf.func
+        if not f.arguments.out and not f.name.name.inplace:
+            by_base.setdefault(f.name.name.base, set()).add(str(f.name))
+    return by_base
+
+
+def _has_autograd_kernel(name) -> bool:
+    op = find_op("aten::" + name)
+    return op is not None and bool(op.kernels.get(DispatchKey.Autograd))
+
+
+def _has_composite_kernel(name) -> bool:
+    op = find_op("aten::" + name)
+    return op is not None and bool(op.kernels.get(DispatchKey.CompositeImplicitAutograd))
+
+
+def _covered(func, functionals) -> bool:
+    name = str(func.name)
+    if "aten::" + name in FORMULAS or name in INTEGER_OUTPUTS or \
+            name in NOT_DIFFERENTIABLE_IN_TORCH or name in COMPOSITE or name in REFUSED:
+        return True
+    base = func.name.name.base
+    siblings = functionals.get(base, set())
+
+    def listed(n):
+        return ("aten::" + n in FORMULAS or n in INTEGER_OUTPUTS or
+                n in NOT_DIFFERENTIABLE_IN_TORCH or n in COMPOSITE)
+    if func.arguments.out:
+        return any(listed(n) for n in siblings)
+    if func.name.name.inplace:
+        if _has_autograd_kernel(name):          # recording.install gave it its entry's kernel
+            return True
+        return _has_composite_kernel(name) and any(n in COMPOSITE for n in siblings)
+    return False
+
+
+def uncovered() -> list:
+    functions = _native()
+    functionals = _functional_names(functions)
+    return sorted(str(nf.func.name) for nf in functions
+                  if _takes_and_returns_tensor(nf.func) and not _covered(nf.func, functionals))
+
+
+def test_every_op_is_covered():
+    missing = uncovered()
+    assert not missing, (f"{len(missing)} operators have no autograd formula, are no variant "
+                         f"of one, and are not exempted:\n  " + "\n  ".join(missing))
+
+
+def test_exemptions_name_declared_operators():
+    declared = {str(nf.func.name) for nf in _native()}
+    for table in (INTEGER_OUTPUTS, NOT_DIFFERENTIABLE_IN_TORCH, COMPOSITE):
+        stale = sorted(set(table) - declared)
+        assert not stale, stale
+
+
+def test_composites_are_composite():
+    # a listed composite must really decompose (else it would need a formula)
+    not_composite = sorted(n for n in COMPOSITE if not _has_composite_kernel(n))
+    assert not not_composite, not_composite
+
+
+def test_every_composite_is_listed():
+    unlisted = sorted(
+        str(nf.func.name) for nf in _native()
+        if "CompositeImplicitAutograd" in nf.dispatch and not nf.func.arguments.out
+        and not nf.func.name.name.inplace and _takes_and_returns_tensor(nf.func)
+        and str(nf.func.name) not in COMPOSITE and str(nf.func.name) not in INTEGER_OUTPUTS
+        and "aten::" + str(nf.func.name) not in FORMULAS)
+    assert not unlisted, unlisted
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSITE))
+def test_composite_gradient(name):
+    program, shapes, *dtype = COMPOSITE[name]
+    check_grads(program, shapes, dtype=dtype[0] if dtype else "float64")
+
+
+@pytest.mark.parametrize("name", sorted(NOT_DIFFERENTIABLE_IN_TORCH))
+def test_not_differentiable_in_torch(name):
+    program = NOT_DIFFERENTIABLE_IN_TORCH[name]
+    messages = []
+    for m in (strided, torch):
+        x = m.ones(2, 3, dtype=m.float64, requires_grad=True)
+        y = program(m, x)
+        assert y.requires_grad
+        with pytest.raises(RuntimeError) as info:
+            y.sum().backward()
+        # torch names the op with its namespace ("aten::scatter"); strided's fallback
+        # node (autograd/recording.py) does not
+        messages.append(str(info.value).replace("aten::", ""))
+    assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_refused_like_torch(name):
+    messages = []
+    for m in (strided, torch):
+        x = m.ones(2, 3, dtype=m.float64, requires_grad=True)
+        with pytest.raises(RuntimeError) as info:
+            REFUSED[name](m, x)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1] == "cannot resize variables that require grad"
