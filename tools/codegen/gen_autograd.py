@@ -166,6 +166,12 @@ class Entry:
                             break
                     # anything else is a helper from formulas.py (checked at import)
 
+    def needed_by(self, name: str) -> tuple:
+        """The differentiable inputs (by index) whose formulas read the saved ``name``:
+        the recording kernel saves it only when one of them needs a gradient."""
+        return tuple(sorted({self.diff_inputs.index(n) for names, expr in self.formulas
+                             if name in _names_in(expr, self.where) for n in names}))
+
 
 def _formula_modules() -> list[str]:
     """formulas.py and the ``formulas_<group>.py`` beside it (helpers grouped by the ops
@@ -257,10 +263,12 @@ def generate() -> str:
         if entry.node_name:
             cls = entry.node_name.rpartition("::")[2]
         classes.append(_emit_class(entry, cls))
-        saved_in = tuple((name, arg, kind) for name, arg, kind in entry.saved_inputs)
+        saved_in = tuple((name, arg, kind, entry.needed_by(name))
+                         for name, arg, kind in entry.saved_inputs)
         table.append(
             f"    {entry.qualname!r}: ({cls}, {tuple(entry.diff_inputs)!r}, {saved_in!r}, "
-            f"{tuple(entry.saved_outputs)!r}, {entry.output_differentiability!r}),")
+            f"{tuple((n, i, entry.needed_by(n)) for n, i in entry.saved_outputs)!r}, "
+            f"{entry.output_differentiability!r}),")
     parts = [HEADER, '"""Autograd nodes, one per entry of derivatives.yaml (see '
              'tools/codegen/gen_autograd.py)."""', "",
              "# ruff: noqa: E501, F403, F405, F841, E741", "",
@@ -268,8 +276,8 @@ def generate() -> str:
              "from ..recording import FormulaNode, _u", "", ""]
     parts.append("\n\n\n".join(classes))
     parts.append("\n\n# qualname: (node class, differentiable inputs, saved inputs "
-                 "(name, argument, kind), saved outputs (name, index), output "
-                 "differentiability)\nFORMULAS = {")
+                 "(name, argument, kind, needed by), saved outputs (name, index, needed by), "
+                 "output differentiability)\nFORMULAS = {")
     parts.append("\n".join(table))
     parts.append("}\n")
     return "\n".join(parts)

@@ -39,6 +39,15 @@ def _as_tuple(x):
     return (x,)
 
 
+def _ones_scalar(out):
+    """``ones_like`` of a 0-dim CPU output, the usual loss (written out: it is made on
+    every ``backward()``)."""
+    from ..kernels.factory import empty
+    t = empty((), out._dtype, None, out._device)
+    t._array()[()] = 1
+    return t
+
+
 def _root_grads(outputs, grad_outputs, create_graph):
     """The gradient each output starts with: given, or ones for a scalar output."""
     from ..kernels.factory import ones_like
@@ -52,7 +61,8 @@ def _root_grads(outputs, grad_outputs, create_graph):
                     raise RuntimeError(
                         f"grad can be implicitly created only for real scalar outputs but got "
                         f"{out.dtype}")
-                g = ones_like(out)
+                g = _ones_scalar(out) if not out._sizes and out._device.type == "cpu" \
+                    else ones_like(out)
             grads.append(g)
             continue
         if not out.requires_grad:

@@ -34,6 +34,8 @@ from ..kernels.factory import empty_like
 from . import anomaly_mode, grad_mode
 from .graph import _FREED, AccumulateGrad
 
+_ANOMALY = anomaly_mode._STATE
+
 __all__ = ["accumulate_into_leaf", "execute"]
 
 
@@ -221,39 +223,59 @@ def execute(roots, retain_graph: bool, create_graph: bool, capture=None,
     prev = (grad_mode.STATE.enabled, grad_mode.STATE.inference)
     grad_mode.STATE.enabled = create_graph
     grad_mode.STATE.inference = False
+    heappush, heappop = heapq.heappush, heapq.heappop
     try:
         while ready:
-            _, _, node = heapq.heappop(ready)
-            grads = buffers.pop(node, [])
-            run = wanted is None or node in wanted
+            node = heappop(ready)[2]
+            grads = buffers.pop(node, None)
             outputs = None
-            if run and any(g is not None for g in grads):
-                grads = _pre_process(node, grads)
+            if grads is not None and (wanted is None or node in wanted) and \
+                    _any_defined(grads):
+                if node._tensor_pre_hooks or node._retain_grad_hooks or node._pre_hooks or \
+                        type(node) is AccumulateGrad:
+                    grads = _pre_process(node, grads)
                 if capture is not None:
                     for nr, g in enumerate(grads):
                         if (node, nr) in captured:
                             captured[(node, nr)] = _add(captured[(node, nr)], g)
-                if type(node) is not AccumulateGrad or accumulate:
+                if accumulate or type(node) is not AccumulateGrad:
                     outputs = _apply(node, grads, retain_graph)
-            for i, (nxt, nr) in enumerate(node.next_functions):
+            n_out = 0 if outputs is None else len(outputs)
+            metas = node._input_metadata
+            i = -1
+            for nxt, nr in node.next_functions:
+                i += 1
                 if nxt is None:
                     continue
-                g = outputs[i] if outputs is not None and i < len(outputs) else None
-                if g is not None:
-                    g = _validate(node, i, g, node._input_metadata[i])
-                    buf = buffers.setdefault(nxt, [])
-                    while len(buf) <= nr:
-                        buf.append(None)
-                    buf[nr] = _add(buf[nr], g)
+                if i < n_out:
+                    g = outputs[i]
+                    if g is not None:
+                        meta = metas[i]
+                        if g._sizes != meta[0] or g._dtype is not meta[1]:
+                            g = _validate(node, i, g, meta)
+                        buf = buffers.get(nxt)
+                        if buf is None:
+                            buf = buffers[nxt] = [None] * (nr + 1)
+                        elif len(buf) <= nr:
+                            buf.extend([None] * (nr + 1 - len(buf)))
+                        old = buf[nr]
+                        buf[nr] = g if old is None else old + g
                 remaining = deps[nxt] - 1
                 deps[nxt] = remaining
-                if remaining == 0:
-                    heapq.heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
+                if not remaining:
+                    heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
     finally:
         grad_mode.STATE.enabled, grad_mode.STATE.inference = prev
     if capture is not None:
         return [captured[edge] for edge in capture]
     return None
+
+
+def _any_defined(grads) -> bool:
+    for g in grads:                      # (not list.count(None): that calls Tensor.__eq__)
+        if g is not None:
+            return True
+    return False
 
 
 def _apply(node, grads, retain_graph):
@@ -266,7 +288,7 @@ def _apply(node, grads, retain_graph):
             warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that "
                           f"caused the error:\n{node._anomaly_trace}", stacklevel=2)
         raise
-    if anomaly_mode.checks_nan():
+    if _ANOMALY["enabled"] and _ANOMALY["check_nan"]:
         anomaly_mode.check_outputs(node, outputs)
     if node._hooks:
         for hook in tuple(node._hooks):

@@ -35,6 +35,7 @@ from ..kernels.factory import zeros
 from ..ops.dispatcher import all_ops, register_kernel
 from . import anomaly_mode, grad_mode
 from .graph import Node, SavedTensor, _metadata_of, gradient_edge
+from .graph import _sequence as _SEQUENCE
 from .views import rebase_view
 
 __all__ = ["FormulaNode", "install", "mark_output"]
@@ -68,7 +69,14 @@ class FormulaNode(Node):
     _SAVED: tuple = ()
 
     def __init__(self):
-        super().__init__()
+        # Node.__init__ written out: nodes are made on every recorded op
+        self.next_functions = ()
+        self._input_metadata = ()
+        _SEQUENCE[0] += 1
+        self._sequence_nr = _SEQUENCE[0]
+        self._hooks = self._pre_hooks = self._tensor_pre_hooks = None
+        self._retain_grad_hooks = self._metadata = self._anomaly_trace = None
+        self._freed = False
         self._spans = None
         self._out_meta = None
 
@@ -192,7 +200,8 @@ class _Plan:
         self.diff = tuple((pos[n], str(args[pos[n]].type).rstrip("?").endswith("[]"))
                           for n in diff_names)
         self.has_list = any(is_list for _, is_list in self.diff)
-        self.saved_in = tuple((name, pos[arg], kind) for name, arg, kind in saved_in)
+        self.saved_in = tuple((name, pos[arg], kind, needed_by)
+                              for name, arg, kind, needed_by in saved_in)
         self.saved_out = saved_out
         self.out_diff = out_diff
         self.tensor_positions = tuple(i for i, a in enumerate(args)
@@ -227,15 +236,34 @@ def _edges(plan, args):
             edges.append((None, 0))
             metas.append(None)
             continue
-        e = gradient_edge(a) if a._keyset & AUTOGRAD_BIT else (None, 0)
-        live = live or e[0] is not None
+        if a._keyset & AUTOGRAD_BIT:
+            meta = a._autograd_meta
+            fn = meta.grad_fn
+            if fn is not None and a._base is None:       # (gradient_edge, the common case)
+                e = (fn, meta.output_nr)
+            else:
+                e = gradient_edge(a)
+            live = live or e[0] is not None
+        else:
+            e = _NO_EDGE
         edges.append(e)
-        metas.append(_metadata_of(a))
+        metas.append((a._sizes, a._dtype, a._device))
     return live, edges, metas, spans
 
 
+_NO_EDGE = (None, 0)
+
+
 def _save_inputs(plan, node, args):
-    for name, pos, kind in plan.saved_in:
+    """Save what the formulas of the inputs that need a gradient read (``node``'s edges
+    are set already)."""
+    need = node._need
+    for name, pos, kind, needed_by in plan.saved_in:
+        for i in needed_by:
+            if need(i):
+                break
+        else:
+            continue
         a = args[pos]
         if kind == "value":
             if _is_tensor(a):
@@ -278,6 +306,14 @@ def _finish(plan, node, out, edges, metas, spans):
     node.next_functions = tuple(edges)
     node._input_metadata = tuple(metas)
     node._spans = spans
+    if plan.out_diff is None and not plan.saved_out and isinstance(out, TensorImpl):
+        # one tensor output, nothing of it saved: the common case, written out
+        dtype = out._dtype
+        if dtype.is_floating_point or dtype.is_complex:
+            mark_output(out, node, 0)
+        if _ANOMALY["enabled"]:
+            anomaly_mode.record_trace(node)
+        return
     outs = out if type(out) is tuple or (isinstance(out, tuple) and not _is_tensor(out)) \
         else (out,)
     out_meta = []
@@ -290,10 +326,19 @@ def _finish(plan, node, out, edges, metas, spans):
             mark_output(o, node, i)
     if len(outs) > 1:
         node._out_meta = tuple(out_meta)
-    for name, index in plan.saved_out:
-        setattr(node, "_s_" + name, SavedTensor(outs[index], is_output=True, node=node))
-    if anomaly_mode.is_enabled():
+    _save_outputs(plan, node, outs)
+    if _ANOMALY["enabled"]:
         anomaly_mode.record_trace(node)
+
+
+def _save_outputs(plan, node, outs):
+    need = node._need
+    for name, index, needed_by in plan.saved_out:
+        if any(need(i) for i in needed_by):
+            setattr(node, "_s_" + name, SavedTensor(outs[index], is_output=True, node=node))
+
+
+_ANOMALY = anomaly_mode._STATE
 
 
 def _functional_kernel(op, plan):
@@ -306,6 +351,8 @@ def _functional_kernel(op, plan):
         if not live:
             return _run_below(op, args, positions)
         node = plan.node_cls()
+        node.next_functions = tuple(edges)
+        node._spans = spans
         _save_inputs(plan, node, args)
         out = _run_below(op, args, positions)
         if out is args[0] and plan.tensor_positions and plan.tensor_positions[0] == 0:
@@ -357,16 +404,15 @@ def _inplace_kernel(op, plan):
         if not live:
             return _run_below(op, args, positions)
         node = plan.node_cls()
+        node.next_functions = tuple(edges)
+        node._spans = spans
         _save_inputs(plan, node, args)
         out = _run_below(op, args, positions)
         if self._base is not None and not inplace_view:
-            node.next_functions = tuple(edges)
             node._input_metadata = tuple(metas)
-            node._spans = spans
             rebase_view(self, node)
-            for name, _ in plan.saved_out:
-                setattr(node, "_s_" + name, SavedTensor(self, is_output=True, node=node))
-            if anomaly_mode.is_enabled():
+            _save_outputs(plan, node, (self,))
+            if _ANOMALY["enabled"]:
                 anomaly_mode.record_trace(node)
         else:
             _finish(plan, node, out, edges, metas, spans)

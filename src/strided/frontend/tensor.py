@@ -362,6 +362,14 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
         """Gradients of this tensor with respect to the graph's leaves, summed into their
         ``.grad`` (see ``strided.autograd.backward``)."""
         from .. import autograd
+        meta = self._autograd_meta
+        if gradient is None and inputs is None and not create_graph and meta is not None \
+                and meta.grad_fn is not None and self._base is None and not self._sizes \
+                and self._dtype.is_floating_point and self._device.type == "cpu":
+            # the usual ``loss.backward()``: a 0-dim float output with a history
+            autograd.engine.execute([((meta.grad_fn, meta.output_nr),
+                                      autograd._ones_scalar(self))], bool(retain_graph), False)
+            return
         autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def retain_grad(self):
