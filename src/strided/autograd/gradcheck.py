@@ -99,6 +99,9 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
               masked=None):
     """True if the analytical gradients of ``func`` at ``inputs`` match finite differences
     (within ``atol + rtol * |numerical|``)."""
+    if check_forward_ad or check_batched_forward_grad:
+        raise ValueError("gradcheck: forward-mode AD is not available in strided "
+                         "(check_forward_ad / check_batched_forward_grad must be False)")
     inputs = _tuple(inputs)
     diff_idx = _differentiable(inputs)
     if not diff_idx:
