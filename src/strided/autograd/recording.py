@@ -341,6 +341,16 @@ def _save_outputs(plan, node, outs):
 _ANOMALY = anomaly_mode._STATE
 
 
+def _new_node(plan, args, edges, spans):
+    """The op's node with its edges, and what the formulas of its live edges read saved
+    (before the op runs: an in-place op overwrites ``self``)."""
+    node = plan.node_cls()
+    node.next_functions = tuple(edges)
+    node._spans = spans
+    _save_inputs(plan, node, args)
+    return node
+
+
 def _functional_kernel(op, plan):
     positions = plan.tensor_positions
 
@@ -350,10 +360,7 @@ def _functional_kernel(op, plan):
         live, edges, metas, spans = _edges(plan, args)
         if not live:
             return _run_below(op, args, positions)
-        node = plan.node_cls()
-        node.next_functions = tuple(edges)
-        node._spans = spans
-        _save_inputs(plan, node, args)
+        node = _new_node(plan, args, edges, spans)
         out = _run_below(op, args, positions)
         if out is args[0] and plan.tensor_positions and plan.tensor_positions[0] == 0:
             return out            # an identity (``x.conj()`` of a real x): no node, as torch
@@ -403,10 +410,7 @@ def _inplace_kernel(op, plan):
         live, edges, metas, spans = _edges(plan, args)
         if not live:
             return _run_below(op, args, positions)
-        node = plan.node_cls()
-        node.next_functions = tuple(edges)
-        node._spans = spans
-        _save_inputs(plan, node, args)
+        node = _new_node(plan, args, edges, spans)
         out = _run_below(op, args, positions)
         if self._base is not None and not inplace_view:
             node._input_metadata = tuple(metas)
