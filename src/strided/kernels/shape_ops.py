@@ -702,9 +702,19 @@ def _legacy_print(t) -> str:
     return f"\n[ torch.{name}Tensor{{{','.join(map(str, t._sizes))}}} ]"
 
 
-def meshgrid(tensors):
+def _warn_no_indexing():
     views.warn_once("meshgrid", "torch.meshgrid: in an upcoming release, it will be required "
                     "to pass the indexing argument.")
+
+
+def _check_vectors(tensors):
+    for t in tensors:
+        check(len(t._sizes) == 1, lambda t=t: (
+            f"Expect a 1D vector, but got shape {list(t._sizes)}"))
+
+
+def meshgrid(tensors):
+    _warn_no_indexing()
     return _meshgrid(tensors, "ij")
 
 
@@ -713,9 +723,7 @@ def meshgrid_indexing(tensors, indexing):
 
 
 def cartesian_prod(tensors):
-    for t in tensors:
-        check(len(t._sizes) == 1, lambda t=t: (
-            f"Expect a 1D vector, but got shape {list(t._sizes)}"))
+    _check_vectors(tensors)
     if len(tensors) == 1:
         return tensors[0]
     grids = _meshgrid(tensors, "ij")
@@ -1016,8 +1024,7 @@ def _meshgrid_autograd(tensors, indexing):
 
 
 def meshgrid_autograd(tensors):
-    views.warn_once("meshgrid", "torch.meshgrid: in an upcoming release, it will be required "
-                    "to pass the indexing argument.")
+    _warn_no_indexing()
     return _meshgrid_autograd(tensors, "ij")
 
 
@@ -1026,9 +1033,7 @@ def meshgrid_indexing_autograd(tensors, indexing):
 
 
 def cartesian_prod_autograd(tensors):
-    for t in tensors:
-        check(len(t._sizes) == 1, lambda t=t: (
-            f"Expect a 1D vector, but got shape {list(t._sizes)}"))
+    _check_vectors(tensors)
     if len(tensors) == 1:
         return tensors[0]
     grids = _meshgrid_autograd(tensors, "ij")

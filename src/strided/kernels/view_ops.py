@@ -335,15 +335,22 @@ def tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, di
     return tensor_split_indices(self, [int(v) for v in values], dim)
 
 
-def chunk(self, chunks, dim=0):
-    """``split`` with ``ceil(size / chunks)``: may give fewer than ``chunks`` pieces."""
+def _chunk_plan(self, chunks, dim):
+    """``chunk``'s checks and plan: (dim, split size), or (dim, None) for an empty dim
+    (then ``chunks`` empty pieces)."""
     ndim = len(self._sizes)
     check(ndim > 0, "chunk expects at least a 1-dimensional tensor")
     check(chunks > 0, lambda: f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     dim = maybe_wrap_dim(dim, ndim)
     dim_size = self._sizes[dim]
     split_size = (dim_size + chunks - 1) // chunks
-    if split_size == 0 and dim_size == 0:
+    return dim, (None if split_size == 0 and dim_size == 0 else split_size)
+
+
+def chunk(self, chunks, dim=0):
+    """``split`` with ``ceil(size / chunks)``: may give fewer than ``chunks`` pieces."""
+    dim, split_size = _chunk_plan(self, chunks, dim)
+    if split_size is None:
         return split_with_sizes(self, [0] * chunks, dim)
     return split_Tensor(self, split_size, dim)
 
@@ -474,13 +481,8 @@ def split_sizes_autograd(self, split_size, dim=0):
 
 
 def chunk_autograd(self, chunks, dim=0):
-    ndim = len(self._sizes)
-    check(ndim > 0, "chunk expects at least a 1-dimensional tensor")
-    check(chunks > 0, lambda: f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    dim = maybe_wrap_dim(dim, ndim)
-    dim_size = self._sizes[dim]
-    split_size = (dim_size + chunks - 1) // chunks
-    if split_size == 0 and dim_size == 0:
+    dim, split_size = _chunk_plan(self, chunks, dim)
+    if split_size is None:
         return _call_op("aten::split_with_sizes", self, [0] * chunks, dim)
     return _call_op("aten::split.Tensor", self, split_size, dim)
 
