@@ -503,3 +503,44 @@ CASES.extend([
     Case("erf of 1M f32", _special_1m("x.erf()", 2.0), number=10),
     Case("lgamma of 1M f32", _special_1m("x.lgamma()", 5.0), number=5),
 ])
+
+
+# ------------------------------------------------------------------ explain, switched off
+# Note [Tracing by swapping] (utils/explain.py): tracing installs its hooks and probes when
+# it starts and removes them when it stops. The case times a tiny ``a + b`` before any
+# explanation was ever recorded (the code with no trace points at all), then records one
+# explanation (install + uninstall) and times the same call again: the note prints
+# after / before, which must stay within 5% (1.00 +- noise).
+
+_explain_state: dict = {}
+
+
+def _explain_off(st, torch, np):
+    import timeit
+    a, b = st.ones(2, 3), st.ones(2, 3)
+
+    def add():
+        return a + b
+
+    def best():
+        add()
+        return min(timeit.repeat(add, number=20000, repeat=7)) / 20000
+
+    _explain_state["before"] = best()
+    with st.explain():
+        add()
+        a[0] + b     # the indexing and TensorIterator probes too
+    from strided.ops.dispatcher import OperatorHandle, _plain_call
+    assert OperatorHandle.call is _plain_call, "tracing left a hook installed"
+    ta, tb = torch.ones(2, 3), torch.ones(2, 3)
+    return {"strided": add, "torch": lambda: ta + tb, "numpy": None}
+
+
+def _explain_note(s):
+    before = _explain_state.get("before")
+    return f"traced-then-off / never-traced = {s / before:.3f}" if before else ""
+
+
+CASES.extend([
+    Case("explain off: tiny a + b", _explain_off, number=20000, note=_explain_note),
+])

@@ -73,6 +73,7 @@ from .frontend.tensor_new import as_tensor, asarray, from_numpy, tensor  # noqa:
 from .ops._generated.torch_functions import *
 from .ops.dispatcher import add_dispatch_hook  # noqa: F401
 from .utils.dlpack import from_dlpack  # noqa: F401
+from .utils.explain import explain  # noqa: F401
 
 globals().update(_ALIASES)
 __version__ = "0.1.0"
@@ -236,3 +237,4 @@ from .autograd.recording import install_fallback as _install_autograd_fallback  
 _install_autograd_fallback()
 _install_autograd(_FORMULAS)
 del _FORMULAS, _install_autograd, _install_autograd_fallback
+from . import viz  # noqa: E402  (issue 6: strided.viz.storage_map)

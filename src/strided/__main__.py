@@ -2,14 +2,44 @@
 
 For every result it prints the values, then sizes, strides, storage offset and
 whether it shares storage with the original tensor: the three numbers that make
-a view, and the proof that no data moved.
+a view, and the proof that no data moved. Then it explains the seeds' own examples
+layer by layer (``strided.explain``).
+
+    python -m strided                          # both sections
+    python -m strided explain                  # the seeds' examples, explained
+    python -m strided explain "t = torch.rand(3, 4); t[0] + 1"   # or a file path
+    python -m strided explain --json "..."     # the JSON form
+    python -m strided explain --svg DIR        # a storage map (strided.viz) per view
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import os
 import sys
 
 import strided as torch
+
+# The seeds' own examples (seeds 004, 000, 001), with the seeds' shapes.
+SEED_EXAMPLES = [
+    ("seed 004: the life of a tensor (with its frees)",
+     "res = torch.rand(3, 4)[0] + torch.rand(3, 4)"),
+    ("seed 000: basic indexing assignment",
+     "t = torch.tensor([[1, 2, 3], [4, 5, 6], [7, 8, 9]])\nt[1, 2] = 3"),
+    ("seed 000: advanced indexing assignment",
+     "t = torch.tensor([[1, 2, 3], [4, 5, 6], [7, 8, 9]])\n"
+     "rows = torch.tensor([0, 2])\ncols = torch.tensor([1, 1])\nt[rows, cols] = 10"),
+    ("seed 001: view", "t = torch.rand(4, 4)\nb = t.view(2, 8)"),
+    ("seed 001: transpose, then contiguous",
+     "base = torch.tensor([[0, 1], [2, 3]])\nt = base.transpose(0, 1)\nc = t.contiguous()"),
+    ("seed 001: diagonal", "arr = torch.rand(2, 4, 4)\ndiag_out = arr.diagonal(-1, 1, 2)\n"
+                           "out2 = diag_out.diagonal(1, 0, 1)"),
+    ("seed 001: expand", "arr = torch.rand(2, 1, 4)\nout = arr.expand(-1, 4, -1)"),
+    ("seed 001: narrow", "arr = torch.rand(2, 4, 4)\nout = arr.narrow(1, 1, 2)"),
+    ("seed 001: permute", "arr = torch.rand(2, 3, 4)\nout = arr.permute(2, 0, 1)"),
+    ("seed 001: unfold", "arr = torch.rand(2, 3, 4)\nout = arr.unfold(1, 2, 1)"),
+]
 
 
 def describe(label: str, t, base=None) -> str:
@@ -43,9 +73,80 @@ def canonical_example() -> list[str]:
     return out
 
 
+def explain_examples(examples, *, as_json=False, svg_dir=None) -> int:
+    """Explain each (title, code); print the trees (or one JSON document)."""
+    documents = []
+    status = 0
+    for i, (title, code) in enumerate(examples):
+        ex = torch.explain(pictures=svg_dir is not None)
+        error = None
+        namespace = {"torch": torch, "__name__": "__explain__"}   # outlives the recording
+        try:
+            with ex:
+                exec(_compile(code, i), namespace)
+        except Exception as e:     # show the path up to the error, then the error
+            error = f"{type(e).__name__}: {e}"
+            status = 1
+        if svg_dir is not None:
+            _write_pictures(ex, svg_dir, i)
+        if as_json:
+            doc = {"title": title, "code": code, **ex.to_dict()}
+            if error:
+                doc["error"] = error
+            documents.append(doc)
+            continue
+        rule = "=" * 78
+        print(f"{rule}\n{title}\n" + "\n".join("    >>> " + line for line in code.splitlines())
+              + f"\n{rule}")
+        print(ex.render())
+        if error:
+            print(f"error: {error}")
+        print()
+    if as_json:
+        print(json.dumps(documents if len(documents) != 1 else documents[0], indent=2))
+    return status
+
+
+def _compile(code: str, i: int):
+    import linecache
+    filename = f"<example-{i + 1}>"
+    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+    return compile(code, filename, "exec")
+
+
+def _write_pictures(ex, svg_dir: str, i: int) -> None:
+    os.makedirs(svg_dir, exist_ok=True)
+    for label, svg in ex.pictures:
+        path = os.path.join(svg_dir, f"example{i + 1:02d}_{label}.svg")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(svg)
+        print(f"wrote {path}", file=sys.stderr)
+    if ex.pictures_error:
+        print(f"storage maps unavailable: {ex.pictures_error}", file=sys.stderr)
+
+
 def main(argv=None) -> int:
-    print("\n\n".join(canonical_example()))
-    return 0
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(prog="python -m strided", description=__doc__.split(
+        "\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", nargs="?", choices=["explain"],
+                        help="explain: show the path each call takes through the layers")
+    parser.add_argument("code", nargs="?", help="code to explain, or a file holding it "
+                        "(default: the seeds' examples)")
+    parser.add_argument("--json", action="store_true", help="print the JSON form")
+    parser.add_argument("--svg", metavar="DIR", help="write a storage map per view to DIR")
+    ns = parser.parse_args(argv)
+    if ns.code is None:
+        examples = SEED_EXAMPLES
+    elif os.path.isfile(ns.code):
+        with open(ns.code, encoding="utf-8") as f:
+            examples = [(ns.code, f.read())]
+    else:
+        examples = [("explain", ns.code)]
+    if ns.command is None and not ns.json:
+        print("\n\n".join(canonical_example()))
+        print("\n\nThe seeds' examples, layer by layer (python -m strided explain)\n")
+    return explain_examples(examples, as_json=ns.json, svg_dir=ns.svg)
 
 
 if __name__ == "__main__":
