@@ -495,3 +495,16 @@ def test_no_reference_cycle_through_saved_outputs():
         assert ref() is None            # freed by refcount alone: no cycle
     finally:
         gc.enable()
+
+
+def test_gradcheck_non_contiguous_inputs_and_overlap_error():
+    y = strided.rand(2, 3, dtype=strided.float64).t().requires_grad_()
+    assert not y.is_contiguous()
+    assert strided.autograd.gradcheck(lambda t: (t * t).sum(0), (y,))
+    assert strided.autograd.gradgradcheck(lambda t: t * t * t, (y,))
+
+    def overlapping(m):
+        x = m.rand(3, 1, dtype=m.float64).expand(3, 2).requires_grad_()
+        m.autograd.gradcheck(lambda t: t * t, (x,))
+    outcome = same(overlapping)
+    assert outcome[0] == "RuntimeError"
