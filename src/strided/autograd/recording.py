@@ -166,14 +166,13 @@ def _below(op, args, tensor_positions):
     ks = 0
     for pos in tensor_positions:
         a = args[pos]
-        if a is None:
-            continue
-        if type(a) in (list, tuple):
+        if isinstance(a, TensorImpl):
+            ks |= a._keyset
+        elif type(a) in (list, tuple):
             for t in a:
                 if t is not None:
                     ks |= t._keyset
-        else:
-            ks |= getattr(a, "_keyset", 0)
+        # (None, or a Python number passed for a Tensor parameter: no keys)
     return op.table[(ks & _BELOW & op.mask).bit_length()](*args)
 
 
