@@ -168,6 +168,16 @@ def test_bindings_and_overloads():
     assert [s.event for s in ex.record if isinstance(s, Memory)] == ["free"] * 5   # unused
 
 
+def test_torch_tensor_is_a_top_level_step_with_its_empty_inside():
+    ex = strided.explain("t = torch.tensor([[1, 2], [3, 4]])")
+    top = ex.record[0]
+    assert top.kind == "inner" and top.name == "torch.tensor"
+    assert top.source == "line 1: t = torch.tensor([[1, 2], [3, 4]])"
+    inner_ops = [c.op for c in top.children if isinstance(c, Call)]
+    assert inner_ops == ["aten::empty.memory_format"]
+    assert "line 1: t = torch.tensor" in str(ex)
+
+
 def test_autograd_key_reason():
     x = strided.ones(3, requires_grad=True)
     with strided.explain() as ex:

@@ -163,6 +163,7 @@ class Inner(Step):
 
     name: str = ""
     details: dict = field(default_factory=dict)
+    source: str | None = None        # set when the step is top-level (``torch.tensor``)
     children: list = field(default_factory=list)
 
     def __post_init__(self):
@@ -695,6 +696,8 @@ def _install_probes(ex: Explanation) -> list:
                 if ex._paused:
                     return original(*args, **kwargs)
                 node = Inner(name=name, details=details_of(args, kwargs, None))
+                if not ex._stack:
+                    node.source = _user_source(sys._getframe(1))
                 ex._open(node)
                 try:
                     result = original(*args, **kwargs)
@@ -746,6 +749,17 @@ def _install_probes(ex: Explanation) -> list:
                "fill_ (0-dim value)" if not src._sizes else "expand, then copy_")
         return {"dst": summarize(dst), "src": summarize(src), "how": how}
 
+    def tensor_details(args, kwargs, result):
+        if result is None:
+            data = args[0] if args else kwargs.get("data")
+            text = repr(data)
+            return {"data": text if len(text) <= 60 else text[:59] + "…",
+                    "how": "dtype and shape inferred from the nested data, then an empty "
+                           "tensor filled (torch.tensor is not a dispatched operator)"}
+        return {"result": summarize(result)}
+
+    from ..frontend import tensor_new
+    swap(tensor_new, "tensor", inner("torch.tensor", tensor_details))
     swap(factory, "empty", inner("empty", empty_details))
     swap(factory, "new_strided", inner("empty_strided", empty_details))
     swap(random, "_uniform", inner("uniform_", uniform_details))
