@@ -189,7 +189,7 @@ class _Plan:
     """What one op's autograd kernel needs, worked out once from the schema."""
 
     __slots__ = ("node_cls", "diff", "saved_in", "saved_out", "out_diff", "tensor_positions",
-                 "has_list", "inplace", "name")
+                 "has_list", "inplace", "name", "view")
 
     def __init__(self, op, info, inplace):
         node_cls, diff_names, saved_in, saved_out, out_diff = info
@@ -206,7 +206,10 @@ class _Plan:
         self.tensor_positions = tuple(i for i, a in enumerate(args)
                                       if str(a.type).startswith("Tensor"))
         self.inplace = inplace
-        self.name = _schema(op).name.name.base
+        schema = _schema(op)
+        self.name = schema.name.name.base
+        ret = schema.returns[0].annotation if schema.returns else None
+        self.view = ret is not None and not ret.is_write and not inplace
 
 
 def _edges(plan, args):
@@ -355,7 +358,10 @@ def _functional_kernel(op, plan):
 
     def autograd_kernel(*args):
         if not _STATE.enabled:
-            return _below(op, args, positions)
+            out = _below(op, args, positions)
+            if plan.view:
+                _note_view_creation(out, args[0], None)
+            return out
         live, edges, metas, spans = _edges(plan, args)
         if not live:
             return _run_below(op, args, positions)
@@ -364,11 +370,68 @@ def _functional_kernel(op, plan):
         if out is args[0] and plan.tensor_positions and plan.tensor_positions[0] == 0:
             return out            # an identity (``x.conj()`` of a real x): no node, as torch
         _finish(plan, node, out, edges, metas, spans)
+        if plan.view:
+            _note_view_creation(out, args[0], node)
         return out
 
     autograd_kernel.__qualname__ = f"autograd_kernel[{op.qualname}]"
     return autograd_kernel
 
+
+# Note [Views that refuse in-place ops]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# torch remembers how a view of a tensor that requires grad was made (its "creation
+# meta") and refuses in-place ops on two kinds: outputs of an op that returns several
+# views (split, unbind, chunk...: their shared node cannot be rebased for one of them),
+# and views made under no_grad (whether the change should be tracked is ambiguous). A
+# view of such a view inherits the refusal. ``creation_meta`` is ``("multi", owner,
+# output_nr)`` or ``("no_grad",)``; a no_grad view gets the Autograd key so that its
+# in-place ops reach ``check_inplace``.
+
+def _note_view_creation(out, base, node):
+    if isinstance(out, (list, tuple)):
+        if node is not None and len(out) > 1:
+            owner = _short_node_name(node.name())
+            for i, o in enumerate(out):
+                if isinstance(o, TensorImpl) and o._autograd_meta is not None:
+                    o._autograd_meta.creation_meta = ("multi", owner, i)
+            return
+        for o in out:
+            _note_view_creation(o, base, node)
+        return
+    if not isinstance(out, TensorImpl) or out is base:
+        return
+    inherited = base._autograd_meta.creation_meta if base._autograd_meta is not None \
+        else None
+    if node is None:
+        if not base.requires_grad and inherited is None:
+            return
+        meta = out._autograd_meta
+        if meta is None:
+            meta = out._autograd_meta = AutogradMeta(False)
+        meta.creation_meta = inherited or ("no_grad",)
+        out._keyset |= AUTOGRAD_BIT
+    elif inherited is not None and out._autograd_meta is not None:
+        if inherited[0] == "multi":        # torch then names the newest view's node
+            inherited = ("multi", _short_node_name(node.name()), 0)
+        out._autograd_meta.creation_meta = inherited
+
+
+def _short_node_name(name):
+    import re
+    return re.sub(r"Backward\d*$", "", name)
+
+
+_MULTI_OUTPUT_VIEW = (
+    "Output {nr} of {owner} is a view and is being modified inplace. This view is the output "
+    "of a function that returns multiple views. Such functions do not allow the output views "
+    "to be modified inplace. You should replace the inplace operation by an out-of-place one.")
+_NO_GRAD_VIEW = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the no_grad block "
+    "(if you don't want the inplace to be tracked) or both outside (if you want the inplace "
+    "to be tracked).")
 
 _LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 _VIEW_OF_LEAF_INPLACE = ("a view of a leaf Variable that requires grad is being used in an "
@@ -380,6 +443,11 @@ def check_inplace(self) -> None:
     if not _STATE.enabled:
         return
     meta = self._autograd_meta
+    creation = meta.creation_meta if meta is not None else None
+    if creation is not None:       # Note [Views that refuse in-place ops]
+        if creation[0] == "multi":
+            raise RuntimeError(_MULTI_OUTPUT_VIEW.format(nr=creation[2], owner=creation[1]))
+        raise RuntimeError(_NO_GRAD_VIEW)
     base = self._base
     if base is not None:
         bmeta = base._autograd_meta

@@ -68,7 +68,8 @@ class AutogradMeta:
     case), so that creating a plain tensor sets one slot instead of five."""
 
     __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "retains_grad", "hooks",
-                 "grad_accumulator", "view_version", "post_accumulate_hooks", "__weakref__")
+                 "grad_accumulator", "view_version", "post_accumulate_hooks", "creation_meta",
+                 "__weakref__")
 
     def __init__(self, requires_grad=False):
         self.requires_grad = requires_grad
@@ -80,6 +81,7 @@ class AutogradMeta:
         self.grad_accumulator = None         # weakref to the leaf's AccumulateGrad
         self.view_version = None             # a view's base version its grad_fn was made at
         self.post_accumulate_hooks = None
+        self.creation_meta = None            # how a view was made, when in-place is refused
 
 
 class TensorImpl:
