@@ -705,6 +705,8 @@ def _cum_extreme_np(arr: np.ndarray, axis: int, largest: bool):
     idx = np.maximum.accumulate(np.where(hit, pos, 0), axis=axis)
     if nan is None:
         return run, idx        # exact ints: the running extreme is the element itself
+    if not nan.any() and not (run == 0).any():
+        return run, idx        # no NaN and no zero whose sign the scan could pick: same
     return np.take_along_axis(arr, idx, axis), idx
 
 
