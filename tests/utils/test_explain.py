@@ -292,3 +292,13 @@ def test_cli_explain_code_json_and_svg(tmp_path):
     assert [s["op"] for s in doc["steps"]] == ["aten::ones", "aten::t"]
     pictures = list((tmp_path / "svg").glob("*.svg"))
     assert len(pictures) == 1 and pictures[0].read_text().lstrip().startswith(("<svg", "<?xml"))
+
+
+def test_autograd_call_shows_the_backend_call_below_it():
+    x = strided.ones(3, requires_grad=True)
+    with strided.explain() as ex:
+        x * 2
+    top = ex.record[0]
+    assert top.dispatch_key == "Autograd"
+    below = [c for c in top.children if isinstance(c, Call)]
+    assert [(c.op, c.dispatch_key) for c in below] == [("aten::mul.Tensor", "CPU")]

@@ -173,7 +173,8 @@ def _below(op, args, tensor_positions):
                 if t is not None:
                     ks |= t._keyset
         # (None, or a Python number passed for a Tensor parameter: no keys)
-    return op.table[(ks & _BELOW & op.mask).bit_length()](*args)
+    # through ``redispatch``, so that dispatch hooks (strided.explain) see the call below
+    return op.redispatch(ks & _BELOW, *args)
 
 
 def _run_below(op, args, tensor_positions):
