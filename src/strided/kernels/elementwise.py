@@ -1440,18 +1440,6 @@ def _clamp_scalar(self, min, max, out, inplace=False):
     return result
 
 
-def clamp(self, min=None, max=None):
-    return _clamp_scalar(self, min, max, None)
-
-
-def clamp_(self, min=None, max=None):
-    return _clamp_scalar(self, min, max, self, inplace=True)
-
-
-def clamp_out(self, min, max, out):
-    return _clamp_scalar(self, min, max, out)
-
-
 def _clamp_tensor(self, min, max, out):
     check(min is not None or max is not None,
           "torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -1473,64 +1461,39 @@ def _clamp_tensor(self, min, max, out):
     return result
 
 
-def clamp_Tensor(self, min=None, max=None):
-    return _clamp_tensor(self, min, max, None)
+def _clamp_kernel(name, bound, form, tensor_bounds):
+    """One of the 18 clamp kernels: bounds ``min`` and ``max`` (``clamp``), or one of
+    them (``clamp_min`` / ``clamp_max``); Scalar or Tensor bounds; functional, in-place
+    or ``out=``."""
+    impl = _clamp_tensor if tensor_bounds else _clamp_scalar
+
+    def bounds(args):
+        if bound == "both":
+            return args[0], args[1]
+        return (args[0], None) if bound == "min" else (None, args[0])
+
+    if form == "functional":
+        def kernel(self, *args):
+            return impl(self, *bounds(args), None)
+    elif form == "inplace":
+        def kernel(self, *args):
+            if tensor_bounds:
+                return impl(self, *bounds(args), self)
+            return impl(self, *bounds(args), self, inplace=True)
+    else:
+        def kernel(self, *args):
+            return impl(self, *bounds(args[:-1]), args[-1])
+    kernel.__name__ = kernel.__qualname__ = name
+    return kernel
 
 
-def clamp__Tensor(self, min=None, max=None):
-    return _clamp_tensor(self, min, max, self)
-
-
-def clamp_Tensor_out(self, min, max, out):
-    return _clamp_tensor(self, min, max, out)
-
-
-def clamp_min(self, min):
-    return _clamp_scalar(self, min, None, None)
-
-
-def clamp_min_(self, min):
-    return _clamp_scalar(self, min, None, self, inplace=True)
-
-
-def clamp_min_out(self, min, out):
-    return _clamp_scalar(self, min, None, out)
-
-
-def clamp_max(self, max):
-    return _clamp_scalar(self, None, max, None)
-
-
-def clamp_max_(self, max):
-    return _clamp_scalar(self, None, max, self, inplace=True)
-
-
-def clamp_max_out(self, max, out):
-    return _clamp_scalar(self, None, max, out)
-
-
-def clamp_min_Tensor(self, min):
-    return _clamp_tensor(self, min, None, None)
-
-
-def clamp_min__Tensor(self, min):
-    return _clamp_tensor(self, min, None, self)
-
-
-def clamp_min_Tensor_out(self, min, out):
-    return _clamp_tensor(self, min, None, out)
-
-
-def clamp_max_Tensor(self, max):
-    return _clamp_tensor(self, None, max, None)
-
-
-def clamp_max__Tensor(self, max):
-    return _clamp_tensor(self, None, max, self)
-
-
-def clamp_max_Tensor_out(self, max, out):
-    return _clamp_tensor(self, None, max, out)
+for _bound in ("both", "min", "max"):
+    _base = "clamp" if _bound == "both" else f"clamp_{_bound}"
+    for _tensor, _tag in ((False, ""), (True, "_Tensor")):
+        for _form, _name in (("functional", f"{_base}{_tag}"), ("inplace", f"{_base}_{_tag}"),
+                             ("out", f"{_base}{_tag}_out")):
+            globals()[_name] = _clamp_kernel(_name, _bound, _form, _tensor)
+del _bound, _base, _tensor, _tag, _form, _name
 
 
 def _lerp(self, end, weight, out):
