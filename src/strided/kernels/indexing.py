@@ -71,6 +71,7 @@ from .memory_overlap import (
 )
 from .resize import resize_output
 from .scalars import check_scalar_fits, scalar_to_store
+from .tensor_iterator import sort_dims
 from .views import compute_view_strides
 
 _INDEX_DTYPES = (dt.int64, dt.int32)
@@ -264,29 +265,7 @@ def _iterator_strides(shape, operands, zero_sizes_count=True) -> tuple:
         ops.append([0 if (sizes[d] == 1 and shape[d] != 1) else strides[d]
                     for d in range(ndim)])
 
-    def should_swap(d0, d1):
-        for st in ops:
-            s0, s1 = st[d0], st[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 < s1:
-                return -1
-            if s0 > s1:
-                return 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    perm = list(range(ndim - 1, -1, -1))     # perm[0] is the innermost dimension
-    for i in range(1, ndim):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
+    perm = sort_dims(shape, ops)
     if perm == list(range(ndim - 1, -1, -1)):
         return contiguous_strides(shape)
     strides = [0] * ndim

@@ -144,6 +144,46 @@ class _Operand:
         return self.tensor is None and self.dtype is not None
 
 
+
+def sort_dims(shape, strides, reduction_outputs=()) -> list:
+    """The dims of ``shape``, innermost first, as TensorIterator orders them (Note [Output
+    strides]): an insertion sort where the first operand whose strides differ decides
+    (operands' ``strides`` are aligned to ``shape``, 0 where broadcast; None skips one;
+    a broadcast dim leaves the decision to the next operand; equal strides put the
+    smaller dim inside). For a reduction output (``reduction_outputs`` holds its
+    index), a reduced dim (stride 0) goes inside first."""
+    ndim = len(shape)
+    perm = list(range(ndim - 1, -1, -1))     # perm[0] is the innermost dimension
+
+    def should_swap(d0, d1):
+        for k, st in enumerate(strides):
+            if st is None:
+                continue
+            s0, s1 = st[d0], st[d1]
+            if k in reduction_outputs and (s0 == 0) != (s1 == 0):
+                return 1 if s1 == 0 else -1
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 < s1:
+                return -1
+            if s0 > s1:
+                return 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    for i in range(1, ndim):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm
+
+
 class TensorIteratorConfig:
     """The knobs of torch's ``TensorIteratorConfig``, set by keyword or by the fluent
     setters (``TensorIteratorConfig().add_output(None).add_input(a)...``)."""
@@ -470,37 +510,9 @@ class TensorIterator:
         if ndim <= 1 or self._config.enforce_linear_iteration:
             self._apply_perm()
             return
-        shape = self.shape
-        strides = self.iter_strides
-        reduction = self.is_reduction
         ops = self.operands
-
-        def should_swap(d0, d1):
-            for k, st in enumerate(strides):
-                if st is None:
-                    continue
-                s0, s1 = st[d0], st[d1]
-                if reduction and ops[k].is_output and (s0 == 0) != (s1 == 0):
-                    return 1 if s1 == 0 else -1
-                if s0 == 0 or s1 == 0:
-                    continue
-                if s0 < s1:
-                    return -1
-                if s0 > s1:
-                    return 1
-                if shape[d0] > shape[d1]:
-                    return 1
-            return 0
-
-        for i in range(1, ndim):
-            d1 = i
-            for d0 in range(i - 1, -1, -1):
-                c = should_swap(perm[d0], perm[d1])
-                if c > 0:
-                    perm[d0], perm[d1] = perm[d1], perm[d0]
-                    d1 = d0
-                elif c < 0:
-                    break
+        reduction_outputs = {k for k, op in enumerate(ops) if self.is_reduction and op.is_output}
+        self.perm = sort_dims(self.shape, self.iter_strides, reduction_outputs)
         self._apply_perm()
 
     def _apply_perm(self):
