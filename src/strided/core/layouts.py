@@ -46,3 +46,24 @@ contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
 channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")
+
+
+_CHANNELS_LAST_ORDERS = {4: (1, 3, 2, 0), 5: (1, 4, 3, 2, 0)}
+
+
+def channels_last_order(sizes, strides):
+    """The dims from innermost to outermost when ``(sizes, strides)`` is laid out
+    channels-last (N, [D,] H, W, C), else None: torch's rule in ``suggest_memory_format``.
+    Walking out from C, the strides must not decrease; the ambiguous cases (C of stride
+    0, N sharing C's stride) count as contiguous."""
+    order = _CHANNELS_LAST_ORDERS.get(len(sizes))
+    if order is None or strides[1] == 0:
+        return None
+    smallest = 0
+    for d in order:
+        if sizes[d] == 0 or strides[d] < smallest:
+            return None
+        if d == 0 and smallest == strides[1]:
+            return None
+        smallest = strides[d] * (sizes[d] if sizes[d] > 1 else 1)
+    return order

@@ -678,26 +678,9 @@ def suggest_memory_format(sizes, strides):
     """torch's ``suggest_memory_format``: ``channels_last`` (``channels_last_3d``) for a 4-d
     (5-d) tensor whose strides order the dims as N, H, W, C (N, D, H, W, C), else
     ``contiguous_format``."""
-    if len(sizes) == 4 and _strides_like_channels_last(sizes, strides, (1, 3, 2, 0)):
-        return layouts.channels_last
-    if len(sizes) == 5 and _strides_like_channels_last(sizes, strides, (1, 4, 3, 2, 0)):
-        return layouts.channels_last_3d
-    return layouts.contiguous_format
-
-
-def _strides_like_channels_last(sizes, strides, order) -> bool:
-    # walk the dims from the innermost (C) outwards: the strides must not decrease, and
-    # ambiguous cases (C of stride 0, N sharing C's stride) count as contiguous
-    if strides[1] == 0:
-        return False
-    smallest = 0
-    for d in order:
-        if sizes[d] == 0 or strides[d] < smallest:
-            return False
-        if d == 0 and smallest == strides[1]:
-            return False
-        smallest = strides[d] * (sizes[d] if sizes[d] > 1 else 1)
-    return True
+    if layouts.channels_last_order(sizes, strides) is None:
+        return layouts.contiguous_format
+    return layouts.channels_last if len(sizes) == 4 else layouts.channels_last_3d
 
 
 # torch's Python signatures of the hand-parsed methods, for their TypeErrors

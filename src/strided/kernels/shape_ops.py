@@ -20,6 +20,7 @@ import itertools
 import numpy as np
 
 from ..core import dtypes as dt
+from ..core import layouts
 from ..core.checks import check, check_value, maybe_wrap_dim
 from ..core.devices import CPU as _CPU
 from ..core.storage import UntypedStorage
@@ -67,28 +68,6 @@ def _promote_all(tensors):
 
 
 # -- memory formats ------------------------------------------------------------------------
-
-def _channels_last_order(sizes, strides):
-    """The dims from innermost to outermost when ``(sizes, strides)`` is laid out
-    channels-last (N, [D,] H, W, C), else None (torch's ``suggest_memory_format``)."""
-    ndim = len(sizes)
-    if ndim == 4:
-        order = (1, 3, 2, 0)
-    elif ndim == 5:
-        order = (1, 4, 3, 2, 0)
-    else:
-        return None
-    if strides[1] == 0:
-        return None
-    smallest = 0
-    for d in order:
-        if sizes[d] == 0 or strides[d] < smallest:
-            return None
-        if d == 0 and smallest == strides[1]:
-            return None
-        smallest = strides[d] * (sizes[d] if sizes[d] > 1 else 1)
-    return order
-
 
 def _strides_in_order(sizes, order) -> tuple:
     strides = [0] * len(sizes)
@@ -141,11 +120,11 @@ def _cat(tensors, dim, out):
     if out is None:
         order = None
         if parts and ndim >= 4:
-            order = _channels_last_order(parts[0]._sizes, parts[0]._strides)
+            order = layouts.channels_last_order(parts[0]._sizes, parts[0]._strides)
             for t in parts[1:]:
                 if order is None:
                     break
-                if _channels_last_order(t._sizes, t._strides) != order:
+                if layouts.channels_last_order(t._sizes, t._strides) != order:
                     order = None
         if order is None:
             result = empty(size, dtype, None, device)
