@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from conftest import _run, assert_same, assert_same_warnings, dtype_name
+from conftest import (
+    _run,
+    _strided_values,
+    _torch_values,
+    assert_same,
+    assert_same_warnings,
+    dtype_name,
+)
 
 import strided
 
@@ -18,15 +25,10 @@ TOL = {"float16": (2e-3, 2e-3), "bfloat16": (1.6e-2, 1e-2), "float32": (2e-5, 2e
 
 
 def values_of(t):
+    """conftest's value readers (bfloat16 read as float32), torch's conjugate bit resolved."""
     if isinstance(t, torch.Tensor):
-        t = t.detach()
-        if t.dtype == torch.bfloat16:
-            t = t.float()
-        return t.resolve_conj().numpy()
-    arr = t._array()
-    if t.dtype is strided.bfloat16:
-        arr = arr.astype(np.float32)
-    return arr
+        return _torch_values(t.resolve_conj())
+    return _strided_values(t)
 
 
 def assert_close_result(rs, rt, tol=None, strides=True):

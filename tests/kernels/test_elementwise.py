@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 import torch
+from close_check import values_of
 from conftest import DTYPE_NAMES, assert_same_warnings, hyp
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -38,18 +39,6 @@ TOL = {"float16": (2e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2), "float32": (1e-5, 1e
 
 # --------------------------------------------------------------------------- comparison
 
-def _values(t):
-    if isinstance(t, torch.Tensor):
-        t = t.detach()
-        if t.dtype == torch.bfloat16:
-            t = t.float()
-        return t.numpy()
-    arr = t._array()
-    if t.dtype is strided.bfloat16:
-        arr = arr.astype(np.float32)
-    return arr
-
-
 def _dname(d):
     return str(d).removeprefix("torch.")
 
@@ -63,7 +52,7 @@ def assert_close(rs, rt, exact=False, scale=1.0, tol_dtype=None):
         assert rs.device.type == rt.device.type
         if rt.device.type == "meta":
             return
-        a, e = _values(rs), _values(rt)
+        a, e = values_of(rs), values_of(rt)
         tol = TOL.get(_dname(rt.dtype))
         if tol_dtype is not None and tol is not None and tol_dtype in TOL:
             # an out= of a wider dtype holds values computed in a narrower one
