@@ -915,10 +915,7 @@ def index_select_out(self, dim, index, out):
     dim = _check_index_select(self, dim, index)
     check(out._dtype is self._dtype,
           "index_select(): self and result must have the same scalar type")
-    assert_no_internal_overlap(out)
-    _assert_no_overlap(out, self)
-    _assert_no_overlap(out, index)
-    resize_output(out, _index_select_shape(self, dim, index))
+    _prepare_out(out, _index_select_shape(self, dim, index), self, index)
     return _index_select_into(out, self, dim, index)
 
 
@@ -1011,10 +1008,7 @@ def index_add(self, dim, index, source, alpha=1):
 def index_add_out(self, dim, index, source, alpha, out):
     dim = _index_func_checks("index_add", self, dim, index, source)
     _check_out_dtype(out, self._dtype)
-    assert_no_internal_overlap(out)
-    _assert_no_overlap(out, index)
-    _assert_no_overlap(out, source)
-    resize_output(out, self._sizes)
+    _prepare_out(out, self._sizes, index, source)
     _copy_into(out, self)
     return _index_add_into(out, dim, index, source, alpha)
 
@@ -1027,6 +1021,15 @@ def _check_out_dtype(out, dtype):
 
 def _c_name(dtype) -> str:
     return _TYPEMETA_NAMES[dtype.name]
+
+
+def _prepare_out(out, shape, *inputs):
+    """An ``out=`` tensor's checks, in torch's order: no internal overlap, no overlap with
+    each input, then resized to ``shape``."""
+    assert_no_internal_overlap(out)
+    for t in inputs:
+        _assert_no_overlap(out, t)
+    resize_output(out, shape)
 
 
 def _copy_into(out, src):
@@ -1113,10 +1116,7 @@ def index_copy(self, dim, index, source):
 def index_copy_out(self, dim, index, source, out):
     dim = _index_copy_checks(self, dim, index, source)
     _check_out_dtype(out, self._dtype)
-    assert_no_internal_overlap(out)
-    _assert_no_overlap(out, index)
-    _assert_no_overlap(out, source)
-    resize_output(out, self._sizes)
+    _prepare_out(out, self._sizes, index, source)
     _copy_into(out, self)
     return _index_copy_into(out, dim, index, source)
 
@@ -1402,10 +1402,7 @@ def gather(self, dim, index, sparse_grad=False):
 def gather_out(self, dim, index, sparse_grad, out):
     dim = _gather_checks(self, dim, index)
     _check_out_dtype(out, self._dtype)
-    assert_no_internal_overlap(out)
-    _assert_no_overlap(out, self)
-    _assert_no_overlap(out, index)
-    resize_output(out, index._sizes)
+    _prepare_out(out, index._sizes, self, index)
     return _gather_into(out, self, dim, index)
 
 
@@ -1668,10 +1665,7 @@ def take_out(self, index, out):
     check(out._dtype is self._dtype, lambda: (
         f"take(): self and out expected to have the same dtype, but got self.dtype = "
         f"{self._dtype._scalar_name} and out.dtype = {out._dtype._scalar_name}"))
-    assert_no_internal_overlap(out)
-    _assert_no_overlap(out, index)
-    _assert_no_overlap(out, self)
-    resize_output(out, index._sizes)
+    _prepare_out(out, index._sizes, index, self)
     return _take_into(out, self, index)
 
 
