@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 
+import mpmath as mp
 import numpy as np
 import pytest
 import torch
@@ -110,7 +111,6 @@ def test_lgamma_negative_float64_vs_math():
 # --------------------------------------------------------------------------- float64 vs mpmath
 
 def _mp_reference(fn, xs):
-    mp = pytest.importorskip("mpmath")
     mp.mp.dps = 40
     return mp, [fn(mp, mp.mpf(float(v))) for v in xs]
 
