@@ -2,8 +2,8 @@
 
 Errors are measured in ulps: ``|got - ref|`` over the spacing of the result dtype at the
 reference. float64 is checked against Python's ``math`` (erf, erfc, lgamma) on dense grids
-and random points, tails, tiny arguments and the pieces' boundaries; with mpmath installed,
-also against 40-digit values, which is where the tight bounds live (``math.lgamma`` itself
+and random points, tails, tiny arguments and the pieces' boundaries, and against mpmath
+(a test dependency) at 40 digits, which is where the tight bounds live (``math.lgamma`` itself
 is off by thousands of ulps next to its zeros at 1 and 2, and ``math.erfc`` by 2 ulps).
 digamma, erfinv and gelu are compared with torch, float32 and the half types with torch's
 float64 result rounded; special values (infinities, NaN, poles, signed zeros) must match
