@@ -29,9 +29,9 @@ import strided
 from strided.autograd._generated.nodes import FORMULAS
 from strided.core.dispatch_keys import DispatchKey
 from strided.ops.dispatcher import find_op
-from strided.ops.schema import load_native_functions
+from strided.ops.schema import load_native_function_files, native_function_files
 
-NATIVE = Path(strided.__file__).parent / "ops" / "native_functions.yaml"
+NATIVE = native_function_files(Path(strided.__file__).parent / "ops")
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore:torch.meshgrid"),
@@ -292,7 +292,7 @@ COMPOSITE = {
 # -- the operators and the rules --------------------------------------------------------------
 
 def _native():
-    return load_native_functions(NATIVE)
+    return load_native_function_files(NATIVE)
 
 
 def _is_tensor_type(t) -> bool:

@@ -46,6 +46,11 @@ from . import reduction_autograd  # noqa: E402
 
 _MODULES += (reduction_autograd,)
 
+# torch.nn's operators (issue 10): kernels/nn/<area>.py
+from . import nn as _nn  # noqa: E402
+
+_MODULES += _nn.MODULES
+
 def _collect() -> dict:
     table = {}
     for module in _MODULES:

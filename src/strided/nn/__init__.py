@@ -1,3 +1,12 @@
-"""``strided.nn``: the functional side of torch.nn (``strided.nn.functional``)."""
+"""``strided.nn``: torch.nn. Layers in ``nn.modules`` (by torch's module paths), the
+functional forms in ``nn.functional``, ``nn.init`` and ``nn.utils``."""
 
-from . import functional  # noqa: F401
+from __future__ import annotations
+
+from . import (  # noqa: F401
+    functional,
+    init,
+    utils,  # noqa: F401
+)
+from .modules import *  # noqa: F403
+from .parameter import *  # noqa: F403

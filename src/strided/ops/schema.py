@@ -1206,13 +1206,40 @@ def _yaml_error_line(error: yaml.YAMLError, fallback: int) -> int:
     return fallback if mark is None else mark.line + 1
 
 
-def load_native_functions(path: str | os.PathLike[str]) -> list[NativeFunction]:
-    """Load every entry of an operator YAML file (a list of mappings with ``func:``).
+def native_function_files(ops_dir: str | os.PathLike[str]) -> list[str]:
+    """The operator YAML files of one package, in load order: ``native_functions.yaml``
+    (the tensor core) and then every ``native_functions/<area>.yaml`` beside it, sorted
+    (one file per area of torch.nn and above, so that areas are edited independently)."""
+    root = os.fspath(ops_dir)
+    extra = os.path.join(root, "native_functions")
+    files = [os.path.join(root, "native_functions.yaml")]
+    if os.path.isdir(extra):
+        files += sorted(os.path.join(extra, n) for n in os.listdir(extra) if n.endswith(".yaml"))
+    return files
 
-    Besides validating each entry, checks across entries that operator names are
-    unique, that every ``structured_delegate`` names a declared operator and that
-    no ``autogen`` operator is also declared by hand.  Every error is a
-    :class:`SchemaError` whose message starts with ``"<file>:<line>: "``.
+
+def load_native_function_files(paths) -> list[NativeFunction]:
+    """Every entry of several operator YAML files, checked across all of them as one."""
+    functions: list[NativeFunction] = []
+    for path in paths:
+        functions += _load_entries(path)
+    _check_across_entries(functions)
+    return functions
+
+
+def load_native_functions(path: str | os.PathLike[str]) -> list[NativeFunction]:
+    """Load every entry of one operator YAML file and check them across entries."""
+    functions = _load_entries(path)
+    _check_across_entries(functions)
+    return functions
+
+
+def _load_entries(path: str | os.PathLike[str]) -> list[NativeFunction]:
+    """The entries of an operator YAML file (a list of mappings with ``func:``), each
+    validated on its own.  The checks across entries (`_check_across_entries`: names
+    unique, every ``structured_delegate`` declared, no ``autogen`` operator also declared
+    by hand) run over everything loaded.  Every error is a :class:`SchemaError` whose
+    message starts with ``"<file>:<line>: "``.
     """
     file = os.fspath(path)
     with open(file, encoding="utf-8") as stream:
@@ -1244,8 +1271,6 @@ def load_native_functions(path: str | os.PathLike[str]) -> list[NativeFunction]:
             functions.append(NativeFunction.from_yaml(entry, loc))
     finally:
         loader.dispose()
-
-    _check_across_entries(functions)
     return functions
 
 

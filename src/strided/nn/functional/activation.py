@@ -1,24 +1,20 @@
-"""``strided.nn.functional``: torch.nn.functional's operators, as generated bindings
-(``python_module: nn`` in native_functions.yaml) or small wrappers over them.
-
-Several engineers add to this module: append new names, keep the existing ones.
-"""
+"""torch.nn.functional's activations: generated bindings (``python_module: nn`` in the
+operator YAML) or small wrappers over them that take ``inplace=``."""
 
 from __future__ import annotations
 
-from ..frontend.tensor import Tensor as _Tensor
-from ..ops._generated import nn_functions as _generated
-from ..ops._generated.nn_functions import pad  # noqa: F401
+from ...ops._generated import nn_functions as _generated
 
-_generated.bind_tensor_class(_Tensor)
+__all__ = ["elu", "elu_", "gelu", "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "mish",
+           "relu", "relu_", "sigmoid", "silu", "softplus", "tanh"]
 
 
 # -- activations (issue 4, elementwise ops) -----------------------------------------------------
 # torch.nn.functional binds gelu and softplus straight to torch._C._nn; the others are Python
 # wrappers taking ``inplace=``, as here.
 
-from ..ops._generated import torch_functions as _torch_functions  # noqa: E402
-from ..ops._generated.nn_functions import (  # noqa: E402, F401
+from ...ops._generated import torch_functions as _torch_functions  # noqa: E402
+from ...ops._generated.nn_functions import (  # noqa: E402, F401
     elu_,
     gelu,
     hardtanh_,

@@ -1,0 +1,17 @@
+"""Kernels of torch.nn's aten operators, one module per area (NumPy)."""
+
+from . import (  # noqa: F401
+    activation,
+    conv,
+    distance,
+    dropout,
+    embedding,
+    linear,
+    loss,
+    normalization,
+    pooling,
+    vision,
+)
+
+MODULES = (linear, conv, pooling, normalization, embedding, dropout, activation, loss,
+           vision, distance)

@@ -1,0 +1,3 @@
+"""Kernels: activations not in elementwise.py."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""Kernels: pdist, cdist."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""Kernels: dropout masks."""
+
+from __future__ import annotations

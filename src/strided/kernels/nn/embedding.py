@@ -1,0 +1,3 @@
+"""Kernels: embedding, embedding_bag."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""Kernels: linear/bilinear."""
+
+from __future__ import annotations

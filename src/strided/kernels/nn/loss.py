@@ -1,0 +1,3 @@
+"""Kernels: losses."""
+
+from __future__ import annotations

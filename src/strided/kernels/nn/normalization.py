@@ -1,0 +1,3 @@
+"""Kernels: batch/layer/group norm."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""Kernels: pooling."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""Kernels: upsample, grid_sampler, pixel shuffle."""
+
+from __future__ import annotations

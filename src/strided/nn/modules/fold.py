@@ -1,0 +1,5 @@
+"""torch.nn.modules.fold: Fold, Unfold."""
+
+from __future__ import annotations
+
+__all__: list[str] = []

@@ -1,0 +1,5 @@
+"""torch.nn.modules.pixelshuffle: PixelShuffle, PixelUnshuffle."""
+
+from __future__ import annotations
+
+__all__: list[str] = []

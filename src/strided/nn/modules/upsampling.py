@@ -1,0 +1,5 @@
+"""torch.nn.modules.upsampling: Upsample, UpsamplingNearest2d, UpsamplingBilinear2d."""
+
+from __future__ import annotations
+
+__all__: list[str] = []
