@@ -187,11 +187,16 @@ class Function(metaclass=_FunctionMeta):
             if not isinstance(o, TensorImpl):
                 new_outs.append(o)
                 continue
+            differentiable = id(o) not in non_diff     # read before o is replaced below
             if id(o) in dirty:
                 check_inplace(o)
             elif any(o is a for a in args):
-                o = o.view_as(o) if o._dtype.is_floating_point or o._dtype.is_complex else o
-            if id(o) not in non_diff and (o._dtype.is_floating_point or o._dtype.is_complex):
+                if not differentiable:
+                    with grad_mode.no_grad():
+                        o = o.view_as(o)
+                elif o._dtype.is_floating_point or o._dtype.is_complex:
+                    o = o.view_as(o)
+            if differentiable and (o._dtype.is_floating_point or o._dtype.is_complex):
                 if id(o) in dirty and o._base is not None:
                     from .views import rebase_view
                     rebase_view(o, node)

@@ -39,6 +39,7 @@ from .operators import TensorOperators
 __all__ = ["Size", "Tensor"]
 
 _matmul_op = get_op("aten::matmul")
+_object_new = object.__new__
 _AUTOGRAD_BIT = _DispatchKey.Autograd.bit
 
 
@@ -212,6 +213,28 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
         return unique_consecutive(self, return_inverse=return_inverse,
                                   return_counts=return_counts, dim=dim)
 
+    @staticmethod
+    def _make_subclass(cls, data, require_grad=False):
+        """``Tensor._make_subclass(cls, data, require_grad)``: an instance of the subclass
+        ``cls`` over ``data``'s memory (a detached alias sharing its version counter), as
+        ``nn.Parameter`` makes itself. Ops on it give plain ``Tensor``s, as in torch."""
+        check(isinstance(data, TensorImpl), "data must be a Tensor", TypeError)
+        t = _object_new(cls)
+        t._storage = data._storage
+        t._sizes = data._sizes
+        t._strides = data._strides
+        t._offset = data._offset
+        t._dtype = data._dtype
+        t._device = data._device
+        t._vc = data._vc
+        t._base = None
+        t._autograd_meta = None
+        t._np = None
+        t._keyset = data._keyset & ~_AUTOGRAD_BIT
+        if require_grad:
+            t._set_requires_grad(True)
+        return t
+
     def _is_view(self) -> bool:
         return self._base is not None
 
@@ -354,6 +377,9 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
         self._strides = value._strides
         self._offset = value._offset
         self._dtype = value._dtype
+        if value._device is not self._device:    # nn.Module.to(device) moves parameters so
+            self._device = value._device
+            self._keyset = (value._keyset & ~_AUTOGRAD_BIT) | (self._keyset & _AUTOGRAD_BIT)
         self._np = None
 
     # -- autograd entry points -------------------------------------------------------------
