@@ -9,6 +9,9 @@ from ..formulas import *
 from ..formulas_elementwise import *
 from ..formulas_indexing import *
 from ..formulas_linalg import *
+from ..formulas_nn_activation import *
+from ..formulas_nn_conv import *
+from ..formulas_nn_vision import *
 from ..formulas_reductions import *
 from ..formulas_shape import *
 from ..recording import FormulaNode, _u
@@ -4503,6 +4506,796 @@ class LogicalNotBackward0(FormulaNode):
         return node._flatten(())
 
 
+class HardswishBackward0(FormulaNode):
+    """Backward of ``hardswish(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = hardswish_grad(grad, self)
+        return node._flatten((r_self,))
+
+
+class HardsigmoidBackward0(FormulaNode):
+    """Backward of ``hardsigmoid(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = hardsigmoid_grad(grad, self)
+        return node._flatten((r_self,))
+
+
+class CeluBackward0(FormulaNode):
+    """Backward of ``celu(Tensor self, Scalar alpha=1.0) -> Tensor``."""
+
+    __slots__ = ('_s_alpha', '_s_self')
+    _SAVED = ('alpha', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            alpha = _u(node._s_alpha, node)
+            self = _u(node._s_self, node)
+            r_self = elu_backward(grad, self, alpha, 1, 1.0 / float(alpha))
+        return node._flatten((r_self,))
+
+
+class CeluBackward1(FormulaNode):
+    """Backward of ``celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)``."""
+
+    __slots__ = ('_s_alpha', '_s_result')
+    _SAVED = ('alpha', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            alpha = _u(node._s_alpha, node)
+            result = _u(node._s_result, node)
+            r_self = elu_backward_from_result(grad, result, alpha, 1, 1.0 / float(alpha))
+        return node._flatten((r_self,))
+
+
+class ThresholdBackward0(FormulaNode):
+    """Backward of ``threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor``."""
+
+    __slots__ = ('_s_self', '_s_threshold')
+    _SAVED = ('self', 'threshold')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            threshold = _u(node._s_threshold, node)
+            r_self = threshold_grad(grad, self, threshold)
+        return node._flatten((r_self,))
+
+
+class ThresholdBackward1(FormulaNode):
+    """Backward of ``threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)``."""
+
+    __slots__ = ('_s_self', '_s_threshold')
+    _SAVED = ('self', 'threshold')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            threshold = _u(node._s_threshold, node)
+            r_self = threshold_grad(grad, self, threshold)
+        return node._flatten((r_self,))
+
+
+class HardshrinkBackward0(FormulaNode):
+    """Backward of ``hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor``."""
+
+    __slots__ = ('_s_lambd', '_s_self')
+    _SAVED = ('lambd', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            lambd = _u(node._s_lambd, node)
+            self = _u(node._s_self, node)
+            r_self = shrink_grad(grad, self, lambd)
+        return node._flatten((r_self,))
+
+
+class SoftshrinkBackward0(FormulaNode):
+    """Backward of ``softshrink(Tensor self, Scalar lambd=0.5) -> Tensor``."""
+
+    __slots__ = ('_s_lambd', '_s_self')
+    _SAVED = ('lambd', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            lambd = _u(node._s_lambd, node)
+            self = _u(node._s_self, node)
+            r_self = shrink_grad(grad, self, lambd)
+        return node._flatten((r_self,))
+
+
+class LogSigmoidBackward0(FormulaNode):
+    """Backward of ``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)``."""
+
+    __slots__ = ('_s_self', '_s_buffer')
+    _SAVED = ('self', 'buffer')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            buffer = _u(node._s_buffer, node)
+            r_self = log_sigmoid_grad(grad, self, buffer)
+        return node._flatten((r_self,))
+
+
+class LogSigmoidBackwardBackward0(FormulaNode):
+    """Backward of ``log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor``."""
+
+    __slots__ = ('_s_buffer', '_s_self', '_s_grad_output')
+    _SAVED = ('buffer', 'self', 'grad_output')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = r_self = None
+        if node._need(0):
+            buffer = _u(node._s_buffer, node)
+            self = _u(node._s_self, node)
+            r_grad_output = log_sigmoid_grad(grad, self, buffer)
+        if node._need(1):
+            self = _u(node._s_self, node)
+            grad_output = _u(node._s_grad_output, node)
+            r_self = log_sigmoid_double_backward(grad * grad_output, self)
+        return node._flatten((r_grad_output, r_self))
+
+
+class GluBackward0(FormulaNode):
+    """Backward of ``glu(Tensor self, int dim=-1) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_self')
+    _SAVED = ('dim', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            self = _u(node._s_self, node)
+            r_self = glu_grad(grad, self, dim)
+        return node._flatten((r_self,))
+
+
+class RreluWithNoiseBackward0(FormulaNode):
+    """Backward of ``rrelu_with_noise(Tensor self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor``."""
+
+    __slots__ = ('_s_lower', '_s_noise', '_s_self', '_s_training', '_s_upper')
+    _SAVED = ('lower', 'noise', 'self', 'training', 'upper')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            lower = _u(node._s_lower, node)
+            noise = _u(node._s_noise, node)
+            self = _u(node._s_self, node)
+            training = _u(node._s_training, node)
+            upper = _u(node._s_upper, node)
+            r_self = rrelu_with_noise_grad(grad, self, noise, lower, upper, training, False)
+        return node._flatten((r_self,))
+
+
+class RreluWithNoiseBackward1(FormulaNode):
+    """Backward of ``rrelu_with_noise_(Tensor(a!) self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)``."""
+
+    __slots__ = ('_s_lower', '_s_noise', '_s_training', '_s_upper', '_s_result')
+    _SAVED = ('lower', 'noise', 'training', 'upper', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            lower = _u(node._s_lower, node)
+            noise = _u(node._s_noise, node)
+            training = _u(node._s_training, node)
+            upper = _u(node._s_upper, node)
+            result = _u(node._s_result, node)
+            r_self = rrelu_with_noise_grad(grad, result, noise, lower, upper, training, True)
+        return node._flatten((r_self,))
+
+
+class PreluKernelBackward0(FormulaNode):
+    """Backward of ``_prelu_kernel(Tensor self, Tensor weight) -> Tensor``."""
+
+    __slots__ = ('_s_self', '_s_weight')
+    _SAVED = ('self', 'weight')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_weight = None
+        if node._need(0) or node._need(1):
+            self = _u(node._s_self, node)
+            weight = _u(node._s_weight, node)
+            r_self, r_weight = prelu_kernel_grads(grad, self, weight)
+        return node._flatten((r_self, r_weight))
+
+
+class PreluKernelBackwardBackward0(FormulaNode):
+    """Backward of ``_prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)``."""
+
+    __slots__ = ('_s_grad_output', '_s_self', '_s_weight')
+    _SAVED = ('grad_output', 'self', 'weight')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_grad_output = r_self = r_weight = None
+        if node._need(0) or node._need(1) or node._need(2):
+            grad_output = _u(node._s_grad_output, node)
+            self = _u(node._s_self, node)
+            weight = _u(node._s_weight, node)
+            r_grad_output, r_self, r_weight = prelu_kernel_double_backward(grads, grad_output, self, weight)
+        return node._flatten((r_grad_output, r_self, r_weight))
+
+
+class ConvolutionBackward0(FormulaNode):
+    """Backward of ``convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor``."""
+
+    __slots__ = ('_s_bias_sizes', '_s_dilation', '_s_groups', '_s_input', '_s_output_padding', '_s_padding', '_s_stride', '_s_transposed', '_s_weight')
+    _SAVED = ('bias_sizes', 'dilation', 'groups', 'input', 'output_padding', 'padding', 'stride', 'transposed', 'weight')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_input = r_weight = r_bias = None
+        if node._need(0) or node._need(1) or node._need(2):
+            bias_sizes = _u(node._s_bias_sizes, node)
+            dilation = _u(node._s_dilation, node)
+            groups = _u(node._s_groups, node)
+            input = _u(node._s_input, node)
+            output_padding = _u(node._s_output_padding, node)
+            padding = _u(node._s_padding, node)
+            stride = _u(node._s_stride, node)
+            transposed = _u(node._s_transposed, node)
+            weight = _u(node._s_weight, node)
+            r_input, r_weight, r_bias = conv_backward_grads(grad, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, node)
+        return node._flatten((r_input, r_weight, r_bias))
+
+
+class ConvolutionBackward1(FormulaNode):
+    """Backward of ``_convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool benchmark, bool deterministic, bool cudnn_enabled, bool allow_tf32) -> Tensor``."""
+
+    __slots__ = ('_s_bias_sizes', '_s_dilation', '_s_groups', '_s_input', '_s_output_padding', '_s_padding', '_s_stride', '_s_transposed', '_s_weight')
+    _SAVED = ('bias_sizes', 'dilation', 'groups', 'input', 'output_padding', 'padding', 'stride', 'transposed', 'weight')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_input = r_weight = r_bias = None
+        if node._need(0) or node._need(1) or node._need(2):
+            bias_sizes = _u(node._s_bias_sizes, node)
+            dilation = _u(node._s_dilation, node)
+            groups = _u(node._s_groups, node)
+            input = _u(node._s_input, node)
+            output_padding = _u(node._s_output_padding, node)
+            padding = _u(node._s_padding, node)
+            stride = _u(node._s_stride, node)
+            transposed = _u(node._s_transposed, node)
+            weight = _u(node._s_weight, node)
+            r_input, r_weight, r_bias = conv_backward_grads(grad, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, node)
+        return node._flatten((r_input, r_weight, r_bias))
+
+
+class ConvolutionBackwardBackward0(FormulaNode):
+    """Backward of ``convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)``."""
+
+    __slots__ = ('_s_dilation', '_s_grad_output', '_s_groups', '_s_input', '_s_output_padding', '_s_padding', '_s_stride', '_s_transposed', '_s_weight')
+    _SAVED = ('dilation', 'grad_output', 'groups', 'input', 'output_padding', 'padding', 'stride', 'transposed', 'weight')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_grad_output = r_input = r_weight = None
+        if node._need(0) or node._need(1) or node._need(2):
+            dilation = _u(node._s_dilation, node)
+            grad_output = _u(node._s_grad_output, node)
+            groups = _u(node._s_groups, node)
+            input = _u(node._s_input, node)
+            output_padding = _u(node._s_output_padding, node)
+            padding = _u(node._s_padding, node)
+            stride = _u(node._s_stride, node)
+            transposed = _u(node._s_transposed, node)
+            weight = _u(node._s_weight, node)
+            r_grad_output, r_input, r_weight = conv_double_backward(grads, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, node)
+        return node._flatten((r_grad_output, r_input, r_weight))
+
+
+class Col2ImBackward0(FormulaNode):
+    """Backward of ``col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor``."""
+
+    __slots__ = ('_s_dilation', '_s_kernel_size', '_s_padding', '_s_stride')
+    _SAVED = ('dilation', 'kernel_size', 'padding', 'stride')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dilation = _u(node._s_dilation, node)
+            kernel_size = _u(node._s_kernel_size, node)
+            padding = _u(node._s_padding, node)
+            stride = _u(node._s_stride, node)
+            r_self = im2col(grad, kernel_size, dilation, padding, stride)
+        return node._flatten((r_self,))
+
+
+class Im2ColBackward0(FormulaNode):
+    """Backward of ``im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor``."""
+
+    __slots__ = ('_s_dilation', '_s_kernel_size', '_s_padding', '_s_self_sizes', '_s_stride')
+    _SAVED = ('dilation', 'kernel_size', 'padding', 'self_sizes', 'stride')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dilation = _u(node._s_dilation, node)
+            kernel_size = _u(node._s_kernel_size, node)
+            padding = _u(node._s_padding, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            stride = _u(node._s_stride, node)
+            r_self = col2im(grad, self_sizes[-2:], kernel_size, dilation, padding, stride)
+        return node._flatten((r_self,))
+
+
+class UpsampleNearest1DBackward0(FormulaNode):
+    """Backward of ``upsample_nearest1d(Tensor self, SymInt[1] output_size, float? scales=None) -> Tensor``."""
+
+    __slots__ = ('_s_output_size', '_s_scales', '_s_self_sizes')
+    _SAVED = ('output_size', 'scales', 'self_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            output_size = _u(node._s_output_size, node)
+            scales = _u(node._s_scales, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = aten_call('upsample_nearest1d_backward', grad, output_size, self_sizes, scales)
+        return node._flatten((r_self,))
+
+
+class UpsampleNearest1DBackwardBackward0(FormulaNode):
+    """Backward of ``upsample_nearest1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, float? scales=None) -> Tensor``."""
+
+    __slots__ = ('_s_output_size', '_s_scales')
+    _SAVED = ('output_size', 'scales')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = None
+        if node._need(0):
+            output_size = _u(node._s_output_size, node)
+            scales = _u(node._s_scales, node)
+            r_grad_output = aten_call('upsample_nearest1d', grad, output_size, scales)
+        return node._flatten((r_grad_output,))
+
+
+class UpsampleNearest2DBackward0(FormulaNode):
+    """Backward of ``upsample_nearest2d(Tensor self, SymInt[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor``."""
+
+    __slots__ = ('_s_output_size', '_s_scales_h', '_s_scales_w', '_s_self_sizes')
+    _SAVED = ('output_size', 'scales_h', 'scales_w', 'self_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            output_size = _u(node._s_output_size, node)
+            scales_h = _u(node._s_scales_h, node)
+            scales_w = _u(node._s_scales_w, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = aten_call('upsample_nearest2d_backward', grad, output_size, self_sizes, scales_h, scales_w)
+        return node._flatten((r_self,))
+
+
+class UpsampleNearest2DBackwardBackward0(FormulaNode):
+    """Backward of ``upsample_nearest2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor``."""
+
+    __slots__ = ('_s_output_size', '_s_scales_h', '_s_scales_w')
+    _SAVED = ('output_size', 'scales_h', 'scales_w')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = None
+        if node._need(0):
+            output_size = _u(node._s_output_size, node)
+            scales_h = _u(node._s_scales_h, node)
+            scales_w = _u(node._s_scales_w, node)
+            r_grad_output = aten_call('upsample_nearest2d', grad, output_size, scales_h, scales_w)
+        return node._flatten((r_grad_output,))
+
+
+class UpsampleNearest3DBackward0(FormulaNode):
+    """Backward of ``upsample_nearest3d(Tensor self, SymInt[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor``."""
+
+    __slots__ = ('_s_output_size', '_s_scales_d', '_s_scales_h', '_s_scales_w', '_s_self_sizes')
+    _SAVED = ('output_size', 'scales_d', 'scales_h', 'scales_w', 'self_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            output_size = _u(node._s_output_size, node)
+            scales_d = _u(node._s_scales_d, node)
+            scales_h = _u(node._s_scales_h, node)
+            scales_w = _u(node._s_scales_w, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = aten_call('upsample_nearest3d_backward', grad, output_size, self_sizes, scales_d, scales_h, scales_w)
+        return node._flatten((r_self,))
+
+
+class UpsampleNearest3DBackwardBackward0(FormulaNode):
+    """Backward of ``upsample_nearest3d_backward(Tensor grad_output, SymInt[3] output_size, SymInt[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor``."""
+
+    __slots__ = ('_s_output_size', '_s_scales_d', '_s_scales_h', '_s_scales_w')
+    _SAVED = ('output_size', 'scales_d', 'scales_h', 'scales_w')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = None
+        if node._need(0):
+            output_size = _u(node._s_output_size, node)
+            scales_d = _u(node._s_scales_d, node)
+            scales_h = _u(node._s_scales_h, node)
+            scales_w = _u(node._s_scales_w, node)
+            r_grad_output = aten_call('upsample_nearest3d', grad, output_size, scales_d, scales_h, scales_w)
+        return node._flatten((r_grad_output,))
+
+
+class UpsampleNearestExact1DBackward0(FormulaNode):
+    """Backward of ``_upsample_nearest_exact1d(Tensor self, SymInt[1] output_size, float? scales=None) -> Tensor``."""
+
+    __slots__ = ('_s_output_size', '_s_scales', '_s_self_sizes')
+    _SAVED = ('output_size', 'scales', 'self_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            output_size = _u(node._s_output_size, node)
+            scales = _u(node._s_scales, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = aten_call('_upsample_nearest_exact1d_backward', grad, output_size, self_sizes, scales)
+        return node._flatten((r_self,))
+
+
+class UpsampleNearestExact1DBackwardBackward0(FormulaNode):
+    """Backward of ``_upsample_nearest_exact1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, float? scales=None) -> Tensor``."""
+
+    __slots__ = ('_s_output_size', '_s_scales')
+    _SAVED = ('output_size', 'scales')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = None
+        if node._need(0):
+            output_size = _u(node._s_output_size, node)
+            scales = _u(node._s_scales, node)
+            r_grad_output = aten_call('_upsample_nearest_exact1d', grad, output_size, scales)
+        return node._flatten((r_grad_output,))
+
+
+class UpsampleNearestExact2DBackward0(FormulaNode):
+    """Backward of ``_upsample_nearest_exact2d(Tensor self, SymInt[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor``."""
+
+    __slots__ = ('_s_output_size', '_s_scales_h', '_s_scales_w', '_s_self_sizes')
+    _SAVED = ('output_size', 'scales_h', 'scales_w', 'self_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            output_size = _u(node._s_output_size, node)
+            scales_h = _u(node._s_scales_h, node)
+            scales_w = _u(node._s_scales_w, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = aten_call('_upsample_nearest_exact2d_backward', grad, output_size, self_sizes, scales_h, scales_w)
+        return node._flatten((r_self,))
+
+
+class UpsampleNearestExact2DBackwardBackward0(FormulaNode):
+    """Backward of ``_upsample_nearest_exact2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor``."""
+
+    __slots__ = ('_s_output_size', '_s_scales_h', '_s_scales_w')
+    _SAVED = ('output_size', 'scales_h', 'scales_w')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = None
+        if node._need(0):
+            output_size = _u(node._s_output_size, node)
+            scales_h = _u(node._s_scales_h, node)
+            scales_w = _u(node._s_scales_w, node)
+            r_grad_output = aten_call('_upsample_nearest_exact2d', grad, output_size, scales_h, scales_w)
+        return node._flatten((r_grad_output,))
+
+
+class UpsampleNearestExact3DBackward0(FormulaNode):
+    """Backward of ``_upsample_nearest_exact3d(Tensor self, SymInt[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor``."""
+
+    __slots__ = ('_s_output_size', '_s_scales_d', '_s_scales_h', '_s_scales_w', '_s_self_sizes')
+    _SAVED = ('output_size', 'scales_d', 'scales_h', 'scales_w', 'self_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            output_size = _u(node._s_output_size, node)
+            scales_d = _u(node._s_scales_d, node)
+            scales_h = _u(node._s_scales_h, node)
+            scales_w = _u(node._s_scales_w, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = aten_call('_upsample_nearest_exact3d_backward', grad, output_size, self_sizes, scales_d, scales_h, scales_w)
+        return node._flatten((r_self,))
+
+
+class UpsampleNearestExact3DBackwardBackward0(FormulaNode):
+    """Backward of ``_upsample_nearest_exact3d_backward(Tensor grad_output, SymInt[3] output_size, SymInt[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor``."""
+
+    __slots__ = ('_s_output_size', '_s_scales_d', '_s_scales_h', '_s_scales_w')
+    _SAVED = ('output_size', 'scales_d', 'scales_h', 'scales_w')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = None
+        if node._need(0):
+            output_size = _u(node._s_output_size, node)
+            scales_d = _u(node._s_scales_d, node)
+            scales_h = _u(node._s_scales_h, node)
+            scales_w = _u(node._s_scales_w, node)
+            r_grad_output = aten_call('_upsample_nearest_exact3d', grad, output_size, scales_d, scales_h, scales_w)
+        return node._flatten((r_grad_output,))
+
+
+class UpsampleLinear1DBackward0(FormulaNode):
+    """Backward of ``upsample_linear1d(Tensor self, SymInt[1] output_size, bool align_corners, float? scales=None) -> Tensor``."""
+
+    __slots__ = ('_s_align_corners', '_s_output_size', '_s_scales', '_s_self_sizes')
+    _SAVED = ('align_corners', 'output_size', 'scales', 'self_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            align_corners = _u(node._s_align_corners, node)
+            output_size = _u(node._s_output_size, node)
+            scales = _u(node._s_scales, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = aten_call('upsample_linear1d_backward', grad, output_size, self_sizes, align_corners, scales)
+        return node._flatten((r_self,))
+
+
+class UpsampleLinear1DBackwardBackward0(FormulaNode):
+    """Backward of ``upsample_linear1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, bool align_corners, float? scales=None) -> Tensor``."""
+
+    __slots__ = ('_s_align_corners', '_s_output_size', '_s_scales')
+    _SAVED = ('align_corners', 'output_size', 'scales')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = None
+        if node._need(0):
+            align_corners = _u(node._s_align_corners, node)
+            output_size = _u(node._s_output_size, node)
+            scales = _u(node._s_scales, node)
+            r_grad_output = aten_call('upsample_linear1d', grad, output_size, align_corners, scales)
+        return node._flatten((r_grad_output,))
+
+
+class UpsampleBilinear2DBackward0(FormulaNode):
+    """Backward of ``upsample_bilinear2d(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor``."""
+
+    __slots__ = ('_s_align_corners', '_s_output_size', '_s_scales_h', '_s_scales_w', '_s_self_sizes')
+    _SAVED = ('align_corners', 'output_size', 'scales_h', 'scales_w', 'self_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            align_corners = _u(node._s_align_corners, node)
+            output_size = _u(node._s_output_size, node)
+            scales_h = _u(node._s_scales_h, node)
+            scales_w = _u(node._s_scales_w, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = aten_call('upsample_bilinear2d_backward', grad, output_size, self_sizes, align_corners, scales_h, scales_w)
+        return node._flatten((r_self,))
+
+
+class UpsampleBilinear2DBackwardBackward0(FormulaNode):
+    """Backward of ``upsample_bilinear2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor``."""
+
+    __slots__ = ('_s_align_corners', '_s_output_size', '_s_scales_h', '_s_scales_w')
+    _SAVED = ('align_corners', 'output_size', 'scales_h', 'scales_w')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = None
+        if node._need(0):
+            align_corners = _u(node._s_align_corners, node)
+            output_size = _u(node._s_output_size, node)
+            scales_h = _u(node._s_scales_h, node)
+            scales_w = _u(node._s_scales_w, node)
+            r_grad_output = aten_call('upsample_bilinear2d', grad, output_size, align_corners, scales_h, scales_w)
+        return node._flatten((r_grad_output,))
+
+
+class UpsampleTrilinear3DBackward0(FormulaNode):
+    """Backward of ``upsample_trilinear3d(Tensor self, SymInt[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor``."""
+
+    __slots__ = ('_s_align_corners', '_s_output_size', '_s_scales_d', '_s_scales_h', '_s_scales_w', '_s_self_sizes')
+    _SAVED = ('align_corners', 'output_size', 'scales_d', 'scales_h', 'scales_w', 'self_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            align_corners = _u(node._s_align_corners, node)
+            output_size = _u(node._s_output_size, node)
+            scales_d = _u(node._s_scales_d, node)
+            scales_h = _u(node._s_scales_h, node)
+            scales_w = _u(node._s_scales_w, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = aten_call('upsample_trilinear3d_backward', grad, output_size, self_sizes, align_corners, scales_d, scales_h, scales_w)
+        return node._flatten((r_self,))
+
+
+class UpsampleTrilinear3DBackwardBackward0(FormulaNode):
+    """Backward of ``upsample_trilinear3d_backward(Tensor grad_output, SymInt[3] output_size, SymInt[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor``."""
+
+    __slots__ = ('_s_align_corners', '_s_output_size', '_s_scales_d', '_s_scales_h', '_s_scales_w')
+    _SAVED = ('align_corners', 'output_size', 'scales_d', 'scales_h', 'scales_w')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = None
+        if node._need(0):
+            align_corners = _u(node._s_align_corners, node)
+            output_size = _u(node._s_output_size, node)
+            scales_d = _u(node._s_scales_d, node)
+            scales_h = _u(node._s_scales_h, node)
+            scales_w = _u(node._s_scales_w, node)
+            r_grad_output = aten_call('upsample_trilinear3d', grad, output_size, align_corners, scales_d, scales_h, scales_w)
+        return node._flatten((r_grad_output,))
+
+
+class UpsampleBicubic2DBackward0(FormulaNode):
+    """Backward of ``upsample_bicubic2d(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor``."""
+
+    __slots__ = ('_s_align_corners', '_s_output_size', '_s_scales_h', '_s_scales_w', '_s_self_sizes')
+    _SAVED = ('align_corners', 'output_size', 'scales_h', 'scales_w', 'self_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            align_corners = _u(node._s_align_corners, node)
+            output_size = _u(node._s_output_size, node)
+            scales_h = _u(node._s_scales_h, node)
+            scales_w = _u(node._s_scales_w, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = aten_call('upsample_bicubic2d_backward', grad, output_size, self_sizes, align_corners, scales_h, scales_w)
+        return node._flatten((r_self,))
+
+
+class UpsampleBicubic2DBackwardBackward0(FormulaNode):
+    """Backward of ``upsample_bicubic2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor``."""
+
+    __slots__ = ('_s_align_corners', '_s_output_size', '_s_scales_h', '_s_scales_w')
+    _SAVED = ('align_corners', 'output_size', 'scales_h', 'scales_w')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = None
+        if node._need(0):
+            align_corners = _u(node._s_align_corners, node)
+            output_size = _u(node._s_output_size, node)
+            scales_h = _u(node._s_scales_h, node)
+            scales_w = _u(node._s_scales_w, node)
+            r_grad_output = aten_call('upsample_bicubic2d', grad, output_size, align_corners, scales_h, scales_w)
+        return node._flatten((r_grad_output,))
+
+
+class UpsampleBilinear2DAaBackward0(FormulaNode):
+    """Backward of ``_upsample_bilinear2d_aa(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor``."""
+
+    __slots__ = ('_s_align_corners', '_s_output_size', '_s_scales_h', '_s_scales_w', '_s_self_sizes')
+    _SAVED = ('align_corners', 'output_size', 'scales_h', 'scales_w', 'self_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            align_corners = _u(node._s_align_corners, node)
+            output_size = _u(node._s_output_size, node)
+            scales_h = _u(node._s_scales_h, node)
+            scales_w = _u(node._s_scales_w, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = aten_call('_upsample_bilinear2d_aa_backward', grad, output_size, self_sizes, align_corners, scales_h, scales_w)
+        return node._flatten((r_self,))
+
+
+class UpsampleBilinear2DAaBackwardBackward0(FormulaNode):
+    """Backward of ``_upsample_bilinear2d_aa_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor``."""
+
+    __slots__ = ('_s_align_corners', '_s_output_size', '_s_scales_h', '_s_scales_w')
+    _SAVED = ('align_corners', 'output_size', 'scales_h', 'scales_w')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = None
+        if node._need(0):
+            align_corners = _u(node._s_align_corners, node)
+            output_size = _u(node._s_output_size, node)
+            scales_h = _u(node._s_scales_h, node)
+            scales_w = _u(node._s_scales_w, node)
+            r_grad_output = aten_call('_upsample_bilinear2d_aa', grad, output_size, align_corners, scales_h, scales_w)
+        return node._flatten((r_grad_output,))
+
+
+class UpsampleBicubic2DAaBackward0(FormulaNode):
+    """Backward of ``_upsample_bicubic2d_aa(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor``."""
+
+    __slots__ = ('_s_align_corners', '_s_output_size', '_s_scales_h', '_s_scales_w', '_s_self_sizes')
+    _SAVED = ('align_corners', 'output_size', 'scales_h', 'scales_w', 'self_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            align_corners = _u(node._s_align_corners, node)
+            output_size = _u(node._s_output_size, node)
+            scales_h = _u(node._s_scales_h, node)
+            scales_w = _u(node._s_scales_w, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = aten_call('_upsample_bicubic2d_aa_backward', grad, output_size, self_sizes, align_corners, scales_h, scales_w)
+        return node._flatten((r_self,))
+
+
+class UpsampleBicubic2DAaBackwardBackward0(FormulaNode):
+    """Backward of ``_upsample_bicubic2d_aa_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor``."""
+
+    __slots__ = ('_s_align_corners', '_s_output_size', '_s_scales_h', '_s_scales_w')
+    _SAVED = ('align_corners', 'output_size', 'scales_h', 'scales_w')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = None
+        if node._need(0):
+            align_corners = _u(node._s_align_corners, node)
+            output_size = _u(node._s_output_size, node)
+            scales_h = _u(node._s_scales_h, node)
+            scales_w = _u(node._s_scales_w, node)
+            r_grad_output = aten_call('_upsample_bicubic2d_aa', grad, output_size, align_corners, scales_h, scales_w)
+        return node._flatten((r_grad_output,))
+
+
 # qualname: (node class, differentiable inputs, saved inputs (name, argument, kind, needed by), saved outputs (name, index, needed by), output differentiability)
 FORMULAS = {
     'aten::add.Tensor': (AddBackward0, ('self', 'other'), (('alpha', 'alpha', 'value', (1,)),), (), None),
@@ -4787,4 +5580,48 @@ FORMULAS = {
     'aten::logical_or_': (LogicalOrBackward0, (), (), (), (False,)),
     'aten::logical_xor_': (LogicalXorBackward0, (), (), (), (False,)),
     'aten::logical_not_': (LogicalNotBackward0, (), (), (), (False,)),
+    'aten::hardswish': (HardswishBackward0, ('self',), (('self', 'self', 'value', (0,)),), (), None),
+    'aten::hardsigmoid': (HardsigmoidBackward0, ('self',), (('self', 'self', 'value', (0,)),), (), None),
+    'aten::celu': (CeluBackward0, ('self',), (('alpha', 'alpha', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
+    'aten::celu_': (CeluBackward1, ('self',), (('alpha', 'alpha', 'value', (0,)),), (('result', 0, (0,)),), None),
+    'aten::threshold': (ThresholdBackward0, ('self',), (('self', 'self', 'value', (0,)), ('threshold', 'threshold', 'value', (0,))), (), None),
+    'aten::threshold_': (ThresholdBackward1, ('self',), (('self', 'self', 'value', (0,)), ('threshold', 'threshold', 'value', (0,))), (), None),
+    'aten::hardshrink': (HardshrinkBackward0, ('self',), (('lambd', 'lambd', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
+    'aten::softshrink': (SoftshrinkBackward0, ('self',), (('lambd', 'lambd', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
+    'aten::log_sigmoid_forward': (LogSigmoidBackward0, ('self',), (('self', 'self', 'value', (0,)),), (('buffer', 1, (0,)),), (True, False)),
+    'aten::log_sigmoid_backward': (LogSigmoidBackwardBackward0, ('grad_output', 'self'), (('buffer', 'buffer', 'value', (0,)), ('self', 'self', 'value', (0, 1)), ('grad_output', 'grad_output', 'value', (1,))), (), None),
+    'aten::glu': (GluBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
+    'aten::rrelu_with_noise': (RreluWithNoiseBackward0, ('self',), (('lower', 'lower', 'value', (0,)), ('noise', 'noise', 'value', (0,)), ('self', 'self', 'value', (0,)), ('training', 'training', 'value', (0,)), ('upper', 'upper', 'value', (0,))), (), None),
+    'aten::rrelu_with_noise_': (RreluWithNoiseBackward1, ('self',), (('lower', 'lower', 'value', (0,)), ('noise', 'noise', 'value', (0,)), ('training', 'training', 'value', (0,)), ('upper', 'upper', 'value', (0,))), (('result', 0, (0,)),), None),
+    'aten::_prelu_kernel': (PreluKernelBackward0, ('self', 'weight'), (('self', 'self', 'value', (0, 1)), ('weight', 'weight', 'value', (0, 1))), (), None),
+    'aten::_prelu_kernel_backward': (PreluKernelBackwardBackward0, ('grad_output', 'self', 'weight'), (('grad_output', 'grad_output', 'value', (0, 1, 2)), ('self', 'self', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (), None),
+    'aten::convolution': (ConvolutionBackward0, ('input', 'weight', 'bias'), (('bias_sizes', 'bias', 'sizes', (0, 1, 2)), ('dilation', 'dilation', 'value', (0, 1, 2)), ('groups', 'groups', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('output_padding', 'output_padding', 'value', (0, 1, 2)), ('padding', 'padding', 'value', (0, 1, 2)), ('stride', 'stride', 'value', (0, 1, 2)), ('transposed', 'transposed', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (), None),
+    'aten::_convolution': (ConvolutionBackward1, ('input', 'weight', 'bias'), (('bias_sizes', 'bias', 'sizes', (0, 1, 2)), ('dilation', 'dilation', 'value', (0, 1, 2)), ('groups', 'groups', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('output_padding', 'output_padding', 'value', (0, 1, 2)), ('padding', 'padding', 'value', (0, 1, 2)), ('stride', 'stride', 'value', (0, 1, 2)), ('transposed', 'transposed', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (), None),
+    'aten::convolution_backward': (ConvolutionBackwardBackward0, ('grad_output', 'input', 'weight'), (('dilation', 'dilation', 'value', (0, 1, 2)), ('grad_output', 'grad_output', 'value', (0, 1, 2)), ('groups', 'groups', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('output_padding', 'output_padding', 'value', (0, 1, 2)), ('padding', 'padding', 'value', (0, 1, 2)), ('stride', 'stride', 'value', (0, 1, 2)), ('transposed', 'transposed', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (), None),
+    'aten::col2im': (Col2ImBackward0, ('self',), (('dilation', 'dilation', 'value', (0,)), ('kernel_size', 'kernel_size', 'value', (0,)), ('padding', 'padding', 'value', (0,)), ('stride', 'stride', 'value', (0,))), (), None),
+    'aten::im2col': (Im2ColBackward0, ('self',), (('dilation', 'dilation', 'value', (0,)), ('kernel_size', 'kernel_size', 'value', (0,)), ('padding', 'padding', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,)), ('stride', 'stride', 'value', (0,))), (), None),
+    'aten::upsample_nearest1d': (UpsampleNearest1DBackward0, ('self',), (('output_size', 'output_size', 'value', (0,)), ('scales', 'scales', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
+    'aten::upsample_nearest1d_backward': (UpsampleNearest1DBackwardBackward0, ('grad_output',), (('output_size', 'output_size', 'value', (0,)), ('scales', 'scales', 'value', (0,))), (), None),
+    'aten::upsample_nearest2d': (UpsampleNearest2DBackward0, ('self',), (('output_size', 'output_size', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
+    'aten::upsample_nearest2d_backward': (UpsampleNearest2DBackwardBackward0, ('grad_output',), (('output_size', 'output_size', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,))), (), None),
+    'aten::upsample_nearest3d': (UpsampleNearest3DBackward0, ('self',), (('output_size', 'output_size', 'value', (0,)), ('scales_d', 'scales_d', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
+    'aten::upsample_nearest3d_backward': (UpsampleNearest3DBackwardBackward0, ('grad_output',), (('output_size', 'output_size', 'value', (0,)), ('scales_d', 'scales_d', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,))), (), None),
+    'aten::_upsample_nearest_exact1d': (UpsampleNearestExact1DBackward0, ('self',), (('output_size', 'output_size', 'value', (0,)), ('scales', 'scales', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
+    'aten::_upsample_nearest_exact1d_backward': (UpsampleNearestExact1DBackwardBackward0, ('grad_output',), (('output_size', 'output_size', 'value', (0,)), ('scales', 'scales', 'value', (0,))), (), None),
+    'aten::_upsample_nearest_exact2d': (UpsampleNearestExact2DBackward0, ('self',), (('output_size', 'output_size', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
+    'aten::_upsample_nearest_exact2d_backward': (UpsampleNearestExact2DBackwardBackward0, ('grad_output',), (('output_size', 'output_size', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,))), (), None),
+    'aten::_upsample_nearest_exact3d': (UpsampleNearestExact3DBackward0, ('self',), (('output_size', 'output_size', 'value', (0,)), ('scales_d', 'scales_d', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
+    'aten::_upsample_nearest_exact3d_backward': (UpsampleNearestExact3DBackwardBackward0, ('grad_output',), (('output_size', 'output_size', 'value', (0,)), ('scales_d', 'scales_d', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,))), (), None),
+    'aten::upsample_linear1d': (UpsampleLinear1DBackward0, ('self',), (('align_corners', 'align_corners', 'value', (0,)), ('output_size', 'output_size', 'value', (0,)), ('scales', 'scales', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
+    'aten::upsample_linear1d_backward': (UpsampleLinear1DBackwardBackward0, ('grad_output',), (('align_corners', 'align_corners', 'value', (0,)), ('output_size', 'output_size', 'value', (0,)), ('scales', 'scales', 'value', (0,))), (), None),
+    'aten::upsample_bilinear2d': (UpsampleBilinear2DBackward0, ('self',), (('align_corners', 'align_corners', 'value', (0,)), ('output_size', 'output_size', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
+    'aten::upsample_bilinear2d_backward': (UpsampleBilinear2DBackwardBackward0, ('grad_output',), (('align_corners', 'align_corners', 'value', (0,)), ('output_size', 'output_size', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,))), (), None),
+    'aten::upsample_trilinear3d': (UpsampleTrilinear3DBackward0, ('self',), (('align_corners', 'align_corners', 'value', (0,)), ('output_size', 'output_size', 'value', (0,)), ('scales_d', 'scales_d', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
+    'aten::upsample_trilinear3d_backward': (UpsampleTrilinear3DBackwardBackward0, ('grad_output',), (('align_corners', 'align_corners', 'value', (0,)), ('output_size', 'output_size', 'value', (0,)), ('scales_d', 'scales_d', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,))), (), None),
+    'aten::upsample_bicubic2d': (UpsampleBicubic2DBackward0, ('self',), (('align_corners', 'align_corners', 'value', (0,)), ('output_size', 'output_size', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
+    'aten::upsample_bicubic2d_backward': (UpsampleBicubic2DBackwardBackward0, ('grad_output',), (('align_corners', 'align_corners', 'value', (0,)), ('output_size', 'output_size', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,))), (), None),
+    'aten::_upsample_bilinear2d_aa': (UpsampleBilinear2DAaBackward0, ('self',), (('align_corners', 'align_corners', 'value', (0,)), ('output_size', 'output_size', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
+    'aten::_upsample_bilinear2d_aa_backward': (UpsampleBilinear2DAaBackwardBackward0, ('grad_output',), (('align_corners', 'align_corners', 'value', (0,)), ('output_size', 'output_size', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,))), (), None),
+    'aten::_upsample_bicubic2d_aa': (UpsampleBicubic2DAaBackward0, ('self',), (('align_corners', 'align_corners', 'value', (0,)), ('output_size', 'output_size', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
+    'aten::_upsample_bicubic2d_aa_backward': (UpsampleBicubic2DAaBackwardBackward0, ('grad_output',), (('align_corners', 'align_corners', 'value', (0,)), ('output_size', 'output_size', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,))), (), None),
 }

@@ -26,27 +26,708 @@ _Tensor = None  # set by bind_tensor_class()
 
 
 
+_op__adaptive_avg_pool2d_backward = get_op('aten::_adaptive_avg_pool2d_backward')
+_op__adaptive_avg_pool3d_backward = get_op('aten::_adaptive_avg_pool3d_backward')
+_op__upsample_bicubic2d_aa = get_op('aten::_upsample_bicubic2d_aa')
+_op__upsample_bicubic2d_aa__vec = get_op('aten::_upsample_bicubic2d_aa.vec')
+_op__upsample_bicubic2d_aa_backward = get_op('aten::_upsample_bicubic2d_aa_backward')
+_op__upsample_bilinear2d_aa = get_op('aten::_upsample_bilinear2d_aa')
+_op__upsample_bilinear2d_aa__vec = get_op('aten::_upsample_bilinear2d_aa.vec')
+_op__upsample_bilinear2d_aa_backward = get_op('aten::_upsample_bilinear2d_aa_backward')
+_op__upsample_nearest_exact1d = get_op('aten::_upsample_nearest_exact1d')
+_op__upsample_nearest_exact1d__vec = get_op('aten::_upsample_nearest_exact1d.vec')
+_op__upsample_nearest_exact1d_backward = get_op('aten::_upsample_nearest_exact1d_backward')
+_op__upsample_nearest_exact2d = get_op('aten::_upsample_nearest_exact2d')
+_op__upsample_nearest_exact2d__vec = get_op('aten::_upsample_nearest_exact2d.vec')
+_op__upsample_nearest_exact2d_backward = get_op('aten::_upsample_nearest_exact2d_backward')
+_op__upsample_nearest_exact3d = get_op('aten::_upsample_nearest_exact3d')
+_op__upsample_nearest_exact3d__vec = get_op('aten::_upsample_nearest_exact3d.vec')
+_op__upsample_nearest_exact3d_backward = get_op('aten::_upsample_nearest_exact3d_backward')
+_op_adaptive_avg_pool2d = get_op('aten::adaptive_avg_pool2d')
+_op_adaptive_avg_pool3d = get_op('aten::adaptive_avg_pool3d')
+_op_adaptive_max_pool2d = get_op('aten::adaptive_max_pool2d')
+_op_adaptive_max_pool2d_backward = get_op('aten::adaptive_max_pool2d_backward')
+_op_adaptive_max_pool3d = get_op('aten::adaptive_max_pool3d')
+_op_adaptive_max_pool3d_backward = get_op('aten::adaptive_max_pool3d_backward')
+_op_avg_pool2d = get_op('aten::avg_pool2d')
+_op_avg_pool2d_backward = get_op('aten::avg_pool2d_backward')
+_op_avg_pool3d = get_op('aten::avg_pool3d')
+_op_avg_pool3d_backward = get_op('aten::avg_pool3d_backward')
+_op_col2im = get_op('aten::col2im')
+_op_col2im__out = get_op('aten::col2im.out')
 _op_elu = get_op('aten::elu')
 _op_elu__out = get_op('aten::elu.out')
 _op_elu_ = get_op('aten::elu_')
+_op_fractional_max_pool2d = get_op('aten::fractional_max_pool2d')
+_op_fractional_max_pool2d_backward = get_op('aten::fractional_max_pool2d_backward')
+_op_fractional_max_pool3d = get_op('aten::fractional_max_pool3d')
+_op_fractional_max_pool3d_backward = get_op('aten::fractional_max_pool3d_backward')
 _op_gelu = get_op('aten::gelu')
 _op_gelu__out = get_op('aten::gelu.out')
 _op_gelu_ = get_op('aten::gelu_')
+_op_glu = get_op('aten::glu')
+_op_glu__out = get_op('aten::glu.out')
+_op_hardsigmoid = get_op('aten::hardsigmoid')
+_op_hardsigmoid__out = get_op('aten::hardsigmoid.out')
+_op_hardsigmoid_ = get_op('aten::hardsigmoid_')
+_op_hardswish = get_op('aten::hardswish')
+_op_hardswish__out = get_op('aten::hardswish.out')
+_op_hardswish_ = get_op('aten::hardswish_')
 _op_hardtanh = get_op('aten::hardtanh')
 _op_hardtanh__out = get_op('aten::hardtanh.out')
 _op_hardtanh_ = get_op('aten::hardtanh_')
+_op_im2col = get_op('aten::im2col')
+_op_im2col__out = get_op('aten::im2col.out')
 _op_leaky_relu = get_op('aten::leaky_relu')
 _op_leaky_relu__out = get_op('aten::leaky_relu.out')
 _op_leaky_relu_ = get_op('aten::leaky_relu_')
+_op_log_sigmoid = get_op('aten::log_sigmoid')
+_op_log_sigmoid__out = get_op('aten::log_sigmoid.out')
+_op_log_sigmoid_backward = get_op('aten::log_sigmoid_backward')
+_op_log_sigmoid_forward = get_op('aten::log_sigmoid_forward')
+_op_log_sigmoid_forward__output = get_op('aten::log_sigmoid_forward.output')
+_op_max_pool2d_with_indices = get_op('aten::max_pool2d_with_indices')
+_op_max_pool2d_with_indices_backward = get_op('aten::max_pool2d_with_indices_backward')
+_op_max_pool3d_with_indices = get_op('aten::max_pool3d_with_indices')
+_op_max_pool3d_with_indices_backward = get_op('aten::max_pool3d_with_indices_backward')
+_op_max_unpool2d = get_op('aten::max_unpool2d')
+_op_max_unpool3d = get_op('aten::max_unpool3d')
 _op_mish = get_op('aten::mish')
 _op_mish__out = get_op('aten::mish.out')
 _op_mish_ = get_op('aten::mish_')
 _op_pad = get_op('aten::pad')
+_op_relu6 = get_op('aten::relu6')
+_op_relu6_ = get_op('aten::relu6_')
+_op_rrelu_with_noise = get_op('aten::rrelu_with_noise')
+_op_rrelu_with_noise__out = get_op('aten::rrelu_with_noise.out')
+_op_rrelu_with_noise_ = get_op('aten::rrelu_with_noise_')
 _op_silu = get_op('aten::silu')
 _op_silu__out = get_op('aten::silu.out')
 _op_silu_ = get_op('aten::silu_')
 _op_softplus = get_op('aten::softplus')
 _op_softplus__out = get_op('aten::softplus.out')
+_op_softshrink = get_op('aten::softshrink')
+_op_softshrink__out = get_op('aten::softshrink.out')
+_op_upsample_bicubic2d = get_op('aten::upsample_bicubic2d')
+_op_upsample_bicubic2d__vec = get_op('aten::upsample_bicubic2d.vec')
+_op_upsample_bicubic2d_backward = get_op('aten::upsample_bicubic2d_backward')
+_op_upsample_bilinear2d = get_op('aten::upsample_bilinear2d')
+_op_upsample_bilinear2d__vec = get_op('aten::upsample_bilinear2d.vec')
+_op_upsample_bilinear2d_backward = get_op('aten::upsample_bilinear2d_backward')
+_op_upsample_linear1d = get_op('aten::upsample_linear1d')
+_op_upsample_linear1d__vec = get_op('aten::upsample_linear1d.vec')
+_op_upsample_linear1d_backward = get_op('aten::upsample_linear1d_backward')
+_op_upsample_nearest1d = get_op('aten::upsample_nearest1d')
+_op_upsample_nearest1d__vec = get_op('aten::upsample_nearest1d.vec')
+_op_upsample_nearest1d_backward = get_op('aten::upsample_nearest1d_backward')
+_op_upsample_nearest2d = get_op('aten::upsample_nearest2d')
+_op_upsample_nearest2d__vec = get_op('aten::upsample_nearest2d.vec')
+_op_upsample_nearest2d_backward = get_op('aten::upsample_nearest2d_backward')
+_op_upsample_nearest3d = get_op('aten::upsample_nearest3d')
+_op_upsample_nearest3d__vec = get_op('aten::upsample_nearest3d.vec')
+_op_upsample_nearest3d_backward = get_op('aten::upsample_nearest3d_backward')
+_op_upsample_trilinear3d = get_op('aten::upsample_trilinear3d')
+_op_upsample_trilinear3d__vec = get_op('aten::upsample_trilinear3d.vec')
+_op_upsample_trilinear3d_backward = get_op('aten::upsample_trilinear3d_backward')
+_rt_log_sigmoid_forward = _rt.make('log_sigmoid_forward', ('output', 'buffer'))
+
+
+def _f__adaptive_avg_pool2d_backward_0(grad_output, input):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return grad_output, input
+
+
+_f__adaptive_avg_pool2d_backward_sigs = (_ap.PySig('_adaptive_avg_pool2d_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False)), False, False),)
+
+
+def _adaptive_avg_pool2d_backward(*args, **kwargs):
+    try:
+        grad_output, input = _f__adaptive_avg_pool2d_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__adaptive_avg_pool2d_backward.call(grad_output._keyset | input._keyset, grad_output, input)
+        return result
+    _ap.raise_invalid_arguments(_f__adaptive_avg_pool2d_backward_sigs, args, kwargs)
+
+
+def _f__adaptive_avg_pool3d_backward_0(grad_output, input):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return grad_output, input
+
+
+_f__adaptive_avg_pool3d_backward_sigs = (_ap.PySig('_adaptive_avg_pool3d_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False)), False, False),)
+
+
+def _adaptive_avg_pool3d_backward(*args, **kwargs):
+    try:
+        grad_output, input = _f__adaptive_avg_pool3d_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__adaptive_avg_pool3d_backward.call(grad_output._keyset | input._keyset, grad_output, input)
+        return result
+    _ap.raise_invalid_arguments(_f__adaptive_avg_pool3d_backward_sigs, args, kwargs)
+
+
+def _f__upsample_bicubic2d_aa_0(input, output_size, align_corners, scale_factors):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if output_size is not None: output_size = _ap.to_intlist(output_size)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    return input, output_size, align_corners, scale_factors
+
+
+def _f__upsample_bicubic2d_aa_1(input, output_size, align_corners, scales_h=None, scales_w=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 2)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    if scales_h is not None and type(scales_h) is not float: scales_h = _ap.to_float(scales_h)
+    if scales_w is not None and type(scales_w) is not float: scales_w = _ap.to_float(scales_w)
+    return input, output_size, align_corners, scales_h, scales_w
+
+
+_f__upsample_bicubic2d_aa_sigs = (_ap.PySig('_upsample_bicubic2d_aa', (('input', 'Tensor', None, False), ('output_size', 'SymInt[]?', None, False), ('align_corners', 'bool', None, False), ('scale_factors', 'float[]?', None, False)), False, False), _ap.PySig('_upsample_bicubic2d_aa', (('input', 'Tensor', None, False), ('output_size', 'SymInt[2]', None, False), ('align_corners', 'bool', None, False), ('scales_h', 'float?', 'None', False), ('scales_w', 'float?', 'None', False)), False, False),)
+
+
+def _upsample_bicubic2d_aa(*args, **kwargs):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, output_size, align_corners, scale_factors = _f__upsample_bicubic2d_aa_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__upsample_bicubic2d_aa__vec.call(input._keyset, input, output_size, align_corners, scale_factors)
+            return result
+    if len(args) <= 5 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, output_size, align_corners, scales_h, scales_w = _f__upsample_bicubic2d_aa_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__upsample_bicubic2d_aa.call(input._keyset, input, output_size, align_corners, scales_h, scales_w)
+            return result
+    _ap.raise_invalid_arguments(_f__upsample_bicubic2d_aa_sigs, args, kwargs)
+
+
+def _f__upsample_bicubic2d_aa_backward_0(grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 2)
+    input_size = _ap.to_intlist(input_size, 4)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    if scales_h is not None and type(scales_h) is not float: scales_h = _ap.to_float(scales_h)
+    if scales_w is not None and type(scales_w) is not float: scales_w = _ap.to_float(scales_w)
+    return grad_output, output_size, input_size, align_corners, scales_h, scales_w
+
+
+_f__upsample_bicubic2d_aa_backward_sigs = (_ap.PySig('_upsample_bicubic2d_aa_backward', (('grad_output', 'Tensor', None, False), ('output_size', 'SymInt[2]', None, False), ('input_size', 'SymInt[4]', None, False), ('align_corners', 'bool', None, False), ('scales_h', 'float?', 'None', False), ('scales_w', 'float?', 'None', False)), False, False),)
+
+
+def _upsample_bicubic2d_aa_backward(*args, **kwargs):
+    try:
+        grad_output, output_size, input_size, align_corners, scales_h, scales_w = _f__upsample_bicubic2d_aa_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__upsample_bicubic2d_aa_backward.call(grad_output._keyset, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+        return result
+    _ap.raise_invalid_arguments(_f__upsample_bicubic2d_aa_backward_sigs, args, kwargs)
+
+
+def _f__upsample_bilinear2d_aa_0(input, output_size, align_corners, scale_factors):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if output_size is not None: output_size = _ap.to_intlist(output_size)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    return input, output_size, align_corners, scale_factors
+
+
+def _f__upsample_bilinear2d_aa_1(input, output_size, align_corners, scales_h=None, scales_w=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 2)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    if scales_h is not None and type(scales_h) is not float: scales_h = _ap.to_float(scales_h)
+    if scales_w is not None and type(scales_w) is not float: scales_w = _ap.to_float(scales_w)
+    return input, output_size, align_corners, scales_h, scales_w
+
+
+_f__upsample_bilinear2d_aa_sigs = (_ap.PySig('_upsample_bilinear2d_aa', (('input', 'Tensor', None, False), ('output_size', 'SymInt[]?', None, False), ('align_corners', 'bool', None, False), ('scale_factors', 'float[]?', None, False)), False, False), _ap.PySig('_upsample_bilinear2d_aa', (('input', 'Tensor', None, False), ('output_size', 'SymInt[2]', None, False), ('align_corners', 'bool', None, False), ('scales_h', 'float?', 'None', False), ('scales_w', 'float?', 'None', False)), False, False),)
+
+
+def _upsample_bilinear2d_aa(*args, **kwargs):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, output_size, align_corners, scale_factors = _f__upsample_bilinear2d_aa_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__upsample_bilinear2d_aa__vec.call(input._keyset, input, output_size, align_corners, scale_factors)
+            return result
+    if len(args) <= 5 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, output_size, align_corners, scales_h, scales_w = _f__upsample_bilinear2d_aa_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__upsample_bilinear2d_aa.call(input._keyset, input, output_size, align_corners, scales_h, scales_w)
+            return result
+    _ap.raise_invalid_arguments(_f__upsample_bilinear2d_aa_sigs, args, kwargs)
+
+
+def _f__upsample_bilinear2d_aa_backward_0(grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 2)
+    input_size = _ap.to_intlist(input_size, 4)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    if scales_h is not None and type(scales_h) is not float: scales_h = _ap.to_float(scales_h)
+    if scales_w is not None and type(scales_w) is not float: scales_w = _ap.to_float(scales_w)
+    return grad_output, output_size, input_size, align_corners, scales_h, scales_w
+
+
+_f__upsample_bilinear2d_aa_backward_sigs = (_ap.PySig('_upsample_bilinear2d_aa_backward', (('grad_output', 'Tensor', None, False), ('output_size', 'SymInt[2]', None, False), ('input_size', 'SymInt[4]', None, False), ('align_corners', 'bool', None, False), ('scales_h', 'float?', 'None', False), ('scales_w', 'float?', 'None', False)), False, False),)
+
+
+def _upsample_bilinear2d_aa_backward(*args, **kwargs):
+    try:
+        grad_output, output_size, input_size, align_corners, scales_h, scales_w = _f__upsample_bilinear2d_aa_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__upsample_bilinear2d_aa_backward.call(grad_output._keyset, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+        return result
+    _ap.raise_invalid_arguments(_f__upsample_bilinear2d_aa_backward_sigs, args, kwargs)
+
+
+def _f__upsample_nearest_exact1d_0(input, output_size, scale_factors):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if output_size is not None: output_size = _ap.to_intlist(output_size)
+    return input, output_size, scale_factors
+
+
+def _f__upsample_nearest_exact1d_1(input, output_size, scales=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 1)
+    if scales is not None and type(scales) is not float: scales = _ap.to_float(scales)
+    return input, output_size, scales
+
+
+_f__upsample_nearest_exact1d_sigs = (_ap.PySig('_upsample_nearest_exact1d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[]?', None, False), ('scale_factors', 'float[]?', None, False)), False, False), _ap.PySig('_upsample_nearest_exact1d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[1]', None, False), ('scales', 'float?', 'None', False)), False, False),)
+
+
+def _upsample_nearest_exact1d(*args, **kwargs):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, output_size, scale_factors = _f__upsample_nearest_exact1d_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__upsample_nearest_exact1d__vec.call(input._keyset, input, output_size, scale_factors)
+            return result
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, output_size, scales = _f__upsample_nearest_exact1d_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__upsample_nearest_exact1d.call(input._keyset, input, output_size, scales)
+            return result
+    _ap.raise_invalid_arguments(_f__upsample_nearest_exact1d_sigs, args, kwargs)
+
+
+def _f__upsample_nearest_exact1d_backward_0(grad_output, output_size, input_size, scales=None):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 1)
+    input_size = _ap.to_intlist(input_size, 3)
+    if scales is not None and type(scales) is not float: scales = _ap.to_float(scales)
+    return grad_output, output_size, input_size, scales
+
+
+_f__upsample_nearest_exact1d_backward_sigs = (_ap.PySig('_upsample_nearest_exact1d_backward', (('grad_output', 'Tensor', None, False), ('output_size', 'SymInt[1]', None, False), ('input_size', 'SymInt[3]', None, False), ('scales', 'float?', 'None', False)), False, False),)
+
+
+def _upsample_nearest_exact1d_backward(*args, **kwargs):
+    try:
+        grad_output, output_size, input_size, scales = _f__upsample_nearest_exact1d_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__upsample_nearest_exact1d_backward.call(grad_output._keyset, grad_output, output_size, input_size, scales)
+        return result
+    _ap.raise_invalid_arguments(_f__upsample_nearest_exact1d_backward_sigs, args, kwargs)
+
+
+def _f__upsample_nearest_exact2d_0(input, output_size, scale_factors):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if output_size is not None: output_size = _ap.to_intlist(output_size)
+    return input, output_size, scale_factors
+
+
+def _f__upsample_nearest_exact2d_1(input, output_size, scales_h=None, scales_w=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 2)
+    if scales_h is not None and type(scales_h) is not float: scales_h = _ap.to_float(scales_h)
+    if scales_w is not None and type(scales_w) is not float: scales_w = _ap.to_float(scales_w)
+    return input, output_size, scales_h, scales_w
+
+
+_f__upsample_nearest_exact2d_sigs = (_ap.PySig('_upsample_nearest_exact2d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[]?', None, False), ('scale_factors', 'float[]?', None, False)), False, False), _ap.PySig('_upsample_nearest_exact2d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[2]', None, False), ('scales_h', 'float?', 'None', False), ('scales_w', 'float?', 'None', False)), False, False),)
+
+
+def _upsample_nearest_exact2d(*args, **kwargs):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, output_size, scale_factors = _f__upsample_nearest_exact2d_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__upsample_nearest_exact2d__vec.call(input._keyset, input, output_size, scale_factors)
+            return result
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, output_size, scales_h, scales_w = _f__upsample_nearest_exact2d_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__upsample_nearest_exact2d.call(input._keyset, input, output_size, scales_h, scales_w)
+            return result
+    _ap.raise_invalid_arguments(_f__upsample_nearest_exact2d_sigs, args, kwargs)
+
+
+def _f__upsample_nearest_exact2d_backward_0(grad_output, output_size, input_size, scales_h=None, scales_w=None):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 2)
+    input_size = _ap.to_intlist(input_size, 4)
+    if scales_h is not None and type(scales_h) is not float: scales_h = _ap.to_float(scales_h)
+    if scales_w is not None and type(scales_w) is not float: scales_w = _ap.to_float(scales_w)
+    return grad_output, output_size, input_size, scales_h, scales_w
+
+
+_f__upsample_nearest_exact2d_backward_sigs = (_ap.PySig('_upsample_nearest_exact2d_backward', (('grad_output', 'Tensor', None, False), ('output_size', 'SymInt[2]', None, False), ('input_size', 'SymInt[4]', None, False), ('scales_h', 'float?', 'None', False), ('scales_w', 'float?', 'None', False)), False, False),)
+
+
+def _upsample_nearest_exact2d_backward(*args, **kwargs):
+    try:
+        grad_output, output_size, input_size, scales_h, scales_w = _f__upsample_nearest_exact2d_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__upsample_nearest_exact2d_backward.call(grad_output._keyset, grad_output, output_size, input_size, scales_h, scales_w)
+        return result
+    _ap.raise_invalid_arguments(_f__upsample_nearest_exact2d_backward_sigs, args, kwargs)
+
+
+def _f__upsample_nearest_exact3d_0(input, output_size, scale_factors):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if output_size is not None: output_size = _ap.to_intlist(output_size)
+    return input, output_size, scale_factors
+
+
+def _f__upsample_nearest_exact3d_1(input, output_size, scales_d=None, scales_h=None, scales_w=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 3)
+    if scales_d is not None and type(scales_d) is not float: scales_d = _ap.to_float(scales_d)
+    if scales_h is not None and type(scales_h) is not float: scales_h = _ap.to_float(scales_h)
+    if scales_w is not None and type(scales_w) is not float: scales_w = _ap.to_float(scales_w)
+    return input, output_size, scales_d, scales_h, scales_w
+
+
+_f__upsample_nearest_exact3d_sigs = (_ap.PySig('_upsample_nearest_exact3d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[]?', None, False), ('scale_factors', 'float[]?', None, False)), False, False), _ap.PySig('_upsample_nearest_exact3d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[3]', None, False), ('scales_d', 'float?', 'None', False), ('scales_h', 'float?', 'None', False), ('scales_w', 'float?', 'None', False)), False, False),)
+
+
+def _upsample_nearest_exact3d(*args, **kwargs):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, output_size, scale_factors = _f__upsample_nearest_exact3d_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__upsample_nearest_exact3d__vec.call(input._keyset, input, output_size, scale_factors)
+            return result
+    if len(args) <= 5 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, output_size, scales_d, scales_h, scales_w = _f__upsample_nearest_exact3d_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__upsample_nearest_exact3d.call(input._keyset, input, output_size, scales_d, scales_h, scales_w)
+            return result
+    _ap.raise_invalid_arguments(_f__upsample_nearest_exact3d_sigs, args, kwargs)
+
+
+def _f__upsample_nearest_exact3d_backward_0(grad_output, output_size, input_size, scales_d=None, scales_h=None, scales_w=None):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 3)
+    input_size = _ap.to_intlist(input_size, 5)
+    if scales_d is not None and type(scales_d) is not float: scales_d = _ap.to_float(scales_d)
+    if scales_h is not None and type(scales_h) is not float: scales_h = _ap.to_float(scales_h)
+    if scales_w is not None and type(scales_w) is not float: scales_w = _ap.to_float(scales_w)
+    return grad_output, output_size, input_size, scales_d, scales_h, scales_w
+
+
+_f__upsample_nearest_exact3d_backward_sigs = (_ap.PySig('_upsample_nearest_exact3d_backward', (('grad_output', 'Tensor', None, False), ('output_size', 'SymInt[3]', None, False), ('input_size', 'SymInt[5]', None, False), ('scales_d', 'float?', 'None', False), ('scales_h', 'float?', 'None', False), ('scales_w', 'float?', 'None', False)), False, False),)
+
+
+def _upsample_nearest_exact3d_backward(*args, **kwargs):
+    try:
+        grad_output, output_size, input_size, scales_d, scales_h, scales_w = _f__upsample_nearest_exact3d_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__upsample_nearest_exact3d_backward.call(grad_output._keyset, grad_output, output_size, input_size, scales_d, scales_h, scales_w)
+        return result
+    _ap.raise_invalid_arguments(_f__upsample_nearest_exact3d_backward_sigs, args, kwargs)
+
+
+def _f_adaptive_avg_pool2d_0(input, output_size):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 2)
+    return input, output_size
+
+
+_f_adaptive_avg_pool2d_sigs = (_ap.PySig('adaptive_avg_pool2d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[2]', None, False)), False, False),)
+
+
+def adaptive_avg_pool2d(*args, **kwargs):
+    try:
+        input, output_size = _f_adaptive_avg_pool2d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_adaptive_avg_pool2d.call(input._keyset, input, output_size)
+        return result
+    _ap.raise_invalid_arguments(_f_adaptive_avg_pool2d_sigs, args, kwargs)
+
+
+def _f_adaptive_avg_pool3d_0(input, output_size):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 3)
+    return input, output_size
+
+
+_f_adaptive_avg_pool3d_sigs = (_ap.PySig('adaptive_avg_pool3d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[3]', None, False)), False, False),)
+
+
+def adaptive_avg_pool3d(*args, **kwargs):
+    try:
+        input, output_size = _f_adaptive_avg_pool3d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_adaptive_avg_pool3d.call(input._keyset, input, output_size)
+        return result
+    _ap.raise_invalid_arguments(_f_adaptive_avg_pool3d_sigs, args, kwargs)
+
+
+def _f_adaptive_max_pool2d_0(input, output_size):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 2)
+    return input, output_size
+
+
+_f_adaptive_max_pool2d_sigs = (_ap.PySig('adaptive_max_pool2d', (('input', 'Tensor', None, False), ('output_size', 'int[2]', None, False)), False, False),)
+
+
+def adaptive_max_pool2d(*args, **kwargs):
+    try:
+        input, output_size = _f_adaptive_max_pool2d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_adaptive_max_pool2d.call(input._keyset, input, output_size)
+        return result
+    _ap.raise_invalid_arguments(_f_adaptive_max_pool2d_sigs, args, kwargs)
+
+
+def _f_adaptive_max_pool2d_backward_0(grad_output, input, indices):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(indices, _Tensor): raise _Mismatch
+    return grad_output, input, indices
+
+
+_f_adaptive_max_pool2d_backward_sigs = (_ap.PySig('adaptive_max_pool2d_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('indices', 'Tensor', None, False)), False, False),)
+
+
+def adaptive_max_pool2d_backward(*args, **kwargs):
+    try:
+        grad_output, input, indices = _f_adaptive_max_pool2d_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_adaptive_max_pool2d_backward.call(grad_output._keyset | input._keyset | indices._keyset, grad_output, input, indices)
+        return result
+    _ap.raise_invalid_arguments(_f_adaptive_max_pool2d_backward_sigs, args, kwargs)
+
+
+def _f_adaptive_max_pool3d_0(input, output_size):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 3)
+    return input, output_size
+
+
+_f_adaptive_max_pool3d_sigs = (_ap.PySig('adaptive_max_pool3d', (('input', 'Tensor', None, False), ('output_size', 'int[3]', None, False)), False, False),)
+
+
+def adaptive_max_pool3d(*args, **kwargs):
+    try:
+        input, output_size = _f_adaptive_max_pool3d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_adaptive_max_pool3d.call(input._keyset, input, output_size)
+        return result
+    _ap.raise_invalid_arguments(_f_adaptive_max_pool3d_sigs, args, kwargs)
+
+
+def _f_adaptive_max_pool3d_backward_0(grad_output, input, indices):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(indices, _Tensor): raise _Mismatch
+    return grad_output, input, indices
+
+
+_f_adaptive_max_pool3d_backward_sigs = (_ap.PySig('adaptive_max_pool3d_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('indices', 'Tensor', None, False)), False, False),)
+
+
+def adaptive_max_pool3d_backward(*args, **kwargs):
+    try:
+        grad_output, input, indices = _f_adaptive_max_pool3d_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_adaptive_max_pool3d_backward.call(grad_output._keyset | input._keyset | indices._keyset, grad_output, input, indices)
+        return result
+    _ap.raise_invalid_arguments(_f_adaptive_max_pool3d_backward_sigs, args, kwargs)
+
+
+def _f_avg_pool2d_0(input, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    kernel_size = _ap.to_intlist(kernel_size, 2)
+    stride = _ap.to_intlist(stride, 2)
+    padding = _ap.to_intlist(padding, 2)
+    if ceil_mode is not False and ceil_mode is not True: raise _Mismatch
+    if count_include_pad is not True and count_include_pad is not False: raise _Mismatch
+    if divisor_override is not None and type(divisor_override) is not int: divisor_override = _ap.to_int(divisor_override)
+    return input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+
+
+_f_avg_pool2d_sigs = (_ap.PySig('avg_pool2d', (('input', 'Tensor', None, False), ('kernel_size', 'int[2]', None, False), ('stride', 'int[2]', '[]', False), ('padding', 'int[2]', '0', False), ('ceil_mode', 'bool', 'False', False), ('count_include_pad', 'bool', 'True', False), ('divisor_override', 'int?', 'None', False)), False, False),)
+
+
+def avg_pool2d(*args, **kwargs):
+    try:
+        input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override = _f_avg_pool2d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_avg_pool2d.call(input._keyset, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        return result
+    _ap.raise_invalid_arguments(_f_avg_pool2d_sigs, args, kwargs)
+
+
+def _f_avg_pool2d_backward_0(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    kernel_size = _ap.to_intlist(kernel_size, 2)
+    stride = _ap.to_intlist(stride, 2)
+    padding = _ap.to_intlist(padding, 2)
+    if ceil_mode is not True and ceil_mode is not False: raise _Mismatch
+    if count_include_pad is not True and count_include_pad is not False: raise _Mismatch
+    if divisor_override is not None and type(divisor_override) is not int: divisor_override = _ap.to_int(divisor_override)
+    return grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+
+
+_f_avg_pool2d_backward_sigs = (_ap.PySig('avg_pool2d_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('kernel_size', 'int[2]', None, False), ('stride', 'int[2]', None, False), ('padding', 'int[2]', None, False), ('ceil_mode', 'bool', None, False), ('count_include_pad', 'bool', None, False), ('divisor_override', 'int?', None, False)), False, False),)
+
+
+def avg_pool2d_backward(*args, **kwargs):
+    try:
+        grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override = _f_avg_pool2d_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_avg_pool2d_backward.call(grad_output._keyset | input._keyset, grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        return result
+    _ap.raise_invalid_arguments(_f_avg_pool2d_backward_sigs, args, kwargs)
+
+
+def _f_avg_pool3d_0(input, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    kernel_size = _ap.to_intlist(kernel_size, 3)
+    stride = _ap.to_intlist(stride, 3)
+    padding = _ap.to_intlist(padding, 3)
+    if ceil_mode is not False and ceil_mode is not True: raise _Mismatch
+    if count_include_pad is not True and count_include_pad is not False: raise _Mismatch
+    if divisor_override is not None and type(divisor_override) is not int: divisor_override = _ap.to_int(divisor_override)
+    return input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+
+
+_f_avg_pool3d_sigs = (_ap.PySig('avg_pool3d', (('input', 'Tensor', None, False), ('kernel_size', 'int[3]', None, False), ('stride', 'int[3]', '[]', False), ('padding', 'int[3]', '0', False), ('ceil_mode', 'bool', 'False', False), ('count_include_pad', 'bool', 'True', False), ('divisor_override', 'int?', 'None', False)), False, False),)
+
+
+def avg_pool3d(*args, **kwargs):
+    try:
+        input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override = _f_avg_pool3d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_avg_pool3d.call(input._keyset, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        return result
+    _ap.raise_invalid_arguments(_f_avg_pool3d_sigs, args, kwargs)
+
+
+def _f_avg_pool3d_backward_0(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    kernel_size = _ap.to_intlist(kernel_size, 3)
+    stride = _ap.to_intlist(stride, 3)
+    padding = _ap.to_intlist(padding, 3)
+    if ceil_mode is not True and ceil_mode is not False: raise _Mismatch
+    if count_include_pad is not True and count_include_pad is not False: raise _Mismatch
+    if divisor_override is not None and type(divisor_override) is not int: divisor_override = _ap.to_int(divisor_override)
+    return grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+
+
+_f_avg_pool3d_backward_sigs = (_ap.PySig('avg_pool3d_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('kernel_size', 'int[3]', None, False), ('stride', 'int[3]', None, False), ('padding', 'int[3]', None, False), ('ceil_mode', 'bool', None, False), ('count_include_pad', 'bool', None, False), ('divisor_override', 'int?', None, False)), False, False),)
+
+
+def avg_pool3d_backward(*args, **kwargs):
+    try:
+        grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override = _f_avg_pool3d_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_avg_pool3d_backward.call(grad_output._keyset | input._keyset, grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        return result
+    _ap.raise_invalid_arguments(_f_avg_pool3d_backward_sigs, args, kwargs)
+
+
+def _f_col2im_0(input, output_size, kernel_size, dilation, padding, stride, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 2)
+    kernel_size = _ap.to_intlist(kernel_size, 2)
+    dilation = _ap.to_intlist(dilation, 2)
+    padding = _ap.to_intlist(padding, 2)
+    stride = _ap.to_intlist(stride, 2)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, output_size, kernel_size, dilation, padding, stride, out
+
+
+_f_col2im_sigs = (_ap.PySig('col2im', (('input', 'Tensor', None, False), ('output_size', 'SymInt[2]', None, False), ('kernel_size', 'int[2]', None, False), ('dilation', 'int[2]', None, False), ('padding', 'int[2]', None, False), ('stride', 'int[2]', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def col2im(*args, **kwargs):
+    try:
+        input, output_size, kernel_size, dilation, padding, stride, out = _f_col2im_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_col2im.call(input._keyset, input, output_size, kernel_size, dilation, padding, stride)
+        else:
+            result = _op_col2im__out.call(input._keyset | out._keyset, input, output_size, kernel_size, dilation, padding, stride, out)
+        return result
+    _ap.raise_invalid_arguments(_f_col2im_sigs, args, kwargs)
 
 
 def _f_elu_0(input, alpha=1, scale=1, input_scale=1, *, out=None):
@@ -97,6 +778,96 @@ def elu_(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_elu__sigs, args, kwargs)
 
 
+def _f_fractional_max_pool2d_0(input, kernel_size, output_size, random_samples):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    kernel_size = _ap.to_intlist(kernel_size, 2)
+    output_size = _ap.to_intlist(output_size, 2)
+    if not isinstance(random_samples, _Tensor): raise _Mismatch
+    return input, kernel_size, output_size, random_samples
+
+
+_f_fractional_max_pool2d_sigs = (_ap.PySig('fractional_max_pool2d', (('input', 'Tensor', None, False), ('kernel_size', 'int[2]', None, False), ('output_size', 'int[2]', None, False), ('random_samples', 'Tensor', None, False)), False, False),)
+
+
+def fractional_max_pool2d(*args, **kwargs):
+    try:
+        input, kernel_size, output_size, random_samples = _f_fractional_max_pool2d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_fractional_max_pool2d.call(input._keyset | random_samples._keyset, input, kernel_size, output_size, random_samples)
+        return result
+    _ap.raise_invalid_arguments(_f_fractional_max_pool2d_sigs, args, kwargs)
+
+
+def _f_fractional_max_pool2d_backward_0(grad_output, input, kernel_size, output_size, indices):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    kernel_size = _ap.to_intlist(kernel_size, 2)
+    output_size = _ap.to_intlist(output_size, 2)
+    if not isinstance(indices, _Tensor): raise _Mismatch
+    return grad_output, input, kernel_size, output_size, indices
+
+
+_f_fractional_max_pool2d_backward_sigs = (_ap.PySig('fractional_max_pool2d_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('kernel_size', 'int[2]', None, False), ('output_size', 'int[2]', None, False), ('indices', 'Tensor', None, False)), False, False),)
+
+
+def fractional_max_pool2d_backward(*args, **kwargs):
+    try:
+        grad_output, input, kernel_size, output_size, indices = _f_fractional_max_pool2d_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_fractional_max_pool2d_backward.call(grad_output._keyset | input._keyset | indices._keyset, grad_output, input, kernel_size, output_size, indices)
+        return result
+    _ap.raise_invalid_arguments(_f_fractional_max_pool2d_backward_sigs, args, kwargs)
+
+
+def _f_fractional_max_pool3d_0(input, kernel_size, output_size, random_samples):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    kernel_size = _ap.to_intlist(kernel_size, 3)
+    output_size = _ap.to_intlist(output_size, 3)
+    if not isinstance(random_samples, _Tensor): raise _Mismatch
+    return input, kernel_size, output_size, random_samples
+
+
+_f_fractional_max_pool3d_sigs = (_ap.PySig('fractional_max_pool3d', (('input', 'Tensor', None, False), ('kernel_size', 'int[3]', None, False), ('output_size', 'int[3]', None, False), ('random_samples', 'Tensor', None, False)), False, False),)
+
+
+def fractional_max_pool3d(*args, **kwargs):
+    try:
+        input, kernel_size, output_size, random_samples = _f_fractional_max_pool3d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_fractional_max_pool3d.call(input._keyset | random_samples._keyset, input, kernel_size, output_size, random_samples)
+        return result
+    _ap.raise_invalid_arguments(_f_fractional_max_pool3d_sigs, args, kwargs)
+
+
+def _f_fractional_max_pool3d_backward_0(grad_output, input, kernel_size, output_size, indices):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    kernel_size = _ap.to_intlist(kernel_size, 3)
+    output_size = _ap.to_intlist(output_size, 3)
+    if not isinstance(indices, _Tensor): raise _Mismatch
+    return grad_output, input, kernel_size, output_size, indices
+
+
+_f_fractional_max_pool3d_backward_sigs = (_ap.PySig('fractional_max_pool3d_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('kernel_size', 'int[3]', None, False), ('output_size', 'int[3]', None, False), ('indices', 'Tensor', None, False)), False, False),)
+
+
+def fractional_max_pool3d_backward(*args, **kwargs):
+    try:
+        grad_output, input, kernel_size, output_size, indices = _f_fractional_max_pool3d_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_fractional_max_pool3d_backward.call(grad_output._keyset | input._keyset | indices._keyset, grad_output, input, kernel_size, output_size, indices)
+        return result
+    _ap.raise_invalid_arguments(_f_fractional_max_pool3d_backward_sigs, args, kwargs)
+
+
 def _f_gelu_0(input, *, approximate='none', out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     approximate = _ap.to_str(approximate)
@@ -139,6 +910,114 @@ def gelu_(*args, **kwargs):
         result = _op_gelu_.call(input._keyset, input, approximate)
         return result
     _ap.raise_invalid_arguments(_f_gelu__sigs, args, kwargs)
+
+
+def _f_glu_0(input, dim=-1, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, out
+
+
+_f_glu_sigs = (_ap.PySig('glu', (('input', 'Tensor', None, False), ('dim', 'int', '-1', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def glu(*args, **kwargs):
+    try:
+        input, dim, out = _f_glu_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_glu.call(input._keyset, input, dim)
+        else:
+            result = _op_glu__out.call(input._keyset | out._keyset, input, dim, out)
+        return result
+    _ap.raise_invalid_arguments(_f_glu_sigs, args, kwargs)
+
+
+def _f_hardsigmoid_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_hardsigmoid_sigs = (_ap.PySig('hardsigmoid', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def hardsigmoid(*args, **kwargs):
+    try:
+        input, out = _f_hardsigmoid_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_hardsigmoid.call(input._keyset, input)
+        else:
+            result = _op_hardsigmoid__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_hardsigmoid_sigs, args, kwargs)
+
+
+def _f_hardsigmoid__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_hardsigmoid__sigs = (_ap.PySig('hardsigmoid_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def hardsigmoid_(*args, **kwargs):
+    try:
+        input, = _f_hardsigmoid__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_hardsigmoid_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_hardsigmoid__sigs, args, kwargs)
+
+
+def _f_hardswish_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_hardswish_sigs = (_ap.PySig('hardswish', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def hardswish(*args, **kwargs):
+    try:
+        input, out = _f_hardswish_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_hardswish.call(input._keyset, input)
+        else:
+            result = _op_hardswish__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_hardswish_sigs, args, kwargs)
+
+
+def _f_hardswish__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_hardswish__sigs = (_ap.PySig('hardswish_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def hardswish_(*args, **kwargs):
+    try:
+        input, = _f_hardswish__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_hardswish_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_hardswish__sigs, args, kwargs)
 
 
 def _f_hardtanh_0(input, min_val=-1, max_val=1, *, out=None):
@@ -187,6 +1066,33 @@ def hardtanh_(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_hardtanh__sigs, args, kwargs)
 
 
+def _f_im2col_0(input, kernel_size, dilation, padding, stride, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    kernel_size = _ap.to_intlist(kernel_size, 2)
+    dilation = _ap.to_intlist(dilation, 2)
+    padding = _ap.to_intlist(padding, 2)
+    stride = _ap.to_intlist(stride, 2)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, kernel_size, dilation, padding, stride, out
+
+
+_f_im2col_sigs = (_ap.PySig('im2col', (('input', 'Tensor', None, False), ('kernel_size', 'int[2]', None, False), ('dilation', 'int[2]', None, False), ('padding', 'int[2]', None, False), ('stride', 'int[2]', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def im2col(*args, **kwargs):
+    try:
+        input, kernel_size, dilation, padding, stride, out = _f_im2col_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_im2col.call(input._keyset, input, kernel_size, dilation, padding, stride)
+        else:
+            result = _op_im2col__out.call(input._keyset | out._keyset, input, kernel_size, dilation, padding, stride, out)
+        return result
+    _ap.raise_invalid_arguments(_f_im2col_sigs, args, kwargs)
+
+
 def _f_leaky_relu_0(input, negative_slope=0.01, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(negative_slope) not in _PYNUM: negative_slope = _ap.to_scalar(negative_slope)
@@ -229,6 +1135,217 @@ def leaky_relu_(*args, **kwargs):
         result = _op_leaky_relu_.call(input._keyset, input, negative_slope)
         return result
     _ap.raise_invalid_arguments(_f_leaky_relu__sigs, args, kwargs)
+
+
+def _f_log_sigmoid_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_log_sigmoid_sigs = (_ap.PySig('log_sigmoid', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def log_sigmoid(*args, **kwargs):
+    try:
+        input, out = _f_log_sigmoid_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_log_sigmoid.call(input._keyset, input)
+        else:
+            result = _op_log_sigmoid__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_log_sigmoid_sigs, args, kwargs)
+
+
+def _f_log_sigmoid_backward_0(grad_output, input, buffer):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(buffer, _Tensor): raise _Mismatch
+    return grad_output, input, buffer
+
+
+_f_log_sigmoid_backward_sigs = (_ap.PySig('log_sigmoid_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('buffer', 'Tensor', None, False)), False, False),)
+
+
+def log_sigmoid_backward(*args, **kwargs):
+    try:
+        grad_output, input, buffer = _f_log_sigmoid_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_log_sigmoid_backward.call(grad_output._keyset | input._keyset | buffer._keyset, grad_output, input, buffer)
+        return result
+    _ap.raise_invalid_arguments(_f_log_sigmoid_backward_sigs, args, kwargs)
+
+
+def _f_log_sigmoid_forward_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, out
+
+
+_f_log_sigmoid_forward_sigs = (_ap.PySig('log_sigmoid_forward', (('input', 'Tensor', None, False), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def log_sigmoid_forward(*args, **kwargs):
+    try:
+        input, out = _f_log_sigmoid_forward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_log_sigmoid_forward(_op_log_sigmoid_forward.call(input._keyset, input))
+        else:
+            result = _op_log_sigmoid_forward__output.call(input._keyset | out[0]._keyset | out[1]._keyset, input, out[0], out[1])
+        return result
+    _ap.raise_invalid_arguments(_f_log_sigmoid_forward_sigs, args, kwargs)
+
+
+def _f_max_pool2d_with_indices_0(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    kernel_size = _ap.to_intlist(kernel_size, 2)
+    stride = _ap.to_intlist(stride, 2)
+    padding = _ap.to_intlist(padding, 2)
+    dilation = _ap.to_intlist(dilation, 2)
+    if ceil_mode is not False and ceil_mode is not True: raise _Mismatch
+    return input, kernel_size, stride, padding, dilation, ceil_mode
+
+
+_f_max_pool2d_with_indices_sigs = (_ap.PySig('max_pool2d_with_indices', (('input', 'Tensor', None, False), ('kernel_size', 'int[2]', None, False), ('stride', 'int[2]', '[]', False), ('padding', 'int[2]', '0', False), ('dilation', 'int[2]', '1', False), ('ceil_mode', 'bool', 'False', False)), False, False),)
+
+
+def max_pool2d_with_indices(*args, **kwargs):
+    try:
+        input, kernel_size, stride, padding, dilation, ceil_mode = _f_max_pool2d_with_indices_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_max_pool2d_with_indices.call(input._keyset, input, kernel_size, stride, padding, dilation, ceil_mode)
+        return result
+    _ap.raise_invalid_arguments(_f_max_pool2d_with_indices_sigs, args, kwargs)
+
+
+def _f_max_pool2d_with_indices_backward_0(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    kernel_size = _ap.to_intlist(kernel_size, 2)
+    stride = _ap.to_intlist(stride, 2)
+    padding = _ap.to_intlist(padding, 2)
+    dilation = _ap.to_intlist(dilation, 2)
+    if ceil_mode is not True and ceil_mode is not False: raise _Mismatch
+    if not isinstance(indices, _Tensor): raise _Mismatch
+    return grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices
+
+
+_f_max_pool2d_with_indices_backward_sigs = (_ap.PySig('max_pool2d_with_indices_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('kernel_size', 'int[2]', None, False), ('stride', 'int[2]', None, False), ('padding', 'int[2]', None, False), ('dilation', 'int[2]', None, False), ('ceil_mode', 'bool', None, False), ('indices', 'Tensor', None, False)), False, False),)
+
+
+def max_pool2d_with_indices_backward(*args, **kwargs):
+    try:
+        grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices = _f_max_pool2d_with_indices_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_max_pool2d_with_indices_backward.call(grad_output._keyset | input._keyset | indices._keyset, grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices)
+        return result
+    _ap.raise_invalid_arguments(_f_max_pool2d_with_indices_backward_sigs, args, kwargs)
+
+
+def _f_max_pool3d_with_indices_0(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    kernel_size = _ap.to_intlist(kernel_size, 3)
+    stride = _ap.to_intlist(stride, 3)
+    padding = _ap.to_intlist(padding, 3)
+    dilation = _ap.to_intlist(dilation, 3)
+    if ceil_mode is not False and ceil_mode is not True: raise _Mismatch
+    return input, kernel_size, stride, padding, dilation, ceil_mode
+
+
+_f_max_pool3d_with_indices_sigs = (_ap.PySig('max_pool3d_with_indices', (('input', 'Tensor', None, False), ('kernel_size', 'int[3]', None, False), ('stride', 'int[3]', '[]', False), ('padding', 'int[3]', '0', False), ('dilation', 'int[3]', '1', False), ('ceil_mode', 'bool', 'False', False)), False, False),)
+
+
+def max_pool3d_with_indices(*args, **kwargs):
+    try:
+        input, kernel_size, stride, padding, dilation, ceil_mode = _f_max_pool3d_with_indices_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_max_pool3d_with_indices.call(input._keyset, input, kernel_size, stride, padding, dilation, ceil_mode)
+        return result
+    _ap.raise_invalid_arguments(_f_max_pool3d_with_indices_sigs, args, kwargs)
+
+
+def _f_max_pool3d_with_indices_backward_0(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    kernel_size = _ap.to_intlist(kernel_size, 3)
+    stride = _ap.to_intlist(stride, 3)
+    padding = _ap.to_intlist(padding, 3)
+    dilation = _ap.to_intlist(dilation, 3)
+    if ceil_mode is not True and ceil_mode is not False: raise _Mismatch
+    if not isinstance(indices, _Tensor): raise _Mismatch
+    return grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices
+
+
+_f_max_pool3d_with_indices_backward_sigs = (_ap.PySig('max_pool3d_with_indices_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('kernel_size', 'int[3]', None, False), ('stride', 'int[3]', None, False), ('padding', 'int[3]', None, False), ('dilation', 'int[3]', None, False), ('ceil_mode', 'bool', None, False), ('indices', 'Tensor', None, False)), False, False),)
+
+
+def max_pool3d_with_indices_backward(*args, **kwargs):
+    try:
+        grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices = _f_max_pool3d_with_indices_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_max_pool3d_with_indices_backward.call(grad_output._keyset | input._keyset | indices._keyset, grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices)
+        return result
+    _ap.raise_invalid_arguments(_f_max_pool3d_with_indices_backward_sigs, args, kwargs)
+
+
+def _f_max_unpool2d_0(input, indices, output_size):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(indices, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 2)
+    return input, indices, output_size
+
+
+_f_max_unpool2d_sigs = (_ap.PySig('max_unpool2d', (('input', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('output_size', 'SymInt[2]', None, False)), False, False),)
+
+
+def max_unpool2d(*args, **kwargs):
+    try:
+        input, indices, output_size = _f_max_unpool2d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_max_unpool2d.call(input._keyset | indices._keyset, input, indices, output_size)
+        return result
+    _ap.raise_invalid_arguments(_f_max_unpool2d_sigs, args, kwargs)
+
+
+def _f_max_unpool3d_0(input, indices, output_size, stride, padding):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(indices, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 3)
+    stride = _ap.to_intlist(stride, 3)
+    padding = _ap.to_intlist(padding, 3)
+    return input, indices, output_size, stride, padding
+
+
+_f_max_unpool3d_sigs = (_ap.PySig('max_unpool3d', (('input', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('output_size', 'SymInt[3]', None, False), ('stride', 'int[3]', None, False), ('padding', 'int[3]', None, False)), False, False),)
+
+
+def max_unpool3d(*args, **kwargs):
+    try:
+        input, indices, output_size, stride, padding = _f_max_unpool3d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_max_unpool3d.call(input._keyset | indices._keyset, input, indices, output_size, stride, padding)
+        return result
+    _ap.raise_invalid_arguments(_f_max_unpool3d_sigs, args, kwargs)
 
 
 def _f_mish_0(input, *, out=None):
@@ -293,6 +1410,96 @@ def pad(*args, **kwargs):
         result = _op_pad.call(input._keyset, input, pad, mode, value)
         return result
     _ap.raise_invalid_arguments(_f_pad_sigs, args, kwargs)
+
+
+def _f_relu6_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_relu6_sigs = (_ap.PySig('relu6', (('input', 'Tensor', None, False),), False, False),)
+
+
+def relu6(*args, **kwargs):
+    try:
+        input, = _f_relu6_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_relu6.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_relu6_sigs, args, kwargs)
+
+
+def _f_relu6__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_relu6__sigs = (_ap.PySig('relu6_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def relu6_(*args, **kwargs):
+    try:
+        input, = _f_relu6__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_relu6_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_relu6__sigs, args, kwargs)
+
+
+def _f_rrelu_with_noise_0(input, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(noise, _Tensor): raise _Mismatch
+    if type(lower) not in _PYNUM: lower = _ap.to_scalar(lower)
+    if type(upper) not in _PYNUM: upper = _ap.to_scalar(upper)
+    if training is not False and training is not True: raise _Mismatch
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, noise, lower, upper, training, generator, out
+
+
+_f_rrelu_with_noise_sigs = (_ap.PySig('rrelu_with_noise', (('input', 'Tensor', None, False), ('noise', 'Tensor', None, False), ('lower', 'Scalar', '0.125', False), ('upper', 'Scalar', '0.3333333333333333', False), ('training', 'bool', 'False', False), ('generator', 'Generator?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def rrelu_with_noise(*args, **kwargs):
+    try:
+        input, noise, lower, upper, training, generator, out = _f_rrelu_with_noise_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_rrelu_with_noise.call(input._keyset | noise._keyset, input, noise, lower, upper, training, generator)
+        else:
+            result = _op_rrelu_with_noise__out.call(input._keyset | noise._keyset | out._keyset, input, noise, lower, upper, training, generator, out)
+        return result
+    _ap.raise_invalid_arguments(_f_rrelu_with_noise_sigs, args, kwargs)
+
+
+def _f_rrelu_with_noise__0(input, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(noise, _Tensor): raise _Mismatch
+    if type(lower) not in _PYNUM: lower = _ap.to_scalar(lower)
+    if type(upper) not in _PYNUM: upper = _ap.to_scalar(upper)
+    if training is not False and training is not True: raise _Mismatch
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    return input, noise, lower, upper, training, generator
+
+
+_f_rrelu_with_noise__sigs = (_ap.PySig('rrelu_with_noise_', (('input', 'Tensor', None, False), ('noise', 'Tensor', None, False), ('lower', 'Scalar', '0.125', False), ('upper', 'Scalar', '0.3333333333333333', False), ('training', 'bool', 'False', False), ('generator', 'Generator?', 'None', False)), False, False),)
+
+
+def rrelu_with_noise_(*args, **kwargs):
+    try:
+        input, noise, lower, upper, training, generator = _f_rrelu_with_noise__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_rrelu_with_noise_.call(input._keyset | noise._keyset, input, noise, lower, upper, training, generator)
+        return result
+    _ap.raise_invalid_arguments(_f_rrelu_with_noise__sigs, args, kwargs)
 
 
 def _f_silu_0(input, *, out=None):
@@ -362,6 +1569,462 @@ def softplus(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_softplus_sigs, args, kwargs)
 
 
+def _f_softshrink_0(input, lambd=0.5, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(lambd) not in _PYNUM: lambd = _ap.to_scalar(lambd)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, lambd, out
+
+
+_f_softshrink_sigs = (_ap.PySig('softshrink', (('input', 'Tensor', None, False), ('lambd', 'Scalar', '0.5', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def softshrink(*args, **kwargs):
+    try:
+        input, lambd, out = _f_softshrink_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_softshrink.call(input._keyset, input, lambd)
+        else:
+            result = _op_softshrink__out.call(input._keyset | out._keyset, input, lambd, out)
+        return result
+    _ap.raise_invalid_arguments(_f_softshrink_sigs, args, kwargs)
+
+
+def _f_upsample_bicubic2d_0(input, output_size, align_corners, scale_factors):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if output_size is not None: output_size = _ap.to_intlist(output_size)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    return input, output_size, align_corners, scale_factors
+
+
+def _f_upsample_bicubic2d_1(input, output_size, align_corners, scales_h=None, scales_w=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 2)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    if scales_h is not None and type(scales_h) is not float: scales_h = _ap.to_float(scales_h)
+    if scales_w is not None and type(scales_w) is not float: scales_w = _ap.to_float(scales_w)
+    return input, output_size, align_corners, scales_h, scales_w
+
+
+_f_upsample_bicubic2d_sigs = (_ap.PySig('upsample_bicubic2d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[]?', None, False), ('align_corners', 'bool', None, False), ('scale_factors', 'float[]?', None, False)), False, False), _ap.PySig('upsample_bicubic2d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[2]', None, False), ('align_corners', 'bool', None, False), ('scales_h', 'float?', 'None', False), ('scales_w', 'float?', 'None', False)), False, False),)
+
+
+def upsample_bicubic2d(*args, **kwargs):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, output_size, align_corners, scale_factors = _f_upsample_bicubic2d_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_upsample_bicubic2d__vec.call(input._keyset, input, output_size, align_corners, scale_factors)
+            return result
+    if len(args) <= 5 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, output_size, align_corners, scales_h, scales_w = _f_upsample_bicubic2d_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_upsample_bicubic2d.call(input._keyset, input, output_size, align_corners, scales_h, scales_w)
+            return result
+    _ap.raise_invalid_arguments(_f_upsample_bicubic2d_sigs, args, kwargs)
+
+
+def _f_upsample_bicubic2d_backward_0(grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 2)
+    input_size = _ap.to_intlist(input_size, 4)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    if scales_h is not None and type(scales_h) is not float: scales_h = _ap.to_float(scales_h)
+    if scales_w is not None and type(scales_w) is not float: scales_w = _ap.to_float(scales_w)
+    return grad_output, output_size, input_size, align_corners, scales_h, scales_w
+
+
+_f_upsample_bicubic2d_backward_sigs = (_ap.PySig('upsample_bicubic2d_backward', (('grad_output', 'Tensor', None, False), ('output_size', 'SymInt[2]', None, False), ('input_size', 'SymInt[4]', None, False), ('align_corners', 'bool', None, False), ('scales_h', 'float?', 'None', False), ('scales_w', 'float?', 'None', False)), False, False),)
+
+
+def upsample_bicubic2d_backward(*args, **kwargs):
+    try:
+        grad_output, output_size, input_size, align_corners, scales_h, scales_w = _f_upsample_bicubic2d_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_upsample_bicubic2d_backward.call(grad_output._keyset, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+        return result
+    _ap.raise_invalid_arguments(_f_upsample_bicubic2d_backward_sigs, args, kwargs)
+
+
+def _f_upsample_bilinear2d_0(input, output_size, align_corners, scale_factors):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if output_size is not None: output_size = _ap.to_intlist(output_size)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    return input, output_size, align_corners, scale_factors
+
+
+def _f_upsample_bilinear2d_1(input, output_size, align_corners, scales_h=None, scales_w=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 2)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    if scales_h is not None and type(scales_h) is not float: scales_h = _ap.to_float(scales_h)
+    if scales_w is not None and type(scales_w) is not float: scales_w = _ap.to_float(scales_w)
+    return input, output_size, align_corners, scales_h, scales_w
+
+
+_f_upsample_bilinear2d_sigs = (_ap.PySig('upsample_bilinear2d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[]?', None, False), ('align_corners', 'bool', None, False), ('scale_factors', 'float[]?', None, False)), False, False), _ap.PySig('upsample_bilinear2d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[2]', None, False), ('align_corners', 'bool', None, False), ('scales_h', 'float?', 'None', False), ('scales_w', 'float?', 'None', False)), False, False),)
+
+
+def upsample_bilinear2d(*args, **kwargs):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, output_size, align_corners, scale_factors = _f_upsample_bilinear2d_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_upsample_bilinear2d__vec.call(input._keyset, input, output_size, align_corners, scale_factors)
+            return result
+    if len(args) <= 5 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, output_size, align_corners, scales_h, scales_w = _f_upsample_bilinear2d_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_upsample_bilinear2d.call(input._keyset, input, output_size, align_corners, scales_h, scales_w)
+            return result
+    _ap.raise_invalid_arguments(_f_upsample_bilinear2d_sigs, args, kwargs)
+
+
+def _f_upsample_bilinear2d_backward_0(grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 2)
+    input_size = _ap.to_intlist(input_size, 4)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    if scales_h is not None and type(scales_h) is not float: scales_h = _ap.to_float(scales_h)
+    if scales_w is not None and type(scales_w) is not float: scales_w = _ap.to_float(scales_w)
+    return grad_output, output_size, input_size, align_corners, scales_h, scales_w
+
+
+_f_upsample_bilinear2d_backward_sigs = (_ap.PySig('upsample_bilinear2d_backward', (('grad_output', 'Tensor', None, False), ('output_size', 'SymInt[2]', None, False), ('input_size', 'SymInt[4]', None, False), ('align_corners', 'bool', None, False), ('scales_h', 'float?', 'None', False), ('scales_w', 'float?', 'None', False)), False, False),)
+
+
+def upsample_bilinear2d_backward(*args, **kwargs):
+    try:
+        grad_output, output_size, input_size, align_corners, scales_h, scales_w = _f_upsample_bilinear2d_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_upsample_bilinear2d_backward.call(grad_output._keyset, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+        return result
+    _ap.raise_invalid_arguments(_f_upsample_bilinear2d_backward_sigs, args, kwargs)
+
+
+def _f_upsample_linear1d_0(input, output_size, align_corners, scale_factors):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if output_size is not None: output_size = _ap.to_intlist(output_size)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    return input, output_size, align_corners, scale_factors
+
+
+def _f_upsample_linear1d_1(input, output_size, align_corners, scales=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 1)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    if scales is not None and type(scales) is not float: scales = _ap.to_float(scales)
+    return input, output_size, align_corners, scales
+
+
+_f_upsample_linear1d_sigs = (_ap.PySig('upsample_linear1d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[]?', None, False), ('align_corners', 'bool', None, False), ('scale_factors', 'float[]?', None, False)), False, False), _ap.PySig('upsample_linear1d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[1]', None, False), ('align_corners', 'bool', None, False), ('scales', 'float?', 'None', False)), False, False),)
+
+
+def upsample_linear1d(*args, **kwargs):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, output_size, align_corners, scale_factors = _f_upsample_linear1d_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_upsample_linear1d__vec.call(input._keyset, input, output_size, align_corners, scale_factors)
+            return result
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, output_size, align_corners, scales = _f_upsample_linear1d_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_upsample_linear1d.call(input._keyset, input, output_size, align_corners, scales)
+            return result
+    _ap.raise_invalid_arguments(_f_upsample_linear1d_sigs, args, kwargs)
+
+
+def _f_upsample_linear1d_backward_0(grad_output, output_size, input_size, align_corners, scales=None):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 1)
+    input_size = _ap.to_intlist(input_size, 3)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    if scales is not None and type(scales) is not float: scales = _ap.to_float(scales)
+    return grad_output, output_size, input_size, align_corners, scales
+
+
+_f_upsample_linear1d_backward_sigs = (_ap.PySig('upsample_linear1d_backward', (('grad_output', 'Tensor', None, False), ('output_size', 'SymInt[1]', None, False), ('input_size', 'SymInt[3]', None, False), ('align_corners', 'bool', None, False), ('scales', 'float?', 'None', False)), False, False),)
+
+
+def upsample_linear1d_backward(*args, **kwargs):
+    try:
+        grad_output, output_size, input_size, align_corners, scales = _f_upsample_linear1d_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_upsample_linear1d_backward.call(grad_output._keyset, grad_output, output_size, input_size, align_corners, scales)
+        return result
+    _ap.raise_invalid_arguments(_f_upsample_linear1d_backward_sigs, args, kwargs)
+
+
+def _f_upsample_nearest1d_0(input, output_size, scale_factors):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if output_size is not None: output_size = _ap.to_intlist(output_size)
+    return input, output_size, scale_factors
+
+
+def _f_upsample_nearest1d_1(input, output_size, scales=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 1)
+    if scales is not None and type(scales) is not float: scales = _ap.to_float(scales)
+    return input, output_size, scales
+
+
+_f_upsample_nearest1d_sigs = (_ap.PySig('upsample_nearest1d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[]?', None, False), ('scale_factors', 'float[]?', None, False)), False, False), _ap.PySig('upsample_nearest1d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[1]', None, False), ('scales', 'float?', 'None', False)), False, False),)
+
+
+def upsample_nearest1d(*args, **kwargs):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, output_size, scale_factors = _f_upsample_nearest1d_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_upsample_nearest1d__vec.call(input._keyset, input, output_size, scale_factors)
+            return result
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, output_size, scales = _f_upsample_nearest1d_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_upsample_nearest1d.call(input._keyset, input, output_size, scales)
+            return result
+    _ap.raise_invalid_arguments(_f_upsample_nearest1d_sigs, args, kwargs)
+
+
+def _f_upsample_nearest1d_backward_0(grad_output, output_size, input_size, scales=None):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 1)
+    input_size = _ap.to_intlist(input_size, 3)
+    if scales is not None and type(scales) is not float: scales = _ap.to_float(scales)
+    return grad_output, output_size, input_size, scales
+
+
+_f_upsample_nearest1d_backward_sigs = (_ap.PySig('upsample_nearest1d_backward', (('grad_output', 'Tensor', None, False), ('output_size', 'SymInt[1]', None, False), ('input_size', 'SymInt[3]', None, False), ('scales', 'float?', 'None', False)), False, False),)
+
+
+def upsample_nearest1d_backward(*args, **kwargs):
+    try:
+        grad_output, output_size, input_size, scales = _f_upsample_nearest1d_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_upsample_nearest1d_backward.call(grad_output._keyset, grad_output, output_size, input_size, scales)
+        return result
+    _ap.raise_invalid_arguments(_f_upsample_nearest1d_backward_sigs, args, kwargs)
+
+
+def _f_upsample_nearest2d_0(input, output_size, scale_factors):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if output_size is not None: output_size = _ap.to_intlist(output_size)
+    return input, output_size, scale_factors
+
+
+def _f_upsample_nearest2d_1(input, output_size, scales_h=None, scales_w=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 2)
+    if scales_h is not None and type(scales_h) is not float: scales_h = _ap.to_float(scales_h)
+    if scales_w is not None and type(scales_w) is not float: scales_w = _ap.to_float(scales_w)
+    return input, output_size, scales_h, scales_w
+
+
+_f_upsample_nearest2d_sigs = (_ap.PySig('upsample_nearest2d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[]?', None, False), ('scale_factors', 'float[]?', None, False)), False, False), _ap.PySig('upsample_nearest2d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[2]', None, False), ('scales_h', 'float?', 'None', False), ('scales_w', 'float?', 'None', False)), False, False),)
+
+
+def upsample_nearest2d(*args, **kwargs):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, output_size, scale_factors = _f_upsample_nearest2d_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_upsample_nearest2d__vec.call(input._keyset, input, output_size, scale_factors)
+            return result
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, output_size, scales_h, scales_w = _f_upsample_nearest2d_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_upsample_nearest2d.call(input._keyset, input, output_size, scales_h, scales_w)
+            return result
+    _ap.raise_invalid_arguments(_f_upsample_nearest2d_sigs, args, kwargs)
+
+
+def _f_upsample_nearest2d_backward_0(grad_output, output_size, input_size, scales_h=None, scales_w=None):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 2)
+    input_size = _ap.to_intlist(input_size, 4)
+    if scales_h is not None and type(scales_h) is not float: scales_h = _ap.to_float(scales_h)
+    if scales_w is not None and type(scales_w) is not float: scales_w = _ap.to_float(scales_w)
+    return grad_output, output_size, input_size, scales_h, scales_w
+
+
+_f_upsample_nearest2d_backward_sigs = (_ap.PySig('upsample_nearest2d_backward', (('grad_output', 'Tensor', None, False), ('output_size', 'SymInt[2]', None, False), ('input_size', 'SymInt[4]', None, False), ('scales_h', 'float?', 'None', False), ('scales_w', 'float?', 'None', False)), False, False),)
+
+
+def upsample_nearest2d_backward(*args, **kwargs):
+    try:
+        grad_output, output_size, input_size, scales_h, scales_w = _f_upsample_nearest2d_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_upsample_nearest2d_backward.call(grad_output._keyset, grad_output, output_size, input_size, scales_h, scales_w)
+        return result
+    _ap.raise_invalid_arguments(_f_upsample_nearest2d_backward_sigs, args, kwargs)
+
+
+def _f_upsample_nearest3d_0(input, output_size, scale_factors):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if output_size is not None: output_size = _ap.to_intlist(output_size)
+    return input, output_size, scale_factors
+
+
+def _f_upsample_nearest3d_1(input, output_size, scales_d=None, scales_h=None, scales_w=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 3)
+    if scales_d is not None and type(scales_d) is not float: scales_d = _ap.to_float(scales_d)
+    if scales_h is not None and type(scales_h) is not float: scales_h = _ap.to_float(scales_h)
+    if scales_w is not None and type(scales_w) is not float: scales_w = _ap.to_float(scales_w)
+    return input, output_size, scales_d, scales_h, scales_w
+
+
+_f_upsample_nearest3d_sigs = (_ap.PySig('upsample_nearest3d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[]?', None, False), ('scale_factors', 'float[]?', None, False)), False, False), _ap.PySig('upsample_nearest3d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[3]', None, False), ('scales_d', 'float?', 'None', False), ('scales_h', 'float?', 'None', False), ('scales_w', 'float?', 'None', False)), False, False),)
+
+
+def upsample_nearest3d(*args, **kwargs):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, output_size, scale_factors = _f_upsample_nearest3d_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_upsample_nearest3d__vec.call(input._keyset, input, output_size, scale_factors)
+            return result
+    if len(args) <= 5 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, output_size, scales_d, scales_h, scales_w = _f_upsample_nearest3d_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_upsample_nearest3d.call(input._keyset, input, output_size, scales_d, scales_h, scales_w)
+            return result
+    _ap.raise_invalid_arguments(_f_upsample_nearest3d_sigs, args, kwargs)
+
+
+def _f_upsample_nearest3d_backward_0(grad_output, output_size, input_size, scales_d=None, scales_h=None, scales_w=None):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 3)
+    input_size = _ap.to_intlist(input_size, 5)
+    if scales_d is not None and type(scales_d) is not float: scales_d = _ap.to_float(scales_d)
+    if scales_h is not None and type(scales_h) is not float: scales_h = _ap.to_float(scales_h)
+    if scales_w is not None and type(scales_w) is not float: scales_w = _ap.to_float(scales_w)
+    return grad_output, output_size, input_size, scales_d, scales_h, scales_w
+
+
+_f_upsample_nearest3d_backward_sigs = (_ap.PySig('upsample_nearest3d_backward', (('grad_output', 'Tensor', None, False), ('output_size', 'SymInt[3]', None, False), ('input_size', 'SymInt[5]', None, False), ('scales_d', 'float?', 'None', False), ('scales_h', 'float?', 'None', False), ('scales_w', 'float?', 'None', False)), False, False),)
+
+
+def upsample_nearest3d_backward(*args, **kwargs):
+    try:
+        grad_output, output_size, input_size, scales_d, scales_h, scales_w = _f_upsample_nearest3d_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_upsample_nearest3d_backward.call(grad_output._keyset, grad_output, output_size, input_size, scales_d, scales_h, scales_w)
+        return result
+    _ap.raise_invalid_arguments(_f_upsample_nearest3d_backward_sigs, args, kwargs)
+
+
+def _f_upsample_trilinear3d_0(input, output_size, align_corners, scale_factors):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if output_size is not None: output_size = _ap.to_intlist(output_size)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    return input, output_size, align_corners, scale_factors
+
+
+def _f_upsample_trilinear3d_1(input, output_size, align_corners, scales_d=None, scales_h=None, scales_w=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 3)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    if scales_d is not None and type(scales_d) is not float: scales_d = _ap.to_float(scales_d)
+    if scales_h is not None and type(scales_h) is not float: scales_h = _ap.to_float(scales_h)
+    if scales_w is not None and type(scales_w) is not float: scales_w = _ap.to_float(scales_w)
+    return input, output_size, align_corners, scales_d, scales_h, scales_w
+
+
+_f_upsample_trilinear3d_sigs = (_ap.PySig('upsample_trilinear3d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[]?', None, False), ('align_corners', 'bool', None, False), ('scale_factors', 'float[]?', None, False)), False, False), _ap.PySig('upsample_trilinear3d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[3]', None, False), ('align_corners', 'bool', None, False), ('scales_d', 'float?', 'None', False), ('scales_h', 'float?', 'None', False), ('scales_w', 'float?', 'None', False)), False, False),)
+
+
+def upsample_trilinear3d(*args, **kwargs):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, output_size, align_corners, scale_factors = _f_upsample_trilinear3d_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_upsample_trilinear3d__vec.call(input._keyset, input, output_size, align_corners, scale_factors)
+            return result
+    if len(args) <= 6 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, output_size, align_corners, scales_d, scales_h, scales_w = _f_upsample_trilinear3d_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_upsample_trilinear3d.call(input._keyset, input, output_size, align_corners, scales_d, scales_h, scales_w)
+            return result
+    _ap.raise_invalid_arguments(_f_upsample_trilinear3d_sigs, args, kwargs)
+
+
+def _f_upsample_trilinear3d_backward_0(grad_output, output_size, input_size, align_corners, scales_d=None, scales_h=None, scales_w=None):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 3)
+    input_size = _ap.to_intlist(input_size, 5)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    if scales_d is not None and type(scales_d) is not float: scales_d = _ap.to_float(scales_d)
+    if scales_h is not None and type(scales_h) is not float: scales_h = _ap.to_float(scales_h)
+    if scales_w is not None and type(scales_w) is not float: scales_w = _ap.to_float(scales_w)
+    return grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w
+
+
+_f_upsample_trilinear3d_backward_sigs = (_ap.PySig('upsample_trilinear3d_backward', (('grad_output', 'Tensor', None, False), ('output_size', 'SymInt[3]', None, False), ('input_size', 'SymInt[5]', None, False), ('align_corners', 'bool', None, False), ('scales_d', 'float?', 'None', False), ('scales_h', 'float?', 'None', False), ('scales_w', 'float?', 'None', False)), False, False),)
+
+
+def upsample_trilinear3d_backward(*args, **kwargs):
+    try:
+        grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w = _f_upsample_trilinear3d_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_upsample_trilinear3d_backward.call(grad_output._keyset, grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w)
+        return result
+    _ap.raise_invalid_arguments(_f_upsample_trilinear3d_backward_sigs, args, kwargs)
+
+
 
 def bind_tensor_class(cls):
     global _Tensor
@@ -369,4 +2032,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['elu', 'elu_', 'gelu', 'gelu_', 'hardtanh', 'hardtanh_', 'leaky_relu', 'leaky_relu_', 'mish', 'mish_', 'pad', 'silu', 'silu_', 'softplus']
+__all__ = ['_adaptive_avg_pool2d_backward', '_adaptive_avg_pool3d_backward', '_upsample_bicubic2d_aa', '_upsample_bicubic2d_aa_backward', '_upsample_bilinear2d_aa', '_upsample_bilinear2d_aa_backward', '_upsample_nearest_exact1d', '_upsample_nearest_exact1d_backward', '_upsample_nearest_exact2d', '_upsample_nearest_exact2d_backward', '_upsample_nearest_exact3d', '_upsample_nearest_exact3d_backward', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool2d_backward', 'adaptive_max_pool3d', 'adaptive_max_pool3d_backward', 'avg_pool2d', 'avg_pool2d_backward', 'avg_pool3d', 'avg_pool3d_backward', 'col2im', 'elu', 'elu_', 'fractional_max_pool2d', 'fractional_max_pool2d_backward', 'fractional_max_pool3d', 'fractional_max_pool3d_backward', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'im2col', 'leaky_relu', 'leaky_relu_', 'log_sigmoid', 'log_sigmoid_backward', 'log_sigmoid_forward', 'max_pool2d_with_indices', 'max_pool2d_with_indices_backward', 'max_pool3d_with_indices', 'max_pool3d_with_indices_backward', 'max_unpool2d', 'max_unpool3d', 'mish', 'mish_', 'pad', 'relu6', 'relu6_', 'rrelu_with_noise', 'rrelu_with_noise_', 'silu', 'silu_', 'softplus', 'softshrink', 'upsample_bicubic2d', 'upsample_bicubic2d_backward', 'upsample_bilinear2d', 'upsample_bilinear2d_backward', 'upsample_linear1d', 'upsample_linear1d_backward', 'upsample_nearest1d', 'upsample_nearest1d_backward', 'upsample_nearest2d', 'upsample_nearest2d_backward', 'upsample_nearest3d', 'upsample_nearest3d_backward', 'upsample_trilinear3d', 'upsample_trilinear3d_backward']

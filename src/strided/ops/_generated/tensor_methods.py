@@ -253,6 +253,7 @@ _op_gt__Scalar = get_op('aten::gt.Scalar')
 _op_gt__Tensor = get_op('aten::gt.Tensor')
 _op_gt___Scalar = get_op('aten::gt_.Scalar')
 _op_gt___Tensor = get_op('aten::gt_.Tensor')
+_op_hardshrink = get_op('aten::hardshrink')
 _op_histc = get_op('aten::histc')
 _op_hsplit__array = get_op('aten::hsplit.array')
 _op_hsplit__int = get_op('aten::hsplit.int')
@@ -409,6 +410,7 @@ _op_pow__Tensor_Scalar = get_op('aten::pow.Tensor_Scalar')
 _op_pow__Tensor_Tensor = get_op('aten::pow.Tensor_Tensor')
 _op_pow___Scalar = get_op('aten::pow_.Scalar')
 _op_pow___Tensor = get_op('aten::pow_.Tensor')
+_op_prelu = get_op('aten::prelu')
 _op_prod = get_op('aten::prod')
 _op_prod__dim_int = get_op('aten::prod.dim_int')
 _op_put = get_op('aten::put')
@@ -3846,6 +3848,27 @@ def gt_(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_gt__sigs, args, kwargs)
 
 
+def _m_hardshrink_0(lambd=0.5):
+    if type(lambd) not in _PYNUM: lambd = _ap.to_scalar(lambd)
+    return lambd,
+
+
+_m_hardshrink_sigs = (_ap.PySig('hardshrink', (('lambd', 'Scalar', '0.5', False),), False, True),)
+
+
+def hardshrink(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_hardshrink.call(self._keyset, self, 0.5)
+    try:
+        lambd, = _m_hardshrink_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_hardshrink.call(self._keyset, self, lambd)
+        return result
+    _ap.raise_invalid_arguments(_m_hardshrink_sigs, args, kwargs)
+
+
 def _m_histc_0(bins=100, min=0, max=0):
     if type(bins) is not int: bins = _ap.to_int(bins)
     if type(min) not in _PYNUM: min = _ap.to_scalar(min)
@@ -6378,6 +6401,25 @@ def pow_(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_pow__sigs, args, kwargs)
 
 
+def _m_prelu_0(weight):
+    if not isinstance(weight, _Tensor): raise _Mismatch
+    return weight,
+
+
+_m_prelu_sigs = (_ap.PySig('prelu', (('weight', 'Tensor', None, False),), False, True),)
+
+
+def prelu(self, *args, **kwargs):
+    try:
+        weight, = _m_prelu_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_prelu.call(self._keyset | weight._keyset, self, weight)
+        return result
+    _ap.raise_invalid_arguments(_m_prelu_sigs, args, kwargs)
+
+
 def _m_prod_0(*, dtype=None):
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     return dtype,
@@ -8735,6 +8777,7 @@ class TensorMethods:
     greater_equal_ = greater_equal_
     gt = gt
     gt_ = gt_
+    hardshrink = hardshrink
     histc = histc
     hsplit = hsplit
     hypot = hypot
@@ -8854,6 +8897,7 @@ class TensorMethods:
     positive = positive
     pow = pow
     pow_ = pow_
+    prelu = prelu
     prod = prod
     put = put
     put_ = put_

@@ -26,7 +26,18 @@ _Tensor = None  # set by bind_tensor_class()
 
 
 
+_op__adaptive_avg_pool2d = get_op('aten::_adaptive_avg_pool2d')
+_op__adaptive_avg_pool3d = get_op('aten::_adaptive_avg_pool3d')
+_op__batch_norm_impl_index = get_op('aten::_batch_norm_impl_index')
+_op__convolution = get_op('aten::_convolution')
+_op__convolution_mode = get_op('aten::_convolution_mode')
+_op__fused_rms_norm = get_op('aten::_fused_rms_norm')
 _op__local_scalar_dense = get_op('aten::_local_scalar_dense')
+_op__native_batch_norm_legit = get_op('aten::_native_batch_norm_legit')
+_op__native_batch_norm_legit__no_stats = get_op('aten::_native_batch_norm_legit.no_stats')
+_op__native_batch_norm_legit_no_training = get_op('aten::_native_batch_norm_legit_no_training')
+_op__prelu_kernel = get_op('aten::_prelu_kernel')
+_op__prelu_kernel_backward = get_op('aten::_prelu_kernel_backward')
 _op__to_copy = get_op('aten::_to_copy')
 _op__unique2 = get_op('aten::_unique2')
 _op__unsafe_view = get_op('aten::_unsafe_view')
@@ -41,6 +52,8 @@ _op_acos_ = get_op('aten::acos_')
 _op_acosh = get_op('aten::acosh')
 _op_acosh__out = get_op('aten::acosh.out')
 _op_acosh_ = get_op('aten::acosh_')
+_op_adaptive_avg_pool1d = get_op('aten::adaptive_avg_pool1d')
+_op_adaptive_max_pool1d = get_op('aten::adaptive_max_pool1d')
 _op_add__Tensor = get_op('aten::add.Tensor')
 _op_add__out = get_op('aten::add.out')
 _op_addbmm = get_op('aten::addbmm')
@@ -124,8 +137,10 @@ _op_atan_ = get_op('aten::atan_')
 _op_atanh = get_op('aten::atanh')
 _op_atanh__out = get_op('aten::atanh.out')
 _op_atanh_ = get_op('aten::atanh_')
+_op_avg_pool1d = get_op('aten::avg_pool1d')
 _op_baddbmm = get_op('aten::baddbmm')
 _op_baddbmm__out = get_op('aten::baddbmm.out')
+_op_batch_norm = get_op('aten::batch_norm')
 _op_bernoulli = get_op('aten::bernoulli')
 _op_bernoulli__out = get_op('aten::bernoulli.out')
 _op_bernoulli__p = get_op('aten::bernoulli.p')
@@ -171,6 +186,8 @@ _op_cat__out = get_op('aten::cat.out')
 _op_ceil = get_op('aten::ceil')
 _op_ceil__out = get_op('aten::ceil.out')
 _op_ceil_ = get_op('aten::ceil_')
+_op_celu = get_op('aten::celu')
+_op_celu_ = get_op('aten::celu_')
 _op_chunk = get_op('aten::chunk')
 _op_clamp = get_op('aten::clamp')
 _op_clamp__Tensor = get_op('aten::clamp.Tensor')
@@ -208,6 +225,16 @@ _op_conj = get_op('aten::conj')
 _op_conj_physical = get_op('aten::conj_physical')
 _op_conj_physical_ = get_op('aten::conj_physical_')
 _op_constant_pad_nd = get_op('aten::constant_pad_nd')
+_op_conv1d = get_op('aten::conv1d')
+_op_conv1d__padding = get_op('aten::conv1d.padding')
+_op_conv2d = get_op('aten::conv2d')
+_op_conv2d__padding = get_op('aten::conv2d.padding')
+_op_conv3d = get_op('aten::conv3d')
+_op_conv3d__padding = get_op('aten::conv3d.padding')
+_op_conv_transpose1d = get_op('aten::conv_transpose1d')
+_op_conv_transpose2d__input = get_op('aten::conv_transpose2d.input')
+_op_conv_transpose3d__input = get_op('aten::conv_transpose3d.input')
+_op_convolution = get_op('aten::convolution')
 _op_copysign__Scalar = get_op('aten::copysign.Scalar')
 _op_copysign__Scalar_out = get_op('aten::copysign.Scalar_out')
 _op_copysign__Tensor = get_op('aten::copysign.Tensor')
@@ -340,10 +367,13 @@ _op_greater_equal__Scalar = get_op('aten::greater_equal.Scalar')
 _op_greater_equal__Scalar_out = get_op('aten::greater_equal.Scalar_out')
 _op_greater_equal__Tensor = get_op('aten::greater_equal.Tensor')
 _op_greater_equal__Tensor_out = get_op('aten::greater_equal.Tensor_out')
+_op_group_norm = get_op('aten::group_norm')
 _op_gt__Scalar = get_op('aten::gt.Scalar')
 _op_gt__Scalar_out = get_op('aten::gt.Scalar_out')
 _op_gt__Tensor = get_op('aten::gt.Tensor')
 _op_gt__Tensor_out = get_op('aten::gt.Tensor_out')
+_op_hardshrink = get_op('aten::hardshrink')
+_op_hardshrink__out = get_op('aten::hardshrink.out')
 _op_histc = get_op('aten::histc')
 _op_histc__out = get_op('aten::histc.out')
 _op_hsplit__array = get_op('aten::hsplit.array')
@@ -369,6 +399,7 @@ _op_index_select = get_op('aten::index_select')
 _op_index_select__out = get_op('aten::index_select.out')
 _op_inner = get_op('aten::inner')
 _op_inner__out = get_op('aten::inner.out')
+_op_instance_norm = get_op('aten::instance_norm')
 _op_inverse = get_op('aten::inverse')
 _op_inverse__out = get_op('aten::inverse.out')
 _op_is_conj = get_op('aten::is_conj')
@@ -385,6 +416,7 @@ _op_kron = get_op('aten::kron')
 _op_kron__out = get_op('aten::kron.out')
 _op_kthvalue = get_op('aten::kthvalue')
 _op_kthvalue__values = get_op('aten::kthvalue.values')
+_op_layer_norm = get_op('aten::layer_norm')
 _op_le__Scalar = get_op('aten::le.Scalar')
 _op_le__Scalar_out = get_op('aten::le.Scalar_out')
 _op_le__Tensor = get_op('aten::le.Tensor')
@@ -468,6 +500,10 @@ _op_max__dim_max = get_op('aten::max.dim_max')
 _op_max__other = get_op('aten::max.other')
 _op_max__out = get_op('aten::max.out')
 _op_max__unary_out = get_op('aten::max.unary_out')
+_op_max_pool1d = get_op('aten::max_pool1d')
+_op_max_pool1d_with_indices = get_op('aten::max_pool1d_with_indices')
+_op_max_pool2d = get_op('aten::max_pool2d')
+_op_max_pool3d = get_op('aten::max_pool3d')
 _op_maximum = get_op('aten::maximum')
 _op_maximum__out = get_op('aten::maximum.out')
 _op_mean = get_op('aten::mean')
@@ -522,6 +558,10 @@ _op_nansum = get_op('aten::nansum')
 _op_nansum__out = get_op('aten::nansum.out')
 _op_narrow = get_op('aten::narrow')
 _op_narrow__Tensor = get_op('aten::narrow.Tensor')
+_op_native_batch_norm = get_op('aten::native_batch_norm')
+_op_native_batch_norm__out = get_op('aten::native_batch_norm.out')
+_op_native_group_norm = get_op('aten::native_group_norm')
+_op_native_layer_norm = get_op('aten::native_layer_norm')
 _op_ne__Scalar = get_op('aten::ne.Scalar')
 _op_ne__Scalar_out = get_op('aten::ne.Scalar_out')
 _op_ne__Tensor = get_op('aten::ne.Tensor')
@@ -564,6 +604,7 @@ _op_pow__Tensor_Scalar = get_op('aten::pow.Tensor_Scalar')
 _op_pow__Tensor_Scalar_out = get_op('aten::pow.Tensor_Scalar_out')
 _op_pow__Tensor_Tensor = get_op('aten::pow.Tensor_Tensor')
 _op_pow__Tensor_Tensor_out = get_op('aten::pow.Tensor_Tensor_out')
+_op_prelu = get_op('aten::prelu')
 _op_prod = get_op('aten::prod')
 _op_prod__dim_int = get_op('aten::prod.dim_int')
 _op_prod__int_out = get_op('aten::prod.int_out')
@@ -622,6 +663,7 @@ _op_reshape = get_op('aten::reshape')
 _op_resize_as_ = get_op('aten::resize_as_')
 _op_resolve_conj = get_op('aten::resolve_conj')
 _op_resolve_neg = get_op('aten::resolve_neg')
+_op_rms_norm = get_op('aten::rms_norm')
 _op_roll = get_op('aten::roll')
 _op_rot90 = get_op('aten::rot90')
 _op_round = get_op('aten::round')
@@ -632,6 +674,8 @@ _op_round_ = get_op('aten::round_')
 _op_round___decimals = get_op('aten::round_.decimals')
 _op_row_stack = get_op('aten::row_stack')
 _op_row_stack__out = get_op('aten::row_stack.out')
+_op_rrelu = get_op('aten::rrelu')
+_op_rrelu_ = get_op('aten::rrelu_')
 _op_rsqrt = get_op('aten::rsqrt')
 _op_rsqrt__out = get_op('aten::rsqrt.out')
 _op_rsqrt_ = get_op('aten::rsqrt_')
@@ -655,6 +699,8 @@ _op_searchsorted__Scalar_out = get_op('aten::searchsorted.Scalar_out')
 _op_searchsorted__Tensor = get_op('aten::searchsorted.Tensor')
 _op_searchsorted__Tensor_out = get_op('aten::searchsorted.Tensor_out')
 _op_select__int = get_op('aten::select.int')
+_op_selu = get_op('aten::selu')
+_op_selu_ = get_op('aten::selu_')
 _op_sgn = get_op('aten::sgn')
 _op_sgn__out = get_op('aten::sgn.out')
 _op_sigmoid = get_op('aten::sigmoid')
@@ -726,6 +772,9 @@ _op_tensor_split__sections = get_op('aten::tensor_split.sections')
 _op_tensor_split__tensor_indices_or_sections = get_op('aten::tensor_split.tensor_indices_or_sections')
 _op_tensordot = get_op('aten::tensordot')
 _op_tensordot__out = get_op('aten::tensordot.out')
+_op_threshold = get_op('aten::threshold')
+_op_threshold__out = get_op('aten::threshold.out')
+_op_threshold_ = get_op('aten::threshold_')
 _op_tile = get_op('aten::tile')
 _op_topk = get_op('aten::topk')
 _op_topk__values = get_op('aten::topk.values')
@@ -800,6 +849,151 @@ _rt_topk = _rt.make('topk', ('values', 'indices'))
 _rt_topk_out = _rt.make('topk_out', ('values', 'indices'))
 
 
+def _f__adaptive_avg_pool2d_0(input, output_size):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 2)
+    return input, output_size
+
+
+_f__adaptive_avg_pool2d_sigs = (_ap.PySig('_adaptive_avg_pool2d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[2]', None, False)), False, False),)
+
+
+def _adaptive_avg_pool2d(*args, **kwargs):
+    try:
+        input, output_size = _f__adaptive_avg_pool2d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__adaptive_avg_pool2d.call(input._keyset, input, output_size)
+        return result
+    _ap.raise_invalid_arguments(_f__adaptive_avg_pool2d_sigs, args, kwargs)
+
+
+def _f__adaptive_avg_pool3d_0(input, output_size):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 3)
+    return input, output_size
+
+
+_f__adaptive_avg_pool3d_sigs = (_ap.PySig('_adaptive_avg_pool3d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[3]', None, False)), False, False),)
+
+
+def _adaptive_avg_pool3d(*args, **kwargs):
+    try:
+        input, output_size = _f__adaptive_avg_pool3d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__adaptive_avg_pool3d.call(input._keyset, input, output_size)
+        return result
+    _ap.raise_invalid_arguments(_f__adaptive_avg_pool3d_sigs, args, kwargs)
+
+
+def _f__batch_norm_impl_index_0(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
+    if running_mean is not None and not isinstance(running_mean, _Tensor): raise _Mismatch
+    if running_var is not None and not isinstance(running_var, _Tensor): raise _Mismatch
+    if training is not True and training is not False: raise _Mismatch
+    if type(momentum) is not float: momentum = _ap.to_float(momentum)
+    if type(eps) is not float: eps = _ap.to_float(eps)
+    if cudnn_enabled is not True and cudnn_enabled is not False: raise _Mismatch
+    return input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled
+
+
+_f__batch_norm_impl_index_sigs = (_ap.PySig('_batch_norm_impl_index', (('input', 'Tensor', None, False), ('weight', 'Tensor?', None, False), ('bias', 'Tensor?', None, False), ('running_mean', 'Tensor?', None, False), ('running_var', 'Tensor?', None, False), ('training', 'bool', None, False), ('momentum', 'float', None, False), ('eps', 'float', None, False), ('cudnn_enabled', 'bool', None, False)), False, False),)
+
+
+def _batch_norm_impl_index(*args, **kwargs):
+    try:
+        input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled = _f__batch_norm_impl_index_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__batch_norm_impl_index.call(input._keyset | (weight._keyset if weight is not None else 0) | (bias._keyset if bias is not None else 0) | (running_mean._keyset if running_mean is not None else 0) | (running_var._keyset if running_var is not None else 0), input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+        return result
+    _ap.raise_invalid_arguments(_f__batch_norm_impl_index_sigs, args, kwargs)
+
+
+def _f__convolution_0(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(weight, _Tensor): raise _Mismatch
+    if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
+    stride = _ap.to_intlist(stride)
+    padding = _ap.to_intlist(padding)
+    dilation = _ap.to_intlist(dilation)
+    if transposed is not True and transposed is not False: raise _Mismatch
+    output_padding = _ap.to_intlist(output_padding)
+    if type(groups) is not int: groups = _ap.to_int(groups)
+    if benchmark is not True and benchmark is not False: raise _Mismatch
+    if deterministic is not True and deterministic is not False: raise _Mismatch
+    if cudnn_enabled is not True and cudnn_enabled is not False: raise _Mismatch
+    if allow_tf32 is not True and allow_tf32 is not False: raise _Mismatch
+    return input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32
+
+
+_f__convolution_sigs = (_ap.PySig('_convolution', (('input', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('bias', 'Tensor?', None, False), ('stride', 'SymInt[]', None, False), ('padding', 'SymInt[]', None, False), ('dilation', 'SymInt[]', None, False), ('transposed', 'bool', None, False), ('output_padding', 'SymInt[]', None, False), ('groups', 'SymInt', None, False), ('benchmark', 'bool', None, False), ('deterministic', 'bool', None, False), ('cudnn_enabled', 'bool', None, False), ('allow_tf32', 'bool', None, False)), False, False),)
+
+
+def _convolution(*args, **kwargs):
+    try:
+        input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32 = _f__convolution_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__convolution.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32)
+        return result
+    _ap.raise_invalid_arguments(_f__convolution_sigs, args, kwargs)
+
+
+def _f__convolution_mode_0(input, weight, bias, stride, padding, dilation, groups):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(weight, _Tensor): raise _Mismatch
+    if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
+    stride = _ap.to_intlist(stride)
+    padding = _ap.to_str(padding)
+    dilation = _ap.to_intlist(dilation)
+    if type(groups) is not int: groups = _ap.to_int(groups)
+    return input, weight, bias, stride, padding, dilation, groups
+
+
+_f__convolution_mode_sigs = (_ap.PySig('_convolution_mode', (('input', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('bias', 'Tensor?', None, False), ('stride', 'SymInt[]', None, False), ('padding', 'str', None, False), ('dilation', 'SymInt[]', None, False), ('groups', 'SymInt', None, False)), False, False),)
+
+
+def _convolution_mode(*args, **kwargs):
+    try:
+        input, weight, bias, stride, padding, dilation, groups = _f__convolution_mode_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__convolution_mode.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias, stride, padding, dilation, groups)
+        return result
+    _ap.raise_invalid_arguments(_f__convolution_mode_sigs, args, kwargs)
+
+
+def _f__fused_rms_norm_0(input, normalized_shape, weight, eps):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    normalized_shape = _ap.to_intlist(normalized_shape)
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if eps is not None and type(eps) is not float: eps = _ap.to_float(eps)
+    return input, normalized_shape, weight, eps
+
+
+_f__fused_rms_norm_sigs = (_ap.PySig('_fused_rms_norm', (('input', 'Tensor', None, False), ('normalized_shape', 'int[]', None, False), ('weight', 'Tensor?', None, False), ('eps', 'float?', None, False)), False, False),)
+
+
+def _fused_rms_norm(*args, **kwargs):
+    try:
+        input, normalized_shape, weight, eps = _f__fused_rms_norm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__fused_rms_norm.call(input._keyset | (weight._keyset if weight is not None else 0), input, normalized_shape, weight, eps)
+        return result
+    _ap.raise_invalid_arguments(_f__fused_rms_norm_sigs, args, kwargs)
+
+
 def _f__local_scalar_dense_0(input):
     if not isinstance(input, _Tensor): raise _Mismatch
     return input,
@@ -817,6 +1011,117 @@ def _local_scalar_dense(*args, **kwargs):
         result = _op__local_scalar_dense.call(input._keyset, input)
         return result
     _ap.raise_invalid_arguments(_f__local_scalar_dense_sigs, args, kwargs)
+
+
+def _f__native_batch_norm_legit_0(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
+    if not isinstance(running_mean, _Tensor): raise _Mismatch
+    if not isinstance(running_var, _Tensor): raise _Mismatch
+    if training is not True and training is not False: raise _Mismatch
+    if type(momentum) is not float: momentum = _ap.to_float(momentum)
+    if type(eps) is not float: eps = _ap.to_float(eps)
+    return input, weight, bias, running_mean, running_var, training, momentum, eps
+
+
+def _f__native_batch_norm_legit_1(input, weight, bias, training, momentum, eps):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
+    if training is not True and training is not False: raise _Mismatch
+    if type(momentum) is not float: momentum = _ap.to_float(momentum)
+    if type(eps) is not float: eps = _ap.to_float(eps)
+    return input, weight, bias, training, momentum, eps
+
+
+_f__native_batch_norm_legit_sigs = (_ap.PySig('_native_batch_norm_legit', (('input', 'Tensor', None, False), ('weight', 'Tensor?', None, False), ('bias', 'Tensor?', None, False), ('running_mean', 'Tensor', None, False), ('running_var', 'Tensor', None, False), ('training', 'bool', None, False), ('momentum', 'float', None, False), ('eps', 'float', None, False)), False, False), _ap.PySig('_native_batch_norm_legit', (('input', 'Tensor', None, False), ('weight', 'Tensor?', None, False), ('bias', 'Tensor?', None, False), ('training', 'bool', None, False), ('momentum', 'float', None, False), ('eps', 'float', None, False)), False, False),)
+
+
+def _native_batch_norm_legit(*args, **kwargs):
+    if len(args) <= 8 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 3 or isinstance(args[3], _Tensor)) and (len(args) <= 4 or isinstance(args[4], _Tensor)):
+        try:
+            input, weight, bias, running_mean, running_var, training, momentum, eps = _f__native_batch_norm_legit_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__native_batch_norm_legit.call(input._keyset | (weight._keyset if weight is not None else 0) | (bias._keyset if bias is not None else 0) | running_mean._keyset | running_var._keyset, input, weight, bias, running_mean, running_var, training, momentum, eps)
+            return result
+    if len(args) <= 6 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, weight, bias, training, momentum, eps = _f__native_batch_norm_legit_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__native_batch_norm_legit__no_stats.call(input._keyset | (weight._keyset if weight is not None else 0) | (bias._keyset if bias is not None else 0), input, weight, bias, training, momentum, eps)
+            return result
+    _ap.raise_invalid_arguments(_f__native_batch_norm_legit_sigs, args, kwargs)
+
+
+def _f__native_batch_norm_legit_no_training_0(input, weight, bias, running_mean, running_var, momentum, eps):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
+    if not isinstance(running_mean, _Tensor): raise _Mismatch
+    if not isinstance(running_var, _Tensor): raise _Mismatch
+    if type(momentum) is not float: momentum = _ap.to_float(momentum)
+    if type(eps) is not float: eps = _ap.to_float(eps)
+    return input, weight, bias, running_mean, running_var, momentum, eps
+
+
+_f__native_batch_norm_legit_no_training_sigs = (_ap.PySig('_native_batch_norm_legit_no_training', (('input', 'Tensor', None, False), ('weight', 'Tensor?', None, False), ('bias', 'Tensor?', None, False), ('running_mean', 'Tensor', None, False), ('running_var', 'Tensor', None, False), ('momentum', 'float', None, False), ('eps', 'float', None, False)), False, False),)
+
+
+def _native_batch_norm_legit_no_training(*args, **kwargs):
+    try:
+        input, weight, bias, running_mean, running_var, momentum, eps = _f__native_batch_norm_legit_no_training_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__native_batch_norm_legit_no_training.call(input._keyset | (weight._keyset if weight is not None else 0) | (bias._keyset if bias is not None else 0) | running_mean._keyset | running_var._keyset, input, weight, bias, running_mean, running_var, momentum, eps)
+        return result
+    _ap.raise_invalid_arguments(_f__native_batch_norm_legit_no_training_sigs, args, kwargs)
+
+
+def _f__prelu_kernel_0(input, weight):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(weight, _Tensor): raise _Mismatch
+    return input, weight
+
+
+_f__prelu_kernel_sigs = (_ap.PySig('_prelu_kernel', (('input', 'Tensor', None, False), ('weight', 'Tensor', None, False)), False, False),)
+
+
+def _prelu_kernel(*args, **kwargs):
+    try:
+        input, weight = _f__prelu_kernel_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__prelu_kernel.call(input._keyset | weight._keyset, input, weight)
+        return result
+    _ap.raise_invalid_arguments(_f__prelu_kernel_sigs, args, kwargs)
+
+
+def _f__prelu_kernel_backward_0(grad_output, input, weight):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(weight, _Tensor): raise _Mismatch
+    return grad_output, input, weight
+
+
+_f__prelu_kernel_backward_sigs = (_ap.PySig('_prelu_kernel_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('weight', 'Tensor', None, False)), False, False),)
+
+
+def _prelu_kernel_backward(*args, **kwargs):
+    try:
+        grad_output, input, weight = _f__prelu_kernel_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__prelu_kernel_backward.call(grad_output._keyset | input._keyset | weight._keyset, grad_output, input, weight)
+        return result
+    _ap.raise_invalid_arguments(_f__prelu_kernel_backward_sigs, args, kwargs)
 
 
 def _f__to_copy_0(input, *, non_blocking=False, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -1036,6 +1341,46 @@ def acosh_(*args, **kwargs):
         result = _op_acosh_.call(input._keyset, input)
         return result
     _ap.raise_invalid_arguments(_f_acosh__sigs, args, kwargs)
+
+
+def _f_adaptive_avg_pool1d_0(input, output_size):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 1)
+    return input, output_size
+
+
+_f_adaptive_avg_pool1d_sigs = (_ap.PySig('adaptive_avg_pool1d', (('input', 'Tensor', None, False), ('output_size', 'int[1]', None, False)), False, False),)
+
+
+def adaptive_avg_pool1d(*args, **kwargs):
+    try:
+        input, output_size = _f_adaptive_avg_pool1d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_adaptive_avg_pool1d.call(input._keyset, input, output_size)
+        return result
+    _ap.raise_invalid_arguments(_f_adaptive_avg_pool1d_sigs, args, kwargs)
+
+
+def _f_adaptive_max_pool1d_0(input, output_size):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 1)
+    return input, output_size
+
+
+_f_adaptive_max_pool1d_sigs = (_ap.PySig('adaptive_max_pool1d', (('input', 'Tensor', None, False), ('output_size', 'int[1]', None, False)), False, False),)
+
+
+def adaptive_max_pool1d(*args, **kwargs):
+    try:
+        input, output_size = _f_adaptive_max_pool1d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_adaptive_max_pool1d.call(input._keyset, input, output_size)
+        return result
+    _ap.raise_invalid_arguments(_f_adaptive_max_pool1d_sigs, args, kwargs)
 
 
 def _f_add_0(input, other, *, alpha=1, out=None):
@@ -2182,6 +2527,30 @@ def atanh_(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_atanh__sigs, args, kwargs)
 
 
+def _f_avg_pool1d_0(input, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    kernel_size = _ap.to_intlist(kernel_size, 1)
+    stride = _ap.to_intlist(stride, 1)
+    padding = _ap.to_intlist(padding, 1)
+    if ceil_mode is not False and ceil_mode is not True: raise _Mismatch
+    if count_include_pad is not True and count_include_pad is not False: raise _Mismatch
+    return input, kernel_size, stride, padding, ceil_mode, count_include_pad
+
+
+_f_avg_pool1d_sigs = (_ap.PySig('avg_pool1d', (('input', 'Tensor', None, False), ('kernel_size', 'int[1]', None, False), ('stride', 'int[1]', '[]', False), ('padding', 'int[1]', '0', False), ('ceil_mode', 'bool', 'False', False), ('count_include_pad', 'bool', 'True', False)), False, False),)
+
+
+def avg_pool1d(*args, **kwargs):
+    try:
+        input, kernel_size, stride, padding, ceil_mode, count_include_pad = _f_avg_pool1d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_avg_pool1d.call(input._keyset, input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+        return result
+    _ap.raise_invalid_arguments(_f_avg_pool1d_sigs, args, kwargs)
+
+
 def _f_baddbmm_0(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(batch1, _Tensor): raise _Mismatch
@@ -2207,6 +2576,33 @@ def baddbmm(*args, **kwargs):
             result = _op_baddbmm__out.call(input._keyset | batch1._keyset | batch2._keyset | out._keyset, input, batch1, batch2, beta, alpha, out)
         return result
     _ap.raise_invalid_arguments(_f_baddbmm_sigs, args, kwargs)
+
+
+def _f_batch_norm_0(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
+    if running_mean is not None and not isinstance(running_mean, _Tensor): raise _Mismatch
+    if running_var is not None and not isinstance(running_var, _Tensor): raise _Mismatch
+    if training is not True and training is not False: raise _Mismatch
+    if type(momentum) is not float: momentum = _ap.to_float(momentum)
+    if type(eps) is not float: eps = _ap.to_float(eps)
+    if cudnn_enabled is not True and cudnn_enabled is not False: raise _Mismatch
+    return input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled
+
+
+_f_batch_norm_sigs = (_ap.PySig('batch_norm', (('input', 'Tensor', None, False), ('weight', 'Tensor?', None, False), ('bias', 'Tensor?', None, False), ('running_mean', 'Tensor?', None, False), ('running_var', 'Tensor?', None, False), ('training', 'bool', None, False), ('momentum', 'float', None, False), ('eps', 'float', None, False), ('cudnn_enabled', 'bool', None, False)), False, False),)
+
+
+def batch_norm(*args, **kwargs):
+    try:
+        input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled = _f_batch_norm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_batch_norm.call(input._keyset | (weight._keyset if weight is not None else 0) | (bias._keyset if bias is not None else 0) | (running_mean._keyset if running_mean is not None else 0) | (running_var._keyset if running_var is not None else 0), input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+        return result
+    _ap.raise_invalid_arguments(_f_batch_norm_sigs, args, kwargs)
 
 
 def _f_bernoulli_0(input, *, generator=None, out=None):
@@ -2788,6 +3184,46 @@ def ceil_(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_ceil__sigs, args, kwargs)
 
 
+def _f_celu_0(input, alpha=1.0):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    return input, alpha
+
+
+_f_celu_sigs = (_ap.PySig('celu', (('input', 'Tensor', None, False), ('alpha', 'Scalar', '1.0', False)), False, False),)
+
+
+def celu(*args, **kwargs):
+    try:
+        input, alpha = _f_celu_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_celu.call(input._keyset, input, alpha)
+        return result
+    _ap.raise_invalid_arguments(_f_celu_sigs, args, kwargs)
+
+
+def _f_celu__0(input, alpha=1.0):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    return input, alpha
+
+
+_f_celu__sigs = (_ap.PySig('celu_', (('input', 'Tensor', None, False), ('alpha', 'Scalar', '1.0', False)), False, False),)
+
+
+def celu_(*args, **kwargs):
+    try:
+        input, alpha = _f_celu__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_celu_.call(input._keyset, input, alpha)
+        return result
+    _ap.raise_invalid_arguments(_f_celu__sigs, args, kwargs)
+
+
 def _f_chunk_0(input, chunks, dim=0):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(chunks) is not int: chunks = _ap.to_int(chunks)
@@ -3317,6 +3753,246 @@ def constant_pad_nd(*args, **kwargs):
         result = _op_constant_pad_nd.call(input._keyset, input, pad, value)
         return result
     _ap.raise_invalid_arguments(_f_constant_pad_nd_sigs, args, kwargs)
+
+
+def _f_conv1d_0(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(weight, _Tensor): raise _Mismatch
+    if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
+    stride = _ap.to_intlist(stride, 1)
+    padding = _ap.to_intlist(padding, 1)
+    dilation = _ap.to_intlist(dilation, 1)
+    if type(groups) is not int: groups = _ap.to_int(groups)
+    return input, weight, bias, stride, padding, dilation, groups
+
+
+def _f_conv1d_1(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(weight, _Tensor): raise _Mismatch
+    if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
+    stride = _ap.to_intlist(stride, 1)
+    padding = _ap.to_str(padding)
+    dilation = _ap.to_intlist(dilation, 1)
+    if type(groups) is not int: groups = _ap.to_int(groups)
+    return input, weight, bias, stride, padding, dilation, groups
+
+
+_f_conv1d_sigs = (_ap.PySig('conv1d', (('input', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('bias', 'Tensor?', 'None', False), ('stride', 'SymInt[1]', '1', False), ('padding', 'SymInt[1]', '0', False), ('dilation', 'SymInt[1]', '1', False), ('groups', 'SymInt', '1', False)), False, False), _ap.PySig('conv1d', (('input', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('bias', 'Tensor?', 'None', False), ('stride', 'SymInt[1]', '1', False), ('padding', 'str', '"valid"', False), ('dilation', 'SymInt[1]', '1', False), ('groups', 'SymInt', '1', False)), False, False),)
+
+
+def conv1d(*args, **kwargs):
+    if len(args) <= 7 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, weight, bias, stride, padding, dilation, groups = _f_conv1d_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_conv1d.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias, stride, padding, dilation, groups)
+            return result
+    if len(args) <= 7 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, weight, bias, stride, padding, dilation, groups = _f_conv1d_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_conv1d__padding.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias, stride, padding, dilation, groups)
+            return result
+    _ap.raise_invalid_arguments(_f_conv1d_sigs, args, kwargs)
+
+
+def _f_conv2d_0(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(weight, _Tensor): raise _Mismatch
+    if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
+    stride = _ap.to_intlist(stride, 2)
+    padding = _ap.to_intlist(padding, 2)
+    dilation = _ap.to_intlist(dilation, 2)
+    if type(groups) is not int: groups = _ap.to_int(groups)
+    return input, weight, bias, stride, padding, dilation, groups
+
+
+def _f_conv2d_1(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(weight, _Tensor): raise _Mismatch
+    if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
+    stride = _ap.to_intlist(stride, 2)
+    padding = _ap.to_str(padding)
+    dilation = _ap.to_intlist(dilation, 2)
+    if type(groups) is not int: groups = _ap.to_int(groups)
+    return input, weight, bias, stride, padding, dilation, groups
+
+
+_f_conv2d_sigs = (_ap.PySig('conv2d', (('input', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('bias', 'Tensor?', 'None', False), ('stride', 'SymInt[2]', '1', False), ('padding', 'SymInt[2]', '0', False), ('dilation', 'SymInt[2]', '1', False), ('groups', 'SymInt', '1', False)), False, False), _ap.PySig('conv2d', (('input', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('bias', 'Tensor?', 'None', False), ('stride', 'SymInt[2]', '1', False), ('padding', 'str', '"valid"', False), ('dilation', 'SymInt[2]', '1', False), ('groups', 'SymInt', '1', False)), False, False),)
+
+
+def conv2d(*args, **kwargs):
+    if len(args) <= 7 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, weight, bias, stride, padding, dilation, groups = _f_conv2d_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_conv2d.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias, stride, padding, dilation, groups)
+            return result
+    if len(args) <= 7 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, weight, bias, stride, padding, dilation, groups = _f_conv2d_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_conv2d__padding.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias, stride, padding, dilation, groups)
+            return result
+    _ap.raise_invalid_arguments(_f_conv2d_sigs, args, kwargs)
+
+
+def _f_conv3d_0(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(weight, _Tensor): raise _Mismatch
+    if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
+    stride = _ap.to_intlist(stride, 3)
+    padding = _ap.to_intlist(padding, 3)
+    dilation = _ap.to_intlist(dilation, 3)
+    if type(groups) is not int: groups = _ap.to_int(groups)
+    return input, weight, bias, stride, padding, dilation, groups
+
+
+def _f_conv3d_1(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(weight, _Tensor): raise _Mismatch
+    if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
+    stride = _ap.to_intlist(stride, 3)
+    padding = _ap.to_str(padding)
+    dilation = _ap.to_intlist(dilation, 3)
+    if type(groups) is not int: groups = _ap.to_int(groups)
+    return input, weight, bias, stride, padding, dilation, groups
+
+
+_f_conv3d_sigs = (_ap.PySig('conv3d', (('input', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('bias', 'Tensor?', 'None', False), ('stride', 'SymInt[3]', '1', False), ('padding', 'SymInt[3]', '0', False), ('dilation', 'SymInt[3]', '1', False), ('groups', 'SymInt', '1', False)), False, False), _ap.PySig('conv3d', (('input', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('bias', 'Tensor?', 'None', False), ('stride', 'SymInt[3]', '1', False), ('padding', 'str', '"valid"', False), ('dilation', 'SymInt[3]', '1', False), ('groups', 'SymInt', '1', False)), False, False),)
+
+
+def conv3d(*args, **kwargs):
+    if len(args) <= 7 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, weight, bias, stride, padding, dilation, groups = _f_conv3d_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_conv3d.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias, stride, padding, dilation, groups)
+            return result
+    if len(args) <= 7 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, weight, bias, stride, padding, dilation, groups = _f_conv3d_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_conv3d__padding.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias, stride, padding, dilation, groups)
+            return result
+    _ap.raise_invalid_arguments(_f_conv3d_sigs, args, kwargs)
+
+
+def _f_conv_transpose1d_0(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(weight, _Tensor): raise _Mismatch
+    if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
+    stride = _ap.to_intlist(stride, 1)
+    padding = _ap.to_intlist(padding, 1)
+    output_padding = _ap.to_intlist(output_padding, 1)
+    if type(groups) is not int: groups = _ap.to_int(groups)
+    dilation = _ap.to_intlist(dilation, 1)
+    return input, weight, bias, stride, padding, output_padding, groups, dilation
+
+
+_f_conv_transpose1d_sigs = (_ap.PySig('conv_transpose1d', (('input', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('bias', 'Tensor?', 'None', False), ('stride', 'SymInt[1]', '1', False), ('padding', 'SymInt[1]', '0', False), ('output_padding', 'SymInt[1]', '0', False), ('groups', 'SymInt', '1', False), ('dilation', 'SymInt[1]', '1', False)), False, False),)
+
+
+def conv_transpose1d(*args, **kwargs):
+    try:
+        input, weight, bias, stride, padding, output_padding, groups, dilation = _f_conv_transpose1d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_conv_transpose1d.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias, stride, padding, output_padding, groups, dilation)
+        return result
+    _ap.raise_invalid_arguments(_f_conv_transpose1d_sigs, args, kwargs)
+
+
+def _f_conv_transpose2d_0(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(weight, _Tensor): raise _Mismatch
+    if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
+    stride = _ap.to_intlist(stride, 2)
+    padding = _ap.to_intlist(padding, 2)
+    output_padding = _ap.to_intlist(output_padding, 2)
+    if type(groups) is not int: groups = _ap.to_int(groups)
+    dilation = _ap.to_intlist(dilation, 2)
+    return input, weight, bias, stride, padding, output_padding, groups, dilation
+
+
+_f_conv_transpose2d_sigs = (_ap.PySig('conv_transpose2d', (('input', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('bias', 'Tensor?', 'None', False), ('stride', 'SymInt[2]', '1', False), ('padding', 'SymInt[2]', '0', False), ('output_padding', 'SymInt[2]', '0', False), ('groups', 'SymInt', '1', False), ('dilation', 'SymInt[2]', '1', False)), False, False),)
+
+
+def conv_transpose2d(*args, **kwargs):
+    try:
+        input, weight, bias, stride, padding, output_padding, groups, dilation = _f_conv_transpose2d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_conv_transpose2d__input.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias, stride, padding, output_padding, groups, dilation)
+        return result
+    _ap.raise_invalid_arguments(_f_conv_transpose2d_sigs, args, kwargs)
+
+
+def _f_conv_transpose3d_0(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(weight, _Tensor): raise _Mismatch
+    if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
+    stride = _ap.to_intlist(stride, 3)
+    padding = _ap.to_intlist(padding, 3)
+    output_padding = _ap.to_intlist(output_padding, 3)
+    if type(groups) is not int: groups = _ap.to_int(groups)
+    dilation = _ap.to_intlist(dilation, 3)
+    return input, weight, bias, stride, padding, output_padding, groups, dilation
+
+
+_f_conv_transpose3d_sigs = (_ap.PySig('conv_transpose3d', (('input', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('bias', 'Tensor?', 'None', False), ('stride', 'SymInt[3]', '1', False), ('padding', 'SymInt[3]', '0', False), ('output_padding', 'SymInt[3]', '0', False), ('groups', 'SymInt', '1', False), ('dilation', 'SymInt[3]', '1', False)), False, False),)
+
+
+def conv_transpose3d(*args, **kwargs):
+    try:
+        input, weight, bias, stride, padding, output_padding, groups, dilation = _f_conv_transpose3d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_conv_transpose3d__input.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias, stride, padding, output_padding, groups, dilation)
+        return result
+    _ap.raise_invalid_arguments(_f_conv_transpose3d_sigs, args, kwargs)
+
+
+def _f_convolution_0(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(weight, _Tensor): raise _Mismatch
+    if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
+    stride = _ap.to_intlist(stride)
+    padding = _ap.to_intlist(padding)
+    dilation = _ap.to_intlist(dilation)
+    if transposed is not True and transposed is not False: raise _Mismatch
+    output_padding = _ap.to_intlist(output_padding)
+    if type(groups) is not int: groups = _ap.to_int(groups)
+    return input, weight, bias, stride, padding, dilation, transposed, output_padding, groups
+
+
+_f_convolution_sigs = (_ap.PySig('convolution', (('input', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('bias', 'Tensor?', None, False), ('stride', 'SymInt[]', None, False), ('padding', 'SymInt[]', None, False), ('dilation', 'SymInt[]', None, False), ('transposed', 'bool', None, False), ('output_padding', 'SymInt[]', None, False), ('groups', 'SymInt', None, False)), False, False),)
+
+
+def convolution(*args, **kwargs):
+    try:
+        input, weight, bias, stride, padding, dilation, transposed, output_padding, groups = _f_convolution_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_convolution.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+        return result
+    _ap.raise_invalid_arguments(_f_convolution_sigs, args, kwargs)
 
 
 def _f_copysign_0(input, other, *, out=None):
@@ -5122,6 +5798,30 @@ def greater_equal(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_greater_equal_sigs, args, kwargs)
 
 
+def _f_group_norm_0(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(num_groups) is not int: num_groups = _ap.to_int(num_groups)
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
+    if type(eps) is not float: eps = _ap.to_float(eps)
+    if cudnn_enabled is not True and cudnn_enabled is not False: raise _Mismatch
+    return input, num_groups, weight, bias, eps, cudnn_enabled
+
+
+_f_group_norm_sigs = (_ap.PySig('group_norm', (('input', 'Tensor', None, False), ('num_groups', 'int', None, False), ('weight', 'Tensor?', 'None', False), ('bias', 'Tensor?', 'None', False), ('eps', 'float', '1e-05', False), ('cudnn_enabled', 'bool', 'True', False)), False, False),)
+
+
+def group_norm(*args, **kwargs):
+    try:
+        input, num_groups, weight, bias, eps, cudnn_enabled = _f_group_norm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_group_norm.call(input._keyset | (weight._keyset if weight is not None else 0) | (bias._keyset if bias is not None else 0), input, num_groups, weight, bias, eps, cudnn_enabled)
+        return result
+    _ap.raise_invalid_arguments(_f_group_norm_sigs, args, kwargs)
+
+
 def _f_gt_0(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(other, _Tensor): raise _Mismatch
@@ -5163,6 +5863,30 @@ def gt(*args, **kwargs):
                 result = _op_gt__Scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
     _ap.raise_invalid_arguments(_f_gt_sigs, args, kwargs)
+
+
+def _f_hardshrink_0(input, lambd=0.5, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(lambd) not in _PYNUM: lambd = _ap.to_scalar(lambd)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, lambd, out
+
+
+_f_hardshrink_sigs = (_ap.PySig('hardshrink', (('input', 'Tensor', None, False), ('lambd', 'Scalar', '0.5', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def hardshrink(*args, **kwargs):
+    try:
+        input, lambd, out = _f_hardshrink_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_hardshrink.call(input._keyset, input, lambd)
+        else:
+            result = _op_hardshrink__out.call(input._keyset | out._keyset, input, lambd, out)
+        return result
+    _ap.raise_invalid_arguments(_f_hardshrink_sigs, args, kwargs)
 
 
 def _f_histc_0(input, bins=100, min=0, max=0, *, out=None):
@@ -5529,6 +6253,33 @@ def inner(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_inner_sigs, args, kwargs)
 
 
+def _f_instance_norm_0(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
+    if running_mean is not None and not isinstance(running_mean, _Tensor): raise _Mismatch
+    if running_var is not None and not isinstance(running_var, _Tensor): raise _Mismatch
+    if use_input_stats is not True and use_input_stats is not False: raise _Mismatch
+    if type(momentum) is not float: momentum = _ap.to_float(momentum)
+    if type(eps) is not float: eps = _ap.to_float(eps)
+    if cudnn_enabled is not True and cudnn_enabled is not False: raise _Mismatch
+    return input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled
+
+
+_f_instance_norm_sigs = (_ap.PySig('instance_norm', (('input', 'Tensor', None, False), ('weight', 'Tensor?', None, False), ('bias', 'Tensor?', None, False), ('running_mean', 'Tensor?', None, False), ('running_var', 'Tensor?', None, False), ('use_input_stats', 'bool', None, False), ('momentum', 'float', None, False), ('eps', 'float', None, False), ('cudnn_enabled', 'bool', None, False)), False, False),)
+
+
+def instance_norm(*args, **kwargs):
+    try:
+        input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled = _f_instance_norm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_instance_norm.call(input._keyset | (weight._keyset if weight is not None else 0) | (bias._keyset if bias is not None else 0) | (running_mean._keyset if running_mean is not None else 0) | (running_var._keyset if running_var is not None else 0), input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
+        return result
+    _ap.raise_invalid_arguments(_f_instance_norm_sigs, args, kwargs)
+
+
 def _f_inverse_0(input, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -5764,6 +6515,30 @@ def kthvalue(*args, **kwargs):
             result = _rt_kthvalue_out(_op_kthvalue__values.call(input._keyset | out[0]._keyset | out[1]._keyset, input, k, dim, keepdim, out[0], out[1]))
         return result
     _ap.raise_invalid_arguments(_f_kthvalue_sigs, args, kwargs)
+
+
+def _f_layer_norm_0(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    normalized_shape = _ap.to_intlist(normalized_shape)
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
+    if type(eps) is not float: eps = _ap.to_float(eps)
+    if cudnn_enable is not True and cudnn_enable is not False: raise _Mismatch
+    return input, normalized_shape, weight, bias, eps, cudnn_enable
+
+
+_f_layer_norm_sigs = (_ap.PySig('layer_norm', (('input', 'Tensor', None, False), ('normalized_shape', 'SymInt[]', None, False), ('weight', 'Tensor?', 'None', False), ('bias', 'Tensor?', 'None', False), ('eps', 'float', '1e-05', False), ('cudnn_enable', 'bool', 'True', False)), False, False),)
+
+
+def layer_norm(*args, **kwargs):
+    try:
+        input, normalized_shape, weight, bias, eps, cudnn_enable = _f_layer_norm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_layer_norm.call(input._keyset | (weight._keyset if weight is not None else 0) | (bias._keyset if bias is not None else 0), input, normalized_shape, weight, bias, eps, cudnn_enable)
+        return result
+    _ap.raise_invalid_arguments(_f_layer_norm_sigs, args, kwargs)
 
 
 def _f_le_0(input, other, *, out=None):
@@ -6831,6 +7606,102 @@ def max(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_max_sigs, args, kwargs)
 
 
+def _f_max_pool1d_0(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    kernel_size = _ap.to_intlist(kernel_size, 1)
+    stride = _ap.to_intlist(stride, 1)
+    padding = _ap.to_intlist(padding, 1)
+    dilation = _ap.to_intlist(dilation, 1)
+    if ceil_mode is not False and ceil_mode is not True: raise _Mismatch
+    return input, kernel_size, stride, padding, dilation, ceil_mode
+
+
+_f_max_pool1d_sigs = (_ap.PySig('max_pool1d', (('input', 'Tensor', None, False), ('kernel_size', 'int[1]', None, False), ('stride', 'int[1]', '[]', False), ('padding', 'int[1]', '0', False), ('dilation', 'int[1]', '1', False), ('ceil_mode', 'bool', 'False', False)), False, False),)
+
+
+def max_pool1d(*args, **kwargs):
+    try:
+        input, kernel_size, stride, padding, dilation, ceil_mode = _f_max_pool1d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_max_pool1d.call(input._keyset, input, kernel_size, stride, padding, dilation, ceil_mode)
+        return result
+    _ap.raise_invalid_arguments(_f_max_pool1d_sigs, args, kwargs)
+
+
+def _f_max_pool1d_with_indices_0(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    kernel_size = _ap.to_intlist(kernel_size, 1)
+    stride = _ap.to_intlist(stride, 1)
+    padding = _ap.to_intlist(padding, 1)
+    dilation = _ap.to_intlist(dilation, 1)
+    if ceil_mode is not False and ceil_mode is not True: raise _Mismatch
+    return input, kernel_size, stride, padding, dilation, ceil_mode
+
+
+_f_max_pool1d_with_indices_sigs = (_ap.PySig('max_pool1d_with_indices', (('input', 'Tensor', None, False), ('kernel_size', 'int[1]', None, False), ('stride', 'int[1]', '[]', False), ('padding', 'int[1]', '0', False), ('dilation', 'int[1]', '1', False), ('ceil_mode', 'bool', 'False', False)), False, False),)
+
+
+def max_pool1d_with_indices(*args, **kwargs):
+    try:
+        input, kernel_size, stride, padding, dilation, ceil_mode = _f_max_pool1d_with_indices_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_max_pool1d_with_indices.call(input._keyset, input, kernel_size, stride, padding, dilation, ceil_mode)
+        return result
+    _ap.raise_invalid_arguments(_f_max_pool1d_with_indices_sigs, args, kwargs)
+
+
+def _f_max_pool2d_0(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    kernel_size = _ap.to_intlist(kernel_size, 2)
+    stride = _ap.to_intlist(stride, 2)
+    padding = _ap.to_intlist(padding, 2)
+    dilation = _ap.to_intlist(dilation, 2)
+    if ceil_mode is not False and ceil_mode is not True: raise _Mismatch
+    return input, kernel_size, stride, padding, dilation, ceil_mode
+
+
+_f_max_pool2d_sigs = (_ap.PySig('max_pool2d', (('input', 'Tensor', None, False), ('kernel_size', 'int[2]', None, False), ('stride', 'int[2]', '[]', False), ('padding', 'int[2]', '0', False), ('dilation', 'int[2]', '1', False), ('ceil_mode', 'bool', 'False', False)), False, False),)
+
+
+def max_pool2d(*args, **kwargs):
+    try:
+        input, kernel_size, stride, padding, dilation, ceil_mode = _f_max_pool2d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_max_pool2d.call(input._keyset, input, kernel_size, stride, padding, dilation, ceil_mode)
+        return result
+    _ap.raise_invalid_arguments(_f_max_pool2d_sigs, args, kwargs)
+
+
+def _f_max_pool3d_0(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    kernel_size = _ap.to_intlist(kernel_size, 3)
+    stride = _ap.to_intlist(stride, 3)
+    padding = _ap.to_intlist(padding, 3)
+    dilation = _ap.to_intlist(dilation, 3)
+    if ceil_mode is not False and ceil_mode is not True: raise _Mismatch
+    return input, kernel_size, stride, padding, dilation, ceil_mode
+
+
+_f_max_pool3d_sigs = (_ap.PySig('max_pool3d', (('input', 'Tensor', None, False), ('kernel_size', 'int[3]', None, False), ('stride', 'int[3]', '[]', False), ('padding', 'int[3]', '0', False), ('dilation', 'int[3]', '1', False), ('ceil_mode', 'bool', 'False', False)), False, False),)
+
+
+def max_pool3d(*args, **kwargs):
+    try:
+        input, kernel_size, stride, padding, dilation, ceil_mode = _f_max_pool3d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_max_pool3d.call(input._keyset, input, kernel_size, stride, padding, dilation, ceil_mode)
+        return result
+    _ap.raise_invalid_arguments(_f_max_pool3d_sigs, args, kwargs)
+
+
 def _f_maximum_0(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(other, _Tensor): raise _Mismatch
@@ -7544,6 +8415,85 @@ def narrow(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_narrow_sigs, args, kwargs)
 
 
+def _f_native_batch_norm_0(input, weight, bias, running_mean, running_var, training, momentum, eps, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
+    if running_mean is not None and not isinstance(running_mean, _Tensor): raise _Mismatch
+    if running_var is not None and not isinstance(running_var, _Tensor): raise _Mismatch
+    if training is not True and training is not False: raise _Mismatch
+    if type(momentum) is not float: momentum = _ap.to_float(momentum)
+    if type(eps) is not float: eps = _ap.to_float(eps)
+    if out is not None: out = _ap.to_tensorlist_n(out, 3)
+    return input, weight, bias, running_mean, running_var, training, momentum, eps, out
+
+
+_f_native_batch_norm_sigs = (_ap.PySig('native_batch_norm', (('input', 'Tensor', None, False), ('weight', 'Tensor?', None, False), ('bias', 'Tensor?', None, False), ('running_mean', 'Tensor?', None, False), ('running_var', 'Tensor?', None, False), ('training', 'bool', None, False), ('momentum', 'float', None, False), ('eps', 'float', None, False), ('out', 'Tensor[3]', 'None', True)), False, False),)
+
+
+def native_batch_norm(*args, **kwargs):
+    try:
+        input, weight, bias, running_mean, running_var, training, momentum, eps, out = _f_native_batch_norm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_native_batch_norm.call(input._keyset | (weight._keyset if weight is not None else 0) | (bias._keyset if bias is not None else 0) | (running_mean._keyset if running_mean is not None else 0) | (running_var._keyset if running_var is not None else 0), input, weight, bias, running_mean, running_var, training, momentum, eps)
+        else:
+            result = _op_native_batch_norm__out.call(input._keyset | (weight._keyset if weight is not None else 0) | (bias._keyset if bias is not None else 0) | (running_mean._keyset if running_mean is not None else 0) | (running_var._keyset if running_var is not None else 0) | out[0]._keyset | out[1]._keyset | out[2]._keyset, input, weight, bias, running_mean, running_var, training, momentum, eps, out[0], out[1], out[2])
+        return result
+    _ap.raise_invalid_arguments(_f_native_batch_norm_sigs, args, kwargs)
+
+
+def _f_native_group_norm_0(input, weight, bias, N, C, HxW, group, eps):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
+    if type(N) is not int: N = _ap.to_int(N)
+    if type(C) is not int: C = _ap.to_int(C)
+    if type(HxW) is not int: HxW = _ap.to_int(HxW)
+    if type(group) is not int: group = _ap.to_int(group)
+    if type(eps) is not float: eps = _ap.to_float(eps)
+    return input, weight, bias, N, C, HxW, group, eps
+
+
+_f_native_group_norm_sigs = (_ap.PySig('native_group_norm', (('input', 'Tensor', None, False), ('weight', 'Tensor?', None, False), ('bias', 'Tensor?', None, False), ('N', 'SymInt', None, False), ('C', 'SymInt', None, False), ('HxW', 'SymInt', None, False), ('group', 'int', None, False), ('eps', 'float', None, False)), False, False),)
+
+
+def native_group_norm(*args, **kwargs):
+    try:
+        input, weight, bias, N, C, HxW, group, eps = _f_native_group_norm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_native_group_norm.call(input._keyset | (weight._keyset if weight is not None else 0) | (bias._keyset if bias is not None else 0), input, weight, bias, N, C, HxW, group, eps)
+        return result
+    _ap.raise_invalid_arguments(_f_native_group_norm_sigs, args, kwargs)
+
+
+def _f_native_layer_norm_0(input, normalized_shape, weight, bias, eps):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    normalized_shape = _ap.to_intlist(normalized_shape)
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
+    if type(eps) is not float: eps = _ap.to_float(eps)
+    return input, normalized_shape, weight, bias, eps
+
+
+_f_native_layer_norm_sigs = (_ap.PySig('native_layer_norm', (('input', 'Tensor', None, False), ('normalized_shape', 'SymInt[]', None, False), ('weight', 'Tensor?', None, False), ('bias', 'Tensor?', None, False), ('eps', 'float', None, False)), False, False),)
+
+
+def native_layer_norm(*args, **kwargs):
+    try:
+        input, normalized_shape, weight, bias, eps = _f_native_layer_norm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_native_layer_norm.call(input._keyset | (weight._keyset if weight is not None else 0) | (bias._keyset if bias is not None else 0), input, normalized_shape, weight, bias, eps)
+        return result
+    _ap.raise_invalid_arguments(_f_native_layer_norm_sigs, args, kwargs)
+
+
 def _f_ne_0(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(other, _Tensor): raise _Mismatch
@@ -8100,6 +9050,26 @@ def pow(*args, **kwargs):
                 result = _op_pow__Tensor_Scalar_out.call(input._keyset | out._keyset, input, exponent, out)
             return result
     _ap.raise_invalid_arguments(_f_pow_sigs, args, kwargs)
+
+
+def _f_prelu_0(input, weight):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(weight, _Tensor): raise _Mismatch
+    return input, weight
+
+
+_f_prelu_sigs = (_ap.PySig('prelu', (('input', 'Tensor', None, False), ('weight', 'Tensor', None, False)), False, False),)
+
+
+def prelu(*args, **kwargs):
+    try:
+        input, weight = _f_prelu_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_prelu.call(input._keyset | weight._keyset, input, weight)
+        return result
+    _ap.raise_invalid_arguments(_f_prelu_sigs, args, kwargs)
 
 
 def _f_prod_0(input, *, dtype=None):
@@ -9074,6 +10044,28 @@ def resolve_neg(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_resolve_neg_sigs, args, kwargs)
 
 
+def _f_rms_norm_0(input, normalized_shape, weight=None, eps=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    normalized_shape = _ap.to_intlist(normalized_shape)
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if eps is not None and type(eps) is not float: eps = _ap.to_float(eps)
+    return input, normalized_shape, weight, eps
+
+
+_f_rms_norm_sigs = (_ap.PySig('rms_norm', (('input', 'Tensor', None, False), ('normalized_shape', 'SymInt[]', None, False), ('weight', 'Tensor?', 'None', False), ('eps', 'float?', 'None', False)), False, False),)
+
+
+def rms_norm(*args, **kwargs):
+    try:
+        input, normalized_shape, weight, eps = _f_rms_norm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_rms_norm.call(input._keyset | (weight._keyset if weight is not None else 0), input, normalized_shape, weight, eps)
+        return result
+    _ap.raise_invalid_arguments(_f_rms_norm_sigs, args, kwargs)
+
+
 def _f_roll_0(input, shifts, dims=()):
     if not isinstance(input, _Tensor): raise _Mismatch
     shifts = _ap.to_intlist(shifts, 1)
@@ -9213,6 +10205,52 @@ def row_stack(*args, **kwargs):
             result = _op_row_stack__out.call(_ap.keyset_of_list(tensors) | out._keyset, tensors, out)
         return result
     _ap.raise_invalid_arguments(_f_row_stack_sigs, args, kwargs)
+
+
+def _f_rrelu_0(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(lower) not in _PYNUM: lower = _ap.to_scalar(lower)
+    if type(upper) not in _PYNUM: upper = _ap.to_scalar(upper)
+    if training is not False and training is not True: raise _Mismatch
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    return input, lower, upper, training, generator
+
+
+_f_rrelu_sigs = (_ap.PySig('rrelu', (('input', 'Tensor', None, False), ('lower', 'Scalar', '0.125', False), ('upper', 'Scalar', '0.3333333333333333', False), ('training', 'bool', 'False', False), ('generator', 'Generator?', 'None', False)), False, False),)
+
+
+def rrelu(*args, **kwargs):
+    try:
+        input, lower, upper, training, generator = _f_rrelu_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_rrelu.call(input._keyset, input, lower, upper, training, generator)
+        return result
+    _ap.raise_invalid_arguments(_f_rrelu_sigs, args, kwargs)
+
+
+def _f_rrelu__0(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(lower) not in _PYNUM: lower = _ap.to_scalar(lower)
+    if type(upper) not in _PYNUM: upper = _ap.to_scalar(upper)
+    if training is not False and training is not True: raise _Mismatch
+    if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
+    return input, lower, upper, training, generator
+
+
+_f_rrelu__sigs = (_ap.PySig('rrelu_', (('input', 'Tensor', None, False), ('lower', 'Scalar', '0.125', False), ('upper', 'Scalar', '0.3333333333333333', False), ('training', 'bool', 'False', False), ('generator', 'Generator?', 'None', False)), False, False),)
+
+
+def rrelu_(*args, **kwargs):
+    try:
+        input, lower, upper, training, generator = _f_rrelu__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_rrelu_.call(input._keyset, input, lower, upper, training, generator)
+        return result
+    _ap.raise_invalid_arguments(_f_rrelu__sigs, args, kwargs)
 
 
 def _f_rsqrt_0(input, *, out=None):
@@ -9533,6 +10571,44 @@ def select(*args, **kwargs):
         result = _op_select__int.call(input._keyset, input, dim, index)
         return result
     _ap.raise_invalid_arguments(_f_select_sigs, args, kwargs)
+
+
+def _f_selu_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_selu_sigs = (_ap.PySig('selu', (('input', 'Tensor', None, False),), False, False),)
+
+
+def selu(*args, **kwargs):
+    try:
+        input, = _f_selu_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_selu.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_selu_sigs, args, kwargs)
+
+
+def _f_selu__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_selu__sigs = (_ap.PySig('selu_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def selu_(*args, **kwargs):
+    try:
+        input, = _f_selu__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_selu_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_selu__sigs, args, kwargs)
 
 
 def _f_sgn_0(input, *, out=None):
@@ -10552,6 +11628,52 @@ def tensordot(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_tensordot_sigs, args, kwargs)
 
 
+def _f_threshold_0(input, threshold, value, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(threshold) not in _PYNUM: threshold = _ap.to_scalar(threshold)
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, threshold, value, out
+
+
+_f_threshold_sigs = (_ap.PySig('threshold', (('input', 'Tensor', None, False), ('threshold', 'Scalar', None, False), ('value', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def threshold(*args, **kwargs):
+    try:
+        input, threshold, value, out = _f_threshold_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_threshold.call(input._keyset, input, threshold, value)
+        else:
+            result = _op_threshold__out.call(input._keyset | out._keyset, input, threshold, value, out)
+        return result
+    _ap.raise_invalid_arguments(_f_threshold_sigs, args, kwargs)
+
+
+def _f_threshold__0(input, threshold, value):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(threshold) not in _PYNUM: threshold = _ap.to_scalar(threshold)
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    return input, threshold, value
+
+
+_f_threshold__sigs = (_ap.PySig('threshold_', (('input', 'Tensor', None, False), ('threshold', 'Scalar', None, False), ('value', 'Scalar', None, False)), False, False),)
+
+
+def threshold_(*args, **kwargs):
+    try:
+        input, threshold, value = _f_threshold__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_threshold_.call(input._keyset, input, threshold, value)
+        return result
+    _ap.raise_invalid_arguments(_f_threshold__sigs, args, kwargs)
+
+
 def _f_tile_0(input, dims):
     if not isinstance(input, _Tensor): raise _Mismatch
     dims = _ap.to_intlist(dims)
@@ -11277,4 +12399,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['_local_scalar_dense', '_to_copy', '_unique2', '_unsafe_view', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'adjoint', 'alias', 'all', 'allclose', 'amax', 'amin', 'aminmax', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'baddbmm', 'bernoulli', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'copysign', 'cos', 'cos_', 'cosh', 'cosh_', 'count_nonzero', 'cross', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'detach_', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'digamma', 'div', 'divide', 'dot', 'dsplit', 'dstack', 'einsum', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'ger', 'greater', 'greater_equal', 'gt', 'histc', 'hsplit', 'hstack', 'hypot', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'inverse', 'is_conj', 'is_neg', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kron', 'kthvalue', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lt', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_power', 'max', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'norm', 'normal', 'not_equal', 'ones', 'ones_like', 'outer', 'permute', 'pinverse', 'poisson', 'positive', 'pow', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'tile', 'topk', 'trace', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vsplit', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_batch_norm_impl_index', '_convolution', '_convolution_mode', '_fused_rms_norm', '_local_scalar_dense', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', '_prelu_kernel', '_prelu_kernel_backward', '_to_copy', '_unique2', '_unsafe_view', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'adjoint', 'alias', 'all', 'allclose', 'amax', 'amin', 'aminmax', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'batch_norm', 'bernoulli', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'cos', 'cos_', 'cosh', 'cosh_', 'count_nonzero', 'cross', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'detach_', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'digamma', 'div', 'divide', 'dot', 'dsplit', 'dstack', 'einsum', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'ger', 'greater', 'greater_equal', 'group_norm', 'gt', 'hardshrink', 'histc', 'hsplit', 'hstack', 'hypot', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'is_conj', 'is_neg', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lt', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'native_batch_norm', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'norm', 'normal', 'not_equal', 'ones', 'ones_like', 'outer', 'permute', 'pinverse', 'poisson', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vsplit', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
