@@ -11,6 +11,11 @@ from ..formulas_indexing import *
 from ..formulas_linalg import *
 from ..formulas_nn_activation import *
 from ..formulas_nn_conv import *
+from ..formulas_nn_dropout import *
+from ..formulas_nn_linear import *
+from ..formulas_nn_loss import *
+from ..formulas_nn_pooling import *
+from ..formulas_nn_utils import *
 from ..formulas_nn_vision import *
 from ..formulas_reductions import *
 from ..formulas_shape import *
@@ -3689,38 +3694,6 @@ class LogsumexpBackward0(FormulaNode):
         return node._flatten((r_self,))
 
 
-class SoftmaxBackward0(FormulaNode):
-    """Backward of ``softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor``."""
-
-    __slots__ = ('_s_dim', '_s_result')
-    _SAVED = ('dim', 'result')
-
-    def apply(node, grads):
-        grad = grads[0]
-        r_self = None
-        if node._need(0):
-            dim = _u(node._s_dim, node)
-            result = _u(node._s_result, node)
-            r_self = softmax_backward(grad, result, dim)
-        return node._flatten((r_self,))
-
-
-class LogSoftmaxBackward0(FormulaNode):
-    """Backward of ``log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor``."""
-
-    __slots__ = ('_s_dim', '_s_result')
-    _SAVED = ('dim', 'result')
-
-    def apply(node, grads):
-        grad = grads[0]
-        r_self = None
-        if node._need(0):
-            dim = _u(node._s_dim, node)
-            result = _u(node._s_result, node)
-            r_self = log_softmax_backward(grad, result, dim)
-        return node._flatten((r_self,))
-
-
 class CumsumBackward0(FormulaNode):
     """Backward of ``cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor``."""
 
@@ -4864,6 +4837,928 @@ class Im2ColBackward0(FormulaNode):
         return node._flatten((r_self,))
 
 
+class NativeDropoutBackward0(FormulaNode):
+    """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)``."""
+
+    __slots__ = ('_s_p', '_s_train', '_s_result1')
+    _SAVED = ('p', 'train', 'result1')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_input = None
+        if node._need(0):
+            p = _u(node._s_p, node)
+            train = _u(node._s_train, node)
+            result1 = _u(node._s_result1, node)
+            r_input = native_dropout_grad(grads[0], result1, p, train)
+        return node._flatten((r_input,))
+
+
+class NativeDropoutBackwardBackward0(FormulaNode):
+    """Backward of ``native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor``."""
+
+    __slots__ = ('_s_mask', '_s_scale')
+    _SAVED = ('mask', 'scale')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = None
+        if node._need(0):
+            mask = _u(node._s_mask, node)
+            scale = _u(node._s_scale, node)
+            r_grad_output = native_dropout_grad_scaled(grad, mask, scale)
+        return node._flatten((r_grad_output,))
+
+
+class TrilinearBackward0(FormulaNode):
+    """Backward of ``_trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim, int unroll_dim=1) -> Tensor``."""
+
+    __slots__ = ('_s_expand1', '_s_expand2', '_s_expand3', '_s_i1', '_s_i2', '_s_i3', '_s_sumdim')
+    _SAVED = ('expand1', 'expand2', 'expand3', 'i1', 'i2', 'i3', 'sumdim')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_i1 = r_i2 = r_i3 = None
+        if node._need(0) or node._need(1) or node._need(2):
+            expand1 = _u(node._s_expand1, node)
+            expand2 = _u(node._s_expand2, node)
+            expand3 = _u(node._s_expand3, node)
+            i1 = _u(node._s_i1, node)
+            i2 = _u(node._s_i2, node)
+            i3 = _u(node._s_i3, node)
+            sumdim = _u(node._s_sumdim, node)
+            r_i1, r_i2, r_i3 = trilinear_backward(grad, i1, i2, i3, expand1, expand2, expand3, sumdim, node)
+        return node._flatten((r_i1, r_i2, r_i3))
+
+
+class SoftmaxBackward0(FormulaNode):
+    """Backward of ``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_self_dtype', '_s_result')
+    _SAVED = ('dim', 'self_dtype', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            self_dtype = _u(node._s_self_dtype, node)
+            result = _u(node._s_result, node)
+            r_self = aten_call("_softmax_backward_data", grad, result, dim, self_dtype)
+        return node._flatten((r_self,))
+
+
+class LogSoftmaxBackward0(FormulaNode):
+    """Backward of ``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_self_dtype', '_s_result')
+    _SAVED = ('dim', 'self_dtype', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            self_dtype = _u(node._s_self_dtype, node)
+            result = _u(node._s_result, node)
+            r_self = aten_call("_log_softmax_backward_data", grad, result, dim, self_dtype)
+        return node._flatten((r_self,))
+
+
+class SoftmaxBackwardDataBackward0(FormulaNode):
+    """Backward of ``_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_input_dtype', '_s_output', '_s_grad_output')
+    _SAVED = ('dim', 'input_dtype', 'output', 'grad_output')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = r_output = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            input_dtype = _u(node._s_input_dtype, node)
+            output = _u(node._s_output, node)
+            r_grad_output = aten_call("_softmax_backward_data", grad.to(output.dtype), output, dim, input_dtype)
+        if node._need(1):
+            dim = _u(node._s_dim, node)
+            output = _u(node._s_output, node)
+            grad_output = _u(node._s_grad_output, node)
+            r_output = softmax_double_backward(grad.to(output.dtype), grad_output, dim, output)
+        return node._flatten((r_grad_output, r_output))
+
+
+class LogSoftmaxBackwardDataBackward0(FormulaNode):
+    """Backward of ``_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_output', '_s_grad_output')
+    _SAVED = ('dim', 'output', 'grad_output')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = r_output = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            output = _u(node._s_output, node)
+            r_grad_output = log_softmax_double_backward_grad_output(grad.to(output.dtype), output, dim)
+        if node._need(1):
+            dim = _u(node._s_dim, node)
+            output = _u(node._s_output, node)
+            grad_output = _u(node._s_grad_output, node)
+            r_output = log_softmax_double_backward_output(grad.to(output.dtype), grad_output, dim, output)
+        return node._flatten((r_grad_output, r_output))
+
+
+class NllLossBackward0(FormulaNode):
+    """Backward of ``nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)``."""
+
+    __slots__ = ('_s_ignore_index', '_s_reduction', '_s_self', '_s_target', '_s_weight', '_s_total_weight')
+    _SAVED = ('ignore_index', 'reduction', 'self', 'target', 'weight', 'total_weight')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            ignore_index = _u(node._s_ignore_index, node)
+            reduction = _u(node._s_reduction, node)
+            self = _u(node._s_self, node)
+            target = _u(node._s_target, node)
+            weight = _u(node._s_weight, node)
+            total_weight = _u(node._s_total_weight, node)
+            r_self = aten_call("nll_loss_backward", grad, self, target, weight, reduction, ignore_index, total_weight)
+        return node._flatten((r_self,))
+
+
+class NllLossBackwardBackward0(FormulaNode):
+    """Backward of ``nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor``."""
+
+    __slots__ = ('_s_ignore_index', '_s_reduction', '_s_target', '_s_weight')
+    _SAVED = ('ignore_index', 'reduction', 'target', 'weight')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = r_self = None
+        if node._need(0):
+            ignore_index = _u(node._s_ignore_index, node)
+            reduction = _u(node._s_reduction, node)
+            target = _u(node._s_target, node)
+            weight = _u(node._s_weight, node)
+            r_grad_output = aten_call("nll_loss", grad, target, weight, reduction, ignore_index)
+        if node._need(1):
+            r_self = zeros_like(grad)
+        return node._flatten((r_grad_output, r_self))
+
+
+class NllLoss2DBackward0(FormulaNode):
+    """Backward of ``nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)``."""
+
+    __slots__ = ('_s_ignore_index', '_s_reduction', '_s_self', '_s_target', '_s_weight', '_s_total_weight')
+    _SAVED = ('ignore_index', 'reduction', 'self', 'target', 'weight', 'total_weight')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            ignore_index = _u(node._s_ignore_index, node)
+            reduction = _u(node._s_reduction, node)
+            self = _u(node._s_self, node)
+            target = _u(node._s_target, node)
+            weight = _u(node._s_weight, node)
+            total_weight = _u(node._s_total_weight, node)
+            r_self = aten_call("nll_loss2d_backward", grad, self, target, weight, reduction, ignore_index, total_weight)
+        return node._flatten((r_self,))
+
+
+class NllLoss2DBackwardBackward0(FormulaNode):
+    """Backward of ``nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor``."""
+
+    __slots__ = ('_s_ignore_index', '_s_reduction', '_s_target', '_s_weight')
+    _SAVED = ('ignore_index', 'reduction', 'target', 'weight')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = r_self = None
+        if node._need(0):
+            ignore_index = _u(node._s_ignore_index, node)
+            reduction = _u(node._s_reduction, node)
+            target = _u(node._s_target, node)
+            weight = _u(node._s_weight, node)
+            r_grad_output = aten_call("nll_loss2d", grad, target, weight, reduction, ignore_index)
+        if node._need(1):
+            r_self = zeros_like(grad)
+        return node._flatten((r_grad_output, r_self))
+
+
+class MseLossBackward0(FormulaNode):
+    """Backward of ``mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor``."""
+
+    __slots__ = ('_s_reduction', '_s_self', '_s_target')
+    _SAVED = ('reduction', 'self', 'target')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_target = None
+        if node._need(0):
+            reduction = _u(node._s_reduction, node)
+            self = _u(node._s_self, node)
+            target = _u(node._s_target, node)
+            r_self = aten_call("mse_loss_backward", grad, self, target, reduction)
+        if node._need(1):
+            reduction = _u(node._s_reduction, node)
+            self = _u(node._s_self, node)
+            target = _u(node._s_target, node)
+            r_target = aten_call("mse_loss_backward", grad, target, self, reduction)
+        return node._flatten((r_self, r_target))
+
+
+class MseLossBackwardBackward0(FormulaNode):
+    """Backward of ``mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor``."""
+
+    __slots__ = ('_s_reduction', '_s_self', '_s_target', '_s_grad_output')
+    _SAVED = ('reduction', 'self', 'target', 'grad_output')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = r_self = r_target = None
+        if node._need(0):
+            reduction = _u(node._s_reduction, node)
+            self = _u(node._s_self, node)
+            target = _u(node._s_target, node)
+            r_grad_output = aten_call("mse_loss_backward", grad, self, target, reduction)
+        if node._need(1):
+            reduction = _u(node._s_reduction, node)
+            self = _u(node._s_self, node)
+            grad_output = _u(node._s_grad_output, node)
+            r_self = mse_loss_double_backward(grad * grad_output, self, reduction)
+        if node._need(2):
+            reduction = _u(node._s_reduction, node)
+            target = _u(node._s_target, node)
+            grad_output = _u(node._s_grad_output, node)
+            r_target = -mse_loss_double_backward(grad * grad_output, target, reduction)
+        return node._flatten((r_grad_output, r_self, r_target))
+
+
+class SmoothL1LossBackward0(FormulaNode):
+    """Backward of ``smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor``."""
+
+    __slots__ = ('_s_beta', '_s_reduction', '_s_self', '_s_target')
+    _SAVED = ('beta', 'reduction', 'self', 'target')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_target = None
+        if node._need(0):
+            beta = _u(node._s_beta, node)
+            reduction = _u(node._s_reduction, node)
+            self = _u(node._s_self, node)
+            target = _u(node._s_target, node)
+            r_self = smooth_l1_loss_grad(grad, self, target, reduction, beta)
+        if node._need(1):
+            beta = _u(node._s_beta, node)
+            reduction = _u(node._s_reduction, node)
+            self = _u(node._s_self, node)
+            target = _u(node._s_target, node)
+            r_target = smooth_l1_loss_grad(grad, target, self, reduction, beta)
+        return node._flatten((r_self, r_target))
+
+
+class HuberLossBackward0(FormulaNode):
+    """Backward of ``huber_loss(Tensor self, Tensor target, int reduction=Mean, float delta=1.0) -> Tensor``."""
+
+    __slots__ = ('_s_delta', '_s_reduction', '_s_self', '_s_target')
+    _SAVED = ('delta', 'reduction', 'self', 'target')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_target = None
+        if node._need(0):
+            delta = _u(node._s_delta, node)
+            reduction = _u(node._s_reduction, node)
+            self = _u(node._s_self, node)
+            target = _u(node._s_target, node)
+            r_self = huber_loss_grad(grad, self, target, reduction, delta)
+        if node._need(1):
+            delta = _u(node._s_delta, node)
+            reduction = _u(node._s_reduction, node)
+            self = _u(node._s_self, node)
+            target = _u(node._s_target, node)
+            r_target = huber_loss_grad(grad, target, self, reduction, delta)
+        return node._flatten((r_self, r_target))
+
+
+class SoftMarginLossBackward0(FormulaNode):
+    """Backward of ``soft_margin_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor``."""
+
+    __slots__ = ('_s_reduction', '_s_self', '_s_target')
+    _SAVED = ('reduction', 'self', 'target')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            reduction = _u(node._s_reduction, node)
+            self = _u(node._s_self, node)
+            target = _u(node._s_target, node)
+            r_self = soft_margin_loss_grad(grad, self, target, reduction)
+        return node._flatten((r_self,))
+
+
+class BinaryCrossEntropyBackward0(FormulaNode):
+    """Backward of ``binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor``."""
+
+    __slots__ = ('_s_reduction', '_s_self', '_s_target', '_s_weight')
+    _SAVED = ('reduction', 'self', 'target', 'weight')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_target = None
+        if node._need(0):
+            reduction = _u(node._s_reduction, node)
+            self = _u(node._s_self, node)
+            target = _u(node._s_target, node)
+            weight = _u(node._s_weight, node)
+            r_self = aten_call("binary_cross_entropy_backward", grad, self, target, weight, reduction)
+        if node._need(1):
+            reduction = _u(node._s_reduction, node)
+            self = _u(node._s_self, node)
+            target = _u(node._s_target, node)
+            weight = _u(node._s_weight, node)
+            r_target = binary_cross_entropy_target_grad(grad, self, target, weight, reduction)
+        return node._flatten((r_self, r_target))
+
+
+class BinaryCrossEntropyBackwardBackward0(FormulaNode):
+    """Backward of ``binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor``."""
+
+    __slots__ = ('_s_reduction', '_s_self', '_s_target', '_s_weight', '_s_grad_output')
+    _SAVED = ('reduction', 'self', 'target', 'weight', 'grad_output')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = r_self = r_target = None
+        if node._need(0):
+            reduction = _u(node._s_reduction, node)
+            self = _u(node._s_self, node)
+            target = _u(node._s_target, node)
+            weight = _u(node._s_weight, node)
+            r_grad_output = aten_call("binary_cross_entropy_backward", grad, self, target, weight, reduction)
+        if node._need(1):
+            reduction = _u(node._s_reduction, node)
+            self = _u(node._s_self, node)
+            target = _u(node._s_target, node)
+            weight = _u(node._s_weight, node)
+            grad_output = _u(node._s_grad_output, node)
+            r_self = binary_cross_entropy_double_backward_self(grad_output, grad, self, target, weight, reduction)
+        if node._need(2):
+            reduction = _u(node._s_reduction, node)
+            self = _u(node._s_self, node)
+            target = _u(node._s_target, node)
+            weight = _u(node._s_weight, node)
+            grad_output = _u(node._s_grad_output, node)
+            r_target = binary_cross_entropy_double_backward_target(grad_output, grad, self, target, weight, reduction)
+        return node._flatten((r_grad_output, r_self, r_target))
+
+
+class BinaryCrossEntropyWithLogitsBackward0(FormulaNode):
+    """Backward of ``binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor``."""
+
+    __slots__ = ('_s_pos_weight', '_s_reduction', '_s_self', '_s_target', '_s_weight')
+    _SAVED = ('pos_weight', 'reduction', 'self', 'target', 'weight')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_target = None
+        if node._need(0):
+            pos_weight = _u(node._s_pos_weight, node)
+            reduction = _u(node._s_reduction, node)
+            self = _u(node._s_self, node)
+            target = _u(node._s_target, node)
+            weight = _u(node._s_weight, node)
+            r_self = bce_with_logits_grad(grad, self, target, weight, pos_weight, reduction)
+        if node._need(1):
+            pos_weight = _u(node._s_pos_weight, node)
+            reduction = _u(node._s_reduction, node)
+            self = _u(node._s_self, node)
+            target = _u(node._s_target, node)
+            weight = _u(node._s_weight, node)
+            r_target = bce_with_logits_target_grad(grad, self, target, weight, pos_weight, reduction)
+        return node._flatten((r_self, r_target))
+
+
+class MultiMarginLossBackward0(FormulaNode):
+    """Backward of ``multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=Mean) -> Tensor``."""
+
+    __slots__ = ('_s_margin', '_s_p', '_s_reduction', '_s_self', '_s_target', '_s_weight')
+    _SAVED = ('margin', 'p', 'reduction', 'self', 'target', 'weight')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            margin = _u(node._s_margin, node)
+            p = _u(node._s_p, node)
+            reduction = _u(node._s_reduction, node)
+            self = _u(node._s_self, node)
+            target = _u(node._s_target, node)
+            weight = _u(node._s_weight, node)
+            r_self = aten_call("multi_margin_loss_backward", grad, self, target, p, margin, weight, reduction)
+        return node._flatten((r_self,))
+
+
+class MultilabelMarginLossBackward0(FormulaNode):
+    """Backward of ``multilabel_margin_loss_forward(Tensor self, Tensor target, int reduction) -> (Tensor output, Tensor is_target)``."""
+
+    __slots__ = ('_s_reduction', '_s_self', '_s_target', '_s_is_target')
+    _SAVED = ('reduction', 'self', 'target', 'is_target')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            reduction = _u(node._s_reduction, node)
+            self = _u(node._s_self, node)
+            target = _u(node._s_target, node)
+            is_target = _u(node._s_is_target, node)
+            r_self = aten_call("multilabel_margin_loss_backward", grad, self, target, reduction, is_target)
+        return node._flatten((r_self,))
+
+
+class CtcLossBackward0(FormulaNode):
+    """Backward of ``_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor, Tensor)``."""
+
+    __slots__ = ('_s_blank', '_s_input_lengths', '_s_log_probs', '_s_target_lengths', '_s_targets', '_s_zero_infinity', '_s_result0', '_s_result1')
+    _SAVED = ('blank', 'input_lengths', 'log_probs', 'target_lengths', 'targets', 'zero_infinity', 'result0', 'result1')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_log_probs = None
+        if node._need(0):
+            blank = _u(node._s_blank, node)
+            input_lengths = _u(node._s_input_lengths, node)
+            log_probs = _u(node._s_log_probs, node)
+            target_lengths = _u(node._s_target_lengths, node)
+            targets = _u(node._s_targets, node)
+            zero_infinity = _u(node._s_zero_infinity, node)
+            result0 = _u(node._s_result0, node)
+            result1 = _u(node._s_result1, node)
+            r_log_probs = aten_call("_ctc_loss_backward", grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity)
+        return node._flatten((r_log_probs,))
+
+
+class CtcLossBackward1(FormulaNode):
+    """Backward of ``_ctc_loss.Tensor(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor, Tensor)``."""
+
+    __slots__ = ('_s_blank', '_s_input_lengths', '_s_log_probs', '_s_target_lengths', '_s_targets', '_s_zero_infinity', '_s_result0', '_s_result1')
+    _SAVED = ('blank', 'input_lengths', 'log_probs', 'target_lengths', 'targets', 'zero_infinity', 'result0', 'result1')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_log_probs = None
+        if node._need(0):
+            blank = _u(node._s_blank, node)
+            input_lengths = _u(node._s_input_lengths, node)
+            log_probs = _u(node._s_log_probs, node)
+            target_lengths = _u(node._s_target_lengths, node)
+            targets = _u(node._s_targets, node)
+            zero_infinity = _u(node._s_zero_infinity, node)
+            result0 = _u(node._s_result0, node)
+            result1 = _u(node._s_result1, node)
+            r_log_probs = aten_call("_ctc_loss_backward.Tensor", grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity)
+        return node._flatten((r_log_probs,))
+
+
+class MaxPool2DWithIndicesBackward0(FormulaNode):
+    """Backward of ``max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)``."""
+
+    __slots__ = ('_s_ceil_mode', '_s_dilation', '_s_kernel_size', '_s_padding', '_s_self', '_s_stride', '_s_result1')
+    _SAVED = ('ceil_mode', 'dilation', 'kernel_size', 'padding', 'self', 'stride', 'result1')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            ceil_mode = _u(node._s_ceil_mode, node)
+            dilation = _u(node._s_dilation, node)
+            kernel_size = _u(node._s_kernel_size, node)
+            padding = _u(node._s_padding, node)
+            self = _u(node._s_self, node)
+            stride = _u(node._s_stride, node)
+            result1 = _u(node._s_result1, node)
+            r_self = pool_max_pool2d_with_indices_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode, result1)
+        return node._flatten((r_self,))
+
+
+class MaxPool3DWithIndicesBackward0(FormulaNode):
+    """Backward of ``max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)``."""
+
+    __slots__ = ('_s_ceil_mode', '_s_dilation', '_s_kernel_size', '_s_padding', '_s_self', '_s_stride', '_s_result1')
+    _SAVED = ('ceil_mode', 'dilation', 'kernel_size', 'padding', 'self', 'stride', 'result1')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            ceil_mode = _u(node._s_ceil_mode, node)
+            dilation = _u(node._s_dilation, node)
+            kernel_size = _u(node._s_kernel_size, node)
+            padding = _u(node._s_padding, node)
+            self = _u(node._s_self, node)
+            stride = _u(node._s_stride, node)
+            result1 = _u(node._s_result1, node)
+            r_self = pool_max_pool3d_with_indices_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode, result1)
+        return node._flatten((r_self,))
+
+
+class MaxPool2DWithIndicesBackwardBackward0(FormulaNode):
+    """Backward of ``max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor``."""
+
+    __slots__ = ('_s_indices', '_s_self')
+    _SAVED = ('indices', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = r_self = None
+        if node._need(0):
+            indices = _u(node._s_indices, node)
+            r_grad_output = max_pool_double_backward(grad, indices, 2)
+        if node._need(1):
+            self = _u(node._s_self, node)
+            r_self = zeros_like(self)
+        return node._flatten((r_grad_output, r_self))
+
+
+class MaxPool3DWithIndicesBackwardBackward0(FormulaNode):
+    """Backward of ``max_pool3d_with_indices_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor``."""
+
+    __slots__ = ('_s_indices', '_s_self')
+    _SAVED = ('indices', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = r_self = None
+        if node._need(0):
+            indices = _u(node._s_indices, node)
+            r_grad_output = max_pool_double_backward(grad, indices, 3)
+        if node._need(1):
+            self = _u(node._s_self, node)
+            r_self = zeros_like(self)
+        return node._flatten((r_grad_output, r_self))
+
+
+class MaxUnpool2DBackward0(FormulaNode):
+    """Backward of ``max_unpool2d(Tensor self, Tensor indices, SymInt[2] output_size) -> Tensor``."""
+
+    __slots__ = ('_s_indices',)
+    _SAVED = ('indices',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            indices = _u(node._s_indices, node)
+            r_self = max_pool_double_backward(grad, indices, 2)
+        return node._flatten((r_self,))
+
+
+class MaxUnpool3DBackward0(FormulaNode):
+    """Backward of ``max_unpool3d(Tensor self, Tensor indices, SymInt[3] output_size, int[3] stride, int[3] padding) -> Tensor``."""
+
+    __slots__ = ('_s_indices',)
+    _SAVED = ('indices',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            indices = _u(node._s_indices, node)
+            r_self = max_pool_double_backward(grad, indices, 3)
+        return node._flatten((r_self,))
+
+
+class AvgPool2DBackward0(FormulaNode):
+    """Backward of ``avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor``."""
+
+    __slots__ = ('_s_ceil_mode', '_s_count_include_pad', '_s_divisor_override', '_s_kernel_size', '_s_padding', '_s_self', '_s_stride')
+    _SAVED = ('ceil_mode', 'count_include_pad', 'divisor_override', 'kernel_size', 'padding', 'self', 'stride')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            ceil_mode = _u(node._s_ceil_mode, node)
+            count_include_pad = _u(node._s_count_include_pad, node)
+            divisor_override = _u(node._s_divisor_override, node)
+            kernel_size = _u(node._s_kernel_size, node)
+            padding = _u(node._s_padding, node)
+            self = _u(node._s_self, node)
+            stride = _u(node._s_stride, node)
+            r_self = pool_avg_pool2d_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        return node._flatten((r_self,))
+
+
+class AvgPool3DBackward0(FormulaNode):
+    """Backward of ``avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor``."""
+
+    __slots__ = ('_s_ceil_mode', '_s_count_include_pad', '_s_divisor_override', '_s_kernel_size', '_s_padding', '_s_self', '_s_stride')
+    _SAVED = ('ceil_mode', 'count_include_pad', 'divisor_override', 'kernel_size', 'padding', 'self', 'stride')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            ceil_mode = _u(node._s_ceil_mode, node)
+            count_include_pad = _u(node._s_count_include_pad, node)
+            divisor_override = _u(node._s_divisor_override, node)
+            kernel_size = _u(node._s_kernel_size, node)
+            padding = _u(node._s_padding, node)
+            self = _u(node._s_self, node)
+            stride = _u(node._s_stride, node)
+            r_self = pool_avg_pool3d_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        return node._flatten((r_self,))
+
+
+class AvgPool2DBackwardBackward0(FormulaNode):
+    """Backward of ``avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor``."""
+
+    __slots__ = ('_s_ceil_mode', '_s_count_include_pad', '_s_divisor_override', '_s_kernel_size', '_s_padding', '_s_stride', '_s_self')
+    _SAVED = ('ceil_mode', 'count_include_pad', 'divisor_override', 'kernel_size', 'padding', 'stride', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = r_self = None
+        if node._need(0):
+            ceil_mode = _u(node._s_ceil_mode, node)
+            count_include_pad = _u(node._s_count_include_pad, node)
+            divisor_override = _u(node._s_divisor_override, node)
+            kernel_size = _u(node._s_kernel_size, node)
+            padding = _u(node._s_padding, node)
+            stride = _u(node._s_stride, node)
+            r_grad_output = pool_avg_pool2d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        if node._need(1):
+            self = _u(node._s_self, node)
+            r_self = zeros_like(self)
+        return node._flatten((r_grad_output, r_self))
+
+
+class AvgPool3DBackwardBackward0(FormulaNode):
+    """Backward of ``avg_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor``."""
+
+    __slots__ = ('_s_ceil_mode', '_s_count_include_pad', '_s_divisor_override', '_s_kernel_size', '_s_padding', '_s_stride', '_s_self')
+    _SAVED = ('ceil_mode', 'count_include_pad', 'divisor_override', 'kernel_size', 'padding', 'stride', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = r_self = None
+        if node._need(0):
+            ceil_mode = _u(node._s_ceil_mode, node)
+            count_include_pad = _u(node._s_count_include_pad, node)
+            divisor_override = _u(node._s_divisor_override, node)
+            kernel_size = _u(node._s_kernel_size, node)
+            padding = _u(node._s_padding, node)
+            stride = _u(node._s_stride, node)
+            r_grad_output = pool_avg_pool3d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        if node._need(1):
+            self = _u(node._s_self, node)
+            r_self = zeros_like(self)
+        return node._flatten((r_grad_output, r_self))
+
+
+class AdaptiveAvgPool2DBackward0(FormulaNode):
+    """Backward of ``_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = pool_adaptive_avg_pool2d_backward(grad, self)
+        return node._flatten((r_self,))
+
+
+class AdaptiveAvgPool3DBackward0(FormulaNode):
+    """Backward of ``_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = pool_adaptive_avg_pool3d_backward(grad, self)
+        return node._flatten((r_self,))
+
+
+class AdaptiveAvgPool2DBackwardBackward0(FormulaNode):
+    """Backward of ``_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_grad_output_sizes', '_s_self')
+    _SAVED = ('grad_output_sizes', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = r_self = None
+        if node._need(0):
+            grad_output_sizes = _u(node._s_grad_output_sizes, node)
+            r_grad_output = pool_adaptive_avg_pool(grad, grad_output_sizes[-2:])
+        if node._need(1):
+            self = _u(node._s_self, node)
+            r_self = zeros_like(self)
+        return node._flatten((r_grad_output, r_self))
+
+
+class AdaptiveAvgPool3DBackwardBackward0(FormulaNode):
+    """Backward of ``_adaptive_avg_pool3d_backward(Tensor grad_output, Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_grad_output_sizes', '_s_self')
+    _SAVED = ('grad_output_sizes', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = r_self = None
+        if node._need(0):
+            grad_output_sizes = _u(node._s_grad_output_sizes, node)
+            r_grad_output = pool_adaptive_avg_pool(grad, grad_output_sizes[-3:])
+        if node._need(1):
+            self = _u(node._s_self, node)
+            r_self = zeros_like(self)
+        return node._flatten((r_grad_output, r_self))
+
+
+class AdaptiveMaxPool2DBackward0(FormulaNode):
+    """Backward of ``adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)``."""
+
+    __slots__ = ('_s_self', '_s_result1')
+    _SAVED = ('self', 'result1')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            result1 = _u(node._s_result1, node)
+            r_self = pool_adaptive_max_pool2d_backward(grad, self, result1)
+        return node._flatten((r_self,))
+
+
+class AdaptiveMaxPool3DBackward0(FormulaNode):
+    """Backward of ``adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)``."""
+
+    __slots__ = ('_s_self', '_s_result1')
+    _SAVED = ('self', 'result1')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            result1 = _u(node._s_result1, node)
+            r_self = pool_adaptive_max_pool3d_backward(grad, self, result1)
+        return node._flatten((r_self,))
+
+
+class AdaptiveMaxPool2DBackwardBackward0(FormulaNode):
+    """Backward of ``adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor``."""
+
+    __slots__ = ('_s_indices', '_s_self')
+    _SAVED = ('indices', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = r_self = None
+        if node._need(0):
+            indices = _u(node._s_indices, node)
+            r_grad_output = max_pool_double_backward(grad, indices, 2)
+        if node._need(1):
+            self = _u(node._s_self, node)
+            r_self = zeros_like(self)
+        return node._flatten((r_grad_output, r_self))
+
+
+class AdaptiveMaxPool3DBackwardBackward0(FormulaNode):
+    """Backward of ``adaptive_max_pool3d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor``."""
+
+    __slots__ = ('_s_indices', '_s_self')
+    _SAVED = ('indices', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = r_self = None
+        if node._need(0):
+            indices = _u(node._s_indices, node)
+            r_grad_output = max_pool_double_backward(grad, indices, 3)
+        if node._need(1):
+            self = _u(node._s_self, node)
+            r_self = zeros_like(self)
+        return node._flatten((r_grad_output, r_self))
+
+
+class FractionalMaxPool2DBackward0(FormulaNode):
+    """Backward of ``fractional_max_pool2d(Tensor self, int[2] kernel_size, int[2] output_size, Tensor random_samples) -> (Tensor, Tensor)``."""
+
+    __slots__ = ('_s_kernel_size', '_s_output_size', '_s_self', '_s_result1')
+    _SAVED = ('kernel_size', 'output_size', 'self', 'result1')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            kernel_size = _u(node._s_kernel_size, node)
+            output_size = _u(node._s_output_size, node)
+            self = _u(node._s_self, node)
+            result1 = _u(node._s_result1, node)
+            r_self = pool_fractional_max_pool2d_backward(grad, self, kernel_size, output_size, result1)
+        return node._flatten((r_self,))
+
+
+class FractionalMaxPool3DBackward0(FormulaNode):
+    """Backward of ``fractional_max_pool3d(Tensor self, int[3] kernel_size, int[3] output_size, Tensor random_samples) -> (Tensor, Tensor)``."""
+
+    __slots__ = ('_s_kernel_size', '_s_output_size', '_s_self', '_s_result1')
+    _SAVED = ('kernel_size', 'output_size', 'self', 'result1')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            kernel_size = _u(node._s_kernel_size, node)
+            output_size = _u(node._s_output_size, node)
+            self = _u(node._s_self, node)
+            result1 = _u(node._s_result1, node)
+            r_self = pool_fractional_max_pool3d_backward(grad, self, kernel_size, output_size, result1)
+        return node._flatten((r_self,))
+
+
+class FractionalMaxPool2DBackwardBackward0(FormulaNode):
+    """Backward of ``fractional_max_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] output_size, Tensor indices) -> Tensor``."""
+
+    __slots__ = ('_s_indices', '_s_self')
+    _SAVED = ('indices', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = r_self = None
+        if node._need(0):
+            indices = _u(node._s_indices, node)
+            r_grad_output = max_pool_double_backward(grad, indices, 2)
+        if node._need(1):
+            self = _u(node._s_self, node)
+            r_self = zeros_like(self)
+        return node._flatten((r_grad_output, r_self))
+
+
+class FractionalMaxPool3DBackwardBackward0(FormulaNode):
+    """Backward of ``fractional_max_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] output_size, Tensor indices) -> Tensor``."""
+
+    __slots__ = ('_s_indices', '_s_self')
+    _SAVED = ('indices', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = r_self = None
+        if node._need(0):
+            indices = _u(node._s_indices, node)
+            r_grad_output = max_pool_double_backward(grad, indices, 3)
+        if node._need(1):
+            self = _u(node._s_self, node)
+            r_self = zeros_like(self)
+        return node._flatten((r_grad_output, r_self))
+
+
+class WeightNormInterfaceBackward0(FormulaNode):
+    """Backward of ``_weight_norm_interface(Tensor v, Tensor g, int dim=0) -> (Tensor, Tensor)``."""
+
+    __slots__ = ('_s_dim', '_s_g', '_s_v', '_s_result1')
+    _SAVED = ('dim', 'g', 'v', 'result1')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_v = r_g = None
+        if node._need(0) or node._need(1):
+            dim = _u(node._s_dim, node)
+            g = _u(node._s_g, node)
+            v = _u(node._s_v, node)
+            result1 = _u(node._s_result1, node)
+            r_v, r_g = weight_norm_interface_grads(grads[0], v, g, result1, dim)
+        return node._flatten((r_v, r_g))
+
+
 class UpsampleNearest1DBackward0(FormulaNode):
     """Backward of ``upsample_nearest1d(Tensor self, SymInt[1] output_size, float? scales=None) -> Tensor``."""
 
@@ -5296,6 +6191,210 @@ class UpsampleBicubic2DAaBackwardBackward0(FormulaNode):
         return node._flatten((r_grad_output,))
 
 
+class ReflectionPad1DBackward0(FormulaNode):
+    """Backward of ``reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor``."""
+
+    __slots__ = ('_s_padding', '_s_self')
+    _SAVED = ('padding', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            padding = _u(node._s_padding, node)
+            self = _u(node._s_self, node)
+            r_self = aten_call('reflection_pad1d_backward', grad, self, padding)
+        return node._flatten((r_self,))
+
+
+class ReflectionPad1DBackwardBackward0(FormulaNode):
+    """Backward of ``reflection_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor``."""
+
+    __slots__ = ('_s_padding', '_s_self')
+    _SAVED = ('padding', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = r_self = None
+        if node._need(0):
+            padding = _u(node._s_padding, node)
+            r_grad_output = aten_call('reflection_pad1d', grad, padding)
+        if node._need(1):
+            self = _u(node._s_self, node)
+            r_self = zeros_like(self)
+        return node._flatten((r_grad_output, r_self))
+
+
+class ReflectionPad2DBackward0(FormulaNode):
+    """Backward of ``reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor``."""
+
+    __slots__ = ('_s_padding', '_s_self')
+    _SAVED = ('padding', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            padding = _u(node._s_padding, node)
+            self = _u(node._s_self, node)
+            r_self = aten_call('reflection_pad2d_backward', grad, self, padding)
+        return node._flatten((r_self,))
+
+
+class ReflectionPad2DBackwardBackward0(FormulaNode):
+    """Backward of ``reflection_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor``."""
+
+    __slots__ = ('_s_padding', '_s_self')
+    _SAVED = ('padding', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = r_self = None
+        if node._need(0):
+            padding = _u(node._s_padding, node)
+            r_grad_output = aten_call('reflection_pad2d', grad, padding)
+        if node._need(1):
+            self = _u(node._s_self, node)
+            r_self = zeros_like(self)
+        return node._flatten((r_grad_output, r_self))
+
+
+class ReflectionPad3DBackward0(FormulaNode):
+    """Backward of ``reflection_pad3d(Tensor self, SymInt[6] padding) -> Tensor``."""
+
+    __slots__ = ('_s_padding', '_s_self')
+    _SAVED = ('padding', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            padding = _u(node._s_padding, node)
+            self = _u(node._s_self, node)
+            r_self = aten_call('reflection_pad3d_backward', grad, self, padding)
+        return node._flatten((r_self,))
+
+
+class ReflectionPad3DBackwardBackward0(FormulaNode):
+    """Backward of ``reflection_pad3d_backward(Tensor grad_output, Tensor self, SymInt[6] padding) -> Tensor``."""
+
+    __slots__ = ('_s_padding', '_s_self')
+    _SAVED = ('padding', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = r_self = None
+        if node._need(0):
+            padding = _u(node._s_padding, node)
+            r_grad_output = aten_call('reflection_pad3d', grad, padding)
+        if node._need(1):
+            self = _u(node._s_self, node)
+            r_self = zeros_like(self)
+        return node._flatten((r_grad_output, r_self))
+
+
+class ReplicationPad1DBackward0(FormulaNode):
+    """Backward of ``replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor``."""
+
+    __slots__ = ('_s_padding', '_s_self')
+    _SAVED = ('padding', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            padding = _u(node._s_padding, node)
+            self = _u(node._s_self, node)
+            r_self = aten_call('replication_pad1d_backward', grad, self, padding)
+        return node._flatten((r_self,))
+
+
+class ReplicationPad1DBackwardBackward0(FormulaNode):
+    """Backward of ``replication_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor``."""
+
+    __slots__ = ('_s_padding', '_s_self')
+    _SAVED = ('padding', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = r_self = None
+        if node._need(0):
+            padding = _u(node._s_padding, node)
+            r_grad_output = aten_call('replication_pad1d', grad, padding)
+        if node._need(1):
+            self = _u(node._s_self, node)
+            r_self = zeros_like(self)
+        return node._flatten((r_grad_output, r_self))
+
+
+class ReplicationPad2DBackward0(FormulaNode):
+    """Backward of ``replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor``."""
+
+    __slots__ = ('_s_padding', '_s_self')
+    _SAVED = ('padding', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            padding = _u(node._s_padding, node)
+            self = _u(node._s_self, node)
+            r_self = aten_call('replication_pad2d_backward', grad, self, padding)
+        return node._flatten((r_self,))
+
+
+class ReplicationPad2DBackwardBackward0(FormulaNode):
+    """Backward of ``replication_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor``."""
+
+    __slots__ = ('_s_padding', '_s_self')
+    _SAVED = ('padding', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = r_self = None
+        if node._need(0):
+            padding = _u(node._s_padding, node)
+            r_grad_output = aten_call('replication_pad2d', grad, padding)
+        if node._need(1):
+            self = _u(node._s_self, node)
+            r_self = zeros_like(self)
+        return node._flatten((r_grad_output, r_self))
+
+
+class ReplicationPad3DBackward0(FormulaNode):
+    """Backward of ``replication_pad3d(Tensor self, SymInt[6] padding) -> Tensor``."""
+
+    __slots__ = ('_s_padding', '_s_self')
+    _SAVED = ('padding', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            padding = _u(node._s_padding, node)
+            self = _u(node._s_self, node)
+            r_self = aten_call('replication_pad3d_backward', grad, self, padding)
+        return node._flatten((r_self,))
+
+
+class ReplicationPad3DBackwardBackward0(FormulaNode):
+    """Backward of ``replication_pad3d_backward(Tensor grad_output, Tensor self, SymInt[6] padding) -> Tensor``."""
+
+    __slots__ = ('_s_padding', '_s_self')
+    _SAVED = ('padding', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = r_self = None
+        if node._need(0):
+            padding = _u(node._s_padding, node)
+            r_grad_output = aten_call('replication_pad3d', grad, padding)
+        if node._need(1):
+            self = _u(node._s_self, node)
+            r_self = zeros_like(self)
+        return node._flatten((r_grad_output, r_self))
+
+
 # qualname: (node class, differentiable inputs, saved inputs (name, argument, kind, needed by), saved outputs (name, index, needed by), output differentiability)
 FORMULAS = {
     'aten::add.Tensor': (AddBackward0, ('self', 'other'), (('alpha', 'alpha', 'value', (1,)),), (), None),
@@ -5528,8 +6627,6 @@ FORMULAS = {
     'aten::norm.ScalarOpt_dim_dtype': (NormBackward3, ('self',), (('dim', 'dim', 'value', (0,)), ('keepdim', 'keepdim', 'value', (0,)), ('p', 'p', 'value', (0,)), ('self', 'self', 'value', (0,))), (('result', 0, (0,)),), None),
     'aten::linalg_vector_norm': (LinalgVectorNormBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('keepdim', 'keepdim', 'value', (0,)), ('ord', 'ord', 'value', (0,)), ('self', 'self', 'value', (0,))), (('result', 0, (0,)),), None),
     'aten::logsumexp': (LogsumexpBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('keepdim', 'keepdim', 'value', (0,)), ('self', 'self', 'value', (0,))), (('result', 0, (0,)),), None),
-    'aten::softmax.int': (SoftmaxBackward0, ('self',), (('dim', 'dim', 'value', (0,)),), (('result', 0, (0,)),), None),
-    'aten::log_softmax.int': (LogSoftmaxBackward0, ('self',), (('dim', 'dim', 'value', (0,)),), (('result', 0, (0,)),), None),
     'aten::cumsum': (CumsumBackward0, ('self',), (('dim', 'dim', 'value', (0,)),), (), None),
     'aten::cumprod': (CumprodBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('self', 'self', 'value', (0,))), (('result', 0, (0,)),), None),
     'aten::cummax': (CummaxBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (('indices', 1, (0,)),), (True, False)),
@@ -5600,6 +6697,52 @@ FORMULAS = {
     'aten::convolution_backward': (ConvolutionBackwardBackward0, ('grad_output', 'input', 'weight'), (('dilation', 'dilation', 'value', (0, 1, 2)), ('grad_output', 'grad_output', 'value', (0, 1, 2)), ('groups', 'groups', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('output_padding', 'output_padding', 'value', (0, 1, 2)), ('padding', 'padding', 'value', (0, 1, 2)), ('stride', 'stride', 'value', (0, 1, 2)), ('transposed', 'transposed', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (), None),
     'aten::col2im': (Col2ImBackward0, ('self',), (('dilation', 'dilation', 'value', (0,)), ('kernel_size', 'kernel_size', 'value', (0,)), ('padding', 'padding', 'value', (0,)), ('stride', 'stride', 'value', (0,))), (), None),
     'aten::im2col': (Im2ColBackward0, ('self',), (('dilation', 'dilation', 'value', (0,)), ('kernel_size', 'kernel_size', 'value', (0,)), ('padding', 'padding', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,)), ('stride', 'stride', 'value', (0,))), (), None),
+    'aten::native_dropout': (NativeDropoutBackward0, ('input',), (('p', 'p', 'value', (0,)), ('train', 'train', 'value', (0,))), (('result1', 1, (0,)),), (True, False)),
+    'aten::native_dropout_backward': (NativeDropoutBackwardBackward0, ('grad_output',), (('mask', 'mask', 'value', (0,)), ('scale', 'scale', 'value', (0,))), (), None),
+    'aten::_trilinear': (TrilinearBackward0, ('i1', 'i2', 'i3'), (('expand1', 'expand1', 'value', (0, 1, 2)), ('expand2', 'expand2', 'value', (0, 1, 2)), ('expand3', 'expand3', 'value', (0, 1, 2)), ('i1', 'i1', 'value', (0, 1, 2)), ('i2', 'i2', 'value', (0, 1, 2)), ('i3', 'i3', 'value', (0, 1, 2)), ('sumdim', 'sumdim', 'value', (0, 1, 2))), (), None),
+    'aten::_softmax': (SoftmaxBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('self_dtype', 'self', 'dtype', (0,))), (('result', 0, (0,)),), None),
+    'aten::_log_softmax': (LogSoftmaxBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('self_dtype', 'self', 'dtype', (0,))), (('result', 0, (0,)),), None),
+    'aten::_softmax_backward_data': (SoftmaxBackwardDataBackward0, ('grad_output', 'output'), (('dim', 'dim', 'value', (0, 1)), ('input_dtype', 'input_dtype', 'value', (0,)), ('output', 'output', 'value', (0, 1)), ('grad_output', 'grad_output', 'value', (1,))), (), None),
+    'aten::_log_softmax_backward_data': (LogSoftmaxBackwardDataBackward0, ('grad_output', 'output'), (('dim', 'dim', 'value', (0, 1)), ('output', 'output', 'value', (0, 1)), ('grad_output', 'grad_output', 'value', (1,))), (), None),
+    'aten::nll_loss_forward': (NllLossBackward0, ('self',), (('ignore_index', 'ignore_index', 'value', (0,)), ('reduction', 'reduction', 'value', (0,)), ('self', 'self', 'value', (0,)), ('target', 'target', 'value', (0,)), ('weight', 'weight', 'value', (0,))), (('total_weight', 1, (0,)),), (True, False)),
+    'aten::nll_loss_backward': (NllLossBackwardBackward0, ('grad_output', 'self'), (('ignore_index', 'ignore_index', 'value', (0,)), ('reduction', 'reduction', 'value', (0,)), ('target', 'target', 'value', (0,)), ('weight', 'weight', 'value', (0,))), (), None),
+    'aten::nll_loss2d_forward': (NllLoss2DBackward0, ('self',), (('ignore_index', 'ignore_index', 'value', (0,)), ('reduction', 'reduction', 'value', (0,)), ('self', 'self', 'value', (0,)), ('target', 'target', 'value', (0,)), ('weight', 'weight', 'value', (0,))), (('total_weight', 1, (0,)),), (True, False)),
+    'aten::nll_loss2d_backward': (NllLoss2DBackwardBackward0, ('grad_output', 'self'), (('ignore_index', 'ignore_index', 'value', (0,)), ('reduction', 'reduction', 'value', (0,)), ('target', 'target', 'value', (0,)), ('weight', 'weight', 'value', (0,))), (), None),
+    'aten::mse_loss': (MseLossBackward0, ('self', 'target'), (('reduction', 'reduction', 'value', (0, 1)), ('self', 'self', 'value', (0, 1)), ('target', 'target', 'value', (0, 1))), (), None),
+    'aten::mse_loss_backward': (MseLossBackwardBackward0, ('grad_output', 'self', 'target'), (('reduction', 'reduction', 'value', (0, 1, 2)), ('self', 'self', 'value', (0, 1)), ('target', 'target', 'value', (0, 2)), ('grad_output', 'grad_output', 'value', (1, 2))), (), None),
+    'aten::smooth_l1_loss': (SmoothL1LossBackward0, ('self', 'target'), (('beta', 'beta', 'value', (0, 1)), ('reduction', 'reduction', 'value', (0, 1)), ('self', 'self', 'value', (0, 1)), ('target', 'target', 'value', (0, 1))), (), None),
+    'aten::huber_loss': (HuberLossBackward0, ('self', 'target'), (('delta', 'delta', 'value', (0, 1)), ('reduction', 'reduction', 'value', (0, 1)), ('self', 'self', 'value', (0, 1)), ('target', 'target', 'value', (0, 1))), (), None),
+    'aten::soft_margin_loss': (SoftMarginLossBackward0, ('self',), (('reduction', 'reduction', 'value', (0,)), ('self', 'self', 'value', (0,)), ('target', 'target', 'value', (0,))), (), None),
+    'aten::binary_cross_entropy': (BinaryCrossEntropyBackward0, ('self', 'target'), (('reduction', 'reduction', 'value', (0, 1)), ('self', 'self', 'value', (0, 1)), ('target', 'target', 'value', (0, 1)), ('weight', 'weight', 'value', (0, 1))), (), None),
+    'aten::binary_cross_entropy_backward': (BinaryCrossEntropyBackwardBackward0, ('grad_output', 'self', 'target'), (('reduction', 'reduction', 'value', (0, 1, 2)), ('self', 'self', 'value', (0, 1, 2)), ('target', 'target', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2)), ('grad_output', 'grad_output', 'value', (1, 2))), (), None),
+    'aten::binary_cross_entropy_with_logits': (BinaryCrossEntropyWithLogitsBackward0, ('self', 'target'), (('pos_weight', 'pos_weight', 'value', (0, 1)), ('reduction', 'reduction', 'value', (0, 1)), ('self', 'self', 'value', (0, 1)), ('target', 'target', 'value', (0, 1)), ('weight', 'weight', 'value', (0, 1))), (), None),
+    'aten::multi_margin_loss': (MultiMarginLossBackward0, ('self',), (('margin', 'margin', 'value', (0,)), ('p', 'p', 'value', (0,)), ('reduction', 'reduction', 'value', (0,)), ('self', 'self', 'value', (0,)), ('target', 'target', 'value', (0,)), ('weight', 'weight', 'value', (0,))), (), None),
+    'aten::multilabel_margin_loss_forward': (MultilabelMarginLossBackward0, ('self',), (('reduction', 'reduction', 'value', (0,)), ('self', 'self', 'value', (0,)), ('target', 'target', 'value', (0,))), (('is_target', 1, (0,)),), (True, False)),
+    'aten::_ctc_loss': (CtcLossBackward0, ('log_probs',), (('blank', 'blank', 'value', (0,)), ('input_lengths', 'input_lengths', 'value', (0,)), ('log_probs', 'log_probs', 'value', (0,)), ('target_lengths', 'target_lengths', 'value', (0,)), ('targets', 'targets', 'value', (0,)), ('zero_infinity', 'zero_infinity', 'value', (0,))), (('result0', 0, (0,)), ('result1', 1, (0,))), (True, False)),
+    'aten::_ctc_loss.Tensor': (CtcLossBackward1, ('log_probs',), (('blank', 'blank', 'value', (0,)), ('input_lengths', 'input_lengths', 'value', (0,)), ('log_probs', 'log_probs', 'value', (0,)), ('target_lengths', 'target_lengths', 'value', (0,)), ('targets', 'targets', 'value', (0,)), ('zero_infinity', 'zero_infinity', 'value', (0,))), (('result0', 0, (0,)), ('result1', 1, (0,))), (True, False)),
+    'aten::max_pool2d_with_indices': (MaxPool2DWithIndicesBackward0, ('self',), (('ceil_mode', 'ceil_mode', 'value', (0,)), ('dilation', 'dilation', 'value', (0,)), ('kernel_size', 'kernel_size', 'value', (0,)), ('padding', 'padding', 'value', (0,)), ('self', 'self', 'value', (0,)), ('stride', 'stride', 'value', (0,))), (('result1', 1, (0,)),), (True, False)),
+    'aten::max_pool3d_with_indices': (MaxPool3DWithIndicesBackward0, ('self',), (('ceil_mode', 'ceil_mode', 'value', (0,)), ('dilation', 'dilation', 'value', (0,)), ('kernel_size', 'kernel_size', 'value', (0,)), ('padding', 'padding', 'value', (0,)), ('self', 'self', 'value', (0,)), ('stride', 'stride', 'value', (0,))), (('result1', 1, (0,)),), (True, False)),
+    'aten::max_pool2d_with_indices_backward': (MaxPool2DWithIndicesBackwardBackward0, ('grad_output', 'self'), (('indices', 'indices', 'value', (0,)), ('self', 'self', 'value', (1,))), (), None),
+    'aten::max_pool3d_with_indices_backward': (MaxPool3DWithIndicesBackwardBackward0, ('grad_output', 'self'), (('indices', 'indices', 'value', (0,)), ('self', 'self', 'value', (1,))), (), None),
+    'aten::max_unpool2d': (MaxUnpool2DBackward0, ('self',), (('indices', 'indices', 'value', (0,)),), (), None),
+    'aten::max_unpool3d': (MaxUnpool3DBackward0, ('self',), (('indices', 'indices', 'value', (0,)),), (), None),
+    'aten::avg_pool2d': (AvgPool2DBackward0, ('self',), (('ceil_mode', 'ceil_mode', 'value', (0,)), ('count_include_pad', 'count_include_pad', 'value', (0,)), ('divisor_override', 'divisor_override', 'value', (0,)), ('kernel_size', 'kernel_size', 'value', (0,)), ('padding', 'padding', 'value', (0,)), ('self', 'self', 'value', (0,)), ('stride', 'stride', 'value', (0,))), (), None),
+    'aten::avg_pool3d': (AvgPool3DBackward0, ('self',), (('ceil_mode', 'ceil_mode', 'value', (0,)), ('count_include_pad', 'count_include_pad', 'value', (0,)), ('divisor_override', 'divisor_override', 'value', (0,)), ('kernel_size', 'kernel_size', 'value', (0,)), ('padding', 'padding', 'value', (0,)), ('self', 'self', 'value', (0,)), ('stride', 'stride', 'value', (0,))), (), None),
+    'aten::avg_pool2d_backward': (AvgPool2DBackwardBackward0, ('grad_output', 'self'), (('ceil_mode', 'ceil_mode', 'value', (0,)), ('count_include_pad', 'count_include_pad', 'value', (0,)), ('divisor_override', 'divisor_override', 'value', (0,)), ('kernel_size', 'kernel_size', 'value', (0,)), ('padding', 'padding', 'value', (0,)), ('stride', 'stride', 'value', (0,)), ('self', 'self', 'value', (1,))), (), None),
+    'aten::avg_pool3d_backward': (AvgPool3DBackwardBackward0, ('grad_output', 'self'), (('ceil_mode', 'ceil_mode', 'value', (0,)), ('count_include_pad', 'count_include_pad', 'value', (0,)), ('divisor_override', 'divisor_override', 'value', (0,)), ('kernel_size', 'kernel_size', 'value', (0,)), ('padding', 'padding', 'value', (0,)), ('stride', 'stride', 'value', (0,)), ('self', 'self', 'value', (1,))), (), None),
+    'aten::_adaptive_avg_pool2d': (AdaptiveAvgPool2DBackward0, ('self',), (('self', 'self', 'value', (0,)),), (), None),
+    'aten::_adaptive_avg_pool3d': (AdaptiveAvgPool3DBackward0, ('self',), (('self', 'self', 'value', (0,)),), (), None),
+    'aten::_adaptive_avg_pool2d_backward': (AdaptiveAvgPool2DBackwardBackward0, ('grad_output', 'self'), (('grad_output_sizes', 'grad_output', 'sizes', (0,)), ('self', 'self', 'value', (1,))), (), None),
+    'aten::_adaptive_avg_pool3d_backward': (AdaptiveAvgPool3DBackwardBackward0, ('grad_output', 'self'), (('grad_output_sizes', 'grad_output', 'sizes', (0,)), ('self', 'self', 'value', (1,))), (), None),
+    'aten::adaptive_max_pool2d': (AdaptiveMaxPool2DBackward0, ('self',), (('self', 'self', 'value', (0,)),), (('result1', 1, (0,)),), (True, False)),
+    'aten::adaptive_max_pool3d': (AdaptiveMaxPool3DBackward0, ('self',), (('self', 'self', 'value', (0,)),), (('result1', 1, (0,)),), (True, False)),
+    'aten::adaptive_max_pool2d_backward': (AdaptiveMaxPool2DBackwardBackward0, ('grad_output', 'self'), (('indices', 'indices', 'value', (0,)), ('self', 'self', 'value', (1,))), (), None),
+    'aten::adaptive_max_pool3d_backward': (AdaptiveMaxPool3DBackwardBackward0, ('grad_output', 'self'), (('indices', 'indices', 'value', (0,)), ('self', 'self', 'value', (1,))), (), None),
+    'aten::fractional_max_pool2d': (FractionalMaxPool2DBackward0, ('self',), (('kernel_size', 'kernel_size', 'value', (0,)), ('output_size', 'output_size', 'value', (0,)), ('self', 'self', 'value', (0,))), (('result1', 1, (0,)),), (True, False)),
+    'aten::fractional_max_pool3d': (FractionalMaxPool3DBackward0, ('self',), (('kernel_size', 'kernel_size', 'value', (0,)), ('output_size', 'output_size', 'value', (0,)), ('self', 'self', 'value', (0,))), (('result1', 1, (0,)),), (True, False)),
+    'aten::fractional_max_pool2d_backward': (FractionalMaxPool2DBackwardBackward0, ('grad_output', 'self'), (('indices', 'indices', 'value', (0,)), ('self', 'self', 'value', (1,))), (), None),
+    'aten::fractional_max_pool3d_backward': (FractionalMaxPool3DBackwardBackward0, ('grad_output', 'self'), (('indices', 'indices', 'value', (0,)), ('self', 'self', 'value', (1,))), (), None),
+    'aten::_weight_norm_interface': (WeightNormInterfaceBackward0, ('v', 'g'), (('dim', 'dim', 'value', (0, 1)), ('g', 'g', 'value', (0, 1)), ('v', 'v', 'value', (0, 1))), (('result1', 1, (0, 1)),), (True, False)),
     'aten::upsample_nearest1d': (UpsampleNearest1DBackward0, ('self',), (('output_size', 'output_size', 'value', (0,)), ('scales', 'scales', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
     'aten::upsample_nearest1d_backward': (UpsampleNearest1DBackwardBackward0, ('grad_output',), (('output_size', 'output_size', 'value', (0,)), ('scales', 'scales', 'value', (0,))), (), None),
     'aten::upsample_nearest2d': (UpsampleNearest2DBackward0, ('self',), (('output_size', 'output_size', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
@@ -5624,4 +6767,16 @@ FORMULAS = {
     'aten::_upsample_bilinear2d_aa_backward': (UpsampleBilinear2DAaBackwardBackward0, ('grad_output',), (('align_corners', 'align_corners', 'value', (0,)), ('output_size', 'output_size', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,))), (), None),
     'aten::_upsample_bicubic2d_aa': (UpsampleBicubic2DAaBackward0, ('self',), (('align_corners', 'align_corners', 'value', (0,)), ('output_size', 'output_size', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
     'aten::_upsample_bicubic2d_aa_backward': (UpsampleBicubic2DAaBackwardBackward0, ('grad_output',), (('align_corners', 'align_corners', 'value', (0,)), ('output_size', 'output_size', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,))), (), None),
+    'aten::reflection_pad1d': (ReflectionPad1DBackward0, ('self',), (('padding', 'padding', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
+    'aten::reflection_pad1d_backward': (ReflectionPad1DBackwardBackward0, ('grad_output', 'self'), (('padding', 'padding', 'value', (0,)), ('self', 'self', 'value', (1,))), (), None),
+    'aten::reflection_pad2d': (ReflectionPad2DBackward0, ('self',), (('padding', 'padding', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
+    'aten::reflection_pad2d_backward': (ReflectionPad2DBackwardBackward0, ('grad_output', 'self'), (('padding', 'padding', 'value', (0,)), ('self', 'self', 'value', (1,))), (), None),
+    'aten::reflection_pad3d': (ReflectionPad3DBackward0, ('self',), (('padding', 'padding', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
+    'aten::reflection_pad3d_backward': (ReflectionPad3DBackwardBackward0, ('grad_output', 'self'), (('padding', 'padding', 'value', (0,)), ('self', 'self', 'value', (1,))), (), None),
+    'aten::replication_pad1d': (ReplicationPad1DBackward0, ('self',), (('padding', 'padding', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
+    'aten::replication_pad1d_backward': (ReplicationPad1DBackwardBackward0, ('grad_output', 'self'), (('padding', 'padding', 'value', (0,)), ('self', 'self', 'value', (1,))), (), None),
+    'aten::replication_pad2d': (ReplicationPad2DBackward0, ('self',), (('padding', 'padding', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
+    'aten::replication_pad2d_backward': (ReplicationPad2DBackwardBackward0, ('grad_output', 'self'), (('padding', 'padding', 'value', (0,)), ('self', 'self', 'value', (1,))), (), None),
+    'aten::replication_pad3d': (ReplicationPad3DBackward0, ('self',), (('padding', 'padding', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
+    'aten::replication_pad3d_backward': (ReplicationPad3DBackwardBackward0, ('grad_output', 'self'), (('padding', 'padding', 'value', (0,)), ('self', 'self', 'value', (1,))), (), None),
 }

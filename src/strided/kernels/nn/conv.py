@@ -273,7 +273,6 @@ def _col2im(cols, channels, ksizes, stride, padding, dilation, in_sp, out_sp):
     """The adjoint of ``_columns``: ``cols`` ``(N, C * prod(K), prod(Out))`` summed back
     onto an ``(N, C, *in_sp)`` image, one strided add per kernel offset."""
     n = cols.shape[0]
-    d = len(ksizes)
     cols = cols.reshape((n, channels) + tuple(ksizes) + tuple(out_sp))
     padded_sp = tuple(s + 2 * p for s, p in zip(in_sp, padding))
     # room for every window, even when the last ones reach past the padded image

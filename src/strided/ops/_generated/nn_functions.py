@@ -53,8 +53,13 @@ _op_avg_pool2d = get_op('aten::avg_pool2d')
 _op_avg_pool2d_backward = get_op('aten::avg_pool2d_backward')
 _op_avg_pool3d = get_op('aten::avg_pool3d')
 _op_avg_pool3d_backward = get_op('aten::avg_pool3d_backward')
+_op_binary_cross_entropy = get_op('aten::binary_cross_entropy')
+_op_binary_cross_entropy__out = get_op('aten::binary_cross_entropy.out')
+_op_binary_cross_entropy_backward = get_op('aten::binary_cross_entropy_backward')
+_op_binary_cross_entropy_backward__grad_input = get_op('aten::binary_cross_entropy_backward.grad_input')
 _op_col2im = get_op('aten::col2im')
 _op_col2im__out = get_op('aten::col2im.out')
+_op_cross_entropy_loss = get_op('aten::cross_entropy_loss')
 _op_elu = get_op('aten::elu')
 _op_elu__out = get_op('aten::elu.out')
 _op_elu_ = get_op('aten::elu_')
@@ -76,11 +81,16 @@ _op_hardswish_ = get_op('aten::hardswish_')
 _op_hardtanh = get_op('aten::hardtanh')
 _op_hardtanh__out = get_op('aten::hardtanh.out')
 _op_hardtanh_ = get_op('aten::hardtanh_')
+_op_huber_loss = get_op('aten::huber_loss')
+_op_huber_loss__out = get_op('aten::huber_loss.out')
 _op_im2col = get_op('aten::im2col')
 _op_im2col__out = get_op('aten::im2col.out')
+_op_l1_loss = get_op('aten::l1_loss')
 _op_leaky_relu = get_op('aten::leaky_relu')
 _op_leaky_relu__out = get_op('aten::leaky_relu.out')
 _op_leaky_relu_ = get_op('aten::leaky_relu_')
+_op_linear = get_op('aten::linear')
+_op_linear__out = get_op('aten::linear.out')
 _op_log_sigmoid = get_op('aten::log_sigmoid')
 _op_log_sigmoid__out = get_op('aten::log_sigmoid.out')
 _op_log_sigmoid_backward = get_op('aten::log_sigmoid_backward')
@@ -95,15 +105,58 @@ _op_max_unpool3d = get_op('aten::max_unpool3d')
 _op_mish = get_op('aten::mish')
 _op_mish__out = get_op('aten::mish.out')
 _op_mish_ = get_op('aten::mish_')
+_op_mse_loss = get_op('aten::mse_loss')
+_op_mse_loss__out = get_op('aten::mse_loss.out')
+_op_mse_loss_backward = get_op('aten::mse_loss_backward')
+_op_mse_loss_backward__grad_input = get_op('aten::mse_loss_backward.grad_input')
+_op_multi_margin_loss = get_op('aten::multi_margin_loss')
+_op_multi_margin_loss__out = get_op('aten::multi_margin_loss.out')
+_op_multi_margin_loss_backward = get_op('aten::multi_margin_loss_backward')
+_op_multi_margin_loss_backward__grad_input = get_op('aten::multi_margin_loss_backward.grad_input')
+_op_multilabel_margin_loss = get_op('aten::multilabel_margin_loss')
+_op_multilabel_margin_loss__out = get_op('aten::multilabel_margin_loss.out')
+_op_multilabel_margin_loss_backward = get_op('aten::multilabel_margin_loss_backward')
+_op_multilabel_margin_loss_backward__grad_input = get_op('aten::multilabel_margin_loss_backward.grad_input')
+_op_multilabel_margin_loss_forward = get_op('aten::multilabel_margin_loss_forward')
+_op_multilabel_margin_loss_forward__output = get_op('aten::multilabel_margin_loss_forward.output')
+_op_nll_loss = get_op('aten::nll_loss')
+_op_nll_loss__out = get_op('aten::nll_loss.out')
+_op_nll_loss2d = get_op('aten::nll_loss2d')
+_op_nll_loss2d__out = get_op('aten::nll_loss2d.out')
+_op_nll_loss2d_backward = get_op('aten::nll_loss2d_backward')
+_op_nll_loss2d_backward__grad_input = get_op('aten::nll_loss2d_backward.grad_input')
+_op_nll_loss2d_forward = get_op('aten::nll_loss2d_forward')
+_op_nll_loss2d_forward__output = get_op('aten::nll_loss2d_forward.output')
+_op_nll_loss_backward = get_op('aten::nll_loss_backward')
+_op_nll_loss_backward__grad_input = get_op('aten::nll_loss_backward.grad_input')
+_op_nll_loss_forward = get_op('aten::nll_loss_forward')
+_op_nll_loss_forward__output = get_op('aten::nll_loss_forward.output')
+_op_nll_loss_nd = get_op('aten::nll_loss_nd')
 _op_pad = get_op('aten::pad')
+_op_reflection_pad1d = get_op('aten::reflection_pad1d')
+_op_reflection_pad1d_backward = get_op('aten::reflection_pad1d_backward')
+_op_reflection_pad2d = get_op('aten::reflection_pad2d')
+_op_reflection_pad2d_backward = get_op('aten::reflection_pad2d_backward')
+_op_reflection_pad3d = get_op('aten::reflection_pad3d')
+_op_reflection_pad3d_backward = get_op('aten::reflection_pad3d_backward')
 _op_relu6 = get_op('aten::relu6')
 _op_relu6_ = get_op('aten::relu6_')
+_op_replication_pad1d = get_op('aten::replication_pad1d')
+_op_replication_pad1d_backward = get_op('aten::replication_pad1d_backward')
+_op_replication_pad2d = get_op('aten::replication_pad2d')
+_op_replication_pad2d_backward = get_op('aten::replication_pad2d_backward')
+_op_replication_pad3d = get_op('aten::replication_pad3d')
+_op_replication_pad3d_backward = get_op('aten::replication_pad3d_backward')
 _op_rrelu_with_noise = get_op('aten::rrelu_with_noise')
 _op_rrelu_with_noise__out = get_op('aten::rrelu_with_noise.out')
 _op_rrelu_with_noise_ = get_op('aten::rrelu_with_noise_')
 _op_silu = get_op('aten::silu')
 _op_silu__out = get_op('aten::silu.out')
 _op_silu_ = get_op('aten::silu_')
+_op_smooth_l1_loss = get_op('aten::smooth_l1_loss')
+_op_smooth_l1_loss__out = get_op('aten::smooth_l1_loss.out')
+_op_soft_margin_loss = get_op('aten::soft_margin_loss')
+_op_soft_margin_loss__out = get_op('aten::soft_margin_loss.out')
 _op_softplus = get_op('aten::softplus')
 _op_softplus__out = get_op('aten::softplus.out')
 _op_softshrink = get_op('aten::softshrink')
@@ -130,6 +183,9 @@ _op_upsample_trilinear3d = get_op('aten::upsample_trilinear3d')
 _op_upsample_trilinear3d__vec = get_op('aten::upsample_trilinear3d.vec')
 _op_upsample_trilinear3d_backward = get_op('aten::upsample_trilinear3d_backward')
 _rt_log_sigmoid_forward = _rt.make('log_sigmoid_forward', ('output', 'buffer'))
+_rt_multilabel_margin_loss_forward = _rt.make('multilabel_margin_loss_forward', ('output', 'is_target'))
+_rt_nll_loss2d_forward = _rt.make('nll_loss2d_forward', ('output', 'total_weight'))
+_rt_nll_loss_forward = _rt.make('nll_loss_forward', ('output', 'total_weight'))
 
 
 def _f__adaptive_avg_pool2d_backward_0(grad_output, input):
@@ -702,6 +758,59 @@ def avg_pool3d_backward(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_avg_pool3d_backward_sigs, args, kwargs)
 
 
+def _f_binary_cross_entropy_0(input, target, weight=None, reduction=1, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(target, _Tensor): raise _Mismatch
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, target, weight, reduction, out
+
+
+_f_binary_cross_entropy_sigs = (_ap.PySig('binary_cross_entropy', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('weight', 'Tensor?', 'None', False), ('reduction', 'int', 'Mean', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def binary_cross_entropy(*args, **kwargs):
+    try:
+        input, target, weight, reduction, out = _f_binary_cross_entropy_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_binary_cross_entropy.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0), input, target, weight, reduction)
+        else:
+            result = _op_binary_cross_entropy__out.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | out._keyset, input, target, weight, reduction, out)
+        return result
+    _ap.raise_invalid_arguments(_f_binary_cross_entropy_sigs, args, kwargs)
+
+
+def _f_binary_cross_entropy_backward_0(grad_output, input, target, weight=None, reduction=1, *, out=None):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(target, _Tensor): raise _Mismatch
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return grad_output, input, target, weight, reduction, out
+
+
+_f_binary_cross_entropy_backward_sigs = (_ap.PySig('binary_cross_entropy_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('weight', 'Tensor?', 'None', False), ('reduction', 'int', 'Mean', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def binary_cross_entropy_backward(*args, **kwargs):
+    try:
+        grad_output, input, target, weight, reduction, out = _f_binary_cross_entropy_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_binary_cross_entropy_backward.call(grad_output._keyset | input._keyset | target._keyset | (weight._keyset if weight is not None else 0), grad_output, input, target, weight, reduction)
+        else:
+            result = _op_binary_cross_entropy_backward__grad_input.call(grad_output._keyset | input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | grad_input._keyset, grad_output, input, target, weight, reduction, grad_input)
+        return result
+    _ap.raise_invalid_arguments(_f_binary_cross_entropy_backward_sigs, args, kwargs)
+
+
 def _f_col2im_0(input, output_size, kernel_size, dilation, padding, stride, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     output_size = _ap.to_intlist(output_size, 2)
@@ -728,6 +837,30 @@ def col2im(*args, **kwargs):
             result = _op_col2im__out.call(input._keyset | out._keyset, input, output_size, kernel_size, dilation, padding, stride, out)
         return result
     _ap.raise_invalid_arguments(_f_col2im_sigs, args, kwargs)
+
+
+def _f_cross_entropy_loss_0(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(target, _Tensor): raise _Mismatch
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if type(ignore_index) is not int: ignore_index = _ap.to_int(ignore_index)
+    if type(label_smoothing) is not float: label_smoothing = _ap.to_float(label_smoothing)
+    return input, target, weight, reduction, ignore_index, label_smoothing
+
+
+_f_cross_entropy_loss_sigs = (_ap.PySig('cross_entropy_loss', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('weight', 'Tensor?', 'None', False), ('reduction', 'int', 'Mean', False), ('ignore_index', 'SymInt', '-100', False), ('label_smoothing', 'float', '0.0', False)), False, False),)
+
+
+def cross_entropy_loss(*args, **kwargs):
+    try:
+        input, target, weight, reduction, ignore_index, label_smoothing = _f_cross_entropy_loss_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_cross_entropy_loss.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0), input, target, weight, reduction, ignore_index, label_smoothing)
+        return result
+    _ap.raise_invalid_arguments(_f_cross_entropy_loss_sigs, args, kwargs)
 
 
 def _f_elu_0(input, alpha=1, scale=1, input_scale=1, *, out=None):
@@ -1066,6 +1199,32 @@ def hardtanh_(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_hardtanh__sigs, args, kwargs)
 
 
+def _f_huber_loss_0(input, target, reduction=1, delta=1.0, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(target, _Tensor): raise _Mismatch
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if type(delta) is not float: delta = _ap.to_float(delta)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, target, reduction, delta, out
+
+
+_f_huber_loss_sigs = (_ap.PySig('huber_loss', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('reduction', 'int', 'Mean', False), ('delta', 'float', '1.0', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def huber_loss(*args, **kwargs):
+    try:
+        input, target, reduction, delta, out = _f_huber_loss_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_huber_loss.call(input._keyset | target._keyset, input, target, reduction, delta)
+        else:
+            result = _op_huber_loss__out.call(input._keyset | target._keyset | out._keyset, input, target, reduction, delta, out)
+        return result
+    _ap.raise_invalid_arguments(_f_huber_loss_sigs, args, kwargs)
+
+
 def _f_im2col_0(input, kernel_size, dilation, padding, stride, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     kernel_size = _ap.to_intlist(kernel_size, 2)
@@ -1091,6 +1250,27 @@ def im2col(*args, **kwargs):
             result = _op_im2col__out.call(input._keyset | out._keyset, input, kernel_size, dilation, padding, stride, out)
         return result
     _ap.raise_invalid_arguments(_f_im2col_sigs, args, kwargs)
+
+
+def _f_l1_loss_0(input, target, reduction=1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(target, _Tensor): raise _Mismatch
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    return input, target, reduction
+
+
+_f_l1_loss_sigs = (_ap.PySig('l1_loss', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('reduction', 'int', 'Mean', False)), False, False),)
+
+
+def l1_loss(*args, **kwargs):
+    try:
+        input, target, reduction = _f_l1_loss_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_l1_loss.call(input._keyset | target._keyset, input, target, reduction)
+        return result
+    _ap.raise_invalid_arguments(_f_l1_loss_sigs, args, kwargs)
 
 
 def _f_leaky_relu_0(input, negative_slope=0.01, *, out=None):
@@ -1135,6 +1315,31 @@ def leaky_relu_(*args, **kwargs):
         result = _op_leaky_relu_.call(input._keyset, input, negative_slope)
         return result
     _ap.raise_invalid_arguments(_f_leaky_relu__sigs, args, kwargs)
+
+
+def _f_linear_0(input, weight, bias=None, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(weight, _Tensor): raise _Mismatch
+    if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, weight, bias, out
+
+
+_f_linear_sigs = (_ap.PySig('linear', (('input', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('bias', 'Tensor?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def linear(*args, **kwargs):
+    try:
+        input, weight, bias, out = _f_linear_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_linear.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias)
+        else:
+            result = _op_linear__out.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0) | out._keyset, input, weight, bias, out)
+        return result
+    _ap.raise_invalid_arguments(_f_linear_sigs, args, kwargs)
 
 
 def _f_log_sigmoid_0(input, *, out=None):
@@ -1390,6 +1595,380 @@ def mish_(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_mish__sigs, args, kwargs)
 
 
+def _f_mse_loss_0(input, target, reduction=1, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(target, _Tensor): raise _Mismatch
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, target, reduction, out
+
+
+_f_mse_loss_sigs = (_ap.PySig('mse_loss', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('reduction', 'int', 'Mean', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def mse_loss(*args, **kwargs):
+    try:
+        input, target, reduction, out = _f_mse_loss_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_mse_loss.call(input._keyset | target._keyset, input, target, reduction)
+        else:
+            result = _op_mse_loss__out.call(input._keyset | target._keyset | out._keyset, input, target, reduction, out)
+        return result
+    _ap.raise_invalid_arguments(_f_mse_loss_sigs, args, kwargs)
+
+
+def _f_mse_loss_backward_0(grad_output, input, target, reduction, *, out=None):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(target, _Tensor): raise _Mismatch
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return grad_output, input, target, reduction, out
+
+
+_f_mse_loss_backward_sigs = (_ap.PySig('mse_loss_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('reduction', 'int', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def mse_loss_backward(*args, **kwargs):
+    try:
+        grad_output, input, target, reduction, out = _f_mse_loss_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_mse_loss_backward.call(grad_output._keyset | input._keyset | target._keyset, grad_output, input, target, reduction)
+        else:
+            result = _op_mse_loss_backward__grad_input.call(grad_output._keyset | input._keyset | target._keyset | grad_input._keyset, grad_output, input, target, reduction, grad_input)
+        return result
+    _ap.raise_invalid_arguments(_f_mse_loss_backward_sigs, args, kwargs)
+
+
+def _f_multi_margin_loss_0(input, target, p=1, margin=1, weight=None, reduction=1, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(target, _Tensor): raise _Mismatch
+    if type(p) not in _PYNUM: p = _ap.to_scalar(p)
+    if type(margin) not in _PYNUM: margin = _ap.to_scalar(margin)
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, target, p, margin, weight, reduction, out
+
+
+_f_multi_margin_loss_sigs = (_ap.PySig('multi_margin_loss', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('p', 'Scalar', '1', False), ('margin', 'Scalar', '1', False), ('weight', 'Tensor?', 'None', False), ('reduction', 'int', 'Mean', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def multi_margin_loss(*args, **kwargs):
+    try:
+        input, target, p, margin, weight, reduction, out = _f_multi_margin_loss_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_multi_margin_loss.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0), input, target, p, margin, weight, reduction)
+        else:
+            result = _op_multi_margin_loss__out.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | out._keyset, input, target, p, margin, weight, reduction, out)
+        return result
+    _ap.raise_invalid_arguments(_f_multi_margin_loss_sigs, args, kwargs)
+
+
+def _f_multi_margin_loss_backward_0(grad_output, input, target, p, margin, weight=None, reduction=1, *, out=None):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(target, _Tensor): raise _Mismatch
+    if type(p) not in _PYNUM: p = _ap.to_scalar(p)
+    if type(margin) not in _PYNUM: margin = _ap.to_scalar(margin)
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return grad_output, input, target, p, margin, weight, reduction, out
+
+
+_f_multi_margin_loss_backward_sigs = (_ap.PySig('multi_margin_loss_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('p', 'Scalar', None, False), ('margin', 'Scalar', None, False), ('weight', 'Tensor?', 'None', False), ('reduction', 'int', 'Mean', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def multi_margin_loss_backward(*args, **kwargs):
+    try:
+        grad_output, input, target, p, margin, weight, reduction, out = _f_multi_margin_loss_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_multi_margin_loss_backward.call(grad_output._keyset | input._keyset | target._keyset | (weight._keyset if weight is not None else 0), grad_output, input, target, p, margin, weight, reduction)
+        else:
+            result = _op_multi_margin_loss_backward__grad_input.call(grad_output._keyset | input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | grad_input._keyset, grad_output, input, target, p, margin, weight, reduction, grad_input)
+        return result
+    _ap.raise_invalid_arguments(_f_multi_margin_loss_backward_sigs, args, kwargs)
+
+
+def _f_multilabel_margin_loss_0(input, target, reduction=1, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(target, _Tensor): raise _Mismatch
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, target, reduction, out
+
+
+_f_multilabel_margin_loss_sigs = (_ap.PySig('multilabel_margin_loss', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('reduction', 'int', 'Mean', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def multilabel_margin_loss(*args, **kwargs):
+    try:
+        input, target, reduction, out = _f_multilabel_margin_loss_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_multilabel_margin_loss.call(input._keyset | target._keyset, input, target, reduction)
+        else:
+            result = _op_multilabel_margin_loss__out.call(input._keyset | target._keyset | out._keyset, input, target, reduction, out)
+        return result
+    _ap.raise_invalid_arguments(_f_multilabel_margin_loss_sigs, args, kwargs)
+
+
+def _f_multilabel_margin_loss_backward_0(grad_output, input, target, reduction, is_target, *, out=None):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(target, _Tensor): raise _Mismatch
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if not isinstance(is_target, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return grad_output, input, target, reduction, is_target, out
+
+
+_f_multilabel_margin_loss_backward_sigs = (_ap.PySig('multilabel_margin_loss_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('reduction', 'int', None, False), ('is_target', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def multilabel_margin_loss_backward(*args, **kwargs):
+    try:
+        grad_output, input, target, reduction, is_target, out = _f_multilabel_margin_loss_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_multilabel_margin_loss_backward.call(grad_output._keyset | input._keyset | target._keyset | is_target._keyset, grad_output, input, target, reduction, is_target)
+        else:
+            result = _op_multilabel_margin_loss_backward__grad_input.call(grad_output._keyset | input._keyset | target._keyset | is_target._keyset | grad_input._keyset, grad_output, input, target, reduction, is_target, grad_input)
+        return result
+    _ap.raise_invalid_arguments(_f_multilabel_margin_loss_backward_sigs, args, kwargs)
+
+
+def _f_multilabel_margin_loss_forward_0(input, target, reduction, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(target, _Tensor): raise _Mismatch
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, target, reduction, out
+
+
+_f_multilabel_margin_loss_forward_sigs = (_ap.PySig('multilabel_margin_loss_forward', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('reduction', 'int', None, False), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def multilabel_margin_loss_forward(*args, **kwargs):
+    try:
+        input, target, reduction, out = _f_multilabel_margin_loss_forward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_multilabel_margin_loss_forward(_op_multilabel_margin_loss_forward.call(input._keyset | target._keyset, input, target, reduction))
+        else:
+            result = _op_multilabel_margin_loss_forward__output.call(input._keyset | target._keyset | out[0]._keyset | out[1]._keyset, input, target, reduction, out[0], out[1])
+        return result
+    _ap.raise_invalid_arguments(_f_multilabel_margin_loss_forward_sigs, args, kwargs)
+
+
+def _f_nll_loss_0(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(target, _Tensor): raise _Mismatch
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if type(ignore_index) is not int: ignore_index = _ap.to_int(ignore_index)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, target, weight, reduction, ignore_index, out
+
+
+_f_nll_loss_sigs = (_ap.PySig('nll_loss', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('weight', 'Tensor?', 'None', False), ('reduction', 'int', 'Mean', False), ('ignore_index', 'SymInt', '-100', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def nll_loss(*args, **kwargs):
+    try:
+        input, target, weight, reduction, ignore_index, out = _f_nll_loss_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_nll_loss.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0), input, target, weight, reduction, ignore_index)
+        else:
+            result = _op_nll_loss__out.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | out._keyset, input, target, weight, reduction, ignore_index, out)
+        return result
+    _ap.raise_invalid_arguments(_f_nll_loss_sigs, args, kwargs)
+
+
+def _f_nll_loss2d_0(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(target, _Tensor): raise _Mismatch
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if type(ignore_index) is not int: ignore_index = _ap.to_int(ignore_index)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, target, weight, reduction, ignore_index, out
+
+
+_f_nll_loss2d_sigs = (_ap.PySig('nll_loss2d', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('weight', 'Tensor?', 'None', False), ('reduction', 'int', 'Mean', False), ('ignore_index', 'SymInt', '-100', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def nll_loss2d(*args, **kwargs):
+    try:
+        input, target, weight, reduction, ignore_index, out = _f_nll_loss2d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_nll_loss2d.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0), input, target, weight, reduction, ignore_index)
+        else:
+            result = _op_nll_loss2d__out.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | out._keyset, input, target, weight, reduction, ignore_index, out)
+        return result
+    _ap.raise_invalid_arguments(_f_nll_loss2d_sigs, args, kwargs)
+
+
+def _f_nll_loss2d_backward_0(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(target, _Tensor): raise _Mismatch
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if type(ignore_index) is not int: ignore_index = _ap.to_int(ignore_index)
+    if not isinstance(total_weight, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return grad_output, input, target, weight, reduction, ignore_index, total_weight, out
+
+
+_f_nll_loss2d_backward_sigs = (_ap.PySig('nll_loss2d_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('weight', 'Tensor?', None, False), ('reduction', 'int', None, False), ('ignore_index', 'SymInt', None, False), ('total_weight', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def nll_loss2d_backward(*args, **kwargs):
+    try:
+        grad_output, input, target, weight, reduction, ignore_index, total_weight, out = _f_nll_loss2d_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_nll_loss2d_backward.call(grad_output._keyset | input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | total_weight._keyset, grad_output, input, target, weight, reduction, ignore_index, total_weight)
+        else:
+            result = _op_nll_loss2d_backward__grad_input.call(grad_output._keyset | input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | total_weight._keyset | grad_input._keyset, grad_output, input, target, weight, reduction, ignore_index, total_weight, grad_input)
+        return result
+    _ap.raise_invalid_arguments(_f_nll_loss2d_backward_sigs, args, kwargs)
+
+
+def _f_nll_loss2d_forward_0(input, target, weight, reduction, ignore_index, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(target, _Tensor): raise _Mismatch
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if type(ignore_index) is not int: ignore_index = _ap.to_int(ignore_index)
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, target, weight, reduction, ignore_index, out
+
+
+_f_nll_loss2d_forward_sigs = (_ap.PySig('nll_loss2d_forward', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('weight', 'Tensor?', None, False), ('reduction', 'int', None, False), ('ignore_index', 'SymInt', None, False), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def nll_loss2d_forward(*args, **kwargs):
+    try:
+        input, target, weight, reduction, ignore_index, out = _f_nll_loss2d_forward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_nll_loss2d_forward(_op_nll_loss2d_forward.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0), input, target, weight, reduction, ignore_index))
+        else:
+            result = _op_nll_loss2d_forward__output.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | out[0]._keyset | out[1]._keyset, input, target, weight, reduction, ignore_index, out[0], out[1])
+        return result
+    _ap.raise_invalid_arguments(_f_nll_loss2d_forward_sigs, args, kwargs)
+
+
+def _f_nll_loss_backward_0(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(target, _Tensor): raise _Mismatch
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if type(ignore_index) is not int: ignore_index = _ap.to_int(ignore_index)
+    if not isinstance(total_weight, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return grad_output, input, target, weight, reduction, ignore_index, total_weight, out
+
+
+_f_nll_loss_backward_sigs = (_ap.PySig('nll_loss_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('weight', 'Tensor?', None, False), ('reduction', 'int', None, False), ('ignore_index', 'SymInt', None, False), ('total_weight', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def nll_loss_backward(*args, **kwargs):
+    try:
+        grad_output, input, target, weight, reduction, ignore_index, total_weight, out = _f_nll_loss_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_nll_loss_backward.call(grad_output._keyset | input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | total_weight._keyset, grad_output, input, target, weight, reduction, ignore_index, total_weight)
+        else:
+            result = _op_nll_loss_backward__grad_input.call(grad_output._keyset | input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | total_weight._keyset | grad_input._keyset, grad_output, input, target, weight, reduction, ignore_index, total_weight, grad_input)
+        return result
+    _ap.raise_invalid_arguments(_f_nll_loss_backward_sigs, args, kwargs)
+
+
+def _f_nll_loss_forward_0(input, target, weight, reduction, ignore_index, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(target, _Tensor): raise _Mismatch
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if type(ignore_index) is not int: ignore_index = _ap.to_int(ignore_index)
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, target, weight, reduction, ignore_index, out
+
+
+_f_nll_loss_forward_sigs = (_ap.PySig('nll_loss_forward', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('weight', 'Tensor?', None, False), ('reduction', 'int', None, False), ('ignore_index', 'SymInt', None, False), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def nll_loss_forward(*args, **kwargs):
+    try:
+        input, target, weight, reduction, ignore_index, out = _f_nll_loss_forward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_nll_loss_forward(_op_nll_loss_forward.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0), input, target, weight, reduction, ignore_index))
+        else:
+            result = _op_nll_loss_forward__output.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | out[0]._keyset | out[1]._keyset, input, target, weight, reduction, ignore_index, out[0], out[1])
+        return result
+    _ap.raise_invalid_arguments(_f_nll_loss_forward_sigs, args, kwargs)
+
+
+def _f_nll_loss_nd_0(input, target, weight=None, reduction=1, ignore_index=-100):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(target, _Tensor): raise _Mismatch
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if type(ignore_index) is not int: ignore_index = _ap.to_int(ignore_index)
+    return input, target, weight, reduction, ignore_index
+
+
+_f_nll_loss_nd_sigs = (_ap.PySig('nll_loss_nd', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('weight', 'Tensor?', 'None', False), ('reduction', 'int', 'Mean', False), ('ignore_index', 'SymInt', '-100', False)), False, False),)
+
+
+def nll_loss_nd(*args, **kwargs):
+    try:
+        input, target, weight, reduction, ignore_index = _f_nll_loss_nd_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_nll_loss_nd.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0), input, target, weight, reduction, ignore_index)
+        return result
+    _ap.raise_invalid_arguments(_f_nll_loss_nd_sigs, args, kwargs)
+
+
 def _f_pad_0(input, pad, mode='constant', value=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     pad = _ap.to_intlist(pad)
@@ -1410,6 +1989,129 @@ def pad(*args, **kwargs):
         result = _op_pad.call(input._keyset, input, pad, mode, value)
         return result
     _ap.raise_invalid_arguments(_f_pad_sigs, args, kwargs)
+
+
+def _f_reflection_pad1d_0(input, padding):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    padding = _ap.to_intlist(padding, 2)
+    return input, padding
+
+
+_f_reflection_pad1d_sigs = (_ap.PySig('reflection_pad1d', (('input', 'Tensor', None, False), ('padding', 'SymInt[2]', None, False)), False, False),)
+
+
+def reflection_pad1d(*args, **kwargs):
+    try:
+        input, padding = _f_reflection_pad1d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_reflection_pad1d.call(input._keyset, input, padding)
+        return result
+    _ap.raise_invalid_arguments(_f_reflection_pad1d_sigs, args, kwargs)
+
+
+def _f_reflection_pad1d_backward_0(grad_output, input, padding):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    padding = _ap.to_intlist(padding, 2)
+    return grad_output, input, padding
+
+
+_f_reflection_pad1d_backward_sigs = (_ap.PySig('reflection_pad1d_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('padding', 'SymInt[2]', None, False)), False, False),)
+
+
+def reflection_pad1d_backward(*args, **kwargs):
+    try:
+        grad_output, input, padding = _f_reflection_pad1d_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_reflection_pad1d_backward.call(grad_output._keyset | input._keyset, grad_output, input, padding)
+        return result
+    _ap.raise_invalid_arguments(_f_reflection_pad1d_backward_sigs, args, kwargs)
+
+
+def _f_reflection_pad2d_0(input, padding):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    padding = _ap.to_intlist(padding, 4)
+    return input, padding
+
+
+_f_reflection_pad2d_sigs = (_ap.PySig('reflection_pad2d', (('input', 'Tensor', None, False), ('padding', 'SymInt[4]', None, False)), False, False),)
+
+
+def reflection_pad2d(*args, **kwargs):
+    try:
+        input, padding = _f_reflection_pad2d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_reflection_pad2d.call(input._keyset, input, padding)
+        return result
+    _ap.raise_invalid_arguments(_f_reflection_pad2d_sigs, args, kwargs)
+
+
+def _f_reflection_pad2d_backward_0(grad_output, input, padding):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    padding = _ap.to_intlist(padding, 4)
+    return grad_output, input, padding
+
+
+_f_reflection_pad2d_backward_sigs = (_ap.PySig('reflection_pad2d_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('padding', 'SymInt[4]', None, False)), False, False),)
+
+
+def reflection_pad2d_backward(*args, **kwargs):
+    try:
+        grad_output, input, padding = _f_reflection_pad2d_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_reflection_pad2d_backward.call(grad_output._keyset | input._keyset, grad_output, input, padding)
+        return result
+    _ap.raise_invalid_arguments(_f_reflection_pad2d_backward_sigs, args, kwargs)
+
+
+def _f_reflection_pad3d_0(input, padding):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    padding = _ap.to_intlist(padding, 6)
+    return input, padding
+
+
+_f_reflection_pad3d_sigs = (_ap.PySig('reflection_pad3d', (('input', 'Tensor', None, False), ('padding', 'SymInt[6]', None, False)), False, False),)
+
+
+def reflection_pad3d(*args, **kwargs):
+    try:
+        input, padding = _f_reflection_pad3d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_reflection_pad3d.call(input._keyset, input, padding)
+        return result
+    _ap.raise_invalid_arguments(_f_reflection_pad3d_sigs, args, kwargs)
+
+
+def _f_reflection_pad3d_backward_0(grad_output, input, padding):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    padding = _ap.to_intlist(padding, 6)
+    return grad_output, input, padding
+
+
+_f_reflection_pad3d_backward_sigs = (_ap.PySig('reflection_pad3d_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('padding', 'SymInt[6]', None, False)), False, False),)
+
+
+def reflection_pad3d_backward(*args, **kwargs):
+    try:
+        grad_output, input, padding = _f_reflection_pad3d_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_reflection_pad3d_backward.call(grad_output._keyset | input._keyset, grad_output, input, padding)
+        return result
+    _ap.raise_invalid_arguments(_f_reflection_pad3d_backward_sigs, args, kwargs)
 
 
 def _f_relu6_0(input):
@@ -1448,6 +2150,129 @@ def relu6_(*args, **kwargs):
         result = _op_relu6_.call(input._keyset, input)
         return result
     _ap.raise_invalid_arguments(_f_relu6__sigs, args, kwargs)
+
+
+def _f_replication_pad1d_0(input, padding):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    padding = _ap.to_intlist(padding, 2)
+    return input, padding
+
+
+_f_replication_pad1d_sigs = (_ap.PySig('replication_pad1d', (('input', 'Tensor', None, False), ('padding', 'SymInt[2]', None, False)), False, False),)
+
+
+def replication_pad1d(*args, **kwargs):
+    try:
+        input, padding = _f_replication_pad1d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_replication_pad1d.call(input._keyset, input, padding)
+        return result
+    _ap.raise_invalid_arguments(_f_replication_pad1d_sigs, args, kwargs)
+
+
+def _f_replication_pad1d_backward_0(grad_output, input, padding):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    padding = _ap.to_intlist(padding, 2)
+    return grad_output, input, padding
+
+
+_f_replication_pad1d_backward_sigs = (_ap.PySig('replication_pad1d_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('padding', 'SymInt[2]', None, False)), False, False),)
+
+
+def replication_pad1d_backward(*args, **kwargs):
+    try:
+        grad_output, input, padding = _f_replication_pad1d_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_replication_pad1d_backward.call(grad_output._keyset | input._keyset, grad_output, input, padding)
+        return result
+    _ap.raise_invalid_arguments(_f_replication_pad1d_backward_sigs, args, kwargs)
+
+
+def _f_replication_pad2d_0(input, padding):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    padding = _ap.to_intlist(padding, 4)
+    return input, padding
+
+
+_f_replication_pad2d_sigs = (_ap.PySig('replication_pad2d', (('input', 'Tensor', None, False), ('padding', 'SymInt[4]', None, False)), False, False),)
+
+
+def replication_pad2d(*args, **kwargs):
+    try:
+        input, padding = _f_replication_pad2d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_replication_pad2d.call(input._keyset, input, padding)
+        return result
+    _ap.raise_invalid_arguments(_f_replication_pad2d_sigs, args, kwargs)
+
+
+def _f_replication_pad2d_backward_0(grad_output, input, padding):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    padding = _ap.to_intlist(padding, 4)
+    return grad_output, input, padding
+
+
+_f_replication_pad2d_backward_sigs = (_ap.PySig('replication_pad2d_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('padding', 'SymInt[4]', None, False)), False, False),)
+
+
+def replication_pad2d_backward(*args, **kwargs):
+    try:
+        grad_output, input, padding = _f_replication_pad2d_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_replication_pad2d_backward.call(grad_output._keyset | input._keyset, grad_output, input, padding)
+        return result
+    _ap.raise_invalid_arguments(_f_replication_pad2d_backward_sigs, args, kwargs)
+
+
+def _f_replication_pad3d_0(input, padding):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    padding = _ap.to_intlist(padding, 6)
+    return input, padding
+
+
+_f_replication_pad3d_sigs = (_ap.PySig('replication_pad3d', (('input', 'Tensor', None, False), ('padding', 'SymInt[6]', None, False)), False, False),)
+
+
+def replication_pad3d(*args, **kwargs):
+    try:
+        input, padding = _f_replication_pad3d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_replication_pad3d.call(input._keyset, input, padding)
+        return result
+    _ap.raise_invalid_arguments(_f_replication_pad3d_sigs, args, kwargs)
+
+
+def _f_replication_pad3d_backward_0(grad_output, input, padding):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    padding = _ap.to_intlist(padding, 6)
+    return grad_output, input, padding
+
+
+_f_replication_pad3d_backward_sigs = (_ap.PySig('replication_pad3d_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('padding', 'SymInt[6]', None, False)), False, False),)
+
+
+def replication_pad3d_backward(*args, **kwargs):
+    try:
+        grad_output, input, padding = _f_replication_pad3d_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_replication_pad3d_backward.call(grad_output._keyset | input._keyset, grad_output, input, padding)
+        return result
+    _ap.raise_invalid_arguments(_f_replication_pad3d_backward_sigs, args, kwargs)
 
 
 def _f_rrelu_with_noise_0(input, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None, *, out=None):
@@ -1542,6 +2367,57 @@ def silu_(*args, **kwargs):
         result = _op_silu_.call(input._keyset, input)
         return result
     _ap.raise_invalid_arguments(_f_silu__sigs, args, kwargs)
+
+
+def _f_smooth_l1_loss_0(input, target, reduction=1, beta=1.0, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(target, _Tensor): raise _Mismatch
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if type(beta) is not float: beta = _ap.to_float(beta)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, target, reduction, beta, out
+
+
+_f_smooth_l1_loss_sigs = (_ap.PySig('smooth_l1_loss', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('reduction', 'int', 'Mean', False), ('beta', 'float', '1.0', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def smooth_l1_loss(*args, **kwargs):
+    try:
+        input, target, reduction, beta, out = _f_smooth_l1_loss_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_smooth_l1_loss.call(input._keyset | target._keyset, input, target, reduction, beta)
+        else:
+            result = _op_smooth_l1_loss__out.call(input._keyset | target._keyset | out._keyset, input, target, reduction, beta, out)
+        return result
+    _ap.raise_invalid_arguments(_f_smooth_l1_loss_sigs, args, kwargs)
+
+
+def _f_soft_margin_loss_0(input, target, reduction=1, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(target, _Tensor): raise _Mismatch
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, target, reduction, out
+
+
+_f_soft_margin_loss_sigs = (_ap.PySig('soft_margin_loss', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('reduction', 'int', 'Mean', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def soft_margin_loss(*args, **kwargs):
+    try:
+        input, target, reduction, out = _f_soft_margin_loss_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_soft_margin_loss.call(input._keyset | target._keyset, input, target, reduction)
+        else:
+            result = _op_soft_margin_loss__out.call(input._keyset | target._keyset | out._keyset, input, target, reduction, out)
+        return result
+    _ap.raise_invalid_arguments(_f_soft_margin_loss_sigs, args, kwargs)
 
 
 def _f_softplus_0(input, beta=1, threshold=20, *, out=None):
@@ -2032,4 +2908,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['_adaptive_avg_pool2d_backward', '_adaptive_avg_pool3d_backward', '_upsample_bicubic2d_aa', '_upsample_bicubic2d_aa_backward', '_upsample_bilinear2d_aa', '_upsample_bilinear2d_aa_backward', '_upsample_nearest_exact1d', '_upsample_nearest_exact1d_backward', '_upsample_nearest_exact2d', '_upsample_nearest_exact2d_backward', '_upsample_nearest_exact3d', '_upsample_nearest_exact3d_backward', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool2d_backward', 'adaptive_max_pool3d', 'adaptive_max_pool3d_backward', 'avg_pool2d', 'avg_pool2d_backward', 'avg_pool3d', 'avg_pool3d_backward', 'col2im', 'elu', 'elu_', 'fractional_max_pool2d', 'fractional_max_pool2d_backward', 'fractional_max_pool3d', 'fractional_max_pool3d_backward', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'im2col', 'leaky_relu', 'leaky_relu_', 'log_sigmoid', 'log_sigmoid_backward', 'log_sigmoid_forward', 'max_pool2d_with_indices', 'max_pool2d_with_indices_backward', 'max_pool3d_with_indices', 'max_pool3d_with_indices_backward', 'max_unpool2d', 'max_unpool3d', 'mish', 'mish_', 'pad', 'relu6', 'relu6_', 'rrelu_with_noise', 'rrelu_with_noise_', 'silu', 'silu_', 'softplus', 'softshrink', 'upsample_bicubic2d', 'upsample_bicubic2d_backward', 'upsample_bilinear2d', 'upsample_bilinear2d_backward', 'upsample_linear1d', 'upsample_linear1d_backward', 'upsample_nearest1d', 'upsample_nearest1d_backward', 'upsample_nearest2d', 'upsample_nearest2d_backward', 'upsample_nearest3d', 'upsample_nearest3d_backward', 'upsample_trilinear3d', 'upsample_trilinear3d_backward']
+__all__ = ['_adaptive_avg_pool2d_backward', '_adaptive_avg_pool3d_backward', '_upsample_bicubic2d_aa', '_upsample_bicubic2d_aa_backward', '_upsample_bilinear2d_aa', '_upsample_bilinear2d_aa_backward', '_upsample_nearest_exact1d', '_upsample_nearest_exact1d_backward', '_upsample_nearest_exact2d', '_upsample_nearest_exact2d_backward', '_upsample_nearest_exact3d', '_upsample_nearest_exact3d_backward', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool2d_backward', 'adaptive_max_pool3d', 'adaptive_max_pool3d_backward', 'avg_pool2d', 'avg_pool2d_backward', 'avg_pool3d', 'avg_pool3d_backward', 'binary_cross_entropy', 'binary_cross_entropy_backward', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'fractional_max_pool2d', 'fractional_max_pool2d_backward', 'fractional_max_pool3d', 'fractional_max_pool3d_backward', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'log_sigmoid_backward', 'log_sigmoid_forward', 'max_pool2d_with_indices', 'max_pool2d_with_indices_backward', 'max_pool3d_with_indices', 'max_pool3d_with_indices_backward', 'max_unpool2d', 'max_unpool3d', 'mish', 'mish_', 'mse_loss', 'mse_loss_backward', 'multi_margin_loss', 'multi_margin_loss_backward', 'multilabel_margin_loss', 'multilabel_margin_loss_backward', 'multilabel_margin_loss_forward', 'nll_loss', 'nll_loss2d', 'nll_loss2d_backward', 'nll_loss2d_forward', 'nll_loss_backward', 'nll_loss_forward', 'nll_loss_nd', 'pad', 'reflection_pad1d', 'reflection_pad1d_backward', 'reflection_pad2d', 'reflection_pad2d_backward', 'reflection_pad3d', 'reflection_pad3d_backward', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad1d_backward', 'replication_pad2d', 'replication_pad2d_backward', 'replication_pad3d', 'replication_pad3d_backward', 'rrelu_with_noise', 'rrelu_with_noise_', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'softshrink', 'upsample_bicubic2d', 'upsample_bicubic2d_backward', 'upsample_bilinear2d', 'upsample_bilinear2d_backward', 'upsample_linear1d', 'upsample_linear1d_backward', 'upsample_nearest1d', 'upsample_nearest1d_backward', 'upsample_nearest2d', 'upsample_nearest2d_backward', 'upsample_nearest3d', 'upsample_nearest3d_backward', 'upsample_trilinear3d', 'upsample_trilinear3d_backward']

@@ -31,16 +31,34 @@ _op__adaptive_avg_pool3d = get_op('aten::_adaptive_avg_pool3d')
 _op__batch_norm_impl_index = get_op('aten::_batch_norm_impl_index')
 _op__convolution = get_op('aten::_convolution')
 _op__convolution_mode = get_op('aten::_convolution_mode')
+_op__ctc_loss = get_op('aten::_ctc_loss')
+_op__ctc_loss__Tensor = get_op('aten::_ctc_loss.Tensor')
+_op__ctc_loss_backward = get_op('aten::_ctc_loss_backward')
+_op__ctc_loss_backward__Tensor = get_op('aten::_ctc_loss_backward.Tensor')
 _op__fused_rms_norm = get_op('aten::_fused_rms_norm')
 _op__local_scalar_dense = get_op('aten::_local_scalar_dense')
+_op__log_softmax = get_op('aten::_log_softmax')
+_op__log_softmax__out = get_op('aten::_log_softmax.out')
+_op__log_softmax_backward_data = get_op('aten::_log_softmax_backward_data')
+_op__log_softmax_backward_data__out = get_op('aten::_log_softmax_backward_data.out')
 _op__native_batch_norm_legit = get_op('aten::_native_batch_norm_legit')
 _op__native_batch_norm_legit__no_stats = get_op('aten::_native_batch_norm_legit.no_stats')
 _op__native_batch_norm_legit_no_training = get_op('aten::_native_batch_norm_legit_no_training')
 _op__prelu_kernel = get_op('aten::_prelu_kernel')
 _op__prelu_kernel_backward = get_op('aten::_prelu_kernel_backward')
+_op__softmax = get_op('aten::_softmax')
+_op__softmax__out = get_op('aten::_softmax.out')
+_op__softmax_backward_data = get_op('aten::_softmax_backward_data')
+_op__softmax_backward_data__out = get_op('aten::_softmax_backward_data.out')
 _op__to_copy = get_op('aten::_to_copy')
+_op__trilinear = get_op('aten::_trilinear')
+_op__trilinear__out = get_op('aten::_trilinear.out')
 _op__unique2 = get_op('aten::_unique2')
 _op__unsafe_view = get_op('aten::_unsafe_view')
+_op__weight_norm = get_op('aten::_weight_norm')
+_op__weight_norm_differentiable_backward = get_op('aten::_weight_norm_differentiable_backward')
+_op__weight_norm_interface = get_op('aten::_weight_norm_interface')
+_op__weight_norm_interface_backward = get_op('aten::_weight_norm_interface_backward')
 _op_abs = get_op('aten::abs')
 _op_abs__out = get_op('aten::abs.out')
 _op_abs_ = get_op('aten::abs_')
@@ -76,6 +94,8 @@ _op_all__dims = get_op('aten::all.dims')
 _op_all__dims_out = get_op('aten::all.dims_out')
 _op_all__out = get_op('aten::all.out')
 _op_allclose = get_op('aten::allclose')
+_op_alpha_dropout = get_op('aten::alpha_dropout')
+_op_alpha_dropout_ = get_op('aten::alpha_dropout_')
 _op_amax = get_op('aten::amax')
 _op_amax__out = get_op('aten::amax.out')
 _op_amin = get_op('aten::amin')
@@ -144,6 +164,8 @@ _op_batch_norm = get_op('aten::batch_norm')
 _op_bernoulli = get_op('aten::bernoulli')
 _op_bernoulli__out = get_op('aten::bernoulli.out')
 _op_bernoulli__p = get_op('aten::bernoulli.p')
+_op_bilinear = get_op('aten::bilinear')
+_op_binary_cross_entropy_with_logits = get_op('aten::binary_cross_entropy_with_logits')
 _op_bincount = get_op('aten::bincount')
 _op_bitwise_and__Scalar = get_op('aten::bitwise_and.Scalar')
 _op_bitwise_and__Scalar_Tensor = get_op('aten::bitwise_and.Scalar_Tensor')
@@ -245,10 +267,13 @@ _op_cos_ = get_op('aten::cos_')
 _op_cosh = get_op('aten::cosh')
 _op_cosh__out = get_op('aten::cosh.out')
 _op_cosh_ = get_op('aten::cosh_')
+_op_cosine_embedding_loss = get_op('aten::cosine_embedding_loss')
 _op_count_nonzero = get_op('aten::count_nonzero')
 _op_count_nonzero__dim_IntList = get_op('aten::count_nonzero.dim_IntList')
 _op_cross = get_op('aten::cross')
 _op_cross__out = get_op('aten::cross.out')
+_op_ctc_loss__IntList = get_op('aten::ctc_loss.IntList')
+_op_ctc_loss__Tensor = get_op('aten::ctc_loss.Tensor')
 _op_cummax = get_op('aten::cummax')
 _op_cummax__out = get_op('aten::cummax.out')
 _op_cummin = get_op('aten::cummin')
@@ -280,6 +305,8 @@ _op_divide__out = get_op('aten::divide.out')
 _op_divide__out_mode = get_op('aten::divide.out_mode')
 _op_dot = get_op('aten::dot')
 _op_dot__out = get_op('aten::dot.out')
+_op_dropout = get_op('aten::dropout')
+_op_dropout_ = get_op('aten::dropout_')
 _op_dsplit__array = get_op('aten::dsplit.array')
 _op_dsplit__int = get_op('aten::dsplit.int')
 _op_dstack = get_op('aten::dstack')
@@ -315,6 +342,10 @@ _op_eye = get_op('aten::eye')
 _op_eye__m = get_op('aten::eye.m')
 _op_eye__m_out = get_op('aten::eye.m_out')
 _op_eye__out = get_op('aten::eye.out')
+_op_feature_alpha_dropout = get_op('aten::feature_alpha_dropout')
+_op_feature_alpha_dropout_ = get_op('aten::feature_alpha_dropout_')
+_op_feature_dropout = get_op('aten::feature_dropout')
+_op_feature_dropout_ = get_op('aten::feature_dropout_')
 _op_fill___Scalar = get_op('aten::fill_.Scalar')
 _op_fill___Tensor = get_op('aten::fill_.Tensor')
 _op_fix = get_op('aten::fix')
@@ -374,6 +405,7 @@ _op_gt__Tensor = get_op('aten::gt.Tensor')
 _op_gt__Tensor_out = get_op('aten::gt.Tensor_out')
 _op_hardshrink = get_op('aten::hardshrink')
 _op_hardshrink__out = get_op('aten::hardshrink.out')
+_op_hinge_embedding_loss = get_op('aten::hinge_embedding_loss')
 _op_histc = get_op('aten::histc')
 _op_histc__out = get_op('aten::histc.out')
 _op_hsplit__array = get_op('aten::hsplit.array')
@@ -412,6 +444,7 @@ _op_isneginf = get_op('aten::isneginf')
 _op_isneginf__out = get_op('aten::isneginf.out')
 _op_isposinf = get_op('aten::isposinf')
 _op_isposinf__out = get_op('aten::isposinf.out')
+_op_kl_div = get_op('aten::kl_div')
 _op_kron = get_op('aten::kron')
 _op_kron__out = get_op('aten::kron.out')
 _op_kthvalue = get_op('aten::kthvalue')
@@ -485,6 +518,7 @@ _op_lt__Scalar = get_op('aten::lt.Scalar')
 _op_lt__Scalar_out = get_op('aten::lt.Scalar_out')
 _op_lt__Tensor = get_op('aten::lt.Tensor')
 _op_lt__Tensor_out = get_op('aten::lt.Tensor_out')
+_op_margin_ranking_loss = get_op('aten::margin_ranking_loss')
 _op_masked_fill__Scalar = get_op('aten::masked_fill.Scalar')
 _op_masked_fill__Tensor = get_op('aten::masked_fill.Tensor')
 _op_masked_scatter = get_op('aten::masked_scatter')
@@ -560,6 +594,7 @@ _op_narrow = get_op('aten::narrow')
 _op_narrow__Tensor = get_op('aten::narrow.Tensor')
 _op_native_batch_norm = get_op('aten::native_batch_norm')
 _op_native_batch_norm__out = get_op('aten::native_batch_norm.out')
+_op_native_dropout = get_op('aten::native_dropout')
 _op_native_group_norm = get_op('aten::native_group_norm')
 _op_native_layer_norm = get_op('aten::native_layer_norm')
 _op_ne__Scalar = get_op('aten::ne.Scalar')
@@ -577,6 +612,7 @@ _op_norm__ScalarOpt_dim = get_op('aten::norm.ScalarOpt_dim')
 _op_norm__ScalarOpt_dim_dtype = get_op('aten::norm.ScalarOpt_dim_dtype')
 _op_norm__ScalarOpt_dtype = get_op('aten::norm.ScalarOpt_dtype')
 _op_norm__out = get_op('aten::norm.out')
+_op_norm_except_dim = get_op('aten::norm_except_dim')
 _op_normal__Tensor_Tensor = get_op('aten::normal.Tensor_Tensor')
 _op_normal__Tensor_Tensor_out = get_op('aten::normal.Tensor_Tensor_out')
 _op_normal__Tensor_float = get_op('aten::normal.Tensor_float')
@@ -597,6 +633,7 @@ _op_outer__out = get_op('aten::outer.out')
 _op_permute = get_op('aten::permute')
 _op_pinverse = get_op('aten::pinverse')
 _op_poisson = get_op('aten::poisson')
+_op_poisson_nll_loss = get_op('aten::poisson_nll_loss')
 _op_positive = get_op('aten::positive')
 _op_pow__Scalar = get_op('aten::pow.Scalar')
 _op_pow__Scalar_out = get_op('aten::pow.Scalar_out')
@@ -782,6 +819,7 @@ _op_trace = get_op('aten::trace')
 _op_transpose__int = get_op('aten::transpose.int')
 _op_tril = get_op('aten::tril')
 _op_tril__out = get_op('aten::tril.out')
+_op_triplet_margin_loss = get_op('aten::triplet_margin_loss')
 _op_triu = get_op('aten::triu')
 _op_triu__out = get_op('aten::triu.out')
 _op_true_divide__Scalar = get_op('aten::true_divide.Scalar')
@@ -972,6 +1010,98 @@ def _convolution_mode(*args, **kwargs):
     _ap.raise_invalid_arguments(_f__convolution_mode_sigs, args, kwargs)
 
 
+def _f__ctc_loss_0(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    if not isinstance(log_probs, _Tensor): raise _Mismatch
+    if not isinstance(targets, _Tensor): raise _Mismatch
+    input_lengths = _ap.to_intlist(input_lengths)
+    target_lengths = _ap.to_intlist(target_lengths)
+    if type(blank) is not int: blank = _ap.to_int(blank)
+    if zero_infinity is not False and zero_infinity is not True: raise _Mismatch
+    return log_probs, targets, input_lengths, target_lengths, blank, zero_infinity
+
+
+def _f__ctc_loss_1(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
+    if not isinstance(log_probs, _Tensor): raise _Mismatch
+    if not isinstance(targets, _Tensor): raise _Mismatch
+    if not isinstance(input_lengths, _Tensor): raise _Mismatch
+    if not isinstance(target_lengths, _Tensor): raise _Mismatch
+    if type(blank) is not int: blank = _ap.to_int(blank)
+    if zero_infinity is not False and zero_infinity is not True: raise _Mismatch
+    return log_probs, targets, input_lengths, target_lengths, blank, zero_infinity
+
+
+_f__ctc_loss_sigs = (_ap.PySig('_ctc_loss', (('log_probs', 'Tensor', None, False), ('targets', 'Tensor', None, False), ('input_lengths', 'int[]', None, False), ('target_lengths', 'int[]', None, False), ('blank', 'int', '0', False), ('zero_infinity', 'bool', 'False', False)), False, False), _ap.PySig('_ctc_loss', (('log_probs', 'Tensor', None, False), ('targets', 'Tensor', None, False), ('input_lengths', 'Tensor', None, False), ('target_lengths', 'Tensor', None, False), ('blank', 'int', '0', False), ('zero_infinity', 'bool', 'False', False)), False, False),)
+
+
+def _ctc_loss(*args, **kwargs):
+    if len(args) <= 6 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            log_probs, targets, input_lengths, target_lengths, blank, zero_infinity = _f__ctc_loss_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__ctc_loss.call(log_probs._keyset | targets._keyset, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+            return result
+    if len(args) <= 6 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)) and (len(args) <= 3 or isinstance(args[3], _Tensor)):
+        try:
+            log_probs, targets, input_lengths, target_lengths, blank, zero_infinity = _f__ctc_loss_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__ctc_loss__Tensor.call(log_probs._keyset | targets._keyset | input_lengths._keyset | target_lengths._keyset, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+            return result
+    _ap.raise_invalid_arguments(_f__ctc_loss_sigs, args, kwargs)
+
+
+def _f__ctc_loss_backward_0(grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity=False):
+    if not isinstance(grad, _Tensor): raise _Mismatch
+    if not isinstance(log_probs, _Tensor): raise _Mismatch
+    if not isinstance(targets, _Tensor): raise _Mismatch
+    input_lengths = _ap.to_intlist(input_lengths)
+    target_lengths = _ap.to_intlist(target_lengths)
+    if not isinstance(neg_log_likelihood, _Tensor): raise _Mismatch
+    if not isinstance(log_alpha, _Tensor): raise _Mismatch
+    if type(blank) is not int: blank = _ap.to_int(blank)
+    if zero_infinity is not False and zero_infinity is not True: raise _Mismatch
+    return grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity
+
+
+def _f__ctc_loss_backward_1(grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity=False):
+    if not isinstance(grad, _Tensor): raise _Mismatch
+    if not isinstance(log_probs, _Tensor): raise _Mismatch
+    if not isinstance(targets, _Tensor): raise _Mismatch
+    if not isinstance(input_lengths, _Tensor): raise _Mismatch
+    if not isinstance(target_lengths, _Tensor): raise _Mismatch
+    if not isinstance(neg_log_likelihood, _Tensor): raise _Mismatch
+    if not isinstance(log_alpha, _Tensor): raise _Mismatch
+    if type(blank) is not int: blank = _ap.to_int(blank)
+    if zero_infinity is not False and zero_infinity is not True: raise _Mismatch
+    return grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity
+
+
+_f__ctc_loss_backward_sigs = (_ap.PySig('_ctc_loss_backward', (('grad', 'Tensor', None, False), ('log_probs', 'Tensor', None, False), ('targets', 'Tensor', None, False), ('input_lengths', 'int[]', None, False), ('target_lengths', 'int[]', None, False), ('neg_log_likelihood', 'Tensor', None, False), ('log_alpha', 'Tensor', None, False), ('blank', 'int', None, False), ('zero_infinity', 'bool', 'False', False)), False, False), _ap.PySig('_ctc_loss_backward', (('grad', 'Tensor', None, False), ('log_probs', 'Tensor', None, False), ('targets', 'Tensor', None, False), ('input_lengths', 'Tensor', None, False), ('target_lengths', 'Tensor', None, False), ('neg_log_likelihood', 'Tensor', None, False), ('log_alpha', 'Tensor', None, False), ('blank', 'int', None, False), ('zero_infinity', 'bool', 'False', False)), False, False),)
+
+
+def _ctc_loss_backward(*args, **kwargs):
+    if len(args) <= 9 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)) and (len(args) <= 5 or isinstance(args[5], _Tensor)) and (len(args) <= 6 or isinstance(args[6], _Tensor)):
+        try:
+            grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity = _f__ctc_loss_backward_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__ctc_loss_backward.call(grad._keyset | log_probs._keyset | targets._keyset | neg_log_likelihood._keyset | log_alpha._keyset, grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
+            return result
+    if len(args) <= 9 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)) and (len(args) <= 3 or isinstance(args[3], _Tensor)) and (len(args) <= 4 or isinstance(args[4], _Tensor)) and (len(args) <= 5 or isinstance(args[5], _Tensor)) and (len(args) <= 6 or isinstance(args[6], _Tensor)):
+        try:
+            grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity = _f__ctc_loss_backward_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__ctc_loss_backward__Tensor.call(grad._keyset | log_probs._keyset | targets._keyset | input_lengths._keyset | target_lengths._keyset | neg_log_likelihood._keyset | log_alpha._keyset, grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
+            return result
+    _ap.raise_invalid_arguments(_f__ctc_loss_backward_sigs, args, kwargs)
+
+
 def _f__fused_rms_norm_0(input, normalized_shape, weight, eps):
     if not isinstance(input, _Tensor): raise _Mismatch
     normalized_shape = _ap.to_intlist(normalized_shape)
@@ -1011,6 +1141,57 @@ def _local_scalar_dense(*args, **kwargs):
         result = _op__local_scalar_dense.call(input._keyset, input)
         return result
     _ap.raise_invalid_arguments(_f__local_scalar_dense_sigs, args, kwargs)
+
+
+def _f__log_softmax_0(input, dim, half_to_float, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if half_to_float is not True and half_to_float is not False: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, half_to_float, out
+
+
+_f__log_softmax_sigs = (_ap.PySig('_log_softmax', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('half_to_float', 'bool', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def _log_softmax(*args, **kwargs):
+    try:
+        input, dim, half_to_float, out = _f__log_softmax_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op__log_softmax.call(input._keyset, input, dim, half_to_float)
+        else:
+            result = _op__log_softmax__out.call(input._keyset | out._keyset, input, dim, half_to_float, out)
+        return result
+    _ap.raise_invalid_arguments(_f__log_softmax_sigs, args, kwargs)
+
+
+def _f__log_softmax_backward_data_0(grad_output, output, dim, input_dtype, *, out=None):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(output, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if input_dtype.__class__ is not _dtype: input_dtype = _ap.to_dtype(input_dtype)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return grad_output, output, dim, input_dtype, out
+
+
+_f__log_softmax_backward_data_sigs = (_ap.PySig('_log_softmax_backward_data', (('grad_output', 'Tensor', None, False), ('output', 'Tensor', None, False), ('dim', 'int', None, False), ('input_dtype', 'ScalarType', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def _log_softmax_backward_data(*args, **kwargs):
+    try:
+        grad_output, output, dim, input_dtype, out = _f__log_softmax_backward_data_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op__log_softmax_backward_data.call(grad_output._keyset | output._keyset, grad_output, output, dim, input_dtype)
+        else:
+            result = _op__log_softmax_backward_data__out.call(grad_output._keyset | output._keyset | out._keyset, grad_output, output, dim, input_dtype, out)
+        return result
+    _ap.raise_invalid_arguments(_f__log_softmax_backward_data_sigs, args, kwargs)
 
 
 def _f__native_batch_norm_legit_0(input, weight, bias, running_mean, running_var, training, momentum, eps):
@@ -1124,6 +1305,57 @@ def _prelu_kernel_backward(*args, **kwargs):
     _ap.raise_invalid_arguments(_f__prelu_kernel_backward_sigs, args, kwargs)
 
 
+def _f__softmax_0(input, dim, half_to_float, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if half_to_float is not True and half_to_float is not False: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, half_to_float, out
+
+
+_f__softmax_sigs = (_ap.PySig('_softmax', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('half_to_float', 'bool', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def _softmax(*args, **kwargs):
+    try:
+        input, dim, half_to_float, out = _f__softmax_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op__softmax.call(input._keyset, input, dim, half_to_float)
+        else:
+            result = _op__softmax__out.call(input._keyset | out._keyset, input, dim, half_to_float, out)
+        return result
+    _ap.raise_invalid_arguments(_f__softmax_sigs, args, kwargs)
+
+
+def _f__softmax_backward_data_0(grad_output, output, dim, input_dtype, *, out=None):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(output, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if input_dtype.__class__ is not _dtype: input_dtype = _ap.to_dtype(input_dtype)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return grad_output, output, dim, input_dtype, out
+
+
+_f__softmax_backward_data_sigs = (_ap.PySig('_softmax_backward_data', (('grad_output', 'Tensor', None, False), ('output', 'Tensor', None, False), ('dim', 'int', None, False), ('input_dtype', 'ScalarType', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def _softmax_backward_data(*args, **kwargs):
+    try:
+        grad_output, output, dim, input_dtype, out = _f__softmax_backward_data_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op__softmax_backward_data.call(grad_output._keyset | output._keyset, grad_output, output, dim, input_dtype)
+        else:
+            result = _op__softmax_backward_data__out.call(grad_output._keyset | output._keyset | grad_input._keyset, grad_output, output, dim, input_dtype, grad_input)
+        return result
+    _ap.raise_invalid_arguments(_f__softmax_backward_data_sigs, args, kwargs)
+
+
 def _f__to_copy_0(input, *, non_blocking=False, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if not isinstance(input, _Tensor): raise _Mismatch
     if non_blocking is not False and non_blocking is not True: raise _Mismatch
@@ -1150,6 +1382,36 @@ def _to_copy(*args, **kwargs):
             _ap.factory_requires_grad(result)
         return result
     _ap.raise_invalid_arguments(_f__to_copy_sigs, args, kwargs)
+
+
+def _f__trilinear_0(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1, *, out=None):
+    if not isinstance(i1, _Tensor): raise _Mismatch
+    if not isinstance(i2, _Tensor): raise _Mismatch
+    if not isinstance(i3, _Tensor): raise _Mismatch
+    expand1 = _ap.to_intlist(expand1)
+    expand2 = _ap.to_intlist(expand2)
+    expand3 = _ap.to_intlist(expand3)
+    sumdim = _ap.to_intlist(sumdim)
+    if type(unroll_dim) is not int: unroll_dim = _ap.to_int(unroll_dim)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim, out
+
+
+_f__trilinear_sigs = (_ap.PySig('_trilinear', (('i1', 'Tensor', None, False), ('i2', 'Tensor', None, False), ('i3', 'Tensor', None, False), ('expand1', 'int[]', None, False), ('expand2', 'int[]', None, False), ('expand3', 'int[]', None, False), ('sumdim', 'int[]', None, False), ('unroll_dim', 'int', '1', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def _trilinear(*args, **kwargs):
+    try:
+        i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim, out = _f__trilinear_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op__trilinear.call(i1._keyset | i2._keyset | i3._keyset, i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)
+        else:
+            result = _op__trilinear__out.call(i1._keyset | i2._keyset | i3._keyset | out._keyset, i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim, out)
+        return result
+    _ap.raise_invalid_arguments(_f__trilinear_sigs, args, kwargs)
 
 
 def _f__unique2_0(input, sorted=True, return_inverse=False, return_counts=False):
@@ -1192,6 +1454,94 @@ def _unsafe_view(*args, **kwargs):
         result = _op__unsafe_view.call(input._keyset, input, size)
         return result
     _ap.raise_invalid_arguments(_f__unsafe_view_sigs, args, kwargs)
+
+
+def _f__weight_norm_0(v, g, dim=0):
+    if not isinstance(v, _Tensor): raise _Mismatch
+    if not isinstance(g, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return v, g, dim
+
+
+_f__weight_norm_sigs = (_ap.PySig('_weight_norm', (('v', 'Tensor', None, False), ('g', 'Tensor', None, False), ('dim', 'int', '0', False)), False, False),)
+
+
+def _weight_norm(*args, **kwargs):
+    try:
+        v, g, dim = _f__weight_norm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__weight_norm.call(v._keyset | g._keyset, v, g, dim)
+        return result
+    _ap.raise_invalid_arguments(_f__weight_norm_sigs, args, kwargs)
+
+
+def _f__weight_norm_differentiable_backward_0(grad_w, saved_v, saved_g, saved_norms, dim):
+    if not isinstance(grad_w, _Tensor): raise _Mismatch
+    if not isinstance(saved_v, _Tensor): raise _Mismatch
+    if not isinstance(saved_g, _Tensor): raise _Mismatch
+    if not isinstance(saved_norms, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return grad_w, saved_v, saved_g, saved_norms, dim
+
+
+_f__weight_norm_differentiable_backward_sigs = (_ap.PySig('_weight_norm_differentiable_backward', (('grad_w', 'Tensor', None, False), ('saved_v', 'Tensor', None, False), ('saved_g', 'Tensor', None, False), ('saved_norms', 'Tensor', None, False), ('dim', 'int', None, False)), False, False),)
+
+
+def _weight_norm_differentiable_backward(*args, **kwargs):
+    try:
+        grad_w, saved_v, saved_g, saved_norms, dim = _f__weight_norm_differentiable_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__weight_norm_differentiable_backward.call(grad_w._keyset | saved_v._keyset | saved_g._keyset | saved_norms._keyset, grad_w, saved_v, saved_g, saved_norms, dim)
+        return result
+    _ap.raise_invalid_arguments(_f__weight_norm_differentiable_backward_sigs, args, kwargs)
+
+
+def _f__weight_norm_interface_0(v, g, dim=0):
+    if not isinstance(v, _Tensor): raise _Mismatch
+    if not isinstance(g, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return v, g, dim
+
+
+_f__weight_norm_interface_sigs = (_ap.PySig('_weight_norm_interface', (('v', 'Tensor', None, False), ('g', 'Tensor', None, False), ('dim', 'int', '0', False)), False, False),)
+
+
+def _weight_norm_interface(*args, **kwargs):
+    try:
+        v, g, dim = _f__weight_norm_interface_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__weight_norm_interface.call(v._keyset | g._keyset, v, g, dim)
+        return result
+    _ap.raise_invalid_arguments(_f__weight_norm_interface_sigs, args, kwargs)
+
+
+def _f__weight_norm_interface_backward_0(grad_w, saved_v, saved_g, saved_norms, dim):
+    if not isinstance(grad_w, _Tensor): raise _Mismatch
+    if not isinstance(saved_v, _Tensor): raise _Mismatch
+    if not isinstance(saved_g, _Tensor): raise _Mismatch
+    if not isinstance(saved_norms, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return grad_w, saved_v, saved_g, saved_norms, dim
+
+
+_f__weight_norm_interface_backward_sigs = (_ap.PySig('_weight_norm_interface_backward', (('grad_w', 'Tensor', None, False), ('saved_v', 'Tensor', None, False), ('saved_g', 'Tensor', None, False), ('saved_norms', 'Tensor', None, False), ('dim', 'int', None, False)), False, False),)
+
+
+def _weight_norm_interface_backward(*args, **kwargs):
+    try:
+        grad_w, saved_v, saved_g, saved_norms, dim = _f__weight_norm_interface_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__weight_norm_interface_backward.call(grad_w._keyset | saved_v._keyset | saved_g._keyset | saved_norms._keyset, grad_w, saved_v, saved_g, saved_norms, dim)
+        return result
+    _ap.raise_invalid_arguments(_f__weight_norm_interface_backward_sigs, args, kwargs)
 
 
 def _f_abs_0(input, *, out=None):
@@ -1685,6 +2035,48 @@ def allclose(*args, **kwargs):
         result = _op_allclose.call(input._keyset | other._keyset, input, other, rtol, atol, equal_nan)
         return result
     _ap.raise_invalid_arguments(_f_allclose_sigs, args, kwargs)
+
+
+def _f_alpha_dropout_0(input, p, train):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(p) is not float: p = _ap.to_float(p)
+    if train is not True and train is not False: raise _Mismatch
+    return input, p, train
+
+
+_f_alpha_dropout_sigs = (_ap.PySig('alpha_dropout', (('input', 'Tensor', None, False), ('p', 'float', None, False), ('train', 'bool', None, False)), False, False),)
+
+
+def alpha_dropout(*args, **kwargs):
+    try:
+        input, p, train = _f_alpha_dropout_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_alpha_dropout.call(input._keyset, input, p, train)
+        return result
+    _ap.raise_invalid_arguments(_f_alpha_dropout_sigs, args, kwargs)
+
+
+def _f_alpha_dropout__0(input, p, train):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(p) is not float: p = _ap.to_float(p)
+    if train is not True and train is not False: raise _Mismatch
+    return input, p, train
+
+
+_f_alpha_dropout__sigs = (_ap.PySig('alpha_dropout_', (('input', 'Tensor', None, False), ('p', 'float', None, False), ('train', 'bool', None, False)), False, False),)
+
+
+def alpha_dropout_(*args, **kwargs):
+    try:
+        input, p, train = _f_alpha_dropout__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_alpha_dropout_.call(input._keyset, input, p, train)
+        return result
+    _ap.raise_invalid_arguments(_f_alpha_dropout__sigs, args, kwargs)
 
 
 def _f_amax_0(input, dim=(), keepdim=False, *, out=None):
@@ -2643,6 +3035,51 @@ def bernoulli(*args, **kwargs):
             result = _op_bernoulli__p.call(input._keyset, input, p, generator)
             return result
     _ap.raise_invalid_arguments(_f_bernoulli_sigs, args, kwargs)
+
+
+def _f_bilinear_0(input1, input2, weight, bias=None):
+    if not isinstance(input1, _Tensor): raise _Mismatch
+    if not isinstance(input2, _Tensor): raise _Mismatch
+    if not isinstance(weight, _Tensor): raise _Mismatch
+    if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
+    return input1, input2, weight, bias
+
+
+_f_bilinear_sigs = (_ap.PySig('bilinear', (('input1', 'Tensor', None, False), ('input2', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('bias', 'Tensor?', 'None', False)), False, False),)
+
+
+def bilinear(*args, **kwargs):
+    try:
+        input1, input2, weight, bias = _f_bilinear_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_bilinear.call(input1._keyset | input2._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input1, input2, weight, bias)
+        return result
+    _ap.raise_invalid_arguments(_f_bilinear_sigs, args, kwargs)
+
+
+def _f_binary_cross_entropy_with_logits_0(input, target, weight=None, pos_weight=None, reduction=1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(target, _Tensor): raise _Mismatch
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if pos_weight is not None and not isinstance(pos_weight, _Tensor): raise _Mismatch
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    return input, target, weight, pos_weight, reduction
+
+
+_f_binary_cross_entropy_with_logits_sigs = (_ap.PySig('binary_cross_entropy_with_logits', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('weight', 'Tensor?', 'None', False), ('pos_weight', 'Tensor?', 'None', False), ('reduction', 'int', 'Mean', False)), False, False),)
+
+
+def binary_cross_entropy_with_logits(*args, **kwargs):
+    try:
+        input, target, weight, pos_weight, reduction = _f_binary_cross_entropy_with_logits_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_binary_cross_entropy_with_logits.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | (pos_weight._keyset if pos_weight is not None else 0), input, target, weight, pos_weight, reduction)
+        return result
+    _ap.raise_invalid_arguments(_f_binary_cross_entropy_with_logits_sigs, args, kwargs)
 
 
 def _f_bincount_0(input, weights=None, minlength=0):
@@ -4122,6 +4559,29 @@ def cosh_(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_cosh__sigs, args, kwargs)
 
 
+def _f_cosine_embedding_loss_0(input1, input2, target, margin=0.0, reduction=1):
+    if not isinstance(input1, _Tensor): raise _Mismatch
+    if not isinstance(input2, _Tensor): raise _Mismatch
+    if not isinstance(target, _Tensor): raise _Mismatch
+    if type(margin) is not float: margin = _ap.to_float(margin)
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    return input1, input2, target, margin, reduction
+
+
+_f_cosine_embedding_loss_sigs = (_ap.PySig('cosine_embedding_loss', (('input1', 'Tensor', None, False), ('input2', 'Tensor', None, False), ('target', 'Tensor', None, False), ('margin', 'float', '0.0', False), ('reduction', 'int', 'Mean', False)), False, False),)
+
+
+def cosine_embedding_loss(*args, **kwargs):
+    try:
+        input1, input2, target, margin, reduction = _f_cosine_embedding_loss_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_cosine_embedding_loss.call(input1._keyset | input2._keyset | target._keyset, input1, input2, target, margin, reduction)
+        return result
+    _ap.raise_invalid_arguments(_f_cosine_embedding_loss_sigs, args, kwargs)
+
+
 def _f_count_nonzero_0(input, dim):
     if not isinstance(input, _Tensor): raise _Mismatch
     dim = _ap.to_intlist(dim)
@@ -4180,6 +4640,51 @@ def cross(*args, **kwargs):
             result = _op_cross__out.call(input._keyset | other._keyset | out._keyset, input, other, dim, out)
         return result
     _ap.raise_invalid_arguments(_f_cross_sigs, args, kwargs)
+
+
+def _f_ctc_loss_0(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+    if not isinstance(log_probs, _Tensor): raise _Mismatch
+    if not isinstance(targets, _Tensor): raise _Mismatch
+    input_lengths = _ap.to_intlist(input_lengths)
+    target_lengths = _ap.to_intlist(target_lengths)
+    if type(blank) is not int: blank = _ap.to_int(blank)
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if zero_infinity is not False and zero_infinity is not True: raise _Mismatch
+    return log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity
+
+
+def _f_ctc_loss_1(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+    if not isinstance(log_probs, _Tensor): raise _Mismatch
+    if not isinstance(targets, _Tensor): raise _Mismatch
+    if not isinstance(input_lengths, _Tensor): raise _Mismatch
+    if not isinstance(target_lengths, _Tensor): raise _Mismatch
+    if type(blank) is not int: blank = _ap.to_int(blank)
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if zero_infinity is not False and zero_infinity is not True: raise _Mismatch
+    return log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity
+
+
+_f_ctc_loss_sigs = (_ap.PySig('ctc_loss', (('log_probs', 'Tensor', None, False), ('targets', 'Tensor', None, False), ('input_lengths', 'int[]', None, False), ('target_lengths', 'int[]', None, False), ('blank', 'int', '0', False), ('reduction', 'int', 'Mean', False), ('zero_infinity', 'bool', 'False', False)), False, False), _ap.PySig('ctc_loss', (('log_probs', 'Tensor', None, False), ('targets', 'Tensor', None, False), ('input_lengths', 'Tensor', None, False), ('target_lengths', 'Tensor', None, False), ('blank', 'int', '0', False), ('reduction', 'int', 'Mean', False), ('zero_infinity', 'bool', 'False', False)), False, False),)
+
+
+def ctc_loss(*args, **kwargs):
+    if len(args) <= 7 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity = _f_ctc_loss_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_ctc_loss__IntList.call(log_probs._keyset | targets._keyset, log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
+            return result
+    if len(args) <= 7 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)) and (len(args) <= 3 or isinstance(args[3], _Tensor)):
+        try:
+            log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity = _f_ctc_loss_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_ctc_loss__Tensor.call(log_probs._keyset | targets._keyset | input_lengths._keyset | target_lengths._keyset, log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
+            return result
+    _ap.raise_invalid_arguments(_f_ctc_loss_sigs, args, kwargs)
 
 
 def _f_cummax_0(input, dim, *, out=None):
@@ -4602,6 +5107,48 @@ def dot(*args, **kwargs):
             result = _op_dot__out.call(input._keyset | tensor._keyset | out._keyset, input, tensor, out)
         return result
     _ap.raise_invalid_arguments(_f_dot_sigs, args, kwargs)
+
+
+def _f_dropout_0(input, p, train):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(p) is not float: p = _ap.to_float(p)
+    if train is not True and train is not False: raise _Mismatch
+    return input, p, train
+
+
+_f_dropout_sigs = (_ap.PySig('dropout', (('input', 'Tensor', None, False), ('p', 'float', None, False), ('train', 'bool', None, False)), False, False),)
+
+
+def dropout(*args, **kwargs):
+    try:
+        input, p, train = _f_dropout_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_dropout.call(input._keyset, input, p, train)
+        return result
+    _ap.raise_invalid_arguments(_f_dropout_sigs, args, kwargs)
+
+
+def _f_dropout__0(input, p, train):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(p) is not float: p = _ap.to_float(p)
+    if train is not True and train is not False: raise _Mismatch
+    return input, p, train
+
+
+_f_dropout__sigs = (_ap.PySig('dropout_', (('input', 'Tensor', None, False), ('p', 'float', None, False), ('train', 'bool', None, False)), False, False),)
+
+
+def dropout_(*args, **kwargs):
+    try:
+        input, p, train = _f_dropout__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_dropout_.call(input._keyset, input, p, train)
+        return result
+    _ap.raise_invalid_arguments(_f_dropout__sigs, args, kwargs)
 
 
 def _f_dsplit_0(input, sections):
@@ -5122,6 +5669,90 @@ def eye(*args, **kwargs):
                 _ap.factory_requires_grad(result)
             return result
     _ap.raise_invalid_arguments(_f_eye_sigs, args, kwargs)
+
+
+def _f_feature_alpha_dropout_0(input, p, train):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(p) is not float: p = _ap.to_float(p)
+    if train is not True and train is not False: raise _Mismatch
+    return input, p, train
+
+
+_f_feature_alpha_dropout_sigs = (_ap.PySig('feature_alpha_dropout', (('input', 'Tensor', None, False), ('p', 'float', None, False), ('train', 'bool', None, False)), False, False),)
+
+
+def feature_alpha_dropout(*args, **kwargs):
+    try:
+        input, p, train = _f_feature_alpha_dropout_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_feature_alpha_dropout.call(input._keyset, input, p, train)
+        return result
+    _ap.raise_invalid_arguments(_f_feature_alpha_dropout_sigs, args, kwargs)
+
+
+def _f_feature_alpha_dropout__0(input, p, train):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(p) is not float: p = _ap.to_float(p)
+    if train is not True and train is not False: raise _Mismatch
+    return input, p, train
+
+
+_f_feature_alpha_dropout__sigs = (_ap.PySig('feature_alpha_dropout_', (('input', 'Tensor', None, False), ('p', 'float', None, False), ('train', 'bool', None, False)), False, False),)
+
+
+def feature_alpha_dropout_(*args, **kwargs):
+    try:
+        input, p, train = _f_feature_alpha_dropout__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_feature_alpha_dropout_.call(input._keyset, input, p, train)
+        return result
+    _ap.raise_invalid_arguments(_f_feature_alpha_dropout__sigs, args, kwargs)
+
+
+def _f_feature_dropout_0(input, p, train):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(p) is not float: p = _ap.to_float(p)
+    if train is not True and train is not False: raise _Mismatch
+    return input, p, train
+
+
+_f_feature_dropout_sigs = (_ap.PySig('feature_dropout', (('input', 'Tensor', None, False), ('p', 'float', None, False), ('train', 'bool', None, False)), False, False),)
+
+
+def feature_dropout(*args, **kwargs):
+    try:
+        input, p, train = _f_feature_dropout_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_feature_dropout.call(input._keyset, input, p, train)
+        return result
+    _ap.raise_invalid_arguments(_f_feature_dropout_sigs, args, kwargs)
+
+
+def _f_feature_dropout__0(input, p, train):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(p) is not float: p = _ap.to_float(p)
+    if train is not True and train is not False: raise _Mismatch
+    return input, p, train
+
+
+_f_feature_dropout__sigs = (_ap.PySig('feature_dropout_', (('input', 'Tensor', None, False), ('p', 'float', None, False), ('train', 'bool', None, False)), False, False),)
+
+
+def feature_dropout_(*args, **kwargs):
+    try:
+        input, p, train = _f_feature_dropout__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_feature_dropout_.call(input._keyset, input, p, train)
+        return result
+    _ap.raise_invalid_arguments(_f_feature_dropout__sigs, args, kwargs)
 
 
 def _f_fill__0(input, value):
@@ -5889,6 +6520,28 @@ def hardshrink(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_hardshrink_sigs, args, kwargs)
 
 
+def _f_hinge_embedding_loss_0(input, target, margin=1.0, reduction=1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(target, _Tensor): raise _Mismatch
+    if type(margin) is not float: margin = _ap.to_float(margin)
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    return input, target, margin, reduction
+
+
+_f_hinge_embedding_loss_sigs = (_ap.PySig('hinge_embedding_loss', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('margin', 'float', '1.0', False), ('reduction', 'int', 'Mean', False)), False, False),)
+
+
+def hinge_embedding_loss(*args, **kwargs):
+    try:
+        input, target, margin, reduction = _f_hinge_embedding_loss_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_hinge_embedding_loss.call(input._keyset | target._keyset, input, target, margin, reduction)
+        return result
+    _ap.raise_invalid_arguments(_f_hinge_embedding_loss_sigs, args, kwargs)
+
+
 def _f_histc_0(input, bins=100, min=0, max=0, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(bins) is not int: bins = _ap.to_int(bins)
@@ -6465,6 +7118,28 @@ def isposinf(*args, **kwargs):
             result = _op_isposinf__out.call(input._keyset | out._keyset, input, out)
         return result
     _ap.raise_invalid_arguments(_f_isposinf_sigs, args, kwargs)
+
+
+def _f_kl_div_0(input, target, reduction=1, *, log_target=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(target, _Tensor): raise _Mismatch
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if log_target is not False and log_target is not True: raise _Mismatch
+    return input, target, reduction, log_target
+
+
+_f_kl_div_sigs = (_ap.PySig('kl_div', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('reduction', 'int', 'Mean', False), ('log_target', 'bool', 'False', True)), False, False),)
+
+
+def kl_div(*args, **kwargs):
+    try:
+        input, target, reduction, log_target = _f_kl_div_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_kl_div.call(input._keyset | target._keyset, input, target, reduction, log_target)
+        return result
+    _ap.raise_invalid_arguments(_f_kl_div_sigs, args, kwargs)
 
 
 def _f_kron_0(input, other, *, out=None):
@@ -7413,6 +8088,29 @@ def lt(*args, **kwargs):
                 result = _op_lt__Scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
     _ap.raise_invalid_arguments(_f_lt_sigs, args, kwargs)
+
+
+def _f_margin_ranking_loss_0(input1, input2, target, margin=0.0, reduction=1):
+    if not isinstance(input1, _Tensor): raise _Mismatch
+    if not isinstance(input2, _Tensor): raise _Mismatch
+    if not isinstance(target, _Tensor): raise _Mismatch
+    if type(margin) is not float: margin = _ap.to_float(margin)
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    return input1, input2, target, margin, reduction
+
+
+_f_margin_ranking_loss_sigs = (_ap.PySig('margin_ranking_loss', (('input1', 'Tensor', None, False), ('input2', 'Tensor', None, False), ('target', 'Tensor', None, False), ('margin', 'float', '0.0', False), ('reduction', 'int', 'Mean', False)), False, False),)
+
+
+def margin_ranking_loss(*args, **kwargs):
+    try:
+        input1, input2, target, margin, reduction = _f_margin_ranking_loss_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_margin_ranking_loss.call(input1._keyset | input2._keyset | target._keyset, input1, input2, target, margin, reduction)
+        return result
+    _ap.raise_invalid_arguments(_f_margin_ranking_loss_sigs, args, kwargs)
 
 
 def _f_masked_fill_0(input, mask, value):
@@ -8445,6 +9143,27 @@ def native_batch_norm(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_native_batch_norm_sigs, args, kwargs)
 
 
+def _f_native_dropout_0(input, p, train):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(p) is not float: p = _ap.to_float(p)
+    if train is not True and train is not False and train is not None: raise _Mismatch
+    return input, p, train
+
+
+_f_native_dropout_sigs = (_ap.PySig('native_dropout', (('input', 'Tensor', None, False), ('p', 'float', None, False), ('train', 'bool?', None, False)), False, False),)
+
+
+def native_dropout(*args, **kwargs):
+    try:
+        input, p, train = _f_native_dropout_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_native_dropout.call(input._keyset, input, p, train)
+        return result
+    _ap.raise_invalid_arguments(_f_native_dropout_sigs, args, kwargs)
+
+
 def _f_native_group_norm_0(input, weight, bias, N, C, HxW, group, eps):
     if not isinstance(input, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
@@ -8692,6 +9411,27 @@ def norm(*args, **kwargs):
                 result = _op_norm__out.call(input._keyset | out._keyset, input, p, dim, keepdim, out)
             return result
     _ap.raise_invalid_arguments(_f_norm_sigs, args, kwargs)
+
+
+def _f_norm_except_dim_0(v, pow=2, dim=0):
+    if not isinstance(v, _Tensor): raise _Mismatch
+    if type(pow) is not int: pow = _ap.to_int(pow)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return v, pow, dim
+
+
+_f_norm_except_dim_sigs = (_ap.PySig('norm_except_dim', (('v', 'Tensor', None, False), ('pow', 'int', '2', False), ('dim', 'int', '0', False)), False, False),)
+
+
+def norm_except_dim(*args, **kwargs):
+    try:
+        v, pow, dim = _f_norm_except_dim_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_norm_except_dim.call(v._keyset, v, pow, dim)
+        return result
+    _ap.raise_invalid_arguments(_f_norm_except_dim_sigs, args, kwargs)
 
 
 def _f_normal_0(mean, std, *, generator=None, out=None):
@@ -8970,6 +9710,30 @@ def poisson(*args, **kwargs):
         result = _op_poisson.call(input._keyset, input, generator)
         return result
     _ap.raise_invalid_arguments(_f_poisson_sigs, args, kwargs)
+
+
+def _f_poisson_nll_loss_0(input, target, log_input, full, eps, reduction):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(target, _Tensor): raise _Mismatch
+    if log_input is not True and log_input is not False: raise _Mismatch
+    if full is not True and full is not False: raise _Mismatch
+    if type(eps) is not float: eps = _ap.to_float(eps)
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    return input, target, log_input, full, eps, reduction
+
+
+_f_poisson_nll_loss_sigs = (_ap.PySig('poisson_nll_loss', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('log_input', 'bool', None, False), ('full', 'bool', None, False), ('eps', 'float', None, False), ('reduction', 'int', None, False)), False, False),)
+
+
+def poisson_nll_loss(*args, **kwargs):
+    try:
+        input, target, log_input, full, eps, reduction = _f_poisson_nll_loss_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_poisson_nll_loss.call(input._keyset | target._keyset, input, target, log_input, full, eps, reduction)
+        return result
+    _ap.raise_invalid_arguments(_f_poisson_nll_loss_sigs, args, kwargs)
 
 
 def _f_positive_0(input):
@@ -11785,6 +12549,32 @@ def tril(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_tril_sigs, args, kwargs)
 
 
+def _f_triplet_margin_loss_0(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, reduction=1):
+    if not isinstance(anchor, _Tensor): raise _Mismatch
+    if not isinstance(positive, _Tensor): raise _Mismatch
+    if not isinstance(negative, _Tensor): raise _Mismatch
+    if type(margin) is not float: margin = _ap.to_float(margin)
+    if type(p) is not float: p = _ap.to_float(p)
+    if type(eps) is not float: eps = _ap.to_float(eps)
+    if swap is not False and swap is not True: raise _Mismatch
+    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    return anchor, positive, negative, margin, p, eps, swap, reduction
+
+
+_f_triplet_margin_loss_sigs = (_ap.PySig('triplet_margin_loss', (('anchor', 'Tensor', None, False), ('positive', 'Tensor', None, False), ('negative', 'Tensor', None, False), ('margin', 'float', '1.0', False), ('p', 'float', '2', False), ('eps', 'float', '1e-06', False), ('swap', 'bool', 'False', False), ('reduction', 'int', 'Mean', False)), False, False),)
+
+
+def triplet_margin_loss(*args, **kwargs):
+    try:
+        anchor, positive, negative, margin, p, eps, swap, reduction = _f_triplet_margin_loss_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_triplet_margin_loss.call(anchor._keyset | positive._keyset | negative._keyset, anchor, positive, negative, margin, p, eps, swap, reduction)
+        return result
+    _ap.raise_invalid_arguments(_f_triplet_margin_loss_sigs, args, kwargs)
+
+
 def _f_triu_0(input, diagonal=0, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(diagonal) is not int: diagonal = _ap.to_int(diagonal)
@@ -12399,4 +13189,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_batch_norm_impl_index', '_convolution', '_convolution_mode', '_fused_rms_norm', '_local_scalar_dense', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', '_prelu_kernel', '_prelu_kernel_backward', '_to_copy', '_unique2', '_unsafe_view', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'adjoint', 'alias', 'all', 'allclose', 'amax', 'amin', 'aminmax', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'batch_norm', 'bernoulli', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'cos', 'cos_', 'cosh', 'cosh_', 'count_nonzero', 'cross', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'detach_', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'digamma', 'div', 'divide', 'dot', 'dsplit', 'dstack', 'einsum', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'ger', 'greater', 'greater_equal', 'group_norm', 'gt', 'hardshrink', 'histc', 'hsplit', 'hstack', 'hypot', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'is_conj', 'is_neg', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lt', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'native_batch_norm', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'norm', 'normal', 'not_equal', 'ones', 'ones_like', 'outer', 'permute', 'pinverse', 'poisson', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'tril', 'triu', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vsplit', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_batch_norm_impl_index', '_convolution', '_convolution_mode', '_ctc_loss', '_ctc_loss_backward', '_fused_rms_norm', '_local_scalar_dense', '_log_softmax', '_log_softmax_backward_data', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', '_prelu_kernel', '_prelu_kernel_backward', '_softmax', '_softmax_backward_data', '_to_copy', '_trilinear', '_unique2', '_unsafe_view', '_weight_norm', '_weight_norm_differentiable_backward', '_weight_norm_interface', '_weight_norm_interface_backward', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'detach_', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'ger', 'greater', 'greater_equal', 'group_norm', 'gt', 'hardshrink', 'hinge_embedding_loss', 'histc', 'hsplit', 'hstack', 'hypot', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'is_conj', 'is_neg', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lt', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'outer', 'permute', 'pinverse', 'poisson', 'poisson_nll_loss', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'tril', 'triplet_margin_loss', 'triu', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vsplit', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
