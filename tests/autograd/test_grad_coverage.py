@@ -102,7 +102,30 @@ NOT_DIFFERENTIABLE_IN_TORCH = {
         m.ones(3, dtype=m.float64).untyped_storage(), 0, (3,), (1,)),
     "set_.source_Tensor_storage_offset": lambda m, x: (x * 1).set_(
         m.ones(3, dtype=m.float64), 0, (3,), (1,)),
+    # nn utils: the fused weight-norm backward (its double backward is the composite
+    # _weight_norm_differentiable_backward, chosen by WeightNormInterfaceBackward0)
+    "_weight_norm_interface_backward": lambda m, x: m._weight_norm_interface_backward(
+        x, m.ones(2, 3, dtype=m.float64), m.ones(2, 1, dtype=m.float64),
+        m.ones(2, 1, dtype=m.float64), 0)[0],
+    # nn losses: torch has no double backward for these backward kernels
+    "multi_margin_loss_backward": lambda m, x: m.ops.aten.multi_margin_loss_backward(
+        m.ones((), dtype=m.float64), x, m.tensor([0, 2]), 1, 1, None, 1),
+    "multilabel_margin_loss_backward": lambda m, x: m.ops.aten.multilabel_margin_loss_backward(
+        m.ones((), dtype=m.float64), x, m.tensor([[0, -1, 0], [1, 2, -1]]), 1,
+        m.zeros(2, 3, dtype=m.float64)),
+    "_ctc_loss_backward": lambda m, x: _ctc_backward(m, x, False),
+    "_ctc_loss_backward.Tensor": lambda m, x: _ctc_backward(m, x, True),
 }
+
+
+def _ctc_backward(m, x, as_tensors):
+    lp = x.reshape(2, 1, 3)
+    targets = m.tensor([[1]])
+    il, tl = ([2], [1]) if not as_tensors else (m.tensor([2]), m.tensor([1]))
+    nll, alpha = m.ops.aten._ctc_loss(lp.detach(), targets, [2], [1])
+    op = m.ops.aten._ctc_loss_backward
+    op = op.Tensor if as_tensors else op.default
+    return op(m.ones(1, dtype=m.float64), lp, targets, il, tl, nll, alpha, 0)
 
 # refused outright when self requires grad ("cannot resize variables that require grad")
 REFUSED = {
@@ -138,6 +161,58 @@ COMPOSITE = {
        for op in ("greater", "greater_equal", "less", "less_equal", "not_equal")
        for kind in ("Tensor", "Scalar")},
     "positive": (lambda m, x: m.positive(x * 2), [(3, 4)]),
+    # nn losses and softmax (kernels/nn/loss.py)
+    "softmax.int": (lambda m, x: (m.softmax(x, 1), x.softmax(0, dtype=m.float32)), [(3, 4)]),
+    "log_softmax.int": (lambda m, x: (m.log_softmax(x, 1), x.log_softmax(0)), [(3, 4)]),
+    "nll_loss": (lambda m, x: m.ops.aten.nll_loss(x, m.tensor([0, 3, 1])), [(3, 4)]),
+    "nll_loss2d": (lambda m, x: m.ops.aten.nll_loss2d(
+        x, m.tensor([[[0, 1], [2, 1]]]), m.tensor([1.0, 2.0, 3.0], dtype=m.float64)),
+        [(1, 3, 2, 2)]),
+    "nll_loss_nd": (lambda m, x: m.ops.aten.nll_loss_nd(x, m.tensor([[0, 1], [2, 1]]), None, 0),
+                    [(2, 3, 2)]),
+    "cross_entropy_loss": (lambda m, x: (
+        m.ops.aten.cross_entropy_loss(x, m.tensor([0, 3, 1])),
+        m.ops.aten.cross_entropy_loss(x, m.tensor([0, 3, 1]), None, 1, -100, 0.2),
+        m.ops.aten.cross_entropy_loss(x, x.detach().softmax(1))), [(3, 4)]),
+    "l1_loss": (lambda m, x, y: m.ops.aten.l1_loss(x, y), [(3, 4), (3, 4)]),
+    "kl_div": (lambda m, x, y: (m.kl_div(x, y.abs(), 2), m.kl_div(x, y, 0, log_target=True)),
+               [(3, 4), (3, 4)]),
+    "poisson_nll_loss": (lambda m, x, y: m.poisson_nll_loss(x, y.abs() * 2, True, True, 1e-8, 1),
+                         [(3, 4), (3, 4)]),
+    "margin_ranking_loss": (lambda m, x, y: m.margin_ranking_loss(
+        x, y, m.tensor([1.0, -1.0, 1.0], dtype=m.float64), 0.5), [(3,), (3,)]),
+    "hinge_embedding_loss": (lambda m, x: m.hinge_embedding_loss(
+        x, m.tensor([[1.0, -1.0, 1.0, -1.0]] * 3, dtype=m.float64)), [(3, 4)]),
+    "cosine_embedding_loss": (lambda m, x, y: m.cosine_embedding_loss(
+        x, y, m.tensor([1.0, -1.0, 1.0], dtype=m.float64), 0.1), [(3, 4), (3, 4)]),
+    "triplet_margin_loss": (lambda m, a, p, n: m.triplet_margin_loss(a, p, n, swap=True),
+                            [(3, 4), (3, 4), (3, 4)]),
+    "multilabel_margin_loss": (lambda m, x: m.ops.aten.multilabel_margin_loss(
+        x, m.tensor([[0, 2, -1, 1], [3, -1, 0, 0], [1, 0, 2, 3]])), [(3, 4)]),
+    "ctc_loss.IntList": (lambda m, x: m.ctc_loss(
+        x.log_softmax(2), m.tensor([[1, 2], [1, 1]]), [4, 3], [2, 1]), [(4, 2, 3)]),
+    "ctc_loss.Tensor": (lambda m, x: m.ctc_loss(
+        x.log_softmax(2), m.tensor([1, 2, 1]), m.tensor([4, 4]), m.tensor([2, 1]),
+        reduction=0), [(4, 2, 3)]),
+    # nn utils (weight norm)
+    "norm_except_dim": (lambda m, x: m.norm_except_dim(x, 2, 1), [(2, 3, 4)]),
+    "_weight_norm": (lambda m, v, g: (m._weight_norm(v, g, 1), m._weight_norm(v, g[:1], 0)),
+                     [(2, 3, 4), (1, 3, 1)]),
+    "_weight_norm_differentiable_backward": (
+        lambda m, gw, v, g: m._weight_norm_differentiable_backward(
+            gw, v, g, g.detach().abs() + 1, 0), [(2, 3), (2, 3), (2, 1)]),
+    # nn pooling (1-d pools over unsqueezed 2-d ones; max_pool2d/3d take output 0)
+    "max_pool1d": (lambda m, x: m.max_pool1d(x, 2, 1, 1), [(2, 5)]),
+    "max_pool1d_with_indices": (lambda m, x: m.max_pool1d_with_indices(x, 2)[0], [(2, 3, 5)]),
+    "max_pool2d": (lambda m, x: m.max_pool2d(x, 2, 1), [(2, 3, 4)]),
+    "max_pool3d": (lambda m, x: m.max_pool3d(x, 2, 1), [(1, 3, 3, 4)]),
+    "avg_pool1d": (lambda m, x: m.avg_pool1d(x, 3, 2, 1), [(2, 3, 6)]),
+    "adaptive_avg_pool1d": (lambda m, x: m.adaptive_avg_pool1d(x, 3), [(2, 7)]),
+    "adaptive_avg_pool2d": (lambda m, x: m.nn.functional.adaptive_avg_pool2d(x, (2, 3)),
+                            [(2, 5, 7)]),
+    "adaptive_avg_pool3d": (lambda m, x: m.nn.functional.adaptive_avg_pool3d(x, 2),
+                            [(1, 3, 4, 5)]),
+    "adaptive_max_pool1d": (lambda m, x: m.adaptive_max_pool1d(x, 3)[0], [(2, 7)]),
     # shape and view ops
     "contiguous": (lambda m, x: x.t().contiguous(), [(3, 4)]),
     "to.dtype_layout": (lambda m, x: x.to(dtype=m.float32) * 2, [(3, 4)]),

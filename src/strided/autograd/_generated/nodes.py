@@ -6395,6 +6395,60 @@ class ReplicationPad3DBackwardBackward0(FormulaNode):
         return node._flatten((r_grad_output, r_self))
 
 
+class GridSampler2DBackward0(FormulaNode):
+    """Backward of ``grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor``."""
+
+    __slots__ = ('_s_align_corners', '_s_grid', '_s_input', '_s_interpolation_mode', '_s_padding_mode')
+    _SAVED = ('align_corners', 'grid', 'input', 'interpolation_mode', 'padding_mode')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_input = r_grid = None
+        if node._need(0) or node._need(1):
+            align_corners = _u(node._s_align_corners, node)
+            grid = _u(node._s_grid, node)
+            input = _u(node._s_input, node)
+            interpolation_mode = _u(node._s_interpolation_mode, node)
+            padding_mode = _u(node._s_padding_mode, node)
+            r_input, r_grid = aten_call('grid_sampler_2d_backward', grad, input, grid, interpolation_mode, padding_mode, align_corners, [node._need(0), node._need(1)])
+        return node._flatten((r_input, r_grid))
+
+
+class GridSampler3DBackward0(FormulaNode):
+    """Backward of ``grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor``."""
+
+    __slots__ = ('_s_align_corners', '_s_grid', '_s_input', '_s_interpolation_mode', '_s_padding_mode')
+    _SAVED = ('align_corners', 'grid', 'input', 'interpolation_mode', 'padding_mode')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_input = r_grid = None
+        if node._need(0) or node._need(1):
+            align_corners = _u(node._s_align_corners, node)
+            grid = _u(node._s_grid, node)
+            input = _u(node._s_input, node)
+            interpolation_mode = _u(node._s_interpolation_mode, node)
+            padding_mode = _u(node._s_padding_mode, node)
+            r_input, r_grid = aten_call('grid_sampler_3d_backward', grad, input, grid, interpolation_mode, padding_mode, align_corners, [node._need(0), node._need(1)])
+        return node._flatten((r_input, r_grid))
+
+
+class AffineGridGeneratorBackward0(FormulaNode):
+    """Backward of ``affine_grid_generator(Tensor theta, SymInt[] size, bool align_corners) -> Tensor``."""
+
+    __slots__ = ('_s_align_corners', '_s_size')
+    _SAVED = ('align_corners', 'size')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_theta = None
+        if node._need(0):
+            align_corners = _u(node._s_align_corners, node)
+            size = _u(node._s_size, node)
+            r_theta = aten_call('affine_grid_generator_backward', grad, size, align_corners)
+        return node._flatten((r_theta,))
+
+
 # qualname: (node class, differentiable inputs, saved inputs (name, argument, kind, needed by), saved outputs (name, index, needed by), output differentiability)
 FORMULAS = {
     'aten::add.Tensor': (AddBackward0, ('self', 'other'), (('alpha', 'alpha', 'value', (1,)),), (), None),
@@ -6779,4 +6833,7 @@ FORMULAS = {
     'aten::replication_pad2d_backward': (ReplicationPad2DBackwardBackward0, ('grad_output', 'self'), (('padding', 'padding', 'value', (0,)), ('self', 'self', 'value', (1,))), (), None),
     'aten::replication_pad3d': (ReplicationPad3DBackward0, ('self',), (('padding', 'padding', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
     'aten::replication_pad3d_backward': (ReplicationPad3DBackwardBackward0, ('grad_output', 'self'), (('padding', 'padding', 'value', (0,)), ('self', 'self', 'value', (1,))), (), None),
+    'aten::grid_sampler_2d': (GridSampler2DBackward0, ('input', 'grid'), (('align_corners', 'align_corners', 'value', (0, 1)), ('grid', 'grid', 'value', (0, 1)), ('input', 'input', 'value', (0, 1)), ('interpolation_mode', 'interpolation_mode', 'value', (0, 1)), ('padding_mode', 'padding_mode', 'value', (0, 1))), (), None),
+    'aten::grid_sampler_3d': (GridSampler3DBackward0, ('input', 'grid'), (('align_corners', 'align_corners', 'value', (0, 1)), ('grid', 'grid', 'value', (0, 1)), ('input', 'input', 'value', (0, 1)), ('interpolation_mode', 'interpolation_mode', 'value', (0, 1)), ('padding_mode', 'padding_mode', 'value', (0, 1))), (), None),
+    'aten::affine_grid_generator': (AffineGridGeneratorBackward0, ('theta',), (('align_corners', 'align_corners', 'value', (0,)), ('size', 'size', 'value', (0,))), (), None),
 }

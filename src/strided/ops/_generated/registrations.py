@@ -1236,4 +1236,11 @@ OPS = [
     ('aten::replication_pad2d_backward', 'replication_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor', {'CPU': 'replication_pad2d_backward', 'Meta': 'replication_pad2d_backward'}),
     ('aten::replication_pad3d', 'replication_pad3d(Tensor self, SymInt[6] padding) -> Tensor', {'CPU': 'replication_pad3d', 'Meta': 'replication_pad3d'}),
     ('aten::replication_pad3d_backward', 'replication_pad3d_backward(Tensor grad_output, Tensor self, SymInt[6] padding) -> Tensor', {'CPU': 'replication_pad3d_backward', 'Meta': 'replication_pad3d_backward'}),
+    ('aten::grid_sampler', 'grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor', {'CompositeImplicitAutograd': 'grid_sampler'}),
+    ('aten::grid_sampler_2d', 'grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor', {'CPU': 'grid_sampler_2d', 'Meta': 'grid_sampler_2d'}),
+    ('aten::grid_sampler_2d_backward', 'grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)', {'CPU': 'grid_sampler_2d_backward', 'Meta': 'grid_sampler_2d_backward'}),
+    ('aten::grid_sampler_3d', 'grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor', {'CPU': 'grid_sampler_3d', 'Meta': 'grid_sampler_3d'}),
+    ('aten::grid_sampler_3d_backward', 'grid_sampler_3d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)', {'CPU': 'grid_sampler_3d_backward', 'Meta': 'grid_sampler_3d_backward'}),
+    ('aten::affine_grid_generator', 'affine_grid_generator(Tensor theta, SymInt[] size, bool align_corners) -> Tensor', {'CPU': 'affine_grid_generator', 'Meta': 'affine_grid_generator'}),
+    ('aten::affine_grid_generator_backward', 'affine_grid_generator_backward(Tensor grad, SymInt[] size, bool align_corners) -> Tensor', {'CPU': 'affine_grid_generator_backward', 'Meta': 'affine_grid_generator_backward'}),
 ]

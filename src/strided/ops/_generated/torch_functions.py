@@ -86,6 +86,8 @@ _op_addmv = get_op('aten::addmv')
 _op_addmv__out = get_op('aten::addmv.out')
 _op_addmv_ = get_op('aten::addmv_')
 _op_adjoint = get_op('aten::adjoint')
+_op_affine_grid_generator = get_op('aten::affine_grid_generator')
+_op_affine_grid_generator_backward = get_op('aten::affine_grid_generator_backward')
 _op_alias = get_op('aten::alias')
 _op_all = get_op('aten::all')
 _op_all__all_out = get_op('aten::all.all_out')
@@ -398,6 +400,11 @@ _op_greater_equal__Scalar = get_op('aten::greater_equal.Scalar')
 _op_greater_equal__Scalar_out = get_op('aten::greater_equal.Scalar_out')
 _op_greater_equal__Tensor = get_op('aten::greater_equal.Tensor')
 _op_greater_equal__Tensor_out = get_op('aten::greater_equal.Tensor_out')
+_op_grid_sampler = get_op('aten::grid_sampler')
+_op_grid_sampler_2d = get_op('aten::grid_sampler_2d')
+_op_grid_sampler_2d_backward = get_op('aten::grid_sampler_2d_backward')
+_op_grid_sampler_3d = get_op('aten::grid_sampler_3d')
+_op_grid_sampler_3d_backward = get_op('aten::grid_sampler_3d_backward')
 _op_group_norm = get_op('aten::group_norm')
 _op_gt__Scalar = get_op('aten::gt.Scalar')
 _op_gt__Scalar_out = get_op('aten::gt.Scalar_out')
@@ -1931,6 +1938,48 @@ def adjoint(*args, **kwargs):
         result = _op_adjoint.call(input._keyset, input)
         return result
     _ap.raise_invalid_arguments(_f_adjoint_sigs, args, kwargs)
+
+
+def _f_affine_grid_generator_0(theta, size, align_corners):
+    if not isinstance(theta, _Tensor): raise _Mismatch
+    size = _ap.to_intlist(size)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    return theta, size, align_corners
+
+
+_f_affine_grid_generator_sigs = (_ap.PySig('affine_grid_generator', (('theta', 'Tensor', None, False), ('size', 'SymInt[]', None, False), ('align_corners', 'bool', None, False)), False, False),)
+
+
+def affine_grid_generator(*args, **kwargs):
+    try:
+        theta, size, align_corners = _f_affine_grid_generator_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_affine_grid_generator.call(theta._keyset, theta, size, align_corners)
+        return result
+    _ap.raise_invalid_arguments(_f_affine_grid_generator_sigs, args, kwargs)
+
+
+def _f_affine_grid_generator_backward_0(grad, size, align_corners):
+    if not isinstance(grad, _Tensor): raise _Mismatch
+    size = _ap.to_intlist(size)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    return grad, size, align_corners
+
+
+_f_affine_grid_generator_backward_sigs = (_ap.PySig('affine_grid_generator_backward', (('grad', 'Tensor', None, False), ('size', 'SymInt[]', None, False), ('align_corners', 'bool', None, False)), False, False),)
+
+
+def affine_grid_generator_backward(*args, **kwargs):
+    try:
+        grad, size, align_corners = _f_affine_grid_generator_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_affine_grid_generator_backward.call(grad._keyset, grad, size, align_corners)
+        return result
+    _ap.raise_invalid_arguments(_f_affine_grid_generator_backward_sigs, args, kwargs)
 
 
 def _f_alias_0(input):
@@ -6427,6 +6476,123 @@ def greater_equal(*args, **kwargs):
                 result = _op_greater_equal__Scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
     _ap.raise_invalid_arguments(_f_greater_equal_sigs, args, kwargs)
+
+
+def _f_grid_sampler_0(input, grid, interpolation_mode, padding_mode, align_corners):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(grid, _Tensor): raise _Mismatch
+    if type(interpolation_mode) is not int: interpolation_mode = _ap.to_int(interpolation_mode)
+    if type(padding_mode) is not int: padding_mode = _ap.to_int(padding_mode)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    return input, grid, interpolation_mode, padding_mode, align_corners
+
+
+_f_grid_sampler_sigs = (_ap.PySig('grid_sampler', (('input', 'Tensor', None, False), ('grid', 'Tensor', None, False), ('interpolation_mode', 'int', None, False), ('padding_mode', 'int', None, False), ('align_corners', 'bool', None, False)), False, False),)
+
+
+def grid_sampler(*args, **kwargs):
+    try:
+        input, grid, interpolation_mode, padding_mode, align_corners = _f_grid_sampler_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_grid_sampler.call(input._keyset | grid._keyset, input, grid, interpolation_mode, padding_mode, align_corners)
+        return result
+    _ap.raise_invalid_arguments(_f_grid_sampler_sigs, args, kwargs)
+
+
+def _f_grid_sampler_2d_0(input, grid, interpolation_mode, padding_mode, align_corners):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(grid, _Tensor): raise _Mismatch
+    if type(interpolation_mode) is not int: interpolation_mode = _ap.to_int(interpolation_mode)
+    if type(padding_mode) is not int: padding_mode = _ap.to_int(padding_mode)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    return input, grid, interpolation_mode, padding_mode, align_corners
+
+
+_f_grid_sampler_2d_sigs = (_ap.PySig('grid_sampler_2d', (('input', 'Tensor', None, False), ('grid', 'Tensor', None, False), ('interpolation_mode', 'int', None, False), ('padding_mode', 'int', None, False), ('align_corners', 'bool', None, False)), False, False),)
+
+
+def grid_sampler_2d(*args, **kwargs):
+    try:
+        input, grid, interpolation_mode, padding_mode, align_corners = _f_grid_sampler_2d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_grid_sampler_2d.call(input._keyset | grid._keyset, input, grid, interpolation_mode, padding_mode, align_corners)
+        return result
+    _ap.raise_invalid_arguments(_f_grid_sampler_2d_sigs, args, kwargs)
+
+
+def _f_grid_sampler_2d_backward_0(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(grid, _Tensor): raise _Mismatch
+    if type(interpolation_mode) is not int: interpolation_mode = _ap.to_int(interpolation_mode)
+    if type(padding_mode) is not int: padding_mode = _ap.to_int(padding_mode)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    return grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask
+
+
+_f_grid_sampler_2d_backward_sigs = (_ap.PySig('grid_sampler_2d_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('grid', 'Tensor', None, False), ('interpolation_mode', 'int', None, False), ('padding_mode', 'int', None, False), ('align_corners', 'bool', None, False), ('output_mask', 'bool[2]', None, False)), False, False),)
+
+
+def grid_sampler_2d_backward(*args, **kwargs):
+    try:
+        grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask = _f_grid_sampler_2d_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_grid_sampler_2d_backward.call(grad_output._keyset | input._keyset | grid._keyset, grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask)
+        return result
+    _ap.raise_invalid_arguments(_f_grid_sampler_2d_backward_sigs, args, kwargs)
+
+
+def _f_grid_sampler_3d_0(input, grid, interpolation_mode, padding_mode, align_corners):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(grid, _Tensor): raise _Mismatch
+    if type(interpolation_mode) is not int: interpolation_mode = _ap.to_int(interpolation_mode)
+    if type(padding_mode) is not int: padding_mode = _ap.to_int(padding_mode)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    return input, grid, interpolation_mode, padding_mode, align_corners
+
+
+_f_grid_sampler_3d_sigs = (_ap.PySig('grid_sampler_3d', (('input', 'Tensor', None, False), ('grid', 'Tensor', None, False), ('interpolation_mode', 'int', None, False), ('padding_mode', 'int', None, False), ('align_corners', 'bool', None, False)), False, False),)
+
+
+def grid_sampler_3d(*args, **kwargs):
+    try:
+        input, grid, interpolation_mode, padding_mode, align_corners = _f_grid_sampler_3d_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_grid_sampler_3d.call(input._keyset | grid._keyset, input, grid, interpolation_mode, padding_mode, align_corners)
+        return result
+    _ap.raise_invalid_arguments(_f_grid_sampler_3d_sigs, args, kwargs)
+
+
+def _f_grid_sampler_3d_backward_0(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(grid, _Tensor): raise _Mismatch
+    if type(interpolation_mode) is not int: interpolation_mode = _ap.to_int(interpolation_mode)
+    if type(padding_mode) is not int: padding_mode = _ap.to_int(padding_mode)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    return grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask
+
+
+_f_grid_sampler_3d_backward_sigs = (_ap.PySig('grid_sampler_3d_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('grid', 'Tensor', None, False), ('interpolation_mode', 'int', None, False), ('padding_mode', 'int', None, False), ('align_corners', 'bool', None, False), ('output_mask', 'bool[2]', None, False)), False, False),)
+
+
+def grid_sampler_3d_backward(*args, **kwargs):
+    try:
+        grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask = _f_grid_sampler_3d_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_grid_sampler_3d_backward.call(grad_output._keyset | input._keyset | grid._keyset, grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask)
+        return result
+    _ap.raise_invalid_arguments(_f_grid_sampler_3d_backward_sigs, args, kwargs)
 
 
 def _f_group_norm_0(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
@@ -13189,4 +13355,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_batch_norm_impl_index', '_convolution', '_convolution_mode', '_ctc_loss', '_ctc_loss_backward', '_fused_rms_norm', '_local_scalar_dense', '_log_softmax', '_log_softmax_backward_data', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', '_prelu_kernel', '_prelu_kernel_backward', '_softmax', '_softmax_backward_data', '_to_copy', '_trilinear', '_unique2', '_unsafe_view', '_weight_norm', '_weight_norm_differentiable_backward', '_weight_norm_interface', '_weight_norm_interface_backward', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'adjoint', 'alias', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'detach_', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'ger', 'greater', 'greater_equal', 'group_norm', 'gt', 'hardshrink', 'hinge_embedding_loss', 'histc', 'hsplit', 'hstack', 'hypot', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'is_conj', 'is_neg', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lt', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'outer', 'permute', 'pinverse', 'poisson', 'poisson_nll_loss', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'tril', 'triplet_margin_loss', 'triu', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vsplit', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_batch_norm_impl_index', '_convolution', '_convolution_mode', '_ctc_loss', '_ctc_loss_backward', '_fused_rms_norm', '_local_scalar_dense', '_log_softmax', '_log_softmax_backward_data', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', '_prelu_kernel', '_prelu_kernel_backward', '_softmax', '_softmax_backward_data', '_to_copy', '_trilinear', '_unique2', '_unsafe_view', '_weight_norm', '_weight_norm_differentiable_backward', '_weight_norm_interface', '_weight_norm_interface_backward', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'adjoint', 'affine_grid_generator', 'affine_grid_generator_backward', 'alias', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'detach_', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'grid_sampler_2d_backward', 'grid_sampler_3d', 'grid_sampler_3d_backward', 'group_norm', 'gt', 'hardshrink', 'hinge_embedding_loss', 'histc', 'hsplit', 'hstack', 'hypot', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'is_conj', 'is_neg', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lt', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'outer', 'permute', 'pinverse', 'poisson', 'poisson_nll_loss', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'tril', 'triplet_margin_loss', 'triu', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vsplit', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
