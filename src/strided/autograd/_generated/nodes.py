@@ -14,6 +14,7 @@ from ..formulas_nn_conv import *
 from ..formulas_nn_dropout import *
 from ..formulas_nn_linear import *
 from ..formulas_nn_loss import *
+from ..formulas_nn_normalization import *
 from ..formulas_nn_pooling import *
 from ..formulas_nn_utils import *
 from ..formulas_nn_vision import *

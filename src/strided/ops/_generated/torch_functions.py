@@ -56,9 +56,7 @@ _op__trilinear__out = get_op('aten::_trilinear.out')
 _op__unique2 = get_op('aten::_unique2')
 _op__unsafe_view = get_op('aten::_unsafe_view')
 _op__weight_norm = get_op('aten::_weight_norm')
-_op__weight_norm_differentiable_backward = get_op('aten::_weight_norm_differentiable_backward')
 _op__weight_norm_interface = get_op('aten::_weight_norm_interface')
-_op__weight_norm_interface_backward = get_op('aten::_weight_norm_interface_backward')
 _op_abs = get_op('aten::abs')
 _op_abs__out = get_op('aten::abs.out')
 _op_abs_ = get_op('aten::abs_')
@@ -1484,29 +1482,6 @@ def _weight_norm(*args, **kwargs):
     _ap.raise_invalid_arguments(_f__weight_norm_sigs, args, kwargs)
 
 
-def _f__weight_norm_differentiable_backward_0(grad_w, saved_v, saved_g, saved_norms, dim):
-    if not isinstance(grad_w, _Tensor): raise _Mismatch
-    if not isinstance(saved_v, _Tensor): raise _Mismatch
-    if not isinstance(saved_g, _Tensor): raise _Mismatch
-    if not isinstance(saved_norms, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
-    return grad_w, saved_v, saved_g, saved_norms, dim
-
-
-_f__weight_norm_differentiable_backward_sigs = (_ap.PySig('_weight_norm_differentiable_backward', (('grad_w', 'Tensor', None, False), ('saved_v', 'Tensor', None, False), ('saved_g', 'Tensor', None, False), ('saved_norms', 'Tensor', None, False), ('dim', 'int', None, False)), False, False),)
-
-
-def _weight_norm_differentiable_backward(*args, **kwargs):
-    try:
-        grad_w, saved_v, saved_g, saved_norms, dim = _f__weight_norm_differentiable_backward_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op__weight_norm_differentiable_backward.call(grad_w._keyset | saved_v._keyset | saved_g._keyset | saved_norms._keyset, grad_w, saved_v, saved_g, saved_norms, dim)
-        return result
-    _ap.raise_invalid_arguments(_f__weight_norm_differentiable_backward_sigs, args, kwargs)
-
-
 def _f__weight_norm_interface_0(v, g, dim=0):
     if not isinstance(v, _Tensor): raise _Mismatch
     if not isinstance(g, _Tensor): raise _Mismatch
@@ -1526,29 +1501,6 @@ def _weight_norm_interface(*args, **kwargs):
         result = _op__weight_norm_interface.call(v._keyset | g._keyset, v, g, dim)
         return result
     _ap.raise_invalid_arguments(_f__weight_norm_interface_sigs, args, kwargs)
-
-
-def _f__weight_norm_interface_backward_0(grad_w, saved_v, saved_g, saved_norms, dim):
-    if not isinstance(grad_w, _Tensor): raise _Mismatch
-    if not isinstance(saved_v, _Tensor): raise _Mismatch
-    if not isinstance(saved_g, _Tensor): raise _Mismatch
-    if not isinstance(saved_norms, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
-    return grad_w, saved_v, saved_g, saved_norms, dim
-
-
-_f__weight_norm_interface_backward_sigs = (_ap.PySig('_weight_norm_interface_backward', (('grad_w', 'Tensor', None, False), ('saved_v', 'Tensor', None, False), ('saved_g', 'Tensor', None, False), ('saved_norms', 'Tensor', None, False), ('dim', 'int', None, False)), False, False),)
-
-
-def _weight_norm_interface_backward(*args, **kwargs):
-    try:
-        grad_w, saved_v, saved_g, saved_norms, dim = _f__weight_norm_interface_backward_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op__weight_norm_interface_backward.call(grad_w._keyset | saved_v._keyset | saved_g._keyset | saved_norms._keyset, grad_w, saved_v, saved_g, saved_norms, dim)
-        return result
-    _ap.raise_invalid_arguments(_f__weight_norm_interface_backward_sigs, args, kwargs)
 
 
 def _f_abs_0(input, *, out=None):
@@ -13355,4 +13307,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_batch_norm_impl_index', '_convolution', '_convolution_mode', '_ctc_loss', '_ctc_loss_backward', '_fused_rms_norm', '_local_scalar_dense', '_log_softmax', '_log_softmax_backward_data', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', '_prelu_kernel', '_prelu_kernel_backward', '_softmax', '_softmax_backward_data', '_to_copy', '_trilinear', '_unique2', '_unsafe_view', '_weight_norm', '_weight_norm_differentiable_backward', '_weight_norm_interface', '_weight_norm_interface_backward', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'adjoint', 'affine_grid_generator', 'affine_grid_generator_backward', 'alias', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'detach_', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'grid_sampler_2d_backward', 'grid_sampler_3d', 'grid_sampler_3d_backward', 'group_norm', 'gt', 'hardshrink', 'hinge_embedding_loss', 'histc', 'hsplit', 'hstack', 'hypot', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'is_conj', 'is_neg', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lt', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'outer', 'permute', 'pinverse', 'poisson', 'poisson_nll_loss', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'tril', 'triplet_margin_loss', 'triu', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vsplit', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_batch_norm_impl_index', '_convolution', '_convolution_mode', '_ctc_loss', '_ctc_loss_backward', '_fused_rms_norm', '_local_scalar_dense', '_log_softmax', '_log_softmax_backward_data', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', '_prelu_kernel', '_prelu_kernel_backward', '_softmax', '_softmax_backward_data', '_to_copy', '_trilinear', '_unique2', '_unsafe_view', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'adjoint', 'affine_grid_generator', 'affine_grid_generator_backward', 'alias', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'detach_', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'grid_sampler_2d_backward', 'grid_sampler_3d', 'grid_sampler_3d_backward', 'group_norm', 'gt', 'hardshrink', 'hinge_embedding_loss', 'histc', 'hsplit', 'hstack', 'hypot', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'is_conj', 'is_neg', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lt', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'outer', 'permute', 'pinverse', 'poisson', 'poisson_nll_loss', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'tril', 'triplet_margin_loss', 'triu', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vsplit', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
