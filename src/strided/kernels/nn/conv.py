@@ -252,7 +252,11 @@ def _compute_type(arr: np.ndarray) -> np.ndarray:
 def _padded(arr: np.ndarray, padding) -> np.ndarray:
     if not any(padding):
         return arr
-    return np.pad(arr, [(0, 0), (0, 0)] + [(p, p) for p in padding])
+    shape = arr.shape[:2] + tuple(s + 2 * p for s, p in zip(arr.shape[2:], padding))
+    out = np.zeros(shape, arr.dtype)
+    out[(slice(None), slice(None)) + tuple(slice(p, p + s) for p, s in
+                                           zip(padding, arr.shape[2:]))] = arr
+    return out
 
 
 def _columns(arr, ksizes, stride, padding, dilation, out_sp, groups):
@@ -289,13 +293,17 @@ def _col2im(cols, channels, ksizes, stride, padding, dilation, in_sp, out_sp):
                                                   zip(padding, in_sp))]
 
 
-def _conv_np(x, w, stride, padding, dilation, groups, out_sp):
-    """Plain convolution of arrays: ``(N, O, *out_sp)``."""
+def _conv_np(x, w, stride, padding, dilation, groups, out_sp, out=None):
+    """Plain convolution of arrays: ``(N, O, *out_sp)``; written into ``out`` (a
+    C-contiguous array of that shape and the product's dtype) when given."""
     n = x.shape[0]
     o = w.shape[0]
     ksizes = w.shape[2:]
     cols = _columns(x, ksizes, stride, padding, dilation, out_sp, groups)
     wm = w.reshape(groups, o // groups, -1)
+    if out is not None:
+        np.matmul(wm, cols, out=out.reshape(n, groups, o // groups, -1))
+        return out
     return np.matmul(wm, cols).reshape((n, o) + tuple(out_sp))
 
 
@@ -378,7 +386,15 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     if transposed:
         value = _conv_transpose_np(x, w, stride, padding, dilation, groups, out_sp)
     else:
-        value = _conv_np(x, w, stride, padding, dilation, groups, out_sp)
+        dst = result._array()
+        # the product straight into the result when it is the product's own layout
+        direct = dst.flags.c_contiguous and dst.dtype == x.dtype == w.dtype
+        value = _conv_np(x, w, stride, padding, dilation, groups, out_sp,
+                         dst if direct else None)
+        if direct:
+            if bias is not None:
+                dst += _bias_view(bias._array(), len(sizes))
+            return result
     if bias is not None:
         value += _bias_view(_compute_type(bias._array()), len(sizes)).astype(value.dtype,
                                                                              copy=False)
@@ -420,7 +436,8 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
                          grad_output._device)
     if _is_meta(grad_output) or _is_meta(input) or _is_meta(weight):
         return gi, gw, gb
-    go = _compute_type(grad_output._array())
+    # (a gradient is often an expanded scalar: BLAS needs real strides)
+    go = np.ascontiguousarray(_compute_type(grad_output._array()))
     empty = numel_of(isizes) == 0 or numel_of(grad_output._sizes) == 0
     if want_b:
         _store(gb, go.sum(axis=(0,) + tuple(range(2, go.ndim))))
