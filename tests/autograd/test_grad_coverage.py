@@ -104,7 +104,7 @@ NOT_DIFFERENTIABLE_IN_TORCH = {
         m.ones(3, dtype=m.float64), 0, (3,), (1,)),
     # nn utils: the fused weight-norm backward (its double backward is the composite
     # _weight_norm_differentiable_backward, chosen by WeightNormInterfaceBackward0)
-    "_weight_norm_interface_backward": lambda m, x: m._weight_norm_interface_backward(
+    "_weight_norm_interface_backward": lambda m, x: m.ops.aten._weight_norm_interface_backward(
         x, m.ones(2, 3, dtype=m.float64), m.ones(2, 1, dtype=m.float64),
         m.ones(2, 1, dtype=m.float64), 0)[0],
     # nn losses: torch has no double backward for these backward kernels
@@ -162,7 +162,8 @@ COMPOSITE = {
        for kind in ("Tensor", "Scalar")},
     "positive": (lambda m, x: m.positive(x * 2), [(3, 4)]),
     # nn losses and softmax (kernels/nn/loss.py)
-    "softmax.int": (lambda m, x: (m.softmax(x, 1), x.softmax(0, dtype=m.float32)), [(3, 4)]),
+    "softmax.int": (lambda m, x: (m.softmax(x, 1), x.float().softmax(0, dtype=m.float64)),
+                    [(3, 4)]),
     "log_softmax.int": (lambda m, x: (m.log_softmax(x, 1), x.log_softmax(0)), [(3, 4)]),
     "nll_loss": (lambda m, x: m.ops.aten.nll_loss(x, m.tensor([0, 3, 1])), [(3, 4)]),
     "nll_loss2d": (lambda m, x: m.ops.aten.nll_loss2d(
@@ -196,11 +197,19 @@ COMPOSITE = {
         reduction=0), [(4, 2, 3)]),
     # nn utils (weight norm)
     "norm_except_dim": (lambda m, x: m.norm_except_dim(x, 2, 1), [(2, 3, 4)]),
-    "_weight_norm": (lambda m, v, g: (m._weight_norm(v, g, 1), m._weight_norm(v, g[:1], 0)),
-                     [(2, 3, 4), (1, 3, 1)]),
+    "_weight_norm": (lambda m, v, g, h: (m._weight_norm(v, g, 1), m._weight_norm(v, h, 0)),
+                     [(2, 3, 4), (1, 3, 1), (2, 1, 1)]),
     "_weight_norm_differentiable_backward": (
-        lambda m, gw, v, g: m._weight_norm_differentiable_backward(
+        lambda m, gw, v, g: m.ops.aten._weight_norm_differentiable_backward(
             gw, v, g, g.detach().abs() + 1, 0), [(2, 3), (2, 3), (2, 1)]),
+    # nn linear (kernels/nn/linear.py: addmm / flattened addmm / matmul + add_; _trilinear)
+    "linear": (lambda m, x, y, w, b: (m.nn.functional.linear(x, w, b),
+                                      m.nn.functional.linear(y, w, b),
+                                      m.nn.functional.linear(y.mT, w),
+                                      m.nn.functional.linear(y.mT, w, b[:1])),
+               [(3, 4), (2, 3, 4), (5, 4), (5,)]),
+    "bilinear": (lambda m, x, y, w, b: m.bilinear(x, y, w, b), [(2, 3), (2, 4), (5, 3, 4),
+                                                                (5,)]),
     # nn pooling (1-d pools over unsqueezed 2-d ones; max_pool2d/3d take output 0)
     "max_pool1d": (lambda m, x: m.max_pool1d(x, 2, 1, 1), [(2, 5)]),
     "max_pool1d_with_indices": (lambda m, x: m.max_pool1d_with_indices(x, 2)[0], [(2, 3, 5)]),
@@ -362,6 +371,55 @@ COMPOSITE = {
     "linalg_matrix_norm": (lambda m, x: m.linalg.matrix_norm(x, ord=1), [(3, 4)]),
     "linalg_matrix_norm.str_ord": (lambda m, x: m.linalg.matrix_norm(x), [(3, 4)]),
 }
+
+# nn activations and dropout (ops/native_functions/nn_activation.yaml, nn_dropout.yaml): the
+# dropout composites draw from the generator, so they are checked at p == 1 (x * 0)
+COMPOSITE.update({
+    "relu6": (lambda m, x: m.nn.functional.relu6(x * 4), [(3, 4)]),
+    "selu": (lambda m, x: m.selu(x), [(3, 4)]),
+    "rrelu": (lambda m, x: m.rrelu(x, 0.1, 0.3, False), [(3, 4)]),
+    "prelu": (lambda m, x, w: m.prelu(x, w), [(3, 4), (4,)]),
+    "log_sigmoid": (lambda m, x: m.nn.functional.logsigmoid(x), [(3, 4)]),
+    **{op: (lambda m, x, op=op: getattr(m, op)(x, 1.0, True), [(3, 4)])
+       for op in ("dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout")},
+})
+
+# nn vision and distance (ops/native_functions/nn_vision.yaml, nn_distance.yaml): the .vec
+# upsample overloads decompose into the upsample op with one scale per dim
+COMPOSITE.update({
+    **{f"{op}.vec": (lambda m, x, op=op: getattr(m.ops.aten, op).vec(x, None, [1.7] * (
+        x.dim() - 2)), [shape]) for op, shape in (
+        ("upsample_nearest1d", (1, 2, 3)), ("upsample_nearest2d", (1, 2, 3, 2)),
+        ("upsample_nearest3d", (1, 1, 2, 3, 2)), ("_upsample_nearest_exact1d", (1, 2, 3)),
+        ("_upsample_nearest_exact2d", (1, 2, 3, 2)),
+        ("_upsample_nearest_exact3d", (1, 1, 2, 3, 2)))},
+    **{f"{op}.vec": (lambda m, x, op=op: getattr(m.ops.aten, op).vec(x, [4] * (x.dim() - 2),
+                                                                       False, None), [shape])
+       for op, shape in (("upsample_linear1d", (1, 2, 3)), ("upsample_bilinear2d", (1, 2, 3, 2)),
+                         ("upsample_trilinear3d", (1, 1, 2, 3, 2)),
+                         ("upsample_bicubic2d", (1, 2, 3, 2)),
+                         ("_upsample_bilinear2d_aa", (1, 2, 5, 6)),
+                         ("_upsample_bicubic2d_aa", (1, 2, 5, 6)))},
+    "grid_sampler": (lambda m, x, g: m.grid_sampler(x, g.tanh() * 1.2, 0, 0, False),
+                     [(1, 2, 3, 4), (1, 2, 3, 2)]),
+    "pdist": (lambda m, x: m.pdist(x, 3.0), [(4, 3)]),
+    "cosine_similarity": (lambda m, x, y: m.cosine_similarity(x, y, 1), [(3, 4), (3, 4)]),
+    "pairwise_distance": (lambda m, x, y: m.pairwise_distance(x, y), [(3, 4), (3, 4)]),
+})
+INTEGER_OUTPUTS.add("one_hot")
+NOT_DIFFERENTIABLE_IN_TORCH.update({
+    "grid_sampler_2d_backward": lambda m, x: m.ops.aten.grid_sampler_2d_backward(
+        x.reshape(1, 1, 2, 3), m.ones(1, 1, 3, 3, dtype=m.float64),
+        m.zeros(1, 2, 3, 2, dtype=m.float64), 0, 0, False, [True, True])[0],
+    "grid_sampler_3d_backward": lambda m, x: m.ops.aten.grid_sampler_3d_backward(
+        x.reshape(1, 1, 1, 2, 3), m.ones(1, 1, 2, 2, 2, dtype=m.float64),
+        m.zeros(1, 1, 2, 3, 3, dtype=m.float64), 0, 0, False, [True, True])[0],
+    "_pdist_backward": lambda m, x: m.ops.aten._pdist_backward(
+        x.reshape(6), m.ones(4, 3, dtype=m.float64), 2.0, m.ones(6, dtype=m.float64)),
+    "affine_grid_generator_backward": lambda m, x: m.ops.aten.affine_grid_generator_backward(
+        x.reshape(1, 1, 3, 2), [1, 1, 1, 3], False),
+    "native_channel_shuffle": lambda m, x: m.native_channel_shuffle(x.reshape(1, 2, 3), 2),
+})
 
 
 # -- the operators and the rules --------------------------------------------------------------

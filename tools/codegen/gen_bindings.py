@@ -221,7 +221,10 @@ def _guard_none(n: str, line: str) -> str:
 
 _DEFAULTS = {"None": "None", "True": "True", "False": "False", "[]": "()",
              "contiguous_format": "_layouts.contiguous_format", "long": "_dt.int64",
-             "Mean": "1", "Sum": "2", "None_": "0"}
+             # torch's Python arg parser reads an int default with atol, so the losses'
+             # ``reduction=Mean`` is 0 (none) in torch.<loss>(...) / torch._C._nn.<loss>(...)
+             # called without it (torch.ops.aten.<loss> keeps the schema's Mean)
+             "Mean": "0", "Sum": "0", "None_": "0"}
 
 
 def _default_expr(p: Param) -> str:

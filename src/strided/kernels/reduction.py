@@ -1,5 +1,5 @@
 """Reduction kernels: sum, mean, prod, amax/amin, max/min, argmax/argmin, any/all,
-count_nonzero, std/var, nansum/nanmean, logsumexp, softmax/log_softmax, cumsum/cumprod, norms.
+count_nonzero, std/var, nansum/nanmean, logsumexp, cumsum/cumprod, norms.
 
 Each kernel follows the same three steps: work out the reduced dims and the output's shape
 and dtype with torch's rules and messages (``_plan``), allocate the output (or resize
@@ -611,7 +611,7 @@ def std_mean_correction(self, dim=None, correction=None, keepdim=False):
                      with_mean=True)
 
 
-# -- logsumexp / softmax / log_softmax -------------------------------------------------------
+# -- logsumexp (softmax and log_softmax are in kernels/nn/loss.py) --------------------------
 
 def _float_of(dtype):
     return dtype if dtype.category >= dt.FLOAT else dt._default_dtype[0]
@@ -650,57 +650,6 @@ def logsumexp(self, dim, keepdim=False):
 
 def logsumexp_out(self, dim, keepdim=False, out=None):
     return _logsumexp_impl(self, dim, keepdim, out)
-
-
-def _softmax_impl(self, dim, dtype, log, out=None):
-    src = dtype or self._dtype
-    ndim = len(self._sizes)
-    d = maybe_wrap_dim(dim, ndim)
-    kernel = ("log_softmax" if log else "softmax") + (
-        "_lastdim_kernel_impl" if d == ndim - 1 or not ndim else "_kernel_impl")
-    check(src.category >= dt.FLOAT and not src.is_complex,
-          lambda: f'"{kernel}" not implemented for \'{src._scalar_name}\'', NotImplementedError)
-    _check_out_dtype(out, src)
-    res = _alloc(self, self._sizes, src, out)
-    if _is_meta(self) or not numel_of(self._sizes):
-        return res
-    arr = self._array()
-    acc = np.float32 if src in _LOW_FLOATS else src.np
-    if arr.dtype != acc:
-        arr = arr.astype(acc)
-    if not ndim:
-        _store(res, np.zeros((), acc) if log else np.ones((), acc))
-        return res
-    m = np.maximum.reduce(arr, axis=d, keepdims=True)
-    target = res._array() if res._dtype.np == acc and res._array().flags.writeable else None
-    shifted = np.subtract(arr, m, out=target)
-    if log:
-        s = np.add.reduce(np.exp(shifted), axis=d, keepdims=True)
-        np.log(s, out=s)
-        np.subtract(shifted, s, out=shifted)
-    else:
-        np.exp(shifted, out=shifted)
-        s = np.add.reduce(shifted, axis=d, keepdims=True)
-        np.divide(shifted, s, out=shifted)
-    if target is None:
-        _store(res, shifted)
-    return res
-
-
-def softmax_int(self, dim, dtype=None):
-    return _softmax_impl(self, dim, dtype, False)
-
-
-def softmax_int_out(self, dim, dtype=None, out=None):
-    return _softmax_impl(self, dim, dtype, False, out)
-
-
-def log_softmax_int(self, dim, dtype=None):
-    return _softmax_impl(self, dim, dtype, True)
-
-
-def log_softmax_int_out(self, dim, dtype=None, out=None):
-    return _softmax_impl(self, dim, dtype, True, out)
 
 
 # -- cumsum / cumprod ------------------------------------------------------------------------

@@ -118,6 +118,7 @@ _NAMED_DEFAULTS = {
     "contiguous_format": _layouts.contiguous_format, "preserve_format": _layouts.preserve_format,
     "channels_last": _layouts.channels_last, "channels_last_3d": _layouts.channels_last_3d,
     "strided": _layouts.strided, "sparse_coo": _layouts.sparse_coo,
+    "Mean": 1, "Sum": 2,                   # at::Reduction (the losses' ``int reduction=Mean``)
 }
 
 

@@ -12,6 +12,7 @@ from ..formulas_linalg import *
 from ..formulas_nn_activation import *
 from ..formulas_nn_conv import *
 from ..formulas_nn_dropout import *
+from ..formulas_nn_embedding import *
 from ..formulas_nn_linear import *
 from ..formulas_nn_loss import *
 from ..formulas_nn_normalization import *
@@ -4838,6 +4839,23 @@ class Im2ColBackward0(FormulaNode):
         return node._flatten((r_self,))
 
 
+class PdistBackward0(FormulaNode):
+    """Backward of ``_pdist_forward(Tensor self, float p=2) -> Tensor``."""
+
+    __slots__ = ('_s_p', '_s_self', '_s_result')
+    _SAVED = ('p', 'self', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            p = _u(node._s_p, node)
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = aten_call('_pdist_backward', grad, self, p, result)
+        return node._flatten((r_self,))
+
+
 class NativeDropoutBackward0(FormulaNode):
     """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)``."""
 
@@ -4870,6 +4888,121 @@ class NativeDropoutBackwardBackward0(FormulaNode):
             scale = _u(node._s_scale, node)
             r_grad_output = native_dropout_grad_scaled(grad, mask, scale)
         return node._flatten((r_grad_output,))
+
+
+class EmbeddingBackward0(FormulaNode):
+    """Backward of ``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor``."""
+
+    __slots__ = ('_s_indices', '_s_padding_idx', '_s_scale_grad_by_freq', '_s_sparse', '_s_weight_sizes')
+    _SAVED = ('indices', 'padding_idx', 'scale_grad_by_freq', 'sparse', 'weight_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_weight = None
+        if node._need(0):
+            indices = _u(node._s_indices, node)
+            padding_idx = _u(node._s_padding_idx, node)
+            scale_grad_by_freq = _u(node._s_scale_grad_by_freq, node)
+            sparse = _u(node._s_sparse, node)
+            weight_sizes = _u(node._s_weight_sizes, node)
+            r_weight = embedding_weight_grad(grad, indices, weight_sizes[0], padding_idx, scale_grad_by_freq, sparse)
+        return node._flatten((r_weight,))
+
+
+class EmbeddingDenseBackwardBackward0(FormulaNode):
+    """Backward of ``embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor``."""
+
+    __slots__ = ('_s_indices', '_s_padding_idx')
+    _SAVED = ('indices', 'padding_idx')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = None
+        if node._need(0):
+            indices = _u(node._s_indices, node)
+            padding_idx = _u(node._s_padding_idx, node)
+            r_grad_output = embedding_dense_double_backward(grad, indices, padding_idx)
+        return node._flatten((r_grad_output,))
+
+
+class EmbeddingRenormBackward0(FormulaNode):
+    """Backward of ``embedding_renorm_(Tensor(a!) self, Tensor indices, float max_norm, float norm_type) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = not_implemented("embedding_renorm")
+        return node._flatten((r_self,))
+
+
+class EmbeddingBagBackward0(FormulaNode):
+    """Backward of ``_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)``."""
+
+    __slots__ = ('_s_indices', '_s_mode', '_s_offsets', '_s_padding_idx', '_s_per_sample_weights', '_s_scale_grad_by_freq', '_s_sparse', '_s_weight_sizes', '_s_weight', '_s_result1', '_s_result2', '_s_result3')
+    _SAVED = ('indices', 'mode', 'offsets', 'padding_idx', 'per_sample_weights', 'scale_grad_by_freq', 'sparse', 'weight_sizes', 'weight', 'result1', 'result2', 'result3')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_weight = r_per_sample_weights = None
+        if node._need(0):
+            indices = _u(node._s_indices, node)
+            mode = _u(node._s_mode, node)
+            offsets = _u(node._s_offsets, node)
+            padding_idx = _u(node._s_padding_idx, node)
+            per_sample_weights = _u(node._s_per_sample_weights, node)
+            scale_grad_by_freq = _u(node._s_scale_grad_by_freq, node)
+            sparse = _u(node._s_sparse, node)
+            weight_sizes = _u(node._s_weight_sizes, node)
+            result1 = _u(node._s_result1, node)
+            result2 = _u(node._s_result2, node)
+            result3 = _u(node._s_result3, node)
+            r_weight = embedding_bag_weight_grad(grads[0], indices, offsets, result1, result2, result3, weight_sizes[0], scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx)
+        if node._need(1):
+            indices = _u(node._s_indices, node)
+            mode = _u(node._s_mode, node)
+            offsets = _u(node._s_offsets, node)
+            padding_idx = _u(node._s_padding_idx, node)
+            weight = _u(node._s_weight, node)
+            result1 = _u(node._s_result1, node)
+            r_per_sample_weights = embedding_bag_psw_grad(grads[0], weight, indices, offsets, result1, mode, padding_idx)
+        return node._flatten((r_weight, r_per_sample_weights))
+
+
+class EmbeddingBagDenseBackwardBackward0(FormulaNode):
+    """Backward of ``_embedding_bag_dense_backward(Tensor grad, Tensor indices, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, SymInt num_weights, bool scale_grad_by_freq, int mode, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad = r_per_sample_weights = None
+        if node._need(0):
+            r_grad = not_implemented("_embedding_bag_dense_backward")
+        if node._need(1):
+            r_per_sample_weights = not_implemented("_embedding_bag_dense_backward")
+        return node._flatten((r_grad, r_per_sample_weights))
+
+
+class EmbeddingBagPerSampleWeightsBackwardBackward0(FormulaNode):
+    """Backward of ``_embedding_bag_per_sample_weights_backward(Tensor grad, Tensor weight, Tensor indices, Tensor offsets, Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad = r_weight = None
+        if node._need(0):
+            r_grad = not_implemented("_embedding_bag_per_sample_weights_backward")
+        if node._need(1):
+            r_weight = not_implemented("_embedding_bag_per_sample_weights_backward")
+        return node._flatten((r_grad, r_weight))
 
 
 class TrilinearBackward0(FormulaNode):
@@ -5331,6 +5464,208 @@ class CtcLossBackward1(FormulaNode):
             result1 = _u(node._s_result1, node)
             r_log_probs = aten_call("_ctc_loss_backward.Tensor", grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity)
         return node._flatten((r_log_probs,))
+
+
+class NativeBatchNormBackward0(FormulaNode):
+    """Backward of ``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)``."""
+
+    __slots__ = ('_s_eps', '_s_input', '_s_running_mean', '_s_running_var', '_s_training', '_s_weight', '_s_result1', '_s_result2')
+    _SAVED = ('eps', 'input', 'running_mean', 'running_var', 'training', 'weight', 'result1', 'result2')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_input = r_weight = r_bias = None
+        if node._need(0) or node._need(1) or node._need(2):
+            eps = _u(node._s_eps, node)
+            input = _u(node._s_input, node)
+            running_mean = _u(node._s_running_mean, node)
+            running_var = _u(node._s_running_var, node)
+            training = _u(node._s_training, node)
+            weight = _u(node._s_weight, node)
+            result1 = _u(node._s_result1, node)
+            result2 = _u(node._s_result2, node)
+            r_input, r_weight, r_bias = batch_norm_backward(grad, input, weight, running_mean, running_var, result1, result2, training, eps, [node._need(0), node._need(1), node._need(2)])
+        return node._flatten((r_input, r_weight, r_bias))
+
+
+class NativeBatchNormLegitBackward0(FormulaNode):
+    """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)``."""
+
+    __slots__ = ('_s_eps', '_s_input', '_s_running_mean', '_s_running_var', '_s_training', '_s_weight', '_s_result1', '_s_result2')
+    _SAVED = ('eps', 'input', 'running_mean', 'running_var', 'training', 'weight', 'result1', 'result2')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_input = r_weight = r_bias = None
+        if node._need(0) or node._need(1) or node._need(2):
+            eps = _u(node._s_eps, node)
+            input = _u(node._s_input, node)
+            running_mean = _u(node._s_running_mean, node)
+            running_var = _u(node._s_running_var, node)
+            training = _u(node._s_training, node)
+            weight = _u(node._s_weight, node)
+            result1 = _u(node._s_result1, node)
+            result2 = _u(node._s_result2, node)
+            r_input, r_weight, r_bias = batch_norm_backward(grad, input, weight, running_mean, running_var, result1, result2, training, eps, [node._need(0), node._need(1), node._need(2)])
+        return node._flatten((r_input, r_weight, r_bias))
+
+
+class NativeBatchNormLegitBackward1(FormulaNode):
+    """Backward of ``_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)``."""
+
+    __slots__ = ('_s_eps', '_s_input', '_s_training', '_s_weight', '_s_result1', '_s_result2')
+    _SAVED = ('eps', 'input', 'training', 'weight', 'result1', 'result2')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_input = r_weight = r_bias = None
+        if node._need(0) or node._need(1) or node._need(2):
+            eps = _u(node._s_eps, node)
+            input = _u(node._s_input, node)
+            training = _u(node._s_training, node)
+            weight = _u(node._s_weight, node)
+            result1 = _u(node._s_result1, node)
+            result2 = _u(node._s_result2, node)
+            r_input, r_weight, r_bias = batch_norm_backward(grad, input, weight, None, None, result1, result2, training, eps, [node._need(0), node._need(1), node._need(2)])
+        return node._flatten((r_input, r_weight, r_bias))
+
+
+class NativeBatchNormLegitNoTrainingBackward0(FormulaNode):
+    """Backward of ``_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)``."""
+
+    __slots__ = ('_s_eps', '_s_input', '_s_running_mean', '_s_running_var', '_s_weight', '_s_result1', '_s_result2')
+    _SAVED = ('eps', 'input', 'running_mean', 'running_var', 'weight', 'result1', 'result2')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_input = r_weight = r_bias = None
+        if node._need(0) or node._need(1) or node._need(2):
+            eps = _u(node._s_eps, node)
+            input = _u(node._s_input, node)
+            running_mean = _u(node._s_running_mean, node)
+            running_var = _u(node._s_running_var, node)
+            weight = _u(node._s_weight, node)
+            result1 = _u(node._s_result1, node)
+            result2 = _u(node._s_result2, node)
+            r_input, r_weight, r_bias = batch_norm_backward(grad, input, weight, running_mean, running_var, result1, result2, False, eps, [node._need(0), node._need(1), node._need(2)])
+        return node._flatten((r_input, r_weight, r_bias))
+
+
+class NativeBatchNormBackwardBackward0(FormulaNode):
+    """Backward of ``native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)``."""
+
+    __slots__ = ('_s_eps', '_s_grad_out', '_s_input', '_s_output_mask', '_s_running_mean', '_s_running_var', '_s_train', '_s_weight')
+    _SAVED = ('eps', 'grad_out', 'input', 'output_mask', 'running_mean', 'running_var', 'train', 'weight')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_grad_out = r_input = r_weight = None
+        if node._need(0) or node._need(1) or node._need(2):
+            eps = _u(node._s_eps, node)
+            grad_out = _u(node._s_grad_out, node)
+            input = _u(node._s_input, node)
+            output_mask = _u(node._s_output_mask, node)
+            running_mean = _u(node._s_running_mean, node)
+            running_var = _u(node._s_running_var, node)
+            train = _u(node._s_train, node)
+            weight = _u(node._s_weight, node)
+            r_grad_out, r_input, r_weight = batch_norm_double_backward(grads, grad_out, input, weight, running_mean, running_var, train, eps, output_mask, [node._need(0), node._need(1), node._need(2)])
+        return node._flatten((r_grad_out, r_input, r_weight))
+
+
+class NativeLayerNormBackward0(FormulaNode):
+    """Backward of ``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)``."""
+
+    __slots__ = ('_s_bias', '_s_eps', '_s_input', '_s_normalized_shape', '_s_weight', '_s_result1', '_s_result2')
+    _SAVED = ('bias', 'eps', 'input', 'normalized_shape', 'weight', 'result1', 'result2')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_input = r_weight = r_bias = None
+        if node._need(0) or node._need(1) or node._need(2):
+            bias = _u(node._s_bias, node)
+            eps = _u(node._s_eps, node)
+            input = _u(node._s_input, node)
+            normalized_shape = _u(node._s_normalized_shape, node)
+            weight = _u(node._s_weight, node)
+            result1 = _u(node._s_result1, node)
+            result2 = _u(node._s_result2, node)
+            r_input, r_weight, r_bias = layer_norm_backward(grad, input, normalized_shape, result1, result2, weight, bias, eps, [node._need(0), node._need(1), node._need(2)])
+        return node._flatten((r_input, r_weight, r_bias))
+
+
+class NativeLayerNormBackwardBackward0(FormulaNode):
+    """Backward of ``native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)``."""
+
+    __slots__ = ('_s_grad_out', '_s_input', '_s_normalized_shape', '_s_output_mask', '_s_rstd', '_s_weight')
+    _SAVED = ('grad_out', 'input', 'normalized_shape', 'output_mask', 'rstd', 'weight')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_grad_out = r_input = r_weight = None
+        if node._need(0) or node._need(1) or node._need(2):
+            grad_out = _u(node._s_grad_out, node)
+            input = _u(node._s_input, node)
+            normalized_shape = _u(node._s_normalized_shape, node)
+            output_mask = _u(node._s_output_mask, node)
+            rstd = _u(node._s_rstd, node)
+            weight = _u(node._s_weight, node)
+            r_grad_out, r_input, r_weight = layer_norm_double_backward(grads, grad_out, input, normalized_shape, rstd, weight, output_mask, [node._need(0), node._need(1), node._need(2)])
+        return node._flatten((r_grad_out, r_input, r_weight))
+
+
+class NativeGroupNormBackward0(FormulaNode):
+    """Backward of ``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)``."""
+
+    __slots__ = ('_s_C', '_s_HxW', '_s_N', '_s_eps', '_s_group', '_s_input', '_s_weight', '_s_result1', '_s_result2')
+    _SAVED = ('C', 'HxW', 'N', 'eps', 'group', 'input', 'weight', 'result1', 'result2')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_input = r_weight = r_bias = None
+        if node._need(0) or node._need(1) or node._need(2):
+            C = _u(node._s_C, node)
+            HxW = _u(node._s_HxW, node)
+            N = _u(node._s_N, node)
+            eps = _u(node._s_eps, node)
+            group = _u(node._s_group, node)
+            input = _u(node._s_input, node)
+            weight = _u(node._s_weight, node)
+            result1 = _u(node._s_result1, node)
+            result2 = _u(node._s_result2, node)
+            r_input, r_weight, r_bias = group_norm_backward(grads, input, result1, result2, weight, N, C, HxW, group, eps, [node._need(0), node._need(1), node._need(2)])
+        return node._flatten((r_input, r_weight, r_bias))
+
+
+class NativeGroupNormBackwardBackward0(FormulaNode):
+    """Backward of ``native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)``."""
+
+    __slots__ = ('_s_C', '_s_N', '_s_grad_out', '_s_group', '_s_input', '_s_output_mask', '_s_rstd', '_s_weight')
+    _SAVED = ('C', 'N', 'grad_out', 'group', 'input', 'output_mask', 'rstd', 'weight')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_grad_out = r_input = r_weight = None
+        if node._need(0) or node._need(1) or node._need(2):
+            C = _u(node._s_C, node)
+            N = _u(node._s_N, node)
+            grad_out = _u(node._s_grad_out, node)
+            group = _u(node._s_group, node)
+            input = _u(node._s_input, node)
+            output_mask = _u(node._s_output_mask, node)
+            rstd = _u(node._s_rstd, node)
+            weight = _u(node._s_weight, node)
+            r_grad_out, r_input, r_weight = group_norm_double_backward(grads, grad_out, input, rstd, weight, N, C, group, output_mask, [node._need(0), node._need(1), node._need(2)])
+        return node._flatten((r_grad_out, r_input, r_weight))
 
 
 class MaxPool2DWithIndicesBackward0(FormulaNode):
@@ -6450,6 +6785,51 @@ class AffineGridGeneratorBackward0(FormulaNode):
         return node._flatten((r_theta,))
 
 
+class PixelShuffleBackward0(FormulaNode):
+    """Backward of ``pixel_shuffle(Tensor self, int upscale_factor) -> Tensor``."""
+
+    __slots__ = ('_s_upscale_factor',)
+    _SAVED = ('upscale_factor',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            upscale_factor = _u(node._s_upscale_factor, node)
+            r_self = aten_call('pixel_unshuffle', grad, upscale_factor)
+        return node._flatten((r_self,))
+
+
+class PixelUnshuffleBackward0(FormulaNode):
+    """Backward of ``pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor``."""
+
+    __slots__ = ('_s_downscale_factor',)
+    _SAVED = ('downscale_factor',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            downscale_factor = _u(node._s_downscale_factor, node)
+            r_self = aten_call('pixel_shuffle', grad, downscale_factor)
+        return node._flatten((r_self,))
+
+
+class ChannelShuffleBackward0(FormulaNode):
+    """Backward of ``channel_shuffle(Tensor self, SymInt groups) -> Tensor``."""
+
+    __slots__ = ('_s_groups',)
+    _SAVED = ('groups',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            groups = _u(node._s_groups, node)
+            r_self = aten_call('channel_shuffle', grad, grad.shape[1] // groups)
+        return node._flatten((r_self,))
+
+
 # qualname: (node class, differentiable inputs, saved inputs (name, argument, kind, needed by), saved outputs (name, index, needed by), output differentiability)
 FORMULAS = {
     'aten::add.Tensor': (AddBackward0, ('self', 'other'), (('alpha', 'alpha', 'value', (1,)),), (), None),
@@ -6752,8 +7132,15 @@ FORMULAS = {
     'aten::convolution_backward': (ConvolutionBackwardBackward0, ('grad_output', 'input', 'weight'), (('dilation', 'dilation', 'value', (0, 1, 2)), ('grad_output', 'grad_output', 'value', (0, 1, 2)), ('groups', 'groups', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('output_padding', 'output_padding', 'value', (0, 1, 2)), ('padding', 'padding', 'value', (0, 1, 2)), ('stride', 'stride', 'value', (0, 1, 2)), ('transposed', 'transposed', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (), None),
     'aten::col2im': (Col2ImBackward0, ('self',), (('dilation', 'dilation', 'value', (0,)), ('kernel_size', 'kernel_size', 'value', (0,)), ('padding', 'padding', 'value', (0,)), ('stride', 'stride', 'value', (0,))), (), None),
     'aten::im2col': (Im2ColBackward0, ('self',), (('dilation', 'dilation', 'value', (0,)), ('kernel_size', 'kernel_size', 'value', (0,)), ('padding', 'padding', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,)), ('stride', 'stride', 'value', (0,))), (), None),
+    'aten::_pdist_forward': (PdistBackward0, ('self',), (('p', 'p', 'value', (0,)), ('self', 'self', 'value', (0,))), (('result', 0, (0,)),), None),
     'aten::native_dropout': (NativeDropoutBackward0, ('input',), (('p', 'p', 'value', (0,)), ('train', 'train', 'value', (0,))), (('result1', 1, (0,)),), (True, False)),
     'aten::native_dropout_backward': (NativeDropoutBackwardBackward0, ('grad_output',), (('mask', 'mask', 'value', (0,)), ('scale', 'scale', 'value', (0,))), (), None),
+    'aten::embedding': (EmbeddingBackward0, ('weight',), (('indices', 'indices', 'value', (0,)), ('padding_idx', 'padding_idx', 'value', (0,)), ('scale_grad_by_freq', 'scale_grad_by_freq', 'value', (0,)), ('sparse', 'sparse', 'value', (0,)), ('weight_sizes', 'weight', 'sizes', (0,))), (), None),
+    'aten::embedding_dense_backward': (EmbeddingDenseBackwardBackward0, ('grad_output',), (('indices', 'indices', 'value', (0,)), ('padding_idx', 'padding_idx', 'value', (0,))), (), None),
+    'aten::embedding_renorm_': (EmbeddingRenormBackward0, ('self',), (), (), None),
+    'aten::_embedding_bag': (EmbeddingBagBackward0, ('weight', 'per_sample_weights'), (('indices', 'indices', 'value', (0, 1)), ('mode', 'mode', 'value', (0, 1)), ('offsets', 'offsets', 'value', (0, 1)), ('padding_idx', 'padding_idx', 'value', (0, 1)), ('per_sample_weights', 'per_sample_weights', 'value', (0,)), ('scale_grad_by_freq', 'scale_grad_by_freq', 'value', (0,)), ('sparse', 'sparse', 'value', (0,)), ('weight_sizes', 'weight', 'sizes', (0,)), ('weight', 'weight', 'value', (1,))), (('result1', 1, (0, 1)), ('result2', 2, (0,)), ('result3', 3, (0,))), (True, False, False, False)),
+    'aten::_embedding_bag_dense_backward': (EmbeddingBagDenseBackwardBackward0, ('grad', 'per_sample_weights'), (), (), None),
+    'aten::_embedding_bag_per_sample_weights_backward': (EmbeddingBagPerSampleWeightsBackwardBackward0, ('grad', 'weight'), (), (), None),
     'aten::_trilinear': (TrilinearBackward0, ('i1', 'i2', 'i3'), (('expand1', 'expand1', 'value', (0, 1, 2)), ('expand2', 'expand2', 'value', (0, 1, 2)), ('expand3', 'expand3', 'value', (0, 1, 2)), ('i1', 'i1', 'value', (0, 1, 2)), ('i2', 'i2', 'value', (0, 1, 2)), ('i3', 'i3', 'value', (0, 1, 2)), ('sumdim', 'sumdim', 'value', (0, 1, 2))), (), None),
     'aten::_softmax': (SoftmaxBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('self_dtype', 'self', 'dtype', (0,))), (('result', 0, (0,)),), None),
     'aten::_log_softmax': (LogSoftmaxBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('self_dtype', 'self', 'dtype', (0,))), (('result', 0, (0,)),), None),
@@ -6775,6 +7162,15 @@ FORMULAS = {
     'aten::multilabel_margin_loss_forward': (MultilabelMarginLossBackward0, ('self',), (('reduction', 'reduction', 'value', (0,)), ('self', 'self', 'value', (0,)), ('target', 'target', 'value', (0,))), (('is_target', 1, (0,)),), (True, False)),
     'aten::_ctc_loss': (CtcLossBackward0, ('log_probs',), (('blank', 'blank', 'value', (0,)), ('input_lengths', 'input_lengths', 'value', (0,)), ('log_probs', 'log_probs', 'value', (0,)), ('target_lengths', 'target_lengths', 'value', (0,)), ('targets', 'targets', 'value', (0,)), ('zero_infinity', 'zero_infinity', 'value', (0,))), (('result0', 0, (0,)), ('result1', 1, (0,))), (True, False)),
     'aten::_ctc_loss.Tensor': (CtcLossBackward1, ('log_probs',), (('blank', 'blank', 'value', (0,)), ('input_lengths', 'input_lengths', 'value', (0,)), ('log_probs', 'log_probs', 'value', (0,)), ('target_lengths', 'target_lengths', 'value', (0,)), ('targets', 'targets', 'value', (0,)), ('zero_infinity', 'zero_infinity', 'value', (0,))), (('result0', 0, (0,)), ('result1', 1, (0,))), (True, False)),
+    'aten::native_batch_norm': (NativeBatchNormBackward0, ('input', 'weight', 'bias'), (('eps', 'eps', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('running_mean', 'running_mean', 'value', (0, 1, 2)), ('running_var', 'running_var', 'value', (0, 1, 2)), ('training', 'training', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (('result1', 1, (0, 1, 2)), ('result2', 2, (0, 1, 2))), (True, False, False)),
+    'aten::_native_batch_norm_legit': (NativeBatchNormLegitBackward0, ('input', 'weight', 'bias'), (('eps', 'eps', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('running_mean', 'running_mean', 'value', (0, 1, 2)), ('running_var', 'running_var', 'value', (0, 1, 2)), ('training', 'training', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (('result1', 1, (0, 1, 2)), ('result2', 2, (0, 1, 2))), (True, False, False)),
+    'aten::_native_batch_norm_legit.no_stats': (NativeBatchNormLegitBackward1, ('input', 'weight', 'bias'), (('eps', 'eps', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('training', 'training', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (('result1', 1, (0, 1, 2)), ('result2', 2, (0, 1, 2))), (True, False, False)),
+    'aten::_native_batch_norm_legit_no_training': (NativeBatchNormLegitNoTrainingBackward0, ('input', 'weight', 'bias'), (('eps', 'eps', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('running_mean', 'running_mean', 'value', (0, 1, 2)), ('running_var', 'running_var', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (('result1', 1, (0, 1, 2)), ('result2', 2, (0, 1, 2))), (True, False, False)),
+    'aten::native_batch_norm_backward': (NativeBatchNormBackwardBackward0, ('grad_out', 'input', 'weight'), (('eps', 'eps', 'value', (0, 1, 2)), ('grad_out', 'grad_out', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('output_mask', 'output_mask', 'value', (0, 1, 2)), ('running_mean', 'running_mean', 'value', (0, 1, 2)), ('running_var', 'running_var', 'value', (0, 1, 2)), ('train', 'train', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (), None),
+    'aten::native_layer_norm': (NativeLayerNormBackward0, ('input', 'weight', 'bias'), (('bias', 'bias', 'value', (0, 1, 2)), ('eps', 'eps', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('normalized_shape', 'normalized_shape', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (('result1', 1, (0, 1, 2)), ('result2', 2, (0, 1, 2))), (True, False, False)),
+    'aten::native_layer_norm_backward': (NativeLayerNormBackwardBackward0, ('grad_out', 'input', 'weight'), (('grad_out', 'grad_out', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('normalized_shape', 'normalized_shape', 'value', (0, 1, 2)), ('output_mask', 'output_mask', 'value', (0, 1, 2)), ('rstd', 'rstd', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (), None),
+    'aten::native_group_norm': (NativeGroupNormBackward0, ('input', 'weight', 'bias'), (('C', 'C', 'value', (0, 1, 2)), ('HxW', 'HxW', 'value', (0, 1, 2)), ('N', 'N', 'value', (0, 1, 2)), ('eps', 'eps', 'value', (0, 1, 2)), ('group', 'group', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (('result1', 1, (0, 1, 2)), ('result2', 2, (0, 1, 2))), None),
+    'aten::native_group_norm_backward': (NativeGroupNormBackwardBackward0, ('grad_out', 'input', 'weight'), (('C', 'C', 'value', (0, 1, 2)), ('N', 'N', 'value', (0, 1, 2)), ('grad_out', 'grad_out', 'value', (0, 1, 2)), ('group', 'group', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('output_mask', 'output_mask', 'value', (0, 1, 2)), ('rstd', 'rstd', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (), None),
     'aten::max_pool2d_with_indices': (MaxPool2DWithIndicesBackward0, ('self',), (('ceil_mode', 'ceil_mode', 'value', (0,)), ('dilation', 'dilation', 'value', (0,)), ('kernel_size', 'kernel_size', 'value', (0,)), ('padding', 'padding', 'value', (0,)), ('self', 'self', 'value', (0,)), ('stride', 'stride', 'value', (0,))), (('result1', 1, (0,)),), (True, False)),
     'aten::max_pool3d_with_indices': (MaxPool3DWithIndicesBackward0, ('self',), (('ceil_mode', 'ceil_mode', 'value', (0,)), ('dilation', 'dilation', 'value', (0,)), ('kernel_size', 'kernel_size', 'value', (0,)), ('padding', 'padding', 'value', (0,)), ('self', 'self', 'value', (0,)), ('stride', 'stride', 'value', (0,))), (('result1', 1, (0,)),), (True, False)),
     'aten::max_pool2d_with_indices_backward': (MaxPool2DWithIndicesBackwardBackward0, ('grad_output', 'self'), (('indices', 'indices', 'value', (0,)), ('self', 'self', 'value', (1,))), (), None),
@@ -6837,4 +7233,7 @@ FORMULAS = {
     'aten::grid_sampler_2d': (GridSampler2DBackward0, ('input', 'grid'), (('align_corners', 'align_corners', 'value', (0, 1)), ('grid', 'grid', 'value', (0, 1)), ('input', 'input', 'value', (0, 1)), ('interpolation_mode', 'interpolation_mode', 'value', (0, 1)), ('padding_mode', 'padding_mode', 'value', (0, 1))), (), None),
     'aten::grid_sampler_3d': (GridSampler3DBackward0, ('input', 'grid'), (('align_corners', 'align_corners', 'value', (0, 1)), ('grid', 'grid', 'value', (0, 1)), ('input', 'input', 'value', (0, 1)), ('interpolation_mode', 'interpolation_mode', 'value', (0, 1)), ('padding_mode', 'padding_mode', 'value', (0, 1))), (), None),
     'aten::affine_grid_generator': (AffineGridGeneratorBackward0, ('theta',), (('align_corners', 'align_corners', 'value', (0,)), ('size', 'size', 'value', (0,))), (), None),
+    'aten::pixel_shuffle': (PixelShuffleBackward0, ('self',), (('upscale_factor', 'upscale_factor', 'value', (0,)),), (), None),
+    'aten::pixel_unshuffle': (PixelUnshuffleBackward0, ('self',), (('downscale_factor', 'downscale_factor', 'value', (0,)),), (), None),
+    'aten::channel_shuffle': (ChannelShuffleBackward0, ('self',), (('groups', 'groups', 'value', (0,)),), (), None),
 }

@@ -132,6 +132,7 @@ _op_nll_loss_backward__grad_input = get_op('aten::nll_loss_backward.grad_input')
 _op_nll_loss_forward = get_op('aten::nll_loss_forward')
 _op_nll_loss_forward__output = get_op('aten::nll_loss_forward.output')
 _op_nll_loss_nd = get_op('aten::nll_loss_nd')
+_op_one_hot = get_op('aten::one_hot')
 _op_pad = get_op('aten::pad')
 _op_reflection_pad1d = get_op('aten::reflection_pad1d')
 _op_reflection_pad1d_backward = get_op('aten::reflection_pad1d_backward')
@@ -758,7 +759,7 @@ def avg_pool3d_backward(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_avg_pool3d_backward_sigs, args, kwargs)
 
 
-def _f_binary_cross_entropy_0(input, target, weight=None, reduction=1, *, out=None):
+def _f_binary_cross_entropy_0(input, target, weight=None, reduction=0, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
@@ -784,7 +785,7 @@ def binary_cross_entropy(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_binary_cross_entropy_sigs, args, kwargs)
 
 
-def _f_binary_cross_entropy_backward_0(grad_output, input, target, weight=None, reduction=1, *, out=None):
+def _f_binary_cross_entropy_backward_0(grad_output, input, target, weight=None, reduction=0, *, out=None):
     if not isinstance(grad_output, _Tensor): raise _Mismatch
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
@@ -839,7 +840,7 @@ def col2im(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_col2im_sigs, args, kwargs)
 
 
-def _f_cross_entropy_loss_0(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
+def _f_cross_entropy_loss_0(input, target, weight=None, reduction=0, ignore_index=-100, label_smoothing=0.0):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
@@ -1199,7 +1200,7 @@ def hardtanh_(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_hardtanh__sigs, args, kwargs)
 
 
-def _f_huber_loss_0(input, target, reduction=1, delta=1.0, *, out=None):
+def _f_huber_loss_0(input, target, reduction=0, delta=1.0, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if type(reduction) is not int: reduction = _ap.to_int(reduction)
@@ -1252,7 +1253,7 @@ def im2col(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_im2col_sigs, args, kwargs)
 
 
-def _f_l1_loss_0(input, target, reduction=1):
+def _f_l1_loss_0(input, target, reduction=0):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if type(reduction) is not int: reduction = _ap.to_int(reduction)
@@ -1595,7 +1596,7 @@ def mish_(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_mish__sigs, args, kwargs)
 
 
-def _f_mse_loss_0(input, target, reduction=1, *, out=None):
+def _f_mse_loss_0(input, target, reduction=0, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if type(reduction) is not int: reduction = _ap.to_int(reduction)
@@ -1646,7 +1647,7 @@ def mse_loss_backward(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_mse_loss_backward_sigs, args, kwargs)
 
 
-def _f_multi_margin_loss_0(input, target, p=1, margin=1, weight=None, reduction=1, *, out=None):
+def _f_multi_margin_loss_0(input, target, p=1, margin=1, weight=None, reduction=0, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if type(p) not in _PYNUM: p = _ap.to_scalar(p)
@@ -1674,7 +1675,7 @@ def multi_margin_loss(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_multi_margin_loss_sigs, args, kwargs)
 
 
-def _f_multi_margin_loss_backward_0(grad_output, input, target, p, margin, weight=None, reduction=1, *, out=None):
+def _f_multi_margin_loss_backward_0(grad_output, input, target, p, margin, weight=None, reduction=0, *, out=None):
     if not isinstance(grad_output, _Tensor): raise _Mismatch
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
@@ -1703,7 +1704,7 @@ def multi_margin_loss_backward(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_multi_margin_loss_backward_sigs, args, kwargs)
 
 
-def _f_multilabel_margin_loss_0(input, target, reduction=1, *, out=None):
+def _f_multilabel_margin_loss_0(input, target, reduction=0, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if type(reduction) is not int: reduction = _ap.to_int(reduction)
@@ -1780,7 +1781,7 @@ def multilabel_margin_loss_forward(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_multilabel_margin_loss_forward_sigs, args, kwargs)
 
 
-def _f_nll_loss_0(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
+def _f_nll_loss_0(input, target, weight=None, reduction=0, ignore_index=-100, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
@@ -1807,7 +1808,7 @@ def nll_loss(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_nll_loss_sigs, args, kwargs)
 
 
-def _f_nll_loss2d_0(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
+def _f_nll_loss2d_0(input, target, weight=None, reduction=0, ignore_index=-100, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
@@ -1946,7 +1947,7 @@ def nll_loss_forward(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_nll_loss_forward_sigs, args, kwargs)
 
 
-def _f_nll_loss_nd_0(input, target, weight=None, reduction=1, ignore_index=-100):
+def _f_nll_loss_nd_0(input, target, weight=None, reduction=0, ignore_index=-100):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
@@ -1967,6 +1968,26 @@ def nll_loss_nd(*args, **kwargs):
         result = _op_nll_loss_nd.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0), input, target, weight, reduction, ignore_index)
         return result
     _ap.raise_invalid_arguments(_f_nll_loss_nd_sigs, args, kwargs)
+
+
+def _f_one_hot_0(input, num_classes=-1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(num_classes) is not int: num_classes = _ap.to_int(num_classes)
+    return input, num_classes
+
+
+_f_one_hot_sigs = (_ap.PySig('one_hot', (('input', 'Tensor', None, False), ('num_classes', 'int', '-1', False)), False, False),)
+
+
+def one_hot(*args, **kwargs):
+    try:
+        input, num_classes = _f_one_hot_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_one_hot.call(input._keyset, input, num_classes)
+        return result
+    _ap.raise_invalid_arguments(_f_one_hot_sigs, args, kwargs)
 
 
 def _f_pad_0(input, pad, mode='constant', value=None):
@@ -2369,7 +2390,7 @@ def silu_(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_silu__sigs, args, kwargs)
 
 
-def _f_smooth_l1_loss_0(input, target, reduction=1, beta=1.0, *, out=None):
+def _f_smooth_l1_loss_0(input, target, reduction=0, beta=1.0, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if type(reduction) is not int: reduction = _ap.to_int(reduction)
@@ -2395,7 +2416,7 @@ def smooth_l1_loss(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_smooth_l1_loss_sigs, args, kwargs)
 
 
-def _f_soft_margin_loss_0(input, target, reduction=1, *, out=None):
+def _f_soft_margin_loss_0(input, target, reduction=0, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if type(reduction) is not int: reduction = _ap.to_int(reduction)
@@ -2908,4 +2929,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['_adaptive_avg_pool2d_backward', '_adaptive_avg_pool3d_backward', '_upsample_bicubic2d_aa', '_upsample_bicubic2d_aa_backward', '_upsample_bilinear2d_aa', '_upsample_bilinear2d_aa_backward', '_upsample_nearest_exact1d', '_upsample_nearest_exact1d_backward', '_upsample_nearest_exact2d', '_upsample_nearest_exact2d_backward', '_upsample_nearest_exact3d', '_upsample_nearest_exact3d_backward', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool2d_backward', 'adaptive_max_pool3d', 'adaptive_max_pool3d_backward', 'avg_pool2d', 'avg_pool2d_backward', 'avg_pool3d', 'avg_pool3d_backward', 'binary_cross_entropy', 'binary_cross_entropy_backward', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'fractional_max_pool2d', 'fractional_max_pool2d_backward', 'fractional_max_pool3d', 'fractional_max_pool3d_backward', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'log_sigmoid_backward', 'log_sigmoid_forward', 'max_pool2d_with_indices', 'max_pool2d_with_indices_backward', 'max_pool3d_with_indices', 'max_pool3d_with_indices_backward', 'max_unpool2d', 'max_unpool3d', 'mish', 'mish_', 'mse_loss', 'mse_loss_backward', 'multi_margin_loss', 'multi_margin_loss_backward', 'multilabel_margin_loss', 'multilabel_margin_loss_backward', 'multilabel_margin_loss_forward', 'nll_loss', 'nll_loss2d', 'nll_loss2d_backward', 'nll_loss2d_forward', 'nll_loss_backward', 'nll_loss_forward', 'nll_loss_nd', 'pad', 'reflection_pad1d', 'reflection_pad1d_backward', 'reflection_pad2d', 'reflection_pad2d_backward', 'reflection_pad3d', 'reflection_pad3d_backward', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad1d_backward', 'replication_pad2d', 'replication_pad2d_backward', 'replication_pad3d', 'replication_pad3d_backward', 'rrelu_with_noise', 'rrelu_with_noise_', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'softshrink', 'upsample_bicubic2d', 'upsample_bicubic2d_backward', 'upsample_bilinear2d', 'upsample_bilinear2d_backward', 'upsample_linear1d', 'upsample_linear1d_backward', 'upsample_nearest1d', 'upsample_nearest1d_backward', 'upsample_nearest2d', 'upsample_nearest2d_backward', 'upsample_nearest3d', 'upsample_nearest3d_backward', 'upsample_trilinear3d', 'upsample_trilinear3d_backward']
+__all__ = ['_adaptive_avg_pool2d_backward', '_adaptive_avg_pool3d_backward', '_upsample_bicubic2d_aa', '_upsample_bicubic2d_aa_backward', '_upsample_bilinear2d_aa', '_upsample_bilinear2d_aa_backward', '_upsample_nearest_exact1d', '_upsample_nearest_exact1d_backward', '_upsample_nearest_exact2d', '_upsample_nearest_exact2d_backward', '_upsample_nearest_exact3d', '_upsample_nearest_exact3d_backward', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool2d_backward', 'adaptive_max_pool3d', 'adaptive_max_pool3d_backward', 'avg_pool2d', 'avg_pool2d_backward', 'avg_pool3d', 'avg_pool3d_backward', 'binary_cross_entropy', 'binary_cross_entropy_backward', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'fractional_max_pool2d', 'fractional_max_pool2d_backward', 'fractional_max_pool3d', 'fractional_max_pool3d_backward', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'log_sigmoid_backward', 'log_sigmoid_forward', 'max_pool2d_with_indices', 'max_pool2d_with_indices_backward', 'max_pool3d_with_indices', 'max_pool3d_with_indices_backward', 'max_unpool2d', 'max_unpool3d', 'mish', 'mish_', 'mse_loss', 'mse_loss_backward', 'multi_margin_loss', 'multi_margin_loss_backward', 'multilabel_margin_loss', 'multilabel_margin_loss_backward', 'multilabel_margin_loss_forward', 'nll_loss', 'nll_loss2d', 'nll_loss2d_backward', 'nll_loss2d_forward', 'nll_loss_backward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad1d_backward', 'reflection_pad2d', 'reflection_pad2d_backward', 'reflection_pad3d', 'reflection_pad3d_backward', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad1d_backward', 'replication_pad2d', 'replication_pad2d_backward', 'replication_pad3d', 'replication_pad3d_backward', 'rrelu_with_noise', 'rrelu_with_noise_', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'softshrink', 'upsample_bicubic2d', 'upsample_bicubic2d_backward', 'upsample_bilinear2d', 'upsample_bilinear2d_backward', 'upsample_linear1d', 'upsample_linear1d_backward', 'upsample_nearest1d', 'upsample_nearest1d_backward', 'upsample_nearest2d', 'upsample_nearest2d_backward', 'upsample_nearest3d', 'upsample_nearest3d_backward', 'upsample_trilinear3d', 'upsample_trilinear3d_backward']

@@ -35,6 +35,11 @@ _op__ctc_loss = get_op('aten::_ctc_loss')
 _op__ctc_loss__Tensor = get_op('aten::_ctc_loss.Tensor')
 _op__ctc_loss_backward = get_op('aten::_ctc_loss_backward')
 _op__ctc_loss_backward__Tensor = get_op('aten::_ctc_loss_backward.Tensor')
+_op__embedding_bag = get_op('aten::_embedding_bag')
+_op__embedding_bag_backward = get_op('aten::_embedding_bag_backward')
+_op__embedding_bag_dense_backward = get_op('aten::_embedding_bag_dense_backward')
+_op__embedding_bag_forward_only = get_op('aten::_embedding_bag_forward_only')
+_op__embedding_bag_per_sample_weights_backward = get_op('aten::_embedding_bag_per_sample_weights_backward')
 _op__fused_rms_norm = get_op('aten::_fused_rms_norm')
 _op__local_scalar_dense = get_op('aten::_local_scalar_dense')
 _op__log_softmax = get_op('aten::_log_softmax')
@@ -44,6 +49,8 @@ _op__log_softmax_backward_data__out = get_op('aten::_log_softmax_backward_data.o
 _op__native_batch_norm_legit = get_op('aten::_native_batch_norm_legit')
 _op__native_batch_norm_legit__no_stats = get_op('aten::_native_batch_norm_legit.no_stats')
 _op__native_batch_norm_legit_no_training = get_op('aten::_native_batch_norm_legit_no_training')
+_op__pdist_backward = get_op('aten::_pdist_backward')
+_op__pdist_forward = get_op('aten::_pdist_forward')
 _op__prelu_kernel = get_op('aten::_prelu_kernel')
 _op__prelu_kernel_backward = get_op('aten::_prelu_kernel_backward')
 _op__softmax = get_op('aten::_softmax')
@@ -210,6 +217,7 @@ _op_ceil__out = get_op('aten::ceil.out')
 _op_ceil_ = get_op('aten::ceil_')
 _op_celu = get_op('aten::celu')
 _op_celu_ = get_op('aten::celu_')
+_op_channel_shuffle = get_op('aten::channel_shuffle')
 _op_chunk = get_op('aten::chunk')
 _op_clamp = get_op('aten::clamp')
 _op_clamp__Tensor = get_op('aten::clamp.Tensor')
@@ -268,6 +276,7 @@ _op_cosh = get_op('aten::cosh')
 _op_cosh__out = get_op('aten::cosh.out')
 _op_cosh_ = get_op('aten::cosh_')
 _op_cosine_embedding_loss = get_op('aten::cosine_embedding_loss')
+_op_cosine_similarity = get_op('aten::cosine_similarity')
 _op_count_nonzero = get_op('aten::count_nonzero')
 _op_count_nonzero__dim_IntList = get_op('aten::count_nonzero.dim_IntList')
 _op_cross = get_op('aten::cross')
@@ -312,6 +321,12 @@ _op_dsplit__int = get_op('aten::dsplit.int')
 _op_dstack = get_op('aten::dstack')
 _op_dstack__out = get_op('aten::dstack.out')
 _op_einsum = get_op('aten::einsum')
+_op_embedding = get_op('aten::embedding')
+_op_embedding_backward = get_op('aten::embedding_backward')
+_op_embedding_bag = get_op('aten::embedding_bag')
+_op_embedding_bag__padding_idx = get_op('aten::embedding_bag.padding_idx')
+_op_embedding_dense_backward = get_op('aten::embedding_dense_backward')
+_op_embedding_renorm_ = get_op('aten::embedding_renorm_')
 _op_empty__memory_format = get_op('aten::empty.memory_format')
 _op_empty__out = get_op('aten::empty.out')
 _op_empty_like = get_op('aten::empty_like')
@@ -599,6 +614,7 @@ _op_narrow = get_op('aten::narrow')
 _op_narrow__Tensor = get_op('aten::narrow.Tensor')
 _op_native_batch_norm = get_op('aten::native_batch_norm')
 _op_native_batch_norm__out = get_op('aten::native_batch_norm.out')
+_op_native_channel_shuffle = get_op('aten::native_channel_shuffle')
 _op_native_dropout = get_op('aten::native_dropout')
 _op_native_group_norm = get_op('aten::native_group_norm')
 _op_native_layer_norm = get_op('aten::native_layer_norm')
@@ -635,8 +651,12 @@ _op_ones__out = get_op('aten::ones.out')
 _op_ones_like = get_op('aten::ones_like')
 _op_outer = get_op('aten::outer')
 _op_outer__out = get_op('aten::outer.out')
+_op_pairwise_distance = get_op('aten::pairwise_distance')
+_op_pdist = get_op('aten::pdist')
 _op_permute = get_op('aten::permute')
 _op_pinverse = get_op('aten::pinverse')
+_op_pixel_shuffle = get_op('aten::pixel_shuffle')
+_op_pixel_unshuffle = get_op('aten::pixel_unshuffle')
 _op_poisson = get_op('aten::poisson')
 _op_poisson_nll_loss = get_op('aten::poisson_nll_loss')
 _op_positive = get_op('aten::positive')
@@ -1107,6 +1127,143 @@ def _ctc_loss_backward(*args, **kwargs):
     _ap.raise_invalid_arguments(_f__ctc_loss_backward_sigs, args, kwargs)
 
 
+def _f__embedding_bag_0(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+    if not isinstance(weight, _Tensor): raise _Mismatch
+    if not isinstance(indices, _Tensor): raise _Mismatch
+    if not isinstance(offsets, _Tensor): raise _Mismatch
+    if scale_grad_by_freq is not False and scale_grad_by_freq is not True: raise _Mismatch
+    if type(mode) is not int: mode = _ap.to_int(mode)
+    if sparse is not False and sparse is not True: raise _Mismatch
+    if per_sample_weights is not None and not isinstance(per_sample_weights, _Tensor): raise _Mismatch
+    if include_last_offset is not False and include_last_offset is not True: raise _Mismatch
+    if type(padding_idx) is not int: padding_idx = _ap.to_int(padding_idx)
+    return weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx
+
+
+_f__embedding_bag_sigs = (_ap.PySig('_embedding_bag', (('weight', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('offsets', 'Tensor', None, False), ('scale_grad_by_freq', 'bool', 'False', False), ('mode', 'int', '0', False), ('sparse', 'bool', 'False', False), ('per_sample_weights', 'Tensor?', 'None', False), ('include_last_offset', 'bool', 'False', False), ('padding_idx', 'int', '-1', False)), False, False),)
+
+
+def _embedding_bag(*args, **kwargs):
+    try:
+        weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx = _f__embedding_bag_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__embedding_bag.call(weight._keyset | indices._keyset | offsets._keyset | (per_sample_weights._keyset if per_sample_weights is not None else 0), weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
+        return result
+    _ap.raise_invalid_arguments(_f__embedding_bag_sigs, args, kwargs)
+
+
+def _f__embedding_bag_backward_0(grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx=-1):
+    if not isinstance(grad, _Tensor): raise _Mismatch
+    if not isinstance(indices, _Tensor): raise _Mismatch
+    if not isinstance(offsets, _Tensor): raise _Mismatch
+    if not isinstance(offset2bag, _Tensor): raise _Mismatch
+    if not isinstance(bag_size, _Tensor): raise _Mismatch
+    if not isinstance(maximum_indices, _Tensor): raise _Mismatch
+    if type(num_weights) is not int: num_weights = _ap.to_int(num_weights)
+    if scale_grad_by_freq is not True and scale_grad_by_freq is not False: raise _Mismatch
+    if type(mode) is not int: mode = _ap.to_int(mode)
+    if sparse is not True and sparse is not False: raise _Mismatch
+    if per_sample_weights is not None and not isinstance(per_sample_weights, _Tensor): raise _Mismatch
+    if type(padding_idx) is not int: padding_idx = _ap.to_int(padding_idx)
+    return grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx
+
+
+_f__embedding_bag_backward_sigs = (_ap.PySig('_embedding_bag_backward', (('grad', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('offsets', 'Tensor', None, False), ('offset2bag', 'Tensor', None, False), ('bag_size', 'Tensor', None, False), ('maximum_indices', 'Tensor', None, False), ('num_weights', 'SymInt', None, False), ('scale_grad_by_freq', 'bool', None, False), ('mode', 'int', None, False), ('sparse', 'bool', None, False), ('per_sample_weights', 'Tensor?', None, False), ('padding_idx', 'int', '-1', False)), False, False),)
+
+
+def _embedding_bag_backward(*args, **kwargs):
+    try:
+        grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx = _f__embedding_bag_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__embedding_bag_backward.call(grad._keyset | indices._keyset | offsets._keyset | offset2bag._keyset | bag_size._keyset | maximum_indices._keyset | (per_sample_weights._keyset if per_sample_weights is not None else 0), grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx)
+        return result
+    _ap.raise_invalid_arguments(_f__embedding_bag_backward_sigs, args, kwargs)
+
+
+def _f__embedding_bag_dense_backward_0(grad, indices, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, per_sample_weights, padding_idx=-1):
+    if not isinstance(grad, _Tensor): raise _Mismatch
+    if not isinstance(indices, _Tensor): raise _Mismatch
+    if not isinstance(offset2bag, _Tensor): raise _Mismatch
+    if not isinstance(bag_size, _Tensor): raise _Mismatch
+    if not isinstance(maximum_indices, _Tensor): raise _Mismatch
+    if type(num_weights) is not int: num_weights = _ap.to_int(num_weights)
+    if scale_grad_by_freq is not True and scale_grad_by_freq is not False: raise _Mismatch
+    if type(mode) is not int: mode = _ap.to_int(mode)
+    if per_sample_weights is not None and not isinstance(per_sample_weights, _Tensor): raise _Mismatch
+    if type(padding_idx) is not int: padding_idx = _ap.to_int(padding_idx)
+    return grad, indices, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, per_sample_weights, padding_idx
+
+
+_f__embedding_bag_dense_backward_sigs = (_ap.PySig('_embedding_bag_dense_backward', (('grad', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('offset2bag', 'Tensor', None, False), ('bag_size', 'Tensor', None, False), ('maximum_indices', 'Tensor', None, False), ('num_weights', 'SymInt', None, False), ('scale_grad_by_freq', 'bool', None, False), ('mode', 'int', None, False), ('per_sample_weights', 'Tensor?', None, False), ('padding_idx', 'int', '-1', False)), False, False),)
+
+
+def _embedding_bag_dense_backward(*args, **kwargs):
+    try:
+        grad, indices, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, per_sample_weights, padding_idx = _f__embedding_bag_dense_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__embedding_bag_dense_backward.call(grad._keyset | indices._keyset | offset2bag._keyset | bag_size._keyset | maximum_indices._keyset | (per_sample_weights._keyset if per_sample_weights is not None else 0), grad, indices, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, per_sample_weights, padding_idx)
+        return result
+    _ap.raise_invalid_arguments(_f__embedding_bag_dense_backward_sigs, args, kwargs)
+
+
+def _f__embedding_bag_forward_only_0(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+    if not isinstance(weight, _Tensor): raise _Mismatch
+    if not isinstance(indices, _Tensor): raise _Mismatch
+    if not isinstance(offsets, _Tensor): raise _Mismatch
+    if scale_grad_by_freq is not False and scale_grad_by_freq is not True: raise _Mismatch
+    if type(mode) is not int: mode = _ap.to_int(mode)
+    if sparse is not False and sparse is not True: raise _Mismatch
+    if per_sample_weights is not None and not isinstance(per_sample_weights, _Tensor): raise _Mismatch
+    if include_last_offset is not False and include_last_offset is not True: raise _Mismatch
+    if type(padding_idx) is not int: padding_idx = _ap.to_int(padding_idx)
+    return weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx
+
+
+_f__embedding_bag_forward_only_sigs = (_ap.PySig('_embedding_bag_forward_only', (('weight', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('offsets', 'Tensor', None, False), ('scale_grad_by_freq', 'bool', 'False', False), ('mode', 'int', '0', False), ('sparse', 'bool', 'False', False), ('per_sample_weights', 'Tensor?', 'None', False), ('include_last_offset', 'bool', 'False', False), ('padding_idx', 'int', '-1', False)), False, False),)
+
+
+def _embedding_bag_forward_only(*args, **kwargs):
+    try:
+        weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx = _f__embedding_bag_forward_only_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__embedding_bag_forward_only.call(weight._keyset | indices._keyset | offsets._keyset | (per_sample_weights._keyset if per_sample_weights is not None else 0), weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
+        return result
+    _ap.raise_invalid_arguments(_f__embedding_bag_forward_only_sigs, args, kwargs)
+
+
+def _f__embedding_bag_per_sample_weights_backward_0(grad, weight, indices, offsets, offset2bag, mode, padding_idx=-1):
+    if not isinstance(grad, _Tensor): raise _Mismatch
+    if not isinstance(weight, _Tensor): raise _Mismatch
+    if not isinstance(indices, _Tensor): raise _Mismatch
+    if not isinstance(offsets, _Tensor): raise _Mismatch
+    if not isinstance(offset2bag, _Tensor): raise _Mismatch
+    if type(mode) is not int: mode = _ap.to_int(mode)
+    if type(padding_idx) is not int: padding_idx = _ap.to_int(padding_idx)
+    return grad, weight, indices, offsets, offset2bag, mode, padding_idx
+
+
+_f__embedding_bag_per_sample_weights_backward_sigs = (_ap.PySig('_embedding_bag_per_sample_weights_backward', (('grad', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('offsets', 'Tensor', None, False), ('offset2bag', 'Tensor', None, False), ('mode', 'int', None, False), ('padding_idx', 'int', '-1', False)), False, False),)
+
+
+def _embedding_bag_per_sample_weights_backward(*args, **kwargs):
+    try:
+        grad, weight, indices, offsets, offset2bag, mode, padding_idx = _f__embedding_bag_per_sample_weights_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__embedding_bag_per_sample_weights_backward.call(grad._keyset | weight._keyset | indices._keyset | offsets._keyset | offset2bag._keyset, grad, weight, indices, offsets, offset2bag, mode, padding_idx)
+        return result
+    _ap.raise_invalid_arguments(_f__embedding_bag_per_sample_weights_backward_sigs, args, kwargs)
+
+
 def _f__fused_rms_norm_0(input, normalized_shape, weight, eps):
     if not isinstance(input, _Tensor): raise _Mismatch
     normalized_shape = _ap.to_intlist(normalized_shape)
@@ -1267,6 +1424,48 @@ def _native_batch_norm_legit_no_training(*args, **kwargs):
         result = _op__native_batch_norm_legit_no_training.call(input._keyset | (weight._keyset if weight is not None else 0) | (bias._keyset if bias is not None else 0) | running_mean._keyset | running_var._keyset, input, weight, bias, running_mean, running_var, momentum, eps)
         return result
     _ap.raise_invalid_arguments(_f__native_batch_norm_legit_no_training_sigs, args, kwargs)
+
+
+def _f__pdist_backward_0(grad, input, p, pdist):
+    if not isinstance(grad, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(p) is not float: p = _ap.to_float(p)
+    if not isinstance(pdist, _Tensor): raise _Mismatch
+    return grad, input, p, pdist
+
+
+_f__pdist_backward_sigs = (_ap.PySig('_pdist_backward', (('grad', 'Tensor', None, False), ('input', 'Tensor', None, False), ('p', 'float', None, False), ('pdist', 'Tensor', None, False)), False, False),)
+
+
+def _pdist_backward(*args, **kwargs):
+    try:
+        grad, input, p, pdist = _f__pdist_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__pdist_backward.call(grad._keyset | input._keyset | pdist._keyset, grad, input, p, pdist)
+        return result
+    _ap.raise_invalid_arguments(_f__pdist_backward_sigs, args, kwargs)
+
+
+def _f__pdist_forward_0(input, p=2):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(p) is not float: p = _ap.to_float(p)
+    return input, p
+
+
+_f__pdist_forward_sigs = (_ap.PySig('_pdist_forward', (('input', 'Tensor', None, False), ('p', 'float', '2', False)), False, False),)
+
+
+def _pdist_forward(*args, **kwargs):
+    try:
+        input, p = _f__pdist_forward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__pdist_forward.call(input._keyset, input, p)
+        return result
+    _ap.raise_invalid_arguments(_f__pdist_forward_sigs, args, kwargs)
 
 
 def _f__prelu_kernel_0(input, weight):
@@ -3060,7 +3259,7 @@ def bilinear(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_bilinear_sigs, args, kwargs)
 
 
-def _f_binary_cross_entropy_with_logits_0(input, target, weight=None, pos_weight=None, reduction=1):
+def _f_binary_cross_entropy_with_logits_0(input, target, weight=None, pos_weight=None, reduction=0):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
@@ -3660,6 +3859,26 @@ def celu_(*args, **kwargs):
         result = _op_celu_.call(input._keyset, input, alpha)
         return result
     _ap.raise_invalid_arguments(_f_celu__sigs, args, kwargs)
+
+
+def _f_channel_shuffle_0(input, groups):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(groups) is not int: groups = _ap.to_int(groups)
+    return input, groups
+
+
+_f_channel_shuffle_sigs = (_ap.PySig('channel_shuffle', (('input', 'Tensor', None, False), ('groups', 'SymInt', None, False)), False, False),)
+
+
+def channel_shuffle(*args, **kwargs):
+    try:
+        input, groups = _f_channel_shuffle_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_channel_shuffle.call(input._keyset, input, groups)
+        return result
+    _ap.raise_invalid_arguments(_f_channel_shuffle_sigs, args, kwargs)
 
 
 def _f_chunk_0(input, chunks, dim=0):
@@ -4560,7 +4779,7 @@ def cosh_(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_cosh__sigs, args, kwargs)
 
 
-def _f_cosine_embedding_loss_0(input1, input2, target, margin=0.0, reduction=1):
+def _f_cosine_embedding_loss_0(input1, input2, target, margin=0.0, reduction=0):
     if not isinstance(input1, _Tensor): raise _Mismatch
     if not isinstance(input2, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
@@ -4581,6 +4800,28 @@ def cosine_embedding_loss(*args, **kwargs):
         result = _op_cosine_embedding_loss.call(input1._keyset | input2._keyset | target._keyset, input1, input2, target, margin, reduction)
         return result
     _ap.raise_invalid_arguments(_f_cosine_embedding_loss_sigs, args, kwargs)
+
+
+def _f_cosine_similarity_0(x1, x2, dim=1, eps=1e-08):
+    if not isinstance(x1, _Tensor): raise _Mismatch
+    if not isinstance(x2, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if type(eps) is not float: eps = _ap.to_float(eps)
+    return x1, x2, dim, eps
+
+
+_f_cosine_similarity_sigs = (_ap.PySig('cosine_similarity', (('x1', 'Tensor', None, False), ('x2', 'Tensor', None, False), ('dim', 'int', '1', False), ('eps', 'float', '1e-08', False)), False, False),)
+
+
+def cosine_similarity(*args, **kwargs):
+    try:
+        x1, x2, dim, eps = _f_cosine_similarity_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_cosine_similarity.call(x1._keyset | x2._keyset, x1, x2, dim, eps)
+        return result
+    _ap.raise_invalid_arguments(_f_cosine_similarity_sigs, args, kwargs)
 
 
 def _f_count_nonzero_0(input, dim):
@@ -4643,7 +4884,7 @@ def cross(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_cross_sigs, args, kwargs)
 
 
-def _f_ctc_loss_0(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+def _f_ctc_loss_0(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
     if not isinstance(log_probs, _Tensor): raise _Mismatch
     if not isinstance(targets, _Tensor): raise _Mismatch
     input_lengths = _ap.to_intlist(input_lengths)
@@ -4654,7 +4895,7 @@ def _f_ctc_loss_0(log_probs, targets, input_lengths, target_lengths, blank=0, re
     return log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity
 
 
-def _f_ctc_loss_1(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+def _f_ctc_loss_1(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
     if not isinstance(log_probs, _Tensor): raise _Mismatch
     if not isinstance(targets, _Tensor): raise _Mismatch
     if not isinstance(input_lengths, _Tensor): raise _Mismatch
@@ -5229,6 +5470,146 @@ def einsum(*args, **kwargs):
         result = _op_einsum.call(_ap.keyset_of_list(tensors), equation, tensors, path)
         return result
     _ap.raise_invalid_arguments(_f_einsum_sigs, args, kwargs)
+
+
+def _f_embedding_0(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    if not isinstance(weight, _Tensor): raise _Mismatch
+    if not isinstance(indices, _Tensor): raise _Mismatch
+    if type(padding_idx) is not int: padding_idx = _ap.to_int(padding_idx)
+    if scale_grad_by_freq is not False and scale_grad_by_freq is not True: raise _Mismatch
+    if sparse is not False and sparse is not True: raise _Mismatch
+    return weight, indices, padding_idx, scale_grad_by_freq, sparse
+
+
+_f_embedding_sigs = (_ap.PySig('embedding', (('weight', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('padding_idx', 'SymInt', '-1', False), ('scale_grad_by_freq', 'bool', 'False', False), ('sparse', 'bool', 'False', False)), False, False),)
+
+
+def embedding(*args, **kwargs):
+    try:
+        weight, indices, padding_idx, scale_grad_by_freq, sparse = _f_embedding_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_embedding.call(weight._keyset | indices._keyset, weight, indices, padding_idx, scale_grad_by_freq, sparse)
+        return result
+    _ap.raise_invalid_arguments(_f_embedding_sigs, args, kwargs)
+
+
+def _f_embedding_backward_0(grad, indices, num_weights, padding_idx, scale_grad_by_freq, sparse):
+    if not isinstance(grad, _Tensor): raise _Mismatch
+    if not isinstance(indices, _Tensor): raise _Mismatch
+    if type(num_weights) is not int: num_weights = _ap.to_int(num_weights)
+    if type(padding_idx) is not int: padding_idx = _ap.to_int(padding_idx)
+    if scale_grad_by_freq is not True and scale_grad_by_freq is not False: raise _Mismatch
+    if sparse is not True and sparse is not False: raise _Mismatch
+    return grad, indices, num_weights, padding_idx, scale_grad_by_freq, sparse
+
+
+_f_embedding_backward_sigs = (_ap.PySig('embedding_backward', (('grad', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('num_weights', 'SymInt', None, False), ('padding_idx', 'SymInt', None, False), ('scale_grad_by_freq', 'bool', None, False), ('sparse', 'bool', None, False)), False, False),)
+
+
+def embedding_backward(*args, **kwargs):
+    try:
+        grad, indices, num_weights, padding_idx, scale_grad_by_freq, sparse = _f_embedding_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_embedding_backward.call(grad._keyset | indices._keyset, grad, indices, num_weights, padding_idx, scale_grad_by_freq, sparse)
+        return result
+    _ap.raise_invalid_arguments(_f_embedding_backward_sigs, args, kwargs)
+
+
+def _f_embedding_bag_0(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False):
+    if not isinstance(weight, _Tensor): raise _Mismatch
+    if not isinstance(indices, _Tensor): raise _Mismatch
+    if not isinstance(offsets, _Tensor): raise _Mismatch
+    if scale_grad_by_freq is not False and scale_grad_by_freq is not True: raise _Mismatch
+    if type(mode) is not int: mode = _ap.to_int(mode)
+    if sparse is not False and sparse is not True: raise _Mismatch
+    if per_sample_weights is not None and not isinstance(per_sample_weights, _Tensor): raise _Mismatch
+    if include_last_offset is not False and include_last_offset is not True: raise _Mismatch
+    return weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset
+
+
+def _f_embedding_bag_1(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx):
+    if not isinstance(weight, _Tensor): raise _Mismatch
+    if not isinstance(indices, _Tensor): raise _Mismatch
+    if not isinstance(offsets, _Tensor): raise _Mismatch
+    if scale_grad_by_freq is not True and scale_grad_by_freq is not False: raise _Mismatch
+    if type(mode) is not int: mode = _ap.to_int(mode)
+    if sparse is not True and sparse is not False: raise _Mismatch
+    if per_sample_weights is not None and not isinstance(per_sample_weights, _Tensor): raise _Mismatch
+    if include_last_offset is not True and include_last_offset is not False: raise _Mismatch
+    if padding_idx is not None and type(padding_idx) is not int: padding_idx = _ap.to_int(padding_idx)
+    return weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx
+
+
+_f_embedding_bag_sigs = (_ap.PySig('embedding_bag', (('weight', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('offsets', 'Tensor', None, False), ('scale_grad_by_freq', 'bool', 'False', False), ('mode', 'int', '0', False), ('sparse', 'bool', 'False', False), ('per_sample_weights', 'Tensor?', 'None', False), ('include_last_offset', 'bool', 'False', False)), False, False), _ap.PySig('embedding_bag', (('weight', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('offsets', 'Tensor', None, False), ('scale_grad_by_freq', 'bool', None, False), ('mode', 'int', None, False), ('sparse', 'bool', None, False), ('per_sample_weights', 'Tensor?', None, False), ('include_last_offset', 'bool', None, False), ('padding_idx', 'int?', None, False)), False, False),)
+
+
+def embedding_bag(*args, **kwargs):
+    if len(args) <= 8 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+        try:
+            weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset = _f_embedding_bag_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_embedding_bag.call(weight._keyset | indices._keyset | offsets._keyset | (per_sample_weights._keyset if per_sample_weights is not None else 0), weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset)
+            return result
+    if len(args) <= 9 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+        try:
+            weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx = _f_embedding_bag_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_embedding_bag__padding_idx.call(weight._keyset | indices._keyset | offsets._keyset | (per_sample_weights._keyset if per_sample_weights is not None else 0), weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
+            return result
+    _ap.raise_invalid_arguments(_f_embedding_bag_sigs, args, kwargs)
+
+
+def _f_embedding_dense_backward_0(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(indices, _Tensor): raise _Mismatch
+    if type(num_weights) is not int: num_weights = _ap.to_int(num_weights)
+    if type(padding_idx) is not int: padding_idx = _ap.to_int(padding_idx)
+    if scale_grad_by_freq is not True and scale_grad_by_freq is not False: raise _Mismatch
+    return grad_output, indices, num_weights, padding_idx, scale_grad_by_freq
+
+
+_f_embedding_dense_backward_sigs = (_ap.PySig('embedding_dense_backward', (('grad_output', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('num_weights', 'SymInt', None, False), ('padding_idx', 'SymInt', None, False), ('scale_grad_by_freq', 'bool', None, False)), False, False),)
+
+
+def embedding_dense_backward(*args, **kwargs):
+    try:
+        grad_output, indices, num_weights, padding_idx, scale_grad_by_freq = _f_embedding_dense_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_embedding_dense_backward.call(grad_output._keyset | indices._keyset, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+        return result
+    _ap.raise_invalid_arguments(_f_embedding_dense_backward_sigs, args, kwargs)
+
+
+def _f_embedding_renorm__0(input, indices, max_norm, norm_type):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(indices, _Tensor): raise _Mismatch
+    if type(max_norm) is not float: max_norm = _ap.to_float(max_norm)
+    if type(norm_type) is not float: norm_type = _ap.to_float(norm_type)
+    return input, indices, max_norm, norm_type
+
+
+_f_embedding_renorm__sigs = (_ap.PySig('embedding_renorm_', (('input', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('max_norm', 'float', None, False), ('norm_type', 'float', None, False)), False, False),)
+
+
+def embedding_renorm_(*args, **kwargs):
+    try:
+        input, indices, max_norm, norm_type = _f_embedding_renorm__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_embedding_renorm_.call(input._keyset | indices._keyset, input, indices, max_norm, norm_type)
+        return result
+    _ap.raise_invalid_arguments(_f_embedding_renorm__sigs, args, kwargs)
 
 
 def _f_empty_0(size, *, memory_format=None, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -6638,7 +7019,7 @@ def hardshrink(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_hardshrink_sigs, args, kwargs)
 
 
-def _f_hinge_embedding_loss_0(input, target, margin=1.0, reduction=1):
+def _f_hinge_embedding_loss_0(input, target, margin=1.0, reduction=0):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if type(margin) is not float: margin = _ap.to_float(margin)
@@ -7238,7 +7619,7 @@ def isposinf(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_isposinf_sigs, args, kwargs)
 
 
-def _f_kl_div_0(input, target, reduction=1, *, log_target=False):
+def _f_kl_div_0(input, target, reduction=0, *, log_target=False):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if type(reduction) is not int: reduction = _ap.to_int(reduction)
@@ -8208,7 +8589,7 @@ def lt(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_lt_sigs, args, kwargs)
 
 
-def _f_margin_ranking_loss_0(input1, input2, target, margin=0.0, reduction=1):
+def _f_margin_ranking_loss_0(input1, input2, target, margin=0.0, reduction=0):
     if not isinstance(input1, _Tensor): raise _Mismatch
     if not isinstance(input2, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
@@ -9261,6 +9642,26 @@ def native_batch_norm(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_native_batch_norm_sigs, args, kwargs)
 
 
+def _f_native_channel_shuffle_0(input, groups):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(groups) is not int: groups = _ap.to_int(groups)
+    return input, groups
+
+
+_f_native_channel_shuffle_sigs = (_ap.PySig('native_channel_shuffle', (('input', 'Tensor', None, False), ('groups', 'SymInt', None, False)), False, False),)
+
+
+def native_channel_shuffle(*args, **kwargs):
+    try:
+        input, groups = _f_native_channel_shuffle_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_native_channel_shuffle.call(input._keyset, input, groups)
+        return result
+    _ap.raise_invalid_arguments(_f_native_channel_shuffle_sigs, args, kwargs)
+
+
 def _f_native_dropout_0(input, p, train):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(p) is not float: p = _ap.to_float(p)
@@ -9770,6 +10171,49 @@ def outer(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_outer_sigs, args, kwargs)
 
 
+def _f_pairwise_distance_0(x1, x2, p=2, eps=1e-06, keepdim=False):
+    if not isinstance(x1, _Tensor): raise _Mismatch
+    if not isinstance(x2, _Tensor): raise _Mismatch
+    if type(p) is not float: p = _ap.to_float(p)
+    if type(eps) is not float: eps = _ap.to_float(eps)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    return x1, x2, p, eps, keepdim
+
+
+_f_pairwise_distance_sigs = (_ap.PySig('pairwise_distance', (('x1', 'Tensor', None, False), ('x2', 'Tensor', None, False), ('p', 'float', '2', False), ('eps', 'float', '1e-06', False), ('keepdim', 'bool', 'False', False)), False, False),)
+
+
+def pairwise_distance(*args, **kwargs):
+    try:
+        x1, x2, p, eps, keepdim = _f_pairwise_distance_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_pairwise_distance.call(x1._keyset | x2._keyset, x1, x2, p, eps, keepdim)
+        return result
+    _ap.raise_invalid_arguments(_f_pairwise_distance_sigs, args, kwargs)
+
+
+def _f_pdist_0(input, p=2):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(p) is not float: p = _ap.to_float(p)
+    return input, p
+
+
+_f_pdist_sigs = (_ap.PySig('pdist', (('input', 'Tensor', None, False), ('p', 'float', '2', False)), False, False),)
+
+
+def pdist(*args, **kwargs):
+    try:
+        input, p = _f_pdist_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_pdist.call(input._keyset, input, p)
+        return result
+    _ap.raise_invalid_arguments(_f_pdist_sigs, args, kwargs)
+
+
 def _f_permute_0(input, dims):
     if not isinstance(input, _Tensor): raise _Mismatch
     dims = _ap.to_intlist(dims)
@@ -9808,6 +10252,46 @@ def pinverse(*args, **kwargs):
         result = _op_pinverse.call(input._keyset, input, rcond)
         return result
     _ap.raise_invalid_arguments(_f_pinverse_sigs, args, kwargs)
+
+
+def _f_pixel_shuffle_0(input, upscale_factor):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(upscale_factor) is not int: upscale_factor = _ap.to_int(upscale_factor)
+    return input, upscale_factor
+
+
+_f_pixel_shuffle_sigs = (_ap.PySig('pixel_shuffle', (('input', 'Tensor', None, False), ('upscale_factor', 'int', None, False)), False, False),)
+
+
+def pixel_shuffle(*args, **kwargs):
+    try:
+        input, upscale_factor = _f_pixel_shuffle_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_pixel_shuffle.call(input._keyset, input, upscale_factor)
+        return result
+    _ap.raise_invalid_arguments(_f_pixel_shuffle_sigs, args, kwargs)
+
+
+def _f_pixel_unshuffle_0(input, downscale_factor):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(downscale_factor) is not int: downscale_factor = _ap.to_int(downscale_factor)
+    return input, downscale_factor
+
+
+_f_pixel_unshuffle_sigs = (_ap.PySig('pixel_unshuffle', (('input', 'Tensor', None, False), ('downscale_factor', 'int', None, False)), False, False),)
+
+
+def pixel_unshuffle(*args, **kwargs):
+    try:
+        input, downscale_factor = _f_pixel_unshuffle_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_pixel_unshuffle.call(input._keyset, input, downscale_factor)
+        return result
+    _ap.raise_invalid_arguments(_f_pixel_unshuffle_sigs, args, kwargs)
 
 
 def _f_poisson_0(input, generator=None):
@@ -12667,7 +13151,7 @@ def tril(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_tril_sigs, args, kwargs)
 
 
-def _f_triplet_margin_loss_0(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, reduction=1):
+def _f_triplet_margin_loss_0(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, reduction=0):
     if not isinstance(anchor, _Tensor): raise _Mismatch
     if not isinstance(positive, _Tensor): raise _Mismatch
     if not isinstance(negative, _Tensor): raise _Mismatch
@@ -13307,4 +13791,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_batch_norm_impl_index', '_convolution', '_convolution_mode', '_ctc_loss', '_ctc_loss_backward', '_fused_rms_norm', '_local_scalar_dense', '_log_softmax', '_log_softmax_backward_data', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', '_prelu_kernel', '_prelu_kernel_backward', '_softmax', '_softmax_backward_data', '_to_copy', '_trilinear', '_unique2', '_unsafe_view', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'adjoint', 'affine_grid_generator', 'affine_grid_generator_backward', 'alias', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'detach_', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'grid_sampler_2d_backward', 'grid_sampler_3d', 'grid_sampler_3d_backward', 'group_norm', 'gt', 'hardshrink', 'hinge_embedding_loss', 'histc', 'hsplit', 'hstack', 'hypot', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'is_conj', 'is_neg', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lt', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'native_batch_norm', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'outer', 'permute', 'pinverse', 'poisson', 'poisson_nll_loss', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'tril', 'triplet_margin_loss', 'triu', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vsplit', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_batch_norm_impl_index', '_convolution', '_convolution_mode', '_ctc_loss', '_ctc_loss_backward', '_embedding_bag', '_embedding_bag_backward', '_embedding_bag_dense_backward', '_embedding_bag_forward_only', '_embedding_bag_per_sample_weights_backward', '_fused_rms_norm', '_local_scalar_dense', '_log_softmax', '_log_softmax_backward_data', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', '_pdist_backward', '_pdist_forward', '_prelu_kernel', '_prelu_kernel_backward', '_softmax', '_softmax_backward_data', '_to_copy', '_trilinear', '_unique2', '_unsafe_view', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'adjoint', 'affine_grid_generator', 'affine_grid_generator_backward', 'alias', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'channel_shuffle', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'detach_', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'embedding', 'embedding_backward', 'embedding_bag', 'embedding_dense_backward', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'grid_sampler_2d_backward', 'grid_sampler_3d', 'grid_sampler_3d_backward', 'group_norm', 'gt', 'hardshrink', 'hinge_embedding_loss', 'histc', 'hsplit', 'hstack', 'hypot', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'is_conj', 'is_neg', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lt', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'native_batch_norm', 'native_channel_shuffle', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'pdist', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'tril', 'triplet_margin_loss', 'triu', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vsplit', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
