@@ -408,16 +408,6 @@ COMPOSITE.update({
 })
 INTEGER_OUTPUTS.add("one_hot")
 NOT_DIFFERENTIABLE_IN_TORCH.update({
-    "grid_sampler_2d_backward": lambda m, x: m.ops.aten.grid_sampler_2d_backward(
-        x.reshape(1, 1, 2, 3), m.ones(1, 1, 3, 3, dtype=m.float64),
-        m.zeros(1, 2, 3, 2, dtype=m.float64), 0, 0, False, [True, True])[0],
-    "grid_sampler_3d_backward": lambda m, x: m.ops.aten.grid_sampler_3d_backward(
-        x.reshape(1, 1, 1, 2, 3), m.ones(1, 1, 2, 2, 2, dtype=m.float64),
-        m.zeros(1, 1, 2, 3, 3, dtype=m.float64), 0, 0, False, [True, True])[0],
-    "_pdist_backward": lambda m, x: m.ops.aten._pdist_backward(
-        x.reshape(6), m.ones(4, 3, dtype=m.float64), 2.0, m.ones(6, dtype=m.float64)),
-    "affine_grid_generator_backward": lambda m, x: m.ops.aten.affine_grid_generator_backward(
-        x.reshape(1, 1, 3, 2), [1, 1, 1, 3], False),
     "native_channel_shuffle": lambda m, x: m.native_channel_shuffle(x.reshape(1, 2, 3), 2),
 })
 

@@ -484,7 +484,37 @@ def _addmm_into(result, bias, mat1, mat2, beta, alpha):
     return result
 
 
+def _addmm_fast(self, mat1, mat2):
+    """Note [The short path of mm], for ``addmm`` with ``beta = alpha = 1`` and a bias of
+    the result's shape or one row of it (``nn.Linear``'s call): ``np.dot`` into the new
+    result, then the bias added in place."""
+    dtype = mat1._dtype
+    n, p = mat1._sizes[0], mat2._sizes[1]
+    count = n * p
+    device = mat1._device
+    storage = UntypedStorage._new(count * dtype.itemsize, device, _allocator(device))
+    size = (n, p)
+    result = make_tensor(storage, size, contiguous_strides(size), 0, dtype)
+    if count:
+        buf = storage._buf
+        arr = np.frombuffer(buf, dtype.np, count).reshape(size)
+        np.dot(mat1._array(), mat2._array(), arr)
+        with np.errstate(all="ignore"):
+            np.add(arr, self._array(), out=arr)
+        result._np = arr
+        result._np_buf = buf
+    return result
+
+
 def addmm(self, mat1, mat2, beta=1, alpha=1):
+    sa, sb, sc = mat1._sizes, mat2._sizes, self._sizes
+    if (len(sa) == 2 and len(sb) == 2 and sa[1] == sb[0]
+            and (sc == (sb[1],) or sc == (sa[0], sb[1]))
+            and mat1._dtype is mat2._dtype and mat1._dtype is self._dtype
+            and self._dtype in _BLAS_TYPES and mat1._device is _CPU and mat2._device is _CPU
+            and self._device is _CPU and type(beta) is int and type(alpha) is int
+            and beta == 1 and alpha == 1):
+        return _addmm_fast(self, mat1, mat2)
     _check_addmm(self, mat1, mat2)
     size = (mat1._sizes[0], mat2._sizes[1])
     views.expand(self, size)   # torch's broadcast error

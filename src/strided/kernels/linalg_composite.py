@@ -75,7 +75,8 @@ def _requires_grad(t) -> bool:
 
 def _should_fold(a, b) -> bool:
     """Whether the larger operand (>= 3 dims, the other <= 2) is folded into one matrix for a
-    single mm/mv: always when it requires grad (its gradient is then one mm as well),
+    single mm/mv: always when the smaller operand requires grad (its gradient is then one
+    mm instead of a batch reduced afterwards),
     never when the left operand is a matrix (the result would need a transposed copy), and
     otherwise when folding is a view."""
     a_larger = a.dim() >= b.dim()
@@ -83,7 +84,7 @@ def _should_fold(a, b) -> bool:
     other_dim = b.dim() if a_larger else a.dim()
     if not (t1.dim() >= 3 and other_dim <= 2):
         return False
-    if _requires_grad(t1):
+    if _requires_grad(b if a_larger else a):
         return True
     if a.dim() == 2:
         return False

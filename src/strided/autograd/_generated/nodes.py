@@ -4856,6 +4856,20 @@ class PdistBackward0(FormulaNode):
         return node._flatten((r_self,))
 
 
+class PdistBackwardBackward0(FormulaNode):
+    """Backward of ``_pdist_backward(Tensor grad, Tensor self, float p, Tensor pdist) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad = r_self = r_pdist = None
+        if node._need(0) or node._need(1) or node._need(2):
+            r_grad, r_self, r_pdist = not_implemented("_pdist_backward")
+        return node._flatten((r_grad, r_self, r_pdist))
+
+
 class NativeDropoutBackward0(FormulaNode):
     """Backward of ``native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)``."""
 
@@ -6830,6 +6844,52 @@ class ChannelShuffleBackward0(FormulaNode):
         return node._flatten((r_self,))
 
 
+class AffineGridGeneratorBackwardBackward0(FormulaNode):
+    """Backward of ``affine_grid_generator_backward(Tensor grad, SymInt[] size, bool align_corners) -> Tensor``."""
+
+    __slots__ = ('_s_align_corners', '_s_size')
+    _SAVED = ('align_corners', 'size')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad = None
+        if node._need(0):
+            align_corners = _u(node._s_align_corners, node)
+            size = _u(node._s_size, node)
+            r_grad = aten_call('affine_grid_generator', grad, size, align_corners)
+        return node._flatten((r_grad,))
+
+
+class GridSampler2DBackwardBackward0(FormulaNode):
+    """Backward of ``grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_grad_output = r_input = r_grid = None
+        if node._need(0) or node._need(1) or node._need(2):
+            r_grad_output, r_input, r_grid = not_implemented("grid_sampler_2d_backward")
+        return node._flatten((r_grad_output, r_input, r_grid))
+
+
+class GridSampler3DBackwardBackward0(FormulaNode):
+    """Backward of ``grid_sampler_3d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_grad_output = r_input = r_grid = None
+        if node._need(0) or node._need(1) or node._need(2):
+            r_grad_output, r_input, r_grid = not_implemented("grid_sampler_3d_backward")
+        return node._flatten((r_grad_output, r_input, r_grid))
+
+
 # qualname: (node class, differentiable inputs, saved inputs (name, argument, kind, needed by), saved outputs (name, index, needed by), output differentiability)
 FORMULAS = {
     'aten::add.Tensor': (AddBackward0, ('self', 'other'), (('alpha', 'alpha', 'value', (1,)),), (), None),
@@ -7133,6 +7193,7 @@ FORMULAS = {
     'aten::col2im': (Col2ImBackward0, ('self',), (('dilation', 'dilation', 'value', (0,)), ('kernel_size', 'kernel_size', 'value', (0,)), ('padding', 'padding', 'value', (0,)), ('stride', 'stride', 'value', (0,))), (), None),
     'aten::im2col': (Im2ColBackward0, ('self',), (('dilation', 'dilation', 'value', (0,)), ('kernel_size', 'kernel_size', 'value', (0,)), ('padding', 'padding', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,)), ('stride', 'stride', 'value', (0,))), (), None),
     'aten::_pdist_forward': (PdistBackward0, ('self',), (('p', 'p', 'value', (0,)), ('self', 'self', 'value', (0,))), (('result', 0, (0,)),), None),
+    'aten::_pdist_backward': (PdistBackwardBackward0, ('grad', 'self', 'pdist'), (), (), None),
     'aten::native_dropout': (NativeDropoutBackward0, ('input',), (('p', 'p', 'value', (0,)), ('train', 'train', 'value', (0,))), (('result1', 1, (0,)),), (True, False)),
     'aten::native_dropout_backward': (NativeDropoutBackwardBackward0, ('grad_output',), (('mask', 'mask', 'value', (0,)), ('scale', 'scale', 'value', (0,))), (), None),
     'aten::embedding': (EmbeddingBackward0, ('weight',), (('indices', 'indices', 'value', (0,)), ('padding_idx', 'padding_idx', 'value', (0,)), ('scale_grad_by_freq', 'scale_grad_by_freq', 'value', (0,)), ('sparse', 'sparse', 'value', (0,)), ('weight_sizes', 'weight', 'sizes', (0,))), (), None),
@@ -7236,4 +7297,7 @@ FORMULAS = {
     'aten::pixel_shuffle': (PixelShuffleBackward0, ('self',), (('upscale_factor', 'upscale_factor', 'value', (0,)),), (), None),
     'aten::pixel_unshuffle': (PixelUnshuffleBackward0, ('self',), (('downscale_factor', 'downscale_factor', 'value', (0,)),), (), None),
     'aten::channel_shuffle': (ChannelShuffleBackward0, ('self',), (('groups', 'groups', 'value', (0,)),), (), None),
+    'aten::affine_grid_generator_backward': (AffineGridGeneratorBackwardBackward0, ('grad',), (('align_corners', 'align_corners', 'value', (0,)), ('size', 'size', 'value', (0,))), (), None),
+    'aten::grid_sampler_2d_backward': (GridSampler2DBackwardBackward0, ('grad_output', 'input', 'grid'), (), (), None),
+    'aten::grid_sampler_3d_backward': (GridSampler3DBackwardBackward0, ('grad_output', 'input', 'grid'), (), (), None),
 }
