@@ -859,6 +859,10 @@ def pad(self, pad, mode="constant", value=None):
     if mode not in _PAD_KERNEL:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     _check_pad_length(self, pad)
+    if mode != "circular":
+        # torch's reflection_pad{k}d / replication_pad{k}d ops (kernels/nn/vision.py)
+        k = _check_nonconstant_pad(self, pad, mode)
+        return _call(f"aten::{_PAD_KERNEL[mode]}{k}d", self, list(pad))
     return _pad_nonconstant(self, pad, mode)
 
 
@@ -1042,11 +1046,10 @@ def _slice(t, d, start, end):
 
 
 def pad_autograd(self, pad, mode="constant", value=None):
-    """``constant`` is ``constant_pad_nd``; ``circular`` is torch's decomposition (the
-    input copied into the middle of a new tensor, then each padded dim's edges copied from
-    the opposite side, CopySlices in the graph); ``reflect`` and ``replicate`` (torch's
-    own reflection_pad/replication_pad ops, which strided has not) join slices of the
-    input, flipped or expanded, with ``cat``."""
+    """``constant`` is ``constant_pad_nd``; ``reflect`` and ``replicate`` are torch's
+    reflection_pad{k}d / replication_pad{k}d ops (kernels/nn/vision.py); ``circular`` is
+    torch's decomposition (the input copied into the middle of a new tensor, then each
+    padded dim's edges copied from the opposite side, CopySlices in the graph)."""
     pad = tuple(pad)
     check(len(pad) % 2 == 0, "Padding length must be divisible by 2")
     if mode == "constant":
@@ -1056,32 +1059,11 @@ def pad_autograd(self, pad, mode="constant", value=None):
     if mode not in _PAD_KERNEL:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     _check_pad_length(self, pad)
+    if mode != "circular":
+        k = _check_nonconstant_pad(self, pad, mode)
+        return _call(f"aten::{_PAD_KERNEL[mode]}{k}d", self, list(pad))
     sizes, widths = _nonconstant_widths(self, pad, mode)
-    if mode == "circular":
-        return _pad_circular_autograd(self, sizes, widths)
-    x = self
-    for d, lo, hi in widths:
-        if lo < 0 or hi < 0:
-            x = _slice(x, d, max(-lo, 0), x._sizes[d] - max(-hi, 0))
-        n = x._sizes[d]
-        parts = []
-        if lo > 0:
-            parts.append(_call("aten::flip", _slice(x, d, 1, lo + 1), [d]) if mode == "reflect"
-                         else _edge(x, d, 0, lo))
-        parts.append(x)
-        if hi > 0:
-            parts.append(_call("aten::flip", _slice(x, d, n - 1 - hi, n - 1), [d])
-                         if mode == "reflect" else _edge(x, d, n - 1, hi))
-        if len(parts) > 1:
-            x = _call("aten::cat", parts, d)
-    return x
-
-
-def _edge(x, d, i, width):
-    """Element ``i`` of dim ``d`` repeated ``width`` times (replicate padding)."""
-    sizes = list(x._sizes)
-    sizes[d] = width
-    return _call("aten::expand", _slice(x, d, i, i + 1), sizes, False)
+    return _pad_circular_autograd(self, sizes, widths)
 
 
 def _pad_circular_autograd(self, sizes, widths):
