@@ -382,6 +382,14 @@ COMPOSITE.update({
     "log_sigmoid": (lambda m, x: m.nn.functional.logsigmoid(x), [(3, 4)]),
     **{op: (lambda m, x, op=op: getattr(m, op)(x, 1.0, True), [(3, 4)])
        for op in ("dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout")},
+    # embedding (ops/native_functions/nn_embedding.yaml)
+    "embedding_backward": (lambda m, g: m.embedding_backward(g, m.tensor([1, 2, 1]), 5, -1,
+                                                             False, False), [(3, 4)]),
+    "embedding_bag": (lambda m, w: m.embedding_bag(w, m.tensor([1, 2, 4, 1]),
+                                                   m.tensor([0, 1]), False, 1)[0], [(5, 3)]),
+    "embedding_bag.padding_idx": (
+        lambda m, w: m.embedding_bag(w, m.tensor([1, 2, 4, 1]), m.tensor([0, 1]), False, 0,
+                                     False, None, False, 2)[0], [(5, 3)]),
 })
 
 # nn vision and distance (ops/native_functions/nn_vision.yaml, nn_distance.yaml): the .vec
@@ -409,6 +417,21 @@ COMPOSITE.update({
 INTEGER_OUTPUTS.add("one_hot")
 NOT_DIFFERENTIABLE_IN_TORCH.update({
     "native_channel_shuffle": lambda m, x: m.native_channel_shuffle(x.reshape(1, 2, 3), 2),
+})
+
+# nn normalization (ops/native_functions/nn_normalization.yaml): the public entry points
+# decompose into native_batch_norm / native_layer_norm / native_group_norm / primitives
+COMPOSITE.update({
+    "batch_norm": (lambda m, x, w, b: m.batch_norm(x, w, b, None, None, True, 0.1, 1e-5, False),
+                   [(4, 3, 2), (3,), (3,)]),
+    "_batch_norm_impl_index": (lambda m, x, w: m._batch_norm_impl_index(
+        x, w, None, None, None, True, 0.1, 1e-5, False)[0], [(4, 3), (3,)]),
+    "instance_norm": (lambda m, x, w: m.instance_norm(x, w, None, None, None, True, 0.1, 1e-5,
+                                                      False), [(2, 3, 4), (3,)]),
+    "layer_norm": (lambda m, x, w, b: m.layer_norm(x, [4], w, b), [(2, 3, 4), (4,), (4,)]),
+    "group_norm": (lambda m, x, w, b: m.group_norm(x, 3, w, b), [(2, 6, 4), (6,), (6,)]),
+    "rms_norm": (lambda m, x, w: m.rms_norm(x, [4], w), [(2, 3, 4), (4,)]),
+    "_fused_rms_norm": (lambda m, x, w: m._fused_rms_norm(x, [4], w, 1e-3), [(2, 3, 4), (4,)]),
 })
 
 

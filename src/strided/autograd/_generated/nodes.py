@@ -5019,6 +5019,39 @@ class EmbeddingBagPerSampleWeightsBackwardBackward0(FormulaNode):
         return node._flatten((r_grad, r_weight))
 
 
+class EmbeddingBagBackwardBackward0(FormulaNode):
+    """Backward of ``_embedding_bag_backward(Tensor grad, Tensor indices, Tensor offsets, Tensor offset2bag, Tensor bag_size, Tensor maximum_indices, SymInt num_weights, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, int padding_idx=-1) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad = r_per_sample_weights = None
+        if node._need(0):
+            r_grad = not_implemented("_embedding_bag_backward")
+        if node._need(1):
+            r_per_sample_weights = not_implemented("_embedding_bag_backward")
+        return node._flatten((r_grad, r_per_sample_weights))
+
+
+class EmbeddingBagForwardOnlyBackward0(FormulaNode):
+    """Backward of ``_embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_weight = r_per_sample_weights = None
+        if node._need(0):
+            r_weight = not_implemented("_embedding_bag_forward_only")
+        if node._need(1):
+            r_per_sample_weights = not_implemented("_embedding_bag_forward_only")
+        return node._flatten((r_weight, r_per_sample_weights))
+
+
 class TrilinearBackward0(FormulaNode):
     """Backward of ``_trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim, int unroll_dim=1) -> Tensor``."""
 
@@ -7202,6 +7235,8 @@ FORMULAS = {
     'aten::_embedding_bag': (EmbeddingBagBackward0, ('weight', 'per_sample_weights'), (('indices', 'indices', 'value', (0, 1)), ('mode', 'mode', 'value', (0, 1)), ('offsets', 'offsets', 'value', (0, 1)), ('padding_idx', 'padding_idx', 'value', (0, 1)), ('per_sample_weights', 'per_sample_weights', 'value', (0,)), ('scale_grad_by_freq', 'scale_grad_by_freq', 'value', (0,)), ('sparse', 'sparse', 'value', (0,)), ('weight_sizes', 'weight', 'sizes', (0,)), ('weight', 'weight', 'value', (1,))), (('result1', 1, (0, 1)), ('result2', 2, (0,)), ('result3', 3, (0,))), (True, False, False, False)),
     'aten::_embedding_bag_dense_backward': (EmbeddingBagDenseBackwardBackward0, ('grad', 'per_sample_weights'), (), (), None),
     'aten::_embedding_bag_per_sample_weights_backward': (EmbeddingBagPerSampleWeightsBackwardBackward0, ('grad', 'weight'), (), (), None),
+    'aten::_embedding_bag_backward': (EmbeddingBagBackwardBackward0, ('grad', 'per_sample_weights'), (), (), None),
+    'aten::_embedding_bag_forward_only': (EmbeddingBagForwardOnlyBackward0, ('weight', 'per_sample_weights'), (), (), (True, False, False, False)),
     'aten::_trilinear': (TrilinearBackward0, ('i1', 'i2', 'i3'), (('expand1', 'expand1', 'value', (0, 1, 2)), ('expand2', 'expand2', 'value', (0, 1, 2)), ('expand3', 'expand3', 'value', (0, 1, 2)), ('i1', 'i1', 'value', (0, 1, 2)), ('i2', 'i2', 'value', (0, 1, 2)), ('i3', 'i3', 'value', (0, 1, 2)), ('sumdim', 'sumdim', 'value', (0, 1, 2))), (), None),
     'aten::_softmax': (SoftmaxBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('self_dtype', 'self', 'dtype', (0,))), (('result', 0, (0,)),), None),
     'aten::_log_softmax': (LogSoftmaxBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('self_dtype', 'self', 'dtype', (0,))), (('result', 0, (0,)),), None),
