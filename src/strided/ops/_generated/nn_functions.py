@@ -93,9 +93,6 @@ _op_linear = get_op('aten::linear')
 _op_linear__out = get_op('aten::linear.out')
 _op_log_sigmoid = get_op('aten::log_sigmoid')
 _op_log_sigmoid__out = get_op('aten::log_sigmoid.out')
-_op_log_sigmoid_backward = get_op('aten::log_sigmoid_backward')
-_op_log_sigmoid_forward = get_op('aten::log_sigmoid_forward')
-_op_log_sigmoid_forward__output = get_op('aten::log_sigmoid_forward.output')
 _op_max_pool2d_with_indices = get_op('aten::max_pool2d_with_indices')
 _op_max_pool2d_with_indices_backward = get_op('aten::max_pool2d_with_indices_backward')
 _op_max_pool3d_with_indices = get_op('aten::max_pool3d_with_indices')
@@ -183,7 +180,6 @@ _op_upsample_nearest3d_backward = get_op('aten::upsample_nearest3d_backward')
 _op_upsample_trilinear3d = get_op('aten::upsample_trilinear3d')
 _op_upsample_trilinear3d__vec = get_op('aten::upsample_trilinear3d.vec')
 _op_upsample_trilinear3d_backward = get_op('aten::upsample_trilinear3d_backward')
-_rt_log_sigmoid_forward = _rt.make('log_sigmoid_forward', ('output', 'buffer'))
 _rt_multilabel_margin_loss_forward = _rt.make('multilabel_margin_loss_forward', ('output', 'is_target'))
 _rt_nll_loss2d_forward = _rt.make('nll_loss2d_forward', ('output', 'total_weight'))
 _rt_nll_loss_forward = _rt.make('nll_loss_forward', ('output', 'total_weight'))
@@ -1364,50 +1360,6 @@ def log_sigmoid(*args, **kwargs):
             result = _op_log_sigmoid__out.call(input._keyset | out._keyset, input, out)
         return result
     _ap.raise_invalid_arguments(_f_log_sigmoid_sigs, args, kwargs)
-
-
-def _f_log_sigmoid_backward_0(grad_output, input, buffer):
-    if not isinstance(grad_output, _Tensor): raise _Mismatch
-    if not isinstance(input, _Tensor): raise _Mismatch
-    if not isinstance(buffer, _Tensor): raise _Mismatch
-    return grad_output, input, buffer
-
-
-_f_log_sigmoid_backward_sigs = (_ap.PySig('log_sigmoid_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('buffer', 'Tensor', None, False)), False, False),)
-
-
-def log_sigmoid_backward(*args, **kwargs):
-    try:
-        grad_output, input, buffer = _f_log_sigmoid_backward_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_log_sigmoid_backward.call(grad_output._keyset | input._keyset | buffer._keyset, grad_output, input, buffer)
-        return result
-    _ap.raise_invalid_arguments(_f_log_sigmoid_backward_sigs, args, kwargs)
-
-
-def _f_log_sigmoid_forward_0(input, *, out=None):
-    if not isinstance(input, _Tensor): raise _Mismatch
-    if out is not None: out = _ap.to_tensorlist_n(out, 2)
-    return input, out
-
-
-_f_log_sigmoid_forward_sigs = (_ap.PySig('log_sigmoid_forward', (('input', 'Tensor', None, False), ('out', 'Tensor[2]', 'None', True)), False, False),)
-
-
-def log_sigmoid_forward(*args, **kwargs):
-    try:
-        input, out = _f_log_sigmoid_forward_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        if out is None:
-            result = _rt_log_sigmoid_forward(_op_log_sigmoid_forward.call(input._keyset, input))
-        else:
-            result = _op_log_sigmoid_forward__output.call(input._keyset | out[0]._keyset | out[1]._keyset, input, out[0], out[1])
-        return result
-    _ap.raise_invalid_arguments(_f_log_sigmoid_forward_sigs, args, kwargs)
 
 
 def _f_max_pool2d_with_indices_0(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
@@ -2929,4 +2881,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['_adaptive_avg_pool2d_backward', '_adaptive_avg_pool3d_backward', '_upsample_bicubic2d_aa', '_upsample_bicubic2d_aa_backward', '_upsample_bilinear2d_aa', '_upsample_bilinear2d_aa_backward', '_upsample_nearest_exact1d', '_upsample_nearest_exact1d_backward', '_upsample_nearest_exact2d', '_upsample_nearest_exact2d_backward', '_upsample_nearest_exact3d', '_upsample_nearest_exact3d_backward', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool2d_backward', 'adaptive_max_pool3d', 'adaptive_max_pool3d_backward', 'avg_pool2d', 'avg_pool2d_backward', 'avg_pool3d', 'avg_pool3d_backward', 'binary_cross_entropy', 'binary_cross_entropy_backward', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'fractional_max_pool2d', 'fractional_max_pool2d_backward', 'fractional_max_pool3d', 'fractional_max_pool3d_backward', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'log_sigmoid_backward', 'log_sigmoid_forward', 'max_pool2d_with_indices', 'max_pool2d_with_indices_backward', 'max_pool3d_with_indices', 'max_pool3d_with_indices_backward', 'max_unpool2d', 'max_unpool3d', 'mish', 'mish_', 'mse_loss', 'mse_loss_backward', 'multi_margin_loss', 'multi_margin_loss_backward', 'multilabel_margin_loss', 'multilabel_margin_loss_backward', 'multilabel_margin_loss_forward', 'nll_loss', 'nll_loss2d', 'nll_loss2d_backward', 'nll_loss2d_forward', 'nll_loss_backward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad1d_backward', 'reflection_pad2d', 'reflection_pad2d_backward', 'reflection_pad3d', 'reflection_pad3d_backward', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad1d_backward', 'replication_pad2d', 'replication_pad2d_backward', 'replication_pad3d', 'replication_pad3d_backward', 'rrelu_with_noise', 'rrelu_with_noise_', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'softshrink', 'upsample_bicubic2d', 'upsample_bicubic2d_backward', 'upsample_bilinear2d', 'upsample_bilinear2d_backward', 'upsample_linear1d', 'upsample_linear1d_backward', 'upsample_nearest1d', 'upsample_nearest1d_backward', 'upsample_nearest2d', 'upsample_nearest2d_backward', 'upsample_nearest3d', 'upsample_nearest3d_backward', 'upsample_trilinear3d', 'upsample_trilinear3d_backward']
+__all__ = ['_adaptive_avg_pool2d_backward', '_adaptive_avg_pool3d_backward', '_upsample_bicubic2d_aa', '_upsample_bicubic2d_aa_backward', '_upsample_bilinear2d_aa', '_upsample_bilinear2d_aa_backward', '_upsample_nearest_exact1d', '_upsample_nearest_exact1d_backward', '_upsample_nearest_exact2d', '_upsample_nearest_exact2d_backward', '_upsample_nearest_exact3d', '_upsample_nearest_exact3d_backward', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool2d_backward', 'adaptive_max_pool3d', 'adaptive_max_pool3d_backward', 'avg_pool2d', 'avg_pool2d_backward', 'avg_pool3d', 'avg_pool3d_backward', 'binary_cross_entropy', 'binary_cross_entropy_backward', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'fractional_max_pool2d', 'fractional_max_pool2d_backward', 'fractional_max_pool3d', 'fractional_max_pool3d_backward', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool2d_with_indices_backward', 'max_pool3d_with_indices', 'max_pool3d_with_indices_backward', 'max_unpool2d', 'max_unpool3d', 'mish', 'mish_', 'mse_loss', 'mse_loss_backward', 'multi_margin_loss', 'multi_margin_loss_backward', 'multilabel_margin_loss', 'multilabel_margin_loss_backward', 'multilabel_margin_loss_forward', 'nll_loss', 'nll_loss2d', 'nll_loss2d_backward', 'nll_loss2d_forward', 'nll_loss_backward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad1d_backward', 'reflection_pad2d', 'reflection_pad2d_backward', 'reflection_pad3d', 'reflection_pad3d_backward', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad1d_backward', 'replication_pad2d', 'replication_pad2d_backward', 'replication_pad3d', 'replication_pad3d_backward', 'rrelu_with_noise', 'rrelu_with_noise_', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'softshrink', 'upsample_bicubic2d', 'upsample_bicubic2d_backward', 'upsample_bilinear2d', 'upsample_bilinear2d_backward', 'upsample_linear1d', 'upsample_linear1d_backward', 'upsample_nearest1d', 'upsample_nearest1d_backward', 'upsample_nearest2d', 'upsample_nearest2d_backward', 'upsample_nearest3d', 'upsample_nearest3d_backward', 'upsample_trilinear3d', 'upsample_trilinear3d_backward']

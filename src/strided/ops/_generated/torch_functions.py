@@ -36,10 +36,7 @@ _op__ctc_loss__Tensor = get_op('aten::_ctc_loss.Tensor')
 _op__ctc_loss_backward = get_op('aten::_ctc_loss_backward')
 _op__ctc_loss_backward__Tensor = get_op('aten::_ctc_loss_backward.Tensor')
 _op__embedding_bag = get_op('aten::_embedding_bag')
-_op__embedding_bag_backward = get_op('aten::_embedding_bag_backward')
-_op__embedding_bag_dense_backward = get_op('aten::_embedding_bag_dense_backward')
 _op__embedding_bag_forward_only = get_op('aten::_embedding_bag_forward_only')
-_op__embedding_bag_per_sample_weights_backward = get_op('aten::_embedding_bag_per_sample_weights_backward')
 _op__fused_rms_norm = get_op('aten::_fused_rms_norm')
 _op__local_scalar_dense = get_op('aten::_local_scalar_dense')
 _op__log_softmax = get_op('aten::_log_softmax')
@@ -52,7 +49,6 @@ _op__native_batch_norm_legit_no_training = get_op('aten::_native_batch_norm_legi
 _op__pdist_backward = get_op('aten::_pdist_backward')
 _op__pdist_forward = get_op('aten::_pdist_forward')
 _op__prelu_kernel = get_op('aten::_prelu_kernel')
-_op__prelu_kernel_backward = get_op('aten::_prelu_kernel_backward')
 _op__softmax = get_op('aten::_softmax')
 _op__softmax__out = get_op('aten::_softmax.out')
 _op__softmax_backward_data = get_op('aten::_softmax_backward_data')
@@ -322,10 +318,8 @@ _op_dstack = get_op('aten::dstack')
 _op_dstack__out = get_op('aten::dstack.out')
 _op_einsum = get_op('aten::einsum')
 _op_embedding = get_op('aten::embedding')
-_op_embedding_backward = get_op('aten::embedding_backward')
 _op_embedding_bag = get_op('aten::embedding_bag')
 _op_embedding_bag__padding_idx = get_op('aten::embedding_bag.padding_idx')
-_op_embedding_dense_backward = get_op('aten::embedding_dense_backward')
 _op_embedding_renorm_ = get_op('aten::embedding_renorm_')
 _op_empty__memory_format = get_op('aten::empty.memory_format')
 _op_empty__out = get_op('aten::empty.out')
@@ -1154,64 +1148,6 @@ def _embedding_bag(*args, **kwargs):
     _ap.raise_invalid_arguments(_f__embedding_bag_sigs, args, kwargs)
 
 
-def _f__embedding_bag_backward_0(grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx=-1):
-    if not isinstance(grad, _Tensor): raise _Mismatch
-    if not isinstance(indices, _Tensor): raise _Mismatch
-    if not isinstance(offsets, _Tensor): raise _Mismatch
-    if not isinstance(offset2bag, _Tensor): raise _Mismatch
-    if not isinstance(bag_size, _Tensor): raise _Mismatch
-    if not isinstance(maximum_indices, _Tensor): raise _Mismatch
-    if type(num_weights) is not int: num_weights = _ap.to_int(num_weights)
-    if scale_grad_by_freq is not True and scale_grad_by_freq is not False: raise _Mismatch
-    if type(mode) is not int: mode = _ap.to_int(mode)
-    if sparse is not True and sparse is not False: raise _Mismatch
-    if per_sample_weights is not None and not isinstance(per_sample_weights, _Tensor): raise _Mismatch
-    if type(padding_idx) is not int: padding_idx = _ap.to_int(padding_idx)
-    return grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx
-
-
-_f__embedding_bag_backward_sigs = (_ap.PySig('_embedding_bag_backward', (('grad', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('offsets', 'Tensor', None, False), ('offset2bag', 'Tensor', None, False), ('bag_size', 'Tensor', None, False), ('maximum_indices', 'Tensor', None, False), ('num_weights', 'SymInt', None, False), ('scale_grad_by_freq', 'bool', None, False), ('mode', 'int', None, False), ('sparse', 'bool', None, False), ('per_sample_weights', 'Tensor?', None, False), ('padding_idx', 'int', '-1', False)), False, False),)
-
-
-def _embedding_bag_backward(*args, **kwargs):
-    try:
-        grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx = _f__embedding_bag_backward_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op__embedding_bag_backward.call(grad._keyset | indices._keyset | offsets._keyset | offset2bag._keyset | bag_size._keyset | maximum_indices._keyset | (per_sample_weights._keyset if per_sample_weights is not None else 0), grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx)
-        return result
-    _ap.raise_invalid_arguments(_f__embedding_bag_backward_sigs, args, kwargs)
-
-
-def _f__embedding_bag_dense_backward_0(grad, indices, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, per_sample_weights, padding_idx=-1):
-    if not isinstance(grad, _Tensor): raise _Mismatch
-    if not isinstance(indices, _Tensor): raise _Mismatch
-    if not isinstance(offset2bag, _Tensor): raise _Mismatch
-    if not isinstance(bag_size, _Tensor): raise _Mismatch
-    if not isinstance(maximum_indices, _Tensor): raise _Mismatch
-    if type(num_weights) is not int: num_weights = _ap.to_int(num_weights)
-    if scale_grad_by_freq is not True and scale_grad_by_freq is not False: raise _Mismatch
-    if type(mode) is not int: mode = _ap.to_int(mode)
-    if per_sample_weights is not None and not isinstance(per_sample_weights, _Tensor): raise _Mismatch
-    if type(padding_idx) is not int: padding_idx = _ap.to_int(padding_idx)
-    return grad, indices, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, per_sample_weights, padding_idx
-
-
-_f__embedding_bag_dense_backward_sigs = (_ap.PySig('_embedding_bag_dense_backward', (('grad', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('offset2bag', 'Tensor', None, False), ('bag_size', 'Tensor', None, False), ('maximum_indices', 'Tensor', None, False), ('num_weights', 'SymInt', None, False), ('scale_grad_by_freq', 'bool', None, False), ('mode', 'int', None, False), ('per_sample_weights', 'Tensor?', None, False), ('padding_idx', 'int', '-1', False)), False, False),)
-
-
-def _embedding_bag_dense_backward(*args, **kwargs):
-    try:
-        grad, indices, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, per_sample_weights, padding_idx = _f__embedding_bag_dense_backward_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op__embedding_bag_dense_backward.call(grad._keyset | indices._keyset | offset2bag._keyset | bag_size._keyset | maximum_indices._keyset | (per_sample_weights._keyset if per_sample_weights is not None else 0), grad, indices, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, per_sample_weights, padding_idx)
-        return result
-    _ap.raise_invalid_arguments(_f__embedding_bag_dense_backward_sigs, args, kwargs)
-
-
 def _f__embedding_bag_forward_only_0(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=-1):
     if not isinstance(weight, _Tensor): raise _Mismatch
     if not isinstance(indices, _Tensor): raise _Mismatch
@@ -1237,31 +1173,6 @@ def _embedding_bag_forward_only(*args, **kwargs):
         result = _op__embedding_bag_forward_only.call(weight._keyset | indices._keyset | offsets._keyset | (per_sample_weights._keyset if per_sample_weights is not None else 0), weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
         return result
     _ap.raise_invalid_arguments(_f__embedding_bag_forward_only_sigs, args, kwargs)
-
-
-def _f__embedding_bag_per_sample_weights_backward_0(grad, weight, indices, offsets, offset2bag, mode, padding_idx=-1):
-    if not isinstance(grad, _Tensor): raise _Mismatch
-    if not isinstance(weight, _Tensor): raise _Mismatch
-    if not isinstance(indices, _Tensor): raise _Mismatch
-    if not isinstance(offsets, _Tensor): raise _Mismatch
-    if not isinstance(offset2bag, _Tensor): raise _Mismatch
-    if type(mode) is not int: mode = _ap.to_int(mode)
-    if type(padding_idx) is not int: padding_idx = _ap.to_int(padding_idx)
-    return grad, weight, indices, offsets, offset2bag, mode, padding_idx
-
-
-_f__embedding_bag_per_sample_weights_backward_sigs = (_ap.PySig('_embedding_bag_per_sample_weights_backward', (('grad', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('offsets', 'Tensor', None, False), ('offset2bag', 'Tensor', None, False), ('mode', 'int', None, False), ('padding_idx', 'int', '-1', False)), False, False),)
-
-
-def _embedding_bag_per_sample_weights_backward(*args, **kwargs):
-    try:
-        grad, weight, indices, offsets, offset2bag, mode, padding_idx = _f__embedding_bag_per_sample_weights_backward_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op__embedding_bag_per_sample_weights_backward.call(grad._keyset | weight._keyset | indices._keyset | offsets._keyset | offset2bag._keyset, grad, weight, indices, offsets, offset2bag, mode, padding_idx)
-        return result
-    _ap.raise_invalid_arguments(_f__embedding_bag_per_sample_weights_backward_sigs, args, kwargs)
 
 
 def _f__fused_rms_norm_0(input, normalized_shape, weight, eps):
@@ -1486,27 +1397,6 @@ def _prelu_kernel(*args, **kwargs):
         result = _op__prelu_kernel.call(input._keyset | weight._keyset, input, weight)
         return result
     _ap.raise_invalid_arguments(_f__prelu_kernel_sigs, args, kwargs)
-
-
-def _f__prelu_kernel_backward_0(grad_output, input, weight):
-    if not isinstance(grad_output, _Tensor): raise _Mismatch
-    if not isinstance(input, _Tensor): raise _Mismatch
-    if not isinstance(weight, _Tensor): raise _Mismatch
-    return grad_output, input, weight
-
-
-_f__prelu_kernel_backward_sigs = (_ap.PySig('_prelu_kernel_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('weight', 'Tensor', None, False)), False, False),)
-
-
-def _prelu_kernel_backward(*args, **kwargs):
-    try:
-        grad_output, input, weight = _f__prelu_kernel_backward_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op__prelu_kernel_backward.call(grad_output._keyset | input._keyset | weight._keyset, grad_output, input, weight)
-        return result
-    _ap.raise_invalid_arguments(_f__prelu_kernel_backward_sigs, args, kwargs)
 
 
 def _f__softmax_0(input, dim, half_to_float, *, out=None):
@@ -5495,30 +5385,6 @@ def embedding(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_embedding_sigs, args, kwargs)
 
 
-def _f_embedding_backward_0(grad, indices, num_weights, padding_idx, scale_grad_by_freq, sparse):
-    if not isinstance(grad, _Tensor): raise _Mismatch
-    if not isinstance(indices, _Tensor): raise _Mismatch
-    if type(num_weights) is not int: num_weights = _ap.to_int(num_weights)
-    if type(padding_idx) is not int: padding_idx = _ap.to_int(padding_idx)
-    if scale_grad_by_freq is not True and scale_grad_by_freq is not False: raise _Mismatch
-    if sparse is not True and sparse is not False: raise _Mismatch
-    return grad, indices, num_weights, padding_idx, scale_grad_by_freq, sparse
-
-
-_f_embedding_backward_sigs = (_ap.PySig('embedding_backward', (('grad', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('num_weights', 'SymInt', None, False), ('padding_idx', 'SymInt', None, False), ('scale_grad_by_freq', 'bool', None, False), ('sparse', 'bool', None, False)), False, False),)
-
-
-def embedding_backward(*args, **kwargs):
-    try:
-        grad, indices, num_weights, padding_idx, scale_grad_by_freq, sparse = _f_embedding_backward_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_embedding_backward.call(grad._keyset | indices._keyset, grad, indices, num_weights, padding_idx, scale_grad_by_freq, sparse)
-        return result
-    _ap.raise_invalid_arguments(_f_embedding_backward_sigs, args, kwargs)
-
-
 def _f_embedding_bag_0(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False):
     if not isinstance(weight, _Tensor): raise _Mismatch
     if not isinstance(indices, _Tensor): raise _Mismatch
@@ -5565,29 +5431,6 @@ def embedding_bag(*args, **kwargs):
             result = _op_embedding_bag__padding_idx.call(weight._keyset | indices._keyset | offsets._keyset | (per_sample_weights._keyset if per_sample_weights is not None else 0), weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
             return result
     _ap.raise_invalid_arguments(_f_embedding_bag_sigs, args, kwargs)
-
-
-def _f_embedding_dense_backward_0(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
-    if not isinstance(grad_output, _Tensor): raise _Mismatch
-    if not isinstance(indices, _Tensor): raise _Mismatch
-    if type(num_weights) is not int: num_weights = _ap.to_int(num_weights)
-    if type(padding_idx) is not int: padding_idx = _ap.to_int(padding_idx)
-    if scale_grad_by_freq is not True and scale_grad_by_freq is not False: raise _Mismatch
-    return grad_output, indices, num_weights, padding_idx, scale_grad_by_freq
-
-
-_f_embedding_dense_backward_sigs = (_ap.PySig('embedding_dense_backward', (('grad_output', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('num_weights', 'SymInt', None, False), ('padding_idx', 'SymInt', None, False), ('scale_grad_by_freq', 'bool', None, False)), False, False),)
-
-
-def embedding_dense_backward(*args, **kwargs):
-    try:
-        grad_output, indices, num_weights, padding_idx, scale_grad_by_freq = _f_embedding_dense_backward_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_embedding_dense_backward.call(grad_output._keyset | indices._keyset, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
-        return result
-    _ap.raise_invalid_arguments(_f_embedding_dense_backward_sigs, args, kwargs)
 
 
 def _f_embedding_renorm__0(input, indices, max_norm, norm_type):
@@ -13791,4 +13634,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_batch_norm_impl_index', '_convolution', '_convolution_mode', '_ctc_loss', '_ctc_loss_backward', '_embedding_bag', '_embedding_bag_backward', '_embedding_bag_dense_backward', '_embedding_bag_forward_only', '_embedding_bag_per_sample_weights_backward', '_fused_rms_norm', '_local_scalar_dense', '_log_softmax', '_log_softmax_backward_data', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', '_pdist_backward', '_pdist_forward', '_prelu_kernel', '_prelu_kernel_backward', '_softmax', '_softmax_backward_data', '_to_copy', '_trilinear', '_unique2', '_unsafe_view', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'adjoint', 'affine_grid_generator', 'affine_grid_generator_backward', 'alias', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'channel_shuffle', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'detach_', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'embedding', 'embedding_backward', 'embedding_bag', 'embedding_dense_backward', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'grid_sampler_2d_backward', 'grid_sampler_3d', 'grid_sampler_3d_backward', 'group_norm', 'gt', 'hardshrink', 'hinge_embedding_loss', 'histc', 'hsplit', 'hstack', 'hypot', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'is_conj', 'is_neg', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lt', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'native_batch_norm', 'native_channel_shuffle', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'pdist', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'tril', 'triplet_margin_loss', 'triu', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vsplit', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_batch_norm_impl_index', '_convolution', '_convolution_mode', '_ctc_loss', '_ctc_loss_backward', '_embedding_bag', '_embedding_bag_forward_only', '_fused_rms_norm', '_local_scalar_dense', '_log_softmax', '_log_softmax_backward_data', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', '_pdist_backward', '_pdist_forward', '_prelu_kernel', '_softmax', '_softmax_backward_data', '_to_copy', '_trilinear', '_unique2', '_unsafe_view', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'adjoint', 'affine_grid_generator', 'affine_grid_generator_backward', 'alias', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'channel_shuffle', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'detach_', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'grid_sampler_2d_backward', 'grid_sampler_3d', 'grid_sampler_3d_backward', 'group_norm', 'gt', 'hardshrink', 'hinge_embedding_loss', 'histc', 'hsplit', 'hstack', 'hypot', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'is_conj', 'is_neg', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lt', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'native_batch_norm', 'native_channel_shuffle', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'outer', 'pairwise_distance', 'pdist', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'tril', 'triplet_margin_loss', 'triu', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vsplit', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
