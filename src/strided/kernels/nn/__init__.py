@@ -10,8 +10,9 @@ from . import (  # noqa: F401
     loss,
     normalization,
     pooling,
+    utils,
     vision,
 )
 
 MODULES = (linear, conv, pooling, normalization, embedding, dropout, activation, loss,
-           vision, distance)
+           vision, distance, utils)
