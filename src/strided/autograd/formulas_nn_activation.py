@@ -54,7 +54,7 @@ def glu_grad(grad, self, dim):
 
 
 def log_sigmoid_grad(grad, self, buffer):
-    return _s.nn.functional.log_sigmoid_backward(grad, self, buffer)
+    return _s.ops.aten.log_sigmoid_backward(grad, self, buffer)
 
 
 def log_sigmoid_double_backward(grad, self):
@@ -78,7 +78,7 @@ def rrelu_with_noise_grad(grad, self, noise, lower, upper, training, is_result):
 
 
 def prelu_kernel_grads(grad, self, weight):
-    return _s._prelu_kernel_backward(grad, self, weight)
+    return _s.ops.aten._prelu_kernel_backward(grad, self, weight)
 
 
 def prelu_kernel_double_backward(grads, grad_output, self, weight):

@@ -11,8 +11,8 @@ __all__ = ["embedding_weight_grad", "embedding_dense_double_backward",
 
 
 def embedding_weight_grad(grad, indices, num_weights, padding_idx, scale_grad_by_freq, sparse):
-    return _s.embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq,
-                                 sparse)
+    return _s.ops.aten.embedding_backward(grad, indices, num_weights, padding_idx,
+                                          scale_grad_by_freq, sparse)
 
 
 def embedding_dense_double_backward(grad, indices, padding_idx):
@@ -27,11 +27,11 @@ def embedding_dense_double_backward(grad, indices, padding_idx):
 def embedding_bag_weight_grad(grad, indices, offsets, offset2bag, bag_size, max_indices,
                               num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights,
                               padding_idx):
-    return _s._embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size, max_indices,
-                                      num_weights, scale_grad_by_freq, mode, sparse,
-                                      per_sample_weights, padding_idx)
+    return _s.ops.aten._embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size,
+                                               max_indices, num_weights, scale_grad_by_freq,
+                                               mode, sparse, per_sample_weights, padding_idx)
 
 
 def embedding_bag_psw_grad(grad, weight, indices, offsets, offset2bag, mode, padding_idx):
-    return _s._embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets,
-                                                         offset2bag, mode, padding_idx)
+    return _s.ops.aten._embedding_bag_per_sample_weights_backward(
+        grad, weight, indices, offsets, offset2bag, mode, padding_idx)

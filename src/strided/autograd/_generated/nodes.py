@@ -115,7 +115,7 @@ class MulBackward1(FormulaNode):
         r_self = None
         if node._need(0):
             other = _u(node._s_other, node)
-            r_self = grad * other
+            r_self = grad * conj_if_complex(other)
         return node._flatten((r_self,))
 
 

@@ -128,6 +128,11 @@ def _nn():
     return nn_functions
 
 
+def _aten():
+    from ... import ops
+    return ops.aten
+
+
 def _torch():
     from ...ops._generated import torch_functions
     return torch_functions
@@ -161,12 +166,12 @@ def celu_(self, alpha=1.0):
 
 
 def log_sigmoid_composite(self):
-    return _nn().log_sigmoid_forward(self)[0]
+    return _aten().log_sigmoid_forward(self)[0]
 
 
 def log_sigmoid_out_composite(self, out):
     buffer = _torch().empty((0,), dtype=self.dtype, device=self.device)
-    return _nn().log_sigmoid_forward(self, output=out, buffer=buffer)[0]
+    return _aten().log_sigmoid_forward.output(self, output=out, buffer=buffer)[0]
 
 
 def rrelu_composite(self, lower=0.125, upper=0.3333333333333333, training=False,

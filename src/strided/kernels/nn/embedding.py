@@ -163,9 +163,9 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx,
 def embedding_backward_composite(grad, indices, num_weights, padding_idx, scale_grad_by_freq,
                                  sparse):
     check(not sparse, "embedding_backward: sparse gradients are not supported by strided")
-    from ...ops._generated import torch_functions as T
-    return T.embedding_dense_backward(grad, indices, num_weights, padding_idx,
-                                      scale_grad_by_freq)
+    from ... import ops
+    return ops.aten.embedding_dense_backward(grad, indices, num_weights, padding_idx,
+                                             scale_grad_by_freq)
 
 
 def embedding_renorm_(self, indices, max_norm, norm_type):
@@ -368,19 +368,20 @@ def _bags_of(offset2bag, offsets, n):
     return _offset2bag(offs, n, offs.size)
 
 
-def embedding_bag_backward_composite(grad, indices, offsets, offset2bag, bag_size,
-                                     maximum_indices, num_weights, scale_grad_by_freq, mode,
-                                     sparse, per_sample_weights, padding_idx=-1):
+def embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size, maximum_indices,
+                           num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights,
+                           padding_idx=-1):
+    """``_embedding_bag_backward``: the dense backward (an empty ``offset2bag``, left by
+    torch's fast sum path, is rebuilt from the offsets)."""
     check(not sparse, "embedding_bag_backward: sparse gradients are not supported by strided")
-    from ...ops._generated import torch_functions as T
-    if offset2bag.numel() != indices.numel():
-        # torch's fast sum path leaves offset2bag empty: the backward makes it from offsets
-        from ... import tensor
-        offset2bag = tensor(_bags_of(offset2bag, offsets, indices.numel()),
-                            dtype=indices.dtype)
-    return T._embedding_bag_dense_backward(grad, indices, offset2bag, bag_size,
-                                           maximum_indices, num_weights, scale_grad_by_freq,
-                                           mode, per_sample_weights, padding_idx)
+    n = numel_of(indices._sizes)
+    if numel_of(offset2bag._sizes) != n and not _is_meta(grad, indices, offsets):
+        o2b = _empty((n,), indices._dtype, indices._device)
+        o2b._array()[...] = _bags_of(offset2bag, offsets, n)
+        offset2bag = o2b
+    return embedding_bag_dense_backward(grad, indices, offset2bag, bag_size, maximum_indices,
+                                        num_weights, scale_grad_by_freq, mode,
+                                        per_sample_weights, padding_idx)
 
 
 def embedding_bag_dense_backward(grad, indices, offset2bag, bag_size, maximum_indices,
