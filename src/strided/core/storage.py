@@ -73,6 +73,12 @@ class UntypedStorage:
         self._ptr = ptr
         return self
 
+    def __reduce__(self):
+        # copy.deepcopy and pickle: a fresh block from the allocator with the same bytes
+        # (copying the slots would keep the old block's address in ``_ptr``)
+        data = None if self._buf is None else self._buf[:self._nbytes].tobytes()
+        return _rebuild_storage, (data, self._nbytes, str(self.device))
+
     def __del__(self):
         allocator = self._allocator
         if allocator is not None:
@@ -131,3 +137,11 @@ class UntypedStorage:
         head = " " + "\n ".join(str(b) for b in self.tolist()) if self._nbytes else ""
         return (f"{head}\n[strided.storage.UntypedStorage(device={self.device}) of size "
                 f"{self._nbytes}]")
+
+
+def _rebuild_storage(data, nbytes: int, device: str) -> UntypedStorage:
+    """Unpickles an ``UntypedStorage`` (see ``UntypedStorage.__reduce__``)."""
+    storage = UntypedStorage(nbytes, device=device)
+    if data is not None and nbytes:
+        storage._buf[:nbytes] = np.frombuffer(data, np.uint8)
+    return storage
