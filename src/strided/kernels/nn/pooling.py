@@ -33,7 +33,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ...core import dtypes as dt
-from ...core.checks import check
+from ...core.checks import check, maybe_wrap_dim
 from ...core.layouts import channels_last_order
 from ...core.tensor_impl import contiguous_strides, numel_of
 from ..factory import empty, new_strided
@@ -245,10 +245,9 @@ def _pool2d_shape_check(self, ks, ss, ps, ds, outs, cl):
         check((ndim == 3 and sz[0] != 0 and valid) or (ndim == 4 and valid and sz[3] != 0),
               lambda: ("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size "
                        f"for input, but got:{_sizes_str(self)}"))
-    ekw, ekh = (kw - 1) * ds[1] + 1, (kh - 1) * ds[0] + 1
-    check(_cdiv(ekw, 2) >= ps[1] and _cdiv(ekh, 2) >= ps[0], lambda: (
-        "pad should be smaller than or equal to half of effective kernel size, but got "
-        f"padW = {ps[1]}, padH = {ps[0]}, effectiveKW = {ekw}, effectiveKH = {ekh}"))
+    check(_cdiv(kw, 2) >= ps[1] and _cdiv(kh, 2) >= ps[0], lambda: (
+        "pad should be smaller than or equal to half of kernel size, but got "
+        f"padW = {ps[1]}, padH = {ps[0]}, kW = {kw}, kH = {kh}"))
     c, h, w = sz[-3:]
     check(outs[1] >= 1 and outs[0] >= 1, lambda: (
         f"Given input size: ({c}x{h}x{w}). Calculated output size: "
@@ -372,11 +371,9 @@ def _pool3d_shape_check(self, ks, ss, ps, ds, outs, fn, check_input_size=False):
         check(t >= kt and h >= kh and w >= kw, lambda: (
             f"input image (T: {t} H: {h} W: {w}) smaller than kernel size "
             f"(kT: {kt} kH: {kh} kW: {kw})"))
-    ekt, ekh, ekw = ((k - 1) * d + 1 for k, d in zip(ks, ds))
     check(_cdiv(kt, 2) >= ps[0] and _cdiv(kw, 2) >= ps[2] and _cdiv(kh, 2) >= ps[1], lambda: (
-        "pad should be smaller than or equal to half of effective kernel size, but got "
-        f"padT: {ps[0]} padW: {ps[2]} padH: {ps[1]} effectiveKT: {ekt} effectiveKW: {ekw} "
-        f"effectiveKH: {ekh}"))
+        "pad should be smaller than or equal to half of kernel size, but got "
+        f"kT: {kt} kW: {kw} kH: {kh} padT: {ps[0]} padW: {ps[2]} padH: {ps[1]}"))
     c = sz[-4]
     check(outs[0] >= 1 and outs[2] >= 1 and outs[1] >= 1, lambda: (
         f"Given input size: ({c}x{t}x{h}x{w}). Calculated output size: "
@@ -386,13 +383,14 @@ def _pool3d_shape_check(self, ks, ss, ps, ds, outs, fn, check_input_size=False):
 def max_pool3d_with_indices(self, kernel_size, stride=(), padding=(0,), dilation=(1,),
                             ceil_mode=False):
     ks, ss, ps, ds, outs, cl = _max_pool3d_geometry(
-        self, kernel_size, stride, padding, dilation, ceil_mode, "max_pool3d_with_indices()")
+        self, kernel_size, stride, padding, dilation, ceil_mode,
+        "max_pool3d_with_indices_out_cpu_template()")
     shape = self._sizes[:-3] + outs
     out = _new(self, shape, self._dtype, cl)
     indices = _new(self, shape, dt.int64, cl)
     if _is_meta(self):
         return out, indices
-    _require(self, _FLOATS | _INTS, "max_pool3d_cpu")
+    _require(self, _FLOATS | _INTS, "max_pool3d")
     if numel_of(shape):
         _max_pool_compute(self, 3, ks, ss, ps, ds, outs, out, indices)
     return out, indices
@@ -402,7 +400,7 @@ def max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride, pad
                                      ceil_mode, indices):
     ks, ss, ps, ds, outs, cl = _max_pool3d_geometry(
         self, kernel_size, stride, padding, dilation, ceil_mode,
-        "max_pool3d_with_indices_backward()")
+        "max_pool3d_with_indices_backward_out_cpu_template()")
     ndim = len(self._sizes)
     for t in (grad_output, indices):
         for i, size in zip(range(ndim - 4, ndim), (self._sizes[-4],) + outs):
@@ -538,12 +536,10 @@ def _avg_pool2d_geometry(self, kernel_size, stride, padding, ceil_mode, divisor_
           "avg_pool2d: padding must either be a single int, or a tuple of two ints")
     ps = _expand(padding, 2)
     check(divisor_override is None or divisor_override != 0, "divisor must be not zero")
+    maybe_wrap_dim(-3, len(self._sizes))     # torch reads input.size(-3) here
     outs = tuple(_pool_out_size(self._sizes[-2 + i], ks[i], ps[i], ss[i], 1, ceil_mode)
-                 for i in range(2)) if len(self._sizes) >= 2 else (0, 0)
+                 for i in range(2))
     cl = _channels_last(self, 2)
-    if len(self._sizes) < 3:
-        check(False, lambda: ("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
-                              f"size for input, but got:{_sizes_str(self)}"))
     _pool2d_shape_check(self, ks, ss, ps, (1, 1), outs, cl)
     return ks, ss, ps, outs, cl
 
@@ -629,7 +625,7 @@ def avg_pool3d(self, kernel_size, stride=(), padding=(0,), ceil_mode=False,
     out = _new(self, shape, self._dtype, cl)
     if _is_meta(self):
         return out
-    _require(self, _FLOATS | {dt.int64}, "avg_pool3d_out_frame")
+    _require(self, {dt.float32, dt.float64, dt.int64}, "avg_pool3d_out_frame")
     if numel_of(shape):
         _avg_pool_compute(self, 3, ks, ss, ps, outs, count_include_pad, divisor_override, out)
     return out
@@ -645,22 +641,31 @@ def avg_pool3d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
     gi = _new(self, self._sizes, self._dtype, cl)
     if _is_meta(self) or not numel_of(self._sizes):
         return gi
-    _require(self, _FLOATS | {dt.int64}, "avg_pool3d_backward_out_frame")
+    _require(self, {dt.float32, dt.float64, dt.int64}, "avg_pool3d_backward_out_frame")
     _avg_pool_backward_compute(grad_output, self, 3, ks, ss, ps, outs, count_include_pad,
                                divisor_override, gi)
     return gi
 
 
+def _check_dim_range(t, lo, hi, name):
+    """torch's checkDimRange (dims in [lo, hi))."""
+    ndim = len(t._sizes)
+    check(lo <= ndim < hi, lambda: (
+        f"Expected {lo} to {hi - 1} dimensions, but got {ndim}-dimensional tensor for "
+        f"argument #1 'self' (while checking arguments for {name})"))
+
+
+def _check_one(name, arg, values):
+    check(len(values) == 1, lambda: (
+        f"{name}() argument '{arg}' should contain one int (got {len(values)})"))
+
+
 def _check_avg_pool1d(self, kernel_size, stride, padding):
-    ndim = len(self._sizes)
-    check(ndim in (2, 3), lambda: (
-        f"avg_pool1d() Expected 2D or 3D input tensor, but got {_sizes_str(self)}"))
-    check(len(kernel_size) == 1, lambda: (
-        f"avg_pool1d() argument 'kernel_size' should contain one int (got {len(kernel_size)})"))
-    check(len(stride) in (0, 1), lambda: (
-        f"avg_pool1d() argument 'stride' should contain one int (got {len(stride)})"))
-    check(len(padding) == 1, lambda: (
-        f"avg_pool1d() argument 'padding' should contain one int (got {len(padding)})"))
+    _check_dim_range(self, 2, 4, "avg_pool1d")
+    _check_one("avg_pool1d", "kernel_size", kernel_size)
+    if len(stride):
+        _check_one("avg_pool1d", "stride", stride)
+    _check_one("avg_pool1d", "padding", padding)
 
 
 def avg_pool1d(self, kernel_size, stride=(), padding=(0,), ceil_mode=False,
@@ -682,7 +687,8 @@ def _adaptive_ranges(insize: int, outsize: int):
 
 def _adaptive_avg_check(self, output_size, nd, name):
     ndim = len(self._sizes)
-    for i in range(1, ndim):
+    dims = range(max(ndim - 2, 0), ndim) if nd == 2 else range(1, ndim)
+    for i in dims:
         check(self._sizes[i] > 0, lambda i=i: (
             f"{name}(): Expected input to have non-zero size for non-batch dimensions, but "
             f"input has sizes {_sizes_str(self)} with dimension {i} being empty"))
@@ -798,7 +804,7 @@ def adaptive_avg_pool2d(self, output_size):
         out = self.mean((-1, -2), keepdim=True)
         if _channels_last(self, 2):
             n, c = self._sizes[:2]
-            out = out.as_strided((n, c, 1, 1), (c, 1, c, c))
+            out.as_strided_((n, c, 1, 1), (c, 1, c, c))
         return out
     return _s()._adaptive_avg_pool2d(self, output_size)
 
@@ -814,11 +820,8 @@ def adaptive_avg_pool3d(self, output_size):
 
 
 def adaptive_avg_pool1d(self, output_size):
-    ndim = len(self._sizes)
-    check(ndim in (2, 3), lambda: (
-        f"adaptive_avg_pool1d(): Expected 2D or 3D tensor, but got: {ndim}"))
-    check(len(output_size) == 1, lambda: (
-        f"adaptive_avg_pool1d(): output_size must be 1, but got {len(output_size)}"))
+    _check_dim_range(self, 2, 4, "adaptive_avg_pool1d")
+    _check_one("adaptive_avg_pool1d", "output_size", output_size)
     out = _nn().adaptive_avg_pool2d(self.unsqueeze(-2), (1, output_size[0]))
     return out.squeeze(-2)
 
@@ -905,16 +908,13 @@ def adaptive_max_pool3d_backward(grad_output, self, indices):
 
 
 def adaptive_max_pool1d(self, output_size):
-    ndim = len(self._sizes)
-    check(ndim in (2, 3), lambda: (
-        f"adaptive_max_pool1d(): Expected 2D or 3D tensor, but got: {ndim}"))
-    for i in range(1, ndim):
+    _check_dim_range(self, 2, 4, "adaptive_max_pool1d")
+    for i in range(1, len(self._sizes)):
         check(self._sizes[i] > 0, lambda i=i: (
             "adaptive_max_pool1d(): Expected input to have non-zero size for non-batch "
             f"dimensions, but input has sizes {_sizes_str(self)} with dimension {i} being "
             "empty"))
-    check(len(output_size) == 1, lambda: (
-        f"adaptive_max_pool1d(): output_size must be 1, but got {len(output_size)}"))
+    _check_one("adaptive_max_pool1d", "output_size", output_size)
     out, idx = _nn().adaptive_max_pool2d(self.unsqueeze(-2), (1, output_size[0]))
     return out.squeeze(-2), idx.squeeze(-2)
 
@@ -939,38 +939,32 @@ def _intervals(samples, insize, outsize, pool):
 
 
 def _fractional_check(self, kernel_size, output_size, random_samples, nd):
-    name = f"fractional_max_pool{nd}d"
-    ndim = len(self._sizes)
-    if nd == 2:
-        check(ndim in (3, 4), lambda: f"{name}: Expected 3D or 4D tensor, but got: {ndim}")
-        for d in range(ndim - 3, ndim):
-            check(self._sizes[d] > 0, lambda d=d: (
-                f"{name}: Expected input to have non-zero  size for non-batch dimensions, but "
-                f"got {_sizes_str(self)} with dimension {d} empty"))
-    else:
-        check(ndim in (4, 5), lambda: f"{name}: Expected 4D or 5D tensor, but got: {ndim}")
-        for d in range(ndim - 4, ndim):
-            check(self._sizes[d] > 0, lambda d=d: (
-                f"{name}: Expected input to have non-zero  size for non-batch dimensions, but "
-                f"got {_sizes_str(self)} with dimension {d} empty"))
+    name = "fractional_max_pool2d()" if nd == 2 else "fractional_max_pool3d_out()"
     check(len(kernel_size) == nd, lambda: (
-        f"{name}: kernel_size musteither be a single int or tuple of Ints"))
+        f"fractional_max_pool{nd}d: kernel_size must either be a single Int or tuple of Ints"))
     check(len(output_size) == nd, lambda: (
-        f"{name}: output_size must either be a single int or tuple of Ints"))
+        f"fractional_max_pool{nd}d: output_size must either be a single Int or tuple of Ints"))
+    ndim = len(self._sizes)
+    check(ndim in (nd + 1, nd + 2), lambda: (
+        f"{name}: Expected {nd + 1}D or {nd + 2}D tensor, but got: {_sizes_str(self)}"))
+    for d in range(1, ndim):
+        check(self._sizes[d] > 0, lambda d=d: (
+            f"{name}: Expected input to have non-zero size for non-batch dimensions, but "
+            f"got{_sizes_str(self)} with dimension {d} being empty."))
     check(self._dtype is random_samples._dtype,
           "Expect _random_samples to have the same dtype as input")
     rdim = len(random_samples._sizes)
-    check(rdim == 3, lambda: f"Expect _random samples to have 3 dimensions got, {rdim}")
+    check(rdim == 3, lambda: f"Expect _random_samples to have 3 dimensions, got {rdim}")
     n, c, d = random_samples._sizes
     batch = self._sizes[0] if ndim == nd + 2 else 1
     check(n >= batch, "Expect _random_samples.size(0) no less then input batch size.")
     check(c == self._sizes[-nd - 1],
           "Expect _random_samples.size(1) equals to input channel size.")
-    check(d == nd, lambda: f"Expect _random_samples.size(2) equals to {nd} got {d}.")
+    check(d == nd, lambda: f"Expect _random_samples.size(2) equals to {nd}; got {d}.")
     names = ("time", "height", "width")[3 - nd:]
     for i in range(nd):
         check(output_size[i] + kernel_size[i] - 1 <= self._sizes[-nd + i], lambda i=i: (
-            f"{name}: kernel {names[i]} {kernel_size[i]} is too large relative to input "
+            f"{name}: pool {names[i]} {kernel_size[i]} too large relative to input "
             f"{names[i]} {self._sizes[-nd + i]}"))
 
 
@@ -1072,10 +1066,10 @@ def _max_unpool(self, indices, outs, nd, name):
         idx2 = np.ascontiguousarray(idx).reshape(lead_n, plane_in)
         bad = (idx2 < 0) | (idx2 >= plane_out)
         if bad.any():
-            first = int(idx2[bad][0])
+            last = int(idx2[bad][-1])
             dims = "x".join(str(o) for o in outs)
-            raise RuntimeError(f"Found an invalid max index: {first} (output volumes are of "
-                               f"size {dims}")
+            raise RuntimeError(f"Found an invalid max index: {last} (output volumes are of "
+                               f"size {dims})")
         rows = np.broadcast_to(np.arange(lead_n)[:, None], idx2.shape)
         buf[rows.ravel(), idx2.ravel()] = np.ascontiguousarray(x).reshape(lead_n, plane_in).ravel()
     _store(out, buf)

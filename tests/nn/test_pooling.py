@@ -1,0 +1,566 @@
+"""Pooling (issue 10): max / avg / adaptive / lp / fractional pooling and max_unpool, module
+and functional forms, against torch: values, indices, gradients (and gradcheck), grad_fn
+names, meta shapes, channels-last layouts, module repr, and torch's errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given
+from hypothesis import strategies as st
+
+import strided
+from tests.autograd.grad_harness import check_grads, gradcheck_strided
+from tests.conftest import assert_same, check, hyp
+
+RNG = np.random.default_rng(7)
+
+
+def _arr(shape, dtype="float64", ties=False):
+    if ties:
+        return RNG.integers(-3, 4, size=shape).astype(dtype)
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+def _both(arr, requires_grad=False):
+    s = strided.from_numpy(arr.copy()).requires_grad_(requires_grad)
+    t = torch.from_numpy(arr.copy()).requires_grad_(requires_grad)
+    return s, t
+
+
+def _run(fn, arr, exact=True, grad=True):
+    """fn(m, x) on both libraries: outputs (values, indices, strides), grad_fn names and
+    input gradients (of a weighted sum of the float outputs)."""
+    xs, xt = _both(arr, requires_grad=grad)
+    rs, rt = fn(strided, xs), fn(torch, xt)
+    outs_s = rs if isinstance(rs, tuple) else (rs,)
+    outs_t = rt if isinstance(rt, tuple) else (rt,)
+    assert len(outs_s) == len(outs_t)
+    for a, b in zip(outs_s, outs_t):
+        assert_same(a, b, exact=exact or b.dtype == torch.int64)
+    if grad:
+        first_s, first_t = outs_s[0], outs_t[0]
+        assert first_s.grad_fn.name() == first_t.grad_fn.name()
+        w = RNG.standard_normal(tuple(first_t.shape))
+        ws, wt = strided.from_numpy(w.copy()), torch.from_numpy(w.copy())
+        (first_s * ws).sum().backward()
+        (first_t * wt).sum().backward()
+        np.testing.assert_allclose(xs.grad.numpy(), xt.grad.numpy(), rtol=1e-10, atol=1e-12)
+    return rs, rt
+
+
+def _cl(x):
+    """A channels-last copy of x (N, C, *spatial)."""
+    perm = (0,) + tuple(range(2, x.dim())) + (1,)
+    back = (0, x.dim() - 1) + tuple(range(1, x.dim() - 1))
+    return x.permute(perm).contiguous().permute(back)
+
+
+def _meta(fn, shape, dtype="float32"):
+    """fn on meta tensors: torch's shapes, dtypes and strides without data."""
+    def recipe(m):
+        return fn(m, m.empty(shape, dtype=getattr(m, dtype), device="meta"))
+    check(recipe)
+
+
+# -- max pooling ---------------------------------------------------------------------------
+
+MAX2D = [
+    dict(kernel_size=2),
+    dict(kernel_size=3, stride=1, padding=1),
+    dict(kernel_size=(2, 3), stride=(1, 2), padding=(1, 1), dilation=(2, 1)),
+    dict(kernel_size=3, stride=2, ceil_mode=True),
+    dict(kernel_size=(3, 2), stride=2, padding=1, ceil_mode=True),
+    dict(kernel_size=2, dilation=2, stride=1, padding=1),
+]
+
+
+@pytest.mark.parametrize("kw", MAX2D)
+@pytest.mark.parametrize("shape", [(2, 3, 7, 8), (3, 6, 5)])
+def test_max_pool2d(kw, shape):
+    _run(lambda m, x: m.nn.functional.max_pool2d(x, return_indices=True, **kw),
+         _arr(shape, ties=True))
+    _run(lambda m, x: m.nn.functional.max_pool2d(x, **kw), _arr(shape))
+    _meta(lambda m, x: m.nn.functional.max_pool2d(x, return_indices=True, **kw), shape)
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=1, padding=1),
+                                dict(kernel_size=(1, 2, 3), stride=(2, 1, 2), dilation=(1, 2, 1),
+                                     ceil_mode=True),
+                                dict(kernel_size=3, stride=2, padding=1, ceil_mode=True)])
+@pytest.mark.parametrize("shape", [(2, 2, 5, 6, 7), (3, 4, 5, 6)])
+def test_max_pool3d(kw, shape):
+    _run(lambda m, x: m.nn.functional.max_pool3d(x, return_indices=True, **kw),
+         _arr(shape, ties=True))
+    _run(lambda m, x: m.nn.functional.max_pool3d(x, **kw), _arr(shape))
+    _meta(lambda m, x: m.nn.functional.max_pool3d(x, return_indices=True, **kw), shape)
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=1, padding=1),
+                                dict(kernel_size=3, stride=2, dilation=2, ceil_mode=True),
+                                dict(kernel_size=4, stride=3, padding=2, ceil_mode=True)])
+@pytest.mark.parametrize("shape", [(2, 3, 11), (4, 9)])
+def test_max_pool1d(kw, shape):
+    _run(lambda m, x: m.nn.functional.max_pool1d(x, return_indices=True, **kw),
+         _arr(shape, ties=True))
+    _run(lambda m, x: m.nn.functional.max_pool1d(x, **kw), _arr(shape))
+    # without grad torch runs its values-only max_pool1d_impl
+    _run(lambda m, x: m.nn.functional.max_pool1d(x, **kw), _arr(shape), grad=False)
+    _meta(lambda m, x: m.nn.functional.max_pool1d(x, **kw), shape)
+
+
+def test_max_pool_nan_inf_and_ties():
+    # ties: the first maximum; NaN: the last NaN of the window; all -inf: the first
+    # in-bounds element (never a padding position)
+    inf, nan = float("inf"), float("nan")
+    a = np.array([[[-inf, -inf, 1.0, 1.0], [nan, 2.0, nan, 1.0], [5.0, 5.0, 5.0, -inf],
+                   [-inf, -inf, -inf, -inf]]])
+    for kw in (dict(kernel_size=2, stride=1), dict(kernel_size=3, stride=1, padding=1),
+               dict(kernel_size=2, stride=2, padding=1, ceil_mode=True)):
+        _run(lambda m, x: m.nn.functional.max_pool2d(x, return_indices=True, **kw), a,  # noqa: B023
+             grad=False)
+        _run(lambda m, x: m.nn.functional.max_pool1d(x[0], return_indices=True, **kw), a,  # noqa: B023
+             grad=False)
+        _run(lambda m, x: m.nn.functional.max_pool1d(x[0], **kw), a, grad=False)  # noqa: B023
+    _run(lambda m, x: m.nn.functional.max_pool3d(x[None], (1, 2, 2), 1, return_indices=True), a,
+         grad=False)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "int32", "uint8", "int8", "int16",
+                                   "float16", "bfloat16"])
+def test_max_pool_dtypes(dtype):
+    def fn(m, x):
+        x = x.to(getattr(m, dtype))
+        return (m.nn.functional.max_pool2d(x, 2, 1, 1, return_indices=True),
+                m.nn.functional.max_pool3d(x[None], 2, 1, return_indices=True))
+    a = _arr((2, 5, 6), ties=True)
+    check(lambda m: fn(m, m.from_numpy(a.copy())))
+
+
+def test_max_pool_channels_last_and_non_contiguous():
+    a = _arr((2, 3, 6, 7))
+    _run(lambda m, x: m.nn.functional.max_pool2d(
+        _cl(x), 3, 2, 1, return_indices=True), a)
+    _run(lambda m, x: m.nn.functional.max_pool2d(x.transpose(2, 3), 2, return_indices=True), a)
+    _run(lambda m, x: m.nn.functional.max_pool2d(x[:, :, ::2, 1:], 2, 1), a)
+    b = _arr((2, 3, 4, 5, 6))
+    _run(lambda m, x: m.nn.functional.max_pool3d(
+        _cl(x), 2, return_indices=True), b)
+
+
+@given(n=st.integers(1, 2), c=st.integers(1, 3), h=st.integers(1, 9), w=st.integers(1, 9),
+       k=st.integers(1, 4), s=st.integers(1, 3), p=st.integers(0, 2), d=st.integers(1, 2),
+       ceil=st.booleans(), transpose=st.booleans())
+@hyp(40)
+def test_max_pool2d_hypothesis(n, c, h, w, k, s, p, d, ceil, transpose):
+    a = _arr((n, c, h, w), ties=True)
+
+    def fn(m, x):
+        if transpose:
+            x = x.transpose(2, 3)
+        return m.nn.functional.max_pool2d(x, k, s, p, d, ceil_mode=ceil, return_indices=True)
+    check(lambda m: fn(m, m.from_numpy(a.copy())))
+
+
+def test_max_pool_gradcheck():
+    F = strided.nn.functional
+    gradcheck_strided(lambda m, x: F.max_pool2d(x, 2, 1, 1), [(1, 2, 4, 5)])
+    gradcheck_strided(lambda m, x: F.max_pool3d(x, 2, 1), [(1, 3, 3, 4)])
+    gradcheck_strided(lambda m, x: F.max_pool1d(x, 3, 2, 1, ceil_mode=True), [(2, 7)])
+
+
+def test_max_pool_double_backward():
+    def prog(m, x):
+        y = m.nn.functional.max_pool2d(x, 2, 1)
+        (g,) = m.autograd.grad(y.pow(2).sum(), x, create_graph=True)
+        return g
+    check_grads(prog, [(1, 2, 4, 4)])
+
+
+MAX_ERRORS = [
+    lambda F, x: F.max_pool2d(x, (2, 2, 2)),
+    lambda F, x: F.max_pool2d(x, 2, (1, 1, 1)),
+    lambda F, x: F.max_pool2d(x, 2, 1, (1, 1, 1)),
+    lambda F, x: F.max_pool2d(x, 2, 1, 0, (1, 1, 1)),
+    lambda F, x: F.max_pool2d(x[0, 0], 2),
+    lambda F, x: F.max_pool2d(x, 2, 0),
+    lambda F, x: F.max_pool2d(x, 0),
+    lambda F, x: F.max_pool2d(x, 2, 1, -1),
+    lambda F, x: F.max_pool2d(x, 3, 1, 2),
+    lambda F, x: F.max_pool2d(x, 2, 1, 0, 0),
+    lambda F, x: F.max_pool2d(x, 9),
+    lambda F, x: F.max_pool2d(x[:, :, :0], 2),
+    lambda F, x: F.max_pool2d(x.bool(), 2),
+    lambda F, x: F.max_pool3d(x, 2, (1, 1, 1, 1)),
+    lambda F, x: F.max_pool3d(x, 9),
+    lambda F, x: F.max_pool3d(x[0, 0], 2),
+    lambda F, x: F.max_pool3d(x, 3, 1, 2),
+    lambda F, x: F.max_pool3d(x, 2, 0),
+    lambda F, x: F.max_pool3d(x, (2, 2), 1),
+    lambda F, x: F.max_pool3d(x, 2, 1, 0, (1, 1)),
+    lambda F, x: F.max_pool3d(x[:, :0], 2),
+    lambda F, x: F.max_pool1d(x[0], (2, 2)),
+    lambda F, x: F.max_pool1d(x[0], 9),
+    lambda F, x: F.max_pool1d(x, 2),
+    lambda F, x: F.max_pool1d(x[0], 2, 0),
+    lambda F, x: F.max_pool1d(x[0], 0),
+    lambda F, x: F.max_pool1d(x[0], 3, 1, 2),
+    lambda F, x: F.max_pool1d(x[0], 3, 1, -1),
+    lambda F, x: F.max_pool1d(x[0], 3, 1, 1, 0),
+    lambda F, x: F.max_pool1d(x[0, :, :0], 2),
+    lambda F, x: F.max_pool1d(x[0].long(), 2),
+    lambda F, x: F.max_pool1d(x[0].requires_grad_(), 9),
+]
+
+
+@pytest.mark.parametrize("i", range(len(MAX_ERRORS)))
+def test_max_pool_errors(i):
+    a = _arr((2, 3, 8, 8), "float32")
+    check(lambda m: MAX_ERRORS[i](m.nn.functional, m.from_numpy(a.copy())))
+
+
+# -- average pooling -----------------------------------------------------------------------
+
+AVG2D = [
+    dict(kernel_size=2),
+    dict(kernel_size=3, stride=1, padding=1),
+    dict(kernel_size=3, stride=1, padding=1, count_include_pad=False),
+    dict(kernel_size=(2, 3), stride=(2, 1), padding=(1, 1), ceil_mode=True),
+    dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+    dict(kernel_size=2, stride=1, divisor_override=3),
+    dict(kernel_size=3, stride=2, ceil_mode=True),
+]
+
+
+@pytest.mark.parametrize("kw", AVG2D)
+@pytest.mark.parametrize("shape", [(2, 3, 7, 8), (3, 5, 6)])
+def test_avg_pool2d(kw, shape):
+    _run(lambda m, x: m.nn.functional.avg_pool2d(x, **kw), _arr(shape), exact=False)
+    _meta(lambda m, x: m.nn.functional.avg_pool2d(x, **kw), shape)
+    kw3 = {k: (_to3(v, 1 if k in ("kernel_size", "stride") else 0)
+               if k in ("kernel_size", "stride", "padding") else v) for k, v in kw.items()}
+    _run(lambda m, x: m.nn.functional.avg_pool3d(x[..., None, :, :].expand(
+        *x.shape[:-2], 3, *x.shape[-2:]), **kw3), _arr(shape), exact=False)
+    if "divisor_override" not in kw:
+        k1 = {k: (v[0] if isinstance(v, tuple) else v) for k, v in kw.items()}
+        _run(lambda m, x: m.nn.functional.avg_pool1d(x.flatten(-2), **k1), _arr(shape),
+             exact=False)
+
+
+def _to3(k, first):
+    return (first,) + (k if isinstance(k, tuple) else (k, k))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float32", "float16", "bfloat16", "int32"])
+def test_avg_pool_dtypes(dtype):
+    a = _arr((2, 5, 6))
+
+    def fn(m, three):
+        x = (m.from_numpy(a.copy()) * 7).to(getattr(m, dtype))
+        if three:
+            return m.nn.functional.avg_pool3d(x[None], 2, 1)
+        return m.nn.functional.avg_pool2d(x, 3, 1, 1), m.nn.functional.avg_pool2d(x, 2)
+    for three in (False, True):
+        try:
+            rt = fn(torch, three)
+        except NotImplementedError:
+            check(lambda m: fn(m, three))  # noqa: B023
+            continue
+        rs = fn(strided, three)
+        for s_, t_ in zip(rs if three is False else (rs,), rt if three is False else (rt,)):
+            assert_same(s_, t_, values=False)
+            tol = {"float16": 1e-3, "bfloat16": 1e-2}.get(dtype, 1e-6)
+            np.testing.assert_allclose(s_.float().numpy(), t_.float().numpy(), rtol=tol,
+                                       atol=tol)
+
+
+def test_avg_pool_layouts_and_gradcheck():
+    a = _arr((2, 3, 6, 7))
+    _run(lambda m, x: m.nn.functional.avg_pool2d(
+        _cl(x), 3, 2, 1), a, exact=False)
+    _run(lambda m, x: m.nn.functional.avg_pool2d(x.transpose(2, 3)[:, :, 1:], 2, 1), a,
+         exact=False)
+    F = strided.nn.functional
+    gradcheck_strided(lambda m, x: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True), [(1, 2, 5, 6)],
+                      second=True)
+    gradcheck_strided(lambda m, x: F.avg_pool3d(x, 2, 1, count_include_pad=False, padding=1),
+                      [(1, 2, 3, 4)])
+
+
+AVG_ERRORS = [
+    lambda F, x: F.avg_pool2d(x, (2, 2, 2)),
+    lambda F, x: F.avg_pool2d(x, 2, (1, 1, 1)),
+    lambda F, x: F.avg_pool2d(x, 2, 1, (1, 1, 1)),
+    lambda F, x: F.avg_pool2d(x[0, 0], 2),
+    lambda F, x: F.avg_pool2d(x, 2, 0),
+    lambda F, x: F.avg_pool2d(x, 3, 1, 2),
+    lambda F, x: F.avg_pool2d(x, 9),
+    lambda F, x: F.avg_pool2d(x, 2, divisor_override=0),
+    lambda F, x: F.avg_pool2d(x.int(), 2),
+    lambda F, x: F.avg_pool3d(x, 9),
+    lambda F, x: F.avg_pool3d(x[0, 0], 2),
+    lambda F, x: F.avg_pool3d(x, (2, 2)),
+    lambda F, x: F.avg_pool3d(x, 2, 0),
+    lambda F, x: F.avg_pool3d(x, 3, 1, 2),
+    lambda F, x: F.avg_pool3d(x, 2, divisor_override=0),
+    lambda F, x: F.avg_pool1d(x, 2),
+    lambda F, x: F.avg_pool1d(x[0], (2, 2)),
+    lambda F, x: F.avg_pool1d(x[0], 9),
+    lambda F, x: F.avg_pool1d(x[0], 3, 1, 2),
+]
+
+
+@pytest.mark.parametrize("i", range(len(AVG_ERRORS)))
+def test_avg_pool_errors(i):
+    a = _arr((2, 3, 8, 8), "float32")
+    check(lambda m: AVG_ERRORS[i](m.nn.functional, m.from_numpy(a.copy())))
+
+
+# -- adaptive pooling ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("out", [3, (2, 5), (None, 4), (1, 1), (7, 8), (4, None), 1])
+@pytest.mark.parametrize("shape", [(2, 3, 7, 8), (3, 5, 6)])
+def test_adaptive_pool2d(out, shape):
+    _run(lambda m, x: m.nn.functional.adaptive_avg_pool2d(x, out), _arr(shape), exact=False)
+    _run(lambda m, x: m.nn.functional.adaptive_max_pool2d(x, out, return_indices=True),
+         _arr(shape, ties=True))
+    _meta(lambda m, x: m.nn.functional.adaptive_max_pool2d(x, out, True), shape)
+    _meta(lambda m, x: m.nn.functional.adaptive_avg_pool2d(x, out), shape)
+
+
+@pytest.mark.parametrize("out", [2, (1, 3, 2), (None, 2, 3), (1, 1, 1)])
+def test_adaptive_pool3d(out):
+    for shape in [(2, 2, 4, 5, 6), (3, 3, 4, 5)]:
+        _run(lambda m, x: m.nn.functional.adaptive_avg_pool3d(x, out), _arr(shape),
+             exact=False)
+        _run(lambda m, x: m.nn.functional.adaptive_max_pool3d(x, out, return_indices=True),
+             _arr(shape, ties=True))
+        _meta(lambda m, x: m.nn.functional.adaptive_max_pool3d(x, out, True), shape)
+
+
+@pytest.mark.parametrize("out", [1, 3, 5, 11])
+def test_adaptive_pool1d(out):
+    for shape in [(2, 3, 7), (4, 5)]:
+        _run(lambda m, x: m.nn.functional.adaptive_avg_pool1d(x, out), _arr(shape),
+             exact=False)
+        _run(lambda m, x: m.nn.functional.adaptive_max_pool1d(x, out, return_indices=True),
+             _arr(shape, ties=True))
+
+
+def test_adaptive_nan_channels_last_gradcheck():
+    nan = float("nan")
+    a = np.array([[[1.0, nan, 2.0, nan], [3.0, 3.0, nan, 0.0], [4.0, 4.0, 4.0, 4.0]]])
+    _run(lambda m, x: m.nn.functional.adaptive_max_pool2d(x, (2, 3), True), a, grad=False)
+    b = _arr((2, 3, 6, 7))
+    _run(lambda m, x: m.nn.functional.adaptive_avg_pool2d(
+        _cl(x), (3, 2)), b, exact=False)
+    _run(lambda m, x: m.nn.functional.adaptive_avg_pool2d(
+        _cl(x), 1), b, exact=False)
+    _run(lambda m, x: m.nn.functional.adaptive_max_pool2d(
+        _cl(x), (3, 2), True), b)
+    F = strided.nn.functional
+    gradcheck_strided(lambda m, x: F.adaptive_avg_pool2d(x, (2, 3)), [(1, 2, 5, 4)], second=True)
+    gradcheck_strided(lambda m, x: F.adaptive_max_pool2d(x, (2, 3)), [(1, 2, 5, 4)])
+    gradcheck_strided(lambda m, x: F.adaptive_avg_pool3d(x, 2), [(1, 3, 3, 4)])
+
+
+ADAPTIVE_ERRORS = [
+    lambda F, x: F.adaptive_avg_pool2d(x[0, 0], 2),
+    lambda F, x: F.adaptive_avg_pool2d(x[:, :0], 2),
+    lambda F, x: F.adaptive_avg_pool2d(x, (2, -1)),
+    lambda F, x: F.adaptive_avg_pool2d(x.long(), 2),
+    lambda F, x: F.adaptive_avg_pool2d(x, (None, None, 2)),
+    lambda F, x: F.adaptive_max_pool2d(x[0, 0], 2),
+    lambda F, x: F.adaptive_max_pool2d(x[:, :, :0], 2),
+    lambda F, x: F.adaptive_max_pool2d(x.long(), 2),
+    lambda F, x: F.adaptive_avg_pool3d(x[0, 0], 2),
+    lambda F, x: F.adaptive_max_pool3d(x[0, 0], 2),
+    lambda F, x: F.adaptive_avg_pool1d(x, 2),
+    lambda F, x: F.adaptive_max_pool1d(x, 2),
+    lambda F, x: F.adaptive_max_pool1d(x[0, :, :0], 2),
+]
+
+
+@pytest.mark.parametrize("i", range(len(ADAPTIVE_ERRORS)))
+def test_adaptive_errors(i):
+    a = _arr((2, 3, 8, 8), "float32")
+    check(lambda m: ADAPTIVE_ERRORS[i](m.nn.functional, m.from_numpy(a.copy())))
+
+
+# -- lp pooling ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("p", [2, 1.5, 3, float("inf")])
+def test_lp_pool(p):
+    a = np.abs(_arr((2, 3, 6, 7))) + 0.1
+    _run(lambda m, x: m.nn.functional.lp_pool2d(x, p, 2), a, exact=False)
+    _run(lambda m, x: m.nn.functional.lp_pool2d(x, p, (2, 3), 1, ceil_mode=True), a,
+         exact=False)
+    _run(lambda m, x: m.nn.functional.lp_pool1d(x.flatten(-2), p, 3, 2), a, exact=False)
+    _run(lambda m, x: m.nn.functional.lp_pool3d(x, p, (1, 2, 2)), a, exact=False)
+
+
+# -- fractional max pooling ----------------------------------------------------------------
+
+def _samples(m, shape, dtype="float64"):
+    arr = np.random.default_rng(3).random(shape)
+    return m.from_numpy(arr.astype(dtype))
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=2, output_size=3),
+                                dict(kernel_size=(2, 3), output_size=(4, 2)),
+                                dict(kernel_size=2, output_ratio=(0.5, 0.5)),
+                                dict(kernel_size=3, output_size=(1, 5))])
+def test_fractional_max_pool2d(kw):
+    for shape in [(2, 3, 7, 8), (3, 7, 8)]:
+        n = shape[0] if len(shape) == 4 else 1
+        _run(lambda m, x: m.nn.functional.fractional_max_pool2d(
+            x, return_indices=True, _random_samples=_samples(m, (n, shape[-3], 2)), **kw),  # noqa: B023
+            _arr(shape, ties=True))
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=2, output_size=3),
+                                dict(kernel_size=(1, 2, 3), output_size=(2, 3, 2)),
+                                dict(kernel_size=2, output_ratio=(0.5, 0.6, 0.7))])
+def test_fractional_max_pool3d(kw):
+    for shape in [(2, 2, 5, 6, 7), (2, 5, 6, 7)]:
+        n = shape[0] if len(shape) == 5 else 1
+        _run(lambda m, x: m.nn.functional.fractional_max_pool3d(
+            x, return_indices=True, _random_samples=_samples(m, (n, shape[-4], 3)), **kw),  # noqa: B023
+            _arr(shape, ties=True))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_fractional_seeded(dtype):
+    # without samples both draw rand(N, C, 2) from the default generator: same windows
+    a = np.random.default_rng(11).standard_normal((2, 3, 10, 9)).astype("float32")
+
+    def fn(m):
+        m.manual_seed(5)
+        x = m.from_numpy(a.copy()).to(getattr(m, dtype))
+        r2 = m.nn.functional.fractional_max_pool2d(x, 2, output_size=(4, 5),
+                                                   return_indices=True)
+        r3 = m.nn.FractionalMaxPool3d(2, output_ratio=0.5, return_indices=True)(x[None])
+        return r2, r3
+    check(fn)
+
+
+def test_fractional_gradcheck():
+    F = strided.nn.functional
+    s = _samples(strided, (1, 2, 2))
+    gradcheck_strided(lambda m, x: F.fractional_max_pool2d(x, 2, output_size=3,
+                                                        _random_samples=s), [(1, 2, 6, 5)])
+
+
+FRACTIONAL_ERRORS = [
+    lambda m, x: m.nn.functional.fractional_max_pool2d(x, 2),
+    lambda m, x: m.nn.functional.fractional_max_pool2d(x[0, 0], 2, output_size=2),
+    lambda m, x: m.nn.functional.fractional_max_pool2d(x, 5, output_size=5),
+    lambda m, x: m.nn.functional.fractional_max_pool2d(
+        x, 2, output_size=2, _random_samples=m.rand(2, 3, 2, dtype=m.float64)),
+    lambda m, x: m.nn.functional.fractional_max_pool2d(
+        x, 2, output_size=2, _random_samples=m.rand(1, 3, 2)),
+    lambda m, x: m.nn.functional.fractional_max_pool2d(
+        x, 2, output_size=2, _random_samples=m.rand(2, 2, 2)),
+    lambda m, x: m.nn.functional.fractional_max_pool2d(
+        x, 2, output_size=2, _random_samples=m.rand(2, 3, 3)),
+    lambda m, x: m.nn.functional.fractional_max_pool3d(x, 2),
+    lambda m, x: m.nn.functional.fractional_max_pool3d(x, 5, output_size=5),
+    lambda m, x: m.nn.FractionalMaxPool2d(2),
+    lambda m, x: m.nn.FractionalMaxPool2d(2, output_size=2, output_ratio=0.5),
+    lambda m, x: m.nn.FractionalMaxPool2d(2, output_ratio=1.5),
+    lambda m, x: m.nn.FractionalMaxPool3d(0, output_size=2),
+]
+
+
+@pytest.mark.parametrize("i", range(len(FRACTIONAL_ERRORS)))
+def test_fractional_errors(i):
+    a = _arr((2, 3, 8, 8), "float32")
+    check(lambda m: FRACTIONAL_ERRORS[i](m, m.from_numpy(a.copy())))
+
+
+# -- max_unpool ----------------------------------------------------------------------------
+
+def test_max_unpool():
+    a = _arr((2, 3, 6, 7))
+
+    def two(m, x):
+        y, i = m.nn.functional.max_pool2d(x, 2, return_indices=True)
+        return m.nn.functional.max_unpool2d(y, i, 2, output_size=x.shape[-2:])
+    _run(two, a)
+
+    def one(m, x):
+        x = x.flatten(-2)
+        y, i = m.nn.functional.max_pool1d(x, 3, 2, 1, return_indices=True)
+        return m.nn.MaxUnpool1d(3, 2, 1)(y, i, output_size=x.shape[-1:])
+    _run(one, a)
+
+    def three(m, x):
+        y, i = m.nn.functional.max_pool3d(x, 2, return_indices=True)
+        return m.nn.MaxUnpool3d(2)(y, i, output_size=(3, 6, 7))
+    _run(three, a)
+    _meta(lambda m, x: m.nn.functional.max_unpool2d(x, x.long(), 2), (2, 3, 4, 4))
+
+
+UNPOOL_ERRORS = [
+    lambda m, y, i: m.nn.functional.max_unpool2d(y, i.int(), 2),
+    lambda m, y, i: m.nn.functional.max_unpool2d(y, i, 2, output_size=(1, 2, 3)),
+    lambda m, y, i: m.nn.functional.max_unpool2d(y, i, 2, output_size=(20, 20)),
+    lambda m, y, i: m.nn.functional.max_unpool2d(y, i + 100, 2),
+    lambda m, y, i: m.nn.functional.max_unpool2d(y, i[:, :1], 2),
+    lambda m, y, i: m.nn.functional.max_unpool2d(y[0, 0], i[0, 0], 2),
+    lambda m, y, i: m.nn.functional.max_unpool3d(y, i, 2),
+    lambda m, y, i: m.nn.functional.max_unpool3d(y[None], (i + 1000)[None], 2),
+]
+
+
+@pytest.mark.parametrize("i", range(len(UNPOOL_ERRORS)))
+def test_max_unpool_errors(i):
+    a = _arr((2, 3, 6, 6))
+
+    def fn(m):
+        y, idx = m.nn.functional.max_pool2d(m.from_numpy(a.copy()), 2, return_indices=True)
+        return UNPOOL_ERRORS[i](m, y, idx)
+    check(fn)
+
+
+# -- modules -------------------------------------------------------------------------------
+
+MODULES = [
+    ("MaxPool1d", (3,), dict(stride=2, padding=1, return_indices=True), (2, 3, 9)),
+    ("MaxPool2d", ((2, 3),), dict(dilation=2, ceil_mode=True), (2, 3, 9, 9)),
+    ("MaxPool3d", (2,), dict(stride=1), (2, 2, 4, 5, 6)),
+    ("AvgPool1d", (3,), dict(stride=2, padding=1, count_include_pad=False), (2, 3, 9)),
+    ("AvgPool2d", (3,), dict(stride=2, padding=1, divisor_override=2), (2, 3, 9, 9)),
+    ("AvgPool3d", (2,), dict(ceil_mode=True), (2, 2, 5, 5, 5)),
+    ("AdaptiveAvgPool1d", (4,), {}, (2, 3, 9)),
+    ("AdaptiveAvgPool2d", ((None, 3),), {}, (2, 3, 9, 9)),
+    ("AdaptiveAvgPool3d", (2,), {}, (2, 2, 4, 5, 6)),
+    ("AdaptiveMaxPool1d", (4,), dict(return_indices=True), (2, 3, 9)),
+    ("AdaptiveMaxPool2d", ((3, None),), {}, (2, 3, 9, 9)),
+    ("AdaptiveMaxPool3d", (2,), dict(return_indices=True), (2, 2, 4, 5, 6)),
+    ("LPPool1d", (2, 3), dict(stride=2), (2, 3, 9)),
+    ("LPPool2d", (1.5, 2), dict(ceil_mode=True), (2, 3, 9, 9)),
+    ("LPPool3d", (2, 2), {}, (2, 2, 4, 5, 6)),
+    ("FractionalMaxPool2d", (2,), dict(output_size=3), (2, 3, 9, 9)),
+    ("FractionalMaxPool3d", (2,), dict(output_ratio=(0.5, 0.5, 0.5), return_indices=True),
+     (2, 2, 4, 5, 6)),
+    ("MaxUnpool2d", (2,), dict(stride=1, padding=0), None),
+]
+
+
+@pytest.mark.parametrize("name,args,kwargs,shape", MODULES, ids=[m[0] for m in MODULES])
+def test_modules(name, args, kwargs, shape):
+    ms, mt = getattr(strided.nn, name)(*args, **kwargs), getattr(torch.nn, name)(*args, **kwargs)
+    assert repr(ms) == repr(mt)
+    assert type(ms).__module__ == "strided.nn.modules.pooling"
+    if shape is None:
+        return
+
+    def fn(m, x):
+        mod = ms if m is strided else mt
+        if name.startswith("LP"):
+            x = x.abs() + 0.1
+        m.manual_seed(0)
+        return mod(x)
+    _run(fn, _arr(shape), exact=False)
