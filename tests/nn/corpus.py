@@ -1,0 +1,173 @@
+"""Helpers shared by the tests that replay PyTorch's own corpora (``op_db``'s
+``nn.functional`` entries and ``module_db``) against strided.
+
+A sample is made once, by torch's generator functions, as torch tensors; ``to_strided``
+turns it into the same values for strided (through NumPy, keeping ``requires_grad``), so
+both libraries see identical inputs. ``compare`` checks an output pair the way the
+corpora's own tests do: same structure, dtype and shape, values within a tolerance that
+depends on the dtype (torch's CPU kernels sum in other orders than NumPy's).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+import strided
+
+TOLERANCES = {  # dtype name -> (rtol, atol)
+    "float64": (1e-7, 1e-7),
+    "float32": (1e-4, 1e-5),
+    "complex128": (1e-7, 1e-7),
+    "complex64": (1e-4, 1e-5),
+}
+
+
+def sample_indices(n: int, k: int) -> list[int]:
+    """Up to ``k`` indices spread evenly over ``range(n)``, first and last included."""
+    if n <= k:
+        return list(range(n))
+    return sorted({round(i * (n - 1) / (k - 1)) for i in range(k)})
+
+
+def strided_dtype(d: torch.dtype):
+    return getattr(strided, str(d).removeprefix("torch."))
+
+
+def to_strided(x):
+    """A torch value (tensors, dtypes, devices, torch callables, containers) as strided's."""
+    if isinstance(x, torch.Tensor):
+        t = x.detach()
+        arr = (t.float() if t.dtype == torch.bfloat16 else t).resolve_conj().numpy().copy()
+        s = strided.from_numpy(arr)
+        if t.dtype == torch.bfloat16:
+            s = s.to(strided.bfloat16)
+        if x.requires_grad:
+            s.requires_grad_(True)
+        return s
+    if isinstance(x, torch.dtype):
+        return strided_dtype(x)
+    if isinstance(x, torch.device):
+        return strided.device(str(x))
+    if isinstance(x, torch.Size):
+        return strided.Size(x)
+    if isinstance(x, (list, tuple)):
+        converted = [to_strided(v) for v in x]
+        if hasattr(x, "_fields"):          # a named tuple
+            return type(x)(*converted)
+        return type(x)(converted)
+    if isinstance(x, dict):
+        return {k: to_strided(v) for k, v in x.items()}
+    if callable(x) and getattr(x, "__module__", "") and (
+            x.__module__.startswith("torch")) and hasattr(x, "__name__"):
+        return _strided_callable(x)
+    return x
+
+
+def _strided_callable(fn):
+    """torch.nn.functional.relu -> strided.nn.functional.relu, torch.add -> strided.add."""
+    module = fn.__module__.replace("torch._C._nn", "torch.nn.functional")
+    if module.startswith("torch._C") or module == "torch.functional":
+        module = "torch"
+    target = strided
+    for part in module.split(".")[1:]:
+        target = getattr(target, part)
+    return getattr(target, fn.__name__)
+
+
+def leaves(value) -> list:
+    """The tensors in a (nested) value that require grad, in a fixed order."""
+    found = []
+
+    def walk(v):
+        if isinstance(v, (torch.Tensor, strided.Tensor)):
+            if v.requires_grad:
+                found.append(v)
+        elif isinstance(v, (list, tuple)):
+            for item in v:
+                walk(item)
+        elif isinstance(v, dict):
+            for item in v.values():
+                walk(item)
+
+    walk(value)
+    return found
+
+
+def tensors(value) -> list:
+    """Every tensor in a (nested) output, in order."""
+    if isinstance(value, (torch.Tensor, strided.Tensor)):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in tensors(v)]
+    return []
+
+
+def values(t) -> np.ndarray:
+    """A tensor's values as NumPy (bfloat16 and half widened to float32)."""
+    t = t.detach()
+    if isinstance(t, torch.Tensor):
+        if t.dtype in (torch.bfloat16,):
+            t = t.float()
+        return t.resolve_conj().numpy()
+    if t.dtype is strided.bfloat16:
+        t = t.to(strided.float32)
+    return t.numpy()
+
+
+def dtype_name(d) -> str:
+    return str(d).removeprefix("torch.").removeprefix("strided.")
+
+
+def compare(out_s, out_t, what: str = "output") -> None:
+    """Same structure, dtypes, shapes; values close for the dtype (NaN equal to NaN)."""
+    if isinstance(out_t, torch.Tensor):
+        assert isinstance(out_s, strided.Tensor), f"{what}: expected a tensor, got {out_s!r}"
+        assert tuple(out_s.shape) == tuple(out_t.shape), (what, out_s.shape, out_t.shape)
+        assert dtype_name(out_s.dtype) == dtype_name(out_t.dtype), (what, out_s.dtype,
+                                                                     out_t.dtype)
+        rtol, atol = TOLERANCES.get(dtype_name(out_t.dtype), (0, 0))
+        np.testing.assert_allclose(values(out_s), values(out_t), rtol=rtol, atol=atol,
+                                   equal_nan=True, err_msg=what)
+    elif isinstance(out_t, (list, tuple)):
+        assert isinstance(out_s, (list, tuple)) and len(out_s) == len(out_t), (what, out_s)
+        for i, (a, b) in enumerate(zip(out_s, out_t)):
+            compare(a, b, f"{what}[{i}]")
+    elif isinstance(out_t, float):
+        assert math.isclose(out_s, out_t, rel_tol=1e-6, abs_tol=1e-9) or (
+            math.isnan(out_s) and math.isnan(out_t)), (what, out_s, out_t)
+    else:
+        assert out_s == out_t, (what, out_s, out_t)
+
+
+def backward_both(outs_s, outs_t, seed: int = 0) -> bool:
+    """Backpropagate the same random cotangents through every floating output that has a
+    graph, in both libraries. Returns False when no output needs a gradient."""
+    pairs = [(s, t) for s, t in zip(tensors(outs_s), tensors(outs_t))
+             if t.requires_grad and (t.is_floating_point() or t.is_complex())]
+    if not pairs:
+        return False
+    rng = np.random.default_rng(seed)
+    total_s, total_t = None, None
+    for s, t in pairs:
+        cot = rng.standard_normal(tuple(t.shape))
+        if t.is_complex():
+            cot = cot + 1j * rng.standard_normal(tuple(t.shape))
+        ct = torch.from_numpy(np.asarray(cot)).to(t.dtype)
+        cs = to_strided(ct)
+        term_t = (t * ct).sum()
+        term_s = (s * cs).sum()
+        if t.is_complex():
+            term_t, term_s = term_t.real, term_s.real
+        total_t = term_t if total_t is None else total_t + term_t
+        total_s = term_s if total_s is None else total_s + term_s
+    total_t.backward()
+    total_s.backward()
+    return True
+
+
+def grad_fn_name(t) -> str | None:
+    fn = getattr(t, "grad_fn", None)
+    return None if fn is None else fn.name()
