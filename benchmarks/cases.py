@@ -544,3 +544,9 @@ def _explain_note(s):
 CASES.extend([
     Case("explain off: tiny a + b", _explain_off, number=20000, note=_explain_note),
 ])
+
+
+# torch.nn's layers and training steps (issue 10)
+from cases_nn import NN_CASES  # noqa: E402
+
+CASES.extend(NN_CASES)
