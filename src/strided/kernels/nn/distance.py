@@ -95,8 +95,8 @@ def pdist_backward(grad, self, p, pdist):
                 c = np.where(d == 0, 0, g * diff / d)
             elif p == float("inf"):
                 c = np.sign(diff) * (np.abs(diff) == d) * g
-            elif p < 1:
-                c = np.where((d == 0) | (diff == 0), 0, np.sign(diff) * np.power(
+            elif p < 2:     # torch's "less than two" form: sign(diff) |diff|^(p-1)
+                c = np.where((d == 0) | ((diff == 0) & (p < 1)), 0, np.sign(diff) * np.power(
                     np.abs(diff), p - 1) * g / np.power(d, p - 1))
             else:
                 c = np.where(d == 0, 0, diff * np.power(np.abs(diff), p - 2) * g
