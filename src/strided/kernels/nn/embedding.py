@@ -94,29 +94,31 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
 
 def _scatter_add_rows(out_arr, idx, rows):
     """``out_arr[idx[i]] += rows[i]`` for i in order, on a zero ``out_arr`` (Note [Embedding
-    scatter-add]): a stable sort groups equal indices; the first row of every group is
-    written in one fancy assignment, then the k-th rows of all groups that have one are
-    added in one fancy ``+=`` per k (within one k the targets are distinct). The loop runs
-    as many times as the most repeated index, and each group is summed left to right, as
-    torch's loop sums it."""
+    scatter-add]). Every row is first written to its target in one fancy assignment (right
+    for the indices that occur once). A stable sort groups the repeated indices: their
+    targets get the group's first row again, then the k-th rows of all groups that have
+    one are added in one fancy ``+=`` per k (the targets of one k are distinct). The loop
+    runs as many times as the most repeated index occurs, and each group is summed left to
+    right, as torch's loop sums it."""
     n = idx.size
     if not n:
         return
+    out_arr[idx] = rows
     order = np.argsort(idx, kind="stable")
     sidx = idx[order]
-    first = np.empty(n, bool)
-    first[0] = True
-    np.not_equal(sidx[1:], sidx[:-1], out=first[1:])
-    starts = np.flatnonzero(first)
-    if starts.size == n:        # no repeated index
-        out_arr[idx] = rows
+    same = sidx[1:] == sidx[:-1]              # sorted position i + 1 repeats position i
+    if not same.any():
         return
-    out_arr[sidx[starts]] = rows[order[starts]]
-    rank = np.arange(n) - np.repeat(starts, np.diff(np.append(starts, n)))
-    by_rank = np.argsort(rank, kind="stable")
-    bounds = np.cumsum(np.bincount(rank))
-    for k in range(1, bounds.size):
-        pos = order[by_rank[bounds[k - 1]:bounds[k]]]
+    dup = np.flatnonzero(same) + 1            # sorted positions of the repeats (rank >= 1)
+    first = np.ones(n, bool)
+    first[dup] = False
+    starts = np.flatnonzero(first)
+    group = np.cumsum(first) - 1
+    rank = dup - starts[group[dup]]
+    heads = starts[group[dup[rank == 1]]]     # first position of every repeated group
+    out_arr[sidx[heads]] = rows[order[heads]]
+    for k in range(1, int(rank.max()) + 1):
+        pos = order[dup[rank == k]]
         out_arr[idx[pos]] += rows[pos]
 
 
