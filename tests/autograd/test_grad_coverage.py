@@ -202,6 +202,8 @@ COMPOSITE = {
     "_weight_norm_differentiable_backward": (
         lambda m, gw, v, g: m.ops.aten._weight_norm_differentiable_backward(
             gw, v, g, g.detach().abs() + 1, 0), [(2, 3), (2, 3), (2, 1)]),
+    "matrix_exp": (lambda m, x: m.matrix_exp(x), [(3, 3)]),
+    "orgqr": (lambda m, a, t: m.orgqr(a, t), [(4, 3), (2,)]),
     # nn linear (kernels/nn/linear.py: addmm / flattened addmm / matmul + add_; _trilinear)
     "linear": (lambda m, x, y, w, b: (m.nn.functional.linear(x, w, b),
                                       m.nn.functional.linear(y, w, b),
@@ -383,8 +385,8 @@ COMPOSITE.update({
     **{op: (lambda m, x, op=op: getattr(m, op)(x, 1.0, True), [(3, 4)])
        for op in ("dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout")},
     # embedding (ops/native_functions/nn_embedding.yaml)
-    "embedding_backward": (lambda m, g: m.embedding_backward(g, m.tensor([1, 2, 1]), 5, -1,
-                                                             False, False), [(3, 4)]),
+    "embedding_backward": (lambda m, g: m.ops.aten.embedding_backward(
+        g, m.tensor([1, 2, 1]), 5, -1, False, False), [(3, 4)]),
     "embedding_bag": (lambda m, w: m.embedding_bag(w, m.tensor([1, 2, 4, 1]),
                                                    m.tensor([0, 1]), False, 1)[0], [(5, 3)]),
     "embedding_bag.padding_idx": (
@@ -432,6 +434,26 @@ COMPOSITE.update({
     "group_norm": (lambda m, x, w, b: m.group_norm(x, 3, w, b), [(2, 6, 4), (6,), (6,)]),
     "rms_norm": (lambda m, x, w: m.rms_norm(x, [4], w), [(2, 3, 4), (4,)]),
     "_fused_rms_norm": (lambda m, x, w: m._fused_rms_norm(x, [4], w, 1e-3), [(2, 3, 4), (4,)]),
+})
+
+# nn conv (ops/native_functions/nn_conv.yaml): the entry points batchify and call convolution
+COMPOSITE.update({
+    "conv1d": (lambda m, x, w, b: m.conv1d(x, w, b, 2, 1), [(2, 2, 5), (3, 2, 2), (3,)]),
+    "conv2d": (lambda m, x, w: m.conv2d(x, w, None, 1, 1, 2), [(2, 4, 4), (3, 2, 2, 2)]),
+    "conv3d": (lambda m, x, w: m.conv3d(x, w, groups=2), [(1, 2, 3, 3, 3), (2, 1, 2, 2, 2)]),
+    "conv1d.padding": (lambda m, x, w: m.conv1d(x, w, None, 1, "same"), [(1, 2, 5), (3, 2, 2)]),
+    "conv2d.padding": (lambda m, x, w: m.conv2d(x, w, None, 1, "valid"),
+                       [(1, 2, 4, 4), (3, 2, 3, 3)]),
+    "conv3d.padding": (lambda m, x, w: m.conv3d(x, w, None, 1, "same"),
+                       [(1, 2, 3, 3, 3), (2, 2, 3, 3, 3)]),
+    "_convolution_mode": (lambda m, x, w: m._convolution_mode(x, w, None, [1], "same", [2], 1),
+                          [(1, 2, 5), (3, 2, 3)]),
+    "conv_transpose1d": (lambda m, x, w: m.conv_transpose1d(x, w, None, 2, 1, 1),
+                         [(1, 2, 4), (2, 3, 3)]),
+    "conv_transpose2d.input": (lambda m, x, w, b: m.conv_transpose2d(x, w, b, 2),
+                               [(1, 2, 3, 3), (2, 3, 2, 2), (3,)]),
+    "conv_transpose3d.input": (lambda m, x, w: m.conv_transpose3d(x, w, groups=2),
+                               [(1, 2, 2, 2, 2), (2, 1, 2, 2, 2)]),
 })
 
 

@@ -6142,6 +6142,53 @@ class WeightNormInterfaceBackward0(FormulaNode):
         return node._flatten((r_v, r_g))
 
 
+class GeqrfBackward0(FormulaNode):
+    """Backward of ``geqrf(Tensor self) -> (Tensor a, Tensor tau)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = derivative_not_implemented("geqrf")
+        return node._flatten((r_self,))
+
+
+class LinalgHouseholderProductBackward0(FormulaNode):
+    """Backward of ``linalg_householder_product(Tensor input, Tensor tau) -> Tensor``."""
+
+    __slots__ = ('_s_input', '_s_tau', '_s_result')
+    _SAVED = ('input', 'tau', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_input = r_tau = None
+        if node._need(0) or node._need(1):
+            input = _u(node._s_input, node)
+            tau = _u(node._s_tau, node)
+            result = _u(node._s_result, node)
+            r_input, r_tau = householder_product_grads(grad, result, input, tau)
+        return node._flatten((r_input, r_tau))
+
+
+class LinalgMatrixExpBackward0(FormulaNode):
+    """Backward of ``linalg_matrix_exp(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = matrix_exp_grad(self, grad)
+        return node._flatten((r_self,))
+
+
 class UpsampleNearest1DBackward0(FormulaNode):
     """Backward of ``upsample_nearest1d(Tensor self, SymInt[1] output_size, float? scales=None) -> Tensor``."""
 
@@ -7290,6 +7337,9 @@ FORMULAS = {
     'aten::fractional_max_pool2d_backward': (FractionalMaxPool2DBackwardBackward0, ('grad_output', 'self'), (('indices', 'indices', 'value', (0,)), ('self', 'self', 'value', (1,))), (), None),
     'aten::fractional_max_pool3d_backward': (FractionalMaxPool3DBackwardBackward0, ('grad_output', 'self'), (('indices', 'indices', 'value', (0,)), ('self', 'self', 'value', (1,))), (), None),
     'aten::_weight_norm_interface': (WeightNormInterfaceBackward0, ('v', 'g'), (('dim', 'dim', 'value', (0, 1)), ('g', 'g', 'value', (0, 1)), ('v', 'v', 'value', (0, 1))), (('result1', 1, (0, 1)),), (True, False)),
+    'aten::geqrf': (GeqrfBackward0, ('self',), (), (), None),
+    'aten::linalg_householder_product': (LinalgHouseholderProductBackward0, ('input', 'tau'), (('input', 'input', 'value', (0, 1)), ('tau', 'tau', 'value', (0, 1))), (('result', 0, (0, 1)),), None),
+    'aten::linalg_matrix_exp': (LinalgMatrixExpBackward0, ('self',), (('self', 'self', 'value', (0,)),), (), None),
     'aten::upsample_nearest1d': (UpsampleNearest1DBackward0, ('self',), (('output_size', 'output_size', 'value', (0,)), ('scales', 'scales', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
     'aten::upsample_nearest1d_backward': (UpsampleNearest1DBackwardBackward0, ('grad_output',), (('output_size', 'output_size', 'value', (0,)), ('scales', 'scales', 'value', (0,))), (), None),
     'aten::upsample_nearest2d': (UpsampleNearest2DBackward0, ('self',), (('output_size', 'output_size', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),

@@ -222,19 +222,41 @@ def _out_spatial(in_sp, k_sp, stride, padding, dilation, transposed, output_padd
                  zip(in_sp, k_sp, stride, padding, dilation))
 
 
+def _unsqueezed2(sizes, strides):
+    """(sizes, strides) of ``t.unsqueeze(2)``."""
+    inner = sizes[2] * strides[2] if len(sizes) > 2 else 1
+    return sizes[:2] + (1,) + sizes[2:], strides[:2] + (inner,) + strides[2:]
+
+
 def _layout(input, weight, sizes):
     """Strides of a convolution result of ``sizes`` (Note [Convolution output layout])."""
     n = len(sizes)
+    if n == 3:
+        # torch runs a 1-d convolution as a 2-d one: a contiguous input and the weight
+        # unsqueezed at dim 2, whose layout can then still make the result channels-last
+        ws, wst = _unsqueezed2(weight._sizes, weight._strides)
+        isz = input._sizes[:2] + (1,) + input._sizes[2:]
+        sizes4 = sizes[:2] + (1,) + sizes[2:]
+        if (channels_last_order(isz, contiguous_strides(isz)) is not None or
+                channels_last_order(ws, wst) is not None):
+            strides = _channels_last_strides(sizes4)
+            return strides[:2] + strides[3:]
+        return contiguous_strides(tuple(sizes))
     if n == 4 or (n == 5 and input._dtype is dt.float32):
         if (channels_last_order(input._sizes, input._strides) is not None or
                 channels_last_order(weight._sizes, weight._strides) is not None):
-            perm = (0,) + tuple(range(2, n)) + (1,)
-            cl = contiguous_strides(tuple(sizes[p] for p in perm))
-            strides = [0] * n
-            for i, p in enumerate(perm):
-                strides[p] = cl[i]
-            return tuple(strides)
+            return _channels_last_strides(sizes)
     return contiguous_strides(tuple(sizes))
+
+
+def _channels_last_strides(sizes) -> tuple:
+    n = len(sizes)
+    perm = (0,) + tuple(range(2, n)) + (1,)
+    cl = contiguous_strides(tuple(sizes[p] for p in perm))
+    strides = [0] * n
+    for i, p in enumerate(perm):
+        strides[p] = cl[i]
+    return tuple(strides)
 
 
 def _new_like_layout(sizes, strides, dtype, device):
@@ -519,6 +541,9 @@ def _complex_conv(conv, input, weight, bias):
 
 
 def _conv_nd(input, weight, bias, stride, padding, dilation, groups, spatial, name):
+    check(bias is None or bias._dtype is input._dtype, lambda: (
+        f"Input type ({_cpp_name(input._dtype)}) and bias type ({_cpp_name(bias._dtype)}) "
+        f"should be the same"))
     inp, batched = _batchify(input, spatial, name)
     zeros = (0,) * spatial
 
@@ -540,9 +565,6 @@ def conv1d_composite(input, weight, bias=None, stride=(1,), padding=(0,), dilati
 
 def conv2d_composite(input, weight, bias=None, stride=(1, 1), padding=(0, 0),
                      dilation=(1, 1), groups=1):
-    check(bias is None or bias._dtype is input._dtype, lambda: (
-        f"Input type ({_cpp_name(input._dtype)}) and bias type ({_cpp_name(bias._dtype)}) "
-        f"should be the same"))
     return _conv_nd(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
 
 

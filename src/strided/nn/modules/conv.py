@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 from ...autograd.grad_mode import no_grad
+from ...core.layouts import contiguous_format
 from ...ops._generated import torch_functions as _tf
 from .. import functional as F
 from .. import init
@@ -101,7 +102,7 @@ class _ConvNd(Module):
             if not self.weight.is_contiguous():
                 # torch draws into a contiguous scratch tensor then copies, so that a
                 # channels-last weight gets the same values per logical index
-                scratch = _tf.empty_like(self.weight)
+                scratch = _tf.empty_like(self.weight, memory_format=contiguous_format)
                 init.kaiming_uniform_(scratch, a=math.sqrt(5))
                 self.weight.copy_(scratch)
             else:
@@ -318,8 +319,8 @@ if LazyModuleMixin is not None:
                          dtype=None) -> None:
                 factory_kwargs = {"device": device, "dtype": dtype}
                 # in/out channels 0 and no bias: nothing is drawn until the first input
-                base.__init__(self, 0, 0, kernel_size, stride, padding, dilation, groups,
-                              False, padding_mode, **factory_kwargs)
+                super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                                 padding_mode, **factory_kwargs)
                 self.weight = UninitializedParameter(**factory_kwargs)
                 self.out_channels = out_channels
                 if bias:
@@ -337,8 +338,8 @@ if LazyModuleMixin is not None:
                          output_padding=0, groups=1, bias=True, dilation=1,
                          padding_mode="zeros", device=None, dtype=None) -> None:
                 factory_kwargs = {"device": device, "dtype": dtype}
-                base.__init__(self, 0, 0, kernel_size, stride, padding, output_padding,
-                              groups, False, dilation, padding_mode, **factory_kwargs)
+                super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups,
+                                 False, dilation, padding_mode, **factory_kwargs)
                 self.weight = UninitializedParameter(**factory_kwargs)
                 self.out_channels = out_channels
                 if bias:

@@ -42,6 +42,7 @@ _op_linalg_eigvals = get_op('aten::linalg_eigvals')
 _op_linalg_eigvals__out = get_op('aten::linalg_eigvals.out')
 _op_linalg_eigvalsh = get_op('aten::linalg_eigvalsh')
 _op_linalg_eigvalsh__out = get_op('aten::linalg_eigvalsh.out')
+_op_linalg_householder_product = get_op('aten::linalg_householder_product')
 _op_linalg_inv = get_op('aten::linalg_inv')
 _op_linalg_inv__out = get_op('aten::linalg_inv.out')
 _op_linalg_inv_ex = get_op('aten::linalg_inv_ex')
@@ -50,6 +51,7 @@ _op_linalg_lstsq = get_op('aten::linalg_lstsq')
 _op_linalg_lstsq__out = get_op('aten::linalg_lstsq.out')
 _op_linalg_matmul = get_op('aten::linalg_matmul')
 _op_linalg_matmul__out = get_op('aten::linalg_matmul.out')
+_op_linalg_matrix_exp = get_op('aten::linalg_matrix_exp')
 _op_linalg_matrix_norm = get_op('aten::linalg_matrix_norm')
 _op_linalg_matrix_norm__out = get_op('aten::linalg_matrix_norm.out')
 _op_linalg_matrix_norm__str_ord = get_op('aten::linalg_matrix_norm.str_ord')
@@ -303,6 +305,26 @@ def linalg_eigvalsh(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_linalg_eigvalsh_sigs, args, kwargs)
 
 
+def _f_linalg_householder_product_0(input, tau):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(tau, _Tensor): raise _Mismatch
+    return input, tau
+
+
+_f_linalg_householder_product_sigs = (_ap.PySig('linalg_householder_product', (('input', 'Tensor', None, False), ('tau', 'Tensor', None, False)), False, False),)
+
+
+def linalg_householder_product(*args, **kwargs):
+    try:
+        input, tau = _f_linalg_householder_product_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_linalg_householder_product.call(input._keyset | tau._keyset, input, tau)
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_householder_product_sigs, args, kwargs)
+
+
 def _f_linalg_inv_0(A, *, out=None):
     if not isinstance(A, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -398,6 +420,25 @@ def linalg_matmul(*args, **kwargs):
             result = _op_linalg_matmul__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
     _ap.raise_invalid_arguments(_f_linalg_matmul_sigs, args, kwargs)
+
+
+def _f_linalg_matrix_exp_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_linalg_matrix_exp_sigs = (_ap.PySig('linalg_matrix_exp', (('input', 'Tensor', None, False),), False, False),)
+
+
+def linalg_matrix_exp(*args, **kwargs):
+    try:
+        input, = _f_linalg_matrix_exp_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_linalg_matrix_exp.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_matrix_exp_sigs, args, kwargs)
 
 
 def _f_linalg_matrix_norm_0(input, ord, dim=(-2,-1), keepdim=False, *, out=None, dtype=None):
@@ -896,4 +937,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cross', 'linalg_det', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_inv', 'linalg_inv_ex', 'linalg_lstsq', 'linalg_matmul', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_norm', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_svd', 'linalg_svdvals', 'linalg_vector_norm']
+__all__ = ['linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cross', 'linalg_det', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_lstsq', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_norm', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_svd', 'linalg_svdvals', 'linalg_vector_norm']

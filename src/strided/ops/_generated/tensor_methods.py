@@ -240,6 +240,7 @@ _op_ge__Tensor = get_op('aten::ge.Tensor')
 _op_ge___Scalar = get_op('aten::ge_.Scalar')
 _op_ge___Tensor = get_op('aten::ge_.Tensor')
 _op_geometric_ = get_op('aten::geometric_')
+_op_geqrf = get_op('aten::geqrf')
 _op_ger = get_op('aten::ger')
 _op_greater__Scalar = get_op('aten::greater.Scalar')
 _op_greater__Tensor = get_op('aten::greater.Tensor')
@@ -341,6 +342,7 @@ _op_masked_scatter_ = get_op('aten::masked_scatter_')
 _op_masked_select = get_op('aten::masked_select')
 _op_matmul = get_op('aten::matmul')
 _op_matrix_H = get_op('aten::matrix_H')
+_op_matrix_exp = get_op('aten::matrix_exp')
 _op_matrix_power = get_op('aten::matrix_power')
 _op_max = get_op('aten::max')
 _op_max__dim = get_op('aten::max.dim')
@@ -402,6 +404,7 @@ _op_not_equal__Tensor = get_op('aten::not_equal.Tensor')
 _op_not_equal___Scalar = get_op('aten::not_equal_.Scalar')
 _op_not_equal___Tensor = get_op('aten::not_equal_.Tensor')
 _op_numpy_T = get_op('aten::numpy_T')
+_op_orgqr = get_op('aten::orgqr')
 _op_outer = get_op('aten::outer')
 _op_permute = get_op('aten::permute')
 _op_pinverse = get_op('aten::pinverse')
@@ -556,6 +559,7 @@ _op_zero_ = get_op('aten::zero_')
 _rt_aminmax = _rt.make('aminmax', ('min', 'max'))
 _rt_cummax = _rt.make('cummax', ('values', 'indices'))
 _rt_cummin = _rt.make('cummin', ('values', 'indices'))
+_rt_geqrf = _rt.make('geqrf', ('a', 'tau'))
 _rt_kthvalue = _rt.make('kthvalue', ('values', 'indices'))
 _rt_max = _rt.make('max', ('values', 'indices'))
 _rt_median = _rt.make('median', ('values', 'indices'))
@@ -3631,6 +3635,12 @@ def geometric_(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_geometric__sigs, args, kwargs)
 
 
+def geqrf(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _rt_geqrf(_op_geqrf.call(self._keyset, self))
+    _ap.raise_no_arguments('geqrf', args, kwargs)
+
+
 def _m_ger_0(vec2):
     if not isinstance(vec2, _Tensor): raise _Mismatch
     return vec2,
@@ -5195,6 +5205,12 @@ def matrix_H(self, *args, **kwargs):
     _ap.raise_no_arguments('matrix_H', args, kwargs)
 
 
+def matrix_exp(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_matrix_exp.call(self._keyset, self)
+    _ap.raise_no_arguments('matrix_exp', args, kwargs)
+
+
 def _m_matrix_power_0(n):
     if type(n) is not int: n = _ap.to_int(n)
     return n,
@@ -6267,6 +6283,25 @@ def numpy_T(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_numpy_T.call(self._keyset, self)
     _ap.raise_no_arguments('numpy_T', args, kwargs)
+
+
+def _m_orgqr_0(input2):
+    if not isinstance(input2, _Tensor): raise _Mismatch
+    return input2,
+
+
+_m_orgqr_sigs = (_ap.PySig('orgqr', (('input2', 'Tensor', None, False),), False, True),)
+
+
+def orgqr(self, *args, **kwargs):
+    try:
+        input2, = _m_orgqr_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_orgqr.call(self._keyset | input2._keyset, self, input2)
+        return result
+    _ap.raise_invalid_arguments(_m_orgqr_sigs, args, kwargs)
 
 
 def _m_outer_0(vec2):
@@ -8770,6 +8805,7 @@ class TensorMethods:
     ge = ge
     ge_ = ge_
     geometric_ = geometric_
+    geqrf = geqrf
     ger = ger
     greater = greater
     greater_ = greater_
@@ -8850,6 +8886,7 @@ class TensorMethods:
     masked_select = masked_select
     matmul = matmul
     matrix_H = matrix_H
+    matrix_exp = matrix_exp
     matrix_power = matrix_power
     max = max
     maximum = maximum
@@ -8891,6 +8928,7 @@ class TensorMethods:
     not_equal = not_equal
     not_equal_ = not_equal_
     numpy_T = numpy_T
+    orgqr = orgqr
     outer = outer
     permute = permute
     pinverse = pinverse
