@@ -29,7 +29,8 @@ def hardswish_grad(grad, self):
 def hardsigmoid_grad(grad, self):
     """``grad / 6`` strictly inside (-3, 3), 0 elsewhere."""
     inside = _s.logical_and(self > -3, self < 3)
-    return _s.where(inside, grad / 6, _zero(grad))
+    # torch's kernel multiplies by a float 1/6, also for double
+    return _s.where(inside, grad * 0.1666666716337204, _zero(grad))
 
 
 def shrink_grad(grad, self, lambd):

@@ -281,34 +281,38 @@ def _glu_shape(self, dim):
     return d, self._sizes[:d] + (n // 2,) + self._sizes[d + 1:]
 
 
-def _glu_into(out, self, d):
-    _float_check("glu_cpu", self)
-    if _is_meta(self, out) or not numel_of(out._sizes):
-        return out
-    c = _opmath_np(self._dtype)
-    x = self._array()
-    h = x.shape[d] // 2
-    a = np.take(x, np.arange(h), axis=d).astype(c, copy=False)
-    b = np.take(x, np.arange(h, 2 * h), axis=d).astype(c, copy=False)
-    one = c.type(1)
-    with np.errstate(all="ignore"):
-        res = a * (one / (one + np.exp(-b)))
-    np.copyto(out._array(), res, casting="unsafe")
-    return out
+def _glu_compute(out, ins, ct):
+    a, b = (_ew._as_ct(x, ct) for x in ins)
+    one = a.dtype.type(1)
+    np.copyto(out, a * (one / (one + np.exp(-b))), casting="unsafe")
+
+
+def _prelu_compute(out, ins, ct):
+    x, w = (_ew._as_ct(v, ct) for v in ins)
+    np.copyto(out, np.where(x > 0, x, w * x), casting="unsafe")
+
+
+# binary rows over (first half, second half) and (self, weight): TensorIterator gives the
+# output torch's layout
+_GLU = _ew.Op("glu", 2, "binary", _glu_compute, _FLOATS, "glu_cpu", fast=False)
+_PRELU = _ew.Op("prelu", 2, "binary", _prelu_compute, _FLOATS, "prelu_cpu", fast=False)
+
+
+def _halves(self, dim):
+    from ..views import narrow
+    d, _ = _glu_shape(self, dim)
+    h = self._sizes[d] // 2
+    return narrow(self, d, 0, h), narrow(self, d, h, h)
 
 
 def glu(self, dim=-1):
-    d, shape = _glu_shape(self, dim)
-    out = _empty(shape, self._dtype, None, self._device)
-    return _glu_into(out, self, d)
+    a, b = _halves(self, dim)
+    return _ew.run(_GLU, None, (a, b), ())
 
 
 def glu_out(self, dim, out):
-    d, shape = _glu_shape(self, dim)
-    _resize_output(out, shape)
-    _glu_into(out, self, d)
-    out._vc[0] += 1
-    return out
+    a, b = _halves(self, dim)
+    return _ew.run(_GLU, out, (a, b), ())
 
 
 # -- prelu --------------------------------------------------------------------------------------
@@ -319,16 +323,7 @@ def _prelu_arrays(self, weight):
 
 
 def prelu_kernel(self, weight):
-    from ..broadcast import broadcast_shapes
-    shape = broadcast_shapes(self._sizes, weight._sizes)
-    _float_check("prelu_cpu", self)
-    out = _empty_like(self) if tuple(shape) == self._sizes else \
-        _empty(tuple(shape), self._dtype, None, self._device)
-    if _is_meta(self, weight) or not numel_of(out._sizes):
-        return out
-    x, w = _prelu_arrays(self, weight)
-    np.copyto(out._array(), np.where(x > 0, x, w * x), casting="unsafe")
-    return out
+    return _ew.run(_PRELU, None, (self, weight), ())
 
 
 def prelu_kernel_backward(grad_output, self, weight):
