@@ -28,6 +28,7 @@ float32, and only a float16/bfloat16 input may mix.
 
 from __future__ import annotations
 
+import threading
 import warnings
 
 import numpy as np
@@ -129,6 +130,38 @@ def _target(res, npdt, shape):
     return np.empty(shape, npdt), False
 
 
+_SCRATCH = threading.local()
+
+
+def _scratch(shape, npdt, slot: int) -> np.ndarray:
+    """A temporary array of ``shape`` (contents undefined) from a per-thread cache of one
+    buffer per ``slot``: large temporaries reused across calls cost no fresh pages."""
+    cache = getattr(_SCRATCH, "buffers", None)
+    if cache is None:
+        cache = _SCRATCH.buffers = {}
+    nbytes = numel_of(shape) * npdt.itemsize
+    buf = cache.get(slot)
+    if buf is None or buf.nbytes < nbytes or buf.nbytes > 4 * nbytes + (1 << 20):
+        buf = np.empty(max(nbytes, 1), np.uint8)
+        if nbytes <= _SCRATCH_LIMIT:
+            cache[slot] = buf
+    return buf[:nbytes].view(npdt).reshape(shape)
+
+
+_SCRATCH_LIMIT = 64 << 20
+
+
+_BLOCK = 1 << 18     # elements per row block: the passes over one block stay in cache
+
+
+def _row_blocks(m: int, n: int):
+    """(start, stop) of blocks of rows of an (m, n) array, each about ``_BLOCK`` elements:
+    a kernel makes all its passes over one block while it is in cache (Note
+    [Normalization kernels])."""
+    step = max(1, _BLOCK // max(n, 1))
+    return [(s, min(s + step, m)) for s in range(0, m, step)]
+
+
 def _finish(res, arr, direct) -> None:
     if not direct and numel_of(res._sizes):
         np.copyto(res._array(), arr.reshape(res._sizes), casting="unsafe")
@@ -206,7 +239,7 @@ def _batch_norm_impl(input, weight, bias, running_mean, running_var, training, m
     with np.errstate(all="ignore"):
         if training:
             n = shape[0] * shape[2]
-            mean = np.add.reduce(x, axis=(0, 2)) / npdt.type(n)
+            mean = np.einsum("nck->c", x) / npdt.type(n)
             np.subtract(x, mean[:, None], out=o)
             var_sum = np.einsum("nck,nck->c", o, o)
             invstd = _invstd(var_sum / npdt.type(n), eps).astype(npdt, copy=False)
@@ -296,10 +329,10 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
         else:
             mean = _vec(running_mean, npdt)
             invstd = (1.0 / np.sqrt(_vec(running_var, npdt) + eps)).astype(npdt, copy=False)
-        sum_g = np.add.reduce(g, axis=(0, 2)) if (mask[2] or (train and mask[0])) else None
+        sum_g = np.einsum("nck->c", g) if (mask[2] or (train and mask[0])) else None
         xc = dotp = None
         if mask[1] or (train and mask[0]):
-            xc = np.subtract(x, mean[:, None])
+            xc = np.subtract(x, mean[:, None], out=_scratch(shape, npdt, 0))
             dotp = np.einsum("nck,nck->c", xc, g)
         scale = invstd if w is None else invstd * w
         if mask[0]:
@@ -441,16 +474,24 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     o, direct = _target(out, npdt, (m, n))
     w = _vec(weight, npdt)
     b = _vec(bias, npdt)
+    mu = np.empty(m, npdt)
+    rs = np.empty(m, npdt)
+    nn = npdt.type(n)
     with np.errstate(all="ignore"):
-        mu = np.add.reduce(x, axis=1) / npdt.type(n)
-        np.subtract(x, mu[:, None], out=o)
-        var = np.einsum("ij,ij->i", o, o) / npdt.type(n)
-        rs = (1.0 / np.sqrt(var + eps)).astype(npdt, copy=False)
-        o *= rs[:, None]
-        if w is not None:
-            o *= w
-        if b is not None:
-            o += b
+        for s, e in _row_blocks(m, n):
+            xb, ob = x[s:e], o[s:e]
+            mb = np.einsum("ij->i", xb)
+            mb /= nn
+            np.subtract(xb, mb[:, None], out=ob)
+            var = np.vecdot(ob, ob) / nn
+            rb = (1.0 / np.sqrt(var + eps)).astype(npdt, copy=False)
+            ob *= rb[:, None]
+            if w is not None:
+                ob *= w
+            if b is not None:
+                ob += b
+            mu[s:e] = mb
+            rs[s:e] = rb
     _finish(out, o, direct)
     _store(mean, mu)
     _store(rstd, rs)
@@ -486,23 +527,42 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
     mu = _vec(mean, npdt)
     rs = _vec(rstd, npdt)
     w = _vec(weight, npdt)
+    nn = npdt.type(n)
+    need_x = mask[0] or mask[1]
+    acc_b = np.zeros(n, npdt) if mask[2] else None
+    acc_w = np.zeros(n, npdt) if mask[1] else None
+    o, direct = _target(gi, npdt, (m, n)) if mask[0] else (None, True)
     with np.errstate(all="ignore"):
-        xhat = np.subtract(x, mu[:, None])
-        xhat *= rs[:, None]
-        if mask[2]:
-            _store(gb, np.add.reduce(g, axis=0))
-        if mask[1]:
-            _store(gw, np.einsum("ij,ij->j", g, xhat))
-        if mask[0]:
-            o, direct = _target(gi, npdt, (m, n))
-            gw_ = g if w is None else np.multiply(g, w)
-            c1 = np.add.reduce(gw_, axis=1) / npdt.type(n)
-            c2 = np.einsum("ij,ij->i", gw_, xhat) / npdt.type(n)
-            np.multiply(gw_, rs[:, None], out=o)
-            xhat *= (rs * c2)[:, None]
-            o -= xhat
-            o -= (rs * c1)[:, None]
-            _finish(gi, o, direct)
+        # torch's uncentred form: with gw = g * w, db = sum(gw), ds = sum(gw * x) per row,
+        # grad_input = rs * gw + a * x + c, a = (db * mean - ds) * rs^3 / n,
+        # c = -a * mean - db * rs / n; grad_weight = sum(g * x * rs) - sum(g * mean * rs)
+        for s, e in _row_blocks(m, n):
+            gb_, xb, mb, rb = g[s:e], x[s:e], mu[s:e], rs[s:e]
+            xr = np.multiply(xb, rb[:, None], out=_scratch((e - s, n), npdt, 0)) \
+                if need_x else None
+            if acc_b is not None:
+                acc_b += np.add.reduce(gb_, axis=0)
+            if acc_w is not None:
+                acc_w += np.einsum("ij,ij->j", gb_, xr)
+                acc_w -= np.einsum("i,ij->j", mb * rb, gb_)
+            if mask[0]:
+                ob = o[s:e]
+                gw_ = gb_ if w is None else np.multiply(gb_, w,
+                                                        out=_scratch((e - s, n), npdt, 1))
+                db = np.einsum("ij->i", gw_)
+                ds = np.vecdot(gw_, xb)
+                a = (db * mb - ds) * rb * rb * rb / nn
+                c = -a * mb - db * rb / nn
+                np.multiply(gw_, rb[:, None], out=ob)
+                xr *= (a / rb)[:, None]
+                ob += xr
+                ob += c[:, None]
+    if mask[0]:
+        _finish(gi, o, direct)
+    if acc_w is not None:
+        _store(gw, acc_w)
+    if acc_b is not None:
+        _store(gb, acc_b)
     return gi, gw, gb
 
 

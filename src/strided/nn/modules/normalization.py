@@ -158,7 +158,10 @@ class LayerNorm(Module):
 
     def forward(self, input):
         d = self.__dict__["_parameters"]
-        return F.layer_norm(input, self.normalized_shape, d["weight"], d["bias"], self.eps)
+        if "weight" in d and "bias" in d:
+            return F.layer_norm(input, self.normalized_shape, d["weight"], d["bias"], self.eps)
+        # a parametrized weight or bias is a property (nn.utils.parametrize)
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
         return ("{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}, "
