@@ -822,6 +822,8 @@ def _nonconstant_widths(self, pad, mode):
         elif mode == "circular":
             check(lo <= size and hi <= size,
                   "Padding value causes wrapping around more than once.")
+            check(size + lo + hi >= 0,
+                  "Negative padding value is resulting in an empty dimension")
         sizes[d] = size + lo + hi
         widths.append((d, lo, hi))
     return sizes, widths
