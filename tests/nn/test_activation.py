@@ -70,10 +70,13 @@ def _forward_backward(m, fn, transpose=False):
 def test_values_grads_and_nodes(name, transpose):
     fn, exact = CASES[name]
     if transpose and name == "prelu":
-        # (values only: the output layout of a transposed input broadcast against the
-        # weight is TensorIterator's, not this area's)
-        return check(lambda m: _forward_backward(m, lambda m, x: m.nn.functional.prelu(
-            x, m.tensor([0.1, -0.2, 0.3, 0.4, 0.5], dtype=m.float64)).contiguous(), True))
+        # (values only: the layouts of a transposed input broadcast against the weight
+        # are TensorIterator's, not this area's)
+        def recipe(m):
+            y, gx, name = _forward_backward(m, lambda m, x: m.nn.functional.prelu(
+                x, m.tensor([0.1, -0.2, 0.3, 0.4, 0.5], dtype=m.float64)), True)
+            return y.contiguous(), gx.contiguous(), name
+        return check(recipe)
     check(lambda m: _forward_backward(m, fn, transpose), exact=exact)
 
 
@@ -217,7 +220,8 @@ MODULES = [
     lambda m: m.nn.SELU(True), lambda m: m.nn.GLU(1), lambda m: m.nn.GELU("tanh"),
     lambda m: m.nn.Hardshrink(0.3), lambda m: m.nn.LeakyReLU(0.2, True),
     lambda m: m.nn.LogSigmoid(), lambda m: m.nn.Softplus(2, 10), lambda m: m.nn.Softshrink(),
-    lambda m: m.nn.PReLU(4, dtype=m.float64), lambda m: m.nn.Softsign(), lambda m: m.nn.Tanhshrink(),
+    lambda m: m.nn.PReLU(4, dtype=m.float64), lambda m: m.nn.Softsign(),
+    lambda m: m.nn.Tanhshrink(),
     lambda m: m.nn.Softmin(1), lambda m: m.nn.Softmax(dim=-1), lambda m: m.nn.Softmax2d(),
     lambda m: m.nn.LogSoftmax(1),
 ]
