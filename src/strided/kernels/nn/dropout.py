@@ -4,10 +4,11 @@ Note [Dropout draws]
 ~~~~~~~~~~~~~~~~~~~~
 torch's CPU ``dropout``, ``feature_dropout``, ``alpha_dropout`` and
 ``feature_alpha_dropout`` are composites (``_dropout_impl`` in ATen's Dropout.cpp): a noise
-tensor of the input's dtype (``empty_like(input)`` contiguous, or ``(N, C, 1, ...)`` for the
-feature forms) filled by ``bernoulli_(1 - p)``, scaled by ``1 / (1 - p)`` (or, for the alpha
-forms, turned into ``a * noise`` and ``b = (noise - 1) * alpha * a + alpha * a * p``), then
-``input * noise`` (``+ b``). ``p == 1`` multiplies by a zero scalar tensor; ``p == 0``, eval
+tensor of the input's dtype (``empty_like(input)``, which keeps the input's layout, so a
+transposed input draws in memory order; ``(N, C, 1, ...)`` for the feature forms) filled by
+``bernoulli_(1 - p)``, scaled by ``1 / (1 - p)`` (or, for the alpha forms, turned into
+``a * noise`` and ``b = (noise - 1) * alpha * a + alpha * a * p``), then ``input * noise``
+(``+ b``). ``p == 1`` multiplies by a zero scalar tensor; ``p == 0``, eval
 mode and empty inputs return the input itself. The kernels below make the same calls
 through the public ops, so the generator is drawn exactly as torch draws it and the graph
 holds torch's nodes (MulBackward0, AddBackward0). ``native_dropout`` (CPU kernel: a bool
@@ -57,7 +58,7 @@ def _dropout_impl(input, p, train, feature, alpha, inplace):
         sizes = list(input.shape[:2]) + [1] * (input.dim() - 2)
         noise = input.new_empty(sizes)
     else:
-        noise = T.empty_like(input, memory_format=_contiguous())
+        noise = T.empty_like(input)
     noise.bernoulli_(1 - p)
     if alpha:
         a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
