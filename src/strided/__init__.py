@@ -198,6 +198,7 @@ from . import (  # noqa: E402
     random,  # noqa: E402
     return_types,
 )
+from . import func  # noqa: E402, F401  (torch.func.functional_call)
 from .core.generator import Generator, default_generator  # noqa: E402
 from .frontend.functional import (  # noqa: E402
     block_diag,

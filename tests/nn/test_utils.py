@@ -234,3 +234,524 @@ def test_norm_except_dim():
     for shape, p, dim in [((3, 4, 5), 2, 0), ((3, 4, 5), 2, 2), ((3, 4, 5), 3, 1),
                           ((3, 4, 5), 2, -1), ((2, 3), 1, 1)]:
         check_grads(lambda m, v, p=p, dim=dim: m.norm_except_dim(v, p, dim), [shape])
+
+
+# -- geqrf / householder_product / matrix_exp (behind parametrizations.orthogonal) --------------
+
+def test_geqrf_householder_matrix_exp_values():
+    def rec(m):
+        m.manual_seed(0)
+        A = m.randn(2, 5, 3, dtype=m.float64)
+        a, tau = m.geqrf(A)
+        q = m.linalg.householder_product(a, tau)
+        return (a, tau, q, m.orgqr(a, tau), tuple(m.geqrf(m.empty(0, 3))),
+                type(m.geqrf(A)).__name__,
+                m.linalg.householder_product(a[0], tau[0, :1]))
+    check(rec, exact=False)
+    for shape in [(3, 3), (2, 4, 4), (1, 1), (0, 0)]:
+        for dtype in ("float64", "complex128", "float32"):
+            def mexp(m, shape=shape, dtype=dtype):
+                m.manual_seed(1)
+                x = m.randn(shape, dtype=getattr(m, dtype)) * 2
+                return m.linalg.matrix_exp(x), m.matrix_exp(x.mT), x.matrix_exp()
+            rs, rt = check(mexp, exact=False) if dtype != "float32" else (None, None)
+            if dtype == "float32":
+                outs = [mexp(m) for m in (strided, torch)]
+                for s, t in zip(*outs):
+                    np.testing.assert_allclose(_strided_values(s), _torch_values(t), rtol=1e-5,
+                                               atol=1e-5)
+
+
+def test_linalg_helpers_grads_and_errors():
+    check_grads(lambda m, a: m.linalg.matrix_exp(a), [(3, 3)])
+    check_grads(lambda m, a: m.linalg.matrix_exp(a), [(2, 3, 3)], dtype="complex128")
+    check_grads(lambda m, a, t: m.linalg.householder_product(a, t), [(5, 3), (3,)])
+    check_grads(lambda m, a, t: m.linalg.householder_product(a, t), [(2, 5, 3), (2, 2)])
+    check_grads(lambda m, a, t: m.linalg.householder_product(a, t), [(4, 4), (4,)],
+                dtype="complex128")
+    check(lambda m: m.geqrf(m.ones(3, 3, requires_grad=True)).a.grad_fn.name())
+
+    def geqrf_backward(m):
+        m.geqrf(m.ones(3, 3, requires_grad=True)).a.sum().backward()
+    check(geqrf_backward)
+    H = lambda m: m.linalg.householder_product  # noqa: E731
+    bad = [
+        lambda m: m.geqrf(m.ones(3)),
+        lambda m: m.geqrf(m.ones(3, 3, dtype=m.int64)),
+        lambda m: H(m)(m.ones(3), m.ones(1)),
+        lambda m: H(m)(m.ones(2, 3), m.ones(1)),
+        lambda m: H(m)(m.ones(3, 2), m.ones(3)),
+        lambda m: H(m)(m.ones(3, 2), m.ones(2, 1)),
+        lambda m: H(m)(m.ones(2, 3, 2), m.ones(3, 1)),
+        lambda m: H(m)(m.ones(3, 2), m.ones(1, dtype=m.float64)),
+        lambda m: H(m)(m.ones(3, 2, dtype=m.int64), m.ones(1, dtype=m.int64)),
+        lambda m: m.matrix_exp(m.ones(3)),
+        lambda m: m.matrix_exp(m.ones(3, 4)),
+        lambda m: m.matrix_exp(m.ones(3, 3, dtype=m.int64)),
+    ]
+    for rec in bad:
+        check(rec)
+    a, tau = strided.geqrf(strided.empty(4, 3, device="meta"))   # (torch has no meta geqrf)
+    assert a.shape == (4, 3) and a.stride() == (1, 4) and tau.shape == (3,)
+    check(lambda m: (m.linalg.householder_product(m.empty(4, 3, device="meta"),
+                                                  m.empty(2, device="meta")),
+                     m.linalg.matrix_exp(m.empty(2, 3, 3, device="meta"))))
+
+
+# -- parametrize --------------------------------------------------------------------------------
+
+def _symmetric(m):
+    class Symmetric(m.nn.Module):
+        def forward(self, X):
+            return X.triu() + X.triu(1).mT
+
+        def right_inverse(self, A):
+            return A.triu()
+    return Symmetric
+
+
+def _scale(m):
+    class Scale(m.nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            self.c = c
+
+        def forward(self, X):
+            return X * self.c
+    return Scale
+
+
+def _split(m):
+    class Split(m.nn.Module):          # two originals: weight = A + B
+        def forward(self, A, B):
+            return A + B
+
+        def right_inverse(self, W):
+            return W / 3, 2 * W / 3
+    return Split
+
+
+def _linear(m, *a, **k):
+    m.manual_seed(0)
+    return m.nn.Linear(*a, dtype=m.float64, **k)
+
+
+def test_register_parametrization_basics():
+    def rec(m):
+        P = m.nn.utils.parametrize
+        lin = _linear(m, 3, 3)
+        w0 = lin.weight
+        assert P.register_parametrization(lin, "weight", _symmetric(m)()) is lin
+        plist = lin.parametrizations.weight
+        out = lin(m.ones(2, 3, dtype=m.float64))
+        out.sum().backward()
+        return (type(lin).__name__, type(lin).__bases__[0].__name__, repr(lin),
+                P.is_parametrized(lin), P.is_parametrized(lin, "weight"),
+                P.is_parametrized(lin, "bias"), P.type_before_parametrizations(lin).__name__,
+                lin.weight, plist.original is w0, type(plist).__name__,
+                [n for n, _ in lin.named_parameters()], list(lin.state_dict()),
+                plist.original.grad, lin.weight.grad_fn.name(), type(m.nn.Linear(2, 2)).__name__)
+    check(rec)
+
+
+def test_parametrization_chain_assignment_and_removal():
+    def rec(m):
+        P = m.nn.utils.parametrize
+        lin = _linear(m, 3, 3)
+        P.register_parametrization(lin, "weight", _symmetric(m)())
+        P.register_parametrization(lin, "weight", _scale(m)(2.0))
+        P.register_parametrization(lin, "bias", _scale(m)(-1.0))
+        a = lin.weight
+        with m.no_grad():
+            # assignment goes through the right inverses (Scale has none: an error)
+            try:
+                lin.weight = m.eye(3, dtype=m.float64)
+                err = None
+            except RuntimeError as e:
+                err = str(e)
+        r1 = P.remove_parametrizations(lin, "bias", leave_parametrized=False)
+        b = (type(r1).__name__, lin.bias, type(lin.bias).__name__)
+        P.remove_parametrizations(lin, "weight")
+        return a, err, b, lin.weight, type(lin.weight).__name__, type(lin).__name__, \
+            hasattr(lin, "parametrizations"), [n for n, _ in lin.named_parameters()]
+    check(rec)
+
+
+def test_parametrization_right_inverse_and_originals():
+    def rec(m):
+        P = m.nn.utils.parametrize
+        lin = _linear(m, 4, 3)
+        P.register_parametrization(lin, "weight", _split(m)())
+        pl = lin.parametrizations.weight
+        names = [n for n, _ in lin.named_parameters()]
+        with m.no_grad():
+            lin.weight = m.ones(3, 4, dtype=m.float64)
+        vals = (pl.original0, pl.original1, lin.weight, pl.ntensors, pl.is_tensor)
+        try:
+            P.remove_parametrizations(lin, "weight", leave_parametrized=False)
+        except ValueError as e:
+            vals += (str(e),)
+        P.remove_parametrizations(lin, "weight")
+        return names, vals, lin.weight, type(lin.weight).__name__
+    check(rec)
+
+
+def test_parametrization_on_buffer_and_cached():
+    def rec(m):
+        P = m.nn.utils.parametrize
+        bn = m.nn.BatchNorm1d(3)
+        P.register_parametrization(bn, "running_var", _scale(m)(3.0))
+        lin = _linear(m, 2, 2)
+        calls = []
+
+        class Counting(m.nn.Module):
+            def forward(self, X):
+                calls.append(1)
+                return X * 1
+        P.register_parametrization(lin, "weight", Counting())
+        n0 = len(calls)
+        with P.cached():
+            a = lin.weight
+            b = lin.weight
+            with P.cached():
+                c = lin.weight
+        d = lin.weight
+        return (bn.running_var, [n for n, _ in bn.named_buffers()], list(bn.state_dict()),
+                a is b is c, d is a, len(calls) - n0)
+    check(rec)
+
+
+def test_parametrize_errors():
+    P = lambda m: m.nn.utils.parametrize  # noqa: E731
+
+    class BadShape:
+        pass
+
+    def reg(m, par, name="weight", unsafe=False, lin=None):
+        lin = lin if lin is not None else _linear(m, 3, 3)
+        return P(m).register_parametrization(lin, name, par, unsafe=unsafe)
+
+    def shape_changer(m):
+        class S(m.nn.Module):
+            def forward(self, X):
+                return X[:2]
+        return S()
+
+    def dtype_changer(m):
+        class D(m.nn.Module):
+            def forward(self, X):
+                return X.float()
+        return D()
+
+    def ri_dtype(m):
+        class R(m.nn.Module):
+            def forward(self, X):
+                return X
+
+            def right_inverse(self, X):
+                return X.float()
+        return R()
+
+    def ri_bad(m):
+        class R(m.nn.Module):
+            def forward(self, X):
+                return X
+
+            def right_inverse(self, X):
+                return 3
+        return R()
+
+    def ri_seq_bad(m):
+        class R(m.nn.Module):
+            def forward(self, X, Y):
+                return X
+
+            def right_inverse(self, X):
+                return [X, 3]
+        return R()
+
+    def not_tensor(m):
+        class R(m.nn.Module):
+            def forward(self, X):
+                return 3
+        return R()
+
+    cases = [
+        lambda m: reg(m, shape_changer(m)),
+        lambda m: reg(m, dtype_changer(m)),
+        lambda m: reg(m, ri_dtype(m)),
+        lambda m: reg(m, ri_bad(m)),
+        lambda m: reg(m, ri_seq_bad(m)),
+        lambda m: reg(m, not_tensor(m)),
+        lambda m: reg(m, _scale(m)(1.0), name="nothing"),
+        lambda m: P(m).remove_parametrizations(_linear(m, 2, 2), "weight"),
+        lambda m: m.nn.utils.parametrize.ParametrizationList([], m.ones(2)),
+    ]
+    for rec in cases:
+        check(rec)
+
+    def second(m, par):
+        lin = _linear(m, 3, 3)
+        reg(m, _scale(m)(2.0), lin=lin)
+        return reg(m, par, lin=lin)
+    for make in (shape_changer, dtype_changer, ri_dtype, ri_bad, not_tensor):
+        check(lambda m, make=make: second(m, make(m)))
+    # unsafe skips the checks
+    check(lambda m: reg(m, shape_changer(m), unsafe=True).weight)
+
+    def pickled(m):
+        import pickle
+        return pickle.dumps(reg(m, _scale(m)(2.0)))
+    check(pickled)
+
+
+def test_parametrized_deepcopy_and_transfer():
+    import copy
+
+    def rec(m):
+        P = m.nn.utils.parametrize
+        lin = _linear(m, 3, 3)
+        P.register_parametrization(lin, "weight", _symmetric(m)())
+        c = copy.deepcopy(lin)
+        other = _linear(m, 3, 3)
+        other.weight.data.fill_(7)
+        P.transfer_parametrizations_and_params(lin, other)
+        return (type(c).__name__, c.weight, c.parametrizations.weight.original is
+                lin.parametrizations.weight.original, other.weight, type(other).__name__)
+    check(rec)
+
+
+# -- parametrizations ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dim", [0, 1, -1, None])
+def test_weight_norm_parametrization(dim):
+    def rec(m):
+        m.manual_seed(0)
+        conv = m.nn.Conv2d(3, 4, 3, dtype=m.float64)
+        m.nn.utils.parametrizations.weight_norm(conv, dim=dim)
+        pl = conv.parametrizations.weight
+        x = m.ones(1, 3, 5, 5, dtype=m.float64)
+        out = conv(x)
+        out.pow(2).sum().backward()
+        # (g's gradient: torch's sum_to gives its size-1 dims other strides)
+        return (pl.original0, pl.original1, conv.weight, out, pl.original0.grad.flatten(),
+                pl.original1.grad, conv.weight.grad_fn.name(), list(conv.state_dict()))
+    check(rec, exact=False)
+
+
+def test_weight_norm_parametrization_old_state_dict_and_linear():
+    def rec(m):
+        m.manual_seed(0)
+        lin = m.nn.utils.parametrizations.weight_norm(m.nn.Linear(4, 3))
+        m.manual_seed(1)
+        old = m.nn.Linear(4, 3)
+        sd = {"weight_g": m.full((3, 1), 2.0), "weight_v": m.ones(3, 4), "bias": old.bias}
+        res = lin.load_state_dict(sd)
+        return lin.weight, lin.parametrizations.weight.original0, str(res), repr(lin)
+    check(rec)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_spectral_norm_parametrization(dtype):
+    """u and v come from normal_ after the seed (bit-exact); the 15 power iterations run on
+    mv, whose summation order differs from torch's BLAS: values agree to rounding."""
+    def rec(m, make, x_shape, n_iter=1, dim=None):
+        m.manual_seed(0)
+        mod = make(m)
+        init_uv = None
+        # the draws: u, v from the generator before any iteration
+        m.manual_seed(0)
+        ref = make(m)
+        w = ref.weight
+        dim_ = dim if dim is not None else (
+            1 if isinstance(ref, m.nn.ConvTranspose2d) else 0)
+        mat = w.movedim(dim_, 0).flatten(1)
+        init_uv = (mat.new_empty(mat.shape[0]).normal_(0, 1),
+                   mat.new_empty(mat.shape[1]).normal_(0, 1))
+        m.nn.utils.parametrizations.spectral_norm(mod, n_power_iterations=n_iter, dim=dim)
+        sn = mod.parametrizations.weight[0]
+        x = m.ones(x_shape, dtype=getattr(m, dtype))
+        out = mod(x)
+        out.sum().backward()
+        mod.eval()
+        out_eval = mod(x)
+        return (init_uv, sn._u, sn._v, mod.weight, out, out_eval,
+                mod.parametrizations.weight.original.grad, mod.weight.grad_fn.name(),
+                list(mod.state_dict()))
+    tol = 1e-4 if dtype == "float32" else 1e-10
+    cases = [
+        (lambda m: m.nn.Linear(5, 4, dtype=getattr(m, dtype)), (2, 5), 1, None),
+        (lambda m: m.nn.Linear(3, 6, dtype=getattr(m, dtype)), (2, 3), 3, None),
+        (lambda m: m.nn.Conv2d(2, 3, 3, dtype=getattr(m, dtype)), (1, 2, 4, 4), 1, None),
+        (lambda m: m.nn.ConvTranspose2d(3, 2, 2, dtype=getattr(m, dtype)), (1, 3, 2, 2), 1,
+         None),
+        (lambda m: m.nn.Conv2d(2, 3, 3, dtype=getattr(m, dtype)), (1, 2, 4, 4), 2, 1),
+    ]
+    for make, shape, n_iter, dim in cases:
+        outs = [rec(m, make, shape, n_iter, dim) for m in (strided, torch)]
+        (su, sv), (tu, tv) = outs[0][0], outs[1][0]
+        assert_same(su, tu)       # the normal_ draws: bit-exact
+        assert_same(sv, tv)
+        for s, t in zip(outs[0][1:-2], outs[1][1:-2]):
+            assert_same(s, t, values=False)
+            np.testing.assert_allclose(_strided_values(s), _torch_values(t), rtol=tol, atol=tol)
+        assert outs[0][-2:] == outs[1][-2:]
+
+
+def test_spectral_norm_vector_and_errors():
+    def vec(m):
+        class V(m.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.weight = m.nn.Parameter(m.tensor([3.0, 4.0]))
+        mod = m.nn.utils.parametrizations.spectral_norm(V())
+        return mod.weight, [n for n, _ in mod.named_buffers()]
+    check(vec)
+    check(lambda m: m.nn.utils.parametrizations.spectral_norm(m.nn.Linear(2, 2), dim=2))
+    check(lambda m: m.nn.utils.parametrizations.spectral_norm(m.nn.Linear(2, 2),
+                                                              n_power_iterations=0))
+    check(lambda m: m.nn.utils.parametrizations.spectral_norm(m.nn.Linear(2, 2), "nope"))
+
+
+@pytest.mark.parametrize("omap", [None, "matrix_exp", "cayley", "householder"])
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5)])
+@pytest.mark.parametrize("triv", [True, False])
+def test_orthogonal_parametrization(omap, shape, triv):
+    def rec(m):
+        m.manual_seed(0)
+        lin = m.nn.Linear(shape[1], shape[0], dtype=m.float64)
+        m.nn.utils.parametrizations.orthogonal(lin, orthogonal_map=omap,
+                                               use_trivialization=triv)
+        w = lin.weight
+        out = lin(m.ones(2, shape[1], dtype=m.float64))
+        out.sum().backward()
+        ok = m.allclose(w @ w.mT if shape[0] <= shape[1] else w.mT @ w,
+                        m.eye(min(shape), dtype=m.float64))
+        res = (w, out, lin.parametrizations.weight.original.grad, w.grad_fn.name(), ok)
+        if triv or omap == "householder" or (omap is None and shape[0] != shape[1]):
+            with m.no_grad():
+                m.manual_seed(3)
+                lin.weight = m.nn.init.orthogonal_(m.empty(shape, dtype=m.float64))
+            res += (lin.weight,)
+        return res
+    check(rec, exact=False)
+
+
+def test_orthogonal_errors_and_complex():
+    orth = lambda m: m.nn.utils.parametrizations.orthogonal  # noqa: E731
+    check(lambda m: orth(m)(m.nn.Linear(3, 3), orthogonal_map="qr"))
+    check(lambda m: orth(m)(m.nn.Linear(3, 3), "nope"))
+    check(lambda m: orth(m)(m.nn.Linear(3, 3, dtype=m.complex128), orthogonal_map="householder"))
+    check(lambda m: orth(m)(m.nn.LayerNorm(3)))
+    check(lambda m: orth(m)(m.nn.Linear(3, 3), orthogonal_map="cayley",
+                         use_trivialization=False).__setattr__("weight", m.eye(3)))
+
+    def cplx(m):
+        m.manual_seed(0)
+        lin = orth(m)(m.nn.Linear(3, 3, dtype=m.complex128))
+        w = lin.weight
+        return w, m.allclose(w.mH @ w, m.eye(3, dtype=m.complex128))
+    check(cplx, exact=False)
+
+
+# -- functional_call ----------------------------------------------------------------------------
+
+def _net(m):
+    m.manual_seed(0)
+    net = m.nn.Sequential(m.nn.Linear(3, 4, dtype=m.float64), m.nn.ReLU(),
+                          m.nn.Linear(4, 2, dtype=m.float64))
+    net.register_buffer("scale", m.tensor(2.0, dtype=m.float64))
+    return net
+
+
+def test_functional_call():
+    def rec(m):
+        net = _net(m)
+        x = m.ones(5, 3, dtype=m.float64)
+        w = m.full((4, 3), 0.5, dtype=m.float64, requires_grad=True)
+        before = [p.clone() for p in net.parameters()]
+        out = m.func.functional_call(net, {"0.weight": w}, (x,))
+        out2 = m.func.functional_call(net, [{"0.weight": w}, {"2.bias": m.zeros(2,
+                                             dtype=m.float64)}], x)
+        out3 = m.func.functional_call(net, {"scale": m.tensor(1.0)}, args=(),
+                                      kwargs={"input": x})
+        out.sum().backward()
+        after = list(net.parameters())
+        return (out, out2, out3, w.grad, all(m.equal(a, b) for a, b in zip(before, after)),
+                out.grad_fn.name())
+    check(rec, exact=False)
+
+
+def test_functional_call_tied_strict_and_errors():
+    def tied(m, tie):
+        net = _net(m)
+        net[2] = m.nn.Linear(4, 4, dtype=m.float64)
+        net.add_module("3", m.nn.Linear(4, 4, dtype=m.float64))
+        net[3].weight = net[2].weight
+        x = m.ones(1, 3, dtype=m.float64)
+        return m.func.functional_call(net, {"2.weight": m.eye(4, dtype=m.float64)}, x,
+                                      tie_weights=tie)
+    check(lambda m: tied(m, True), exact=False)
+    check(lambda m: tied(m, False), exact=False)
+
+    def tied_conflict(m):
+        net = _net(m)
+        net.add_module("3", m.nn.Linear(4, 2, dtype=m.float64))
+        net[3].weight = net[2].weight
+        return m.func.functional_call(net, {"2.weight": m.zeros(2, 4, dtype=m.float64),
+                                            "3.weight": m.ones(2, 4, dtype=m.float64)},
+                                      m.ones(1, 3, dtype=m.float64))
+    check(tied_conflict)
+
+    def strict(m, params):
+        return m.func.functional_call(_net(m), params, m.ones(1, 3, dtype=m.float64),
+                                      strict=True)
+    check(lambda m: strict(m, {"0.weight": m.ones(4, 3, dtype=m.float64)}))
+    check(lambda m: strict(m, {"zzz": m.ones(1), **dict(_net(m).named_parameters()),
+                               "scale": m.tensor(1.0)}))
+    check(lambda m: strict(m, {**dict(_net(m).named_parameters()),
+                               "scale": m.tensor(3.0, dtype=m.float64)}), exact=False)
+    F = lambda m: m.func.functional_call  # noqa: E731
+    check(lambda m: F(m)(_net(m), [{"0.bias": m.ones(4)}, {"0.bias": m.ones(4)}], m.ones(3)))
+    check(lambda m: F(m)(_net(m), [{"0.bias": m.ones(4)}, 3], m.ones(3)))
+    check(lambda m: F(m)(_net(m), 3, m.ones(3)))
+    check(lambda m: F(m)(_net(m), {"0.bias": 3}, m.ones(3)))
+    check(lambda m: F(m)(_net(m), {"5.bias": m.ones(4)}, m.ones(3)))
+
+    def restored_after_error(m):
+        net = _net(m)
+        try:
+            m.func.functional_call(net, {"0.weight": m.ones(4, 5, dtype=m.float64)},
+                                   m.ones(1, 3, dtype=m.float64))
+        except RuntimeError:
+            pass
+        return net[0].weight
+
+    check(restored_after_error)
+
+
+def test_stateless_functional_call_and_stack_module_state():
+    def rec(m):
+        net = _net(m)
+        out = m.nn.utils.stateless.functional_call(net, {"2.bias": m.ones(2, dtype=m.float64)},
+                                                   m.ones(1, 3, dtype=m.float64))
+        return out
+    check(rec, exact=False)
+
+    def stacked(m):
+        models = [_net(m) for _ in range(3)]
+        params, buffers = m.func.stack_module_state(models)
+        return sorted(params), tuple((k, v, v.is_leaf) for k, v in params.items()), \
+            tuple(buffers.items())
+    check(stacked, exact=False)
+    check(lambda m: m.func.stack_module_state([]))
+
+
+def test_functional_call_on_parametrized_module():
+    def rec(m):
+        lin = _linear(m, 3, 3)
+        m.nn.utils.parametrize.register_parametrization(lin, "weight", _symmetric(m)())
+        w = m.arange(9.0, dtype=m.float64).reshape(3, 3)
+        out = m.func.functional_call(lin, {"weight": w}, m.ones(1, 3, dtype=m.float64))
+        return out, lin.weight
+    check(rec, exact=False)

@@ -163,3 +163,153 @@ def weight_norm_differentiable_backward_composite(grad_w, saved_v, saved_g, save
     grad_v = (saved_g / norms) * (grad_w - saved_v * (sums / (norms * norms)))
     grad_g = sums / norms
     return grad_v, grad_g
+
+
+# -- the linear algebra behind parametrizations.orthogonal --------------------------------------
+#
+# Note [Orthogonal parametrization kernels]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``geqrf`` is LAPACK's (NumPy's ``qr(mode="raw")``, whose reflector matrix comes back
+# transposed); results are column-major like torch's. ``linalg_householder_product``
+# forms the first n columns of H_0 H_1 ... H_{k-1} (H_i = I - tau_i v_i v_i^H, v_i is
+# column i of the input below the diagonal with an implicit 1 on it) by applying the
+# reflectors, last first, to the leading columns of the identity: one rank-1 update per
+# reflector over the whole batch (a loop over the small dimension k). ``linalg_matrix_exp``
+# is scaling and squaring with the degree-13 Pade approximant (Higham 2005), per matrix
+# scaling; torch uses another polynomial, so the values agree to rounding.
+
+_LINALG_FLOATS = (dt.float32, dt.float64, dt.complex64, dt.complex128)
+
+
+def _linalg_dtype_check(t, kernel):
+    if t._dtype not in _LINALG_FLOATS:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{t._dtype._scalar_name}\'')
+
+
+def _colmajor_new(shape, dtype, device):
+    from ..linalg import _colmajor
+    return _colmajor(shape, dtype, device)
+
+
+def geqrf(self):
+    check(len(self._sizes) >= 2, lambda: "torch.geqrf: input must have at least 2 dimensions.")
+    _linalg_dtype_check(self, "geqrf_cpu")
+    m, n = self._sizes[-2:]
+    k = min(m, n)
+    a = _colmajor_new(self._sizes, self._dtype, self._device)
+    tau = _empty(self._sizes[:-2] + (k,), self._dtype, None, self._device)
+    if _is_meta(self) or not numel_of(self._sizes):
+        return a, tau
+    x = self._array()
+    batch = x.shape[:-2]
+    flat = x.reshape((-1, m, n))
+    av = np.empty_like(flat)
+    tv = np.empty((flat.shape[0], k), dtype=flat.dtype)
+    for b in range(flat.shape[0]):     # LAPACK's raw QR takes one matrix at a time
+        h, t = np.linalg.qr(flat[b], mode="raw")
+        av[b] = h.T
+        tv[b] = t
+    np.copyto(a._array(), av.reshape(batch + (m, n)))
+    np.copyto(tau._array(), tv.reshape(batch + (k,)))
+    return a, tau
+
+
+def _householder_checks(input, tau):
+    name = "torch.linalg.householder_product"
+    check(len(input._sizes) >= 2, lambda: f"{name}: input must have at least 2 dimensions.")
+    check(input._sizes[-2] >= input._sizes[-1], lambda: (
+        f"{name}: input.shape[-2] must be greater than or equal to input.shape[-1]"))
+    check(input._sizes[-1] >= tau._sizes[-1] if tau._sizes else True, lambda: (
+        f"{name}: input.shape[-1] must be greater than or equal to tau.shape[-1]"))
+    check(len(input._sizes) - len(tau._sizes) == 1, lambda: (
+        f"{name}: Expected tau to have one dimension less than input, but got tau.ndim "
+        f"equal to {len(tau._sizes)} and input.ndim is equal to {len(input._sizes)}"))
+    check(tau._sizes[:-1] == input._sizes[:-2], lambda: (
+        f"{name}: Expected batch dimensions of tau to be equal to input.shape[:-2], but got "
+        f"{list(tau._sizes[:-1])}"))
+    check(tau._dtype is input._dtype, lambda: (
+        f"{name}: tau dtype {tau._dtype._scalar_name} does not match input dtype "
+        f"{input._dtype._scalar_name}"))
+    _linalg_dtype_check(input, "orgqr_cpu")
+
+
+def linalg_householder_product(input, tau):
+    _householder_checks(input, tau)
+    m, n = input._sizes[-2:]
+    out = _colmajor_new(input._sizes, input._dtype, input._device)
+    if _is_meta(input, tau) or not numel_of(input._sizes):
+        return out
+    k = tau._sizes[-1]
+    a = input._array()
+    tv = tau._array()
+    q = np.broadcast_to(np.eye(m, n, dtype=a.dtype), a.shape).copy()
+    rows = np.arange(m)
+    for i in range(k - 1, -1, -1):
+        v = np.where(rows > i, a[..., :, i], 0).astype(a.dtype)
+        v[..., i] = 1
+        # Q <- Q - tau_i v (v^H Q)
+        vhq = np.einsum("...r,...rc->...c", v.conj(), q)
+        q -= tv[..., i, None, None] * v[..., :, None] * vhq[..., None, :]
+    np.copyto(out._array(), q)
+    return out
+
+
+# Pade(13) coefficients and the 1-norm bound below which degree 13 is exact to rounding
+_PADE13 = (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0,
+           129060195264000.0, 10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0,
+           40840800.0, 960960.0, 16380.0, 182.0, 1.0)
+_THETA13 = 5.371920351148152
+
+
+def _expm(a):
+    """exp of every (n, n) matrix of ``a`` (float64 / complex128)."""
+    n = a.shape[-1]
+    norm1 = np.abs(a).sum(axis=-2).max(axis=-1)
+    with np.errstate(divide="ignore"):
+        s = np.maximum(0, np.ceil(np.log2(np.where(norm1 > 0, norm1, 1) / _THETA13)))
+    s = np.where(np.isfinite(s), s, 0).astype(np.int64)
+    a = a / (2.0 ** s)[..., None, None]
+    b = _PADE13
+    ident = np.broadcast_to(np.eye(n, dtype=a.dtype), a.shape)
+    a2 = a @ a
+    a4 = a2 @ a2
+    a6 = a4 @ a2
+    u = a @ (a6 @ (b[13] * a6 + b[11] * a4 + b[9] * a2) + b[7] * a6 + b[5] * a4 + b[3] * a2
+             + b[1] * ident)
+    v = a6 @ (b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + b[2] * a2 \
+        + b[0] * ident
+    r = np.linalg.solve(v - u, v + u)
+    for step in range(int(s.max()) if s.size else 0):
+        r = np.where((s > step)[..., None, None], r @ r, r)
+    return r
+
+
+def linalg_matrix_exp(self):
+    check(len(self._sizes) >= 2, lambda: (
+        "linalg.matrix_exp: The input tensor A must have at least 2 dimensions."))
+    m, n = self._sizes[-2:]
+    check(m == n, lambda: (
+        f"linalg.matrix_exp: A must be batches of square matrices, but they are {m} by {n} "
+        "matrices"))
+    check(self._dtype.is_floating_point or self._dtype.is_complex, lambda: (
+        "linalg.matrix_exp: Expected a floating point or complex tensor as input. Got "
+        f"{self._dtype._scalar_name}"))
+    out = _empty(self._sizes, self._dtype, None, self._device)
+    if _is_meta(self) or not numel_of(self._sizes):
+        return out
+    x = self._array()
+    wide = np.complex128 if np.iscomplexobj(x) else np.float64
+    with np.errstate(all="ignore"):
+        r = _expm(x.astype(wide))
+    np.copyto(out._array(), r, casting="unsafe")
+    return out
+
+
+def matrix_exp_composite(self):
+    from ...ops._generated import linalg_functions
+    return linalg_functions.linalg_matrix_exp(self)
+
+
+def orgqr_composite(self, input2):
+    from ...ops._generated import linalg_functions
+    return linalg_functions.linalg_householder_product(self, input2)

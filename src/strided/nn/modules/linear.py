@@ -58,7 +58,10 @@ class Linear(Module):
 
     def forward(self, input):
         d = self.__dict__["_parameters"]
-        return F.linear(input, d["weight"], d["bias"])
+        if "weight" in d and "bias" in d:
+            return F.linear(input, d["weight"], d["bias"])
+        # a parametrized weight or bias is a property (nn.utils.parametrize)
+        return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from . import parametrizations, parametrize, stateless  # noqa: F401
 from .clip_grad import (
     _clip_grads_with_norm_ as clip_grads_with_norm_,
 )
@@ -22,5 +23,8 @@ __all__ = [
     "clip_grad_value_",
     "get_total_norm",
     "parameters_to_vector",
+    "parametrizations",
+    "parametrize",
+    "stateless",
     "vector_to_parameters",
 ]
