@@ -262,13 +262,15 @@ def _embedding_bag_impl(weight, indices, offsets, scale_grad_by_freq, mode, spar
         max_idx = _empty((num_bags, dim) if mode == _MAX else (num_bags,), int_t,
                          weight._device)
     if _is_meta(weight, indices, offsets):
-        return out, o2b, bag_size, max_idx
+        # torch's meta function (shapes only; they differ from the CPU kernel's)
+        return (out, _empty((n,), int_t, weight._device), _empty((n_off,), int_t, weight._device),
+                _empty((num_bags, dim) if mode == _MAX else (0,), int_t, weight._device))
     idx = _flat_indices(indices)
     offs = np.ascontiguousarray(offsets._array()).astype(np.int64, copy=False)
     if n_off:
         check(offs[0] == 0, lambda: (
             f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start "
-            f"from position 0. However, got {int(offs[0])}"))
+            f"from position 0. However, got {int(offs[0])}\n[ {_type_name(offsets)}{{}} ]"))
         check(offs[-1] <= n, lambda: (
             f"offsets[-1] can not be greater than input's length {n} but got offsets[-1] of "
             f"{int(offs[-1])}"))
