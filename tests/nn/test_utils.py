@@ -755,3 +755,98 @@ def test_functional_call_on_parametrized_module():
         out = m.func.functional_call(lin, {"weight": w}, m.ones(1, 3, dtype=m.float64))
         return out, lin.weight
     check(rec, exact=False)
+
+
+# -- the older hook-based forms, skip_init, memory formats -------------------------------------
+
+def test_hook_weight_norm():
+    def rec(m, dim):
+        m.manual_seed(0)
+        lin = m.nn.utils.weight_norm(m.nn.Linear(4, 3, dtype=m.float64), dim=dim)
+        names = [n for n, _ in lin.named_parameters()]
+        out = lin(m.ones(2, 4, dtype=m.float64))
+        out.sum().backward()
+        res = (names, lin.weight_g, lin.weight_v, lin.weight, out, lin.weight_g.grad,
+               lin.weight_v.grad, lin.weight.grad_fn.name(), list(lin.state_dict()))
+        m.nn.utils.remove_weight_norm(lin)
+        return res + ([n for n, _ in lin.named_parameters()], lin.weight,
+                      type(lin.weight).__name__)
+    for dim in (0, 1, None):
+        check(lambda m, dim=dim: rec(m, dim), exact=False)
+
+    def twice(m):
+        lin = m.nn.utils.weight_norm(m.nn.Linear(4, 3))
+        return m.nn.utils.weight_norm(lin)
+    check(twice)
+    check(lambda m: m.nn.utils.remove_weight_norm(m.nn.Linear(4, 3)))
+
+
+def test_hook_spectral_norm():
+    def rec(m, make, shape):
+        m.manual_seed(0)
+        mod = m.nn.utils.spectral_norm(make(m))
+        uv = (mod.weight_u.clone(), mod.weight_v.clone())
+        x = m.ones(shape, dtype=m.float64)
+        out = mod(x)
+        out.sum().backward()
+        mod.eval()
+        out_eval = mod(x)
+        sd = mod.state_dict()
+        res = (uv, mod.weight_u, mod.weight_v, mod.weight, out, out_eval, mod.weight_orig.grad,
+               list(sd), dict(sd._metadata[""]))
+        m.nn.utils.remove_spectral_norm(mod)
+        return res[:-1] + (str(res[-1]), [n for n, _ in mod.named_parameters()],
+                           [n for n, _ in mod.named_buffers()], mod.weight,
+                           len(mod._state_dict_hooks))
+    check(lambda m: rec(m, lambda m: m.nn.Linear(5, 4, dtype=m.float64), (2, 5)),
+          exact=False)
+    check(lambda m: rec(m, lambda m: m.nn.ConvTranspose2d(3, 2, 2, dtype=m.float64),
+                        (1, 3, 2, 2)), exact=False)
+
+    def reload(m):
+        m.manual_seed(0)
+        a = m.nn.utils.spectral_norm(m.nn.Linear(5, 4, dtype=m.float64))
+        a(m.ones(1, 5, dtype=m.float64))
+        sd = a.state_dict()
+        m.manual_seed(1)
+        b = m.nn.utils.spectral_norm(m.nn.Linear(5, 4, dtype=m.float64))
+        r = b.load_state_dict(sd)
+        # a version-0 dict: weight and weight_u, no weight_v (v is solved for)
+        old = {k: v for k, v in sd.items() if k != "weight_v"}
+        old["weight"] = a.weight.detach()
+        from collections import OrderedDict
+        old = OrderedDict(old)
+        old._metadata = OrderedDict([("", {"version": 1})])
+        m.manual_seed(2)
+        c = m.nn.utils.spectral_norm(m.nn.Linear(5, 4, dtype=m.float64))
+        r2 = c.load_state_dict(old)
+        return str(r), b.weight_v, str(r2), c.weight_v
+    check(reload, exact=False)
+    check(lambda m: m.nn.utils.spectral_norm(m.nn.utils.spectral_norm(m.nn.Linear(2, 2))))
+    check(lambda m: m.nn.utils.remove_spectral_norm(m.nn.Linear(2, 2)))
+    check(lambda m: m.nn.utils.spectral_norm(m.nn.Linear(2, 2, bias=False), "bias"))
+    check(lambda m: m.nn.utils.spectral_norm(m.nn.Linear(2, 2), n_power_iterations=0))
+
+
+def test_skip_init_and_memory_format():
+    def rec(m):
+        lin = m.nn.utils.skip_init(m.nn.Linear, 3, 2, dtype=m.float64)
+        net = m.nn.Sequential(m.nn.Conv2d(2, 3, 2), m.nn.Sequential(m.nn.Conv2d(3, 1, 1)))
+        w = net[0].weight
+        m.nn.utils.convert_conv2d_weight_memory_format(net, m.contiguous_format)
+        m.nn.utils.convert_conv3d_weight_memory_format(net, m.contiguous_format)
+        return (lin.weight.shape, lin.weight.dtype, lin.weight.device, lin.bias.shape,
+                net[0].weight is w, net[0].weight.stride(), net[1][0].weight.stride())
+    check(rec)
+    check(lambda m: m.nn.utils.skip_init(int))
+    check(lambda m: m.nn.utils.skip_init(m.nn.ReLU))
+
+
+def test_utils_names():
+    missing = set(torch.nn.utils.__all__) - set(strided.nn.utils.__all__)
+    # fusion (not asked for) and rnn (another area) are the only ones left out
+    assert missing <= {"fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
+                       "fuse_linear_bn_weights", "rnn"}, missing
+    for mod in ("parametrize", "parametrizations", "stateless"):
+        assert set(getattr(torch.nn.utils, mod).__all__) <= set(
+            getattr(strided.nn.utils, mod).__all__)

@@ -1,0 +1,83 @@
+"""torch.nn.utils.weight_norm: the older, hook-based weight normalisation (deprecated in
+torch for ``parametrizations.weight_norm``). ``weight`` is split into parameters
+``weight_g`` (the norms over every dim but ``dim``) and ``weight_v``, and a forward
+pre-hook recomputes ``weight = _weight_norm(weight_v, weight_g, dim)`` before each call."""
+
+from __future__ import annotations
+
+import warnings
+
+import strided as _st
+
+from ..parameter import Parameter, UninitializedParameter
+
+__all__ = ["WeightNorm", "weight_norm", "remove_weight_norm"]
+
+
+class WeightNorm:
+    """The forward pre-hook that recomputes ``module.<name>`` from ``<name>_g`` and
+    ``<name>_v``."""
+
+    def __init__(self, name: str, dim: int) -> None:
+        self.name = name
+        self.dim = -1 if dim is None else dim
+
+    def compute_weight(self, module):
+        g = getattr(module, self.name + "_g")
+        v = getattr(module, self.name + "_v")
+        return _st._weight_norm(v, g, self.dim)
+
+    @staticmethod
+    def apply(module, name: str, dim: int) -> WeightNorm:
+        warnings.warn(
+            "`torch.nn.utils.weight_norm` is deprecated "
+            "in favor of `torch.nn.utils.parametrizations.weight_norm`.",
+            FutureWarning,
+            stacklevel=3,
+        )
+        for hook in module._forward_pre_hooks.values():
+            if isinstance(hook, WeightNorm) and hook.name == name:
+                raise RuntimeError(
+                    f"Cannot register two weight_norm hooks on the same parameter {name}")
+        if dim is None:
+            dim = -1
+        fn = WeightNorm(name, dim)
+        weight = getattr(module, name)
+        if isinstance(weight, UninitializedParameter):
+            raise ValueError(
+                "The module passed to `WeightNorm` can't have uninitialized parameters. "
+                "Make sure to run the dummy forward before applying weight normalization")
+        del module._parameters[name]
+        module.register_parameter(name + "_g",
+                                  Parameter(_st.norm_except_dim(weight, 2, dim).data))
+        module.register_parameter(name + "_v", Parameter(weight.data))
+        setattr(module, name, fn.compute_weight(module))
+        module.register_forward_pre_hook(fn)
+        return fn
+
+    def remove(self, module) -> None:
+        weight = self.compute_weight(module)
+        delattr(module, self.name)
+        del module._parameters[self.name + "_g"]
+        del module._parameters[self.name + "_v"]
+        setattr(module, self.name, Parameter(weight.data))
+
+    def __call__(self, module, inputs) -> None:
+        setattr(module, self.name, self.compute_weight(module))
+
+
+def weight_norm(module, name: str = "weight", dim: int = 0):
+    """Split ``module.<name>`` into a magnitude ``<name>_g`` and a direction ``<name>_v``
+    (``weight = g * v / ||v||``), recomputed before every forward."""
+    WeightNorm.apply(module, name, dim)
+    return module
+
+
+def remove_weight_norm(module, name: str = "weight"):
+    """Fold the weight norm of ``<name>`` back into one parameter."""
+    for k, hook in module._forward_pre_hooks.items():
+        if isinstance(hook, WeightNorm) and hook.name == name:
+            hook.remove(module)
+            del module._forward_pre_hooks[k]
+            return module
+    raise ValueError(f"weight_norm of '{name}' not found in {module}")
