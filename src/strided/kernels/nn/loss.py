@@ -120,6 +120,32 @@ def _call(qualname, *args):
     return _op(qualname).call(ks, *args)
 
 
+# ATen's C++ operators with a Python number: ``t + c`` is ``add.Scalar`` (AddBackward1), and
+# ``c - t`` / ``c / t`` fill a new tensor with c and subtract / divide in place
+# (SubBackward0 / DivBackward0). The composites below use them where torch's C++ does, so
+# that their graphs carry torch's node names.
+
+def _adds(t, c):
+    return _call("add.Scalar", t, c, 1)
+
+
+def _subs(t, c):
+    return _call("sub.Scalar", t, c, 1)
+
+
+def _muls(t, c):
+    return _call("mul.Scalar", t, c)
+
+
+def _divs(t, c):
+    return _call("div.Scalar", t, c)
+
+
+def _rsubs(c, t):
+    import strided as s
+    return s.empty_like(t).fill_(c).sub_(t)
+
+
 # -- _softmax / _log_softmax (Note [Softmax in one pass per row]) -----------------------------
 
 _BLOCK = 1 << 15      # elements per row block of the last-dim kernels (128 KiB of float32)
@@ -403,6 +429,7 @@ def _nll_forward(self, target, weight, reduction, ignore_index, two_d, output=No
     if not two_d and self.dim() == 1:
         arr = arr[None]
         t = t.reshape(1)
+        axis = 1
     if t.size == 0 and reduction != _NONE:
         _store(out, np.nan if reduction == _MEAN else 0.0)
         _store(tw, 0.0)
@@ -479,6 +506,7 @@ def _nll_backward(grad_output, self, target, weight, reduction, ignore_index, to
     if not two_d and self.dim() == 1:
         view = buf[None]
         t = t.reshape(1)
+        axis = 1
     t = t.astype(np.int64, copy=False)
     valid = t != ignore_index
     bad = valid & ((t < 0) | (t >= n_classes))
@@ -495,7 +523,8 @@ def _nll_backward(grad_output, self, target, weight, reduction, ignore_index, to
             with np.errstate(all="ignore"):
                 gv = gv / _arr(total_weight, acc).reshape(())
         scale = -gv
-    vals = (ws * scale).astype(acc, copy=False)
+    with np.errstate(invalid="ignore"):
+        vals = np.where(valid, ws * scale, 0).astype(acc, copy=False)
     np.put_along_axis(view, np.expand_dims(tc, axis), np.expand_dims(vals, axis), axis)
     if not direct:
         _store(res, buf)
@@ -593,14 +622,14 @@ def _ce_prob_target(self, target, weight, reduction, label_smoothing):
     if label_smoothing > 0.0:
         check(label_smoothing <= 1.0, lambda: (
             f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"))
-        target = target * (1 - label_smoothing) + label_smoothing / n_classes
+        target = _adds(_muls(target, 1 - label_smoothing), label_smoothing / n_classes)
     prod = inp * target
     if weight is not None:
         prod = prod * _class_weight_view(weight, inp.dim(), 1)
     if reduction == _MEAN:
         if inp.numel() == 0:
             return -(prod.sum().fill_(math.nan))
-        return -prod.sum() / (inp.numel() // n_classes)
+        return _divs(-prod.sum(), inp.numel() // n_classes)
     if reduction == _SUM:
         return -prod.sum()
     check(reduction == _NONE,
@@ -629,7 +658,7 @@ def _ce_label_smoothing(self, target, weight, reduction, ignore_index, label_smo
         ret = smooth.sum()
     else:
         ret = smooth
-    return (1 - label_smoothing) * nll + ret * (label_smoothing / n_classes)
+    return _muls(nll, 1 - label_smoothing) + _muls(ret, label_smoothing / n_classes)
 
 
 def cross_entropy_loss_composite(self, target, weight=None, reduction=_MEAN, ignore_index=-100,
@@ -652,9 +681,9 @@ def cross_entropy_loss_composite(self, target, weight=None, reduction=_MEAN, ign
 
 # -- pointwise losses ------------------------------------------------------------------------
 
-def _binary(self, target, name, out=None, reduction=_NONE):
+def _binary(self, target, name, out=None, reduction=_NONE, dtype=None):
     """Broadcast shape, result dtype and the two NumPy operands of a pointwise loss."""
-    dtype = dt.promote(self._dtype, target._dtype)
+    dtype = dtype or dt.promote(self._dtype, target._dtype)
     _check_float(dtype, name)
     shape = tuple(np.broadcast_shapes(self._sizes, target._sizes))
     res = _alloc(shape if reduction == _NONE else (), dtype, self._device, out)
@@ -748,7 +777,8 @@ def huber_loss_out_kernel(self, target, reduction=_MEAN, delta=1.0, out=None):
 
 
 def _soft_margin_impl(self, target, reduction, out=None):
-    res, a, b, acc = _binary(self, target, "soft_margin_loss", out, reduction)
+    # torch writes neg(input) into the output and multiplies by target in place: self's dtype
+    res, a, b, acc = _binary(self, target, "soft_margin_loss", out, reduction, self._dtype)
     if a is None:
         return res
     with np.errstate(over="ignore"):
@@ -1074,28 +1104,23 @@ def poisson_nll_loss_composite(input, target, log_input, full, eps, reduction):
     if log_input:
         loss = s.exp(input) - target * input
     else:
-        loss = input - target * s.log(input + eps)
+        loss = input - target * s.log(_adds(input, eps))
     if full:
-        stirling = target * s.log(target) - target + 0.5 * s.log(2 * math.pi * target)
+        stirling = (target * s.log(target) - target
+                    + _muls(s.log(_muls(target, 2 * math.pi)), 0.5))
         loss = loss + stirling.masked_fill(target <= 1, 0)
     return _apply_reduction(loss, reduction)
 
 
 def margin_ranking_loss_composite(input1, input2, target, margin=0.0, reduction=_MEAN):
-    check(not (input1.is_complex() or input2.is_complex() or target.is_complex()),
-          "margin_ranking_loss expects inputs to be non-complex")
-    check(input1._sizes == input2._sizes and input1._sizes == target._sizes, lambda: (
-        f"margin_ranking_loss: all input tensors should have same size but got sizes: "
-        f"input1: {list(input1._sizes)}, input2: {list(input2._sizes)}, target: "
-        f"{list(target._sizes)}"))
-    out = (-target * (input1 - input2) + margin).clamp_min(0)
+    out = _adds(-target * (input1 - input2), margin).clamp_min_(0)
     return _apply_reduction(out, reduction)
 
 
 def hinge_embedding_loss_composite(self, target, margin=1.0, reduction=_MEAN):
     import strided as s
     zeros = s.zeros_like(self)
-    margin_clamp = (margin - self).clamp_min_(0)
+    margin_clamp = _rsubs(margin, self).clamp_min_(0)
     output_margin = s.where(target != 1, margin_clamp, zeros)
     output_self = s.where(target != -1, self, zeros)
     return _apply_reduction(output_margin + output_self, reduction)
@@ -1115,13 +1140,13 @@ def cosine_embedding_loss_composite(input1, input2, target, margin=0.0, reductio
             f"{list(input1._sizes)} and {list(input2._sizes)}."))
     eps = 1e-12
     prod_sum = (input1 * input2).sum(tdim)
-    mag1 = (input1 * input1).sum(tdim) + eps
-    mag2 = (input2 * input2).sum(tdim) + eps
+    mag1 = _adds((input1 * input1).sum(tdim), eps)
+    mag2 = _adds((input2 * input2).sum(tdim), eps)
     denom = (mag1 * mag2).sqrt_()
     cos = prod_sum / denom
     zeros = s.zeros_like(cos)
-    pos = 1 - cos
-    neg = (cos - margin).clamp_min_(0)
+    pos = _rsubs(1, cos)
+    neg = _subs(cos, margin).clamp_min_(0)
     out = s.where(target == 1, pos, zeros) + s.where(target == -1, neg, zeros)
     return _apply_reduction(out, reduction)
 
@@ -1129,7 +1154,7 @@ def cosine_embedding_loss_composite(input1, input2, target, margin=0.0, reductio
 def _pairwise_distance(x1, x2, p, eps):
     """aten::pairwise_distance: the p-norm of ``x1 - x2 + eps`` over the innermost dim."""
     import strided as s
-    return s.norm(x1 - x2 + eps, p, max(x1.dim(), x2.dim()) - 1, False)
+    return s.norm(_adds(x1 - x2, eps), p, max(x1.dim(), x2.dim()) - 1, False)
 
 
 def triplet_margin_loss_composite(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6,
@@ -1137,12 +1162,13 @@ def triplet_margin_loss_composite(anchor, positive, negative, margin=1.0, p=2.0,
     import strided as s
     a, pd, nd = anchor.dim(), positive.dim(), negative.dim()
     check(a == pd and pd == nd, lambda: (
-        f"All inputs should have same dimension but got {a}D, {pd}D and {nd}D inputs."))
+        f"The anchor, positive, and negative tensors are expected to have the same number of "
+        f"dimensions, but got: anchor {a}D, positive {pd}D, and negative {nd}D inputs"))
     dist_pos = _pairwise_distance(anchor, positive, p, eps)
     dist_neg = _pairwise_distance(anchor, negative, p, eps)
     if swap:
         dist_neg = s.min(dist_neg, _pairwise_distance(positive, negative, p, eps))
-    return _apply_reduction(s.clamp_min(margin + dist_pos - dist_neg, 0), reduction)
+    return _apply_reduction(s.clamp_min(_adds(dist_pos, margin) - dist_neg, 0), reduction)
 
 
 # -- CTC (Note [CTC as whole-array recursions]) ------------------------------------------------
@@ -1160,32 +1186,44 @@ def _ctc_setup(log_probs, targets, input_lengths, target_lengths, blank, where):
     tl = [int(v) for v in target_lengths]
     check(len(il) == N, "input_lengths must be of size batch_size")
     check(len(tl) == N, "target_lengths must be of size batch_size")
+    for v in tl:
+        check(v >= 0, lambda v=v: (f"Expected target_lengths to have value at least 0, but got "
+                                   f"value {v} (while checking arguments for {where})"))
     tarr = targets._array().astype(np.int64)
+    S = max(tl) if tl else 0
     if targets.dim() == 1:
+        total = sum(tl)
+        check(targets._sizes[0] == total, lambda: (
+            f"Expected tensor to have size {total} at dimension 0, but got size "
+            f"{targets._sizes[0]} for argument #2 'targets' (while checking arguments for "
+            f"{where})"))
         offsets = np.concatenate([[0], np.cumsum(tl)[:-1]]).astype(np.int64) if N else \
             np.zeros(0, np.int64)
-        tstride = None
     else:
-        check(targets.dim() == 2, "targets must be 1-D or 2-D")
-        offsets = np.arange(N, dtype=np.int64) * targets._sizes[1]
-        tstride = targets._sizes[1]
-    S = max(tl) if tl else 0
-    for b in range(N):
-        if tstride is not None:
-            check(tl[b] <= tstride, lambda b=b: (
-                f"Expected tensor to have size at least {tl[b]} at dimension 1, but got size "
-                f"{tstride} for argument #2 'targets' (while checking arguments for {where})"))
-        check(il[b] <= T, lambda b=b: (
-            f"Expected input_lengths to have value at most {T}, but got value {il[b]} "
+        check(targets._sizes[0] == N, lambda: (
+            f"Expected tensor to have size {N} at dimension 0, but got size "
+            f"{targets._sizes[0]} for argument #2 'targets' (while checking arguments for "
+            f"{where})"))
+        width = targets._sizes[1] if targets.dim() > 1 else 0
+        check(width >= S, lambda: (
+            f"Expected tensor to have size at least {S} at dimension 1, but got size {width} "
+            f"for argument #2 'targets' (while checking arguments for {where})"))
+        offsets = np.arange(N, dtype=np.int64) * width
+    for v in il:
+        check(0 <= v <= T, lambda v=v: (
+            f"Expected input_lengths to have value at most {T}, but got value {v} "
+            f"(while checking arguments for {where})" if v > T else
+            f"Expected input_lengths to have value at least 0, but got value {v} "
             f"(while checking arguments for {where})"))
     flat = tarr.reshape(-1)
-    # labels (N, S) padded with blank
+    # labels (N, S) padded with blank; torch reads labels outside [0, C) unchecked, here they
+    # are clipped so that the gather stays in bounds
     pos = np.arange(S)
     lab = np.full((N, S), blank, np.int64)
     if S and N:
         idx = offsets[:, None] + pos[None, :]
         ok = pos[None, :] < np.asarray(tl)[:, None]
-        lab[ok] = flat[idx[ok]]
+        lab[ok] = np.clip(flat[idx[ok]], 0, C - 1)
     L = 2 * S + 1
     ext = np.full((N, L), blank, np.int64)
     ext[:, 1::2] = lab
@@ -1253,8 +1291,8 @@ def _ctc_forward(log_probs, targets, input_lengths, target_lengths, blank, zero_
         f"Expected tensor for argument #2 'targets' to have one of the following scalar types: "
         f"Int, Long; but got {targets._dtype.name} instead (while checking arguments for "
         f"ctc_loss_cpu)"))
-    T, N, C, il, tl, S, L, ext, skip = _ctc_setup(log_probs, targets, input_lengths,
-                                                  target_lengths, blank, "ctc_loss_cpu")
+    T, N, C, il, tl, S, L, ext, skip = _ctc_setup(
+        log_probs, targets, input_lengths, target_lengths, blank, "ctc_loss_allocate_outputs")
     dtype = log_probs._dtype
     nll_t = empty((N,), dtype, device=log_probs._device)
     la_t = empty((N, T, L), dtype, device=log_probs._device)
