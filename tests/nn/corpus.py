@@ -77,23 +77,26 @@ def _strided_callable(fn):
     return getattr(target, fn.__name__)
 
 
-def leaves(value) -> list:
-    """The tensors in a (nested) value that require grad, in a fixed order."""
-    found = []
+def leaf_pairs(value_s, value_t) -> list:
+    """(strided, torch) pairs of the tensors at the same place in two (nested) values,
+    where torch's is a leaf that requires grad (a non-leaf keeps no ``.grad``)."""
+    if isinstance(value_t, torch.Tensor):
+        return [(value_s, value_t)] if value_t.requires_grad and value_t.is_leaf else []
+    if isinstance(value_t, (list, tuple)):
+        return [p for vs, vt in zip(value_s, value_t) for p in leaf_pairs(vs, vt)]
+    if isinstance(value_t, dict):
+        return [p for k in value_t for p in leaf_pairs(value_s[k], value_t[k])]
+    return []
 
-    def walk(v):
-        if isinstance(v, (torch.Tensor, strided.Tensor)):
-            if v.requires_grad:
-                found.append(v)
-        elif isinstance(v, (list, tuple)):
-            for item in v:
-                walk(item)
-        elif isinstance(v, dict):
-            for item in v.values():
-                walk(item)
 
-    walk(value)
-    return found
+def compare_grads(pairs) -> None:
+    """Each pair's ``.grad`` agrees (both None, or both close)."""
+    for k, (ls, lt) in enumerate(pairs):
+        if lt.grad is None:
+            assert ls.grad is None, f"leaf {k}: torch has no gradient, strided has"
+        else:
+            assert ls.grad is not None, f"leaf {k}: strided has no gradient"
+            compare(ls.grad, lt.grad, f"gradient of leaf {k}")
 
 
 def tensors(value) -> list:

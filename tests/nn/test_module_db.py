@@ -23,9 +23,11 @@ import torch
 from corpus import (
     backward_both,
     compare,
+    compare_grads,
     grad_fn_name,
-    leaves,
+    leaf_pairs,
     sample_indices,
+    strided_dtype,
     to_strided,
     values,
 )
@@ -71,10 +73,11 @@ def strided_class(m):
 
 def _construct(m, module_input):
     c = module_input.constructor_input
+    dtype = _dtype(m)
     torch.manual_seed(0)
-    mt = m.module_cls(*c.args, **c.kwargs)
+    mt = m.module_cls(*c.args, **c.kwargs).to(dtype)    # as torch's own module tests do
     strided.manual_seed(0)
-    ms = strided_class(m)(*to_strided(c.args), **to_strided(c.kwargs))
+    ms = strided_class(m)(*to_strided(c.args), **to_strided(c.kwargs)).to(strided_dtype(dtype))
     return ms, mt
 
 
@@ -117,15 +120,10 @@ def test_module_input(m, training, index):
         assert grad_fn_name(first_s) == grad_fn_name(first_t)
 
     if backward_both(out_s, out_t):
-        pairs = list(zip(leaves((args_s, kwargs_s)), leaves((f.args, f.kwargs))))
+        pairs = leaf_pairs((args_s, kwargs_s), (f.args, f.kwargs))
         pairs += [(ps, pt) for (_, ps), (_, pt) in zip(ms.named_parameters(),
                                                        mt.named_parameters())]
-        for k, (ls, lt) in enumerate(pairs):
-            if lt.grad is None:
-                assert ls.grad is None, f"leaf {k}: torch has no gradient, strided has"
-            else:
-                assert ls.grad is not None, f"leaf {k}: strided has no gradient"
-                compare(ls.grad, lt.grad, f"gradient of leaf {k}")
+        compare_grads(pairs)
     for (name, bs), (_, bt) in zip(ms.named_buffers(), mt.named_buffers()):
         compare(bs, bt, f"buffer {name} after forward")
 
@@ -153,7 +151,7 @@ def test_module_error_input(m, index):
         with pytest.raises(err.error_type) as info:
             cls(*to_strided(c.args), **to_strided(c.kwargs))
     else:
-        ms = cls(*to_strided(c.args), **to_strided(c.kwargs))
+        ms = cls(*to_strided(c.args), **to_strided(c.kwargs)).to(strided_dtype(_dtype(m)))
         with pytest.raises(err.error_type) as info:
             ms(*to_strided(f.args), **to_strided(f.kwargs))
     assert re.search(err.error_regex, str(info.value)), (err.error_regex, str(info.value))

@@ -23,8 +23,9 @@ import torch
 from corpus import (
     backward_both,
     compare,
+    compare_grads,
     grad_fn_name,
-    leaves,
+    leaf_pairs,
     sample_indices,
     to_strided,
 )
@@ -118,13 +119,7 @@ def test_sample(o, dtype, index):
     if isinstance(first_t, torch.Tensor):
         assert grad_fn_name(first_s) == grad_fn_name(first_t)
     if o.supports_autograd and backward_both(out_s, out_t):
-        for k, (ls, lt) in enumerate(zip(leaves((args_s, kwargs_s)),
-                                         leaves((args_t, kwargs_t)))):
-            if lt.grad is None:
-                assert ls.grad is None, f"input {k}: torch has no gradient, strided has"
-            else:
-                assert ls.grad is not None, f"input {k}: strided has no gradient"
-                compare(ls.grad, lt.grad, f"gradient of input {k}")
+        compare_grads(leaf_pairs((args_s, kwargs_s), (args_t, kwargs_t)))
 
 
 def _error_cases():
