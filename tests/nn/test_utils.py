@@ -850,3 +850,41 @@ def test_utils_names():
     for mod in ("parametrize", "parametrizations", "stateless"):
         assert set(getattr(torch.nn.utils, mod).__all__) <= set(
             getattr(strided.nn.utils, mod).__all__)
+
+
+def _op_db_samples(name):
+    from torch.testing._internal.common_methods_invocations import op_db
+    op = next(o for o in op_db if o.name == name)
+    return op, list(op.sample_inputs("cpu", torch.float64, requires_grad=True))
+
+
+@pytest.mark.parametrize("name", ["geqrf", "matrix_exp", "linalg.householder_product"])
+def test_op_db_samples(name):
+    """torch's own sample inputs for the linear algebra behind orthogonal: values and
+    (where differentiable) gradients."""
+    from tests.nn.corpus import to_strided
+    op, samples = _op_db_samples(name)
+    for sample in samples:
+        args_t = (sample.input, *sample.args)
+        args_s = to_strided(args_t)
+        fn_s = strided
+        for part in name.split("."):
+            fn_s = getattr(fn_s, part)
+        rt, rs = op.op(*args_t, **sample.kwargs), fn_s(*args_s, **to_strided(sample.kwargs))
+        outs_t = list(rt) if isinstance(rt, tuple) else [rt]
+        outs_s = list(rs) if isinstance(rs, tuple) else [rs]
+        for s, t in zip(outs_s, outs_t):
+            assert_same(s, t, values=False) if name != "geqrf" else None
+            np.testing.assert_allclose(_strided_values(s), _torch_values(t), rtol=1e-9,
+                                       atol=1e-9)
+        if name != "geqrf" and outs_t[0].requires_grad and outs_t[0].numel():
+            leaves_t = [a for a in args_t if isinstance(a, torch.Tensor) and a.requires_grad]
+            leaves_s = [a for a in args_s if isinstance(a, strided.Tensor) and a.requires_grad]
+            gt = torch.autograd.grad(outs_t[0].sin().sum(), leaves_t, allow_unused=True)
+            gs = strided.autograd.grad(outs_s[0].sin().sum(), leaves_s, allow_unused=True)
+            for s, t, leaf in zip(gs, gt, leaves_t):
+                # (torch leaves an input unused when there are no reflectors: zeros here)
+                t = torch.zeros_like(leaf) if t is None else t
+                # torch's own matrix_exp derivative is accurate to ~1e-7 on large entries
+                np.testing.assert_allclose(_strided_values(s), _torch_values(t), rtol=1e-6,
+                                           atol=1e-8)
