@@ -215,8 +215,7 @@ def _softmax_block(ab, ob, m, log, ones, tmp):
 
 def _softmax_impl(self, dim, half_to_float, log, out=None):
     name = "log_softmax" if log else "softmax"
-    check(not half_to_float,
-          lambda: f"{name} with half to float conversion is not supported on CPU")
+    check(not half_to_float, "softmax with half to float conversion is not supported on CPU")
     ndim = len(self._sizes)
     d = maybe_wrap_dim(dim, ndim)
     src = self._dtype
