@@ -60,7 +60,7 @@ RANDOM_CASES = [
 
 
 @pytest.mark.parametrize("name,args,kwargs", RANDOM_CASES)
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", DTYPES + ["float16", "bfloat16"])
 def test_random_init_bit_exact(name, args, kwargs, dtype):
     fn = lambda m: getattr(m.nn.init, name)  # noqa: E731
     shapes = SHAPES_ND if name.startswith(("uniform", "normal", "trunc")) else SHAPES_ND[1:]
@@ -131,6 +131,7 @@ def test_orthogonal(dtype):
 
 
 def test_orthogonal_edge_cases():
+    check(lambda m: m.nn.init.orthogonal_(m.empty(3, 4, dtype=m.float16)))
     check(lambda m: m.nn.init.orthogonal_(m.empty(3)))
     check(lambda m: m.nn.init.orthogonal_(m.empty(0, 3)))
     check(lambda m: m.nn.init.orthogonal_(m.empty(3, 4, device="meta")))
