@@ -49,7 +49,7 @@ def _pair_norm(diff, p):
     if p == 1:
         return a.sum(-1)
     if p == 2:
-        return np.sqrt((a * a).sum(-1))
+        return np.sqrt(np.einsum("ij,ij->i", diff, diff))
     if p == float("inf"):
         return a.max(-1, initial=0)
     return np.power(np.power(a, p).sum(-1), 1.0 / p)
@@ -71,8 +71,14 @@ def pdist_forward(self, p=2):
     if self._sizes[1] == 0:
         return _fill(result, 0)
     i, j = _pairs(n)
+    out = np.empty(i.shape[0], x.dtype)
+    # blocks of pairs small enough to stay in cache (the differences are not kept)
+    step = max(1, (1 << 16) // max(self._sizes[1], 1))
     with np.errstate(all="ignore"):
-        return _fill(result, _pair_norm(x[i] - x[j], p))
+        for lo in range(0, i.shape[0], step):
+            hi = lo + step
+            out[lo:hi] = _pair_norm(x[i[lo:hi]] - x[j[lo:hi]], p)
+    return _fill(result, out)
 
 
 def pdist_backward(grad, self, p, pdist):

@@ -221,22 +221,41 @@ def _resample_axis(arr, axis, idx, w):
 
 def _scatter_axis(g, axis, idx, w, n_in):
     """The transpose of ``_resample_axis``: each tap's (weighted) gradient summed into the
-    input position it read, per tap by a stable sort and ``np.add.reduceat``."""
+    input position it read.
+
+    With finite gradients this is one matrix product with the dense (out, in) matrix of
+    the taps (a BLAS call, whatever the dim); otherwise (a NaN or inf must reach only the
+    inputs it was read from) per tap by ``np.add.reduceat`` over runs of equal indices."""
+    n_out = idx.shape[0]
     shape = list(g.shape)
     shape[axis] = n_in
+    if n_out == 0 or not g.size:
+        return np.zeros(shape, g.dtype)
+    if np.isfinite(g).all():
+        m = np.zeros((n_out, n_in), g.dtype)
+        rows = np.broadcast_to(np.arange(n_out)[:, None], idx.shape)
+        np.add.at(m, (rows, idx), 1 if w is None else w.astype(g.dtype))
+        pre = int(np.prod(g.shape[:axis]))
+        post = int(np.prod(g.shape[axis + 1:]))
+        g = np.ascontiguousarray(g)      # BLAS needs real strides (grads may be expanded)
+        if post == 1:
+            out = np.matmul(g.reshape(pre, n_out), m)
+        else:
+            out = np.matmul(m.T, g.reshape(pre, n_out, post))
+        return out.reshape(shape)
     out = np.zeros(shape, g.dtype)
-    if g.shape[axis] == 0:
-        return out
-    bshape = _bshape(g.ndim, axis, idx.shape[0])
+    bshape = _bshape(g.ndim, axis, n_out)
     for k in range(idx.shape[1]):
         ik = idx[:, k]
         vals = g if w is None else g * w[:, k].reshape(bshape)
-        order = np.argsort(ik, kind="stable")
-        sorted_idx = ik[order]
-        starts = np.flatnonzero(np.r_[True, sorted_idx[1:] != sorted_idx[:-1]])
-        sums = np.add.reduceat(np.take(vals, order, axis=axis), starts, axis=axis)
+        if ik.shape[0] > 1 and (ik[1:] < ik[:-1]).any():
+            order = np.argsort(ik, kind="stable")
+            ik = ik[order]
+            vals = np.take(vals, order, axis=axis)
+        new = np.r_[True, ik[1:] != ik[:-1]]
+        sums = vals if new.all() else np.add.reduceat(vals, np.flatnonzero(new), axis=axis)
         target = [slice(None)] * g.ndim
-        target[axis] = sorted_idx[starts]
+        target[axis] = ik[new]
         out[tuple(target)] += sums
     return out
 
@@ -774,18 +793,47 @@ def _gs_sources(grid, spatial, padding_mode, align_corners, acc, with_padding=Tr
     return coords, mults
 
 
+def _gs_flat(nidx, idx, ok, spatial):
+    """Flat row numbers (n, *spatial) of the channels-last input (0 where ``ok`` is
+    False)."""
+    flat = np.broadcast_to(nidx, ok.shape).astype(np.int64)
+    for d, i in enumerate(idx):
+        flat = flat * spatial[d] + np.where(ok, i, 0)
+    return flat
+
+
 def _gs_gather(inp, nidx, idx, ok):
-    """``inp[n, :, *idx]`` for every grid point (zeros where ``ok`` is False): shape
-    (N, *grid, C)."""
-    safe = [np.where(ok, i, 0) for i in idx]
-    vals = inp[(nidx, slice(None), *safe)]
+    """``inp[n, *idx, :]`` of the channels-last input for every grid point (zeros where
+    ``ok`` is False): shape (N, *grid, C)."""
+    spatial = inp.shape[1:-1]
+    rows = inp.reshape(-1, inp.shape[-1])
+    vals = np.take(rows, _gs_flat(nidx, idx, ok, spatial), axis=0)
     return vals * ok[..., None]
 
 
-def _gs_scatter(ginp, nidx, idx, ok, vals):
-    safe = [np.where(ok, i, 0) for i in idx]
-    nb = np.broadcast_to(nidx, ok.shape)
-    np.add.at(ginp, (nb, slice(None), *safe), vals * ok[..., None])
+class _Scatter:
+    """Collects (point, corner) contributions to the input gradient and sums them with a
+    single ``np.bincount`` over flat (n, *spatial, channel) indices at the end."""
+
+    def __init__(self, shape):
+        self.shape = shape                       # (N, C, *spatial)
+        self.index, self.values = [], []
+
+    def add(self, nidx, idx, ok, vals):
+        C = self.shape[1]
+        flat = _gs_flat(nidx, idx, ok, self.shape[2:])
+        self.index.append((flat[..., None] * C + np.arange(C)).ravel())
+        self.values.append((vals * ok[..., None]).ravel())
+
+    def result(self, dtype):
+        N, C = self.shape[:2]
+        spatial = self.shape[2:]
+        size = int(np.prod(self.shape))
+        if not self.index:
+            return np.zeros(self.shape, dtype)
+        sums = np.bincount(np.concatenate(self.index), weights=np.concatenate(self.values),
+                           minlength=size)
+        return np.moveaxis(sums.astype(dtype).reshape((N,) + tuple(spatial) + (C,)), -1, 1)
 
 
 def _gs_corners(coords, spatial):
@@ -881,7 +929,8 @@ def _grid_sample_forward(input, grid, mode, padding_mode, align_corners, k):
     if _is_meta(input) or not numel_of(out_sizes):
         return result
     acc = _acc(input._dtype)
-    inp = input._array().astype(acc, copy=False)
+    # channels last, so that each gathered point reads its C values in one row
+    inp = np.ascontiguousarray(np.moveaxis(input._array().astype(acc, copy=False), 1, -1))
     g = grid._array()
     spatial = input._sizes[2:]
     nidx = np.arange(N).reshape((N,) + (1,) * k)
@@ -945,13 +994,14 @@ def _grid_sample_backward(grad_output, input, grid, mode, padding_mode, align_co
     if _is_meta(input):
         return gi, gg
     acc = _acc(input._dtype)
-    inp = input._array().astype(acc, copy=False)
+    # channels last, so that each gathered point reads its C values in one row
+    inp = np.ascontiguousarray(np.moveaxis(input._array().astype(acc, copy=False), 1, -1))
     g = grid._array()
     go = np.moveaxis(grad_output._array().astype(acc, copy=False), 1, -1)  # (N, *grid, C)
     spatial = input._sizes[2:]
     N = input._sizes[0]
     nidx = np.arange(N).reshape((N,) + (1,) * k)
-    ginp = np.zeros(inp.shape, acc)
+    ginp = _Scatter(input._sizes)
     ggrid = np.zeros(g.shape, acc)
     if mode == 2:
         (yi, yok, yc, ycg, ym), (xi, xok, xc, xcg, xm) = _bicubic_taps(
@@ -962,7 +1012,7 @@ def _grid_sample_backward(grad_output, input, grid, mode, padding_mode, align_co
             for i in range(4):
                 ok = yok[j] & xok[i]
                 if output_mask[0]:
-                    _gs_scatter(ginp, nidx, [yi[j], xi[i]], ok,
+                    ginp.add(nidx, [yi[j], xi[i]], ok,
                                 go * (xc[i] * yc[j])[..., None])
                 val = (_gs_gather(inp, nidx, [yi[j], xi[i]], ok) * go).sum(-1)
                 gx -= val * xcg[i] * yc[j]
@@ -977,12 +1027,12 @@ def _grid_sample_backward(grad_output, input, grid, mode, padding_mode, align_co
             for d in range(k):
                 ok &= (idx[d] >= 0) & (idx[d] < spatial[d])
             if output_mask[0]:
-                _gs_scatter(ginp, nidx, idx, ok, go)
+                ginp.add(nidx, idx, ok, go)
         else:
             gc = [np.zeros(coords[0].shape, acc) for _ in range(k)]
             for idx, ok, factors, signs in _gs_corners(coords, spatial):
                 if output_mask[0]:
-                    _gs_scatter(ginp, nidx, idx, ok, go * _gs_weight(factors)[..., None])
+                    ginp.add(nidx, idx, ok, go * _gs_weight(factors)[..., None])
                 val = (_gs_gather(inp, nidx, idx, ok) * go).sum(-1)
                 for d in range(k):
                     rest = [f for e, f in enumerate(factors) if e != d]
@@ -991,7 +1041,7 @@ def _grid_sample_backward(grad_output, input, grid, mode, padding_mode, align_co
             for d in range(k):
                 ggrid[..., k - 1 - d] = mults[d] * gc[d]
     if gi is not None:
-        _fill(gi, ginp)
+        _fill(gi, ginp.result(acc))
     return gi, _fill(gg, ggrid)
 
 
