@@ -151,7 +151,7 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx,
     arr = out._array()
     c = _opmath(grad_output._dtype)
     idx = _flat_indices(indices)
-    g = np.ascontiguousarray(grad_output._array()).reshape(idx.size, dim)
+    g = grad_output._array().reshape(idx.size, dim)   # a view when it can be (expanded grads)
     if c != g.dtype:
         acc = np.zeros((num_weights, dim), c)
         _dense_grad_rows(g.astype(c), idx, num_weights, padding_idx, scale_grad_by_freq, acc)
