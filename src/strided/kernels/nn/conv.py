@@ -106,7 +106,7 @@ def _check_shape_forward(input, wsizes, bias, stride, padding, dilation, transpo
     check(all(p >= 0 for p in padding), "negative padding is not supported")
     check(all(p >= 0 for p in output_padding), "negative output_padding is not supported")
     check(all(s > 0 for s in stride), "non-positive stride is not supported")
-    check(all(d > 0 for d in dilation), "non-positive dilation is not supported")
+    check(all(d >= 0 for d in dilation), "dilation should be greater than zero")
     k = len(input._sizes)
     wdim = len(wsizes)
     isizes = input._sizes
@@ -212,6 +212,26 @@ def _check_kernel_dtype(input, dim, transposed, dilated):
     else:
         return
     raise NotImplementedError(f'"{name}" not implemented for \'{d._scalar_name}\'')
+
+
+def _zero_dilation(input, weight, dilation, transposed, groups):
+    """A zero dilation passes torch's shape checks; the backend it reaches refuses it, each
+    in its own words: oneDNN (float32/bfloat16 convolutions it takes), the transposed
+    kernels, or the native dilated ones (1-d convolutions run as 2-d ones)."""
+    if len(dilation) == 1:
+        dilation = (1,) + tuple(dilation)
+    if transposed:
+        names = _SPATIAL_NAMES[len(dilation)]
+        raise RuntimeError("dilation should be greater than zero, but got " + ", ".join(
+            f"dilation_{n}: {d}" for n, d in zip(names, dilation)))
+    isz, wsz = input._sizes, weight._sizes
+    if len(isz) == 3:
+        isz, wsz = isz[:2] + (1,) + isz[2:], wsz[:2] + (1,) + wsz[2:]
+    if input._dtype.name in _MKLDNN_TYPES and (
+            groups > 1 or (wsz[-1] > 3 and wsz[-2] > 3) or isz[0] > 1 or
+            isz[0] * isz[1] * isz[2] * isz[3] > 20480):
+        raise RuntimeError("non-positive dilation is not supported")
+    raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
 
 
 def _out_spatial(in_sp, k_sp, stride, padding, dilation, transposed, output_padding):
@@ -398,6 +418,8 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         f"small"))
     if not empty_in:
         _check_types(input, weight, bias)
+        if 0 in dilation:
+            _zero_dilation(input, weight, dilation, transposed, groups)
         _check_kernel_dtype(input, dim, transposed, any(d != 1 for d in dilation))
     result = _new_like_layout(sizes, _layout(input, weight, sizes), input._dtype,
                               input._device)
