@@ -187,3 +187,22 @@ def test_circular_pad_module_dim_check():
     for name, shape in (("CircularPad1d", (3,)), ("CircularPad2d", (1, 2)),
                         ("CircularPad3d", (1, 2, 3, 4, 5, 6))):
         check(lambda m, name=name, shape=shape: getattr(m.nn, name)(1)(m.zeros(shape)))
+
+
+def _cl(x):
+    perm = (0,) + tuple(range(2, x.dim())) + (1,)
+    back = (0, x.dim() - 1) + tuple(range(1, x.dim() - 1))
+    return x.permute(perm).contiguous().permute(back)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+def test_pad_channels_last_keeps_layout(mode):
+    for shape, pad in (((2, 3, 4, 5), (1, 2, 2, 1)), ((2, 3, 3, 4, 5), (1, 1, 0, 2, 1, 0))):
+        x = RNG.standard_normal(shape)
+        _run(lambda m, t, pad=pad: m.nn.functional.pad(_cl(t), pad, mode=mode), x)
+        g = RNG.standard_normal(tuple(s + pad[2 * (len(shape) - 1 - d)] +
+                                      pad[2 * (len(shape) - 1 - d) + 1] if d >= 2 else s
+                                      for d, s in enumerate(shape)))
+        op = ("reflection" if mode == "reflect" else "replication") + f"_pad{len(shape) - 2}d"
+        check(lambda m, g=g, x=x, pad=pad, op=op: getattr(m.ops.aten, op + "_backward")(
+            _cl(m.from_numpy(g.copy())), _cl(m.from_numpy(x.copy())), list(pad)), exact=False)

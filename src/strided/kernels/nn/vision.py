@@ -635,7 +635,7 @@ def _pad_check(self, padding, k, reflect):
 
 def _pad_forward(self, padding, k, reflect):
     full, pairs = _pad_check(self, padding, k, reflect)
-    result = empty(full, self._dtype, None, self._device)
+    result = _empty_as(self, full)
     if _is_meta(self):
         return result
     if self._dtype is dt.bool_:
@@ -661,7 +661,7 @@ def _pad_backward(grad_output, self, padding, k, reflect):
         check(grad_output._sizes[axis] == full[axis], lambda axis=axis, name=name: (
             f"grad_output {name} unexpected. Expected: {full[axis]}, Got: "
             f"{grad_output._sizes[axis]}"))
-    result = empty(self._sizes, grad_output._dtype, None, grad_output._device)
+    result = _empty_as(self, self._sizes, grad_output._dtype)
     if _is_meta(grad_output) or not numel_of(self._sizes):
         return result
     g = grad_output._array()
