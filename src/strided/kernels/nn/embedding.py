@@ -88,37 +88,39 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
             raise IndexError("index out of range in self")
     else:
         return out
-    np.take(weight._array(), idx, axis=0, out=out._array().reshape(idx.size, -1))
+    # bounds checked above: 'clip' skips NumPy's own (slower) per-element check
+    np.take(weight._array(), idx, axis=0, out=out._array().reshape(idx.size, -1), mode="clip")
     return out
 
 
 def _scatter_add_rows(out_arr, idx, rows):
     """``out_arr[idx[i]] += rows[i]`` for i in order, on a zero ``out_arr`` (Note [Embedding
     scatter-add]). Every row is first written to its target in one fancy assignment (right
-    for the indices that occur once). A stable sort groups the repeated indices: their
-    targets get the group's first row again, then the k-th rows of all groups that have
-    one are added in one fancy ``+=`` per k (the targets of one k are distinct). The loop
-    runs as many times as the most repeated index occurs, and each group is summed left to
-    right, as torch's loop sums it."""
+    for the indices that occur once). The repeated indices (found with one ``bincount``)
+    are grouped by a stable sort of their positions: their targets get the group's first
+    row again, then the k-th rows of all groups that have one are added in one fancy
+    ``+=`` per k (the targets of one k are distinct). The loop runs as many times as the
+    most repeated index occurs, and each group is summed left to right, as torch's loop
+    sums it."""
     n = idx.size
     if not n:
         return
     out_arr[idx] = rows
-    order = np.argsort(idx, kind="stable")
-    sidx = idx[order]
-    same = sidx[1:] == sidx[:-1]              # sorted position i + 1 repeats position i
-    if not same.any():
+    counts = np.bincount(idx, minlength=out_arr.shape[0])
+    if counts.max() <= 1:
         return
-    dup = np.flatnonzero(same) + 1            # sorted positions of the repeats (rank >= 1)
-    first = np.ones(n, bool)
-    first[dup] = False
+    rep = np.flatnonzero(counts[idx] > 1)       # positions of the repeated indices, in order
+    ridx = idx[rep]
+    order = rep[np.argsort(ridx, kind="stable")]
+    sidx = idx[order]
+    first = np.empty(order.size, bool)
+    first[0] = True
+    np.not_equal(sidx[1:], sidx[:-1], out=first[1:])
     starts = np.flatnonzero(first)
-    group = np.cumsum(first) - 1
-    rank = dup - starts[group[dup]]
-    heads = starts[group[dup[rank == 1]]]     # first position of every repeated group
-    out_arr[sidx[heads]] = rows[order[heads]]
+    out_arr[sidx[starts]] = rows[order[starts]]
+    rank = np.arange(order.size) - np.repeat(starts, np.diff(np.append(starts, order.size)))
     for k in range(1, int(rank.max()) + 1):
-        pos = order[dup[rank == k]]
+        pos = order[rank == k]
         out_arr[idx[pos]] += rows[pos]
 
 
