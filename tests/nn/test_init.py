@@ -9,9 +9,11 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as st
 
 import strided
-from tests.conftest import _strided_values, _torch_values, assert_same, check
+from tests.conftest import _strided_values, _torch_values, assert_same, check, hyp
 
 SEEDS = [0, 1, 1234]
 DTYPES = ["float32", "float64"]
@@ -231,3 +233,21 @@ def test_deprecated_aliases(old):
 
 def test_all_names():
     assert sorted(strided.nn.init.__all__) == sorted(torch.nn.init.__all__)
+
+
+@given(shape=st.lists(st.integers(1, 6), min_size=2, max_size=4).map(tuple),
+       seed=st.integers(0, 2 ** 31), transpose=st.booleans(), step=st.integers(1, 2),
+       name=st.sampled_from(["uniform_", "normal_", "kaiming_uniform_", "kaiming_normal_",
+                             "xavier_uniform_", "xavier_normal_", "trunc_normal_"]))
+@hyp(40)
+def test_init_noncontiguous_hypothesis(shape, seed, transpose, step, name):
+    """Draws into views (transposed, strided) land where torch puts them."""
+    def rec(m):
+        m.manual_seed(seed)
+        base = m.zeros(tuple(s * step for s in shape), dtype=m.float64)
+        view = base[tuple(slice(None, None, step) for _ in shape)]
+        if transpose:
+            view = view.transpose(0, -1)
+        getattr(m.nn.init, name)(view)
+        return base
+    check(rec)
