@@ -92,8 +92,9 @@ def test_interpolate_modes(mode, k, ac):
                     recompute_scale_factor=recompute), x)
 
 
-@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
-@pytest.mark.parametrize("align", [False, True])
+@pytest.mark.parametrize("mode,align", [("bilinear", False), ("bilinear", True),
+                                        ("bicubic", False), ("bicubic", True),
+                                        ("lanczos", False)])
 def test_interpolate_antialias(mode, align):
     x = RNG.standard_normal((2, 3, 9, 11))
     for kw in ({"size": (4, 5)}, {"size": (13, 3)}, {"scale_factor": 0.3},
@@ -216,6 +217,13 @@ ERRORS = [
     lambda m: m.nn.functional.interpolate(_x(m, (1, 2, 3, 3, 3)), size=3, mode="bilinear"),
     lambda m: m.nn.functional.interpolate(_x(m, (1, 2)), size=3, mode="nearest"),
     lambda m: m.nn.functional.interpolate(_x(m), size=3, mode="cubic"),
+    lambda m: m.nn.functional.interpolate(_x(m), size=3, mode="lanczos"),
+    lambda m: m.nn.functional.interpolate(_x(m), size=3, mode="lanczos", antialias=True,
+                                          align_corners=True),
+    lambda m: m.nn.functional.interpolate(_x(m, (1, 2, 4)), size=3, mode="lanczos",
+                                          antialias=True),
+    lambda m: m.nn.functional.interpolate(_x(m, dtype="float16"), size=3, mode="lanczos",
+                                          antialias=True),
     lambda m: m.nn.functional.interpolate(_x(m), size=0),
     lambda m: m.nn.functional.interpolate(_x(m, (1, 2, 4)), size=0),
     lambda m: m.nn.functional.interpolate(_x(m, (1, 2, 3, 3, 3)), size=(0, 1, 1)),

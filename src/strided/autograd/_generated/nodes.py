@@ -6970,6 +6970,43 @@ class GridSampler3DBackwardBackward0(FormulaNode):
         return node._flatten((r_grad_output, r_input, r_grid))
 
 
+class UpsampleLanczos2DAaBackward0(FormulaNode):
+    """Backward of ``_upsample_lanczos2d_aa(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor``."""
+
+    __slots__ = ('_s_align_corners', '_s_output_size', '_s_scales_h', '_s_scales_w', '_s_self_sizes')
+    _SAVED = ('align_corners', 'output_size', 'scales_h', 'scales_w', 'self_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            align_corners = _u(node._s_align_corners, node)
+            output_size = _u(node._s_output_size, node)
+            scales_h = _u(node._s_scales_h, node)
+            scales_w = _u(node._s_scales_w, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = aten_call('_upsample_lanczos2d_aa_backward', grad, output_size, self_sizes, align_corners, scales_h, scales_w)
+        return node._flatten((r_self,))
+
+
+class UpsampleLanczos2DAaBackwardBackward0(FormulaNode):
+    """Backward of ``_upsample_lanczos2d_aa_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor``."""
+
+    __slots__ = ('_s_align_corners', '_s_output_size', '_s_scales_h', '_s_scales_w')
+    _SAVED = ('align_corners', 'output_size', 'scales_h', 'scales_w')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = None
+        if node._need(0):
+            align_corners = _u(node._s_align_corners, node)
+            output_size = _u(node._s_output_size, node)
+            scales_h = _u(node._s_scales_h, node)
+            scales_w = _u(node._s_scales_w, node)
+            r_grad_output = aten_call('_upsample_lanczos2d_aa', grad, output_size, align_corners, scales_h, scales_w)
+        return node._flatten((r_grad_output,))
+
+
 # qualname: (node class, differentiable inputs, saved inputs (name, argument, kind, needed by), saved outputs (name, index, needed by), output differentiability)
 FORMULAS = {
     'aten::add.Tensor': (AddBackward0, ('self', 'other'), (('alpha', 'alpha', 'value', (1,)),), (), None),
@@ -7385,4 +7422,6 @@ FORMULAS = {
     'aten::affine_grid_generator_backward': (AffineGridGeneratorBackwardBackward0, ('grad',), (('align_corners', 'align_corners', 'value', (0,)), ('size', 'size', 'value', (0,))), (), None),
     'aten::grid_sampler_2d_backward': (GridSampler2DBackwardBackward0, ('grad_output', 'input', 'grid'), (), (), None),
     'aten::grid_sampler_3d_backward': (GridSampler3DBackwardBackward0, ('grad_output', 'input', 'grid'), (), (), None),
+    'aten::_upsample_lanczos2d_aa': (UpsampleLanczos2DAaBackward0, ('self',), (('align_corners', 'align_corners', 'value', (0,)), ('output_size', 'output_size', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
+    'aten::_upsample_lanczos2d_aa_backward': (UpsampleLanczos2DAaBackwardBackward0, ('grad_output',), (('align_corners', 'align_corners', 'value', (0,)), ('output_size', 'output_size', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,))), (), None),
 }

@@ -166,11 +166,20 @@ def _aa_filter_cubic(x, acc):
     return np.where(x < 1, c1, np.where(x < 2, c2, acc(0))).astype(acc)
 
 
-def _taps_aa(in_size, out_size, align_corners, scale, acc, cubic):
-    """The anti-aliasing window of each output (PIL's filter, as torch's
+def _aa_filter_lanczos(x, acc):
+    x = np.abs(x)
+    return np.where(x < 3, np.sinc(x) * np.sinc(x / acc(3)), acc(0)).astype(acc)
+
+
+_AA_FILTERS = {"aa_linear": (2, _aa_filter_linear), "aa_cubic": (4, _aa_filter_cubic),
+               "aa_lanczos": (6, _aa_filter_lanczos)}
+
+
+def _taps_aa(in_size, out_size, align_corners, scale, acc, kind):
+    """The anti-aliasing window of each output (PIL's filters, as torch's
     ``_compute_indices_min_size_weights_aa``): the filter is widened by the scale when
     downsampling, each window's weights are normalised to sum to one."""
-    interp = 4 if cubic else 2
+    interp, filt = _AA_FILTERS[kind]
     s = _area_scale(in_size, out_size, align_corners, scale, acc)
     support = acc(interp * 0.5) * s if s >= 1 else acc(interp * 0.5)
     width = int(math.ceil(float(support))) * 2 + 1
@@ -182,7 +191,6 @@ def _taps_aa(in_size, out_size, align_corners, scale, acc, cubic):
     xsize = np.clip(xsize, 0, width)
     j = np.arange(width)
     x = ((j[None, :] + xmin[:, None]).astype(acc) - center[:, None] + acc(0.5)) * invscale
-    filt = _aa_filter_cubic if cubic else _aa_filter_linear
     w = filt(x.astype(acc), acc)
     w = np.where(j[None, :] < xsize[:, None], w, acc(0)).astype(acc)
     total = w.sum(1, dtype=acc)
@@ -200,7 +208,7 @@ def _taps(mode, in_size, out_size, align_corners, scale, acc):
         return _taps_linear(in_size, out_size, align_corners, scale, acc)
     if mode == "cubic":
         return _taps_cubic(in_size, out_size, align_corners, scale, acc)
-    return _taps_aa(in_size, out_size, align_corners, scale, acc, mode == "aa_cubic")
+    return _taps_aa(in_size, out_size, align_corners, scale, acc, mode)
 
 
 def _bshape(ndim, axis, n):
@@ -294,7 +302,7 @@ _KERNEL_NAMES = {
     "nearest": "compute_indices_weights_nearest", "nearest_exact":
     "compute_indices_weights_nearest", "linear": "compute_indices_weights_linear",
     "cubic": "compute_indices_weights_cubic", "aa_linear": "compute_index_ranges_weights",
-    "aa_cubic": "compute_index_ranges_weights",
+    "aa_cubic": "compute_index_ranges_weights", "aa_lanczos": "compute_index_ranges_weights",
 }
 
 _CHANNELS_LAST_NAMES = {("nearest", 2): "upsample_nearest2d_channels_last",
@@ -307,7 +315,7 @@ _CHANNELS_LAST_NAMES = {("nearest", 2): "upsample_nearest2d_channels_last",
 
 def _check_upsample_dtype(self, mode, k):
     d = self._dtype
-    if mode in ("aa_linear", "aa_cubic"):
+    if mode in ("aa_linear", "aa_cubic", "aa_lanczos"):
         ok = d in (dt.float32, dt.float64)
     elif mode in ("nearest", "nearest_exact"):
         ok = d.is_floating_point or d is dt.uint8
@@ -424,6 +432,16 @@ def upsample_bilinear2d_aa(self, output_size, align_corners, scales_h=None, scal
 
 def upsample_bicubic2d_aa(self, output_size, align_corners, scales_h=None, scales_w=None):
     return _upsample(self, output_size, "aa_cubic", align_corners, (scales_h, scales_w))
+
+
+def upsample_lanczos2d_aa(self, output_size, align_corners, scales_h=None, scales_w=None):
+    return _upsample(self, output_size, "aa_lanczos", align_corners, (scales_h, scales_w))
+
+
+def upsample_lanczos2d_aa_backward(grad_output, output_size, input_size, align_corners,
+                                   scales_h=None, scales_w=None):
+    return _upsample_backward(grad_output, output_size, input_size, "aa_lanczos",
+                              align_corners, (scales_h, scales_w))
 
 
 def upsample_nearest1d_backward(grad_output, output_size, input_size, scales=None):
@@ -1222,3 +1240,8 @@ def one_hot(self, num_classes=-1):
     result = empty(sizes + (num_classes,), dt.int64, None, self._device)
     out = (arr[..., None] == np.arange(num_classes)).astype(np.int64)
     return _fill(result, out)
+
+
+def upsample_lanczos2d_aa_vec(input, output_size, align_corners, scale_factors):
+    return _vec("aten::_upsample_lanczos2d_aa", input, output_size, scale_factors,
+                align_corners)

@@ -151,6 +151,13 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         from . import pooling
         pool = getattr(pooling, f"adaptive_avg_pool{dim}d")
         return pool(input, output_size)
+    if ndim == 4 and mode == "lanczos":
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
+        return _op("aten::_upsample_lanczos2d_aa.vec", input, output_size, align_corners,
+                   scale_factors)
     name = _VEC_ALIGN_OPS.get((ndim, mode))
     if name is not None:
         if antialias:

@@ -34,6 +34,9 @@ _op__upsample_bicubic2d_aa_backward = get_op('aten::_upsample_bicubic2d_aa_backw
 _op__upsample_bilinear2d_aa = get_op('aten::_upsample_bilinear2d_aa')
 _op__upsample_bilinear2d_aa__vec = get_op('aten::_upsample_bilinear2d_aa.vec')
 _op__upsample_bilinear2d_aa_backward = get_op('aten::_upsample_bilinear2d_aa_backward')
+_op__upsample_lanczos2d_aa = get_op('aten::_upsample_lanczos2d_aa')
+_op__upsample_lanczos2d_aa__vec = get_op('aten::_upsample_lanczos2d_aa.vec')
+_op__upsample_lanczos2d_aa_backward = get_op('aten::_upsample_lanczos2d_aa_backward')
 _op__upsample_nearest_exact1d = get_op('aten::_upsample_nearest_exact1d')
 _op__upsample_nearest_exact1d__vec = get_op('aten::_upsample_nearest_exact1d.vec')
 _op__upsample_nearest_exact1d_backward = get_op('aten::_upsample_nearest_exact1d_backward')
@@ -349,6 +352,69 @@ def _upsample_bilinear2d_aa_backward(*args, **kwargs):
         result = _op__upsample_bilinear2d_aa_backward.call(grad_output._keyset, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
         return result
     _ap.raise_invalid_arguments(_f__upsample_bilinear2d_aa_backward_sigs, args, kwargs)
+
+
+def _f__upsample_lanczos2d_aa_0(input, output_size, align_corners, scale_factors):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if output_size is not None: output_size = _ap.to_intlist(output_size)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    return input, output_size, align_corners, scale_factors
+
+
+def _f__upsample_lanczos2d_aa_1(input, output_size, align_corners, scales_h=None, scales_w=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 2)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    if scales_h is not None and type(scales_h) is not float: scales_h = _ap.to_float(scales_h)
+    if scales_w is not None and type(scales_w) is not float: scales_w = _ap.to_float(scales_w)
+    return input, output_size, align_corners, scales_h, scales_w
+
+
+_f__upsample_lanczos2d_aa_sigs = (_ap.PySig('_upsample_lanczos2d_aa', (('input', 'Tensor', None, False), ('output_size', 'SymInt[]?', None, False), ('align_corners', 'bool', None, False), ('scale_factors', 'float[]?', None, False)), False, False), _ap.PySig('_upsample_lanczos2d_aa', (('input', 'Tensor', None, False), ('output_size', 'SymInt[2]', None, False), ('align_corners', 'bool', None, False), ('scales_h', 'float?', 'None', False), ('scales_w', 'float?', 'None', False)), False, False),)
+
+
+def _upsample_lanczos2d_aa(*args, **kwargs):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, output_size, align_corners, scale_factors = _f__upsample_lanczos2d_aa_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__upsample_lanczos2d_aa__vec.call(input._keyset, input, output_size, align_corners, scale_factors)
+            return result
+    if len(args) <= 5 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, output_size, align_corners, scales_h, scales_w = _f__upsample_lanczos2d_aa_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__upsample_lanczos2d_aa.call(input._keyset, input, output_size, align_corners, scales_h, scales_w)
+            return result
+    _ap.raise_invalid_arguments(_f__upsample_lanczos2d_aa_sigs, args, kwargs)
+
+
+def _f__upsample_lanczos2d_aa_backward_0(grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    output_size = _ap.to_intlist(output_size, 2)
+    input_size = _ap.to_intlist(input_size, 4)
+    if align_corners is not True and align_corners is not False: raise _Mismatch
+    if scales_h is not None and type(scales_h) is not float: scales_h = _ap.to_float(scales_h)
+    if scales_w is not None and type(scales_w) is not float: scales_w = _ap.to_float(scales_w)
+    return grad_output, output_size, input_size, align_corners, scales_h, scales_w
+
+
+_f__upsample_lanczos2d_aa_backward_sigs = (_ap.PySig('_upsample_lanczos2d_aa_backward', (('grad_output', 'Tensor', None, False), ('output_size', 'SymInt[2]', None, False), ('input_size', 'SymInt[4]', None, False), ('align_corners', 'bool', None, False), ('scales_h', 'float?', 'None', False), ('scales_w', 'float?', 'None', False)), False, False),)
+
+
+def _upsample_lanczos2d_aa_backward(*args, **kwargs):
+    try:
+        grad_output, output_size, input_size, align_corners, scales_h, scales_w = _f__upsample_lanczos2d_aa_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__upsample_lanczos2d_aa_backward.call(grad_output._keyset, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+        return result
+    _ap.raise_invalid_arguments(_f__upsample_lanczos2d_aa_backward_sigs, args, kwargs)
 
 
 def _f__upsample_nearest_exact1d_0(input, output_size, scale_factors):
@@ -2881,4 +2947,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['_adaptive_avg_pool2d_backward', '_adaptive_avg_pool3d_backward', '_upsample_bicubic2d_aa', '_upsample_bicubic2d_aa_backward', '_upsample_bilinear2d_aa', '_upsample_bilinear2d_aa_backward', '_upsample_nearest_exact1d', '_upsample_nearest_exact1d_backward', '_upsample_nearest_exact2d', '_upsample_nearest_exact2d_backward', '_upsample_nearest_exact3d', '_upsample_nearest_exact3d_backward', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool2d_backward', 'adaptive_max_pool3d', 'adaptive_max_pool3d_backward', 'avg_pool2d', 'avg_pool2d_backward', 'avg_pool3d', 'avg_pool3d_backward', 'binary_cross_entropy', 'binary_cross_entropy_backward', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'fractional_max_pool2d', 'fractional_max_pool2d_backward', 'fractional_max_pool3d', 'fractional_max_pool3d_backward', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool2d_with_indices_backward', 'max_pool3d_with_indices', 'max_pool3d_with_indices_backward', 'max_unpool2d', 'max_unpool3d', 'mish', 'mish_', 'mse_loss', 'mse_loss_backward', 'multi_margin_loss', 'multi_margin_loss_backward', 'multilabel_margin_loss', 'multilabel_margin_loss_backward', 'multilabel_margin_loss_forward', 'nll_loss', 'nll_loss2d', 'nll_loss2d_backward', 'nll_loss2d_forward', 'nll_loss_backward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad1d_backward', 'reflection_pad2d', 'reflection_pad2d_backward', 'reflection_pad3d', 'reflection_pad3d_backward', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad1d_backward', 'replication_pad2d', 'replication_pad2d_backward', 'replication_pad3d', 'replication_pad3d_backward', 'rrelu_with_noise', 'rrelu_with_noise_', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'softshrink', 'upsample_bicubic2d', 'upsample_bicubic2d_backward', 'upsample_bilinear2d', 'upsample_bilinear2d_backward', 'upsample_linear1d', 'upsample_linear1d_backward', 'upsample_nearest1d', 'upsample_nearest1d_backward', 'upsample_nearest2d', 'upsample_nearest2d_backward', 'upsample_nearest3d', 'upsample_nearest3d_backward', 'upsample_trilinear3d', 'upsample_trilinear3d_backward']
+__all__ = ['_adaptive_avg_pool2d_backward', '_adaptive_avg_pool3d_backward', '_upsample_bicubic2d_aa', '_upsample_bicubic2d_aa_backward', '_upsample_bilinear2d_aa', '_upsample_bilinear2d_aa_backward', '_upsample_lanczos2d_aa', '_upsample_lanczos2d_aa_backward', '_upsample_nearest_exact1d', '_upsample_nearest_exact1d_backward', '_upsample_nearest_exact2d', '_upsample_nearest_exact2d_backward', '_upsample_nearest_exact3d', '_upsample_nearest_exact3d_backward', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool2d_backward', 'adaptive_max_pool3d', 'adaptive_max_pool3d_backward', 'avg_pool2d', 'avg_pool2d_backward', 'avg_pool3d', 'avg_pool3d_backward', 'binary_cross_entropy', 'binary_cross_entropy_backward', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'fractional_max_pool2d', 'fractional_max_pool2d_backward', 'fractional_max_pool3d', 'fractional_max_pool3d_backward', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool2d_with_indices_backward', 'max_pool3d_with_indices', 'max_pool3d_with_indices_backward', 'max_unpool2d', 'max_unpool3d', 'mish', 'mish_', 'mse_loss', 'mse_loss_backward', 'multi_margin_loss', 'multi_margin_loss_backward', 'multilabel_margin_loss', 'multilabel_margin_loss_backward', 'multilabel_margin_loss_forward', 'nll_loss', 'nll_loss2d', 'nll_loss2d_backward', 'nll_loss2d_forward', 'nll_loss_backward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad1d_backward', 'reflection_pad2d', 'reflection_pad2d_backward', 'reflection_pad3d', 'reflection_pad3d_backward', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad1d_backward', 'replication_pad2d', 'replication_pad2d_backward', 'replication_pad3d', 'replication_pad3d_backward', 'rrelu_with_noise', 'rrelu_with_noise_', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'softshrink', 'upsample_bicubic2d', 'upsample_bicubic2d_backward', 'upsample_bilinear2d', 'upsample_bilinear2d_backward', 'upsample_linear1d', 'upsample_linear1d_backward', 'upsample_nearest1d', 'upsample_nearest1d_backward', 'upsample_nearest2d', 'upsample_nearest2d_backward', 'upsample_nearest3d', 'upsample_nearest3d_backward', 'upsample_trilinear3d', 'upsample_trilinear3d_backward']
