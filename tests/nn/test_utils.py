@@ -888,3 +888,51 @@ def test_op_db_samples(name):
                 # torch's own matrix_exp derivative is accurate to ~1e-7 on large entries
                 np.testing.assert_allclose(_strided_values(s), _torch_values(t), rtol=1e-6,
                                            atol=1e-8)
+
+
+def test_parametrized_module_bookkeeping():
+    import copy
+
+    def assign_param(m):
+        lin = m.nn.Linear(3, 3)
+        m.nn.utils.parametrize.register_parametrization(lin, "weight", _symmetric(m)())
+        lin.weight = m.nn.Parameter(m.ones(3, 3))
+    check(assign_param)
+
+    def to_double(m):
+        m.manual_seed(0)
+        lin = m.nn.utils.parametrizations.spectral_norm(m.nn.Linear(3, 3))
+        lin.double()
+        sn = lin.parametrizations.weight[0]
+        return lin.weight.dtype, sn._u.dtype, lin.parametrizations.weight.original.dtype
+    check(to_double)
+
+    def roundtrip(m):
+        m.manual_seed(0)
+        a = m.nn.utils.parametrizations.weight_norm(m.nn.Linear(3, 2, dtype=m.float64))
+        m.manual_seed(1)
+        b = m.nn.utils.parametrizations.weight_norm(m.nn.Linear(3, 2, dtype=m.float64))
+        r = b.load_state_dict(a.state_dict())
+        return str(r), b.weight, list(a.state_dict())
+    check(roundtrip)
+
+    def deep(m):
+        m.manual_seed(0)
+        a = m.nn.utils.parametrizations.spectral_norm(m.nn.Linear(3, 2, dtype=m.float64))
+        b = copy.deepcopy(a)
+        return type(b).__name__, b.weight, b.parametrizations.weight[0]._u
+    check(deep, exact=False)
+
+    def nested(m):
+        m.manual_seed(0)
+        net = m.nn.Sequential(m.nn.Linear(3, 3), m.nn.Linear(3, 2))
+        m.nn.utils.parametrizations.orthogonal(net[0])
+        return (repr(net), [n for n, _ in net.named_parameters()],
+                [n for n, _ in net.named_buffers()])
+    check(nested)
+
+    def eval_mode(m):
+        lin = m.nn.Linear(3, 3).eval()
+        m.nn.utils.parametrize.register_parametrization(lin, "weight", _symmetric(m)())
+        return lin.parametrizations.weight[0].training, lin.parametrizations.training
+    check(eval_mode)
