@@ -936,3 +936,23 @@ def test_parametrized_module_bookkeeping():
         m.nn.utils.parametrize.register_parametrization(lin, "weight", _symmetric(m)())
         return lin.parametrizations.weight[0].training, lin.parametrizations.training
     check(eval_mode)
+
+
+@pytest.mark.parametrize("omap", [None, "cayley", "householder"])
+def test_orthogonal_batched_float32(omap):
+    for shape in [(2, 4, 4), (2, 5, 3), (3, 2, 3, 5)]:
+        outs = []
+        for m in (strided, torch):
+            m.manual_seed(0)
+
+            class Holder(m.nn.Module):
+                def __init__(self, m=m, shape=shape):
+                    super().__init__()
+                    self.weight = m.nn.Parameter(m.randn(*shape))
+            mod = m.nn.utils.parametrizations.orthogonal(Holder(), orthogonal_map=omap)
+            w = mod.weight
+            (w * w.detach().sin()).sum().backward()
+            outs.append((w, mod.parametrizations.weight.original.grad))
+        for s, t in zip(*outs):
+            assert_same(s, t, values=False)
+            np.testing.assert_allclose(_strided_values(s), _torch_values(t), atol=2e-6)
