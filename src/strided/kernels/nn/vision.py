@@ -199,15 +199,20 @@ def _taps_aa(in_size, out_size, align_corners, scale, acc, kind):
     return idx, w.astype(acc)
 
 
-def _taps(mode, in_size, out_size, align_corners, scale, acc):
+def _taps(mode, in_size, out_size, align_corners, scale, acc, dtype=None):
+    """``(idx, w)`` of one dim. torch's forward stores the cubic weights in the input's
+    dtype (``dtype``: for half and bfloat16 they are rounded to it, then blended in
+    float32); its linear weights and its backward stay in float32."""
     if mode == "nearest":
         return _taps_nearest(in_size, out_size, scale, False), None
     if mode == "nearest_exact":
         return _taps_nearest(in_size, out_size, scale, True), None
+    reduced = dtype is not None and dtype in (dt.float16, dt.bfloat16)
     if mode == "linear":
         return _taps_linear(in_size, out_size, align_corners, scale, acc)
     if mode == "cubic":
-        return _taps_cubic(in_size, out_size, align_corners, scale, acc)
+        idx, w = _taps_cubic(in_size, out_size, align_corners, scale, acc)
+        return idx, (w.astype(dtype.np).astype(acc) if reduced else w)
     return _taps_aa(in_size, out_size, align_corners, scale, acc, mode)
 
 
@@ -352,7 +357,8 @@ def _upsample(self, output_size, mode, align_corners, scales):
         arr = arr.astype(acc)
     for i in reversed(range(k)):
         axis = 2 + i
-        idx, w = _taps(mode, self._sizes[axis], output_size[i], align_corners, scales[i], acc)
+        idx, w = _taps(mode, self._sizes[axis], output_size[i], align_corners, scales[i], acc,
+                       self._dtype)
         arr = _resample_axis(arr, axis, idx, w)
     if self._dtype is dt.uint8 and mode not in ("nearest", "nearest_exact"):
         arr = np.clip(np.rint(arr), 0, 255)
