@@ -211,6 +211,11 @@ MAX_ERRORS = [
     lambda F, x: F.max_pool1d(x[0, :, :0], 2),
     lambda F, x: F.max_pool1d(x[0].long(), 2),
     lambda F, x: F.max_pool1d(x[0].requires_grad_(), 9),
+    lambda F, x: F.max_pool1d(x[0], 2, 1, -1, return_indices=True),
+    lambda F, x: F.max_pool1d(x[0], (2, 2), return_indices=True),
+    lambda F, x: F.max_pool1d(x[0, 0, 0], 2, return_indices=True),
+    lambda F, x: F.max_pool1d(x[0], 9, return_indices=True),
+    lambda F, x: F.max_pool1d(x[0], 3, 1, 2, return_indices=True),
 ]
 
 
@@ -502,15 +507,23 @@ def test_max_unpool():
     _meta(lambda m, x: m.nn.functional.max_unpool2d(x, x.long(), 2), (2, 3, 4, 4))
 
 
+def _bad_index(i):
+    # one invalid index only: torch scans planes in parallel, so which of several invalid
+    # indices it reports is not deterministic
+    j = i.clone()
+    j[1, 2, 1, 2] = 1000
+    return j
+
+
 UNPOOL_ERRORS = [
     lambda m, y, i: m.nn.functional.max_unpool2d(y, i.int(), 2),
     lambda m, y, i: m.nn.functional.max_unpool2d(y, i, 2, output_size=(1, 2, 3)),
     lambda m, y, i: m.nn.functional.max_unpool2d(y, i, 2, output_size=(20, 20)),
-    lambda m, y, i: m.nn.functional.max_unpool2d(y, i + 100, 2),
+    lambda m, y, i: m.nn.functional.max_unpool2d(y, _bad_index(i), 2),
     lambda m, y, i: m.nn.functional.max_unpool2d(y, i[:, :1], 2),
     lambda m, y, i: m.nn.functional.max_unpool2d(y[0, 0], i[0, 0], 2),
     lambda m, y, i: m.nn.functional.max_unpool3d(y, i, 2),
-    lambda m, y, i: m.nn.functional.max_unpool3d(y[None], (i + 1000)[None], 2),
+    lambda m, y, i: m.nn.functional.max_unpool3d(y[None], _bad_index(i)[None], 2),
 ]
 
 

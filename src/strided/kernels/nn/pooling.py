@@ -456,10 +456,16 @@ def _check_max_pool1d(self, kernel_size, stride, padding, dilation, ceil_mode):
 
 def max_pool1d_with_indices(self, kernel_size, stride=(), padding=(0,), dilation=(1,),
                             ceil_mode=False):
-    _check_max_pool1d(self, kernel_size, stride, padding, dilation, ceil_mode)
+    # torch checks only the ranks here; the rest is max_pool2d_with_indices' checks
+    if not len(stride):
+        stride = kernel_size
+    _check_dim_range(self, 2, 4, "max_pool1d")
+    for arg, values in (("kernel_size", kernel_size), ("stride", stride),
+                        ("padding", padding), ("dilation", dilation)):
+        _check_one("max_pool1d", arg, values)
     x = self.unsqueeze(-2)
-    st = (1, stride[0]) if len(stride) else ()
-    out, idx = _nn().max_pool2d_with_indices(x, (1, kernel_size[0]), st, (0, padding[0]),
+    out, idx = _nn().max_pool2d_with_indices(x, (1, kernel_size[0]), (1, stride[0]),
+                                             (0, padding[0]),
                                              (1, dilation[0]), ceil_mode)
     return out.squeeze(-2), idx.squeeze(-2)
 
