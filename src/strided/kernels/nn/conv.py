@@ -351,14 +351,50 @@ def _conv_np(x, w, stride, padding, dilation, groups, out_sp, out=None):
 
 def _conv_transpose_np(x, w, stride, padding, dilation, groups, out_sp):
     """Transposed convolution of arrays: x ``(N, Cin, *S)``, w ``(Cin, Cout/g, *K)``."""
-    n, cin = x.shape[:2]
-    in_sp = x.shape[2:]
-    cout = w.shape[1] * groups
-    ksizes = w.shape[2:]
+    cin = x.shape[1]
     wm = w.reshape(groups, cin // groups, -1)
-    xm = x.reshape(n, groups, cin // groups, -1)
-    cols = np.matmul(wm.transpose(0, 2, 1), xm).reshape(n, cout * _prod(ksizes), -1)
-    return _col2im(cols, cout, ksizes, stride, padding, dilation, out_sp, in_sp)
+    return _matmul_col2im(wm.transpose(0, 2, 1), x, w.shape[1] * groups, w.shape[2:], stride,
+                          padding, dilation, groups, out_sp)
+
+
+def _matmul_col2im(left, right, channels, ksizes, stride, padding, dilation, groups, in_sp):
+    """col2im(``left @ right``): ``left`` ``(g, C/g * prod(K), O/g)``, ``right``
+    ``(N, O, *Out)``; the ``(N, C, *in_sp)`` image the columns sum to.
+
+    Note [col2im with long runs]: a strided ``+=`` per kernel offset over an
+    ``(N, C, *Out)`` block iterates rows as short as the output's last dim. Flattening the
+    spatial dims of the (padded) image makes each offset's targets one slice with step
+    ``stride[-1]``, provided the columns are laid out with rows long enough: the right
+    operand is zero-padded to sizes ``G`` with ``G[e] = stride[e-1] * B[e] / stride[e]``
+    (``B``, the image's padded sizes, rounded up to multiples of the strides). The extra
+    columns are zeros, so wherever their targets fall they add nothing."""
+    n, o = right.shape[:2]
+    out_sp = right.shape[2:]
+    d = len(ksizes)
+    need = [max(s + 2 * p, (q - 1) * st + dl * (k - 1) + 1) for s, p, q, st, dl, k in
+            zip(in_sp, padding, out_sp, stride, dilation, ksizes)]
+    b = list(need)
+    for e in range(1, d):
+        b[e] = -(-need[e] // stride[e]) * stride[e]
+    g = [out_sp[0]] + [stride[e - 1] * b[e] // stride[e] for e in range(1, d)]
+    if list(out_sp) != g:
+        padded = np.zeros((n, o) + tuple(g), right.dtype)
+        padded[(slice(None), slice(None)) + tuple(slice(0, q) for q in out_sp)] = right
+        right = padded
+    gprod = _prod(g)
+    cols = np.matmul(left, right.reshape(n, groups, o // groups, gprod))
+    cols = cols.reshape(n, channels, _prod(ksizes), gprod)
+    bstr = contiguous_strides(tuple(b))
+    last = stride[-1]
+    span = last * (gprod - 1) + 1
+    top = sum((k - 1) * dl * bs for k, dl, bs in zip(ksizes, dilation, bstr))
+    buf = np.zeros((n, channels, max(_prod(b), top + span)), cols.dtype)
+    for i, kidx in enumerate(np.ndindex(*ksizes)):
+        base = sum(k * dl * bs for k, dl, bs in zip(kidx, dilation, bstr))
+        buf[:, :, base:base + span:last] += cols[:, :, i]
+    img = buf[:, :, :_prod(b)].reshape((n, channels) + tuple(b))
+    return img[(slice(None), slice(None)) + tuple(slice(p, p + s) for p, s in
+                                                  zip(padding, in_sp))]
 
 
 def _conv_grad_weight_np(go, x, wsizes, stride, padding, dilation, groups):
@@ -371,13 +407,10 @@ def _conv_grad_weight_np(go, x, wsizes, stride, padding, dilation, groups):
 
 
 def _conv_grad_input_np(go, w, stride, padding, dilation, groups, in_sp):
-    n, o = go.shape[:2]
-    c = w.shape[1] * groups
-    ksizes = w.shape[2:]
+    o = go.shape[1]
     wm = w.reshape(groups, o // groups, -1)
-    gom = go.reshape(n, groups, o // groups, -1)
-    cols = np.matmul(wm.transpose(0, 2, 1), gom).reshape(n, c * _prod(ksizes), -1)
-    return _col2im(cols, c, ksizes, stride, padding, dilation, in_sp, go.shape[2:])
+    return _matmul_col2im(wm.transpose(0, 2, 1), go, w.shape[1] * groups, w.shape[2:], stride,
+                          padding, dilation, groups, in_sp)
 
 
 def _store(result, value) -> None:
