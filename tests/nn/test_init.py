@@ -27,7 +27,7 @@ def _seeded(m, seed, shape, dtype, fn, *args, **kwargs):
     out = fn(m)(t, *args, **kwargs)
     assert out is t
     # the stream after the call is where torch's is too: one more draw agrees
-    return t, m.rand(3, dtype=m.float64)
+    return t, m.rand(3, dtype=m.float64), t._version
 
 
 def _with_generator(m, seed, shape, dtype, fn, *args, **kwargs):
@@ -168,7 +168,10 @@ def test_fills_on_leaf_requiring_grad_keep_graph_clean():
                                           ((4, 6, 3, 3, 3), 1), ((6, 4, 2, 3, 5), 3),
                                           ((2, 5, 4), 1), ((5, 2, 3), 1)])
 def test_dirac(shape, groups):
-    check(lambda m: m.nn.init.dirac_(m.full(shape, 7.0), groups))
+    def rec(m):
+        t = m.full(shape, 7.0)
+        return m.nn.init.dirac_(t, groups), t._version
+    check(rec)
 
 
 def test_dirac_errors():

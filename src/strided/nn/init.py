@@ -243,12 +243,11 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
     centre = tuple(s // 2 for s in sizes[2:])
     with _st.no_grad():
         tensor.zero_()
-        if n > 0 and groups > 0:
-            # every (out, in) pair to set, as two index tensors: one write
-            d = _st.arange(n)
-            outs = (_st.arange(groups).unsqueeze(1) * out_per_group + d).reshape(-1)
-            ins = d.repeat(groups)
-            tensor[(outs, ins) + centre] = 1
+        # one scalar write per (group, channel), as torch's Python loop does: the same
+        # version-counter bumps (groups * n writes, a loop over channels, not data)
+        for g in range(groups):
+            for d in range(n):
+                tensor[(g * out_per_group + d, d) + centre] = 1
     return tensor
 
 
@@ -362,11 +361,9 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) 
     num_zeros = math.ceil(sparsity * rows)
     with _st.no_grad():
         tensor.normal_(0, std, generator=generator)
-        if cols == 0:
-            return tensor
-        # one randperm per column, drawn in column order like torch; one write
-        picks = _st.stack([_st.randperm(rows)[:num_zeros] for _ in range(cols)], 1)
-        tensor[picks, _st.arange(cols)] = 0
+        # one randperm and one write per column, like torch (same draws, same versions)
+        for col in range(cols):
+            tensor[_st.randperm(rows)[:num_zeros], col] = 0
     return tensor
 
 
