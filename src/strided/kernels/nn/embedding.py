@@ -305,31 +305,67 @@ def _embedding_bag_impl(weight, indices, offsets, scale_grad_by_freq, mode, spar
     else:
         sel_idx, sel_bags, psw_pos = idx, bags, None
     rows = w[sel_idx].astype(c, copy=False)
+    if mode != _MAX and per_sample_weights is not None:
+        psw = np.ascontiguousarray(per_sample_weights._array()).astype(c, copy=False)
+        psw = psw if psw_pos is None else psw[psw_pos]
+        rows = rows * psw[:, None]
     nonempty = counts > 0
-    starts = np.searchsorted(sel_bags, np.arange(num_bags))[nonempty]
-    result = np.zeros((num_bags, dim), c)
-    if mode == _MAX:
-        mi = np.zeros((num_bags, dim), np.int64)
-        if starts.size:
-            mx = np.maximum.reduceat(rows, starts, axis=0)
-            result[nonempty] = mx
-            pos = np.arange(rows.shape[0])[:, None]
-            bag_of_row = np.cumsum(np.isin(np.arange(rows.shape[0]), starts)) - 1
-            first = np.where(rows == mx[bag_of_row], pos, rows.shape[0])
-            arg = np.minimum.reduceat(first, starts, axis=0)
-            mi[nonempty] = sel_idx[np.minimum(arg, rows.shape[0] - 1)]
-        max_idx._array()[...] = mi
+    starts = np.searchsorted(sel_bags, np.arange(num_bags))
+    dense = _dense_bags(rows, sel_idx, counts, starts, mode)
+    if dense is not None:   # (bags, longest bag, dim): one reduction over axis 1
+        values, didx, live = dense
+        if mode == _MAX:
+            arg = values.argmax(axis=1)   # the first maximum, as torch's strict ``>``
+            result = np.take_along_axis(values, arg[:, None, :], axis=1)[:, 0, :]
+            mi = np.where(live[:, None], didx[np.arange(num_bags)[:, None], arg], 0)
+            result[~live] = 0
+            max_idx._array()[...] = mi
+        else:
+            result = values.sum(axis=1)   # left to right along each bag, as torch sums
     else:
-        if per_sample_weights is not None:
-            psw = np.ascontiguousarray(per_sample_weights._array()).astype(c, copy=False)
-            psw = psw if psw_pos is None else psw[psw_pos]
-            rows = rows * psw[:, None]
-        _scatter_add_rows(result, sel_bags, rows)
-        if mode == _MEAN:
-            result[nonempty] /= counts[nonempty].astype(c)[:, None]
-            max_idx._array()[...] = counts
+        starts = starts[nonempty]
+        result = np.zeros((num_bags, dim), c)
+        if mode == _MAX:
+            mi = np.zeros((num_bags, dim), np.int64)
+            if starts.size:
+                mx = np.maximum.reduceat(rows, starts, axis=0)
+                result[nonempty] = mx
+                pos = np.arange(rows.shape[0])[:, None]
+                bag_of_row = np.cumsum(np.isin(np.arange(rows.shape[0]), starts)) - 1
+                first = np.where(rows == mx[bag_of_row], pos, rows.shape[0])
+                arg = np.minimum.reduceat(first, starts, axis=0)
+                mi[nonempty] = sel_idx[np.minimum(arg, rows.shape[0] - 1)]
+            max_idx._array()[...] = mi
+        else:
+            _scatter_add_rows(result, sel_bags, rows)
+    if mode == _MEAN:
+        result[nonempty] /= counts[nonempty].astype(c)[:, None]
+        max_idx._array()[...] = counts
     np.copyto(out_arr, result, casting="unsafe")
     return out, o2b, bag_size, max_idx
+
+
+def _dense_bags(rows, idx, counts, starts, mode):
+    """The bags as a (bags, longest bag, dim) array when that is not much larger than the
+    rows (bags of equal length are a reshape, no copy): padding is 0 for sums and -inf for
+    maxima, so one reduction over axis 1 gives every bag. Returns (values, the index of
+    each slot, which bags are non-empty) or None."""
+    num_bags = counts.size
+    n, dim = rows.shape
+    longest = int(counts.max()) if num_bags else 0
+    if not longest or num_bags * longest > 2 * n + num_bags:
+        return None
+    live = counts > 0
+    if n == num_bags * longest:                   # all bags of one length
+        return rows.reshape(num_bags, longest, dim), idx.reshape(num_bags, longest), live
+    bag_of = np.repeat(np.arange(num_bags), counts)
+    rank = np.arange(n) - starts[bag_of]
+    fill = -np.inf if mode == _MAX else 0
+    values = np.full((num_bags, longest, dim), fill, rows.dtype)
+    values[bag_of, rank] = rows
+    didx = np.zeros((num_bags, longest), np.int64)
+    didx[bag_of, rank] = idx
+    return values, didx, live
 
 
 def embedding_bag_forward(weight, indices, offsets, scale_grad_by_freq=False, mode=0,
