@@ -360,8 +360,6 @@ def _upsample(self, output_size, mode, align_corners, scales):
         idx, w = _taps(mode, self._sizes[axis], output_size[i], align_corners, scales[i], acc,
                        self._dtype)
         arr = _resample_axis(arr, axis, idx, w)
-    if self._dtype is dt.uint8 and mode not in ("nearest", "nearest_exact"):
-        arr = np.clip(np.rint(arr), 0, 255)
     return _fill(result, arr)
 
 
