@@ -226,9 +226,12 @@ def _resample_axis(arr, axis, idx, w):
     if w is None:
         return np.take(arr, idx[:, 0], axis=axis)
     shape = _bshape(arr.ndim, axis, idx.shape[0])
-    out = np.take(arr, idx[:, 0], axis=axis) * w[:, 0].reshape(shape)
+    out = np.take(arr, idx[:, 0], axis=axis)
+    out *= w[:, 0].reshape(shape)
     for k in range(1, idx.shape[1]):
-        out += np.take(arr, idx[:, k], axis=axis) * w[:, k].reshape(shape)
+        term = np.take(arr, idx[:, k], axis=axis)
+        term *= w[:, k].reshape(shape)
+        out += term
     return out
 
 
