@@ -438,7 +438,11 @@ def embedding_bag_dense_backward(grad, indices, offset2bag, bag_size, maximum_in
         return out
     c = _opmath(grad._dtype)
     g = grad._array().astype(c, copy=False)
-    acc = np.zeros((num_weights, dim), c)
+    if c == grad._dtype.np:     # accumulate straight into the result
+        acc = out._array()
+        acc[...] = 0
+    else:
+        acc = np.zeros((num_weights, dim), c)
     sizes = bag_size._array().astype(np.int64, copy=False)
     if mode == _MAX:
         mi = maximum_indices._array().astype(np.int64, copy=False)
@@ -450,7 +454,8 @@ def embedding_bag_dense_backward(grad, indices, offset2bag, bag_size, maximum_in
                            offset2bag._array().reshape(-1).astype(np.int64, copy=False), sizes,
                            num_weights, scale_grad_by_freq, mode, per_sample_weights,
                            padding_idx, acc)
-    np.copyto(out._array(), acc, casting="unsafe")
+    if acc.dtype != grad._dtype.np:
+        np.copyto(out._array(), acc, casting="unsafe")
     return out
 
 
@@ -464,21 +469,24 @@ def _bag_sum_mean_grad(g, idx, bags, sizes, num_weights, scale_grad_by_freq, mod
     if not idx.size:
         return
     c = acc.dtype
-    order = np.argsort(idx, kind="stable")
-    sidx = idx[order]
-    first = np.concatenate(([True], sidx[1:] != sidx[:-1]))
-    scale = np.ones(idx.size, np.float64)
+    scale = None
     if per_sample_weights is not None:
         scale = per_sample_weights._array().reshape(-1).astype(np.float64)
     if scale_grad_by_freq:
+        order = np.argsort(idx, kind="stable")
+        sidx = idx[order]
+        first = np.concatenate(([True], sidx[1:] != sidx[:-1]))
         counts = np.bincount(idx, minlength=num_weights)
         group = np.empty(idx.size, np.int64)
         group[order] = np.cumsum(first) - 1
-        scale = scale / counts[sidx[group]]
+        scale = (1.0 if scale is None else scale) / counts[sidx[group]]
     if mode == _MEAN:
         sz = sizes[bags]
-        scale = np.where(sz != 0, scale / np.maximum(sz, 1), scale)
-    rows = g[bags] * scale.astype(c)[:, None]
+        base = 1.0 if scale is None else scale
+        scale = np.where(sz != 0, base / np.maximum(sz, 1), base)
+    rows = g[bags]
+    if scale is not None:
+        rows *= np.broadcast_to(scale, idx.shape).astype(c)[:, None]
     if padding_idx >= 0:
         keep = idx != padding_idx
         idx, rows = idx[keep], rows[keep]
