@@ -63,6 +63,10 @@ def test_warnings_and_errors():
 
 def test_meta():
     check(lambda m: m.native_dropout(m.empty(3, 4, device="meta"), 0.5, True))
+    for fn in ("dropout", "alpha_dropout", "feature_alpha_dropout", "dropout1d"):
+        check(lambda m, fn=fn: getattr(m.nn.functional, fn)(m.empty(3, 4, 5, device="meta"),
+                                                            0.3, True))
+    check(lambda m: m.nn.functional.rrelu(m.empty(3, 4, device="meta"), training=True))
 
 
 MODULES = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
