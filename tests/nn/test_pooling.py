@@ -364,6 +364,17 @@ def test_adaptive_nan_channels_last_gradcheck():
         _cl(x), 1), b, exact=False)
     _run(lambda m, x: m.nn.functional.adaptive_max_pool2d(
         _cl(x), (3, 2), True), b)
+    c = _arr((2, 3, 4, 5, 6))
+    _run(lambda m, x: m.nn.functional.adaptive_avg_pool3d(_cl(x), 1), c, exact=False)
+    _run(lambda m, x: m.nn.functional.adaptive_avg_pool3d(_cl(x), (2, 3, 1)), c, exact=False)
+    _run(lambda m, x: m.nn.functional.avg_pool3d(_cl(x), 2, 1, 1), c, exact=False)
+    _run(lambda m, x: m.nn.functional.adaptive_max_pool3d(_cl(x), (2, 3, 1), True), c)
+    _run(lambda m, x: m.nn.functional.max_unpool3d(
+        *m.nn.functional.max_pool3d(_cl(x), 2, return_indices=True), 2, output_size=(4, 5, 6)),
+        c)
+    _run(lambda m, x: m.nn.functional.max_unpool2d(
+        *m.nn.functional.max_pool2d(_cl(x), 2, return_indices=True), 2, output_size=(6, 7)),
+        b)
     F = strided.nn.functional
     gradcheck_strided(lambda m, x: F.adaptive_avg_pool2d(x, (2, 3)), [(1, 2, 5, 4)], second=True)
     gradcheck_strided(lambda m, x: F.adaptive_max_pool2d(x, (2, 3)), [(1, 2, 5, 4)])

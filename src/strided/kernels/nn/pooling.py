@@ -620,7 +620,7 @@ def _avg_pool3d_geometry(self, kernel_size, stride, padding, ceil_mode, divisor_
     outs = tuple(_pool_out_size(self._sizes[-3 + i], ks[i], ps[i], ss[i], 1, ceil_mode)
                  for i in range(3))
     _pool3d_shape_check(self, ks, ss, ps, (1, 1, 1), outs, fn, True)
-    return ks, ss, ps, outs, _channels_last(self, 3)
+    return ks, ss, ps, outs, False      # torch's avg_pool3d output is contiguous
 
 
 def avg_pool3d(self, kernel_size, stride=(), padding=(0,), ceil_mode=False,
@@ -728,7 +728,8 @@ def _adaptive_avg_pool(self, output_size, nd, name):
     _adaptive_avg_check(self, output_size, nd, name)
     outs = tuple(output_size)
     shape = self._sizes[:-nd] + outs
-    out = _new(self, shape, self._dtype, _channels_last(self, nd))
+    # channels-last kept in 2d only (torch's 3-d adaptive kernels return contiguous)
+    out = _new(self, shape, self._dtype, nd == 2 and _channels_last(self, nd))
     if _is_meta(self):
         return out
     _require(self, _FLOATS, name)
@@ -746,7 +747,7 @@ def adaptive_avg_pool3d_kernel(self, output_size):
 
 
 def _adaptive_avg_backward(grad_output, self, nd, name):
-    gi = _new(self, self._sizes, self._dtype, _channels_last(self, nd))
+    gi = _new(self, self._sizes, self._dtype, nd == 2 and _channels_last(self, nd))
     if _is_meta(self) or not numel_of(self._sizes):
         return gi
     _require(self, _FLOATS, name)
@@ -821,7 +822,11 @@ def adaptive_avg_pool3d(self, output_size):
         "adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 but "
         f"received {{{output_size[0]}, {output_size[1]}, {output_size[2]}}}"))
     if tuple(output_size) == (1, 1, 1):
-        return self.mean((-1, -2, -3), keepdim=True)
+        out = self.mean((-1, -2, -3), keepdim=True)
+        if _channels_last(self, 3):
+            n, c = self._sizes[:2]
+            out.as_strided_((n, c, 1, 1, 1), (c, 1, c, c, c))
+        return out
     return _s()._adaptive_avg_pool3d(self, output_size)
 
 
@@ -876,7 +881,7 @@ def _adaptive_max_pool(self, output_size, nd):
         f"{name}(): internal error: output_size.size() must be {nd}"))
     outs = tuple(output_size)
     shape = self._sizes[:-nd] + outs
-    cl = _channels_last(self, nd)
+    cl = nd == 2 and _channels_last(self, nd)
     out = _new(self, shape, self._dtype, cl)
     indices = _new(self, shape, dt.int64, cl)
     if _is_meta(self):
@@ -910,7 +915,7 @@ def adaptive_max_pool2d_backward(grad_output, self, indices):
 
 def adaptive_max_pool3d_backward(grad_output, self, indices):
     _adaptive_backward_empty_check(grad_output, "adaptive_max_pool3d_backward")
-    return _scatter_max_grad(grad_output, self, indices, 3, _channels_last(self, 3))
+    return _scatter_max_grad(grad_output, self, indices, 3, False)
 
 
 def adaptive_max_pool1d(self, output_size):
@@ -1059,7 +1064,7 @@ def _max_unpool(self, indices, outs, nd, name):
     ndim = len(self._sizes)
     outs = tuple(outs)
     shape = self._sizes[:-nd] + outs
-    out = _new(self, shape, self._dtype, _channels_last(self, nd))
+    out = _new(self, shape, self._dtype, nd == 2 and _channels_last(self, nd))
     if _is_meta(self):
         return out
     x = self._array()
