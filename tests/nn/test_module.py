@@ -849,3 +849,44 @@ def test_parameter_values_after_seed_match_torch():
     for (ns, ps), (nt, pt) in zip(s.named_parameters(), t.named_parameters()):
         assert ns == nt
         assert_same(ps, pt)
+
+
+def test_legacy_backward_hook_and_global_backward_hooks():
+    def recipe(m):
+        log = []
+        m.manual_seed(0)
+        lin = m.nn.Linear(3, 2).double()
+        lin.register_backward_hook(lambda mod, gi, go: log.append(
+            ("legacy", [None if g is None else tuple(g.shape) for g in gi],
+             [tuple(g.shape) for g in go])))
+        mm = m.nn.modules.module
+        h1 = mm.register_module_full_backward_pre_hook(
+            lambda mod, go: log.append(("global_pre", type(mod).__name__)))
+        h2 = mm.register_module_forward_hook(
+            lambda mod, a, o: log.append(("global_fwd", type(mod).__name__)))
+        seq = m.nn.Sequential(m.nn.Flatten(), m.nn.Identity())
+        x = m.ones(2, 3, dtype=m.float64, requires_grad=True)
+        seq(lin(x)).sum().backward()
+        h1.remove()
+        h2.remove()
+        seq(lin(x)).sum().backward()
+        return log, x.grad
+    check(recipe)
+
+
+def test_global_full_backward_hook():
+    def recipe(m):
+        log = []
+        mm = m.nn.modules.module
+        h = mm.register_module_full_backward_hook(
+            lambda mod, gi, go: log.append((type(mod).__name__, gi[0].sum().item(),
+                                            go[0].sum().item())))
+        try:
+            lin = m.nn.Linear(2, 2).double()
+            with m.no_grad():
+                lin.weight.fill_(0.5)
+            lin(m.ones(1, 2, dtype=m.float64, requires_grad=True)).sum().backward()
+        finally:
+            h.remove()
+        return log
+    check(recipe)

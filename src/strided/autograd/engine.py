@@ -291,6 +291,13 @@ def _apply(node, grads, retain_graph):
     if _ANOMALY["enabled"] and _ANOMALY["check_nan"]:
         anomaly_mode.check_outputs(node, outputs)
     if node._hooks:
+        # torch validates (sums to the input's shape, casts) before the post hooks run
+        metas = node._input_metadata
+        outputs = tuple(
+            _validate(node, i, g, metas[i])
+            if g is not None and i < len(metas) and metas[i] is not None
+            and (g._sizes != metas[i][0] or g._dtype is not metas[i][1]) else g
+            for i, g in enumerate(outputs))
         for hook in tuple(node._hooks):
             new = hook(tuple(outputs), tuple(grads))
             if new is not None:
