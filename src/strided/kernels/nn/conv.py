@@ -335,6 +335,15 @@ def _col2im(cols, channels, ksizes, stride, padding, dilation, in_sp, out_sp):
                                                   zip(padding, in_sp))]
 
 
+def _mm(a, b, out=None):
+    """``np.matmul``, but an outer product (a contraction over one element, e.g. a
+    depthwise convolution's input gradient) as a broadcast multiply: NumPy's matmul
+    does not take BLAS for it and is several times slower."""
+    if a.shape[-1] == 1:
+        return np.multiply(a, b, out=out)
+    return np.matmul(a, b, out=out)
+
+
 def _conv_np(x, w, stride, padding, dilation, groups, out_sp, out=None):
     """Plain convolution of arrays: ``(N, O, *out_sp)``; written into ``out`` (a
     C-contiguous array of that shape and the product's dtype) when given."""
@@ -344,9 +353,9 @@ def _conv_np(x, w, stride, padding, dilation, groups, out_sp, out=None):
     cols = _columns(x, ksizes, stride, padding, dilation, out_sp, groups)
     wm = w.reshape(groups, o // groups, -1)
     if out is not None:
-        np.matmul(wm, cols, out=out.reshape(n, groups, o // groups, -1))
+        _mm(wm, cols, out=out.reshape(n, groups, o // groups, -1))
         return out
-    return np.matmul(wm, cols).reshape((n, o) + tuple(out_sp))
+    return _mm(wm, cols).reshape((n, o) + tuple(out_sp))
 
 
 def _conv_transpose_np(x, w, stride, padding, dilation, groups, out_sp):
@@ -382,7 +391,7 @@ def _matmul_col2im(left, right, channels, ksizes, stride, padding, dilation, gro
         padded[(slice(None), slice(None)) + tuple(slice(0, q) for q in out_sp)] = right
         right = padded
     gprod = _prod(g)
-    cols = np.matmul(left, right.reshape(n, groups, o // groups, gprod))
+    cols = _mm(left, right.reshape(n, groups, o // groups, gprod))
     cols = cols.reshape(n, channels, _prod(ksizes), gprod)
     bstr = contiguous_strides(tuple(b))
     last = stride[-1]
