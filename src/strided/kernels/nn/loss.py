@@ -45,6 +45,7 @@ from ...core import dtypes as dt
 from ...core.checks import check, check_value, maybe_wrap_dim
 from ...core.tensor_impl import numel_of
 from ...ops.dispatcher import get_op
+from ..broadcast import broadcast_shapes
 from ..factory import empty
 from ..resize import resize_output
 
@@ -684,7 +685,7 @@ def _binary(self, target, name, out=None, reduction=_NONE, dtype=None):
     """Broadcast shape, result dtype and the two NumPy operands of a pointwise loss."""
     dtype = dtype or dt.promote(self._dtype, target._dtype)
     _check_float(dtype, name)
-    shape = tuple(np.broadcast_shapes(self._sizes, target._sizes))
+    shape = broadcast_shapes(self._sizes, target._sizes)
     res = _alloc(shape if reduction == _NONE else (), dtype, self._device, out)
     if _meta(self) or _meta(target):
         return res, None, None, None
@@ -702,9 +703,8 @@ def _mse_impl(self, target, reduction, out=None):
     res, a, b, acc = _binary(self, target, "mse_cpu", out, reduction)
     if a is None:
         return res
-    d = np.subtract(a, b)
-    np.multiply(d, d, out=d)
-    return _finish(res, d, reduction, acc)
+    d = np.asarray(a - b)
+    return _finish(res, d * d, reduction, acc)
 
 
 def mse_loss_kernel(self, target, reduction=_MEAN):
@@ -885,17 +885,26 @@ def binary_cross_entropy_with_logits_kernel(self, target, weight=None, pos_weigh
 
 def _mm_shapes(self, target, weight, name):
     ndim = self.dim()
+    valid = (ndim == 2 and self._sizes[1] != 0) or (ndim == 1 and self._sizes[0] != 0) or \
+        ndim == 0
     nframe = 1 if ndim <= 1 else self._sizes[0]
     dim = 1 if ndim == 0 else self._sizes[-1]
-    check(self.numel() > 0 and ndim <= 2, lambda: (
-        f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
-        f"{list(self._sizes)}"))
+    check(valid, lambda: (f"Expected non-empty vector or matrix with optional 0-dim batch "
+                          f"size, but got: {list(self._sizes)}"))
     check(target.dim() <= 1 and target.numel() == nframe, lambda: (
-        f"inconsistent target size, expected {nframe} but got {list(target._sizes)}"))
+        f"multi_margin_loss: target tensor should be 1-D with size equal to the number of "
+        f"input samples (batch size). Expected target size [{nframe}], but got "
+        f"{list(target._sizes)}. Input has shape {list(self._sizes)}."))
     if weight is not None:
         check(weight.dim() <= 1 and weight.numel() == dim, lambda: (
             f"inconsistent weight size, expected {dim} but got {list(weight._sizes)}"))
+    _check_long(target)
     return nframe, dim
+
+
+def _check_long(target):
+    check(target._dtype is dt.int64, lambda: (
+        f"expected scalar type Long but found {target._dtype._scalar_name}"))
 
 
 def _multi_margin_parts(self, target, p, margin, weight):
@@ -923,12 +932,15 @@ def _multi_margin_impl(self, target, p, margin, weight, reduction, out=None):
     check(p == 1 or p == 2, "only p == 1 and p == 2 supported")
     _check_float(self._dtype, "multi_margin_loss_cpu_kernel")
     nframe = 1 if self.dim() <= 1 else self._sizes[0]
-    shape = (nframe,) if reduction == _NONE and self.dim() == 2 else ()
+    shape = (nframe,) if reduction == _NONE and target.dim() > 0 else ()
     if _meta(self):
         _mm_shapes(self, target, weight, "multi_margin_loss")
         return _alloc(shape, self._dtype, self._device, out)
-    acc, nframe, dim, x, t, z, pos, h, wt = _multi_margin_parts(self, target, p, margin, weight)
     res = _alloc(shape, self._dtype, self._device, out)
+    if not self.numel():
+        _mm_shapes(self, target, weight, "multi_margin_loss")
+        return res
+    acc, nframe, dim, x, t, z, pos, h, wt = _multi_margin_parts(self, target, p, margin, weight)
     per = np.sum(h, axis=1, dtype=acc) / dim
     _store(res, per if reduction == _NONE else _reduce(per, reduction, acc))
     return res
@@ -956,7 +968,7 @@ def _multi_margin_bw_impl(grad_output, self, target, p, margin, weight, reductio
     gz[np.arange(nframe), t] = 0
     gz[np.arange(nframe), t] = -gz.sum(axis=1)
     g = _arr(grad_output, acc)
-    if reduction == _NONE and self.dim() == 2:
+    if reduction == _NONE and grad_output.dim() > 0:
         gz = gz * g.reshape(nframe, 1)
     else:
         gz = gz * g.reshape(())
@@ -992,6 +1004,7 @@ def _mlm_check(self, target):
         check(target.dim() == 2 and target._sizes[0] == nframe and target._sizes[1] == dim,
               lambda: (f"inconsistent target size: {list(target._sizes)} for input of size: "
                        f"{list(self._sizes)}"))
+    _check_long(target)
     return nframe, dim
 
 
@@ -1001,7 +1014,7 @@ def _mlm_parts(self, target):
     x = _arr(self, acc).reshape(nframe, dim)
     t = target._array().reshape(nframe, dim).astype(np.int64)
     valid = np.cumprod(t != -1, axis=1).astype(bool)       # positions before the first -1
-    check(not (valid & ((t < 0) | (t >= dim))).any(), "target index is out of bounds")
+    check(not (valid & ((t < 0) | (t >= dim))).any(), "argument #2 'target' is out of range")
     tc = np.where(valid, t, 0)
     is_target = np.zeros((nframe, dim), bool)
     rows = np.broadcast_to(np.arange(nframe)[:, None], tc.shape)
