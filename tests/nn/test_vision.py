@@ -238,6 +238,12 @@ ERRORS = [
     lambda m: m.nn.functional.interpolate(_x(m, (1, 2, 4), "int32"), size=3, mode="linear"),
     lambda m: m.nn.functional.interpolate(_x(m, (2, 3, 4), "int64"), size=3),
     lambda m: m.ops.aten.upsample_bilinear2d(_x(m), [3], False),
+    lambda m: m.ops.aten.upsample_nearest2d.vec(_x(m), [3], None),
+    lambda m: m.ops.aten.upsample_nearest2d.vec(_x(m), None, [2.0]),
+    lambda m: m.ops.aten.upsample_nearest2d.vec(_x(m), None, None),
+    lambda m: m.ops.aten.upsample_nearest2d.vec(_x(m), [3, 3], [2.0, 2.0]),
+    lambda m: m.ops.aten.upsample_nearest2d.vec(_x(m), None, [float("inf"), 2.0]),
+    lambda m: m.nn.functional.interpolate(_x(m), scale_factor=-2.0),
     lambda m: m.ops.aten.upsample_nearest2d_backward(_x(m), [4, 4], [1, 2, 2], None, None),
     lambda m: m.ops.aten.upsample_nearest2d_backward(_x(m), [4, 5], [1, 2, 2, 2], None, None),
 ]

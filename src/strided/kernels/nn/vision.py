@@ -527,12 +527,16 @@ def _vec_output_size(input, output_size, scale_factors):
     k = len(input._sizes) - 2
     if output_size is not None:
         check(scale_factors is None, "Must specify exactly one of output_size and scale_factors")
-        check(len(output_size) == k, lambda: (
-            f"Expected len(output_size) == {k} to be true, but got false."))
+        check(len(output_size) == k, (
+            "Expected static_cast<int64_t>(output_size->size()) == spatial_dimensions to be "
+            "true, but got false.  (Could this error message be improved?  If so, please "
+            "report an enhancement request to PyTorch.)"))
         return list(output_size), [None] * k
     if scale_factors is not None:
-        check(len(scale_factors) == k, lambda: (
-            f"Expected len(scale_factors) == {k} to be true, but got false."))
+        check(len(scale_factors) == k, (
+            "Expected static_cast<int64_t>(scale_factors->size()) == spatial_dimensions to be "
+            "true, but got false.  (Could this error message be improved?  If so, please "
+            "report an enhancement request to PyTorch.)"))
         sizes = []
         for i in range(k):
             odim = float(input._sizes[i + 2]) * scale_factors[i]
