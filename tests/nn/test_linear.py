@@ -89,6 +89,19 @@ def test_linear_errors(case):
     check(recipe)
 
 
+@pytest.mark.parametrize("case", range(4))
+def test_linear_binding_type_errors(case):
+    def recipe(m):
+        F = m.nn.functional
+        return [
+            lambda: F.linear(m.ones(2)),
+            lambda: F.linear(m.ones(2), 3),
+            lambda: F.bilinear(m.ones(2), m.ones(2)),
+            lambda: F.linear(input=m.ones(1, 2), weight=m.ones(3, 2), bias=m.ones(3)),
+        ][case]()
+    check(recipe)
+
+
 def test_linear_meta():
     def recipe(m):
         x = m.ones(2, 3, 4, device="meta")
