@@ -307,6 +307,21 @@ def test_grid_sample_float32_and_noncontiguous():
         align_corners=True), x, g, rtol=1e-5, atol=1e-5)
 
 
+@hyp(25)
+@given(st.integers(1, 5), st.integers(1, 5), st.integers(1, 4), st.integers(1, 4),
+       st.sampled_from(["bilinear", "nearest", "bicubic"]),
+       st.sampled_from(["zeros", "border", "reflection"]), st.booleans(), st.booleans())
+def test_grid_sample_hypothesis(h, w, gh, gw, mode, pad, ac, transposed):
+    x = RNG.standard_normal((2, 2, w, h) if transposed else (2, 2, h, w))
+    g = RNG.uniform(-1.6, 1.6, size=(2, gh, gw, 2))
+
+    def fn(m, t, gr):
+        t = t.transpose(2, 3) if transposed else t    # non-contiguous input
+        return m.nn.functional.grid_sample(t, gr, mode=mode, padding_mode=pad,
+                                           align_corners=ac)
+    _run(fn, x, g, rtol=1e-10, atol=1e-11)
+
+
 def test_grid_sample_gradcheck():
     def fn(m, x, g):
         return m.nn.functional.grid_sample(x, g * 0.7, align_corners=False)
