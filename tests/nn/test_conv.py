@@ -410,6 +410,15 @@ ERRORS = [
     lambda m: m.convolution(m.ones(2, 3, 8, 8), m.ones(4, 3, 3, 3), None, [1, 1], [0, 0],
                             [1, 1], False, [0], 1),
     lambda m: m.convolution(m.ones(2, 3, 8, 8), m.ones(4), None, [1], [0], [1], False, [0], 1),
+    lambda m: _f(m).conv_transpose1d(m.ones(2, 3, 3, dtype=m.float64),
+                                     m.ones(3, 2, 3, dtype=m.float64), padding=4),
+    lambda m: _f(m).conv_transpose3d(m.ones(1, 2, 3, 3, 3, dtype=m.float64),
+                                     m.ones(2, 2, 3, 3, 3, dtype=m.float64), padding=4),
+    # the argument parser's TypeErrors
+    lambda m: _f(m).conv2d(m.ones(1, 1, 3, 3)),
+    lambda m: _f(m).conv2d(m.ones(1, 1, 3, 3), m.ones(1, 1, 2, 2), stride="a"),
+    lambda m: _f(m).conv2d(m.ones(1, 1, 3, 3), m.ones(1, 1, 2, 2), groups=1.5),
+    lambda m: _f(m).conv2d(m.ones(1, 1, 3, 3), m.ones(1, 1, 2, 2), padding=[1, 2, 3]),
     lambda m: m.convolution(m.ones(2, 3, 8, 8), m.ones(4, 3, 3, 3), None, [0, 0], [0, 0],
                             [0, 0], False, [-1, -1], 1),
 ]

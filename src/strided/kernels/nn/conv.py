@@ -214,6 +214,11 @@ def _check_kernel_dtype(input, dim, transposed, dilated):
     raise NotImplementedError(f'"{name}" not implemented for \'{d._scalar_name}\'')
 
 
+def _per_channel(sizes) -> str:
+    """``3 x 4``; 1-d sizes as the 2-d convolution torch runs them as (``1 x 4``)."""
+    return " x ".join(map(str, (1,) + tuple(sizes) if len(sizes) == 1 else sizes))
+
+
 def _zero_dilation(input, weight, dilation, transposed, groups):
     """A zero dilation passes torch's shape checks; the backend it reaches refuses it, each
     in its own words: oneDNN (float32/bfloat16 convolutions it takes), the transposed
@@ -455,9 +460,8 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
             f"{_sizes_str(isizes)}"))
     sizes = (isizes[0], out_ch) + out_sp
     check(all(s >= 0 for s in out_sp), lambda: (
-        f"Given input size per channel: ({' x '.join(map(str, isizes[2:]))}). Calculated "
-        f"output size per channel: ({' x '.join(map(str, out_sp))}). Output size is too "
-        f"small"))
+        f"Given input size per channel: ({_per_channel(isizes[2:])}). Calculated output size "
+        f"per channel: ({_per_channel(out_sp)}). Output size is too small"))
     if not empty_in:
         _check_types(input, weight, bias)
         if 0 in dilation:
