@@ -46,9 +46,7 @@ def _op(qualname: str, *args):
 
 def _is_integer(x) -> bool:
     from ...frontend.tensor import Tensor
-    if isinstance(x, numbers.Integral) and not isinstance(x, bool):
-        return True
-    if isinstance(x, bool):
+    if isinstance(x, numbers.Integral):          # int, bool, NumPy integers
         return True
     return isinstance(x, Tensor) and not x.is_floating_point()
 
