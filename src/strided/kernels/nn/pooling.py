@@ -194,19 +194,40 @@ def _window_table(nd, in_sp, outs, ks, strides, pads, dilations):
 # -- max pooling -------------------------------------------------------------------------------
 
 def _max_pool_compute(self, nd, ks, ss, ps, ds, outs, out, indices):
+    """torch's scan, one kernel offset at a time over all windows at once (Note [Which
+    element a max pool picks]): start from the lowest value and each window's first
+    in-bounds index, and take an element where ``val > max or isnan(val)``. Padding holds
+    the lowest value, so it never wins. K passes over output-sized strided views; nothing
+    of size O*K is materialised."""
     arr = self._array()
+    if arr.dtype == np.float16 or arr.dtype.name == "bfloat16":
+        arr = arr.astype(np.float32)           # exact; compared as float32
     in_sp = self._sizes[-nd:]
     low = _lowest(arr.dtype)
     padded = _padded(arr, nd, ps, outs, ks, ss, ds, low)
     win = _windows(padded, nd, outs, ks, ss, ds)
     lead = arr.shape[:-nd]
-    nout = numel_of(outs)
-    w = win.reshape(lead + (nout, numel_of(ks)))
     table, first = _window_table(nd, in_sp, outs, ks, ss, ps, ds)
-    arg, val = _window_arg(w, first, low)
-    _store(out, val)
-    if indices is not None:
-        _store(indices, table[np.arange(nout), arg])
+    nout = numel_of(outs)
+    best = np.full(lead + tuple(outs), low, dtype=arr.dtype)
+    want = indices is not None
+    # the kernel offset each window took (its first in-bounds element to begin with)
+    kpos = np.empty(lead + tuple(outs), dtype=np.int32)
+    kpos[...] = first.reshape(outs)
+    nan = arr.dtype.kind == "f" and bool(np.isnan(arr).any())
+    upd = np.empty(best.shape, dtype=bool)
+    for k, off in enumerate(np.ndindex(*ks)):
+        v = win[(Ellipsis,) + tuple(off)]
+        np.greater(v, best, out=upd)
+        if nan:
+            upd |= np.isnan(v)
+        np.copyto(best, v, where=upd)
+        if want:
+            np.copyto(kpos, k, where=upd)
+    _store(out, best)
+    if want:
+        flat_k = kpos.reshape(lead + (nout,))
+        _store(indices, table[np.arange(nout), flat_k])
 
 
 def _max_pool2d_check_args(self, kernel_size, stride, padding, dilation):
@@ -520,7 +541,10 @@ def _avg_pool_compute(self, nd, ks, ss, ps, outs, count_include_pad, divisor_ove
     acc = np.float32 if self._dtype in (dt.float16, dt.bfloat16) else arr.dtype
     padded = _padded(arr.astype(acc, copy=False), nd, ps, outs, ks, ss, (1,) * nd, 0)
     win = _windows(padded, nd, outs, ks, ss, (1,) * nd)
-    total = win.sum(axis=tuple(range(-nd, 0)))
+    # summed one kernel offset at a time, in torch's order (row-major over the window)
+    total = np.zeros(arr.shape[:-nd] + tuple(outs), dtype=acc)
+    for off in np.ndindex(*ks):
+        total += win[(Ellipsis,) + off]
     div = _avg_divisors(nd, self._sizes[-nd:], outs, ks, ss, ps, count_include_pad,
                         divisor_override)
     if np.dtype(acc).kind in "iu":
@@ -703,24 +727,38 @@ def _adaptive_avg_check(self, output_size, nd, name):
     check(len(output_size) == nd, lambda: f"{name}: output_size must be {nd}")
 
 
+def _window_matrix(insize, outsize, dtype):
+    """(insize, outsize) 0/1 matrix: column o marks the input positions of window o."""
+    m = np.zeros((insize, outsize), dtype=dtype)
+    for o, (s, e) in enumerate(_adaptive_ranges(insize, outsize)):
+        m[s:e, o] = 1
+    return m
+
+
+def _along(x, m, axis):
+    """Contract ``x``'s ``axis`` with the matrix ``m`` (one matmul)."""
+    if axis == x.ndim - 1:
+        return x @ m
+    return np.moveaxis(np.moveaxis(x, axis, -1) @ m, -1, axis)
+
+
+def _adaptive_counts(insize, outsize, dtype):
+    return np.array([e - s for s, e in _adaptive_ranges(insize, outsize)], dtype=dtype)
+
+
 def _adaptive_avg_forward(self, outs, nd, out):
+    """Window sums one spatial dim at a time, each as one matmul with a 0/1 window matrix;
+    then, as torch does, the sum divided by each dim's window size in turn."""
     x = self._array()
     acc = np.float32 if self._dtype in (dt.float16, dt.bfloat16) else x.dtype
     x = x.astype(acc, copy=False)
     in_sp = self._sizes[-nd:]
-    # sum over each window, one spatial dim at a time (innermost first)
     for i in range(nd - 1, -1, -1):
-        axis = x.ndim - nd + i
-        ranges = _adaptive_ranges(in_sp[i], outs[i])
-        parts = [np.take(x, range(s, e), axis=axis).sum(axis=axis, keepdims=True)
-                 for s, e in ranges]
-        x = np.concatenate(parts, axis=axis) if parts else np.take(x, [], axis=axis)
-    # torch divides by each dim's window size in turn, outermost first
+        x = _along(x, _window_matrix(in_sp[i], outs[i], acc), x.ndim - nd + i)
     for i in range(nd):
-        ranges = _adaptive_ranges(in_sp[i], outs[i])
         shape = [1] * nd
         shape[i] = outs[i]
-        x = x / np.array([e - s for s, e in ranges], dtype=acc).reshape(shape)
+        x = x / _adaptive_counts(in_sp[i], outs[i], acc).reshape(shape)
     _store(out, x)
 
 
@@ -757,23 +795,11 @@ def _adaptive_avg_backward(grad_output, self, nd, name):
     in_sp = self._sizes[-nd:]
     outs = grad_output._sizes[-nd:]
     for i in range(nd):
-        ranges = _adaptive_ranges(in_sp[i], outs[i])
         shape = [1] * nd
         shape[i] = outs[i]
-        g = g / np.array([e - s for s, e in ranges], dtype=acc).reshape(shape)
+        g = g / _adaptive_counts(in_sp[i], outs[i], acc).reshape(shape)
     for i in range(nd):
-        axis = g.ndim - nd + i
-        ranges = _adaptive_ranges(in_sp[i], outs[i])
-        shape = list(g.shape)
-        shape[axis] = in_sp[i]
-        buf = np.zeros(shape, dtype=acc)
-        for o, (s, e) in enumerate(ranges):
-            idx = [slice(None)] * g.ndim
-            idx[axis] = slice(s, e)
-            src = [slice(None)] * g.ndim
-            src[axis] = slice(o, o + 1)
-            buf[tuple(idx)] += g[tuple(src)]
-        g = buf
+        g = _along(g, _window_matrix(in_sp[i], outs[i], acc).T, g.ndim - nd + i)
     _store(gi, g)
     return gi
 
@@ -854,12 +880,12 @@ def _adaptive_max_forward(x, in_sp, outs):
         axis = x.ndim - nd + i
         vals, idxs = [], []
         for s, e in _adaptive_ranges(in_sp[i], outs[i]):
-            sub = np.moveaxis(np.take(x, range(s, e), axis=axis), axis, -1)
+            sub = np.moveaxis(x[(slice(None),) * axis + (slice(s, e),)], axis, -1)
             arg, val = _window_arg(sub)
             pos = arg + s
             here = pos * plane_st[i]
             if flat is not None:
-                fsub = np.moveaxis(np.take(flat, range(s, e), axis=axis), axis, -1)
+                fsub = np.moveaxis(flat[(slice(None),) * axis + (slice(s, e),)], axis, -1)
                 here = here + np.take_along_axis(fsub, arg[..., None], -1)[..., 0]
             vals.append(np.expand_dims(val, axis))
             idxs.append(np.expand_dims(here, axis))
