@@ -254,6 +254,13 @@ def test_interpolate_errors(i):
     check(ERRORS[i], exact=False)
 
 
+def test_interpolate_float_size_is_a_type_error():
+    # the binding's overload list names torch's out= overloads too: first lines compared
+    check(lambda m: m.nn.functional.interpolate(_x(m), size=3.0), first_line=True)
+    check(lambda m: m.nn.functional.interpolate(_x(m), size=2.5, mode="bicubic"),
+          first_line=True)
+
+
 def test_upsample_deprecation_warnings():
     x = RNG.standard_normal((1, 1, 2, 3))
     check(lambda m: m.nn.functional.upsample(m.from_numpy(x.copy()), scale_factor=2),

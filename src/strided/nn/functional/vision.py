@@ -44,6 +44,13 @@ def _op(qualname: str, *args):
     return op.call(ks, *args)
 
 
+def _binding(qualname: str):
+    """The generated Python binding of an ``nn`` op (``torch._C._nn.<name>``): its argument
+    parsing gives torch's TypeError for sizes that are not ints."""
+    from ...ops._generated import nn_functions
+    return getattr(nn_functions, qualname.split("::")[1].split(".")[0])
+
+
 def _is_integer(x) -> bool:
     from ...frontend.tensor import Tensor
     if isinstance(x, numbers.Integral):          # int, bool, NumPy integers
@@ -144,7 +151,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
 
     name = _VEC_OPS.get((ndim, mode))
     if name is not None:
-        return _op(name, input, output_size, scale_factors)
+        return _binding(name)(input, output_size, scale_factors)
     if mode == "area" and ndim in (3, 4, 5):
         from . import pooling
         pool = getattr(pooling, f"adaptive_avg_pool{dim}d")
@@ -154,13 +161,13 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise ValueError("Lanczos mode does not support align_corners=True")
         if not antialias:
             raise ValueError("Lanczos mode requires antialias=True")
-        return _op("aten::_upsample_lanczos2d_aa.vec", input, output_size, align_corners,
-                   scale_factors)
+        return _binding("aten::_upsample_lanczos2d_aa.vec")(input, output_size, align_corners,
+                                                            scale_factors)
     name = _VEC_ALIGN_OPS.get((ndim, mode))
     if name is not None:
         if antialias:
             name = _AA_OPS[mode]
-        return _op(name, input, output_size, align_corners, scale_factors)
+        return _binding(name)(input, output_size, align_corners, scale_factors)
     if (ndim, mode) in _WRONG_RANK:
         raise NotImplementedError(_WRONG_RANK[(ndim, mode)])
     raise NotImplementedError(
