@@ -588,3 +588,61 @@ def test_modules(name, args, kwargs, shape):
         m.manual_seed(0)
         return mod(x)
     _run(fn, _arr(shape), exact=False)
+
+
+# -- property tests over shapes and arguments (non-contiguous inputs included) -------------
+
+@given(c=st.integers(1, 3), h=st.integers(1, 8), w=st.integers(1, 8), k=st.integers(1, 4),
+       s=st.integers(1, 3), p=st.integers(0, 2), ceil=st.booleans(), incl=st.booleans(),
+       div=st.sampled_from([None, 3, -2]), layout=st.sampled_from(["plain", "t", "cl"]))
+@hyp(40)
+def test_avg_pool2d_hypothesis(c, h, w, k, s, p, ceil, incl, div, layout):
+    a = _arr((2, c, h, w))
+
+    def fn(m):
+        x = m.from_numpy(a.copy())
+        x = {"plain": x, "t": x.transpose(2, 3), "cl": _cl(x)}[layout]
+        return m.nn.functional.avg_pool2d(x, k, s, p, ceil, incl, div)
+    check(fn, exact=False)
+
+
+@given(d=st.integers(1, 5), h=st.integers(1, 9), w=st.integers(1, 9), oh=st.integers(1, 6),
+       ow=st.integers(1, 6), none=st.booleans(), step=st.booleans())
+@hyp(30)
+def test_adaptive_pool2d_hypothesis(d, h, w, oh, ow, none, step):
+    a = _arr((2, d, h, w), ties=True)
+    out = (None, ow) if none else (oh, ow)
+
+    def fn(m):
+        x = m.from_numpy(a.copy())
+        if step:
+            x = x.transpose(1, 3)
+        return (m.nn.functional.adaptive_avg_pool2d(x, out),
+                m.nn.functional.adaptive_max_pool2d(x, out, return_indices=True))
+    check(fn, exact=False)
+
+
+def test_double_backward():
+    def unpool(m, x):
+        y, i = m.nn.functional.max_pool2d(x, 2, return_indices=True)
+        z = m.nn.functional.max_unpool2d(y * y, i, 2)
+        (g,) = m.autograd.grad(z.sum(), x, create_graph=True)
+        return g
+    check_grads(unpool, [(1, 2, 4, 4)])
+
+    def adaptive(m, x):
+        y = m.nn.functional.adaptive_max_pool2d(x, 2)
+        (g,) = m.autograd.grad(y.pow(2).sum(), x, create_graph=True)
+        return g
+    check_grads(adaptive, [(1, 2, 5, 4)])
+
+    def avg3d(m, x):
+        y = m.nn.functional.avg_pool3d(x, 2, 1, 1)
+        (g,) = m.autograd.grad(y.pow(2).sum(), x, create_graph=True)
+        return g * x
+    check_grads(avg3d, [(1, 2, 3, 4)])
+    F = strided.nn.functional
+    gradcheck_strided(lambda m, x: F.adaptive_avg_pool3d(x, (2, 1, 3)), [(1, 2, 3, 4)],
+                      second=True)
+    gradcheck_strided(lambda m, x: F.max_pool3d(x, 2, 1, ceil_mode=True), [(1, 2, 3, 4)],
+                      second=True)
