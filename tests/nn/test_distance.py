@@ -60,6 +60,8 @@ PDIST_ERRORS = [
     lambda m: m.nn.functional.pdist(m.zeros(3)),
     lambda m: m.nn.functional.pdist(m.zeros(3, 4, dtype=m.int64)),
     lambda m: m.nn.functional.pdist(m.zeros(3, 4), -1),
+    lambda m: m.nn.functional.pdist(m.zeros(3, 4), p="a"),
+    lambda m: m.nn.functional.cosine_similarity(m.zeros(3, 4), m.zeros(3, 4), dim=1.5),
 ]
 
 

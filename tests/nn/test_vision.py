@@ -444,6 +444,8 @@ SHUFFLE_ERRORS = [
     lambda m: m.nn.functional.channel_shuffle(_x(m), 0),
     lambda m: m.nn.functional.channel_shuffle(_x(m, (2, 4)), 2),
     lambda m: m.native_channel_shuffle(_x(m), -2),
+    lambda m: m.nn.functional.pixel_shuffle(_x(m), 2.0),
+    lambda m: m.nn.functional.channel_shuffle(_x(m), groups="2"),
 ]
 
 

@@ -13,6 +13,8 @@ import math
 import numbers
 import warnings
 
+from ...ops._generated import nn_functions as _nn
+from ...ops._generated import torch_functions as _tf
 from ...ops.dispatcher import get_op as _get_op
 
 __all__ = [
@@ -253,25 +255,16 @@ def affine_grid(theta, size, align_corners=None):
 
 
 # -- shuffles, one_hot, gumbel_softmax -----------------------------------------------------
+#
+# torch's F.pixel_shuffle, F.pixel_unshuffle, F.channel_shuffle and F.native_channel_shuffle
+# are its top-level builtins and F.one_hot is torch._C._nn.one_hot: so are strided's (the
+# generated bindings, with their argument checking).
 
-def pixel_shuffle(input, upscale_factor):
-    return _op("aten::pixel_shuffle", input, upscale_factor)
-
-
-def pixel_unshuffle(input, downscale_factor):
-    return _op("aten::pixel_unshuffle", input, downscale_factor)
-
-
-def channel_shuffle(input, groups):
-    return _op("aten::channel_shuffle", input, groups)
-
-
-def native_channel_shuffle(input, groups):
-    return _op("aten::native_channel_shuffle", input, groups)
-
-
-def one_hot(tensor, num_classes=-1):
-    return _op("aten::one_hot", tensor, num_classes)
+pixel_shuffle = _tf.pixel_shuffle
+pixel_unshuffle = _tf.pixel_unshuffle
+channel_shuffle = _tf.channel_shuffle
+native_channel_shuffle = _tf.native_channel_shuffle
+one_hot = _nn.one_hot
 
 
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
