@@ -26,8 +26,6 @@ _Tensor = None  # set by bind_tensor_class()
 
 
 
-_op__adaptive_avg_pool2d_backward = get_op('aten::_adaptive_avg_pool2d_backward')
-_op__adaptive_avg_pool3d_backward = get_op('aten::_adaptive_avg_pool3d_backward')
 _op__upsample_bicubic2d_aa = get_op('aten::_upsample_bicubic2d_aa')
 _op__upsample_bicubic2d_aa__vec = get_op('aten::_upsample_bicubic2d_aa.vec')
 _op__upsample_bicubic2d_aa_backward = get_op('aten::_upsample_bicubic2d_aa_backward')
@@ -49,13 +47,9 @@ _op__upsample_nearest_exact3d_backward = get_op('aten::_upsample_nearest_exact3d
 _op_adaptive_avg_pool2d = get_op('aten::adaptive_avg_pool2d')
 _op_adaptive_avg_pool3d = get_op('aten::adaptive_avg_pool3d')
 _op_adaptive_max_pool2d = get_op('aten::adaptive_max_pool2d')
-_op_adaptive_max_pool2d_backward = get_op('aten::adaptive_max_pool2d_backward')
 _op_adaptive_max_pool3d = get_op('aten::adaptive_max_pool3d')
-_op_adaptive_max_pool3d_backward = get_op('aten::adaptive_max_pool3d_backward')
 _op_avg_pool2d = get_op('aten::avg_pool2d')
-_op_avg_pool2d_backward = get_op('aten::avg_pool2d_backward')
 _op_avg_pool3d = get_op('aten::avg_pool3d')
-_op_avg_pool3d_backward = get_op('aten::avg_pool3d_backward')
 _op_binary_cross_entropy = get_op('aten::binary_cross_entropy')
 _op_binary_cross_entropy__out = get_op('aten::binary_cross_entropy.out')
 _op_binary_cross_entropy_backward = get_op('aten::binary_cross_entropy_backward')
@@ -67,9 +61,7 @@ _op_elu = get_op('aten::elu')
 _op_elu__out = get_op('aten::elu.out')
 _op_elu_ = get_op('aten::elu_')
 _op_fractional_max_pool2d = get_op('aten::fractional_max_pool2d')
-_op_fractional_max_pool2d_backward = get_op('aten::fractional_max_pool2d_backward')
 _op_fractional_max_pool3d = get_op('aten::fractional_max_pool3d')
-_op_fractional_max_pool3d_backward = get_op('aten::fractional_max_pool3d_backward')
 _op_gelu = get_op('aten::gelu')
 _op_gelu__out = get_op('aten::gelu.out')
 _op_gelu_ = get_op('aten::gelu_')
@@ -97,9 +89,7 @@ _op_linear__out = get_op('aten::linear.out')
 _op_log_sigmoid = get_op('aten::log_sigmoid')
 _op_log_sigmoid__out = get_op('aten::log_sigmoid.out')
 _op_max_pool2d_with_indices = get_op('aten::max_pool2d_with_indices')
-_op_max_pool2d_with_indices_backward = get_op('aten::max_pool2d_with_indices_backward')
 _op_max_pool3d_with_indices = get_op('aten::max_pool3d_with_indices')
-_op_max_pool3d_with_indices_backward = get_op('aten::max_pool3d_with_indices_backward')
 _op_max_unpool2d = get_op('aten::max_unpool2d')
 _op_max_unpool3d = get_op('aten::max_unpool3d')
 _op_mish = get_op('aten::mish')
@@ -186,46 +176,6 @@ _op_upsample_trilinear3d_backward = get_op('aten::upsample_trilinear3d_backward'
 _rt_multilabel_margin_loss_forward = _rt.make('multilabel_margin_loss_forward', ('output', 'is_target'))
 _rt_nll_loss2d_forward = _rt.make('nll_loss2d_forward', ('output', 'total_weight'))
 _rt_nll_loss_forward = _rt.make('nll_loss_forward', ('output', 'total_weight'))
-
-
-def _f__adaptive_avg_pool2d_backward_0(grad_output, input):
-    if not isinstance(grad_output, _Tensor): raise _Mismatch
-    if not isinstance(input, _Tensor): raise _Mismatch
-    return grad_output, input
-
-
-_f__adaptive_avg_pool2d_backward_sigs = (_ap.PySig('_adaptive_avg_pool2d_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False)), False, False),)
-
-
-def _adaptive_avg_pool2d_backward(*args, **kwargs):
-    try:
-        grad_output, input = _f__adaptive_avg_pool2d_backward_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op__adaptive_avg_pool2d_backward.call(grad_output._keyset | input._keyset, grad_output, input)
-        return result
-    _ap.raise_invalid_arguments(_f__adaptive_avg_pool2d_backward_sigs, args, kwargs)
-
-
-def _f__adaptive_avg_pool3d_backward_0(grad_output, input):
-    if not isinstance(grad_output, _Tensor): raise _Mismatch
-    if not isinstance(input, _Tensor): raise _Mismatch
-    return grad_output, input
-
-
-_f__adaptive_avg_pool3d_backward_sigs = (_ap.PySig('_adaptive_avg_pool3d_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False)), False, False),)
-
-
-def _adaptive_avg_pool3d_backward(*args, **kwargs):
-    try:
-        grad_output, input = _f__adaptive_avg_pool3d_backward_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op__adaptive_avg_pool3d_backward.call(grad_output._keyset | input._keyset, grad_output, input)
-        return result
-    _ap.raise_invalid_arguments(_f__adaptive_avg_pool3d_backward_sigs, args, kwargs)
 
 
 def _f__upsample_bicubic2d_aa_0(input, output_size, align_corners, scale_factors):
@@ -657,27 +607,6 @@ def adaptive_max_pool2d(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_adaptive_max_pool2d_sigs, args, kwargs)
 
 
-def _f_adaptive_max_pool2d_backward_0(grad_output, input, indices):
-    if not isinstance(grad_output, _Tensor): raise _Mismatch
-    if not isinstance(input, _Tensor): raise _Mismatch
-    if not isinstance(indices, _Tensor): raise _Mismatch
-    return grad_output, input, indices
-
-
-_f_adaptive_max_pool2d_backward_sigs = (_ap.PySig('adaptive_max_pool2d_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('indices', 'Tensor', None, False)), False, False),)
-
-
-def adaptive_max_pool2d_backward(*args, **kwargs):
-    try:
-        grad_output, input, indices = _f_adaptive_max_pool2d_backward_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_adaptive_max_pool2d_backward.call(grad_output._keyset | input._keyset | indices._keyset, grad_output, input, indices)
-        return result
-    _ap.raise_invalid_arguments(_f_adaptive_max_pool2d_backward_sigs, args, kwargs)
-
-
 def _f_adaptive_max_pool3d_0(input, output_size):
     if not isinstance(input, _Tensor): raise _Mismatch
     output_size = _ap.to_intlist(output_size, 3)
@@ -696,27 +625,6 @@ def adaptive_max_pool3d(*args, **kwargs):
         result = _op_adaptive_max_pool3d.call(input._keyset, input, output_size)
         return result
     _ap.raise_invalid_arguments(_f_adaptive_max_pool3d_sigs, args, kwargs)
-
-
-def _f_adaptive_max_pool3d_backward_0(grad_output, input, indices):
-    if not isinstance(grad_output, _Tensor): raise _Mismatch
-    if not isinstance(input, _Tensor): raise _Mismatch
-    if not isinstance(indices, _Tensor): raise _Mismatch
-    return grad_output, input, indices
-
-
-_f_adaptive_max_pool3d_backward_sigs = (_ap.PySig('adaptive_max_pool3d_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('indices', 'Tensor', None, False)), False, False),)
-
-
-def adaptive_max_pool3d_backward(*args, **kwargs):
-    try:
-        grad_output, input, indices = _f_adaptive_max_pool3d_backward_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_adaptive_max_pool3d_backward.call(grad_output._keyset | input._keyset | indices._keyset, grad_output, input, indices)
-        return result
-    _ap.raise_invalid_arguments(_f_adaptive_max_pool3d_backward_sigs, args, kwargs)
 
 
 def _f_avg_pool2d_0(input, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
@@ -744,32 +652,6 @@ def avg_pool2d(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_avg_pool2d_sigs, args, kwargs)
 
 
-def _f_avg_pool2d_backward_0(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    if not isinstance(grad_output, _Tensor): raise _Mismatch
-    if not isinstance(input, _Tensor): raise _Mismatch
-    kernel_size = _ap.to_intlist(kernel_size, 2)
-    stride = _ap.to_intlist(stride, 2)
-    padding = _ap.to_intlist(padding, 2)
-    if ceil_mode is not True and ceil_mode is not False: raise _Mismatch
-    if count_include_pad is not True and count_include_pad is not False: raise _Mismatch
-    if divisor_override is not None and type(divisor_override) is not int: divisor_override = _ap.to_int(divisor_override)
-    return grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
-
-
-_f_avg_pool2d_backward_sigs = (_ap.PySig('avg_pool2d_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('kernel_size', 'int[2]', None, False), ('stride', 'int[2]', None, False), ('padding', 'int[2]', None, False), ('ceil_mode', 'bool', None, False), ('count_include_pad', 'bool', None, False), ('divisor_override', 'int?', None, False)), False, False),)
-
-
-def avg_pool2d_backward(*args, **kwargs):
-    try:
-        grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override = _f_avg_pool2d_backward_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_avg_pool2d_backward.call(grad_output._keyset | input._keyset, grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-        return result
-    _ap.raise_invalid_arguments(_f_avg_pool2d_backward_sigs, args, kwargs)
-
-
 def _f_avg_pool3d_0(input, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     kernel_size = _ap.to_intlist(kernel_size, 3)
@@ -793,32 +675,6 @@ def avg_pool3d(*args, **kwargs):
         result = _op_avg_pool3d.call(input._keyset, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
         return result
     _ap.raise_invalid_arguments(_f_avg_pool3d_sigs, args, kwargs)
-
-
-def _f_avg_pool3d_backward_0(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    if not isinstance(grad_output, _Tensor): raise _Mismatch
-    if not isinstance(input, _Tensor): raise _Mismatch
-    kernel_size = _ap.to_intlist(kernel_size, 3)
-    stride = _ap.to_intlist(stride, 3)
-    padding = _ap.to_intlist(padding, 3)
-    if ceil_mode is not True and ceil_mode is not False: raise _Mismatch
-    if count_include_pad is not True and count_include_pad is not False: raise _Mismatch
-    if divisor_override is not None and type(divisor_override) is not int: divisor_override = _ap.to_int(divisor_override)
-    return grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
-
-
-_f_avg_pool3d_backward_sigs = (_ap.PySig('avg_pool3d_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('kernel_size', 'int[3]', None, False), ('stride', 'int[3]', None, False), ('padding', 'int[3]', None, False), ('ceil_mode', 'bool', None, False), ('count_include_pad', 'bool', None, False), ('divisor_override', 'int?', None, False)), False, False),)
-
-
-def avg_pool3d_backward(*args, **kwargs):
-    try:
-        grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override = _f_avg_pool3d_backward_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_avg_pool3d_backward.call(grad_output._keyset | input._keyset, grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-        return result
-    _ap.raise_invalid_arguments(_f_avg_pool3d_backward_sigs, args, kwargs)
 
 
 def _f_binary_cross_entropy_0(input, target, weight=None, reduction=0, *, out=None):
@@ -996,29 +852,6 @@ def fractional_max_pool2d(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_fractional_max_pool2d_sigs, args, kwargs)
 
 
-def _f_fractional_max_pool2d_backward_0(grad_output, input, kernel_size, output_size, indices):
-    if not isinstance(grad_output, _Tensor): raise _Mismatch
-    if not isinstance(input, _Tensor): raise _Mismatch
-    kernel_size = _ap.to_intlist(kernel_size, 2)
-    output_size = _ap.to_intlist(output_size, 2)
-    if not isinstance(indices, _Tensor): raise _Mismatch
-    return grad_output, input, kernel_size, output_size, indices
-
-
-_f_fractional_max_pool2d_backward_sigs = (_ap.PySig('fractional_max_pool2d_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('kernel_size', 'int[2]', None, False), ('output_size', 'int[2]', None, False), ('indices', 'Tensor', None, False)), False, False),)
-
-
-def fractional_max_pool2d_backward(*args, **kwargs):
-    try:
-        grad_output, input, kernel_size, output_size, indices = _f_fractional_max_pool2d_backward_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_fractional_max_pool2d_backward.call(grad_output._keyset | input._keyset | indices._keyset, grad_output, input, kernel_size, output_size, indices)
-        return result
-    _ap.raise_invalid_arguments(_f_fractional_max_pool2d_backward_sigs, args, kwargs)
-
-
 def _f_fractional_max_pool3d_0(input, kernel_size, output_size, random_samples):
     if not isinstance(input, _Tensor): raise _Mismatch
     kernel_size = _ap.to_intlist(kernel_size, 3)
@@ -1039,29 +872,6 @@ def fractional_max_pool3d(*args, **kwargs):
         result = _op_fractional_max_pool3d.call(input._keyset | random_samples._keyset, input, kernel_size, output_size, random_samples)
         return result
     _ap.raise_invalid_arguments(_f_fractional_max_pool3d_sigs, args, kwargs)
-
-
-def _f_fractional_max_pool3d_backward_0(grad_output, input, kernel_size, output_size, indices):
-    if not isinstance(grad_output, _Tensor): raise _Mismatch
-    if not isinstance(input, _Tensor): raise _Mismatch
-    kernel_size = _ap.to_intlist(kernel_size, 3)
-    output_size = _ap.to_intlist(output_size, 3)
-    if not isinstance(indices, _Tensor): raise _Mismatch
-    return grad_output, input, kernel_size, output_size, indices
-
-
-_f_fractional_max_pool3d_backward_sigs = (_ap.PySig('fractional_max_pool3d_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('kernel_size', 'int[3]', None, False), ('output_size', 'int[3]', None, False), ('indices', 'Tensor', None, False)), False, False),)
-
-
-def fractional_max_pool3d_backward(*args, **kwargs):
-    try:
-        grad_output, input, kernel_size, output_size, indices = _f_fractional_max_pool3d_backward_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_fractional_max_pool3d_backward.call(grad_output._keyset | input._keyset | indices._keyset, grad_output, input, kernel_size, output_size, indices)
-        return result
-    _ap.raise_invalid_arguments(_f_fractional_max_pool3d_backward_sigs, args, kwargs)
 
 
 def _f_gelu_0(input, *, approximate='none', out=None):
@@ -1452,32 +1262,6 @@ def max_pool2d_with_indices(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_max_pool2d_with_indices_sigs, args, kwargs)
 
 
-def _f_max_pool2d_with_indices_backward_0(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices):
-    if not isinstance(grad_output, _Tensor): raise _Mismatch
-    if not isinstance(input, _Tensor): raise _Mismatch
-    kernel_size = _ap.to_intlist(kernel_size, 2)
-    stride = _ap.to_intlist(stride, 2)
-    padding = _ap.to_intlist(padding, 2)
-    dilation = _ap.to_intlist(dilation, 2)
-    if ceil_mode is not True and ceil_mode is not False: raise _Mismatch
-    if not isinstance(indices, _Tensor): raise _Mismatch
-    return grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices
-
-
-_f_max_pool2d_with_indices_backward_sigs = (_ap.PySig('max_pool2d_with_indices_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('kernel_size', 'int[2]', None, False), ('stride', 'int[2]', None, False), ('padding', 'int[2]', None, False), ('dilation', 'int[2]', None, False), ('ceil_mode', 'bool', None, False), ('indices', 'Tensor', None, False)), False, False),)
-
-
-def max_pool2d_with_indices_backward(*args, **kwargs):
-    try:
-        grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices = _f_max_pool2d_with_indices_backward_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_max_pool2d_with_indices_backward.call(grad_output._keyset | input._keyset | indices._keyset, grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices)
-        return result
-    _ap.raise_invalid_arguments(_f_max_pool2d_with_indices_backward_sigs, args, kwargs)
-
-
 def _f_max_pool3d_with_indices_0(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     if not isinstance(input, _Tensor): raise _Mismatch
     kernel_size = _ap.to_intlist(kernel_size, 3)
@@ -1500,32 +1284,6 @@ def max_pool3d_with_indices(*args, **kwargs):
         result = _op_max_pool3d_with_indices.call(input._keyset, input, kernel_size, stride, padding, dilation, ceil_mode)
         return result
     _ap.raise_invalid_arguments(_f_max_pool3d_with_indices_sigs, args, kwargs)
-
-
-def _f_max_pool3d_with_indices_backward_0(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices):
-    if not isinstance(grad_output, _Tensor): raise _Mismatch
-    if not isinstance(input, _Tensor): raise _Mismatch
-    kernel_size = _ap.to_intlist(kernel_size, 3)
-    stride = _ap.to_intlist(stride, 3)
-    padding = _ap.to_intlist(padding, 3)
-    dilation = _ap.to_intlist(dilation, 3)
-    if ceil_mode is not True and ceil_mode is not False: raise _Mismatch
-    if not isinstance(indices, _Tensor): raise _Mismatch
-    return grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices
-
-
-_f_max_pool3d_with_indices_backward_sigs = (_ap.PySig('max_pool3d_with_indices_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('kernel_size', 'int[3]', None, False), ('stride', 'int[3]', None, False), ('padding', 'int[3]', None, False), ('dilation', 'int[3]', None, False), ('ceil_mode', 'bool', None, False), ('indices', 'Tensor', None, False)), False, False),)
-
-
-def max_pool3d_with_indices_backward(*args, **kwargs):
-    try:
-        grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices = _f_max_pool3d_with_indices_backward_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_max_pool3d_with_indices_backward.call(grad_output._keyset | input._keyset | indices._keyset, grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices)
-        return result
-    _ap.raise_invalid_arguments(_f_max_pool3d_with_indices_backward_sigs, args, kwargs)
 
 
 def _f_max_unpool2d_0(input, indices, output_size):
@@ -2947,4 +2705,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['_adaptive_avg_pool2d_backward', '_adaptive_avg_pool3d_backward', '_upsample_bicubic2d_aa', '_upsample_bicubic2d_aa_backward', '_upsample_bilinear2d_aa', '_upsample_bilinear2d_aa_backward', '_upsample_lanczos2d_aa', '_upsample_lanczos2d_aa_backward', '_upsample_nearest_exact1d', '_upsample_nearest_exact1d_backward', '_upsample_nearest_exact2d', '_upsample_nearest_exact2d_backward', '_upsample_nearest_exact3d', '_upsample_nearest_exact3d_backward', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool2d_backward', 'adaptive_max_pool3d', 'adaptive_max_pool3d_backward', 'avg_pool2d', 'avg_pool2d_backward', 'avg_pool3d', 'avg_pool3d_backward', 'binary_cross_entropy', 'binary_cross_entropy_backward', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'fractional_max_pool2d', 'fractional_max_pool2d_backward', 'fractional_max_pool3d', 'fractional_max_pool3d_backward', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool2d_with_indices_backward', 'max_pool3d_with_indices', 'max_pool3d_with_indices_backward', 'max_unpool2d', 'max_unpool3d', 'mish', 'mish_', 'mse_loss', 'mse_loss_backward', 'multi_margin_loss', 'multi_margin_loss_backward', 'multilabel_margin_loss', 'multilabel_margin_loss_backward', 'multilabel_margin_loss_forward', 'nll_loss', 'nll_loss2d', 'nll_loss2d_backward', 'nll_loss2d_forward', 'nll_loss_backward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad1d_backward', 'reflection_pad2d', 'reflection_pad2d_backward', 'reflection_pad3d', 'reflection_pad3d_backward', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad1d_backward', 'replication_pad2d', 'replication_pad2d_backward', 'replication_pad3d', 'replication_pad3d_backward', 'rrelu_with_noise', 'rrelu_with_noise_', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'softshrink', 'upsample_bicubic2d', 'upsample_bicubic2d_backward', 'upsample_bilinear2d', 'upsample_bilinear2d_backward', 'upsample_linear1d', 'upsample_linear1d_backward', 'upsample_nearest1d', 'upsample_nearest1d_backward', 'upsample_nearest2d', 'upsample_nearest2d_backward', 'upsample_nearest3d', 'upsample_nearest3d_backward', 'upsample_trilinear3d', 'upsample_trilinear3d_backward']
+__all__ = ['_upsample_bicubic2d_aa', '_upsample_bicubic2d_aa_backward', '_upsample_bilinear2d_aa', '_upsample_bilinear2d_aa_backward', '_upsample_lanczos2d_aa', '_upsample_lanczos2d_aa_backward', '_upsample_nearest_exact1d', '_upsample_nearest_exact1d_backward', '_upsample_nearest_exact2d', '_upsample_nearest_exact2d_backward', '_upsample_nearest_exact3d', '_upsample_nearest_exact3d_backward', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'avg_pool2d', 'avg_pool3d', 'binary_cross_entropy', 'binary_cross_entropy_backward', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'fractional_max_pool2d', 'fractional_max_pool3d', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool2d', 'max_unpool3d', 'mish', 'mish_', 'mse_loss', 'mse_loss_backward', 'multi_margin_loss', 'multi_margin_loss_backward', 'multilabel_margin_loss', 'multilabel_margin_loss_backward', 'multilabel_margin_loss_forward', 'nll_loss', 'nll_loss2d', 'nll_loss2d_backward', 'nll_loss2d_forward', 'nll_loss_backward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad1d_backward', 'reflection_pad2d', 'reflection_pad2d_backward', 'reflection_pad3d', 'reflection_pad3d_backward', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad1d_backward', 'replication_pad2d', 'replication_pad2d_backward', 'replication_pad3d', 'replication_pad3d_backward', 'rrelu_with_noise', 'rrelu_with_noise_', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'softshrink', 'upsample_bicubic2d', 'upsample_bicubic2d_backward', 'upsample_bilinear2d', 'upsample_bilinear2d_backward', 'upsample_linear1d', 'upsample_linear1d_backward', 'upsample_nearest1d', 'upsample_nearest1d_backward', 'upsample_nearest2d', 'upsample_nearest2d_backward', 'upsample_nearest3d', 'upsample_nearest3d_backward', 'upsample_trilinear3d', 'upsample_trilinear3d_backward']
