@@ -417,6 +417,7 @@ def _nll_forward(self, target, weight, reduction, ignore_index, two_d, output=No
         out_shape = (self._sizes[0],) if reduction == _NONE and self.dim() == 2 else ()
         axis = self.dim() - 1
     _check_float(self._dtype, "nll_loss_out_frame" if not two_d else "nll_loss2d_forward_out_frame")
+    _check_weight_dtype(weight, self._dtype)
     dtype = self._dtype
     out = _alloc(out_shape, dtype, self._device, output)
     tw = _alloc((), dtype, self._device, total_weight)
@@ -447,6 +448,12 @@ def _nll_forward(self, target, weight, reduction, ignore_index, two_d, output=No
     _store(out, value)
     _store(tw, total)
     return out, tw
+
+
+def _check_weight_dtype(weight, dtype):
+    if weight is not None:
+        check(weight._dtype is dtype, lambda: (
+            f"expected scalar type {dtype._scalar_name} but found {weight._dtype._scalar_name}"))
 
 
 def nll_loss_forward_kernel(self, target, weight, reduction, ignore_index):
@@ -490,6 +497,7 @@ def _nll_backward(grad_output, self, target, weight, reduction, ignore_index, to
             f"Expected a single element grad_output tensor, but got: "
             f"{list(grad_output._sizes)}"))
     dtype = self._dtype
+    _check_weight_dtype(weight, dtype)
     res = _alloc(self._sizes, dtype, self._device, grad_input)
     if _meta(self) or not numel_of(self._sizes):
         return res
