@@ -646,3 +646,43 @@ def test_double_backward():
                       second=True)
     gradcheck_strided(lambda m, x: F.max_pool3d(x, 2, 1, ceil_mode=True), [(1, 2, 3, 4)],
                       second=True)
+
+
+def _m(m, *shape, dtype=None):
+    return m.empty(*shape, device="meta", dtype=dtype or m.float32)
+
+
+BACKWARD_META = {
+    "max_pool2d_with_indices_backward": lambda m: (
+        _m(m, 2, 3, 4, 4), _m(m, 2, 3, 8, 8), [2, 2], [2, 2], [0, 0], [1, 1], False,
+        _m(m, 2, 3, 4, 4, dtype=m.long)),
+    "max_pool3d_with_indices_backward": lambda m: (
+        _m(m, 2, 3, 2, 4, 4), _m(m, 2, 3, 4, 8, 8), [2, 2, 2], [2, 2, 2], [0, 0, 0],
+        [1, 1, 1], False, _m(m, 2, 3, 2, 4, 4, dtype=m.long)),
+    "avg_pool2d_backward": lambda m: (
+        _m(m, 2, 3, 4, 4), _m(m, 2, 3, 8, 8), [2, 2], [2, 2], [0, 0], False, True, None),
+    "avg_pool3d_backward": lambda m: (
+        _m(m, 3, 2, 4, 4), _m(m, 3, 4, 8, 8), [2, 2, 2], [2, 2, 2], [0, 0, 0], False, True,
+        None),
+    "_adaptive_avg_pool2d_backward": lambda m: (_m(m, 2, 3, 4, 4), _m(m, 2, 3, 8, 8)),
+    "_adaptive_avg_pool3d_backward": lambda m: (_m(m, 2, 3, 2, 4, 4), _m(m, 2, 3, 4, 8, 8)),
+    "adaptive_max_pool2d_backward": lambda m: (
+        _m(m, 2, 3, 4, 4), _m(m, 2, 3, 8, 8), _m(m, 2, 3, 4, 4, dtype=m.long)),
+    "adaptive_max_pool3d_backward": lambda m: (
+        _m(m, 2, 3, 2, 4, 4), _m(m, 2, 3, 4, 8, 8), _m(m, 2, 3, 2, 4, 4, dtype=m.long)),
+    "fractional_max_pool2d_backward": lambda m: (
+        _m(m, 2, 3, 4, 4), _m(m, 2, 3, 8, 8), [2, 2], [4, 4], _m(m, 2, 3, 4, 4, dtype=m.long)),
+    "fractional_max_pool2d": lambda m: (_m(m, 2, 3, 8, 8), [2, 2], [4, 3], _m(m, 2, 3, 2)),
+    "fractional_max_pool3d": lambda m: (_m(m, 3, 4, 8, 8), [2, 2, 2], [2, 4, 3],
+                                        _m(m, 1, 3, 3)),
+    "max_unpool3d": lambda m: (_m(m, 2, 3, 2, 4, 4), _m(m, 2, 3, 2, 4, 4, dtype=m.long),
+                               [4, 8, 8], [2, 2, 2], [0, 0, 0]),
+    "_adaptive_avg_pool3d": lambda m: (_m(m, 2, 3, 4, 8, 8), [2, 3, 1]),
+    "adaptive_max_pool3d": lambda m: (_m(m, 3, 4, 8, 8), [2, 3, 1]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BACKWARD_META))
+def test_aten_ops_on_meta(name):
+    # the aten ops themselves (backward ones included: torch binds them only as ops.aten)
+    check(lambda m: getattr(m.ops.aten, name)(*BACKWARD_META[name](m)))
