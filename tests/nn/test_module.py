@@ -669,6 +669,10 @@ def test_conversions_keep_parameter_identity():
     check(lambda m: net(m).to(m.float32, "x"), first_line=True)
 
 
+def test_to_from_meta_points_to_to_empty():
+    check(lambda m: m.nn.Linear(2, 2, device="meta").to("cpu"))
+
+
 def test_to_meta_then_to_empty():
     def recipe(m):
         model = m.nn.Linear(2, 3).to("meta")

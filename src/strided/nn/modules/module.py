@@ -525,9 +525,17 @@ class Module:
 
         def convert(t):
             target = dtype if (t.is_floating_point() or t.is_complex()) else None
-            if convert_to_format is not None and t.dim() in (4, 5):
-                return t.to(device, target, non_blocking, memory_format=convert_to_format)
-            return t.to(device, target, non_blocking)
+            try:
+                if convert_to_format is not None and t.dim() in (4, 5):
+                    return t.to(device, target, non_blocking, memory_format=convert_to_format)
+                return t.to(device, target, non_blocking)
+            except NotImplementedError as e:
+                if str(e) == "Cannot copy out of meta tensor; no data!":
+                    raise NotImplementedError(
+                        f"{e} Please use torch.nn.Module.to_empty() instead of "
+                        "torch.nn.Module.to() when moving module from meta to a different "
+                        "device.") from None
+                raise
 
         return self._apply(convert)
 
