@@ -17,6 +17,7 @@ from .conv import *  # noqa: E402, F403
 from .distance import *  # noqa: E402, F403
 from .dropout import *  # noqa: E402, F403
 from .linear import *  # noqa: E402, F403
+from .linear_cross_entropy import *  # noqa: E402, F403
 from .loss import *  # noqa: E402, F403
 from .normalization import *  # noqa: E402, F403
 from .pooling import *  # noqa: E402, F403

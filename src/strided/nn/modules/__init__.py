@@ -16,6 +16,8 @@ from .fold import *  # noqa: F403
 from .instancenorm import *  # noqa: F403
 from .lazy import *  # noqa: F403
 from .linear import *  # noqa: F403
+from .linear_cross_entropy import *  # noqa: F403
+from .linear_cross_entropy_options import *  # noqa: F403
 from .loss import *  # noqa: F403
 from .module import *  # noqa: F403
 from .normalization import *  # noqa: F403

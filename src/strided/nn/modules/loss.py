@@ -22,6 +22,7 @@ __all__ = [
     "MarginRankingLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
     "NLLLoss", "NLLLoss2d", "PoissonNLLLoss", "SmoothL1Loss", "SoftMarginLoss",
     "TripletMarginLoss", "TripletMarginWithDistanceLoss",
+    "LinearCrossEntropyLoss",
 ]
 
 
@@ -354,3 +355,60 @@ class CTCLoss(_Loss):
     def forward(self, log_probs, targets, input_lengths, target_lengths):
         return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
                           self.reduction, self.zero_infinity)
+
+
+import math  # noqa: E402
+
+from .linear import Linear  # noqa: E402
+from .linear_cross_entropy_options import LinearCrossEntropyOptions  # noqa: E402
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """Cross entropy of ``input`` mapped by an internal ``Linear`` (no bias by default)
+    to ``num_classes * prod(out_features)`` logits; see ``F.linear_cross_entropy``.
+    The Linear's weight is stored flat and reshaped to ``(C, *out_features,
+    in_features)`` in ``forward``."""
+
+    __constants__ = ["num_classes", "out_features", "reduction", "ignore_index",
+                     "label_smoothing"]
+    num_classes: int
+    out_features: tuple[int, ...]
+    ignore_index: int | None
+    label_smoothing: float
+    options: LinearCrossEntropyOptions | None
+
+    def __init__(self, in_features: int, num_classes: int, *,
+                 out_features: tuple[int, ...] = (), bias: bool = False, device=None,
+                 dtype=None, reduction: str = "mean", weight=None,
+                 ignore_index: int | None = None, label_smoothing: float = 0.0,
+                 options: LinearCrossEntropyOptions | None = None) -> None:
+        if weight is not None and weight.shape != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got "
+                               f"{tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError("expected label_smoothing to be in range [0, 1], got "
+                               f"{label_smoothing}")
+        super().__init__(weight=weight, size_average=None, reduce=None, reduction=reduction)
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        self.linear = Linear(in_features, math.prod(out_features, start=num_classes),
+                             bias=bias, device=device, dtype=dtype)
+        self.options = options
+
+    def forward(self, input, target):
+        shape = (self.num_classes, *self.out_features)
+        linear_weight = self.linear.weight.reshape((*shape, self.linear.in_features))
+        bias = self.linear.bias
+        return F.linear_cross_entropy(
+            input, linear_weight, target,
+            linear_bias=bias.reshape(shape) if bias is not None else None,
+            weight=self.weight, reduction=self.reduction, ignore_index=self.ignore_index,
+            label_smoothing=self.label_smoothing, options=self.options)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+                f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
+                f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
+                f"label_smoothing={self.label_smoothing}, options={self.options}")
