@@ -10,7 +10,7 @@ from __future__ import annotations
 import strided as _s
 
 __all__ = [
-    "aten_call", "binary_cross_entropy_double_backward_self",
+    "loss_op", "binary_cross_entropy_double_backward_self",
     "binary_cross_entropy_double_backward_target", "binary_cross_entropy_target_grad",
     "bce_with_logits_grad", "bce_with_logits_target_grad", "huber_loss_grad",
     "log_softmax_double_backward_grad_output", "log_softmax_double_backward_output",
@@ -22,11 +22,24 @@ _MEAN = 1
 _EPS = 1e-12
 
 
-def aten_call(name, *args):
-    """``aten::<name>`` through the dispatcher (the backward kernels torch's formulas call)."""
-    base, _, overload = name.partition(".")
-    packet = getattr(_s.ops.aten, base)
-    return (getattr(packet, overload) if overload else packet)(*args)
+_handles: dict = {}
+
+
+def loss_op(name, *args):
+    """``aten::<name>`` (an overload name such as ``nll_loss_backward`` or
+    ``_ctc_loss_backward.Tensor``) called through the dispatcher with the key set of its
+    tensor arguments, as a generated binding calls it, autograd included; without the
+    binding's argument parsing, which the backward pass does not need."""
+    handle = _handles.get(name)
+    if handle is None:
+        from strided.ops.dispatcher import get_op
+        handle = _handles[name] = get_op("aten::" + name)
+    keyset = 0
+    for a in args:
+        k = getattr(a, "_keyset", None)
+        if k is not None:
+            keyset |= k
+    return handle.call(keyset, *args)
 
 
 def _norm(t, reduction, numel):

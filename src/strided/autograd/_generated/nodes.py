@@ -5086,7 +5086,7 @@ class SoftmaxBackward0(FormulaNode):
             dim = _u(node._s_dim, node)
             self_dtype = _u(node._s_self_dtype, node)
             result = _u(node._s_result, node)
-            r_self = aten_call("_softmax_backward_data", grad, result, dim, self_dtype)
+            r_self = loss_op("_softmax_backward_data", grad, result, dim, self_dtype)
         return node._flatten((r_self,))
 
 
@@ -5103,7 +5103,7 @@ class LogSoftmaxBackward0(FormulaNode):
             dim = _u(node._s_dim, node)
             self_dtype = _u(node._s_self_dtype, node)
             result = _u(node._s_result, node)
-            r_self = aten_call("_log_softmax_backward_data", grad, result, dim, self_dtype)
+            r_self = loss_op("_log_softmax_backward_data", grad, result, dim, self_dtype)
         return node._flatten((r_self,))
 
 
@@ -5120,7 +5120,7 @@ class SoftmaxBackwardDataBackward0(FormulaNode):
             dim = _u(node._s_dim, node)
             input_dtype = _u(node._s_input_dtype, node)
             output = _u(node._s_output, node)
-            r_grad_output = aten_call("_softmax_backward_data", grad.to(output.dtype), output, dim, input_dtype)
+            r_grad_output = loss_op("_softmax_backward_data", grad.to(output.dtype), output, dim, input_dtype)
         if node._need(1):
             dim = _u(node._s_dim, node)
             output = _u(node._s_output, node)
@@ -5167,7 +5167,7 @@ class NllLossBackward0(FormulaNode):
             target = _u(node._s_target, node)
             weight = _u(node._s_weight, node)
             total_weight = _u(node._s_total_weight, node)
-            r_self = aten_call("nll_loss_backward", grad, self, target, weight, reduction, ignore_index, total_weight)
+            r_self = loss_op("nll_loss_backward", grad, self, target, weight, reduction, ignore_index, total_weight)
         return node._flatten((r_self,))
 
 
@@ -5185,7 +5185,7 @@ class NllLossBackwardBackward0(FormulaNode):
             reduction = _u(node._s_reduction, node)
             target = _u(node._s_target, node)
             weight = _u(node._s_weight, node)
-            r_grad_output = aten_call("nll_loss", grad, target, weight, reduction, ignore_index)
+            r_grad_output = loss_op("nll_loss", grad, target, weight, reduction, ignore_index)
         if node._need(1):
             r_self = zeros_like(grad)
         return node._flatten((r_grad_output, r_self))
@@ -5208,7 +5208,7 @@ class NllLoss2DBackward0(FormulaNode):
             target = _u(node._s_target, node)
             weight = _u(node._s_weight, node)
             total_weight = _u(node._s_total_weight, node)
-            r_self = aten_call("nll_loss2d_backward", grad, self, target, weight, reduction, ignore_index, total_weight)
+            r_self = loss_op("nll_loss2d_backward", grad, self, target, weight, reduction, ignore_index, total_weight)
         return node._flatten((r_self,))
 
 
@@ -5226,7 +5226,7 @@ class NllLoss2DBackwardBackward0(FormulaNode):
             reduction = _u(node._s_reduction, node)
             target = _u(node._s_target, node)
             weight = _u(node._s_weight, node)
-            r_grad_output = aten_call("nll_loss2d", grad, target, weight, reduction, ignore_index)
+            r_grad_output = loss_op("nll_loss2d", grad, target, weight, reduction, ignore_index)
         if node._need(1):
             r_self = zeros_like(grad)
         return node._flatten((r_grad_output, r_self))
@@ -5245,12 +5245,12 @@ class MseLossBackward0(FormulaNode):
             reduction = _u(node._s_reduction, node)
             self = _u(node._s_self, node)
             target = _u(node._s_target, node)
-            r_self = aten_call("mse_loss_backward", grad, self, target, reduction)
+            r_self = loss_op("mse_loss_backward", grad, self, target, reduction)
         if node._need(1):
             reduction = _u(node._s_reduction, node)
             self = _u(node._s_self, node)
             target = _u(node._s_target, node)
-            r_target = aten_call("mse_loss_backward", grad, target, self, reduction)
+            r_target = loss_op("mse_loss_backward", grad, target, self, reduction)
         return node._flatten((r_self, r_target))
 
 
@@ -5267,7 +5267,7 @@ class MseLossBackwardBackward0(FormulaNode):
             reduction = _u(node._s_reduction, node)
             self = _u(node._s_self, node)
             target = _u(node._s_target, node)
-            r_grad_output = aten_call("mse_loss_backward", grad, self, target, reduction)
+            r_grad_output = loss_op("mse_loss_backward", grad, self, target, reduction)
         if node._need(1):
             reduction = _u(node._s_reduction, node)
             self = _u(node._s_self, node)
@@ -5360,7 +5360,7 @@ class BinaryCrossEntropyBackward0(FormulaNode):
             self = _u(node._s_self, node)
             target = _u(node._s_target, node)
             weight = _u(node._s_weight, node)
-            r_self = aten_call("binary_cross_entropy_backward", grad, self, target, weight, reduction)
+            r_self = loss_op("binary_cross_entropy_backward", grad, self, target, weight, reduction)
         if node._need(1):
             reduction = _u(node._s_reduction, node)
             self = _u(node._s_self, node)
@@ -5384,7 +5384,7 @@ class BinaryCrossEntropyBackwardBackward0(FormulaNode):
             self = _u(node._s_self, node)
             target = _u(node._s_target, node)
             weight = _u(node._s_weight, node)
-            r_grad_output = aten_call("binary_cross_entropy_backward", grad, self, target, weight, reduction)
+            r_grad_output = loss_op("binary_cross_entropy_backward", grad, self, target, weight, reduction)
         if node._need(1):
             reduction = _u(node._s_reduction, node)
             self = _u(node._s_self, node)
@@ -5444,7 +5444,7 @@ class MultiMarginLossBackward0(FormulaNode):
             self = _u(node._s_self, node)
             target = _u(node._s_target, node)
             weight = _u(node._s_weight, node)
-            r_self = aten_call("multi_margin_loss_backward", grad, self, target, p, margin, weight, reduction)
+            r_self = loss_op("multi_margin_loss_backward", grad, self, target, p, margin, weight, reduction)
         return node._flatten((r_self,))
 
 
@@ -5463,7 +5463,7 @@ class MultilabelMarginLossBackward0(FormulaNode):
             self = _u(node._s_self, node)
             target = _u(node._s_target, node)
             is_target = _u(node._s_is_target, node)
-            r_self = aten_call("multilabel_margin_loss_backward", grad, self, target, reduction, is_target)
+            r_self = loss_op("multilabel_margin_loss_backward", grad, self, target, reduction, is_target)
         return node._flatten((r_self,))
 
 
@@ -5486,7 +5486,7 @@ class CtcLossBackward0(FormulaNode):
             zero_infinity = _u(node._s_zero_infinity, node)
             result0 = _u(node._s_result0, node)
             result1 = _u(node._s_result1, node)
-            r_log_probs = aten_call("_ctc_loss_backward", grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity)
+            r_log_probs = loss_op("_ctc_loss_backward", grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity)
         return node._flatten((r_log_probs,))
 
 
@@ -5509,7 +5509,7 @@ class CtcLossBackward1(FormulaNode):
             zero_infinity = _u(node._s_zero_infinity, node)
             result0 = _u(node._s_result0, node)
             result1 = _u(node._s_result1, node)
-            r_log_probs = aten_call("_ctc_loss_backward.Tensor", grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity)
+            r_log_probs = loss_op("_ctc_loss_backward.Tensor", grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity)
         return node._flatten((r_log_probs,))
 
 

@@ -363,23 +363,48 @@ def _check_target_dtype(target):
         f"expected target dtype to be Long or Byte, but got {target._dtype._scalar_name}"))
 
 
-def _nll_gather(arr, t, w, ignore_index, n_classes, axis):
-    """Per-sample ``-w[t] * arr[t]`` (0 where ignored) and the per-sample weights."""
+def _nll_targets(t, ignore_index, n_classes):
+    """The targets as int64, the mask of the counted ones (None when all count), and the
+    targets with the ignored ones replaced by class 0 (safe to gather with)."""
     t = t.astype(np.int64, copy=False)
     valid = t != ignore_index
+    if valid.all():
+        if t.size and (t.min() < 0 or t.max() >= n_classes):
+            bad = (t < 0) | (t >= n_classes)
+            raise IndexError(f"Target {int(t[bad].flat[0])} is out of bounds.")
+        return None, t
     bad = valid & ((t < 0) | (t >= n_classes))
     if bad.any():
-        v = int(t[bad].flat[0])
-        raise IndexError(f"Target {v} is out of bounds.")
-    tc = np.where(valid, t, 0)
-    picked = np.squeeze(np.take_along_axis(arr, np.expand_dims(tc, axis), axis), axis)
+        raise IndexError(f"Target {int(t[bad].flat[0])} is out of bounds.")
+    return valid, np.where(valid, t, 0)
+
+
+def _index(arr, tc, axis):
+    """The fancy-index key that picks class ``tc`` along ``axis`` for every sample: the
+    samples' own coordinates elsewhere (sparse grids broadcasting to ``tc``'s shape)."""
+    if arr.ndim == 2 and axis == 1:
+        return (np.arange(arr.shape[0]), tc)
+    grids = list(np.indices(tc.shape, sparse=True))
+    return tuple(grids[:axis]) + (tc,) + tuple(grids[axis:])
+
+
+def _nll_gather(arr, t, w, ignore_index, n_classes, axis):
+    """Per-sample ``-w[t] * arr[t]`` (0 where ignored) and the per-sample weights (None
+    when every sample counts with weight 1)."""
+    valid, tc = _nll_targets(t, ignore_index, n_classes)
+    picked = arr[_index(arr, tc, axis)]
     if w is not None:
-        ws = np.where(valid, np.take(w, tc), 0).astype(arr.dtype, copy=False)
+        ws = np.take(w, tc)
+        if valid is not None:
+            ws = np.where(valid, ws, 0)
+        ws = ws.astype(arr.dtype, copy=False)
+        loss = -(picked * ws)
     else:
-        ws = valid.astype(arr.dtype)
-    with np.errstate(all="ignore"):
-        loss = np.where(valid, -(picked * ws), 0).astype(arr.dtype, copy=False)
-    return loss, ws, tc, valid
+        ws = None if valid is None else valid.astype(arr.dtype)
+        loss = -picked
+    if valid is not None:
+        loss = np.where(valid, loss, 0)
+    return loss.astype(arr.dtype, copy=False), ws
 
 
 def _nll_forward(self, target, weight, reduction, ignore_index, two_d, output=None,
@@ -435,12 +460,12 @@ def _nll_forward(self, target, weight, reduction, ignore_index, two_d, output=No
         _store(out, np.nan if reduction == _MEAN else 0.0)
         _store(tw, 0.0)
         return out, tw
-    loss, ws, _, _ = _nll_gather(arr, t, w, ignore_index, n_classes, axis)
+    loss, ws = _nll_gather(arr, t, w, ignore_index, n_classes, axis)
     if reduction == _NONE:
         _store(out, loss)
         _store(tw, 0.0)
         return out, tw
-    total = np.sum(ws, dtype=acc)
+    total = np.sum(ws, dtype=acc) if ws is not None else acc.type(loss.size)
     value = np.sum(loss, dtype=acc)
     if reduction == _MEAN:
         with np.errstate(all="ignore"):
@@ -515,14 +540,13 @@ def _nll_backward(grad_output, self, target, weight, reduction, ignore_index, to
         view = buf[None]
         t = t.reshape(1)
         axis = 1
-    t = t.astype(np.int64, copy=False)
-    valid = t != ignore_index
-    bad = valid & ((t < 0) | (t >= n_classes))
-    if bad.any():
-        raise IndexError(f"Target {int(t[bad].flat[0])} is out of bounds.")
-    tc = np.where(valid, t, 0)
-    ws = np.where(valid, np.take(w, tc), 0).astype(acc) if w is not None \
-        else valid.astype(acc)
+    valid, tc = _nll_targets(t, ignore_index, n_classes)
+    if w is not None:
+        ws = np.take(w, tc)
+        if valid is not None:
+            ws = np.where(valid, ws, 0)
+    else:
+        ws = valid.astype(acc) if valid is not None else acc.type(1)
     if per_sample:
         scale = -g
     else:
@@ -532,8 +556,10 @@ def _nll_backward(grad_output, self, target, weight, reduction, ignore_index, to
                 gv = gv / _arr(total_weight, acc).reshape(())
         scale = -gv
     with np.errstate(invalid="ignore"):
-        vals = np.where(valid, ws * scale, 0).astype(acc, copy=False)
-    np.put_along_axis(view, np.expand_dims(tc, axis), np.expand_dims(vals, axis), axis)
+        vals = ws * scale
+        if valid is not None:
+            vals = np.where(valid, vals, 0)
+    view[_index(view, tc, axis)] = vals
     if not direct:
         _store(res, buf)
     return res
