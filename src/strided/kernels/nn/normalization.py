@@ -225,7 +225,8 @@ def _batch_norm_impl(input, weight, bias, running_mean, running_var, training, m
     sizes = input._sizes
     c = sizes[1]
     out = _empty_suggest(input, input._dtype)
-    n_stat = c if training else 0
+    # eval mode saves no statistics: (0,) tensors on CPU; torch's meta function says (C,)
+    n_stat = c if training or _is_meta(input) else 0
     save_mean = empty((n_stat,), stat, device=input._device)
     save_invstd = empty((n_stat,), stat, device=input._device)
     if _is_meta(input):
@@ -364,6 +365,20 @@ def batch_norm_impl_index_composite(input, weight, bias, running_mean, running_v
     (a clone scaled by weight[0] and shifted by bias[0], so the graph stays connected),
     else ``native_batch_norm``; index 0 names the native backend."""
     sizes = input._sizes
+    reserve = empty((0,), dt.uint8, device=input._device)
+    if numel_of(sizes) == 0:
+        # before any check: the statistics are empty (C,) tensors of the accumulation type
+        c = sizes[1] if len(sizes) > 1 else 0
+        acc = dt.float32 if input._dtype in _LOW else \
+            dt.float64 if input._dtype is dt.float32 or input._dtype.category <= dt.INT \
+            else input._dtype
+        out = _call_op("aten::clone", input, None)
+        if weight is not None:
+            out = _call_op("aten::mul.Tensor", out, _call_op("aten::select.int", weight, 0, 0))
+        if bias is not None:
+            out = _call_op("aten::add.Tensor", out, _call_op("aten::select.int", bias, 0, 0), 1)
+        return (out, empty((c,), acc, device=input._device),
+                empty((c,), acc, device=input._device), reserve, 0)
     c = sizes[maybe_wrap_dim(1, len(sizes))]
     for name, t in (("running_mean", running_mean), ("running_var", running_var)):
         if t is not None:
@@ -375,19 +390,6 @@ def batch_norm_impl_index_composite(input, weight, bias, running_mean, running_v
         if t is not None:
             n = numel_of(t._sizes)
             check(n == c, lambda name=name, n=n: f"{name} should contain {c} elements not {n}")
-    reserve = empty((0,), dt.uint8, device=input._device)
-    if numel_of(sizes) == 0:
-        acc = dt.float64 if input._dtype in (dt.float32, dt.float64) or \
-            input._dtype.category <= dt.INT else input._dtype
-        if input._dtype in _LOW:
-            acc = dt.float32
-        out = _call_op("aten::clone", input, None)
-        if weight is not None:
-            out = _call_op("aten::mul.Tensor", out, _call_op("aten::select.int", weight, 0, 0))
-        if bias is not None:
-            out = _call_op("aten::add.Tensor", out, _call_op("aten::select.int", bias, 0, 0), 1)
-        return (out, empty((c,), acc, device=input._device),
-                empty((c,), acc, device=input._device), reserve, 0)
     out, save_mean, save_invstd = _call_op(
         "aten::native_batch_norm", input, weight, bias, running_mean, running_var, training,
         momentum, eps)
@@ -605,6 +607,8 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
           "PyTorch.)")
     _require_float(input, "GroupNormKernelImpl")
     stat = _stat_dtype(input, weight, bias)
+    if _is_meta(input):
+        stat = input._dtype      # torch's meta function keeps the input's dtype throughout
     out = _empty_suggest(input, input._dtype)
     mean = empty((N, group), stat, device=input._device)
     rstd = empty((N, group), stat, device=input._device)
@@ -748,6 +752,11 @@ def _rms_norm(input, normalized_shape, weight, eps):
         out = _call_op("aten::mul.Tensor", out, weight)
     if out._dtype is not input._dtype:
         out = _call_op("aten::_to_copy", out, input._dtype, None, None, None, False, None)
+    # torch returns it in the input's suggested memory format (a copy when neither
+    # contiguous nor channels-last)
+    if not compute_is_contiguous(out._sizes, out._strides) and \
+            _channels_last_strides(out) is None:
+        out = _call_op("aten::clone", out, contiguous_format)
     return out, rstd
 
 
