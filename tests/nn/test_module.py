@@ -894,3 +894,43 @@ def test_global_full_backward_hook():
             h.remove()
         return log
     check(recipe)
+
+
+def test_parameter_pickle_keeps_user_attributes():
+    for lib in (strided, torch):
+        p = lib.nn.Parameter(lib.ones(2))
+        p.note = "kept"
+        q = pickle.loads(pickle.dumps(p))
+        assert type(q) is lib.nn.Parameter and q.note == "kept" and q.requires_grad
+
+
+def test_removable_handle():
+    for hooks_mod in (strided.utils.hooks, torch.utils.hooks):
+        main, extra1, extra2 = OrderedDict(), OrderedDict(), OrderedDict()
+        h = hooks_mod.RemovableHandle(main, extra_dict=[extra1, extra2])
+        main[h.id], extra1[h.id], extra2[h.id] = "f", True, True
+        h2 = hooks_mod.RemovableHandle(main, extra_dict=extra1)
+        assert h2.id == h.id + 1
+        main[h2.id] = "g"
+        with h:
+            assert list(main.values()) == ["f", "g"]
+        assert list(main.values()) == ["g"] and not extra1 and not extra2
+        h2.remove()
+        h2.remove()
+        assert not main
+
+
+def test_failed_load_with_overridden_loader_is_undone():
+    class Versioned(strided.nn.Linear):
+        def _load_from_state_dict(self, state_dict, prefix, *args):
+            state_dict = dict(state_dict)
+            super()._load_from_state_dict(state_dict, prefix, *args)
+
+    model = strided.nn.Sequential(Versioned(2, 2), strided.nn.Linear(2, 3))
+    before = [p.clone() for p in model.parameters()]
+    sd = {k: v + 1 for k, v in model.state_dict().items()}
+    sd["1.bias"] = strided.ones(7)
+    with pytest.raises(RuntimeError, match=r"size mismatch for 1.bias: copying a param with "
+                                           r"shape torch.Size\(\[7\]\)"):
+        model.load_state_dict(sd)
+    assert all(strided.equal(a, b) for a, b in zip(model.parameters(), before))
