@@ -144,6 +144,19 @@ def test_interpolate_channels_last_keeps_layout():
          x3)
 
 
+def test_interpolate_channels_last_leaf_gradients():
+    # a channels-last leaf: its .grad keeps the layout (torch's AccumulateGrad)
+    x = RNG.standard_normal((2, 3, 8, 9))
+    outs = []
+    for m in (strided, torch):
+        t = _cl(m.from_numpy(x.copy())).requires_grad_(True)
+        o = m.nn.functional.interpolate(t, size=(4, 5), mode="bilinear", antialias=True)
+        o.backward(_cl(m.ones_like(o)))
+        outs.append((o.stride(), t.grad.stride(), t.grad.numpy()))
+    assert outs[0][:2] == outs[1][:2]
+    np.testing.assert_allclose(outs[0][2], outs[1][2], rtol=1e-12, atol=1e-13)
+
+
 @hyp(25)
 @given(st.integers(1, 6), st.integers(1, 6), st.floats(0.3, 3.5), st.floats(0.3, 3.5),
        st.sampled_from(["nearest", "nearest-exact", "bilinear", "bicubic"]),

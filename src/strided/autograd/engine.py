@@ -28,8 +28,10 @@ nothing; with it, they record a graph of their own (double backward).
 from __future__ import annotations
 
 import heapq
+import sys
 import warnings
 
+from ..core.layouts import contiguous_format as _contiguous
 from ..kernels.factory import empty_like
 from . import anomaly_mode, grad_mode
 from .graph import _FREED, AccumulateGrad
@@ -87,10 +89,72 @@ def _add(a, b):
     return a + b
 
 
+# Note [Stealing the incoming gradient]
+# The first gradient a leaf receives becomes its ``.grad``. torch adopts the incoming tensor
+# itself ("steals" it) when nothing else can see it: grad mode is off, it has the leaf's
+# layout, and its use count shows no other owner; otherwise it copies. Copying a large
+# gradient (an embedding table's) costs a full pass, so strided steals under the same rule,
+# with Python's reference counts as the use count: the engine's buffer list, the tuple
+# ``apply`` receives and the parameters on the way here are the expected references
+# (measured once, through a chain of calls of the same shape, by ``_expected_refs``); one
+# more means a hook, a capture or another buffer holds the tensor. Its storage must have no
+# other tensor on it either, save a base that only this view keeps alive.
+
+def _refcount(x) -> int:
+    return sys.getrefcount(x)
+
+
+def _unshared(grad) -> tuple:
+    """(references to the storage, references to the base or 0)."""
+    base = grad._base
+    return _refcount(grad._storage), 0 if base is None else _refcount(base)
+
+
+_EXPECTED: list = []
+
+
+def _probe_apply(grads):                      # shaped like AccumulateGrad.apply
+    return _probe_accumulate(None, grads[0])
+
+
+def _probe_accumulate(variable, grad):        # shaped like accumulate_into_leaf
+    return _probe_can_steal(variable, grad)
+
+
+def _probe_can_steal(variable, grad):         # shaped like _can_steal
+    return _refcount(grad), _unshared(grad)
+
+
+def _expected_refs(like) -> list:
+    """The counts an unshared gradient shows in ``_can_steal``: its own references, and
+    ``_unshared`` of a plain tensor and of a view whose base only it keeps alive. Measured
+    once, on fresh tensors sent through calls of the same shape as the engine's."""
+    if not _EXPECTED:
+        grads = [empty_like(like)]
+        count, plain = _probe_apply(tuple(grads))
+        del grads
+        # (a row-major probe: ``like`` may be laid out channels-last, which view(-1) refuses)
+        view = empty_like(like, memory_format=_contiguous).view(-1)
+        _EXPECTED.extend((count, plain, _unshared(view)))
+    return _EXPECTED
+
+
+def _can_steal(variable, grad) -> bool:
+    if grad._strides != variable._strides or grad._offset != variable._offset or \
+            grad._dtype is not variable._dtype or grad._device is not variable._device or \
+            grad._autograd_meta is not None:
+        return False
+    count, plain, view = _expected_refs(variable)
+    if _refcount(grad) != count:
+        return False
+    return _unshared(grad) == (plain if grad._base is None else view)
+
+
 def accumulate_into_leaf(variable, grad) -> None:
     """Add ``grad`` into ``variable.grad`` (AccumulateGrad's job). Without grad mode the
     sum is in place into the existing ``.grad``; with it (``create_graph``) it is a new
-    tensor that keeps its graph."""
+    tensor that keeps its graph. A first gradient nobody else holds is adopted as it is
+    (Note [Stealing the incoming gradient])."""
     meta = variable._autograd_meta
     if grad is None:
         return
@@ -98,9 +162,12 @@ def accumulate_into_leaf(variable, grad) -> None:
     if grad_mode.STATE.enabled:
         meta.grad = grad if old is None else old + grad
     elif old is None:
-        new = empty_like(variable, dtype=grad._dtype)
-        new.copy_(grad)
-        meta.grad = new
+        if _can_steal(variable, grad):
+            meta.grad = grad if grad._base is None else grad.detach()
+        else:
+            new = empty_like(variable, dtype=grad._dtype)
+            new.copy_(grad)
+            meta.grad = new
     elif old.requires_grad:
         meta.grad = old + grad
     else:
@@ -264,6 +331,7 @@ def execute(roots, retain_graph: bool, create_graph: bool, capture=None,
                 deps[nxt] = remaining
                 if not remaining:
                     heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
+            g = old = None     # no stale reference (Note [Stealing the incoming gradient])
     finally:
         grad_mode.STATE.enabled, grad_mode.STATE.inference = prev
     if capture is not None:
