@@ -171,6 +171,14 @@ def _window_arg(w, first_valid=None, low=None):
     return arg, val
 
 
+def _take_where(pos, k, upd, tmp):
+    """``pos[upd] = k`` as arithmetic (a masked copy is branchy and several times slower
+    on random masks): pos -= (pos - k) * upd."""
+    np.subtract(pos, k, out=tmp)
+    np.multiply(tmp, upd, out=tmp)
+    np.subtract(pos, tmp, out=pos)
+
+
 def _window_table(nd, in_sp, outs, ks, strides, pads, dilations):
     """(O, K) flat per-plane input index of each window element, and (O,) the window
     position of each window's first in-bounds element."""
@@ -216,14 +224,15 @@ def _max_pool_compute(self, nd, ks, ss, ps, ds, outs, out, indices):
     kpos[...] = first.reshape(outs)
     nan = arr.dtype.kind == "f" and bool(np.isnan(arr).any())
     upd = np.empty(best.shape, dtype=bool)
+    step = np.empty(best.shape, dtype=np.int32)
     for k, off in enumerate(np.ndindex(*ks)):
         v = win[(Ellipsis,) + tuple(off)]
-        np.greater(v, best, out=upd)
-        if nan:
-            upd |= np.isnan(v)
-        np.copyto(best, v, where=upd)
         if want:
-            np.copyto(kpos, k, where=upd)
+            np.greater(v, best, out=upd)
+            if nan:
+                upd |= np.isnan(v)
+            _take_where(kpos, k, upd, step)
+        np.maximum(best, v, out=best)      # the value taken (NaN propagates), branch-free
     _store(out, best)
     if want:
         flat_k = kpos.reshape(lead + (nout,))
@@ -873,24 +882,43 @@ def adaptive_avg_pool1d(self, output_size):
 # row index first, then the smallest column. The flat index is carried along.
 
 def _adaptive_max_forward(x, in_sp, outs):
+    """(values, flat per-plane indices) of adaptive max pooling over ``x``'s trailing dims
+    (Note [Adaptive max, one dim at a time]). Each dim is a running scan over the offsets
+    inside the windows (at most ceil(in/out) + 1 of them), all windows at once."""
     nd = len(outs)
+    if x.dtype == np.float16 or x.dtype.name == "bfloat16":
+        x = x.astype(np.float32)
+    nan = x.dtype.kind == "f" and bool(np.isnan(x).any())
     plane_st = contiguous_strides(tuple(in_sp))
     flat = None
     for i in range(nd - 1, -1, -1):
         axis = x.ndim - nd + i
-        vals, idxs = [], []
-        for s, e in _adaptive_ranges(in_sp[i], outs[i]):
-            sub = np.moveaxis(x[(slice(None),) * axis + (slice(s, e),)], axis, -1)
-            arg, val = _window_arg(sub)
-            pos = arg + s
-            here = pos * plane_st[i]
-            if flat is not None:
-                fsub = np.moveaxis(flat[(slice(None),) * axis + (slice(s, e),)], axis, -1)
-                here = here + np.take_along_axis(fsub, arg[..., None], -1)[..., 0]
-            vals.append(np.expand_dims(val, axis))
-            idxs.append(np.expand_dims(here, axis))
-        x = np.concatenate(vals, axis=axis)
-        flat = np.concatenate(idxs, axis=axis)
+        ranges = _adaptive_ranges(in_sp[i], outs[i])
+        starts = np.array([r[0] for r in ranges], dtype=np.int64)
+        lens = np.array([r[1] - r[0] for r in ranges], dtype=np.int64)
+        bshape = [1] * x.ndim
+        bshape[axis] = outs[i]
+        best = np.take(x, starts, axis=axis)
+        pos = np.zeros(best.shape, dtype=np.int64)
+        upd = np.empty(best.shape, dtype=bool)
+        step = np.empty(best.shape, dtype=np.int64)
+        # offsets past a shorter window read an extra slice of the lowest value, which
+        # never wins (no mask needed)
+        fill_shape = list(x.shape)
+        fill_shape[axis] = 1
+        xp = np.concatenate([x, np.full(fill_shape, _lowest(x.dtype), x.dtype)], axis=axis)
+        for j in range(1, int(lens.max()) if len(lens) else 0):
+            v = np.take(xp, np.where(j < lens, starts + j, in_sp[i]), axis=axis)
+            np.greater(v, best, out=upd)
+            if nan:
+                upd |= np.isnan(v)
+            _take_where(pos, j, upd, step)
+            np.maximum(best, v, out=best)
+        where = starts.reshape(bshape) + pos
+        here = where * plane_st[i]
+        if flat is not None:
+            here = here + np.take_along_axis(flat, where, axis=axis)
+        x, flat = best, here
     return x, flat
 
 
