@@ -127,7 +127,8 @@ def _accumulate(input, linear_weight, target, linear_bias, weight, reduction, ig
                  compute_linear_bias_grad)
     target, w_rows = _class_weights(target, weight, ignore_index, num_classes, reduction,
                                     plan.weight_chunk_dtype, loss_grad_output)
-    lw = linear_weight.to(plan.linear_weight_cast_dtype)
+    lw = (linear_weight.to(plan.linear_weight_cast_dtype)
+          if plan.linear_weight_cast_dtype != dtype else linear_weight)
     lb = None if linear_bias is None else linear_bias.to(plan.logits_dtype)
     step = batch_chunk_size
 
@@ -209,6 +210,19 @@ def _accumulate(input, linear_weight, target, linear_bias, weight, reduction, ig
     return output.to(dtype), grad_input.to(dtype), grad_lw, grad_lb
 
 
+def _check_flags(input, linear_weight, linear_bias, *flags):
+    """torch's guard against gradient flags that disagree with ``requires_grad`` (it runs
+    inside the op's forward, where grad mode is off, as in torch)."""
+    enabled = grad_mode.STATE.enabled
+    for flag, tensor, what in zip(flags, (input, linear_weight, linear_bias),
+                                  ("input", "linear_weight", "linear_bias")):
+        if not flag and tensor is not None and tensor.requires_grad and enabled:
+            raise RuntimeError(
+                f"linear_cross_entropy chunked op: compute_{what}_grad was False at trace "
+                f"time but {what}.requires_grad is True at runtime; recompile the graph "
+                "with the desired requires_grad.")
+
+
 _TWICE = ("linear_cross_entropy chunked backward called twice; retain_graph=True / double "
           "backward are not supported.")
 
@@ -221,6 +235,8 @@ class GeneratedBackwardFor_torch_nn__linear_cross_entropy_batch_chunked_default(
     def forward(input, linear_weight, target, linear_bias, weight, reduction, ignore_index,
                 label_smoothing, batch_chunk_size, acc_policy, acc_dtype, allow_retain_graph,
                 compute_input_grad, compute_linear_weight_grad, compute_linear_bias_grad):
+        _check_flags(input, linear_weight, linear_bias, compute_input_grad,
+                     compute_linear_weight_grad, compute_linear_bias_grad)
         return _accumulate(input, linear_weight, target, linear_bias, weight, reduction,
                            ignore_index, label_smoothing, batch_chunk_size, acc_policy,
                            acc_dtype, compute_input_grad, compute_linear_weight_grad,
@@ -303,18 +319,6 @@ def _linear_cross_entropy_batch_chunked(input, linear_weight, target, linear_bia
                                         compute_linear_bias_grad):
     """The scalar-reduction op; returns ``(loss, grad_input, grad_linear_weight,
     grad_linear_bias)``, the gradients being what ``loss.backward()`` will hand out."""
-    enabled = grad_mode.STATE.enabled
-    for flag, tensor, what in ((compute_input_grad, input, "compute_input_grad"),
-                               (compute_linear_weight_grad, linear_weight,
-                                "compute_linear_weight_grad"),
-                               (compute_linear_bias_grad, linear_bias,
-                                "compute_linear_bias_grad")):
-        if not flag and tensor is not None and tensor.requires_grad and enabled:
-            name = what.removeprefix("compute_").removesuffix("_grad")
-            raise RuntimeError(
-                f"linear_cross_entropy chunked op: {what} was False at trace time but "
-                f"{name}.requires_grad is True at runtime; recompile the graph with the "
-                "desired requires_grad.")
     return GeneratedBackwardFor_torch_nn__linear_cross_entropy_batch_chunked_default.apply(
         input, linear_weight, target, linear_bias, weight, reduction, ignore_index,
         label_smoothing, batch_chunk_size, acc_policy, acc_dtype, allow_retain_graph,
