@@ -1,7 +1,7 @@
 """LayerNorm(512) on 32x128x512 and BatchNorm2d(16) (training mode) on 32x16x32x32, float32,
 forward + backward: strided vs torch, both on one thread (torch.set_num_threads(1); NumPy's
-BLAS pinned to 1 thread as in benchmarks/run.py). Prints the times and the ratio
-strided/torch (the issue asks <= 1.5 for each). Forward-only times are printed as well.
+BLAS pinned to 1 thread as in benchmarks/run.py), timed in process CPU time. Prints the
+times and the ratio strided/torch (the issue asks <= 1.5 for each), forward-only too.
 
     python benchmarks/bench_nn_norm.py
 """
@@ -9,6 +9,7 @@ strided/torch (the issue asks <= 1.5 for each). Forward-only times are printed a
 from __future__ import annotations
 
 import os
+import time
 import timeit
 
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -40,8 +41,11 @@ def _fwd(layer, x):
 
 
 def best(fn, number=10, repeat=7) -> float:
+    # process CPU time: both libraries run on one thread, so on an idle machine it equals
+    # the wall time, and on a busy one it does not count the time spent descheduled
     fn()
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
+    return min(timeit.repeat(fn, number=number, repeat=repeat, timer=time.process_time)) / \
+        number
 
 
 def main() -> None:
