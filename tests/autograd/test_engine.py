@@ -553,3 +553,53 @@ def _no_grad_views(m):
 @pytest.mark.parametrize("program", [_multi_output_views, _no_grad_views])
 def test_views_that_refuse_inplace_like_torch(program):
     assert same(program)[0] == "ok"
+
+
+# -- Note [Stealing the incoming gradient] --------------------------------------------------------
+
+def _first_grad_adopted(m, scenario):
+    """Whether the leaf's first ``.grad`` is the very memory its producer returned."""
+    record = {}
+
+    class Produce(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            if scenario == "transposed":
+                out = m.empty(g.shape[::-1], dtype=g.dtype).t().copy_(g * 2)
+            else:
+                out = g * 2
+            if scenario == "kept":
+                ctx.kept = out               # a second owner: must not be adopted
+            record["ptr"] = out.data_ptr()
+            return out
+
+    x = m.ones(3, 4, requires_grad=True)
+    if scenario == "hooked":
+        stash = []
+        x.register_hook(lambda g: stash.append(g))
+    y = Produce.apply(x)
+    y.backward(m.ones(3, 4), retain_graph=True)
+    adopted = x.grad.data_ptr() == record["ptr"]
+    y.backward(m.ones(3, 4))
+    if scenario == "hooked":       # a stashed gradient never aliases .grad
+        assert stash[0].data_ptr() != x.grad.data_ptr()
+        assert float(stash[0].sum()) == 24.0 and float(x.grad.sum()) == 48.0
+    return adopted
+
+
+@pytest.mark.parametrize("scenario", ["fresh", "kept", "transposed", "hooked"])
+def test_first_gradient_is_adopted_when_torch_adopts_it(scenario):
+    assert _first_grad_adopted(strided, scenario) == _first_grad_adopted(torch, scenario)
+
+
+def test_one_gradient_sent_to_two_leaves_is_not_shared():
+    a = strided.ones(3, requires_grad=True)
+    b = strided.ones(3, requires_grad=True)
+    (a * 1 + b * 1).backward(strided.ones(3))
+    assert a.grad.data_ptr() != b.grad.data_ptr()
+    (a + b).backward(strided.ones(3))
+    assert a.grad.tolist() == [2.0] * 3 and b.grad.tolist() == [2.0] * 3
