@@ -686,3 +686,40 @@ BACKWARD_META = {
 def test_aten_ops_on_meta(name):
     # the aten ops themselves (backward ones included: torch binds them only as ops.aten)
     check(lambda m: getattr(m.ops.aten, name)(*BACKWARD_META[name](m)))
+
+
+@given(vals=st.lists(st.sampled_from([0.0, 1.0, -1.0, 2.0, float("nan"), float("inf"),
+                                      -float("inf")]), min_size=48, max_size=48),
+       k=st.integers(1, 3), s=st.integers(1, 2), p=st.integers(0, 1))
+@hyp(30)
+def test_max_pools_special_values(vals, k, s, p):
+    # ties, NaN and infinities: the index torch reports, for every max-type pool
+    a = np.array(vals).reshape(1, 2, 4, 6)
+    smp = np.array([[[0.3, 0.7], [0.9, 0.1]]])
+
+    def fn(m):
+        x = m.from_numpy(a.copy())
+        F = m.nn.functional
+        out = [F.adaptive_max_pool2d(x, (3, 4), True), F.adaptive_max_pool1d(x[0], 4, True),
+               F.fractional_max_pool2d(x, 2, output_size=(3, 3), return_indices=True,
+                                       _random_samples=m.from_numpy(smp.copy()))]
+        if p <= k // 2:
+            out += [F.max_pool2d(x, k, s, p, return_indices=True),
+                    F.max_pool1d(x[0], k, s, p, ceil_mode=True, return_indices=True),
+                    F.max_pool3d(x, (1, k, k), s, (0, p, p), return_indices=True)]
+        return out
+    check(fn)
+
+
+def test_max_unpool_unbatched():
+    a = _arr((3, 6, 6))
+
+    def fn(m, x):
+        y, i = m.nn.functional.max_pool2d(x, 2, return_indices=True)
+        return m.nn.functional.max_unpool2d(y, i, 2)
+    _run(fn, a)
+
+    def fn3(m, x):
+        y, i = m.nn.functional.max_pool3d(x[None], 2, return_indices=True)
+        return m.nn.functional.max_unpool3d(y, i, 2, output_size=(3, 6, 6))
+    _run(fn3, a)

@@ -1,19 +1,22 @@
 """Kernels: pooling (max, average, adaptive, fractional) and max_unpool, 1 to 3 spatial dims.
 
 Every kernel runs torch's argument checks in torch's order (so the first failing check gives
-torch's message), allocates its outputs (channels-last when the input is, as torch's
-``suggest_memory_format`` decides), and unless the input is on the meta device computes the
-result with a few whole-array NumPy calls over all planes at once:
+torch's message), allocates its outputs (channels-last where torch keeps the layout that
+its ``suggest_memory_format`` reads off the input), and unless the input is on the meta
+device computes the result with a few whole-array NumPy calls over all planes at once:
 
-- max / avg pooling: the input padded (with -inf, or the lowest integer, for max; with zeros
-  for avg) and viewed as windows through ``as_strided`` (one view, no copy), then reduced
-  over the window axes in one call.
-- adaptive pooling: windows of varying size; reduced one spatial dim at a time, with a loop
-  over the (few) output positions of that dim (Note [Adaptive max, one dim at a time]).
+- max / avg pooling: the input padded once (with -inf, or the lowest integer, for max;
+  with zeros for avg) and viewed as windows through ``as_strided`` (no copy); then one
+  pass per kernel offset over all windows at once: a running maximum (torch's comparison,
+  the winning offset kept with branch-free arithmetic) or a running sum in torch's order.
+- adaptive pooling: reduced one spatial dim at a time: for avg one matmul with a 0/1
+  window matrix per dim; for max a running scan over the offsets inside the windows
+  (Note [Adaptive max, one dim at a time]).
 - fractional max pooling: the windows' starts differ per plane; they are gathered with one
-  fancy index and reduced like the others.
+  fancy index and reduced with one argmax.
 - backward of the max pools: a scatter-add of the gradient through the flat per-plane
-  indices with one ``np.bincount``; of avg pooling: one strided add per kernel offset.
+  indices with one ``np.bincount``; of avg pooling: one strided add per kernel offset; of
+  adaptive avg: the transposed window matmuls.
 
 Note [Which element a max pool picks]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -21,10 +24,11 @@ torch scans each window in row-major order and replaces its running maximum when
 ``val > max || isnan(val)``, starting from -inf (the lowest value for integers) with the
 index of the window's first in-bounds element. So: ties go to the *first* maximal element,
 a NaN wins and the *last* NaN of the window is reported, and a window whose in-bounds
-elements are all -inf reports its first in-bounds element. ``np.argmax`` over a window
-gives the first maximum (and the first NaN); ``_window_arg`` moves NaN windows to their last
-NaN and all-lowest windows to their first in-bounds element (padding holds the lowest value
-too, so argmax could land on it).
+elements are all -inf reports its first in-bounds element. The running scans reproduce
+this literally (start at the lowest value and the first in-bounds offset, take where
+``v > max | isnan(v)``; padding holds the lowest value, so it never wins). ``_window_arg``
+does the same for windows materialised as (..., K): ``np.argmax`` gives the first maximum
+and the first NaN, and NaN windows are moved to their last NaN.
 """
 
 from __future__ import annotations
@@ -152,10 +156,9 @@ def _windows(padded, nd, outs, ks, strides, dilations):
     return as_strided(padded, shape, wst, writeable=False)
 
 
-def _window_arg(w, first_valid=None, low=None):
-    """``w`` (..., K): the index along K that torch picks (Note [Which element a max pool
-    picks]) and the values there. ``first_valid`` (broadcastable to w.shape[:-1]) is the
-    index of each window's first in-bounds element, used where the maximum is ``low``."""
+def _window_arg(w):
+    """``w`` (..., K), windows with no padding: the index along K that torch picks (Note
+    [Which element a max pool picks]) and the values there."""
     arg = np.argmax(w, axis=-1)
     val = np.take_along_axis(w, arg[..., None], -1)[..., 0]
     if w.dtype.kind == "f" or w.dtype.name == "bfloat16":
@@ -164,10 +167,6 @@ def _window_arg(w, first_valid=None, low=None):
             isn = np.isnan(w[nan].astype(np.float32) if w.dtype.name == "bfloat16"
                            else w[nan])
             arg[nan] = w.shape[-1] - 1 - np.argmax(isn[..., ::-1], axis=-1)
-    if first_valid is not None:
-        at_low = val == low
-        if at_low.any():
-            arg = np.where(at_low, np.broadcast_to(first_valid, arg.shape), arg)
     return arg, val
 
 
