@@ -6943,30 +6943,42 @@ class AffineGridGeneratorBackwardBackward0(FormulaNode):
 class GridSampler2DBackwardBackward0(FormulaNode):
     """Backward of ``grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)``."""
 
-    __slots__ = ()
-    _SAVED = ()
+    __slots__ = ('_s_align_corners', '_s_grad_output', '_s_grid', '_s_input', '_s_interpolation_mode', '_s_padding_mode')
+    _SAVED = ('align_corners', 'grad_output', 'grid', 'input', 'interpolation_mode', 'padding_mode')
 
     def apply(node, grads):
         grads = node._materialize(grads)
         grad = grads[0]
         r_grad_output = r_input = r_grid = None
         if node._need(0) or node._need(1) or node._need(2):
-            r_grad_output, r_input, r_grid = not_implemented("grid_sampler_2d_backward")
+            align_corners = _u(node._s_align_corners, node)
+            grad_output = _u(node._s_grad_output, node)
+            grid = _u(node._s_grid, node)
+            input = _u(node._s_input, node)
+            interpolation_mode = _u(node._s_interpolation_mode, node)
+            padding_mode = _u(node._s_padding_mode, node)
+            r_grad_output, r_input, r_grid = grid_sampler_double_backward(grads[0], grads[1], grad_output, input, grid, interpolation_mode, padding_mode, align_corners, 2)
         return node._flatten((r_grad_output, r_input, r_grid))
 
 
 class GridSampler3DBackwardBackward0(FormulaNode):
     """Backward of ``grid_sampler_3d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)``."""
 
-    __slots__ = ()
-    _SAVED = ()
+    __slots__ = ('_s_align_corners', '_s_grad_output', '_s_grid', '_s_input', '_s_interpolation_mode', '_s_padding_mode')
+    _SAVED = ('align_corners', 'grad_output', 'grid', 'input', 'interpolation_mode', 'padding_mode')
 
     def apply(node, grads):
         grads = node._materialize(grads)
         grad = grads[0]
         r_grad_output = r_input = r_grid = None
         if node._need(0) or node._need(1) or node._need(2):
-            r_grad_output, r_input, r_grid = not_implemented("grid_sampler_3d_backward")
+            align_corners = _u(node._s_align_corners, node)
+            grad_output = _u(node._s_grad_output, node)
+            grid = _u(node._s_grid, node)
+            input = _u(node._s_input, node)
+            interpolation_mode = _u(node._s_interpolation_mode, node)
+            padding_mode = _u(node._s_padding_mode, node)
+            r_grad_output, r_input, r_grid = grid_sampler_double_backward(grads[0], grads[1], grad_output, input, grid, interpolation_mode, padding_mode, align_corners, 3)
         return node._flatten((r_grad_output, r_input, r_grid))
 
 
@@ -7420,8 +7432,8 @@ FORMULAS = {
     'aten::pixel_unshuffle': (PixelUnshuffleBackward0, ('self',), (('downscale_factor', 'downscale_factor', 'value', (0,)),), (), None),
     'aten::channel_shuffle': (ChannelShuffleBackward0, ('self',), (('groups', 'groups', 'value', (0,)),), (), None),
     'aten::affine_grid_generator_backward': (AffineGridGeneratorBackwardBackward0, ('grad',), (('align_corners', 'align_corners', 'value', (0,)), ('size', 'size', 'value', (0,))), (), None),
-    'aten::grid_sampler_2d_backward': (GridSampler2DBackwardBackward0, ('grad_output', 'input', 'grid'), (), (), None),
-    'aten::grid_sampler_3d_backward': (GridSampler3DBackwardBackward0, ('grad_output', 'input', 'grid'), (), (), None),
+    'aten::grid_sampler_2d_backward': (GridSampler2DBackwardBackward0, ('grad_output', 'input', 'grid'), (('align_corners', 'align_corners', 'value', (0, 1, 2)), ('grad_output', 'grad_output', 'value', (0, 1, 2)), ('grid', 'grid', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('interpolation_mode', 'interpolation_mode', 'value', (0, 1, 2)), ('padding_mode', 'padding_mode', 'value', (0, 1, 2))), (), None),
+    'aten::grid_sampler_3d_backward': (GridSampler3DBackwardBackward0, ('grad_output', 'input', 'grid'), (('align_corners', 'align_corners', 'value', (0, 1, 2)), ('grad_output', 'grad_output', 'value', (0, 1, 2)), ('grid', 'grid', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('interpolation_mode', 'interpolation_mode', 'value', (0, 1, 2)), ('padding_mode', 'padding_mode', 'value', (0, 1, 2))), (), None),
     'aten::_upsample_lanczos2d_aa': (UpsampleLanczos2DAaBackward0, ('self',), (('align_corners', 'align_corners', 'value', (0,)), ('output_size', 'output_size', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
     'aten::_upsample_lanczos2d_aa_backward': (UpsampleLanczos2DAaBackwardBackward0, ('grad_output',), (('align_corners', 'align_corners', 'value', (0,)), ('output_size', 'output_size', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,))), (), None),
 }
