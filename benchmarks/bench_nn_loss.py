@@ -25,9 +25,15 @@ import torch  # noqa: E402
 import strided  # noqa: E402
 
 
-def best(fn, number=20, repeat=7) -> float:
-    fn()
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
+def best_pair(fa, fb, number=20, repeat=9) -> tuple:
+    """Best time per call of ``fa`` and of ``fb``, measured alternately so that both see the
+    same machine load (the ratio is then steadier on a busy machine)."""
+    fa(), fb()
+    ta, tb = [], []
+    for _ in range(repeat):
+        ta.append(timeit.timeit(fa, number=number))
+        tb.append(timeit.timeit(fb, number=number))
+    return min(ta) / number, min(tb) / number
 
 
 def _cross_entropy(lib, logits, target):
@@ -84,8 +90,7 @@ def main() -> None:
         ("log_softmax(dim=1) 4096x1024 f32", _log_softmax, rows, None, 5),
     ]
     for title, make, a, b, number in cases:
-        s = best(make(strided, a, b), number=number)
-        t = best(make(torch, a, b), number=number)
+        s, t = best_pair(make(strided, a, b), make(torch, a, b), number=number)
         print(f"{title}: strided {s * 1e3:.3f} ms, torch {t * 1e3:.3f} ms, "
               f"strided/torch {s / t:.2f}")
 

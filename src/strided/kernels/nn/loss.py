@@ -274,6 +274,30 @@ def log_softmax_forward_out(self, dim, half_to_float, out):
     return _softmax_impl(self, dim, half_to_float, True, out)
 
 
+def _softmax_bw_block(g, y, t, log, sums):
+    if log:                                         # g - exp(y) * sum(g)
+        s = sums(g)
+        np.exp(y, out=t)
+        np.multiply(t, s, out=t)
+        np.subtract(g, t, out=t)
+    else:                                           # y * (g - sum(g * y))
+        np.multiply(g, y, out=t)
+        s = sums(t)
+        np.subtract(g, s, out=t)
+        np.multiply(t, y, out=t)
+
+
+def _softmax_bw_rows(g2, y2, t2, log, ones):
+    """The backward kernels over rows, a block of rows at a time (as the forward)."""
+    rows, c = y2.shape
+    step = max(1, _BLOCK // max(c, 1))
+
+    def sums(a):
+        return (a @ ones)[:, None]
+    for i in range(0, rows, step):
+        _softmax_bw_block(g2[i:i + step], y2[i:i + step], t2[i:i + step], log, sums)
+
+
 def _softmax_bw_impl(grad_output, output, dim, input_dtype, log, out=None):
     ndim = len(output._sizes)
     d = maybe_wrap_dim(dim, ndim)
@@ -293,25 +317,14 @@ def _softmax_bw_impl(grad_output, output, dim, input_dtype, log, out=None):
     if not ndim:
         _store(res, g - np.exp(y) * g if log else g - g * y)
         return res
-    if d == ndim - 1:
-        c = y.shape[-1]
-        ones = np.ones(c, acc)
-        g, y, t = g.reshape(-1, c), y.reshape(-1, c), target.reshape(-1, c)
-        sums = lambda a: (a @ ones)[:, None]          # noqa: E731  (row sums, one BLAS call)
-    else:
-        t = target
-        sums = lambda a: np.add.reduce(a, axis=d, keepdims=True)  # noqa: E731
     with np.errstate(over="ignore", invalid="ignore"):
-        if log:                                         # g - exp(y) * sum(g)
-            s = sums(g)
-            np.exp(y, out=t)
-            np.multiply(t, s, out=t)
-            np.subtract(g, t, out=t)
-        else:                                           # y * (g - sum(g * y))
-            np.multiply(g, y, out=t)
-            s = sums(t)
-            np.subtract(g, s, out=t)
-            np.multiply(t, y, out=t)
+        if d == ndim - 1:
+            c = y.shape[-1]
+            _softmax_bw_rows(g.reshape(-1, c), y.reshape(-1, c), target.reshape(-1, c), log,
+                             np.ones(c, acc))
+        else:
+            _softmax_bw_block(g, y, target, log,
+                              lambda a: np.add.reduce(a, axis=d, keepdims=True))
     if target is not res._array():
         _store(res, target)
     return res
