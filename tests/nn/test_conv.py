@@ -247,13 +247,18 @@ def test_integer_convolution(dtype):
 def test_half_convolution(dtype):
     def run(m):
         g = np.random.default_rng(2)
-        x = m.tensor(g.standard_normal((2, 3, 6, 6)), dtype=getattr(m, dtype))
-        w = m.tensor(g.standard_normal((4, 3, 3, 3)), dtype=getattr(m, dtype))
+        x = m.tensor(g.standard_normal((2, 3, 6, 6)), dtype=getattr(m, dtype),
+                     requires_grad=True)
+        w = m.tensor(g.standard_normal((4, 3, 3, 3)), dtype=getattr(m, dtype),
+                     requires_grad=True)
         y = _f(m).conv2d(x, w, padding=1)
-        return str(y.dtype), y.float().numpy()
+        y.float().sum().backward()
+        return ([str(t.dtype) for t in (y, x.grad, w.grad)],
+                [t.detach().float().numpy() for t in (y, x.grad, w.grad)])
     (ds, vs), (dt_, vt) = run(strided), run(torch)
-    assert ds.split(".")[-1] == dt_.split(".")[-1]
-    np.testing.assert_allclose(vs, vt, rtol=2e-2, atol=5e-2)
+    assert [d.split(".")[-1] for d in ds] == [d.split(".")[-1] for d in dt_]
+    for a, b in zip(vs, vt):
+        np.testing.assert_allclose(a, b, rtol=2e-2, atol=5e-2)
 
 
 def test_complex_convolution():
