@@ -365,6 +365,18 @@ def test_grid_sample_double_backward_input_path(mode, k):
     np.testing.assert_allclose(res[0][2], res[1][2], rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_grid_sample_reduced_precision(dtype):
+    x = RNG.standard_normal((2, 3, 4, 5)).astype(np.float32)
+    g = RNG.uniform(-1.2, 1.2, (2, 3, 4, 2)).astype(np.float32)
+    for mode in ("bilinear", "nearest", "bicubic"):
+        # values to the bit (computed in the reduced type, as torch's kernel does)
+        check(lambda m, mode=mode: m.nn.functional.grid_sample(
+            m.from_numpy(x.copy()).to(getattr(m, dtype)),
+            m.from_numpy(g.copy()).to(getattr(m, dtype)), mode=mode,
+            padding_mode="reflection", align_corners=False))
+
+
 def test_grid_sample_gradcheck():
     def fn(m, x, g):
         return m.nn.functional.grid_sample(x, g * 0.7, align_corners=False)

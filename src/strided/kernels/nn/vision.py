@@ -904,6 +904,12 @@ def _cubic_grad_coefficients(t, acc):
     return [np.asarray(c, dtype=acc) for c in (c0, c1, c2, c3)]
 
 
+def _gs_acc(dtype):
+    """torch's grid sampler computes in the input's own type, half and bfloat16 included
+    (every operation rounded to it): so does this one."""
+    return dtype.np.type if dtype in (dt.float16, dt.bfloat16) else _acc(dtype)
+
+
 def _gs_check(input, grid, interpolation_mode, k):
     isz, gsz = list(input._sizes), list(grid._sizes)
     check(input._device == grid._device, lambda: (
@@ -957,7 +963,7 @@ def _grid_sample_forward(input, grid, mode, padding_mode, align_corners, k):
     result = empty(out_sizes, input._dtype, None, input._device)
     if _is_meta(input) or not numel_of(out_sizes):
         return result
-    acc = _acc(input._dtype)
+    acc = _gs_acc(input._dtype)
     # channels last, so that each gathered point reads its C values in one row
     inp = np.ascontiguousarray(np.moveaxis(input._array().astype(acc, copy=False), 1, -1))
     g = grid._array()
@@ -1022,7 +1028,7 @@ def _grid_sample_backward(grad_output, input, grid, mode, padding_mode, align_co
     gg = empty(grid._sizes, grid._dtype, None, grid._device)
     if _is_meta(input):
         return gi, gg
-    acc = _acc(input._dtype)
+    acc = _gs_acc(input._dtype)
     # channels last, so that each gathered point reads its C values in one row
     inp = np.ascontiguousarray(np.moveaxis(input._array().astype(acc, copy=False), 1, -1))
     g = grid._array()
