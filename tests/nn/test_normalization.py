@@ -780,3 +780,29 @@ def test_hypothesis_layouts(case):
         if b is None:
             continue
         _close(a, b, rtol=1e-8, atol=1e-9)
+
+
+@pytest.mark.parametrize("mask", [(True, False, False), (False, True, False),
+                                  (False, False, True), (False, True, True)])
+@pytest.mark.parametrize("op", ["bn", "bn_eval", "gn", "ln"])
+def test_partial_output_masks(op, mask):
+    """Only some of input / weight / bias require grad: the backward kernels compute just
+    those (torch's output_mask)."""
+    data = [RNG.standard_normal(s) for s in ((4, 6, 5), (6,), (6,))]
+    programs = {
+        "bn": lambda m, x, w, b: m.nn.functional.batch_norm(x, None, None, w, b, True),
+        "bn_eval": lambda m, x, w, b: m.nn.functional.batch_norm(
+            x, m.zeros(6, dtype=m.float64), m.ones(6, dtype=m.float64) * 2, w, b),
+        "gn": lambda m, x, w, b: m.nn.functional.group_norm(x, 3, w, b),
+        "ln": lambda m, x, w, b: m.nn.functional.layer_norm(x.transpose(1, 2), (6,), w, b),
+    }
+
+    def run(m):
+        leaves = [m.tensor(d, requires_grad=r) for d, r in zip(data, mask)]
+        y = programs[op](m, *leaves)
+        (y * y).sum().backward()
+        return [leaf.grad for leaf in leaves]
+    for a, b in zip(run(strided), run(torch)):
+        assert (a is None) == (b is None)
+        if b is not None:
+            _close(a, b)
