@@ -723,3 +723,32 @@ def test_max_unpool_unbatched():
         y, i = m.nn.functional.max_pool3d(x[None], 2, return_indices=True)
         return m.nn.functional.max_unpool3d(y, i, 2, output_size=(3, 6, 6))
     _run(fn3, a)
+
+
+def _nn_ops(m):
+    if m is torch:
+        return torch._C._nn
+    from strided.ops._generated import nn_functions
+    return nn_functions
+
+
+OUT_FORMS = [
+    lambda n, m, x: n.max_pool2d_with_indices(x, 2, out=(m.empty(0), m.empty(0, dtype=m.long))),
+    lambda n, m, x: n.max_pool2d_with_indices(x, 3, 1, 1, out=(m.empty(5), m.empty(0,
+                                                                                  dtype=m.long))),
+    lambda n, m, x: n.max_pool2d_with_indices(x, 2, out=(m.empty(0, dtype=m.float64),
+                                                         m.empty(0, dtype=m.long))),
+    lambda n, m, x: n.max_pool2d_with_indices(x, 2, out=(m.empty(0), m.empty(0))),
+    lambda n, m, x: n.avg_pool2d(x, 2, out=m.empty(0)),
+    lambda n, m, x: n.avg_pool2d(x, 3, 1, 1, out=m.empty(0, dtype=m.float64)),
+    lambda n, m, x: n.avg_pool3d(x, 2, out=m.empty(3)),
+    lambda n, m, x: n.adaptive_max_pool2d(x, 3, out=(m.empty(0), m.empty(0, dtype=m.long))),
+    lambda n, m, x: n.adaptive_max_pool3d(x, 2, out=(m.empty(0), m.empty(0, dtype=m.long))),
+    lambda n, m, x: n.adaptive_max_pool2d(x, 3, out=(m.empty(0), m.empty(0))),
+]
+
+
+@pytest.mark.parametrize("i", range(len(OUT_FORMS)))
+def test_out_forms(i):
+    a = _arr((2, 3, 6, 6), "float32")
+    check(lambda m: OUT_FORMS[i](_nn_ops(m), m, m.from_numpy(a.copy())))

@@ -41,7 +41,9 @@ from ...core.checks import check, maybe_wrap_dim
 from ...core.layouts import channels_last_order
 from ...core.tensor_impl import contiguous_strides, numel_of
 from ..factory import empty, new_strided
-from ..reduction import _store
+from ..reduction import _check_out_dtype, _store
+from ..resize import resize_output
+from ..views import _set_geometry
 
 _FLOATS = frozenset((dt.float16, dt.bfloat16, dt.float32, dt.float64))
 _INTS = frozenset((dt.uint8, dt.int8, dt.int16, dt.int32, dt.int64))
@@ -1187,3 +1189,44 @@ def max_unpool3d(self, indices, output_size, stride, padding):
         f"strides should be greater than zero, but got stride: {list(stride)}"))
     return _max_unpool(self, indices, output_size, 3, "max_unpool3d")
 
+
+
+# -- out= forms --------------------------------------------------------------------------------
+# torch's structured kernels check each out tensor's dtype against the result's, resize it
+# (warning when it held elements) and write the result into it.
+
+def _into(results, outs):
+    for res, out in zip(results, outs):
+        _check_out_dtype(out, res._dtype)
+    for res, out in zip(results, outs):
+        if resize_output(out, res._sizes) and res._strides != contiguous_strides(res._sizes):
+            _set_geometry(out, res._sizes, res._strides, out._offset)
+        if not _is_meta(out) and numel_of(res._sizes):
+            out._array()[...] = res._array()
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def max_pool2d_with_indices_out(self, kernel_size, stride=(), padding=(0,), dilation=(1,),
+                                ceil_mode=False, out=None, indices=None):
+    return _into(max_pool2d_with_indices(self, kernel_size, stride, padding, dilation,
+                                         ceil_mode), (out, indices))
+
+
+def avg_pool2d_out(self, kernel_size, stride=(), padding=(0,), ceil_mode=False,
+                   count_include_pad=True, divisor_override=None, out=None):
+    return _into((avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                             divisor_override),), (out,))
+
+
+def avg_pool3d_out(self, kernel_size, stride=(), padding=(0,), ceil_mode=False,
+                   count_include_pad=True, divisor_override=None, out=None):
+    return _into((avg_pool3d(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                             divisor_override),), (out,))
+
+
+def adaptive_max_pool2d_out(self, output_size, out=None, indices=None):
+    return _into(adaptive_max_pool2d(self, output_size), (out, indices))
+
+
+def adaptive_max_pool3d_out(self, output_size, out=None, indices=None):
+    return _into(adaptive_max_pool3d(self, output_size), (out, indices))

@@ -47,9 +47,13 @@ _op__upsample_nearest_exact3d_backward = get_op('aten::_upsample_nearest_exact3d
 _op_adaptive_avg_pool2d = get_op('aten::adaptive_avg_pool2d')
 _op_adaptive_avg_pool3d = get_op('aten::adaptive_avg_pool3d')
 _op_adaptive_max_pool2d = get_op('aten::adaptive_max_pool2d')
+_op_adaptive_max_pool2d__out = get_op('aten::adaptive_max_pool2d.out')
 _op_adaptive_max_pool3d = get_op('aten::adaptive_max_pool3d')
+_op_adaptive_max_pool3d__out = get_op('aten::adaptive_max_pool3d.out')
 _op_avg_pool2d = get_op('aten::avg_pool2d')
+_op_avg_pool2d__out = get_op('aten::avg_pool2d.out')
 _op_avg_pool3d = get_op('aten::avg_pool3d')
+_op_avg_pool3d__out = get_op('aten::avg_pool3d.out')
 _op_binary_cross_entropy = get_op('aten::binary_cross_entropy')
 _op_binary_cross_entropy__out = get_op('aten::binary_cross_entropy.out')
 _op_binary_cross_entropy_backward = get_op('aten::binary_cross_entropy_backward')
@@ -89,6 +93,7 @@ _op_linear__out = get_op('aten::linear.out')
 _op_log_sigmoid = get_op('aten::log_sigmoid')
 _op_log_sigmoid__out = get_op('aten::log_sigmoid.out')
 _op_max_pool2d_with_indices = get_op('aten::max_pool2d_with_indices')
+_op_max_pool2d_with_indices__out = get_op('aten::max_pool2d_with_indices.out')
 _op_max_pool3d_with_indices = get_op('aten::max_pool3d_with_indices')
 _op_max_unpool2d = get_op('aten::max_unpool2d')
 _op_max_unpool3d = get_op('aten::max_unpool3d')
@@ -587,47 +592,55 @@ def adaptive_avg_pool3d(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_adaptive_avg_pool3d_sigs, args, kwargs)
 
 
-def _f_adaptive_max_pool2d_0(input, output_size):
+def _f_adaptive_max_pool2d_0(input, output_size, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     output_size = _ap.to_intlist(output_size, 2)
-    return input, output_size
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, output_size, out
 
 
-_f_adaptive_max_pool2d_sigs = (_ap.PySig('adaptive_max_pool2d', (('input', 'Tensor', None, False), ('output_size', 'int[2]', None, False)), False, False),)
+_f_adaptive_max_pool2d_sigs = (_ap.PySig('adaptive_max_pool2d', (('input', 'Tensor', None, False), ('output_size', 'int[2]', None, False), ('out', 'Tensor[2]', 'None', True)), False, False),)
 
 
 def adaptive_max_pool2d(*args, **kwargs):
     try:
-        input, output_size = _f_adaptive_max_pool2d_0(*args, **kwargs)
+        input, output_size, out = _f_adaptive_max_pool2d_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_adaptive_max_pool2d.call(input._keyset, input, output_size)
+        if out is None:
+            result = _op_adaptive_max_pool2d.call(input._keyset, input, output_size)
+        else:
+            result = _op_adaptive_max_pool2d__out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, output_size, out[0], out[1])
         return result
     _ap.raise_invalid_arguments(_f_adaptive_max_pool2d_sigs, args, kwargs)
 
 
-def _f_adaptive_max_pool3d_0(input, output_size):
+def _f_adaptive_max_pool3d_0(input, output_size, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     output_size = _ap.to_intlist(output_size, 3)
-    return input, output_size
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, output_size, out
 
 
-_f_adaptive_max_pool3d_sigs = (_ap.PySig('adaptive_max_pool3d', (('input', 'Tensor', None, False), ('output_size', 'int[3]', None, False)), False, False),)
+_f_adaptive_max_pool3d_sigs = (_ap.PySig('adaptive_max_pool3d', (('input', 'Tensor', None, False), ('output_size', 'int[3]', None, False), ('out', 'Tensor[2]', 'None', True)), False, False),)
 
 
 def adaptive_max_pool3d(*args, **kwargs):
     try:
-        input, output_size = _f_adaptive_max_pool3d_0(*args, **kwargs)
+        input, output_size, out = _f_adaptive_max_pool3d_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_adaptive_max_pool3d.call(input._keyset, input, output_size)
+        if out is None:
+            result = _op_adaptive_max_pool3d.call(input._keyset, input, output_size)
+        else:
+            result = _op_adaptive_max_pool3d__out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, output_size, out[0], out[1])
         return result
     _ap.raise_invalid_arguments(_f_adaptive_max_pool3d_sigs, args, kwargs)
 
 
-def _f_avg_pool2d_0(input, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+def _f_avg_pool2d_0(input, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     kernel_size = _ap.to_intlist(kernel_size, 2)
     stride = _ap.to_intlist(stride, 2)
@@ -635,24 +648,28 @@ def _f_avg_pool2d_0(input, kernel_size, stride=(), padding=0, ceil_mode=False, c
     if ceil_mode is not False and ceil_mode is not True: raise _Mismatch
     if count_include_pad is not True and count_include_pad is not False: raise _Mismatch
     if divisor_override is not None and type(divisor_override) is not int: divisor_override = _ap.to_int(divisor_override)
-    return input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out
 
 
-_f_avg_pool2d_sigs = (_ap.PySig('avg_pool2d', (('input', 'Tensor', None, False), ('kernel_size', 'int[2]', None, False), ('stride', 'int[2]', '[]', False), ('padding', 'int[2]', '0', False), ('ceil_mode', 'bool', 'False', False), ('count_include_pad', 'bool', 'True', False), ('divisor_override', 'int?', 'None', False)), False, False),)
+_f_avg_pool2d_sigs = (_ap.PySig('avg_pool2d', (('input', 'Tensor', None, False), ('kernel_size', 'int[2]', None, False), ('stride', 'int[2]', '[]', False), ('padding', 'int[2]', '0', False), ('ceil_mode', 'bool', 'False', False), ('count_include_pad', 'bool', 'True', False), ('divisor_override', 'int?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
 def avg_pool2d(*args, **kwargs):
     try:
-        input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override = _f_avg_pool2d_0(*args, **kwargs)
+        input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out = _f_avg_pool2d_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_avg_pool2d.call(input._keyset, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        if out is None:
+            result = _op_avg_pool2d.call(input._keyset, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        else:
+            result = _op_avg_pool2d__out.call(input._keyset | out._keyset, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
         return result
     _ap.raise_invalid_arguments(_f_avg_pool2d_sigs, args, kwargs)
 
 
-def _f_avg_pool3d_0(input, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+def _f_avg_pool3d_0(input, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     kernel_size = _ap.to_intlist(kernel_size, 3)
     stride = _ap.to_intlist(stride, 3)
@@ -660,19 +677,23 @@ def _f_avg_pool3d_0(input, kernel_size, stride=(), padding=0, ceil_mode=False, c
     if ceil_mode is not False and ceil_mode is not True: raise _Mismatch
     if count_include_pad is not True and count_include_pad is not False: raise _Mismatch
     if divisor_override is not None and type(divisor_override) is not int: divisor_override = _ap.to_int(divisor_override)
-    return input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out
 
 
-_f_avg_pool3d_sigs = (_ap.PySig('avg_pool3d', (('input', 'Tensor', None, False), ('kernel_size', 'int[3]', None, False), ('stride', 'int[3]', '[]', False), ('padding', 'int[3]', '0', False), ('ceil_mode', 'bool', 'False', False), ('count_include_pad', 'bool', 'True', False), ('divisor_override', 'int?', 'None', False)), False, False),)
+_f_avg_pool3d_sigs = (_ap.PySig('avg_pool3d', (('input', 'Tensor', None, False), ('kernel_size', 'int[3]', None, False), ('stride', 'int[3]', '[]', False), ('padding', 'int[3]', '0', False), ('ceil_mode', 'bool', 'False', False), ('count_include_pad', 'bool', 'True', False), ('divisor_override', 'int?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
 def avg_pool3d(*args, **kwargs):
     try:
-        input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override = _f_avg_pool3d_0(*args, **kwargs)
+        input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out = _f_avg_pool3d_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_avg_pool3d.call(input._keyset, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        if out is None:
+            result = _op_avg_pool3d.call(input._keyset, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        else:
+            result = _op_avg_pool3d__out.call(input._keyset | out._keyset, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
         return result
     _ap.raise_invalid_arguments(_f_avg_pool3d_sigs, args, kwargs)
 
@@ -1238,26 +1259,30 @@ def log_sigmoid(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_log_sigmoid_sigs, args, kwargs)
 
 
-def _f_max_pool2d_with_indices_0(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+def _f_max_pool2d_with_indices_0(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     kernel_size = _ap.to_intlist(kernel_size, 2)
     stride = _ap.to_intlist(stride, 2)
     padding = _ap.to_intlist(padding, 2)
     dilation = _ap.to_intlist(dilation, 2)
     if ceil_mode is not False and ceil_mode is not True: raise _Mismatch
-    return input, kernel_size, stride, padding, dilation, ceil_mode
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, kernel_size, stride, padding, dilation, ceil_mode, out
 
 
-_f_max_pool2d_with_indices_sigs = (_ap.PySig('max_pool2d_with_indices', (('input', 'Tensor', None, False), ('kernel_size', 'int[2]', None, False), ('stride', 'int[2]', '[]', False), ('padding', 'int[2]', '0', False), ('dilation', 'int[2]', '1', False), ('ceil_mode', 'bool', 'False', False)), False, False),)
+_f_max_pool2d_with_indices_sigs = (_ap.PySig('max_pool2d_with_indices', (('input', 'Tensor', None, False), ('kernel_size', 'int[2]', None, False), ('stride', 'int[2]', '[]', False), ('padding', 'int[2]', '0', False), ('dilation', 'int[2]', '1', False), ('ceil_mode', 'bool', 'False', False), ('out', 'Tensor[2]', 'None', True)), False, False),)
 
 
 def max_pool2d_with_indices(*args, **kwargs):
     try:
-        input, kernel_size, stride, padding, dilation, ceil_mode = _f_max_pool2d_with_indices_0(*args, **kwargs)
+        input, kernel_size, stride, padding, dilation, ceil_mode, out = _f_max_pool2d_with_indices_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_max_pool2d_with_indices.call(input._keyset, input, kernel_size, stride, padding, dilation, ceil_mode)
+        if out is None:
+            result = _op_max_pool2d_with_indices.call(input._keyset, input, kernel_size, stride, padding, dilation, ceil_mode)
+        else:
+            result = _op_max_pool2d_with_indices__out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, kernel_size, stride, padding, dilation, ceil_mode, out[0], out[1])
         return result
     _ap.raise_invalid_arguments(_f_max_pool2d_with_indices_sigs, args, kwargs)
 
