@@ -722,6 +722,12 @@ def cross_entropy_loss_composite(self, target, weight=None, reduction=_MEAN, ign
         return _ce_label_smoothing(self, target, weight, reduction, ignore_index,
                                    label_smoothing)
     class_dim = 0 if self.dim() == 1 else 1
+    if self.dim() <= 2 and target.dim() == self.dim() - 1 and (
+            self.dim() == 1 or self._sizes[0] == target._sizes[0]):
+        # the common case, straight to the two recorded ops (log_softmax.int, nll_loss_nd and
+        # nll_loss only pass their arguments on here; the graph is the same)
+        inp = _call("_log_softmax", self, class_dim, False)
+        return _call("nll_loss_forward", inp, target, weight, reduction, ignore_index)[0]
     inp = _call("log_softmax.int", self, class_dim, self._dtype)
     return _call("nll_loss_nd", inp, target, weight, reduction, ignore_index)
 
