@@ -16,10 +16,12 @@ from ...ops._generated import torch_functions as _tf
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
-           "ConvTranspose3d"]
+           "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+           "LazyConvTranspose2d", "LazyConvTranspose3d"]
 
 
 def _ntuple(n):
@@ -271,93 +273,84 @@ class ConvTranspose3d(_ConvTransposeForward):
 
 # -- the Lazy forms (in_channels read from the first input) ------------------------------------
 
-try:
-    from .lazy import LazyModuleMixin
-except ImportError:       # (nn/modules/lazy.py not written yet: no Lazy layers)
-    LazyModuleMixin = None
+class _LazyConvXdMixin(LazyModuleMixin):
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
 
+    def initialize_parameters(self, input, *args, **kwargs) -> None:
+        if self.has_uninitialized_params():
+            self.in_channels = self._get_in_channels(input)
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            if self.transposed:
+                shape = (self.in_channels, self.out_channels // self.groups,
+                         *self.kernel_size)
+            else:
+                shape = (self.out_channels, self.in_channels // self.groups,
+                         *self.kernel_size)
+            self.weight.materialize(shape)
+            if self.bias is not None:
+                self.bias.materialize((self.out_channels,))
+            self.reset_parameters()
 
-if LazyModuleMixin is not None:
-    class _LazyConvXdMixin(LazyModuleMixin):
-        def reset_parameters(self) -> None:
-            if not self.has_uninitialized_params() and self.in_channels != 0:
-                super().reset_parameters()
+    def _get_in_channels(self, input) -> int:
+        spatial = self._spatial
+        if input.dim() not in (spatial + 1, spatial + 2):
+            raise RuntimeError(
+                f"Expected {spatial + 1}D (unbatched) or {spatial + 2}D (batched) input "
+                f"to {self.__class__.__name__}, but got input of size: {input.shape}")
+        return input.shape[1] if input.dim() == spatial + 2 else input.shape[0]
 
-        def initialize_parameters(self, input, *args, **kwargs) -> None:
-            if self.has_uninitialized_params():
-                self.in_channels = self._get_in_channels(input)
-                if self.in_channels % self.groups != 0:
-                    raise ValueError("in_channels must be divisible by groups")
-                if self.transposed:
-                    shape = (self.in_channels, self.out_channels // self.groups,
-                             *self.kernel_size)
-                else:
-                    shape = (self.out_channels, self.in_channels // self.groups,
-                             *self.kernel_size)
-                self.weight.materialize(shape)
-                if self.bias is not None:
-                    self.bias.materialize((self.out_channels,))
-                self.reset_parameters()
+    def _get_num_spatial_dims(self) -> int:
+        return self._spatial
 
-        def _get_in_channels(self, input) -> int:
-            spatial = self._spatial
-            if input.dim() not in (spatial + 1, spatial + 2):
-                raise RuntimeError(
-                    f"Expected {spatial + 1}D (unbatched) or {spatial + 2}D (batched) input "
-                    f"to {self.__class__.__name__}, but got input of size: {input.shape}")
-            return input.shape[1] if input.dim() == spatial + 2 else input.shape[0]
+def _lazy_conv(base):
+    class LazyConv(_LazyConvXdMixin, base):
+        cls_to_become = base
 
-        def _get_num_spatial_dims(self) -> int:
-            return self._spatial
+        def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                     groups=1, bias=True, padding_mode="zeros", device=None,
+                     dtype=None) -> None:
+            factory_kwargs = {"device": device, "dtype": dtype}
+            # in/out channels 0 and no bias: nothing is drawn until the first input
+            super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
+                             padding_mode, **factory_kwargs)
+            self.weight = UninitializedParameter(**factory_kwargs)
+            self.out_channels = out_channels
+            if bias:
+                self.bias = UninitializedParameter(**factory_kwargs)
 
-    def _lazy_conv(base):
-        class LazyConv(_LazyConvXdMixin, base):
-            cls_to_become = base
+    LazyConv.__name__ = LazyConv.__qualname__ = "Lazy" + base.__name__
+    LazyConv.__doc__ = f"{base.__name__} whose in_channels come from the first input."
+    return LazyConv
 
-            def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-                         groups=1, bias=True, padding_mode="zeros", device=None,
-                         dtype=None) -> None:
-                factory_kwargs = {"device": device, "dtype": dtype}
-                # in/out channels 0 and no bias: nothing is drawn until the first input
-                super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
-                                 padding_mode, **factory_kwargs)
-                self.weight = UninitializedParameter(**factory_kwargs)
-                self.out_channels = out_channels
-                if bias:
-                    self.bias = UninitializedParameter(**factory_kwargs)
+def _lazy_conv_transpose(base):
+    class LazyConvTranspose(_LazyConvXdMixin, base):
+        cls_to_become = base
 
-        LazyConv.__name__ = LazyConv.__qualname__ = "Lazy" + base.__name__
-        LazyConv.__doc__ = f"{base.__name__} whose in_channels come from the first input."
-        return LazyConv
+        def __init__(self, out_channels, kernel_size, stride=1, padding=0,
+                     output_padding=0, groups=1, bias=True, dilation=1,
+                     padding_mode="zeros", device=None, dtype=None) -> None:
+            factory_kwargs = {"device": device, "dtype": dtype}
+            super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups,
+                             False, dilation, padding_mode, **factory_kwargs)
+            self.weight = UninitializedParameter(**factory_kwargs)
+            self.out_channels = out_channels
+            if bias:
+                self.bias = UninitializedParameter(**factory_kwargs)
 
-    def _lazy_conv_transpose(base):
-        class LazyConvTranspose(_LazyConvXdMixin, base):
-            cls_to_become = base
+    LazyConvTranspose.__name__ = LazyConvTranspose.__qualname__ = "Lazy" + base.__name__
+    LazyConvTranspose.__doc__ = (f"{base.__name__} whose in_channels come from the first "
+                                 f"input.")
+    return LazyConvTranspose
 
-            def __init__(self, out_channels, kernel_size, stride=1, padding=0,
-                         output_padding=0, groups=1, bias=True, dilation=1,
-                         padding_mode="zeros", device=None, dtype=None) -> None:
-                factory_kwargs = {"device": device, "dtype": dtype}
-                super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups,
-                                 False, dilation, padding_mode, **factory_kwargs)
-                self.weight = UninitializedParameter(**factory_kwargs)
-                self.out_channels = out_channels
-                if bias:
-                    self.bias = UninitializedParameter(**factory_kwargs)
-
-        LazyConvTranspose.__name__ = LazyConvTranspose.__qualname__ = "Lazy" + base.__name__
-        LazyConvTranspose.__doc__ = (f"{base.__name__} whose in_channels come from the first "
-                                     f"input.")
-        return LazyConvTranspose
-
-    LazyConv1d = _lazy_conv(Conv1d)
-    LazyConv2d = _lazy_conv(Conv2d)
-    LazyConv3d = _lazy_conv(Conv3d)
-    LazyConvTranspose1d = _lazy_conv_transpose(ConvTranspose1d)
-    LazyConvTranspose2d = _lazy_conv_transpose(ConvTranspose2d)
-    LazyConvTranspose3d = _lazy_conv_transpose(ConvTranspose3d)
-    for _cls in (LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d,
-                 LazyConvTranspose3d):
-        _cls.__module__ = __name__
-    __all__ += ["LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
-                "LazyConvTranspose2d", "LazyConvTranspose3d"]
+LazyConv1d = _lazy_conv(Conv1d)
+LazyConv2d = _lazy_conv(Conv2d)
+LazyConv3d = _lazy_conv(Conv3d)
+LazyConvTranspose1d = _lazy_conv_transpose(ConvTranspose1d)
+LazyConvTranspose2d = _lazy_conv_transpose(ConvTranspose2d)
+LazyConvTranspose3d = _lazy_conv_transpose(ConvTranspose3d)
+for _cls in (LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d,
+             LazyConvTranspose3d):
+    _cls.__module__ = __name__
