@@ -203,6 +203,12 @@ def _bn_check_params(input, weight, bias, running_mean, running_var, training):
     return stat
 
 
+def _channel_sum(x):
+    """Per-channel sums of an (N, C, K) array: pairwise along the contiguous K first (as
+    accurate as NumPy's sums get), then over N."""
+    return np.add.reduce(np.add.reduce(x, axis=2), axis=0)
+
+
 def _invstd(var, eps):
     with np.errstate(divide="ignore", invalid="ignore"):
         invstd = 1.0 / np.sqrt(var + eps)
@@ -240,9 +246,9 @@ def _batch_norm_impl(input, weight, bias, running_mean, running_var, training, m
     with np.errstate(all="ignore"):
         if training:
             n = shape[0] * shape[2]
-            mean = np.einsum("nck->c", x) / npdt.type(n)
+            mean = _channel_sum(x) / npdt.type(n)
             np.subtract(x, mean[:, None], out=o)
-            var_sum = np.einsum("nck,nck->c", o, o)
+            var_sum = np.add.reduce(np.vecdot(o, o), axis=0)
             invstd = _invstd(var_sum / npdt.type(n), eps).astype(npdt, copy=False)
             o *= (invstd if w is None else invstd * w)[:, None]
             if b is not None:
@@ -330,11 +336,11 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
         else:
             mean = _vec(running_mean, npdt)
             invstd = (1.0 / np.sqrt(_vec(running_var, npdt) + eps)).astype(npdt, copy=False)
-        sum_g = np.einsum("nck->c", g) if (mask[2] or (train and mask[0])) else None
+        sum_g = _channel_sum(g) if (mask[2] or (train and mask[0])) else None
         xc = dotp = None
         if mask[1] or (train and mask[0]):
             xc = np.subtract(x, mean[:, None], out=_scratch(shape, npdt, 0))
-            dotp = np.einsum("nck,nck->c", xc, g)
+            dotp = np.add.reduce(np.vecdot(xc, g), axis=0)
         scale = invstd if w is None else invstd * w
         if mask[0]:
             o, direct = _target(gi, npdt, shape)
@@ -627,7 +633,7 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     with np.errstate(all="ignore"):
         mu = np.add.reduce(x, axis=2) / npdt.type(d)
         np.subtract(x, mu[:, :, None], out=o)
-        var = np.einsum("ngd,ngd->ng", o, o) / npdt.type(d)
+        var = np.vecdot(o, o) / npdt.type(d)
         rs = (1.0 / np.sqrt(var + eps)).astype(npdt, copy=False)
         o *= rs[:, :, None]
         o3 = o.reshape(N, C, HxW)
@@ -672,12 +678,12 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
         if mask[2]:
             _store(gb, np.add.reduce(g3, axis=(0, 2)))
         if mask[1]:
-            _store(gw, np.einsum("nck,nck->c", g3, xhat.reshape(N, C, HxW)))
+            _store(gw, np.add.reduce(np.vecdot(g3, xhat.reshape(N, C, HxW)), axis=0))
         if mask[0]:
             o, direct = _target(gi, npdt, (N, group, d))
             gw_ = g if w is None else np.multiply(g3, w[:, None]).reshape(N, group, d)
             c1 = np.add.reduce(gw_, axis=2, keepdims=True) / npdt.type(d)
-            c2 = np.einsum("ngd,ngd->ng", gw_, xhat)[:, :, None] / npdt.type(d)
+            c2 = np.vecdot(gw_, xhat)[:, :, None] / npdt.type(d)
             np.multiply(gw_, rs, out=o)
             xhat *= rs * c2
             o -= xhat
