@@ -11,10 +11,15 @@ Each native kernel views its input as a small number of axes and works on whole 
 - group norm:  (N, G, D)  statistics per (sample, group), D = C/G * H*W*...
 
 A forward makes four passes: one sum for the mean, the centred values written straight
-into the output buffer, one fused sum of squares of those (``einsum``), then the scale
+into the output buffer, one fused sum of squares of those (``vecdot``), then the scale
 (and the affine shift) applied in place. The backward is the closed form, one kernel
 for grad_input, grad_weight and grad_bias as ``output_mask`` asks, again whole-array
-passes with per-row / per-channel coefficients.
+passes with per-row / per-channel coefficients (layer norm's in torch's uncentred form:
+grad_input = rstd * g * w + a * x + c with per-row a and c). Temporaries come from a
+small per-thread scratch cache (``_scratch``), so a training loop does not fault in
+fresh pages for them at every step. Layer norm runs its passes over blocks of rows
+(``_row_blocks``, about a megabyte each) so that the later passes over a block find it
+in cache; its rows are independent, so blocking changes no result.
 
 Note [Normalization dtypes]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -148,7 +153,7 @@ def _scratch(shape, npdt, slot: int) -> np.ndarray:
     return buf[:nbytes].view(npdt).reshape(shape)
 
 
-_SCRATCH_LIMIT = 64 << 20
+_SCRATCH_LIMIT = 16 << 20     # larger temporaries are not kept
 
 
 _BLOCK = 1 << 18     # elements per row block: the passes over one block stay in cache
