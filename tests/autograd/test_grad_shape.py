@@ -177,15 +177,9 @@ CASES = [
 
 # torch's node -> strided's, where strided has no op to match torch's graph (the
 # gradients are the same): diag of a matrix is torch's diagonal_copy (whose node is
-# named DiagonalBackward0_copy), reflect/replicate padding are torch's reflection_pad /
-# replication_pad ops.
+# named DiagonalBackward0_copy).
 DIFFERENT_NAMES = {
     "diag_2d": ("DiagonalBackward0_copy", "CloneBackward0"),
-    "pad_reflect": ("ReflectionPad1DBackward0", "CatBackward0"),
-    "pad_reflect_2d": ("ReflectionPad2DBackward0", "CatBackward0"),
-    "pad_reflect_neg": ("ReflectionPad1DBackward0", "CatBackward0"),
-    "pad_replicate": ("ReplicationPad1DBackward0", "CatBackward0"),
-    "pad_replicate_3d": ("ReplicationPad3DBackward0", "CatBackward0"),
 }
 
 _TOL = {"float64": (1e-7, 1e-9), "complex128": (1e-7, 1e-9), "float32": (1e-5, 1e-6),
