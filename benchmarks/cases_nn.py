@@ -104,14 +104,84 @@ def _lenet_step(st, torch, np):
     return fns
 
 
-def _tiny_linear(st, torch, np):
-    fns = {"numpy": None}
-    for name, lib in (("strided", st), ("torch", torch)):
-        lib.manual_seed(0)
-        layer = lib.nn.Linear(4, 4)
-        x = lib.ones(4, 4)
-        fns[name] = lambda layer=layer, x=x: layer(x)
-    return fns
+def _per_lib(make):
+    """A setup from ``make(lib)``, which builds (after manual_seed(0)) and returns the
+    zero-argument callable to time for that library."""
+    def setup(st, torch, np):
+        fns = {"numpy": None}
+        for name, lib in (("strided", st), ("torch", torch)):
+            lib.manual_seed(0)
+            fns[name] = make(lib)
+        return fns
+    return setup
+
+
+def _linear_call(shape, grad=True):
+    def make(lib):
+        layer, x = lib.nn.Linear(4, 4), lib.ones(*shape)
+        if grad:
+            return lambda: layer(x)
+
+        def call():
+            with lib.no_grad():
+                return layer(x)
+        return call
+    return make
+
+
+def _linear_hooked(lib):
+    layer, x = lib.nn.Linear(4, 4), lib.ones(4, 4)
+    layer.register_forward_hook(lambda mod, args, out: None)
+    return lambda: layer(x)
+
+
+def _small_sequential(lib):
+    nn = lib.nn
+    net, x = nn.Sequential(nn.Linear(4, 8), nn.Flatten(), nn.Identity(), nn.Linear(8, 2)), \
+        lib.ones(3, 4)
+    return lambda: net(x)
+
+
+def _conv_step(x_shape, w_shape, **kwargs):
+    """F.conv2d forward + backward with weight and bias gradients."""
+    xa, wa = _data(*x_shape), _data(*w_shape)
+
+    def make(lib):
+        x = lib.tensor(xa, requires_grad=True)
+        w = lib.tensor(wa, requires_grad=True)
+        b = lib.zeros(w_shape[0], requires_grad=True)
+
+        def run():
+            x.grad = w.grad = b.grad = None
+            lib.nn.functional.conv2d(x, w, b, **kwargs).sum().backward()
+        return run
+    return make
+
+
+def _clip_grad_norm(lib):
+    params = [lib.randn(256, 256, requires_grad=True) for _ in range(10)]
+    for p in params:
+        p.grad = lib.randn(256, 256)
+    return lambda: lib.nn.utils.clip_grad_norm_(params, 1.0)
+
+
+def _parametrized_step(parametrize, size):
+    def make(lib):
+        layer = parametrize(lib)(lib.nn.Linear(size, size))
+        x = lib.randn(32, size)
+
+        def run():
+            layer.zero_grad()
+            layer(x).sum().backward()
+        return run
+    return make
+
+
+def _functional_call(lib):
+    net = lib.nn.Sequential(lib.nn.Linear(16, 16), lib.nn.ReLU(), lib.nn.Linear(16, 4))
+    params = dict(net.named_parameters())
+    x = lib.randn(8, 16)
+    return lambda: lib.func.functional_call(net, params, (x,))
 
 
 NN_CASES = [
@@ -124,5 +194,33 @@ NN_CASES = [
         lambda lib: lib.nn.BatchNorm2d(16), (32, 16, 32, 32)), number=10),
     Case("nn cross_entropy 512x1000 fwd+bwd", _cross_entropy, number=20),
     Case("nn Embedding(10000,128) fwd+bwd 64x64", _embedding, number=20),
-    Case("nn tiny Linear(4, 4) call", _tiny_linear, number=20000),
+    Case("nn tiny Linear(4, 4) call", _per_lib(_linear_call((4, 4))), number=20000),
+    # more of the same layers, for context (no targets)
+    Case("nn tiny Linear(4, 4) call, x 1x4", _per_lib(_linear_call((1, 4))), number=20000),
+    Case("nn tiny Linear(4, 4) call under no_grad", _per_lib(_linear_call((4, 4), False)),
+         number=20000),
+    Case("nn tiny Linear(4, 4) call with a forward hook", _per_lib(_linear_hooked),
+         number=20000),
+    Case("nn tiny Sequential(Linear, Flatten, Identity, Linear)", _per_lib(_small_sequential),
+         number=10000),
+    Case("nn conv2d fwd+bwd LeNet conv1 64x1x28x28 k5", _per_lib(
+        _conv_step((64, 1, 28, 28), (6, 1, 5, 5))), number=5),
+    Case("nn conv2d fwd+bwd LeNet conv2 64x6x12x12 k5", _per_lib(
+        _conv_step((64, 6, 12, 12), (16, 6, 5, 5))), number=5),
+    Case("nn conv2d fwd+bwd 8x64x16x16 -> 64, k3", _per_lib(
+        _conv_step((8, 64, 16, 16), (64, 64, 3, 3), padding=1)), number=5),
+    Case("nn conv2d fwd+bwd depthwise 8x32x16x16", _per_lib(
+        _conv_step((8, 32, 16, 16), (32, 1, 3, 3), padding=1, groups=32)), number=5),
+    Case("nn conv2d fwd+bwd stride 2 16x16x16x16 -> 32", _per_lib(
+        _conv_step((16, 16, 16, 16), (32, 16, 3, 3), stride=2, padding=1)), number=5),
+    Case("nn clip_grad_norm_ 10 x 256x256", _per_lib(_clip_grad_norm), number=20),
+    Case("nn Linear(512, 512) construction", _per_lib(lambda lib: lambda: lib.nn.Linear(
+        512, 512)), number=20),
+    Case("nn weight_norm Linear(256) fwd+bwd", _per_lib(_parametrized_step(
+        lambda lib: lib.nn.utils.parametrizations.weight_norm, 256)), number=20),
+    Case("nn spectral_norm Linear(256) fwd+bwd", _per_lib(_parametrized_step(
+        lambda lib: lib.nn.utils.parametrizations.spectral_norm, 256)), number=20),
+    Case("nn orthogonal Linear(64) fwd+bwd", _per_lib(_parametrized_step(
+        lambda lib: lib.nn.utils.parametrizations.orthogonal, 64)), number=20),
+    Case("nn functional_call small MLP", _per_lib(_functional_call), number=2000),
 ]
