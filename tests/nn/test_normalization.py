@@ -618,7 +618,8 @@ def test_instance_norm_refuses_old_running_stats():
             return str(e)
         return None
     rs, rt = run(strided), run(torch)
-    assert rt is not None and rs == rt.replace("torch", "strided") or rs == rt
+    assert rt is not None and "Unexpected running stats buffer(s)" in rt
+    assert rs == rt
 
 
 def test_lazy_modules_materialize():

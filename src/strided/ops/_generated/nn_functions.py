@@ -45,7 +45,9 @@ _op__upsample_nearest_exact3d = get_op('aten::_upsample_nearest_exact3d')
 _op__upsample_nearest_exact3d__vec = get_op('aten::_upsample_nearest_exact3d.vec')
 _op__upsample_nearest_exact3d_backward = get_op('aten::_upsample_nearest_exact3d_backward')
 _op_adaptive_avg_pool2d = get_op('aten::adaptive_avg_pool2d')
+_op_adaptive_avg_pool2d__out = get_op('aten::adaptive_avg_pool2d.out')
 _op_adaptive_avg_pool3d = get_op('aten::adaptive_avg_pool3d')
+_op_adaptive_avg_pool3d__out = get_op('aten::adaptive_avg_pool3d.out')
 _op_adaptive_max_pool2d = get_op('aten::adaptive_max_pool2d')
 _op_adaptive_max_pool2d__out = get_op('aten::adaptive_max_pool2d.out')
 _op_adaptive_max_pool3d = get_op('aten::adaptive_max_pool3d')
@@ -65,7 +67,9 @@ _op_elu = get_op('aten::elu')
 _op_elu__out = get_op('aten::elu.out')
 _op_elu_ = get_op('aten::elu_')
 _op_fractional_max_pool2d = get_op('aten::fractional_max_pool2d')
+_op_fractional_max_pool2d__output = get_op('aten::fractional_max_pool2d.output')
 _op_fractional_max_pool3d = get_op('aten::fractional_max_pool3d')
+_op_fractional_max_pool3d__output = get_op('aten::fractional_max_pool3d.output')
 _op_gelu = get_op('aten::gelu')
 _op_gelu__out = get_op('aten::gelu.out')
 _op_gelu_ = get_op('aten::gelu_')
@@ -95,8 +99,11 @@ _op_log_sigmoid__out = get_op('aten::log_sigmoid.out')
 _op_max_pool2d_with_indices = get_op('aten::max_pool2d_with_indices')
 _op_max_pool2d_with_indices__out = get_op('aten::max_pool2d_with_indices.out')
 _op_max_pool3d_with_indices = get_op('aten::max_pool3d_with_indices')
+_op_max_pool3d_with_indices__out = get_op('aten::max_pool3d_with_indices.out')
 _op_max_unpool2d = get_op('aten::max_unpool2d')
+_op_max_unpool2d__out = get_op('aten::max_unpool2d.out')
 _op_max_unpool3d = get_op('aten::max_unpool3d')
+_op_max_unpool3d__out = get_op('aten::max_unpool3d.out')
 _op_mish = get_op('aten::mish')
 _op_mish__out = get_op('aten::mish.out')
 _op_mish_ = get_op('aten::mish_')
@@ -552,42 +559,50 @@ def _upsample_nearest_exact3d_backward(*args, **kwargs):
     _ap.raise_invalid_arguments(_f__upsample_nearest_exact3d_backward_sigs, args, kwargs)
 
 
-def _f_adaptive_avg_pool2d_0(input, output_size):
+def _f_adaptive_avg_pool2d_0(input, output_size, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     output_size = _ap.to_intlist(output_size, 2)
-    return input, output_size
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, output_size, out
 
 
-_f_adaptive_avg_pool2d_sigs = (_ap.PySig('adaptive_avg_pool2d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[2]', None, False)), False, False),)
+_f_adaptive_avg_pool2d_sigs = (_ap.PySig('adaptive_avg_pool2d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[2]', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
 def adaptive_avg_pool2d(*args, **kwargs):
     try:
-        input, output_size = _f_adaptive_avg_pool2d_0(*args, **kwargs)
+        input, output_size, out = _f_adaptive_avg_pool2d_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_adaptive_avg_pool2d.call(input._keyset, input, output_size)
+        if out is None:
+            result = _op_adaptive_avg_pool2d.call(input._keyset, input, output_size)
+        else:
+            result = _op_adaptive_avg_pool2d__out.call(input._keyset | out._keyset, input, output_size, out)
         return result
     _ap.raise_invalid_arguments(_f_adaptive_avg_pool2d_sigs, args, kwargs)
 
 
-def _f_adaptive_avg_pool3d_0(input, output_size):
+def _f_adaptive_avg_pool3d_0(input, output_size, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     output_size = _ap.to_intlist(output_size, 3)
-    return input, output_size
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, output_size, out
 
 
-_f_adaptive_avg_pool3d_sigs = (_ap.PySig('adaptive_avg_pool3d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[3]', None, False)), False, False),)
+_f_adaptive_avg_pool3d_sigs = (_ap.PySig('adaptive_avg_pool3d', (('input', 'Tensor', None, False), ('output_size', 'SymInt[3]', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
 def adaptive_avg_pool3d(*args, **kwargs):
     try:
-        input, output_size = _f_adaptive_avg_pool3d_0(*args, **kwargs)
+        input, output_size, out = _f_adaptive_avg_pool3d_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_adaptive_avg_pool3d.call(input._keyset, input, output_size)
+        if out is None:
+            result = _op_adaptive_avg_pool3d.call(input._keyset, input, output_size)
+        else:
+            result = _op_adaptive_avg_pool3d__out.call(input._keyset | out._keyset, input, output_size, out)
         return result
     _ap.raise_invalid_arguments(_f_adaptive_avg_pool3d_sigs, args, kwargs)
 
@@ -851,46 +866,54 @@ def elu_(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_elu__sigs, args, kwargs)
 
 
-def _f_fractional_max_pool2d_0(input, kernel_size, output_size, random_samples):
+def _f_fractional_max_pool2d_0(input, kernel_size, output_size, random_samples, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     kernel_size = _ap.to_intlist(kernel_size, 2)
     output_size = _ap.to_intlist(output_size, 2)
     if not isinstance(random_samples, _Tensor): raise _Mismatch
-    return input, kernel_size, output_size, random_samples
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, kernel_size, output_size, random_samples, out
 
 
-_f_fractional_max_pool2d_sigs = (_ap.PySig('fractional_max_pool2d', (('input', 'Tensor', None, False), ('kernel_size', 'int[2]', None, False), ('output_size', 'int[2]', None, False), ('random_samples', 'Tensor', None, False)), False, False),)
+_f_fractional_max_pool2d_sigs = (_ap.PySig('fractional_max_pool2d', (('input', 'Tensor', None, False), ('kernel_size', 'int[2]', None, False), ('output_size', 'int[2]', None, False), ('random_samples', 'Tensor', None, False), ('out', 'Tensor[2]', 'None', True)), False, False),)
 
 
 def fractional_max_pool2d(*args, **kwargs):
     try:
-        input, kernel_size, output_size, random_samples = _f_fractional_max_pool2d_0(*args, **kwargs)
+        input, kernel_size, output_size, random_samples, out = _f_fractional_max_pool2d_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_fractional_max_pool2d.call(input._keyset | random_samples._keyset, input, kernel_size, output_size, random_samples)
+        if out is None:
+            result = _op_fractional_max_pool2d.call(input._keyset | random_samples._keyset, input, kernel_size, output_size, random_samples)
+        else:
+            result = _op_fractional_max_pool2d__output.call(input._keyset | random_samples._keyset | out[0]._keyset | out[1]._keyset, input, kernel_size, output_size, random_samples, out[0], out[1])
         return result
     _ap.raise_invalid_arguments(_f_fractional_max_pool2d_sigs, args, kwargs)
 
 
-def _f_fractional_max_pool3d_0(input, kernel_size, output_size, random_samples):
+def _f_fractional_max_pool3d_0(input, kernel_size, output_size, random_samples, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     kernel_size = _ap.to_intlist(kernel_size, 3)
     output_size = _ap.to_intlist(output_size, 3)
     if not isinstance(random_samples, _Tensor): raise _Mismatch
-    return input, kernel_size, output_size, random_samples
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, kernel_size, output_size, random_samples, out
 
 
-_f_fractional_max_pool3d_sigs = (_ap.PySig('fractional_max_pool3d', (('input', 'Tensor', None, False), ('kernel_size', 'int[3]', None, False), ('output_size', 'int[3]', None, False), ('random_samples', 'Tensor', None, False)), False, False),)
+_f_fractional_max_pool3d_sigs = (_ap.PySig('fractional_max_pool3d', (('input', 'Tensor', None, False), ('kernel_size', 'int[3]', None, False), ('output_size', 'int[3]', None, False), ('random_samples', 'Tensor', None, False), ('out', 'Tensor[2]', 'None', True)), False, False),)
 
 
 def fractional_max_pool3d(*args, **kwargs):
     try:
-        input, kernel_size, output_size, random_samples = _f_fractional_max_pool3d_0(*args, **kwargs)
+        input, kernel_size, output_size, random_samples, out = _f_fractional_max_pool3d_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_fractional_max_pool3d.call(input._keyset | random_samples._keyset, input, kernel_size, output_size, random_samples)
+        if out is None:
+            result = _op_fractional_max_pool3d.call(input._keyset | random_samples._keyset, input, kernel_size, output_size, random_samples)
+        else:
+            result = _op_fractional_max_pool3d__output.call(input._keyset | random_samples._keyset | out[0]._keyset | out[1]._keyset, input, kernel_size, output_size, random_samples, out[0], out[1])
         return result
     _ap.raise_invalid_arguments(_f_fractional_max_pool3d_sigs, args, kwargs)
 
@@ -1287,70 +1310,82 @@ def max_pool2d_with_indices(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_max_pool2d_with_indices_sigs, args, kwargs)
 
 
-def _f_max_pool3d_with_indices_0(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+def _f_max_pool3d_with_indices_0(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     kernel_size = _ap.to_intlist(kernel_size, 3)
     stride = _ap.to_intlist(stride, 3)
     padding = _ap.to_intlist(padding, 3)
     dilation = _ap.to_intlist(dilation, 3)
     if ceil_mode is not False and ceil_mode is not True: raise _Mismatch
-    return input, kernel_size, stride, padding, dilation, ceil_mode
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, kernel_size, stride, padding, dilation, ceil_mode, out
 
 
-_f_max_pool3d_with_indices_sigs = (_ap.PySig('max_pool3d_with_indices', (('input', 'Tensor', None, False), ('kernel_size', 'int[3]', None, False), ('stride', 'int[3]', '[]', False), ('padding', 'int[3]', '0', False), ('dilation', 'int[3]', '1', False), ('ceil_mode', 'bool', 'False', False)), False, False),)
+_f_max_pool3d_with_indices_sigs = (_ap.PySig('max_pool3d_with_indices', (('input', 'Tensor', None, False), ('kernel_size', 'int[3]', None, False), ('stride', 'int[3]', '[]', False), ('padding', 'int[3]', '0', False), ('dilation', 'int[3]', '1', False), ('ceil_mode', 'bool', 'False', False), ('out', 'Tensor[2]', 'None', True)), False, False),)
 
 
 def max_pool3d_with_indices(*args, **kwargs):
     try:
-        input, kernel_size, stride, padding, dilation, ceil_mode = _f_max_pool3d_with_indices_0(*args, **kwargs)
+        input, kernel_size, stride, padding, dilation, ceil_mode, out = _f_max_pool3d_with_indices_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_max_pool3d_with_indices.call(input._keyset, input, kernel_size, stride, padding, dilation, ceil_mode)
+        if out is None:
+            result = _op_max_pool3d_with_indices.call(input._keyset, input, kernel_size, stride, padding, dilation, ceil_mode)
+        else:
+            result = _op_max_pool3d_with_indices__out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, kernel_size, stride, padding, dilation, ceil_mode, out[0], out[1])
         return result
     _ap.raise_invalid_arguments(_f_max_pool3d_with_indices_sigs, args, kwargs)
 
 
-def _f_max_unpool2d_0(input, indices, output_size):
+def _f_max_unpool2d_0(input, indices, output_size, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(indices, _Tensor): raise _Mismatch
     output_size = _ap.to_intlist(output_size, 2)
-    return input, indices, output_size
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, indices, output_size, out
 
 
-_f_max_unpool2d_sigs = (_ap.PySig('max_unpool2d', (('input', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('output_size', 'SymInt[2]', None, False)), False, False),)
+_f_max_unpool2d_sigs = (_ap.PySig('max_unpool2d', (('input', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('output_size', 'SymInt[2]', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
 def max_unpool2d(*args, **kwargs):
     try:
-        input, indices, output_size = _f_max_unpool2d_0(*args, **kwargs)
+        input, indices, output_size, out = _f_max_unpool2d_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_max_unpool2d.call(input._keyset | indices._keyset, input, indices, output_size)
+        if out is None:
+            result = _op_max_unpool2d.call(input._keyset | indices._keyset, input, indices, output_size)
+        else:
+            result = _op_max_unpool2d__out.call(input._keyset | indices._keyset | out._keyset, input, indices, output_size, out)
         return result
     _ap.raise_invalid_arguments(_f_max_unpool2d_sigs, args, kwargs)
 
 
-def _f_max_unpool3d_0(input, indices, output_size, stride, padding):
+def _f_max_unpool3d_0(input, indices, output_size, stride, padding, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(indices, _Tensor): raise _Mismatch
     output_size = _ap.to_intlist(output_size, 3)
     stride = _ap.to_intlist(stride, 3)
     padding = _ap.to_intlist(padding, 3)
-    return input, indices, output_size, stride, padding
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, indices, output_size, stride, padding, out
 
 
-_f_max_unpool3d_sigs = (_ap.PySig('max_unpool3d', (('input', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('output_size', 'SymInt[3]', None, False), ('stride', 'int[3]', None, False), ('padding', 'int[3]', None, False)), False, False),)
+_f_max_unpool3d_sigs = (_ap.PySig('max_unpool3d', (('input', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('output_size', 'SymInt[3]', None, False), ('stride', 'int[3]', None, False), ('padding', 'int[3]', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
 def max_unpool3d(*args, **kwargs):
     try:
-        input, indices, output_size, stride, padding = _f_max_unpool3d_0(*args, **kwargs)
+        input, indices, output_size, stride, padding, out = _f_max_unpool3d_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_max_unpool3d.call(input._keyset | indices._keyset, input, indices, output_size, stride, padding)
+        if out is None:
+            result = _op_max_unpool3d.call(input._keyset | indices._keyset, input, indices, output_size, stride, padding)
+        else:
+            result = _op_max_unpool3d__out.call(input._keyset | indices._keyset | out._keyset, input, indices, output_size, stride, padding, out)
         return result
     _ap.raise_invalid_arguments(_f_max_unpool3d_sigs, args, kwargs)
 
