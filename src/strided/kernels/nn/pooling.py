@@ -41,8 +41,8 @@ from ...core.checks import check, maybe_wrap_dim
 from ...core.layouts import channels_last_order
 from ...core.tensor_impl import contiguous_strides, numel_of
 from ..factory import empty, new_strided
-from ..reduction import _check_out_dtype, _store
-from ..resize import resize_output
+from ..reduction import _CPP_NAMES, _check_out_dtype, _store
+from ..resize import resize_impl, resize_output
 from ..views import _set_geometry
 
 _FLOATS = frozenset((dt.float16, dt.bfloat16, dt.float32, dt.float64))
@@ -1230,3 +1230,71 @@ def adaptive_max_pool2d_out(self, output_size, out=None, indices=None):
 
 def adaptive_max_pool3d_out(self, output_size, out=None, indices=None):
     return _into(adaptive_max_pool3d(self, output_size), (out, indices))
+
+
+# torch's older (not structured) CPU kernels: each out tensor must have the result's dtype
+# (their own message) and is resized without a warning.
+
+_SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
+                 "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
+                 "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def _into_legacy(results, outs, message):
+    for res, out in zip(results, outs):
+        check(out._dtype is res._dtype, lambda res=res, out=out: message(res, out))
+    for res, out in zip(results, outs):
+        if out._sizes != res._sizes:
+            resize_impl(out, res._sizes)
+        if res._strides != contiguous_strides(res._sizes):
+            _set_geometry(out, res._sizes, res._strides, out._offset)
+        if not _is_meta(out) and numel_of(res._sizes):
+            out._array()[...] = res._array()
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def _scalar_type_msg(res, out):
+    return (f"expected scalar type {_SCALAR_NAMES.get(res._dtype.name, res._dtype.name)} but "
+            f"found {_SCALAR_NAMES.get(out._dtype.name, out._dtype.name)}")
+
+
+def _output_dtype_msg(res, out):
+    return (f"expected dtype {_CPP_NAMES[res._dtype.name]} for `output` but got dtype "
+            f"{_CPP_NAMES[out._dtype.name]}")
+
+
+def max_pool3d_with_indices_out(self, kernel_size, stride=(), padding=(0,), dilation=(1,),
+                                ceil_mode=False, out=None, indices=None):
+    return _into_legacy(max_pool3d_with_indices(self, kernel_size, stride, padding, dilation,
+                                                ceil_mode), (out, indices), _scalar_type_msg)
+
+
+def adaptive_avg_pool2d_out(self, output_size, out=None):
+    return _into_legacy((adaptive_avg_pool2d_kernel(self, output_size),), (out,),
+                        _output_dtype_msg)
+
+
+def adaptive_avg_pool3d_out(self, output_size, out=None):
+    return _into_legacy((adaptive_avg_pool3d_kernel(self, output_size),), (out,),
+                        _output_dtype_msg)
+
+
+def fractional_max_pool2d_output(self, kernel_size, output_size, random_samples, output=None,
+                                 indices=None):
+    return _into(fractional_max_pool2d(self, kernel_size, output_size, random_samples),
+                 (output, indices))
+
+
+def fractional_max_pool3d_output(self, kernel_size, output_size, random_samples, output=None,
+                                 indices=None):
+    return _into(fractional_max_pool3d(self, kernel_size, output_size, random_samples),
+                 (output, indices))
+
+
+def max_unpool2d_out(self, indices, output_size, out=None):
+    return _into_legacy((max_unpool2d(self, indices, output_size),), (out,), _scalar_type_msg)
+
+
+def max_unpool3d_out(self, indices, output_size, stride, padding, out=None):
+    return _into_legacy((max_unpool3d(self, indices, output_size, stride, padding),), (out,),
+                        _scalar_type_msg)
