@@ -141,6 +141,8 @@ def _padded(arr, nd, pads, outs, ks, strides, dilations, fill):
     for i in range(nd):
         need = (outs[i] - 1) * strides[i] + (ks[i] - 1) * dilations[i] + 1
         full.append(max(need, sp[i] + 2 * pads[i]))
+    if not any(pads) and tuple(full) == tuple(sp):
+        return arr                  # no padding needed: the windows view the input itself
     out = np.full(lead + tuple(full), fill, dtype=arr.dtype)
     region = (Ellipsis,) + tuple(slice(p, p + s) for p, s in zip(pads, sp))
     out[region] = arr
@@ -311,8 +313,10 @@ def max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0,), dilation
     return out, indices
 
 
-def _scatter_max_grad(grad_output, self, indices, nd, cl):
-    """grad_input of a max pool: grad_output added at the flat per-plane ``indices``."""
+def _scatter_max_grad(grad_output, self, indices, nd, cl, disjoint=False):
+    """grad_input of a max pool: grad_output added at the flat per-plane ``indices`` (index
+    -1, which torch skips, adds nothing). ``disjoint``: the windows do not overlap, so no
+    index repeats and a plain assignment does (no float64 round trip through bincount)."""
     gi = _new(self, self._sizes, self._dtype, cl)
     if _is_meta(self):
         return gi
@@ -326,12 +330,24 @@ def _scatter_max_grad(grad_output, self, indices, nd, cl):
     lead_n = numel_of(self._sizes[:-nd])
     nout = numel_of(grad_output._sizes[-nd:])
     idx2 = idx.reshape(lead_n, nout)
-    valid = idx2 != -1
-    flat = (np.arange(lead_n)[:, None] * plane + idx2)[valid]
-    weights = g.reshape(lead_n, nout)[valid]
-    acc = np.bincount(flat, weights=weights.astype(np.float64), minlength=total)
+    flat = np.arange(lead_n)[:, None] * plane + idx2
+    weights = g.reshape(lead_n, nout)
+    if idx2.size and idx2.min() < 0:
+        valid = idx2 != -1
+        flat, weights = flat[valid], weights[valid]
+    if disjoint:
+        acc = np.zeros(total, dtype=weights.dtype)
+        acc[flat.ravel()] = weights.ravel()
+    else:
+        acc = np.bincount(flat.ravel(), weights=weights.ravel().astype(np.float64),
+                          minlength=total)
     _store(gi, acc)
     return gi
+
+
+def _disjoint(ks, ss, ds) -> bool:
+    """Whether no two windows share an element (stride >= effective kernel size)."""
+    return all(s >= (k - 1) * d + 1 for k, s, d in zip(ks, ss, ds))
 
 
 def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation,
@@ -344,7 +360,7 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     for t in (grad_output, indices):
         for i, size in zip((ndim - 3, ndim - 2, ndim - 1), (self._sizes[-3],) + outs):
             _check_dim(t, ndim, i, size)
-    return _scatter_max_grad(grad_output, self, indices, 2, cl)
+    return _scatter_max_grad(grad_output, self, indices, 2, cl, _disjoint(ks, ss, ds))
 
 
 def _check_dim(t, ndim, dim, size):
@@ -436,7 +452,7 @@ def max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     for t in (grad_output, indices):
         for i, size in zip(range(ndim - 4, ndim), (self._sizes[-4],) + outs):
             _check_dim(t, ndim, i, size)
-    return _scatter_max_grad(grad_output, self, indices, 3, cl)
+    return _scatter_max_grad(grad_output, self, indices, 3, cl, _disjoint(ks, ss, ds))
 
 
 # -- the 1-d and plain composites (CompositeImplicitAutograd) --------------------------------
