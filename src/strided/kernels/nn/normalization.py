@@ -375,8 +375,15 @@ def batch_norm_impl_index_composite(input, weight, bias, running_mean, running_v
     """torch's ``_batch_norm_impl_index`` on CPU: checks, the empty-input special case
     (a clone scaled by weight[0] and shifted by bias[0], so the graph stays connected),
     else ``native_batch_norm``; index 0 names the native backend."""
-    sizes = input._sizes
     reserve = empty((0,), dt.uint8, device=input._device)
+    return _batch_norm_impl_index(input, weight, bias, running_mean, running_var, training,
+                                  momentum, eps) + (reserve, 0)
+
+
+def _batch_norm_impl_index(input, weight, bias, running_mean, running_var, training, momentum,
+                           eps):
+    """(output, save_mean, save_invstd) of ``_batch_norm_impl_index``."""
+    sizes = input._sizes
     if numel_of(sizes) == 0:
         # before any check: the statistics are empty (C,) tensors of the accumulation type
         c = sizes[1] if len(sizes) > 1 else 0
@@ -389,7 +396,7 @@ def batch_norm_impl_index_composite(input, weight, bias, running_mean, running_v
         if bias is not None:
             out = _call_op("aten::add.Tensor", out, _call_op("aten::select.int", bias, 0, 0), 1)
         return (out, empty((c,), acc, device=input._device),
-                empty((c,), acc, device=input._device), reserve, 0)
+                empty((c,), acc, device=input._device))
     c = sizes[maybe_wrap_dim(1, len(sizes))]
     for name, t in (("running_mean", running_mean), ("running_var", running_var)):
         if t is not None:
@@ -401,16 +408,14 @@ def batch_norm_impl_index_composite(input, weight, bias, running_mean, running_v
         if t is not None:
             n = numel_of(t._sizes)
             check(n == c, lambda name=name, n=n: f"{name} should contain {c} elements not {n}")
-    out, save_mean, save_invstd = _call_op(
-        "aten::native_batch_norm", input, weight, bias, running_mean, running_var, training,
-        momentum, eps)
-    return out, save_mean, save_invstd, reserve, 0
+    return _call_op("aten::native_batch_norm", input, weight, bias, running_mean, running_var,
+                    training, momentum, eps)
 
 
 def batch_norm_composite(input, weight, bias, running_mean, running_var, training, momentum,
                          eps, cudnn_enabled):
-    return batch_norm_impl_index_composite(input, weight, bias, running_mean, running_var,
-                                           training, momentum, eps, cudnn_enabled)[0]
+    return _batch_norm_impl_index(input, weight, bias, running_mean, running_var, training,
+                                  momentum, eps)[0]
 
 
 def instance_norm_composite(input, weight, bias, running_mean, running_var, use_input_stats,
@@ -581,7 +586,7 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
 
 def layer_norm_composite(input, normalized_shape, weight=None, bias=None, eps=1e-05,
                          cudnn_enable=True):
-    _check_layer_norm_inputs(input, normalized_shape, weight, bias)
+    # native_layer_norm makes the same checks, with the same messages
     return _call_op("aten::native_layer_norm", input, tuple(normalized_shape), weight, bias,
                     eps)[0]
 
