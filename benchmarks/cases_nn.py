@@ -116,6 +116,16 @@ def _per_lib(make):
     return setup
 
 
+def _forward(make_layer, shape):
+    """A layer's forward alone (no graph: the input does not require grad)."""
+    data = _data(*shape)
+
+    def make(lib):
+        layer, x = make_layer(lib), lib.tensor(data)
+        return lambda: layer(x)
+    return make
+
+
 def _linear_call(shape, grad=True):
     def make(lib):
         layer, x = lib.nn.Linear(4, 4), lib.ones(*shape)
@@ -196,6 +206,10 @@ NN_CASES = [
     Case("nn Embedding(10000,128) fwd+bwd 64x64", _embedding, number=20),
     Case("nn tiny Linear(4, 4) call", _per_lib(_linear_call((4, 4))), number=20000),
     # more of the same layers, for context (no targets)
+    Case("nn LayerNorm(512) forward 32x128x512", _per_lib(_forward(
+        lambda lib: lib.nn.LayerNorm(512), (32, 128, 512))), number=5),
+    Case("nn BatchNorm2d(16) forward 32x16x32x32", _per_lib(_forward(
+        lambda lib: lib.nn.BatchNorm2d(16), (32, 16, 32, 32))), number=10),
     Case("nn tiny Linear(4, 4) call, x 1x4", _per_lib(_linear_call((1, 4))), number=20000),
     Case("nn tiny Linear(4, 4) call under no_grad", _per_lib(_linear_call((4, 4), False)),
          number=20000),
