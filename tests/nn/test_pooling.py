@@ -773,3 +773,40 @@ OUT_FORMS = [
 def test_out_forms(i):
     a = _arr((2, 3, 6, 6), "float32")
     check(lambda m: OUT_FORMS[i](_nn_ops(m), m, m.from_numpy(a.copy())), exact=False)
+
+
+def _pooled(m, x, op):
+    if op == "frac2":
+        return m.ops.aten.fractional_max_pool2d(x, [2, 2], [4, 4], m.full((2, 3, 2), 0.4))[1]
+    return m.ops.aten.max_pool2d_with_indices(x, [2, 2], [2, 2])[1]
+
+
+BACKWARD_ERRORS = [
+    lambda A, m, x, i: A.fractional_max_pool2d_backward(m.ones(2, 3, 4, 5), x, [2, 2], [4, 4],
+                                                        i),
+    lambda A, m, x, i: A.fractional_max_pool3d_backward(m.ones(2, 3, 1, 4, 5), x[None],
+                                                        [2, 2, 2], [1, 4, 4], i[None]),
+    lambda A, m, x, i: A.fractional_max_pool3d_backward(m.ones(2, 3, 2, 4, 4), x[None],
+                                                        [2, 2, 2], [1, 4, 4], i[None]),
+    lambda A, m, x, i: A.max_pool2d_with_indices_backward(m.ones(2, 3, 4, 5), x, [2, 2],
+                                                          [2, 2], [0, 0], [1, 1], False, i),
+    lambda A, m, x, i: A.max_pool2d_with_indices_backward(
+        m.ones(2, 3, 4, 4, dtype=m.float64), x, [2, 2], [2, 2], [0, 0], [1, 1], False, i),
+    lambda A, m, x, i: A.avg_pool2d_backward(m.ones(2, 3, 4, 5), x, [2, 2], [2, 2], [0, 0],
+                                             False, True, None),
+    lambda A, m, x, i: A.max_pool3d_with_indices_backward(
+        m.ones(1, 2, 3, 4, 5), x[None], [2, 2, 2], [2, 2, 2], [0, 0, 0], [1, 1, 1], False,
+        i[None]),
+    lambda A, m, x, i: A.avg_pool3d_backward(m.ones(1, 2, 3, 4, 5), x[None], [2, 2, 2],
+                                             [2, 2, 2], [0, 0, 0], False, True, None),
+]
+
+
+@pytest.mark.parametrize("i", range(len(BACKWARD_ERRORS)))
+def test_backward_op_errors(i):
+    a = _arr((2, 3, 8, 8), "float32")
+
+    def fn(m):
+        x = m.from_numpy(a.copy())
+        return BACKWARD_ERRORS[i](m.ops.aten, m, x, _pooled(m, x, "frac2" if i < 3 else "mp"))
+    check(fn)

@@ -355,7 +355,8 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     ks, ss, ps, ds, outs, cl = _max_pool2d_geometry(self, kernel_size, stride, padding,
                                                     dilation, ceil_mode)
     check(self._dtype is grad_output._dtype, lambda: (
-        f"Expected dtype {self._dtype} for `gradOutput` but got dtype {grad_output._dtype}"))
+        f"expected dtype {_CPP_NAMES[self._dtype.name]} for `gradOutput` but got dtype "
+        f"{_CPP_NAMES[grad_output._dtype.name]}"))
     ndim = len(self._sizes)
     for t in (grad_output, indices):
         for i, size in zip((ndim - 3, ndim - 2, ndim - 1), (self._sizes[-3],) + outs):
@@ -448,9 +449,12 @@ def max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     ks, ss, ps, ds, outs, cl = _max_pool3d_geometry(
         self, kernel_size, stride, padding, dilation, ceil_mode,
         "max_pool3d_with_indices_backward_out_cpu_template()")
+    # torch's CPU kernel checks against the output sizes that grad_output has
     ndim = len(self._sizes)
+    gsz = grad_output._sizes
+    got = tuple(gsz[-3:]) if len(gsz) >= 3 else outs
     for t in (grad_output, indices):
-        for i, size in zip(range(ndim - 4, ndim), (self._sizes[-4],) + outs):
+        for i, size in zip(range(ndim - 4, ndim), (self._sizes[-4],) + got):
             _check_dim(t, ndim, i, size)
     return _scatter_max_grad(grad_output, self, indices, 3, cl, _disjoint(ks, ss, ds))
 
@@ -1111,12 +1115,8 @@ def fractional_max_pool3d(self, kernel_size, output_size, random_samples):
 
 def fractional_max_pool2d_backward(grad_output, self, kernel_size, output_size, indices):
     nd = 2
-    ndim = len(self._sizes)
-    for i in range(nd):
-        check(grad_output._sizes[-nd + i] == output_size[i], lambda i=i: (
-            f"fractional_max_pool2d_backward(): gradOutput {'height' if i == 0 else 'width'} "
-            f"unexpected"))
-    del ndim
+    check(tuple(grad_output._sizes[-2:]) == tuple(output_size),
+          "fractional_max_pool2d_backward(): gradOutput sizes unexpected")
     return _scatter_max_grad(grad_output, self, indices, nd, False)
 
 
@@ -1131,8 +1131,9 @@ def fractional_max_pool3d_backward(grad_output, self, kernel_size, output_size, 
 
 # -- max_unpool --------------------------------------------------------------------------------
 
-def _max_unpool(self, indices, outs, nd, name):
-    ndim = len(self._sizes)
+def _max_unpool(self, indices, outs, nd):
+    """Each value of ``self`` written at its flat per-plane index of a zero output (a
+    repeated index keeps the last value, as torch's sequential loop does)."""
     outs = tuple(outs)
     shape = self._sizes[:-nd] + outs
     out = _new(self, shape, self._dtype, nd == 2 and _channels_last(self, nd))
@@ -1153,9 +1154,9 @@ def _max_unpool(self, indices, outs, nd, name):
             raise RuntimeError(f"Found an invalid max index: {last} (output volumes are of "
                                f"size {dims})")
         rows = np.broadcast_to(np.arange(lead_n)[:, None], idx2.shape)
-        buf[rows.ravel(), idx2.ravel()] = np.ascontiguousarray(x).reshape(lead_n, plane_in).ravel()
+        vals = np.ascontiguousarray(x).reshape(lead_n, plane_in)
+        buf[rows.ravel(), idx2.ravel()] = vals.ravel()
     _store(out, buf)
-    del ndim, name
     return out
 
 
@@ -1176,7 +1177,7 @@ def max_unpool2d(self, indices, output_size):
         check(self._sizes[i] > 0, lambda i=i: (
             f"max_unpooling2d_forward_out_cpu(): Expected input to have non-zero size for "
             f"non-batch dimensions, but got {_sizes_str(self)} with dimension {i} being empty."))
-    return _max_unpool(self, indices, output_size, 2, "max_unpool2d")
+    return _max_unpool(self, indices, output_size, 2)
 
 
 def max_unpool3d(self, indices, output_size, stride, padding):
@@ -1203,7 +1204,7 @@ def max_unpool3d(self, indices, output_size, stride, padding):
             f"non-batch dimensions, but got {_sizes_str(self)} with dimension {i} being empty."))
     check(all(s > 0 for s in stride), lambda: (
         f"strides should be greater than zero, but got stride: {list(stride)}"))
-    return _max_unpool(self, indices, output_size, 3, "max_unpool3d")
+    return _max_unpool(self, indices, output_size, 3)
 
 
 
