@@ -1,0 +1,106 @@
+"""torch.optim.Adamax: Adam with the infinity norm (Note [single-tensor path] in
+optimizer.py)."""
+
+from __future__ import annotations
+
+import strided as torch
+
+from .optimizer import (
+    Optimizer,
+    _as_real,
+    _check_capturable,
+    _check_lr,
+    _new_step,
+    _restore_step_tensors,
+    _run_closure,
+    _to_scalar,
+    _use_grad_for_differentiable,
+    _value,
+)
+
+__all__ = ["Adamax", "adamax"]
+
+
+def _check_betas(betas, eps, weight_decay) -> None:
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+class Adamax(Optimizer):
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 foreach=None, *, maximize=False, differentiable=False,
+                 capturable=False) -> None:
+        _check_lr(lr)
+        _check_betas(betas, eps, weight_decay)
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                    "foreach": foreach, "maximize": maximize,
+                    "differentiable": differentiable, "capturable": capturable}
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("capturable", False)
+        _restore_step_tensors(self)
+
+    @_use_grad_for_differentiable
+    def step(self, closure=None):
+        loss = _run_closure(closure)
+        for group in self.param_groups:
+            params, grads, exp_avgs, exp_infs, steps = [], [], [], [], []
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                params.append(p)
+                if p.grad.is_sparse:
+                    raise RuntimeError("Adamax does not support sparse gradients")
+                grads.append(p.grad)
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = _new_step(group, p, fused_aware=False)
+                    state["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+                    state["exp_inf"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+                exp_avgs.append(state["exp_avg"])
+                exp_infs.append(state["exp_inf"])
+                steps.append(state["step"])
+            beta1, beta2 = group["betas"]
+            adamax(params, grads, exp_avgs, exp_infs, steps, eps=group["eps"], beta1=beta1,
+                   beta2=beta2, lr=group["lr"], weight_decay=group["weight_decay"],
+                   maximize=group["maximize"], differentiable=group["differentiable"],
+                   capturable=group["capturable"])
+        return loss
+
+
+def adamax(params, grads, exp_avgs, exp_infs, state_steps, *, eps, beta1, beta2, lr,
+           weight_decay, maximize, differentiable=False, capturable=False,
+           **_ignored) -> None:
+    """The update of ``Adamax.step`` on lists."""
+    lr = _to_scalar(lr)
+    for i, param in enumerate(params):
+        grad = grads[i] if not maximize else -grads[i]
+        exp_avg, exp_inf, step_t = exp_avgs[i], exp_infs[i], state_steps[i]
+        _check_capturable(capturable, param, step_t)
+        step_t += 1
+        if weight_decay != 0:
+            grad = grad.add(param, alpha=weight_decay)
+        param, grad = _as_real(param), _as_real(grad)
+        exp_avg, exp_inf = _as_real(exp_avg), _as_real(exp_inf)
+        exp_avg.lerp_(grad, 1 - beta1)
+        if not differentiable:
+            torch.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps), out=exp_inf)
+        else:
+            both = torch.cat([exp_inf.mul_(beta2).unsqueeze(0),
+                              grad.abs().add_(eps).unsqueeze_(0)], 0)
+            exp_inf.copy_(torch.amax(both, 0, keepdim=False))
+        bias_correction = 1 - beta1 ** _value(step_t)
+        clr = lr / bias_correction
+        param.addcdiv_(exp_avg, exp_inf, value=-_value(clr))

@@ -1,0 +1,105 @@
+"""torch.optim.ASGD: averaged SGD; ``eta``, ``mu`` and ``ax`` live in the state (Note
+[single-tensor path] in optimizer.py)."""
+
+from __future__ import annotations
+
+import strided as torch
+
+from .optimizer import (
+    Optimizer,
+    _as_real,
+    _check_capturable,
+    _check_lr,
+    _get_scalar_dtype,
+    _restore_step_tensors,
+    _run_closure,
+    _to_scalar,
+    _use_grad_for_differentiable,
+    _value,
+)
+
+__all__ = ["ASGD", "asgd"]
+
+
+class ASGD(Optimizer):
+    def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
+                 foreach=None, maximize=False, differentiable=False,
+                 capturable=False) -> None:
+        _check_lr(lr)
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {"lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0,
+                    "weight_decay": weight_decay, "foreach": foreach, "maximize": maximize,
+                    "differentiable": differentiable, "capturable": capturable}
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("capturable", False)
+            for p in group["params"]:
+                p_state = self.state.get(p, [])
+                if len(p_state) != 0:
+                    for key in ("step", "eta", "mu"):
+                        if not torch.is_tensor(p_state[key]):
+                            p_state[key] = torch.tensor(float(p_state[key]),
+                                                        dtype=_get_scalar_dtype(),
+                                                        device=p.device)
+        _restore_step_tensors(self)
+
+    @_use_grad_for_differentiable
+    def step(self, closure=None):
+        loss = _run_closure(closure)
+        for group in self.param_groups:
+            params, grads, mus, axs, etas, steps = [], [], [], [], [], []
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                params.append(p)
+                if p.grad.is_sparse:
+                    raise RuntimeError("ASGD does not support sparse gradients")
+                grads.append(p.grad)
+                state = self.state[p]
+                if len(state) == 0:
+                    dtype = _get_scalar_dtype()
+                    state["step"] = torch.zeros((), device=p.device, dtype=dtype)
+                    state["eta"] = torch.as_tensor(_to_scalar(group["lr"]), device=p.device,
+                                                   dtype=dtype).clone().detach()
+                    state["mu"] = torch.ones((), device=p.device, dtype=dtype)
+                    state["ax"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+                mus.append(state["mu"])
+                axs.append(state["ax"])
+                etas.append(state["eta"])
+                steps.append(state["step"])
+            asgd(params, grads, axs, mus, etas, steps, lambd=group["lambd"], lr=group["lr"],
+                 t0=group["t0"], alpha=group["alpha"], weight_decay=group["weight_decay"],
+                 maximize=group["maximize"], differentiable=group["differentiable"],
+                 capturable=group["capturable"])
+        return loss
+
+
+def asgd(params, grads, axs, mus, etas, state_steps, *, lambd, lr, t0, alpha, weight_decay,
+         maximize, differentiable=False, capturable=False, **_ignored) -> None:
+    """The update of ``ASGD.step`` on lists."""
+    lr = _to_scalar(lr)
+    for i, param in enumerate(params):
+        grad = grads[i] if not maximize else -grads[i]
+        mu, ax, eta, step_t = mus[i], axs[i], etas[i], state_steps[i]
+        _check_capturable(capturable, param, mu, eta, step_t)
+        grad, param, ax = _as_real(grad), _as_real(param), _as_real(ax)
+        step_t += 1
+        if weight_decay != 0:
+            grad = grad.add(param, alpha=weight_decay)
+        eta_value = _value(eta)
+        param.mul_(1 - lambd * eta_value)
+        param.add_(grad, alpha=-eta_value)
+        if mu.item() != 1:
+            ax.add_(param.sub(ax).mul_(mu))
+        else:
+            ax.copy_(param)
+        step = _value(step_t)
+        eta.copy_(torch.as_tensor(lr / ((1 + lambd * lr * step) ** alpha)))
+        mu.copy_(torch.as_tensor(1 / max(1, step - t0)))

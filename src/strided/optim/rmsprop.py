@@ -1,0 +1,118 @@
+"""torch.optim.RMSprop: smoothing ``alpha``, momentum, centered, weight decay, maximize
+(Note [single-tensor path] in optimizer.py)."""
+
+from __future__ import annotations
+
+import strided as torch
+
+from .optimizer import (
+    Optimizer,
+    _as_real,
+    _check_capturable,
+    _check_lr,
+    _new_step,
+    _restore_step_tensors,
+    _run_closure,
+    _to_scalar,
+    _use_grad_for_differentiable,
+    _value,
+)
+
+__all__ = ["RMSprop", "rmsprop"]
+
+
+class RMSprop(Optimizer):
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
+                 centered=False, capturable=False, foreach=None, maximize=False,
+                 differentiable=False) -> None:
+        _check_lr(lr)
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= momentum:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= alpha:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps,
+                    "centered": centered, "weight_decay": weight_decay,
+                    "capturable": capturable, "foreach": foreach, "maximize": maximize,
+                    "differentiable": differentiable}
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("momentum", 0)
+            group.setdefault("centered", False)
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("capturable", False)
+        _restore_step_tensors(self)
+
+    @_use_grad_for_differentiable
+    def step(self, closure=None):
+        loss = _run_closure(closure)
+        for group in self.param_groups:
+            params, grads, square_avgs, bufs, grad_avgs, steps = [], [], [], [], [], []
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                params.append(p)
+                if p.grad.is_sparse:
+                    raise RuntimeError("RMSprop does not support sparse gradients")
+                grads.append(p.grad)
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = _new_step(group, p, fused_aware=False)
+                    state["square_avg"] = torch.zeros_like(
+                        p, memory_format=torch.preserve_format)
+                    if group["momentum"] > 0:
+                        state["momentum_buffer"] = torch.zeros_like(
+                            p, memory_format=torch.preserve_format)
+                    if group["centered"]:
+                        state["grad_avg"] = torch.zeros_like(
+                            p, memory_format=torch.preserve_format)
+                square_avgs.append(state["square_avg"])
+                steps.append(state["step"])
+                if group["momentum"] > 0:
+                    bufs.append(state["momentum_buffer"])
+                if group["centered"]:
+                    grad_avgs.append(state["grad_avg"])
+            rmsprop(params, grads, square_avgs, grad_avgs, bufs, steps, lr=group["lr"],
+                    alpha=group["alpha"], eps=group["eps"],
+                    weight_decay=group["weight_decay"], momentum=group["momentum"],
+                    centered=group["centered"], maximize=group["maximize"],
+                    differentiable=group["differentiable"], capturable=group["capturable"])
+        return loss
+
+
+def rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_steps, *, lr,
+            alpha, eps, weight_decay, momentum, centered, maximize, differentiable=False,
+            capturable=False, **_ignored) -> None:
+    """The update of ``RMSprop.step`` on lists."""
+    lr = _to_scalar(lr)
+    for i, param in enumerate(params):
+        step = state_steps[i]
+        _check_capturable(capturable, param, step)
+        grad = grads[i] if not maximize else -grads[i]
+        square_avg = square_avgs[i]
+        step += 1
+        if weight_decay != 0:
+            grad = grad.add(param, alpha=weight_decay)
+        param, grad, square_avg = _as_real(param), _as_real(grad), _as_real(square_avg)
+        square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+        if centered:
+            grad_avg = _as_real(grad_avgs[i])
+            grad_avg.lerp_(grad, 1 - alpha)
+            avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
+        else:
+            avg = square_avg.sqrt()
+        avg = avg.add(eps) if differentiable else avg.add_(eps)
+        if momentum > 0:
+            buf = _as_real(momentum_buffer_list[i])
+            buf.mul_(momentum).addcdiv_(grad, avg)
+            param.add_(buf, alpha=-_value(lr))
+        else:
+            param.addcdiv_(grad, avg, value=-_value(lr))
