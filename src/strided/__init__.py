@@ -239,3 +239,4 @@ _install_autograd_fallback()
 _install_autograd(_FORMULAS)
 del _FORMULAS, _install_autograd, _install_autograd_fallback
 from . import viz  # noqa: E402  (issue 6: strided.viz.storage_map)
+from . import optim  # noqa: E402  (issue 11: torch.optim)
