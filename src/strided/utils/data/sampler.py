@@ -41,9 +41,6 @@ def _is_positive_int(v) -> bool:
 class Sampler(Generic[T_co]):
     """Base class: subclasses define ``__iter__`` (and ``__len__`` where known)."""
 
-    def __init__(self, data_source: Sized | None = None) -> None:
-        pass  # accepted for backwards compatibility, as torch (it is unused)
-
     def __iter__(self) -> Iterator[T_co]:
         raise NotImplementedError
 
