@@ -149,7 +149,7 @@ def _rsubs(c, t):
 
 # -- _softmax / _log_softmax (Note [Softmax in one pass per row]) -----------------------------
 
-_BLOCK = 1 << 15      # elements per row block of the last-dim kernels (128 KiB of float32)
+_BLOCK = 1 << 16      # elements per row block of the last-dim kernels (256 KiB of float32)
 
 
 def _row_sums(block, ones):
