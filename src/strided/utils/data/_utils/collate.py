@@ -94,13 +94,14 @@ def collate(batch, *, collate_fn_map: dict[type | tuple[type, ...], Callable] | 
                                                  collate_fn_map=collate_fn_map)
                                     for key in elem})
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
-        return cls(*(collate(list(field), collate_fn_map=collate_fn_map)
-                     for field in zip(*batch)))
+        # the columns are the tuples zip makes, as torch passes them (a column of
+        # strings comes back as that tuple)
+        return cls(*(collate(field, collate_fn_map=collate_fn_map) for field in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
         size = len(elem)
         if any(len(sample) != size for sample in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        columns = [collate(list(col), collate_fn_map=collate_fn_map) for col in zip(*batch)]
+        columns = [collate(col, collate_fn_map=collate_fn_map) for col in zip(*batch)]
         if isinstance(elem, tuple):
             return columns  # as torch: a batch of tuples collates to a list
         return _rebuild_like(elem, columns)
