@@ -9,21 +9,25 @@ CompositeImplicitAutograd kernels do, so that autograd records torch's graph
 
 Note [Softmax in one pass per row]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-``_softmax`` writes ``x - max(x)`` straight into the output buffer, exponentiates it in
-place, sums it and scales it by the reciprocal of the sum: one max, one fused
-subtract-into-output, one in-place exp, one sum and one in-place multiply, with no
-temporaries of the input's size. ``_log_softmax`` does the same up to the sum; the exp
-goes into the output too (to be summed) and is then overwritten by ``x - max - log(sum)``.
-The backward kernels are the closed forms ``y * (g - sum(g * y))`` and
-``g - exp(y) * sum(g)``.
+Over the last dim, ``_softmax`` works on blocks of rows small enough to stay in cache
+(``_BLOCK`` elements), so that only the first pass over a block reads memory. Per block:
+the rows' max (skipped when the block's min and max show that ``exp`` can neither
+overflow nor underflow a whole row, ``_EXP_SAFE``), one subtract written straight into
+the output buffer, one in-place ``exp``, the row sums as one matrix-vector product
+(BLAS, much faster than a reduction along the last axis) and one in-place multiply by
+their reciprocals. ``_log_softmax`` exponentiates into a scratch block instead and
+finishes with ``x - max - log(sum)``. No temporaries of the input's size, no dispatcher
+round trips. Other dims use the same steps on the whole array. The backward kernels are
+the closed forms ``y * (g - sum(g * y))`` and ``g - exp(y) * sum(g)``, blocked the same way.
 
 Note [nll_loss is one gather]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-``nll_loss_forward`` picks ``input[i, target[i]]`` for every sample with one
-``np.take_along_axis`` (ignored samples read class 0 and are masked out), weights the
-picks by ``weight[target]`` (one ``np.take``) and reduces; the backward writes
-``-weight[target] * grad`` into zeros with one ``np.put_along_axis``. The 2-d variant
-(``nll_loss2d``) is the same gather along the class dimension 1.
+``nll_loss_forward`` picks ``input[i, target[i]]`` for every sample with one fancy index
+(``_index``: the class along the class dim, the samples' own coordinates elsewhere;
+ignored samples read class 0 and are masked out, and the mask is skipped when nothing is
+ignored), weights the picks by ``weight[target]`` (one ``np.take``) and reduces; the
+backward writes ``-weight[target] * grad`` into zeros through the same index. The 2-d
+variant (``nll_loss2d``) is the same gather along the class dimension 1.
 
 Note [CTC as whole-array recursions]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -32,7 +36,8 @@ every position of the blank-extended target is updated at once (log-sum-exp of t
 shifted copies of the previous row, the third masked where the label repeats or is a
 blank). Samples whose input is shorter stop changing (a ``where`` on ``t < length``).
 ``_ctc_loss_backward`` runs the beta recursion the same way backwards in time, then
-collects ``alpha + beta`` per class with one ``np.logaddexp.at`` per step-free scatter.
+collects ``exp(alpha + beta)`` per class (shifted by each step's max) with one
+``np.add.at`` scatter over every sample, step and position at once.
 """
 
 from __future__ import annotations
