@@ -219,7 +219,6 @@ def _max_pool_compute(self, nd, ks, ss, ps, ds, outs, out, indices):
     win = _windows(padded, nd, outs, ks, ss, ds)
     lead = arr.shape[:-nd]
     table, first = _window_table(nd, in_sp, outs, ks, ss, ps, ds)
-    nout = numel_of(outs)
     best = np.full(lead + tuple(outs), low, dtype=arr.dtype)
     want = indices is not None
     # the kernel offset each window took (its first in-bounds element to begin with)
@@ -228,8 +227,14 @@ def _max_pool_compute(self, nd, ks, ss, ps, ds, outs, out, indices):
     nan = arr.dtype.kind == "f" and bool(np.isnan(arr).any())
     upd = np.empty(best.shape, dtype=bool)
     step = np.empty(best.shape, dtype=np.int32)
+    # strided window slices are copied once into a dense buffer: the two passes over
+    # them then run on contiguous memory
+    dense = np.empty(best.shape, dtype=arr.dtype) if any(st > 1 for st in ss) else None
     for k, off in enumerate(np.ndindex(*ks)):
         v = win[(Ellipsis,) + tuple(off)]
+        if dense is not None:
+            np.copyto(dense, v)
+            v = dense
         if want:
             np.greater(v, best, out=upd)
             if nan:
@@ -238,8 +243,11 @@ def _max_pool_compute(self, nd, ks, ss, ps, ds, outs, out, indices):
         np.maximum(best, v, out=best)      # the value taken (NaN propagates), branch-free
     _store(out, best)
     if want:
-        flat_k = kpos.reshape(lead + (nout,))
-        _store(indices, table[np.arange(nout), flat_k])
+        # flat index = the window start's flat index + the chosen kernel element's offset
+        # (linear in the coordinates, so exact even where the start lies in the padding)
+        base = table[:, 0].reshape(outs)
+        koff = (table[0] - table[0, 0]).astype(np.int64)
+        _store(indices, np.take(koff, kpos) + base)
 
 
 def _max_pool2d_check_args(self, kernel_size, stride, padding, dilation):
