@@ -36,8 +36,8 @@ every position of the blank-extended target is updated at once (log-sum-exp of t
 shifted copies of the previous row, the third masked where the label repeats or is a
 blank). Samples whose input is shorter stop changing (a ``where`` on ``t < length``).
 ``_ctc_loss_backward`` runs the beta recursion the same way backwards in time, then
-collects ``exp(alpha + beta)`` per class (shifted by each step's max) with one
-``np.add.at`` scatter over every sample, step and position at once.
+collects ``exp(alpha + beta)`` per class (shifted by each step's max) with one batched
+product by the one-hot matrix of each sample's extended target.
 """
 
 from __future__ import annotations
@@ -1438,11 +1438,11 @@ def _ctc_backward(grad, log_probs, targets, input_lengths, target_lengths, nll_t
         m = np.max(np.where(np.isfinite(lcab), lcab, _NEG_INF), axis=2, keepdims=True)
         m = np.where(np.isneginf(m), 0, m)
         contrib = np.exp(lcab - m)                           # (N, T, L)
-        summed = np.zeros((N, T, C), acc)
-        bidx = np.broadcast_to(np.arange(N)[:, None, None], contrib.shape)
-        tidx = np.broadcast_to(np.arange(T)[None, :, None], contrib.shape)
-        cidx = np.broadcast_to(ext[:, None, :], contrib.shape)
-        np.add.at(summed, (bidx, tidx, cidx), contrib)
+        # position s carries class ext[s]: summing per class is a product with the
+        # (L, C) one-hot matrix of each sample's extended target (one batched matmul)
+        onehot = np.zeros((N, L, C), acc)
+        np.put_along_axis(onehot, ext[:, :, None], 1, axis=2)
+        summed = np.matmul(contrib, onehot)                  # (N, T, C)
         res_log = np.log(summed) + m                         # (N, T, C)
         lpn = np.transpose(lp, (1, 0, 2))                    # (N, T, C)
         gr = (np.exp(lpn) - np.exp(res_log + nll[:, None, None] - lpn)) * g[:, None, None]
