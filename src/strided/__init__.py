@@ -239,4 +239,6 @@ _install_autograd_fallback()
 _install_autograd(_FORMULAS)
 del _FORMULAS, _install_autograd, _install_autograd_fallback
 from . import viz  # noqa: E402  (issue 6: strided.viz.storage_map)
+from . import serialization  # noqa: E402  (issue 11: torch's checkpoint format)
+from .serialization import load, save  # noqa: E402, F401
 from . import optim  # noqa: E402  (issue 11: torch.optim)
