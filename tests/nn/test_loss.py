@@ -106,6 +106,12 @@ def _nll_cases():
                 x, _long(m, [[[[0, 1]], [[2, 1]]]]), reduction=r), [(1, 3, 2, 1, 2)], {}),
             (f"nll-unbatched-{r}", lambda m, x, r=r: _f(m).nll_loss(
                 x, _long(m, 1), reduction=r, weight=_f64(m, [1.0, 2.0, 3.0])), [(3,)], {}),
+            (f"nll-unbatched-1d-target-{r}", lambda m, x, r=r: _f(m).nll_loss(
+                x, _long(m, [2]), reduction=r), [(3,)], dict(backward=False)),
+            (f"nll-byte-target-{r}", lambda m, x, r=r: _f(m).nll_loss(
+                x, m.tensor([0, 3, 1], dtype=m.uint8), reduction=r), [(3, 4)], {}),
+            (f"ce-empty-{r}", lambda m, x, r=r: _f(m).cross_entropy(
+                x, m.empty(0, dtype=m.int64), reduction=r), [(0, 4)], {}),
         ]
     return cases
 
@@ -427,6 +433,16 @@ ERRORS = {
     "bad-reduction": lambda m: _f(m).nll_loss(_x(m, 3, 5), _long(m, [1, 0, 4]),
                                               reduction="foo"),
     "0d-input": lambda m: _f(m).nll_loss(m.tensor(1.0), m.tensor(1)),
+    "0d-target-2d-input": lambda m: _f(m).cross_entropy(_x(m, 3, 5), m.tensor(1)),
+    "1d-input-2-targets": lambda m: _f(m).nll_loss(_x(m, 5), _long(m, [1, 2])),
+    "1d-input-2d-target": lambda m: m.ops.aten.nll_loss_forward(_x(m, 5), _long(m, [[1]]), None,
+                                                               1, -100),
+    "2d-input-0d-target-aten": lambda m: m.ops.aten.nll_loss_forward(_x(m, 3, 5), m.tensor(1),
+                                                                    None, 1, -100),
+    "backward-1d-target": lambda m: m.ops.aten.nll_loss_backward(
+        m.tensor(1.0), m.ones(5), _long(m, [1]), None, 1, -100, m.tensor(1.0)),
+    "empty-ce-weights-dtype": lambda m: _f(m).nll_loss(
+        m.empty(0, 0), m.empty(0, dtype=m.int64), weight=m.empty(0, dtype=m.float16)),
     "long-input": lambda m: _f(m).nll_loss(_long(m, [[1, 2], [3, 4]]), _long(m, [1, 0])),
     "prob-target-long": lambda m: _f(m).cross_entropy(_x(m, 3, 5), m.zeros(3, 5,
                                                                           dtype=m.int64)),

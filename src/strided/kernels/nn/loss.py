@@ -446,12 +446,16 @@ def _nll_forward(self, target, weight, reduction, ignore_index, two_d, output=No
     else:
         check(0 < self.dim() <= 2, "input tensor should be 1D or 2D")
         check(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported")
-        no_batch = self.dim() == 1 and target.dim() == 0
-        check(no_batch or self._sizes[0] == target._sizes[0], lambda: (
-            f"size mismatch (got input: {list(self._sizes)}, target: "
-            f"{list(target._sizes)})"))
-        check(not (self.dim() == 1 and target.dim() == 1), lambda: (
-            f"Expected target to be 0D when input is 1D, but got target.dim ={target.dim()}"))
+        if self.dim() == 1 and target.dim() == 1:
+            check_value(target._sizes[0] == 1, lambda: (
+                f"For 1D input, 1D target must have size 1, but got target size: "
+                f"{target._sizes[0]}"))
+        elif not (self.dim() == 1 and target.dim() == 0):
+            check(target.dim() > 0, "Dimension specified as 0 but tensor has no dimensions",
+                  IndexError)
+            check(self._sizes[0] == target._sizes[0], lambda: (
+                f"size mismatch (got input: {list(self._sizes)}, target: "
+                f"{list(target._sizes)})"))
         n_classes = self._sizes[-1]
         check(weight is None or (weight.dim() == 1 and weight.numel() == n_classes),
               lambda: (f"weight tensor should be defined either for all {n_classes} classes "
@@ -530,6 +534,10 @@ def _nll_backward(grad_output, self, target, weight, reduction, ignore_index, to
     else:
         check(0 < self.dim() <= 2, "input tensor should be 1D or 2D")
         check(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported")
+        check((self.dim() == 1 and target.dim() == 0) or (
+            target.dim() > 0 and self._sizes[0] == target._sizes[0]), lambda: (
+            f"size mismatch (got input: {list(self._sizes)}, target: "
+            f"{list(target._sizes)})"))
         axis = self.dim() - 1
     check(total_weight.numel() == 1, lambda: (
         f"expected total_weight to be a  single element tensor, got: "
@@ -637,7 +645,7 @@ def nll_loss_nd_composite(self, target, weight=None, reduction=_MEAN, ignore_ind
     if ndim != 1:
         check_value(target.dim() >= 1 and self._sizes[0] == target._sizes[0], lambda: (
             f"Expected input batch_size ({self._sizes[0]}) to match target batch_size "
-            f"({target._sizes[0] if target.dim() else 1})."))
+            f"({target._sizes[0] if target.dim() else 0})."))
     if ndim <= 2:
         return _call("nll_loss", self, target, weight, reduction, ignore_index)
     if ndim == 4:
