@@ -242,3 +242,38 @@ from . import viz  # noqa: E402  (issue 6: strided.viz.storage_map)
 from . import serialization  # noqa: E402  (issue 11: torch's checkpoint format)
 from .serialization import load, save  # noqa: E402, F401
 from . import optim  # noqa: E402  (issue 11: torch.optim)
+# -- environment namespaces (issue 11): cuda, backends, accelerator, amp, compile ------------
+from . import accelerator, amp, backends, compiler, cpu, cuda  # noqa: E402, F401
+from ._compile import compile  # noqa: E402, F401
+from .amp.autocast_mode import (  # noqa: E402, F401
+    autocast,
+    autocast_decrement_nesting,
+    autocast_increment_nesting,
+    clear_autocast_cache,
+    get_autocast_cpu_dtype,
+    get_autocast_dtype,
+    get_autocast_gpu_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_cpu_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_cpu_dtype,
+    set_autocast_cpu_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+)
+from .utils.env import (  # noqa: E402, F401
+    are_deterministic_algorithms_enabled,
+    get_default_device,
+    get_deterministic_debug_mode,
+    get_float32_matmul_precision,
+    get_num_interop_threads,
+    get_num_threads,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_default_device,
+    set_deterministic_debug_mode,
+    set_float32_matmul_precision,
+    set_num_interop_threads,
+    set_num_threads,
+    use_deterministic_algorithms,
+)

@@ -196,3 +196,13 @@ def _typename(obj, detailed=False) -> str:
 
 CPU = device("cpu")
 META = device("meta")
+# The device factories use when given none (``strided.set_default_device``).
+DEFAULT_DEVICE = [CPU]
+
+
+def default_device() -> device:
+    return DEFAULT_DEVICE[0]
+
+
+def set_default(dev: device) -> None:
+    DEFAULT_DEVICE[0] = dev

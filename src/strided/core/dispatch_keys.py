@@ -28,7 +28,8 @@ class DispatchKey(IntEnum):
     BackendSelect = 5
     ADInplaceOrView = 6
     Autograd = 7
-    Python = 8
+    AutocastCPU = 8     # above Autograd, as in torch: the casts it makes are recorded
+    Python = 9
     # Alias keys (registration only).
     CompositeExplicitAutograd = 20
     CompositeImplicitAutograd = 21

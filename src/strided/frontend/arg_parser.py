@@ -26,6 +26,7 @@ import numpy as np
 from ..core import dtypes as _dt
 from ..core import layouts as _layouts
 from ..core.devices import CPU
+from ..core.devices import DEFAULT_DEVICE as _DEFAULT_DEVICE
 from ..core.devices import device as _device_cls
 from ..core.dispatch_keys import backend_keyset
 from ..core.generator import Generator as _Generator
@@ -237,7 +238,9 @@ def to_instance_of(cls_getter):
 def keyset_of_device(dev) -> int:
     """Factories dispatch on their ``device=`` argument (torch's BackendSelect)."""
     if dev is None:
-        return _CPU_KEYSET
+        dev = _DEFAULT_DEVICE[0]
+        if dev is CPU:
+            return _CPU_KEYSET
     return backend_keyset(dev)
 
 

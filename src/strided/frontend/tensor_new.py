@@ -36,7 +36,7 @@ import warnings
 import numpy as np
 
 from ..core import dtypes as dt
-from ..core.devices import CPU
+from ..core.devices import CPU, DEFAULT_DEVICE as _DEFAULT_DEVICE
 from ..core.devices import device as _device_cls
 from ..core.storage import UntypedStorage
 from ..core.tensor_impl import make_tensor
@@ -72,8 +72,8 @@ def _check_dtype_arg(name, dtype):
 
 
 def _check_device_arg(name, device):
-    if device is None:
-        return None
+    if device is None:   # the default device (strided.set_default_device), None for the CPU
+        return None if _DEFAULT_DEVICE[0] is CPU else _DEFAULT_DEVICE[0]
     if device.__class__ is _device_cls:
         return device
     if isinstance(device, (str, int)) and not isinstance(device, bool):

@@ -15,7 +15,7 @@ from ..core import dtypes as dt
 from ..core import layouts
 from ..core.allocator import get_allocator
 from ..core.checks import check
-from ..core.devices import CPU
+from ..core.devices import CPU, DEFAULT_DEVICE
 from ..core.storage import UntypedStorage
 from ..core.tensor_impl import compute_is_contiguous, contiguous_strides, make_tensor, numel_of
 from .copy import copy_
@@ -55,7 +55,7 @@ def _check_layout(layout):
 def new_strided(size, stride, dtype, device):
     """Allocate a tensor with the given (sizes, strides); nothing is initialised."""
     dtype = dtype or dt._default_dtype[0]
-    device = device or CPU
+    device = device or DEFAULT_DEVICE[0]
     nbytes = 0
     if 0 not in size:
         extent = 1
@@ -77,7 +77,7 @@ def empty(size, dtype=None, layout=None, device=None, pin_memory=None, memory_fo
     if layout is not None:
         _check_layout(layout)
     dtype = dtype or dt._default_dtype[0]
-    device = device or CPU
+    device = device or DEFAULT_DEVICE[0]
     storage = UntypedStorage._new(numel * dtype.itemsize, device, _allocator(device))
     return make_tensor(storage, size, contiguous_strides(size), 0, dtype)
 

@@ -10,3 +10,5 @@ from . import (  # noqa: F401
 )
 from .modules import *  # noqa: F403
 from .parameter import *  # noqa: F403
+from . import parallel  # noqa: E402  (issue 11: nn.parallel.DataParallel)
+from .parallel import DataParallel  # noqa: E402, F401

@@ -76,7 +76,8 @@ class BoxedFallback:
 # Backend fallbacks (Note [Resolution order]): a stack per key, the last one wins. By
 # default these keys pass through.
 _fallbacks: dict = {K.BackendSelect: [FALLTHROUGH], K.ADInplaceOrView: [FALLTHROUGH],
-                    K.Autograd: [FALLTHROUGH], K.Python: [FALLTHROUGH]}
+                    K.Autograd: [FALLTHROUGH], K.AutocastCPU: [FALLTHROUGH],
+                    K.Python: [FALLTHROUGH]}
 _ops: dict[str, OperatorHandle] = {}
 
 
@@ -263,9 +264,41 @@ def deregister_op(qualname: str) -> None:
 
 _hooks: list = []
 _plain_call = OperatorHandle.call
+# ``call`` when no hook is installed: the plain one, or the one strided.amp installs while an
+# autocast region is on, which adds the key the thread's state asks for (torch's TLS included
+# set); ``_tls_keys`` gives those keys to the hooked version.
+_base_call = [_plain_call]
+_tls_keys: list = [None]
+
+
+def set_base_call(call, tls_keys) -> None:
+    """Install ``call`` as ``OperatorHandle.call`` (``None`` restores the plain one);
+    ``tls_keys()`` is the key set it adds, for the hooked version to add too."""
+    _base_call[0] = call or _plain_call
+    _tls_keys[0] = tls_keys if call else None
+    if not _hooks:
+        OperatorHandle.call = _base_call[0]
+
+
+def _redispatch_with_hooks(self, keyset, *args):
+    key = highest_key(keyset & self.mask)
+    exits = []
+    for hook in tuple(_hooks):
+        done = hook(self, key, args)
+        if done is not None:
+            exits.append(done)
+    result = self.table[key.value](*args)
+    for done in reversed(exits):
+        done(result)
+    return result
 
 
 def _call_with_hooks(self, keyset, *args):
+    # the body of _redispatch_with_hooks, not a call to it: a hook finds the binding two
+    # frames up (strided.explain)
+    extra = _tls_keys[0]
+    if extra is not None:
+        keyset |= extra()
     key = highest_key(keyset & self.mask)
     exits = []
     for hook in tuple(_hooks):
@@ -283,13 +316,13 @@ def add_dispatch_hook(hook) -> callable:
     that receives the result. Returns a function that removes the hook."""
     _hooks.append(hook)
     OperatorHandle.call = _call_with_hooks
-    OperatorHandle.redispatch = _call_with_hooks
+    OperatorHandle.redispatch = _redispatch_with_hooks
 
     def remove():
         if hook in _hooks:
             _hooks.remove(hook)
         if not _hooks:
-            OperatorHandle.call = _plain_call
+            OperatorHandle.call = _base_call[0]
             OperatorHandle.redispatch = _plain_call
     return remove
 
