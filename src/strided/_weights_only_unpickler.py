@@ -139,8 +139,8 @@ class Unpickler:
         raise UnpicklingError("unsupported persistent id encountered")
 
     def load(self):
-        from .nn.parameter import Parameter
         from .frontend.tensor import Tensor
+        from .nn.parameter import Parameter
         allowed = allowed_globals()
         user = user_allowed_globals()
         allowed_values = list(allowed.values()) + list(user.values())

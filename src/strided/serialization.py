@@ -419,8 +419,8 @@ def _weights_only_globals() -> dict[str, Any]:
     """torch's weights_only allow-list, as strided objects."""
     if _WO_CACHE:
         return _WO_CACHE
-    from collections import Counter
     from _codecs import encode
+    from collections import Counter
     load_names, _ = _name_tables()
     out = {
         "collections.OrderedDict": OrderedDict,
@@ -1042,7 +1042,8 @@ def _full_unpickler_factory(pickle_module, load_args):
 
 def load(f, map_location=None, pickle_module: Any = None, *, weights_only: bool | None = None,
          mmap: bool | None = None, **pickle_load_args: Any) -> Any:
-    """load(f, map_location=None, pickle_module=pickle, *, weights_only=True, mmap=None, **pickle_load_args)
+    """load(f, map_location=None, pickle_module=pickle, *, weights_only=True, mmap=None,
+    **pickle_load_args)
 
     Loads an object saved by ``strided.save`` or ``torch.save`` (zip or legacy format), as
     strided tensors and modules. ``weights_only=True`` (the default) reads the pickle with an
