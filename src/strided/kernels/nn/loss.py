@@ -88,6 +88,9 @@ def _store(res, value) -> None:
     if not numel_of(res._sizes):
         return
     arr = res._array()
+    if not arr.ndim:
+        arr[()] = np.reshape(value, ())      # a reduced loss, a total weight, one sample
+        return
     value = np.asarray(value)
     if value.shape != arr.shape:
         value = value.reshape(arr.shape)
@@ -385,6 +388,10 @@ def _nll_targets(t, ignore_index, n_classes):
     """The targets as int64, the mask of the counted ones (None when all count), and the
     targets with the ignored ones replaced by class 0 (safe to gather with)."""
     t = t.astype(np.int64, copy=False)
+    if t.size:
+        lo, hi = int(t.min()), int(t.max())
+        if 0 <= lo and hi < n_classes and not lo <= ignore_index <= hi:
+            return None, t                   # every target counts and is in range
     valid = t != ignore_index
     if valid.all():
         if t.size and (t.min() < 0 or t.max() >= n_classes):
