@@ -420,6 +420,10 @@ def _install_kernels() -> None:
             kernel = _make_kernel(op, policy, _tensor_positions(op.schema))
             _installed.append((qualname, dispatcher.register_kernel(qualname, "AutocastCPU",
                                                                     kernel)))
+    op = dispatcher.find_op("aten::einsum")
+    if op is not None:
+        _installed.append(("aten::einsum", dispatcher.register_kernel(
+            "aten::einsum", "AutocastCPU", _einsum_kernel(op))))
 
 
 # -- custom autograd functions -----------------------------------------------------------------
@@ -493,3 +497,51 @@ def _enter_autocast(*vals):
 
 def _exit_autocast(mode) -> None:
     mode.__exit__(None, None, None)
+
+
+# -- einsum ------------------------------------------------------------------------------------
+# torch's einsum is a composite: it contracts the operands left to right, a pair at a time,
+# with ``bmm`` when the pair shares a label summed away there and with ``mul`` when it does
+# not; autocast then casts the bmm's inputs. strided's einsum is one kernel, so its autocast
+# kernel decides from the equation: the result is in the lower precision type when torch's
+# last pairwise step is a bmm; otherwise no cast happens (the last step is a mul).
+
+def _einsum_last_step_is_bmm(equation: str, count: int) -> bool:
+    if count < 2:
+        return False
+    eq = equation.replace(" ", "").replace("...", ".")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != count:
+        return False
+    if not arrow:
+        seen = "".join(terms)
+        rhs = ("." if "." in seen else "") + "".join(
+            sorted(c for c in set(seen) if c != "." and seen.count(c) == 1))
+    acc = set(terms[0])
+    for i in range(1, count):
+        term = set(terms[i])
+        needed = set(rhs).union(*(set(t) for t in terms[i + 1:]))
+        shared_summed = (acc & term) - needed
+        if i == count - 1:
+            return bool(shared_summed)
+        acc = (acc | term) & needed
+    return False
+
+
+def _einsum_kernel(op):
+    def autocast_einsum(equation, tensors, path=None):
+        state = _STATE
+        state.excluded += 1
+        try:
+            tensors = list(tensors)
+            if _einsum_last_step_is_bmm(equation, len(tensors)):
+                lower = state.dtypes["cpu"]
+                tensors = [_cached_cast(lower, t) for t in tensors]
+            ks = 0
+            for t in tensors:
+                ks |= t._keyset
+            return op.redispatch(ks & ~_AUTOCAST_BIT, equation, tensors, path)
+        finally:
+            state.excluded -= 1
+    return autocast_einsum

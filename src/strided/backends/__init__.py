@@ -45,7 +45,8 @@ class FlagModule(types.ModuleType):
     def __setattr__(self, name, value):
         if name in self.__dict__.get("_FLAGS", ()):
             if flags_frozen():
-                raise RuntimeError(f"not allowed to set {self.__name__} flags after "
+                name = self.__name__.replace("strided.", "torch.", 1)
+                raise RuntimeError(f"not allowed to set {name} flags after "
                                    f"disable_global_flags; please use flags() context manager "
                                    f"instead")
             setter = self.__dict__.get(f"_set_{name}")
