@@ -114,15 +114,44 @@ def _unsupported_global_message(full_path: str) -> str:
             "this global if you trust this class/function.")
 
 
+# Python 2 names that protocol-2 pickles may carry, and their Python 3 homes (torch's short
+# list, narrower than ``_compat_pickle``'s: names outside it are reported as written)
+IMPORT_MAPPING = {
+    "__builtin__": "builtins", "copy_reg": "copyreg", "Queue": "queue", "repr": "reprlib",
+    "_abcoll": "collections.abc", "UserDict": "collections", "UserList": "collections",
+    "UserString": "collections", "whichdb": "dbm", "StringIO": "io", "cStringIO": "io",
+}
+NAME_MAPPING = {
+    ("__builtin__", "xrange"): ("builtins", "range"),
+    ("__builtin__", "reduce"): ("functools", "reduce"),
+    ("__builtin__", "intern"): ("sys", "intern"),
+    ("__builtin__", "unichr"): ("builtins", "chr"),
+    ("__builtin__", "unicode"): ("builtins", "str"),
+    ("__builtin__", "long"): ("builtins", "int"),
+    ("itertools", "izip"): ("builtins", "zip"),
+    ("itertools", "imap"): ("builtins", "map"),
+    ("itertools", "ifilter"): ("builtins", "filter"),
+    ("itertools", "ifilterfalse"): ("itertools", "filterfalse"),
+    ("itertools", "izip_longest"): ("itertools", "zip_longest"),
+    ("UserDict", "IterableUserDict"): ("collections", "UserDict"),
+    ("UserList", "UserList"): ("collections", "UserList"),
+    ("UserString", "UserString"): ("collections", "UserString"),
+    ("__builtin__", "basestring"): ("builtins", "str"),
+    ("exceptions", "StandardError"): ("builtins", "Exception"),
+    ("UserDict", "UserDict"): ("collections", "UserDict"),
+}
+
+
+def map_global(module: str, name: str) -> tuple[str, str]:
+    if (module, name) in NAME_MAPPING:
+        return NAME_MAPPING[(module, name)]
+    return IMPORT_MAPPING.get(module, module), name
+
+
 def _read_global(readline) -> tuple[str, str]:
-    from _compat_pickle import IMPORT_MAPPING, NAME_MAPPING
     module = readline()[:-1].decode("utf-8")
     name = readline()[:-1].decode("utf-8")
-    if (module, name) in NAME_MAPPING:      # protocol 2 files name Python 2 modules
-        module, name = NAME_MAPPING[(module, name)]
-    elif module in IMPORT_MAPPING:
-        module = IMPORT_MAPPING[module]
-    return module, name
+    return map_global(module, name)
 
 
 class Unpickler:

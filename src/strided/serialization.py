@@ -1155,5 +1155,5 @@ def get_unsafe_globals_in_checkpoint(f) -> list[str]:
     found = set()
     for op, arg, _ in pickletools.genops(data):
         if op.name == "GLOBAL":
-            found.add(arg.replace(" ", "."))
+            found.add(".".join(_weights_only_unpickler.map_global(*arg.split(" ", 1))))
     return list(found - safe)
