@@ -777,6 +777,11 @@ def _mse_impl(self, target, reduction, out=None):
     if a is None:
         return res
     d = np.asarray(a - b)
+    if reduction != _NONE and d.size:
+        flat = d.reshape(-1)
+        total = np.dot(flat, flat)                 # the sum of squares in one BLAS call
+        _store(res, total / d.size if reduction == _MEAN else total)
+        return res
     return _finish(res, d * d, reduction, acc)
 
 
@@ -796,7 +801,15 @@ def _mse_bw_impl(grad_output, self, target, reduction, out=None):
         return res
     acc = _acc(dtype)
     norm = 2.0 / max(numel_of(self._sizes), 1) if reduction == _MEAN else 2.0
-    value = norm * (_arr(self, acc) - _arr(target, acc)) * _arr(grad_output, acc)
+    a, b, g = _arr(self, acc), _arr(target, acc), _arr(grad_output, acc)
+    out_arr = res._array()
+    if g.size == 1 and a.shape == shape and b.shape == shape and out_arr.dtype == acc and \
+            out_arr.flags.writeable:
+        # the reduced case: two passes straight into the result
+        np.subtract(a, b, out=out_arr)
+        np.multiply(out_arr, acc.type(norm * g.reshape(())), out=out_arr)
+        return res
+    value = norm * (a - b) * g
     _store(res, np.broadcast_to(value, shape))
     return res
 
