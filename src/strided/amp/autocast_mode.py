@@ -131,6 +131,14 @@ def _check_device_type(device_type) -> str:
     return device_type
 
 
+def _autocast_key(device_type) -> str:
+    """The device type, when autocast has a dispatch key for it (torch's error otherwise)."""
+    if _check_device_type(device_type) not in _DEFAULT_DTYPES:
+        raise RuntimeError("unknown device type for autocast in "
+                           "get_autocast_dispatch_key_from_device_type")
+    return device_type
+
+
 def is_autocast_available(device_type: str) -> bool:
     """Whether autocast has a policy for ``device_type`` (the CPU does; so do the accelerator
     types torch knows, although strided never runs on them)."""
@@ -141,20 +149,22 @@ def is_autocast_enabled(device_type: str | None = None) -> bool:
     """``is_autocast_enabled()`` without an argument asks about CUDA, as torch's does."""
     if device_type is None:
         device_type = "cuda"
-    return bool(_STATE.enabled.get(_check_device_type(device_type), False))
+    return bool(_STATE.enabled.get(_autocast_key(device_type), False))
 
 
 def set_autocast_enabled(device_type: str, enabled: bool | None = None) -> None:
     if enabled is None:        # the deprecated one-argument form: the CUDA state
         device_type, enabled = "cuda", device_type
-    _STATE.enabled[_check_device_type(device_type)] = bool(enabled)
+    _STATE.enabled[_autocast_key(device_type)] = bool(enabled)
     if device_type == "cpu":
         _refresh()
 
 
 def get_autocast_dtype(device_type: str) -> dt.dtype:
-    _check_device_type(device_type)
-    return _STATE.dtypes.get(device_type)
+    dtype = _STATE.dtypes.get(_check_device_type(device_type))
+    if dtype is None:
+        raise RuntimeError("unsupported scalarType")
+    return dtype
 
 
 def set_autocast_dtype(device_type: str, dtype: dt.dtype) -> None:
@@ -186,7 +196,7 @@ def clear_autocast_cache() -> None:
 
 def _deprecated(old: str, new: str) -> None:
     warnings.warn(f"torch.{old} is deprecated. Please use torch.{new} instead.",
-                  UserWarning, stacklevel=3)
+                  DeprecationWarning, stacklevel=3)
 
 
 def is_autocast_cpu_enabled() -> bool:
@@ -214,6 +224,14 @@ def get_autocast_gpu_dtype() -> dt.dtype:
     return get_autocast_dtype("cuda")
 
 
+def _type_repr(obj) -> str:
+    """``repr(type(obj))`` with strided's public classes under torch's names."""
+    cls = type(obj)
+    if cls.__module__.startswith("strided"):
+        return f"<class 'torch.{cls.__name__}'>"
+    return repr(cls)
+
+
 # -- the context manager -----------------------------------------------------------------------
 
 class autocast:
@@ -227,7 +245,8 @@ class autocast:
     def __init__(self, device_type: str, dtype: dt.dtype | None = None, enabled: bool = True,
                  cache_enabled: bool | None = None):
         if not isinstance(device_type, str):
-            raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+            raise ValueError(f"Expected `device_type` of type `str`, got: "
+                             f"`{_type_repr(device_type)}`")
         self.fast_dtype = get_autocast_dtype(device_type) if dtype is None else dtype
         self.device = device_type
         if not is_autocast_available(device_type):
