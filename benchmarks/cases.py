@@ -550,3 +550,8 @@ CASES.extend([
 from cases_nn import NN_CASES  # noqa: E402
 
 CASES.extend(NN_CASES)
+
+# save / load (issue 11)
+from cases_serialization import SERIALIZATION_CASES  # noqa: E402
+
+CASES.extend(SERIALIZATION_CASES)
