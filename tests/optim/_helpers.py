@@ -1,4 +1,6 @@
-"""Shared pieces of the optimizer tests: the same small MLP and data in strided and torch."""
+"""Shared pieces of the optimizer tests: the same parameters in strided and torch, and a
+gradient function computed once in NumPy and handed to both sides, so that any difference
+comes from the optimizer update alone."""
 
 from __future__ import annotations
 
@@ -8,26 +10,34 @@ import torch
 import strided
 
 RNG = np.random.default_rng(1234)
-W1 = RNG.standard_normal((16, 8)).astype(np.float32) * 0.3
-B1 = RNG.standard_normal(16).astype(np.float32) * 0.1
-W2 = RNG.standard_normal((4, 16)).astype(np.float32) * 0.3
-B2 = RNG.standard_normal(4).astype(np.float32) * 0.1
-X = RNG.standard_normal((32, 8)).astype(np.float32)
-Y = RNG.standard_normal((32, 4)).astype(np.float32)
+SHAPES = [(16, 8), (16,), (4, 16), (4,)]
+INIT = [(RNG.standard_normal(s) * 0.5).astype(np.float32) for s in SHAPES]
+NOISE = [[(RNG.standard_normal(s) * 0.1).astype(np.float32) for s in SHAPES]
+         for _ in range(8)]
 
 
-def make_params(lib):
-    return [lib.nn.Parameter(lib.tensor(a.copy())) for a in (W1, B1, W2, B2)]
+def make_params(lib, dtype=np.float32):
+    return [lib.nn.Parameter(lib.tensor(a.astype(dtype))) for a in INIT]
 
 
-def loss_fn(lib, params, x, y):
-    w1, b1, w2, b2 = params
-    h = lib.tanh(x @ w1.t() + b1)
-    return ((h @ w2.t() + b2 - y) ** 2).mean()
+def grad_arrays(params_t, step: int):
+    """A gradient that depends on the (torch) parameters: that of sum(p^2/4 - cos(3p)/3),
+    plus a fixed per-step perturbation."""
+    out = []
+    for p, n in zip(params_t, NOISE[step % len(NOISE)]):
+        a = p.detach().numpy()
+        out.append((0.5 * a + np.sin(3 * a) + n.astype(a.dtype)).astype(a.dtype))
+    return out
+
+
+def set_grads(params_s, params_t, step: int) -> None:
+    for ps, pt, g in zip(params_s, params_t, grad_arrays(params_t, step)):
+        pt.grad = torch.from_numpy(g.copy())
+        ps.grad = strided.tensor(g.copy())
 
 
 def to_np(t):
-    return t.detach().numpy() if isinstance(t, torch.Tensor) else np.asarray(t.detach().numpy())
+    return t.detach().numpy()
 
 
 def to_strided(obj):
@@ -51,9 +61,32 @@ def to_torch(obj):
     return obj
 
 
-def max_rel_diff(ps, pt) -> float:
+def max_rel_diff(ps, pt, floor: float = 1e-3) -> float:
+    """max |a - b| / max(|b|, floor) over all elements (the floor keeps entries that pass
+    near zero from dominating)."""
     worst = 0.0
     for a, b in zip(ps, pt):
         a, b = to_np(a).astype(np.float64), to_np(b).astype(np.float64)
-        worst = max(worst, float(np.max(np.abs(a - b) / (np.abs(b) + 1e-6))))
+        worst = max(worst, float(np.max(np.abs(a - b) / np.maximum(np.abs(b), floor))))
     return worst
+
+
+def assert_state_close(state_s, state_t, rtol=1e-5) -> None:
+    """Two optimizer state dicts (strided, torch): same structure, types and values."""
+    if isinstance(state_t, torch.Tensor):
+        assert isinstance(state_s, strided.Tensor)
+        assert str(state_s.dtype) == str(state_t.dtype)
+        assert tuple(state_s.shape) == tuple(state_t.shape)
+        np.testing.assert_allclose(to_np(state_s), to_np(state_t), rtol=rtol, atol=1e-7)
+    elif isinstance(state_t, dict):
+        assert set(state_s) == set(state_t)
+        for k in state_t:
+            assert_state_close(state_s[k], state_t[k], rtol)
+    elif isinstance(state_t, (list, tuple)):
+        assert type(state_s) is type(state_t) and len(state_s) == len(state_t)
+        for a, b in zip(state_s, state_t):
+            assert_state_close(a, b, rtol)
+    elif isinstance(state_t, float):
+        assert state_s == state_t or abs(state_s - state_t) <= rtol * abs(state_t)
+    else:
+        assert state_s == state_t
