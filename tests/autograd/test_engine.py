@@ -603,3 +603,27 @@ def test_one_gradient_sent_to_two_leaves_is_not_shared():
     assert a.grad.data_ptr() != b.grad.data_ptr()
     (a + b).backward(strided.ones(3))
     assert a.grad.tolist() == [2.0] * 3 and b.grad.tolist() == [2.0] * 3
+
+
+# A second backward without retain_graph fails only where a node reads something it released
+SECOND_BACKWARD = ["(x + 1).sum()", "(x * 2).sum()", "(x * y).sum()", "x.exp().sum()",
+                   "(x - 1).sum()", "(x / 2).sum()", "(2 * x).sum()", "(x ** 2).sum()",
+                   "x[1:].sum()", "(x.view(3, 1) + 0).sum()", "x.mean()", "x.max()",
+                   "(x.t() * 3).sum()"]
+
+
+@pytest.mark.parametrize("program", SECOND_BACKWARD)
+def test_second_backward_like_torch(program):
+    def run(m):
+        x = m.ones(3, requires_grad=True)
+        y = m.full((3,), 2.0, requires_grad=True)
+        loss = eval(program, {"x": x, "y": y})
+        loss.backward()
+        try:
+            loss.backward()
+            outcome = "ran"
+        except RuntimeError as e:
+            outcome = str(e)
+        return outcome, [round(v, 5) for v in x.grad.tolist()]   # (exp's last bit differs)
+
+    assert run(strided) == run(torch)

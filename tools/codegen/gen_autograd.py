@@ -228,6 +228,10 @@ def _emit_class(entry: Entry, cls: str) -> str:
              f"    _SAVED = {tuple(s[3:] for s in slots)!r}",
              "",
              "    def apply(node, grads):"]
+    tensor_values = tuple(name for name, arg, kind in entry.saved_inputs
+                          if kind == "value" and arg in entry.tensor_args)
+    if tensor_values:      # a Python number passed for one of them is dropped on release too
+        lines[5:5] = [f"    _TENSOR_VALUES = {tensor_values!r}"]
     if entry.node_name and "::" in entry.node_name:
         lines[-1:-1] = ["    def name(self):", f"        return {entry.node_name!r}", ""]
     if entry.n_outputs == 1:

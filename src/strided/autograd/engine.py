@@ -34,7 +34,7 @@ import warnings
 from ..core.layouts import contiguous_format as _contiguous
 from ..kernels.factory import empty_like
 from . import anomaly_mode, grad_mode
-from .graph import _FREED, AccumulateGrad
+from .graph import AccumulateGrad
 
 _ANOMALY = anomaly_mode._STATE
 
@@ -347,8 +347,9 @@ def _any_defined(grads) -> bool:
 
 
 def _apply(node, grads, retain_graph):
-    if node._freed:
-        raise RuntimeError(_FREED)
+    # A node freed by an earlier backward runs again as long as it needs nothing it
+    # dropped: as in torch, only reading a released saved tensor raises (SavedTensor.unpack,
+    # Function.saved_tensors), so ``(x + 1).sum()`` can be backpropagated twice.
     try:
         outputs = node.apply(tuple(grads))
     except Exception:

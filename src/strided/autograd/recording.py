@@ -112,6 +112,8 @@ class FormulaNode(Node):
                 out[i] = zeros(sizes, dtype, device=device)
         return tuple(out)
 
+    _TENSOR_VALUES: tuple = ()     # saved Tensor arguments (by name), from the codegen
+
     def _release(self) -> None:
         self._freed = True
         for name in self._SAVED:
@@ -123,6 +125,12 @@ class FormulaNode(Node):
                 for v in value:
                     if v is not None:
                         v.release()
+            elif value is not None and name in self._TENSOR_VALUES:
+                # a Python number given for a Tensor argument: torch saved it as a wrapped
+                # number tensor, which is released like any other
+                released = SavedTensor.__new__(SavedTensor)
+                released._data = None
+                setattr(self, "_s_" + name, released)
 
     def __getattr__(self, name):
         if name.startswith("_saved_") and name[7:] in type(self)._SAVED:

@@ -91,6 +91,7 @@ class MulBackward0(FormulaNode):
 
     __slots__ = ('_s_other', '_s_self')
     _SAVED = ('other', 'self')
+    _TENSOR_VALUES = ('other', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -124,6 +125,7 @@ class DivBackward0(FormulaNode):
 
     __slots__ = ('_s_other', '_s_self')
     _SAVED = ('other', 'self')
+    _TENSOR_VALUES = ('other', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -238,6 +240,7 @@ class MmBackward0(FormulaNode):
 
     __slots__ = ('_s_mat2', '_s_self')
     _SAVED = ('mat2', 'self')
+    _TENSOR_VALUES = ('mat2', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -562,6 +565,7 @@ class AbsBackward0(FormulaNode):
 
     __slots__ = ('_s_self',)
     _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -591,6 +595,7 @@ class SgnBackward0(FormulaNode):
 
     __slots__ = ('_s_self', '_s_result')
     _SAVED = ('self', 'result')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -682,6 +687,7 @@ class LogBackward0(FormulaNode):
 
     __slots__ = ('_s_self',)
     _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -697,6 +703,7 @@ class Log2Backward0(FormulaNode):
 
     __slots__ = ('_s_self',)
     _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -712,6 +719,7 @@ class Log10Backward0(FormulaNode):
 
     __slots__ = ('_s_self',)
     _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -727,6 +735,7 @@ class Log1PBackward0(FormulaNode):
 
     __slots__ = ('_s_self',)
     _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -742,6 +751,7 @@ class SinBackward0(FormulaNode):
 
     __slots__ = ('_s_self',)
     _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -757,6 +767,7 @@ class CosBackward0(FormulaNode):
 
     __slots__ = ('_s_self',)
     _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -787,6 +798,7 @@ class AsinBackward0(FormulaNode):
 
     __slots__ = ('_s_self',)
     _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -802,6 +814,7 @@ class AcosBackward0(FormulaNode):
 
     __slots__ = ('_s_self',)
     _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -817,6 +830,7 @@ class AtanBackward0(FormulaNode):
 
     __slots__ = ('_s_self',)
     _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -832,6 +846,7 @@ class SinhBackward0(FormulaNode):
 
     __slots__ = ('_s_self',)
     _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -847,6 +862,7 @@ class CoshBackward0(FormulaNode):
 
     __slots__ = ('_s_self',)
     _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -877,6 +893,7 @@ class AsinhBackward0(FormulaNode):
 
     __slots__ = ('_s_self',)
     _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -892,6 +909,7 @@ class AcoshBackward0(FormulaNode):
 
     __slots__ = ('_s_self',)
     _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -907,6 +925,7 @@ class AtanhBackward0(FormulaNode):
 
     __slots__ = ('_s_self',)
     _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -922,6 +941,7 @@ class Atan2Backward0(FormulaNode):
 
     __slots__ = ('_s_other', '_s_self')
     _SAVED = ('other', 'self')
+    _TENSOR_VALUES = ('other', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -938,6 +958,7 @@ class HypotBackward0(FormulaNode):
 
     __slots__ = ('_s_self', '_s_other', '_s_result')
     _SAVED = ('self', 'other', 'result')
+    _TENSOR_VALUES = ('self', 'other')
 
     def apply(node, grads):
         grad = grads[0]
@@ -973,6 +994,7 @@ class LogitBackward0(FormulaNode):
 
     __slots__ = ('_s_eps', '_s_self')
     _SAVED = ('eps', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -989,6 +1011,7 @@ class ErfBackward0(FormulaNode):
 
     __slots__ = ('_s_self',)
     _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -1004,6 +1027,7 @@ class ErfcBackward0(FormulaNode):
 
     __slots__ = ('_s_self',)
     _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -1034,6 +1058,7 @@ class LgammaBackward0(FormulaNode):
 
     __slots__ = ('_s_self',)
     _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -1049,6 +1074,7 @@ class DigammaBackward0(FormulaNode):
 
     __slots__ = ('_s_self',)
     _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -1163,6 +1189,7 @@ class DivBackward2(FormulaNode):
 
     __slots__ = ('_s_other', '_s_rounding_mode', '_s_self')
     _SAVED = ('other', 'rounding_mode', 'self')
+    _TENSOR_VALUES = ('other', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -1214,6 +1241,7 @@ class RemainderBackward1(FormulaNode):
 
     __slots__ = ('_s_other', '_s_self')
     _SAVED = ('other', 'self')
+    _TENSOR_VALUES = ('other', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -1246,6 +1274,7 @@ class FmodBackward1(FormulaNode):
 
     __slots__ = ('_s_other', '_s_self')
     _SAVED = ('other', 'self')
+    _TENSOR_VALUES = ('other', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -1264,6 +1293,7 @@ class PowBackward0(FormulaNode):
 
     __slots__ = ('_s_exponent', '_s_self')
     _SAVED = ('exponent', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -1280,6 +1310,7 @@ class PowBackward1(FormulaNode):
 
     __slots__ = ('_s_exponent', '_s_self', '_s_result')
     _SAVED = ('exponent', 'self', 'result')
+    _TENSOR_VALUES = ('exponent', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -1301,6 +1332,7 @@ class PowBackward2(FormulaNode):
 
     __slots__ = ('_s_exponent', '_s_self', '_s_result')
     _SAVED = ('exponent', 'self', 'result')
+    _TENSOR_VALUES = ('exponent',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -1318,6 +1350,7 @@ class CopysignBackward0(FormulaNode):
 
     __slots__ = ('_s_self', '_s_other', '_s_result')
     _SAVED = ('self', 'other', 'result')
+    _TENSOR_VALUES = ('self', 'other')
 
     def apply(node, grads):
         grad = grads[0]
@@ -1337,6 +1370,7 @@ class CopysignBackward1(FormulaNode):
 
     __slots__ = ('_s_self', '_s_result')
     _SAVED = ('self', 'result')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -1353,6 +1387,7 @@ class MaximumBackward0(FormulaNode):
 
     __slots__ = ('_s_other', '_s_self')
     _SAVED = ('other', 'self')
+    _TENSOR_VALUES = ('other', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -1373,6 +1408,7 @@ class MinimumBackward0(FormulaNode):
 
     __slots__ = ('_s_other', '_s_self')
     _SAVED = ('other', 'self')
+    _TENSOR_VALUES = ('other', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -1393,6 +1429,7 @@ class FmaxBackward0(FormulaNode):
 
     __slots__ = ('_s_other', '_s_self')
     _SAVED = ('other', 'self')
+    _TENSOR_VALUES = ('other', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -1413,6 +1450,7 @@ class FminBackward0(FormulaNode):
 
     __slots__ = ('_s_other', '_s_self')
     _SAVED = ('other', 'self')
+    _TENSOR_VALUES = ('other', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -1451,6 +1489,7 @@ class LerpBackward1(FormulaNode):
 
     __slots__ = ('_s_weight', '_s_end', '_s_self')
     _SAVED = ('weight', 'end', 'self')
+    _TENSOR_VALUES = ('weight', 'end', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -1473,6 +1512,7 @@ class AddcmulBackward0(FormulaNode):
 
     __slots__ = ('_s_tensor2', '_s_value', '_s_tensor1')
     _SAVED = ('tensor2', 'value', 'tensor1')
+    _TENSOR_VALUES = ('tensor2', 'tensor1')
 
     def apply(node, grads):
         grad = grads[0]
@@ -1495,6 +1535,7 @@ class AddcdivBackward0(FormulaNode):
 
     __slots__ = ('_s_tensor2', '_s_value', '_s_tensor1')
     _SAVED = ('tensor2', 'value', 'tensor1')
+    _TENSOR_VALUES = ('tensor2', 'tensor1')
 
     def apply(node, grads):
         grad = grads[0]
@@ -1518,6 +1559,7 @@ class LogaddexpBackward0(FormulaNode):
 
     __slots__ = ('_s_other', '_s_self')
     _SAVED = ('other', 'self')
+    _TENSOR_VALUES = ('other', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -1538,6 +1580,7 @@ class NanToNumBackward0(FormulaNode):
 
     __slots__ = ('_s_self',)
     _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -1553,6 +1596,7 @@ class ClampBackward0(FormulaNode):
 
     __slots__ = ('_s_max', '_s_min', '_s_self')
     _SAVED = ('max', 'min', 'self')
+    _TENSOR_VALUES = ('max', 'min', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -1575,6 +1619,7 @@ class ClampBackward1(FormulaNode):
 
     __slots__ = ('_s_max', '_s_min', '_s_self')
     _SAVED = ('max', 'min', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -1592,6 +1637,7 @@ class ClampMinBackward0(FormulaNode):
 
     __slots__ = ('_s_min', '_s_self')
     _SAVED = ('min', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -1608,6 +1654,7 @@ class ClampMinBackward1(FormulaNode):
 
     __slots__ = ('_s_min', '_s_self')
     _SAVED = ('min', 'self')
+    _TENSOR_VALUES = ('min', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -1628,6 +1675,7 @@ class ClampMaxBackward0(FormulaNode):
 
     __slots__ = ('_s_max', '_s_self')
     _SAVED = ('max', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -1644,6 +1692,7 @@ class ClampMaxBackward1(FormulaNode):
 
     __slots__ = ('_s_max', '_s_self')
     _SAVED = ('max', 'self')
+    _TENSOR_VALUES = ('max', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -1664,6 +1713,7 @@ class WhereBackward0(FormulaNode):
 
     __slots__ = ('_s_condition',)
     _SAVED = ('condition',)
+    _TENSOR_VALUES = ('condition',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -1682,6 +1732,7 @@ class GeluBackward0(FormulaNode):
 
     __slots__ = ('_s_approximate', '_s_self')
     _SAVED = ('approximate', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -1698,6 +1749,7 @@ class SiluBackward0(FormulaNode):
 
     __slots__ = ('_s_self',)
     _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -1713,6 +1765,7 @@ class SoftplusBackward0(FormulaNode):
 
     __slots__ = ('_s_beta', '_s_self', '_s_threshold')
     _SAVED = ('beta', 'self', 'threshold')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -1730,6 +1783,7 @@ class MishBackward0(FormulaNode):
 
     __slots__ = ('_s_self',)
     _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -1745,6 +1799,7 @@ class EluBackward0(FormulaNode):
 
     __slots__ = ('_s_alpha', '_s_input_scale', '_s_scale', '_s_self')
     _SAVED = ('alpha', 'input_scale', 'scale', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -1781,6 +1836,7 @@ class LeakyReluBackward0(FormulaNode):
 
     __slots__ = ('_s_negative_slope', '_s_self')
     _SAVED = ('negative_slope', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -1813,6 +1869,7 @@ class HardtanhBackward0(FormulaNode):
 
     __slots__ = ('_s_max_val', '_s_min_val', '_s_self')
     _SAVED = ('max_val', 'min_val', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -2025,6 +2082,7 @@ class IndexBackward0(FormulaNode):
 
     __slots__ = ('_s_indices', '_s_self_sizes')
     _SAVED = ('indices', 'self_sizes')
+    _TENSOR_VALUES = ('indices',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -2041,6 +2099,7 @@ class IndexPutBackward0(FormulaNode):
 
     __slots__ = ('_s_accumulate', '_s_indices')
     _SAVED = ('accumulate', 'indices')
+    _TENSOR_VALUES = ('indices',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -2060,6 +2119,7 @@ class IndexSelectBackward0(FormulaNode):
 
     __slots__ = ('_s_dim', '_s_index', '_s_self_sizes')
     _SAVED = ('dim', 'index', 'self_sizes')
+    _TENSOR_VALUES = ('index',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -2077,6 +2137,7 @@ class IndexAddBackward0(FormulaNode):
 
     __slots__ = ('_s_alpha', '_s_dim', '_s_index', '_s_source_sizes')
     _SAVED = ('alpha', 'dim', 'index', 'source_sizes')
+    _TENSOR_VALUES = ('index',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -2097,6 +2158,7 @@ class IndexCopyBackward0(FormulaNode):
 
     __slots__ = ('_s_dim', '_s_index', '_s_source_sizes')
     _SAVED = ('dim', 'index', 'source_sizes')
+    _TENSOR_VALUES = ('index',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -2118,6 +2180,7 @@ class IndexFillBackward0(FormulaNode):
 
     __slots__ = ('_s_dim', '_s_index')
     _SAVED = ('dim', 'index')
+    _TENSOR_VALUES = ('index',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -2134,6 +2197,7 @@ class IndexFillBackward1(FormulaNode):
 
     __slots__ = ('_s_dim', '_s_index')
     _SAVED = ('dim', 'index')
+    _TENSOR_VALUES = ('index',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -2154,6 +2218,7 @@ class IndexReduceBackward0(FormulaNode):
 
     __slots__ = ('_s_dim', '_s_include_self', '_s_index', '_s_reduce', '_s_self', '_s_source', '_s_result')
     _SAVED = ('dim', 'include_self', 'index', 'reduce', 'self', 'source', 'result')
+    _TENSOR_VALUES = ('index', 'self', 'source')
 
     def apply(node, grads):
         grad = grads[0]
@@ -2175,6 +2240,7 @@ class GatherBackward0(FormulaNode):
 
     __slots__ = ('_s_dim', '_s_index', '_s_self_sizes')
     _SAVED = ('dim', 'index', 'self_sizes')
+    _TENSOR_VALUES = ('index',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -2192,6 +2258,7 @@ class ScatterBackward0(FormulaNode):
 
     __slots__ = ('_s_dim', '_s_index')
     _SAVED = ('dim', 'index')
+    _TENSOR_VALUES = ('index',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -2212,6 +2279,7 @@ class ScatterBackward1(FormulaNode):
 
     __slots__ = ('_s_dim', '_s_index')
     _SAVED = ('dim', 'index')
+    _TENSOR_VALUES = ('index',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -2228,6 +2296,7 @@ class ScatterAddBackward0(FormulaNode):
 
     __slots__ = ('_s_dim', '_s_index')
     _SAVED = ('dim', 'index')
+    _TENSOR_VALUES = ('index',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -2246,6 +2315,7 @@ class ScatterReduceBackward0(FormulaNode):
 
     __slots__ = ('_s_dim', '_s_include_self', '_s_index', '_s_reduce', '_s_self', '_s_src', '_s_result')
     _SAVED = ('dim', 'include_self', 'index', 'reduce', 'self', 'src', 'result')
+    _TENSOR_VALUES = ('index', 'self', 'src')
 
     def apply(node, grads):
         grad = grads[0]
@@ -2267,6 +2337,7 @@ class TakeBackward0(FormulaNode):
 
     __slots__ = ('_s_index', '_s_self_sizes')
     _SAVED = ('index', 'self_sizes')
+    _TENSOR_VALUES = ('index',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -2283,6 +2354,7 @@ class PutBackward0(FormulaNode):
 
     __slots__ = ('_s_accumulate', '_s_index', '_s_source_sizes')
     _SAVED = ('accumulate', 'index', 'source_sizes')
+    _TENSOR_VALUES = ('index',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -2304,6 +2376,7 @@ class MaskedFillBackward0(FormulaNode):
 
     __slots__ = ('_s_mask',)
     _SAVED = ('mask',)
+    _TENSOR_VALUES = ('mask',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -2319,6 +2392,7 @@ class MaskedFillBackward1(FormulaNode):
 
     __slots__ = ('_s_mask',)
     _SAVED = ('mask',)
+    _TENSOR_VALUES = ('mask',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -2337,6 +2411,7 @@ class MaskedScatterBackward0(FormulaNode):
 
     __slots__ = ('_s_mask', '_s_source_sizes')
     _SAVED = ('mask', 'source_sizes')
+    _TENSOR_VALUES = ('mask',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -2356,6 +2431,7 @@ class MaskedSelectBackward0(FormulaNode):
 
     __slots__ = ('_s_mask', '_s_self_sizes')
     _SAVED = ('mask', 'self_sizes')
+    _TENSOR_VALUES = ('mask',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -2946,6 +3022,7 @@ class BmmBackward0(FormulaNode):
 
     __slots__ = ('_s_mat2', '_s_self')
     _SAVED = ('mat2', 'self')
+    _TENSOR_VALUES = ('mat2', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -2964,6 +3041,7 @@ class MvBackward0(FormulaNode):
 
     __slots__ = ('_s_vec', '_s_self')
     _SAVED = ('vec', 'self')
+    _TENSOR_VALUES = ('vec', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -2982,6 +3060,7 @@ class DotBackward0(FormulaNode):
 
     __slots__ = ('_s_tensor', '_s_self')
     _SAVED = ('tensor', 'self')
+    _TENSOR_VALUES = ('tensor', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -3000,6 +3079,7 @@ class VdotBackward0(FormulaNode):
 
     __slots__ = ('_s_other', '_s_self')
     _SAVED = ('other', 'self')
+    _TENSOR_VALUES = ('other', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -3018,6 +3098,7 @@ class AddmmBackward0(FormulaNode):
 
     __slots__ = ('_s_beta', '_s_alpha', '_s_mat2', '_s_mat1')
     _SAVED = ('beta', 'alpha', 'mat2', 'mat1')
+    _TENSOR_VALUES = ('mat2', 'mat1')
 
     def apply(node, grads):
         grad = grads[0]
@@ -3041,6 +3122,7 @@ class AddmvBackward0(FormulaNode):
 
     __slots__ = ('_s_beta', '_s_alpha', '_s_vec', '_s_mat')
     _SAVED = ('beta', 'alpha', 'vec', 'mat')
+    _TENSOR_VALUES = ('vec', 'mat')
 
     def apply(node, grads):
         grad = grads[0]
@@ -3064,6 +3146,7 @@ class BaddbmmBackward0(FormulaNode):
 
     __slots__ = ('_s_beta', '_s_alpha', '_s_batch2', '_s_batch1')
     _SAVED = ('beta', 'alpha', 'batch2', 'batch1')
+    _TENSOR_VALUES = ('batch2', 'batch1')
 
     def apply(node, grads):
         grad = grads[0]
@@ -3087,6 +3170,7 @@ class AddbmmBackward0(FormulaNode):
 
     __slots__ = ('_s_beta', '_s_alpha', '_s_batch1', '_s_batch2')
     _SAVED = ('beta', 'alpha', 'batch1', 'batch2')
+    _TENSOR_VALUES = ('batch1', 'batch2')
 
     def apply(node, grads):
         grad = grads[0]
@@ -3112,6 +3196,7 @@ class LinalgCrossBackward0(FormulaNode):
 
     __slots__ = ('_s_dim', '_s_other', '_s_self')
     _SAVED = ('dim', 'other', 'self')
+    _TENSOR_VALUES = ('other', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -3163,6 +3248,7 @@ class LinalgDetBackward0(FormulaNode):
 
     __slots__ = ('_s_A', '_s_result')
     _SAVED = ('A', 'result')
+    _TENSOR_VALUES = ('A',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -3179,6 +3265,7 @@ class LinalgSlogdetBackward0(FormulaNode):
 
     __slots__ = ('_s_A', '_s_sign')
     _SAVED = ('A', 'sign')
+    _TENSOR_VALUES = ('A',)
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -3196,6 +3283,7 @@ class LinalgSolveExBackward0(FormulaNode):
 
     __slots__ = ('_s_A', '_s_B', '_s_left', '_s_result')
     _SAVED = ('A', 'B', 'left', 'result')
+    _TENSOR_VALUES = ('A', 'B')
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -3215,6 +3303,7 @@ class LinalgLstsqBackward0(FormulaNode):
 
     __slots__ = ('_s_b', '_s_self', '_s_solution')
     _SAVED = ('b', 'self', 'solution')
+    _TENSOR_VALUES = ('b', 'self')
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -3233,6 +3322,7 @@ class LinalgPinvBackward0(FormulaNode):
 
     __slots__ = ('_s_self', '_s_result')
     _SAVED = ('self', 'result')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -3266,6 +3356,7 @@ class LinalgQrBackward0(FormulaNode):
 
     __slots__ = ('_s_A', '_s_mode', '_s_Q', '_s_R')
     _SAVED = ('A', 'mode', 'Q', 'R')
+    _TENSOR_VALUES = ('A',)
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -3285,6 +3376,7 @@ class LinalgSvdBackward0(FormulaNode):
 
     __slots__ = ('_s_A', '_s_full_matrices', '_s_S', '_s_U', '_s_Vh')
     _SAVED = ('A', 'full_matrices', 'S', 'U', 'Vh')
+    _TENSOR_VALUES = ('A',)
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -3339,6 +3431,7 @@ class NansumBackward0(FormulaNode):
 
     __slots__ = ('_s_dim', '_s_keepdim', '_s_self')
     _SAVED = ('dim', 'keepdim', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -3356,6 +3449,7 @@ class ProdBackward0(FormulaNode):
 
     __slots__ = ('_s_self', '_s_result')
     _SAVED = ('self', 'result')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -3372,6 +3466,7 @@ class ProdBackward1(FormulaNode):
 
     __slots__ = ('_s_dim', '_s_keepdim', '_s_self', '_s_result')
     _SAVED = ('dim', 'keepdim', 'self', 'result')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -3390,6 +3485,7 @@ class AmaxBackward0(FormulaNode):
 
     __slots__ = ('_s_dim', '_s_keepdim', '_s_self', '_s_result')
     _SAVED = ('dim', 'keepdim', 'self', 'result')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -3408,6 +3504,7 @@ class AminBackward0(FormulaNode):
 
     __slots__ = ('_s_dim', '_s_keepdim', '_s_self', '_s_result')
     _SAVED = ('dim', 'keepdim', 'self', 'result')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -3445,6 +3542,7 @@ class MaxBackward1(FormulaNode):
 
     __slots__ = ('_s_self', '_s_result')
     _SAVED = ('self', 'result')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -3480,6 +3578,7 @@ class MinBackward1(FormulaNode):
 
     __slots__ = ('_s_self', '_s_result')
     _SAVED = ('self', 'result')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -3496,6 +3595,7 @@ class AminmaxBackward0(FormulaNode):
 
     __slots__ = ('_s_dim', '_s_keepdim', '_s_self', '_s_result0', '_s_result1')
     _SAVED = ('dim', 'keepdim', 'self', 'result0', 'result1')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -3516,6 +3616,7 @@ class VarBackward0(FormulaNode):
 
     __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_self')
     _SAVED = ('correction', 'dim', 'keepdim', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -3534,6 +3635,7 @@ class StdBackward0(FormulaNode):
 
     __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_self', '_s_result')
     _SAVED = ('correction', 'dim', 'keepdim', 'self', 'result')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -3553,6 +3655,7 @@ class VarMeanBackward0(FormulaNode):
 
     __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_self')
     _SAVED = ('correction', 'dim', 'keepdim', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -3572,6 +3675,7 @@ class StdMeanBackward0(FormulaNode):
 
     __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_self', '_s_result0')
     _SAVED = ('correction', 'dim', 'keepdim', 'self', 'result0')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -3592,6 +3696,7 @@ class NormBackward0(FormulaNode):
 
     __slots__ = ('_s_p', '_s_self', '_s_result')
     _SAVED = ('p', 'self', 'result')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -3609,6 +3714,7 @@ class NormBackward1(FormulaNode):
 
     __slots__ = ('_s_dim', '_s_keepdim', '_s_p', '_s_self', '_s_result')
     _SAVED = ('dim', 'keepdim', 'p', 'self', 'result')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -3628,6 +3734,7 @@ class NormBackward2(FormulaNode):
 
     __slots__ = ('_s_p', '_s_self', '_s_result')
     _SAVED = ('p', 'self', 'result')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -3645,6 +3752,7 @@ class NormBackward3(FormulaNode):
 
     __slots__ = ('_s_dim', '_s_keepdim', '_s_p', '_s_self', '_s_result')
     _SAVED = ('dim', 'keepdim', 'p', 'self', 'result')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -3664,6 +3772,7 @@ class LinalgVectorNormBackward0(FormulaNode):
 
     __slots__ = ('_s_dim', '_s_keepdim', '_s_ord', '_s_self', '_s_result')
     _SAVED = ('dim', 'keepdim', 'ord', 'self', 'result')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -3683,6 +3792,7 @@ class LogsumexpBackward0(FormulaNode):
 
     __slots__ = ('_s_dim', '_s_keepdim', '_s_self', '_s_result')
     _SAVED = ('dim', 'keepdim', 'self', 'result')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -3716,6 +3826,7 @@ class CumprodBackward0(FormulaNode):
 
     __slots__ = ('_s_dim', '_s_self', '_s_result')
     _SAVED = ('dim', 'self', 'result')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -3769,6 +3880,7 @@ class MedianBackward0(FormulaNode):
 
     __slots__ = ('_s_self', '_s_result')
     _SAVED = ('self', 'result')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -3804,6 +3916,7 @@ class NanmedianBackward0(FormulaNode):
 
     __slots__ = ('_s_self', '_s_result')
     _SAVED = ('self', 'result')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -4486,6 +4599,7 @@ class HardswishBackward0(FormulaNode):
 
     __slots__ = ('_s_self',)
     _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -4501,6 +4615,7 @@ class HardsigmoidBackward0(FormulaNode):
 
     __slots__ = ('_s_self',)
     _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -4516,6 +4631,7 @@ class CeluBackward0(FormulaNode):
 
     __slots__ = ('_s_alpha', '_s_self')
     _SAVED = ('alpha', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -4548,6 +4664,7 @@ class ThresholdBackward0(FormulaNode):
 
     __slots__ = ('_s_self', '_s_threshold')
     _SAVED = ('self', 'threshold')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -4564,6 +4681,7 @@ class ThresholdBackward1(FormulaNode):
 
     __slots__ = ('_s_self', '_s_threshold')
     _SAVED = ('self', 'threshold')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -4580,6 +4698,7 @@ class HardshrinkBackward0(FormulaNode):
 
     __slots__ = ('_s_lambd', '_s_self')
     _SAVED = ('lambd', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -4596,6 +4715,7 @@ class SoftshrinkBackward0(FormulaNode):
 
     __slots__ = ('_s_lambd', '_s_self')
     _SAVED = ('lambd', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -4612,6 +4732,7 @@ class LogSigmoidBackward0(FormulaNode):
 
     __slots__ = ('_s_self', '_s_buffer')
     _SAVED = ('self', 'buffer')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -4629,6 +4750,7 @@ class LogSigmoidBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_buffer', '_s_self', '_s_grad_output')
     _SAVED = ('buffer', 'self', 'grad_output')
+    _TENSOR_VALUES = ('buffer', 'self', 'grad_output')
 
     def apply(node, grads):
         grad = grads[0]
@@ -4649,6 +4771,7 @@ class GluBackward0(FormulaNode):
 
     __slots__ = ('_s_dim', '_s_self')
     _SAVED = ('dim', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -4665,6 +4788,7 @@ class RreluWithNoiseBackward0(FormulaNode):
 
     __slots__ = ('_s_lower', '_s_noise', '_s_self', '_s_training', '_s_upper')
     _SAVED = ('lower', 'noise', 'self', 'training', 'upper')
+    _TENSOR_VALUES = ('noise', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -4684,6 +4808,7 @@ class RreluWithNoiseBackward1(FormulaNode):
 
     __slots__ = ('_s_lower', '_s_noise', '_s_training', '_s_upper', '_s_result')
     _SAVED = ('lower', 'noise', 'training', 'upper', 'result')
+    _TENSOR_VALUES = ('noise',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -4703,6 +4828,7 @@ class PreluKernelBackward0(FormulaNode):
 
     __slots__ = ('_s_self', '_s_weight')
     _SAVED = ('self', 'weight')
+    _TENSOR_VALUES = ('self', 'weight')
 
     def apply(node, grads):
         grad = grads[0]
@@ -4719,6 +4845,7 @@ class PreluKernelBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_grad_output', '_s_self', '_s_weight')
     _SAVED = ('grad_output', 'self', 'weight')
+    _TENSOR_VALUES = ('grad_output', 'self', 'weight')
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -4737,6 +4864,7 @@ class ConvolutionBackward0(FormulaNode):
 
     __slots__ = ('_s_bias_sizes', '_s_dilation', '_s_groups', '_s_input', '_s_output_padding', '_s_padding', '_s_stride', '_s_transposed', '_s_weight')
     _SAVED = ('bias_sizes', 'dilation', 'groups', 'input', 'output_padding', 'padding', 'stride', 'transposed', 'weight')
+    _TENSOR_VALUES = ('input', 'weight')
 
     def apply(node, grads):
         grad = grads[0]
@@ -4760,6 +4888,7 @@ class ConvolutionBackward1(FormulaNode):
 
     __slots__ = ('_s_bias_sizes', '_s_dilation', '_s_groups', '_s_input', '_s_output_padding', '_s_padding', '_s_stride', '_s_transposed', '_s_weight')
     _SAVED = ('bias_sizes', 'dilation', 'groups', 'input', 'output_padding', 'padding', 'stride', 'transposed', 'weight')
+    _TENSOR_VALUES = ('input', 'weight')
 
     def apply(node, grads):
         grad = grads[0]
@@ -4783,6 +4912,7 @@ class ConvolutionBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_dilation', '_s_grad_output', '_s_groups', '_s_input', '_s_output_padding', '_s_padding', '_s_stride', '_s_transposed', '_s_weight')
     _SAVED = ('dilation', 'grad_output', 'groups', 'input', 'output_padding', 'padding', 'stride', 'transposed', 'weight')
+    _TENSOR_VALUES = ('grad_output', 'input', 'weight')
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -4844,6 +4974,7 @@ class PdistBackward0(FormulaNode):
 
     __slots__ = ('_s_p', '_s_self', '_s_result')
     _SAVED = ('p', 'self', 'result')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -4893,6 +5024,7 @@ class NativeDropoutBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_mask', '_s_scale')
     _SAVED = ('mask', 'scale')
+    _TENSOR_VALUES = ('mask',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -4909,6 +5041,7 @@ class EmbeddingBackward0(FormulaNode):
 
     __slots__ = ('_s_indices', '_s_padding_idx', '_s_scale_grad_by_freq', '_s_sparse', '_s_weight_sizes')
     _SAVED = ('indices', 'padding_idx', 'scale_grad_by_freq', 'sparse', 'weight_sizes')
+    _TENSOR_VALUES = ('indices',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -4928,6 +5061,7 @@ class EmbeddingDenseBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_indices', '_s_padding_idx')
     _SAVED = ('indices', 'padding_idx')
+    _TENSOR_VALUES = ('indices',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -4958,6 +5092,7 @@ class EmbeddingBagBackward0(FormulaNode):
 
     __slots__ = ('_s_indices', '_s_mode', '_s_offsets', '_s_padding_idx', '_s_per_sample_weights', '_s_scale_grad_by_freq', '_s_sparse', '_s_weight_sizes', '_s_weight', '_s_result1', '_s_result2', '_s_result3')
     _SAVED = ('indices', 'mode', 'offsets', 'padding_idx', 'per_sample_weights', 'scale_grad_by_freq', 'sparse', 'weight_sizes', 'weight', 'result1', 'result2', 'result3')
+    _TENSOR_VALUES = ('indices', 'offsets', 'per_sample_weights', 'weight')
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -5057,6 +5192,7 @@ class TrilinearBackward0(FormulaNode):
 
     __slots__ = ('_s_expand1', '_s_expand2', '_s_expand3', '_s_i1', '_s_i2', '_s_i3', '_s_sumdim')
     _SAVED = ('expand1', 'expand2', 'expand3', 'i1', 'i2', 'i3', 'sumdim')
+    _TENSOR_VALUES = ('i1', 'i2', 'i3')
 
     def apply(node, grads):
         grad = grads[0]
@@ -5112,6 +5248,7 @@ class SoftmaxBackwardDataBackward0(FormulaNode):
 
     __slots__ = ('_s_dim', '_s_input_dtype', '_s_output', '_s_grad_output')
     _SAVED = ('dim', 'input_dtype', 'output', 'grad_output')
+    _TENSOR_VALUES = ('output', 'grad_output')
 
     def apply(node, grads):
         grad = grads[0]
@@ -5134,6 +5271,7 @@ class LogSoftmaxBackwardDataBackward0(FormulaNode):
 
     __slots__ = ('_s_dim', '_s_output', '_s_grad_output')
     _SAVED = ('dim', 'output', 'grad_output')
+    _TENSOR_VALUES = ('output', 'grad_output')
 
     def apply(node, grads):
         grad = grads[0]
@@ -5155,6 +5293,7 @@ class NllLossBackward0(FormulaNode):
 
     __slots__ = ('_s_ignore_index', '_s_reduction', '_s_self', '_s_target', '_s_weight', '_s_total_weight')
     _SAVED = ('ignore_index', 'reduction', 'self', 'target', 'weight', 'total_weight')
+    _TENSOR_VALUES = ('self', 'target', 'weight')
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -5176,6 +5315,7 @@ class NllLossBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_ignore_index', '_s_reduction', '_s_target', '_s_weight')
     _SAVED = ('ignore_index', 'reduction', 'target', 'weight')
+    _TENSOR_VALUES = ('target', 'weight')
 
     def apply(node, grads):
         grad = grads[0]
@@ -5196,6 +5336,7 @@ class NllLoss2DBackward0(FormulaNode):
 
     __slots__ = ('_s_ignore_index', '_s_reduction', '_s_self', '_s_target', '_s_weight', '_s_total_weight')
     _SAVED = ('ignore_index', 'reduction', 'self', 'target', 'weight', 'total_weight')
+    _TENSOR_VALUES = ('self', 'target', 'weight')
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -5217,6 +5358,7 @@ class NllLoss2DBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_ignore_index', '_s_reduction', '_s_target', '_s_weight')
     _SAVED = ('ignore_index', 'reduction', 'target', 'weight')
+    _TENSOR_VALUES = ('target', 'weight')
 
     def apply(node, grads):
         grad = grads[0]
@@ -5237,6 +5379,7 @@ class MseLossBackward0(FormulaNode):
 
     __slots__ = ('_s_reduction', '_s_self', '_s_target')
     _SAVED = ('reduction', 'self', 'target')
+    _TENSOR_VALUES = ('self', 'target')
 
     def apply(node, grads):
         grad = grads[0]
@@ -5259,6 +5402,7 @@ class MseLossBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_reduction', '_s_self', '_s_target', '_s_grad_output')
     _SAVED = ('reduction', 'self', 'target', 'grad_output')
+    _TENSOR_VALUES = ('self', 'target', 'grad_output')
 
     def apply(node, grads):
         grad = grads[0]
@@ -5286,6 +5430,7 @@ class SmoothL1LossBackward0(FormulaNode):
 
     __slots__ = ('_s_beta', '_s_reduction', '_s_self', '_s_target')
     _SAVED = ('beta', 'reduction', 'self', 'target')
+    _TENSOR_VALUES = ('self', 'target')
 
     def apply(node, grads):
         grad = grads[0]
@@ -5310,6 +5455,7 @@ class HuberLossBackward0(FormulaNode):
 
     __slots__ = ('_s_delta', '_s_reduction', '_s_self', '_s_target')
     _SAVED = ('delta', 'reduction', 'self', 'target')
+    _TENSOR_VALUES = ('self', 'target')
 
     def apply(node, grads):
         grad = grads[0]
@@ -5334,6 +5480,7 @@ class SoftMarginLossBackward0(FormulaNode):
 
     __slots__ = ('_s_reduction', '_s_self', '_s_target')
     _SAVED = ('reduction', 'self', 'target')
+    _TENSOR_VALUES = ('self', 'target')
 
     def apply(node, grads):
         grad = grads[0]
@@ -5351,6 +5498,7 @@ class BinaryCrossEntropyBackward0(FormulaNode):
 
     __slots__ = ('_s_reduction', '_s_self', '_s_target', '_s_weight')
     _SAVED = ('reduction', 'self', 'target', 'weight')
+    _TENSOR_VALUES = ('self', 'target', 'weight')
 
     def apply(node, grads):
         grad = grads[0]
@@ -5375,6 +5523,7 @@ class BinaryCrossEntropyBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_reduction', '_s_self', '_s_target', '_s_weight', '_s_grad_output')
     _SAVED = ('reduction', 'self', 'target', 'weight', 'grad_output')
+    _TENSOR_VALUES = ('self', 'target', 'weight', 'grad_output')
 
     def apply(node, grads):
         grad = grads[0]
@@ -5407,6 +5556,7 @@ class BinaryCrossEntropyWithLogitsBackward0(FormulaNode):
 
     __slots__ = ('_s_pos_weight', '_s_reduction', '_s_self', '_s_target', '_s_weight')
     _SAVED = ('pos_weight', 'reduction', 'self', 'target', 'weight')
+    _TENSOR_VALUES = ('pos_weight', 'self', 'target', 'weight')
 
     def apply(node, grads):
         grad = grads[0]
@@ -5433,6 +5583,7 @@ class MultiMarginLossBackward0(FormulaNode):
 
     __slots__ = ('_s_margin', '_s_p', '_s_reduction', '_s_self', '_s_target', '_s_weight')
     _SAVED = ('margin', 'p', 'reduction', 'self', 'target', 'weight')
+    _TENSOR_VALUES = ('self', 'target', 'weight')
 
     def apply(node, grads):
         grad = grads[0]
@@ -5453,6 +5604,7 @@ class MultilabelMarginLossBackward0(FormulaNode):
 
     __slots__ = ('_s_reduction', '_s_self', '_s_target', '_s_is_target')
     _SAVED = ('reduction', 'self', 'target', 'is_target')
+    _TENSOR_VALUES = ('self', 'target')
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -5472,6 +5624,7 @@ class CtcLossBackward0(FormulaNode):
 
     __slots__ = ('_s_blank', '_s_input_lengths', '_s_log_probs', '_s_target_lengths', '_s_targets', '_s_zero_infinity', '_s_result0', '_s_result1')
     _SAVED = ('blank', 'input_lengths', 'log_probs', 'target_lengths', 'targets', 'zero_infinity', 'result0', 'result1')
+    _TENSOR_VALUES = ('log_probs', 'targets')
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -5495,6 +5648,7 @@ class CtcLossBackward1(FormulaNode):
 
     __slots__ = ('_s_blank', '_s_input_lengths', '_s_log_probs', '_s_target_lengths', '_s_targets', '_s_zero_infinity', '_s_result0', '_s_result1')
     _SAVED = ('blank', 'input_lengths', 'log_probs', 'target_lengths', 'targets', 'zero_infinity', 'result0', 'result1')
+    _TENSOR_VALUES = ('input_lengths', 'log_probs', 'target_lengths', 'targets')
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -5518,6 +5672,7 @@ class NativeBatchNormBackward0(FormulaNode):
 
     __slots__ = ('_s_eps', '_s_input', '_s_running_mean', '_s_running_var', '_s_training', '_s_weight', '_s_result1', '_s_result2')
     _SAVED = ('eps', 'input', 'running_mean', 'running_var', 'training', 'weight', 'result1', 'result2')
+    _TENSOR_VALUES = ('input', 'running_mean', 'running_var', 'weight')
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -5541,6 +5696,7 @@ class NativeBatchNormLegitBackward0(FormulaNode):
 
     __slots__ = ('_s_eps', '_s_input', '_s_running_mean', '_s_running_var', '_s_training', '_s_weight', '_s_result1', '_s_result2')
     _SAVED = ('eps', 'input', 'running_mean', 'running_var', 'training', 'weight', 'result1', 'result2')
+    _TENSOR_VALUES = ('input', 'running_mean', 'running_var', 'weight')
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -5564,6 +5720,7 @@ class NativeBatchNormLegitBackward1(FormulaNode):
 
     __slots__ = ('_s_eps', '_s_input', '_s_training', '_s_weight', '_s_result1', '_s_result2')
     _SAVED = ('eps', 'input', 'training', 'weight', 'result1', 'result2')
+    _TENSOR_VALUES = ('input', 'weight')
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -5585,6 +5742,7 @@ class NativeBatchNormLegitNoTrainingBackward0(FormulaNode):
 
     __slots__ = ('_s_eps', '_s_input', '_s_running_mean', '_s_running_var', '_s_weight', '_s_result1', '_s_result2')
     _SAVED = ('eps', 'input', 'running_mean', 'running_var', 'weight', 'result1', 'result2')
+    _TENSOR_VALUES = ('input', 'running_mean', 'running_var', 'weight')
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -5607,6 +5765,7 @@ class NativeBatchNormBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_eps', '_s_grad_out', '_s_input', '_s_output_mask', '_s_running_mean', '_s_running_var', '_s_train', '_s_weight')
     _SAVED = ('eps', 'grad_out', 'input', 'output_mask', 'running_mean', 'running_var', 'train', 'weight')
+    _TENSOR_VALUES = ('grad_out', 'input', 'running_mean', 'running_var', 'weight')
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -5630,6 +5789,7 @@ class NativeLayerNormBackward0(FormulaNode):
 
     __slots__ = ('_s_bias', '_s_eps', '_s_input', '_s_normalized_shape', '_s_weight', '_s_result1', '_s_result2')
     _SAVED = ('bias', 'eps', 'input', 'normalized_shape', 'weight', 'result1', 'result2')
+    _TENSOR_VALUES = ('bias', 'input', 'weight')
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -5652,6 +5812,7 @@ class NativeLayerNormBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_grad_out', '_s_input', '_s_normalized_shape', '_s_output_mask', '_s_rstd', '_s_weight')
     _SAVED = ('grad_out', 'input', 'normalized_shape', 'output_mask', 'rstd', 'weight')
+    _TENSOR_VALUES = ('grad_out', 'input', 'rstd', 'weight')
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -5673,6 +5834,7 @@ class NativeGroupNormBackward0(FormulaNode):
 
     __slots__ = ('_s_C', '_s_HxW', '_s_N', '_s_eps', '_s_group', '_s_input', '_s_weight', '_s_result1', '_s_result2')
     _SAVED = ('C', 'HxW', 'N', 'eps', 'group', 'input', 'weight', 'result1', 'result2')
+    _TENSOR_VALUES = ('input', 'weight')
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -5697,6 +5859,7 @@ class NativeGroupNormBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_C', '_s_N', '_s_grad_out', '_s_group', '_s_input', '_s_output_mask', '_s_rstd', '_s_weight')
     _SAVED = ('C', 'N', 'grad_out', 'group', 'input', 'output_mask', 'rstd', 'weight')
+    _TENSOR_VALUES = ('grad_out', 'input', 'rstd', 'weight')
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -5720,6 +5883,7 @@ class MaxPool2DWithIndicesBackward0(FormulaNode):
 
     __slots__ = ('_s_ceil_mode', '_s_dilation', '_s_kernel_size', '_s_padding', '_s_self', '_s_stride', '_s_result1')
     _SAVED = ('ceil_mode', 'dilation', 'kernel_size', 'padding', 'self', 'stride', 'result1')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -5742,6 +5906,7 @@ class MaxPool3DWithIndicesBackward0(FormulaNode):
 
     __slots__ = ('_s_ceil_mode', '_s_dilation', '_s_kernel_size', '_s_padding', '_s_self', '_s_stride', '_s_result1')
     _SAVED = ('ceil_mode', 'dilation', 'kernel_size', 'padding', 'self', 'stride', 'result1')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -5764,6 +5929,7 @@ class MaxPool2DWithIndicesBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_indices', '_s_self')
     _SAVED = ('indices', 'self')
+    _TENSOR_VALUES = ('indices', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -5782,6 +5948,7 @@ class MaxPool3DWithIndicesBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_indices', '_s_self')
     _SAVED = ('indices', 'self')
+    _TENSOR_VALUES = ('indices', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -5800,6 +5967,7 @@ class MaxUnpool2DBackward0(FormulaNode):
 
     __slots__ = ('_s_indices',)
     _SAVED = ('indices',)
+    _TENSOR_VALUES = ('indices',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -5815,6 +5983,7 @@ class MaxUnpool3DBackward0(FormulaNode):
 
     __slots__ = ('_s_indices',)
     _SAVED = ('indices',)
+    _TENSOR_VALUES = ('indices',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -5830,6 +5999,7 @@ class AvgPool2DBackward0(FormulaNode):
 
     __slots__ = ('_s_ceil_mode', '_s_count_include_pad', '_s_divisor_override', '_s_kernel_size', '_s_padding', '_s_self', '_s_stride')
     _SAVED = ('ceil_mode', 'count_include_pad', 'divisor_override', 'kernel_size', 'padding', 'self', 'stride')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -5851,6 +6021,7 @@ class AvgPool3DBackward0(FormulaNode):
 
     __slots__ = ('_s_ceil_mode', '_s_count_include_pad', '_s_divisor_override', '_s_kernel_size', '_s_padding', '_s_self', '_s_stride')
     _SAVED = ('ceil_mode', 'count_include_pad', 'divisor_override', 'kernel_size', 'padding', 'self', 'stride')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -5872,6 +6043,7 @@ class AvgPool2DBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_ceil_mode', '_s_count_include_pad', '_s_divisor_override', '_s_kernel_size', '_s_padding', '_s_stride', '_s_self')
     _SAVED = ('ceil_mode', 'count_include_pad', 'divisor_override', 'kernel_size', 'padding', 'stride', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -5895,6 +6067,7 @@ class AvgPool3DBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_ceil_mode', '_s_count_include_pad', '_s_divisor_override', '_s_kernel_size', '_s_padding', '_s_stride', '_s_self')
     _SAVED = ('ceil_mode', 'count_include_pad', 'divisor_override', 'kernel_size', 'padding', 'stride', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -5918,6 +6091,7 @@ class AdaptiveAvgPool2DBackward0(FormulaNode):
 
     __slots__ = ('_s_self',)
     _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -5933,6 +6107,7 @@ class AdaptiveAvgPool3DBackward0(FormulaNode):
 
     __slots__ = ('_s_self',)
     _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -5948,6 +6123,7 @@ class AdaptiveAvgPool2DBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_grad_output_sizes', '_s_self')
     _SAVED = ('grad_output_sizes', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -5966,6 +6142,7 @@ class AdaptiveAvgPool3DBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_grad_output_sizes', '_s_self')
     _SAVED = ('grad_output_sizes', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -5984,6 +6161,7 @@ class AdaptiveMaxPool2DBackward0(FormulaNode):
 
     __slots__ = ('_s_self', '_s_result1')
     _SAVED = ('self', 'result1')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -6001,6 +6179,7 @@ class AdaptiveMaxPool3DBackward0(FormulaNode):
 
     __slots__ = ('_s_self', '_s_result1')
     _SAVED = ('self', 'result1')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -6018,6 +6197,7 @@ class AdaptiveMaxPool2DBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_indices', '_s_self')
     _SAVED = ('indices', 'self')
+    _TENSOR_VALUES = ('indices', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -6036,6 +6216,7 @@ class AdaptiveMaxPool3DBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_indices', '_s_self')
     _SAVED = ('indices', 'self')
+    _TENSOR_VALUES = ('indices', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -6054,6 +6235,7 @@ class FractionalMaxPool2DBackward0(FormulaNode):
 
     __slots__ = ('_s_kernel_size', '_s_output_size', '_s_self', '_s_result1')
     _SAVED = ('kernel_size', 'output_size', 'self', 'result1')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -6073,6 +6255,7 @@ class FractionalMaxPool3DBackward0(FormulaNode):
 
     __slots__ = ('_s_kernel_size', '_s_output_size', '_s_self', '_s_result1')
     _SAVED = ('kernel_size', 'output_size', 'self', 'result1')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -6092,6 +6275,7 @@ class FractionalMaxPool2DBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_indices', '_s_self')
     _SAVED = ('indices', 'self')
+    _TENSOR_VALUES = ('indices', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -6110,6 +6294,7 @@ class FractionalMaxPool3DBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_indices', '_s_self')
     _SAVED = ('indices', 'self')
+    _TENSOR_VALUES = ('indices', 'self')
 
     def apply(node, grads):
         grad = grads[0]
@@ -6128,6 +6313,7 @@ class WeightNormInterfaceBackward0(FormulaNode):
 
     __slots__ = ('_s_dim', '_s_g', '_s_v', '_s_result1')
     _SAVED = ('dim', 'g', 'v', 'result1')
+    _TENSOR_VALUES = ('g', 'v')
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -6162,6 +6348,7 @@ class LinalgHouseholderProductBackward0(FormulaNode):
 
     __slots__ = ('_s_input', '_s_tau', '_s_result')
     _SAVED = ('input', 'tau', 'result')
+    _TENSOR_VALUES = ('input', 'tau')
 
     def apply(node, grads):
         grad = grads[0]
@@ -6179,6 +6366,7 @@ class LinalgMatrixExpBackward0(FormulaNode):
 
     __slots__ = ('_s_self',)
     _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -6626,6 +6814,7 @@ class ReflectionPad1DBackward0(FormulaNode):
 
     __slots__ = ('_s_padding', '_s_self')
     _SAVED = ('padding', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -6642,6 +6831,7 @@ class ReflectionPad1DBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_padding', '_s_self')
     _SAVED = ('padding', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -6660,6 +6850,7 @@ class ReflectionPad2DBackward0(FormulaNode):
 
     __slots__ = ('_s_padding', '_s_self')
     _SAVED = ('padding', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -6676,6 +6867,7 @@ class ReflectionPad2DBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_padding', '_s_self')
     _SAVED = ('padding', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -6694,6 +6886,7 @@ class ReflectionPad3DBackward0(FormulaNode):
 
     __slots__ = ('_s_padding', '_s_self')
     _SAVED = ('padding', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -6710,6 +6903,7 @@ class ReflectionPad3DBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_padding', '_s_self')
     _SAVED = ('padding', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -6728,6 +6922,7 @@ class ReplicationPad1DBackward0(FormulaNode):
 
     __slots__ = ('_s_padding', '_s_self')
     _SAVED = ('padding', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -6744,6 +6939,7 @@ class ReplicationPad1DBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_padding', '_s_self')
     _SAVED = ('padding', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -6762,6 +6958,7 @@ class ReplicationPad2DBackward0(FormulaNode):
 
     __slots__ = ('_s_padding', '_s_self')
     _SAVED = ('padding', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -6778,6 +6975,7 @@ class ReplicationPad2DBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_padding', '_s_self')
     _SAVED = ('padding', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -6796,6 +6994,7 @@ class ReplicationPad3DBackward0(FormulaNode):
 
     __slots__ = ('_s_padding', '_s_self')
     _SAVED = ('padding', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -6812,6 +7011,7 @@ class ReplicationPad3DBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_padding', '_s_self')
     _SAVED = ('padding', 'self')
+    _TENSOR_VALUES = ('self',)
 
     def apply(node, grads):
         grad = grads[0]
@@ -6830,6 +7030,7 @@ class GridSampler2DBackward0(FormulaNode):
 
     __slots__ = ('_s_align_corners', '_s_grid', '_s_input', '_s_interpolation_mode', '_s_padding_mode')
     _SAVED = ('align_corners', 'grid', 'input', 'interpolation_mode', 'padding_mode')
+    _TENSOR_VALUES = ('grid', 'input')
 
     def apply(node, grads):
         grad = grads[0]
@@ -6849,6 +7050,7 @@ class GridSampler3DBackward0(FormulaNode):
 
     __slots__ = ('_s_align_corners', '_s_grid', '_s_input', '_s_interpolation_mode', '_s_padding_mode')
     _SAVED = ('align_corners', 'grid', 'input', 'interpolation_mode', 'padding_mode')
+    _TENSOR_VALUES = ('grid', 'input')
 
     def apply(node, grads):
         grad = grads[0]
@@ -6945,6 +7147,7 @@ class GridSampler2DBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_align_corners', '_s_grad_output', '_s_grid', '_s_input', '_s_interpolation_mode', '_s_padding_mode')
     _SAVED = ('align_corners', 'grad_output', 'grid', 'input', 'interpolation_mode', 'padding_mode')
+    _TENSOR_VALUES = ('grad_output', 'grid', 'input')
 
     def apply(node, grads):
         grads = node._materialize(grads)
@@ -6966,6 +7169,7 @@ class GridSampler3DBackwardBackward0(FormulaNode):
 
     __slots__ = ('_s_align_corners', '_s_grad_output', '_s_grid', '_s_input', '_s_interpolation_mode', '_s_padding_mode')
     _SAVED = ('align_corners', 'grad_output', 'grid', 'input', 'interpolation_mode', 'padding_mode')
+    _TENSOR_VALUES = ('grad_output', 'grid', 'input')
 
     def apply(node, grads):
         grads = node._materialize(grads)
