@@ -951,6 +951,20 @@ def _load_zip(reader: _ZipReader, map_location, unpickler_factory, mapped=None):
         result = unpickler.load()
     finally:
         _tls.map_location = None
+    return _unwrap_storages(result)
+
+
+def _unwrap_storages(result):
+    """A storage saved on its own (or as a container's direct item) loads as the
+    ``UntypedStorage`` (strided has no ``TypedStorage``)."""
+    if type(result) is _LoadedStorage:
+        return result._untyped_storage
+    if type(result) in (dict, OrderedDict):
+        for k, v in result.items():
+            if type(v) is _LoadedStorage:
+                result[k] = v._untyped_storage
+    elif type(result) is list:
+        result[:] = [v._untyped_storage if type(v) is _LoadedStorage else v for v in result]
     return result
 
 
@@ -1007,7 +1021,7 @@ def _legacy_load(f, map_location, unpickler_factory, pickle_load):
         moved = restore(root._untyped_storage, _locations.get(key, "cpu"))
         if moved is not root._untyped_storage:
             raise RuntimeError("strided can only map legacy checkpoints to the CPU")
-    return result
+    return _unwrap_storages(result)
 
 
 def _wo_message(message: str) -> str:

@@ -224,6 +224,52 @@ def test_optimizer_like_state_dict():
     assert torch.equal(topt.state_dict()["state"][0]["exp_avg"], torch.ones(2))
 
 
+def test_adam_state_dict_both_ways_gives_the_same_next_step():
+    torch.manual_seed(0)
+    tl = torch.nn.Linear(3, 2)
+    sl = strided.nn.Linear(3, 2)
+    sl.load_state_dict(sload(via_torch(tl.state_dict())))
+    topt = torch.optim.Adam(tl.parameters(), lr=0.1)
+    sopt = strided.optim.Adam(sl.parameters(), lr=0.1)
+    x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
+    tl(torch.from_numpy(x)).pow(2).sum().backward()
+    topt.step()
+    # torch's optimizer and weights -> strided, then one more step in each
+    sopt.load_state_dict(sload(via_torch(topt.state_dict())))
+    sl.load_state_dict(sload(via_torch(tl.state_dict())))
+    for opt, mod, lib in ((topt, tl, torch), (sopt, sl, strided)):
+        opt.zero_grad()
+        mod(lib.from_numpy(x.copy())).pow(2).sum().backward()
+        opt.step()
+    np.testing.assert_allclose(sl.weight.detach().numpy(), tl.weight.detach().numpy(),
+                               rtol=1e-6, atol=1e-7)
+    # strided's optimizer state -> torch
+    topt2 = torch.optim.Adam(torch.nn.Linear(3, 2).parameters(), lr=0.1)
+    from_s = tload(via_strided(sopt.state_dict()))
+    topt2.load_state_dict(from_s)
+    same_tree(sload(via_torch(topt2.state_dict())), from_s)
+    assert list(from_s["param_groups"][0]) == list(topt.state_dict()["param_groups"][0])
+    np.testing.assert_allclose(from_s["state"][0]["exp_avg"].numpy(),
+                               topt.state_dict()["state"][0]["exp_avg"].numpy(), rtol=1e-5)
+
+
+def test_storages_on_their_own():
+    t = torch.arange(5, dtype=torch.uint8)
+    loaded = sload(via_torch(t.untyped_storage()))
+    assert type(loaded) is strided.UntypedStorage and loaded.tolist() == [0, 1, 2, 3, 4]
+    s = strided.arange(5, dtype=strided.uint8)
+    back = tload(via_strided(s.untyped_storage()))
+    assert list(back) == [0, 1, 2, 3, 4]
+
+
+def test_lazy_conj_and_neg_bits_are_resolved():
+    t = torch.tensor([1 + 2j, 3 - 1j]).conj()
+    u = torch.tensor([1.0, 2.0])._neg_view()
+    loaded = sload(via_torch({"c": t, "n": u}))
+    assert loaded["c"].tolist() == t.resolve_conj().tolist()
+    assert loaded["n"].tolist() == u.resolve_neg().tolist()
+
+
 def test_whole_modules_by_class_path():
     sm, tm = make_pair_modules()
     from_s, from_t = via_strided(sm), via_torch(tm)
