@@ -586,6 +586,16 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
 
     # -- conversions --------------------------------------------------------------------------
 
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        """A copy on a CUDA device: strided has none, so this fails as torch built without
+        CUDA does (a non-CUDA ``device`` is refused first)."""
+        if device is not None:
+            from ..core.devices import device as device_cls
+            d = device_cls(device)   # an int names the accelerator: none here, as torch says
+            if d.type != "cuda":
+                raise RuntimeError("Invalid device, must be cuda device")
+        raise AssertionError("Torch not compiled with CUDA enabled")
+
     def to(self, *args, **kwargs):
         """``to(device=None, dtype=None)``, ``to(dtype)``, ``to(tensor)``; plus
         ``non_blocking``, ``copy`` and ``memory_format``, as torch's hand-written binding
@@ -594,6 +604,8 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
         suggest (``contiguous_format`` for fewer than 4 dims, however strided)."""
         dtype, device, non_blocking, copy, memory_format = _parse_to(args, kwargs)
         if device is not None and device.type not in ("cpu", "meta"):
+            if device.type == "cuda":   # as torch built without CUDA
+                raise AssertionError("Torch not compiled with CUDA enabled")
             raise RuntimeError(f"strided has no {device.type} backend in this build")
         same = ((dtype is None or dtype is self._dtype)
                 and (device is None or device.type == self._device.type)

@@ -75,9 +75,15 @@ class BoxedFallback:
 
 # Backend fallbacks (Note [Resolution order]): a stack per key, the last one wins. By
 # default these keys pass through.
+def _no_cuda(*args):
+    # strided has no CUDA backend: a CUDA tensor cannot be made, and torch built without
+    # CUDA fails this way when asked for one
+    raise AssertionError("Torch not compiled with CUDA enabled")
+
+
 _fallbacks: dict = {K.BackendSelect: [FALLTHROUGH], K.ADInplaceOrView: [FALLTHROUGH],
                     K.Autograd: [FALLTHROUGH], K.AutocastCPU: [FALLTHROUGH],
-                    K.Python: [FALLTHROUGH]}
+                    K.Python: [FALLTHROUGH], K.CUDA: [_no_cuda]}
 _ops: dict[str, OperatorHandle] = {}
 
 
