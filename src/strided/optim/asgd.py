@@ -88,7 +88,8 @@ def asgd(params, grads, axs, mus, etas, state_steps, *, lambd, lr, t0, alpha, we
     for i, param in enumerate(params):
         grad = grads[i] if not maximize else -grads[i]
         mu, ax, eta, step_t = mus[i], axs[i], etas[i], state_steps[i]
-        _check_capturable(capturable, param, mu, eta, step_t)
+        _check_capturable(capturable, param, mu, eta, step_t,
+                          what="params, mus, etas, and state_steps")
         grad, param, ax = _as_real(grad), _as_real(param), _as_real(ax)
         step_t += 1
         if weight_decay != 0:

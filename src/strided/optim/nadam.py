@@ -102,7 +102,8 @@ def nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps, *, bet
         mu_product, step_t = mu_products[i], state_steps[i]
         param, grad = _as_real(param), _as_real(grad)
         exp_avg, exp_avg_sq = _as_real(exp_avg), _as_real(exp_avg_sq)
-        _check_capturable(capturable, param, mu_product, step_t)
+        _check_capturable(capturable, param, mu_product, step_t,
+                          what="params, mu_products and state_steps")
         step_t += 1
         step = _value(step_t)
         bias_correction2 = 1 - beta2 ** step

@@ -108,14 +108,15 @@ def _new_step(group: dict, p, *, fused_aware: bool = True, on_device: bool = Fal
     return torch.tensor(0.0, dtype=dtype)
 
 
-def _check_capturable(capturable: bool, param, *others, supports_xla: bool = True) -> None:
+def _check_capturable(capturable: bool, param, *others, supports_xla: bool = True,
+                      what: str = "params and state_steps") -> None:
     if not capturable:
         return
     devices = _capturable_devices(supports_xla)
     if not (all(param.device.type == t.device.type for t in others)
             and param.device.type in devices):
-        raise AssertionError("If capturable=True, params and state_steps must be on "
-                             f"supported devices: {devices}.")
+        raise AssertionError(f"If capturable=True, {what} must be on supported devices: "
+                             f"{devices}.")
 
 
 def _check_fused_device_dtype(p) -> None:
@@ -211,14 +212,13 @@ class Optimizer:
         self.defaults.setdefault("differentiable", False)
 
     def __repr__(self) -> str:
-        lines = [self.__class__.__name__ + " ("]
+        text = self.__class__.__name__ + " ("
         for i, group in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {i}")
+            text += f"\nParameter Group {i}\n"
             for key in sorted(group.keys()):
                 if key != "params":
-                    lines.append(f"    {key}: {group[key]}")
-        lines.append(")")
-        return "\n".join(lines)
+                    text += f"    {key}: {group[key]}\n"
+        return text + ")"
 
     # -- step and its hooks --------------------------------------------------------------------
     def _patch_step_function(self) -> None:
