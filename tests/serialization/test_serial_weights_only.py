@@ -172,9 +172,11 @@ def test_get_unsafe_globals_in_checkpoint(tmp_path):
 
 def test_protocol_warning_and_pickle_load_args():
     data = _checkpoint(torch.ones(1), pickle_protocol=4)
-    with pytest.raises(pickle.UnpicklingError) as es:
+    with pytest.raises(pickle.UnpicklingError) as es, \
+            pytest.warns(UserWarning, match="Detected pickle protocol 4 in the checkpoint"):
         strided.load(io.BytesIO(data))
-    with pytest.raises(pickle.UnpicklingError) as et:
+    with pytest.raises(pickle.UnpicklingError) as et, \
+            pytest.warns(UserWarning, match="Detected pickle protocol 4 in the checkpoint"):
         torch.load(io.BytesIO(data))
     assert str(es.value) == str(et.value)
     with pytest.warns(UserWarning, match="pickle_load_args only works if"):
