@@ -281,6 +281,12 @@ class DataLoader(Generic[T_co]):
         return len(self._index_sampler)
 
 
+# How often a waiting main process checks that its workers are alive. torch learns of a
+# dead worker at once from a SIGCHLD handler; polling every half second is the portable
+# equivalent (a wait costs nothing more while data arrives).
+_LIVENESS_INTERVAL = 0.5
+
+
 class _BaseDataLoaderIter:
     def __init__(self, loader: DataLoader) -> None:
         self._dataset = loader.dataset
@@ -419,7 +425,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         for _ in range(self._prefetch_factor * self._num_workers):
             self._try_put_index()
 
-    def _try_get_data(self, timeout: float = MP_STATUS_CHECK_INTERVAL):
+    def _try_get_data(self, timeout: float = _LIVENESS_INTERVAL):
         try:
             return True, self._data_queue.get(timeout=timeout)
         except Exception as e:

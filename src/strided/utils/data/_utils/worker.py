@@ -25,6 +25,9 @@ import strided
 # Seconds between checks that the other side is still alive (torch's value).
 MP_STATUS_CHECK_INTERVAL = 5.0
 
+# How long a worker waits on its index queue before checking on the main process.
+_POLL_INTERVAL = 0.25
+
 _worker_info: WorkerInfo | None = None
 
 
@@ -126,8 +129,14 @@ def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event,
         parent = os.getppid()
         while _parent_alive(parent):
             try:
-                r = index_queue.get(timeout=MP_STATUS_CHECK_INTERVAL)
+                r = index_queue.get(timeout=_POLL_INTERVAL)
             except queue.Empty:
+                if done_event.is_set():
+                    # Note [Exit without the final None]: an iterator collected by the
+                    # cycle collector (say, one a traceback holds) has its queues' feeder
+                    # threads closed by their weakref finalizers before its __del__ runs,
+                    # so the None it sends may never arrive; the event always does.
+                    break
                 continue
             if isinstance(r, _ResumeIteration):
                 # persistent workers: a new epoch starts with a fresh fetcher
