@@ -79,7 +79,7 @@ def _serialize(tensors: dict, metadata: dict | None):
     order = sorted(tensors, key=lambda k: (-_RANK[_CODE_OF[tensors[k].dtype]], k))
     header: dict[str, Any] = {}
     if metadata:
-        header["__metadata__"] = metadata
+        header["__metadata__"] = dict(sorted(metadata.items()))   # deterministic order
     offset = 0
     items = []
     for name in order:
