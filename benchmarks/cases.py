@@ -555,3 +555,13 @@ CASES.extend(NN_CASES)
 from cases_serialization import SERIALIZATION_CASES  # noqa: E402
 
 CASES.extend(SERIALIZATION_CASES)
+
+# environment namespaces: autocast (issue 11)
+from cases_env import ENV_CASES  # noqa: E402
+
+CASES.extend(ENV_CASES)
+
+# torch.utils.data's DataLoader (issue 11)
+from cases_data import DATA_CASES  # noqa: E402
+
+CASES.extend(DATA_CASES)

@@ -107,7 +107,10 @@ def _refresh() -> None:
     turns it on and back when the last one turns it off (Note [Autocast as a dispatch key])."""
     state = _STATE
     on = bool(state.enabled.get("cpu"))
-    state.keys = _AUTOCAST_BIT if on else 0
+    keys = _AUTOCAST_BIT if on else 0
+    if keys == state.keys and (not on or _installed):
+        return       # nothing changes for this thread
+    state.keys = keys
     with _LOCK:
         before = bool(_ON_THREADS)
         if on:
@@ -123,6 +126,8 @@ def _refresh() -> None:
 # -- state functions (torch.is_autocast_enabled and friends) ----------------------------------
 
 def _check_device_type(device_type) -> str:
+    if device_type in _DEFAULT_DTYPES and type(device_type) is str:
+        return device_type
     from ..core.devices import device
     if not isinstance(device_type, str):
         raise TypeError(f"is_autocast_enabled(): argument 'device_type' (position 1) must be "
