@@ -231,3 +231,30 @@ def test_default_device_cuda_refused_like_torch():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check(go)
+
+
+def test_device_as_context_manager_sets_the_default():
+    def go(lib):
+        seen = []
+        with lib.device("meta") as d:
+            seen += [str(d), lib.zeros(1).device.type, str(lib.get_default_device()),
+                     lib.nn.Linear(2, 2).weight.device.type]
+            with lib.device("cpu"):
+                seen.append(lib.ones(1).device.type)
+            seen.append(lib.ones(1).device.type)
+        seen.append(lib.zeros(1).device.type)
+        lib.set_default_device("meta")
+        with lib.device("cpu"):
+            seen.append(lib.zeros(1).device.type)
+        seen.append(lib.zeros(1).device.type)
+        lib.set_default_device(None)
+        with lib.device("meta"):
+            lib.set_default_device("cpu")
+        seen.append(str(lib.get_default_device()))
+        return seen
+    check(go)
+
+    def cuda_block(lib):
+        with lib.device("cuda"):
+            return lib.zeros(1)
+    check(cuda_block)

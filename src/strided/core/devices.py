@@ -65,6 +65,17 @@ class device:
             _interned[type_] = out
         return out
 
+    def __enter__(self):
+        # ``with device("meta"):`` makes it the factories' default for the block, as torch's
+        # does; devices are interned, so the outer defaults are kept on a stack
+        _DEFAULT_STACK.append(DEFAULT_DEVICE[0])
+        DEFAULT_DEVICE[0] = self
+        return self
+
+    def __exit__(self, *exc):
+        DEFAULT_DEVICE[0] = _DEFAULT_STACK.pop()
+        return False
+
     def __repr__(self):
         if self.index is None:
             return f"device(type='{self.type}')"
@@ -198,6 +209,7 @@ CPU = device("cpu")
 META = device("meta")
 # The device factories use when given none (``strided.set_default_device``).
 DEFAULT_DEVICE = [CPU]
+_DEFAULT_STACK: list = []
 
 
 def default_device() -> device:
