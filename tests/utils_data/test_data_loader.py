@@ -256,6 +256,20 @@ def test_batches_two_workers(kwargs):
     both(Rows, num_workers=2, **kwargs)
 
 
+def test_worker_sends_views_compactly():
+    """Unbatched rows of a big table come back from workers with their values, not with
+    the whole table's storage."""
+    def run(m):
+        m.manual_seed(0)
+        ds = D(m).TensorDataset(m.randn(3000, 8), m.arange(3000))
+        out = list(D(m).DataLoader(ds, batch_size=None, num_workers=2, sampler=[5, 2999]))
+        return out
+    rs, rt = run(strided), run(torch)
+    assert plain(rs) == plain(rt)
+    for x, y in rs:
+        assert x.untyped_storage().nbytes() == 32 and y.untyped_storage().nbytes() == 8
+
+
 def test_persistent_workers_and_prefetch():
     both(Rows, num_workers=2, batch_size=4, shuffle=True, persistent_workers=True,
          n_epochs=3, prefetch_factor=1)

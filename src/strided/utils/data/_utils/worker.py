@@ -97,6 +97,24 @@ def _numpy_seed(base_seed: int, worker_id: int):
     return np.random.SeedSequence(entropy).generate_state(4)
 
 
+def _compact(data):
+    """Batches leave a worker by pickling, which writes a tensor's whole storage: a row
+    view of a large table would carry the table along. Such views are copied to their
+    own storage first (torch moves them through shared memory instead). Views of one
+    storage within a batch then no longer share it; values, dtype and shape stay."""
+    if isinstance(data, strided.Tensor):
+        needed = data.numel() * data.element_size()
+        if not data.requires_grad and data.untyped_storage().nbytes() > 2 * needed + 4096:
+            with strided.no_grad():
+                data = data.clone()
+        return data
+    if type(data) in (list, tuple):
+        return type(data)(_compact(d) for d in data)
+    if type(data) is dict:
+        return {k: _compact(v) for k, v in data.items()}
+    return data
+
+
 def _parent_alive(parent_pid: int) -> bool:
     # When the main process dies the worker is re-parented, so its ppid changes.
     return os.getppid() == parent_pid
@@ -162,7 +180,7 @@ def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event,
                     else:
                         data = ExceptionWrapper(
                             where=f"in DataLoader worker process {worker_id}")
-            data_queue.put((idx, data))
+            data_queue.put((idx, _compact(data)))
             del data, idx, index, r
     except KeyboardInterrupt:
         pass
