@@ -278,3 +278,21 @@ def test_module_paths():
     missing = {n for n in torch.utils.data.__all__
                if n not in left_out and not hasattr(strided.utils.data, n)}
     assert not missing, missing
+
+
+@hyp(25)
+@given(n=st.integers(1, 300), num_samples=st.integers(1, 400), replacement=st.booleans(),
+       seed=st.integers(0, 2**40), batch=st.integers(1, 70), drop_last=st.booleans())
+def test_samplers_property(n, num_samples, replacement, seed, batch, drop_last):
+    """Random sizes and seeds: RandomSampler (through BatchSampler), SubsetRandomSampler
+    and WeightedRandomSampler draw what torch draws."""
+    def recipe(m):
+        m.manual_seed(seed)
+        rs = D(m).RandomSampler(range(n), replacement=replacement, num_samples=num_samples)
+        batches = list(D(m).BatchSampler(rs, batch, drop_last))
+        sub = list(D(m).SubsetRandomSampler(list(range(0, 3 * n, 3))))
+        weights = (m.arange(n, dtype=m.float64) % 7 + 0.5).tolist()
+        k = num_samples if replacement else min(num_samples, n)
+        weighted = list(D(m).WeightedRandomSampler(weights, k, replacement=replacement))
+        return [batches, sub, weighted, m.rand(2)]
+    check(recipe, warns=False)

@@ -225,6 +225,13 @@ def test_tensor_dataset_loader():
                        {"sampler": [-1, 3, 49], "batch_size": 2}):
             for xb, yb in D(m).DataLoader(D(m).TensorDataset(x, y), **kwargs):
                 out.append((xb, yb))
+        # random_split's Subsets take the same path
+        train, val = D(m).random_split(D(m).TensorDataset(x, y), [0.8, 0.2])
+        for part in (train, val):
+            for xb, yb in D(m).DataLoader(part, batch_size=16, shuffle=True):
+                out.append((xb, yb))
+        out.append(list(D(m).DataLoader(D(m).Subset(D(m).TensorDataset(x), [1, -1, 2]),
+                                        batch_size=3)))
         # a non-contiguous tensor and one that requires grad go the general way
         xt = m.randn(4, 20).t()
         w = m.randn(20, 2, requires_grad=True)
@@ -234,6 +241,10 @@ def test_tensor_dataset_loader():
     assert_same_result(run(strided), run(torch))
     check(lambda m: list(D(m).DataLoader(D(m).TensorDataset(m.ones(3, 2)),
                                          sampler=[0, 3], batch_size=2)))
+    check(lambda m: list(D(m).DataLoader(D(m).Subset(D(m).TensorDataset(m.ones(3, 2)), [0, 1]),
+                                         sampler=[0, 2], batch_size=2)))
+    check(lambda m: list(D(m).DataLoader(D(m).Subset(D(m).TensorDataset(m.ones(3, 2)), [0, 5]),
+                                         batch_size=2)))
 
 
 def test_custom_collate_and_batch_size_none():

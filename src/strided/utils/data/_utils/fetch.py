@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import strided
 
-from ..dataset import TensorDataset
+from ..dataset import Subset, TensorDataset
 from . import collate as _collate
 
 
@@ -16,13 +16,14 @@ class _MapDatasetFetcher:
         self.auto_collation = auto_collation
         self.collate_fn = collate_fn
         self.drop_last = drop_last
-        self._rows_at_once = auto_collation and _takes_rows_at_once(dataset, collate_fn)
+        # Note [TensorDataset batches at once]
+        self._rows = _row_source(dataset, collate_fn) if auto_collation else None
 
     def fetch(self, index):
         if not self.auto_collation:
             return self.collate_fn(self.dataset[index])
-        if self._rows_at_once:
-            batch = _tensor_rows(self.dataset.tensors, index)
+        if self._rows is not None:
+            batch = _tensor_rows(*self._rows, index)
             if batch is not None:
                 return batch
         getitems = getattr(self.dataset, "__getitems__", None)
@@ -67,18 +68,34 @@ class _IterableDatasetFetcher:
 # require grad, indices that are not plain in-range ints) takes the general path, which
 # also raises the usual errors.
 
-def _takes_rows_at_once(dataset, collate_fn) -> bool:
+def _plain_tensor_dataset(dataset) -> bool:
     return (type(dataset).__getitem__ is TensorDataset.__getitem__
             and not hasattr(dataset, "__getitems__")
-            and collate_fn is _collate.default_collate
             and all(type(t) is strided.Tensor and t.layout is strided.strided
                     and not t.requires_grad and t.is_contiguous()
                     for t in dataset.tensors))
 
 
-def _tensor_rows(tensors, index):
+def _row_source(dataset, collate_fn):
+    """(tensors, index map or None) when batches can be taken at once, else None. A
+    plain Subset of such a TensorDataset (what random_split makes) qualifies too."""
+    if collate_fn is not _collate.default_collate:
+        return None
+    if type(dataset) is Subset and _plain_tensor_dataset(dataset.dataset):
+        return dataset.dataset.tensors, dataset.indices
+    if _plain_tensor_dataset(dataset):
+        return dataset.tensors, None
+    return None
+
+
+def _tensor_rows(tensors, index_map, index):
     if not isinstance(index, list) or not index:
         return None
+    if index_map is not None:
+        try:
+            index = [index_map[i] for i in index]
+        except Exception:  # the general path raises what indexing the Subset raises
+            return None
     n = tensors[0].size(0)
     for i in index:
         if type(i) is not int or not 0 <= i < n:
