@@ -60,10 +60,25 @@ def to_strided(x):
         return type(x)(converted)
     if isinstance(x, dict):
         return {k: to_strided(v) for k, v in x.items()}
+    if isinstance(x, torch.nn.Module):
+        return _strided_module(x)
     if callable(x) and getattr(x, "__module__", "") and (
             x.__module__.startswith("torch")) and hasattr(x, "__name__"):
         return _strided_callable(x)
     return x
+
+
+def _strided_module(module):
+    """A parameterless torch module given as an argument (``distance_function=
+    nn.PairwiseDistance()``) as the strided module of that class with the same settings."""
+    assert not list(module.parameters()), "only parameterless modules are converted"
+    converted = getattr(strided.nn, type(module).__name__).__new__(
+        getattr(strided.nn, type(module).__name__))
+    strided.nn.Module.__init__(converted)
+    for name, value in vars(module).items():
+        if not name.startswith("_"):
+            setattr(converted, name, to_strided(value))
+    return converted
 
 
 def _strided_callable(fn):
