@@ -485,6 +485,19 @@ def test_timeout():
     assert str(es) == str(et) == "DataLoader timed out after 0.3 seconds"
 
 
+def test_timeout_needs_workers():
+    check(lambda m: iter(D(m).DataLoader([1], timeout=1.0)))
+
+
+def test_unpicklable_dataset_with_spawn():
+    ds = [lambda: 0]  # a lambda does not pickle
+    loader = D(strided).DataLoader(ds, num_workers=1, multiprocessing_context="spawn")
+    with pytest.warns(UserWarning, match="Got pickle error when attempting to start a "
+                                         "worker Process"):
+        with pytest.raises(AttributeError, match="Can't pickle local object"):
+            iter(loader)
+
+
 def test_worker_dies():
     es = _raised(strided, Dies(), num_workers=1)
     assert type(es) is RuntimeError

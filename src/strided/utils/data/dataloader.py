@@ -21,6 +21,7 @@ import itertools
 import math
 import multiprocessing
 import os
+import pickle
 import queue
 import warnings
 from collections.abc import Callable, Iterable
@@ -358,6 +359,8 @@ class _BaseDataLoaderIter:
 class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
     def __init__(self, loader) -> None:
         super().__init__(loader)
+        if self._timeout != 0:
+            raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
         self._dataset_fetcher = make_fetcher(self._dataset_kind, self._dataset,
                                              self._auto_collation, self._collate_fn,
                                              self._drop_last)
@@ -394,7 +397,17 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                           self._base_seed, self._worker_init_fn, i, self._num_workers,
                           self._persistent_workers, self._shared_seed))
                 w.daemon = True
-                w.start()
+                try:
+                    w.start()
+                except (TypeError, AttributeError, pickle.PicklingError):
+                    warnings.warn(
+                        "Got pickle error when attempting to start a worker Process. This "
+                        "might be because the worker Process arguments are not picklable. "
+                        "Python 3.14+ changed the multiprocessing start method in non-Mac "
+                        "POSIX platforms to 'forkserver', which requires the worker Process "
+                        "arguments to be picklable. You can also try "
+                        "multiprocessing.set_start_method('fork').", stacklevel=2)
+                    raise
                 self._index_queues.append(index_queue)
                 self._workers.append(w)
         except BaseException:
