@@ -581,11 +581,93 @@ def _make_pickler_class(pickle_module):
 _PICKLER_CLASSES: dict[int, type] = {}
 
 
-def _pickle(obj, file, pickle_module, protocol, recorder):
+class _SlowPath(Exception):
+    """Raised inside the fast pickler: the object needs a renamed global it cannot write."""
+
+
+class _FastPickler(pickle.Pickler):
+    """The C pickler, for the common case (Note [The fast pickler])."""
+
+    def __init__(self, file, protocol, recorder):
+        super().__init__(file, protocol)
+        self._recorder = recorder
+
+    def persistent_id(self, obj):
+        return self._recorder.persistent_id(obj)
+
+    def reducer_override(self, obj):
+        cls = type(obj)
+        if isinstance(obj, Tensor):
+            return _reduce_tensor(obj)
+        if cls is _device:
+            return (_device, (obj.type,) if obj.index is None else (obj.type, obj.index))
+        if cls is _layout:
+            return (_get_layout, (f"torch.{obj.name}",))
+        if cls is Size:
+            return (Size, (tuple(obj),))
+        if cls is _memory_format or cls is _dt.dtype or cls is StorageType \
+                or _torch_name_of(obj) is not None:
+            raise _SlowPath        # a strided global outside the prelude (a module class...)
+        return NotImplemented
+
+
+# Note [The fast pickler]
+# ~~~~~~~~~~~~~~~~~~~~~~~
+# The C pickler is several times faster than ``pickle._Pickler`` but only writes globals
+# it can import back under the same name. So the pickle starts with a prelude that pushes
+# torch's names of strided's rebuild functions, dtypes, storage types, Size, device... onto
+# the unpickler's memo (``GLOBAL 'torch _utils...'`` + ``BINPUT i``), and the C pickler
+# starts with its memo holding those objects at the same indices: it refers to them with
+# ``BINGET i``. The prelude's values stay at the bottom of the unpickler's stack, which
+# ``STOP`` ignores (torch's weights_only reader included; every name is on its allow-list).
+# Anything else strided must rename (a whole module's class) raises ``_SlowPath`` and the
+# object is pickled again by the pure-Python pickler, which writes torch's names inline.
+
+_PRELUDE: list = []
+
+
+def _prelude():
+    if not _PRELUDE:
+        load_names, save_names = _name_tables()
+        out = bytearray()
+        memo = {}
+        index = 0
+        for obj in load_names.values():
+            if id(obj) in memo or save_names.get(id(obj)) is None:
+                continue
+            module, name = save_names[id(obj)]
+            out += pickle.GLOBAL + f"{module}\n{name}\n".encode()
+            out += pickle.BINPUT + bytes([index]) if index < 256 else \
+                pickle.LONG_BINPUT + struct.pack("<I", index)
+            memo[id(obj)] = (index, obj)
+            index += 1
+        _PRELUDE.extend((bytes(out), memo))
+    return _PRELUDE[0], _PRELUDE[1]
+
+
+def _pickle_bytes(obj, pickle_module, protocol, legacy=False):
+    """``obj`` pickled with torch's names; returns (bytes, the storages met)."""
+    if pickle_module is pickle:
+        recorder = _StorageRecorder(legacy)
+        prelude, memo = _prelude()
+        buf = io.BytesIO()
+        if protocol >= 2:
+            buf.write(pickle.PROTO + bytes([protocol]))
+        buf.write(prelude)
+        pickler = _FastPickler(buf, protocol, recorder)
+        pickler.memo = memo
+        try:
+            pickler.dump(obj)
+            return buf.getvalue(), recorder
+        except _SlowPath:
+            pass
+    recorder = _StorageRecorder(legacy)
     cls = _PICKLER_CLASSES.get(id(pickle_module))
     if cls is None:
         cls = _PICKLER_CLASSES[id(pickle_module)] = _make_pickler_class(pickle_module)
-    cls(file, protocol, recorder).dump(obj)
+    buf = io.BytesIO()
+    cls(buf, protocol, recorder).dump(obj)
+    return buf.getvalue(), recorder
 
 
 # -- the zip container ---------------------------------------------------------------------------
@@ -713,11 +795,9 @@ def _save_to(obj, f, archive_name, pickle_module, protocol, new_format, no_byteo
     if not new_format:
         _legacy_save(obj, f, pickle_module, protocol)
         return
-    recorder = _StorageRecorder()
-    buf = io.BytesIO()
-    _pickle(obj, buf, pickle_module, protocol, recorder)
+    data, recorder = _pickle_bytes(obj, pickle_module, protocol)
     writer = _ZipWriter(f, archive_name)
-    writer.write_record("data.pkl", buf.getbuffer())
+    writer.write_record("data.pkl", data)
     writer.write_record(".format_version", b"1")
     writer.write_record(".storage_alignment", str(STORAGE_ALIGNMENT).encode())
     if not no_byteorder:
@@ -742,8 +822,8 @@ def _legacy_save(obj, f, pickle_module, protocol):
     pickle_module.dump(MAGIC_NUMBER, f, protocol=protocol)
     pickle_module.dump(PROTOCOL_VERSION, f, protocol=protocol)
     pickle_module.dump(sys_info, f, protocol=protocol)
-    recorder = _StorageRecorder(legacy=True)
-    _pickle(obj, f, pickle_module, protocol, recorder)
+    data, recorder = _pickle_bytes(obj, pickle_module, protocol, legacy=True)
+    f.write(data)
     keys = sorted(recorder.storages)
     pickle_module.dump(keys, f, protocol=protocol)
     if hasattr(f, "flush"):
