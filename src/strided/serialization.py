@@ -28,9 +28,9 @@ Pickles name classes and functions by import path. strided writes torch's names
 can load strided's files, and reads them back into strided's objects (a fixed table for
 torch's internals, ``torch.<path>`` -> ``strided.<path>`` for everything else, e.g. whole
 modules), so strided loads torch's files. The C pickler insists that a global it writes can
-be imported under that name, so saving uses ``pickle._Pickler`` (the pure-Python pickler,
-whose ``save_global`` we can override); the cost is per pickled object, not per byte, and
-small next to the storage bytes.
+be imported under that name: saving uses it with a prelude of torch's names (Note [The
+fast pickler]), and falls back to ``pickle._Pickler`` (the pure-Python pickler, whose
+``save_global`` we override) when an object needs another renamed global (whole modules).
 
 Note [mmap]
 ~~~~~~~~~~~
