@@ -565,3 +565,8 @@ CASES.extend(ENV_CASES)
 from cases_data import DATA_CASES  # noqa: E402
 
 CASES.extend(DATA_CASES)
+
+# torch.optim (issue 11)
+from cases_optim import OPTIM_CASES  # noqa: E402
+
+CASES.extend(OPTIM_CASES)

@@ -126,6 +126,32 @@ def _forward(make_layer, shape):
     return make
 
 
+def _loss_step(loss_name, target_kind):
+    """F.<loss>(logits, target).backward() over 512x1000 float32 logits."""
+    logits = _data(512, 1000)
+    targets = {"classes": _RNG.integers(0, 1000, 512), "values": _data(512, 1000)}
+
+    def make(lib):
+        x = lib.tensor(logits, requires_grad=True)
+        y = lib.tensor(targets[target_kind])
+        loss = getattr(lib.nn.functional, loss_name)
+
+        def run():
+            x.grad = None
+            loss(x, y).backward()
+        return run
+    return make
+
+
+def _row_op(method):
+    rows = _data(4096, 1024)
+
+    def make(lib):
+        x = lib.tensor(rows)
+        return lambda: getattr(x, method)(1)
+    return make
+
+
 def _linear_call(shape, grad=True):
     def make(lib):
         layer, x = lib.nn.Linear(4, 4), lib.ones(*shape)
@@ -227,6 +253,12 @@ NN_CASES = [
         _conv_step((8, 32, 16, 16), (32, 1, 3, 3), padding=1, groups=32)), number=5),
     Case("nn conv2d fwd+bwd stride 2 16x16x16x16 -> 32", _per_lib(
         _conv_step((16, 16, 16, 16), (32, 16, 3, 3), stride=2, padding=1)), number=5),
+    Case("nn nll_loss 512x1000 fwd+bwd", _per_lib(_loss_step("nll_loss", "classes")),
+         number=20),
+    Case("nn mse_loss 512x1000 fwd+bwd", _per_lib(_loss_step("mse_loss", "values")),
+         number=20),
+    Case("nn softmax rows of 4096x1024", _per_lib(_row_op("softmax")), number=10),
+    Case("nn log_softmax rows of 4096x1024", _per_lib(_row_op("log_softmax")), number=10),
     Case("nn clip_grad_norm_ 10 x 256x256", _per_lib(_clip_grad_norm), number=20),
     Case("nn Linear(512, 512) construction", _per_lib(lambda lib: lambda: lib.nn.Linear(
         512, 512)), number=20),
