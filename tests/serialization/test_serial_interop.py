@@ -456,6 +456,10 @@ def test_mmap_storage_points_into_the_file(tmp_path):
     strided.save(strided.arange(1000, dtype=strided.float32), path)
     loaded = strided.load(path, mmap=True)
     assert loaded.data_ptr() % 64 == 0
+    # torch maps strided's file too (it finds each record through the zip's local headers)
+    via_torch_mmap = torch.load(path, mmap=True)
+    assert torch.equal(via_torch_mmap, torch.arange(1000, dtype=torch.float32))
+    assert via_torch_mmap.data_ptr() % 64 == 0
     raw = path.read_bytes()
     start = raw.index(np.arange(1000, dtype=np.float32).tobytes())
     assert start % 64 == 0
