@@ -74,6 +74,7 @@ __all__ = [
     "clear_safe_globals",
     "default_restore_location",
     "get_default_load_endianness",
+    "get_default_mmap_options",
     "get_safe_globals",
     "get_unsafe_globals_in_checkpoint",
     "load",
@@ -81,6 +82,8 @@ __all__ = [
     "safe_globals",
     "save",
     "set_default_load_endianness",
+    "set_default_mmap_options",
+    "skip_data",
 ]
 
 DEFAULT_PROTOCOL = 2
@@ -793,6 +796,9 @@ def save(obj: object, f, pickle_module: Any = pickle, pickle_protocol: int = DEF
 
 def _save_to(obj, f, archive_name, pickle_module, protocol, new_format, no_byteorder):
     if not new_format:
+        if _tls.skip_data:
+            raise RuntimeError(
+                "Cannot use skip_data=True with _use_new_zipfile_serialization=False")
         _legacy_save(obj, f, pickle_module, protocol)
         return
     data, recorder = _pickle_bytes(obj, pickle_module, protocol)
@@ -803,7 +809,7 @@ def _save_to(obj, f, archive_name, pickle_module, protocol, new_format, no_byteo
     if not no_byteorder:
         writer.write_record("byteorder", sys.byteorder.encode())
     for key, storage in recorder.storages.items():
-        if storage.device.type == "meta":
+        if storage.device.type == "meta" or _tls.skip_data:
             data = np.zeros(storage.nbytes(), np.uint8)
         else:
             data = _storage_bytes(storage)
@@ -841,9 +847,54 @@ def _legacy_save(obj, f, pickle_module, protocol):
 class _SerializationLocal(threading.local):
     def __init__(self):
         self.map_location = None
+        self.skip_data = False
+        self.materialize_fake_tensors = False
 
 
 _tls = _SerializationLocal()
+
+
+class skip_data:
+    """``with skip_data(): save(...)`` writes every storage's record as zeros (the layout is
+    kept, the bytes can be filled in later); ``load`` inside it leaves the storages
+    uninitialised."""
+
+    def __init__(self, materialize_fake_tensors: bool = False):
+        self.materialize_fake_tensors = materialize_fake_tensors
+
+    def __enter__(self):
+        self._old = (_tls.skip_data, _tls.materialize_fake_tensors)
+        _tls.skip_data = True
+        _tls.materialize_fake_tensors = self.materialize_fake_tensors
+
+    def __exit__(self, *exc):
+        _tls.skip_data, _tls.materialize_fake_tensors = self._old
+
+
+_mmap_flags = [_mmap.MAP_PRIVATE]
+
+
+def get_default_mmap_options() -> int:
+    """The ``mmap`` flags ``load(..., mmap=True)`` maps files with (``mmap.MAP_PRIVATE``:
+    writes to the tensors stay in memory; ``mmap.MAP_SHARED``: they reach the file)."""
+    return _mmap_flags[0]
+
+
+class set_default_mmap_options:
+    """``set_default_mmap_options(mmap.MAP_SHARED)``, as a call or a context manager."""
+
+    def __init__(self, flags: int) -> None:
+        if flags != _mmap.MAP_PRIVATE and flags != _mmap.MAP_SHARED:
+            raise ValueError("Invalid argument in function set_default_mmap_options, "
+                             f"expected mmap.MAP_PRIVATE or mmap.MAP_SHARED, but got {flags}")
+        self.prev = _mmap_flags[0]
+        _mmap_flags[0] = flags
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc) -> None:
+        _mmap_flags[0] = self.prev
 
 
 def _cuda_unavailable(location: str):
@@ -989,6 +1040,8 @@ def _load_zip(reader: _ZipReader, map_location, unpickler_factory, mapped=None):
         name = f"data/{key}"
         if meta:
             return _LoadedStorage(UntypedStorage(nbytes, device="meta"), dtype)
+        if _tls.skip_data:
+            return _LoadedStorage(restore(_new_cpu_storage(nbytes), location), dtype)
         if mapped is not None:
             info = reader.records[name]
             if info.compress_type != zipfile.ZIP_STORED:
@@ -1218,8 +1271,12 @@ def load(f, map_location=None, pickle_module: Any = None, *, weights_only: bool 
             if mmap:
                 if not isinstance(f, str):
                     raise ValueError("f must be a file path in order to use the mmap argument")
-                mapped = _mmap.mmap(opened.fileno(), 0, access=_mmap.ACCESS_COPY) \
-                    if os.path.getsize(f) else None
+                if os.path.getsize(f):
+                    if _mmap_flags[0] == _mmap.MAP_SHARED:
+                        with open(f, "r+b") as writable:
+                            mapped = _mmap.mmap(writable.fileno(), 0, access=_mmap.ACCESS_WRITE)
+                    else:
+                        mapped = _mmap.mmap(opened.fileno(), 0, access=_mmap.ACCESS_COPY)
             return run(_load_zip, reader, map_location, factory, mapped)
         if mmap:
             f_name = f"{f}, " if isinstance(f, str) else ""

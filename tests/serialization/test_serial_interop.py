@@ -514,3 +514,56 @@ def test_big_endian_checkpoints_are_swapped():
     big = out.getvalue()
     same_tree(sload(big), tload(big))
     same_tree(sload(big), tload(via_strided(s_obj)))
+
+
+def test_mmap_shared_writes_reach_the_file(tmp_path):
+    import mmap
+    path = tmp_path / "shared.pt"
+    strided.save(strided.zeros(4), path)
+    assert strided.serialization.get_default_mmap_options() == \
+        torch.serialization.get_default_mmap_options() == mmap.MAP_PRIVATE
+    with strided.serialization.set_default_mmap_options(mmap.MAP_SHARED):
+        loaded = strided.load(path, mmap=True)
+        loaded[1] = 5.0
+        del loaded
+    assert strided.serialization.get_default_mmap_options() == mmap.MAP_PRIVATE
+    assert torch.load(path).tolist() == [0.0, 5.0, 0.0, 0.0]
+    with pytest.raises(ValueError) as es:
+        strided.serialization.set_default_mmap_options(7)
+    with pytest.raises(ValueError) as et:
+        torch.serialization.set_default_mmap_options(7)
+    assert str(es.value) == str(et.value)
+
+
+def test_skip_data(tmp_path):
+    s, t = pair("float32")
+    with strided.serialization.skip_data():
+        data = via_strided({"x": s, "v": s[1]})
+    with torch.serialization.skip_data():
+        data_t = via_torch({"x": t, "v": t[1]})
+    for d in (data, data_t):
+        for loaded in (sload(d), tload(d)):
+            assert tuple(loaded["x"].shape) == (2, 3) and loaded["v"].storage_offset() == 3
+    assert sload(data)["x"].tolist() == [[0.0] * 3] * 2      # the records hold zeros
+    with strided.serialization.skip_data():
+        shaped = sload(via_strided({"x": s}))["x"]
+    assert tuple(shaped.shape) == (2, 3)
+    with pytest.raises(RuntimeError) as es, strided.serialization.skip_data():
+        via_strided(s, _use_new_zipfile_serialization=False)
+    with pytest.raises(RuntimeError) as et, torch.serialization.skip_data():
+        via_torch(t, _use_new_zipfile_serialization=False)
+    assert str(es.value) == str(et.value)
+
+
+def test_torch_computes_the_same_record_offsets(monkeypatch, tmp_path):
+    """torch can find records without reading local headers (``calculate_storage_offsets``,
+    checked against the real offsets under TORCH_SERIALIZATION_DEBUG): strided's padding and
+    data descriptors follow the miniz layout it assumes."""
+    from torch.utils.serialization import config
+    path = tmp_path / "offsets.pt"
+    strided.save({"a": strided.ones(3), "e": strided.empty(0), "b": strided.arange(100.0),
+                  "c": strided.ones(7, dtype=strided.int8)}, path)
+    monkeypatch.setenv("TORCH_SERIALIZATION_DEBUG", "1")
+    monkeypatch.setattr(config.load, "calculate_storage_offsets", True)
+    loaded = torch.load(path, mmap=True)
+    assert loaded["b"].tolist() == list(map(float, range(100)))
