@@ -172,10 +172,11 @@ class Unpickler:
         from .nn.parameter import Parameter
         allowed = allowed_globals()
         user = user_allowed_globals()
-        allowed_values = list(allowed.values()) + list(user.values())
+        # by identity (``allowed`` and ``user`` keep the objects alive, so ids are stable)
+        allowed_ids = {id(v) for v in allowed.values()} | {id(v) for v in user.values()}
 
         def is_allowed(obj) -> bool:
-            return any(obj is v for v in allowed_values)
+            return id(obj) in allowed_ids
 
         read, readline = self.read, self.readline
         self.metastack: list = []
