@@ -715,7 +715,10 @@ def _add_scaled(out, a, b, ct, alpha):
         if c == _F32:
             alpha = float(np.float32(alpha))
             wide = np.multiply(b, alpha, dtype=np.float64, casting="unsafe")
-            wide = np.add(a, wide, dtype=np.float64, casting="unsafe")
+            if wide.__class__ is np.ndarray and wide.shape == out.shape:
+                np.add(a, wide, out=wide, dtype=np.float64, casting="unsafe")  # no temporary
+            else:
+                wide = np.add(a, wide, dtype=np.float64, casting="unsafe")
             np.copyto(out, np.asarray(wide).astype(np.float32), casting="unsafe")
             return
         wide = np.multiply(b, float(alpha), dtype=c, casting="unsafe")
@@ -1515,8 +1518,20 @@ def _lerp(self, end, weight, out):
         w = _as_ct(arrays[3], ct) if len(arrays) > 3 else _opmath(ct).type(weight)
         with np.errstate(all="ignore"):
             diff = b - a
-            small = np.abs(w) < 0.5
-            _write(arrays[0], np.where(small, a + w * diff, b - diff * (1 - w)))
+            if np.ndim(w) == 0 and diff.__class__ is np.ndarray and diff.dtype == w.dtype:
+                # a scalar weight picks one branch for every element: the same arithmetic
+                # as the np.where form below, done in place on ``diff`` (the optimizers'
+                # hot path: Adam's exp_avg.lerp_)
+                if np.abs(w) < 0.5:
+                    np.multiply(diff, w, out=diff)
+                    np.add(a, diff, out=diff)
+                else:
+                    np.multiply(diff, 1 - w, out=diff)
+                    np.subtract(b, diff, out=diff)
+                _write(arrays[0], diff)
+            else:
+                small = np.abs(w) < 0.5
+                _write(arrays[0], np.where(small, a + w * diff, b - diff * (1 - w)))
     if out is not None:
         out._vc[0] += 1
     return result
@@ -1560,7 +1575,16 @@ def _addc(self, t1, t2, value, out, divide: bool):
         a, b, c = (_as_ct(x, ct) for x in arrays[1:])
         v = _opmath(ct).type(value) if ct.category >= dt.FLOAT else _scalar_as(value, ct)
         with np.errstate(all="ignore"):
-            _write(arrays[0], a + v * (b / c) if divide else a + v * b * c)
+            if ct.category >= dt.FLOAT and v.dtype == a.dtype == b.dtype == c.dtype \
+                    and a.__class__ is np.ndarray and a.ndim and a.shape == b.shape == c.shape:
+                # the same arithmetic with one temporary, updated in place (hot in the
+                # optimizers: Adam's addcmul_ / addcdiv_)
+                t = np.divide(b, c) if divide else np.multiply(b, v)
+                np.multiply(t, v if divide else c, out=t)
+                np.add(a, t, out=t)
+                _write(arrays[0], t)
+            else:
+                _write(arrays[0], a + v * (b / c) if divide else a + v * b * c)
     if out is not None:
         out._vc[0] += 1
     return result
