@@ -1052,9 +1052,11 @@ def _load_zip(reader: _ZipReader, map_location, unpickler_factory, mapped=None):
                 if nbytes else np.empty(0, np.uint8)
             storage = UntypedStorage._wrap(window, _device("cpu"), owner=mapped)
         else:
-            storage = _new_cpu_storage(nbytes)
+            from . import empty, uint8
+            raw = empty(nbytes, dtype=uint8)
             if nbytes:
-                reader.read_into(name, _storage_bytes(storage))
+                reader.read_into(name, raw.numpy())
+            storage = raw.untyped_storage()
         if byteorder is not None and byteorder.decode() != sys.byteorder:
             _byteswap(storage, dtype)
         return _LoadedStorage(restore(storage, location), dtype)
