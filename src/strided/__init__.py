@@ -243,7 +243,7 @@ from . import serialization  # noqa: E402  (issue 11: torch's checkpoint format)
 from .serialization import load, save  # noqa: E402, F401
 from . import optim  # noqa: E402  (issue 11: torch.optim)
 # -- environment namespaces (issue 11): cuda, backends, accelerator, amp, compile ------------
-from . import accelerator, amp, backends, compiler, cpu, cuda  # noqa: E402, F401
+from . import accelerator, amp, backends, compiler, cpu, cuda, version, xpu  # noqa: E402, F401
 from ._compile import compile  # noqa: E402, F401
 from .amp.autocast_mode import (  # noqa: E402, F401
     autocast,

@@ -143,3 +143,19 @@ def test_accelerator_check_available_and_device_index():
 ])
 def test_cuda_tensors_are_refused_like_torch(make):
     check(make)
+
+
+XPU_CALLS = [("is_available", ()), ("device_count", ()), ("is_initialized", ()),
+             ("is_bf16_supported", ()), ("manual_seed", (1,)), ("manual_seed_all", (1,)),
+             ("seed", ()), ("empty_cache", ()), ("memory_allocated", ()),
+             ("current_device", ()), ("synchronize", ()), ("get_device_name", ())]
+
+
+@pytest.mark.parametrize("name,args", XPU_CALLS, ids=[c[0] for c in XPU_CALLS])
+def test_xpu_matches_torch(name, args):
+    check(lambda lib: getattr(lib.xpu, name)(*args))
+
+
+def test_version_module():
+    check(lambda lib: (lib.version.cuda, lib.version.hip, lib.version.xpu, lib.version.debug))
+    assert strided.version.__version__ == strided.__version__
