@@ -10,10 +10,12 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as st
 
 import strided
 from strided.amp import autocast_mode
-from tests.conftest import check, dtype_name
+from tests.conftest import check, dtype_name, hyp
 
 
 def _maker(lib, seed=0):
@@ -401,3 +403,41 @@ def test_scaler_state_dict_round_trip_and_errors():
         s = lib.amp.GradScaler("cpu")
         s.step(lib.optim.SGD([p], lr=1.0), closure=lambda: 0)
     check(closure)
+
+
+# -- einsum: torch's composite decides by its last pairwise step (a bmm or a mul) ------------
+
+@st.composite
+def _einsum_cases(draw):
+    labels = "abcd"
+    n = draw(st.integers(2, 3))
+    terms = [draw(st.text(labels, min_size=1, max_size=3)) for _ in range(n)]
+    used = sorted(set("".join(terms)))
+    explicit = draw(st.booleans())
+    if explicit:
+        out = "".join(draw(st.permutations(used))[:draw(st.integers(0, len(used)))])
+        eq = ",".join(terms) + "->" + out
+    else:
+        eq = ",".join(terms)
+    in_bf16 = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    return eq, terms, in_bf16
+
+
+@hyp(40)
+@given(_einsum_cases())
+def test_autocast_einsum_dtype_matches_torch(case):
+    eq, terms, in_bf16 = case
+    sizes = {"a": 2, "b": 3, "c": 2, "d": 3}
+    results = []
+    for lib in (torch, strided):
+        ops = []
+        for term, low in zip(terms, in_bf16):
+            t = lib.ones(*[sizes[c] for c in term])
+            ops.append(t.bfloat16() if low else t)
+        try:
+            with lib.autocast("cpu"):
+                out = lib.einsum(eq, *ops)
+            results.append((dtype_name(out.dtype), tuple(out.shape), out.float().sum().item()))
+        except Exception as e:  # noqa: BLE001 - compared below
+            results.append((type(e).__name__, str(e)))
+    assert results[0] == results[1], (eq, in_bf16, results)
