@@ -415,20 +415,37 @@ def test_map_location_forms():
     assert meta["v"].is_meta
 
 
-def test_cuda_checkpoints_need_map_location():
-    s, _ = pair("float32")
-    data = via_strided(s)
-    fake_cuda = data.replace(b"X\x03\x00\x00\x00cpu", b"X\x06\x00\x00\x00cuda:0")
-    # same length change breaks nothing but the zip's crc: rebuild through torch instead
-    t = tload(data)
-    buf = io.BytesIO()
-    torch.save(t, buf)
-    with pytest.raises(RuntimeError) as es:
-        sload(buf.getvalue(), map_location={"cpu": "cuda:0"})
-    with pytest.raises(RuntimeError) as et:
-        tload(buf.getvalue(), map_location={"cpu": "cuda:0"})
-    assert str(es.value) == str(et.value)
-    assert fake_cuda != data
+def _as_if_saved_on_cuda(data: bytes) -> bytes:
+    """The checkpoint with every storage tagged 'cuda:0' (as a GPU run would save it): the
+    location strings in data.pkl rewritten, the archive rebuilt."""
+    src = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as dst:
+        for info in src.infolist():
+            body = src.read(info)
+            if info.filename.endswith("/data.pkl"):
+                assert b"X\x03\x00\x00\x00cpu" in body
+                body = body.replace(b"X\x03\x00\x00\x00cpu", b"X\x06\x00\x00\x00cuda:0")
+            dst.writestr(info.filename, body)
+    return out.getvalue()
+
+
+def test_gpu_checkpoints_load_on_cpu_with_map_location():
+    s, t = pair("float32")
+    for data in (via_torch({"x": t, "v": t[1]}), via_strided({"x": s, "v": s[1]})):
+        gpu = _as_if_saved_on_cuda(data)
+        with pytest.raises(RuntimeError) as es:
+            sload(gpu)
+        with pytest.raises(RuntimeError) as et:
+            tload(gpu)
+        assert str(es.value) == str(et.value)
+        for loc in ("cpu", strided.device("cpu"), {"cuda:0": "cpu"},
+                    lambda storage, where: storage):
+            tloc = torch.device("cpu") if isinstance(loc, strided.device) else loc
+            same_tree(sload(gpu, map_location=loc), tload(gpu, map_location=tloc))
+        seen = []
+        sload(gpu, map_location=lambda storage, where, seen=seen: seen.append(where) or storage)
+        assert seen == ["cuda:0"]              # once per storage, with the saved tag
 
 
 def test_mmap_is_zero_copy_and_private(tmp_path):
