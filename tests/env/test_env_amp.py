@@ -204,6 +204,23 @@ def test_state_inside_and_outside():
     check(go)
 
 
+def test_deprecated_setters():
+    def go(lib):
+        lib.set_autocast_enabled(True)          # one argument: the CUDA state
+        seen = [lib.is_autocast_enabled("cuda"), lib.is_autocast_enabled("cpu")]
+        lib.set_autocast_enabled(False)
+        lib.set_autocast_cpu_enabled(True)
+        lib.set_autocast_cpu_dtype(lib.float16)
+        try:
+            seen += [lib.is_autocast_enabled("cpu"), lib.get_autocast_dtype("cpu"),
+                     lib.mm(lib.ones(2, 2), lib.ones(2, 2)).dtype]
+        finally:
+            lib.set_autocast_cpu_enabled(False)
+            lib.set_autocast_cpu_dtype(lib.bfloat16)
+        return seen + [lib.is_autocast_enabled("cpu"), lib.get_autocast_dtype("cpu")]
+    check(go)
+
+
 def test_set_autocast_enabled_directly():
     def go(lib):
         lib.set_autocast_enabled("cpu", True)
@@ -240,6 +257,12 @@ def test_decorator_form():
     lambda lib: lib.cpu.amp.autocast().fast_dtype,
     lambda lib: lib.get_autocast_cpu_dtype(),
     lambda lib: lib.is_autocast_cpu_enabled(),
+    lambda lib: lib.get_autocast_gpu_dtype(),
+    lambda lib: lib.get_autocast_dtype("meta"),
+    lambda lib: lib.set_autocast_enabled("meta", True),
+    lambda lib: lib.is_autocast_enabled("meta"),
+    lambda lib: lib.is_autocast_enabled(1),
+    lambda lib: lib.get_autocast_dtype("xla"),
 ])
 def test_construction_checks_and_warnings_match_torch(make):
     check(make)
