@@ -1128,6 +1128,12 @@ def _legacy_load(f, map_location, unpickler_factory, pickle_load):
         return root
 
     _locations: dict[str, str] = {}
+    if _reads_directly(f) and f.tell() == 0:
+        import tarfile
+        try:
+            return _tar_load(f, restore, unpickler_factory, pickle_load)
+        except tarfile.TarError:
+            f.seek(0)
     magic = pickle_load(f)
     if magic != MAGIC_NUMBER:
         raise RuntimeError("Invalid magic number; corrupt file?")
@@ -1157,6 +1163,70 @@ def _legacy_load(f, map_location, unpickler_factory, pickle_load):
         if moved is not root._untyped_storage:
             raise RuntimeError("strided can only map legacy checkpoints to the CPU")
     return _unwrap_storages(result)
+
+
+def _reads_directly(f) -> bool:
+    try:
+        f.fileno()
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        return False
+    return True
+
+
+def _tar_load(f, restore, unpickler_factory, pickle_load):
+    """The tar format of torch <= 0.3: members ``storages`` (count, then per storage its
+    (key, location, storage type) and <int64 numel><bytes>, then the storage views),
+    ``tensors`` (count, then per tensor (key, storage key, type) and its geometry as int32
+    ndim + 4 bytes, int64 sizes, strides and offset) and ``pickle`` (the object, whose
+    persistent ids are those keys)."""
+    import tarfile
+
+    from . import empty
+
+    def pickle_load(member):        # storage types are torch's classes: mapped unpickler
+        return unpickler_factory(member).load()
+
+    with tarfile.open(fileobj=f, mode="r:", format=tarfile.PAX_FORMAT) as tar:
+        if getattr(unpickler_factory, "weights_only", False):
+            raise RuntimeError("Cannot use ``weights_only=True`` with files saved in the "
+                               "legacy .tar format. " + UNSAFE_MESSAGE)
+        objects: dict[Any, Any] = {}
+        member = tar.extractfile("storages")
+        for _ in range(pickle_load(member)):
+            key, location, storage_type = pickle_load(member)
+            dtype = storage_type.dtype
+            (numel,) = struct.unpack("<q", member.read(8))
+            storage = _new_cpu_storage(numel * dtype.itemsize)
+            _storage_bytes(storage)[:] = np.frombuffer(member.read(numel * dtype.itemsize),
+                                                       np.uint8)
+            objects[key] = _LoadedStorage(restore(storage, _decode(location)), dtype)
+        for target, root_key, offset, numel in pickle_load(member):
+            root = objects[root_key]
+            size = root.dtype.itemsize
+            window = _storage_bytes(root._untyped_storage)[offset * size:(offset + numel) * size]
+            objects[target] = _LoadedStorage(
+                UntypedStorage._wrap(window, _device("cpu"), owner=root._untyped_storage),
+                root.dtype)
+        member = tar.extractfile("tensors")
+        for _ in range(pickle_load(member)):
+            key, storage_id, _type = pickle_load(member)
+            storage = objects[storage_id]
+            (ndim,) = struct.unpack("<i", member.read(4))
+            member.read(4)
+            sizes = struct.unpack(f"<{ndim}q", member.read(8 * ndim))
+            strides = struct.unpack(f"<{ndim}q", member.read(8 * ndim))
+            (offset,) = struct.unpack("<q", member.read(8))
+            objects[key] = empty((0,), dtype=storage.dtype).set_(
+                storage._untyped_storage, offset, sizes, strides)
+
+        def persistent_load(saved_id):
+            if isinstance(saved_id, tuple):
+                return saved_id[0]            # a module class saved with its source
+            return objects[int(saved_id)]
+
+        unpickler = unpickler_factory(tar.extractfile("pickle"))
+        unpickler.persistent_load = persistent_load
+        return _unwrap_storages(unpickler.load())
 
 
 def _wo_message(message: str) -> str:
@@ -1243,6 +1313,7 @@ def load(f, map_location=None, pickle_module: Any = None, *, weights_only: bool 
 
         def factory(file):
             return _weights_only_unpickler.Unpickler(file, encoding=encoding)
+        factory.weights_only = True
 
         def pickle_load(file):
             return _weights_only_unpickler.Unpickler(file, encoding=encoding).load()

@@ -584,3 +584,52 @@ def test_torch_computes_the_same_record_offsets(monkeypatch, tmp_path):
     monkeypatch.setattr(config.load, "calculate_storage_offsets", True)
     loaded = torch.load(path, mmap=True)
     assert loaded["b"].tolist() == list(map(float, range(100)))
+
+
+def _tar_checkpoint(path):
+    """A checkpoint in torch <= 0.3's tar format (torch still reads it; nothing writes it):
+    one float storage of 12 elements, a view of it from element 2, and two tensors."""
+    import struct
+    import tarfile
+
+    class Ref:
+        def __init__(self, key):
+            self.key = key
+
+    class P(pickle.Pickler):
+        def persistent_id(self, obj):
+            return str(obj.key) if isinstance(obj, Ref) else None
+
+    data = np.arange(12, dtype=np.float32)
+    storages = (pickle.dumps(1, 2) + pickle.dumps((0, "cpu", torch.FloatStorage), 2)
+                + struct.pack("<q", 12) + data.tobytes()
+                + pickle.dumps([(5, 0, 2, 10)], 2))
+    tensors = pickle.dumps(2, 2)
+    for key, storage_id, sizes, strides, offset in ((1, 0, (3, 4), (4, 1), 0),
+                                                    (2, 5, (2, 2), (1, 2), 3)):
+        tensors += pickle.dumps((key, storage_id, None), 2)
+        tensors += struct.pack("<i", len(sizes)) + b"\0" * 4
+        tensors += struct.pack(f"<{len(sizes)}q", *sizes) + struct.pack(f"<{len(sizes)}q", *strides)
+        tensors += struct.pack("<q", offset)
+    buf = io.BytesIO()
+    P(buf, 2).dump({"a": Ref(1), "b": Ref(2), "n": 7})
+    with tarfile.open(path, "w", format=tarfile.PAX_FORMAT) as tar:
+        for name, body in (("storages", storages), ("tensors", tensors),
+                           ("pickle", buf.getvalue())):
+            info = tarfile.TarInfo(name)
+            info.size = len(body)
+            tar.addfile(info, io.BytesIO(body))
+
+
+def test_tar_format_of_old_torch(tmp_path):
+    path = tmp_path / "old.pt"
+    _tar_checkpoint(path)
+    same_tree(strided.load(str(path), weights_only=False), torch.load(str(path),
+                                                                      weights_only=False))
+    loaded = strided.load(str(path), weights_only=False)
+    assert loaded["b"].tolist() == [[5.0, 7.0], [6.0, 8.0]]
+    with pytest.raises(RuntimeError) as es:
+        strided.load(str(path))
+    with pytest.raises(RuntimeError) as et:
+        torch.load(str(path))
+    assert str(es.value) == str(et.value)
