@@ -15,15 +15,10 @@ from ...ops._generated.torch_functions import (
     conv_transpose2d,
     conv_transpose3d,
 )
+from ..modules.utils import _pair
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "conv_transpose3d", "fold", "unfold"]
-
-
-def _pair(x):
-    if isinstance(x, (list, tuple)):
-        return tuple(x)
-    return (x, x)
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):

@@ -15,6 +15,7 @@ import strided as _s
 
 from ...frontend.functional import _boolean_dispatch
 from ...ops._generated import nn_functions as _nn
+from ..modules.utils import _list_with_default, _pair, _single, _triple
 
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
@@ -33,24 +34,6 @@ avg_pool3d = _nn.avg_pool3d
 adaptive_avg_pool1d = _s.adaptive_avg_pool1d
 
 
-def _ntuple(n):
-    def parse(x):
-        if isinstance(x, (list, tuple)):
-            return tuple(x)
-        return (x,) * n
-    return parse
-
-
-_single, _pair, _triple = _ntuple(1), _ntuple(2), _ntuple(3)
-
-
-def _list_with_default(out_size, defaults):
-    """``output_size`` with its None entries replaced by the input's trailing sizes."""
-    if isinstance(out_size, int):
-        return out_size
-    if len(defaults) <= len(out_size):
-        raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
-    return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):])]
 
 
 # -- max pooling ---------------------------------------------------------------------------------

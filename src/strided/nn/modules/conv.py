@@ -18,28 +18,15 @@ from .. import init
 from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
+from .utils import _pair, _reverse_repeat_tuple, _single, _triple
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
            "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
            "LazyConvTranspose2d", "LazyConvTranspose3d"]
 
 
-def _ntuple(n):
-    def parse(x):
-        if isinstance(x, (list, tuple)):
-            return tuple(x)
-        return (x,) * n
-    return parse
-
-
-_single, _pair, _triple = _ntuple(1), _ntuple(2), _ntuple(3)
 _TUPLES = {1: _single, 2: _pair, 3: _triple}
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
-
-
-def _reverse_repeat_tuple(t, n):
-    """``(a, b) -> (b, b, a, a)`` for n=2: F.pad's order (last dim first)."""
-    return tuple(x for x in reversed(t) for _ in range(n))
 
 
 class _ConvNd(Module):
@@ -162,25 +149,28 @@ class _ConvForward(_ConvNd):
         return self._conv_forward(input, self.weight, self.bias)
 
 
+# The functionals are the aten bindings themselves (``F.conv2d is torch.conv2d``), taken from
+# ``_tf`` because ``nn.functional`` is still loading when ``nn.modules.utils`` (which it
+# imports) pulls in this package.
 class Conv1d(_ConvForward):
     """1-d convolution over (N, C, L) or (C, L) inputs."""
 
     _spatial = 1
-    _functional = staticmethod(F.conv1d)
+    _functional = staticmethod(_tf.conv1d)
 
 
 class Conv2d(_ConvForward):
     """2-d convolution over (N, C, H, W) or (C, H, W) inputs."""
 
     _spatial = 2
-    _functional = staticmethod(F.conv2d)
+    _functional = staticmethod(_tf.conv2d)
 
 
 class Conv3d(_ConvForward):
     """3-d convolution over (N, C, D, H, W) or (C, D, H, W) inputs."""
 
     _spatial = 3
-    _functional = staticmethod(F.conv3d)
+    _functional = staticmethod(_tf.conv3d)
 
 
 class _ConvTransposeNd(_ConvNd):
@@ -252,7 +242,7 @@ class ConvTranspose1d(_ConvTransposeForward):
 
     _spatial = 1
     _torch_name = "ConvTranspose1d"
-    _functional = staticmethod(F.conv_transpose1d)
+    _functional = staticmethod(_tf.conv_transpose1d)
 
 
 class ConvTranspose2d(_ConvTransposeForward):
@@ -260,7 +250,7 @@ class ConvTranspose2d(_ConvTransposeForward):
 
     _spatial = 2
     _torch_name = "ConvTranspose2d"
-    _functional = staticmethod(F.conv_transpose2d)
+    _functional = staticmethod(_tf.conv_transpose2d)
 
 
 class ConvTranspose3d(_ConvTransposeForward):
@@ -268,7 +258,7 @@ class ConvTranspose3d(_ConvTransposeForward):
 
     _spatial = 3
     _torch_name = "ConvTranspose3d"
-    _functional = staticmethod(F.conv_transpose3d)
+    _functional = staticmethod(_tf.conv_transpose3d)
 
 
 # -- the Lazy forms (in_channels read from the first input) ------------------------------------

@@ -4,10 +4,11 @@ of 2, 4 or 6 ints as torch's ``_ntuple`` does."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from .. import functional as F
 from .module import Module
+from .utils import _ntuple, _pair, _quadruple
+
+_sextuple = _ntuple(6, "_sextuple")
 
 __all__ = [
     "CircularPad1d", "CircularPad2d", "CircularPad3d",
@@ -16,12 +17,6 @@ __all__ = [
     "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d",
     "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
 ]
-
-
-def _ntuple(x, n):
-    if isinstance(x, Iterable):
-        return tuple(x)
-    return (x,) * n
 
 
 class _CircularPadNd(Module):
@@ -46,7 +41,7 @@ class CircularPad1d(_CircularPadNd):
 
     def __init__(self, padding) -> None:
         super().__init__()
-        self.padding = _ntuple(padding, 2)
+        self.padding = _pair(padding)
 
 
 class CircularPad2d(_CircularPadNd):
@@ -54,7 +49,7 @@ class CircularPad2d(_CircularPadNd):
 
     def __init__(self, padding) -> None:
         super().__init__()
-        self.padding = _ntuple(padding, 4)
+        self.padding = _quadruple(padding)
 
 
 class CircularPad3d(_CircularPadNd):
@@ -62,7 +57,7 @@ class CircularPad3d(_CircularPadNd):
 
     def __init__(self, padding) -> None:
         super().__init__()
-        self.padding = _ntuple(padding, 6)
+        self.padding = _sextuple(padding)
 
 
 class _ConstantPadNd(Module):
@@ -82,19 +77,19 @@ class _ConstantPadNd(Module):
 class ConstantPad1d(_ConstantPadNd):
     def __init__(self, padding, value: float) -> None:
         super().__init__(value)
-        self.padding = _ntuple(padding, 2)
+        self.padding = _pair(padding)
 
 
 class ConstantPad2d(_ConstantPadNd):
     def __init__(self, padding, value: float) -> None:
         super().__init__(value)
-        self.padding = _ntuple(padding, 4)
+        self.padding = _quadruple(padding)
 
 
 class ConstantPad3d(_ConstantPadNd):
     def __init__(self, padding, value: float) -> None:
         super().__init__(value)
-        self.padding = _ntuple(padding, 6)
+        self.padding = _sextuple(padding)
 
 
 class _ReflectionPadNd(Module):
@@ -110,19 +105,19 @@ class _ReflectionPadNd(Module):
 class ReflectionPad1d(_ReflectionPadNd):
     def __init__(self, padding) -> None:
         super().__init__()
-        self.padding = _ntuple(padding, 2)
+        self.padding = _pair(padding)
 
 
 class ReflectionPad2d(_ReflectionPadNd):
     def __init__(self, padding) -> None:
         super().__init__()
-        self.padding = _ntuple(padding, 4)
+        self.padding = _quadruple(padding)
 
 
 class ReflectionPad3d(_ReflectionPadNd):
     def __init__(self, padding) -> None:
         super().__init__()
-        self.padding = _ntuple(padding, 6)
+        self.padding = _sextuple(padding)
 
 
 class _ReplicationPadNd(Module):
@@ -138,19 +133,19 @@ class _ReplicationPadNd(Module):
 class ReplicationPad1d(_ReplicationPadNd):
     def __init__(self, padding) -> None:
         super().__init__()
-        self.padding = _ntuple(padding, 2)
+        self.padding = _pair(padding)
 
 
 class ReplicationPad2d(_ReplicationPadNd):
     def __init__(self, padding) -> None:
         super().__init__()
-        self.padding = _ntuple(padding, 4)
+        self.padding = _quadruple(padding)
 
 
 class ReplicationPad3d(_ReplicationPadNd):
     def __init__(self, padding) -> None:
         super().__init__()
-        self.padding = _ntuple(padding, 6)
+        self.padding = _sextuple(padding)
 
 
 class ZeroPad1d(ConstantPad1d):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .. import functional as F
 from .module import Module
+from .utils import _pair, _single, _triple
 
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
@@ -16,17 +17,6 @@ __all__ = [
     "FractionalMaxPool2d", "FractionalMaxPool3d", "LPPool1d", "LPPool2d", "LPPool3d",
     "MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
 ]
-
-
-def _ntuple(n):
-    def parse(x):
-        if isinstance(x, (list, tuple)):
-            return tuple(x)
-        return (x,) * n
-    return parse
-
-
-_single, _pair, _triple = _ntuple(1), _ntuple(2), _ntuple(3)
 
 
 class _MaxPoolNd(Module):
