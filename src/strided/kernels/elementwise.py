@@ -36,6 +36,7 @@ comes from a per-row cache, and one ufunc call fills it.
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 
@@ -626,6 +627,22 @@ def _as_ct(x, ct):
 
 def _write(out, value):
     np.copyto(out, value, casting="unsafe")
+
+
+_SCRATCH = threading.local()
+
+
+def _scratch_like(arr: np.ndarray) -> np.ndarray:
+    """A temporary of ``arr``'s shape and dtype from a one-buffer per-thread cache, for a
+    kernel whose temporary never escapes (lerp_ / addcmul_ / addcdiv_ writing straight
+    into their output): a training loop then faults in no fresh pages at each step."""
+    nbytes = arr.size * arr.dtype.itemsize
+    buf = getattr(_SCRATCH, "buf", None)
+    if buf is None or buf.nbytes < nbytes or buf.nbytes > 4 * nbytes + (1 << 20):
+        buf = np.empty(max(nbytes, 1), np.uint8)
+        if nbytes <= 64 << 20:
+            _SCRATCH.buf = buf
+    return buf[:nbytes].view(arr.dtype).reshape(arr.shape)
 
 
 def elementwise(fn):
@@ -1517,18 +1534,25 @@ def _lerp(self, end, weight, out):
         a, b = _as_ct(arrays[1], ct), _as_ct(arrays[2], ct)
         w = _as_ct(arrays[3], ct) if len(arrays) > 3 else _opmath(ct).type(weight)
         with np.errstate(all="ignore"):
-            diff = b - a
+            out_arr = arrays[0]
+            if np.ndim(w) == 0 and a.__class__ is np.ndarray and a.shape == out_arr.shape \
+                    and a.dtype == b.dtype == w.dtype == out_arr.dtype:
+                diff = np.subtract(b, a, out=_scratch_like(out_arr))
+            else:
+                diff = b - a
             if np.ndim(w) == 0 and diff.__class__ is np.ndarray and diff.dtype == w.dtype:
                 # a scalar weight picks one branch for every element: the same arithmetic
                 # as the np.where form below, done in place on ``diff`` (the optimizers'
                 # hot path: Adam's exp_avg.lerp_)
+                dest = out_arr if out_arr.dtype == diff.dtype else diff
                 if np.abs(w) < 0.5:
                     np.multiply(diff, w, out=diff)
-                    np.add(a, diff, out=diff)
+                    np.add(a, diff, out=dest)
                 else:
                     np.multiply(diff, 1 - w, out=diff)
-                    np.subtract(b, diff, out=diff)
-                _write(arrays[0], diff)
+                    np.subtract(b, diff, out=dest)
+                if dest is diff:
+                    _write(arrays[0], diff)
             else:
                 small = np.abs(w) < 0.5
                 _write(arrays[0], np.where(small, a + w * diff, b - diff * (1 - w)))
@@ -1579,10 +1603,15 @@ def _addc(self, t1, t2, value, out, divide: bool):
                     and a.__class__ is np.ndarray and a.ndim and a.shape == b.shape == c.shape:
                 # the same arithmetic with one temporary, updated in place (hot in the
                 # optimizers: Adam's addcmul_ / addcdiv_)
-                t = np.divide(b, c) if divide else np.multiply(b, v)
+                direct = arrays[0].dtype == a.dtype and arrays[0].shape == a.shape
+                t = _scratch_like(a) if direct else None
+                t = np.divide(b, c, out=t) if divide else np.multiply(b, v, out=t)
                 np.multiply(t, v if divide else c, out=t)
-                np.add(a, t, out=t)
-                _write(arrays[0], t)
+                if direct:
+                    np.add(a, t, out=arrays[0])  # NumPy buffers any overlap with the inputs
+                else:
+                    np.add(a, t, out=t)
+                    _write(arrays[0], t)
             else:
                 _write(arrays[0], a + v * (b / c) if divide else a + v * b * c)
     if out is not None:
