@@ -3,8 +3,9 @@
 Each layer stores its options and calls the functional form in ``forward``. ``_Loss``
 turns the legacy ``size_average`` / ``reduce`` pair into ``reduction`` (with torch's
 deprecation warning); ``_WeightedLoss`` keeps the class weights as the ``weight`` buffer
-(so it follows ``.to()`` and appears in ``state_dict``). Like torch's, the layers have no
-``extra_repr``: ``repr(nn.CrossEntropyLoss(weight=w))`` is ``CrossEntropyLoss()``.
+(so it follows ``.to()`` and appears in ``state_dict``). The losses with no option of their
+own (L1Loss, MSELoss, BCELoss...) use these constructors as they are. Like torch's, the
+layers have no ``extra_repr``: ``repr(nn.CrossEntropyLoss(weight=w))`` is ``CrossEntropyLoss()``.
 """
 
 from __future__ import annotations
@@ -48,9 +49,6 @@ class L1Loss(_Loss):
     """Mean (or sum) absolute error."""
 
     __constants__ = ["reduction"]
-
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
-        super().__init__(size_average, reduce, reduction)
 
     def forward(self, input, target):
         return F.l1_loss(input, target, reduction=self.reduction)
@@ -133,9 +131,6 @@ class MSELoss(_Loss):
 
     __constants__ = ["reduction"]
 
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
-        super().__init__(size_average, reduce, reduction)
-
     def forward(self, input, target):
         return F.mse_loss(input, target, reduction=self.reduction)
 
@@ -144,10 +139,6 @@ class BCELoss(_WeightedLoss):
     """Binary cross entropy of probabilities."""
 
     __constants__ = ["reduction"]
-
-    def __init__(self, weight=None, size_average=None, reduce=None,
-                 reduction: str = "mean") -> None:
-        super().__init__(weight, size_average, reduce, reduction)
 
     def forward(self, input, target):
         return F.binary_cross_entropy(input, target, weight=self.weight,
@@ -185,9 +176,6 @@ class HingeEmbeddingLoss(_Loss):
 class MultiLabelMarginLoss(_Loss):
     __constants__ = ["reduction"]
 
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
-        super().__init__(size_average, reduce, reduction)
-
     def forward(self, input, target):
         return F.multilabel_margin_loss(input, target, reduction=self.reduction)
 
@@ -220,9 +208,6 @@ class HuberLoss(_Loss):
 class SoftMarginLoss(_Loss):
     __constants__ = ["reduction"]
 
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
-        super().__init__(size_average, reduce, reduction)
-
     def forward(self, input, target):
         return F.soft_margin_loss(input, target, reduction=self.reduction)
 
@@ -246,10 +231,6 @@ class CrossEntropyLoss(_WeightedLoss):
 
 class MultiLabelSoftMarginLoss(_WeightedLoss):
     __constants__ = ["reduction"]
-
-    def __init__(self, weight=None, size_average=None, reduce=None,
-                 reduction: str = "mean") -> None:
-        super().__init__(weight, size_average, reduce, reduction)
 
     def forward(self, input, target):
         return F.multilabel_soft_margin_loss(input, target, weight=self.weight,
