@@ -95,3 +95,59 @@ def test_refusals_match():
         ss.save({"a": strided.ones(1, dtype=strided.complex128)})
     with pytest.raises(KeyError):
         st.save({"a": torch.ones(1, dtype=torch.complex128)})
+
+
+def test_views_that_do_not_overlap_are_not_shared():
+    x, y = strided.arange(6.0), torch.arange(6.0)
+    assert ss.save({"a": x[:2], "b": x[2:]}) == st.save({"a": y[:2], "b": y[2:]})
+    with pytest.raises(RuntimeError, match="Some tensors share memory"):
+        ss.save({"a": x[:4], "b": x[2:]})
+    with pytest.raises(RuntimeError, match="Some tensors share memory"):
+        st.save({"a": y[:4], "b": y[2:]})
+
+
+class _Tied:
+    """A model whose output layer shares the embedding's weight (as language models do)."""
+
+    @staticmethod
+    def make(lib):
+        class Tied(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = lib.nn.Embedding(5, 3)
+                self.out = lib.nn.Linear(3, 5, bias=False)
+                self.out.weight = self.emb.weight
+                self.norm = lib.nn.LayerNorm(3)
+        return Tied()
+
+
+def test_save_model_and_load_model_with_tied_weights(tmp_path):
+    tm = _Tied.make(torch)
+    sm = _Tied.make(strided)
+    sm.load_state_dict(strided.load(_to_bytes_io(tm.state_dict())))
+    ps, pt = tmp_path / "s.safetensors", tmp_path / "t.safetensors"
+    ss.save_model(sm, ps)
+    st.save_model(tm, pt)
+    assert ps.read_bytes() == pt.read_bytes()        # 'out.weight' dropped, noted in metadata
+    fresh_s, fresh_t = _Tied.make(strided), _Tied.make(torch)
+    ms, us = ss.load_model(fresh_s, pt)
+    mt, ut = st.load_model(fresh_t, pt)
+    assert (sorted(ms), sorted(us)) == (sorted(mt), sorted(ut))
+    assert fresh_s.out.weight is fresh_s.emb.weight
+    assert fresh_s.emb.weight.tolist() == tm.emb.weight.tolist()
+    # a model without the tied layer: strict loading fails with the same message
+    ps_lin = tmp_path / "lin.safetensors"
+    st.save_file({"weight": torch.ones(2, 2), "extra": torch.ones(1)}, ps_lin)
+    with pytest.raises(RuntimeError) as es:
+        ss.load_model(strided.nn.Linear(2, 2), ps_lin)
+    with pytest.raises(RuntimeError) as et:
+        st.load_model(torch.nn.Linear(2, 2), ps_lin)
+    assert str(es.value) == str(et.value)
+
+
+def _to_bytes_io(obj):
+    import io
+    buf = io.BytesIO()
+    torch.save(obj, buf)
+    buf.seek(0)
+    return buf

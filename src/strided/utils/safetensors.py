@@ -21,7 +21,7 @@ from typing import Any
 
 from ..core import dtypes as _dt
 
-__all__ = ["load", "load_file", "safe_open", "save", "save_file"]
+__all__ = ["load", "load_file", "load_model", "safe_open", "save", "save_file", "save_model"]
 
 # the reference's dtype enum order; tensors are laid out by it, descending
 _CODES = [("BOOL", _dt.bool_), ("U8", _dt.uint8), ("I8", _dt.int8), ("I16", _dt.int16),
@@ -43,12 +43,7 @@ def _check_tensors(tensors: dict) -> None:
             raise ValueError(f"Key `{k}` is invalid, expected torch.Tensor but received "
                              f"{type(v)}")
     # tensors that overlap in memory are refused (they would come back as copies)
-    by_storage: dict[int, list] = {}
-    for k, v in tensors.items():
-        if v.numel() == 0:
-            continue
-        by_storage.setdefault(id(v.untyped_storage()), []).append(k)
-    shared = [set(names) for names in by_storage.values() if len(names) > 1]
+    shared = [names for names in _find_shared_tensors(tensors) if len(names) > 1]
     if shared:
         raise RuntimeError(f"""
             Some tensors share memory, this will lead to duplicate memory on disk and potential differences when loading them again: {shared}.
@@ -65,6 +60,117 @@ def _check_tensors(tensors: dict) -> None:
                 "saving.")
         if v.dtype not in _CODE_OF:
             raise KeyError(str(v.dtype))
+
+
+def _end_ptr(t) -> int:
+    if t.numel():
+        return t.reshape(-1)[-1].data_ptr() + t.element_size()
+    return t.data_ptr()
+
+
+def _find_shared_tensors(tensors: dict) -> list:
+    """Groups of names whose tensors overlap in memory (one storage, overlapping byte
+    ranges), in the reference's order; singletons included."""
+    by_storage: dict = {}
+    for k, v in tensors.items():
+        storage = v.untyped_storage()
+        if v.device.type != "meta" and storage.data_ptr() != 0 and storage.nbytes() != 0:
+            by_storage.setdefault((str(v.device), storage.data_ptr(), storage.nbytes()),
+                                  set()).add(k)
+    groups = []
+    for names in sorted(by_storage.values(), key=sorted):
+        if len(names) < 2:
+            groups.append(names)
+            continue
+        areas = sorted((tensors[n].data_ptr(), _end_ptr(tensors[n]), n) for n in names)
+        _, last_stop, first = areas[0]
+        groups.append({first})
+        for start, stop, name in areas[1:]:
+            if start >= last_stop:
+                groups.append({name})
+            else:
+                groups[-1].add(name)
+            last_stop = stop
+    return groups
+
+
+def _is_complete(t) -> bool:
+    storage = t.untyped_storage()
+    return t.data_ptr() == storage.data_ptr() and \
+        t.numel() * t.element_size() == storage.nbytes()
+
+
+def _remove_duplicate_names(state_dict: dict, *, preferred_names=None,
+                            discard_names=None) -> dict:
+    """For each group of overlapping tensors: the name to keep -> the names to drop."""
+    preferred_names = set(preferred_names or [])
+    discard_names = set(discard_names or [])
+    to_remove: dict = {}
+    for shared in _find_shared_tensors(state_dict):
+        complete = {n for n in shared if _is_complete(state_dict[n])}
+        if not complete:
+            raise RuntimeError(
+                "Error while trying to find names to remove to save state dict, but found no "
+                f"suitable name to keep for saving amongst: {shared}. None is covering the "
+                "entire storage.Refusing to save/load the model since you could be storing "
+                "much more memory than needed. Please refer to https://huggingface.co/docs/"
+                "safetensors/torch_shared_tensors for more information. Or open an issue.")
+        keep = sorted(complete)[0]
+        if complete - discard_names:
+            keep = sorted(complete - discard_names)[0]
+        if preferred_names & complete:
+            keep = sorted(preferred_names & complete)[0]
+        for name in sorted(shared):
+            if name != keep:
+                to_remove.setdefault(keep, []).append(name)
+    return to_remove
+
+
+def save_model(model, filename, metadata: dict | None = None,
+               force_contiguous: bool = True) -> None:
+    """Saves ``model.state_dict()``, keeping one name of each group of tied tensors (the
+    dropped names are recorded in the metadata as ``dropped -> kept``)."""
+    state_dict = model.state_dict()
+    for kept, dropped in _remove_duplicate_names(state_dict).items():
+        for name in dropped:
+            if metadata is None:
+                metadata = {}
+            if name not in metadata:
+                metadata[name] = kept
+            del state_dict[name]
+    if force_contiguous:
+        state_dict = {k: v.contiguous() for k, v in state_dict.items()}
+    try:
+        save_file(state_dict, filename, metadata=metadata)
+    except ValueError as e:
+        raise ValueError(str(e) + " Or use save_model(..., force_contiguous=True), read the "
+                         "docs for potential caveats.") from None
+
+
+def load_model(model, filename, strict: bool = True, device="cpu") -> tuple:
+    """Loads a file written by ``save_model`` into ``model``; returns (missing, unexpected)
+    names, and with ``strict`` raises when either is non-empty (tied names are not
+    missing)."""
+    state_dict = load_file(filename, device=device)
+    to_remove = _remove_duplicate_names(model.state_dict(), preferred_names=state_dict.keys())
+    missing, unexpected = model.load_state_dict(state_dict, strict=False)
+    missing = set(missing)
+    for dropped in to_remove.values():
+        for name in dropped:
+            if name not in missing:
+                unexpected.append(name)
+            else:
+                missing.remove(name)
+    if strict and (missing or unexpected):
+        error = f"Error(s) in loading state_dict for {model.__class__.__name__}:"
+        if missing:
+            error += "\n    Missing key(s) in state_dict: " + ", ".join(
+                f'"{k}"' for k in sorted(missing))
+        if unexpected:
+            error += "\n    Unexpected key(s) in state_dict: " + ", ".join(
+                f'"{k}"' for k in sorted(unexpected))
+        raise RuntimeError(error)
+    return missing, unexpected
 
 
 def _serialize(tensors: dict, metadata: dict | None):
