@@ -464,3 +464,26 @@ def test_autocast_einsum_dtype_matches_torch(case):
         except Exception as e:  # noqa: BLE001 - compared below
             results.append((type(e).__name__, str(e)))
     assert results[0] == results[1], (eq, in_bf16, results)
+
+
+def test_scaler_pickles_between_iterations():
+    import pickle
+
+    def go(lib):
+        p = lib.nn.Parameter(lib.ones(2))
+        opt = lib.optim.SGD([p], lr=0.1)
+        s = lib.amp.GradScaler("cpu", init_scale=16.0, growth_interval=1)
+        s.scale(p.sum()).backward()
+        s.step(opt)
+        s.update()
+        clone = pickle.loads(pickle.dumps(s))
+        return clone.get_scale(), clone._get_growth_tracker(), clone.state_dict()
+    check(go)
+
+    def mid_iteration(lib):
+        p = lib.nn.Parameter(lib.ones(2))
+        s = lib.amp.GradScaler("cpu")
+        s.scale(p.sum()).backward()
+        s.unscale_(lib.optim.SGD([p], lr=0.1))
+        pickle.dumps(s)
+    check(mid_iteration)
