@@ -309,6 +309,21 @@ def _restore_device(device):
     return str(map_location)
 
 
+# torch's rebuild functions for tensors strided does not have: loading one says so
+_UNSUPPORTED_REBUILDS = {
+    "_rebuild_sparse_tensor": "sparse", "_rebuild_qtensor": "quantized",
+    "_rebuild_nested_tensor": "nested", "_rebuild_wrapper_subclass": "wrapper subclass",
+}
+
+
+def _refuse(name: str, kind: str):
+    def rebuild(*args, **kwargs):
+        raise RuntimeError(f"strided has no {kind} tensors: cannot load the checkpoint's "
+                           f"torch._utils.{name}(...)")
+    rebuild.__name__ = name
+    return rebuild
+
+
 _LAYOUTS_BY_NAME: dict[str, Any] = {}
 
 
@@ -344,6 +359,8 @@ def _build_name_tables():
         "torch.device": _device,
         "torch.nn.parameter.Parameter": Parameter,
     }
+    for name, kind in _UNSUPPORTED_REBUILDS.items():
+        load_names[f"torch._utils.{name}"] = _refuse(name, kind)
     for d in _dt.ALL_DTYPES:
         load_names[f"torch.{d.name}"] = d
     for name, marker in _STORAGE_TYPES.items():
@@ -353,6 +370,8 @@ def _build_name_tables():
     keep = []
     for full, obj in load_names.items():
         if isinstance(obj, _dt.dtype) and full != f"torch.{obj.name}":
+            continue
+        if full.rpartition(".")[2] in _UNSUPPORTED_REBUILDS:
             continue
         module, _, name = full.rpartition(".")
         save_names[id(obj)] = (module, name)

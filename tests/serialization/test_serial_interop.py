@@ -633,3 +633,10 @@ def test_tar_format_of_old_torch(tmp_path):
     with pytest.raises(RuntimeError) as et:
         torch.load(str(path))
     assert str(es.value) == str(et.value)
+
+
+def test_tensors_strided_lacks_are_refused_clearly():
+    data = via_torch({"s": torch.eye(2).to_sparse()})
+    assert tload(data)["s"].is_sparse
+    with pytest.raises(RuntimeError, match="strided has no sparse tensors"):
+        sload(data)
