@@ -239,3 +239,17 @@ def test_report_worst_differences(capsys):
             for k, v in sorted(WORST.items(), key=lambda kv: -kv[1]):
                 print(f"  {v:.2e}  {k}")
     assert all(v < 1e-3 for v in WORST.values())
+
+
+@pytest.mark.parametrize("amsgrad", [False, True])
+def test_adam_tensor_betas_and_lr(amsgrad):
+    ps, pt = make_params(strided), make_params(torch)
+    os_ = strided.optim.Adam(ps, lr=strided.tensor(0.01), amsgrad=amsgrad,
+                             betas=(strided.tensor(0.9), strided.tensor(0.999)))
+    ot = torch.optim.Adam(pt, lr=torch.tensor(0.01), amsgrad=amsgrad, foreach=False,
+                          betas=(torch.tensor(0.9), torch.tensor(0.999)))
+    for step in range(20):
+        set_grads(ps, pt, step)
+        os_.step()
+        ot.step()
+    _assert_params(ps, pt)
