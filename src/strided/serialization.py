@@ -32,6 +32,11 @@ be imported under that name: saving uses it with a prelude of torch's names (Not
 fast pickler]), and falls back to ``pickle._Pickler`` (the pure-Python pickler, whose
 ``save_global`` we override) when an object needs another renamed global (whole modules).
 
+What strided does not have, it refuses plainly: sparse, quantized and nested tensors
+(their ``_rebuild_*`` raise a RuntimeError naming the kind), devices other than 'cpu' and
+'meta' (a checkpoint tagged 'cuda:0' needs ``map_location``, as torch without a GPU says),
+and ``TypedStorage``: a storage saved on its own loads as an ``UntypedStorage``.
+
 Note [mmap]
 ~~~~~~~~~~~
 Records are stored uncompressed and aligned to 64 bytes, so ``load(path, mmap=True)``
