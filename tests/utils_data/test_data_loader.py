@@ -485,6 +485,32 @@ def test_timeout():
     assert str(es) == str(et) == "DataLoader timed out after 0.3 seconds"
 
 
+def _unpicklable_collate(batch):
+    return lambda: batch
+
+
+class _RaisesUnpicklable(strided.utils.data.Dataset):
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        class Local(Exception):
+            pass
+        raise Local("local")
+
+
+def test_unpicklable_results_raise_instead_of_hanging():
+    es = _raised(strided, [1, 2], num_workers=1, collate_fn=_unpicklable_collate)
+    assert type(es) is AttributeError
+    assert str(es).startswith("Caught AttributeError in DataLoader worker process 0.")
+    assert "Can't pickle local object" in str(es)
+
+    es = _raised(strided, _RaisesUnpicklable(), num_workers=1)
+    assert type(es) is RuntimeError
+    assert str(es).startswith("Caught RuntimeError in DataLoader worker process 0.")
+    assert str(es).rstrip().endswith("Local: local")
+
+
 def test_timeout_needs_workers():
     check(lambda m: iter(D(m).DataLoader([1], timeout=1.0)))
 

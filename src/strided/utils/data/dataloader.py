@@ -440,7 +440,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
 
     def _try_get_data(self, timeout: float = _LIVENESS_INTERVAL):
         try:
-            return True, self._data_queue.get(timeout=timeout)
+            # workers send their messages pickled (see _utils.worker._pack)
+            return True, pickle.loads(self._data_queue.get(timeout=timeout))
         except Exception as e:
             failed = [w for wid, w in enumerate(self._workers)
                       if self._workers_status[wid] and not w.is_alive()]

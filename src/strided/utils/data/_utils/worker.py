@@ -16,6 +16,7 @@ import random
 import sys
 import traceback
 from dataclasses import dataclass
+from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
 import numpy as np
@@ -115,6 +116,26 @@ def _compact(data):
     return data
 
 
+def _pack(message, worker_id: int):
+    """A message for the main process, pickled here rather than in the queue's feeder
+    thread: there, a batch (or an exception class) that does not pickle is only printed
+    and the main process waits forever; here it becomes an error the main process raises."""
+    try:
+        return bytes(ForkingPickler.dumps(message))
+    except Exception:
+        idx, data = message
+        if not isinstance(data, ExceptionWrapper):
+            data = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
+            try:
+                return bytes(ForkingPickler.dumps((idx, data)))
+            except Exception:
+                pass
+        # the exception's type does not pickle: the traceback text's last line still
+        # names it
+        data.exc_type = RuntimeError
+        return bytes(ForkingPickler.dumps((idx, data)))
+
+
 def _parent_alive(parent_pid: int) -> bool:
     # When the main process dies the worker is re-parented, so its ppid changes.
     return os.getppid() == parent_pid
@@ -158,7 +179,7 @@ def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event,
                 continue
             if isinstance(r, _ResumeIteration):
                 # persistent workers: a new epoch starts with a fresh fetcher
-                data_queue.put((r, None))
+                data_queue.put(_pack((r, None), worker_id))
                 iteration_end = False
                 fetcher = make_fetcher(dataset_kind, dataset, auto_collation, collate_fn,
                                        drop_last)
@@ -180,7 +201,7 @@ def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event,
                     else:
                         data = ExceptionWrapper(
                             where=f"in DataLoader worker process {worker_id}")
-            data_queue.put((idx, _compact(data)))
+            data_queue.put(_pack((idx, _compact(data)), worker_id))
             del data, idx, index, r
     except KeyboardInterrupt:
         pass
