@@ -18,6 +18,7 @@ from _helpers import (
 )
 
 import strided
+from tests.conftest import check
 
 CASES = [
     ("SGD", dict(lr=0.1)),
@@ -253,3 +254,23 @@ def test_adam_tensor_betas_and_lr(amsgrad):
         os_.step()
         ot.step()
     _assert_params(ps, pt)
+
+
+@pytest.mark.parametrize("amsgrad", [False, True])
+def test_adam_differentiable_gives_torch_values_and_gradients(amsgrad):
+    # differentiable=True: the update is recorded by autograd (torch's tensor-valued form)
+    rng = np.random.default_rng(0)
+    init = rng.standard_normal(6)
+    grads = [rng.standard_normal(6) for _ in range(3)]
+
+    def run(m):
+        w = m.tensor(init.copy(), requires_grad=True)
+        q = w.clone()
+        opt = m.optim.Adam([q], lr=0.1, differentiable=True, amsgrad=amsgrad,
+                           weight_decay=0.1)
+        for g in grads:
+            q.grad = m.tensor(g.copy())
+            opt.step()
+        (q ** 2).sum().backward()
+        return q.detach(), w.grad
+    check(run, exact=False)

@@ -141,8 +141,10 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, 
         if weight_decay != 0:
             if decoupled_weight_decay:
                 param.mul_(1 - lr * weight_decay)
+            elif isinstance(weight_decay, torch.Tensor) and weight_decay.requires_grad:
+                grad = grad.addcmul_(param.clone(), weight_decay)
             else:
-                grad = grad.add(param, alpha=weight_decay)
+                grad = grad.add(param, alpha=_value(weight_decay))
         if torch.is_complex(param):
             grad, exp_avg, exp_avg_sq = _as_real(grad), _as_real(exp_avg), _as_real(exp_avg_sq)
             if amsgrad:
@@ -150,7 +152,14 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, 
             param = _as_real(param)
         b1 = beta1.to(dtype=param.dtype) if isinstance(beta1, torch.Tensor) else beta1
         exp_avg.lerp_(grad, 1 - b1)
-        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=_value(1 - beta2))
+        if differentiable and isinstance(beta2, torch.Tensor) and beta2.requires_grad:
+            exp_avg_sq.lerp_(torch.square(grad), weight=1 - beta2)
+        else:
+            exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=_value(1 - beta2))
+        if differentiable:
+            _differentiable_tail(param, exp_avg, exp_avg_sq, max_exp_avg_sqs, i, step_t,
+                                 amsgrad, beta1, beta2, lr, eps)
+            continue
         step = _value(step_t)
         bias_correction1 = 1 - beta1 ** step
         bias_correction2 = 1 - beta2 ** step
@@ -164,3 +173,21 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, 
         param.addcdiv_(exp_avg, denom, value=-_value(step_size))
         if amsgrad and torch.is_complex(params[i]):
             max_exp_avg_sqs[i] = torch.view_as_complex(max_exp_avg_sqs[i])
+
+
+def _differentiable_tail(param, exp_avg, exp_avg_sq, max_exp_avg_sqs, i, step_t, amsgrad,
+                         beta1, beta2, lr, eps) -> None:
+    """torch's tensor-valued form of the bias-corrected update (``differentiable=True``):
+    the step and the corrections stay tensors and nothing the graph needs is overwritten."""
+    bias_correction1 = 1 - beta1 ** step_t
+    bias_correction2 = 1 - beta2 ** step_t
+    step_size_neg = (lr / bias_correction1).neg()
+    bias_correction2_sqrt = bias_correction2.sqrt()
+    if amsgrad:
+        previous = max_exp_avg_sqs[i].clone()
+        max_exp_avg_sqs[i].copy_(torch.maximum(previous, exp_avg_sq))
+        second = max_exp_avg_sqs[i]
+    else:
+        second = exp_avg_sq
+    denom = (second.sqrt() / (bias_correction2_sqrt * step_size_neg)).add_(eps / step_size_neg)
+    param.addcdiv_(exp_avg.clone(), denom)
