@@ -17,7 +17,9 @@ import time
 import numpy as np
 import pytest
 import torch
-from conftest import assert_same_result, check
+from conftest import assert_same_result, check, hyp
+from hypothesis import given
+from hypothesis import strategies as st
 
 import strided
 
@@ -347,6 +349,19 @@ def test_numpy_seed_matches_torch_generate_state():
 def test_iterable_dataset(kwargs):
     both(lambda name: Stream(name, 11), **kwargs)
     both(lambda name: Stream(name, 5, split=False), **kwargs)
+
+
+def test_iterable_dataset_persistent_workers():
+    both(lambda name: Stream(name, 9), num_workers=2, batch_size=2, persistent_workers=True,
+         n_epochs=2)
+
+
+@hyp(15)
+@given(n=st.integers(1, 40), batch=st.integers(1, 12), shuffle=st.booleans(),
+       drop_last=st.booleans(), seed=st.integers(0, 2**32 - 1), epochs_=st.integers(1, 2))
+def test_batches_property(n, batch, shuffle, drop_last, seed, epochs_):
+    both(lambda name: Rows(name, n), batch_size=batch, shuffle=shuffle, drop_last=drop_last,
+         seed=seed, n_epochs=epochs_)
 
 
 def test_iterable_dataset_len_warning():
