@@ -250,19 +250,25 @@ def _max_pool_compute(self, nd, ks, ss, ps, ds, outs, out, indices):
         _store(indices, np.take(koff, kpos) + base)
 
 
-def _max_pool2d_check_args(self, kernel_size, stride, padding, dilation):
-    check(len(kernel_size) in (1, 2),
-          "max_pool2d: kernel_size must either be a single int, or a tuple of two ints")
-    ks = _expand(kernel_size, 2)
-    check(len(stride) in (0, 1, 2),
-          "max_pool2d: stride must either be omitted, a single int, or a tuple of two ints")
-    ss = ks if not stride else _expand(stride, 2)
-    check(len(padding) in (1, 2),
-          "max_pool2d: padding must either be a single int, or a tuple of two ints")
-    ps = _expand(padding, 2)
-    check(len(dilation) in (1, 2),
-          "max_pool2d: dilation must be either a single int, or a tuple of two ints")
-    ds = _expand(dilation, 2)
+_NUMBER_WORDS = {2: "two", 3: "three"}
+
+
+def _window_args(name, nd, kernel_size, stride, padding, dilation=(1,), must="must either be"):
+    """kernel_size / stride / padding / dilation of an nd pooling op, each checked to hold
+    1 or nd ints (stride may also be empty: the kernel size) and expanded to nd ints, with
+    torch's messages: ``must`` is their wording ("must either be"; avg_pool3d's "must
+    be"), except dilation's, which torch words "must be either" throughout."""
+    words = _NUMBER_WORDS[nd]
+
+    def expand(arg, values, must, omitted=""):
+        check(len(values) in ((0, 1, nd) if omitted else (1, nd)), lambda: (
+            f"{name}: {arg} {must} {omitted}a single int, or a tuple of {words} ints"))
+        return _expand(values, nd)
+
+    ks = expand("kernel_size", kernel_size, must)
+    ss = expand("stride", stride, must, omitted="omitted, ") or ks
+    ps = expand("padding", padding, must)
+    ds = expand("dilation", dilation, "must be either")
     return ks, ss, ps, ds
 
 
@@ -296,7 +302,7 @@ def _pool2d_shape_check(self, ks, ss, ps, ds, outs, cl):
 
 
 def _max_pool2d_geometry(self, kernel_size, stride, padding, dilation, ceil_mode):
-    ks, ss, ps, ds = _max_pool2d_check_args(self, kernel_size, stride, padding, dilation)
+    ks, ss, ps, ds = _window_args("max_pool2d", 2, kernel_size, stride, padding, dilation)
     cl = _channels_last(self, 2)
     ndim = len(self._sizes)
     check(ndim in (3, 4), "non-empty 3D or 4D (batch mode) tensor expected for input")
@@ -382,18 +388,7 @@ def _check_dim(t, ndim, dim, size):
 
 
 def _max_pool3d_geometry(self, kernel_size, stride, padding, dilation, ceil_mode, fn):
-    check(len(kernel_size) in (1, 3),
-          "max_pool3d: kernel_size must either be a single int, or a tuple of three ints")
-    ks = _expand(kernel_size, 3)
-    check(len(stride) in (0, 1, 3),
-          "max_pool3d: stride must either be omitted, a single int, or a tuple of three ints")
-    ss = ks if not stride else _expand(stride, 3)
-    check(len(padding) in (1, 3),
-          "max_pool3d: padding must either be a single int, or a tuple of three ints")
-    ps = _expand(padding, 3)
-    check(len(dilation) in (1, 3),
-          "max_pool3d: dilation must be either a single int, or a tuple of three ints")
-    ds = _expand(dilation, 3)
+    ks, ss, ps, ds = _window_args("max_pool3d", 3, kernel_size, stride, padding, dilation)
     ndim = len(self._sizes)
     check(ndim in (4, 5), "non-empty 4D or 5D (batch mode) tensor expected for input")
     outs = tuple(_pool_out_size(self._sizes[-3 + i], ks[i], ps[i], ss[i], ds[i], ceil_mode)
@@ -594,15 +589,7 @@ def _avg_pool_compute(self, nd, ks, ss, ps, outs, count_include_pad, divisor_ove
 
 
 def _avg_pool2d_geometry(self, kernel_size, stride, padding, ceil_mode, divisor_override):
-    check(len(kernel_size) in (1, 2),
-          "avg_pool2d: kernel_size must either be a single int, or a tuple of two ints")
-    ks = _expand(kernel_size, 2)
-    check(len(stride) in (0, 1, 2),
-          "avg_pool2d: stride must either be omitted, a single int, or a tuple of two ints")
-    ss = ks if not stride else _expand(stride, 2)
-    check(len(padding) in (1, 2),
-          "avg_pool2d: padding must either be a single int, or a tuple of two ints")
-    ps = _expand(padding, 2)
+    ks, ss, ps, _ = _window_args("avg_pool2d", 2, kernel_size, stride, padding)
     check(divisor_override is None or divisor_override != 0, "divisor must be not zero")
     maybe_wrap_dim(-3, len(self._sizes))     # torch reads input.size(-3) here
     outs = tuple(_pool_out_size(self._sizes[-2 + i], ks[i], ps[i], ss[i], 1, ceil_mode)
@@ -667,15 +654,8 @@ def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
 
 
 def _avg_pool3d_geometry(self, kernel_size, stride, padding, ceil_mode, divisor_override, fn):
-    check(len(kernel_size) in (1, 3),
-          "avg_pool3d: kernel_size must be a single int, or a tuple of three ints")
-    ks = _expand(kernel_size, 3)
-    check(len(stride) in (0, 1, 3),
-          "avg_pool3d: stride must be omitted, a single int, or a tuple of three ints")
-    ss = ks if not stride else _expand(stride, 3)
-    check(len(padding) in (1, 3),
-          "avg_pool3d: padding must be a single int, or a tuple of three ints")
-    ps = _expand(padding, 3)
+    ks, ss, ps, _ = _window_args("avg_pool3d", 3, kernel_size, stride, padding,
+                                 must="must be")
     ndim = len(self._sizes)
     check(ndim in (4, 5), "non-empty 4D or 5D (batch mode) tensor expected for input")
     check(divisor_override is None or divisor_override != 0, "divisor must be not zero")
