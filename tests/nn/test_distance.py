@@ -13,13 +13,13 @@ from hypothesis import strategies as st
 import strided
 from tests.autograd.grad_harness import gradcheck_strided
 from tests.conftest import check, hyp
+from tests.nn.helpers import both_from_numpy
 
 RNG = np.random.default_rng(3)
 
 
 def _run(fn, *arrs, rtol=1e-12, atol=1e-13):
-    pairs = [(strided.from_numpy(a.copy()).requires_grad_(True),
-              torch.from_numpy(a.copy()).requires_grad_(True)) for a in arrs]
+    pairs = [both_from_numpy(a, requires_grad=True) for a in arrs]
     rs = fn(strided, *[p[0] for p in pairs])
     rt = fn(torch, *[p[1] for p in pairs])
     assert tuple(rs.shape) == tuple(rt.shape) and rs.stride() == rt.stride()

@@ -14,13 +14,14 @@ from hypothesis import strategies as st
 import strided
 from tests.autograd.grad_harness import gradcheck_strided
 from tests.conftest import assert_same, check, hyp
+from tests.nn.helpers import both_from_numpy
+from tests.nn.helpers import channels_last_copy as _cl
 
 RNG = np.random.default_rng(5)
 
 
 def _run(fn, arr, grad=True):
-    xs = strided.from_numpy(arr.copy()).requires_grad_(grad)
-    xt = torch.from_numpy(arr.copy()).requires_grad_(grad)
+    xs, xt = both_from_numpy(arr, requires_grad=grad)
     rs, rt = fn(strided, xs), fn(torch, xt)
     assert_same(rs, rt)
     if grad:
@@ -187,12 +188,6 @@ def test_circular_pad_module_dim_check():
     for name, shape in (("CircularPad1d", (3,)), ("CircularPad2d", (1, 2)),
                         ("CircularPad3d", (1, 2, 3, 4, 5, 6))):
         check(lambda m, name=name, shape=shape: getattr(m.nn, name)(1)(m.zeros(shape)))
-
-
-def _cl(x):
-    perm = (0,) + tuple(range(2, x.dim())) + (1,)
-    back = (0, x.dim() - 1) + tuple(range(1, x.dim() - 1))
-    return x.permute(perm).contiguous().permute(back)
 
 
 @pytest.mark.parametrize("mode", ["reflect", "replicate"])

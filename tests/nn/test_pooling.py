@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 import strided
 from tests.autograd.grad_harness import check_grads, gradcheck_strided
 from tests.conftest import assert_same, check, hyp
+from tests.nn.helpers import both_from_numpy
+from tests.nn.helpers import channels_last_copy as _cl
 
 RNG = np.random.default_rng(7)
 
@@ -23,16 +25,10 @@ def _arr(shape, dtype="float64", ties=False):
     return RNG.standard_normal(shape).astype(dtype)
 
 
-def _both(arr, requires_grad=False):
-    s = strided.from_numpy(arr.copy()).requires_grad_(requires_grad)
-    t = torch.from_numpy(arr.copy()).requires_grad_(requires_grad)
-    return s, t
-
-
 def _run(fn, arr, exact=True, grad=True):
     """fn(m, x) on both libraries: outputs (values, indices, strides), grad_fn names and
     input gradients (of a weighted sum of the float outputs)."""
-    xs, xt = _both(arr, requires_grad=grad)
+    xs, xt = both_from_numpy(arr, requires_grad=grad)
     rs, rt = fn(strided, xs), fn(torch, xt)
     outs_s = rs if isinstance(rs, tuple) else (rs,)
     outs_t = rt if isinstance(rt, tuple) else (rt,)
@@ -48,13 +44,6 @@ def _run(fn, arr, exact=True, grad=True):
         (first_t * wt).sum().backward()
         np.testing.assert_allclose(xs.grad.numpy(), xt.grad.numpy(), rtol=1e-10, atol=1e-12)
     return rs, rt
-
-
-def _cl(x):
-    """A channels-last copy of x (N, C, *spatial)."""
-    perm = (0,) + tuple(range(2, x.dim())) + (1,)
-    back = (0, x.dim() - 1) + tuple(range(1, x.dim() - 1))
-    return x.permute(perm).contiguous().permute(back)
 
 
 def _meta(fn, shape, dtype="float32"):

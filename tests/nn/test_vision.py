@@ -14,22 +14,18 @@ from hypothesis import strategies as st
 import strided
 from tests.autograd.grad_harness import gradcheck_strided
 from tests.conftest import assert_same, check, hyp
+from tests.nn.helpers import both_from_numpy
+from tests.nn.helpers import channels_last_copy as _cl
 
 RNG = np.random.default_rng(11)
 
 pytestmark = pytest.mark.filterwarnings("ignore:Since version 1.3.0, affine_grid")
 
 
-def _both(arr, requires_grad=False):
-    s = strided.from_numpy(arr.copy()).requires_grad_(requires_grad)
-    t = torch.from_numpy(arr.copy()).requires_grad_(requires_grad)
-    return s, t
-
-
 def _run(fn, *arrs, rtol=1e-12, atol=1e-13, grad=True, exact_strides=True):
     """fn(m, *xs) in both libraries: output values, strides and dtype, grad_fn name and the
     gradients of every float input (of a random weighting of the output)."""
-    pairs = [_both(a, requires_grad=grad and a.dtype.kind == "f") for a in arrs]
+    pairs = [both_from_numpy(a, requires_grad=grad and a.dtype.kind == "f") for a in arrs]
     rs = fn(strided, *[p[0] for p in pairs])
     rt = fn(torch, *[p[1] for p in pairs])
     assert tuple(rs.shape) == tuple(rt.shape)
@@ -55,12 +51,6 @@ def _meta(fn, shape):
     mt = fn(torch, torch.empty(shape, device="meta"))
     assert ms.device.type == "meta"
     assert tuple(ms.shape) == tuple(mt.shape) and ms.stride() == mt.stride()
-
-
-def _cl(x):
-    perm = (0,) + tuple(range(2, x.dim())) + (1,)
-    back = (0, x.dim() - 1) + tuple(range(1, x.dim() - 1))
-    return x.permute(perm).contiguous().permute(back)
 
 
 # -- interpolate: every mode ------------------------------------------------------------------
@@ -559,6 +549,6 @@ def test_gumbel_softmax_eps_warning():
 
 def test_pad_meta_and_values_exact():
     x = RNG.standard_normal((1, 2, 3, 4))
-    s, t = _both(x)
+    s, t = both_from_numpy(x)
     assert_same(strided.nn.functional.pad(s, (1, 2, 2, 0), mode="reflect"),
                 torch.nn.functional.pad(t, (1, 2, 2, 0), mode="reflect"))
