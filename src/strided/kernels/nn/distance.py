@@ -16,19 +16,13 @@ from ...core.checks import check
 from ...core.tensor_impl import numel_of
 from .. import views
 from ..factory import empty
+from ..shape_ops import _fill_from
 
 _call = views._call_op
 
 
 def _is_meta(t) -> bool:
     return t._device.type == "meta"
-
-
-def _fill(result, values):
-    if numel_of(result._sizes):
-        with np.errstate(all="ignore"):
-            np.copyto(result._array(), values, casting="unsafe")
-    return result
 
 
 def _pdist_checks(self, p):
@@ -69,7 +63,7 @@ def pdist_forward(self, p=2):
         return result
     x = self._array()
     if self._sizes[1] == 0:
-        return _fill(result, 0)
+        return _fill_from(result, 0)
     i, j = _pairs(n)
     out = np.empty(i.shape[0], x.dtype)
     # blocks of pairs small enough to stay in cache (the differences are not kept)
@@ -78,7 +72,7 @@ def pdist_forward(self, p=2):
         for lo in range(0, i.shape[0], step):
             hi = lo + step
             out[lo:hi] = _pair_norm(x[i[lo:hi]] - x[j[lo:hi]], p)
-    return _fill(result, out)
+    return _fill_from(result, out)
 
 
 def pdist_backward(grad, self, p, pdist):
@@ -109,7 +103,7 @@ def pdist_backward(grad, self, p, pdist):
                              / np.power(d, p - 1))
         np.add.at(out, i, c)
         np.add.at(out, j, -c)
-    return _fill(result, out)
+    return _fill_from(result, out)
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-08):

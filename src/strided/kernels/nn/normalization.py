@@ -44,6 +44,7 @@ from ...core.layouts import channels_last_order, contiguous_format
 from ...core.tensor_impl import compute_is_contiguous, contiguous_strides, numel_of
 from ..factory import empty, new_strided
 from ..resize import resize_output
+from ..shape_ops import _strides_in_order
 from ..views import _call_op
 
 _LOW = (dt.float16, dt.bfloat16)
@@ -100,13 +101,7 @@ def _channels_last_strides(t):
     sizes = t._sizes
     if len(sizes) not in (4, 5) or channels_last_order(sizes, t._strides) is None:
         return None
-    order = (1, 3, 2, 0) if len(sizes) == 4 else (1, 4, 3, 2, 0)
-    strides = [0] * len(sizes)
-    step = 1
-    for d in order:
-        strides[d] = step
-        step *= max(sizes[d], 1)
-    return tuple(strides)
+    return _strides_in_order(sizes, (1, 3, 2, 0) if len(sizes) == 4 else (1, 4, 3, 2, 0))
 
 
 def _empty_suggest(t, dtype):

@@ -28,28 +28,13 @@ from ...core.layouts import channels_last_order
 from ...core.tensor_impl import contiguous_strides, numel_of
 from .. import views
 from ..factory import empty, new_strided
+from ..shape_ops import _fill_from, _strides_in_order
 
 _call = views._call_op
 
 
 def _is_meta(t) -> bool:
     return t._device.type == "meta"
-
-
-def _fill(result, values):
-    if numel_of(result._sizes):
-        with np.errstate(all="ignore"):
-            np.copyto(result._array(), values, casting="unsafe")
-    return result
-
-
-def _strides_in_order(sizes, order) -> tuple:
-    strides = [0] * len(sizes)
-    acc = 1
-    for d in order:
-        strides[d] = acc
-        acc *= max(sizes[d], 1)
-    return tuple(strides)
 
 
 def _empty_as(like, sizes, dtype=None):
@@ -363,7 +348,7 @@ def _upsample(self, output_size, mode, align_corners, scales):
         idx, w = _taps(mode, self._sizes[axis], output_size[i], align_corners, scales[i], acc,
                        self._dtype)
         arr = _resample_axis(arr, axis, idx, w)
-    return _fill(result, arr)
+    return _fill_from(result, arr)
 
 
 def _upsample_backward(grad_output, output_size, input_size, mode, align_corners, scales):
@@ -389,7 +374,7 @@ def _upsample_backward(grad_output, output_size, input_size, mode, align_corners
         axis = 2 + i
         idx, w = _taps(mode, input_size[axis], output_size[i], align_corners, scales[i], acc)
         g = _scatter_axis(g, axis, idx, w, input_size[axis])
-    return _fill(result, g)
+    return _fill_from(result, g)
 
 
 def upsample_nearest1d(self, output_size, scales=None):
@@ -678,7 +663,7 @@ def _pad_forward(self, padding, k, reflect):
         axis = ndim - k + i
         lo, hi = pairs[i]
         arr = np.take(arr, _pad_index(self._sizes[axis], lo, hi, reflect), axis=axis)
-    return _fill(result, arr)
+    return _fill_from(result, arr)
 
 
 def _pad_backward(grad_output, self, padding, k, reflect):
@@ -699,7 +684,7 @@ def _pad_backward(grad_output, self, padding, k, reflect):
         lo, hi = pairs[i]
         idx = _pad_index(self._sizes[axis], lo, hi, reflect)[:, None]
         g = _scatter_axis(g, axis, idx, None, self._sizes[axis])
-    return _fill(result, g)
+    return _fill_from(result, g)
 
 
 def reflection_pad1d(self, padding):
@@ -984,7 +969,7 @@ def _grid_sample_forward(input, grid, mode, padding_mode, align_corners, k):
             for idx, ok, factors, _ in _gs_corners(coords, spatial):
                 term = _gs_gather(inp, nidx, idx, ok) * _gs_weight(factors)[..., None]
                 out = term if out is None else out + term
-    return _fill(result, np.moveaxis(out, -1, 1))
+    return _fill_from(result, np.moveaxis(out, -1, 1))
 
 
 def _bicubic_taps(g, spatial, padding_mode, align_corners, acc):
@@ -1076,8 +1061,8 @@ def _grid_sample_backward(grad_output, input, grid, mode, padding_mode, align_co
             for d in range(k):
                 ggrid[..., k - 1 - d] = mults[d] * gc[d]
     if gi is not None:
-        _fill(gi, ginp.result(acc))
-    return gi, _fill(gg, ggrid)
+        _fill_from(gi, ginp.result(acc))
+    return gi, _fill_from(gg, ggrid)
 
 
 def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
@@ -1142,7 +1127,7 @@ def affine_grid_generator(theta, size, align_corners):
     base = _base_grid(size, align_corners, theta._dtype.np)
     th = theta._array()
     grid = np.matmul(base[None], np.swapaxes(th, 1, 2))
-    return _fill(result, grid.reshape(out_sizes))
+    return _fill_from(result, grid.reshape(out_sizes))
 
 
 def affine_grid_generator_backward(grad, size, align_corners):
@@ -1156,7 +1141,7 @@ def affine_grid_generator_backward(grad, size, align_corners):
     base = _base_grid(size, align_corners, grad._dtype.np)
     g = grad._array().reshape(size[0], -1, k)
     gt = np.matmul(base.T[None], g)          # (N, k + 1, k)
-    return _fill(result, np.swapaxes(gt, 1, 2))
+    return _fill_from(result, np.swapaxes(gt, 1, 2))
 
 
 # -- pixel / channel shuffle, one_hot ------------------------------------------------------------
@@ -1169,7 +1154,7 @@ def _permuted_copy(self, split_shape, perm, out_sizes):
     if _is_meta(self) or not numel_of(out_sizes):
         return result
     arr = np.ascontiguousarray(self._array()).reshape(split_shape).transpose(perm)
-    return _fill(result, arr.reshape(out_sizes))
+    return _fill_from(result, arr.reshape(out_sizes))
 
 
 def pixel_shuffle(self, upscale_factor):
@@ -1256,7 +1241,7 @@ def one_hot(self, num_classes=-1):
         check(num_classes > top, "Class values must be smaller than num_classes.")
     result = empty(sizes + (num_classes,), dt.int64, None, self._device)
     out = (arr[..., None] == np.arange(num_classes)).astype(np.int64)
-    return _fill(result, out)
+    return _fill_from(result, out)
 
 
 def upsample_lanczos2d_aa_vec(input, output_size, align_corners, scale_factors):
