@@ -88,3 +88,17 @@ def test_non_contiguous_lerp():
     r = A.clone().lerp_(B, 0.2)
     an, bn = A.numpy(), B.numpy()
     np.testing.assert_array_equal(r.numpy(), an + np.float32(0.2) * (bn - an))
+
+
+@pytest.mark.parametrize("dname", ["float16", "bfloat16"])
+def test_add_alpha_half_rounds_through_float32(dname):
+    d = getattr(strided, dname)
+    a = strided.tensor(RNG.standard_normal((40, 30))).to(d)
+    b = strided.tensor(RNG.standard_normal((40, 30))).to(d)
+    wide = (a.to(strided.float64).numpy()
+            + b.to(strided.float64).numpy() * float(np.float32(0.37)))
+    ref = strided.tensor(wide.astype(np.float32)).to(d).to(strided.float64).numpy()
+    np.testing.assert_array_equal(a.add(b, alpha=0.37).to(strided.float64).numpy(), ref)
+    x = a.clone()
+    x.add_(b, alpha=0.37)
+    np.testing.assert_array_equal(x.to(strided.float64).numpy(), ref)

@@ -632,17 +632,18 @@ def _write(out, value):
 _SCRATCH = threading.local()
 
 
-def _scratch_like(arr: np.ndarray) -> np.ndarray:
+def _scratch_like(arr: np.ndarray, dtype=None) -> np.ndarray:
     """A temporary of ``arr``'s shape and dtype from a one-buffer per-thread cache, for a
     kernel whose temporary never escapes (lerp_ / addcmul_ / addcdiv_ writing straight
     into their output): a training loop then faults in no fresh pages at each step."""
-    nbytes = arr.size * arr.dtype.itemsize
+    dtype = arr.dtype if dtype is None else np.dtype(dtype)
+    nbytes = arr.size * dtype.itemsize
     buf = getattr(_SCRATCH, "buf", None)
     if buf is None or buf.nbytes < nbytes or buf.nbytes > 4 * nbytes + (1 << 20):
         buf = np.empty(max(nbytes, 1), np.uint8)
         if nbytes <= 64 << 20:
             _SCRATCH.buf = buf
-    return buf[:nbytes].view(arr.dtype).reshape(arr.shape)
+    return buf[:nbytes].view(dtype).reshape(arr.shape)
 
 
 def elementwise(fn):
@@ -731,11 +732,17 @@ def _add_scaled(out, a, b, ct, alpha):
     if ct.category == dt.FLOAT:
         if c == _F32:
             alpha = float(np.float32(alpha))
+            if out.__class__ is np.ndarray and out.dtype == _F32 and out.ndim and \
+                    np.broadcast_shapes(np.shape(a), np.shape(b)) == out.shape:
+                # the float64 temporary never escapes: take it from the scratch cache (SGD's
+                # param.add_(buf, alpha=-lr) runs here at every step)
+                wide = np.multiply(b, alpha, dtype=np.float64, casting="unsafe",
+                                   out=_scratch_like(out, np.float64))
+                np.add(a, wide, out=wide, dtype=np.float64, casting="unsafe")
+                np.copyto(out, wide, casting="unsafe")
+                return
             wide = np.multiply(b, alpha, dtype=np.float64, casting="unsafe")
-            if wide.__class__ is np.ndarray and wide.shape == out.shape:
-                np.add(a, wide, out=wide, dtype=np.float64, casting="unsafe")  # no temporary
-            else:
-                wide = np.add(a, wide, dtype=np.float64, casting="unsafe")
+            wide = np.add(a, wide, dtype=np.float64, casting="unsafe")
             np.copyto(out, np.asarray(wide).astype(np.float32), casting="unsafe")
             return
         wide = np.multiply(b, float(alpha), dtype=c, casting="unsafe")

@@ -167,9 +167,11 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, 
         bias_correction2_sqrt = bias_correction2 ** 0.5
         if amsgrad:
             torch.maximum(max_exp_avg_sqs[i], exp_avg_sq, out=max_exp_avg_sqs[i])
-            denom = (max_exp_avg_sqs[i].sqrt() / bias_correction2_sqrt).add_(eps)
+            denom = max_exp_avg_sqs[i].sqrt().div_(bias_correction2_sqrt).add_(eps)
         else:
-            denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+            # torch divides out of place; dividing the fresh sqrt in place rounds the same
+            # and saves a parameter-sized allocation
+            denom = exp_avg_sq.sqrt().div_(bias_correction2_sqrt).add_(eps)
         param.addcdiv_(exp_avg, denom, value=-_value(step_size))
         if amsgrad and torch.is_complex(params[i]):
             max_exp_avg_sqs[i] = torch.view_as_complex(max_exp_avg_sqs[i])
