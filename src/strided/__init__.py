@@ -193,12 +193,12 @@ def broadcast_shapes(*shapes) -> Size:
 # -- linear algebra and the copying shape ops (issue 4) ----------------------------------------
 # -- random numbers (issue 4) -------------------------------------------------------------------
 from . import (  # noqa: E402
+    func,  # noqa: E402, F401  (torch.func.functional_call)
     linalg,
     nn,
     random,  # noqa: E402
     return_types,
 )
-from . import func  # noqa: E402, F401  (torch.func.functional_call)
 from .core.generator import Generator, default_generator  # noqa: E402
 from .frontend.functional import (  # noqa: E402
     block_diag,
@@ -238,12 +238,20 @@ from .autograd.recording import install_fallback as _install_autograd_fallback  
 _install_autograd_fallback()
 _install_autograd(_FORMULAS)
 del _FORMULAS, _install_autograd, _install_autograd_fallback
-from . import viz  # noqa: E402  (issue 6: strided.viz.storage_map)
-from . import serialization  # noqa: E402  (issue 11: torch's checkpoint format)
-from .serialization import load, save  # noqa: E402, F401
-from . import optim  # noqa: E402  (issue 11: torch.optim)
 # -- environment namespaces (issue 11): cuda, backends, accelerator, amp, compile ------------
-from . import accelerator, amp, backends, compiler, cpu, cuda, version, xpu  # noqa: E402, F401
+from . import (  # noqa: E402, F401
+    accelerator,
+    amp,
+    backends,
+    compiler,
+    cpu,
+    cuda,
+    optim,  # noqa: E402  (issue 11: torch.optim)
+    serialization,  # noqa: E402  (issue 11: torch's checkpoint format)
+    version,
+    viz,  # noqa: E402  (issue 6: strided.viz.storage_map)
+    xpu,
+)
 from ._compile import compile  # noqa: E402, F401
 from .amp.autocast_mode import (  # noqa: E402, F401
     autocast,
@@ -262,6 +270,7 @@ from .amp.autocast_mode import (  # noqa: E402, F401
     set_autocast_dtype,
     set_autocast_enabled,
 )
+from .serialization import load, save  # noqa: E402, F401
 from .utils.env import (  # noqa: E402, F401
     are_deterministic_algorithms_enabled,
     get_default_device,

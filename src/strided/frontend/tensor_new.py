@@ -36,7 +36,8 @@ import warnings
 import numpy as np
 
 from ..core import dtypes as dt
-from ..core.devices import CPU, DEFAULT_DEVICE as _DEFAULT_DEVICE
+from ..core.devices import CPU
+from ..core.devices import DEFAULT_DEVICE as _DEFAULT_DEVICE
 from ..core.devices import device as _device_cls
 from ..core.storage import UntypedStorage
 from ..core.tensor_impl import make_tensor

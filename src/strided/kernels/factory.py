@@ -15,7 +15,7 @@ from ..core import dtypes as dt
 from ..core import layouts
 from ..core.allocator import get_allocator
 from ..core.checks import check
-from ..core.devices import CPU, DEFAULT_DEVICE
+from ..core.devices import DEFAULT_DEVICE
 from ..core.storage import UntypedStorage
 from ..core.tensor_impl import compute_is_contiguous, contiguous_strides, make_tensor, numel_of
 from .copy import copy_
