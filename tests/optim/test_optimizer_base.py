@@ -10,10 +10,10 @@ import pickle
 import numpy as np
 import pytest
 import torch
-from _helpers import make_params, set_grads, to_np
 
 import strided
 from tests.conftest import _run, assert_same_error, check
+from tests.optim._helpers import make_params, set_grads, to_np
 
 
 def _params(lib):

@@ -7,7 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from _helpers import (
+
+import strided
+from tests.conftest import check
+from tests.optim._helpers import (
     assert_state_close,
     make_params,
     max_rel_diff,
@@ -16,9 +19,6 @@ from _helpers import (
     to_strided,
     to_torch,
 )
-
-import strided
-from tests.conftest import check
 
 CASES = [
     ("SGD", dict(lr=0.1)),
