@@ -4,6 +4,30 @@ Each submodule lists its public names in ``__all__``."""
 
 from __future__ import annotations
 
+from . import (  # noqa: E402
+    activation,
+    batchnorm,
+    channelshuffle,
+    container,
+    conv,
+    distance,
+    dropout,
+    flatten,
+    fold,
+    instancenorm,
+    lazy,
+    linear,
+    linear_cross_entropy,
+    linear_cross_entropy_options,
+    loss,
+    module,
+    normalization,
+    padding,
+    pixelshuffle,
+    pooling,
+    sparse,
+    upsampling,
+)
 from .activation import *  # noqa: F403
 from .batchnorm import *  # noqa: F403
 from .channelshuffle import *  # noqa: F403
@@ -26,3 +50,11 @@ from .pixelshuffle import *  # noqa: F403
 from .pooling import *  # noqa: F403
 from .sparse import *  # noqa: F403
 from .upsampling import *  # noqa: F403
+
+# Only the layers are public: a star import of this package (strided.nn does one) must not
+# bring in its submodules (``utils`` would shadow ``strided.nn.utils``).
+__all__ = [name for area in (
+    activation, batchnorm, channelshuffle, container, conv, distance, dropout, flatten, fold,
+    instancenorm, lazy, linear, linear_cross_entropy, linear_cross_entropy_options, loss, module,
+    normalization, padding, pixelshuffle, pooling, sparse, upsampling,
+) for name in area.__all__]
