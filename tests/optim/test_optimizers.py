@@ -274,3 +274,26 @@ def test_adam_differentiable_gives_torch_values_and_gradients(amsgrad):
         (q ** 2).sum().backward()
         return q.detach(), w.grad
     check(run, exact=False)
+
+
+@pytest.mark.parametrize("name,kw", [("NAdam", {}), ("NAdam", {"decoupled_weight_decay": True}),
+                                     ("RAdam", {}), ("Adagrad", {}),
+                                     ("RMSprop", {"centered": True, "momentum": 0.5}),
+                                     ("Adadelta", {}), ("SGD", {"momentum": 0.9}),
+                                     ("ASGD", {})])
+def test_differentiable_values_and_gradients(name, kw):
+    rng = np.random.default_rng(1)
+    init = rng.standard_normal(6)
+    grads = [rng.standard_normal(6) for _ in range(3)]
+
+    def run(m):
+        w = m.tensor(init.copy(), requires_grad=True)
+        q = w.clone()
+        opt = getattr(m.optim, name)([q], lr=0.05, weight_decay=0.1, differentiable=True, **kw)
+        for g in grads:
+            q.grad = m.tensor(g.copy())
+            opt.step()
+        (q ** 2).sum().backward()
+        return q.detach(), w.grad
+    check(run, exact=False)
+

@@ -118,6 +118,13 @@ def nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps, *, bet
         exp_avg.lerp_(grad, 1 - beta1)
         exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
         denom = exp_avg_sq.div(bias_correction2).sqrt()
+        if differentiable:
+            # torch's tensor-valued form: mu_product stays a tensor in the graph
+            denom = denom.add(eps)
+            mu_product_next = mu_product * mu_next
+            param.addcdiv_(grad * (-lr * (1.0 - mu) / (1.0 - mu_product)), denom)
+            param.addcdiv_(exp_avg * (-lr * mu_next / (1.0 - mu_product_next)), denom)
+            continue
         mu_product_value = _value(mu_product)
         mu_product_next = mu_product_value * mu_next
         denom.add_(eps)
