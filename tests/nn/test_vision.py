@@ -552,3 +552,14 @@ def test_pad_meta_and_values_exact():
     s, t = both_from_numpy(x)
     assert_same(strided.nn.functional.pad(s, (1, 2, 2, 0), mode="reflect"),
                 torch.nn.functional.pad(t, (1, 2, 2, 0), mode="reflect"))
+
+
+@pytest.mark.parametrize("mode", ["linear", "bilinear", "bicubic", "trilinear"])
+@pytest.mark.parametrize("align", [False, True])
+def test_interpolate_to_a_single_output(mode, align):
+    """One output sample along a dim: without align_corners it is taken from the middle of
+    the input (torch's area_pixel_compute_scale), not from its first element."""
+    k = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}[mode]
+    x = np.arange(2 * 3 * 5 ** k, dtype=np.float64).reshape((2, 3) + (5,) * k)
+    check(lambda m: m.nn.functional.interpolate(m.from_numpy(x.copy()), size=(1,) * k,
+                                                mode=mode, align_corners=align), exact=False)

@@ -62,10 +62,12 @@ def _scales_value(scale, in_size, out_size, acc):
 
 
 def _area_scale(in_size, out_size, align_corners, scale, acc):
-    if out_size > 1:
-        if align_corners:
-            return acc(acc(in_size - 1) / acc(out_size - 1))
+    """torch's area_pixel_compute_scale: only align_corners maps a single output to 0;
+    otherwise a single output samples the middle of the input like any other size."""
+    if not align_corners:
         return _scales_value(scale, in_size, out_size, acc)
+    if out_size > 1:
+        return acc(acc(in_size - 1) / acc(out_size - 1))
     return acc(0)
 
 
