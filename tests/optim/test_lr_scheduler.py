@@ -9,9 +9,11 @@ import warnings
 
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as st
 
 import strided
-from tests.conftest import assert_same_error, check
+from tests.conftest import assert_same_error, check, hyp
 
 
 def _opt(m, name="SGD"):
@@ -284,3 +286,34 @@ def test_cosine_annealing_long_run_stays_close_to_closed_form():
         sched.step()
         closed = 0.1 * (1 + math.cos(math.pi * epoch / 20)) / 2
         assert abs(sched.get_last_lr()[0] - closed) < 1e-9
+
+
+@hyp(25)
+@given(kind=st.sampled_from(["step", "multistep", "linear", "cosine", "poly", "warm", "cyclic",
+                             "onecycle"]),
+       a=st.integers(1, 12), b=st.floats(0.05, 0.95), c=st.integers(1, 3))
+def test_random_schedules_equal_torch(kind, a, b, c):
+    def make(m, o):
+        ls = m.optim.lr_scheduler
+        return {
+            "step": lambda: ls.StepLR(o, step_size=a, gamma=b),
+            "multistep": lambda: ls.MultiStepLR(o, [a, 2 * a, 2 * a + c], gamma=b),
+            "linear": lambda: ls.LinearLR(o, start_factor=b, end_factor=1.0, total_iters=a),
+            "cosine": lambda: ls.CosineAnnealingLR(o, T_max=a, eta_min=b / 100),
+            "poly": lambda: ls.PolynomialLR(o, total_iters=a, power=b * 3),
+            "warm": lambda: ls.CosineAnnealingWarmRestarts(o, T_0=a, T_mult=c),
+            "cyclic": lambda: ls.CyclicLR(o, base_lr=b / 10, max_lr=b, step_size_up=a,
+                                          step_size_down=a + c),
+            "onecycle": lambda: ls.OneCycleLR(o, max_lr=b, total_steps=60, pct_start=b / 2),
+        }[kind]()
+
+    def run(m):
+        opt = _opt(m)
+        sched = make(m, opt)
+        out = []
+        for _ in range(59):
+            opt.step()
+            sched.step()
+            out.append(sched.get_last_lr())
+        return out
+    check(run)
