@@ -235,7 +235,27 @@ def _stack(tensors, dim, out):
         check(t._sizes == ref, lambda i=i, t=t: (
             f"stack expects each tensor to be equal size, but got {list(ref)} at entry 0 and "
             f"{list(t._sizes)} at entry {i}"))
+    if out is None and _stack_directly(tensors):
+        # Note [Stacking without views]: contiguous tensors of one dtype on the CPU stack
+        # into a contiguous result (what cat of their unsqueezed views gives) in one
+        # np.stack, without making a view per tensor.
+        first = tensors[0]
+        result = empty(ref[:dim] + (len(tensors),) + ref[dim:], first._dtype, None, _CPU)
+        np.stack([t._array() for t in tensors], dim, out=result._array())
+        return result
     return _cat([views.unsqueeze(t, dim) for t in tensors], dim, out)
+
+
+def _stack_directly(tensors) -> bool:
+    first = tensors[0]
+    sizes, dtype = first._sizes, first._dtype
+    if first._device is not _CPU or not numel_of(sizes):
+        return False
+    strides = contiguous_strides(sizes)
+    for t in tensors:
+        if t._dtype is not dtype or t._strides != strides or t._device is not _CPU:
+            return False
+    return True
 
 
 def stack(tensors, dim=0):
