@@ -237,7 +237,9 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
                                              reduction=self.reduction)
 
 
-class CosineEmbeddingLoss(_Loss):
+class _PairMarginLoss(_Loss):
+    """The losses of two inputs and a +1/-1 target with a ``margin`` (default 0)."""
+
     __constants__ = ["margin", "reduction"]
 
     def __init__(self, margin: float = 0.0, size_average=None, reduce=None,
@@ -245,19 +247,14 @@ class CosineEmbeddingLoss(_Loss):
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
 
+
+class CosineEmbeddingLoss(_PairMarginLoss):
     def forward(self, input1, input2, target):
         return F.cosine_embedding_loss(input1, input2, target, margin=self.margin,
                                        reduction=self.reduction)
 
 
-class MarginRankingLoss(_Loss):
-    __constants__ = ["margin", "reduction"]
-
-    def __init__(self, margin: float = 0.0, size_average=None, reduce=None,
-                 reduction: str = "mean") -> None:
-        super().__init__(size_average, reduce, reduction)
-        self.margin = margin
-
+class MarginRankingLoss(_PairMarginLoss):
     def forward(self, input1, input2, target):
         return F.margin_ranking_loss(input1, input2, target, margin=self.margin,
                                      reduction=self.reduction)
