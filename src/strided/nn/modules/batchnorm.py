@@ -20,10 +20,10 @@ from ...core import dtypes as _dt
 from ...core.devices import device as _device
 from ...ops._generated import torch_functions as _fns
 from .. import functional as F
-from .. import init
-from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from ..parameter import UninitializedBuffer, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
+from .normalization import _register_affine, _reset_affine
 
 __all__ = [
     "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
@@ -52,15 +52,7 @@ class _NormBase(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if self.affine:
-            self.weight = Parameter(_fns.empty(num_features, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(_fns.empty(num_features, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, affine, bias, num_features, factory_kwargs)
         if self.track_running_stats:
             self.register_buffer("running_mean", _fns.zeros(num_features, **factory_kwargs))
             self.register_buffer("running_var", _fns.ones(num_features, **factory_kwargs))
@@ -79,10 +71,7 @@ class _NormBase(Module):
 
     def reset_parameters(self) -> None:
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self, self.affine)
 
     def _check_input_dim(self, input):
         raise NotImplementedError
@@ -107,6 +96,8 @@ class _NormBase(Module):
 
 
 class _BatchNorm(_NormBase):
+    _input_dims: tuple[int, ...]    # the input dims BatchNorm1d/2d/3d accept
+
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, device=None,
                  dtype=None, *, bias: bool = True) -> None:
@@ -133,6 +124,9 @@ class _BatchNorm(_NormBase):
     def _stats(self):
         use = not self.training or self.track_running_stats
         return (self.running_mean if use else None), (self.running_var if use else None)
+
+    def _check_input_dim(self, input) -> None:
+        _check_dims(input, self._input_dims)
 
     def forward(self, input):
         self._check_input_dim(input)
@@ -182,57 +176,51 @@ class _LazyNormBase(LazyModuleMixin, _NormBase):
             self.reset_parameters()
 
 
-def _check_dims(input, allowed, text):
+def _check_dims(input, allowed) -> None:
+    """torch's ``_check_input_dim`` of the batch / instance norms: ``allowed`` (2, 3) reads
+    "expected 2D or 3D input (got 4D input)"."""
     if input.dim() not in allowed:
+        text = " or ".join(f"{d}D" for d in allowed)
         raise ValueError(f"expected {text} input (got {input.dim()}D input)")
 
 
 class BatchNorm1d(_BatchNorm):
     """Batch normalization over a 2D (N, C) or 3D (N, C, L) input."""
 
-    def _check_input_dim(self, input) -> None:
-        _check_dims(input, (2, 3), "2D or 3D")
+    _input_dims = (2, 3)
 
 
 class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
     """BatchNorm1d whose num_features comes from the first input."""
 
     cls_to_become = BatchNorm1d
-
-    def _check_input_dim(self, input) -> None:
-        _check_dims(input, (2, 3), "2D or 3D")
+    _input_dims = (2, 3)
 
 
 class BatchNorm2d(_BatchNorm):
     """Batch normalization over a 4D (N, C, H, W) input."""
 
-    def _check_input_dim(self, input) -> None:
-        _check_dims(input, (4,), "4D")
+    _input_dims = (4,)
 
 
 class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
     """BatchNorm2d whose num_features comes from the first input."""
 
     cls_to_become = BatchNorm2d
-
-    def _check_input_dim(self, input) -> None:
-        _check_dims(input, (4,), "4D")
+    _input_dims = (4,)
 
 
 class BatchNorm3d(_BatchNorm):
     """Batch normalization over a 5D (N, C, D, H, W) input."""
 
-    def _check_input_dim(self, input) -> None:
-        _check_dims(input, (5,), "5D")
+    _input_dims = (5,)
 
 
 class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
     """BatchNorm3d whose num_features comes from the first input."""
 
     cls_to_become = BatchNorm3d
-
-    def _check_input_dim(self, input) -> None:
-        _check_dims(input, (5,), "5D")
+    _input_dims = (5,)
 
 
 class SyncBatchNorm(_BatchNorm):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import warnings
 
 from .. import functional as F
-from .batchnorm import _LazyNormBase, _NormBase
+from .batchnorm import _check_dims, _LazyNormBase, _NormBase
 
 __all__ = [
     "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d",
@@ -26,11 +26,13 @@ class _InstanceNorm(_NormBase):
         super().__init__(num_features, eps, momentum, affine, track_running_stats,
                          device=device, dtype=dtype, bias=bias)
 
-    def _check_input_dim(self, input):
-        raise NotImplementedError
+    _no_batch_dim: int      # an unbatched input's dims: 2, 3, 4 for InstanceNorm1d/2d/3d
 
-    def _get_no_batch_dim(self):
-        raise NotImplementedError
+    def _check_input_dim(self, input) -> None:
+        _check_dims(input, (self._no_batch_dim, self._no_batch_dim + 1))
+
+    def _get_no_batch_dim(self) -> int:
+        return self._no_batch_dim
 
     def _handle_no_batch_input(self, input):
         return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
@@ -81,72 +83,40 @@ class _InstanceNorm(_NormBase):
         return self._apply_instance_norm(input)
 
 
-def _check_dims(input, allowed, text):
-    if input.dim() not in allowed:
-        raise ValueError(f"expected {text} input (got {input.dim()}D input)")
-
-
 class InstanceNorm1d(_InstanceNorm):
     """Instance normalization over a 2D (C, L) or 3D (N, C, L) input."""
 
-    def _get_no_batch_dim(self) -> int:
-        return 2
-
-    def _check_input_dim(self, input) -> None:
-        _check_dims(input, (2, 3), "2D or 3D")
+    _no_batch_dim = 2
 
 
 class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
     """InstanceNorm1d whose num_features comes from the first input."""
 
     cls_to_become = InstanceNorm1d
-
-    def _get_no_batch_dim(self) -> int:
-        return 2
-
-    def _check_input_dim(self, input) -> None:
-        _check_dims(input, (2, 3), "2D or 3D")
+    _no_batch_dim = 2
 
 
 class InstanceNorm2d(_InstanceNorm):
     """Instance normalization over a 3D (C, H, W) or 4D (N, C, H, W) input."""
 
-    def _get_no_batch_dim(self) -> int:
-        return 3
-
-    def _check_input_dim(self, input) -> None:
-        _check_dims(input, (3, 4), "3D or 4D")
+    _no_batch_dim = 3
 
 
 class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
     """InstanceNorm2d whose num_features comes from the first input."""
 
     cls_to_become = InstanceNorm2d
-
-    def _get_no_batch_dim(self) -> int:
-        return 3
-
-    def _check_input_dim(self, input) -> None:
-        _check_dims(input, (3, 4), "3D or 4D")
+    _no_batch_dim = 3
 
 
 class InstanceNorm3d(_InstanceNorm):
     """Instance normalization over a 4D (C, D, H, W) or 5D (N, C, D, H, W) input."""
 
-    def _get_no_batch_dim(self) -> int:
-        return 4
-
-    def _check_input_dim(self, input) -> None:
-        _check_dims(input, (4, 5), "4D or 5D")
+    _no_batch_dim = 4
 
 
 class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
     """InstanceNorm3d whose num_features comes from the first input."""
 
     cls_to_become = InstanceNorm3d
-
-    def _get_no_batch_dim(self) -> int:
-        return 4
-
-    def _check_input_dim(self, input) -> None:
-        _check_dims(input, (4, 5), "4D or 5D")
+    _no_batch_dim = 4

@@ -23,6 +23,24 @@ from .module import Module
 __all__ = ["CrossMapLRN2d", "GroupNorm", "LayerNorm", "LocalResponseNorm", "RMSNorm"]
 
 
+def _register_affine(module, affine: bool, bias: bool, shape, factory_kwargs) -> None:
+    """The ``weight`` and ``bias`` of a normalization layer (BatchNorm*, InstanceNorm*,
+    LayerNorm, GroupNorm): Parameters of ``shape`` when ``affine`` (no bias when ``bias``
+    is False), else registered as None, as torch registers them."""
+    module.register_parameter(
+        "weight", Parameter(_fns.empty(shape, **factory_kwargs)) if affine else None)
+    module.register_parameter(
+        "bias", Parameter(_fns.empty(shape, **factory_kwargs)) if affine and bias else None)
+
+
+def _reset_affine(module, affine: bool) -> None:
+    """``reset_parameters`` of those affine parameters: weight ones, bias zeros."""
+    if affine:
+        init.ones_(module.weight)
+        if module.bias is not None:
+            init.zeros_(module.bias)
+
+
 class LocalResponseNorm(Module):
     """``LocalResponseNorm(size, alpha=1e-4, beta=0.75, k=1.0)``: each element divided by
     ``(k + alpha * mean of the squares over ``size`` neighbouring channels) ** beta``."""
@@ -139,22 +157,11 @@ class LayerNorm(Module):
         self.normalized_shape = _shape_tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if self.elementwise_affine:
-            self.weight = Parameter(_fns.empty(self.normalized_shape, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(_fns.empty(self.normalized_shape, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, elementwise_affine, bias, self.normalized_shape, factory_kwargs)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self, self.elementwise_affine)
 
     def forward(self, input):
         d = self.__dict__["_parameters"]
@@ -185,22 +192,11 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if self.affine:
-            self.weight = Parameter(_fns.empty(num_channels, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(_fns.empty(num_channels, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, affine, bias, num_channels, factory_kwargs)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self, self.affine)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
