@@ -49,17 +49,25 @@ def dropout1d(input, p: float = 0.5, training: bool = True, inplace: bool = Fals
     return _feature(input, p, training, inplace, ndim == 3)
 
 
+def _warn_input_dim(name: str, spatial: int, ndim: int) -> None:
+    """torch's deprecation warning of dropout2d / dropout3d for an input that is not
+    (N, C, *spatial) or (C, *spatial). ``stacklevel=3``: the warning points at the line
+    that called dropout2d / dropout3d, as torch's does."""
+    warnings.warn(
+        f"{name}: Received a {ndim}-D input to {name}, which is deprecated and will "
+        "result in an error in a future release. To retain the behavior and silence this "
+        f"warning, please use dropout instead. Note that {name} exists to provide "
+        f"channel-wise dropout on inputs with {spatial} spatial dimensions, a channel "
+        f"dimension, and an optional batch dimension (i.e. {spatial + 1}D or {spatial + 2}D "
+        "inputs).", stacklevel=3)
+
+
 def dropout2d(input, p: float = 0.5, training: bool = True, inplace: bool = False):
     """Zero whole channels of (N, C, H, W) inputs (a 3-d input is read as (N, C, L))."""
     _check_p(p)
     ndim = input.dim()
     if ndim not in (3, 4):
-        warnings.warn(
-            f"dropout2d: Received a {ndim}-D input to dropout2d, which is deprecated and will "
-            "result in an error in a future release. To retain the behavior and silence this "
-            "warning, please use dropout instead. Note that dropout2d exists to provide "
-            "channel-wise dropout on inputs with 2 spatial dimensions, a channel dimension, "
-            "and an optional batch dimension (i.e. 3D or 4D inputs).", stacklevel=2)
+        _warn_input_dim("dropout2d", 2, ndim)
     if ndim == 3:
         warnings.warn(
             "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
@@ -76,12 +84,7 @@ def dropout3d(input, p: float = 0.5, training: bool = True, inplace: bool = Fals
     _check_p(p)
     ndim = input.dim()
     if ndim not in (4, 5):
-        warnings.warn(
-            f"dropout3d: Received a {ndim}-D input to dropout3d, which is deprecated and will "
-            "result in an error in a future release. To retain the behavior and silence this "
-            "warning, please use dropout instead. Note that dropout3d exists to provide "
-            "channel-wise dropout on inputs with 3 spatial dimensions, a channel dimension, "
-            "and an optional batch dimension (i.e. 4D or 5D inputs).", stacklevel=2)
+        _warn_input_dim("dropout3d", 3, ndim)
     return _feature(input, p, training, inplace, ndim == 5)
 
 
