@@ -502,15 +502,8 @@ def conv_internal(input, weight, bias, stride, padding, dilation, transposed, ou
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
                          transposed, output_padding, groups, output_mask):
     """(grad_input, grad_weight, grad_bias), each None where ``output_mask`` says so."""
-    dim = len(weight._sizes) - 2
-    check(dim > 0, "weight should have at least three dimensions")
-    check(groups > 0, "non-positive groups is not supported")
-    stride = _expand(stride, "stride", dim)
-    padding = _expand(padding, "padding", dim)
-    dilation = _expand(dilation, "dilation", dim)
-    output_padding = _expand(output_padding, "output_padding", dim)
-    _check_shape_forward(input, weight._sizes, None, stride, padding, dilation, transposed,
-                         output_padding, groups)
+    stride, padding, dilation, output_padding = _params(
+        input, weight, None, stride, padding, dilation, transposed, output_padding, groups)
     want_i, want_w, want_b = (bool(m) for m in output_mask)
     gi = gw = gb = None
     isizes, wsizes = input._sizes, weight._sizes
