@@ -58,7 +58,7 @@ def test_addcmul_addcdiv(dname, opm, sa, sb):
     for v in (1, 0.3, -2.5):
         V = opm(v)
         for divide in (False, True):
-            ref = a + V * (b / c) if divide else a + V * b * c
+            ref = a + V * b / c if divide else a + V * b * c
             r = A.addcdiv(B, C, value=v) if divide else A.addcmul(B, C, value=v)
             np.testing.assert_array_equal(_wide(r, dname), _ref(ref, d, dname))
             if tuple(A.shape) == tuple(strided.broadcast_shapes(A.shape, B.shape)):
@@ -102,3 +102,17 @@ def test_add_alpha_half_rounds_through_float32(dname):
     x = a.clone()
     x.add_(b, alpha=0.37)
     np.testing.assert_array_equal(x.to(strided.float64).numpy(), ref)
+
+
+def test_addcdiv_rounds_as_torch():
+    # torch evaluates self + value * t1 / t2 left to right: (value * t1) / t2, then the sum
+    import torch
+    a, b = (RNG.standard_normal(100000).astype(np.float32) for _ in range(2))
+    c = np.abs(RNG.standard_normal(100000)).astype(np.float32) + 0.1
+    for v in (-0.0123, 0.7, 1):
+        got = strided.tensor(a).addcdiv(strided.tensor(b), strided.tensor(c), value=v).numpy()
+        want = torch.tensor(a).addcdiv(torch.tensor(b), torch.tensor(c), value=v).numpy()
+        np.testing.assert_array_equal(got, want)
+        x = strided.tensor(a.copy())
+        x.addcdiv_(strided.tensor(b), strided.tensor(c), value=v)
+        np.testing.assert_array_equal(x.numpy(), want)

@@ -1612,15 +1612,16 @@ def _addc(self, t1, t2, value, out, divide: bool):
                 # optimizers: Adam's addcmul_ / addcdiv_)
                 direct = arrays[0].dtype == a.dtype and arrays[0].shape == a.shape
                 t = _scratch_like(a) if direct else None
-                t = np.divide(b, c, out=t) if divide else np.multiply(b, v, out=t)
-                np.multiply(t, v if divide else c, out=t)
+                t = np.multiply(b, v, out=t)
+                (np.divide if divide else np.multiply)(t, c, out=t)
                 if direct:
                     np.add(a, t, out=arrays[0])  # NumPy buffers any overlap with the inputs
                 else:
                     np.add(a, t, out=t)
                     _write(arrays[0], t)
             else:
-                _write(arrays[0], a + v * (b / c) if divide else a + v * b * c)
+                # torch's kernels: self + value * t1 / t2, left to right: (value * t1) / t2
+                _write(arrays[0], a + v * b / c if divide else a + v * b * c)
     if out is not None:
         out._vc[0] += 1
     return result
