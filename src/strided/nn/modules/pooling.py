@@ -64,18 +64,20 @@ class MaxPool3d(_MaxPoolNd):
 
 
 class _MaxUnpoolNd(Module):
+    _to_tuple = staticmethod(_single)     # _pair for MaxUnpool2d, _triple for MaxUnpool3d
+
+    def __init__(self, kernel_size, stride=None, padding=0) -> None:
+        super().__init__()
+        self.kernel_size = self._to_tuple(kernel_size)
+        self.stride = self._to_tuple(stride if stride is not None else kernel_size)
+        self.padding = self._to_tuple(padding)
+
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
 class MaxUnpool1d(_MaxUnpoolNd):
     """Partial inverse of MaxPool1d (values back at their indices, zeros elsewhere)."""
-
-    def __init__(self, kernel_size, stride=None, padding=0) -> None:
-        super().__init__()
-        self.kernel_size = _single(kernel_size)
-        self.stride = _single(stride if stride is not None else kernel_size)
-        self.padding = _single(padding)
 
     def forward(self, input, indices, output_size=None):
         return F.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding,
@@ -85,11 +87,7 @@ class MaxUnpool1d(_MaxUnpoolNd):
 class MaxUnpool2d(_MaxUnpoolNd):
     """Partial inverse of MaxPool2d."""
 
-    def __init__(self, kernel_size, stride=None, padding=0) -> None:
-        super().__init__()
-        self.kernel_size = _pair(kernel_size)
-        self.stride = _pair(stride if stride is not None else kernel_size)
-        self.padding = _pair(padding)
+    _to_tuple = staticmethod(_pair)
 
     def forward(self, input, indices, output_size=None):
         return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding,
@@ -99,11 +97,7 @@ class MaxUnpool2d(_MaxUnpoolNd):
 class MaxUnpool3d(_MaxUnpoolNd):
     """Partial inverse of MaxPool3d."""
 
-    def __init__(self, kernel_size, stride=None, padding=0) -> None:
-        super().__init__()
-        self.kernel_size = _triple(kernel_size)
-        self.stride = _triple(stride if stride is not None else kernel_size)
-        self.padding = _triple(padding)
+    _to_tuple = staticmethod(_triple)
 
     def forward(self, input, indices, output_size=None):
         return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding,
