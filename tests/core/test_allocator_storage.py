@@ -7,7 +7,7 @@ import gc
 import numpy as np
 import pytest
 import torch
-from conftest import assert_same, check
+from conftest import assert_same, assert_same_error, check
 
 import strided
 from strided.core import allocator as allocator_mod
@@ -259,3 +259,25 @@ def test_from_numpy_storage_has_no_allocator_traffic():
     after = _stats()
     assert after["allocation.allocated"] == before["allocation.allocated"]
     assert after["allocated_bytes.current"] == before["allocated_bytes.current"]
+
+
+def test_storage_cpu_to_and_clone_like_torch():
+    def run(m):
+        s = m.arange(6, dtype=m.float32).untyped_storage()
+        c = s.clone()
+        c[0] = 7
+        return (s.cpu() is s, s.to(device="cpu") is s, c.data_ptr() != s.data_ptr(),
+                str(c.device), c.nbytes(), s[0], c[0])
+    assert run(strided) == run(torch)
+
+
+def test_meta_storage_cannot_be_copied_out_like_torch():
+    assert_same_error(lambda: strided.empty(3, device="meta").untyped_storage().cpu(),
+                      lambda: torch.empty(3, device="meta").untyped_storage().cpu())
+
+
+def test_load_with_a_map_location_that_moves_storages(tmp_path):
+    path = tmp_path / "t.pt"
+    torch.save({"w": torch.arange(4.0)}, path)
+    loaded = strided.load(path, map_location=lambda storage, location: storage.cpu())
+    assert loaded["w"].tolist() == [0.0, 1.0, 2.0, 3.0]

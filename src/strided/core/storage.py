@@ -120,6 +120,30 @@ class UntypedStorage:
         self._allocator.free(old_buf, old_nbytes, old_ptr)
         return self
 
+    def clone(self) -> UntypedStorage:
+        """A new storage on the same device with a copy of the bytes."""
+        new = UntypedStorage(self._nbytes, device=self.device)
+        if new._buf is not None and self._nbytes:
+            new._buf[:self._nbytes] = self._buf[:self._nbytes]
+        return new
+
+    def cpu(self) -> UntypedStorage:
+        """This storage on the CPU: itself when it is there already (as torch's)."""
+        return self.to(device="cpu")
+
+    def to(self, *, device="cpu", non_blocking: bool = False) -> UntypedStorage:
+        """This storage on ``device``; itself when it is there already (``map_location``
+        callables call ``storage.cpu()`` / ``.to(device=...)``)."""
+        dev = _device_cls(device)
+        if dev == self.device:
+            return self
+        if self.device.type == "meta":
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        new = UntypedStorage(self._nbytes, device=dev)
+        if new._buf is not None and self._nbytes:
+            new._buf[:self._nbytes] = self._buf[:self._nbytes]
+        return new
+
     def tolist(self):
         return [] if self._buf is None else self._buf[:self._nbytes].tolist()
 
