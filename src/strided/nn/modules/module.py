@@ -203,16 +203,22 @@ _MIXED_GLOBAL_BACKWARD = ("Cannot use both regular backward hooks and full backw
                           "global Module hook. Please use only one of them.")
 
 
-def register_module_backward_hook(hook) -> RemovableHandle:
-    """The legacy (non-full) global backward hook."""
+def _register_global_backward_hook(hook, full: bool) -> RemovableHandle:
+    """A global backward hook, legacy or full: the first one registered fixes the kind, and
+    the other kind is refused from then on."""
     global _global_is_full_backward_hook
-    if _global_is_full_backward_hook is True:
+    if _global_is_full_backward_hook is (not full):
         raise RuntimeError(_MIXED_GLOBAL_BACKWARD)
-    _global_is_full_backward_hook = False
+    _global_is_full_backward_hook = full
     handle = _GlobalHandle(_global_backward_hooks)
     _global_backward_hooks[handle.id] = hook
     _refresh_global_flag()
     return handle
+
+
+def register_module_backward_hook(hook) -> RemovableHandle:
+    """The legacy (non-full) global backward hook."""
+    return _register_global_backward_hook(hook, full=False)
 
 
 def register_module_full_backward_pre_hook(hook) -> RemovableHandle:
@@ -225,14 +231,7 @@ def register_module_full_backward_pre_hook(hook) -> RemovableHandle:
 
 def register_module_full_backward_hook(hook) -> RemovableHandle:
     """A full backward hook for every module."""
-    global _global_is_full_backward_hook
-    if _global_is_full_backward_hook is False:
-        raise RuntimeError(_MIXED_GLOBAL_BACKWARD)
-    _global_is_full_backward_hook = True
-    handle = _GlobalHandle(_global_backward_hooks)
-    _global_backward_hooks[handle.id] = hook
-    _refresh_global_flag()
-    return handle
+    return _register_global_backward_hook(hook, full=True)
 
 
 def _forward_unimplemented(self, *input: Any) -> None:
