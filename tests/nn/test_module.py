@@ -418,6 +418,7 @@ def test_extra_state():
 def test_forward_hooks_order_and_results():
     def recipe(m):
         log = []
+        m.manual_seed(0)              # the same parameters in both libraries
         mod = m.nn.Linear(2, 2)
         glob = m.nn.modules.module.register_module_forward_pre_hook(
             lambda mod_, args: log.append("global_pre"))
