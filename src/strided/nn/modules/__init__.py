@@ -25,6 +25,7 @@ from . import (  # noqa: E402
     padding,
     pixelshuffle,
     pooling,
+    rnn,
     sparse,
     upsampling,
 )
@@ -48,6 +49,7 @@ from .normalization import *  # noqa: F403
 from .padding import *  # noqa: F403
 from .pixelshuffle import *  # noqa: F403
 from .pooling import *  # noqa: F403
+from .rnn import *  # noqa: F403
 from .sparse import *  # noqa: F403
 from .upsampling import *  # noqa: F403
 
@@ -56,5 +58,5 @@ from .upsampling import *  # noqa: F403
 __all__ = [name for area in (
     activation, batchnorm, channelshuffle, container, conv, distance, dropout, flatten, fold,
     instancenorm, lazy, linear, linear_cross_entropy, linear_cross_entropy_options, loss, module,
-    normalization, padding, pixelshuffle, pooling, sparse, upsampling,
+    normalization, padding, pixelshuffle, pooling, rnn, sparse, upsampling,
 ) for name in area.__all__]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import parametrizations, parametrize, stateless  # noqa: F401
+from . import parametrizations, parametrize, rnn, stateless  # noqa: F401
 from .clip_grad import (
     _clip_grads_with_norm_ as clip_grads_with_norm_,
 )
@@ -36,6 +36,7 @@ __all__ = [
     "parametrize",
     "remove_spectral_norm",
     "remove_weight_norm",
+    "rnn",
     "skip_init",
     "spectral_norm",
     "stateless",
