@@ -142,7 +142,7 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     """Packs a padded batch ``(T, B, *)`` (``(B, T, *)`` with ``batch_first``) whose sequence
     ``b`` has ``lengths[b]`` valid steps."""
     if not isinstance(lengths, Tensor):
-        lengths = _fns.as_tensor(lengths, dtype=_dt("int64"), device="cpu")
+        lengths = _dt("as_tensor")(lengths, dtype=_dt("int64"), device="cpu")
     else:
         lengths = lengths.to(dtype=_dt("int64"))
     if enforce_sorted:
@@ -180,9 +180,9 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     sizes = (la[None, :] > np.arange(lens[0])[:, None]).sum(1)
     t_idx = np.repeat(np.arange(lens[0]), sizes)
     b_idx = np.concatenate([np.arange(s) for s in sizes])
-    flat = _fns.as_tensor((t_idx * batch + b_idx).astype(np.int64), device=input.device)
+    flat = _dt("as_tensor")((t_idx * batch + b_idx).astype(np.int64), device=input.device)
     data = input.reshape((steps * batch,) + tuple(input.shape[2:])).index_select(0, flat)
-    batch_sizes = _fns.as_tensor(sizes.astype(np.int64))
+    batch_sizes = _dt("as_tensor")(sizes.astype(np.int64))
     return _packed_sequence_init(data, batch_sizes, sorted_indices, None)
 
 
@@ -209,9 +209,9 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
         gather = gather.T
     pad = data.new_full((1,) + feat, padding_value)
     src = _fns.cat([data, pad], 0)
-    idx = _fns.as_tensor(np.ascontiguousarray(gather).reshape(-1), device=data.device)
+    idx = _dt("as_tensor")(np.ascontiguousarray(gather).reshape(-1), device=data.device)
     padded = src.index_select(0, idx).reshape(gather.shape + feat)
-    lengths = _fns.as_tensor((sa[None, :] > b[:, None]).sum(1).astype(np.int64))
+    lengths = _dt("as_tensor")((sa[None, :] > b[:, None]).sum(1).astype(np.int64))
     if sequence.unsorted_indices is not None:
         batch_dim = 0 if batch_first else 1
         return (padded.index_select(batch_dim, sequence.unsorted_indices),
@@ -251,7 +251,7 @@ def unpad_sequence(padded_sequences, lengths, batch_first=False):
 
 def pack_sequence(sequences, enforce_sorted=True):
     """Packs a list of sequences of shapes ``(L_i, *)``."""
-    lengths = _fns.as_tensor([v.size(0) for v in sequences])
+    lengths = _dt("as_tensor")([v.size(0) for v in sequences])
     return pack_padded_sequence(pad_sequence(sequences), lengths,
                                 enforce_sorted=enforce_sorted)
 
