@@ -420,6 +420,19 @@ COMPOSITE.update({
 INTEGER_OUTPUTS.add("one_hot")
 NOT_DIFFERENTIABLE_IN_TORCH.update({
     "native_channel_shuffle": lambda m, x: m.native_channel_shuffle(x.reshape(1, 2, 3), 2),
+    # nn attention: the flash kernel's backward has no formula in torch either
+    "_scaled_dot_product_flash_attention_for_cpu_backward": lambda m, x: (
+        m.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward(
+            x.reshape(1, 1, 2, 3), x.reshape(1, 1, 2, 3), x.reshape(1, 1, 2, 3),
+            x.reshape(1, 1, 2, 3), x.detach().reshape(1, 1, 2, 3),
+            m.zeros(1, 1, 2, dtype=m.float64), 0.0, False)[0]),
+})
+
+# nn attention (ops/native_functions/nn_attention.yaml): the flash kernel or the math path
+COMPOSITE.update({
+    "scaled_dot_product_attention": (
+        lambda m, q, k, v: m.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True),
+        [(2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 4)]),
 })
 
 # nn normalization (ops/native_functions/nn_normalization.yaml): the public entry points

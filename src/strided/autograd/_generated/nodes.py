@@ -10,6 +10,7 @@ from ..formulas_elementwise import *
 from ..formulas_indexing import *
 from ..formulas_linalg import *
 from ..formulas_nn_activation import *
+from ..formulas_nn_attention import *
 from ..formulas_nn_conv import *
 from ..formulas_nn_dropout import *
 from ..formulas_nn_embedding import *
@@ -4859,6 +4860,48 @@ class PreluKernelBackwardBackward0(FormulaNode):
         return node._flatten((r_grad_output, r_self, r_weight))
 
 
+class ScaledDotProductFlashAttentionForCpuBackward0(FormulaNode):
+    """Backward of ``_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)``."""
+
+    __slots__ = ('_s_attn_mask', '_s_dropout_p', '_s_is_causal', '_s_key', '_s_query', '_s_scale', '_s_value', '_s_result0', '_s_result1')
+    _SAVED = ('attn_mask', 'dropout_p', 'is_causal', 'key', 'query', 'scale', 'value', 'result0', 'result1')
+    _TENSOR_VALUES = ('attn_mask', 'key', 'query', 'value')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_query = r_key = r_value = None
+        if node._need(0) or node._need(1) or node._need(2):
+            attn_mask = _u(node._s_attn_mask, node)
+            dropout_p = _u(node._s_dropout_p, node)
+            is_causal = _u(node._s_is_causal, node)
+            key = _u(node._s_key, node)
+            query = _u(node._s_query, node)
+            scale = _u(node._s_scale, node)
+            value = _u(node._s_value, node)
+            result0 = _u(node._s_result0, node)
+            result1 = _u(node._s_result1, node)
+            r_query, r_key, r_value = sdpa_flash_cpu_grad(grad, query, key, value, result0, result1, dropout_p, is_causal, attn_mask, scale)
+        return node._flatten((r_query, r_key, r_value))
+
+
+class SafeSoftmaxBackward0(FormulaNode):
+    """Backward of ``_safe_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_self_dtype', '_s_result')
+    _SAVED = ('dim', 'self_dtype', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            self_dtype = _u(node._s_self_dtype, node)
+            result = _u(node._s_result, node)
+            r_self = safe_softmax_grad(grad, result, dim, self_dtype)
+        return node._flatten((r_self,))
+
+
 class ConvolutionBackward0(FormulaNode):
     """Backward of ``convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor``."""
 
@@ -7520,6 +7563,8 @@ FORMULAS = {
     'aten::rrelu_with_noise_': (RreluWithNoiseBackward1, ('self',), (('lower', 'lower', 'value', (0,)), ('noise', 'noise', 'value', (0,)), ('training', 'training', 'value', (0,)), ('upper', 'upper', 'value', (0,))), (('result', 0, (0,)),), None),
     'aten::_prelu_kernel': (PreluKernelBackward0, ('self', 'weight'), (('self', 'self', 'value', (0, 1)), ('weight', 'weight', 'value', (0, 1))), (), None),
     'aten::_prelu_kernel_backward': (PreluKernelBackwardBackward0, ('grad_output', 'self', 'weight'), (('grad_output', 'grad_output', 'value', (0, 1, 2)), ('self', 'self', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (), None),
+    'aten::_scaled_dot_product_flash_attention_for_cpu': (ScaledDotProductFlashAttentionForCpuBackward0, ('query', 'key', 'value'), (('attn_mask', 'attn_mask', 'value', (0, 1, 2)), ('dropout_p', 'dropout_p', 'value', (0, 1, 2)), ('is_causal', 'is_causal', 'value', (0, 1, 2)), ('key', 'key', 'value', (0, 1, 2)), ('query', 'query', 'value', (0, 1, 2)), ('scale', 'scale', 'value', (0, 1, 2)), ('value', 'value', 'value', (0, 1, 2))), (('result0', 0, (0, 1, 2)), ('result1', 1, (0, 1, 2))), (True, False)),
+    'aten::_safe_softmax': (SafeSoftmaxBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('self_dtype', 'self', 'dtype', (0,))), (('result', 0, (0,)),), None),
     'aten::convolution': (ConvolutionBackward0, ('input', 'weight', 'bias'), (('bias_sizes', 'bias', 'sizes', (0, 1, 2)), ('dilation', 'dilation', 'value', (0, 1, 2)), ('groups', 'groups', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('output_padding', 'output_padding', 'value', (0, 1, 2)), ('padding', 'padding', 'value', (0, 1, 2)), ('stride', 'stride', 'value', (0, 1, 2)), ('transposed', 'transposed', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (), None),
     'aten::_convolution': (ConvolutionBackward1, ('input', 'weight', 'bias'), (('bias_sizes', 'bias', 'sizes', (0, 1, 2)), ('dilation', 'dilation', 'value', (0, 1, 2)), ('groups', 'groups', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('output_padding', 'output_padding', 'value', (0, 1, 2)), ('padding', 'padding', 'value', (0, 1, 2)), ('stride', 'stride', 'value', (0, 1, 2)), ('transposed', 'transposed', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (), None),
     'aten::convolution_backward': (ConvolutionBackwardBackward0, ('grad_output', 'input', 'weight'), (('dilation', 'dilation', 'value', (0, 1, 2)), ('grad_output', 'grad_output', 'value', (0, 1, 2)), ('groups', 'groups', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('output_padding', 'output_padding', 'value', (0, 1, 2)), ('padding', 'padding', 'value', (0, 1, 2)), ('stride', 'stride', 'value', (0, 1, 2)), ('transposed', 'transposed', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (), None),

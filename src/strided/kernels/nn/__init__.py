@@ -2,6 +2,7 @@
 
 from . import (  # noqa: F401
     activation,
+    attention,
     conv,
     distance,
     dropout,
@@ -15,4 +16,4 @@ from . import (  # noqa: F401
 )
 
 MODULES = (linear, conv, pooling, normalization, embedding, dropout, activation, loss,
-           vision, distance, utils)
+           vision, distance, utils, attention)

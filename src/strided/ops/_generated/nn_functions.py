@@ -153,6 +153,7 @@ _op_replication_pad3d_backward = get_op('aten::replication_pad3d_backward')
 _op_rrelu_with_noise = get_op('aten::rrelu_with_noise')
 _op_rrelu_with_noise__out = get_op('aten::rrelu_with_noise.out')
 _op_rrelu_with_noise_ = get_op('aten::rrelu_with_noise_')
+_op_scaled_dot_product_attention = get_op('aten::scaled_dot_product_attention')
 _op_silu = get_op('aten::silu')
 _op_silu__out = get_op('aten::silu.out')
 _op_silu_ = get_op('aten::silu_')
@@ -2184,6 +2185,32 @@ def rrelu_with_noise_(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_rrelu_with_noise__sigs, args, kwargs)
 
 
+def _f_scaled_dot_product_attention_0(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
+    if not isinstance(query, _Tensor): raise _Mismatch
+    if not isinstance(key, _Tensor): raise _Mismatch
+    if not isinstance(value, _Tensor): raise _Mismatch
+    if attn_mask is not None and not isinstance(attn_mask, _Tensor): raise _Mismatch
+    if type(dropout_p) is not float: dropout_p = _ap.to_float(dropout_p)
+    if is_causal is not False and is_causal is not True: raise _Mismatch
+    if scale is not None and type(scale) is not float: scale = _ap.to_float(scale)
+    if enable_gqa is not False and enable_gqa is not True: raise _Mismatch
+    return query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa
+
+
+_f_scaled_dot_product_attention_sigs = (_ap.PySig('scaled_dot_product_attention', (('query', 'Tensor', None, False), ('key', 'Tensor', None, False), ('value', 'Tensor', None, False), ('attn_mask', 'Tensor?', 'None', False), ('dropout_p', 'float', '0.0', False), ('is_causal', 'bool', 'False', False), ('scale', 'float?', 'None', True), ('enable_gqa', 'bool', 'False', True)), False, False),)
+
+
+def scaled_dot_product_attention(*args, **kwargs):
+    try:
+        query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa = _f_scaled_dot_product_attention_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_scaled_dot_product_attention.call(query._keyset | key._keyset | value._keyset | (attn_mask._keyset if attn_mask is not None else 0), query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+        return result
+    _ap.raise_invalid_arguments(_f_scaled_dot_product_attention_sigs, args, kwargs)
+
+
 def _f_silu_0(input, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -2765,4 +2792,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['_upsample_bicubic2d_aa', '_upsample_bicubic2d_aa_backward', '_upsample_bilinear2d_aa', '_upsample_bilinear2d_aa_backward', '_upsample_lanczos2d_aa', '_upsample_lanczos2d_aa_backward', '_upsample_nearest_exact1d', '_upsample_nearest_exact1d_backward', '_upsample_nearest_exact2d', '_upsample_nearest_exact2d_backward', '_upsample_nearest_exact3d', '_upsample_nearest_exact3d_backward', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'avg_pool2d', 'avg_pool3d', 'binary_cross_entropy', 'binary_cross_entropy_backward', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'fractional_max_pool2d', 'fractional_max_pool3d', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool2d', 'max_unpool3d', 'mish', 'mish_', 'mse_loss', 'mse_loss_backward', 'multi_margin_loss', 'multi_margin_loss_backward', 'multilabel_margin_loss', 'multilabel_margin_loss_backward', 'multilabel_margin_loss_forward', 'nll_loss', 'nll_loss2d', 'nll_loss2d_backward', 'nll_loss2d_forward', 'nll_loss_backward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad1d_backward', 'reflection_pad2d', 'reflection_pad2d_backward', 'reflection_pad3d', 'reflection_pad3d_backward', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad1d_backward', 'replication_pad2d', 'replication_pad2d_backward', 'replication_pad3d', 'replication_pad3d_backward', 'rrelu_with_noise', 'rrelu_with_noise_', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'softshrink', 'upsample_bicubic2d', 'upsample_bicubic2d_backward', 'upsample_bilinear2d', 'upsample_bilinear2d_backward', 'upsample_linear1d', 'upsample_linear1d_backward', 'upsample_nearest1d', 'upsample_nearest1d_backward', 'upsample_nearest2d', 'upsample_nearest2d_backward', 'upsample_nearest3d', 'upsample_nearest3d_backward', 'upsample_trilinear3d', 'upsample_trilinear3d_backward']
+__all__ = ['_upsample_bicubic2d_aa', '_upsample_bicubic2d_aa_backward', '_upsample_bilinear2d_aa', '_upsample_bilinear2d_aa_backward', '_upsample_lanczos2d_aa', '_upsample_lanczos2d_aa_backward', '_upsample_nearest_exact1d', '_upsample_nearest_exact1d_backward', '_upsample_nearest_exact2d', '_upsample_nearest_exact2d_backward', '_upsample_nearest_exact3d', '_upsample_nearest_exact3d_backward', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'avg_pool2d', 'avg_pool3d', 'binary_cross_entropy', 'binary_cross_entropy_backward', 'col2im', 'cross_entropy_loss', 'elu', 'elu_', 'fractional_max_pool2d', 'fractional_max_pool3d', 'gelu', 'gelu_', 'glu', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'huber_loss', 'im2col', 'l1_loss', 'leaky_relu', 'leaky_relu_', 'linear', 'log_sigmoid', 'max_pool2d_with_indices', 'max_pool3d_with_indices', 'max_unpool2d', 'max_unpool3d', 'mish', 'mish_', 'mse_loss', 'mse_loss_backward', 'multi_margin_loss', 'multi_margin_loss_backward', 'multilabel_margin_loss', 'multilabel_margin_loss_backward', 'multilabel_margin_loss_forward', 'nll_loss', 'nll_loss2d', 'nll_loss2d_backward', 'nll_loss2d_forward', 'nll_loss_backward', 'nll_loss_forward', 'nll_loss_nd', 'one_hot', 'pad', 'reflection_pad1d', 'reflection_pad1d_backward', 'reflection_pad2d', 'reflection_pad2d_backward', 'reflection_pad3d', 'reflection_pad3d_backward', 'relu6', 'relu6_', 'replication_pad1d', 'replication_pad1d_backward', 'replication_pad2d', 'replication_pad2d_backward', 'replication_pad3d', 'replication_pad3d_backward', 'rrelu_with_noise', 'rrelu_with_noise_', 'scaled_dot_product_attention', 'silu', 'silu_', 'smooth_l1_loss', 'soft_margin_loss', 'softplus', 'softshrink', 'upsample_bicubic2d', 'upsample_bicubic2d_backward', 'upsample_bilinear2d', 'upsample_bilinear2d_backward', 'upsample_linear1d', 'upsample_linear1d_backward', 'upsample_nearest1d', 'upsample_nearest1d_backward', 'upsample_nearest2d', 'upsample_nearest2d_backward', 'upsample_nearest3d', 'upsample_nearest3d_backward', 'upsample_trilinear3d', 'upsample_trilinear3d_backward']

@@ -49,6 +49,8 @@ _op__native_batch_norm_legit_no_training = get_op('aten::_native_batch_norm_legi
 _op__pdist_backward = get_op('aten::_pdist_backward')
 _op__pdist_forward = get_op('aten::_pdist_forward')
 _op__prelu_kernel = get_op('aten::_prelu_kernel')
+_op__safe_softmax = get_op('aten::_safe_softmax')
+_op__scaled_dot_product_flash_attention_for_cpu = get_op('aten::_scaled_dot_product_flash_attention_for_cpu')
 _op__softmax = get_op('aten::_softmax')
 _op__softmax__out = get_op('aten::_softmax.out')
 _op__softmax_backward_data = get_op('aten::_softmax_backward_data')
@@ -881,6 +883,7 @@ _op_zero_ = get_op('aten::zero_')
 _op_zeros = get_op('aten::zeros')
 _op_zeros__out = get_op('aten::zeros.out')
 _op_zeros_like = get_op('aten::zeros_like')
+_rt__scaled_dot_product_flash_attention_for_cpu = _rt.make('_scaled_dot_product_flash_attention_for_cpu', ('output', 'logsumexp'))
 _rt_aminmax = _rt.make('aminmax', ('min', 'max'))
 _rt_aminmax_out = _rt.make('aminmax_out', ('min', 'max'))
 _rt_cummax = _rt.make('cummax', ('values', 'indices'))
@@ -1401,6 +1404,52 @@ def _prelu_kernel(*args, **kwargs):
         result = _op__prelu_kernel.call(input._keyset | weight._keyset, input, weight)
         return result
     _ap.raise_invalid_arguments(_f__prelu_kernel_sigs, args, kwargs)
+
+
+def _f__safe_softmax_0(input, dim, dtype=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return input, dim, dtype
+
+
+_f__safe_softmax_sigs = (_ap.PySig('_safe_softmax', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('dtype', 'ScalarType?', 'None', False)), False, False),)
+
+
+def _safe_softmax(*args, **kwargs):
+    try:
+        input, dim, dtype = _f__safe_softmax_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__safe_softmax.call(input._keyset, input, dim, dtype)
+        return result
+    _ap.raise_invalid_arguments(_f__safe_softmax_sigs, args, kwargs)
+
+
+def _f__scaled_dot_product_flash_attention_for_cpu_0(query, key, value, dropout_p=0.0, is_causal=False, *, attn_mask=None, scale=None):
+    if not isinstance(query, _Tensor): raise _Mismatch
+    if not isinstance(key, _Tensor): raise _Mismatch
+    if not isinstance(value, _Tensor): raise _Mismatch
+    if type(dropout_p) is not float: dropout_p = _ap.to_float(dropout_p)
+    if is_causal is not False and is_causal is not True: raise _Mismatch
+    if attn_mask is not None and not isinstance(attn_mask, _Tensor): raise _Mismatch
+    if scale is not None and type(scale) is not float: scale = _ap.to_float(scale)
+    return query, key, value, dropout_p, is_causal, attn_mask, scale
+
+
+_f__scaled_dot_product_flash_attention_for_cpu_sigs = (_ap.PySig('_scaled_dot_product_flash_attention_for_cpu', (('query', 'Tensor', None, False), ('key', 'Tensor', None, False), ('value', 'Tensor', None, False), ('dropout_p', 'float', '0.0', False), ('is_causal', 'bool', 'False', False), ('attn_mask', 'Tensor?', 'None', True), ('scale', 'float?', 'None', True)), False, False),)
+
+
+def _scaled_dot_product_flash_attention_for_cpu(*args, **kwargs):
+    try:
+        query, key, value, dropout_p, is_causal, attn_mask, scale = _f__scaled_dot_product_flash_attention_for_cpu_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _rt__scaled_dot_product_flash_attention_for_cpu(_op__scaled_dot_product_flash_attention_for_cpu.call(query._keyset | key._keyset | value._keyset | (attn_mask._keyset if attn_mask is not None else 0), query, key, value, dropout_p, is_causal, attn_mask, scale))
+        return result
+    _ap.raise_invalid_arguments(_f__scaled_dot_product_flash_attention_for_cpu_sigs, args, kwargs)
 
 
 def _f__softmax_0(input, dim, half_to_float, *, out=None):
@@ -13696,4 +13745,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_batch_norm_impl_index', '_convolution', '_convolution_mode', '_ctc_loss', '_ctc_loss_backward', '_embedding_bag', '_embedding_bag_forward_only', '_fused_rms_norm', '_local_scalar_dense', '_log_softmax', '_log_softmax_backward_data', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', '_pdist_backward', '_pdist_forward', '_prelu_kernel', '_softmax', '_softmax_backward_data', '_to_copy', '_trilinear', '_unique2', '_unsafe_view', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'adjoint', 'affine_grid_generator', 'affine_grid_generator_backward', 'alias', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'channel_shuffle', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'detach_', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'geqrf', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'grid_sampler_2d_backward', 'grid_sampler_3d', 'grid_sampler_3d_backward', 'group_norm', 'gt', 'hardshrink', 'hinge_embedding_loss', 'histc', 'hsplit', 'hstack', 'hypot', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'is_conj', 'is_neg', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lt', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'native_batch_norm', 'native_channel_shuffle', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'orgqr', 'outer', 'pairwise_distance', 'pdist', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'tril', 'triplet_margin_loss', 'triu', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vsplit', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_batch_norm_impl_index', '_convolution', '_convolution_mode', '_ctc_loss', '_ctc_loss_backward', '_embedding_bag', '_embedding_bag_forward_only', '_fused_rms_norm', '_local_scalar_dense', '_log_softmax', '_log_softmax_backward_data', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', '_pdist_backward', '_pdist_forward', '_prelu_kernel', '_safe_softmax', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_to_copy', '_trilinear', '_unique2', '_unsafe_view', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'adjoint', 'affine_grid_generator', 'affine_grid_generator_backward', 'alias', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'channel_shuffle', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'detach_', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'geqrf', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'grid_sampler_2d_backward', 'grid_sampler_3d', 'grid_sampler_3d_backward', 'group_norm', 'gt', 'hardshrink', 'hinge_embedding_loss', 'histc', 'hsplit', 'hstack', 'hypot', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'is_conj', 'is_neg', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lt', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'native_batch_norm', 'native_channel_shuffle', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'orgqr', 'outer', 'pairwise_distance', 'pdist', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'tril', 'triplet_margin_loss', 'triu', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vsplit', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
