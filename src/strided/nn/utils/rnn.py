@@ -245,7 +245,10 @@ def unpad_sequence(padded_sequences, lengths, batch_first=False):
     """Splits a padded batch back into its list of sequences."""
     if not batch_first:
         padded_sequences = padded_sequences.transpose(0, 1)
-    return [seq[:int(length)] for seq, length in
+    max_length = padded_sequences.shape[1]
+    steps = _fns.arange(max_length, device=padded_sequences.device)
+    # a boolean-mask gather, as torch does: each sequence comes back as a fresh tensor
+    return [seq[steps < length] for seq, length in
             zip(padded_sequences, _lengths_list(lengths), strict=False)]
 
 
