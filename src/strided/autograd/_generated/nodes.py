@@ -18,6 +18,7 @@ from ..formulas_nn_linear import *
 from ..formulas_nn_loss import *
 from ..formulas_nn_normalization import *
 from ..formulas_nn_pooling import *
+from ..formulas_nn_rnn import *
 from ..formulas_nn_utils import *
 from ..formulas_nn_vision import *
 from ..formulas_reductions import *
@@ -6351,6 +6352,54 @@ class FractionalMaxPool3DBackwardBackward0(FormulaNode):
         return node._flatten((r_grad_output, r_self))
 
 
+class MkldnnRnnLayerBackward0(FormulaNode):
+    """Backward of ``mkldnn_rnn_layer(Tensor input, Tensor weight0, Tensor weight1, Tensor weight2, Tensor weight3, Tensor hx_, Tensor cx_, bool reverse, int[] batch_sizes, int mode, int hidden_size, int num_layers, bool has_biases, bool bidirectional, bool batch_first, bool train) -> (Tensor, Tensor, Tensor, Tensor)``."""
+
+    __slots__ = ('_s_batch_first', '_s_batch_sizes', '_s_bidirectional', '_s_cx_', '_s_has_biases', '_s_hidden_size', '_s_hx_', '_s_input', '_s_mode', '_s_num_layers', '_s_reverse', '_s_train', '_s_weight0', '_s_weight1', '_s_weight2', '_s_weight3', '_s_result0', '_s_result1', '_s_result2', '_s_result3')
+    _SAVED = ('batch_first', 'batch_sizes', 'bidirectional', 'cx_', 'has_biases', 'hidden_size', 'hx_', 'input', 'mode', 'num_layers', 'reverse', 'train', 'weight0', 'weight1', 'weight2', 'weight3', 'result0', 'result1', 'result2', 'result3')
+    _TENSOR_VALUES = ('cx_', 'hx_', 'input', 'weight0', 'weight1', 'weight2', 'weight3')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_input = r_weight0 = r_weight1 = r_weight2 = r_weight3 = r_hx_ = r_cx_ = None
+        if node._need(0) or node._need(1) or node._need(2) or node._need(3) or node._need(4) or node._need(5) or node._need(6):
+            batch_first = _u(node._s_batch_first, node)
+            batch_sizes = _u(node._s_batch_sizes, node)
+            bidirectional = _u(node._s_bidirectional, node)
+            cx_ = _u(node._s_cx_, node)
+            has_biases = _u(node._s_has_biases, node)
+            hidden_size = _u(node._s_hidden_size, node)
+            hx_ = _u(node._s_hx_, node)
+            input = _u(node._s_input, node)
+            mode = _u(node._s_mode, node)
+            num_layers = _u(node._s_num_layers, node)
+            reverse = _u(node._s_reverse, node)
+            train = _u(node._s_train, node)
+            weight0 = _u(node._s_weight0, node)
+            weight1 = _u(node._s_weight1, node)
+            weight2 = _u(node._s_weight2, node)
+            weight3 = _u(node._s_weight3, node)
+            result0 = _u(node._s_result0, node)
+            result1 = _u(node._s_result1, node)
+            result2 = _u(node._s_result2, node)
+            result3 = _u(node._s_result3, node)
+            r_input, r_weight0, r_weight1, r_weight2, r_weight3, r_hx_, r_cx_ = lstm_layer_backward(input, weight0, weight1, weight2, weight3, hx_, cx_, result0, result1, result2, grads[0], grads[1], grads[2], reverse, mode, hidden_size, num_layers, has_biases, train, bidirectional, batch_sizes, batch_first, result3)
+        return node._flatten((r_input, r_weight0, r_weight1, r_weight2, r_weight3, r_hx_, r_cx_))
+
+
+class MkldnnRnnLayerBackwardBackward0(FormulaNode):
+    """Backward of ``mkldnn_rnn_layer_backward(Tensor input, Tensor weight1, Tensor weight2, Tensor weight3, Tensor weight4, Tensor hx_, Tensor cx_tmp, Tensor output, Tensor hy_, Tensor cy_, Tensor? grad_output, Tensor? grad_hy, Tensor? grad_cy, bool reverse, int mode, int hidden_size, int num_layers, bool has_biases, bool train, bool bidirectional, int[] batch_sizes, bool batch_first, Tensor workspace) -> (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        return node._flatten(())
+
+
 class WeightNormInterfaceBackward0(FormulaNode):
     """Backward of ``_weight_norm_interface(Tensor v, Tensor g, int dim=0) -> (Tensor, Tensor)``."""
 
@@ -7634,6 +7683,8 @@ FORMULAS = {
     'aten::fractional_max_pool3d': (FractionalMaxPool3DBackward0, ('self',), (('kernel_size', 'kernel_size', 'value', (0,)), ('output_size', 'output_size', 'value', (0,)), ('self', 'self', 'value', (0,))), (('result1', 1, (0,)),), (True, False)),
     'aten::fractional_max_pool2d_backward': (FractionalMaxPool2DBackwardBackward0, ('grad_output', 'self'), (('indices', 'indices', 'value', (0,)), ('self', 'self', 'value', (1,))), (), None),
     'aten::fractional_max_pool3d_backward': (FractionalMaxPool3DBackwardBackward0, ('grad_output', 'self'), (('indices', 'indices', 'value', (0,)), ('self', 'self', 'value', (1,))), (), None),
+    'aten::mkldnn_rnn_layer': (MkldnnRnnLayerBackward0, ('input', 'weight0', 'weight1', 'weight2', 'weight3', 'hx_', 'cx_'), (('batch_first', 'batch_first', 'value', (0, 1, 2, 3, 4, 5, 6)), ('batch_sizes', 'batch_sizes', 'value', (0, 1, 2, 3, 4, 5, 6)), ('bidirectional', 'bidirectional', 'value', (0, 1, 2, 3, 4, 5, 6)), ('cx_', 'cx_', 'value', (0, 1, 2, 3, 4, 5, 6)), ('has_biases', 'has_biases', 'value', (0, 1, 2, 3, 4, 5, 6)), ('hidden_size', 'hidden_size', 'value', (0, 1, 2, 3, 4, 5, 6)), ('hx_', 'hx_', 'value', (0, 1, 2, 3, 4, 5, 6)), ('input', 'input', 'value', (0, 1, 2, 3, 4, 5, 6)), ('mode', 'mode', 'value', (0, 1, 2, 3, 4, 5, 6)), ('num_layers', 'num_layers', 'value', (0, 1, 2, 3, 4, 5, 6)), ('reverse', 'reverse', 'value', (0, 1, 2, 3, 4, 5, 6)), ('train', 'train', 'value', (0, 1, 2, 3, 4, 5, 6)), ('weight0', 'weight0', 'value', (0, 1, 2, 3, 4, 5, 6)), ('weight1', 'weight1', 'value', (0, 1, 2, 3, 4, 5, 6)), ('weight2', 'weight2', 'value', (0, 1, 2, 3, 4, 5, 6)), ('weight3', 'weight3', 'value', (0, 1, 2, 3, 4, 5, 6))), (('result0', 0, (0, 1, 2, 3, 4, 5, 6)), ('result1', 1, (0, 1, 2, 3, 4, 5, 6)), ('result2', 2, (0, 1, 2, 3, 4, 5, 6)), ('result3', 3, (0, 1, 2, 3, 4, 5, 6))), (True, True, True, False)),
+    'aten::mkldnn_rnn_layer_backward': (MkldnnRnnLayerBackwardBackward0, (), (), (), (False, False, False, False, False, False, False)),
     'aten::_weight_norm_interface': (WeightNormInterfaceBackward0, ('v', 'g'), (('dim', 'dim', 'value', (0, 1)), ('g', 'g', 'value', (0, 1)), ('v', 'v', 'value', (0, 1))), (('result1', 1, (0, 1)),), (True, False)),
     'aten::geqrf': (GeqrfBackward0, ('self',), (), (), None),
     'aten::linalg_householder_product': (LinalgHouseholderProductBackward0, ('input', 'tau'), (('input', 'input', 'value', (0, 1)), ('tau', 'tau', 'value', (0, 1))), (('result', 0, (0, 1)),), None),

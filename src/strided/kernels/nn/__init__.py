@@ -11,9 +11,10 @@ from . import (  # noqa: F401
     loss,
     normalization,
     pooling,
+    rnn,
     utils,
     vision,
 )
 
 MODULES = (linear, conv, pooling, normalization, embedding, dropout, activation, loss,
-           vision, distance, utils, attention)
+           vision, distance, utils, attention, rnn)

@@ -38,6 +38,11 @@ from .module import Module
 __all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase"]
 
 
+def _dtype(name):
+    import strided
+    return getattr(strided, name)
+
+
 def _apply_permutation(tensor, permutation, dim: int = 1):
     return tensor.index_select(dim, permutation)
 
@@ -148,6 +153,10 @@ def _rnn_impl(mode, input, hx, cx, weights, has_biases, num_layers, dropout, tra
     if has_proj:
         per += 1
     packed = batch_sizes is not None
+    # torch's CPU LSTM runs float32 layers through oneDNN, one mkldnn_rnn_layer per layer and
+    # direction (MkldnnRnnLayerBackward0); projections and packed input take the generic path
+    fused = (mode == "LSTM" and not has_proj and not packed
+             and input.dtype == _dtype("float32") and input.device.type == "cpu")
     if packed:
         sizes = [int(s) for s in batch_sizes.tolist()]
     elif batch_first:
@@ -163,9 +172,20 @@ def _rnn_impl(mode, input, hx, cx, weights, has_biases, num_layers, dropout, tra
             b_ih = ws[2] if has_biases else None
             b_hh = ws[3] if has_biases else None
             w_hr = ws[-1] if has_proj else None
-            pre = F.linear(layer_input, w_ih, b_ih)
             h0 = hx[idx]
             c0 = cx[idx] if cx is not None else None
+            if fused:
+                gate = w_ih.shape[0]
+                zeros = None if has_biases else w_ih.new_zeros(gate)
+                out, h, c, _ = _fns.mkldnn_rnn_layer(
+                    layer_input, w_ih, w_hh, b_ih if has_biases else zeros,
+                    b_hh if has_biases else zeros, h0, c0, d == 1, [], 2, w_hh.shape[1],
+                    num_layers, has_biases, bidirectional, False, train)
+                dir_outs.append(out)
+                hs.append(h)
+                cs.append(c)
+                continue
+            pre = F.linear(layer_input, w_ih, b_ih)
             w = (w_hh, b_hh, w_hr)
             if packed:
                 out, h, c = _run_packed(step, pre, h0, c0, w, d == 1, sizes)

@@ -1,0 +1,124 @@
+"""Kernels of the recurrent layers (NumPy): ``mkldnn_rnn_layer`` and its backward.
+
+torch runs a float32 LSTM layer on CPU as one ``mkldnn_rnn_layer`` call per layer and
+direction (graph node ``MkldnnRnnLayerBackward0``). Here that op is one NumPy kernel: the
+input-to-hidden projection of every time step is a single matmul, and only the
+hidden-to-hidden product and the gate arithmetic loop over time. The workspace (the
+activated gates and the cell states of every step) is what the backward kernel reads; it
+runs backpropagation through time with one matmul per step, then gets the weight, bias and
+input gradients with one matmul each over the whole sequence.
+
+Layout: ``input`` is ``(T, B, I)`` (torch transposes ``batch_first`` input before the call),
+the gates are ordered (input, forget, cell, output) as torch orders them, and the workspace
+is ``(T, B, 5H)``: the four activated gates then the cell state.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.checks import check
+from ..factory import empty
+
+_LSTM = 2
+
+
+def _np(t):
+    return None if t is None else np.asarray(t._array())
+
+
+def _new(arr, like):
+    out = empty(arr.shape, like._dtype, device=like._device)
+    if arr.size:
+        out._array()[...] = arr
+    return out
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse,
+                     batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional,
+                     batch_first, train):
+    check(mode == _LSTM, lambda: "mkldnn_rnn_layer: only LSTM is supported here")
+    check(input.dim() == 3, lambda: "mkldnn_rnn_layer: expected a 3-D input")
+    steps, batch, _ = input._sizes
+    h = hidden_size
+    if input._device.type == "meta":
+        return (empty((steps, batch, h), input._dtype, device=input._device),
+                empty((batch, h), input._dtype, device=input._device),
+                empty((batch, h), input._dtype, device=input._device),
+                empty((steps, batch, 5 * h), input._dtype, device=input._device))
+    npdt = input._dtype.np
+    x = _np(input)
+    w_ih, w_hh = _np(weight0), _np(weight1)
+    bias = (_np(weight2) + _np(weight3)) if has_biases else None
+    pre = np.matmul(x.reshape(steps * batch, -1), w_ih.T)
+    if bias is not None:
+        pre += bias
+    pre = pre.reshape(steps, batch, 4 * h)
+    out = np.empty((steps, batch, h), npdt)
+    ws = np.empty((steps, batch, 5 * h), npdt)
+    hcur = np.array(_np(hx_), dtype=npdt)
+    ccur = np.array(_np(cx_), dtype=npdt)
+    w_hh_t = np.ascontiguousarray(w_hh.T)
+    order = range(steps - 1, -1, -1) if reverse else range(steps)
+    with np.errstate(over="ignore"):
+        for t in order:
+            g = ws[t, :, :4 * h]
+            np.matmul(hcur, w_hh_t, out=g)
+            g += pre[t]
+            g[:, :2 * h] = _sigmoid(g[:, :2 * h])
+            np.tanh(g[:, 2 * h:3 * h], out=g[:, 2 * h:3 * h])
+            g[:, 3 * h:] = _sigmoid(g[:, 3 * h:])
+            ccur = g[:, h:2 * h] * ccur + g[:, :h] * g[:, 2 * h:3 * h]
+            ws[t, :, 4 * h:] = ccur
+            hcur = g[:, 3 * h:] * np.tanh(ccur)
+            out[t] = hcur
+    return _new(out, input), _new(hcur, input), _new(ccur, input), _new(ws, input)
+
+
+def mkldnn_rnn_layer_backward(input, weight1, weight2, weight3, weight4, hx_, cx_tmp, output,
+                              hy_, cy_, grad_output, grad_hy, grad_cy, reverse, mode,
+                              hidden_size, num_layers, has_biases, train, bidirectional,
+                              batch_sizes, batch_first, workspace):
+    check(mode == _LSTM, lambda: "mkldnn_rnn_layer_backward: only LSTM is supported here")
+    steps, batch, _ = input._sizes
+    h = hidden_size
+    npdt = input._dtype.np
+    x = _np(input)
+    w_ih, w_hh = _np(weight1), _np(weight2)
+    ws = _np(workspace)
+    hs = _np(output)
+    h0, c0 = _np(hx_), _np(cx_tmp)
+    go = _np(grad_output)
+    dh_next = np.zeros((batch, h), npdt) if grad_hy is None else np.array(_np(grad_hy))
+    dc_next = np.zeros((batch, h), npdt) if grad_cy is None else np.array(_np(grad_cy))
+    dgates = np.empty((steps, batch, 4 * h), npdt)
+    h_prev = np.empty((steps, batch, h), npdt)
+    order = list(range(steps - 1, -1, -1) if reverse else range(steps))
+    for k in range(len(order) - 1, -1, -1):
+        t = order[k]
+        prev = order[k - 1] if k > 0 else None
+        c_prev = c0 if prev is None else ws[prev, :, 4 * h:]
+        h_prev[t] = h0 if prev is None else hs[prev]
+        g = ws[t]
+        i, f, gg, o = g[:, :h], g[:, h:2 * h], g[:, 2 * h:3 * h], g[:, 3 * h:4 * h]
+        dh = dh_next if go is None else dh_next + go[t]
+        tc = np.tanh(g[:, 4 * h:])
+        dc = dc_next + dh * o * (1 - tc * tc)
+        d = dgates[t]
+        d[:, :h] = dc * gg * i * (1 - i)
+        d[:, h:2 * h] = dc * c_prev * f * (1 - f)
+        d[:, 2 * h:3 * h] = dc * i * (1 - gg * gg)
+        d[:, 3 * h:] = dh * tc * o * (1 - o)
+        dc_next = dc * f
+        dh_next = d @ w_hh
+    dflat = dgates.reshape(steps * batch, 4 * h)
+    dx = (dflat @ w_ih).reshape(steps, batch, -1)
+    dw_ih = dflat.T @ x.reshape(steps * batch, -1)
+    dw_hh = dflat.T @ h_prev.reshape(steps * batch, h)
+    db = dflat.sum(0)
+    return (_new(dx, input), _new(dw_ih, weight1), _new(dw_hh, weight2), _new(db, weight3),
+            _new(db.copy(), weight4), _new(dh_next, hx_), _new(dc_next, cx_tmp))
