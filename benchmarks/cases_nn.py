@@ -104,6 +104,22 @@ def _lenet_step(st, torch, np):
     return fns
 
 
+def _lstm_step(lib):
+    """A 2-layer LSTM(128, 256) over 35 steps of a batch of 20: forward, backward."""
+    lstm = lib.nn.LSTM(128, 256, 2)
+    x = lib.tensor(_LSTM_INPUT, requires_grad=True)
+
+    def run():
+        x.grad = None
+        lstm.zero_grad()
+        out, (h, c) = lstm(x)
+        out.sum().backward()
+    return run
+
+
+_LSTM_INPUT = _data(35, 20, 128)
+
+
 def _per_lib(make):
     """A setup from ``make(lib)``, which builds (after manual_seed(0)) and returns the
     zero-argument callable to time for that library."""
@@ -269,4 +285,5 @@ NN_CASES = [
     Case("nn orthogonal Linear(64) fwd+bwd", _per_lib(_parametrized_step(
         lambda lib: lib.nn.utils.parametrizations.orthogonal, 64)), number=20),
     Case("nn functional_call small MLP", _per_lib(_functional_call), number=2000),
+    Case("nn LSTM(128, 256, 2) seq 35 batch 20 fwd+bwd", _per_lib(_lstm_step), number=5),
 ]
