@@ -147,3 +147,116 @@ def test_sdpa_errors(name):
         *ERRORS[name](m, m.randn(2, 3, 5, 4))))
     check(lambda m: m.nn.functional.scaled_dot_product_attention(
         m.randn(2, 3, 5, 4), m.randn(2, 2, 5, 4), m.randn(2, 2, 5, 4), enable_gqa=True))
+
+
+# -- MultiheadAttention / multi_head_attention_forward -----------------------------------------
+
+MHA = {
+    "self": (dict(), lambda m, x, y: dict()),
+    "self_batch_first": (dict(batch_first=True), lambda m, x, y: dict()),
+    "causal_bool": (dict(), lambda m, x, y: dict(attn_mask=m.ones(5, 5, dtype=m.bool).triu(1))),
+    "causal_hint_no_weights": (dict(), lambda m, x, y: dict(
+        attn_mask=m.ones(5, 5, dtype=m.bool).triu(1), is_causal=True, need_weights=False)),
+    "float_mask_3d": (dict(), lambda m, x, y: dict(attn_mask=m.randn(6, 5, 5,
+                                                                       dtype=x.dtype))),
+    "key_padding": (dict(), lambda m, x, y: dict(
+        key_padding_mask=m.tensor([[False, False, True, False, True]] * 3))),
+    "key_padding_and_mask": (dict(), lambda m, x, y: dict(
+        key_padding_mask=m.tensor([[False, False, True, False, True]] * 3),
+        attn_mask=m.ones(5, 5, dtype=m.bool).triu(1))),
+    "key_padding_no_weights": (dict(), lambda m, x, y: dict(
+        key_padding_mask=m.tensor([[False, False, True, False, True]] * 3),
+        need_weights=False)),
+    "no_weights": (dict(), lambda m, x, y: dict(need_weights=False)),
+    "per_head_weights": (dict(), lambda m, x, y: dict(average_attn_weights=False)),
+    "bias_kv_zero_attn": (dict(add_bias_kv=True, add_zero_attn=True), lambda m, x, y: dict(
+        key_padding_mask=m.tensor([[False, False, True, False, True]] * 3),
+        attn_mask=m.ones(5, 5, dtype=m.bool).triu(1))),
+    "no_bias": (dict(bias=False), lambda m, x, y: dict()),
+    "kdim_vdim": (dict(kdim=4, vdim=3), lambda m, x, y: dict()),
+    "dropout": (dict(dropout=0.3), lambda m, x, y: dict()),
+    "dropout_no_weights": (dict(dropout=0.3), lambda m, x, y: dict(need_weights=False)),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", sorted(MHA))
+def test_multihead_attention(name, dtype):
+    ctor, call = MHA[name]
+
+    def recipe(m):
+        m.manual_seed(7)
+        d = getattr(m, dtype)
+        mha = m.nn.MultiheadAttention(6, 2, dtype=d, **ctor)
+        params = [p.detach().clone() for p in mha.parameters()]
+        bf = ctor.get("batch_first", False)
+        x = m.randn(*((3, 5, 6) if bf else (5, 3, 6)), dtype=d, requires_grad=True)
+        kd, vd = ctor.get("kdim", 6), ctor.get("vdim", 6)
+        if "kdim" in ctor:
+            k = m.randn(5, 3, kd, dtype=d, requires_grad=True)
+            v = m.randn(5, 3, vd, dtype=d, requires_grad=True)
+        else:
+            k = v = x
+        out, w = mha(x, k, v, **call(m, x, None))
+        loss = (out * out).sum() + (0 if w is None else (w * w).sum())
+        # (contiguous: strided's mm backward does not keep torch's column-major grad layout)
+        grads = [g.contiguous() for g in m.autograd.grad(loss, [x] + list(mha.parameters()))]
+        return out, w, grads, params, [n for n, _ in mha.named_parameters()], repr(mha), \
+            out.grad_fn.name()
+    close(recipe)
+
+
+def test_multihead_attention_unbatched_and_cross():
+    def recipe(m):
+        m.manual_seed(1)
+        mha = m.nn.MultiheadAttention(4, 2, dtype=m.float64)
+        q = m.randn(3, 4, dtype=m.float64, requires_grad=True)
+        kv = m.randn(5, 4, dtype=m.float64, requires_grad=True)
+        o1, w1 = mha(q, kv, kv, key_padding_mask=m.tensor([False, True, False, False, False]))
+        o2, w2 = mha(q, kv, kv * 2, attn_mask=m.randn(2, 3, 5, dtype=m.float64))
+        mha.eval()
+        o3, _ = mha(q, kv, kv)
+        g = m.autograd.grad(o1.sum() + o2.sum() + w1.sum() + w2.sum(), (q, kv))
+        return o1, w1, o2, w2, o3, g
+    close(recipe)
+
+
+MHA_ERRORS = {
+    "rank": lambda m, a, x: a(x[0, 0], x[0, 0], x[0, 0]),
+    "key_rank": lambda m, a, x: a(x, x[0], x[0]),
+    "kpm_rank": lambda m, a, x: a(x, x, x, key_padding_mask=m.zeros(5, dtype=m.bool)),
+    "mask_rank": lambda m, a, x: a(x, x, x, attn_mask=m.zeros(5, dtype=m.bool)),
+    "mask_2d_shape": lambda m, a, x: a(x, x, x, attn_mask=m.zeros(4, 5, dtype=m.bool)),
+    "mask_3d_shape": lambda m, a, x: a(x, x, x, attn_mask=m.zeros(2, 5, 5, dtype=m.bool)),
+    "mask_dtype": lambda m, a, x: a(x, x, x, attn_mask=m.zeros(5, 5, dtype=m.long)),
+    "causal_no_mask": lambda m, a, x: a(x, x, x, is_causal=True),
+    "embed_dim": lambda m, a, x: a(x[..., :4], x[..., :4], x[..., :4]),
+    "kv_shape": lambda m, a, x: a(x, x, x[:4]),
+    "kpm_shape": lambda m, a, x: a(x, x, x, key_padding_mask=m.zeros(3, 4, dtype=m.bool)),
+    "ctor_heads": lambda m, a, x: m.nn.MultiheadAttention(6, 4),
+    "ctor_zero": lambda m, a, x: m.nn.MultiheadAttention(0, 4),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MHA_ERRORS))
+def test_multihead_attention_errors(name):
+    def recipe(m):
+        a = m.nn.MultiheadAttention(6, 2)
+        return MHA_ERRORS[name](m, a, m.randn(5, 3, 6))
+    check(recipe)
+
+
+def test_mismatched_mask_warning_and_functional():
+    def recipe(m):
+        m.manual_seed(2)
+        a = m.nn.MultiheadAttention(6, 2, dtype=m.float64)
+        x = m.randn(5, 3, 6, dtype=m.float64)
+        out, w = a(x, x, x, key_padding_mask=m.zeros(3, 5, dtype=m.bool),
+                   attn_mask=m.zeros(5, 5, dtype=m.float64))
+        out2, w2 = m.nn.functional.multi_head_attention_forward(
+            x, x, x, 6, 2, a.in_proj_weight, a.in_proj_bias, None, None, False, 0.0,
+            a.out_proj.weight, a.out_proj.bias, training=False,
+            static_k=m.randn(6, 5, 3, dtype=m.float64), static_v=m.randn(6, 5, 3,
+                                                                         dtype=m.float64))
+        return out.detach(), w.detach(), out2.detach(), w2.detach()
+    check(recipe, exact=False)

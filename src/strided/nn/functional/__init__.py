@@ -13,6 +13,7 @@ from ...ops._generated.nn_functions import *  # noqa: F403  (aten ops with pytho
 _generated.bind_tensor_class(_Tensor)
 
 from .activation import *  # noqa: E402, F403
+from .attention import *  # noqa: E402, F403
 from .conv import *  # noqa: E402, F403
 from .distance import *  # noqa: E402, F403
 from .dropout import *  # noqa: E402, F403

@@ -16,7 +16,7 @@ from .module import Module
 __all__ = ["CELU", "ELU", "GELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",
            "LeakyReLU", "LogSigmoid", "LogSoftmax", "Mish", "PReLU", "RReLU", "ReLU", "ReLU6",
            "SELU", "SiLU", "Sigmoid", "Softmax", "Softmax2d", "Softmin", "Softplus",
-           "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold"]
+           "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold", "MultiheadAttention"]
 
 
 def _inplace_suffix(inplace) -> str:
@@ -387,3 +387,105 @@ class LogSoftmax(_SoftmaxBase):
 
     def forward(self, input):
         return F.log_softmax(input, self.dim, _stacklevel=5)
+
+
+class MultiheadAttention(Module):
+    """Multi-head attention (``F.multi_head_attention_forward``) with its projections:
+    packed ``in_proj_weight`` when key and value have ``embed_dim`` features, else
+    ``q_proj_weight``/``k_proj_weight``/``v_proj_weight``; ``out_proj`` a Linear.
+    Initialization as torch's: xavier_uniform_ projections, zero biases, xavier_normal_
+    ``bias_k``/``bias_v``. (torch's inference fast path, a fused kernel with the same
+    values, is not taken: every call goes through the functional form.)"""
+
+    __constants__ = ["batch_first"]
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
+                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
+                 dtype=None) -> None:
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got "
+                             f"embed_dim={embed_dim} and num_heads={num_heads} instead")
+        from ...ops._generated import torch_functions as T
+        from .linear import NonDynamicallyQuantizableLinear
+        fk = {"device": device, "dtype": dtype}
+        super().__init__()
+        self.embed_dim = embed_dim
+        self.kdim = embed_dim if kdim is None else kdim
+        self.vdim = embed_dim if vdim is None else vdim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = Parameter(T.empty((3 * embed_dim, embed_dim), **fk))
+            for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
+                self.register_parameter(name, None)
+        else:
+            self.q_proj_weight = Parameter(T.empty((embed_dim, embed_dim), **fk))
+            self.k_proj_weight = Parameter(T.empty((embed_dim, self.kdim), **fk))
+            self.v_proj_weight = Parameter(T.empty((embed_dim, self.vdim), **fk))
+            self.register_parameter("in_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(T.empty(3 * embed_dim, **fk))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **fk)
+        if add_bias_kv:
+            self.bias_k = Parameter(T.empty((1, 1, embed_dim), **fk))
+            self.bias_v = Parameter(T.empty((1, 1, embed_dim), **fk))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            for w in (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight):
+                init.xavier_uniform_(w)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        for b in (self.bias_k, self.bias_v):
+            if b is not None:
+                init.xavier_normal_(b)
+
+    def __setstate__(self, state):
+        state.setdefault("_qkv_same_embed_dim", True)
+        super().__setstate__(state)
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
+                attn_mask=None, average_attn_weights=True, is_causal=False):
+        from ..functional.attention import _canonical_mask, _none_or_dtype
+        batched = query.dim() == 3
+        key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
+                                           _none_or_dtype(attn_mask), "attn_mask", query.dtype)
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype,
+                                    check_other=False)
+        if self.batch_first and batched:
+            # keep the identities (self-attention packs its projection) through the transpose
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query = query.transpose(1, 0)
+                    key = value = key.transpose(1, 0)
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+        separate = not self._qkv_same_embed_dim
+        extra = dict(use_separate_proj_weight=True, q_proj_weight=self.q_proj_weight,
+                     k_proj_weight=self.k_proj_weight,
+                     v_proj_weight=self.v_proj_weight) if separate else {}
+        out, weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
+            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
+            self.out_proj.weight, self.out_proj.bias, training=self.training,
+            key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
+            average_attn_weights=average_attn_weights, is_causal=is_causal, **extra)
+        if self.batch_first and batched:
+            out = out.transpose(1, 0)
+        return out, weights

@@ -68,6 +68,10 @@ class Linear(Module):
                 f"bias={self.bias is not None}")
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """A Linear under its own name (MultiheadAttention's out_proj), as torch has it."""
+
+
 class Bilinear(Module):
     """``Bilinear(in1_features, in2_features, out_features, bias=True, device=None,
     dtype=None)``: ``y = x1^T A x2 + b`` per output feature."""
