@@ -14,6 +14,11 @@ from tests.conftest import assert_same, check
 
 @pytest.fixture(autouse=True)
 def _restore_switches():
+    # torch.testing._internal (imported by the op_db / module_db tests) freezes torch's
+    # backend flags at import (disable_global_flags); these tests set them on both sides
+    frozen = torch.backends.flags_frozen()
+    flags = torch.backends.flags_frozen.__globals__      # torch.backends' own module globals
+    flags["__allow_nonbracketed_mutation_flag"] = True
     yield
     for lib in (strided, torch):
         lib.set_float32_matmul_precision("highest")
@@ -22,6 +27,7 @@ def _restore_switches():
         lib.backends.cudnn.benchmark = False
         lib.backends.cudnn.deterministic = False
         lib.backends.cudnn.enabled = True
+    flags["__allow_nonbracketed_mutation_flag"] = not frozen
 
 
 # values a CPU program reads; where strided's answer is the truthful one for a NumPy library
