@@ -262,3 +262,53 @@ def test_constructor_errors():
         check(lambda m, kw=kw: m.nn.LSTM(3, 5, **kw))
     check(lambda m: m.nn.GRU(3, 5, proj_size=2))
     check(lambda m: m.nn.RNN(3, 5, nonlinearity="gelu"))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("cls", ["RNN", "GRU", "LSTM"])
+@pytest.mark.parametrize("kw", [{}, {"batch_first": True},
+                                {"bidirectional": True, "num_layers": 2}],
+                         ids=lambda v: str(v))
+def test_layer_grad_fn_names(cls, kw, dtype):
+    # float32 LSTM layers are mkldnn_rnn_layer nodes, as torch's oneDNN path records them
+    names = []
+    for m in (strided, torch):
+        m.manual_seed(0)
+        mod = getattr(m.nn, cls)(3, 4, **kw).to(getattr(m, dtype))
+        out, h = mod(m.ones(4, 2, 3, dtype=getattr(m, dtype), requires_grad=True))
+        names.append([out.grad_fn.name()] + [t.grad_fn.name() for t in _flat(h)])
+    assert names[0] == names[1]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_lstm_double_backward(dtype):
+    res = []
+    for m in (strided, torch):
+        m.manual_seed(0)
+        mod = m.nn.LSTM(3, 4, 2, bidirectional=True).to(getattr(m, dtype))
+        x = (m.arange(24.0, dtype=getattr(m, dtype)).reshape(4, 2, 3) * 0.3).sin()
+        x.requires_grad_()
+        out, (h, c) = mod(x)
+        loss = (out * out).sum() + (c * c).sum()
+        gx, gw = m.autograd.grad(loss, [x, mod.weight_hh_l0], create_graph=True)
+        (gx.pow(2).sum() + gw.sum()).backward()
+        res.append([gx, gw, x.grad, mod.weight_ih_l0.grad, mod.weight_hh_l1_reverse.grad])
+    for a, b in zip(*res, strict=True):
+        _close(a, b, dtype)
+
+
+def test_mkldnn_rnn_layer_op():
+    # the op itself, called as torch.mkldnn_rnn_layer: outputs and gradients
+    res = []
+    for m in (strided, torch):
+        m.manual_seed(0)
+        w = [(m.rand(s) - 0.5).requires_grad_() for s in ((16, 3), (16, 4), (16,), (16,))]
+        x = m.rand(5, 2, 3, requires_grad=True)
+        h0 = m.rand(2, 4, requires_grad=True)
+        c0 = m.rand(2, 4, requires_grad=True)
+        out, hy, cy, _ = m.mkldnn_rnn_layer(x, *w, h0, c0, True, [], 2, 4, 1, True, False,
+                                            False, True)
+        ((out * out).sum() + hy.sum() + (cy * 2).sum()).backward()
+        res.append([out, hy, cy, x.grad, h0.grad, c0.grad] + [t.grad for t in w])
+    for a, b in zip(*res, strict=True):
+        _close(a, b, "float32")

@@ -200,7 +200,9 @@ def _rnn_impl(mode, input, hx, cx, weights, has_biases, num_layers, dropout, tra
         layer_input = out
     output = layer_input
     if not packed and batch_first:
-        output = output.transpose(0, 1)
+        # torch's rnn_tanh/rnn_relu/gru transpose their result in place (TransposeBackward1);
+        # lstm returns a transposed view (TransposeBackward0)
+        output = output.transpose(0, 1) if mode == "LSTM" else output.transpose_(0, 1)
     hy = _fns.stack(hs, 0)
     cy = _fns.stack(cs, 0) if cx is not None else None
     return output, hy, cy
