@@ -27,6 +27,7 @@ from . import (  # noqa: E402
     pooling,
     rnn,
     sparse,
+    transformer,
     upsampling,
 )
 from .activation import *  # noqa: F403
@@ -51,6 +52,7 @@ from .pixelshuffle import *  # noqa: F403
 from .pooling import *  # noqa: F403
 from .rnn import *  # noqa: F403
 from .sparse import *  # noqa: F403
+from .transformer import *  # noqa: F403
 from .upsampling import *  # noqa: F403
 
 # Only the layers are public: a star import of this package (strided.nn does one) must not
@@ -58,5 +60,5 @@ from .upsampling import *  # noqa: F403
 __all__ = [name for area in (
     activation, batchnorm, channelshuffle, container, conv, distance, dropout, flatten, fold,
     instancenorm, lazy, linear, linear_cross_entropy, linear_cross_entropy_options, loss, module,
-    normalization, padding, pixelshuffle, pooling, rnn, sparse, upsampling,
+    normalization, padding, pixelshuffle, pooling, rnn, sparse, transformer, upsampling,
 ) for name in area.__all__]

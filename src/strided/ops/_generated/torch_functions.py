@@ -416,6 +416,9 @@ _op_grid_sampler_2d_backward = get_op('aten::grid_sampler_2d_backward')
 _op_grid_sampler_3d = get_op('aten::grid_sampler_3d')
 _op_grid_sampler_3d_backward = get_op('aten::grid_sampler_3d_backward')
 _op_group_norm = get_op('aten::group_norm')
+_op_gru__data = get_op('aten::gru.data')
+_op_gru__input = get_op('aten::gru.input')
+_op_gru_cell = get_op('aten::gru_cell')
 _op_gt__Scalar = get_op('aten::gt.Scalar')
 _op_gt__Scalar_out = get_op('aten::gt.Scalar_out')
 _op_gt__Tensor = get_op('aten::gt.Tensor')
@@ -531,6 +534,9 @@ _op_logspace__Tensor_Tensor_out = get_op('aten::logspace.Tensor_Tensor_out')
 _op_logspace__out = get_op('aten::logspace.out')
 _op_logsumexp = get_op('aten::logsumexp')
 _op_logsumexp__out = get_op('aten::logsumexp.out')
+_op_lstm__data = get_op('aten::lstm.data')
+_op_lstm__input = get_op('aten::lstm.input')
+_op_lstm_cell = get_op('aten::lstm_cell')
 _op_lt__Scalar = get_op('aten::lt.Scalar')
 _op_lt__Scalar_out = get_op('aten::lt.Scalar_out')
 _op_lt__Tensor = get_op('aten::lt.Tensor')
@@ -727,6 +733,12 @@ _op_resize_as_ = get_op('aten::resize_as_')
 _op_resolve_conj = get_op('aten::resolve_conj')
 _op_resolve_neg = get_op('aten::resolve_neg')
 _op_rms_norm = get_op('aten::rms_norm')
+_op_rnn_relu__data = get_op('aten::rnn_relu.data')
+_op_rnn_relu__input = get_op('aten::rnn_relu.input')
+_op_rnn_relu_cell = get_op('aten::rnn_relu_cell')
+_op_rnn_tanh__data = get_op('aten::rnn_tanh.data')
+_op_rnn_tanh__input = get_op('aten::rnn_tanh.input')
+_op_rnn_tanh_cell = get_op('aten::rnn_tanh_cell')
 _op_roll = get_op('aten::roll')
 _op_rot90 = get_op('aten::rot90')
 _op_round = get_op('aten::round')
@@ -6869,6 +6881,79 @@ def group_norm(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_group_norm_sigs, args, kwargs)
 
 
+def _f_gru_0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(hx, _Tensor): raise _Mismatch
+    params = _ap.to_tensorlist(params)
+    if has_biases is not True and has_biases is not False: raise _Mismatch
+    if type(num_layers) is not int: num_layers = _ap.to_int(num_layers)
+    if type(dropout) is not float: dropout = _ap.to_float(dropout)
+    if train is not True and train is not False: raise _Mismatch
+    if bidirectional is not True and bidirectional is not False: raise _Mismatch
+    if batch_first is not True and batch_first is not False: raise _Mismatch
+    return input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first
+
+
+def _f_gru_1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    if not isinstance(data, _Tensor): raise _Mismatch
+    if not isinstance(batch_sizes, _Tensor): raise _Mismatch
+    if not isinstance(hx, _Tensor): raise _Mismatch
+    params = _ap.to_tensorlist(params)
+    if has_biases is not True and has_biases is not False: raise _Mismatch
+    if type(num_layers) is not int: num_layers = _ap.to_int(num_layers)
+    if type(dropout) is not float: dropout = _ap.to_float(dropout)
+    if train is not True and train is not False: raise _Mismatch
+    if bidirectional is not True and bidirectional is not False: raise _Mismatch
+    return data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional
+
+
+_f_gru_sigs = (_ap.PySig('gru', (('input', 'Tensor', None, False), ('hx', 'Tensor', None, False), ('params', 'Tensor[]', None, False), ('has_biases', 'bool', None, False), ('num_layers', 'int', None, False), ('dropout', 'float', None, False), ('train', 'bool', None, False), ('bidirectional', 'bool', None, False), ('batch_first', 'bool', None, False)), False, False), _ap.PySig('gru', (('data', 'Tensor', None, False), ('batch_sizes', 'Tensor', None, False), ('hx', 'Tensor', None, False), ('params', 'Tensor[]', None, False), ('has_biases', 'bool', None, False), ('num_layers', 'int', None, False), ('dropout', 'float', None, False), ('train', 'bool', None, False), ('bidirectional', 'bool', None, False)), False, False),)
+
+
+def gru(*args, **kwargs):
+    if len(args) <= 9 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first = _f_gru_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_gru__input.call(input._keyset | hx._keyset | _ap.keyset_of_list(params), input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
+            return result
+    if len(args) <= 9 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+        try:
+            data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional = _f_gru_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_gru__data.call(data._keyset | batch_sizes._keyset | hx._keyset | _ap.keyset_of_list(params), data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
+            return result
+    _ap.raise_invalid_arguments(_f_gru_sigs, args, kwargs)
+
+
+def _f_gru_cell_0(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(hx, _Tensor): raise _Mismatch
+    if not isinstance(w_ih, _Tensor): raise _Mismatch
+    if not isinstance(w_hh, _Tensor): raise _Mismatch
+    if b_ih is not None and not isinstance(b_ih, _Tensor): raise _Mismatch
+    if b_hh is not None and not isinstance(b_hh, _Tensor): raise _Mismatch
+    return input, hx, w_ih, w_hh, b_ih, b_hh
+
+
+_f_gru_cell_sigs = (_ap.PySig('gru_cell', (('input', 'Tensor', None, False), ('hx', 'Tensor', None, False), ('w_ih', 'Tensor', None, False), ('w_hh', 'Tensor', None, False), ('b_ih', 'Tensor?', 'None', False), ('b_hh', 'Tensor?', 'None', False)), False, False),)
+
+
+def gru_cell(*args, **kwargs):
+    try:
+        input, hx, w_ih, w_hh, b_ih, b_hh = _f_gru_cell_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_gru_cell.call(input._keyset | hx._keyset | w_ih._keyset | w_hh._keyset | (b_ih._keyset if b_ih is not None else 0) | (b_hh._keyset if b_hh is not None else 0), input, hx, w_ih, w_hh, b_ih, b_hh)
+        return result
+    _ap.raise_invalid_arguments(_f_gru_cell_sigs, args, kwargs)
+
+
 def _f_gt_0(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(other, _Tensor): raise _Mismatch
@@ -8461,6 +8546,79 @@ def logsumexp(*args, **kwargs):
             result = _op_logsumexp__out.call(input._keyset | out._keyset, input, dim, keepdim, out)
         return result
     _ap.raise_invalid_arguments(_f_logsumexp_sigs, args, kwargs)
+
+
+def _f_lstm_0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    hx = _ap.to_tensorlist(hx)
+    params = _ap.to_tensorlist(params)
+    if has_biases is not True and has_biases is not False: raise _Mismatch
+    if type(num_layers) is not int: num_layers = _ap.to_int(num_layers)
+    if type(dropout) is not float: dropout = _ap.to_float(dropout)
+    if train is not True and train is not False: raise _Mismatch
+    if bidirectional is not True and bidirectional is not False: raise _Mismatch
+    if batch_first is not True and batch_first is not False: raise _Mismatch
+    return input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first
+
+
+def _f_lstm_1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    if not isinstance(data, _Tensor): raise _Mismatch
+    if not isinstance(batch_sizes, _Tensor): raise _Mismatch
+    hx = _ap.to_tensorlist(hx)
+    params = _ap.to_tensorlist(params)
+    if has_biases is not True and has_biases is not False: raise _Mismatch
+    if type(num_layers) is not int: num_layers = _ap.to_int(num_layers)
+    if type(dropout) is not float: dropout = _ap.to_float(dropout)
+    if train is not True and train is not False: raise _Mismatch
+    if bidirectional is not True and bidirectional is not False: raise _Mismatch
+    return data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional
+
+
+_f_lstm_sigs = (_ap.PySig('lstm', (('input', 'Tensor', None, False), ('hx', 'Tensor[]', None, False), ('params', 'Tensor[]', None, False), ('has_biases', 'bool', None, False), ('num_layers', 'int', None, False), ('dropout', 'float', None, False), ('train', 'bool', None, False), ('bidirectional', 'bool', None, False), ('batch_first', 'bool', None, False)), False, False), _ap.PySig('lstm', (('data', 'Tensor', None, False), ('batch_sizes', 'Tensor', None, False), ('hx', 'Tensor[]', None, False), ('params', 'Tensor[]', None, False), ('has_biases', 'bool', None, False), ('num_layers', 'int', None, False), ('dropout', 'float', None, False), ('train', 'bool', None, False), ('bidirectional', 'bool', None, False)), False, False),)
+
+
+def lstm(*args, **kwargs):
+    if len(args) <= 9 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first = _f_lstm_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_lstm__input.call(input._keyset | _ap.keyset_of_list(hx) | _ap.keyset_of_list(params), input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
+            return result
+    if len(args) <= 9 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional = _f_lstm_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_lstm__data.call(data._keyset | batch_sizes._keyset | _ap.keyset_of_list(hx) | _ap.keyset_of_list(params), data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
+            return result
+    _ap.raise_invalid_arguments(_f_lstm_sigs, args, kwargs)
+
+
+def _f_lstm_cell_0(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    hx = _ap.to_tensorlist(hx)
+    if not isinstance(w_ih, _Tensor): raise _Mismatch
+    if not isinstance(w_hh, _Tensor): raise _Mismatch
+    if b_ih is not None and not isinstance(b_ih, _Tensor): raise _Mismatch
+    if b_hh is not None and not isinstance(b_hh, _Tensor): raise _Mismatch
+    return input, hx, w_ih, w_hh, b_ih, b_hh
+
+
+_f_lstm_cell_sigs = (_ap.PySig('lstm_cell', (('input', 'Tensor', None, False), ('hx', 'Tensor[]', None, False), ('w_ih', 'Tensor', None, False), ('w_hh', 'Tensor', None, False), ('b_ih', 'Tensor?', 'None', False), ('b_hh', 'Tensor?', 'None', False)), False, False),)
+
+
+def lstm_cell(*args, **kwargs):
+    try:
+        input, hx, w_ih, w_hh, b_ih, b_hh = _f_lstm_cell_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_lstm_cell.call(input._keyset | _ap.keyset_of_list(hx) | w_ih._keyset | w_hh._keyset | (b_ih._keyset if b_ih is not None else 0) | (b_hh._keyset if b_hh is not None else 0), input, hx, w_ih, w_hh, b_ih, b_hh)
+        return result
+    _ap.raise_invalid_arguments(_f_lstm_cell_sigs, args, kwargs)
 
 
 def _f_lt_0(input, other, *, out=None):
@@ -11463,6 +11621,152 @@ def rms_norm(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_rms_norm_sigs, args, kwargs)
 
 
+def _f_rnn_relu_0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(hx, _Tensor): raise _Mismatch
+    params = _ap.to_tensorlist(params)
+    if has_biases is not True and has_biases is not False: raise _Mismatch
+    if type(num_layers) is not int: num_layers = _ap.to_int(num_layers)
+    if type(dropout) is not float: dropout = _ap.to_float(dropout)
+    if train is not True and train is not False: raise _Mismatch
+    if bidirectional is not True and bidirectional is not False: raise _Mismatch
+    if batch_first is not True and batch_first is not False: raise _Mismatch
+    return input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first
+
+
+def _f_rnn_relu_1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    if not isinstance(data, _Tensor): raise _Mismatch
+    if not isinstance(batch_sizes, _Tensor): raise _Mismatch
+    if not isinstance(hx, _Tensor): raise _Mismatch
+    params = _ap.to_tensorlist(params)
+    if has_biases is not True and has_biases is not False: raise _Mismatch
+    if type(num_layers) is not int: num_layers = _ap.to_int(num_layers)
+    if type(dropout) is not float: dropout = _ap.to_float(dropout)
+    if train is not True and train is not False: raise _Mismatch
+    if bidirectional is not True and bidirectional is not False: raise _Mismatch
+    return data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional
+
+
+_f_rnn_relu_sigs = (_ap.PySig('rnn_relu', (('input', 'Tensor', None, False), ('hx', 'Tensor', None, False), ('params', 'Tensor[]', None, False), ('has_biases', 'bool', None, False), ('num_layers', 'int', None, False), ('dropout', 'float', None, False), ('train', 'bool', None, False), ('bidirectional', 'bool', None, False), ('batch_first', 'bool', None, False)), False, False), _ap.PySig('rnn_relu', (('data', 'Tensor', None, False), ('batch_sizes', 'Tensor', None, False), ('hx', 'Tensor', None, False), ('params', 'Tensor[]', None, False), ('has_biases', 'bool', None, False), ('num_layers', 'int', None, False), ('dropout', 'float', None, False), ('train', 'bool', None, False), ('bidirectional', 'bool', None, False)), False, False),)
+
+
+def rnn_relu(*args, **kwargs):
+    if len(args) <= 9 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first = _f_rnn_relu_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_rnn_relu__input.call(input._keyset | hx._keyset | _ap.keyset_of_list(params), input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
+            return result
+    if len(args) <= 9 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+        try:
+            data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional = _f_rnn_relu_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_rnn_relu__data.call(data._keyset | batch_sizes._keyset | hx._keyset | _ap.keyset_of_list(params), data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
+            return result
+    _ap.raise_invalid_arguments(_f_rnn_relu_sigs, args, kwargs)
+
+
+def _f_rnn_relu_cell_0(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(hx, _Tensor): raise _Mismatch
+    if not isinstance(w_ih, _Tensor): raise _Mismatch
+    if not isinstance(w_hh, _Tensor): raise _Mismatch
+    if b_ih is not None and not isinstance(b_ih, _Tensor): raise _Mismatch
+    if b_hh is not None and not isinstance(b_hh, _Tensor): raise _Mismatch
+    return input, hx, w_ih, w_hh, b_ih, b_hh
+
+
+_f_rnn_relu_cell_sigs = (_ap.PySig('rnn_relu_cell', (('input', 'Tensor', None, False), ('hx', 'Tensor', None, False), ('w_ih', 'Tensor', None, False), ('w_hh', 'Tensor', None, False), ('b_ih', 'Tensor?', 'None', False), ('b_hh', 'Tensor?', 'None', False)), False, False),)
+
+
+def rnn_relu_cell(*args, **kwargs):
+    try:
+        input, hx, w_ih, w_hh, b_ih, b_hh = _f_rnn_relu_cell_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_rnn_relu_cell.call(input._keyset | hx._keyset | w_ih._keyset | w_hh._keyset | (b_ih._keyset if b_ih is not None else 0) | (b_hh._keyset if b_hh is not None else 0), input, hx, w_ih, w_hh, b_ih, b_hh)
+        return result
+    _ap.raise_invalid_arguments(_f_rnn_relu_cell_sigs, args, kwargs)
+
+
+def _f_rnn_tanh_0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(hx, _Tensor): raise _Mismatch
+    params = _ap.to_tensorlist(params)
+    if has_biases is not True and has_biases is not False: raise _Mismatch
+    if type(num_layers) is not int: num_layers = _ap.to_int(num_layers)
+    if type(dropout) is not float: dropout = _ap.to_float(dropout)
+    if train is not True and train is not False: raise _Mismatch
+    if bidirectional is not True and bidirectional is not False: raise _Mismatch
+    if batch_first is not True and batch_first is not False: raise _Mismatch
+    return input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first
+
+
+def _f_rnn_tanh_1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+    if not isinstance(data, _Tensor): raise _Mismatch
+    if not isinstance(batch_sizes, _Tensor): raise _Mismatch
+    if not isinstance(hx, _Tensor): raise _Mismatch
+    params = _ap.to_tensorlist(params)
+    if has_biases is not True and has_biases is not False: raise _Mismatch
+    if type(num_layers) is not int: num_layers = _ap.to_int(num_layers)
+    if type(dropout) is not float: dropout = _ap.to_float(dropout)
+    if train is not True and train is not False: raise _Mismatch
+    if bidirectional is not True and bidirectional is not False: raise _Mismatch
+    return data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional
+
+
+_f_rnn_tanh_sigs = (_ap.PySig('rnn_tanh', (('input', 'Tensor', None, False), ('hx', 'Tensor', None, False), ('params', 'Tensor[]', None, False), ('has_biases', 'bool', None, False), ('num_layers', 'int', None, False), ('dropout', 'float', None, False), ('train', 'bool', None, False), ('bidirectional', 'bool', None, False), ('batch_first', 'bool', None, False)), False, False), _ap.PySig('rnn_tanh', (('data', 'Tensor', None, False), ('batch_sizes', 'Tensor', None, False), ('hx', 'Tensor', None, False), ('params', 'Tensor[]', None, False), ('has_biases', 'bool', None, False), ('num_layers', 'int', None, False), ('dropout', 'float', None, False), ('train', 'bool', None, False), ('bidirectional', 'bool', None, False)), False, False),)
+
+
+def rnn_tanh(*args, **kwargs):
+    if len(args) <= 9 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first = _f_rnn_tanh_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_rnn_tanh__input.call(input._keyset | hx._keyset | _ap.keyset_of_list(params), input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
+            return result
+    if len(args) <= 9 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+        try:
+            data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional = _f_rnn_tanh_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_rnn_tanh__data.call(data._keyset | batch_sizes._keyset | hx._keyset | _ap.keyset_of_list(params), data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
+            return result
+    _ap.raise_invalid_arguments(_f_rnn_tanh_sigs, args, kwargs)
+
+
+def _f_rnn_tanh_cell_0(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(hx, _Tensor): raise _Mismatch
+    if not isinstance(w_ih, _Tensor): raise _Mismatch
+    if not isinstance(w_hh, _Tensor): raise _Mismatch
+    if b_ih is not None and not isinstance(b_ih, _Tensor): raise _Mismatch
+    if b_hh is not None and not isinstance(b_hh, _Tensor): raise _Mismatch
+    return input, hx, w_ih, w_hh, b_ih, b_hh
+
+
+_f_rnn_tanh_cell_sigs = (_ap.PySig('rnn_tanh_cell', (('input', 'Tensor', None, False), ('hx', 'Tensor', None, False), ('w_ih', 'Tensor', None, False), ('w_hh', 'Tensor', None, False), ('b_ih', 'Tensor?', 'None', False), ('b_hh', 'Tensor?', 'None', False)), False, False),)
+
+
+def rnn_tanh_cell(*args, **kwargs):
+    try:
+        input, hx, w_ih, w_hh, b_ih, b_hh = _f_rnn_tanh_cell_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_rnn_tanh_cell.call(input._keyset | hx._keyset | w_ih._keyset | w_hh._keyset | (b_ih._keyset if b_ih is not None else 0) | (b_hh._keyset if b_hh is not None else 0), input, hx, w_ih, w_hh, b_ih, b_hh)
+        return result
+    _ap.raise_invalid_arguments(_f_rnn_tanh_cell_sigs, args, kwargs)
+
+
 def _f_roll_0(input, shifts, dims=()):
     if not isinstance(input, _Tensor): raise _Mismatch
     shifts = _ap.to_intlist(shifts, 1)
@@ -13822,4 +14126,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_batch_norm_impl_index', '_convolution', '_convolution_mode', '_ctc_loss', '_ctc_loss_backward', '_embedding_bag', '_embedding_bag_forward_only', '_fused_rms_norm', '_local_scalar_dense', '_log_softmax', '_log_softmax_backward_data', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', '_pdist_backward', '_pdist_forward', '_prelu_kernel', '_safe_softmax', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_to_copy', '_trilinear', '_unique2', '_unsafe_view', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'adjoint', 'affine_grid_generator', 'affine_grid_generator_backward', 'alias', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'channel_shuffle', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'detach_', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'geqrf', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'grid_sampler_2d_backward', 'grid_sampler_3d', 'grid_sampler_3d_backward', 'group_norm', 'gt', 'hardshrink', 'hinge_embedding_loss', 'histc', 'hsplit', 'hstack', 'hypot', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'is_conj', 'is_neg', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lt', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mkldnn_rnn_layer', 'mkldnn_rnn_layer_backward', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'native_batch_norm', 'native_channel_shuffle', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'orgqr', 'outer', 'pairwise_distance', 'pdist', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'rms_norm', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'tril', 'triplet_margin_loss', 'triu', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vsplit', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_batch_norm_impl_index', '_convolution', '_convolution_mode', '_ctc_loss', '_ctc_loss_backward', '_embedding_bag', '_embedding_bag_forward_only', '_fused_rms_norm', '_local_scalar_dense', '_log_softmax', '_log_softmax_backward_data', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', '_pdist_backward', '_pdist_forward', '_prelu_kernel', '_safe_softmax', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_to_copy', '_trilinear', '_unique2', '_unsafe_view', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'adjoint', 'affine_grid_generator', 'affine_grid_generator_backward', 'alias', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'channel_shuffle', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'detach_', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'geqrf', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'grid_sampler_2d_backward', 'grid_sampler_3d', 'grid_sampler_3d_backward', 'group_norm', 'gru', 'gru_cell', 'gt', 'hardshrink', 'hinge_embedding_loss', 'histc', 'hsplit', 'hstack', 'hypot', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'is_conj', 'is_neg', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lstm', 'lstm_cell', 'lt', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mkldnn_rnn_layer', 'mkldnn_rnn_layer_backward', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'native_batch_norm', 'native_channel_shuffle', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'orgqr', 'outer', 'pairwise_distance', 'pdist', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu', 'rnn_relu_cell', 'rnn_tanh', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'tril', 'triplet_margin_loss', 'triu', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vsplit', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
