@@ -34,10 +34,7 @@ from torch.testing._internal.common_methods_invocations import op_db
 import strided
 
 # Entries that belong to other issues' capabilities (they are tested there).
-OUT_OF_SCOPE = {
-    "nn.functional.scaled_dot_product_attention": "attention: issue 12",
-    "nn.functional.multi_head_attention_forward": "attention: issue 12",
-}
+OUT_OF_SCOPE: dict[str, str] = {}
 
 SAMPLES_PER_ENTRY = 4
 DTYPE_PREFERENCE = (torch.float64, torch.float32, torch.complex128, torch.int64)
