@@ -435,6 +435,37 @@ COMPOSITE.update({
         [(2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 4)]),
 })
 
+# nn recurrent layers (ops/native_functions/nn_rnn.yaml): linear/sigmoid/tanh per time step
+_RNN_SHAPES = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}
+
+
+def _rnn_program(op, data):
+    def program(m, x, h, wi, wh, b):
+        hx = [h, h * 2] if op == "lstm" else h
+        params = [wi, wh, b, b * 2]
+        if data:
+            return getattr(m, op)(x.reshape(6, 2), m.tensor([2, 2, 1, 1]), hx, params, True,
+                                  1, 0.0, False, False)
+        return getattr(m, op)(x.reshape(3, 2, 2), hx, params, True, 1, 0.0, False, False,
+                              False)
+    return program
+
+
+def _cell_program(op):
+    def program(m, x, h, wi, wh, b):
+        hx = [h[0], h[0] * 2] if op == "lstm" else h[0]
+        return getattr(m, op + "_cell")(x.reshape(6, 2)[:2], hx, wi, wh, b, b * 2)
+    return program
+
+
+COMPOSITE.update({
+    **{f"{op}.{kind}": (_rnn_program(op, kind == "data"),
+                        [(12,), (1, 2, 3), (g * 3, 2), (g * 3, 3), (g * 3,)])
+       for op, g in _RNN_SHAPES.items() for kind in ("input", "data")},
+    **{f"{op}_cell": (_cell_program(op), [(12,), (1, 2, 3), (g * 3, 2), (g * 3, 3), (g * 3,)])
+       for op, g in _RNN_SHAPES.items()},
+})
+
 # nn normalization (ops/native_functions/nn_normalization.yaml): the public entry points
 # decompose into native_batch_norm / native_layer_norm / native_group_norm / primitives
 COMPOSITE.update({

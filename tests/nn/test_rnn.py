@@ -312,3 +312,50 @@ def test_mkldnn_rnn_layer_op():
         res.append([out, hy, cy, x.grad, h0.grad, c0.grad] + [t.grad for t in w])
     for a, b in zip(*res, strict=True):
         _close(a, b, "float32")
+
+
+def _weights(m, gates, inp, hid, dtype):
+    shapes = ((gates * hid, inp), (gates * hid, hid), (gates * hid,), (gates * hid,))
+    return [((m.arange(float(np.prod(s)), dtype=dtype).reshape(s) * 0.13).sin() / 2
+             ).requires_grad_() for s in shapes]
+
+
+@pytest.mark.parametrize("op,gates", [("lstm", 4), ("gru", 3), ("rnn_tanh", 1),
+                                      ("rnn_relu", 1)])
+@pytest.mark.parametrize("packed", [False, True])
+def test_aten_recurrences(op, gates, packed):
+    # torch.lstm / gru / rnn_tanh / rnn_relu, the .input and .data overloads
+    res = []
+    for m in (strided, torch):
+        w = _weights(m, gates, 3, 4, m.float64)
+        x = (m.arange(24.0, dtype=m.float64).reshape(4, 2, 3) * 0.3).cos().requires_grad_()
+        h0 = m.full((1, 2, 4), 0.1, dtype=m.float64, requires_grad=True)
+        hx = [h0, h0 * 2] if op == "lstm" else h0
+        if packed:
+            p = m.nn.utils.rnn.pack_padded_sequence(x, [4, 3])
+            out = getattr(m, op)(p.data, p.batch_sizes, hx, w, True, 1, 0.0, False, False)
+        else:
+            out = getattr(m, op)(x, hx, w, True, 1, 0.0, False, False, False)
+        sum((t * t).sum() for t in out).backward()
+        res.append(list(out) + [x.grad, h0.grad] + [t.grad for t in w])
+    for a, b in zip(*res, strict=True):
+        _close(a, b, "float64")
+
+
+@pytest.mark.parametrize("op,gates", [("lstm_cell", 4), ("gru_cell", 3), ("rnn_tanh_cell", 1),
+                                      ("rnn_relu_cell", 1)])
+def test_aten_cells(op, gates):
+    res = []
+    for m in (strided, torch):
+        w = _weights(m, gates, 3, 4, m.float64)
+        x = (m.arange(6.0, dtype=m.float64).reshape(2, 3) * 0.3).cos().requires_grad_()
+        h0 = m.full((2, 4), 0.3, dtype=m.float64, requires_grad=True)
+        hx = [h0, h0 * 2] if op == "lstm_cell" else h0
+        out = getattr(m, op)(x, hx, *w)
+        outs = list(out) if isinstance(out, tuple) else [out]
+        sum((t * t).sum() for t in outs).backward()
+        res.append(outs + [x.grad, h0.grad] + [t.grad for t in w])
+        res.append([t.grad_fn.name() for t in outs])
+    assert res[1] == res[3]
+    for a, b in zip(res[0], res[2], strict=True):
+        _close(a, b, "float64")

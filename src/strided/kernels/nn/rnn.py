@@ -122,3 +122,85 @@ def mkldnn_rnn_layer_backward(input, weight1, weight2, weight3, weight4, hx_, cx
     db = dflat.sum(0)
     return (_new(dx, input), _new(dw_ih, weight1), _new(dw_hh, weight2), _new(db, weight3),
             _new(db.copy(), weight4), _new(dh_next, hx_), _new(dc_next, cx_tmp))
+
+
+# -- CompositeImplicitAutograd: the recurrences and cells as torch decomposes them ------------
+# (the arithmetic lives in nn/modules/rnn.py: Note [RNN cell arithmetic])
+
+def _impl():
+    from ...nn.modules import rnn
+    return rnn
+
+
+def _layers(mode, input, hx, cx, params, has_biases, num_layers, dropout, train,
+            bidirectional, batch_first, batch_sizes=None):
+    return _impl()._rnn_impl(mode, input, hx, cx, list(params), has_biases, num_layers,
+                             dropout, train, bidirectional, batch_first, batch_sizes)
+
+
+def lstm_input_composite(input, hx, params, has_biases, num_layers, dropout, train,
+                         bidirectional, batch_first):
+    check(len(hx) == 2, lambda: "lstm expects two hidden states")
+    return _layers("LSTM", input, hx[0], hx[1], params, has_biases, num_layers, dropout, train,
+                   bidirectional, batch_first)
+
+
+def lstm_data_composite(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train,
+                        bidirectional):
+    check(len(hx) == 2, lambda: "lstm expects two hidden states")
+    return _layers("LSTM", data, hx[0], hx[1], params, has_biases, num_layers, dropout, train,
+                   bidirectional, False, batch_sizes)
+
+
+def _two(mode):
+    def input_fn(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+                 batch_first):
+        out, hy, _ = _layers(mode, input, hx, None, params, has_biases, num_layers, dropout,
+                             train, bidirectional, batch_first)
+        return out, hy
+
+    def data_fn(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train,
+                bidirectional):
+        out, hy, _ = _layers(mode, data, hx, None, params, has_biases, num_layers, dropout,
+                             train, bidirectional, False, batch_sizes)
+        return out, hy
+    return input_fn, data_fn
+
+
+gru_input_composite, gru_data_composite = _two("GRU")
+rnn_tanh_input_composite, rnn_tanh_data_composite = _two("RNN_TANH")
+rnn_relu_input_composite, rnn_relu_data_composite = _two("RNN_RELU")
+
+
+def _check_cell(input, hx, w_ih, w_hh, hname):
+    rnn = _impl()
+    rnn._check_cell(input, hx, w_ih.shape[1], w_hh.shape[1], hname)
+
+
+def lstm_cell_composite(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    check(len(hx) == 2, lambda: "lstm_cell expects two hidden states")
+    _check_cell(input, hx[0], w_ih, w_hh, "hidden0")
+    _check_cell(input, hx[1], w_ih, w_hh, "hidden1")
+    rnn = _impl()
+    gi = rnn.F.linear(input, w_ih, b_ih)
+    return rnn._lstm_step(gi, hx[0], hx[1], w_hh, b_hh, None)
+
+
+def gru_cell_composite(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    _check_cell(input, hx, w_ih, w_hh, "hidden0")
+    rnn = _impl()
+    return rnn._gru_step(rnn.F.linear(input, w_ih, b_ih), hx, None, w_hh, b_hh, None)[0]
+
+
+def _simple_cell(act_name):
+    def cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+        _check_cell(input, hx, w_ih, w_hh, "hidden0")
+        rnn = _impl()
+        act = getattr(rnn._fns, act_name)
+        return rnn._rnn_step(act, rnn.F.linear(input, w_ih, b_ih), hx, None, w_hh, b_hh,
+                             None)[0]
+    return cell
+
+
+rnn_tanh_cell_composite = _simple_cell("tanh")
+rnn_relu_cell_composite = _simple_cell("relu")

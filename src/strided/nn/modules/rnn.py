@@ -468,10 +468,18 @@ class RNNBase(Module):
                 hx = (zeros(real_hidden_size), zeros(self.hidden_size)) if lstm \
                     else zeros(self.hidden_size)
         self.check_forward_args(input, hx, batch_sizes)
-        h0, c0 = hx if lstm else (hx, None)
-        output, hy, cy = _rnn_impl(self.mode, input, h0, c0, self._flat_weights, self.bias,
-                                   self.num_layers, self.dropout, self.training,
-                                   self.bidirectional, self.batch_first, batch_sizes)
+        op = {"LSTM": _fns.lstm, "GRU": _fns.gru, "RNN_TANH": _fns.rnn_tanh,
+              "RNN_RELU": _fns.rnn_relu}[self.mode]
+        hx_arg = list(hx) if lstm else hx
+        if batch_sizes is None:
+            result = op(input, hx_arg, self._flat_weights, self.bias, self.num_layers,
+                        self.dropout, self.training, self.bidirectional, self.batch_first)
+        else:
+            result = op(input, batch_sizes, hx_arg, self._flat_weights, self.bias,
+                        self.num_layers, self.dropout, self.training, self.bidirectional)
+        output = result[0]
+        hy = result[1]
+        cy = result[2] if lstm else None
         hidden = (hy, cy) if lstm else hy
         if isinstance(orig_input, PackedSequence):
             output_packed = PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices)
@@ -644,10 +652,8 @@ class RNNCell(RNNCellBase):
         input, hx, is_batched = self._prepare(input, hx, "RNNCell")
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
-        _check_cell(input, hx, self.input_size, self.hidden_size, "hidden0")
-        act = _fns.tanh if self.nonlinearity == "tanh" else _fns.relu
-        gi = F.linear(input, self.weight_ih, self.bias_ih)
-        ret, _ = _rnn_step(act, gi, hx, None, self.weight_hh, self.bias_hh, None)
+        op = _fns.rnn_tanh_cell if self.nonlinearity == "tanh" else _fns.rnn_relu_cell
+        ret = op(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
         return ret if is_batched else ret.squeeze(0)
 
 
@@ -662,10 +668,8 @@ class LSTMCell(RNNCellBase):
 
     def forward(self, input, hx=None):
         input, hx, is_batched = self._prepare(input, hx, "LSTMCell", lstm=True)
-        _check_cell(input, hx[0], self.input_size, self.hidden_size, "hidden0")
-        _check_cell(input, hx[1], self.input_size, self.hidden_size, "hidden1")
-        gi = F.linear(input, self.weight_ih, self.bias_ih)
-        h, c = _lstm_step(gi, hx[0], hx[1], self.weight_hh, self.bias_hh, None)
+        h, c = _fns.lstm_cell(input, list(hx), self.weight_ih, self.weight_hh, self.bias_ih,
+                              self.bias_hh)
         if not is_batched:
             return h.squeeze(0), c.squeeze(0)
         return h, c
@@ -682,8 +686,7 @@ class GRUCell(RNNCellBase):
 
     def forward(self, input, hx=None):
         input, hx, is_batched = self._prepare(input, hx, "GRUCell")
-        _check_cell(input, hx, self.input_size, self.hidden_size, "hidden0")
-        gi = F.linear(input, self.weight_ih, self.bias_ih)
-        ret, _ = _gru_step(gi, hx, None, self.weight_hh, self.bias_hh, None)
+        ret = _fns.gru_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih,
+                            self.bias_hh)
         return ret if is_batched else ret.squeeze(0)
 
