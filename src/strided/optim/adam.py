@@ -12,6 +12,7 @@ from .optimizer import (
     _check_capturable,
     _check_fused_device_dtype,
     _check_fused_flags,
+    _check_hyperparameters,
     _new_step,
     _restore_step_tensors,
     _run_closure,
@@ -35,14 +36,7 @@ class Adam(Optimizer):
                 raise ValueError("Tensor lr must be 1-element")
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_hyperparameters(eps=eps, betas=betas, weight_decay=weight_decay)
         both_floats = isinstance(betas[0], float) and isinstance(betas[1], float)
         both_tensors = isinstance(betas[0], torch.Tensor) and isinstance(betas[1], torch.Tensor)
         if not (both_floats or both_tensors):

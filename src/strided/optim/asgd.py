@@ -9,7 +9,7 @@ from .optimizer import (
     Optimizer,
     _as_real,
     _check_capturable,
-    _check_lr,
+    _check_hyperparameters,
     _get_scalar_dtype,
     _restore_step_tensors,
     _run_closure,
@@ -25,9 +25,7 @@ class ASGD(Optimizer):
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
                  foreach=None, maximize=False, differentiable=False,
                  capturable=False) -> None:
-        _check_lr(lr)
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_hyperparameters(lr=lr, weight_decay=weight_decay)
         defaults = {"lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0,
                     "weight_decay": weight_decay, "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable, "capturable": capturable}

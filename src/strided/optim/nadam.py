@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import strided as torch
 
-from .adamax import _check_betas
 from .optimizer import (
     Optimizer,
     _as_real,
     _check_capturable,
-    _check_lr,
+    _check_hyperparameters,
     _get_scalar_dtype,
     _new_step,
     _restore_step_tensors,
@@ -28,10 +27,8 @@ class NAdam(Optimizer):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
                  maximize=False, capturable=False, differentiable=False) -> None:
-        _check_lr(lr)
-        _check_betas(betas, eps, weight_decay)
-        if not 0.0 <= momentum_decay:
-            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        _check_hyperparameters(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay,
+                               momentum_decay=momentum_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "momentum_decay": momentum_decay,
                     "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize,

@@ -141,6 +141,31 @@ def _check_lr(lr) -> None:
         raise ValueError(f"Invalid learning rate: {lr}")
 
 
+# The name torch's message gives a hyperparameter, where it is not the argument's own.
+_HYPERPARAMETER_LABELS = {"eps": "epsilon"}
+
+
+def _check_hyperparameters(**values) -> None:
+    """Torch's constructor checks, in the order the keywords are given: ``lr`` as
+    ``_check_lr``, each of ``betas`` in [0, 1), ``rho`` in [0, 1], any other >= 0.
+
+    ``_check_hyperparameters(lr=lr, eps=-1.0)`` raises
+    ``ValueError("Invalid epsilon value: -1.0")``."""
+    for name, value in values.items():
+        if name == "lr":
+            _check_lr(value)
+        elif name == "betas":
+            for i in (0, 1):
+                if not 0.0 <= value[i] < 1.0:
+                    raise ValueError(f"Invalid beta parameter at index {i}: {value[i]}")
+        elif name == "rho":
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"Invalid rho value: {value}")
+        elif not 0.0 <= value:
+            label = _HYPERPARAMETER_LABELS.get(name, name)
+            raise ValueError(f"Invalid {label} value: {value}")
+
+
 def _as_real(t):
     return torch.view_as_real(t) if torch.is_complex(t) else t
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import strided as torch
 
-from .adamax import _check_betas
 from .optimizer import (
     Optimizer,
     _as_real,
     _check_capturable,
-    _check_lr,
+    _check_hyperparameters,
     _new_step,
     _restore_step_tensors,
     _run_closure,
@@ -26,8 +25,7 @@ class RAdam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False,
                  capturable=False, differentiable=False) -> None:
-        _check_lr(lr)
-        _check_betas(betas, eps, weight_decay)
+        _check_hyperparameters(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "maximize": maximize, "foreach": foreach, "capturable": capturable,
                     "decoupled_weight_decay": decoupled_weight_decay,
