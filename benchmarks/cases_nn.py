@@ -120,6 +120,20 @@ def _lstm_step(lib):
 _LSTM_INPUT = _data(35, 20, 128)
 
 
+def _causal_sdpa(lib):
+    """Causal scaled_dot_product_attention on 8x4x128x32: forward, backward."""
+    q, k, v = (lib.tensor(a, requires_grad=True) for a in _SDPA_INPUTS)
+
+    def run():
+        for t in (q, k, v):
+            t.grad = None
+        lib.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True).sum().backward()
+    return run
+
+
+_SDPA_INPUTS = [_data(8, 4, 128, 32) for _ in range(3)]
+
+
 def _per_lib(make):
     """A setup from ``make(lib)``, which builds (after manual_seed(0)) and returns the
     zero-argument callable to time for that library."""
@@ -286,4 +300,7 @@ NN_CASES = [
         lambda lib: lib.nn.utils.parametrizations.orthogonal, 64)), number=20),
     Case("nn functional_call small MLP", _per_lib(_functional_call), number=2000),
     Case("nn LSTM(128, 256, 2) seq 35 batch 20 fwd+bwd", _per_lib(_lstm_step), number=5),
+    Case("nn causal SDPA 8x4x128x32 fwd+bwd", _per_lib(_causal_sdpa), number=20),
+    Case("nn TransformerEncoderLayer(128, 4, 512) 16x64 tokens fwd+bwd", _fwd_bwd(
+        lambda lib: lib.nn.TransformerEncoderLayer(128, 4, 512), (64, 16, 128)), number=5),
 ]

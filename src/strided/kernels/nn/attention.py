@@ -40,14 +40,28 @@ def _store(res, value):
 
 def _scores(q, k, mask, is_causal, scale, npdt):
     """``scale * Q K^T`` plus the mask (float mask added, causal mask as ``-inf``)."""
-    s = np.matmul(q, np.swapaxes(k, -1, -2))
-    s *= npdt.type(scale)
+    s = np.matmul(q * npdt.type(scale), np.swapaxes(k, -1, -2))
     if mask is not None:
         s += mask
     if is_causal:
-        L, S = s.shape[-2], s.shape[-1]
-        s[..., ~np.tri(L, S, dtype=bool)] = -np.inf
+        s += _causal_bias(s.shape[-2], s.shape[-1], npdt)
     return s
+
+
+_CAUSAL = {}
+
+
+def _causal_bias(L, S, npdt):
+    """(L, S) additive mask: 0 on and below the diagonal, -inf above (cached)."""
+    key = (L, S, npdt)
+    bias = _CAUSAL.get(key)
+    if bias is None:
+        bias = np.where(np.tri(L, S, dtype=bool), npdt.type(0), npdt.type(-np.inf))
+        bias.flags.writeable = False
+        if len(_CAUSAL) > 64:
+            _CAUSAL.clear()
+        _CAUSAL[key] = bias
+    return bias
 
 
 def _check_flash(query, key, value, dropout_p):
@@ -96,7 +110,7 @@ def sdpa_flash_cpu(query, key, value, dropout_p=0.0,
         den = s.sum(axis=-1, keepdims=True)
         dead = den == 0
         den[dead] = 1
-        s /= den
+        s *= 1 / den
         o = np.matmul(s, v)
         lg = np.log(den) + m
     _store(out, o)
@@ -127,9 +141,10 @@ def sdpa_flash_cpu_backward(grad_out, query, key, value, out,
         dp = np.matmul(do, np.swapaxes(v, -1, -2))
         dp -= np.einsum("...d,...d->...", do, o)[..., None]
         dp *= p
-        dp *= sc
         dq = np.matmul(dp, k)
+        dq *= sc
         dk = np.matmul(np.swapaxes(dp, -1, -2), q)
+        dk *= sc
     if rep != 1:
         B, H, S = dk.shape[0], dk.shape[1] // rep, dk.shape[2]
         dk = dk.reshape(B, H, rep, S, -1).sum(axis=2)
