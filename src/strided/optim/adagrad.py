@@ -14,6 +14,7 @@ from .optimizer import (
     _get_scalar_dtype,
     _restore_step_tensors,
     _run_closure,
+    _setdefault_groups,
     _to_scalar,
     _use_grad_for_differentiable,
     _value,
@@ -53,11 +54,7 @@ class Adagrad(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
+        _setdefault_groups(self, foreach=None, maximize=False, differentiable=False, fused=None)
         _restore_step_tensors(self, fused_aware=True)
 
     def share_memory(self) -> None:

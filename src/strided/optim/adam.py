@@ -16,6 +16,7 @@ from .optimizer import (
     _new_step,
     _restore_step_tensors,
     _run_closure,
+    _setdefault_groups,
     _to_scalar,
     _use_grad_for_differentiable,
     _value,
@@ -61,14 +62,8 @@ class Adam(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("fused", None)
+        _setdefault_groups(self, amsgrad=False, maximize=False, foreach=None, capturable=False,
+                           differentiable=False, decoupled_weight_decay=False, fused=None)
         _restore_step_tensors(self, fused_aware=True)
 
     def _init_group(self, group, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs,

@@ -13,6 +13,7 @@ from .optimizer import (
     _new_step,
     _restore_step_tensors,
     _run_closure,
+    _setdefault_groups,
     _to_scalar,
     _use_grad_for_differentiable,
     _value,
@@ -33,11 +34,8 @@ class Adamax(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
+        _setdefault_groups(self, foreach=None, maximize=False, differentiable=False,
+                           capturable=False)
         _restore_step_tensors(self)
 
     @_use_grad_for_differentiable

@@ -13,6 +13,7 @@ from .optimizer import (
     _get_scalar_dtype,
     _restore_step_tensors,
     _run_closure,
+    _setdefault_groups,
     _to_scalar,
     _use_grad_for_differentiable,
     _value,
@@ -33,11 +34,9 @@ class ASGD(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
+        _setdefault_groups(self, foreach=None, maximize=False, differentiable=False,
+                           capturable=False)
         for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
             for p in group["params"]:
                 p_state = self.state.get(p, [])
                 if len(p_state) != 0:

@@ -15,6 +15,7 @@ from .optimizer import (
     _new_step,
     _restore_step_tensors,
     _run_closure,
+    _setdefault_groups,
     _to_scalar,
     _use_grad_for_differentiable,
     _value,
@@ -38,12 +39,9 @@ class NAdam(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
+        _setdefault_groups(self, maximize=False, foreach=None, capturable=False,
+                           differentiable=False, decoupled_weight_decay=False)
         for group in self.param_groups:
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
             for p in group["params"]:
                 p_state = self.state.get(p, [])
                 if len(p_state) != 0 and not torch.is_tensor(p_state["mu_product"]):

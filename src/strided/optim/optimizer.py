@@ -483,6 +483,14 @@ def _with_step_hooks(step: Callable) -> Callable:
     return wrapper
 
 
+def _setdefault_groups(opt: Optimizer, **defaults) -> None:
+    """Fills in, in the order given, the group keys that a pickled optimizer from an older
+    torch lacks (each algorithm's ``__setstate__``)."""
+    for group in opt.param_groups:
+        for name, default in defaults.items():
+            group.setdefault(name, default)
+
+
 def _restore_step_tensors(opt: Optimizer, fused_aware: bool = False) -> None:
     """Old state dicts kept ``step`` as a number; torch turns it back into a tensor."""
     for group in opt.param_groups:

@@ -13,6 +13,7 @@ from .optimizer import (
     _new_step,
     _restore_step_tensors,
     _run_closure,
+    _setdefault_groups,
     _to_scalar,
     _use_grad_for_differentiable,
     _value,
@@ -35,13 +36,8 @@ class RMSprop(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("momentum", 0)
-            group.setdefault("centered", False)
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
+        _setdefault_groups(self, momentum=0, centered=False, foreach=None, maximize=False,
+                           differentiable=False, capturable=False)
         _restore_step_tensors(self)
 
     @_use_grad_for_differentiable

@@ -10,6 +10,7 @@ from .optimizer import (
     _check_fused_device_dtype,
     _check_fused_flags,
     _run_closure,
+    _setdefault_groups,
     _to_scalar,
     _use_grad_for_differentiable,
     _value,
@@ -43,12 +44,8 @@ class SGD(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
+        _setdefault_groups(self, nesterov=False, maximize=False, foreach=None,
+                           differentiable=False, fused=False)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
