@@ -95,26 +95,35 @@ def mkldnn_rnn_layer_backward(input, weight1, weight2, weight3, weight4, hx_, cx
     go = _np(grad_output)
     dh_next = np.zeros((batch, h), npdt) if grad_hy is None else np.array(_np(grad_hy))
     dc_next = np.zeros((batch, h), npdt) if grad_cy is None else np.array(_np(grad_cy))
-    dgates = np.empty((steps, batch, 4 * h), npdt)
-    h_prev = np.empty((steps, batch, h), npdt)
     order = list(range(steps - 1, -1, -1) if reverse else range(steps))
-    for k in range(len(order) - 1, -1, -1):
-        t = order[k]
-        prev = order[k - 1] if k > 0 else None
-        c_prev = c0 if prev is None else ws[prev, :, 4 * h:]
-        h_prev[t] = h0 if prev is None else hs[prev]
-        g = ws[t]
-        i, f, gg, o = g[:, :h], g[:, h:2 * h], g[:, 2 * h:3 * h], g[:, 3 * h:4 * h]
+    # the states each step started from, in time order
+    cs = ws[:, :, 4 * h:]
+    c_prev = np.empty((steps, batch, h), npdt)
+    h_prev = np.empty((steps, batch, h), npdt)
+    for k, t in enumerate(order):
+        c_prev[t] = c0 if k == 0 else cs[order[k - 1]]
+        h_prev[t] = h0 if k == 0 else hs[order[k - 1]]
+    # everything that does not depend on the recurrence, for all steps at once:
+    # dgates = (dc * [i', f', g'], dh * o') and dc += dh * o * (1 - tanh(c)^2)
+    gates = ws[:, :, :4 * h].reshape(steps, batch, 4, h)
+    i, f, gg, o = gates[:, :, 0], gates[:, :, 1], gates[:, :, 2], gates[:, :, 3]
+    tc = np.tanh(cs)
+    coef = np.empty((steps, batch, 4, h), npdt)
+    coef[:, :, 0] = gg * i * (1 - i)
+    coef[:, :, 1] = c_prev * f * (1 - f)
+    coef[:, :, 2] = i * (1 - gg * gg)
+    coef[:, :, 3] = tc * o * (1 - o)
+    dc_coef = o * (1 - tc * tc)
+    dgates = np.empty((steps, batch, 4, h), npdt)
+    for t in reversed(order):
         dh = dh_next if go is None else dh_next + go[t]
-        tc = np.tanh(g[:, 4 * h:])
-        dc = dc_next + dh * o * (1 - tc * tc)
+        dc = dh * dc_coef[t]
+        dc += dc_next
         d = dgates[t]
-        d[:, :h] = dc * gg * i * (1 - i)
-        d[:, h:2 * h] = dc * c_prev * f * (1 - f)
-        d[:, 2 * h:3 * h] = dc * i * (1 - gg * gg)
-        d[:, 3 * h:] = dh * tc * o * (1 - o)
-        dc_next = dc * f
-        dh_next = d @ w_hh
+        np.multiply(coef[t, :, :3], dc[:, None, :], out=d[:, :3])
+        np.multiply(coef[t, :, 3], dh, out=d[:, 3])
+        dc_next = dc * f[t]
+        dh_next = d.reshape(batch, 4 * h) @ w_hh
     dflat = dgates.reshape(steps * batch, 4 * h)
     dx = (dflat @ w_ih).reshape(steps, batch, -1)
     dw_ih = dflat.T @ x.reshape(steps * batch, -1)
