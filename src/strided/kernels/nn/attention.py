@@ -33,6 +33,12 @@ def _arr(t, npdt):
     return np.asarray(t._array(), dtype=npdt)
 
 
+def _t(a, *_axes):
+    """``a`` with its last two axes swapped, C-contiguous (NumPy's batched matmul is several
+    times slower on a transposed operand than the copy costs)."""
+    return np.ascontiguousarray(np.swapaxes(a, -1, -2))
+
+
 def _store(res, value):
     if res.numel():
         np.copyto(res._array(), np.asarray(value).reshape(res._sizes), casting="unsafe")
@@ -40,7 +46,7 @@ def _store(res, value):
 
 def _scores(q, k, mask, is_causal, scale, npdt):
     """``scale * Q K^T`` plus the mask (float mask added, causal mask as ``-inf``)."""
-    s = np.matmul(q * npdt.type(scale), np.swapaxes(k, -1, -2))
+    s = np.matmul(q * npdt.type(scale), _t(k, -1, -2))
     if mask is not None:
         s += mask
     if is_causal:
@@ -138,7 +144,7 @@ def sdpa_flash_cpu_backward(grad_out, query, key, value, out,
         p -= _arr(logsumexp, npdt)[..., None]
         np.exp(p, out=p)
         dv = np.matmul(np.swapaxes(p, -1, -2), do)
-        dp = np.matmul(do, np.swapaxes(v, -1, -2))
+        dp = np.matmul(do, _t(v, -1, -2))
         dp -= np.einsum("...d,...d->...", do, o)[..., None]
         dp *= p
         dq = np.matmul(dp, k)
