@@ -104,17 +104,52 @@ def test_recurrent_layers(cls, kw, dtype, with_hx):
     _compare_module(cls, (3, 5), kw, dtype, shape, hx)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("cls,kw", CONFIGS[::3], ids=lambda v: str(v))
-def test_unbatched_input(cls, kw):
-    _compare_module(cls, (3, 5), kw, "float64", (4, 3), _state_shapes(cls, kw, None))
-    _compare_module(cls, (3, 5), kw, "float64", (4, 3))
+def test_unbatched_input(cls, kw, dtype):
+    _compare_module(cls, (3, 5), kw, dtype, (4, 3), _state_shapes(cls, kw, None))
+    _compare_module(cls, (3, 5), kw, dtype, (4, 3))
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("cls", ["RNN", "GRU", "LSTM"])
-def test_dropout_between_layers_draws_as_torch(cls):
+def test_dropout_between_layers_draws_as_torch(cls, dtype):
     # training mode, dropout after layers 0 and 1: the masks come from the same generator
     _compare_module(cls, (3, 5), {"num_layers": 3, "dropout": 0.4, "bidirectional": True},
-                    "float64", (4, 2, 3), train=True)
+                    dtype, (4, 2, 3), train=True)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("cls", ["RNN", "GRU", "LSTM"])
+def test_non_contiguous_input_and_state(cls, dtype):
+    res = []
+    for m in (strided, torch):
+        m.manual_seed(1)
+        mod = getattr(m.nn, cls)(3, 4, batch_first=True).to(getattr(m, dtype))
+        base = (m.arange(60.0, dtype=getattr(m, dtype)).reshape(5, 3, 4) * 0.2).sin()
+        x = base[:, :, ::2].transpose(0, 2).transpose(1, 2)[:, :, :3]  # (2, 5, 3) strided
+        x = x.detach().requires_grad_()
+        h = m.full((2, 1, 4), 0.5, dtype=getattr(m, dtype)).transpose(0, 1)  # (1, 2, 4)
+        hx = (h, h * 3) if cls == "LSTM" else h
+        out, hy = mod(x.transpose(0, 1).contiguous().transpose(0, 1), hx)
+        (out.sum() + sum(t.sum() for t in _flat(hy))).backward()
+        res.append([out, *_flat(hy), x.grad, *[p.grad for p in mod.parameters()]])
+    for a, b in zip(*res, strict=True):
+        _close(a, b, dtype)
+
+
+def test_copy_and_pickle_keep_working():
+    import copy
+    import io
+    m = strided.nn.LSTM(3, 4, 2)
+    x = strided.ones(2, 1, 3)
+    expected = m(x)[0]
+    buf = io.BytesIO()
+    strided.save(m, buf)
+    buf.seek(0)
+    for other in (copy.deepcopy(m), strided.load(buf, weights_only=False)):
+        _close(other(x)[0], expected, "float32")
+        assert other._flat_weights_names == m._flat_weights_names
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
