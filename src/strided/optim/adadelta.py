@@ -11,14 +11,20 @@ from .optimizer import (
     _check_hyperparameters,
     _new_step,
     _restore_step_tensors,
-    _run_closure,
     _setdefault_groups,
+    _single_tensor_step,
     _to_scalar,
     _use_grad_for_differentiable,
     _value,
 )
 
 __all__ = ["Adadelta", "adadelta"]
+
+
+def _init_state(state, group, p) -> None:
+    state["step"] = _new_step(group, p, fused_aware=False)
+    state["square_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+    state["acc_delta"] = torch.zeros_like(p, memory_format=torch.preserve_format)
 
 
 class Adadelta(Optimizer):
@@ -38,30 +44,8 @@ class Adadelta(Optimizer):
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
-        loss = _run_closure(closure)
-        for group in self.param_groups:
-            params, grads, square_avgs, acc_deltas, steps = [], [], [], [], []
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                params.append(p)
-                if p.grad.is_sparse:
-                    raise RuntimeError("Adadelta does not support sparse gradients")
-                grads.append(p.grad)
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _new_step(group, p, fused_aware=False)
-                    state["square_avg"] = torch.zeros_like(
-                        p, memory_format=torch.preserve_format)
-                    state["acc_delta"] = torch.zeros_like(p, memory_format=torch.preserve_format)
-                square_avgs.append(state["square_avg"])
-                acc_deltas.append(state["acc_delta"])
-                steps.append(state["step"])
-            adadelta(params, grads, square_avgs, acc_deltas, steps, lr=group["lr"],
-                     rho=group["rho"], eps=group["eps"], weight_decay=group["weight_decay"],
-                     maximize=group["maximize"], differentiable=group["differentiable"],
-                     capturable=group["capturable"])
-        return loss
+        return _single_tensor_step(self, closure, "Adadelta", _init_state,
+                                   ("square_avg", "acc_delta", "step"), adadelta)
 
 
 def adadelta(params, grads, square_avgs, acc_deltas, state_steps, *, lr, rho, eps,

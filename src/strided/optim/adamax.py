@@ -12,14 +12,20 @@ from .optimizer import (
     _check_hyperparameters,
     _new_step,
     _restore_step_tensors,
-    _run_closure,
     _setdefault_groups,
+    _single_tensor_step,
     _to_scalar,
     _use_grad_for_differentiable,
     _value,
 )
 
 __all__ = ["Adamax", "adamax"]
+
+
+def _init_state(state, group, p) -> None:
+    state["step"] = _new_step(group, p, fused_aware=False)
+    state["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+    state["exp_inf"] = torch.zeros_like(p, memory_format=torch.preserve_format)
 
 
 class Adamax(Optimizer):
@@ -40,30 +46,8 @@ class Adamax(Optimizer):
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
-        loss = _run_closure(closure)
-        for group in self.param_groups:
-            params, grads, exp_avgs, exp_infs, steps = [], [], [], [], []
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                params.append(p)
-                if p.grad.is_sparse:
-                    raise RuntimeError("Adamax does not support sparse gradients")
-                grads.append(p.grad)
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _new_step(group, p, fused_aware=False)
-                    state["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
-                    state["exp_inf"] = torch.zeros_like(p, memory_format=torch.preserve_format)
-                exp_avgs.append(state["exp_avg"])
-                exp_infs.append(state["exp_inf"])
-                steps.append(state["step"])
-            beta1, beta2 = group["betas"]
-            adamax(params, grads, exp_avgs, exp_infs, steps, eps=group["eps"], beta1=beta1,
-                   beta2=beta2, lr=group["lr"], weight_decay=group["weight_decay"],
-                   maximize=group["maximize"], differentiable=group["differentiable"],
-                   capturable=group["capturable"])
-        return loss
+        return _single_tensor_step(self, closure, "Adamax", _init_state,
+                                   ("exp_avg", "exp_inf", "step"), adamax)
 
 
 def adamax(params, grads, exp_avgs, exp_infs, state_steps, *, eps, beta1, beta2, lr,

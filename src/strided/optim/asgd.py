@@ -12,14 +12,23 @@ from .optimizer import (
     _check_hyperparameters,
     _get_scalar_dtype,
     _restore_step_tensors,
-    _run_closure,
     _setdefault_groups,
+    _single_tensor_step,
     _to_scalar,
     _use_grad_for_differentiable,
     _value,
 )
 
 __all__ = ["ASGD", "asgd"]
+
+
+def _init_state(state, group, p) -> None:
+    dtype = _get_scalar_dtype()
+    state["step"] = torch.zeros((), device=p.device, dtype=dtype)
+    state["eta"] = torch.as_tensor(_to_scalar(group["lr"]), device=p.device,
+                                   dtype=dtype).clone().detach()
+    state["mu"] = torch.ones((), device=p.device, dtype=dtype)
+    state["ax"] = torch.zeros_like(p, memory_format=torch.preserve_format)
 
 
 class ASGD(Optimizer):
@@ -49,33 +58,8 @@ class ASGD(Optimizer):
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
-        loss = _run_closure(closure)
-        for group in self.param_groups:
-            params, grads, mus, axs, etas, steps = [], [], [], [], [], []
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                params.append(p)
-                if p.grad.is_sparse:
-                    raise RuntimeError("ASGD does not support sparse gradients")
-                grads.append(p.grad)
-                state = self.state[p]
-                if len(state) == 0:
-                    dtype = _get_scalar_dtype()
-                    state["step"] = torch.zeros((), device=p.device, dtype=dtype)
-                    state["eta"] = torch.as_tensor(_to_scalar(group["lr"]), device=p.device,
-                                                   dtype=dtype).clone().detach()
-                    state["mu"] = torch.ones((), device=p.device, dtype=dtype)
-                    state["ax"] = torch.zeros_like(p, memory_format=torch.preserve_format)
-                mus.append(state["mu"])
-                axs.append(state["ax"])
-                etas.append(state["eta"])
-                steps.append(state["step"])
-            asgd(params, grads, axs, mus, etas, steps, lambd=group["lambd"], lr=group["lr"],
-                 t0=group["t0"], alpha=group["alpha"], weight_decay=group["weight_decay"],
-                 maximize=group["maximize"], differentiable=group["differentiable"],
-                 capturable=group["capturable"])
-        return loss
+        return _single_tensor_step(self, closure, "ASGD", _init_state,
+                                   ("ax", "mu", "eta", "step"), asgd)
 
 
 def asgd(params, grads, axs, mus, etas, state_steps, *, lambd, lr, t0, alpha, weight_decay,

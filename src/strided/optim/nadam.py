@@ -14,14 +14,24 @@ from .optimizer import (
     _get_scalar_dtype,
     _new_step,
     _restore_step_tensors,
-    _run_closure,
     _setdefault_groups,
+    _single_tensor_step,
     _to_scalar,
     _use_grad_for_differentiable,
     _value,
 )
 
 __all__ = ["NAdam", "nadam"]
+
+
+def _init_state(state, group, p) -> None:
+    state["step"] = _new_step(group, p, fused_aware=False)
+    if group["capturable"]:
+        state["mu_product"] = torch.ones((), dtype=_get_scalar_dtype(), device=p.device)
+    else:
+        state["mu_product"] = torch.tensor(1.0, dtype=_get_scalar_dtype())
+    state["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+    state["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.preserve_format)
 
 
 class NAdam(Optimizer):
@@ -51,39 +61,8 @@ class NAdam(Optimizer):
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
-        loss = _run_closure(closure)
-        for group in self.param_groups:
-            params, grads, exp_avgs, exp_avg_sqs, mu_products, steps = [], [], [], [], [], []
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                params.append(p)
-                if p.grad.is_sparse:
-                    raise RuntimeError("NAdam does not support sparse gradients")
-                grads.append(p.grad)
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _new_step(group, p, fused_aware=False)
-                    if group["capturable"]:
-                        state["mu_product"] = torch.ones((), dtype=_get_scalar_dtype(),
-                                                         device=p.device)
-                    else:
-                        state["mu_product"] = torch.tensor(1.0, dtype=_get_scalar_dtype())
-                    state["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
-                    state["exp_avg_sq"] = torch.zeros_like(
-                        p, memory_format=torch.preserve_format)
-                exp_avgs.append(state["exp_avg"])
-                exp_avg_sqs.append(state["exp_avg_sq"])
-                mu_products.append(state["mu_product"])
-                steps.append(state["step"])
-            beta1, beta2 = group["betas"]
-            nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, steps, beta1=beta1,
-                  beta2=beta2, lr=group["lr"], weight_decay=group["weight_decay"],
-                  momentum_decay=group["momentum_decay"], eps=group["eps"],
-                  decoupled_weight_decay=group["decoupled_weight_decay"],
-                  maximize=group["maximize"], capturable=group["capturable"],
-                  differentiable=group["differentiable"])
-        return loss
+        return _single_tensor_step(self, closure, "NAdam", _init_state,
+                                   ("exp_avg", "exp_avg_sq", "mu_product", "step"), nadam)
 
 
 def nadam(params, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps, *, beta1, beta2,

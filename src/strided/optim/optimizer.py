@@ -192,6 +192,61 @@ def _run_closure(closure):
         return closure()
 
 
+def _init_group(opt: Optimizer, group: dict, name: str, init_state: Callable):
+    """The group's params that have a grad, their grads and their states, as torch's
+    ``_init_group``: a sparse grad raises, an empty state is filled by
+    ``init_state(state, group, p)``."""
+    params, grads, states = [], [], []
+    for p in group["params"]:
+        if p.grad is None:
+            continue
+        params.append(p)
+        if p.grad.is_sparse:
+            raise RuntimeError(f"{name} does not support sparse gradients")
+        grads.append(p.grad)
+        state = opt.state[p]
+        if len(state) == 0:
+            init_state(state, group, p)
+        states.append(state)
+    return params, grads, states
+
+
+# Group keys that torch's ``step`` unpacks into two keywords of the functional update.
+_PAIRED_HYPERPARAMETERS = {"betas": ("beta1", "beta2"), "etas": ("etaminus", "etaplus"),
+                           "step_sizes": ("step_size_min", "step_size_max")}
+
+
+def _group_hyperparameters(group: dict) -> dict:
+    """A group's hyperparameters as the functional update's keywords: every key but
+    ``params``, the pairs of ``_PAIRED_HYPERPARAMETERS`` split (the functionals take the
+    keys they do not use in ``**_ignored``)."""
+    kwargs = {}
+    for key, value in group.items():
+        if key == "params":
+            continue
+        if key in _PAIRED_HYPERPARAMETERS:
+            first, second = _PAIRED_HYPERPARAMETERS[key]
+            kwargs[first], kwargs[second] = value
+        else:
+            kwargs[key] = value
+    return kwargs
+
+
+def _single_tensor_step(opt: Optimizer, closure, name: str, init_state: Callable,
+                        state_keys, update: Callable):
+    """torch's ``step`` for an algorithm without a foreach/fused path: the closure under
+    enable_grad, then per group ``update(params, grads, *state lists, **hyperparameters)``
+    with one list per key of ``state_keys`` (a tuple, or a function of the group; a key of
+    None passes an empty list). The update math stays in each algorithm's functional."""
+    loss = _run_closure(closure)
+    for group in opt.param_groups:
+        params, grads, states = _init_group(opt, group, name, init_state)
+        keys = state_keys(group) if callable(state_keys) else state_keys
+        lists = [[] if key is None else [state[key] for state in states] for key in keys]
+        update(params, grads, *lists, **_group_hyperparameters(group))
+    return loss
+
+
 class Optimizer:
     """Base class: holds ``param_groups`` (dicts with ``'params'`` and the options),
     ``defaults`` and ``state`` (a defaultdict keyed by the parameter tensor)."""

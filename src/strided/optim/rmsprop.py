@@ -12,14 +12,30 @@ from .optimizer import (
     _check_hyperparameters,
     _new_step,
     _restore_step_tensors,
-    _run_closure,
     _setdefault_groups,
+    _single_tensor_step,
     _to_scalar,
     _use_grad_for_differentiable,
     _value,
 )
 
 __all__ = ["RMSprop", "rmsprop"]
+
+
+def _init_state(state, group, p) -> None:
+    state["step"] = _new_step(group, p, fused_aware=False)
+    state["square_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+    if group["momentum"] > 0:
+        state["momentum_buffer"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+    if group["centered"]:
+        state["grad_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+
+
+def _state_keys(group) -> tuple:
+    """``rmsprop``'s lists: ``grad_avgs`` and ``momentum_buffer_list`` are empty when the
+    group is not centered / has no momentum."""
+    return ("square_avg", "grad_avg" if group["centered"] else None,
+            "momentum_buffer" if group["momentum"] > 0 else None, "step")
 
 
 class RMSprop(Optimizer):
@@ -42,39 +58,8 @@ class RMSprop(Optimizer):
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
-        loss = _run_closure(closure)
-        for group in self.param_groups:
-            params, grads, square_avgs, bufs, grad_avgs, steps = [], [], [], [], [], []
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                params.append(p)
-                if p.grad.is_sparse:
-                    raise RuntimeError("RMSprop does not support sparse gradients")
-                grads.append(p.grad)
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _new_step(group, p, fused_aware=False)
-                    state["square_avg"] = torch.zeros_like(
-                        p, memory_format=torch.preserve_format)
-                    if group["momentum"] > 0:
-                        state["momentum_buffer"] = torch.zeros_like(
-                            p, memory_format=torch.preserve_format)
-                    if group["centered"]:
-                        state["grad_avg"] = torch.zeros_like(
-                            p, memory_format=torch.preserve_format)
-                square_avgs.append(state["square_avg"])
-                steps.append(state["step"])
-                if group["momentum"] > 0:
-                    bufs.append(state["momentum_buffer"])
-                if group["centered"]:
-                    grad_avgs.append(state["grad_avg"])
-            rmsprop(params, grads, square_avgs, grad_avgs, bufs, steps, lr=group["lr"],
-                    alpha=group["alpha"], eps=group["eps"],
-                    weight_decay=group["weight_decay"], momentum=group["momentum"],
-                    centered=group["centered"], maximize=group["maximize"],
-                    differentiable=group["differentiable"], capturable=group["capturable"])
-        return loss
+        return _single_tensor_step(self, closure, "RMSprop", _init_state,
+                                   _state_keys, rmsprop)
 
 
 def rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_steps, *, lr,

@@ -12,13 +12,23 @@ from .optimizer import (
     _check_lr,
     _new_step,
     _restore_step_tensors,
-    _run_closure,
     _setdefault_groups,
+    _single_tensor_step,
     _to_scalar,
     _use_grad_for_differentiable,
 )
 
 __all__ = ["Rprop", "rprop"]
+
+
+def _init_state(state, group, p) -> None:
+    state["step"] = _new_step(group, p, fused_aware=False)
+    state["prev"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+    if p.dtype.is_complex:
+        lr = group["lr"]
+        state["step_size"] = torch.full_like(p.grad, complex(lr, lr))
+    else:
+        state["step_size"] = torch.full_like(p.grad, _value_of(group["lr"]))
 
 
 class Rprop(Optimizer):
@@ -41,36 +51,8 @@ class Rprop(Optimizer):
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
-        loss = _run_closure(closure)
-        for group in self.param_groups:
-            params, grads, prevs, step_sizes, steps = [], [], [], [], []
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                params.append(p)
-                grad = p.grad
-                if grad.is_sparse:
-                    raise RuntimeError("Rprop does not support sparse gradients")
-                grads.append(grad)
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _new_step(group, p, fused_aware=False)
-                    state["prev"] = torch.zeros_like(p, memory_format=torch.preserve_format)
-                    if p.dtype.is_complex:
-                        lr = group["lr"]
-                        state["step_size"] = torch.full_like(grad, complex(lr, lr))
-                    else:
-                        state["step_size"] = torch.full_like(grad, _value_of(group["lr"]))
-                prevs.append(state["prev"])
-                step_sizes.append(state["step_size"])
-                steps.append(state["step"])
-            etaminus, etaplus = group["etas"]
-            step_size_min, step_size_max = group["step_sizes"]
-            rprop(params, grads, prevs, step_sizes, steps, step_size_min=step_size_min,
-                  step_size_max=step_size_max, etaminus=etaminus, etaplus=etaplus,
-                  maximize=group["maximize"], differentiable=group["differentiable"],
-                  capturable=group["capturable"])
-        return loss
+        return _single_tensor_step(self, closure, "Rprop", _init_state,
+                                   ("prev", "step_size", "step"), rprop)
 
 
 def _value_of(lr):
