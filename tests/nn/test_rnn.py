@@ -7,9 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as st
 
 import strided
-from tests.conftest import assert_same_error, check
+from tests.conftest import assert_same_error, check, hyp
 
 TOL = {"float64": (1e-10, 1e-12), "float32": (2e-4, 2e-5)}
 
@@ -394,3 +396,18 @@ def test_aten_cells(op, gates):
     assert res[1] == res[3]
     for a, b in zip(res[0], res[2], strict=True):
         _close(a, b, "float64")
+
+
+@hyp(12)
+@given(cls=st.sampled_from(["RNN", "GRU", "LSTM"]), steps=st.integers(1, 4),
+       batch=st.integers(1, 3), inp=st.integers(1, 4), hidden=st.integers(2, 4),
+       layers=st.integers(1, 2), bidirectional=st.booleans(),
+       dtype=st.sampled_from(["float32", "float64"]))
+def test_shapes_hypothesis(cls, steps, batch, inp, hidden, layers, bidirectional, dtype):
+    kw = {"num_layers": layers, "bidirectional": bidirectional}
+    ms, rs, gs, ps, pgs = _run_module(strided, cls, (inp, hidden), kw, dtype,
+                                      (steps, batch, inp))
+    mt, rt, gt, pt, pgt = _run_module(torch, cls, (inp, hidden), kw, dtype,
+                                      (steps, batch, inp))
+    for a, b in zip(rs + gs + ps + pgs, rt + gt + pt + pgt, strict=True):
+        _close(a, b, dtype)
