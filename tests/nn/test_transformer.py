@@ -166,3 +166,26 @@ def test_errors(name):
             warnings.simplefilter("ignore")
             return ERRORS[name](m)
     check(recipe)
+
+
+@pytest.mark.parametrize("padding", ["right", "middle", "none"])
+def test_inference_paths(padding):
+    """Eval mode without grad: torch's fused attention returns a contiguous batch-first
+    output, and its nested-tensor encoder path zeroes the padded (right-aligned) tokens."""
+    rows = {"right": [False] * 4 + [True], "middle": [False, False, True, False, False],
+            "none": None}[padding]
+
+    def recipe(m):
+        m.manual_seed(15)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            enc = m.nn.TransformerEncoder(
+                m.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True, dtype=m.float64), 2,
+                norm=m.nn.LayerNorm(8, dtype=m.float64)).eval()
+            x = m.randn(3, 5, 8, dtype=m.float64)
+            kpm = None if rows is None else m.tensor([rows] * 3)
+            with m.no_grad():
+                y = enc(x, src_key_padding_mask=kpm)
+                a, w = enc.layers[0].self_attn(x, x, x, key_padding_mask=kpm)
+            return y, a, w
+    close(recipe)

@@ -462,6 +462,7 @@ class MultiheadAttention(Module):
                 attn_mask=None, average_attn_weights=True, is_causal=False):
         from ..functional.attention import _canonical_mask, _none_or_dtype
         batched = query.dim() == 3
+        fused = self._takes_fused_path(query, key, value, attn_mask, key_padding_mask)
         key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
                                            _none_or_dtype(attn_mask), "attn_mask", query.dtype)
         attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype,
@@ -488,4 +489,27 @@ class MultiheadAttention(Module):
             average_attn_weights=average_attn_weights, is_causal=is_causal, **extra)
         if self.batch_first and batched:
             out = out.transpose(1, 0)
+            if fused:
+                out = out.contiguous()
         return out, weights
+
+    def _takes_fused_path(self, query, key, value, attn_mask, key_padding_mask):
+        """Whether torch would run its fused inference kernel here (same values; it returns
+        a contiguous batch-first output)."""
+        from ...autograd.grad_mode import is_grad_enabled
+        if (attn_mask is not None and attn_mask.is_floating_point()) or (
+                key_padding_mask is not None and key_padding_mask.is_floating_point()):
+            return False
+        if query.dim() != 3 or query is not key or key is not value or self.training:
+            return False
+        if self.in_proj_weight is None or query.dtype != self.in_proj_weight.dtype:
+            return False
+        if self.in_proj_bias is not None and query.dtype != self.in_proj_bias.dtype:
+            return False
+        if self.num_heads % 2 or not self.batch_first or self.bias_k is not None \
+                or self.bias_v is not None or self.add_zero_attn:
+            return False
+        args = (query, self.in_proj_weight, self.in_proj_bias, self.out_proj.weight,
+                self.out_proj.bias)
+        return not (is_grad_enabled() and any(a is not None and a.requires_grad
+                                              for a in args))

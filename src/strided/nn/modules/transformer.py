@@ -225,11 +225,37 @@ class TransformerEncoder(Module):
         mask = _canonical_mask(mask, "mask", None, "", src.dtype, check_other=False)
         batch_first = self.layers[0].self_attn.batch_first
         is_causal = _is_causal_mask(mask, is_causal, _seq_len(src, batch_first))
+        padded = self._padded_positions(src, mask, src_key_padding_mask)
         out = src
         for layer in self.layers:
             out = layer(out, src_mask=mask, is_causal=is_causal,
                         src_key_padding_mask=src_key_padding_mask)
+        if padded is not None:
+            # torch's inference path runs the valid tokens only (nested tensors) and pads
+            # the result back with zeros
+            out = out.masked_fill(padded.unsqueeze(-1), 0.0).contiguous()
         return out if self.norm is None else self.norm(out)
+
+    def _padded_positions(self, src, mask, key_padding_mask):
+        """Where torch's sparsity (nested tensor) inference path applies, the padded
+        positions (a bool (N, S) mask); else None."""
+        from ...autograd.grad_mode import is_grad_enabled
+        first = self.layers[0]
+        if not getattr(self, "use_nested_tensor", False) or first.training or src.dim() != 3 \
+                or key_padding_mask is None or mask is not None:
+            return None
+        valid = key_padding_mask == 0
+        if getattr(self, "mask_check", True) and src.size(1) > 1 and \
+                not bool((valid[:, 1:].int() <= valid[:, :-1].int()).all()):
+            return None
+        sa = first.self_attn
+        args = (src, sa.in_proj_weight, sa.in_proj_bias, sa.out_proj.weight, sa.out_proj.bias,
+                first.norm1.weight, first.norm1.bias, first.norm2.weight, first.norm2.bias,
+                first.linear1.weight, first.linear1.bias, first.linear2.weight,
+                first.linear2.bias)
+        if is_grad_enabled() and any(a is not None and a.requires_grad for a in args):
+            return None
+        return valid.logical_not()
 
 
 class TransformerDecoder(Module):
