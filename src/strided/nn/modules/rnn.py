@@ -156,7 +156,8 @@ def _rnn_impl(mode, input, hx, cx, weights, has_biases, num_layers, dropout, tra
     # torch's CPU LSTM runs float32 layers through oneDNN, one mkldnn_rnn_layer per layer and
     # direction (MkldnnRnnLayerBackward0); projections and packed input take the generic path
     fused = (mode == "LSTM" and not has_proj and not packed
-             and input.dtype == _dtype("float32") and input.device.type == "cpu")
+             and input.dtype == _dtype("float32") and input.device.type == "cpu"
+             and input.numel() != 0)
     if packed:
         sizes = [int(s) for s in batch_sizes.tolist()]
     elif batch_first:
