@@ -9,6 +9,7 @@ from .optimizer import (
     Optimizer,
     _as_real,
     _check_fused_device_dtype,
+    _check_fused_first_param,
     _check_fused_flags,
     _check_hyperparameters,
     _get_scalar_dtype,
@@ -70,9 +71,7 @@ class Adagrad(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                if group["fused"] and getattr(self, "_need_device_dtype_check_for_fused", True):
-                    _check_fused_device_dtype(p)
-                    self._need_device_dtype_check_for_fused = False
+                _check_fused_first_param(self, group, p)
                 params.append(p)
                 grads.append(p.grad)
                 state = self.state[p]

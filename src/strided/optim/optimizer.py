@@ -126,6 +126,14 @@ def _check_fused_device_dtype(p) -> None:
             f"supported devices: {_FUSED_DEVICES} but {p.dtype} and {p.device.type}")
 
 
+def _check_fused_first_param(opt, group: dict, p) -> None:
+    """torch checks the first param with a grad of a fused group once per optimizer
+    (``_need_device_dtype_check_for_fused``)."""
+    if group["fused"] and getattr(opt, "_need_device_dtype_check_for_fused", True):
+        _check_fused_device_dtype(p)
+        opt._need_device_dtype_check_for_fused = False
+
+
 def _check_fused_flags(fused, foreach, differentiable) -> None:
     if fused:
         if differentiable:

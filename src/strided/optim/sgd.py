@@ -7,7 +7,7 @@ import strided as torch
 
 from .optimizer import (
     Optimizer,
-    _check_fused_device_dtype,
+    _check_fused_first_param,
     _check_fused_flags,
     _run_closure,
     _setdefault_groups,
@@ -55,9 +55,7 @@ class SGD(Optimizer):
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                if group["fused"] and getattr(self, "_need_device_dtype_check_for_fused", True):
-                    _check_fused_device_dtype(p)
-                    self._need_device_dtype_check_for_fused = False
+                _check_fused_first_param(self, group, p)
                 params.append(p)
                 grads.append(p.grad)
                 if group["momentum"] != 0:
