@@ -138,6 +138,7 @@ ERRORS = {
     "mask_shape": lambda m, q: (q, q, q, m.ones(4, 5)),
     "heads": lambda m, q: (q, q[:, :2], q[:, :2]),
     "dropout_p": lambda m, q: (q[0], q[0], q[0], None, 2.0),
+    "math_mask_and_causal": lambda m, q: (q[0], q[0], q[0], m.ones(5, 5), 0.0, True),
 }
 
 

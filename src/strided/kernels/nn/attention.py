@@ -283,6 +283,8 @@ def sdpa_composite(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=F
 
 
 def _sdpa_math(query, key, value, mask, dropout_p, is_causal, scale, enable_gqa):
+    check(not (is_causal and mask is not None), "_scaled_dot_product_attention: Explicit "
+          "attn_mask should not be set when is_causal=True")
     T = _torch()
     A = _aten()
     negative = scale is not None and scale < 0
