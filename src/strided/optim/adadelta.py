@@ -9,22 +9,19 @@ from .optimizer import (
     _as_real,
     _check_capturable,
     _check_hyperparameters,
-    _new_step,
     _restore_step_tensors,
     _setdefault_groups,
     _single_tensor_step,
     _to_scalar,
     _use_grad_for_differentiable,
     _value,
+    _zeros_state,
 )
 
 __all__ = ["Adadelta", "adadelta"]
 
 
-def _init_state(state, group, p) -> None:
-    state["step"] = _new_step(group, p, fused_aware=False)
-    state["square_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
-    state["acc_delta"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+_init_state = _zeros_state("square_avg", "acc_delta")
 
 
 class Adadelta(Optimizer):

@@ -200,6 +200,18 @@ def _run_closure(closure):
         return closure()
 
 
+def _zeros_state(*names: str) -> Callable:
+    """The ``init_state`` of ``_init_group`` for an algorithm whose state is a 0-dim ``step``
+    and zero buffers like the param: ``_zeros_state("exp_avg", "exp_inf")``."""
+
+    def init_state(state: dict, group: dict, p) -> None:
+        state["step"] = _new_step(group, p, fused_aware=False)
+        for name in names:
+            state[name] = torch.zeros_like(p, memory_format=torch.preserve_format)
+
+    return init_state
+
+
 def _init_group(opt: Optimizer, group: dict, name: str, init_state: Callable):
     """The group's params that have a grad, their grads and their states, as torch's
     ``_init_group``: a sparse grad raises, an empty state is filled by

@@ -3,29 +3,24 @@ path] in optimizer.py)."""
 
 from __future__ import annotations
 
-import strided as torch
-
 from .optimizer import (
     Optimizer,
     _as_real,
     _check_capturable,
     _check_hyperparameters,
-    _new_step,
     _restore_step_tensors,
     _setdefault_groups,
     _single_tensor_step,
     _to_scalar,
     _use_grad_for_differentiable,
     _value,
+    _zeros_state,
 )
 
 __all__ = ["RAdam", "radam"]
 
 
-def _init_state(state, group, p) -> None:
-    state["step"] = _new_step(group, p, fused_aware=False)
-    state["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
-    state["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+_init_state = _zeros_state("exp_avg", "exp_avg_sq")
 
 
 class RAdam(Optimizer):
