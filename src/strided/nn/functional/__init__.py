@@ -14,6 +14,13 @@ _generated.bind_tensor_class(_Tensor)
 
 from .activation import *  # noqa: E402, F403
 from .attention import *  # noqa: E402, F403
+from .attention import (  # noqa: E402, F401  (private helpers programs reach for)
+    _canonical_mask,
+    _in_projection,
+    _in_projection_packed,
+    _mha_shape_check,
+    _none_or_dtype,
+)
 from .conv import *  # noqa: E402, F403
 from .distance import *  # noqa: E402, F403
 from .dropout import *  # noqa: E402, F403

@@ -26,28 +26,28 @@ __all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder", "Transform
            "TransformerDecoderLayer"]
 
 
-def _square_subsequent_mask(sz, device=None, dtype=None):
+def _generate_square_subsequent_mask(sz, device=None, dtype=None):
     """(sz, sz) float mask: 0 on and below the diagonal, -inf above."""
     return _T.triu(_T.full((sz, sz), float("-inf"), dtype=dtype, device=device), diagonal=1)
 
 
-def _seq_len(src, batch_first):
+def _get_seq_len(src, batch_first):
     sizes = src.size()
     if len(sizes) == 2:
         return sizes[0]
     return sizes[1 if batch_first else 0]
 
 
-def _is_causal_mask(mask, is_causal=None, size=None):
+def _detect_is_causal_mask(mask, is_causal=None, size=None):
     """``is_causal`` when given; else whether ``mask`` is exactly the causal float mask."""
     if is_causal is not None or mask is None:
         return is_causal is True
-    ref = _square_subsequent_mask(size if size is not None else mask.size(-2),
+    ref = _generate_square_subsequent_mask(size if size is not None else mask.size(-2),
                                   device=mask.device, dtype=mask.dtype)
     return tuple(mask.size()) == tuple(ref.size()) and bool((mask == ref).all())
 
 
-def _activation_fn(activation):
+def _get_activation_fn(activation):
     if activation == "relu":
         return F.relu
     if activation == "gelu":
@@ -55,7 +55,7 @@ def _activation_fn(activation):
     raise RuntimeError(f"activation should be relu/gelu, not {activation}")
 
 
-def _clones(module, n):
+def _get_clones(module, n):
     return ModuleList([copy.deepcopy(module) for _ in range(n)])
 
 
@@ -81,7 +81,7 @@ class TransformerEncoderLayer(Module):
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
         if isinstance(activation, str):
-            activation = _activation_fn(activation)
+            activation = _get_activation_fn(activation)
         if activation is F.relu or isinstance(activation, ReLU):
             self.activation_relu_or_gelu = 1
         elif activation is F.gelu or isinstance(activation, GELU):
@@ -141,7 +141,7 @@ class TransformerDecoderLayer(Module):
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
         self.dropout3 = Dropout(dropout)
-        self.activation = _activation_fn(activation) if isinstance(activation, str) \
+        self.activation = _get_activation_fn(activation) if isinstance(activation, str) \
             else activation
 
     def __setstate__(self, state):
@@ -207,7 +207,7 @@ class TransformerEncoder(Module):
     def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True,
                  mask_check=True) -> None:
         super().__init__()
-        self.layers = _clones(encoder_layer, num_layers)
+        self.layers = _get_clones(encoder_layer, num_layers)
         self.num_layers = num_layers
         self.norm = norm
         self.enable_nested_tensor = enable_nested_tensor
@@ -224,7 +224,7 @@ class TransformerEncoder(Module):
                                                _none_or_dtype(mask), "mask", src.dtype)
         mask = _canonical_mask(mask, "mask", None, "", src.dtype, check_other=False)
         batch_first = self.layers[0].self_attn.batch_first
-        is_causal = _is_causal_mask(mask, is_causal, _seq_len(src, batch_first))
+        is_causal = _detect_is_causal_mask(mask, is_causal, _get_seq_len(src, batch_first))
         padded = self._padded_positions(src, mask, src_key_padding_mask)
         out = src
         for layer in self.layers:
@@ -265,14 +265,15 @@ class TransformerDecoder(Module):
 
     def __init__(self, decoder_layer, num_layers, norm=None) -> None:
         super().__init__()
-        self.layers = _clones(decoder_layer, num_layers)
+        self.layers = _get_clones(decoder_layer, num_layers)
         self.num_layers = num_layers
         self.norm = norm
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
         batch_first = self.layers[0].self_attn.batch_first
-        tgt_is_causal = _is_causal_mask(tgt_mask, tgt_is_causal, _seq_len(tgt, batch_first))
+        tgt_is_causal = _detect_is_causal_mask(tgt_mask, tgt_is_causal,
+                                               _get_seq_len(tgt, batch_first))
         out = tgt
         for layer in self.layers:
             out = layer(out, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
@@ -334,7 +335,7 @@ class Transformer(Module):
     @staticmethod
     def generate_square_subsequent_mask(sz, device=None, dtype=None):
         """The causal mask: ``-inf`` above the diagonal, 0 elsewhere."""
-        return _square_subsequent_mask(sz, dtype=dtype, device=device)
+        return _generate_square_subsequent_mask(sz, dtype=dtype, device=device)
 
     def _reset_parameters(self) -> None:
         for p in self.parameters():
