@@ -261,3 +261,16 @@ def test_mismatched_mask_warning_and_functional():
                                                                          dtype=m.float64))
         return out.detach(), w.detach(), out2.detach(), w2.detach()
     check(recipe, exact=False)
+
+
+def test_merge_masks():
+    def recipe(m):
+        m.manual_seed(3)
+        a = m.nn.MultiheadAttention(6, 2, batch_first=True)
+        q = m.randn(3, 4, 6)
+        am = m.randn(4, 4)
+        kpm = m.randn(3, 4)
+        return (a.merge_masks(None, None, q), a.merge_masks(None, kpm, q),
+                a.merge_masks(am, None, q), a.merge_masks(am, kpm, q),
+                a.merge_masks(m.randn(6, 4, 4), kpm, q))
+    check(recipe)

@@ -493,6 +493,25 @@ class MultiheadAttention(Module):
                 out = out.contiguous()
         return out, weights
 
+    def merge_masks(self, attn_mask, key_padding_mask, query):
+        """(mask, type) for the fused kernel: the key padding mask alone (type 1), or the
+        attention mask expanded to (N, heads, L, L), plus the padding mask if both (type 2);
+        (None, None) without masks."""
+        merged, kind = None, None
+        if key_padding_mask is not None:
+            merged, kind = key_padding_mask, 1
+        if attn_mask is not None:
+            n, L, _ = query.shape
+            kind = 2
+            if attn_mask.dim() == 3:
+                merged = attn_mask.view(n, -1, L, L)
+            else:
+                merged = attn_mask.view(1, 1, L, L).expand(n, self.num_heads, -1, -1)
+            if key_padding_mask is not None:
+                merged = merged + key_padding_mask.view(n, 1, 1, L).expand(
+                    -1, self.num_heads, -1, -1)
+        return merged, kind
+
     def _takes_fused_path(self, query, key, value, attn_mask, key_padding_mask):
         """Whether torch would run its fused inference kernel here (same values; it returns
         a contiguous batch-first output)."""
