@@ -69,15 +69,29 @@ def to_strided(x):
 
 
 def _strided_module(module):
-    """A parameterless torch module given as an argument (``distance_function=
-    nn.PairwiseDistance()``) as the strided module of that class with the same settings."""
-    assert not list(module.parameters()), "only parameterless modules are converted"
-    converted = getattr(strided.nn, type(module).__name__).__new__(
-        getattr(strided.nn, type(module).__name__))
+    """A torch module given as an argument (``distance_function=nn.PairwiseDistance()``,
+    ``TransformerEncoder(encoder_layer)``) as a strided module of the same class (by module
+    path) with the same settings, parameters, buffers and submodules."""
+    path = type(module).__module__.replace("torch.", "strided.", 1).split(".")[1:]
+    namespace = strided
+    for part in path:
+        namespace = getattr(namespace, part)
+    cls = getattr(namespace, type(module).__name__)
+    converted = cls.__new__(cls)
     strided.nn.Module.__init__(converted)
+    bookkeeping = set(vars(converted))
     for name, value in vars(module).items():
-        if not name.startswith("_"):
-            setattr(converted, name, to_strided(value))
+        if name not in bookkeeping:
+            object.__setattr__(converted, name, to_strided(value))
+    for name, param in module._parameters.items():
+        converted.register_parameter(name, None if param is None else strided.nn.Parameter(
+            to_strided(param.detach()), requires_grad=param.requires_grad))
+    for name, buf in module._buffers.items():
+        converted.register_buffer(name, None if buf is None else to_strided(buf),
+                                  persistent=name not in module._non_persistent_buffers_set)
+    for name, sub in module._modules.items():
+        converted.add_module(name, None if sub is None else _strided_module(sub))
+    converted.train(module.training)
     return converted
 
 

@@ -35,15 +35,9 @@ from torch.testing._internal.common_modules import ModuleErrorEnum, module_db
 
 import strided
 
-# Modules that belong to other issues' capabilities (they are tested there).
-OUT_OF_SCOPE = {
-    # its constructor argument is a layer with parameters, which corpus.to_strided does not
-    # convert (tests/nn/test_transformer.py covers it against torch)
-    "TransformerEncoder": "constructor takes a module with parameters",
-}
 SAMPLES_PER_MODE = 3
 
-ENTRIES = [m for m in module_db if m.module_cls.__name__ not in OUT_OF_SCOPE]
+ENTRIES = list(module_db)      # every module of the corpus
 
 
 def _dtype(m):

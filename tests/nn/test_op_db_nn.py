@@ -33,15 +33,11 @@ from torch.testing._internal.common_methods_invocations import op_db
 
 import strided
 
-# Entries that belong to other issues' capabilities (they are tested there).
-OUT_OF_SCOPE: dict[str, str] = {}
-
 SAMPLES_PER_ENTRY = 4
 DTYPE_PREFERENCE = (torch.float64, torch.float32, torch.complex128, torch.int64)
 
 # (an entry with no CPU dtypes, like batch_norm's "without_cudnn" variant, has nothing to run)
-ENTRIES = [o for o in op_db if o.name.startswith("nn.functional.")
-           and o.name not in OUT_OF_SCOPE and o.supported_dtypes("cpu")]
+ENTRIES = [o for o in op_db if o.name.startswith("nn.functional.") and o.supported_dtypes("cpu")]
 
 
 def _entry_id(o) -> str:
