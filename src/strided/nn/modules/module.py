@@ -290,19 +290,23 @@ class Module:
 
     # -- registration -----------------------------------------------------------------------
 
+    def _check_new_entry(self, kind: str, table: str, name) -> None:
+        """torch's checks, in torch's order, before ``name`` enters ``self.<table>``."""
+        if table not in self.__dict__:
+            raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain "."')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self.__dict__[table]:
+            raise KeyError(f"attribute '{name}' already exists")
+
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         """Adds a buffer (state that is not a parameter); ``persistent=False`` keeps it out
         of ``state_dict``."""
-        if "_buffers" not in self.__dict__:
-            raise AttributeError("cannot assign buffer before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
-        if "." in name:
-            raise KeyError('buffer name can\'t contain "."')
-        if name == "":
-            raise KeyError('buffer name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._buffers:
-            raise KeyError(f"attribute '{name}' already exists")
+        self._check_new_entry("buffer", "_buffers", name)
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
@@ -318,16 +322,7 @@ class Module:
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
         """Adds a parameter (or a ``None`` placeholder) under ``name``."""
-        if "_parameters" not in self.__dict__:
-            raise AttributeError("cannot assign parameter before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
-        if "." in name:
-            raise KeyError('parameter name can\'t contain "."')
-        if name == "":
-            raise KeyError('parameter name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._parameters:
-            raise KeyError(f"attribute '{name}' already exists")
+        self._check_new_entry("parameter", "_parameters", name)
         if param is None:
             self._parameters[name] = None
             return
