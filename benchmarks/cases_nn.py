@@ -17,57 +17,60 @@ def _data(*shape, dtype=np.float32):
     return _RNG.standard_normal(shape).astype(dtype)
 
 
+def _per_lib(make):
+    """A setup from ``make(lib)``, which builds (after manual_seed(0)) and returns the
+    zero-argument callable to time for that library."""
+    def setup(st, torch, np):
+        fns = {"numpy": None}
+        for name, lib in (("strided", st), ("torch", torch)):
+            lib.manual_seed(0)
+            fns[name] = make(lib)
+        return fns
+    return setup
+
+
 def _fwd_bwd(make_layer, *input_shapes):
     """``make_layer(lib)`` built after manual_seed(0); inputs require grad; one call runs
     forward, ``.sum().backward()``, and clears the gradients."""
     arrays = [_data(*s) for s in input_shapes]
 
-    def setup(st, torch, np):
-        fns = {}
-        for name, lib in (("strided", st), ("torch", torch)):
-            lib.manual_seed(0)
-            layer = make_layer(lib)
-            xs = [lib.tensor(a, requires_grad=True) for a in arrays]
+    def make(lib):
+        layer = make_layer(lib)
+        xs = [lib.tensor(a, requires_grad=True) for a in arrays]
 
-            def run(layer=layer, xs=xs):
-                for x in xs:
-                    x.grad = None
-                layer.zero_grad()
-                layer(*xs).sum().backward()
-            fns[name] = run
-        fns["numpy"] = None
-        return fns
-    return setup
+        def run():
+            for x in xs:
+                x.grad = None
+            layer.zero_grad()
+            layer(*xs).sum().backward()
+        return run
+    return _per_lib(make)
 
 
-def _cross_entropy(st, torch, np):
-    logits = _data(512, 1000)
-    target = _RNG.integers(0, 1000, 512)
-    fns = {"numpy": None}
-    for name, lib in (("strided", st), ("torch", torch)):
-        x = lib.tensor(logits, requires_grad=True)
-        y = lib.tensor(target)
+def _cross_entropy_make():
+    logits, target = _data(512, 1000), _RNG.integers(0, 1000, 512)
 
-        def run(lib=lib, x=x, y=y):
+    def make(lib):
+        x, y = lib.tensor(logits, requires_grad=True), lib.tensor(target)
+
+        def run():
             x.grad = None
             lib.nn.functional.cross_entropy(x, y).backward()
-        fns[name] = run
-    return fns
+        return run
+    return make
 
 
-def _embedding(st, torch, np):
+def _embedding_make():
     idx = _RNG.integers(0, 10000, (64, 64))
-    fns = {"numpy": None}
-    for name, lib in (("strided", st), ("torch", torch)):
-        lib.manual_seed(0)
-        emb = lib.nn.Embedding(10000, 128)
-        i = lib.tensor(idx)
 
-        def run(emb=emb, i=i):
+    def make(lib):
+        emb, i = lib.nn.Embedding(10000, 128), lib.tensor(idx)
+
+        def run():
             emb.zero_grad()
             emb(i).sum().backward()
-        fns[name] = run
-    return fns
+        return run
+    return make
 
 
 def _lenet(lib):
@@ -79,29 +82,26 @@ def _lenet(lib):
         nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10))
 
 
-def _lenet_step(st, torch, np):
+def _lenet_make():
     """One SGD step of LeNet-5 on a batch of 64 28x28 images. The update is written out
     (``p -= lr * p.grad`` under no_grad, what SGD without momentum does) so that the case
     does not depend on torch.optim."""
-    images = _data(64, 1, 28, 28)
-    labels = _RNG.integers(0, 10, 64)
-    fns = {"numpy": None}
-    for name, lib in (("strided", st), ("torch", torch)):
-        lib.manual_seed(0)
+    images, labels = _data(64, 1, 28, 28), _RNG.integers(0, 10, 64)
+
+    def make(lib):
         model = _lenet(lib)
         params = list(model.parameters())
         x, y = lib.tensor(images), lib.tensor(labels)
 
-        def step(lib=lib, model=model, params=params, x=x, y=y):
+        def step():
             for p in params:
                 p.grad = None
-            loss = lib.nn.functional.cross_entropy(model(x), y)
-            loss.backward()
+            lib.nn.functional.cross_entropy(model(x), y).backward()
             with lib.no_grad():
                 for p in params:
                     p.sub_(p.grad, alpha=0.01)
-        fns[name] = step
-    return fns
+        return step
+    return make
 
 
 def _lstm_step(lib):
@@ -132,18 +132,6 @@ def _causal_sdpa(lib):
 
 
 _SDPA_INPUTS = [_data(8, 4, 128, 32) for _ in range(3)]
-
-
-def _per_lib(make):
-    """A setup from ``make(lib)``, which builds (after manual_seed(0)) and returns the
-    zero-argument callable to time for that library."""
-    def setup(st, torch, np):
-        fns = {"numpy": None}
-        for name, lib in (("strided", st), ("torch", torch)):
-            lib.manual_seed(0)
-            fns[name] = make(lib)
-        return fns
-    return setup
 
 
 def _forward(make_layer, shape):
@@ -253,13 +241,13 @@ def _functional_call(lib):
 NN_CASES = [
     Case("nn Conv2d(3,16,3,p=1) fwd+bwd 32x3x32x32", _fwd_bwd(
         lambda lib: lib.nn.Conv2d(3, 16, 3, padding=1), (32, 3, 32, 32)), number=10),
-    Case("nn LeNet-5 SGD step, batch 64", _lenet_step, number=5),
+    Case("nn LeNet-5 SGD step, batch 64", _per_lib(_lenet_make()), number=5),
     Case("nn LayerNorm(512) fwd+bwd 32x128x512", _fwd_bwd(
         lambda lib: lib.nn.LayerNorm(512), (32, 128, 512)), number=5),
     Case("nn BatchNorm2d(16) fwd+bwd 32x16x32x32", _fwd_bwd(
         lambda lib: lib.nn.BatchNorm2d(16), (32, 16, 32, 32)), number=10),
-    Case("nn cross_entropy 512x1000 fwd+bwd", _cross_entropy, number=20),
-    Case("nn Embedding(10000,128) fwd+bwd 64x64", _embedding, number=20),
+    Case("nn cross_entropy 512x1000 fwd+bwd", _per_lib(_cross_entropy_make()), number=20),
+    Case("nn Embedding(10000,128) fwd+bwd 64x64", _per_lib(_embedding_make()), number=20),
     Case("nn tiny Linear(4, 4) call", _per_lib(_linear_call((4, 4))), number=20000),
     # more of the same layers, for context (no targets)
     Case("nn LayerNorm(512) forward 32x128x512", _per_lib(_forward(
