@@ -581,8 +581,10 @@ def test_torch_computes_the_same_record_offsets(monkeypatch, tmp_path):
     strided.save({"a": strided.ones(3), "e": strided.empty(0), "b": strided.arange(100.0),
                   "c": strided.ones(7, dtype=strided.int8)}, path)
     monkeypatch.setenv("TORCH_SERIALIZATION_DEBUG", "1")
-    monkeypatch.setattr(config.load, "calculate_storage_offsets", True)
-    loaded = torch.load(path, mmap=True)
+    # (config.patch, not monkeypatch.setattr: undoing a setattr deletes the option, which
+    # torch's config module then reports as missing to every later torch.load)
+    with config.patch({"load.calculate_storage_offsets": True}):
+        loaded = torch.load(path, mmap=True)
     assert loaded["b"].tolist() == list(map(float, range(100)))
 
 
