@@ -23,12 +23,26 @@ input's shape if the input was broadcast, cast to the input's dtype. A gradient 
 shape cannot be summed to the input's raises torch's "returned an invalid gradient".
 Without ``create_graph`` the whole backward runs under ``no_grad``, so formulas record
 nothing; with it, they record a graph of their own (double backward).
+
+Note [Backward from several threads]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+As in torch, a backward pass runs on the thread that asked for it, and everything it
+changes while it runs is that thread's: grad mode is per thread (Note [Per-thread grad
+mode] in grad_mode.py; the pass sets it to ``create_graph`` and keeps the caller's
+inference mode, as torch's graph task does), and the pass's buffers, counts and ready
+queue are locals of ``execute``. So threads can run backward at the same time on
+independent graphs, or through a graph they share (with ``retain_graph``). What they
+share is the leaves: adding into a leaf's ``.grad`` holds ``_GRAD_LOCK`` (torch's
+AccumulateGrad holds its node's mutex), so gradients of concurrent passes into one leaf
+all arrive. Hooks run outside the lock; like torch, strided leaves their thread safety to
+their author.
 """
 
 from __future__ import annotations
 
 import heapq
 import sys
+import threading
 import warnings
 
 from ..core.layouts import contiguous_format as _contiguous
@@ -111,6 +125,7 @@ def _unshared(grad) -> tuple:
 
 
 _EXPECTED: list = []
+_GRAD_LOCK = threading.Lock()      # Note [Backward from several threads]
 
 
 def _probe_apply(grads):                      # shaped like AccumulateGrad.apply
@@ -135,7 +150,8 @@ def _expected_refs(like) -> list:
         del grads
         # (a row-major probe: ``like`` may be laid out channels-last, which view(-1) refuses)
         view = empty_like(like, memory_format=_contiguous).view(-1)
-        _EXPECTED.extend((count, plain, _unshared(view)))
+        # one slice assignment: a thread measuring at the same time replaces, not extends
+        _EXPECTED[:] = (count, plain, _unshared(view))
     return _EXPECTED
 
 
@@ -158,20 +174,22 @@ def accumulate_into_leaf(variable, grad) -> None:
     meta = variable._autograd_meta
     if grad is None:
         return
-    old = meta.grad
-    if grad_mode.STATE.enabled:
-        meta.grad = grad if old is None else old + grad
-    elif old is None:
-        if _can_steal(variable, grad):
-            meta.grad = grad if grad._base is None else grad.detach()
+    with _GRAD_LOCK:       # Note [Backward from several threads]
+        old = meta.grad
+        if grad_mode.STATE.enabled:
+            meta.grad = grad if old is None else old + grad
+        elif old is None:
+            if _can_steal(variable, grad):
+                meta.grad = grad if grad._base is None else grad.detach()
+            else:
+                new = empty_like(variable, dtype=grad._dtype)
+                new.copy_(grad)
+                meta.grad = new
+        elif old.requires_grad:
+            meta.grad = old + grad
         else:
-            new = empty_like(variable, dtype=grad._dtype)
-            new.copy_(grad)
-            meta.grad = new
-    elif old.requires_grad:
-        meta.grad = old + grad
-    else:
-        old.add_(grad)
+            old.add_(grad)
+        old = None
     hooks = meta.post_accumulate_hooks
     if hooks:
         for hook in tuple(hooks):
@@ -204,7 +222,8 @@ def _pre_process(node, grads: list) -> list:
             if t is not None and nr < len(grads) and grads[nr] is not None:
                 meta = t._autograd_meta
                 g = grads[nr]
-                meta.grad = g.detach().clone() if meta.grad is None else meta.grad + g
+                with _GRAD_LOCK:
+                    meta.grad = g.detach().clone() if meta.grad is None else meta.grad + g
     if node._pre_hooks:
         for hook in tuple(node._pre_hooks):
             new = hook(tuple(grads))
@@ -287,9 +306,9 @@ def execute(roots, retain_graph: bool, create_graph: bool, capture=None,
     for node in {node for node, _ in edges if node is not None}:
         if deps.get(node, 0) == 0:
             heapq.heappush(ready, (-node._sequence_nr, id(node), node))
-    prev = (grad_mode.STATE.enabled, grad_mode.STATE.inference)
-    grad_mode.STATE.enabled = create_graph
-    grad_mode.STATE.inference = False
+    state = grad_mode.STATE            # this thread's (Note [Backward from several threads])
+    prev = state.enabled
+    state.enabled = create_graph
     heappush, heappop = heapq.heappush, heapq.heappop
     try:
         while ready:
@@ -333,7 +352,7 @@ def execute(roots, retain_graph: bool, create_graph: bool, capture=None,
                     heappush(ready, (-nxt._sequence_nr, id(nxt), nxt))
             g = old = None     # no stale reference (Note [Stealing the incoming gradient])
     finally:
-        grad_mode.STATE.enabled, grad_mode.STATE.inference = prev
+        state.enabled = prev
     if capture is not None:
         return [captured[edge] for edge in capture]
     return None

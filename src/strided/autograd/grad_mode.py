@@ -6,13 +6,14 @@
     @strided.enable_grad()           # works as a decorator too
     def f(x): ...
 
-Note [One global grad mode]
+Note [Per-thread grad mode]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~
-torch keeps grad mode per thread. strided keeps one flag for the process (``STATE``):
-its kernels run on the calling thread only and the engine does not run nodes on
-worker threads, so a thread-local would cost an attribute lookup on every recorded
-op for no behaviour anyone can observe in a single-threaded program. The autograd
-kernels read ``STATE.enabled`` directly.
+torch keeps grad mode and inference mode per thread, and so does strided: ``STATE`` is a
+``threading.local``, so ``no_grad()`` in one thread (or the engine turning grad mode off
+for a backward pass) changes nothing another thread sees. A new thread starts with grad
+mode on and inference mode off, whatever the thread that started it had (as in torch).
+The autograd kernels read ``STATE.enabled`` directly: one thread-local attribute read per
+recorded op, no function call.
 
 ``inference_mode`` is grad mode off, plus a flag that ``is_inference_mode_enabled``
 reports; tensors made inside it are ordinary tensors that never require grad (torch's
@@ -24,13 +25,15 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
 
 __all__ = ["enable_grad", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled",
            "no_grad", "set_grad_enabled"]
 
 
-class _State:
-    __slots__ = ("enabled", "inference")
+class _State(threading.local):
+    """Grad mode and inference mode of the calling thread (Note [Per-thread grad mode]);
+    ``__init__`` runs once in each thread that reads it: a fresh thread's defaults."""
 
     def __init__(self):
         self.enabled = True

@@ -30,16 +30,32 @@ cycle (the graph would then outlive its last user until the cycle collector ran,
 the memory statistics would show it). So an output is saved as a bare alias (same
 storage, same version counter, no autograd state) and re-attached to its node when
 unpacked. Inputs are saved as the tensors themselves: they point upstream only.
+
+Note [Saved-tensor hooks]
+~~~~~~~~~~~~~~~~~~~~~~~~~
+``saved_tensors_hooks(pack, unpack)`` (torch.autograd.graph's) changes how a node keeps
+what it saves: ``pack(tensor)`` runs once when the tensor is saved (with grad mode off,
+and refused if it changes its input in place), and the node keeps only what ``pack``
+returned; ``unpack(packed)`` runs each time the formula reads the value, and must return
+a tensor. The tensor the formula sees is a new one over the unpacked data with the saved
+tensor's autograd identity (its ``grad_fn`` and output number, or for a leaf its
+``AccumulateGrad``), so double backward still reaches the right places. The version check
+is skipped, as in torch: nothing tracks a version through the hooks. The innermost pair
+in force when a tensor is saved wins. The stack of pairs and the
+``disable_saved_tensors_hooks`` message are per thread, like torch's.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 import weakref
 
 from ..core.tensor_impl import AutogradMeta, make_tensor
+from ..core.tensor_impl import TensorImpl as _TensorImpl
 
-__all__ = ["AccumulateGrad", "Node", "SavedTensor", "gradient_edge"]
+__all__ = ["AccumulateGrad", "Node", "SavedTensor", "disable_saved_tensors_hooks",
+           "gradient_edge", "save_on_cpu", "saved_tensors_hooks"]
 
 _FREED = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -47,6 +63,12 @@ _FREED = (
     "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
     "backward through the graph a second time or if you need to access saved tensors after "
     "calling backward.")
+
+_FREED_HOOKS = (
+    "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate "
+    "values of the graph are freed when you call .backward() or autograd.grad(). Specify "
+    "retain_graph=True if you need to backward through the graph a second time or if you "
+    "need to access saved variables after calling backward.")
 
 _sequence = [0]
 
@@ -167,13 +189,20 @@ class SavedTensor:
     cycles])."""
 
     __slots__ = ("_data", "_version", "_is_output", "_output_nr", "_owner_name", "_weak_owner",
-                 "_requires_grad")
+                 "_requires_grad", "_hooks", "_edge")
 
     def __init__(self, tensor, is_output: bool = False, node=None):
         self._version = tensor._vc[0]
         self._is_output = is_output
         meta = tensor._autograd_meta
         self._requires_grad = meta is not None and meta.requires_grad
+        self._hooks = None
+        hooks = _SAVED_HOOKS.stack
+        if hooks:                         # Note [Saved-tensor hooks]
+            self._output_nr = meta.output_nr if meta is not None else 0
+            self._owner_name = None
+            self._pack(tensor, meta, hooks[-1])
+            return
         if is_output:
             self._data = make_tensor(tensor._storage, tensor._sizes, tensor._strides,
                                      tensor._offset, tensor._dtype, tensor._vc, tensor._base)
@@ -187,6 +216,8 @@ class SavedTensor:
     def unpack(self, node=None):
         data = self._data
         if data is None:
+            if getattr(self, "_hooks", None) is not None:     # (a released stand-in has none)
+                return self._unpack_hooked(node)
             raise RuntimeError(_FREED)
         if data._vc[0] != self._version:
             raise RuntimeError(self._version_error(data, node))
@@ -217,6 +248,164 @@ class SavedTensor:
 
     def release(self) -> None:
         self._data = None
+        self._hooks = None
+        self._edge = None
+
+    # -- Note [Saved-tensor hooks] --------------------------------------------------------
+
+    def _pack(self, tensor, meta, hooks) -> None:
+        pack, unpack = hooks
+        self._data = None
+        # the autograd identity to give back on unpack: an input's history (an output's is
+        # the node asking), or a leaf's AccumulateGrad (held weakly, as the leaf holds it)
+        self._edge = None
+        if not self._is_output and meta is not None:
+            if meta.grad_fn is not None:
+                self._edge = gradient_edge(tensor)
+            elif meta.requires_grad:
+                self._edge = (weakref.ref(grad_accumulator(tensor, meta)), 0)
+        version = tensor._vc[0]
+        state = _grad_mode.STATE
+        prev = state.enabled
+        state.enabled = False
+        try:
+            packed = pack(tensor)
+        finally:
+            state.enabled = prev
+        if tensor._vc[0] != version:
+            raise RuntimeError(
+                "A saved tensor pack hook is modifying its input in place. Tensors provided "
+                "as input to pack hook cannot be modified by in-place operations as this can "
+                "lead to unexpected side-effects. Please open an issue if you need to perform "
+                "in-place operations on the input to a pack hook.")
+        self._hooks = (unpack, packed)
+
+    def _unpack_hooked(self, node):
+        unpack, packed = self._hooks
+        data = unpack(packed)
+        if not isinstance(data, _TensorImpl):
+            raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but "
+                            f"got result of type {type(data).__name__}")
+        # a plain tensor over the unpacked data (saved views come back as non-views)
+        out = make_tensor(data._storage, data._sizes, data._strides, data._offset,
+                          data._dtype, data._vc, None)
+        if not self._requires_grad:
+            return out
+        meta = out._autograd_meta = AutogradMeta(True)
+        edge = self._edge
+        if self._is_output:
+            if node is not None:
+                meta.grad_fn = node
+                meta.output_nr = self._output_nr
+        elif edge is not None and type(edge[0]) is weakref.ReferenceType:
+            meta.grad_accumulator = edge[0]
+        elif edge is not None:
+            meta.grad_fn, meta.output_nr = edge
+        out._keyset = data._keyset | _AUTOGRAD_BIT
+        return out
+
+    def register_hooks(self, pack_hook, unpack_hook) -> None:
+        """Pack this saved tensor now with ``pack_hook``; ``unpack_hook`` gives it back
+        (torch's ``SavedTensor.register_hooks``)."""
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("register_hooks(): incompatible function arguments: pack_hook "
+                            "and unpack_hook must be callables")
+        if getattr(self, "_hooks", None) is not None:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
+                               "already been set. Hint: only one pair of hooks is allowed at "
+                               "a time.")
+        data = self._data
+        if data is None:
+            raise RuntimeError(_FREED_HOOKS)
+        if self._is_output:
+            self._pack(data, None, (pack_hook, unpack_hook))
+            return
+        self._pack(data, data._autograd_meta, (pack_hook, unpack_hook))
+
+
+# -- saved-tensor hooks (Note [Saved-tensor hooks]) ---------------------------------------------
+
+class _SavedHooksState(threading.local):
+    """This thread's stack of (pack, unpack) pairs and its ``disable`` message."""
+
+    def __init__(self):
+        self.stack = []
+        self.disabled = None
+
+
+_SAVED_HOOKS = _SavedHooksState()
+
+
+class saved_tensors_hooks:
+    """``with saved_tensors_hooks(pack_hook, unpack_hook):`` every tensor an operation saves
+    for backward inside the block is kept as ``pack_hook(tensor)`` and given back to the
+    formula as ``unpack_hook(packed)`` (Note [Saved-tensor hooks]).
+
+        with saved_tensors_hooks(lambda t: t.numpy().copy(), strided.from_numpy):
+            y = x.exp()        # ExpBackward0 keeps a NumPy copy of y
+    """
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self) -> None:
+        state = _SAVED_HOOKS
+        if state.disabled is not None:
+            raise RuntimeError(state.disabled)
+        state.stack.append((self.pack_hook, self.unpack_hook))
+
+    def __exit__(self, *exc) -> None:
+        _SAVED_HOOKS.stack.pop()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors are kept as a CPU copy and moved back to their device when unpacked
+    (on strided, where every tensor is on the CPU or meta, the copy is the whole effect)."""
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda"):
+        def pack_to_cpu(tensor):
+            if not pin_memory:
+                return (tensor.device, tensor.cpu())
+            return (tensor.device, tensor.clone(memory_format=_contiguous_format()))
+
+        def unpack_from_cpu(packed):
+            device, tensor = packed
+            return tensor.to(device)
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+def _contiguous_format():
+    from ..core.layouts import contiguous_format
+    return contiguous_format
+
+
+class disable_saved_tensors_hooks:
+    """Inside the block, entering ``saved_tensors_hooks`` raises ``RuntimeError(
+    error_message)`` (in this thread). Usable as a decorator too."""
+
+    def __init__(self, error_message: str):
+        self.error_message = error_message
+
+    def __enter__(self) -> None:
+        state = _SAVED_HOOKS
+        if state.stack:
+            raise RuntimeError(self.error_message)
+        self._prev = state.disabled
+        state.disabled = self.error_message
+
+    def __exit__(self, *exc) -> None:
+        _SAVED_HOOKS.disabled = self._prev
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with disable_saved_tensors_hooks(self.error_message):
+                return fn(*args, **kwargs)
+        return wrapper
 
 
 def _short_name(name: str) -> str:
@@ -255,11 +444,19 @@ def grad_accumulator(t, meta):
     ref = meta.grad_accumulator
     acc = ref() if ref is not None else None
     if acc is None:
-        acc = AccumulateGrad(t)
-        meta.grad_accumulator = weakref.ref(acc)
+        with _ACC_LOCK:     # one AccumulateGrad per leaf, also when threads race to make it
+            ref = meta.grad_accumulator
+            acc = ref() if ref is not None else None
+            if acc is None:
+                acc = AccumulateGrad(t)
+                meta.grad_accumulator = weakref.ref(acc)
     return acc
+
+
+_ACC_LOCK = threading.Lock()
 
 
 # late imports: these modules import this one
 from . import engine as _engine  # noqa: E402
+from . import grad_mode as _grad_mode  # noqa: E402
 from . import views as _views  # noqa: E402
