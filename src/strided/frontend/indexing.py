@@ -37,6 +37,10 @@ minus the extra dims of the masks before it.
 
 from __future__ import annotations
 
+import operator
+
+import numpy as np
+
 from ..core import dtypes as dt
 from ..core.dispatch_keys import DispatchKey
 from ..ops.dispatcher import get_op
@@ -75,19 +79,29 @@ def bind(tensor_cls, tensor_factory) -> None:
     _tensor_factory = tensor_factory
 
 
+def _from_numpy(array):
+    from .tensor_new import _from_numpy as from_numpy
+    return from_numpy(array)
+
+
 # -- step 1: Python index -> items ---------------------------------------------------------
 
 def _is_sequence(obj) -> bool:
-    return isinstance(obj, (list, tuple)) or (
+    return isinstance(obj, (list, tuple, np.ndarray)) or (
         hasattr(obj, "__len__") and hasattr(obj, "__getitem__")
         and not isinstance(obj, (str, bytes, dict)) and not isinstance(obj, _Tensor))
 
 
 def _sequence_is_tuple(index) -> bool:
-    """torch's rule for a non-tuple sequence index (deprecated in torch, still honoured)."""
-    if isinstance(index, _Tensor) or not _is_sequence(index) or isinstance(index, str):
+    """torch's rule for a non-tuple sequence index (deprecated in torch, still honoured);
+    an ndarray is never read as a tuple."""
+    if isinstance(index, (_Tensor, np.ndarray)) or not _is_sequence(index) \
+            or isinstance(index, str):
         return False
-    if len(index) >= 32:
+    try:
+        if len(index) >= 32:
+            return False
+    except TypeError:
         return False
     for item in index:
         if (item is None or item is Ellipsis or isinstance(item, (slice, _Tensor))
@@ -124,8 +138,18 @@ def _count_specified_dims(items) -> int:
     return count
 
 
+def tp_name(obj) -> str:
+    """The type name CPython's ``tp_name`` gives, which torch's messages print: a NumPy
+    type carries its module (``numpy.float32``), a builtin or Python class does not."""
+    t = type(obj)
+    module = getattr(t, "__module__", "") or ""
+    if module == "numpy" or module.startswith("numpy."):
+        return f"numpy.{t.__name__}"
+    return t.__name__
+
+
 def _invalid_index(item):
-    name = type(item).__name__
+    name = tp_name(item)
     raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                      f"Variables are valid indices (got {name})")
 
@@ -137,40 +161,100 @@ def _select(result, dim, index, real_dim):
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     size = sizes[dim]
     if index < -size or index >= size:
+        _check_int64(index)
         raise IndexError(f"index {index} is out of bounds for dimension {real_dim} with size "
                          f"{size}")
     return _op_select.call(result._keyset, result, dim, index)
 
 
 def _slice(result, dim, item):
+    """``result`` sliced along ``dim`` by the Python slice ``item``; ``result`` itself when
+    the slice covers the whole dim with step 1 (torch skips that view too)."""
+    start, stop, step = _slice_bounds(item)
     if not result._sizes:
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
-    start, stop, step = item.start, item.stop, item.step
-    if step is None:
-        step = 1
-    else:
-        step = _as_int(step)
-        if step == 0:
-            raise ValueError("slice step cannot be zero")
-    if step < 0:
-        raise ValueError("step must be greater than zero")
-    start = None if start is None else _as_int(start)
-    stop = None if stop is None else _as_int(stop)
     length = result._sizes[dim]
     if (start is None or start == 0) and (stop is None or stop >= length) and step == 1:
-        return result    # the whole dim: no view needed (torch skips it too)
+        return result
     return _op_slice.call(result._keyset, result, dim, start, stop, step)
 
 
+def _slice_bounds(item):
+    """(start, stop, step) of a Python slice as int64s, read as CPython reads slice bounds
+    (Note [Index conversion]); the step is validated as torch does."""
+    step = item.step
+    if step is None:
+        step = 1
+    else:
+        step = _slice_index(step)
+        if step == 0:
+            raise ValueError("slice step cannot be zero")
+    start = item.start
+    if start is not None:
+        start = _slice_index(start)
+    stop = item.stop
+    if stop is not None:
+        stop = _slice_index(stop)
+    if step < 0:
+        raise ValueError("step must be greater than zero")
+    return start, stop, step
+
+
+# Note [Index conversion]
+# ~~~~~~~~~~~~~~~~~~~~~~~
+# torch reads an integer index as CPython does: a slice bound goes through ``__index__``
+# (``operator.index``: ints, NumPy integers, 0-dim integer tensors and ndarrays, anything
+# with ``__index__``; a float or a float tensor raises the TypeError its type gives) and is
+# clamped into int64 like ``PyNumber_AsSsize_t``; a selecting index (``t[i]``) must fit
+# int64 ("Overflow when unpacking long long"). So a size never holds a Tensor or a NumPy
+# scalar, only a Python int.
+
+_INT64_MAX = (1 << 63) - 1
+_INT64_MIN = -(1 << 63)
+
+
+def _slice_index(value) -> int:
+    if type(value) is not int:
+        if not hasattr(type(value), "__index__"):
+            raise TypeError("slice indices must be integers or None or have an __index__ "
+                            "method")
+        value = operator.index(value)
+    if value > _INT64_MAX:
+        return _INT64_MAX
+    if value < _INT64_MIN:
+        return _INT64_MIN
+    return value
+
+
 def _as_int(value) -> int:
-    if type(value) is int:
-        return value
-    try:
-        return value.__index__()
-    except (AttributeError, TypeError):
-        raise TypeError("slice indices must be integers or None or have an __index__ "
-                        "method") from None
+    return _slice_index(value)
+
+
+def _check_int64(value) -> None:
+    if not _INT64_MIN <= value <= _INT64_MAX:
+        raise ValueError("Overflow when unpacking long long")
+
+
+def _unpack_long(value) -> int:
+    """An int or NumPy integer as a Python int that fits int64 (torch's unpackLong)."""
+    value = int(value)
+    _check_int64(value)
+    return value
+
+
+def _indexing_tensor(data):
+    """A sequence or ndarray used as an index: torch's indexing tensor, int64 unless the
+    data is bool or uint8 (a mask), so ``t[[1.7]]`` and ``t[np.array([1., 2.])]`` index
+    with longs."""
+    if isinstance(data, np.ndarray):
+        tensor = _from_numpy(data)
+    else:
+        tensor = _tensor_factory(data)
+    if tensor._dtype is not dt.bool_ and tensor._dtype is not dt.uint8 \
+            and tensor._dtype is not dt.int64:
+        tensor = tensor.to(dt.int64)
+    return tensor
 
 
 def _bool_index(value: bool, like):
@@ -208,34 +292,37 @@ def apply_slicing(self, items):
             result = _op_unsqueeze.call(result._keyset, result, dim)
             advanced = _record(advanced, dim - mask_extra, _bool_index(item, self))
             dim += 1
-        elif isinstance(item, _Tensor):
-            d = item._dtype
-            if not item._sizes and d.category == _INTEGRAL and d is not dt.bool_:
-                result = _select(result, dim, item.item(), real_dim)
-            elif not item._sizes and d is dt.bool_:
+        elif isinstance(item, np.integer) or isinstance(item, int):
+            # torch's checkLong: NumPy integers and int subclasses select like ints
+            result = _select(result, dim, _unpack_long(item), real_dim)
+        else:
+            if isinstance(item, _Tensor):
+                tensor = item
+            elif _is_sequence(item) or isinstance(item, str):
+                tensor = _indexing_tensor(item)
+            else:
+                try:
+                    index = operator.index(item)
+                except Exception:     # torch clears whatever __index__ raised
+                    _invalid_index(item)
+                result = _select(result, dim, _unpack_long(index), real_dim)
+                continue
+            d = tensor._dtype
+            if not tensor._sizes and (d is dt.bool_ or d is dt.uint8):
+                # a 0-dim mask: a new dim indexed with [0] or [] (no uint8 warning)
                 result = _op_unsqueeze.call(result._keyset, result, dim)
                 advanced = _record(advanced, dim - mask_extra,
-                                   _bool_index(bool(item.item()), self))
+                                   _bool_index(tensor.item() != 0, self))
                 dim += 1
+            elif not tensor._sizes and d.category == _INTEGRAL:
+                result = _select(result, dim, tensor.item(), real_dim)
             else:
-                advanced = _record(advanced, dim - mask_extra, item)
+                advanced = _record(advanced, dim - mask_extra, tensor)
                 if d is dt.bool_ or d is dt.uint8:
-                    dim += item.dim()
-                    mask_extra += item.dim() - 1
+                    dim += tensor.dim()
+                    mask_extra += tensor.dim() - 1
                 else:
                     dim += 1
-        elif hasattr(item, "__index__") and not isinstance(item, float):
-            result = _select(result, dim, item.__index__(), real_dim)
-        elif _is_sequence(item) or isinstance(item, str):
-            tensor = _tensor_factory(item)
-            advanced = _record(advanced, dim - mask_extra, tensor)
-            if tensor._dtype is dt.bool_:
-                dim += tensor.dim()
-                mask_extra += tensor.dim() - 1
-            else:
-                dim += 1
-        else:
-            _invalid_index(item)
     return result, advanced
 
 
@@ -255,11 +342,8 @@ def getitem(self, index):
     if ti is int:     # the common case, without building a tuple
         return _select(self, 0, index, 0)
     if ti is slice:     # a lone slice is always sliced, whole or not (torch's SliceBackward0)
-        result = _slice(self, 0, index)
-        if result is self:
-            return _op_slice.call(self._keyset, self, 0, index.start, index.stop,
-                                  1 if index.step is None else _as_int(index.step))
-        return result
+        start, stop, step = _slice_bounds(index)
+        return _op_slice.call(self._keyset, self, 0, start, stop, step)
     if index is None:
         return _op_unsqueeze.call(self._keyset, self, 0)
     if index is Ellipsis:
@@ -303,12 +387,30 @@ def _value_tensor(self, value):
     """torch's valueToTensor: a scalar becomes a 0-dim tensor of ``self``'s dtype."""
     if isinstance(value, _Tensor):
         return value
-    if isinstance(value, _PY_SCALARS) or hasattr(value, "dtype") and not hasattr(
-            value, "__len__"):
-        return _op_scalar_tensor.call(self._keyset & _NO_AUTOGRAD, value, self._dtype, None,
-                                      self._device, None)
-    raise TypeError(f"can't assign a {type(value).__name__} to a "
-                    f"{_legacy_type_name(self)}")
+    value = _scalar_value(self, value)
+    return _op_scalar_tensor.call(self._keyset & _NO_AUTOGRAD, value, self._dtype, None,
+                                  self._device, None)
+
+
+def _scalar_value(self, value):
+    """A value torch's setitem takes as a scalar, as a Python number: an int, a bool or a
+    NumPy integer (fitting int64), a float or a complex (their NumPy subclasses
+    ``float64``/``complex128`` too); anything else (``numpy.float32``, an ndarray, a list)
+    is refused with torch's TypeError."""
+    tv = type(value)
+    if tv is float or tv is complex:
+        return value
+    if tv is int or tv is bool:
+        if tv is int:
+            _check_int64(value)
+        return value
+    if isinstance(value, (int, np.integer)):
+        return bool(value) if isinstance(value, bool) else _unpack_long(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, complex):
+        return complex(value)
+    raise TypeError(f"can't assign a {tp_name(value)} to a {_legacy_type_name(self)}")
 
 
 def _legacy_type_name(t) -> str:
@@ -342,10 +444,17 @@ def setitem(self, index, value):
     ti = type(index)
     tv = type(value)
     scalar = tv is int or tv is float or tv is bool or tv is complex
-    if scalar and self._keyset & _AUTOGRAD_BIT:
+    if not scalar and not isinstance(value, _Tensor):
+        value = _scalar_value(self, value)     # torch reads the value before the index
+        scalar = True
+    elif tv is int:
+        _check_int64(value)
+    if scalar and (self._keyset & _AUTOGRAD_BIT
+                   or self._dtype is dt.float16 and tv is not bool):
         # torch makes a 0-dim tensor of a scalar value before it assigns, so what records
         # is fill_.Tensor, or index_put_ for a mask (IndexPutBackward0, not masked_fill_);
-        # the shortcuts below, with the scalar as it is, serve tensors without autograd
+        # a float16 value out of range becomes inf there, as fill_ would refuse it; the
+        # shortcuts below, with the scalar as it is, serve the other tensors
         value = _value_tensor(self, value)
         scalar = False
     if ti is int and scalar:     # t[i] = 3: select, fill
