@@ -210,6 +210,17 @@ from .frontend.functional import (  # noqa: E402
     unique,
     unique_consecutive,
 )
+from .frontend.functional_linalg_extra import (  # noqa: E402  (issue 14: linalg's Python forms)
+    cdist,
+    chain_matmul,
+    lu,
+)
+from .frontend.shape_extra import (  # noqa: E402  (issue 14: torch/functional.py's varargs forms)
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    unravel_index,
+)
 from .random import (  # noqa: E402
     get_rng_state,
     initial_seed,
@@ -232,6 +243,7 @@ from .autograd.grad_mode import (  # noqa: E402
     no_grad,
     set_grad_enabled,
 )
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: E402
 from .autograd.recording import install as _install_autograd  # noqa: E402
 from .autograd.recording import install_fallback as _install_autograd_fallback  # noqa: E402
 
@@ -286,3 +298,5 @@ from .utils.env import (  # noqa: E402, F401
     set_num_threads,
     use_deterministic_algorithms,
 )
+from . import fft, signal  # noqa: E402, F401  (issue 14: torch.fft, torch.signal.windows)
+from . import special  # noqa: E402, F401  (issue 14: torch.special)

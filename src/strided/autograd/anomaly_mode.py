@@ -4,6 +4,10 @@ While it is on, every node records the stack of the forward call that made it; w
 node's backward raises, the engine warns with that stack before re-raising. With
 ``check_nan`` (the default) a node whose backward returns NaN raises torch's error
 naming the node and the output index.
+
+The setting is one for the whole process, not per thread: torch keeps it in a static
+flag (unlike grad mode, Note [Per-thread grad mode] in grad_mode.py), so a thread sees,
+and changes, what every other thread sees.
 """
 
 from __future__ import annotations

@@ -45,6 +45,9 @@ measures it):
   the trace stops. A kernel looks a global name up at call time, so the swap is seen
   at once, and nothing remains of it afterwards.
 
+The observers are process-wide, but an explanation records only the thread that opened
+it: every other thread's calls go through them unrecorded (``Explanation._paused``).
+
 Note [Where a call came from]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 The dispatcher hook sees the operator, not the Python function that called it. The
@@ -75,6 +78,7 @@ import json
 import linecache
 import os
 import sys
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -395,16 +399,25 @@ class Explanation:
         self.pictures_error: str | None = None
         self._pictures = pictures
         self._stack: list = []
-        self._paused = 0
+        self._pause_count = 0
+        self._thread = threading.get_ident()
         self._undo: list = []
         self._view_count = 0
         self.namespace: dict | None = None   # the globals the code ran in (explain(code))
 
     # -- context manager ------------------------------------------------------------------
 
+    @property
+    def _paused(self) -> bool:
+        """Whether to let a call through unrecorded: while the explanation itself works
+        (pictures), and for every thread but the one recording (the hooks and probes are
+        process-wide; another thread's calls are not part of this explanation)."""
+        return bool(self._pause_count) or threading.get_ident() != self._thread
+
     def __enter__(self) -> Explanation:
         if _active:
             raise RuntimeError("strided.explain: an explanation is already being recorded")
+        self._thread = threading.get_ident()
         _active.append(self)
         try:
             self._install()
@@ -507,7 +520,7 @@ class Explanation:
                     break
 
     def _picture(self, node, t):
-        self._paused += 1
+        self._pause_count += 1
         try:
             from .. import viz
             self._view_count += 1
@@ -516,7 +529,7 @@ class Explanation:
         except Exception as e:   # viz missing or failing must not break the explanation
             self.pictures_error = f"{type(e).__name__}: {e}"
         finally:
-            self._paused -= 1
+            self._pause_count -= 1
 
     def _on_memory(self, event, nbytes, ptr, device):
         if self._paused:
