@@ -210,17 +210,6 @@ from .frontend.functional import (  # noqa: E402
     unique,
     unique_consecutive,
 )
-from .frontend.functional_linalg_extra import (  # noqa: E402  (issue 14: linalg's Python forms)
-    cdist,
-    chain_matmul,
-    lu,
-)
-from .frontend.shape_extra import (  # noqa: E402  (issue 14: torch/functional.py's varargs forms)
-    atleast_1d,
-    atleast_2d,
-    atleast_3d,
-    unravel_index,
-)
 from .random import (  # noqa: E402
     get_rng_state,
     initial_seed,
@@ -298,5 +287,3 @@ from .utils.env import (  # noqa: E402, F401
     set_num_threads,
     use_deterministic_algorithms,
 )
-from . import fft, signal  # noqa: E402, F401  (issue 14: torch.fft, torch.signal.windows)
-from . import special  # noqa: E402, F401  (issue 14: torch.special)
