@@ -287,3 +287,4 @@ from .utils.env import (  # noqa: E402, F401
     set_num_threads,
     use_deterministic_algorithms,
 )
+from . import special  # noqa: E402, F401  (issue 14: torch.special)

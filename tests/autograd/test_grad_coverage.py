@@ -502,6 +502,35 @@ COMPOSITE.update({
 })
 
 
+# torch.special and the elementwise ops of issue 14 (ops/native_functions/special.yaml,
+# elementwise_extra.yaml): integer/bool results, heaviside (no formula in torch), and
+# torch.special's aliases, which call the op they stand for
+INTEGER_OUTPUTS.update({"gcd", "gcd_", "lcm", "lcm_", "signbit", "isreal"})
+NOT_DIFFERENTIABLE_IN_TORCH.update({
+    "heaviside": lambda m, x: m.heaviside(x, x),
+    "heaviside_": lambda m, x: x.clone().heaviside_(x),
+})
+COMPOSITE.update({
+    **{f"special_{name}": (lambda m, x, name=name: getattr(m.special, name)(x), [(3,)])
+       for name in ("digamma", "erf", "erfc", "exp2", "expit", "expm1", "gammaln", "i0",
+                    "log1p", "ndtr", "psi", "sinc")},
+    "special_erfinv": (lambda m, x: m.special.erfinv(x * 0.5), [(3,)]),
+    "special_logit": (lambda m, x: m.special.logit(x * 0.5 + 0.2), [(3,)]),
+    "special_round": (lambda m, x: m.special.round(x, decimals=1), [(3,)]),
+    "special_gammainc": (lambda m, x, y: m.special.gammainc(x.detach() + 1, y.abs() + 0.5),
+                         [(3,), (3,)]),
+    "special_gammaincc": (lambda m, x, y: m.special.gammaincc(x.detach() + 1, y.abs() + 0.5),
+                          [(3,), (3,)]),
+    "special_multigammaln": (lambda m, x: m.special.multigammaln(x.abs() + 2, 2), [(3,)]),
+    "special_polygamma": (lambda m, x: m.special.polygamma(1, x.abs() + 1), [(3,)]),
+    "special_logsumexp": (lambda m, x: m.special.logsumexp(x, 1), [(2, 3)]),
+    "special_softmax": (lambda m, x: m.special.softmax(x, 1), [(2, 3)]),
+    "special_log_softmax": (lambda m, x: m.special.log_softmax(x, 1), [(2, 3)]),
+    "special_xlogy": (lambda m, x, y: m.special.xlogy(x, y.abs() + 0.5), [(3,), (3,)]),
+    "special_xlogy.self_scalar": (lambda m, y: m.special.xlogy(2.0, y.abs() + 0.5), [(3,)]),
+    "special_xlogy.other_scalar": (lambda m, x: m.special.xlogy(x, 3.0), [(3,)]),
+})
+
 # -- the operators and the rules --------------------------------------------------------------
 
 def _native():

@@ -51,6 +51,11 @@ from . import nn as _nn  # noqa: E402
 
 _MODULES += _nn.MODULES
 
+# torch.special and the elementwise operators of issue 14 (xlogy, i0, gcd, complex, ...)
+from . import special_functions  # noqa: E402
+
+_MODULES += (special_functions,)
+
 def _collect() -> dict:
     table = {}
     for module in _MODULES:

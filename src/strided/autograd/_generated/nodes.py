@@ -7,8 +7,10 @@
 
 from ..formulas import *
 from ..formulas_elementwise import *
+from ..formulas_fft import *
 from ..formulas_indexing import *
 from ..formulas_linalg import *
+from ..formulas_linalg_extra import *
 from ..formulas_nn_activation import *
 from ..formulas_nn_attention import *
 from ..formulas_nn_conv import *
@@ -23,6 +25,8 @@ from ..formulas_nn_utils import *
 from ..formulas_nn_vision import *
 from ..formulas_reductions import *
 from ..formulas_shape import *
+from ..formulas_shape_extra import *
+from ..formulas_special import *
 from ..recording import FormulaNode, _u
 
 
@@ -4596,6 +4600,353 @@ class LogicalNotBackward0(FormulaNode):
         return node._flatten(())
 
 
+class FftR2CBackward0(FormulaNode):
+    """Backward of ``_fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_normalization', '_s_onesided', '_s_self_sizes')
+    _SAVED = ('dim', 'normalization', 'onesided', 'self_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            normalization = _u(node._s_normalization, node)
+            onesided = _u(node._s_onesided, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = fft_r2c_backward(grad, dim, normalization, onesided, self_sizes[dim[-1]])
+        return node._flatten((r_self,))
+
+
+class FftC2RBackward0(FormulaNode):
+    """Backward of ``_fft_c2r(Tensor self, int[] dim, int normalization, SymInt last_dim_size) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_normalization')
+    _SAVED = ('dim', 'normalization')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            normalization = _u(node._s_normalization, node)
+            r_self = fft_c2r_backward(grad, dim, normalization)
+        return node._flatten((r_self,))
+
+
+class FftC2CBackward0(FormulaNode):
+    """Backward of ``_fft_c2c(Tensor self, SymInt[] dim, int normalization, bool forward) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_forward', '_s_normalization')
+    _SAVED = ('dim', 'forward', 'normalization')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            forward = _u(node._s_forward, node)
+            normalization = _u(node._s_normalization, node)
+            r_self = fft_c2c_backward(grad, dim, normalization, forward)
+        return node._flatten((r_self,))
+
+
+class AddrBackward0(FormulaNode):
+    """Backward of ``addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor``."""
+
+    __slots__ = ('_s_beta', '_s_alpha', '_s_vec1', '_s_vec2')
+    _SAVED = ('beta', 'alpha', 'vec1', 'vec2')
+    _TENSOR_VALUES = ('vec1', 'vec2')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_vec1 = r_vec2 = None
+        if node._need(0):
+            beta = _u(node._s_beta, node)
+            r_self = linalg_scale(grad, beta)
+        if node._need(1):
+            alpha = _u(node._s_alpha, node)
+            vec1 = _u(node._s_vec1, node)
+            vec2 = _u(node._s_vec2, node)
+            r_vec1 = addr_vec_grads(grad, vec1, vec2, alpha, 0)
+        if node._need(2):
+            alpha = _u(node._s_alpha, node)
+            vec1 = _u(node._s_vec1, node)
+            vec2 = _u(node._s_vec2, node)
+            r_vec2 = addr_vec_grads(grad, vec1, vec2, alpha, 1)
+        return node._flatten((r_self, r_vec1, r_vec2))
+
+
+class EuclideanDistBackward0(FormulaNode):
+    """Backward of ``_euclidean_dist(Tensor x1, Tensor x2) -> Tensor``."""
+
+    __slots__ = ('_s_x1', '_s_x2', '_s_result')
+    _SAVED = ('x1', 'x2', 'result')
+    _TENSOR_VALUES = ('x1', 'x2')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_x1 = r_x2 = None
+        if node._need(0) or node._need(1):
+            x1 = _u(node._s_x1, node)
+            x2 = _u(node._s_x2, node)
+            result = _u(node._s_result, node)
+            r_x1, r_x2 = euclidean_dist_grads(grad, x1, x2, result)
+        return node._flatten((r_x1, r_x2))
+
+
+class CdistBackward0(FormulaNode):
+    """Backward of ``_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor``."""
+
+    __slots__ = ('_s_p', '_s_x1', '_s_x2', '_s_result')
+    _SAVED = ('p', 'x1', 'x2', 'result')
+    _TENSOR_VALUES = ('x1', 'x2')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_x1 = r_x2 = None
+        if node._need(0):
+            p = _u(node._s_p, node)
+            x1 = _u(node._s_x1, node)
+            x2 = _u(node._s_x2, node)
+            result = _u(node._s_result, node)
+            r_x1 = ops.aten._cdist_backward(grad.contiguous(), x1, x2, p, result)
+        if node._need(1):
+            p = _u(node._s_p, node)
+            x1 = _u(node._s_x1, node)
+            x2 = _u(node._s_x2, node)
+            result = _u(node._s_result, node)
+            r_x2 = cdist_grad_x2(grad, x1, x2, p, result)
+        return node._flatten((r_x1, r_x2))
+
+
+class CdistBackwardBackward0(FormulaNode):
+    """Backward of ``_cdist_backward(Tensor grad, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad = r_x1 = r_x2 = r_cdist = None
+        if node._need(0) or node._need(1) or node._need(2) or node._need(3):
+            r_grad, r_x1, r_x2, r_cdist = not_implemented("_cdist_backward")
+        return node._flatten((r_grad, r_x1, r_x2, r_cdist))
+
+
+class DistBackward0(FormulaNode):
+    """Backward of ``dist(Tensor self, Tensor other, Scalar p=2) -> Tensor``."""
+
+    __slots__ = ('_s_other', '_s_p', '_s_self', '_s_result')
+    _SAVED = ('other', 'p', 'self', 'result')
+    _TENSOR_VALUES = ('other', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            other = _u(node._s_other, node)
+            p = _u(node._s_p, node)
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = norm_backward(grad, self - other, p, result)
+        if node._need(1):
+            other = _u(node._s_other, node)
+            p = _u(node._s_p, node)
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_other = -norm_backward(grad, self - other, p, result)
+        return node._flatten((r_self, r_other))
+
+
+class CholeskyBackward0(FormulaNode):
+    """Backward of ``cholesky(Tensor self, bool upper=False) -> Tensor``."""
+
+    __slots__ = ('_s_upper', '_s_result')
+    _SAVED = ('upper', 'result')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            upper = _u(node._s_upper, node)
+            result = _u(node._s_result, node)
+            r_self = cholesky_backward(grad, result, upper)
+        return node._flatten((r_self,))
+
+
+class CholeskyInverseBackward0(FormulaNode):
+    """Backward of ``cholesky_inverse(Tensor self, bool upper=False) -> Tensor``."""
+
+    __slots__ = ('_s_self', '_s_upper', '_s_result')
+    _SAVED = ('self', 'upper', 'result')
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            upper = _u(node._s_upper, node)
+            result = _u(node._s_result, node)
+            r_self = cholesky_inverse_grad(grad, self, upper, result)
+        return node._flatten((r_self,))
+
+
+class CholeskySolveBackward0(FormulaNode):
+    """Backward of ``cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor``."""
+
+    __slots__ = ('_s_input2', '_s_self', '_s_upper', '_s_result')
+    _SAVED = ('input2', 'self', 'upper', 'result')
+    _TENSOR_VALUES = ('input2', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_input2 = None
+        if node._need(0) or node._need(1):
+            input2 = _u(node._s_input2, node)
+            self = _u(node._s_self, node)
+            upper = _u(node._s_upper, node)
+            result = _u(node._s_result, node)
+            r_self, r_input2 = cholesky_solve_grads(grad, self, input2, result, upper)
+        return node._flatten((r_self, r_input2))
+
+
+class TriangularSolveBackward0(FormulaNode):
+    """Backward of ``triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)``."""
+
+    __slots__ = ('_s_A', '_s_self', '_s_transpose', '_s_unitriangular', '_s_upper', '_s_solution')
+    _SAVED = ('A', 'self', 'transpose', 'unitriangular', 'upper', 'solution')
+    _TENSOR_VALUES = ('A', 'self')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = r_A = None
+        if node._need(0) or node._need(1):
+            A = _u(node._s_A, node)
+            self = _u(node._s_self, node)
+            transpose = _u(node._s_transpose, node)
+            unitriangular = _u(node._s_unitriangular, node)
+            upper = _u(node._s_upper, node)
+            solution = _u(node._s_solution, node)
+            r_self, r_A = triangular_solve_grads(grads, self, A, solution, upper, transpose, unitriangular)
+        return node._flatten((r_self, r_A))
+
+
+class LinalgSolveTriangularBackward0(FormulaNode):
+    """Backward of ``linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor``."""
+
+    __slots__ = ('_s_left', '_s_self', '_s_unitriangular', '_s_upper', '_s_result')
+    _SAVED = ('left', 'self', 'unitriangular', 'upper', 'result')
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_B = None
+        if node._need(0) or node._need(1):
+            left = _u(node._s_left, node)
+            self = _u(node._s_self, node)
+            unitriangular = _u(node._s_unitriangular, node)
+            upper = _u(node._s_upper, node)
+            result = _u(node._s_result, node)
+            r_self, r_B = solve_triangular_grads(grad, self, result, upper, left, unitriangular)
+        return node._flatten((r_self, r_B))
+
+
+class LinalgLuFactorExBackward0(FormulaNode):
+    """Backward of ``linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)``."""
+
+    __slots__ = ('_s_pivot', '_s_LU', '_s_pivots')
+    _SAVED = ('pivot', 'LU', 'pivots')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_A = None
+        if node._need(0):
+            pivot = _u(node._s_pivot, node)
+            LU = _u(node._s_LU, node)
+            pivots = _u(node._s_pivots, node)
+            r_A = lu_factor_ex_grad(grads[0], LU, pivots, pivot)
+        return node._flatten((r_A,))
+
+
+class LinalgLuBackward0(FormulaNode):
+    """Backward of ``linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)``."""
+
+    __slots__ = ('_s_pivot', '_s_L', '_s_P', '_s_U')
+    _SAVED = ('pivot', 'L', 'P', 'U')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_A = None
+        if node._need(0):
+            pivot = _u(node._s_pivot, node)
+            L = _u(node._s_L, node)
+            P = _u(node._s_P, node)
+            U = _u(node._s_U, node)
+            r_A = linalg_lu_grad(grads[1], grads[2], P, L, U, pivot)
+        return node._flatten((r_A,))
+
+
+class LinalgLuSolveBackward0(FormulaNode):
+    """Backward of ``linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor``."""
+
+    __slots__ = ('_s_LU', '_s_adjoint', '_s_left', '_s_pivots', '_s_result')
+    _SAVED = ('LU', 'adjoint', 'left', 'pivots', 'result')
+    _TENSOR_VALUES = ('LU', 'pivots')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_LU = r_B = None
+        if node._need(0) or node._need(1):
+            LU = _u(node._s_LU, node)
+            adjoint = _u(node._s_adjoint, node)
+            left = _u(node._s_left, node)
+            pivots = _u(node._s_pivots, node)
+            result = _u(node._s_result, node)
+            r_LU, r_B = lu_solve_grads(grad, LU, pivots, result, left, adjoint)
+        return node._flatten((r_LU, r_B))
+
+
+class LuUnpackBackward0(FormulaNode):
+    """Backward of ``lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)``."""
+
+    __slots__ = ('_s_LU_data_sizes',)
+    _SAVED = ('LU_data_sizes',)
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_LU_data = None
+        if node._need(0):
+            LU_data_sizes = _u(node._s_LU_data_sizes, node)
+            r_LU_data = lu_unpack_grad(grads[1], grads[2], LU_data_sizes[-2], LU_data_sizes[-1])
+        return node._flatten((r_LU_data,))
+
+
+class OrmqrBackward0(FormulaNode):
+    """Backward of ``ormqr(Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False) -> Tensor``."""
+
+    __slots__ = ('_s_input2', '_s_input3', '_s_left', '_s_self', '_s_transpose')
+    _SAVED = ('input2', 'input3', 'left', 'self', 'transpose')
+    _TENSOR_VALUES = ('input2', 'input3', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_input2 = r_input3 = None
+        if node._need(0) or node._need(1) or node._need(2):
+            input2 = _u(node._s_input2, node)
+            input3 = _u(node._s_input3, node)
+            left = _u(node._s_left, node)
+            self = _u(node._s_self, node)
+            transpose = _u(node._s_transpose, node)
+            r_self, r_input2, r_input3 = ormqr_grads(grad, self, input2, input3, left, transpose)
+        return node._flatten((r_self, r_input2, r_input3))
+
+
 class HardswishBackward0(FormulaNode):
     """Backward of ``hardswish(Tensor self) -> Tensor``."""
 
@@ -7315,6 +7666,1693 @@ class UpsampleLanczos2DAaBackwardBackward0(FormulaNode):
         return node._flatten((r_grad_output,))
 
 
+class AliasBackward0_copy(FormulaNode):
+    """Backward of ``alias_copy(Tensor self) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = grad
+        return node._flatten((r_self,))
+
+
+class AsStridedBackward0_copy(FormulaNode):
+    """Backward of ``as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor``."""
+
+    __slots__ = ('_s_self_sizes', '_s_self_storage_offset', '_s_self_strides', '_s_size', '_s_storage_offset', '_s_stride')
+    _SAVED = ('self_sizes', 'self_storage_offset', 'self_strides', 'size', 'storage_offset', 'stride')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self_sizes = _u(node._s_self_sizes, node)
+            self_storage_offset = _u(node._s_self_storage_offset, node)
+            self_strides = _u(node._s_self_strides, node)
+            size = _u(node._s_size, node)
+            storage_offset = _u(node._s_storage_offset, node)
+            stride = _u(node._s_stride, node)
+            r_self = as_strided_backward(grad, self_sizes, self_strides, self_storage_offset, size, stride, storage_offset)
+        return node._flatten((r_self,))
+
+
+class DiagonalBackward0_copy(FormulaNode):
+    """Backward of ``diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor``."""
+
+    __slots__ = ('_s_dim1', '_s_dim2', '_s_offset', '_s_self_sizes')
+    _SAVED = ('dim1', 'dim2', 'offset', 'self_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim1 = _u(node._s_dim1, node)
+            dim2 = _u(node._s_dim2, node)
+            offset = _u(node._s_offset, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = diagonal_backward(grad, self_sizes, offset, dim1, dim2)
+        return node._flatten((r_self,))
+
+
+class ExpandBackward0_copy(FormulaNode):
+    """Backward of ``expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor``."""
+
+    __slots__ = ('_s_self_sizes',)
+    _SAVED = ('self_sizes',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = grad.sum_to_size(self_sizes)
+        return node._flatten((r_self,))
+
+
+class NarrowCopyBackward0(FormulaNode):
+    """Backward of ``narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_length', '_s_self_sizes', '_s_start')
+    _SAVED = ('dim', 'length', 'self_sizes', 'start')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            length = _u(node._s_length, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            start = _u(node._s_start, node)
+            r_self = narrow_copy_backward(grad, self_sizes, dim, start, length)
+        return node._flatten((r_self,))
+
+
+class PermuteBackward0_copy(FormulaNode):
+    """Backward of ``permute_copy(Tensor self, int[] dims) -> Tensor``."""
+
+    __slots__ = ('_s_dims',)
+    _SAVED = ('dims',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dims = _u(node._s_dims, node)
+            r_self = permute_backwards(grad, dims)
+        return node._flatten((r_self,))
+
+
+class SelectBackward0_copy(FormulaNode):
+    """Backward of ``select_copy.int(Tensor self, int dim, SymInt index) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_index', '_s_self_sizes')
+    _SAVED = ('dim', 'index', 'self_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            index = _u(node._s_index, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = select_backward(grad, self_sizes, dim, index)
+        return node._flatten((r_self,))
+
+
+class NotImplemented(FormulaNode):
+    """Backward of ``detach_copy(Tensor self) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def name(self):
+        return 'torch::autograd::NotImplemented'
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = not_implemented_copy("aten::detach_copy")
+        return node._flatten((r_self,))
+
+
+class SliceBackward0_copy(FormulaNode):
+    """Backward of ``slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_end', '_s_self_sizes', '_s_start', '_s_step')
+    _SAVED = ('dim', 'end', 'self_sizes', 'start', 'step')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            end = _u(node._s_end, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            start = _u(node._s_start, node)
+            step = _u(node._s_step, node)
+            r_self = slice_backward(grad, self_sizes, dim, start, end, step)
+        return node._flatten((r_self,))
+
+
+class SplitBackward0_copy(FormulaNode):
+    """Backward of ``split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]``."""
+
+    __slots__ = ('_s_dim', '_s_self_sizes', '_s_split_size')
+    _SAVED = ('dim', 'self_sizes', 'split_size')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            split_size = _u(node._s_split_size, node)
+            r_self = split_backward(grads, split_lengths(self_sizes, split_size, dim), self_sizes, dim)
+        return node._flatten((r_self,))
+
+
+class SplitWithSizesBackward0_copy(FormulaNode):
+    """Backward of ``split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]``."""
+
+    __slots__ = ('_s_dim', '_s_self_sizes', '_s_split_sizes')
+    _SAVED = ('dim', 'self_sizes', 'split_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            split_sizes = _u(node._s_split_sizes, node)
+            r_self = split_backward(grads, split_sizes, self_sizes, dim)
+        return node._flatten((r_self,))
+
+
+class SqueezeBackward0_copy(FormulaNode):
+    """Backward of ``squeeze_copy(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self_sizes',)
+    _SAVED = ('self_sizes',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = grad.reshape(self_sizes)
+        return node._flatten((r_self,))
+
+
+class SqueezeBackward1_copy(FormulaNode):
+    """Backward of ``squeeze_copy.dim(Tensor self, int dim) -> Tensor``."""
+
+    __slots__ = ('_s_self_sizes',)
+    _SAVED = ('self_sizes',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = grad.reshape(self_sizes)
+        return node._flatten((r_self,))
+
+
+class SqueezeBackward2_copy(FormulaNode):
+    """Backward of ``squeeze_copy.dims(Tensor self, int[] dim) -> Tensor``."""
+
+    __slots__ = ('_s_self_sizes',)
+    _SAVED = ('self_sizes',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = grad.reshape(self_sizes)
+        return node._flatten((r_self,))
+
+
+class TBackward0_copy(FormulaNode):
+    """Backward of ``t_copy(Tensor self) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = grad.t()
+        return node._flatten((r_self,))
+
+
+class TransposeBackward0_copy(FormulaNode):
+    """Backward of ``transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor``."""
+
+    __slots__ = ('_s_dim0', '_s_dim1')
+    _SAVED = ('dim0', 'dim1')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim0 = _u(node._s_dim0, node)
+            dim1 = _u(node._s_dim1, node)
+            r_self = grad.transpose(dim0, dim1)
+        return node._flatten((r_self,))
+
+
+class UnsqueezeBackward0_copy(FormulaNode):
+    """Backward of ``unsqueeze_copy(Tensor self, int dim) -> Tensor``."""
+
+    __slots__ = ('_s_dim',)
+    _SAVED = ('dim',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            r_self = grad.squeeze(dim)
+        return node._flatten((r_self,))
+
+
+class UnbindBackward0_copy(FormulaNode):
+    """Backward of ``unbind_copy.int(Tensor self, int dim=0) -> Tensor[]``."""
+
+    __slots__ = ('_s_dim', '_s_self_sizes')
+    _SAVED = ('dim', 'self_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = unbind_backward(grads, self_sizes, dim)
+        return node._flatten((r_self,))
+
+
+class ViewBackward0_copy(FormulaNode):
+    """Backward of ``view_copy(Tensor self, SymInt[] size) -> Tensor``."""
+
+    __slots__ = ('_s_self_sizes',)
+    _SAVED = ('self_sizes',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = grad.reshape(self_sizes)
+        return node._flatten((r_self,))
+
+
+class ViewCopyBackward1(FormulaNode):
+    """Backward of ``view_copy.dtype(Tensor self, ScalarType dtype) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class UnfoldBackward0_copy(FormulaNode):
+    """Backward of ``unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor``."""
+
+    __slots__ = ('_s_dimension', '_s_self_sizes', '_s_size', '_s_step')
+    _SAVED = ('dimension', 'self_sizes', 'size', 'step')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dimension = _u(node._s_dimension, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            size = _u(node._s_size, node)
+            step = _u(node._s_step, node)
+            r_self = unfold_backward(grad, self_sizes, dimension, size, step)
+        return node._flatten((r_self,))
+
+
+class ViewAsRealBackward0_copy(FormulaNode):
+    """Backward of ``view_as_real_copy(Tensor self) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = view_as_complex(grad.contiguous())
+        return node._flatten((r_self,))
+
+
+class ViewAsComplexBackward0_copy(FormulaNode):
+    """Backward of ``view_as_complex_copy(Tensor self) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = view_as_real(grad.contiguous())
+        return node._flatten((r_self,))
+
+
+class SliceScatterBackward0(FormulaNode):
+    """Backward of ``slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_end', '_s_src', '_s_start', '_s_step')
+    _SAVED = ('dim', 'end', 'src', 'start', 'step')
+    _TENSOR_VALUES = ('src',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_src = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            end = _u(node._s_end, node)
+            src = _u(node._s_src, node)
+            start = _u(node._s_start, node)
+            step = _u(node._s_step, node)
+            r_self = slice_scatter(grad, zeros_like(src), dim, start, end, step)
+        if node._need(1):
+            dim = _u(node._s_dim, node)
+            end = _u(node._s_end, node)
+            start = _u(node._s_start, node)
+            step = _u(node._s_step, node)
+            r_src = grad.slice(dim, start, end, step)
+        return node._flatten((r_self, r_src))
+
+
+class SelectScatterBackward0(FormulaNode):
+    """Backward of ``select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_index', '_s_src')
+    _SAVED = ('dim', 'index', 'src')
+    _TENSOR_VALUES = ('src',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_src = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            index = _u(node._s_index, node)
+            src = _u(node._s_src, node)
+            r_self = select_scatter(grad, zeros_like(src), dim, index)
+        if node._need(1):
+            dim = _u(node._s_dim, node)
+            index = _u(node._s_index, node)
+            r_src = grad.select(dim, index)
+        return node._flatten((r_self, r_src))
+
+
+class DiagonalScatterBackward0(FormulaNode):
+    """Backward of ``diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor``."""
+
+    __slots__ = ('_s_dim1', '_s_dim2', '_s_offset', '_s_src')
+    _SAVED = ('dim1', 'dim2', 'offset', 'src')
+    _TENSOR_VALUES = ('src',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_src = None
+        if node._need(0):
+            dim1 = _u(node._s_dim1, node)
+            dim2 = _u(node._s_dim2, node)
+            offset = _u(node._s_offset, node)
+            src = _u(node._s_src, node)
+            r_self = diagonal_scatter(grad, zeros_like(src), offset, dim1, dim2)
+        if node._need(1):
+            dim1 = _u(node._s_dim1, node)
+            dim2 = _u(node._s_dim2, node)
+            offset = _u(node._s_offset, node)
+            r_src = grad.diagonal(offset, dim1, dim2)
+        return node._flatten((r_self, r_src))
+
+
+class AsStridedScatterBackward0(FormulaNode):
+    """Backward of ``as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor``."""
+
+    __slots__ = ('_s_self_sizes', '_s_self_storage_offset', '_s_self_strides', '_s_size', '_s_src_sizes', '_s_storage_offset', '_s_stride')
+    _SAVED = ('self_sizes', 'self_storage_offset', 'self_strides', 'size', 'src_sizes', 'storage_offset', 'stride')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_src = None
+        if node._need(0):
+            self_sizes = _u(node._s_self_sizes, node)
+            self_storage_offset = _u(node._s_self_storage_offset, node)
+            self_strides = _u(node._s_self_strides, node)
+            size = _u(node._s_size, node)
+            src_sizes = _u(node._s_src_sizes, node)
+            storage_offset = _u(node._s_storage_offset, node)
+            stride = _u(node._s_stride, node)
+            r_self = as_strided_scatter_self_backward(grad, self_sizes, self_strides, self_storage_offset, src_sizes, size, stride, storage_offset)
+        if node._need(1):
+            size = _u(node._s_size, node)
+            storage_offset = _u(node._s_storage_offset, node)
+            stride = _u(node._s_stride, node)
+            r_src = grad.contiguous().as_strided(size, stride, storage_offset)
+        return node._flatten((r_self, r_src))
+
+
+class FillBackward2(FormulaNode):
+    """Backward of ``fill.Scalar(Tensor self, Scalar value) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = zeros_like(grad)
+        return node._flatten((r_self,))
+
+
+class FillBackward3(FormulaNode):
+    """Backward of ``fill.Tensor(Tensor self, Tensor value) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_value = None
+        if node._need(0):
+            r_self = zeros_like(grad)
+        if node._need(1):
+            r_value = grad.sum()
+        return node._flatten((r_self, r_value))
+
+
+class IsinBackward0(FormulaNode):
+    """Backward of ``isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class IsinBackward1(FormulaNode):
+    """Backward of ``isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class IsinBackward2(FormulaNode):
+    """Backward of ``isin.Scalar_Tensor(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class RenormBackward0(FormulaNode):
+    """Backward of ``renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_maxnorm', '_s_p', '_s_self')
+    _SAVED = ('dim', 'maxnorm', 'p', 'self')
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            maxnorm = _u(node._s_maxnorm, node)
+            p = _u(node._s_p, node)
+            self = _u(node._s_self, node)
+            r_self = renorm_backward(grad, self, p, dim, maxnorm)
+        return node._flatten((r_self,))
+
+
+class NonzeroStaticBackward0(FormulaNode):
+    """Backward of ``nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class UnsafeSplitBackward0(FormulaNode):
+    """Backward of ``unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]``."""
+
+    __slots__ = ('_s_dim', '_s_self_sizes', '_s_split_size')
+    _SAVED = ('dim', 'self_sizes', 'split_size')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            split_size = _u(node._s_split_size, node)
+            r_self = split_backward(grads, split_lengths(self_sizes, split_size, dim), self_sizes, dim)
+        return node._flatten((r_self,))
+
+
+class UnsafeSplitWithSizesBackward0(FormulaNode):
+    """Backward of ``unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]``."""
+
+    __slots__ = ('_s_dim', '_s_self_sizes', '_s_split_sizes')
+    _SAVED = ('dim', 'self_sizes', 'split_sizes')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            split_sizes = _u(node._s_split_sizes, node)
+            r_self = split_backward(grads, split_sizes, self_sizes, dim)
+        return node._flatten((r_self,))
+
+
+class XlogyBackward0(FormulaNode):
+    """Backward of ``xlogy.Tensor(Tensor self, Tensor other) -> Tensor``."""
+
+    __slots__ = ('_s_other', '_s_self')
+    _SAVED = ('other', 'self')
+    _TENSOR_VALUES = ('other', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_self = xlogy_self_grad(grad, self, other)
+        if node._need(1):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_other = grad * self / other
+        return node._flatten((r_self, r_other))
+
+
+class XlogyBackward1(FormulaNode):
+    """Backward of ``xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor``."""
+
+    __slots__ = ('_s_other', '_s_self')
+    _SAVED = ('other', 'self')
+    _TENSOR_VALUES = ('other',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_other = None
+        if node._need(0):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_other = grad * self / other
+        return node._flatten((r_other,))
+
+
+class XlogyBackward2(FormulaNode):
+    """Backward of ``xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor``."""
+
+    __slots__ = ('_s_other', '_s_self')
+    _SAVED = ('other', 'self')
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_self = xlogy_scalar_other_grad(grad, self, other)
+        return node._flatten((r_self,))
+
+
+class SpecialXlog1PyBackward0(FormulaNode):
+    """Backward of ``special_xlog1py(Tensor self, Tensor other) -> Tensor``."""
+
+    __slots__ = ('_s_other', '_s_self')
+    _SAVED = ('other', 'self')
+    _TENSOR_VALUES = ('other', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_self = xlog1py_self_grad(grad, self, other)
+        if node._need(1):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_other = grad * self / (other + 1)
+        return node._flatten((r_self, r_other))
+
+
+class SpecialXlog1PyBackward1(FormulaNode):
+    """Backward of ``special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor``."""
+
+    __slots__ = ('_s_other', '_s_self')
+    _SAVED = ('other', 'self')
+    _TENSOR_VALUES = ('other',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_other = None
+        if node._need(0):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_other = grad * self / (other + 1)
+        return node._flatten((r_other,))
+
+
+class SpecialXlog1PyBackward2(FormulaNode):
+    """Backward of ``special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor``."""
+
+    __slots__ = ('_s_other', '_s_self')
+    _SAVED = ('other', 'self')
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_self = xlog1py_scalar_other_grad(grad, self, other)
+        return node._flatten((r_self,))
+
+
+class SpecialZetaBackward0(FormulaNode):
+    """Backward of ``special_zeta(Tensor self, Tensor other) -> Tensor``."""
+
+    __slots__ = ('_s_other', '_s_self')
+    _SAVED = ('other', 'self')
+    _TENSOR_VALUES = ('other', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            r_self = special_not_implemented("zeta")
+        if node._need(1):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_other = grad * -self * special_zeta(self + 1., other)
+        return node._flatten((r_self, r_other))
+
+
+class SpecialZetaBackward1(FormulaNode):
+    """Backward of ``special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor``."""
+
+    __slots__ = ('_s_other', '_s_self')
+    _SAVED = ('other', 'self')
+    _TENSOR_VALUES = ('other',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_other = None
+        if node._need(0):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_other = grad * -self * special_zeta(float(self) + 1., other)
+        return node._flatten((r_other,))
+
+
+class SpecialZetaBackward2(FormulaNode):
+    """Backward of ``special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = special_not_implemented("zeta")
+        return node._flatten((r_self,))
+
+
+class PolygammaBackward0(FormulaNode):
+    """Backward of ``polygamma(int n, Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_n', '_s_self')
+    _SAVED = ('n', 'self')
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            n = _u(node._s_n, node)
+            self = _u(node._s_self, node)
+            r_self = grad * polygamma(n + 1, self)
+        return node._flatten((r_self,))
+
+
+class I0Backward0(FormulaNode):
+    """Backward of ``i0(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = grad * special_i1(self)
+        return node._flatten((r_self,))
+
+
+class SpecialI0EBackward0(FormulaNode):
+    """Backward of ``special_i0e(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self', '_s_result')
+    _SAVED = ('self', 'result')
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = grad * (special_i1e(self) - self.sgn() * result)
+        return node._flatten((r_self,))
+
+
+class SpecialI1Backward0(FormulaNode):
+    """Backward of ``special_i1(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self', '_s_result')
+    _SAVED = ('self', 'result')
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = i1_backward(grad, self, result)
+        return node._flatten((r_self,))
+
+
+class SpecialI1EBackward0(FormulaNode):
+    """Backward of ``special_i1e(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self', '_s_result')
+    _SAVED = ('self', 'result')
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = i1e_backward(grad, self, result)
+        return node._flatten((r_self,))
+
+
+class SpecialErfcxBackward0(FormulaNode):
+    """Backward of ``special_erfcx(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self', '_s_result')
+    _SAVED = ('self', 'result')
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = (2.0 * self * result - 2.0 / math.sqrt(math.pi)) * grad
+        return node._flatten((r_self,))
+
+
+class SpecialEntrBackward0(FormulaNode):
+    """Backward of ``special_entr(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = grad * (-(1 + self.log()))
+        return node._flatten((r_self,))
+
+
+class SpecialNdtriBackward0(FormulaNode):
+    """Backward of ``special_ndtri(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_result',)
+    _SAVED = ('result',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            result = _u(node._s_result, node)
+            r_self = grad * math.sqrt(2 * math.pi) * (result.square() / 2).exp()
+        return node._flatten((r_self,))
+
+
+class SpecialLogNdtrBackward0(FormulaNode):
+    """Backward of ``special_log_ndtr(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self', '_s_result')
+    _SAVED = ('self', 'result')
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = grad / math.sqrt(2 * math.pi) * (result + self.pow(2) / 2).neg().exp()
+        return node._flatten((r_self,))
+
+
+class SincBackward0(FormulaNode):
+    """Backward of ``sinc(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = sinc_backward(grad, self)
+        return node._flatten((r_self,))
+
+
+class IgammaBackward0(FormulaNode):
+    """Backward of ``igamma(Tensor self, Tensor other) -> Tensor``."""
+
+    __slots__ = ('_s_other', '_s_self')
+    _SAVED = ('other', 'self')
+    _TENSOR_VALUES = ('other', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            r_self = special_not_implemented("igamma: input")
+        if node._need(1):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_other = grad * exp((self - 1) * log(other) - other - lgamma(self))
+        return node._flatten((r_self, r_other))
+
+
+class IgammacBackward0(FormulaNode):
+    """Backward of ``igammac(Tensor self, Tensor other) -> Tensor``."""
+
+    __slots__ = ('_s_other', '_s_self')
+    _SAVED = ('other', 'self')
+    _TENSOR_VALUES = ('other', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            r_self = special_not_implemented("igammac: input")
+        if node._need(1):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_other = -grad * exp((self - 1) * log(other) - other - lgamma(self))
+        return node._flatten((r_self, r_other))
+
+
+class Logaddexp2Backward0(FormulaNode):
+    """Backward of ``logaddexp2(Tensor self, Tensor other) -> Tensor``."""
+
+    __slots__ = ('_s_other', '_s_self')
+    _SAVED = ('other', 'self')
+    _TENSOR_VALUES = ('other', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_self = grad / (1 + pow(2, other - self))
+        if node._need(1):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_other = grad / (1 + pow(2, self - other))
+        return node._flatten((r_self, r_other))
+
+
+class NextafterBackward0(FormulaNode):
+    """Backward of ``nextafter(Tensor self, Tensor other) -> Tensor``."""
+
+    __slots__ = ('_s_other', '_s_self')
+    _SAVED = ('other', 'self')
+    _TENSOR_VALUES = ('other', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_self = where(self != other, grad, 0)
+        if node._need(1):
+            other = _u(node._s_other, node)
+            r_other = zeros_like(other)
+        return node._flatten((r_self, r_other))
+
+
+class LdexpBackward0(FormulaNode):
+    """Backward of ``ldexp.Tensor(Tensor self, Tensor other) -> Tensor``."""
+
+    __slots__ = ('_s_other', '_s_result')
+    _SAVED = ('other', 'result')
+    _TENSOR_VALUES = ('other',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            other = _u(node._s_other, node)
+            r_self = grad * pow(2, other)
+        if node._need(1):
+            result = _u(node._s_result, node)
+            r_other = grad * result * math.log(2)
+        return node._flatten((r_self, r_other))
+
+
+class FrexpBackward0(FormulaNode):
+    """Backward of ``frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)``."""
+
+    __slots__ = ('_s_exponent',)
+    _SAVED = ('exponent',)
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            exponent = _u(node._s_exponent, node)
+            r_self = grads[0] / exponent.exp2()
+        return node._flatten((r_self,))
+
+
+class LogcumsumexpBackward0(FormulaNode):
+    """Backward of ``logcumsumexp(Tensor self, int dim) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_self', '_s_result')
+    _SAVED = ('dim', 'self', 'result')
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = logcumsumexp_backward(grad, self, result, dim)
+        return node._flatten((r_self,))
+
+
+class MvlgammaBackward0(FormulaNode):
+    """Backward of ``mvlgamma(Tensor self, int p) -> Tensor``."""
+
+    __slots__ = ('_s_p', '_s_self')
+    _SAVED = ('p', 'self')
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            p = _u(node._s_p, node)
+            self = _u(node._s_self, node)
+            r_self = mvlgamma_backward(grad, self, p)
+        return node._flatten((r_self,))
+
+
+class Deg2RadBackward0(FormulaNode):
+    """Backward of ``deg2rad(Tensor self) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = grad * (math.pi / 180)
+        return node._flatten((r_self,))
+
+
+class Rad2DegBackward0(FormulaNode):
+    """Backward of ``rad2deg(Tensor self) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = grad * (180 / math.pi)
+        return node._flatten((r_self,))
+
+
+class ComplexBackward0(FormulaNode):
+    """Backward of ``complex(Tensor real, Tensor imag) -> Tensor``."""
+
+    __slots__ = ('_s_real', '_s_imag')
+    _SAVED = ('real', 'imag')
+    _TENSOR_VALUES = ('real', 'imag')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_real = r_imag = None
+        if node._need(0):
+            real = _u(node._s_real, node)
+            r_real = real(grad)
+        if node._need(1):
+            imag = _u(node._s_imag, node)
+            r_imag = imag(grad)
+        return node._flatten((r_real, r_imag))
+
+
+class PolarBackward0(FormulaNode):
+    """Backward of ``polar(Tensor abs, Tensor angle) -> Tensor``."""
+
+    __slots__ = ('_s_result',)
+    _SAVED = ('result',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_abs = r_angle = None
+        if node._need(0) or node._need(1):
+            result = _u(node._s_result, node)
+            r_abs, r_angle = polar_backward(grad, result)
+        return node._flatten((r_abs, r_angle))
+
+
+class AngleBackward0(FormulaNode):
+    """Backward of ``angle(Tensor self) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = angle_backward(grad, self)
+        return node._flatten((r_self,))
+
+
+class SpecialAiryAiBackward0(FormulaNode):
+    """Backward of ``special_airy_ai(Tensor x) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialBesselJ0Backward0(FormulaNode):
+    """Backward of ``special_bessel_j0(Tensor self) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialBesselJ1Backward0(FormulaNode):
+    """Backward of ``special_bessel_j1(Tensor self) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialBesselY0Backward0(FormulaNode):
+    """Backward of ``special_bessel_y0(Tensor self) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialBesselY1Backward0(FormulaNode):
+    """Backward of ``special_bessel_y1(Tensor self) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialModifiedBesselI0Backward0(FormulaNode):
+    """Backward of ``special_modified_bessel_i0(Tensor self) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialModifiedBesselI1Backward0(FormulaNode):
+    """Backward of ``special_modified_bessel_i1(Tensor self) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialModifiedBesselK0Backward0(FormulaNode):
+    """Backward of ``special_modified_bessel_k0(Tensor self) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialModifiedBesselK1Backward0(FormulaNode):
+    """Backward of ``special_modified_bessel_k1(Tensor self) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialScaledModifiedBesselK0Backward0(FormulaNode):
+    """Backward of ``special_scaled_modified_bessel_k0(Tensor x) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialScaledModifiedBesselK1Backward0(FormulaNode):
+    """Backward of ``special_scaled_modified_bessel_k1(Tensor x) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialSphericalBesselJ0Backward0(FormulaNode):
+    """Backward of ``special_spherical_bessel_j0(Tensor x) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialChebyshevPolynomialTBackward0(FormulaNode):
+    """Backward of ``special_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialChebyshevPolynomialTBackward1(FormulaNode):
+    """Backward of ``special_chebyshev_polynomial_t.x_scalar(Scalar x, Tensor n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialChebyshevPolynomialTBackward2(FormulaNode):
+    """Backward of ``special_chebyshev_polynomial_t.n_scalar(Tensor x, Scalar n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialChebyshevPolynomialUBackward0(FormulaNode):
+    """Backward of ``special_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialChebyshevPolynomialUBackward1(FormulaNode):
+    """Backward of ``special_chebyshev_polynomial_u.x_scalar(Scalar x, Tensor n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialChebyshevPolynomialUBackward2(FormulaNode):
+    """Backward of ``special_chebyshev_polynomial_u.n_scalar(Tensor x, Scalar n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialChebyshevPolynomialVBackward0(FormulaNode):
+    """Backward of ``special_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialChebyshevPolynomialVBackward1(FormulaNode):
+    """Backward of ``special_chebyshev_polynomial_v.x_scalar(Scalar x, Tensor n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialChebyshevPolynomialVBackward2(FormulaNode):
+    """Backward of ``special_chebyshev_polynomial_v.n_scalar(Tensor x, Scalar n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialChebyshevPolynomialWBackward0(FormulaNode):
+    """Backward of ``special_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialChebyshevPolynomialWBackward1(FormulaNode):
+    """Backward of ``special_chebyshev_polynomial_w.x_scalar(Scalar x, Tensor n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialChebyshevPolynomialWBackward2(FormulaNode):
+    """Backward of ``special_chebyshev_polynomial_w.n_scalar(Tensor x, Scalar n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialShiftedChebyshevPolynomialTBackward0(FormulaNode):
+    """Backward of ``special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialShiftedChebyshevPolynomialTBackward1(FormulaNode):
+    """Backward of ``special_shifted_chebyshev_polynomial_t.x_scalar(Scalar x, Tensor n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialShiftedChebyshevPolynomialTBackward2(FormulaNode):
+    """Backward of ``special_shifted_chebyshev_polynomial_t.n_scalar(Tensor x, Scalar n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialShiftedChebyshevPolynomialUBackward0(FormulaNode):
+    """Backward of ``special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialShiftedChebyshevPolynomialUBackward1(FormulaNode):
+    """Backward of ``special_shifted_chebyshev_polynomial_u.x_scalar(Scalar x, Tensor n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialShiftedChebyshevPolynomialUBackward2(FormulaNode):
+    """Backward of ``special_shifted_chebyshev_polynomial_u.n_scalar(Tensor x, Scalar n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialShiftedChebyshevPolynomialVBackward0(FormulaNode):
+    """Backward of ``special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialShiftedChebyshevPolynomialVBackward1(FormulaNode):
+    """Backward of ``special_shifted_chebyshev_polynomial_v.x_scalar(Scalar x, Tensor n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialShiftedChebyshevPolynomialVBackward2(FormulaNode):
+    """Backward of ``special_shifted_chebyshev_polynomial_v.n_scalar(Tensor x, Scalar n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialShiftedChebyshevPolynomialWBackward0(FormulaNode):
+    """Backward of ``special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialShiftedChebyshevPolynomialWBackward1(FormulaNode):
+    """Backward of ``special_shifted_chebyshev_polynomial_w.x_scalar(Scalar x, Tensor n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialShiftedChebyshevPolynomialWBackward2(FormulaNode):
+    """Backward of ``special_shifted_chebyshev_polynomial_w.n_scalar(Tensor x, Scalar n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialHermitePolynomialHBackward0(FormulaNode):
+    """Backward of ``special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialHermitePolynomialHBackward1(FormulaNode):
+    """Backward of ``special_hermite_polynomial_h.x_scalar(Scalar x, Tensor n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialHermitePolynomialHBackward2(FormulaNode):
+    """Backward of ``special_hermite_polynomial_h.n_scalar(Tensor x, Scalar n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialHermitePolynomialHeBackward0(FormulaNode):
+    """Backward of ``special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialHermitePolynomialHeBackward1(FormulaNode):
+    """Backward of ``special_hermite_polynomial_he.x_scalar(Scalar x, Tensor n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialHermitePolynomialHeBackward2(FormulaNode):
+    """Backward of ``special_hermite_polynomial_he.n_scalar(Tensor x, Scalar n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialLaguerrePolynomialLBackward0(FormulaNode):
+    """Backward of ``special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialLaguerrePolynomialLBackward1(FormulaNode):
+    """Backward of ``special_laguerre_polynomial_l.x_scalar(Scalar x, Tensor n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialLaguerrePolynomialLBackward2(FormulaNode):
+    """Backward of ``special_laguerre_polynomial_l.n_scalar(Tensor x, Scalar n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialLegendrePolynomialPBackward0(FormulaNode):
+    """Backward of ``special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialLegendrePolynomialPBackward1(FormulaNode):
+    """Backward of ``special_legendre_polynomial_p.x_scalar(Scalar x, Tensor n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class SpecialLegendrePolynomialPBackward2(FormulaNode):
+    """Backward of ``special_legendre_polynomial_p.n_scalar(Tensor x, Scalar n) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class PolygammaBackward1(FormulaNode):
+    """Backward of ``polygamma_(Tensor(a!) self, int n) -> Tensor(a!)``."""
+
+    __slots__ = ('_s_n', '_s_self')
+    _SAVED = ('n', 'self')
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            n = _u(node._s_n, node)
+            self = _u(node._s_self, node)
+            r_self = grad * polygamma(n + 1, self)
+        return node._flatten((r_self,))
+
+
 # qualname: (node class, differentiable inputs, saved inputs (name, argument, kind, needed by), saved outputs (name, index, needed by), output differentiability)
 FORMULAS = {
     'aten::add.Tensor': (AddBackward0, ('self', 'other'), (('alpha', 'alpha', 'value', (1,)),), (), None),
@@ -7597,6 +9635,24 @@ FORMULAS = {
     'aten::logical_or_': (LogicalOrBackward0, (), (), (), (False,)),
     'aten::logical_xor_': (LogicalXorBackward0, (), (), (), (False,)),
     'aten::logical_not_': (LogicalNotBackward0, (), (), (), (False,)),
+    'aten::_fft_r2c': (FftR2CBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('normalization', 'normalization', 'value', (0,)), ('onesided', 'onesided', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
+    'aten::_fft_c2r': (FftC2RBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('normalization', 'normalization', 'value', (0,))), (), None),
+    'aten::_fft_c2c': (FftC2CBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('forward', 'forward', 'value', (0,)), ('normalization', 'normalization', 'value', (0,))), (), None),
+    'aten::addr': (AddrBackward0, ('self', 'vec1', 'vec2'), (('beta', 'beta', 'value', (0,)), ('alpha', 'alpha', 'value', (1, 2)), ('vec1', 'vec1', 'value', (1, 2)), ('vec2', 'vec2', 'value', (1, 2))), (), None),
+    'aten::_euclidean_dist': (EuclideanDistBackward0, ('x1', 'x2'), (('x1', 'x1', 'value', (0, 1)), ('x2', 'x2', 'value', (0, 1))), (('result', 0, (0, 1)),), None),
+    'aten::_cdist_forward': (CdistBackward0, ('x1', 'x2'), (('p', 'p', 'value', (0, 1)), ('x1', 'x1', 'value', (0, 1)), ('x2', 'x2', 'value', (0, 1))), (('result', 0, (0, 1)),), None),
+    'aten::_cdist_backward': (CdistBackwardBackward0, ('grad', 'x1', 'x2', 'cdist'), (), (), None),
+    'aten::dist': (DistBackward0, ('self', 'other'), (('other', 'other', 'value', (0, 1)), ('p', 'p', 'value', (0, 1)), ('self', 'self', 'value', (0, 1))), (('result', 0, (0, 1)),), None),
+    'aten::cholesky': (CholeskyBackward0, ('self',), (('upper', 'upper', 'value', (0,)),), (('result', 0, (0,)),), None),
+    'aten::cholesky_inverse': (CholeskyInverseBackward0, ('self',), (('self', 'self', 'value', (0,)), ('upper', 'upper', 'value', (0,))), (('result', 0, (0,)),), None),
+    'aten::cholesky_solve': (CholeskySolveBackward0, ('self', 'input2'), (('input2', 'input2', 'value', (0, 1)), ('self', 'self', 'value', (0, 1)), ('upper', 'upper', 'value', (0, 1))), (('result', 0, (0, 1)),), None),
+    'aten::triangular_solve': (TriangularSolveBackward0, ('self', 'A'), (('A', 'A', 'value', (0, 1)), ('self', 'self', 'value', (0, 1)), ('transpose', 'transpose', 'value', (0, 1)), ('unitriangular', 'unitriangular', 'value', (0, 1)), ('upper', 'upper', 'value', (0, 1))), (('solution', 0, (0, 1)),), None),
+    'aten::linalg_solve_triangular': (LinalgSolveTriangularBackward0, ('self', 'B'), (('left', 'left', 'value', (0, 1)), ('self', 'self', 'value', (0, 1)), ('unitriangular', 'unitriangular', 'value', (0, 1)), ('upper', 'upper', 'value', (0, 1))), (('result', 0, (0, 1)),), None),
+    'aten::linalg_lu_factor_ex': (LinalgLuFactorExBackward0, ('A',), (('pivot', 'pivot', 'value', (0,)),), (('LU', 0, (0,)), ('pivots', 1, (0,))), (True, False, False)),
+    'aten::linalg_lu': (LinalgLuBackward0, ('A',), (('pivot', 'pivot', 'value', (0,)),), (('L', 1, (0,)), ('P', 0, (0,)), ('U', 2, (0,))), (False, True, True)),
+    'aten::linalg_lu_solve': (LinalgLuSolveBackward0, ('LU', 'B'), (('LU', 'LU', 'value', (0, 1)), ('adjoint', 'adjoint', 'value', (0, 1)), ('left', 'left', 'value', (0, 1)), ('pivots', 'pivots', 'value', (0, 1))), (('result', 0, (0, 1)),), None),
+    'aten::lu_unpack': (LuUnpackBackward0, ('LU_data',), (('LU_data_sizes', 'LU_data', 'sizes', (0,)),), (), (False, True, True)),
+    'aten::ormqr': (OrmqrBackward0, ('self', 'input2', 'input3'), (('input2', 'input2', 'value', (0, 1, 2)), ('input3', 'input3', 'value', (0, 1, 2)), ('left', 'left', 'value', (0, 1, 2)), ('self', 'self', 'value', (0, 1, 2)), ('transpose', 'transpose', 'value', (0, 1, 2))), (), None),
     'aten::hardswish': (HardswishBackward0, ('self',), (('self', 'self', 'value', (0,)),), (), None),
     'aten::hardsigmoid': (HardsigmoidBackward0, ('self',), (('self', 'self', 'value', (0,)),), (), None),
     'aten::celu': (CeluBackward0, ('self',), (('alpha', 'alpha', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
@@ -7736,4 +9792,121 @@ FORMULAS = {
     'aten::grid_sampler_3d_backward': (GridSampler3DBackwardBackward0, ('grad_output', 'input', 'grid'), (('align_corners', 'align_corners', 'value', (0, 1, 2)), ('grad_output', 'grad_output', 'value', (0, 1, 2)), ('grid', 'grid', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('interpolation_mode', 'interpolation_mode', 'value', (0, 1, 2)), ('padding_mode', 'padding_mode', 'value', (0, 1, 2))), (), None),
     'aten::_upsample_lanczos2d_aa': (UpsampleLanczos2DAaBackward0, ('self',), (('align_corners', 'align_corners', 'value', (0,)), ('output_size', 'output_size', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
     'aten::_upsample_lanczos2d_aa_backward': (UpsampleLanczos2DAaBackwardBackward0, ('grad_output',), (('align_corners', 'align_corners', 'value', (0,)), ('output_size', 'output_size', 'value', (0,)), ('scales_h', 'scales_h', 'value', (0,)), ('scales_w', 'scales_w', 'value', (0,))), (), None),
+    'aten::alias_copy': (AliasBackward0_copy, ('self',), (), (), None),
+    'aten::as_strided_copy': (AsStridedBackward0_copy, ('self',), (('self_sizes', 'self', 'sizes', (0,)), ('self_storage_offset', 'self', 'storage_offset', (0,)), ('self_strides', 'self', 'strides', (0,)), ('size', 'size', 'value', (0,)), ('storage_offset', 'storage_offset', 'value', (0,)), ('stride', 'stride', 'value', (0,))), (), None),
+    'aten::diagonal_copy': (DiagonalBackward0_copy, ('self',), (('dim1', 'dim1', 'value', (0,)), ('dim2', 'dim2', 'value', (0,)), ('offset', 'offset', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
+    'aten::expand_copy': (ExpandBackward0_copy, ('self',), (('self_sizes', 'self', 'sizes', (0,)),), (), None),
+    'aten::narrow_copy': (NarrowCopyBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('length', 'length', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,)), ('start', 'start', 'value', (0,))), (), None),
+    'aten::permute_copy': (PermuteBackward0_copy, ('self',), (('dims', 'dims', 'value', (0,)),), (), None),
+    'aten::select_copy.int': (SelectBackward0_copy, ('self',), (('dim', 'dim', 'value', (0,)), ('index', 'index', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
+    'aten::detach_copy': (NotImplemented, ('self',), (), (), None),
+    'aten::slice_copy.Tensor': (SliceBackward0_copy, ('self',), (('dim', 'dim', 'value', (0,)), ('end', 'end', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,)), ('start', 'start', 'value', (0,)), ('step', 'step', 'value', (0,))), (), None),
+    'aten::split_copy.Tensor': (SplitBackward0_copy, ('self',), (('dim', 'dim', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,)), ('split_size', 'split_size', 'value', (0,))), (), None),
+    'aten::split_with_sizes_copy': (SplitWithSizesBackward0_copy, ('self',), (('dim', 'dim', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,)), ('split_sizes', 'split_sizes', 'value', (0,))), (), None),
+    'aten::squeeze_copy': (SqueezeBackward0_copy, ('self',), (('self_sizes', 'self', 'sizes', (0,)),), (), None),
+    'aten::squeeze_copy.dim': (SqueezeBackward1_copy, ('self',), (('self_sizes', 'self', 'sizes', (0,)),), (), None),
+    'aten::squeeze_copy.dims': (SqueezeBackward2_copy, ('self',), (('self_sizes', 'self', 'sizes', (0,)),), (), None),
+    'aten::t_copy': (TBackward0_copy, ('self',), (), (), None),
+    'aten::transpose_copy.int': (TransposeBackward0_copy, ('self',), (('dim0', 'dim0', 'value', (0,)), ('dim1', 'dim1', 'value', (0,))), (), None),
+    'aten::unsqueeze_copy': (UnsqueezeBackward0_copy, ('self',), (('dim', 'dim', 'value', (0,)),), (), None),
+    'aten::unbind_copy.int': (UnbindBackward0_copy, ('self',), (('dim', 'dim', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
+    'aten::view_copy': (ViewBackward0_copy, ('self',), (('self_sizes', 'self', 'sizes', (0,)),), (), None),
+    'aten::view_copy.dtype': (ViewCopyBackward1, (), (), (), (False,)),
+    'aten::unfold_copy': (UnfoldBackward0_copy, ('self',), (('dimension', 'dimension', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,)), ('size', 'size', 'value', (0,)), ('step', 'step', 'value', (0,))), (), None),
+    'aten::view_as_real_copy': (ViewAsRealBackward0_copy, ('self',), (), (), None),
+    'aten::view_as_complex_copy': (ViewAsComplexBackward0_copy, ('self',), (), (), None),
+    'aten::slice_scatter': (SliceScatterBackward0, ('self', 'src'), (('dim', 'dim', 'value', (0, 1)), ('end', 'end', 'value', (0, 1)), ('src', 'src', 'value', (0,)), ('start', 'start', 'value', (0, 1)), ('step', 'step', 'value', (0, 1))), (), None),
+    'aten::select_scatter': (SelectScatterBackward0, ('self', 'src'), (('dim', 'dim', 'value', (0, 1)), ('index', 'index', 'value', (0, 1)), ('src', 'src', 'value', (0,))), (), None),
+    'aten::diagonal_scatter': (DiagonalScatterBackward0, ('self', 'src'), (('dim1', 'dim1', 'value', (0, 1)), ('dim2', 'dim2', 'value', (0, 1)), ('offset', 'offset', 'value', (0, 1)), ('src', 'src', 'value', (0,))), (), None),
+    'aten::as_strided_scatter': (AsStridedScatterBackward0, ('self', 'src'), (('self_sizes', 'self', 'sizes', (0,)), ('self_storage_offset', 'self', 'storage_offset', (0,)), ('self_strides', 'self', 'strides', (0,)), ('size', 'size', 'value', (0, 1)), ('src_sizes', 'src', 'sizes', (0,)), ('storage_offset', 'storage_offset', 'value', (0, 1)), ('stride', 'stride', 'value', (0, 1))), (), None),
+    'aten::fill.Scalar': (FillBackward2, ('self',), (), (), None),
+    'aten::fill.Tensor': (FillBackward3, ('self', 'value'), (), (), None),
+    'aten::isin.Tensor_Tensor': (IsinBackward0, (), (), (), (False,)),
+    'aten::isin.Tensor_Scalar': (IsinBackward1, (), (), (), (False,)),
+    'aten::isin.Scalar_Tensor': (IsinBackward2, (), (), (), (False,)),
+    'aten::renorm': (RenormBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('maxnorm', 'maxnorm', 'value', (0,)), ('p', 'p', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
+    'aten::nonzero_static': (NonzeroStaticBackward0, (), (), (), (False,)),
+    'aten::unsafe_split.Tensor': (UnsafeSplitBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,)), ('split_size', 'split_size', 'value', (0,))), (), None),
+    'aten::unsafe_split_with_sizes': (UnsafeSplitWithSizesBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,)), ('split_sizes', 'split_sizes', 'value', (0,))), (), None),
+    'aten::xlogy.Tensor': (XlogyBackward0, ('self', 'other'), (('other', 'other', 'value', (0, 1)), ('self', 'self', 'value', (0, 1))), (), None),
+    'aten::xlogy.Scalar_Self': (XlogyBackward1, ('other',), (('other', 'other', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
+    'aten::xlogy.Scalar_Other': (XlogyBackward2, ('self',), (('other', 'other', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
+    'aten::special_xlog1py': (SpecialXlog1PyBackward0, ('self', 'other'), (('other', 'other', 'value', (0, 1)), ('self', 'self', 'value', (0, 1))), (), None),
+    'aten::special_xlog1py.self_scalar': (SpecialXlog1PyBackward1, ('other',), (('other', 'other', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
+    'aten::special_xlog1py.other_scalar': (SpecialXlog1PyBackward2, ('self',), (('other', 'other', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
+    'aten::special_zeta': (SpecialZetaBackward0, ('self', 'other'), (('other', 'other', 'value', (1,)), ('self', 'self', 'value', (1,))), (), None),
+    'aten::special_zeta.self_scalar': (SpecialZetaBackward1, ('other',), (('other', 'other', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
+    'aten::special_zeta.other_scalar': (SpecialZetaBackward2, ('self',), (), (), None),
+    'aten::polygamma': (PolygammaBackward0, ('self',), (('n', 'n', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
+    'aten::i0': (I0Backward0, ('self',), (('self', 'self', 'value', (0,)),), (), None),
+    'aten::special_i0e': (SpecialI0EBackward0, ('self',), (('self', 'self', 'value', (0,)),), (('result', 0, (0,)),), None),
+    'aten::special_i1': (SpecialI1Backward0, ('self',), (('self', 'self', 'value', (0,)),), (('result', 0, (0,)),), None),
+    'aten::special_i1e': (SpecialI1EBackward0, ('self',), (('self', 'self', 'value', (0,)),), (('result', 0, (0,)),), None),
+    'aten::special_erfcx': (SpecialErfcxBackward0, ('self',), (('self', 'self', 'value', (0,)),), (('result', 0, (0,)),), None),
+    'aten::special_entr': (SpecialEntrBackward0, ('self',), (('self', 'self', 'value', (0,)),), (), None),
+    'aten::special_ndtri': (SpecialNdtriBackward0, ('self',), (), (('result', 0, (0,)),), None),
+    'aten::special_log_ndtr': (SpecialLogNdtrBackward0, ('self',), (('self', 'self', 'value', (0,)),), (('result', 0, (0,)),), None),
+    'aten::sinc': (SincBackward0, ('self',), (('self', 'self', 'value', (0,)),), (), None),
+    'aten::igamma': (IgammaBackward0, ('self', 'other'), (('other', 'other', 'value', (1,)), ('self', 'self', 'value', (1,))), (), None),
+    'aten::igammac': (IgammacBackward0, ('self', 'other'), (('other', 'other', 'value', (1,)), ('self', 'self', 'value', (1,))), (), None),
+    'aten::logaddexp2': (Logaddexp2Backward0, ('self', 'other'), (('other', 'other', 'value', (0, 1)), ('self', 'self', 'value', (0, 1))), (), None),
+    'aten::nextafter': (NextafterBackward0, ('self', 'other'), (('other', 'other', 'value', (0, 1)), ('self', 'self', 'value', (0,))), (), None),
+    'aten::ldexp.Tensor': (LdexpBackward0, ('self', 'other'), (('other', 'other', 'value', (0,)),), (('result', 0, (1,)),), None),
+    'aten::frexp.Tensor': (FrexpBackward0, ('self',), (), (('exponent', 1, (0,)),), (True, False)),
+    'aten::logcumsumexp': (LogcumsumexpBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('self', 'self', 'value', (0,))), (('result', 0, (0,)),), None),
+    'aten::mvlgamma': (MvlgammaBackward0, ('self',), (('p', 'p', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
+    'aten::deg2rad': (Deg2RadBackward0, ('self',), (), (), None),
+    'aten::rad2deg': (Rad2DegBackward0, ('self',), (), (), None),
+    'aten::complex': (ComplexBackward0, ('real', 'imag'), (('real', 'real', 'value', (0,)), ('imag', 'imag', 'value', (1,))), (), None),
+    'aten::polar': (PolarBackward0, ('abs', 'angle'), (), (('result', 0, (0, 1)),), None),
+    'aten::angle': (AngleBackward0, ('self',), (('self', 'self', 'value', (0,)),), (), None),
+    'aten::special_airy_ai': (SpecialAiryAiBackward0, (), (), (), None),
+    'aten::special_bessel_j0': (SpecialBesselJ0Backward0, (), (), (), None),
+    'aten::special_bessel_j1': (SpecialBesselJ1Backward0, (), (), (), None),
+    'aten::special_bessel_y0': (SpecialBesselY0Backward0, (), (), (), None),
+    'aten::special_bessel_y1': (SpecialBesselY1Backward0, (), (), (), None),
+    'aten::special_modified_bessel_i0': (SpecialModifiedBesselI0Backward0, (), (), (), None),
+    'aten::special_modified_bessel_i1': (SpecialModifiedBesselI1Backward0, (), (), (), None),
+    'aten::special_modified_bessel_k0': (SpecialModifiedBesselK0Backward0, (), (), (), None),
+    'aten::special_modified_bessel_k1': (SpecialModifiedBesselK1Backward0, (), (), (), None),
+    'aten::special_scaled_modified_bessel_k0': (SpecialScaledModifiedBesselK0Backward0, (), (), (), None),
+    'aten::special_scaled_modified_bessel_k1': (SpecialScaledModifiedBesselK1Backward0, (), (), (), None),
+    'aten::special_spherical_bessel_j0': (SpecialSphericalBesselJ0Backward0, (), (), (), None),
+    'aten::special_chebyshev_polynomial_t': (SpecialChebyshevPolynomialTBackward0, (), (), (), None),
+    'aten::special_chebyshev_polynomial_t.x_scalar': (SpecialChebyshevPolynomialTBackward1, (), (), (), None),
+    'aten::special_chebyshev_polynomial_t.n_scalar': (SpecialChebyshevPolynomialTBackward2, (), (), (), None),
+    'aten::special_chebyshev_polynomial_u': (SpecialChebyshevPolynomialUBackward0, (), (), (), None),
+    'aten::special_chebyshev_polynomial_u.x_scalar': (SpecialChebyshevPolynomialUBackward1, (), (), (), None),
+    'aten::special_chebyshev_polynomial_u.n_scalar': (SpecialChebyshevPolynomialUBackward2, (), (), (), None),
+    'aten::special_chebyshev_polynomial_v': (SpecialChebyshevPolynomialVBackward0, (), (), (), None),
+    'aten::special_chebyshev_polynomial_v.x_scalar': (SpecialChebyshevPolynomialVBackward1, (), (), (), None),
+    'aten::special_chebyshev_polynomial_v.n_scalar': (SpecialChebyshevPolynomialVBackward2, (), (), (), None),
+    'aten::special_chebyshev_polynomial_w': (SpecialChebyshevPolynomialWBackward0, (), (), (), None),
+    'aten::special_chebyshev_polynomial_w.x_scalar': (SpecialChebyshevPolynomialWBackward1, (), (), (), None),
+    'aten::special_chebyshev_polynomial_w.n_scalar': (SpecialChebyshevPolynomialWBackward2, (), (), (), None),
+    'aten::special_shifted_chebyshev_polynomial_t': (SpecialShiftedChebyshevPolynomialTBackward0, (), (), (), None),
+    'aten::special_shifted_chebyshev_polynomial_t.x_scalar': (SpecialShiftedChebyshevPolynomialTBackward1, (), (), (), None),
+    'aten::special_shifted_chebyshev_polynomial_t.n_scalar': (SpecialShiftedChebyshevPolynomialTBackward2, (), (), (), None),
+    'aten::special_shifted_chebyshev_polynomial_u': (SpecialShiftedChebyshevPolynomialUBackward0, (), (), (), None),
+    'aten::special_shifted_chebyshev_polynomial_u.x_scalar': (SpecialShiftedChebyshevPolynomialUBackward1, (), (), (), None),
+    'aten::special_shifted_chebyshev_polynomial_u.n_scalar': (SpecialShiftedChebyshevPolynomialUBackward2, (), (), (), None),
+    'aten::special_shifted_chebyshev_polynomial_v': (SpecialShiftedChebyshevPolynomialVBackward0, (), (), (), None),
+    'aten::special_shifted_chebyshev_polynomial_v.x_scalar': (SpecialShiftedChebyshevPolynomialVBackward1, (), (), (), None),
+    'aten::special_shifted_chebyshev_polynomial_v.n_scalar': (SpecialShiftedChebyshevPolynomialVBackward2, (), (), (), None),
+    'aten::special_shifted_chebyshev_polynomial_w': (SpecialShiftedChebyshevPolynomialWBackward0, (), (), (), None),
+    'aten::special_shifted_chebyshev_polynomial_w.x_scalar': (SpecialShiftedChebyshevPolynomialWBackward1, (), (), (), None),
+    'aten::special_shifted_chebyshev_polynomial_w.n_scalar': (SpecialShiftedChebyshevPolynomialWBackward2, (), (), (), None),
+    'aten::special_hermite_polynomial_h': (SpecialHermitePolynomialHBackward0, (), (), (), None),
+    'aten::special_hermite_polynomial_h.x_scalar': (SpecialHermitePolynomialHBackward1, (), (), (), None),
+    'aten::special_hermite_polynomial_h.n_scalar': (SpecialHermitePolynomialHBackward2, (), (), (), None),
+    'aten::special_hermite_polynomial_he': (SpecialHermitePolynomialHeBackward0, (), (), (), None),
+    'aten::special_hermite_polynomial_he.x_scalar': (SpecialHermitePolynomialHeBackward1, (), (), (), None),
+    'aten::special_hermite_polynomial_he.n_scalar': (SpecialHermitePolynomialHeBackward2, (), (), (), None),
+    'aten::special_laguerre_polynomial_l': (SpecialLaguerrePolynomialLBackward0, (), (), (), None),
+    'aten::special_laguerre_polynomial_l.x_scalar': (SpecialLaguerrePolynomialLBackward1, (), (), (), None),
+    'aten::special_laguerre_polynomial_l.n_scalar': (SpecialLaguerrePolynomialLBackward2, (), (), (), None),
+    'aten::special_legendre_polynomial_p': (SpecialLegendrePolynomialPBackward0, (), (), (), None),
+    'aten::special_legendre_polynomial_p.x_scalar': (SpecialLegendrePolynomialPBackward1, (), (), (), None),
+    'aten::special_legendre_polynomial_p.n_scalar': (SpecialLegendrePolynomialPBackward2, (), (), (), None),
+    'aten::polygamma_': (PolygammaBackward1, ('self',), (('n', 'n', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
 }

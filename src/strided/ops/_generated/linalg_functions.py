@@ -34,6 +34,7 @@ _op_linalg_cross = get_op('aten::linalg_cross')
 _op_linalg_cross__out = get_op('aten::linalg_cross.out')
 _op_linalg_det = get_op('aten::linalg_det')
 _op_linalg_det__out = get_op('aten::linalg_det.out')
+_op_linalg_diagonal = get_op('aten::linalg_diagonal')
 _op_linalg_eig = get_op('aten::linalg_eig')
 _op_linalg_eig__out = get_op('aten::linalg_eig.out')
 _op_linalg_eigh = get_op('aten::linalg_eigh')
@@ -49,6 +50,14 @@ _op_linalg_inv_ex = get_op('aten::linalg_inv_ex')
 _op_linalg_inv_ex__inverse = get_op('aten::linalg_inv_ex.inverse')
 _op_linalg_lstsq = get_op('aten::linalg_lstsq')
 _op_linalg_lstsq__out = get_op('aten::linalg_lstsq.out')
+_op_linalg_lu = get_op('aten::linalg_lu')
+_op_linalg_lu__out = get_op('aten::linalg_lu.out')
+_op_linalg_lu_factor = get_op('aten::linalg_lu_factor')
+_op_linalg_lu_factor__out = get_op('aten::linalg_lu_factor.out')
+_op_linalg_lu_factor_ex = get_op('aten::linalg_lu_factor_ex')
+_op_linalg_lu_factor_ex__out = get_op('aten::linalg_lu_factor_ex.out')
+_op_linalg_lu_solve = get_op('aten::linalg_lu_solve')
+_op_linalg_lu_solve__out = get_op('aten::linalg_lu_solve.out')
 _op_linalg_matmul = get_op('aten::linalg_matmul')
 _op_linalg_matmul__out = get_op('aten::linalg_matmul.out')
 _op_linalg_matrix_exp = get_op('aten::linalg_matrix_exp')
@@ -88,10 +97,14 @@ _op_linalg_solve = get_op('aten::linalg_solve')
 _op_linalg_solve__out = get_op('aten::linalg_solve.out')
 _op_linalg_solve_ex = get_op('aten::linalg_solve_ex')
 _op_linalg_solve_ex__out = get_op('aten::linalg_solve_ex.out')
+_op_linalg_solve_triangular = get_op('aten::linalg_solve_triangular')
+_op_linalg_solve_triangular__out = get_op('aten::linalg_solve_triangular.out')
 _op_linalg_svd = get_op('aten::linalg_svd')
 _op_linalg_svd__U = get_op('aten::linalg_svd.U')
 _op_linalg_svdvals = get_op('aten::linalg_svdvals')
 _op_linalg_svdvals__out = get_op('aten::linalg_svdvals.out')
+_op_linalg_vecdot = get_op('aten::linalg_vecdot')
+_op_linalg_vecdot__out = get_op('aten::linalg_vecdot.out')
 _op_linalg_vector_norm = get_op('aten::linalg_vector_norm')
 _op_linalg_vector_norm__out = get_op('aten::linalg_vector_norm.out')
 _rt_linalg_cholesky_ex = _rt.make('linalg_cholesky_ex', ('L', 'info'))
@@ -104,6 +117,12 @@ _rt_linalg_inv_ex = _rt.make('linalg_inv_ex', ('inverse', 'info'))
 _rt_linalg_inv_ex_out = _rt.make('linalg_inv_ex_out', ('inverse', 'info'))
 _rt_linalg_lstsq = _rt.make('linalg_lstsq', ('solution', 'residuals', 'rank', 'singular_values'))
 _rt_linalg_lstsq_out = _rt.make('linalg_lstsq_out', ('solution', 'residuals', 'rank', 'singular_values'))
+_rt_linalg_lu = _rt.make('linalg_lu', ('P', 'L', 'U'))
+_rt_linalg_lu_factor = _rt.make('linalg_lu_factor', ('LU', 'pivots'))
+_rt_linalg_lu_factor_ex = _rt.make('linalg_lu_factor_ex', ('LU', 'pivots', 'info'))
+_rt_linalg_lu_factor_ex_out = _rt.make('linalg_lu_factor_ex_out', ('LU', 'pivots', 'info'))
+_rt_linalg_lu_factor_out = _rt.make('linalg_lu_factor_out', ('LU', 'pivots'))
+_rt_linalg_lu_out = _rt.make('linalg_lu_out', ('P', 'L', 'U'))
 _rt_linalg_qr = _rt.make('linalg_qr', ('Q', 'R'))
 _rt_linalg_qr_out = _rt.make('linalg_qr_out', ('Q', 'R'))
 _rt_linalg_slogdet = _rt.make('linalg_slogdet', ('sign', 'logabsdet'))
@@ -209,6 +228,28 @@ def linalg_det(*args, **kwargs):
             result = _op_linalg_det__out.call(A._keyset | out._keyset, A, out)
         return result
     _ap.raise_invalid_arguments(_f_linalg_det_sigs, args, kwargs)
+
+
+def _f_linalg_diagonal_0(A, *, offset=0, dim1=-2, dim2=-1):
+    if not isinstance(A, _Tensor): raise _Mismatch
+    if type(offset) is not int: offset = _ap.to_int(offset)
+    if type(dim1) is not int: dim1 = _ap.to_int(dim1)
+    if type(dim2) is not int: dim2 = _ap.to_int(dim2)
+    return A, offset, dim1, dim2
+
+
+_f_linalg_diagonal_sigs = (_ap.PySig('linalg_diagonal', (('A', 'Tensor', None, False), ('offset', 'int', '0', True), ('dim1', 'int', '-2', True), ('dim2', 'int', '-1', True)), False, False),)
+
+
+def linalg_diagonal(*args, **kwargs):
+    try:
+        A, offset, dim1, dim2 = _f_linalg_diagonal_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_linalg_diagonal.call(A._keyset, A, offset, dim1, dim2)
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_diagonal_sigs, args, kwargs)
 
 
 def _f_linalg_eig_0(input, *, out=None):
@@ -396,6 +437,106 @@ def linalg_lstsq(*args, **kwargs):
             result = _rt_linalg_lstsq_out(_op_linalg_lstsq__out.call(input._keyset | b._keyset | out[0]._keyset | out[1]._keyset | out[2]._keyset | out[3]._keyset, input, b, rcond, driver, out[0], out[1], out[2], out[3]))
         return result
     _ap.raise_invalid_arguments(_f_linalg_lstsq_sigs, args, kwargs)
+
+
+def _f_linalg_lu_0(A, *, pivot=True, out=None):
+    if not isinstance(A, _Tensor): raise _Mismatch
+    if pivot is not True and pivot is not False: raise _Mismatch
+    if out is not None: out = _ap.to_tensorlist_n(out, 3)
+    return A, pivot, out
+
+
+_f_linalg_lu_sigs = (_ap.PySig('linalg_lu', (('A', 'Tensor', None, False), ('pivot', 'bool', 'True', True), ('out', 'Tensor[3]', 'None', True)), False, False),)
+
+
+def linalg_lu(*args, **kwargs):
+    try:
+        A, pivot, out = _f_linalg_lu_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_linalg_lu(_op_linalg_lu.call(A._keyset, A, pivot))
+        else:
+            result = _rt_linalg_lu_out(_op_linalg_lu__out.call(A._keyset | out[0]._keyset | out[1]._keyset | out[2]._keyset, A, pivot, out[0], out[1], out[2]))
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_lu_sigs, args, kwargs)
+
+
+def _f_linalg_lu_factor_0(A, *, pivot=True, out=None):
+    if not isinstance(A, _Tensor): raise _Mismatch
+    if pivot is not True and pivot is not False: raise _Mismatch
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return A, pivot, out
+
+
+_f_linalg_lu_factor_sigs = (_ap.PySig('linalg_lu_factor', (('A', 'Tensor', None, False), ('pivot', 'bool', 'True', True), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def linalg_lu_factor(*args, **kwargs):
+    try:
+        A, pivot, out = _f_linalg_lu_factor_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_linalg_lu_factor(_op_linalg_lu_factor.call(A._keyset, A, pivot))
+        else:
+            result = _rt_linalg_lu_factor_out(_op_linalg_lu_factor__out.call(A._keyset | out[0]._keyset | out[1]._keyset, A, pivot, out[0], out[1]))
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_lu_factor_sigs, args, kwargs)
+
+
+def _f_linalg_lu_factor_ex_0(A, *, pivot=True, check_errors=False, out=None):
+    if not isinstance(A, _Tensor): raise _Mismatch
+    if pivot is not True and pivot is not False: raise _Mismatch
+    if check_errors is not False and check_errors is not True: raise _Mismatch
+    if out is not None: out = _ap.to_tensorlist_n(out, 3)
+    return A, pivot, check_errors, out
+
+
+_f_linalg_lu_factor_ex_sigs = (_ap.PySig('linalg_lu_factor_ex', (('A', 'Tensor', None, False), ('pivot', 'bool', 'True', True), ('check_errors', 'bool', 'False', True), ('out', 'Tensor[3]', 'None', True)), False, False),)
+
+
+def linalg_lu_factor_ex(*args, **kwargs):
+    try:
+        A, pivot, check_errors, out = _f_linalg_lu_factor_ex_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_linalg_lu_factor_ex(_op_linalg_lu_factor_ex.call(A._keyset, A, pivot, check_errors))
+        else:
+            result = _rt_linalg_lu_factor_ex_out(_op_linalg_lu_factor_ex__out.call(A._keyset | out[0]._keyset | out[1]._keyset | out[2]._keyset, A, pivot, check_errors, out[0], out[1], out[2]))
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_lu_factor_ex_sigs, args, kwargs)
+
+
+def _f_linalg_lu_solve_0(LU, pivots, B, *, left=True, adjoint=False, out=None):
+    if not isinstance(LU, _Tensor): raise _Mismatch
+    if not isinstance(pivots, _Tensor): raise _Mismatch
+    if not isinstance(B, _Tensor): raise _Mismatch
+    if left is not True and left is not False: raise _Mismatch
+    if adjoint is not False and adjoint is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return LU, pivots, B, left, adjoint, out
+
+
+_f_linalg_lu_solve_sigs = (_ap.PySig('linalg_lu_solve', (('LU', 'Tensor', None, False), ('pivots', 'Tensor', None, False), ('B', 'Tensor', None, False), ('left', 'bool', 'True', True), ('adjoint', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def linalg_lu_solve(*args, **kwargs):
+    try:
+        LU, pivots, B, left, adjoint, out = _f_linalg_lu_solve_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_linalg_lu_solve.call(LU._keyset | pivots._keyset | B._keyset, LU, pivots, B, left, adjoint)
+        else:
+            result = _op_linalg_lu_solve__out.call(LU._keyset | pivots._keyset | B._keyset | out._keyset, LU, pivots, B, left, adjoint, out)
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_lu_solve_sigs, args, kwargs)
 
 
 def _f_linalg_matmul_0(input, other, *, out=None):
@@ -854,6 +995,33 @@ def linalg_solve_ex(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_linalg_solve_ex_sigs, args, kwargs)
 
 
+def _f_linalg_solve_triangular_0(input, B, *, upper, left=True, unitriangular=False, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(B, _Tensor): raise _Mismatch
+    if upper is not True and upper is not False: raise _Mismatch
+    if left is not True and left is not False: raise _Mismatch
+    if unitriangular is not False and unitriangular is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, B, upper, left, unitriangular, out
+
+
+_f_linalg_solve_triangular_sigs = (_ap.PySig('linalg_solve_triangular', (('input', 'Tensor', None, False), ('B', 'Tensor', None, False), ('upper', 'bool', None, True), ('left', 'bool', 'True', True), ('unitriangular', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def linalg_solve_triangular(*args, **kwargs):
+    try:
+        input, B, upper, left, unitriangular, out = _f_linalg_solve_triangular_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_linalg_solve_triangular.call(input._keyset | B._keyset, input, B, upper, left, unitriangular)
+        else:
+            result = _op_linalg_solve_triangular__out.call(input._keyset | B._keyset | out._keyset, input, B, upper, left, unitriangular, out)
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_solve_triangular_sigs, args, kwargs)
+
+
 def _f_linalg_svd_0(A, full_matrices=True, *, driver=None, out=None):
     if not isinstance(A, _Tensor): raise _Mismatch
     if full_matrices is not True and full_matrices is not False: raise _Mismatch
@@ -903,6 +1071,31 @@ def linalg_svdvals(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_linalg_svdvals_sigs, args, kwargs)
 
 
+def _f_linalg_vecdot_0(x, y, *, dim=-1, out=None):
+    if not isinstance(x, _Tensor): raise _Mismatch
+    if not isinstance(y, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return x, y, dim, out
+
+
+_f_linalg_vecdot_sigs = (_ap.PySig('linalg_vecdot', (('x', 'Tensor', None, False), ('y', 'Tensor', None, False), ('dim', 'int', '-1', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def linalg_vecdot(*args, **kwargs):
+    try:
+        x, y, dim, out = _f_linalg_vecdot_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_linalg_vecdot.call(x._keyset | y._keyset, x, y, dim)
+        else:
+            result = _op_linalg_vecdot__out.call(x._keyset | y._keyset | out._keyset, x, y, dim, out)
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_vecdot_sigs, args, kwargs)
+
+
 def _f_linalg_vector_norm_0(input, ord=2, dim=None, keepdim=False, *, out=None, dtype=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(ord) not in _PYNUM: ord = _ap.to_scalar(ord)
@@ -937,4 +1130,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cross', 'linalg_det', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_lstsq', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_norm', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_svd', 'linalg_svdvals', 'linalg_vector_norm']
+__all__ = ['linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_norm', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_vecdot', 'linalg_vector_norm']

@@ -46,6 +46,8 @@ _op_addmm = get_op('aten::addmm')
 _op_addmm_ = get_op('aten::addmm_')
 _op_addmv = get_op('aten::addmv')
 _op_addmv_ = get_op('aten::addmv_')
+_op_addr = get_op('aten::addr')
+_op_addr_ = get_op('aten::addr_')
 _op_adjoint = get_op('aten::adjoint')
 _op_alias = get_op('aten::alias')
 _op_all = get_op('aten::all')
@@ -55,6 +57,7 @@ _op_allclose = get_op('aten::allclose')
 _op_amax = get_op('aten::amax')
 _op_amin = get_op('aten::amin')
 _op_aminmax = get_op('aten::aminmax')
+_op_angle = get_op('aten::angle')
 _op_any = get_op('aten::any')
 _op_any__dim = get_op('aten::any.dim')
 _op_any__dims = get_op('aten::any.dims')
@@ -79,6 +82,7 @@ _op_argsort__stable = get_op('aten::argsort.stable')
 _op_argwhere = get_op('aten::argwhere')
 _op_as_strided = get_op('aten::as_strided')
 _op_as_strided_ = get_op('aten::as_strided_')
+_op_as_strided_scatter = get_op('aten::as_strided_scatter')
 _op_asin = get_op('aten::asin')
 _op_asin_ = get_op('aten::asin_')
 _op_asinh = get_op('aten::asinh')
@@ -123,6 +127,9 @@ _op_broadcast_to = get_op('aten::broadcast_to')
 _op_cauchy_ = get_op('aten::cauchy_')
 _op_ceil = get_op('aten::ceil')
 _op_ceil_ = get_op('aten::ceil_')
+_op_cholesky = get_op('aten::cholesky')
+_op_cholesky_inverse = get_op('aten::cholesky_inverse')
+_op_cholesky_solve = get_op('aten::cholesky_solve')
 _op_chunk = get_op('aten::chunk')
 _op_clamp = get_op('aten::clamp')
 _op_clamp__Tensor = get_op('aten::clamp.Tensor')
@@ -162,6 +169,8 @@ _op_cumprod = get_op('aten::cumprod')
 _op_cumprod_ = get_op('aten::cumprod_')
 _op_cumsum = get_op('aten::cumsum')
 _op_cumsum_ = get_op('aten::cumsum_')
+_op_deg2rad = get_op('aten::deg2rad')
+_op_deg2rad_ = get_op('aten::deg2rad_')
 _op_det = get_op('aten::det')
 _op_detach = get_op('aten::detach')
 _op_detach_ = get_op('aten::detach_')
@@ -169,8 +178,10 @@ _op_diag = get_op('aten::diag')
 _op_diag_embed = get_op('aten::diag_embed')
 _op_diagflat = get_op('aten::diagflat')
 _op_diagonal = get_op('aten::diagonal')
+_op_diagonal_scatter = get_op('aten::diagonal_scatter')
 _op_digamma = get_op('aten::digamma')
 _op_digamma_ = get_op('aten::digamma_')
+_op_dist = get_op('aten::dist')
 _op_div__Scalar_mode = get_op('aten::div.Scalar_mode')
 _op_div__Tensor = get_op('aten::div.Tensor')
 _op_div__Tensor_mode = get_op('aten::div.Tensor_mode')
@@ -210,6 +221,7 @@ _op_expm1_ = get_op('aten::expm1_')
 _op_exponential_ = get_op('aten::exponential_')
 _op_fill___Scalar = get_op('aten::fill_.Scalar')
 _op_fill___Tensor = get_op('aten::fill_.Tensor')
+_op_fill_diagonal_ = get_op('aten::fill_diagonal_')
 _op_fix = get_op('aten::fix')
 _op_fix_ = get_op('aten::fix_')
 _op_flatten__using_ints = get_op('aten::flatten.using_ints')
@@ -234,7 +246,10 @@ _op_fmod___Scalar = get_op('aten::fmod_.Scalar')
 _op_fmod___Tensor = get_op('aten::fmod_.Tensor')
 _op_frac = get_op('aten::frac')
 _op_frac_ = get_op('aten::frac_')
+_op_frexp__Tensor = get_op('aten::frexp.Tensor')
 _op_gather = get_op('aten::gather')
+_op_gcd = get_op('aten::gcd')
+_op_gcd_ = get_op('aten::gcd_')
 _op_ge__Scalar = get_op('aten::ge.Scalar')
 _op_ge__Tensor = get_op('aten::ge.Tensor')
 _op_ge___Scalar = get_op('aten::ge_.Scalar')
@@ -255,11 +270,19 @@ _op_gt__Tensor = get_op('aten::gt.Tensor')
 _op_gt___Scalar = get_op('aten::gt_.Scalar')
 _op_gt___Tensor = get_op('aten::gt_.Tensor')
 _op_hardshrink = get_op('aten::hardshrink')
+_op_heaviside = get_op('aten::heaviside')
+_op_heaviside_ = get_op('aten::heaviside_')
 _op_histc = get_op('aten::histc')
 _op_hsplit__array = get_op('aten::hsplit.array')
 _op_hsplit__int = get_op('aten::hsplit.int')
 _op_hypot = get_op('aten::hypot')
 _op_hypot_ = get_op('aten::hypot_')
+_op_i0 = get_op('aten::i0')
+_op_i0_ = get_op('aten::i0_')
+_op_igamma = get_op('aten::igamma')
+_op_igamma_ = get_op('aten::igamma_')
+_op_igammac = get_op('aten::igammac')
+_op_igammac_ = get_op('aten::igammac_')
 _op_index__Tensor = get_op('aten::index.Tensor')
 _op_index_add = get_op('aten::index_add')
 _op_index_add_ = get_op('aten::index_add_')
@@ -284,8 +307,14 @@ _op_isinf = get_op('aten::isinf')
 _op_isnan = get_op('aten::isnan')
 _op_isneginf = get_op('aten::isneginf')
 _op_isposinf = get_op('aten::isposinf')
+_op_isreal = get_op('aten::isreal')
+_op_istft = get_op('aten::istft')
 _op_kron = get_op('aten::kron')
 _op_kthvalue = get_op('aten::kthvalue')
+_op_lcm = get_op('aten::lcm')
+_op_lcm_ = get_op('aten::lcm_')
+_op_ldexp__Tensor = get_op('aten::ldexp.Tensor')
+_op_ldexp_ = get_op('aten::ldexp_')
 _op_le__Scalar = get_op('aten::le.Scalar')
 _op_le__Tensor = get_op('aten::le.Tensor')
 _op_le___Scalar = get_op('aten::le_.Scalar')
@@ -315,6 +344,8 @@ _op_log_ = get_op('aten::log_')
 _op_log_normal_ = get_op('aten::log_normal_')
 _op_log_softmax__int = get_op('aten::log_softmax.int')
 _op_logaddexp = get_op('aten::logaddexp')
+_op_logaddexp2 = get_op('aten::logaddexp2')
+_op_logcumsumexp = get_op('aten::logcumsumexp')
 _op_logdet = get_op('aten::logdet')
 _op_logical_and = get_op('aten::logical_and')
 _op_logical_and_ = get_op('aten::logical_and_')
@@ -331,6 +362,7 @@ _op_lt__Scalar = get_op('aten::lt.Scalar')
 _op_lt__Tensor = get_op('aten::lt.Tensor')
 _op_lt___Scalar = get_op('aten::lt_.Scalar')
 _op_lt___Tensor = get_op('aten::lt_.Tensor')
+_op_lu_solve = get_op('aten::lu_solve')
 _op_mH = get_op('aten::mH')
 _op_mT = get_op('aten::mT')
 _op_masked_fill__Scalar = get_op('aten::masked_fill.Scalar')
@@ -371,6 +403,8 @@ _op_multiply__Tensor = get_op('aten::multiply.Tensor')
 _op_multiply___Scalar = get_op('aten::multiply_.Scalar')
 _op_multiply___Tensor = get_op('aten::multiply_.Tensor')
 _op_mv = get_op('aten::mv')
+_op_mvlgamma = get_op('aten::mvlgamma')
+_op_mvlgamma_ = get_op('aten::mvlgamma_')
 _op_nan_to_num = get_op('aten::nan_to_num')
 _op_nan_to_num_ = get_op('aten::nan_to_num_')
 _op_nanmean = get_op('aten::nanmean')
@@ -394,6 +428,9 @@ _op_new_empty_strided = get_op('aten::new_empty_strided')
 _op_new_full = get_op('aten::new_full')
 _op_new_ones = get_op('aten::new_ones')
 _op_new_zeros = get_op('aten::new_zeros')
+_op_nextafter = get_op('aten::nextafter')
+_op_nextafter_ = get_op('aten::nextafter_')
+_op_nonzero_static = get_op('aten::nonzero_static')
 _op_norm__Scalar = get_op('aten::norm.Scalar')
 _op_norm__ScalarOpt_dim = get_op('aten::norm.ScalarOpt_dim')
 _op_norm__ScalarOpt_dim_dtype = get_op('aten::norm.ScalarOpt_dim_dtype')
@@ -405,9 +442,12 @@ _op_not_equal___Scalar = get_op('aten::not_equal_.Scalar')
 _op_not_equal___Tensor = get_op('aten::not_equal_.Tensor')
 _op_numpy_T = get_op('aten::numpy_T')
 _op_orgqr = get_op('aten::orgqr')
+_op_ormqr = get_op('aten::ormqr')
 _op_outer = get_op('aten::outer')
 _op_permute = get_op('aten::permute')
 _op_pinverse = get_op('aten::pinverse')
+_op_polygamma = get_op('aten::polygamma')
+_op_polygamma_ = get_op('aten::polygamma_')
 _op_positive = get_op('aten::positive')
 _op_pow__Tensor_Scalar = get_op('aten::pow.Tensor_Scalar')
 _op_pow__Tensor_Tensor = get_op('aten::pow.Tensor_Tensor')
@@ -421,6 +461,8 @@ _op_put_ = get_op('aten::put_')
 _op_qr = get_op('aten::qr')
 _op_quantile = get_op('aten::quantile')
 _op_quantile__scalar = get_op('aten::quantile.scalar')
+_op_rad2deg = get_op('aten::rad2deg')
+_op_rad2deg_ = get_op('aten::rad2deg_')
 _op_random_ = get_op('aten::random_')
 _op_random___from = get_op('aten::random_.from')
 _op_random___to = get_op('aten::random_.to')
@@ -433,6 +475,8 @@ _op_remainder__Scalar = get_op('aten::remainder.Scalar')
 _op_remainder__Tensor = get_op('aten::remainder.Tensor')
 _op_remainder___Scalar = get_op('aten::remainder_.Scalar')
 _op_remainder___Tensor = get_op('aten::remainder_.Tensor')
+_op_renorm = get_op('aten::renorm')
+_op_renorm_ = get_op('aten::renorm_')
 _op_repeat = get_op('aten::repeat')
 _op_repeat_interleave__self_Tensor = get_op('aten::repeat_interleave.self_Tensor')
 _op_repeat_interleave__self_int = get_op('aten::repeat_interleave.self_int')
@@ -463,6 +507,7 @@ _op_scatter_add_ = get_op('aten::scatter_add_')
 _op_scatter_reduce__two = get_op('aten::scatter_reduce.two')
 _op_scatter_reduce___two = get_op('aten::scatter_reduce_.two')
 _op_select__int = get_op('aten::select.int')
+_op_select_scatter = get_op('aten::select_scatter')
 _op_set_ = get_op('aten::set_')
 _op_set___source_Storage = get_op('aten::set_.source_Storage')
 _op_set___source_Storage_storage_offset = get_op('aten::set_.source_Storage_storage_offset')
@@ -474,11 +519,15 @@ _op_sigmoid = get_op('aten::sigmoid')
 _op_sigmoid_ = get_op('aten::sigmoid_')
 _op_sign = get_op('aten::sign')
 _op_sign_ = get_op('aten::sign_')
+_op_signbit = get_op('aten::signbit')
 _op_sin = get_op('aten::sin')
 _op_sin_ = get_op('aten::sin_')
+_op_sinc = get_op('aten::sinc')
+_op_sinc_ = get_op('aten::sinc_')
 _op_sinh = get_op('aten::sinh')
 _op_sinh_ = get_op('aten::sinh_')
 _op_slice__Tensor = get_op('aten::slice.Tensor')
+_op_slice_scatter = get_op('aten::slice_scatter')
 _op_slogdet = get_op('aten::slogdet')
 _op_softmax__int = get_op('aten::softmax.int')
 _op_sort = get_op('aten::sort')
@@ -499,6 +548,7 @@ _op_squeeze___dims = get_op('aten::squeeze_.dims')
 _op_std = get_op('aten::std')
 _op_std__correction = get_op('aten::std.correction')
 _op_std__dim = get_op('aten::std.dim')
+_op_stft__center = get_op('aten::stft.center')
 _op_sub__Tensor = get_op('aten::sub.Tensor')
 _op_sub___Tensor = get_op('aten::sub_.Tensor')
 _op_subtract__Scalar = get_op('aten::subtract.Scalar')
@@ -507,6 +557,7 @@ _op_subtract___Scalar = get_op('aten::subtract_.Scalar')
 _op_subtract___Tensor = get_op('aten::subtract_.Tensor')
 _op_sum = get_op('aten::sum')
 _op_sum__dim_IntList = get_op('aten::sum.dim_IntList')
+_op_sum_to_size = get_op('aten::sum_to_size')
 _op_svd = get_op('aten::svd')
 _op_swapaxes = get_op('aten::swapaxes')
 _op_swapdims = get_op('aten::swapdims')
@@ -526,6 +577,7 @@ _op_topk = get_op('aten::topk')
 _op_trace = get_op('aten::trace')
 _op_transpose__int = get_op('aten::transpose.int')
 _op_transpose_ = get_op('aten::transpose_')
+_op_triangular_solve = get_op('aten::triangular_solve')
 _op_tril = get_op('aten::tril')
 _op_tril_ = get_op('aten::tril_')
 _op_triu = get_op('aten::triu')
@@ -540,6 +592,9 @@ _op_unbind__int = get_op('aten::unbind.int')
 _op_unflatten__int = get_op('aten::unflatten.int')
 _op_unfold = get_op('aten::unfold')
 _op_uniform_ = get_op('aten::uniform_')
+_op_unsafe_chunk = get_op('aten::unsafe_chunk')
+_op_unsafe_split__Tensor = get_op('aten::unsafe_split.Tensor')
+_op_unsafe_split_with_sizes = get_op('aten::unsafe_split_with_sizes')
 _op_unsqueeze = get_op('aten::unsqueeze')
 _op_unsqueeze_ = get_op('aten::unsqueeze_')
 _op_var = get_op('aten::var')
@@ -555,10 +610,15 @@ _op_where__Scalar = get_op('aten::where.Scalar')
 _op_where__ScalarOther = get_op('aten::where.ScalarOther')
 _op_where__ScalarSelf = get_op('aten::where.ScalarSelf')
 _op_where__self = get_op('aten::where.self')
+_op_xlogy__Scalar_Other = get_op('aten::xlogy.Scalar_Other')
+_op_xlogy__Tensor = get_op('aten::xlogy.Tensor')
+_op_xlogy___Scalar_Other = get_op('aten::xlogy_.Scalar_Other')
+_op_xlogy___Tensor = get_op('aten::xlogy_.Tensor')
 _op_zero_ = get_op('aten::zero_')
 _rt_aminmax = _rt.make('aminmax', ('min', 'max'))
 _rt_cummax = _rt.make('cummax', ('values', 'indices'))
 _rt_cummin = _rt.make('cummin', ('values', 'indices'))
+_rt_frexp = _rt.make('frexp', ('mantissa', 'exponent'))
 _rt_geqrf = _rt.make('geqrf', ('a', 'tau'))
 _rt_kthvalue = _rt.make('kthvalue', ('values', 'indices'))
 _rt_max = _rt.make('max', ('values', 'indices'))
@@ -571,6 +631,7 @@ _rt_slogdet = _rt.make('slogdet', ('sign', 'logabsdet'))
 _rt_sort = _rt.make('sort', ('values', 'indices'))
 _rt_svd = _rt.make('svd', ('U', 'S', 'V'))
 _rt_topk = _rt.make('topk', ('values', 'indices'))
+_rt_triangular_solve = _rt.make('triangular_solve', ('solution', 'cloned_coefficient'))
 
 
 def abs(self, *args, **kwargs):
@@ -877,6 +938,50 @@ def addmv_(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_addmv__sigs, args, kwargs)
 
 
+def _m_addr_0(vec1, vec2, *, beta=1, alpha=1):
+    if not isinstance(vec1, _Tensor): raise _Mismatch
+    if not isinstance(vec2, _Tensor): raise _Mismatch
+    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    return vec1, vec2, beta, alpha
+
+
+_m_addr_sigs = (_ap.PySig('addr', (('vec1', 'Tensor', None, False), ('vec2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True),)
+
+
+def addr(self, *args, **kwargs):
+    try:
+        vec1, vec2, beta, alpha = _m_addr_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_addr.call(self._keyset | vec1._keyset | vec2._keyset, self, vec1, vec2, beta, alpha)
+        return result
+    _ap.raise_invalid_arguments(_m_addr_sigs, args, kwargs)
+
+
+def _m_addr__0(vec1, vec2, *, beta=1, alpha=1):
+    if not isinstance(vec1, _Tensor): raise _Mismatch
+    if not isinstance(vec2, _Tensor): raise _Mismatch
+    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    return vec1, vec2, beta, alpha
+
+
+_m_addr__sigs = (_ap.PySig('addr_', (('vec1', 'Tensor', None, False), ('vec2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True),)
+
+
+def addr_(self, *args, **kwargs):
+    try:
+        vec1, vec2, beta, alpha = _m_addr__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_addr_.call(self._keyset | vec1._keyset | vec2._keyset, self, vec1, vec2, beta, alpha)
+        return result
+    _ap.raise_invalid_arguments(_m_addr__sigs, args, kwargs)
+
+
 def adjoint(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_adjoint.call(self._keyset, self)
@@ -1024,6 +1129,12 @@ def aminmax(self, *args, **kwargs):
         result = _rt_aminmax(_op_aminmax.call(self._keyset, self, dim, keepdim))
         return result
     _ap.raise_invalid_arguments(_m_aminmax_sigs, args, kwargs)
+
+
+def angle(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_angle.call(self._keyset, self)
+    _ap.raise_no_arguments('angle', args, kwargs)
 
 
 def _m_any_0():
@@ -1311,6 +1422,28 @@ def as_strided_(self, *args, **kwargs):
         result = _op_as_strided_.call(self._keyset, self, size, stride, storage_offset)
         return result
     _ap.raise_invalid_arguments(_m_as_strided__sigs, args, kwargs)
+
+
+def _m_as_strided_scatter_0(src, size, stride, storage_offset=None):
+    if not isinstance(src, _Tensor): raise _Mismatch
+    size = _ap.to_intlist(size)
+    stride = _ap.to_intlist(stride)
+    if storage_offset is not None and type(storage_offset) is not int: storage_offset = _ap.to_int(storage_offset)
+    return src, size, stride, storage_offset
+
+
+_m_as_strided_scatter_sigs = (_ap.PySig('as_strided_scatter', (('src', 'Tensor', None, False), ('size', 'SymInt[]', None, False), ('stride', 'SymInt[]', None, False), ('storage_offset', 'SymInt?', 'None', False)), False, True),)
+
+
+def as_strided_scatter(self, *args, **kwargs):
+    try:
+        src, size, stride, storage_offset = _m_as_strided_scatter_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_as_strided_scatter.call(self._keyset | src._keyset, self, src, size, stride, storage_offset)
+        return result
+    _ap.raise_invalid_arguments(_m_as_strided_scatter_sigs, args, kwargs)
 
 
 def asin(self, *args, **kwargs):
@@ -1950,6 +2083,68 @@ def ceil_(self, *args, **kwargs):
     _ap.raise_no_arguments('ceil_', args, kwargs)
 
 
+def _m_cholesky_0(upper=False):
+    if upper is not False and upper is not True: raise _Mismatch
+    return upper,
+
+
+_m_cholesky_sigs = (_ap.PySig('cholesky', (('upper', 'bool', 'False', False),), False, True),)
+
+
+def cholesky(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_cholesky.call(self._keyset, self, False)
+    try:
+        upper, = _m_cholesky_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_cholesky.call(self._keyset, self, upper)
+        return result
+    _ap.raise_invalid_arguments(_m_cholesky_sigs, args, kwargs)
+
+
+def _m_cholesky_inverse_0(upper=False):
+    if upper is not False and upper is not True: raise _Mismatch
+    return upper,
+
+
+_m_cholesky_inverse_sigs = (_ap.PySig('cholesky_inverse', (('upper', 'bool', 'False', False),), False, True),)
+
+
+def cholesky_inverse(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_cholesky_inverse.call(self._keyset, self, False)
+    try:
+        upper, = _m_cholesky_inverse_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_cholesky_inverse.call(self._keyset, self, upper)
+        return result
+    _ap.raise_invalid_arguments(_m_cholesky_inverse_sigs, args, kwargs)
+
+
+def _m_cholesky_solve_0(input2, upper=False):
+    if not isinstance(input2, _Tensor): raise _Mismatch
+    if upper is not False and upper is not True: raise _Mismatch
+    return input2, upper
+
+
+_m_cholesky_solve_sigs = (_ap.PySig('cholesky_solve', (('input2', 'Tensor', None, False), ('upper', 'bool', 'False', False)), False, True),)
+
+
+def cholesky_solve(self, *args, **kwargs):
+    try:
+        input2, upper = _m_cholesky_solve_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_cholesky_solve.call(self._keyset | input2._keyset, self, input2, upper)
+        return result
+    _ap.raise_invalid_arguments(_m_cholesky_solve_sigs, args, kwargs)
+
+
 def _m_chunk_0(chunks, dim=0):
     if type(chunks) is not int: chunks = _ap.to_int(chunks)
     if type(dim) is not int: dim = _ap.to_int(dim)
@@ -2562,6 +2757,18 @@ def cumsum_(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_cumsum__sigs, args, kwargs)
 
 
+def deg2rad(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_deg2rad.call(self._keyset, self)
+    _ap.raise_no_arguments('deg2rad', args, kwargs)
+
+
+def deg2rad_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_deg2rad_.call(self._keyset, self)
+    _ap.raise_no_arguments('deg2rad_', args, kwargs)
+
+
 def det(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_det.call(self._keyset, self)
@@ -2668,6 +2875,28 @@ def diagonal(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_diagonal_sigs, args, kwargs)
 
 
+def _m_diagonal_scatter_0(src, offset=0, dim1=0, dim2=1):
+    if not isinstance(src, _Tensor): raise _Mismatch
+    if type(offset) is not int: offset = _ap.to_int(offset)
+    if type(dim1) is not int: dim1 = _ap.to_int(dim1)
+    if type(dim2) is not int: dim2 = _ap.to_int(dim2)
+    return src, offset, dim1, dim2
+
+
+_m_diagonal_scatter_sigs = (_ap.PySig('diagonal_scatter', (('src', 'Tensor', None, False), ('offset', 'int', '0', False), ('dim1', 'int', '0', False), ('dim2', 'int', '1', False)), False, True),)
+
+
+def diagonal_scatter(self, *args, **kwargs):
+    try:
+        src, offset, dim1, dim2 = _m_diagonal_scatter_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_diagonal_scatter.call(self._keyset | src._keyset, self, src, offset, dim1, dim2)
+        return result
+    _ap.raise_invalid_arguments(_m_diagonal_scatter_sigs, args, kwargs)
+
+
 def digamma(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_digamma.call(self._keyset, self)
@@ -2678,6 +2907,26 @@ def digamma_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_digamma_.call(self._keyset, self)
     _ap.raise_no_arguments('digamma_', args, kwargs)
+
+
+def _m_dist_0(other, p=2):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if type(p) not in _PYNUM: p = _ap.to_scalar(p)
+    return other, p
+
+
+_m_dist_sigs = (_ap.PySig('dist', (('other', 'Tensor', None, False), ('p', 'Scalar', '2', False)), False, True),)
+
+
+def dist(self, *args, **kwargs):
+    try:
+        other, p = _m_dist_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_dist.call(self._keyset | other._keyset, self, other, p)
+        return result
+    _ap.raise_invalid_arguments(_m_dist_sigs, args, kwargs)
 
 
 def _m_div_0(other):
@@ -3202,6 +3451,26 @@ def fill_(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_fill__sigs, args, kwargs)
 
 
+def _m_fill_diagonal__0(fill_value, wrap=False):
+    if type(fill_value) not in _PYNUM: fill_value = _ap.to_scalar(fill_value)
+    if wrap is not False and wrap is not True: raise _Mismatch
+    return fill_value, wrap
+
+
+_m_fill_diagonal__sigs = (_ap.PySig('fill_diagonal_', (('fill_value', 'Scalar', None, False), ('wrap', 'bool', 'False', False)), False, True),)
+
+
+def fill_diagonal_(self, *args, **kwargs):
+    try:
+        fill_value, wrap = _m_fill_diagonal__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_fill_diagonal_.call(self._keyset, self, fill_value, wrap)
+        return result
+    _ap.raise_invalid_arguments(_m_fill_diagonal__sigs, args, kwargs)
+
+
 def fix(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_fix.call(self._keyset, self)
@@ -3528,6 +3797,12 @@ def frac_(self, *args, **kwargs):
     _ap.raise_no_arguments('frac_', args, kwargs)
 
 
+def frexp(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _rt_frexp(_op_frexp__Tensor.call(self._keyset, self))
+    _ap.raise_no_arguments('frexp', args, kwargs)
+
+
 def _m_gather_0(dim, index, *, sparse_grad=False):
     if type(dim) is not int: dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
@@ -3547,6 +3822,44 @@ def gather(self, *args, **kwargs):
         result = _op_gather.call(self._keyset | index._keyset, self, dim, index, sparse_grad)
         return result
     _ap.raise_invalid_arguments(_m_gather_sigs, args, kwargs)
+
+
+def _m_gcd_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_gcd_sigs = (_ap.PySig('gcd', (('other', 'Tensor', None, False),), False, True),)
+
+
+def gcd(self, *args, **kwargs):
+    try:
+        other, = _m_gcd_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_gcd.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_gcd_sigs, args, kwargs)
+
+
+def _m_gcd__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_gcd__sigs = (_ap.PySig('gcd_', (('other', 'Tensor', None, False),), False, True),)
+
+
+def gcd_(self, *args, **kwargs):
+    try:
+        other, = _m_gcd__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_gcd_.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_gcd__sigs, args, kwargs)
 
 
 def _m_ge_0(other):
@@ -3879,6 +4192,44 @@ def hardshrink(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_hardshrink_sigs, args, kwargs)
 
 
+def _m_heaviside_0(values):
+    if not isinstance(values, _Tensor): raise _Mismatch
+    return values,
+
+
+_m_heaviside_sigs = (_ap.PySig('heaviside', (('values', 'Tensor', None, False),), False, True),)
+
+
+def heaviside(self, *args, **kwargs):
+    try:
+        values, = _m_heaviside_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_heaviside.call(self._keyset | values._keyset, self, values)
+        return result
+    _ap.raise_invalid_arguments(_m_heaviside_sigs, args, kwargs)
+
+
+def _m_heaviside__0(values):
+    if not isinstance(values, _Tensor): raise _Mismatch
+    return values,
+
+
+_m_heaviside__sigs = (_ap.PySig('heaviside_', (('values', 'Tensor', None, False),), False, True),)
+
+
+def heaviside_(self, *args, **kwargs):
+    try:
+        values, = _m_heaviside__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_heaviside_.call(self._keyset | values._keyset, self, values)
+        return result
+    _ap.raise_invalid_arguments(_m_heaviside__sigs, args, kwargs)
+
+
 def _m_histc_0(bins=100, min=0, max=0):
     if type(bins) is not int: bins = _ap.to_int(bins)
     if type(min) not in _PYNUM: min = _ap.to_scalar(min)
@@ -3971,6 +4322,94 @@ def hypot_(self, *args, **kwargs):
         result = _op_hypot_.call(self._keyset | other._keyset, self, other)
         return result
     _ap.raise_invalid_arguments(_m_hypot__sigs, args, kwargs)
+
+
+def i0(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_i0.call(self._keyset, self)
+    _ap.raise_no_arguments('i0', args, kwargs)
+
+
+def i0_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_i0_.call(self._keyset, self)
+    _ap.raise_no_arguments('i0_', args, kwargs)
+
+
+def _m_igamma_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_igamma_sigs = (_ap.PySig('igamma', (('other', 'Tensor', None, False),), False, True),)
+
+
+def igamma(self, *args, **kwargs):
+    try:
+        other, = _m_igamma_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_igamma.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_igamma_sigs, args, kwargs)
+
+
+def _m_igamma__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_igamma__sigs = (_ap.PySig('igamma_', (('other', 'Tensor', None, False),), False, True),)
+
+
+def igamma_(self, *args, **kwargs):
+    try:
+        other, = _m_igamma__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_igamma_.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_igamma__sigs, args, kwargs)
+
+
+def _m_igammac_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_igammac_sigs = (_ap.PySig('igammac', (('other', 'Tensor', None, False),), False, True),)
+
+
+def igammac(self, *args, **kwargs):
+    try:
+        other, = _m_igammac_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_igammac.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_igammac_sigs, args, kwargs)
+
+
+def _m_igammac__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_igammac__sigs = (_ap.PySig('igammac_', (('other', 'Tensor', None, False),), False, True),)
+
+
+def igammac_(self, *args, **kwargs):
+    try:
+        other, = _m_igammac__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_igammac_.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_igammac__sigs, args, kwargs)
 
 
 def _m_index_0(indices):
@@ -4349,6 +4788,39 @@ def isposinf(self, *args, **kwargs):
     _ap.raise_no_arguments('isposinf', args, kwargs)
 
 
+def isreal(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_isreal.call(self._keyset, self)
+    _ap.raise_no_arguments('isreal', args, kwargs)
+
+
+def _m_istft_0(n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False, onesided=None, length=None, return_complex=False):
+    if type(n_fft) is not int: n_fft = _ap.to_int(n_fft)
+    if hop_length is not None and type(hop_length) is not int: hop_length = _ap.to_int(hop_length)
+    if win_length is not None and type(win_length) is not int: win_length = _ap.to_int(win_length)
+    if window is not None and not isinstance(window, _Tensor): raise _Mismatch
+    if center is not True and center is not False: raise _Mismatch
+    if normalized is not False and normalized is not True: raise _Mismatch
+    if onesided is not None and onesided is not True and onesided is not False: raise _Mismatch
+    if length is not None and type(length) is not int: length = _ap.to_int(length)
+    if return_complex is not False and return_complex is not True: raise _Mismatch
+    return n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex
+
+
+_m_istft_sigs = (_ap.PySig('istft', (('n_fft', 'int', None, False), ('hop_length', 'int?', 'None', False), ('win_length', 'int?', 'None', False), ('window', 'Tensor?', 'None', False), ('center', 'bool', 'True', False), ('normalized', 'bool', 'False', False), ('onesided', 'bool?', 'None', False), ('length', 'int?', 'None', False), ('return_complex', 'bool', 'False', False)), False, True),)
+
+
+def istft(self, *args, **kwargs):
+    try:
+        n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex = _m_istft_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_istft.call(self._keyset | (window._keyset if window is not None else 0), self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
+        return result
+    _ap.raise_invalid_arguments(_m_istft_sigs, args, kwargs)
+
+
 def _m_kron_0(other):
     if not isinstance(other, _Tensor): raise _Mismatch
     return other,
@@ -4387,6 +4859,82 @@ def kthvalue(self, *args, **kwargs):
         result = _rt_kthvalue(_op_kthvalue.call(self._keyset, self, k, dim, keepdim))
         return result
     _ap.raise_invalid_arguments(_m_kthvalue_sigs, args, kwargs)
+
+
+def _m_lcm_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_lcm_sigs = (_ap.PySig('lcm', (('other', 'Tensor', None, False),), False, True),)
+
+
+def lcm(self, *args, **kwargs):
+    try:
+        other, = _m_lcm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_lcm.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_lcm_sigs, args, kwargs)
+
+
+def _m_lcm__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_lcm__sigs = (_ap.PySig('lcm_', (('other', 'Tensor', None, False),), False, True),)
+
+
+def lcm_(self, *args, **kwargs):
+    try:
+        other, = _m_lcm__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_lcm_.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_lcm__sigs, args, kwargs)
+
+
+def _m_ldexp_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_ldexp_sigs = (_ap.PySig('ldexp', (('other', 'Tensor', None, False),), False, True),)
+
+
+def ldexp(self, *args, **kwargs):
+    try:
+        other, = _m_ldexp_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_ldexp__Tensor.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_ldexp_sigs, args, kwargs)
+
+
+def _m_ldexp__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_ldexp__sigs = (_ap.PySig('ldexp_', (('other', 'Tensor', None, False),), False, True),)
+
+
+def ldexp_(self, *args, **kwargs):
+    try:
+        other, = _m_ldexp__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_ldexp_.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_ldexp__sigs, args, kwargs)
 
 
 def _m_le_0(other):
@@ -4779,6 +5327,44 @@ def logaddexp(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_logaddexp_sigs, args, kwargs)
 
 
+def _m_logaddexp2_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_logaddexp2_sigs = (_ap.PySig('logaddexp2', (('other', 'Tensor', None, False),), False, True),)
+
+
+def logaddexp2(self, *args, **kwargs):
+    try:
+        other, = _m_logaddexp2_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_logaddexp2.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_logaddexp2_sigs, args, kwargs)
+
+
+def _m_logcumsumexp_0(dim):
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return dim,
+
+
+_m_logcumsumexp_sigs = (_ap.PySig('logcumsumexp', (('dim', 'int', None, False),), False, True),)
+
+
+def logcumsumexp(self, *args, **kwargs):
+    try:
+        dim, = _m_logcumsumexp_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_logcumsumexp.call(self._keyset, self, dim)
+        return result
+    _ap.raise_invalid_arguments(_m_logcumsumexp_sigs, args, kwargs)
+
+
 def logdet(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_logdet.call(self._keyset, self)
@@ -5037,6 +5623,26 @@ def lt_(self, *args, **kwargs):
             result = _op_lt___Scalar.call(self._keyset, self, other)
             return result
     _ap.raise_invalid_arguments(_m_lt__sigs, args, kwargs)
+
+
+def _m_lu_solve_0(LU_data, LU_pivots):
+    if not isinstance(LU_data, _Tensor): raise _Mismatch
+    if not isinstance(LU_pivots, _Tensor): raise _Mismatch
+    return LU_data, LU_pivots
+
+
+_m_lu_solve_sigs = (_ap.PySig('lu_solve', (('LU_data', 'Tensor', None, False), ('LU_pivots', 'Tensor', None, False)), False, True),)
+
+
+def lu_solve(self, *args, **kwargs):
+    try:
+        LU_data, LU_pivots = _m_lu_solve_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_lu_solve.call(self._keyset | LU_data._keyset | LU_pivots._keyset, self, LU_data, LU_pivots)
+        return result
+    _ap.raise_invalid_arguments(_m_lu_solve_sigs, args, kwargs)
 
 
 def mH(self, *args, **kwargs):
@@ -5697,6 +6303,44 @@ def mv(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_mv_sigs, args, kwargs)
 
 
+def _m_mvlgamma_0(p):
+    if type(p) is not int: p = _ap.to_int(p)
+    return p,
+
+
+_m_mvlgamma_sigs = (_ap.PySig('mvlgamma', (('p', 'int', None, False),), False, True),)
+
+
+def mvlgamma(self, *args, **kwargs):
+    try:
+        p, = _m_mvlgamma_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_mvlgamma.call(self._keyset, self, p)
+        return result
+    _ap.raise_invalid_arguments(_m_mvlgamma_sigs, args, kwargs)
+
+
+def _m_mvlgamma__0(p):
+    if type(p) is not int: p = _ap.to_int(p)
+    return p,
+
+
+_m_mvlgamma__sigs = (_ap.PySig('mvlgamma_', (('p', 'int', None, False),), False, True),)
+
+
+def mvlgamma_(self, *args, **kwargs):
+    try:
+        p, = _m_mvlgamma__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_mvlgamma_.call(self._keyset, self, p)
+        return result
+    _ap.raise_invalid_arguments(_m_mvlgamma__sigs, args, kwargs)
+
+
 def _m_nan_to_num_0(nan=None, posinf=None, neginf=None):
     if nan is not None and type(nan) is not float: nan = _ap.to_float(nan)
     if posinf is not None and type(posinf) is not float: posinf = _ap.to_float(posinf)
@@ -6125,6 +6769,64 @@ def new_zeros(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_new_zeros_sigs, args, kwargs)
 
 
+def _m_nextafter_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_nextafter_sigs = (_ap.PySig('nextafter', (('other', 'Tensor', None, False),), False, True),)
+
+
+def nextafter(self, *args, **kwargs):
+    try:
+        other, = _m_nextafter_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_nextafter.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_nextafter_sigs, args, kwargs)
+
+
+def _m_nextafter__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_nextafter__sigs = (_ap.PySig('nextafter_', (('other', 'Tensor', None, False),), False, True),)
+
+
+def nextafter_(self, *args, **kwargs):
+    try:
+        other, = _m_nextafter__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_nextafter_.call(self._keyset | other._keyset, self, other)
+        return result
+    _ap.raise_invalid_arguments(_m_nextafter__sigs, args, kwargs)
+
+
+def _m_nonzero_static_0(*, size, fill_value=-1):
+    if type(size) is not int: size = _ap.to_int(size)
+    if type(fill_value) is not int: fill_value = _ap.to_int(fill_value)
+    return size, fill_value
+
+
+_m_nonzero_static_sigs = (_ap.PySig('nonzero_static', (('size', 'SymInt', None, True), ('fill_value', 'int', '-1', True)), False, True),)
+
+
+def nonzero_static(self, *args, **kwargs):
+    try:
+        size, fill_value = _m_nonzero_static_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_nonzero_static.call(self._keyset, self, size, fill_value)
+        return result
+    _ap.raise_invalid_arguments(_m_nonzero_static_sigs, args, kwargs)
+
+
 def _m_norm_0(p, *, dtype):
     if p is not None and type(p) not in _PYNUM: p = _ap.to_scalar(p)
     if dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -6304,6 +7006,28 @@ def orgqr(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_orgqr_sigs, args, kwargs)
 
 
+def _m_ormqr_0(input2, input3, left=True, transpose=False):
+    if not isinstance(input2, _Tensor): raise _Mismatch
+    if not isinstance(input3, _Tensor): raise _Mismatch
+    if left is not True and left is not False: raise _Mismatch
+    if transpose is not False and transpose is not True: raise _Mismatch
+    return input2, input3, left, transpose
+
+
+_m_ormqr_sigs = (_ap.PySig('ormqr', (('input2', 'Tensor', None, False), ('input3', 'Tensor', None, False), ('left', 'bool', 'True', False), ('transpose', 'bool', 'False', False)), False, True),)
+
+
+def ormqr(self, *args, **kwargs):
+    try:
+        input2, input3, left, transpose = _m_ormqr_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_ormqr.call(self._keyset | input2._keyset | input3._keyset, self, input2, input3, left, transpose)
+        return result
+    _ap.raise_invalid_arguments(_m_ormqr_sigs, args, kwargs)
+
+
 def _m_outer_0(vec2):
     if not isinstance(vec2, _Tensor): raise _Mismatch
     return vec2,
@@ -6362,6 +7086,44 @@ def pinverse(self, *args, **kwargs):
         result = _op_pinverse.call(self._keyset, self, rcond)
         return result
     _ap.raise_invalid_arguments(_m_pinverse_sigs, args, kwargs)
+
+
+def _m_polygamma_0(n):
+    if type(n) is not int: n = _ap.to_int(n)
+    return n,
+
+
+_m_polygamma_sigs = (_ap.PySig('polygamma', (('n', 'int', None, False),), False, True),)
+
+
+def polygamma(self, *args, **kwargs):
+    try:
+        n, = _m_polygamma_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_polygamma.call(self._keyset, n, self)
+        return result
+    _ap.raise_invalid_arguments(_m_polygamma_sigs, args, kwargs)
+
+
+def _m_polygamma__0(n):
+    if type(n) is not int: n = _ap.to_int(n)
+    return n,
+
+
+_m_polygamma__sigs = (_ap.PySig('polygamma_', (('n', 'int', None, False),), False, True),)
+
+
+def polygamma_(self, *args, **kwargs):
+    try:
+        n, = _m_polygamma__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_polygamma_.call(self._keyset, self, n)
+        return result
+    _ap.raise_invalid_arguments(_m_polygamma__sigs, args, kwargs)
 
 
 def positive(self, *args, **kwargs):
@@ -6594,6 +7356,18 @@ def quantile(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_quantile_sigs, args, kwargs)
 
 
+def rad2deg(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_rad2deg.call(self._keyset, self)
+    _ap.raise_no_arguments('rad2deg', args, kwargs)
+
+
+def rad2deg_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_rad2deg_.call(self._keyset, self)
+    _ap.raise_no_arguments('rad2deg_', args, kwargs)
+
+
 def _m_random__0(*, generator=None):
     if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
     return generator,
@@ -6739,6 +7513,48 @@ def remainder_(self, *args, **kwargs):
             result = _op_remainder___Scalar.call(self._keyset, self, other)
             return result
     _ap.raise_invalid_arguments(_m_remainder__sigs, args, kwargs)
+
+
+def _m_renorm_0(p, dim, maxnorm):
+    if type(p) not in _PYNUM: p = _ap.to_scalar(p)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if type(maxnorm) not in _PYNUM: maxnorm = _ap.to_scalar(maxnorm)
+    return p, dim, maxnorm
+
+
+_m_renorm_sigs = (_ap.PySig('renorm', (('p', 'Scalar', None, False), ('dim', 'int', None, False), ('maxnorm', 'Scalar', None, False)), False, True),)
+
+
+def renorm(self, *args, **kwargs):
+    try:
+        p, dim, maxnorm = _m_renorm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_renorm.call(self._keyset, self, p, dim, maxnorm)
+        return result
+    _ap.raise_invalid_arguments(_m_renorm_sigs, args, kwargs)
+
+
+def _m_renorm__0(p, dim, maxnorm):
+    if type(p) not in _PYNUM: p = _ap.to_scalar(p)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if type(maxnorm) not in _PYNUM: maxnorm = _ap.to_scalar(maxnorm)
+    return p, dim, maxnorm
+
+
+_m_renorm__sigs = (_ap.PySig('renorm_', (('p', 'Scalar', None, False), ('dim', 'int', None, False), ('maxnorm', 'Scalar', None, False)), False, True),)
+
+
+def renorm_(self, *args, **kwargs):
+    try:
+        p, dim, maxnorm = _m_renorm__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_renorm_.call(self._keyset, self, p, dim, maxnorm)
+        return result
+    _ap.raise_invalid_arguments(_m_renorm__sigs, args, kwargs)
 
 
 def _m_repeat_0(repeats):
@@ -7258,6 +8074,27 @@ def select(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_select_sigs, args, kwargs)
 
 
+def _m_select_scatter_0(src, dim, index):
+    if not isinstance(src, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if type(index) is not int: index = _ap.to_int(index)
+    return src, dim, index
+
+
+_m_select_scatter_sigs = (_ap.PySig('select_scatter', (('src', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'SymInt', None, False)), False, True),)
+
+
+def select_scatter(self, *args, **kwargs):
+    try:
+        src, dim, index = _m_select_scatter_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_select_scatter.call(self._keyset | src._keyset, self, src, dim, index)
+        return result
+    _ap.raise_invalid_arguments(_m_select_scatter_sigs, args, kwargs)
+
+
 def _m_set__0(source):
     if not isinstance(source, _UntypedStorage): raise _Mismatch
     return source,
@@ -7371,6 +8208,12 @@ def sign_(self, *args, **kwargs):
     _ap.raise_no_arguments('sign_', args, kwargs)
 
 
+def signbit(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_signbit.call(self._keyset, self)
+    _ap.raise_no_arguments('signbit', args, kwargs)
+
+
 def sin(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_sin.call(self._keyset, self)
@@ -7381,6 +8224,18 @@ def sin_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_sin_.call(self._keyset, self)
     _ap.raise_no_arguments('sin_', args, kwargs)
+
+
+def sinc(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_sinc.call(self._keyset, self)
+    _ap.raise_no_arguments('sinc', args, kwargs)
+
+
+def sinc_(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_sinc_.call(self._keyset, self)
+    _ap.raise_no_arguments('sinc_', args, kwargs)
 
 
 def sinh(self, *args, **kwargs):
@@ -7417,6 +8272,29 @@ def slice(self, *args, **kwargs):
         result = _op_slice__Tensor.call(self._keyset, self, dim, start, end, step)
         return result
     _ap.raise_invalid_arguments(_m_slice_sigs, args, kwargs)
+
+
+def _m_slice_scatter_0(src, dim=0, start=None, end=None, step=1):
+    if not isinstance(src, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if start is not None and type(start) is not int: start = _ap.to_int(start)
+    if end is not None and type(end) is not int: end = _ap.to_int(end)
+    if type(step) is not int: step = _ap.to_int(step)
+    return src, dim, start, end, step
+
+
+_m_slice_scatter_sigs = (_ap.PySig('slice_scatter', (('src', 'Tensor', None, False), ('dim', 'int', '0', False), ('start', 'SymInt?', 'None', False), ('end', 'SymInt?', 'None', False), ('step', 'SymInt', '1', False)), False, True),)
+
+
+def slice_scatter(self, *args, **kwargs):
+    try:
+        src, dim, start, end, step = _m_slice_scatter_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_slice_scatter.call(self._keyset | src._keyset, self, src, dim, start, end, step)
+        return result
+    _ap.raise_invalid_arguments(_m_slice_scatter_sigs, args, kwargs)
 
 
 def slogdet(self, *args, **kwargs):
@@ -7706,6 +8584,34 @@ def std(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_std_sigs, args, kwargs)
 
 
+def _m_stft_0(n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode='reflect', normalized=False, onesided=None, return_complex=None, align_to_window=None):
+    if type(n_fft) is not int: n_fft = _ap.to_int(n_fft)
+    if hop_length is not None and type(hop_length) is not int: hop_length = _ap.to_int(hop_length)
+    if win_length is not None and type(win_length) is not int: win_length = _ap.to_int(win_length)
+    if window is not None and not isinstance(window, _Tensor): raise _Mismatch
+    if center is not True and center is not False: raise _Mismatch
+    pad_mode = _ap.to_str(pad_mode)
+    if normalized is not False and normalized is not True: raise _Mismatch
+    if onesided is not None and onesided is not True and onesided is not False: raise _Mismatch
+    if return_complex is not None and return_complex is not True and return_complex is not False: raise _Mismatch
+    if align_to_window is not None and align_to_window is not True and align_to_window is not False: raise _Mismatch
+    return n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window
+
+
+_m_stft_sigs = (_ap.PySig('stft', (('n_fft', 'int', None, False), ('hop_length', 'int?', 'None', False), ('win_length', 'int?', 'None', False), ('window', 'Tensor?', 'None', False), ('center', 'bool', 'True', False), ('pad_mode', 'str', '"reflect"', False), ('normalized', 'bool', 'False', False), ('onesided', 'bool?', 'None', False), ('return_complex', 'bool?', 'None', False), ('align_to_window', 'bool?', 'None', False)), False, True),)
+
+
+def stft(self, *args, **kwargs):
+    try:
+        n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window = _m_stft_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_stft__center.call(self._keyset | (window._keyset if window is not None else 0), self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window)
+        return result
+    _ap.raise_invalid_arguments(_m_stft_sigs, args, kwargs)
+
+
 def _m_sub_0(other, *, alpha=1):
     if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
     if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
@@ -7851,6 +8757,26 @@ def sum(self, *args, **kwargs):
             result = _op_sum__dim_IntList.call(self._keyset, self, dim, keepdim, dtype)
             return result
     _ap.raise_invalid_arguments(_m_sum_sigs, args, kwargs)
+
+
+def _m_sum_to_size_0(size):
+    size = _ap.to_intlist(size)
+    return size,
+
+
+_m_sum_to_size_sigs = (_ap.PySig('sum_to_size', (('size', 'SymInt[]', None, False),), True, True),)
+
+
+def sum_to_size(self, *args, **kwargs):
+    packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
+    try:
+        size, = _m_sum_to_size_0(*packed, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_sum_to_size.call(self._keyset, self, size)
+        return result
+    _ap.raise_invalid_arguments(_m_sum_to_size_sigs, args, kwargs)
 
 
 def _m_svd_0(some=True, compute_uv=True):
@@ -8127,6 +9053,28 @@ def transpose_(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_transpose__sigs, args, kwargs)
 
 
+def _m_triangular_solve_0(A, upper=True, transpose=False, unitriangular=False):
+    if not isinstance(A, _Tensor): raise _Mismatch
+    if upper is not True and upper is not False: raise _Mismatch
+    if transpose is not False and transpose is not True: raise _Mismatch
+    if unitriangular is not False and unitriangular is not True: raise _Mismatch
+    return A, upper, transpose, unitriangular
+
+
+_m_triangular_solve_sigs = (_ap.PySig('triangular_solve', (('A', 'Tensor', None, False), ('upper', 'bool', 'True', False), ('transpose', 'bool', 'False', False), ('unitriangular', 'bool', 'False', False)), False, True),)
+
+
+def triangular_solve(self, *args, **kwargs):
+    try:
+        A, upper, transpose, unitriangular = _m_triangular_solve_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _rt_triangular_solve(_op_triangular_solve.call(self._keyset | A._keyset, self, A, upper, transpose, unitriangular))
+        return result
+    _ap.raise_invalid_arguments(_m_triangular_solve_sigs, args, kwargs)
+
+
 def _m_tril_0(diagonal=0):
     if type(diagonal) is not int: diagonal = _ap.to_int(diagonal)
     return diagonal,
@@ -8372,6 +9320,66 @@ def uniform_(self, *args, **kwargs):
         result = _op_uniform_.call(self._keyset, self, from_, to, generator)
         return result
     _ap.raise_invalid_arguments(_m_uniform__sigs, args, kwargs)
+
+
+def _m_unsafe_chunk_0(chunks, dim=0):
+    if type(chunks) is not int: chunks = _ap.to_int(chunks)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return chunks, dim
+
+
+_m_unsafe_chunk_sigs = (_ap.PySig('unsafe_chunk', (('chunks', 'int', None, False), ('dim', 'int', '0', False)), False, True),)
+
+
+def unsafe_chunk(self, *args, **kwargs):
+    try:
+        chunks, dim = _m_unsafe_chunk_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_unsafe_chunk.call(self._keyset, self, chunks, dim)
+        return result
+    _ap.raise_invalid_arguments(_m_unsafe_chunk_sigs, args, kwargs)
+
+
+def _m_unsafe_split_0(split_size, dim=0):
+    if type(split_size) is not int: split_size = _ap.to_int(split_size)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return split_size, dim
+
+
+_m_unsafe_split_sigs = (_ap.PySig('unsafe_split', (('split_size', 'SymInt', None, False), ('dim', 'int', '0', False)), False, True),)
+
+
+def unsafe_split(self, *args, **kwargs):
+    try:
+        split_size, dim = _m_unsafe_split_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_unsafe_split__Tensor.call(self._keyset, self, split_size, dim)
+        return result
+    _ap.raise_invalid_arguments(_m_unsafe_split_sigs, args, kwargs)
+
+
+def _m_unsafe_split_with_sizes_0(split_sizes, dim=0):
+    split_sizes = _ap.to_intlist(split_sizes)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return split_sizes, dim
+
+
+_m_unsafe_split_with_sizes_sigs = (_ap.PySig('unsafe_split_with_sizes', (('split_sizes', 'SymInt[]', None, False), ('dim', 'int', '0', False)), False, True),)
+
+
+def unsafe_split_with_sizes(self, *args, **kwargs):
+    try:
+        split_sizes, dim = _m_unsafe_split_with_sizes_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_unsafe_split_with_sizes.call(self._keyset, self, split_sizes, dim)
+        return result
+    _ap.raise_invalid_arguments(_m_unsafe_split_with_sizes_sigs, args, kwargs)
 
 
 def _m_unsqueeze_0(dim):
@@ -8631,6 +9639,72 @@ def where(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_where_sigs, args, kwargs)
 
 
+def _m_xlogy_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_xlogy_1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_xlogy_sigs = (_ap.PySig('xlogy', (('other', 'Tensor', None, False),), False, True), _ap.PySig('xlogy', (('other', 'Scalar', None, False),), False, True),)
+
+
+def xlogy(self, *args, **kwargs):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_xlogy_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_xlogy__Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    if len(args) <= 1:
+        try:
+            other, = _m_xlogy_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_xlogy__Scalar_Other.call(self._keyset, self, other)
+            return result
+    _ap.raise_invalid_arguments(_m_xlogy_sigs, args, kwargs)
+
+
+def _m_xlogy__0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+def _m_xlogy__1(other):
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return other,
+
+
+_m_xlogy__sigs = (_ap.PySig('xlogy_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('xlogy_', (('other', 'Scalar', None, False),), False, True),)
+
+
+def xlogy_(self, *args, **kwargs):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            other, = _m_xlogy__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_xlogy___Tensor.call(self._keyset | other._keyset, self, other)
+            return result
+    if len(args) <= 1:
+        try:
+            other, = _m_xlogy__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_xlogy___Scalar_Other.call(self._keyset, self, other)
+            return result
+    _ap.raise_invalid_arguments(_m_xlogy__sigs, args, kwargs)
+
+
 def zero_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_zero_.call(self._keyset, self)
@@ -8661,6 +9735,8 @@ class TensorMethods:
     addmm_ = addmm_
     addmv = addmv
     addmv_ = addmv_
+    addr = addr
+    addr_ = addr_
     adjoint = adjoint
     alias = alias
     all = all
@@ -8668,6 +9744,7 @@ class TensorMethods:
     amax = amax
     amin = amin
     aminmax = aminmax
+    angle = angle
     any = any
     arccos = arccos
     arccos_ = arccos_
@@ -8689,6 +9766,7 @@ class TensorMethods:
     argwhere = argwhere
     as_strided = as_strided
     as_strided_ = as_strided_
+    as_strided_scatter = as_strided_scatter
     asin = asin
     asin_ = asin_
     asinh = asinh
@@ -8721,6 +9799,9 @@ class TensorMethods:
     cauchy_ = cauchy_
     ceil = ceil
     ceil_ = ceil_
+    cholesky = cholesky
+    cholesky_inverse = cholesky_inverse
+    cholesky_solve = cholesky_solve
     chunk = chunk
     clamp = clamp
     clamp_ = clamp_
@@ -8749,6 +9830,8 @@ class TensorMethods:
     cumprod_ = cumprod_
     cumsum = cumsum
     cumsum_ = cumsum_
+    deg2rad = deg2rad
+    deg2rad_ = deg2rad_
     det = det
     detach = detach
     detach_ = detach_
@@ -8756,8 +9839,10 @@ class TensorMethods:
     diag_embed = diag_embed
     diagflat = diagflat
     diagonal = diagonal
+    diagonal_scatter = diagonal_scatter
     digamma = digamma
     digamma_ = digamma_
+    dist = dist
     div = div
     div_ = div_
     divide = divide
@@ -8783,6 +9868,7 @@ class TensorMethods:
     expm1_ = expm1_
     exponential_ = exponential_
     fill_ = fill_
+    fill_diagonal_ = fill_diagonal_
     fix = fix
     fix_ = fix_
     flatten = flatten
@@ -8801,7 +9887,10 @@ class TensorMethods:
     fmod_ = fmod_
     frac = frac
     frac_ = frac_
+    frexp = frexp
     gather = gather
+    gcd = gcd
+    gcd_ = gcd_
     ge = ge
     ge_ = ge_
     geometric_ = geometric_
@@ -8814,10 +9903,18 @@ class TensorMethods:
     gt = gt
     gt_ = gt_
     hardshrink = hardshrink
+    heaviside = heaviside
+    heaviside_ = heaviside_
     histc = histc
     hsplit = hsplit
     hypot = hypot
     hypot_ = hypot_
+    i0 = i0
+    i0_ = i0_
+    igamma = igamma
+    igamma_ = igamma_
+    igammac = igammac
+    igammac_ = igammac_
     index = index
     index_add = index_add
     index_add_ = index_add_
@@ -8840,8 +9937,14 @@ class TensorMethods:
     isnan = isnan
     isneginf = isneginf
     isposinf = isposinf
+    isreal = isreal
+    istft = istft
     kron = kron
     kthvalue = kthvalue
+    lcm = lcm
+    lcm_ = lcm_
+    ldexp = ldexp
+    ldexp_ = ldexp_
     le = le
     le_ = le_
     lerp = lerp
@@ -8863,6 +9966,8 @@ class TensorMethods:
     log_normal_ = log_normal_
     log_softmax = log_softmax
     logaddexp = logaddexp
+    logaddexp2 = logaddexp2
+    logcumsumexp = logcumsumexp
     logdet = logdet
     logical_and = logical_and
     logical_and_ = logical_and_
@@ -8877,6 +9982,7 @@ class TensorMethods:
     logsumexp = logsumexp
     lt = lt
     lt_ = lt_
+    lu_solve = lu_solve
     mH = mH
     mT = mT
     masked_fill = masked_fill
@@ -8905,6 +10011,8 @@ class TensorMethods:
     multiply = multiply
     multiply_ = multiply_
     mv = mv
+    mvlgamma = mvlgamma
+    mvlgamma_ = mvlgamma_
     nan_to_num = nan_to_num
     nan_to_num_ = nan_to_num_
     nanmean = nanmean
@@ -8923,15 +10031,21 @@ class TensorMethods:
     new_full = new_full
     new_ones = new_ones
     new_zeros = new_zeros
+    nextafter = nextafter
+    nextafter_ = nextafter_
+    nonzero_static = nonzero_static
     norm = norm
     normal_ = normal_
     not_equal = not_equal
     not_equal_ = not_equal_
     numpy_T = numpy_T
     orgqr = orgqr
+    ormqr = ormqr
     outer = outer
     permute = permute
     pinverse = pinverse
+    polygamma = polygamma
+    polygamma_ = polygamma_
     positive = positive
     pow = pow
     pow_ = pow_
@@ -8941,6 +10055,8 @@ class TensorMethods:
     put_ = put_
     qr = qr
     quantile = quantile
+    rad2deg = rad2deg
+    rad2deg_ = rad2deg_
     random_ = random_
     ravel = ravel
     reciprocal = reciprocal
@@ -8949,6 +10065,8 @@ class TensorMethods:
     relu_ = relu_
     remainder = remainder
     remainder_ = remainder_
+    renorm = renorm
+    renorm_ = renorm_
     repeat = repeat
     repeat_interleave = repeat_interleave
     reshape = reshape
@@ -8970,6 +10088,7 @@ class TensorMethods:
     scatter_reduce = scatter_reduce
     scatter_reduce_ = scatter_reduce_
     select = select
+    select_scatter = select_scatter
     set_ = set_
     sgn = sgn
     sgn_ = sgn_
@@ -8977,11 +10096,15 @@ class TensorMethods:
     sigmoid_ = sigmoid_
     sign = sign
     sign_ = sign_
+    signbit = signbit
     sin = sin
     sin_ = sin_
+    sinc = sinc
+    sinc_ = sinc_
     sinh = sinh
     sinh_ = sinh_
     slice = slice
+    slice_scatter = slice_scatter
     slogdet = slogdet
     softmax = softmax
     sort = sort
@@ -8994,11 +10117,13 @@ class TensorMethods:
     squeeze = squeeze
     squeeze_ = squeeze_
     std = std
+    stft = stft
     sub = sub
     sub_ = sub_
     subtract = subtract
     subtract_ = subtract_
     sum = sum
+    sum_to_size = sum_to_size
     svd = svd
     swapaxes = swapaxes
     swapdims = swapdims
@@ -9016,6 +10141,7 @@ class TensorMethods:
     trace = trace
     transpose = transpose
     transpose_ = transpose_
+    triangular_solve = triangular_solve
     tril = tril
     tril_ = tril_
     triu = triu
@@ -9028,6 +10154,9 @@ class TensorMethods:
     unflatten = unflatten
     unfold = unfold
     uniform_ = uniform_
+    unsafe_chunk = unsafe_chunk
+    unsafe_split = unsafe_split
+    unsafe_split_with_sizes = unsafe_split_with_sizes
     unsqueeze = unsqueeze
     unsqueeze_ = unsqueeze_
     var = var
@@ -9036,6 +10165,8 @@ class TensorMethods:
     view_as = view_as
     vsplit = vsplit
     where = where
+    xlogy = xlogy
+    xlogy_ = xlogy_
     zero_ = zero_
 
 

@@ -29,6 +29,8 @@ _Tensor = None  # set by bind_tensor_class()
 _op__adaptive_avg_pool2d = get_op('aten::_adaptive_avg_pool2d')
 _op__adaptive_avg_pool3d = get_op('aten::_adaptive_avg_pool3d')
 _op__batch_norm_impl_index = get_op('aten::_batch_norm_impl_index')
+_op__cdist_backward = get_op('aten::_cdist_backward')
+_op__cdist_forward = get_op('aten::_cdist_forward')
 _op__convolution = get_op('aten::_convolution')
 _op__convolution_mode = get_op('aten::_convolution_mode')
 _op__ctc_loss = get_op('aten::_ctc_loss')
@@ -37,12 +39,20 @@ _op__ctc_loss_backward = get_op('aten::_ctc_loss_backward')
 _op__ctc_loss_backward__Tensor = get_op('aten::_ctc_loss_backward.Tensor')
 _op__embedding_bag = get_op('aten::_embedding_bag')
 _op__embedding_bag_forward_only = get_op('aten::_embedding_bag_forward_only')
+_op__euclidean_dist = get_op('aten::_euclidean_dist')
+_op__fft_c2c = get_op('aten::_fft_c2c')
+_op__fft_c2c__out = get_op('aten::_fft_c2c.out')
+_op__fft_c2r = get_op('aten::_fft_c2r')
+_op__fft_c2r__out = get_op('aten::_fft_c2r.out')
+_op__fft_r2c = get_op('aten::_fft_r2c')
+_op__fft_r2c__out = get_op('aten::_fft_r2c.out')
 _op__fused_rms_norm = get_op('aten::_fused_rms_norm')
 _op__local_scalar_dense = get_op('aten::_local_scalar_dense')
 _op__log_softmax = get_op('aten::_log_softmax')
 _op__log_softmax__out = get_op('aten::_log_softmax.out')
 _op__log_softmax_backward_data = get_op('aten::_log_softmax_backward_data')
 _op__log_softmax_backward_data__out = get_op('aten::_log_softmax_backward_data.out')
+_op__lu_with_info = get_op('aten::_lu_with_info')
 _op__native_batch_norm_legit = get_op('aten::_native_batch_norm_legit')
 _op__native_batch_norm_legit__no_stats = get_op('aten::_native_batch_norm_legit.no_stats')
 _op__native_batch_norm_legit_no_training = get_op('aten::_native_batch_norm_legit_no_training')
@@ -88,10 +98,14 @@ _op_addmm__out = get_op('aten::addmm.out')
 _op_addmv = get_op('aten::addmv')
 _op_addmv__out = get_op('aten::addmv.out')
 _op_addmv_ = get_op('aten::addmv_')
+_op_addr = get_op('aten::addr')
+_op_addr__out = get_op('aten::addr.out')
 _op_adjoint = get_op('aten::adjoint')
 _op_affine_grid_generator = get_op('aten::affine_grid_generator')
 _op_affine_grid_generator_backward = get_op('aten::affine_grid_generator_backward')
 _op_alias = get_op('aten::alias')
+_op_alias_copy = get_op('aten::alias_copy')
+_op_alias_copy__out = get_op('aten::alias_copy.out')
 _op_all = get_op('aten::all')
 _op_all__all_out = get_op('aten::all.all_out')
 _op_all__dim = get_op('aten::all.dim')
@@ -107,6 +121,8 @@ _op_amin = get_op('aten::amin')
 _op_amin__out = get_op('aten::amin.out')
 _op_aminmax = get_op('aten::aminmax')
 _op_aminmax__out = get_op('aten::aminmax.out')
+_op_angle = get_op('aten::angle')
+_op_angle__out = get_op('aten::angle.out')
 _op_any = get_op('aten::any')
 _op_any__all_out = get_op('aten::any.all_out')
 _op_any__dim = get_op('aten::any.dim')
@@ -148,6 +164,9 @@ _op_argsort__stable_out = get_op('aten::argsort.stable_out')
 _op_argwhere = get_op('aten::argwhere')
 _op_as_strided = get_op('aten::as_strided')
 _op_as_strided_ = get_op('aten::as_strided_')
+_op_as_strided_copy = get_op('aten::as_strided_copy')
+_op_as_strided_copy__out = get_op('aten::as_strided_copy.out')
+_op_as_strided_scatter = get_op('aten::as_strided_scatter')
 _op_asin = get_op('aten::asin')
 _op_asin__out = get_op('aten::asin.out')
 _op_asin_ = get_op('aten::asin_')
@@ -162,9 +181,17 @@ _op_atan_ = get_op('aten::atan_')
 _op_atanh = get_op('aten::atanh')
 _op_atanh__out = get_op('aten::atanh.out')
 _op_atanh_ = get_op('aten::atanh_')
+_op_atleast_1d = get_op('aten::atleast_1d')
+_op_atleast_1d__Sequence = get_op('aten::atleast_1d.Sequence')
+_op_atleast_2d = get_op('aten::atleast_2d')
+_op_atleast_2d__Sequence = get_op('aten::atleast_2d.Sequence')
+_op_atleast_3d = get_op('aten::atleast_3d')
+_op_atleast_3d__Sequence = get_op('aten::atleast_3d.Sequence')
 _op_avg_pool1d = get_op('aten::avg_pool1d')
 _op_baddbmm = get_op('aten::baddbmm')
 _op_baddbmm__out = get_op('aten::baddbmm.out')
+_op_bartlett_window = get_op('aten::bartlett_window')
+_op_bartlett_window__periodic = get_op('aten::bartlett_window.periodic')
 _op_batch_norm = get_op('aten::batch_norm')
 _op_bernoulli = get_op('aten::bernoulli')
 _op_bernoulli__out = get_op('aten::bernoulli.out')
@@ -199,6 +226,8 @@ _op_bitwise_xor__Scalar_Tensor = get_op('aten::bitwise_xor.Scalar_Tensor')
 _op_bitwise_xor__Scalar_out = get_op('aten::bitwise_xor.Scalar_out')
 _op_bitwise_xor__Tensor = get_op('aten::bitwise_xor.Tensor')
 _op_bitwise_xor__Tensor_out = get_op('aten::bitwise_xor.Tensor_out')
+_op_blackman_window = get_op('aten::blackman_window')
+_op_blackman_window__periodic = get_op('aten::blackman_window.periodic')
 _op_block_diag = get_op('aten::block_diag')
 _op_bmm = get_op('aten::bmm')
 _op_bmm__out = get_op('aten::bmm.out')
@@ -210,12 +239,21 @@ _op_bucketize__Tensor_out = get_op('aten::bucketize.Tensor_out')
 _op_cartesian_prod = get_op('aten::cartesian_prod')
 _op_cat = get_op('aten::cat')
 _op_cat__out = get_op('aten::cat.out')
+_op_cdist = get_op('aten::cdist')
 _op_ceil = get_op('aten::ceil')
 _op_ceil__out = get_op('aten::ceil.out')
 _op_ceil_ = get_op('aten::ceil_')
 _op_celu = get_op('aten::celu')
 _op_celu_ = get_op('aten::celu_')
+_op_chain_matmul = get_op('aten::chain_matmul')
+_op_chain_matmul__out = get_op('aten::chain_matmul.out')
 _op_channel_shuffle = get_op('aten::channel_shuffle')
+_op_cholesky = get_op('aten::cholesky')
+_op_cholesky__out = get_op('aten::cholesky.out')
+_op_cholesky_inverse = get_op('aten::cholesky_inverse')
+_op_cholesky_inverse__out = get_op('aten::cholesky_inverse.out')
+_op_cholesky_solve = get_op('aten::cholesky_solve')
+_op_cholesky_solve__out = get_op('aten::cholesky_solve.out')
 _op_chunk = get_op('aten::chunk')
 _op_clamp = get_op('aten::clamp')
 _op_clamp__Tensor = get_op('aten::clamp.Tensor')
@@ -245,6 +283,8 @@ _op_clone = get_op('aten::clone')
 _op_column_stack = get_op('aten::column_stack')
 _op_column_stack__out = get_op('aten::column_stack.out')
 _op_combinations = get_op('aten::combinations')
+_op_complex = get_op('aten::complex')
+_op_complex__out = get_op('aten::complex.out')
 _op_concat = get_op('aten::concat')
 _op_concat__out = get_op('aten::concat.out')
 _op_concatenate = get_op('aten::concatenate')
@@ -289,16 +329,25 @@ _op_cumprod = get_op('aten::cumprod')
 _op_cumprod__out = get_op('aten::cumprod.out')
 _op_cumsum = get_op('aten::cumsum')
 _op_cumsum__out = get_op('aten::cumsum.out')
+_op_deg2rad = get_op('aten::deg2rad')
+_op_deg2rad__out = get_op('aten::deg2rad.out')
+_op_deg2rad_ = get_op('aten::deg2rad_')
 _op_det = get_op('aten::det')
 _op_detach = get_op('aten::detach')
 _op_detach_ = get_op('aten::detach_')
+_op_detach_copy = get_op('aten::detach_copy')
+_op_detach_copy__out = get_op('aten::detach_copy.out')
 _op_diag = get_op('aten::diag')
 _op_diag__out = get_op('aten::diag.out')
 _op_diag_embed = get_op('aten::diag_embed')
 _op_diagflat = get_op('aten::diagflat')
 _op_diagonal = get_op('aten::diagonal')
+_op_diagonal_copy = get_op('aten::diagonal_copy')
+_op_diagonal_copy__out = get_op('aten::diagonal_copy.out')
+_op_diagonal_scatter = get_op('aten::diagonal_scatter')
 _op_digamma = get_op('aten::digamma')
 _op_digamma__out = get_op('aten::digamma.out')
+_op_dist = get_op('aten::dist')
 _op_div__Scalar_mode = get_op('aten::div.Scalar_mode')
 _op_div__Tensor = get_op('aten::div.Tensor')
 _op_div__Tensor_mode = get_op('aten::div.Tensor_mode')
@@ -326,6 +375,8 @@ _op_embedding_renorm_ = get_op('aten::embedding_renorm_')
 _op_empty__memory_format = get_op('aten::empty.memory_format')
 _op_empty__out = get_op('aten::empty.out')
 _op_empty_like = get_op('aten::empty_like')
+_op_empty_permuted = get_op('aten::empty_permuted')
+_op_empty_permuted__out = get_op('aten::empty_permuted.out')
 _op_empty_strided = get_op('aten::empty_strided')
 _op_eq__Scalar = get_op('aten::eq.Scalar')
 _op_eq__Scalar_out = get_op('aten::eq.Scalar_out')
@@ -346,6 +397,8 @@ _op_exp2 = get_op('aten::exp2')
 _op_exp2__out = get_op('aten::exp2.out')
 _op_exp2_ = get_op('aten::exp2_')
 _op_exp_ = get_op('aten::exp_')
+_op_expand_copy = get_op('aten::expand_copy')
+_op_expand_copy__out = get_op('aten::expand_copy.out')
 _op_expm1 = get_op('aten::expm1')
 _op_expm1__out = get_op('aten::expm1.out')
 _op_expm1_ = get_op('aten::expm1_')
@@ -357,6 +410,10 @@ _op_feature_alpha_dropout = get_op('aten::feature_alpha_dropout')
 _op_feature_alpha_dropout_ = get_op('aten::feature_alpha_dropout_')
 _op_feature_dropout = get_op('aten::feature_dropout')
 _op_feature_dropout_ = get_op('aten::feature_dropout_')
+_op_fill__Scalar = get_op('aten::fill.Scalar')
+_op_fill__Scalar_out = get_op('aten::fill.Scalar_out')
+_op_fill__Tensor = get_op('aten::fill.Tensor')
+_op_fill__Tensor_out = get_op('aten::fill.Tensor_out')
 _op_fill___Scalar = get_op('aten::fill_.Scalar')
 _op_fill___Tensor = get_op('aten::fill_.Tensor')
 _op_fix = get_op('aten::fix')
@@ -390,11 +447,16 @@ _op_fmod__Tensor_out = get_op('aten::fmod.Tensor_out')
 _op_frac = get_op('aten::frac')
 _op_frac__out = get_op('aten::frac.out')
 _op_frac_ = get_op('aten::frac_')
+_op_frexp__Tensor = get_op('aten::frexp.Tensor')
+_op_frexp__Tensor_out = get_op('aten::frexp.Tensor_out')
 _op_full = get_op('aten::full')
 _op_full__out = get_op('aten::full.out')
 _op_full_like = get_op('aten::full_like')
 _op_gather = get_op('aten::gather')
 _op_gather__out = get_op('aten::gather.out')
+_op_gcd = get_op('aten::gcd')
+_op_gcd__out = get_op('aten::gcd.out')
+_op_gcd_ = get_op('aten::gcd_')
 _op_ge__Scalar = get_op('aten::ge.Scalar')
 _op_ge__Scalar_out = get_op('aten::ge.Scalar_out')
 _op_ge__Tensor = get_op('aten::ge.Tensor')
@@ -423,8 +485,16 @@ _op_gt__Scalar = get_op('aten::gt.Scalar')
 _op_gt__Scalar_out = get_op('aten::gt.Scalar_out')
 _op_gt__Tensor = get_op('aten::gt.Tensor')
 _op_gt__Tensor_out = get_op('aten::gt.Tensor_out')
+_op_hamming_window = get_op('aten::hamming_window')
+_op_hamming_window__periodic = get_op('aten::hamming_window.periodic')
+_op_hamming_window__periodic_alpha = get_op('aten::hamming_window.periodic_alpha')
+_op_hamming_window__periodic_alpha_beta = get_op('aten::hamming_window.periodic_alpha_beta')
+_op_hann_window = get_op('aten::hann_window')
+_op_hann_window__periodic = get_op('aten::hann_window.periodic')
 _op_hardshrink = get_op('aten::hardshrink')
 _op_hardshrink__out = get_op('aten::hardshrink.out')
+_op_heaviside = get_op('aten::heaviside')
+_op_heaviside__out = get_op('aten::heaviside.out')
 _op_hinge_embedding_loss = get_op('aten::hinge_embedding_loss')
 _op_histc = get_op('aten::histc')
 _op_histc__out = get_op('aten::histc.out')
@@ -434,6 +504,13 @@ _op_hstack = get_op('aten::hstack')
 _op_hstack__out = get_op('aten::hstack.out')
 _op_hypot = get_op('aten::hypot')
 _op_hypot__out = get_op('aten::hypot.out')
+_op_i0 = get_op('aten::i0')
+_op_i0__out = get_op('aten::i0.out')
+_op_i0_ = get_op('aten::i0_')
+_op_igamma = get_op('aten::igamma')
+_op_igamma__out = get_op('aten::igamma.out')
+_op_igammac = get_op('aten::igammac')
+_op_igammac__out = get_op('aten::igammac.out')
 _op_imag = get_op('aten::imag')
 _op_index__Tensor = get_op('aten::index.Tensor')
 _op_index__Tensor_out = get_op('aten::index.Tensor_out')
@@ -458,18 +535,35 @@ _op_is_conj = get_op('aten::is_conj')
 _op_is_neg = get_op('aten::is_neg')
 _op_isclose = get_op('aten::isclose')
 _op_isfinite = get_op('aten::isfinite')
+_op_isin__Scalar_Tensor = get_op('aten::isin.Scalar_Tensor')
+_op_isin__Scalar_Tensor_out = get_op('aten::isin.Scalar_Tensor_out')
+_op_isin__Tensor_Scalar = get_op('aten::isin.Tensor_Scalar')
+_op_isin__Tensor_Scalar_out = get_op('aten::isin.Tensor_Scalar_out')
+_op_isin__Tensor_Tensor = get_op('aten::isin.Tensor_Tensor')
+_op_isin__Tensor_Tensor_out = get_op('aten::isin.Tensor_Tensor_out')
 _op_isinf = get_op('aten::isinf')
 _op_isnan = get_op('aten::isnan')
 _op_isneginf = get_op('aten::isneginf')
 _op_isneginf__out = get_op('aten::isneginf.out')
 _op_isposinf = get_op('aten::isposinf')
 _op_isposinf__out = get_op('aten::isposinf.out')
+_op_isreal = get_op('aten::isreal')
+_op_istft = get_op('aten::istft')
+_op_kaiser_window = get_op('aten::kaiser_window')
+_op_kaiser_window__beta = get_op('aten::kaiser_window.beta')
+_op_kaiser_window__periodic = get_op('aten::kaiser_window.periodic')
 _op_kl_div = get_op('aten::kl_div')
 _op_kron = get_op('aten::kron')
 _op_kron__out = get_op('aten::kron.out')
 _op_kthvalue = get_op('aten::kthvalue')
 _op_kthvalue__values = get_op('aten::kthvalue.values')
 _op_layer_norm = get_op('aten::layer_norm')
+_op_lcm = get_op('aten::lcm')
+_op_lcm__out = get_op('aten::lcm.out')
+_op_lcm_ = get_op('aten::lcm_')
+_op_ldexp__Tensor = get_op('aten::ldexp.Tensor')
+_op_ldexp__out = get_op('aten::ldexp.out')
+_op_ldexp_ = get_op('aten::ldexp_')
 _op_le__Scalar = get_op('aten::le.Scalar')
 _op_le__Scalar_out = get_op('aten::le.Scalar_out')
 _op_le__Tensor = get_op('aten::le.Tensor')
@@ -512,6 +606,10 @@ _op_log_softmax__int = get_op('aten::log_softmax.int')
 _op_log_softmax__int_out = get_op('aten::log_softmax.int_out')
 _op_logaddexp = get_op('aten::logaddexp')
 _op_logaddexp__out = get_op('aten::logaddexp.out')
+_op_logaddexp2 = get_op('aten::logaddexp2')
+_op_logaddexp2__out = get_op('aten::logaddexp2.out')
+_op_logcumsumexp = get_op('aten::logcumsumexp')
+_op_logcumsumexp__out = get_op('aten::logcumsumexp.out')
 _op_logdet = get_op('aten::logdet')
 _op_logical_and = get_op('aten::logical_and')
 _op_logical_and__out = get_op('aten::logical_and.out')
@@ -541,6 +639,10 @@ _op_lt__Scalar = get_op('aten::lt.Scalar')
 _op_lt__Scalar_out = get_op('aten::lt.Scalar_out')
 _op_lt__Tensor = get_op('aten::lt.Tensor')
 _op_lt__Tensor_out = get_op('aten::lt.Tensor_out')
+_op_lu_solve = get_op('aten::lu_solve')
+_op_lu_solve__out = get_op('aten::lu_solve.out')
+_op_lu_unpack = get_op('aten::lu_unpack')
+_op_lu_unpack__out = get_op('aten::lu_unpack.out')
 _op_margin_ranking_loss = get_op('aten::margin_ranking_loss')
 _op_masked_fill__Scalar = get_op('aten::masked_fill.Scalar')
 _op_masked_fill__Tensor = get_op('aten::masked_fill.Tensor')
@@ -602,6 +704,8 @@ _op_multiply__Tensor = get_op('aten::multiply.Tensor')
 _op_multiply__out = get_op('aten::multiply.out')
 _op_mv = get_op('aten::mv')
 _op_mv__out = get_op('aten::mv.out')
+_op_mvlgamma = get_op('aten::mvlgamma')
+_op_mvlgamma__out = get_op('aten::mvlgamma.out')
 _op_nan_to_num = get_op('aten::nan_to_num')
 _op_nan_to_num__out = get_op('aten::nan_to_num.out')
 _op_nan_to_num_ = get_op('aten::nan_to_num_')
@@ -618,6 +722,8 @@ _op_nansum = get_op('aten::nansum')
 _op_nansum__out = get_op('aten::nansum.out')
 _op_narrow = get_op('aten::narrow')
 _op_narrow__Tensor = get_op('aten::narrow.Tensor')
+_op_narrow_copy = get_op('aten::narrow_copy')
+_op_narrow_copy__out = get_op('aten::narrow_copy.out')
 _op_native_batch_norm = get_op('aten::native_batch_norm')
 _op_native_batch_norm__out = get_op('aten::native_batch_norm.out')
 _op_native_channel_shuffle = get_op('aten::native_channel_shuffle')
@@ -634,6 +740,10 @@ _op_neg_ = get_op('aten::neg_')
 _op_negative = get_op('aten::negative')
 _op_negative__out = get_op('aten::negative.out')
 _op_negative_ = get_op('aten::negative_')
+_op_nextafter = get_op('aten::nextafter')
+_op_nextafter__out = get_op('aten::nextafter.out')
+_op_nonzero_static = get_op('aten::nonzero_static')
+_op_nonzero_static__out = get_op('aten::nonzero_static.out')
 _op_norm__Scalar = get_op('aten::norm.Scalar')
 _op_norm__ScalarOpt_dim = get_op('aten::norm.ScalarOpt_dim')
 _op_norm__ScalarOpt_dim_dtype = get_op('aten::norm.ScalarOpt_dim_dtype')
@@ -656,16 +766,24 @@ _op_ones = get_op('aten::ones')
 _op_ones__out = get_op('aten::ones.out')
 _op_ones_like = get_op('aten::ones_like')
 _op_orgqr = get_op('aten::orgqr')
+_op_ormqr = get_op('aten::ormqr')
+_op_ormqr__out = get_op('aten::ormqr.out')
 _op_outer = get_op('aten::outer')
 _op_outer__out = get_op('aten::outer.out')
 _op_pairwise_distance = get_op('aten::pairwise_distance')
 _op_pdist = get_op('aten::pdist')
 _op_permute = get_op('aten::permute')
+_op_permute_copy = get_op('aten::permute_copy')
+_op_permute_copy__out = get_op('aten::permute_copy.out')
 _op_pinverse = get_op('aten::pinverse')
 _op_pixel_shuffle = get_op('aten::pixel_shuffle')
 _op_pixel_unshuffle = get_op('aten::pixel_unshuffle')
 _op_poisson = get_op('aten::poisson')
 _op_poisson_nll_loss = get_op('aten::poisson_nll_loss')
+_op_polar = get_op('aten::polar')
+_op_polar__out = get_op('aten::polar.out')
+_op_polygamma = get_op('aten::polygamma')
+_op_polygamma__out = get_op('aten::polygamma.out')
 _op_positive = get_op('aten::positive')
 _op_pow__Scalar = get_op('aten::pow.Scalar')
 _op_pow__Scalar_out = get_op('aten::pow.Scalar_out')
@@ -683,6 +801,9 @@ _op_quantile = get_op('aten::quantile')
 _op_quantile__out = get_op('aten::quantile.out')
 _op_quantile__scalar = get_op('aten::quantile.scalar')
 _op_quantile__scalar_out = get_op('aten::quantile.scalar_out')
+_op_rad2deg = get_op('aten::rad2deg')
+_op_rad2deg__out = get_op('aten::rad2deg.out')
+_op_rad2deg_ = get_op('aten::rad2deg_')
 _op_rand = get_op('aten::rand')
 _op_rand__generator = get_op('aten::rand.generator')
 _op_rand__generator_out = get_op('aten::rand.generator_out')
@@ -725,6 +846,8 @@ _op_remainder__Scalar_Tensor = get_op('aten::remainder.Scalar_Tensor')
 _op_remainder__Scalar_out = get_op('aten::remainder.Scalar_out')
 _op_remainder__Tensor = get_op('aten::remainder.Tensor')
 _op_remainder__Tensor_out = get_op('aten::remainder.Tensor_out')
+_op_renorm = get_op('aten::renorm')
+_op_renorm__out = get_op('aten::renorm.out')
 _op_repeat_interleave__Tensor = get_op('aten::repeat_interleave.Tensor')
 _op_repeat_interleave__self_Tensor = get_op('aten::repeat_interleave.self_Tensor')
 _op_repeat_interleave__self_int = get_op('aten::repeat_interleave.self_int')
@@ -774,6 +897,9 @@ _op_searchsorted__Scalar_out = get_op('aten::searchsorted.Scalar_out')
 _op_searchsorted__Tensor = get_op('aten::searchsorted.Tensor')
 _op_searchsorted__Tensor_out = get_op('aten::searchsorted.Tensor_out')
 _op_select__int = get_op('aten::select.int')
+_op_select_copy__int = get_op('aten::select_copy.int')
+_op_select_copy__int_out = get_op('aten::select_copy.int_out')
+_op_select_scatter = get_op('aten::select_scatter')
 _op_selu = get_op('aten::selu')
 _op_selu_ = get_op('aten::selu_')
 _op_sgn = get_op('aten::sgn')
@@ -783,13 +909,22 @@ _op_sigmoid__out = get_op('aten::sigmoid.out')
 _op_sigmoid_ = get_op('aten::sigmoid_')
 _op_sign = get_op('aten::sign')
 _op_sign__out = get_op('aten::sign.out')
+_op_signbit = get_op('aten::signbit')
+_op_signbit__out = get_op('aten::signbit.out')
 _op_sin = get_op('aten::sin')
 _op_sin__out = get_op('aten::sin.out')
 _op_sin_ = get_op('aten::sin_')
+_op_sinc = get_op('aten::sinc')
+_op_sinc__out = get_op('aten::sinc.out')
+_op_sinc_ = get_op('aten::sinc_')
 _op_sinh = get_op('aten::sinh')
 _op_sinh__out = get_op('aten::sinh.out')
 _op_sinh_ = get_op('aten::sinh_')
 _op_slice__Tensor = get_op('aten::slice.Tensor')
+_op_slice_copy__Tensor = get_op('aten::slice_copy.Tensor')
+_op_slice_copy__Tensor_out = get_op('aten::slice_copy.Tensor_out')
+_op_slice_scatter = get_op('aten::slice_scatter')
+_op_slice_scatter__out = get_op('aten::slice_scatter.out')
 _op_slogdet = get_op('aten::slogdet')
 _op_slogdet__out = get_op('aten::slogdet.out')
 _op_softmax__int = get_op('aten::softmax.int')
@@ -800,7 +935,9 @@ _op_sort__values = get_op('aten::sort.values')
 _op_sort__values_stable = get_op('aten::sort.values_stable')
 _op_split__Tensor = get_op('aten::split.Tensor')
 _op_split__sizes = get_op('aten::split.sizes')
+_op_split_copy__Tensor = get_op('aten::split_copy.Tensor')
 _op_split_with_sizes = get_op('aten::split_with_sizes')
+_op_split_with_sizes_copy = get_op('aten::split_with_sizes_copy')
 _op_sqrt = get_op('aten::sqrt')
 _op_sqrt__out = get_op('aten::sqrt.out')
 _op_sqrt_ = get_op('aten::sqrt_')
@@ -810,6 +947,12 @@ _op_square_ = get_op('aten::square_')
 _op_squeeze = get_op('aten::squeeze')
 _op_squeeze__dim = get_op('aten::squeeze.dim')
 _op_squeeze__dims = get_op('aten::squeeze.dims')
+_op_squeeze_copy = get_op('aten::squeeze_copy')
+_op_squeeze_copy__dim = get_op('aten::squeeze_copy.dim')
+_op_squeeze_copy__dim_out = get_op('aten::squeeze_copy.dim_out')
+_op_squeeze_copy__dims = get_op('aten::squeeze_copy.dims')
+_op_squeeze_copy__dims_out = get_op('aten::squeeze_copy.dims_out')
+_op_squeeze_copy__out = get_op('aten::squeeze_copy.out')
 _op_stack = get_op('aten::stack')
 _op_stack__out = get_op('aten::stack.out')
 _op_std = get_op('aten::std')
@@ -820,6 +963,7 @@ _op_std__out = get_op('aten::std.out')
 _op_std_mean = get_op('aten::std_mean')
 _op_std_mean__correction = get_op('aten::std_mean.correction')
 _op_std_mean__dim = get_op('aten::std_mean.dim')
+_op_stft__center = get_op('aten::stft.center')
 _op_sub__Tensor = get_op('aten::sub.Tensor')
 _op_sub__out = get_op('aten::sub.out')
 _op_subtract__Scalar = get_op('aten::subtract.Scalar')
@@ -832,6 +976,8 @@ _op_svd = get_op('aten::svd')
 _op_swapaxes = get_op('aten::swapaxes')
 _op_swapdims = get_op('aten::swapdims')
 _op_t = get_op('aten::t')
+_op_t_copy = get_op('aten::t_copy')
+_op_t_copy__out = get_op('aten::t_copy.out')
 _op_take = get_op('aten::take')
 _op_take__out = get_op('aten::take.out')
 _op_take_along_dim = get_op('aten::take_along_dim')
@@ -855,11 +1001,19 @@ _op_topk = get_op('aten::topk')
 _op_topk__values = get_op('aten::topk.values')
 _op_trace = get_op('aten::trace')
 _op_transpose__int = get_op('aten::transpose.int')
+_op_transpose_copy__int = get_op('aten::transpose_copy.int')
+_op_transpose_copy__int_out = get_op('aten::transpose_copy.int_out')
+_op_triangular_solve = get_op('aten::triangular_solve')
+_op_triangular_solve__X = get_op('aten::triangular_solve.X')
 _op_tril = get_op('aten::tril')
 _op_tril__out = get_op('aten::tril.out')
+_op_tril_indices = get_op('aten::tril_indices')
+_op_tril_indices__out = get_op('aten::tril_indices.out')
 _op_triplet_margin_loss = get_op('aten::triplet_margin_loss')
 _op_triu = get_op('aten::triu')
 _op_triu__out = get_op('aten::triu.out')
+_op_triu_indices = get_op('aten::triu_indices')
+_op_triu_indices__out = get_op('aten::triu_indices.out')
 _op_true_divide__Scalar = get_op('aten::true_divide.Scalar')
 _op_true_divide__Tensor = get_op('aten::true_divide.Tensor')
 _op_true_divide__out = get_op('aten::true_divide.out')
@@ -867,10 +1021,19 @@ _op_trunc = get_op('aten::trunc')
 _op_trunc__out = get_op('aten::trunc.out')
 _op_trunc_ = get_op('aten::trunc_')
 _op_unbind__int = get_op('aten::unbind.int')
+_op_unbind_copy__int = get_op('aten::unbind_copy.int')
 _op_unflatten__int = get_op('aten::unflatten.int')
+_op_unfold_copy = get_op('aten::unfold_copy')
+_op_unfold_copy__out = get_op('aten::unfold_copy.out')
 _op_unique_consecutive = get_op('aten::unique_consecutive')
 _op_unique_dim = get_op('aten::unique_dim')
+_op_unsafe_chunk = get_op('aten::unsafe_chunk')
+_op_unsafe_split__Tensor = get_op('aten::unsafe_split.Tensor')
+_op_unsafe_split_with_sizes = get_op('aten::unsafe_split_with_sizes')
 _op_unsqueeze = get_op('aten::unsqueeze')
+_op_unsqueeze_copy = get_op('aten::unsqueeze_copy')
+_op_unsqueeze_copy__out = get_op('aten::unsqueeze_copy.out')
+_op_vander = get_op('aten::vander')
 _op_var = get_op('aten::var')
 _op_var__correction = get_op('aten::var.correction')
 _op_var__correction_out = get_op('aten::var.correction_out')
@@ -882,7 +1045,15 @@ _op_var_mean__dim = get_op('aten::var_mean.dim')
 _op_vdot = get_op('aten::vdot')
 _op_vdot__out = get_op('aten::vdot.out')
 _op_view_as_complex = get_op('aten::view_as_complex')
+_op_view_as_complex_copy = get_op('aten::view_as_complex_copy')
+_op_view_as_complex_copy__out = get_op('aten::view_as_complex_copy.out')
 _op_view_as_real = get_op('aten::view_as_real')
+_op_view_as_real_copy = get_op('aten::view_as_real_copy')
+_op_view_as_real_copy__out = get_op('aten::view_as_real_copy.out')
+_op_view_copy = get_op('aten::view_copy')
+_op_view_copy__dtype = get_op('aten::view_copy.dtype')
+_op_view_copy__dtype_out = get_op('aten::view_copy.dtype_out')
+_op_view_copy__out = get_op('aten::view_copy.out')
 _op_vsplit__array = get_op('aten::vsplit.array')
 _op_vsplit__int = get_op('aten::vsplit.int')
 _op_vstack = get_op('aten::vstack')
@@ -893,10 +1064,19 @@ _op_where__ScalarOther = get_op('aten::where.ScalarOther')
 _op_where__ScalarSelf = get_op('aten::where.ScalarSelf')
 _op_where__self = get_op('aten::where.self')
 _op_where__self_out = get_op('aten::where.self_out')
+_op_xlogy__OutScalar_Other = get_op('aten::xlogy.OutScalar_Other')
+_op_xlogy__OutScalar_Self = get_op('aten::xlogy.OutScalar_Self')
+_op_xlogy__OutTensor = get_op('aten::xlogy.OutTensor')
+_op_xlogy__Scalar_Other = get_op('aten::xlogy.Scalar_Other')
+_op_xlogy__Scalar_Self = get_op('aten::xlogy.Scalar_Self')
+_op_xlogy__Tensor = get_op('aten::xlogy.Tensor')
+_op_xlogy___Scalar_Other = get_op('aten::xlogy_.Scalar_Other')
+_op_xlogy___Tensor = get_op('aten::xlogy_.Tensor')
 _op_zero_ = get_op('aten::zero_')
 _op_zeros = get_op('aten::zeros')
 _op_zeros__out = get_op('aten::zeros.out')
 _op_zeros_like = get_op('aten::zeros_like')
+_rt__lu_with_info = _rt.make('_lu_with_info', ('LU', 'pivots', 'info'))
 _rt__scaled_dot_product_flash_attention_for_cpu = _rt.make('_scaled_dot_product_flash_attention_for_cpu', ('output', 'logsumexp'))
 _rt_aminmax = _rt.make('aminmax', ('min', 'max'))
 _rt_aminmax_out = _rt.make('aminmax_out', ('min', 'max'))
@@ -904,9 +1084,13 @@ _rt_cummax = _rt.make('cummax', ('values', 'indices'))
 _rt_cummax_out = _rt.make('cummax_out', ('values', 'indices'))
 _rt_cummin = _rt.make('cummin', ('values', 'indices'))
 _rt_cummin_out = _rt.make('cummin_out', ('values', 'indices'))
+_rt_frexp = _rt.make('frexp', ('mantissa', 'exponent'))
+_rt_frexp_out = _rt.make('frexp_out', ('mantissa', 'exponent'))
 _rt_geqrf = _rt.make('geqrf', ('a', 'tau'))
 _rt_kthvalue = _rt.make('kthvalue', ('values', 'indices'))
 _rt_kthvalue_out = _rt.make('kthvalue_out', ('values', 'indices'))
+_rt_lu_unpack = _rt.make('lu_unpack', ('P', 'L', 'U'))
+_rt_lu_unpack_out = _rt.make('lu_unpack_out', ('P', 'L', 'U'))
 _rt_max = _rt.make('max', ('values', 'indices'))
 _rt_max_out = _rt.make('max_out', ('values', 'indices'))
 _rt_median = _rt.make('median', ('values', 'indices'))
@@ -925,6 +1109,8 @@ _rt_sort_out = _rt.make('sort_out', ('values', 'indices'))
 _rt_svd = _rt.make('svd', ('U', 'S', 'V'))
 _rt_topk = _rt.make('topk', ('values', 'indices'))
 _rt_topk_out = _rt.make('topk_out', ('values', 'indices'))
+_rt_triangular_solve = _rt.make('triangular_solve', ('solution', 'cloned_coefficient'))
+_rt_triangular_solve_out = _rt.make('triangular_solve_out', ('solution', 'cloned_coefficient'))
 
 
 def _f__adaptive_avg_pool2d_0(input, output_size):
@@ -992,6 +1178,51 @@ def _batch_norm_impl_index(*args, **kwargs):
         result = _op__batch_norm_impl_index.call(input._keyset | (weight._keyset if weight is not None else 0) | (bias._keyset if bias is not None else 0) | (running_mean._keyset if running_mean is not None else 0) | (running_var._keyset if running_var is not None else 0), input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
         return result
     _ap.raise_invalid_arguments(_f__batch_norm_impl_index_sigs, args, kwargs)
+
+
+def _f__cdist_backward_0(grad, x1, x2, p, cdist):
+    if not isinstance(grad, _Tensor): raise _Mismatch
+    if not isinstance(x1, _Tensor): raise _Mismatch
+    if not isinstance(x2, _Tensor): raise _Mismatch
+    if type(p) is not float: p = _ap.to_float(p)
+    if not isinstance(cdist, _Tensor): raise _Mismatch
+    return grad, x1, x2, p, cdist
+
+
+_f__cdist_backward_sigs = (_ap.PySig('_cdist_backward', (('grad', 'Tensor', None, False), ('x1', 'Tensor', None, False), ('x2', 'Tensor', None, False), ('p', 'float', None, False), ('cdist', 'Tensor', None, False)), False, False),)
+
+
+def _cdist_backward(*args, **kwargs):
+    try:
+        grad, x1, x2, p, cdist = _f__cdist_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__cdist_backward.call(grad._keyset | x1._keyset | x2._keyset | cdist._keyset, grad, x1, x2, p, cdist)
+        return result
+    _ap.raise_invalid_arguments(_f__cdist_backward_sigs, args, kwargs)
+
+
+def _f__cdist_forward_0(x1, x2, p, compute_mode):
+    if not isinstance(x1, _Tensor): raise _Mismatch
+    if not isinstance(x2, _Tensor): raise _Mismatch
+    if type(p) is not float: p = _ap.to_float(p)
+    if compute_mode is not None and type(compute_mode) is not int: compute_mode = _ap.to_int(compute_mode)
+    return x1, x2, p, compute_mode
+
+
+_f__cdist_forward_sigs = (_ap.PySig('_cdist_forward', (('x1', 'Tensor', None, False), ('x2', 'Tensor', None, False), ('p', 'float', None, False), ('compute_mode', 'int?', None, False)), False, False),)
+
+
+def _cdist_forward(*args, **kwargs):
+    try:
+        x1, x2, p, compute_mode = _f__cdist_forward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__cdist_forward.call(x1._keyset | x2._keyset, x1, x2, p, compute_mode)
+        return result
+    _ap.raise_invalid_arguments(_f__cdist_forward_sigs, args, kwargs)
 
 
 def _f__convolution_0(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32):
@@ -1196,6 +1427,104 @@ def _embedding_bag_forward_only(*args, **kwargs):
     _ap.raise_invalid_arguments(_f__embedding_bag_forward_only_sigs, args, kwargs)
 
 
+def _f__euclidean_dist_0(x1, x2):
+    if not isinstance(x1, _Tensor): raise _Mismatch
+    if not isinstance(x2, _Tensor): raise _Mismatch
+    return x1, x2
+
+
+_f__euclidean_dist_sigs = (_ap.PySig('_euclidean_dist', (('x1', 'Tensor', None, False), ('x2', 'Tensor', None, False)), False, False),)
+
+
+def _euclidean_dist(*args, **kwargs):
+    try:
+        x1, x2 = _f__euclidean_dist_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__euclidean_dist.call(x1._keyset | x2._keyset, x1, x2)
+        return result
+    _ap.raise_invalid_arguments(_f__euclidean_dist_sigs, args, kwargs)
+
+
+def _f__fft_c2c_0(input, dim, normalization, forward, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    dim = _ap.to_intlist(dim)
+    if type(normalization) is not int: normalization = _ap.to_int(normalization)
+    if forward is not True and forward is not False: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, normalization, forward, out
+
+
+_f__fft_c2c_sigs = (_ap.PySig('_fft_c2c', (('input', 'Tensor', None, False), ('dim', 'SymInt[]', None, False), ('normalization', 'int', None, False), ('forward', 'bool', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def _fft_c2c(*args, **kwargs):
+    try:
+        input, dim, normalization, forward, out = _f__fft_c2c_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op__fft_c2c.call(input._keyset, input, dim, normalization, forward)
+        else:
+            result = _op__fft_c2c__out.call(input._keyset | out._keyset, input, dim, normalization, forward, out)
+        return result
+    _ap.raise_invalid_arguments(_f__fft_c2c_sigs, args, kwargs)
+
+
+def _f__fft_c2r_0(input, dim, normalization, last_dim_size, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    dim = _ap.to_intlist(dim)
+    if type(normalization) is not int: normalization = _ap.to_int(normalization)
+    if type(last_dim_size) is not int: last_dim_size = _ap.to_int(last_dim_size)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, normalization, last_dim_size, out
+
+
+_f__fft_c2r_sigs = (_ap.PySig('_fft_c2r', (('input', 'Tensor', None, False), ('dim', 'int[]', None, False), ('normalization', 'int', None, False), ('last_dim_size', 'SymInt', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def _fft_c2r(*args, **kwargs):
+    try:
+        input, dim, normalization, last_dim_size, out = _f__fft_c2r_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op__fft_c2r.call(input._keyset, input, dim, normalization, last_dim_size)
+        else:
+            result = _op__fft_c2r__out.call(input._keyset | out._keyset, input, dim, normalization, last_dim_size, out)
+        return result
+    _ap.raise_invalid_arguments(_f__fft_c2r_sigs, args, kwargs)
+
+
+def _f__fft_r2c_0(input, dim, normalization, onesided, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    dim = _ap.to_intlist(dim)
+    if type(normalization) is not int: normalization = _ap.to_int(normalization)
+    if onesided is not True and onesided is not False: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, normalization, onesided, out
+
+
+_f__fft_r2c_sigs = (_ap.PySig('_fft_r2c', (('input', 'Tensor', None, False), ('dim', 'int[]', None, False), ('normalization', 'int', None, False), ('onesided', 'bool', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def _fft_r2c(*args, **kwargs):
+    try:
+        input, dim, normalization, onesided, out = _f__fft_r2c_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op__fft_r2c.call(input._keyset, input, dim, normalization, onesided)
+        else:
+            result = _op__fft_r2c__out.call(input._keyset | out._keyset, input, dim, normalization, onesided, out)
+        return result
+    _ap.raise_invalid_arguments(_f__fft_r2c_sigs, args, kwargs)
+
+
 def _f__fused_rms_norm_0(input, normalized_shape, weight, eps):
     if not isinstance(input, _Tensor): raise _Mismatch
     normalized_shape = _ap.to_intlist(normalized_shape)
@@ -1286,6 +1615,27 @@ def _log_softmax_backward_data(*args, **kwargs):
             result = _op__log_softmax_backward_data__out.call(grad_output._keyset | output._keyset | out._keyset, grad_output, output, dim, input_dtype, out)
         return result
     _ap.raise_invalid_arguments(_f__log_softmax_backward_data_sigs, args, kwargs)
+
+
+def _f__lu_with_info_0(input, pivot=True, check_errors=True):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if pivot is not True and pivot is not False: raise _Mismatch
+    if check_errors is not True and check_errors is not False: raise _Mismatch
+    return input, pivot, check_errors
+
+
+_f__lu_with_info_sigs = (_ap.PySig('_lu_with_info', (('input', 'Tensor', None, False), ('pivot', 'bool', 'True', False), ('check_errors', 'bool', 'True', False)), False, False),)
+
+
+def _lu_with_info(*args, **kwargs):
+    try:
+        input, pivot, check_errors = _f__lu_with_info_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _rt__lu_with_info(_op__lu_with_info.call(input._keyset, input, pivot, check_errors))
+        return result
+    _ap.raise_invalid_arguments(_f__lu_with_info_sigs, args, kwargs)
 
 
 def _f__native_batch_norm_legit_0(input, weight, bias, running_mean, running_var, training, momentum, eps):
@@ -2029,6 +2379,33 @@ def addmv_(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_addmv__sigs, args, kwargs)
 
 
+def _f_addr_0(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(vec1, _Tensor): raise _Mismatch
+    if not isinstance(vec2, _Tensor): raise _Mismatch
+    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
+    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, vec1, vec2, beta, alpha, out
+
+
+_f_addr_sigs = (_ap.PySig('addr', (('input', 'Tensor', None, False), ('vec1', 'Tensor', None, False), ('vec2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def addr(*args, **kwargs):
+    try:
+        input, vec1, vec2, beta, alpha, out = _f_addr_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_addr.call(input._keyset | vec1._keyset | vec2._keyset, input, vec1, vec2, beta, alpha)
+        else:
+            result = _op_addr__out.call(input._keyset | vec1._keyset | vec2._keyset | out._keyset, input, vec1, vec2, beta, alpha, out)
+        return result
+    _ap.raise_invalid_arguments(_f_addr_sigs, args, kwargs)
+
+
 def _f_adjoint_0(input):
     if not isinstance(input, _Tensor): raise _Mismatch
     return input,
@@ -2107,6 +2484,29 @@ def alias(*args, **kwargs):
         result = _op_alias.call(input._keyset, input)
         return result
     _ap.raise_invalid_arguments(_f_alias_sigs, args, kwargs)
+
+
+def _f_alias_copy_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_alias_copy_sigs = (_ap.PySig('alias_copy', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def alias_copy(*args, **kwargs):
+    try:
+        input, out = _f_alias_copy_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_alias_copy.call(input._keyset, input)
+        else:
+            result = _op_alias_copy__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_alias_copy_sigs, args, kwargs)
 
 
 def _f_all_0(input, *, out=None):
@@ -2309,6 +2709,29 @@ def aminmax(*args, **kwargs):
             result = _rt_aminmax_out(_op_aminmax__out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, dim, keepdim, out[0], out[1]))
         return result
     _ap.raise_invalid_arguments(_f_aminmax_sigs, args, kwargs)
+
+
+def _f_angle_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_angle_sigs = (_ap.PySig('angle', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def angle(*args, **kwargs):
+    try:
+        input, out = _f_angle_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_angle.call(input._keyset, input)
+        else:
+            result = _op_angle__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_angle_sigs, args, kwargs)
 
 
 def _f_any_0(input, *, out=None):
@@ -2884,6 +3307,55 @@ def as_strided_(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_as_strided__sigs, args, kwargs)
 
 
+def _f_as_strided_copy_0(input, size, stride, storage_offset=None, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    size = _ap.to_intlist(size)
+    stride = _ap.to_intlist(stride)
+    if storage_offset is not None and type(storage_offset) is not int: storage_offset = _ap.to_int(storage_offset)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, size, stride, storage_offset, out
+
+
+_f_as_strided_copy_sigs = (_ap.PySig('as_strided_copy', (('input', 'Tensor', None, False), ('size', 'SymInt[]', None, False), ('stride', 'SymInt[]', None, False), ('storage_offset', 'SymInt?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def as_strided_copy(*args, **kwargs):
+    try:
+        input, size, stride, storage_offset, out = _f_as_strided_copy_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_as_strided_copy.call(input._keyset, input, size, stride, storage_offset)
+        else:
+            result = _op_as_strided_copy__out.call(input._keyset | out._keyset, input, size, stride, storage_offset, out)
+        return result
+    _ap.raise_invalid_arguments(_f_as_strided_copy_sigs, args, kwargs)
+
+
+def _f_as_strided_scatter_0(input, src, size, stride, storage_offset=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(src, _Tensor): raise _Mismatch
+    size = _ap.to_intlist(size)
+    stride = _ap.to_intlist(stride)
+    if storage_offset is not None and type(storage_offset) is not int: storage_offset = _ap.to_int(storage_offset)
+    return input, src, size, stride, storage_offset
+
+
+_f_as_strided_scatter_sigs = (_ap.PySig('as_strided_scatter', (('input', 'Tensor', None, False), ('src', 'Tensor', None, False), ('size', 'SymInt[]', None, False), ('stride', 'SymInt[]', None, False), ('storage_offset', 'SymInt?', 'None', False)), False, False),)
+
+
+def as_strided_scatter(*args, **kwargs):
+    try:
+        input, src, size, stride, storage_offset = _f_as_strided_scatter_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_as_strided_scatter.call(input._keyset | src._keyset, input, src, size, stride, storage_offset)
+        return result
+    _ap.raise_invalid_arguments(_f_as_strided_scatter_sigs, args, kwargs)
+
+
 def _f_asin_0(input, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -3076,6 +3548,105 @@ def atanh_(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_atanh__sigs, args, kwargs)
 
 
+def _f_atleast_1d_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+def _f_atleast_1d_1(tensors):
+    tensors = _ap.to_tensorlist(tensors)
+    return tensors,
+
+
+_f_atleast_1d_sigs = (_ap.PySig('atleast_1d', (('input', 'Tensor', None, False),), False, False), _ap.PySig('atleast_1d', (('tensors', 'Tensor[]', None, False),), False, False),)
+
+
+def atleast_1d(*args, **kwargs):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, = _f_atleast_1d_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_atleast_1d.call(input._keyset, input)
+            return result
+    if len(args) <= 1:
+        try:
+            tensors, = _f_atleast_1d_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_atleast_1d__Sequence.call(_ap.keyset_of_list(tensors), tensors)
+            return result
+    _ap.raise_invalid_arguments(_f_atleast_1d_sigs, args, kwargs)
+
+
+def _f_atleast_2d_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+def _f_atleast_2d_1(tensors):
+    tensors = _ap.to_tensorlist(tensors)
+    return tensors,
+
+
+_f_atleast_2d_sigs = (_ap.PySig('atleast_2d', (('input', 'Tensor', None, False),), False, False), _ap.PySig('atleast_2d', (('tensors', 'Tensor[]', None, False),), False, False),)
+
+
+def atleast_2d(*args, **kwargs):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, = _f_atleast_2d_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_atleast_2d.call(input._keyset, input)
+            return result
+    if len(args) <= 1:
+        try:
+            tensors, = _f_atleast_2d_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_atleast_2d__Sequence.call(_ap.keyset_of_list(tensors), tensors)
+            return result
+    _ap.raise_invalid_arguments(_f_atleast_2d_sigs, args, kwargs)
+
+
+def _f_atleast_3d_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+def _f_atleast_3d_1(tensors):
+    tensors = _ap.to_tensorlist(tensors)
+    return tensors,
+
+
+_f_atleast_3d_sigs = (_ap.PySig('atleast_3d', (('input', 'Tensor', None, False),), False, False), _ap.PySig('atleast_3d', (('tensors', 'Tensor[]', None, False),), False, False),)
+
+
+def atleast_3d(*args, **kwargs):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, = _f_atleast_3d_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_atleast_3d.call(input._keyset, input)
+            return result
+    if len(args) <= 1:
+        try:
+            tensors, = _f_atleast_3d_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_atleast_3d__Sequence.call(_ap.keyset_of_list(tensors), tensors)
+            return result
+    _ap.raise_invalid_arguments(_f_atleast_3d_sigs, args, kwargs)
+
+
 def _f_avg_pool1d_0(input, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True):
     if not isinstance(input, _Tensor): raise _Mismatch
     kernel_size = _ap.to_intlist(kernel_size, 1)
@@ -3125,6 +3696,54 @@ def baddbmm(*args, **kwargs):
             result = _op_baddbmm__out.call(input._keyset | batch1._keyset | batch2._keyset | out._keyset, input, batch1, batch2, beta, alpha, out)
         return result
     _ap.raise_invalid_arguments(_f_baddbmm_sigs, args, kwargs)
+
+
+def _f_bartlett_window_0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if type(window_length) is not int: window_length = _ap.to_int(window_length)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return window_length, dtype, layout, device, pin_memory, requires_grad
+
+
+def _f_bartlett_window_1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if type(window_length) is not int: window_length = _ap.to_int(window_length)
+    if periodic is not True and periodic is not False: raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return window_length, periodic, dtype, layout, device, pin_memory, requires_grad
+
+
+_f_bartlett_window_sigs = (_ap.PySig('bartlett_window', (('window_length', 'int', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('bartlett_window', (('window_length', 'int', None, False), ('periodic', 'bool', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+
+
+def bartlett_window(*args, **kwargs):
+    if len(args) <= 1:
+        try:
+            window_length, dtype, layout, device, pin_memory, requires_grad = _f_bartlett_window_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bartlett_window.call(_ap.keyset_of_device(device), window_length, dtype, layout, device, pin_memory)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    if len(args) <= 2:
+        try:
+            window_length, periodic, dtype, layout, device, pin_memory, requires_grad = _f_bartlett_window_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_bartlett_window__periodic.call(_ap.keyset_of_device(device), window_length, periodic, dtype, layout, device, pin_memory)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    _ap.raise_invalid_arguments(_f_bartlett_window_sigs, args, kwargs)
 
 
 def _f_batch_norm_0(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
@@ -3568,6 +4187,54 @@ def bitwise_xor(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_bitwise_xor_sigs, args, kwargs)
 
 
+def _f_blackman_window_0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if type(window_length) is not int: window_length = _ap.to_int(window_length)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return window_length, dtype, layout, device, pin_memory, requires_grad
+
+
+def _f_blackman_window_1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if type(window_length) is not int: window_length = _ap.to_int(window_length)
+    if periodic is not True and periodic is not False: raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return window_length, periodic, dtype, layout, device, pin_memory, requires_grad
+
+
+_f_blackman_window_sigs = (_ap.PySig('blackman_window', (('window_length', 'int', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('blackman_window', (('window_length', 'int', None, False), ('periodic', 'bool', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+
+
+def blackman_window(*args, **kwargs):
+    if len(args) <= 1:
+        try:
+            window_length, dtype, layout, device, pin_memory, requires_grad = _f_blackman_window_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_blackman_window.call(_ap.keyset_of_device(device), window_length, dtype, layout, device, pin_memory)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    if len(args) <= 2:
+        try:
+            window_length, periodic, dtype, layout, device, pin_memory, requires_grad = _f_blackman_window_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_blackman_window__periodic.call(_ap.keyset_of_device(device), window_length, periodic, dtype, layout, device, pin_memory)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    _ap.raise_invalid_arguments(_f_blackman_window_sigs, args, kwargs)
+
+
 def _f_block_diag_0(tensors):
     tensors = _ap.to_tensorlist(tensors)
     return tensors,
@@ -3736,6 +4403,28 @@ def cat(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_cat_sigs, args, kwargs)
 
 
+def _f_cdist_0(x1, x2, p=2, compute_mode=None):
+    if not isinstance(x1, _Tensor): raise _Mismatch
+    if not isinstance(x2, _Tensor): raise _Mismatch
+    if type(p) is not float: p = _ap.to_float(p)
+    if compute_mode is not None and type(compute_mode) is not int: compute_mode = _ap.to_int(compute_mode)
+    return x1, x2, p, compute_mode
+
+
+_f_cdist_sigs = (_ap.PySig('cdist', (('x1', 'Tensor', None, False), ('x2', 'Tensor', None, False), ('p', 'float', '2', False), ('compute_mode', 'int?', 'None', False)), False, False),)
+
+
+def cdist(*args, **kwargs):
+    try:
+        x1, x2, p, compute_mode = _f_cdist_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_cdist.call(x1._keyset | x2._keyset, x1, x2, p, compute_mode)
+        return result
+    _ap.raise_invalid_arguments(_f_cdist_sigs, args, kwargs)
+
+
 def _f_ceil_0(input, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -3818,6 +4507,29 @@ def celu_(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_celu__sigs, args, kwargs)
 
 
+def _f_chain_matmul_0(matrices, *, out=None):
+    matrices = _ap.to_tensorlist(matrices)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return matrices, out
+
+
+_f_chain_matmul_sigs = (_ap.PySig('chain_matmul', (('matrices', 'Tensor[]', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def chain_matmul(*args, **kwargs):
+    try:
+        matrices, out = _f_chain_matmul_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_chain_matmul.call(_ap.keyset_of_list(matrices), matrices)
+        else:
+            result = _op_chain_matmul__out.call(_ap.keyset_of_list(matrices) | out._keyset, matrices, out)
+        return result
+    _ap.raise_invalid_arguments(_f_chain_matmul_sigs, args, kwargs)
+
+
 def _f_channel_shuffle_0(input, groups):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(groups) is not int: groups = _ap.to_int(groups)
@@ -3836,6 +4548,79 @@ def channel_shuffle(*args, **kwargs):
         result = _op_channel_shuffle.call(input._keyset, input, groups)
         return result
     _ap.raise_invalid_arguments(_f_channel_shuffle_sigs, args, kwargs)
+
+
+def _f_cholesky_0(input, upper=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if upper is not False and upper is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, upper, out
+
+
+_f_cholesky_sigs = (_ap.PySig('cholesky', (('input', 'Tensor', None, False), ('upper', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def cholesky(*args, **kwargs):
+    try:
+        input, upper, out = _f_cholesky_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_cholesky.call(input._keyset, input, upper)
+        else:
+            result = _op_cholesky__out.call(input._keyset | out._keyset, input, upper, out)
+        return result
+    _ap.raise_invalid_arguments(_f_cholesky_sigs, args, kwargs)
+
+
+def _f_cholesky_inverse_0(input, upper=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if upper is not False and upper is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, upper, out
+
+
+_f_cholesky_inverse_sigs = (_ap.PySig('cholesky_inverse', (('input', 'Tensor', None, False), ('upper', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def cholesky_inverse(*args, **kwargs):
+    try:
+        input, upper, out = _f_cholesky_inverse_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_cholesky_inverse.call(input._keyset, input, upper)
+        else:
+            result = _op_cholesky_inverse__out.call(input._keyset | out._keyset, input, upper, out)
+        return result
+    _ap.raise_invalid_arguments(_f_cholesky_inverse_sigs, args, kwargs)
+
+
+def _f_cholesky_solve_0(input, input2, upper=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(input2, _Tensor): raise _Mismatch
+    if upper is not False and upper is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, input2, upper, out
+
+
+_f_cholesky_solve_sigs = (_ap.PySig('cholesky_solve', (('input', 'Tensor', None, False), ('input2', 'Tensor', None, False), ('upper', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def cholesky_solve(*args, **kwargs):
+    try:
+        input, input2, upper, out = _f_cholesky_solve_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_cholesky_solve.call(input._keyset | input2._keyset, input, input2, upper)
+        else:
+            result = _op_cholesky_solve__out.call(input._keyset | input2._keyset | out._keyset, input, input2, upper, out)
+        return result
+    _ap.raise_invalid_arguments(_f_cholesky_solve_sigs, args, kwargs)
 
 
 def _f_chunk_0(input, chunks, dim=0):
@@ -4241,6 +5026,30 @@ def combinations(*args, **kwargs):
         result = _op_combinations.call(input._keyset, input, r, with_replacement)
         return result
     _ap.raise_invalid_arguments(_f_combinations_sigs, args, kwargs)
+
+
+def _f_complex_0(real, imag, *, out=None):
+    if not isinstance(real, _Tensor): raise _Mismatch
+    if not isinstance(imag, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return real, imag, out
+
+
+_f_complex_sigs = (_ap.PySig('complex', (('real', 'Tensor', None, False), ('imag', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def complex(*args, **kwargs):
+    try:
+        real, imag, out = _f_complex_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_complex.call(real._keyset | imag._keyset, real, imag)
+        else:
+            result = _op_complex__out.call(real._keyset | imag._keyset | out._keyset, real, imag, out)
+        return result
+    _ap.raise_invalid_arguments(_f_complex_sigs, args, kwargs)
 
 
 def _f_concat_0(tensors, dim=0, *, out=None):
@@ -4984,6 +5793,48 @@ def cumsum(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_cumsum_sigs, args, kwargs)
 
 
+def _f_deg2rad_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_deg2rad_sigs = (_ap.PySig('deg2rad', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def deg2rad(*args, **kwargs):
+    try:
+        input, out = _f_deg2rad_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_deg2rad.call(input._keyset, input)
+        else:
+            result = _op_deg2rad__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_deg2rad_sigs, args, kwargs)
+
+
+def _f_deg2rad__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_deg2rad__sigs = (_ap.PySig('deg2rad_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def deg2rad_(*args, **kwargs):
+    try:
+        input, = _f_deg2rad__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_deg2rad_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_deg2rad__sigs, args, kwargs)
+
+
 def _f_det_0(input):
     if not isinstance(input, _Tensor): raise _Mismatch
     return input,
@@ -5039,6 +5890,29 @@ def detach_(*args, **kwargs):
         result = _op_detach_.call(input._keyset, input)
         return result
     _ap.raise_invalid_arguments(_f_detach__sigs, args, kwargs)
+
+
+def _f_detach_copy_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_detach_copy_sigs = (_ap.PySig('detach_copy', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def detach_copy(*args, **kwargs):
+    try:
+        input, out = _f_detach_copy_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_detach_copy.call(input._keyset, input)
+        else:
+            result = _op_detach_copy__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_detach_copy_sigs, args, kwargs)
 
 
 def _f_diag_0(input, diagonal=0, *, out=None):
@@ -5129,6 +6003,55 @@ def diagonal(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_diagonal_sigs, args, kwargs)
 
 
+def _f_diagonal_copy_0(input, offset=0, dim1=0, dim2=1, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(offset) is not int: offset = _ap.to_int(offset)
+    if type(dim1) is not int: dim1 = _ap.to_int(dim1)
+    if type(dim2) is not int: dim2 = _ap.to_int(dim2)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, offset, dim1, dim2, out
+
+
+_f_diagonal_copy_sigs = (_ap.PySig('diagonal_copy', (('input', 'Tensor', None, False), ('offset', 'int', '0', False), ('dim1', 'int', '0', False), ('dim2', 'int', '1', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def diagonal_copy(*args, **kwargs):
+    try:
+        input, offset, dim1, dim2, out = _f_diagonal_copy_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_diagonal_copy.call(input._keyset, input, offset, dim1, dim2)
+        else:
+            result = _op_diagonal_copy__out.call(input._keyset | out._keyset, input, offset, dim1, dim2, out)
+        return result
+    _ap.raise_invalid_arguments(_f_diagonal_copy_sigs, args, kwargs)
+
+
+def _f_diagonal_scatter_0(input, src, offset=0, dim1=0, dim2=1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(src, _Tensor): raise _Mismatch
+    if type(offset) is not int: offset = _ap.to_int(offset)
+    if type(dim1) is not int: dim1 = _ap.to_int(dim1)
+    if type(dim2) is not int: dim2 = _ap.to_int(dim2)
+    return input, src, offset, dim1, dim2
+
+
+_f_diagonal_scatter_sigs = (_ap.PySig('diagonal_scatter', (('input', 'Tensor', None, False), ('src', 'Tensor', None, False), ('offset', 'int', '0', False), ('dim1', 'int', '0', False), ('dim2', 'int', '1', False)), False, False),)
+
+
+def diagonal_scatter(*args, **kwargs):
+    try:
+        input, src, offset, dim1, dim2 = _f_diagonal_scatter_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_diagonal_scatter.call(input._keyset | src._keyset, input, src, offset, dim1, dim2)
+        return result
+    _ap.raise_invalid_arguments(_f_diagonal_scatter_sigs, args, kwargs)
+
+
 def _f_digamma_0(input, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -5150,6 +6073,27 @@ def digamma(*args, **kwargs):
             result = _op_digamma__out.call(input._keyset | out._keyset, input, out)
         return result
     _ap.raise_invalid_arguments(_f_digamma_sigs, args, kwargs)
+
+
+def _f_dist_0(input, other, p=2):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if type(p) not in _PYNUM: p = _ap.to_scalar(p)
+    return input, other, p
+
+
+_f_dist_sigs = (_ap.PySig('dist', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('p', 'Scalar', '2', False)), False, False),)
+
+
+def dist(*args, **kwargs):
+    try:
+        input, other, p = _f_dist_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_dist.call(input._keyset | other._keyset, input, other, p)
+        return result
+    _ap.raise_invalid_arguments(_f_dist_sigs, args, kwargs)
 
 
 def _f_div_0(input, other, *, out=None):
@@ -5582,6 +6526,38 @@ def empty_like(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_empty_like_sigs, args, kwargs)
 
 
+def _f_empty_permuted_0(size, physical_layout, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    size = _ap.to_intlist(size)
+    physical_layout = _ap.to_intlist(physical_layout)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return size, physical_layout, out, dtype, layout, device, pin_memory, requires_grad
+
+
+_f_empty_permuted_sigs = (_ap.PySig('empty_permuted', (('size', 'SymInt[]', None, False), ('physical_layout', 'int[]', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+
+
+def empty_permuted(*args, **kwargs):
+    try:
+        size, physical_layout, out, dtype, layout, device, pin_memory, requires_grad = _f_empty_permuted_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_empty_permuted.call(_ap.keyset_of_device(device), size, physical_layout, dtype, layout, device, pin_memory)
+        else:
+            _check_factory_out(out, dtype, layout, device)
+            result = _op_empty_permuted__out.call(out._keyset, size, physical_layout, out)
+        if requires_grad:
+            _ap.factory_requires_grad(result)
+        return result
+    _ap.raise_invalid_arguments(_f_empty_permuted_sigs, args, kwargs)
+
+
 def _f_empty_strided_0(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     size = _ap.to_intlist(size)
     stride = _ap.to_intlist(stride)
@@ -5863,6 +6839,31 @@ def exp_(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_exp__sigs, args, kwargs)
 
 
+def _f_expand_copy_0(input, size, *, implicit=False, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    size = _ap.to_intlist(size)
+    if implicit is not False and implicit is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, size, implicit, out
+
+
+_f_expand_copy_sigs = (_ap.PySig('expand_copy', (('input', 'Tensor', None, False), ('size', 'SymInt[]', None, False), ('implicit', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def expand_copy(*args, **kwargs):
+    try:
+        input, size, implicit, out = _f_expand_copy_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_expand_copy.call(input._keyset, input, size, implicit)
+        else:
+            result = _op_expand_copy__out.call(input._keyset | out._keyset, input, size, implicit, out)
+        return result
+    _ap.raise_invalid_arguments(_f_expand_copy_sigs, args, kwargs)
+
+
 def _f_expm1_0(input, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -6045,6 +7046,49 @@ def feature_dropout_(*args, **kwargs):
         result = _op_feature_dropout_.call(input._keyset, input, p, train)
         return result
     _ap.raise_invalid_arguments(_f_feature_dropout__sigs, args, kwargs)
+
+
+def _f_fill_0(input, value, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, value, out
+
+
+def _f_fill_1(input, value, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(value, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, value, out
+
+
+_f_fill_sigs = (_ap.PySig('fill', (('input', 'Tensor', None, False), ('value', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('fill', (('input', 'Tensor', None, False), ('value', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def fill(*args, **kwargs):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, value, out = _f_fill_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_fill__Scalar.call(input._keyset, input, value)
+            else:
+                result = _op_fill__Scalar_out.call(input._keyset | out._keyset, input, value, out)
+            return result
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, value, out = _f_fill_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_fill__Tensor.call(input._keyset | value._keyset, input, value)
+            else:
+                result = _op_fill__Tensor_out.call(input._keyset | value._keyset | out._keyset, input, value, out)
+            return result
+    _ap.raise_invalid_arguments(_f_fill_sigs, args, kwargs)
 
 
 def _f_fill__0(input, value):
@@ -6482,6 +7526,29 @@ def frac_(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_frac__sigs, args, kwargs)
 
 
+def _f_frexp_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, out
+
+
+_f_frexp_sigs = (_ap.PySig('frexp', (('input', 'Tensor', None, False), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def frexp(*args, **kwargs):
+    try:
+        input, out = _f_frexp_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_frexp(_op_frexp__Tensor.call(input._keyset, input))
+        else:
+            result = _rt_frexp_out(_op_frexp__Tensor_out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, out[0], out[1]))
+        return result
+    _ap.raise_invalid_arguments(_f_frexp_sigs, args, kwargs)
+
+
 def _f_full_0(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     size = _ap.to_intlist(size)
     if type(fill_value) not in _PYNUM: fill_value = _ap.to_scalar(fill_value)
@@ -6566,6 +7633,50 @@ def gather(*args, **kwargs):
             result = _op_gather__out.call(input._keyset | index._keyset | out._keyset, input, dim, index, sparse_grad, out)
         return result
     _ap.raise_invalid_arguments(_f_gather_sigs, args, kwargs)
+
+
+def _f_gcd_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_gcd_sigs = (_ap.PySig('gcd', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def gcd(*args, **kwargs):
+    try:
+        input, other, out = _f_gcd_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_gcd.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_gcd__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
+    _ap.raise_invalid_arguments(_f_gcd_sigs, args, kwargs)
+
+
+def _f_gcd__0(input, other):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return input, other
+
+
+_f_gcd__sigs = (_ap.PySig('gcd_', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False)), False, False),)
+
+
+def gcd_(*args, **kwargs):
+    try:
+        input, other = _f_gcd__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_gcd_.call(input._keyset | other._keyset, input, other)
+        return result
+    _ap.raise_invalid_arguments(_f_gcd__sigs, args, kwargs)
 
 
 def _f_ge_0(input, other, *, out=None):
@@ -6997,6 +8108,147 @@ def gt(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_gt_sigs, args, kwargs)
 
 
+def _f_hamming_window_0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if type(window_length) is not int: window_length = _ap.to_int(window_length)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return window_length, dtype, layout, device, pin_memory, requires_grad
+
+
+def _f_hamming_window_1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if type(window_length) is not int: window_length = _ap.to_int(window_length)
+    if periodic is not True and periodic is not False: raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return window_length, periodic, dtype, layout, device, pin_memory, requires_grad
+
+
+def _f_hamming_window_2(window_length, periodic, alpha, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if type(window_length) is not int: window_length = _ap.to_int(window_length)
+    if periodic is not True and periodic is not False: raise _Mismatch
+    if type(alpha) is not float: alpha = _ap.to_float(alpha)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return window_length, periodic, alpha, dtype, layout, device, pin_memory, requires_grad
+
+
+def _f_hamming_window_3(window_length, periodic, alpha, beta, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if type(window_length) is not int: window_length = _ap.to_int(window_length)
+    if periodic is not True and periodic is not False: raise _Mismatch
+    if type(alpha) is not float: alpha = _ap.to_float(alpha)
+    if type(beta) is not float: beta = _ap.to_float(beta)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return window_length, periodic, alpha, beta, dtype, layout, device, pin_memory, requires_grad
+
+
+_f_hamming_window_sigs = (_ap.PySig('hamming_window', (('window_length', 'int', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('hamming_window', (('window_length', 'int', None, False), ('periodic', 'bool', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('hamming_window', (('window_length', 'int', None, False), ('periodic', 'bool', None, False), ('alpha', 'float', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('hamming_window', (('window_length', 'int', None, False), ('periodic', 'bool', None, False), ('alpha', 'float', None, False), ('beta', 'float', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+
+
+def hamming_window(*args, **kwargs):
+    if len(args) <= 1:
+        try:
+            window_length, dtype, layout, device, pin_memory, requires_grad = _f_hamming_window_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_hamming_window.call(_ap.keyset_of_device(device), window_length, dtype, layout, device, pin_memory)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    if len(args) <= 2:
+        try:
+            window_length, periodic, dtype, layout, device, pin_memory, requires_grad = _f_hamming_window_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_hamming_window__periodic.call(_ap.keyset_of_device(device), window_length, periodic, dtype, layout, device, pin_memory)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    if len(args) <= 3:
+        try:
+            window_length, periodic, alpha, dtype, layout, device, pin_memory, requires_grad = _f_hamming_window_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_hamming_window__periodic_alpha.call(_ap.keyset_of_device(device), window_length, periodic, alpha, dtype, layout, device, pin_memory)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    if len(args) <= 4:
+        try:
+            window_length, periodic, alpha, beta, dtype, layout, device, pin_memory, requires_grad = _f_hamming_window_3(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_hamming_window__periodic_alpha_beta.call(_ap.keyset_of_device(device), window_length, periodic, alpha, beta, dtype, layout, device, pin_memory)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    _ap.raise_invalid_arguments(_f_hamming_window_sigs, args, kwargs)
+
+
+def _f_hann_window_0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if type(window_length) is not int: window_length = _ap.to_int(window_length)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return window_length, dtype, layout, device, pin_memory, requires_grad
+
+
+def _f_hann_window_1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if type(window_length) is not int: window_length = _ap.to_int(window_length)
+    if periodic is not True and periodic is not False: raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return window_length, periodic, dtype, layout, device, pin_memory, requires_grad
+
+
+_f_hann_window_sigs = (_ap.PySig('hann_window', (('window_length', 'int', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('hann_window', (('window_length', 'int', None, False), ('periodic', 'bool', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+
+
+def hann_window(*args, **kwargs):
+    if len(args) <= 1:
+        try:
+            window_length, dtype, layout, device, pin_memory, requires_grad = _f_hann_window_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_hann_window.call(_ap.keyset_of_device(device), window_length, dtype, layout, device, pin_memory)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    if len(args) <= 2:
+        try:
+            window_length, periodic, dtype, layout, device, pin_memory, requires_grad = _f_hann_window_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_hann_window__periodic.call(_ap.keyset_of_device(device), window_length, periodic, dtype, layout, device, pin_memory)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    _ap.raise_invalid_arguments(_f_hann_window_sigs, args, kwargs)
+
+
 def _f_hardshrink_0(input, lambd=0.5, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(lambd) not in _PYNUM: lambd = _ap.to_scalar(lambd)
@@ -7019,6 +8271,30 @@ def hardshrink(*args, **kwargs):
             result = _op_hardshrink__out.call(input._keyset | out._keyset, input, lambd, out)
         return result
     _ap.raise_invalid_arguments(_f_hardshrink_sigs, args, kwargs)
+
+
+def _f_heaviside_0(input, values, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(values, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, values, out
+
+
+_f_heaviside_sigs = (_ap.PySig('heaviside', (('input', 'Tensor', None, False), ('values', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def heaviside(*args, **kwargs):
+    try:
+        input, values, out = _f_heaviside_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_heaviside.call(input._keyset | values._keyset, input, values)
+        else:
+            result = _op_heaviside__out.call(input._keyset | values._keyset | out._keyset, input, values, out)
+        return result
+    _ap.raise_invalid_arguments(_f_heaviside_sigs, args, kwargs)
 
 
 def _f_hinge_embedding_loss_0(input, target, margin=1.0, reduction=0):
@@ -7149,6 +8425,96 @@ def hypot(*args, **kwargs):
             result = _op_hypot__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
     _ap.raise_invalid_arguments(_f_hypot_sigs, args, kwargs)
+
+
+def _f_i0_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_i0_sigs = (_ap.PySig('i0', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def i0(*args, **kwargs):
+    try:
+        input, out = _f_i0_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_i0.call(input._keyset, input)
+        else:
+            result = _op_i0__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_i0_sigs, args, kwargs)
+
+
+def _f_i0__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_i0__sigs = (_ap.PySig('i0_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def i0_(*args, **kwargs):
+    try:
+        input, = _f_i0__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_i0_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_i0__sigs, args, kwargs)
+
+
+def _f_igamma_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_igamma_sigs = (_ap.PySig('igamma', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def igamma(*args, **kwargs):
+    try:
+        input, other, out = _f_igamma_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_igamma.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_igamma__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
+    _ap.raise_invalid_arguments(_f_igamma_sigs, args, kwargs)
+
+
+def _f_igammac_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_igammac_sigs = (_ap.PySig('igammac', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def igammac(*args, **kwargs):
+    try:
+        input, other, out = _f_igammac_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_igammac.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_igammac__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
+    _ap.raise_invalid_arguments(_f_igammac_sigs, args, kwargs)
 
 
 def _f_imag_0(input):
@@ -7537,6 +8903,73 @@ def isfinite(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_isfinite_sigs, args, kwargs)
 
 
+def _f_isin_0(elements, test_elements, *, assume_unique=False, invert=False, out=None):
+    if not isinstance(elements, _Tensor): raise _Mismatch
+    if not isinstance(test_elements, _Tensor): raise _Mismatch
+    if assume_unique is not False and assume_unique is not True: raise _Mismatch
+    if invert is not False and invert is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return elements, test_elements, assume_unique, invert, out
+
+
+def _f_isin_1(elements, test_element, *, assume_unique=False, invert=False, out=None):
+    if not isinstance(elements, _Tensor): raise _Mismatch
+    if type(test_element) not in _PYNUM: test_element = _ap.to_scalar(test_element)
+    if assume_unique is not False and assume_unique is not True: raise _Mismatch
+    if invert is not False and invert is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return elements, test_element, assume_unique, invert, out
+
+
+def _f_isin_2(element, test_elements, *, assume_unique=False, invert=False, out=None):
+    if type(element) not in _PYNUM: element = _ap.to_scalar(element)
+    if not isinstance(test_elements, _Tensor): raise _Mismatch
+    if assume_unique is not False and assume_unique is not True: raise _Mismatch
+    if invert is not False and invert is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return element, test_elements, assume_unique, invert, out
+
+
+_f_isin_sigs = (_ap.PySig('isin', (('elements', 'Tensor', None, False), ('test_elements', 'Tensor', None, False), ('assume_unique', 'bool', 'False', True), ('invert', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('isin', (('elements', 'Tensor', None, False), ('test_element', 'Scalar', None, False), ('assume_unique', 'bool', 'False', True), ('invert', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('isin', (('element', 'Scalar', None, False), ('test_elements', 'Tensor', None, False), ('assume_unique', 'bool', 'False', True), ('invert', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def isin(*args, **kwargs):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            elements, test_elements, assume_unique, invert, out = _f_isin_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_isin__Tensor_Tensor.call(elements._keyset | test_elements._keyset, elements, test_elements, assume_unique, invert)
+            else:
+                result = _op_isin__Tensor_Tensor_out.call(elements._keyset | test_elements._keyset | out._keyset, elements, test_elements, assume_unique, invert, out)
+            return result
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            elements, test_element, assume_unique, invert, out = _f_isin_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_isin__Tensor_Scalar.call(elements._keyset, elements, test_element, assume_unique, invert)
+            else:
+                result = _op_isin__Tensor_Scalar_out.call(elements._keyset | out._keyset, elements, test_element, assume_unique, invert, out)
+            return result
+    if len(args) <= 2 and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            element, test_elements, assume_unique, invert, out = _f_isin_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_isin__Scalar_Tensor.call(test_elements._keyset, element, test_elements, assume_unique, invert)
+            else:
+                result = _op_isin__Scalar_Tensor_out.call(test_elements._keyset | out._keyset, element, test_elements, assume_unique, invert, out)
+            return result
+    _ap.raise_invalid_arguments(_f_isin_sigs, args, kwargs)
+
+
 def _f_isinf_0(input):
     if not isinstance(input, _Tensor): raise _Mismatch
     return input,
@@ -7619,6 +9052,123 @@ def isposinf(*args, **kwargs):
             result = _op_isposinf__out.call(input._keyset | out._keyset, input, out)
         return result
     _ap.raise_invalid_arguments(_f_isposinf_sigs, args, kwargs)
+
+
+def _f_isreal_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_isreal_sigs = (_ap.PySig('isreal', (('input', 'Tensor', None, False),), False, False),)
+
+
+def isreal(*args, **kwargs):
+    try:
+        input, = _f_isreal_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_isreal.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_isreal_sigs, args, kwargs)
+
+
+def _f_istft_0(input, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False, onesided=None, length=None, return_complex=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(n_fft) is not int: n_fft = _ap.to_int(n_fft)
+    if hop_length is not None and type(hop_length) is not int: hop_length = _ap.to_int(hop_length)
+    if win_length is not None and type(win_length) is not int: win_length = _ap.to_int(win_length)
+    if window is not None and not isinstance(window, _Tensor): raise _Mismatch
+    if center is not True and center is not False: raise _Mismatch
+    if normalized is not False and normalized is not True: raise _Mismatch
+    if onesided is not None and onesided is not True and onesided is not False: raise _Mismatch
+    if length is not None and type(length) is not int: length = _ap.to_int(length)
+    if return_complex is not False and return_complex is not True: raise _Mismatch
+    return input, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex
+
+
+_f_istft_sigs = (_ap.PySig('istft', (('input', 'Tensor', None, False), ('n_fft', 'int', None, False), ('hop_length', 'int?', 'None', False), ('win_length', 'int?', 'None', False), ('window', 'Tensor?', 'None', False), ('center', 'bool', 'True', False), ('normalized', 'bool', 'False', False), ('onesided', 'bool?', 'None', False), ('length', 'int?', 'None', False), ('return_complex', 'bool', 'False', False)), False, False),)
+
+
+def istft(*args, **kwargs):
+    try:
+        input, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex = _f_istft_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_istft.call(input._keyset | (window._keyset if window is not None else 0), input, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
+        return result
+    _ap.raise_invalid_arguments(_f_istft_sigs, args, kwargs)
+
+
+def _f_kaiser_window_0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if type(window_length) is not int: window_length = _ap.to_int(window_length)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return window_length, dtype, layout, device, pin_memory, requires_grad
+
+
+def _f_kaiser_window_1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if type(window_length) is not int: window_length = _ap.to_int(window_length)
+    if periodic is not True and periodic is not False: raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return window_length, periodic, dtype, layout, device, pin_memory, requires_grad
+
+
+def _f_kaiser_window_2(window_length, periodic, beta, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if type(window_length) is not int: window_length = _ap.to_int(window_length)
+    if periodic is not True and periodic is not False: raise _Mismatch
+    if type(beta) is not float: beta = _ap.to_float(beta)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return window_length, periodic, beta, dtype, layout, device, pin_memory, requires_grad
+
+
+_f_kaiser_window_sigs = (_ap.PySig('kaiser_window', (('window_length', 'int', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('kaiser_window', (('window_length', 'int', None, False), ('periodic', 'bool', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('kaiser_window', (('window_length', 'int', None, False), ('periodic', 'bool', None, False), ('beta', 'float', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+
+
+def kaiser_window(*args, **kwargs):
+    if len(args) <= 1:
+        try:
+            window_length, dtype, layout, device, pin_memory, requires_grad = _f_kaiser_window_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_kaiser_window.call(_ap.keyset_of_device(device), window_length, dtype, layout, device, pin_memory)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    if len(args) <= 2:
+        try:
+            window_length, periodic, dtype, layout, device, pin_memory, requires_grad = _f_kaiser_window_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_kaiser_window__periodic.call(_ap.keyset_of_device(device), window_length, periodic, dtype, layout, device, pin_memory)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    if len(args) <= 3:
+        try:
+            window_length, periodic, beta, dtype, layout, device, pin_memory, requires_grad = _f_kaiser_window_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_kaiser_window__beta.call(_ap.keyset_of_device(device), window_length, periodic, beta, dtype, layout, device, pin_memory)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
+    _ap.raise_invalid_arguments(_f_kaiser_window_sigs, args, kwargs)
 
 
 def _f_kl_div_0(input, target, reduction=0, *, log_target=False):
@@ -7715,6 +9265,94 @@ def layer_norm(*args, **kwargs):
         result = _op_layer_norm.call(input._keyset | (weight._keyset if weight is not None else 0) | (bias._keyset if bias is not None else 0), input, normalized_shape, weight, bias, eps, cudnn_enable)
         return result
     _ap.raise_invalid_arguments(_f_layer_norm_sigs, args, kwargs)
+
+
+def _f_lcm_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_lcm_sigs = (_ap.PySig('lcm', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def lcm(*args, **kwargs):
+    try:
+        input, other, out = _f_lcm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_lcm.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_lcm__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
+    _ap.raise_invalid_arguments(_f_lcm_sigs, args, kwargs)
+
+
+def _f_lcm__0(input, other):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return input, other
+
+
+_f_lcm__sigs = (_ap.PySig('lcm_', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False)), False, False),)
+
+
+def lcm_(*args, **kwargs):
+    try:
+        input, other = _f_lcm__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_lcm_.call(input._keyset | other._keyset, input, other)
+        return result
+    _ap.raise_invalid_arguments(_f_lcm__sigs, args, kwargs)
+
+
+def _f_ldexp_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_ldexp_sigs = (_ap.PySig('ldexp', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def ldexp(*args, **kwargs):
+    try:
+        input, other, out = _f_ldexp_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_ldexp__Tensor.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_ldexp__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
+    _ap.raise_invalid_arguments(_f_ldexp_sigs, args, kwargs)
+
+
+def _f_ldexp__0(input, other):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return input, other
+
+
+_f_ldexp__sigs = (_ap.PySig('ldexp_', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False)), False, False),)
+
+
+def ldexp_(*args, **kwargs):
+    try:
+        input, other = _f_ldexp__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_ldexp_.call(input._keyset | other._keyset, input, other)
+        return result
+    _ap.raise_invalid_arguments(_f_ldexp__sigs, args, kwargs)
 
 
 def _f_le_0(input, other, *, out=None):
@@ -8197,20 +9835,20 @@ def log_(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_log__sigs, args, kwargs)
 
 
-def _f_log_softmax_0(input, dim, *, out=None, dtype=None):
+def _f_log_softmax_0(input, dim, dtype=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(dim) is not int: dim = _ap.to_int(dim)
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
-    return input, dim, out, dtype
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, dtype, out
 
 
-_f_log_softmax_sigs = (_ap.PySig('log_softmax', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', False)), False, False),)
+_f_log_softmax_sigs = (_ap.PySig('log_softmax', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('dtype', 'ScalarType?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
 def log_softmax(*args, **kwargs):
     try:
-        input, dim, out, dtype = _f_log_softmax_0(*args, **kwargs)
+        input, dim, dtype, out = _f_log_softmax_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
@@ -8244,6 +9882,54 @@ def logaddexp(*args, **kwargs):
             result = _op_logaddexp__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
     _ap.raise_invalid_arguments(_f_logaddexp_sigs, args, kwargs)
+
+
+def _f_logaddexp2_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_logaddexp2_sigs = (_ap.PySig('logaddexp2', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def logaddexp2(*args, **kwargs):
+    try:
+        input, other, out = _f_logaddexp2_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_logaddexp2.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_logaddexp2__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
+    _ap.raise_invalid_arguments(_f_logaddexp2_sigs, args, kwargs)
+
+
+def _f_logcumsumexp_0(input, dim, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, out
+
+
+_f_logcumsumexp_sigs = (_ap.PySig('logcumsumexp', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def logcumsumexp(*args, **kwargs):
+    try:
+        input, dim, out = _f_logcumsumexp_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_logcumsumexp.call(input._keyset, input, dim)
+        else:
+            result = _op_logcumsumexp__out.call(input._keyset | out._keyset, input, dim, out)
+        return result
+    _ap.raise_invalid_arguments(_f_logcumsumexp_sigs, args, kwargs)
 
 
 def _f_logdet_0(input):
@@ -8662,6 +10348,57 @@ def lt(*args, **kwargs):
                 result = _op_lt__Scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
     _ap.raise_invalid_arguments(_f_lt_sigs, args, kwargs)
+
+
+def _f_lu_solve_0(input, LU_data, LU_pivots, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(LU_data, _Tensor): raise _Mismatch
+    if not isinstance(LU_pivots, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, LU_data, LU_pivots, out
+
+
+_f_lu_solve_sigs = (_ap.PySig('lu_solve', (('input', 'Tensor', None, False), ('LU_data', 'Tensor', None, False), ('LU_pivots', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def lu_solve(*args, **kwargs):
+    try:
+        input, LU_data, LU_pivots, out = _f_lu_solve_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_lu_solve.call(input._keyset | LU_data._keyset | LU_pivots._keyset, input, LU_data, LU_pivots)
+        else:
+            result = _op_lu_solve__out.call(input._keyset | LU_data._keyset | LU_pivots._keyset | out._keyset, input, LU_data, LU_pivots, out)
+        return result
+    _ap.raise_invalid_arguments(_f_lu_solve_sigs, args, kwargs)
+
+
+def _f_lu_unpack_0(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    if not isinstance(LU_data, _Tensor): raise _Mismatch
+    if not isinstance(LU_pivots, _Tensor): raise _Mismatch
+    if unpack_data is not True and unpack_data is not False: raise _Mismatch
+    if unpack_pivots is not True and unpack_pivots is not False: raise _Mismatch
+    if out is not None: out = _ap.to_tensorlist_n(out, 3)
+    return LU_data, LU_pivots, unpack_data, unpack_pivots, out
+
+
+_f_lu_unpack_sigs = (_ap.PySig('lu_unpack', (('LU_data', 'Tensor', None, False), ('LU_pivots', 'Tensor', None, False), ('unpack_data', 'bool', 'True', False), ('unpack_pivots', 'bool', 'True', False), ('out', 'Tensor[3]', 'None', True)), False, False),)
+
+
+def lu_unpack(*args, **kwargs):
+    try:
+        LU_data, LU_pivots, unpack_data, unpack_pivots, out = _f_lu_unpack_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_lu_unpack(_op_lu_unpack.call(LU_data._keyset | LU_pivots._keyset, LU_data, LU_pivots, unpack_data, unpack_pivots))
+        else:
+            result = _rt_lu_unpack_out(_op_lu_unpack__out.call(LU_data._keyset | LU_pivots._keyset | out[0]._keyset | out[1]._keyset | out[2]._keyset, LU_data, LU_pivots, unpack_data, unpack_pivots, out[0], out[1], out[2]))
+        return result
+    _ap.raise_invalid_arguments(_f_lu_unpack_sigs, args, kwargs)
 
 
 def _f_margin_ranking_loss_0(input1, input2, target, margin=0.0, reduction=0):
@@ -9554,6 +11291,30 @@ def mv(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_mv_sigs, args, kwargs)
 
 
+def _f_mvlgamma_0(input, p, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(p) is not int: p = _ap.to_int(p)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, p, out
+
+
+_f_mvlgamma_sigs = (_ap.PySig('mvlgamma', (('input', 'Tensor', None, False), ('p', 'int', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def mvlgamma(*args, **kwargs):
+    try:
+        input, p, out = _f_mvlgamma_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_mvlgamma.call(input._keyset, input, p)
+        else:
+            result = _op_mvlgamma__out.call(input._keyset | out._keyset, input, p, out)
+        return result
+    _ap.raise_invalid_arguments(_f_mvlgamma_sigs, args, kwargs)
+
+
 def _f_nan_to_num_0(input, nan=None, posinf=None, neginf=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if nan is not None and type(nan) is not float: nan = _ap.to_float(nan)
@@ -9779,6 +11540,32 @@ def narrow(*args, **kwargs):
             result = _op_narrow__Tensor.call(input._keyset | start._keyset, input, dim, start, length)
             return result
     _ap.raise_invalid_arguments(_f_narrow_sigs, args, kwargs)
+
+
+def _f_narrow_copy_0(input, dim, start, length, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if type(start) is not int: start = _ap.to_int(start)
+    if type(length) is not int: length = _ap.to_int(length)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, start, length, out
+
+
+_f_narrow_copy_sigs = (_ap.PySig('narrow_copy', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('start', 'SymInt', None, False), ('length', 'SymInt', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def narrow_copy(*args, **kwargs):
+    try:
+        input, dim, start, length, out = _f_narrow_copy_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_narrow_copy.call(input._keyset, input, dim, start, length)
+        else:
+            result = _op_narrow_copy__out.call(input._keyset | out._keyset, input, dim, start, length, out)
+        return result
+    _ap.raise_invalid_arguments(_f_narrow_copy_sigs, args, kwargs)
 
 
 def _f_native_batch_norm_0(input, weight, bias, running_mean, running_var, training, momentum, eps, *, out=None):
@@ -10026,6 +11813,55 @@ def negative_(*args, **kwargs):
         result = _op_negative_.call(input._keyset, input)
         return result
     _ap.raise_invalid_arguments(_f_negative__sigs, args, kwargs)
+
+
+def _f_nextafter_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_nextafter_sigs = (_ap.PySig('nextafter', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def nextafter(*args, **kwargs):
+    try:
+        input, other, out = _f_nextafter_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_nextafter.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_nextafter__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
+    _ap.raise_invalid_arguments(_f_nextafter_sigs, args, kwargs)
+
+
+def _f_nonzero_static_0(input, *, size, fill_value=-1, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(size) is not int: size = _ap.to_int(size)
+    if type(fill_value) is not int: fill_value = _ap.to_int(fill_value)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, size, fill_value, out
+
+
+_f_nonzero_static_sigs = (_ap.PySig('nonzero_static', (('input', 'Tensor', None, False), ('size', 'SymInt', None, True), ('fill_value', 'int', '-1', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def nonzero_static(*args, **kwargs):
+    try:
+        input, size, fill_value, out = _f_nonzero_static_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_nonzero_static.call(input._keyset, input, size, fill_value)
+        else:
+            result = _op_nonzero_static__out.call(input._keyset | out._keyset, input, size, fill_value, out)
+        return result
+    _ap.raise_invalid_arguments(_f_nonzero_static_sigs, args, kwargs)
 
 
 def _f_norm_0(input, p, *, dtype):
@@ -10336,6 +12172,33 @@ def orgqr(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_orgqr_sigs, args, kwargs)
 
 
+def _f_ormqr_0(input, input2, input3, left=True, transpose=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(input2, _Tensor): raise _Mismatch
+    if not isinstance(input3, _Tensor): raise _Mismatch
+    if left is not True and left is not False: raise _Mismatch
+    if transpose is not False and transpose is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, input2, input3, left, transpose, out
+
+
+_f_ormqr_sigs = (_ap.PySig('ormqr', (('input', 'Tensor', None, False), ('input2', 'Tensor', None, False), ('input3', 'Tensor', None, False), ('left', 'bool', 'True', False), ('transpose', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def ormqr(*args, **kwargs):
+    try:
+        input, input2, input3, left, transpose, out = _f_ormqr_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_ormqr.call(input._keyset | input2._keyset | input3._keyset, input, input2, input3, left, transpose)
+        else:
+            result = _op_ormqr__out.call(input._keyset | input2._keyset | input3._keyset | out._keyset, input, input2, input3, left, transpose, out)
+        return result
+    _ap.raise_invalid_arguments(_f_ormqr_sigs, args, kwargs)
+
+
 def _f_outer_0(input, vec2, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(vec2, _Tensor): raise _Mismatch
@@ -10421,6 +12284,30 @@ def permute(*args, **kwargs):
         result = _op_permute.call(input._keyset, input, dims)
         return result
     _ap.raise_invalid_arguments(_f_permute_sigs, args, kwargs)
+
+
+def _f_permute_copy_0(input, dims, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    dims = _ap.to_intlist(dims)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dims, out
+
+
+_f_permute_copy_sigs = (_ap.PySig('permute_copy', (('input', 'Tensor', None, False), ('dims', 'int[]', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def permute_copy(*args, **kwargs):
+    try:
+        input, dims, out = _f_permute_copy_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_permute_copy.call(input._keyset, input, dims)
+        else:
+            result = _op_permute_copy__out.call(input._keyset | out._keyset, input, dims, out)
+        return result
+    _ap.raise_invalid_arguments(_f_permute_copy_sigs, args, kwargs)
 
 
 def _f_pinverse_0(input, rcond=1e-15):
@@ -10525,6 +12412,54 @@ def poisson_nll_loss(*args, **kwargs):
         result = _op_poisson_nll_loss.call(input._keyset | target._keyset, input, target, log_input, full, eps, reduction)
         return result
     _ap.raise_invalid_arguments(_f_poisson_nll_loss_sigs, args, kwargs)
+
+
+def _f_polar_0(abs, angle, *, out=None):
+    if not isinstance(abs, _Tensor): raise _Mismatch
+    if not isinstance(angle, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return abs, angle, out
+
+
+_f_polar_sigs = (_ap.PySig('polar', (('abs', 'Tensor', None, False), ('angle', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def polar(*args, **kwargs):
+    try:
+        abs, angle, out = _f_polar_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_polar.call(abs._keyset | angle._keyset, abs, angle)
+        else:
+            result = _op_polar__out.call(abs._keyset | angle._keyset | out._keyset, abs, angle, out)
+        return result
+    _ap.raise_invalid_arguments(_f_polar_sigs, args, kwargs)
+
+
+def _f_polygamma_0(n, input, *, out=None):
+    if type(n) is not int: n = _ap.to_int(n)
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return n, input, out
+
+
+_f_polygamma_sigs = (_ap.PySig('polygamma', (('n', 'int', None, False), ('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def polygamma(*args, **kwargs):
+    try:
+        n, input, out = _f_polygamma_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_polygamma.call(input._keyset, n, input)
+        else:
+            result = _op_polygamma__out.call(input._keyset | out._keyset, n, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_polygamma_sigs, args, kwargs)
 
 
 def _f_positive_0(input):
@@ -10757,6 +12692,48 @@ def quantile(*args, **kwargs):
                 result = _op_quantile__scalar_out.call(input._keyset | out._keyset, input, q, dim, keepdim, interpolation, out)
             return result
     _ap.raise_invalid_arguments(_f_quantile_sigs, args, kwargs)
+
+
+def _f_rad2deg_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_rad2deg_sigs = (_ap.PySig('rad2deg', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def rad2deg(*args, **kwargs):
+    try:
+        input, out = _f_rad2deg_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_rad2deg.call(input._keyset, input)
+        else:
+            result = _op_rad2deg__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_rad2deg_sigs, args, kwargs)
+
+
+def _f_rad2deg__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_rad2deg__sigs = (_ap.PySig('rad2deg_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def rad2deg_(*args, **kwargs):
+    try:
+        input, = _f_rad2deg__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_rad2deg_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_rad2deg__sigs, args, kwargs)
 
 
 def _f_rand_0(size, *, generator, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -11465,6 +13442,32 @@ def remainder(*args, **kwargs):
                 result = _op_remainder__Scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
     _ap.raise_invalid_arguments(_f_remainder_sigs, args, kwargs)
+
+
+def _f_renorm_0(input, p, dim, maxnorm, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(p) not in _PYNUM: p = _ap.to_scalar(p)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if type(maxnorm) not in _PYNUM: maxnorm = _ap.to_scalar(maxnorm)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, p, dim, maxnorm, out
+
+
+_f_renorm_sigs = (_ap.PySig('renorm', (('input', 'Tensor', None, False), ('p', 'Scalar', None, False), ('dim', 'int', None, False), ('maxnorm', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def renorm(*args, **kwargs):
+    try:
+        input, p, dim, maxnorm, out = _f_renorm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_renorm.call(input._keyset, input, p, dim, maxnorm)
+        else:
+            result = _op_renorm__out.call(input._keyset | out._keyset, input, p, dim, maxnorm, out)
+        return result
+    _ap.raise_invalid_arguments(_f_renorm_sigs, args, kwargs)
 
 
 def _f_repeat_interleave_0(repeats, *, output_size=None):
@@ -12274,6 +14277,53 @@ def select(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_select_sigs, args, kwargs)
 
 
+def _f_select_copy_0(input, dim, index, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if type(index) is not int: index = _ap.to_int(index)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, index, out
+
+
+_f_select_copy_sigs = (_ap.PySig('select_copy', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'SymInt', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def select_copy(*args, **kwargs):
+    try:
+        input, dim, index, out = _f_select_copy_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_select_copy__int.call(input._keyset, input, dim, index)
+        else:
+            result = _op_select_copy__int_out.call(input._keyset | out._keyset, input, dim, index, out)
+        return result
+    _ap.raise_invalid_arguments(_f_select_copy_sigs, args, kwargs)
+
+
+def _f_select_scatter_0(input, src, dim, index):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(src, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if type(index) is not int: index = _ap.to_int(index)
+    return input, src, dim, index
+
+
+_f_select_scatter_sigs = (_ap.PySig('select_scatter', (('input', 'Tensor', None, False), ('src', 'Tensor', None, False), ('dim', 'int', None, False), ('index', 'SymInt', None, False)), False, False),)
+
+
+def select_scatter(*args, **kwargs):
+    try:
+        input, src, dim, index = _f_select_scatter_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_select_scatter.call(input._keyset | src._keyset, input, src, dim, index)
+        return result
+    _ap.raise_invalid_arguments(_f_select_scatter_sigs, args, kwargs)
+
+
 def _f_selu_0(input):
     if not isinstance(input, _Tensor): raise _Mismatch
     return input,
@@ -12400,6 +14450,29 @@ def sign(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_sign_sigs, args, kwargs)
 
 
+def _f_signbit_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_signbit_sigs = (_ap.PySig('signbit', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def signbit(*args, **kwargs):
+    try:
+        input, out = _f_signbit_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_signbit.call(input._keyset, input)
+        else:
+            result = _op_signbit__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_signbit_sigs, args, kwargs)
+
+
 def _f_sin_0(input, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -12440,6 +14513,48 @@ def sin_(*args, **kwargs):
         result = _op_sin_.call(input._keyset, input)
         return result
     _ap.raise_invalid_arguments(_f_sin__sigs, args, kwargs)
+
+
+def _f_sinc_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_sinc_sigs = (_ap.PySig('sinc', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def sinc(*args, **kwargs):
+    try:
+        input, out = _f_sinc_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_sinc.call(input._keyset, input)
+        else:
+            result = _op_sinc__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_sinc_sigs, args, kwargs)
+
+
+def _f_sinc__0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_sinc__sigs = (_ap.PySig('sinc_', (('input', 'Tensor', None, False),), False, False),)
+
+
+def sinc_(*args, **kwargs):
+    try:
+        input, = _f_sinc__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_sinc_.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_sinc__sigs, args, kwargs)
 
 
 def _f_sinh_0(input, *, out=None):
@@ -12507,6 +14622,61 @@ def slice(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_slice_sigs, args, kwargs)
 
 
+def _f_slice_copy_0(input, dim=0, start=None, end=None, step=1, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if start is not None and type(start) is not int: start = _ap.to_int(start)
+    if end is not None and type(end) is not int: end = _ap.to_int(end)
+    if type(step) is not int: step = _ap.to_int(step)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, start, end, step, out
+
+
+_f_slice_copy_sigs = (_ap.PySig('slice_copy', (('input', 'Tensor', None, False), ('dim', 'int', '0', False), ('start', 'SymInt?', 'None', False), ('end', 'SymInt?', 'None', False), ('step', 'SymInt', '1', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def slice_copy(*args, **kwargs):
+    try:
+        input, dim, start, end, step, out = _f_slice_copy_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_slice_copy__Tensor.call(input._keyset, input, dim, start, end, step)
+        else:
+            result = _op_slice_copy__Tensor_out.call(input._keyset | out._keyset, input, dim, start, end, step, out)
+        return result
+    _ap.raise_invalid_arguments(_f_slice_copy_sigs, args, kwargs)
+
+
+def _f_slice_scatter_0(input, src, dim=0, start=None, end=None, step=1, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(src, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if start is not None and type(start) is not int: start = _ap.to_int(start)
+    if end is not None and type(end) is not int: end = _ap.to_int(end)
+    if type(step) is not int: step = _ap.to_int(step)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, src, dim, start, end, step, out
+
+
+_f_slice_scatter_sigs = (_ap.PySig('slice_scatter', (('input', 'Tensor', None, False), ('src', 'Tensor', None, False), ('dim', 'int', '0', False), ('start', 'SymInt?', 'None', False), ('end', 'SymInt?', 'None', False), ('step', 'SymInt', '1', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def slice_scatter(*args, **kwargs):
+    try:
+        input, src, dim, start, end, step, out = _f_slice_scatter_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_slice_scatter.call(input._keyset | src._keyset, input, src, dim, start, end, step)
+        else:
+            result = _op_slice_scatter__out.call(input._keyset | src._keyset | out._keyset, input, src, dim, start, end, step, out)
+        return result
+    _ap.raise_invalid_arguments(_f_slice_scatter_sigs, args, kwargs)
+
+
 def _f_slogdet_0(input, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if out is not None: out = _ap.to_tensorlist_n(out, 2)
@@ -12530,20 +14700,20 @@ def slogdet(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_slogdet_sigs, args, kwargs)
 
 
-def _f_softmax_0(input, dim, *, out=None, dtype=None):
+def _f_softmax_0(input, dim, dtype=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(dim) is not int: dim = _ap.to_int(dim)
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
-    return input, dim, out, dtype
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, dtype, out
 
 
-_f_softmax_sigs = (_ap.PySig('softmax', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', False)), False, False),)
+_f_softmax_sigs = (_ap.PySig('softmax', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('dtype', 'ScalarType?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
 def softmax(*args, **kwargs):
     try:
-        input, dim, out, dtype = _f_softmax_0(*args, **kwargs)
+        input, dim, dtype, out = _f_softmax_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
@@ -12638,6 +14808,27 @@ def split(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_split_sigs, args, kwargs)
 
 
+def _f_split_copy_0(input, split_size, dim=0):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(split_size) is not int: split_size = _ap.to_int(split_size)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return input, split_size, dim
+
+
+_f_split_copy_sigs = (_ap.PySig('split_copy', (('input', 'Tensor', None, False), ('split_size', 'SymInt', None, False), ('dim', 'int', '0', False)), False, False),)
+
+
+def split_copy(*args, **kwargs):
+    try:
+        input, split_size, dim = _f_split_copy_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_split_copy__Tensor.call(input._keyset, input, split_size, dim)
+        return result
+    _ap.raise_invalid_arguments(_f_split_copy_sigs, args, kwargs)
+
+
 def _f_split_with_sizes_0(input, split_sizes, dim=0):
     if not isinstance(input, _Tensor): raise _Mismatch
     split_sizes = _ap.to_intlist(split_sizes)
@@ -12657,6 +14848,27 @@ def split_with_sizes(*args, **kwargs):
         result = _op_split_with_sizes.call(input._keyset, input, split_sizes, dim)
         return result
     _ap.raise_invalid_arguments(_f_split_with_sizes_sigs, args, kwargs)
+
+
+def _f_split_with_sizes_copy_0(input, split_sizes, dim=0):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    split_sizes = _ap.to_intlist(split_sizes)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return input, split_sizes, dim
+
+
+_f_split_with_sizes_copy_sigs = (_ap.PySig('split_with_sizes_copy', (('input', 'Tensor', None, False), ('split_sizes', 'SymInt[]', None, False), ('dim', 'int', '0', False)), False, False),)
+
+
+def split_with_sizes_copy(*args, **kwargs):
+    try:
+        input, split_sizes, dim = _f_split_with_sizes_copy_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_split_with_sizes_copy.call(input._keyset, input, split_sizes, dim)
+        return result
+    _ap.raise_invalid_arguments(_f_split_with_sizes_copy_sigs, args, kwargs)
 
 
 def _f_sqrt_0(input, *, out=None):
@@ -12789,6 +15001,66 @@ def squeeze(*args, **kwargs):
             result = _op_squeeze__dims.call(input._keyset, input, dim)
             return result
     _ap.raise_invalid_arguments(_f_squeeze_sigs, args, kwargs)
+
+
+def _f_squeeze_copy_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+def _f_squeeze_copy_1(input, dim, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, out
+
+
+def _f_squeeze_copy_2(input, dim, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    dim = _ap.to_intlist(dim)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, out
+
+
+_f_squeeze_copy_sigs = (_ap.PySig('squeeze_copy', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('squeeze_copy', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('squeeze_copy', (('input', 'Tensor', None, False), ('dim', 'int[]', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def squeeze_copy(*args, **kwargs):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, out = _f_squeeze_copy_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_squeeze_copy.call(input._keyset, input)
+            else:
+                result = _op_squeeze_copy__out.call(input._keyset | out._keyset, input, out)
+            return result
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, out = _f_squeeze_copy_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_squeeze_copy__dim.call(input._keyset, input, dim)
+            else:
+                result = _op_squeeze_copy__dim_out.call(input._keyset | out._keyset, input, dim, out)
+            return result
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, out = _f_squeeze_copy_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_squeeze_copy__dims.call(input._keyset, input, dim)
+            else:
+                result = _op_squeeze_copy__dims_out.call(input._keyset | out._keyset, input, dim, out)
+            return result
+    _ap.raise_invalid_arguments(_f_squeeze_copy_sigs, args, kwargs)
 
 
 def _f_stack_0(tensors, dim=0, *, out=None):
@@ -12927,6 +15199,35 @@ def std_mean(*args, **kwargs):
             result = _op_std_mean__correction.call(input._keyset, input, dim, correction, keepdim)
             return result
     _ap.raise_invalid_arguments(_f_std_mean_sigs, args, kwargs)
+
+
+def _f_stft_0(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode='reflect', normalized=False, onesided=None, return_complex=None, align_to_window=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(n_fft) is not int: n_fft = _ap.to_int(n_fft)
+    if hop_length is not None and type(hop_length) is not int: hop_length = _ap.to_int(hop_length)
+    if win_length is not None and type(win_length) is not int: win_length = _ap.to_int(win_length)
+    if window is not None and not isinstance(window, _Tensor): raise _Mismatch
+    if center is not True and center is not False: raise _Mismatch
+    pad_mode = _ap.to_str(pad_mode)
+    if normalized is not False and normalized is not True: raise _Mismatch
+    if onesided is not None and onesided is not True and onesided is not False: raise _Mismatch
+    if return_complex is not None and return_complex is not True and return_complex is not False: raise _Mismatch
+    if align_to_window is not None and align_to_window is not True and align_to_window is not False: raise _Mismatch
+    return input, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window
+
+
+_f_stft_sigs = (_ap.PySig('stft', (('input', 'Tensor', None, False), ('n_fft', 'int', None, False), ('hop_length', 'int?', 'None', False), ('win_length', 'int?', 'None', False), ('window', 'Tensor?', 'None', False), ('center', 'bool', 'True', False), ('pad_mode', 'str', '"reflect"', False), ('normalized', 'bool', 'False', False), ('onesided', 'bool?', 'None', False), ('return_complex', 'bool?', 'None', False), ('align_to_window', 'bool?', 'None', False)), False, False),)
+
+
+def stft(*args, **kwargs):
+    try:
+        input, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window = _f_stft_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_stft__center.call(input._keyset | (window._keyset if window is not None else 0), input, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window)
+        return result
+    _ap.raise_invalid_arguments(_f_stft_sigs, args, kwargs)
 
 
 def _f_sub_0(input, other, *, alpha=1, out=None):
@@ -13116,6 +15417,29 @@ def t(*args, **kwargs):
         result = _op_t.call(input._keyset, input)
         return result
     _ap.raise_invalid_arguments(_f_t_sigs, args, kwargs)
+
+
+def _f_t_copy_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_t_copy_sigs = (_ap.PySig('t_copy', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def t_copy(*args, **kwargs):
+    try:
+        input, out = _f_t_copy_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_t_copy.call(input._keyset, input)
+        else:
+            result = _op_t_copy__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_t_copy_sigs, args, kwargs)
 
 
 def _f_take_0(input, index, *, out=None):
@@ -13462,6 +15786,58 @@ def transpose(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_transpose_sigs, args, kwargs)
 
 
+def _f_transpose_copy_0(input, dim0, dim1, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim0) is not int: dim0 = _ap.to_int(dim0)
+    if type(dim1) is not int: dim1 = _ap.to_int(dim1)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim0, dim1, out
+
+
+_f_transpose_copy_sigs = (_ap.PySig('transpose_copy', (('input', 'Tensor', None, False), ('dim0', 'int', None, False), ('dim1', 'int', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def transpose_copy(*args, **kwargs):
+    try:
+        input, dim0, dim1, out = _f_transpose_copy_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_transpose_copy__int.call(input._keyset, input, dim0, dim1)
+        else:
+            result = _op_transpose_copy__int_out.call(input._keyset | out._keyset, input, dim0, dim1, out)
+        return result
+    _ap.raise_invalid_arguments(_f_transpose_copy_sigs, args, kwargs)
+
+
+def _f_triangular_solve_0(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(A, _Tensor): raise _Mismatch
+    if upper is not True and upper is not False: raise _Mismatch
+    if transpose is not False and transpose is not True: raise _Mismatch
+    if unitriangular is not False and unitriangular is not True: raise _Mismatch
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, A, upper, transpose, unitriangular, out
+
+
+_f_triangular_solve_sigs = (_ap.PySig('triangular_solve', (('input', 'Tensor', None, False), ('A', 'Tensor', None, False), ('upper', 'bool', 'True', False), ('transpose', 'bool', 'False', False), ('unitriangular', 'bool', 'False', False), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def triangular_solve(*args, **kwargs):
+    try:
+        input, A, upper, transpose, unitriangular, out = _f_triangular_solve_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_triangular_solve(_op_triangular_solve.call(input._keyset | A._keyset, input, A, upper, transpose, unitriangular))
+        else:
+            result = _rt_triangular_solve_out(_op_triangular_solve__X.call(input._keyset | A._keyset | out[0]._keyset | out[1]._keyset, input, A, upper, transpose, unitriangular, out[0], out[1]))
+        return result
+    _ap.raise_invalid_arguments(_f_triangular_solve_sigs, args, kwargs)
+
+
 def _f_tril_0(input, diagonal=0, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(diagonal) is not int: diagonal = _ap.to_int(diagonal)
@@ -13484,6 +15860,39 @@ def tril(*args, **kwargs):
             result = _op_tril__out.call(input._keyset | out._keyset, input, diagonal, out)
         return result
     _ap.raise_invalid_arguments(_f_tril_sigs, args, kwargs)
+
+
+def _f_tril_indices_0(row, col, offset=0, *, out=None, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if type(row) is not int: row = _ap.to_int(row)
+    if type(col) is not int: col = _ap.to_int(col)
+    if type(offset) is not int: offset = _ap.to_int(offset)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return row, col, offset, out, dtype, layout, device, pin_memory, requires_grad
+
+
+_f_tril_indices_sigs = (_ap.PySig('tril_indices', (('row', 'int', None, False), ('col', 'int', None, False), ('offset', 'int', '0', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'long', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+
+
+def tril_indices(*args, **kwargs):
+    try:
+        row, col, offset, out, dtype, layout, device, pin_memory, requires_grad = _f_tril_indices_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_tril_indices.call(_ap.keyset_of_device(device), row, col, offset, dtype, layout, device, pin_memory)
+        else:
+            _check_factory_out(out, dtype, layout, device)
+            result = _op_tril_indices__out.call(out._keyset, row, col, offset, out)
+        if requires_grad:
+            _ap.factory_requires_grad(result)
+        return result
+    _ap.raise_invalid_arguments(_f_tril_indices_sigs, args, kwargs)
 
 
 def _f_triplet_margin_loss_0(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, reduction=0):
@@ -13534,6 +15943,39 @@ def triu(*args, **kwargs):
             result = _op_triu__out.call(input._keyset | out._keyset, input, diagonal, out)
         return result
     _ap.raise_invalid_arguments(_f_triu_sigs, args, kwargs)
+
+
+def _f_triu_indices_0(row, col, offset=0, *, out=None, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if type(row) is not int: row = _ap.to_int(row)
+    if type(col) is not int: col = _ap.to_int(col)
+    if type(offset) is not int: offset = _ap.to_int(offset)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return row, col, offset, out, dtype, layout, device, pin_memory, requires_grad
+
+
+_f_triu_indices_sigs = (_ap.PySig('triu_indices', (('row', 'int', None, False), ('col', 'int', None, False), ('offset', 'int', '0', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'long', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+
+
+def triu_indices(*args, **kwargs):
+    try:
+        row, col, offset, out, dtype, layout, device, pin_memory, requires_grad = _f_triu_indices_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_triu_indices.call(_ap.keyset_of_device(device), row, col, offset, dtype, layout, device, pin_memory)
+        else:
+            _check_factory_out(out, dtype, layout, device)
+            result = _op_triu_indices__out.call(out._keyset, row, col, offset, out)
+        if requires_grad:
+            _ap.factory_requires_grad(result)
+        return result
+    _ap.raise_invalid_arguments(_f_triu_indices_sigs, args, kwargs)
 
 
 def _f_true_divide_0(input, other, *, out=None):
@@ -13637,6 +16079,26 @@ def unbind(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_unbind_sigs, args, kwargs)
 
 
+def _f_unbind_copy_0(input, dim=0):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return input, dim
+
+
+_f_unbind_copy_sigs = (_ap.PySig('unbind_copy', (('input', 'Tensor', None, False), ('dim', 'int', '0', False)), False, False),)
+
+
+def unbind_copy(*args, **kwargs):
+    try:
+        input, dim = _f_unbind_copy_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_unbind_copy__int.call(input._keyset, input, dim)
+        return result
+    _ap.raise_invalid_arguments(_f_unbind_copy_sigs, args, kwargs)
+
+
 def _f_unflatten_0(input, dim, sizes):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(dim) is not int: dim = _ap.to_int(dim)
@@ -13656,6 +16118,32 @@ def unflatten(*args, **kwargs):
         result = _op_unflatten__int.call(input._keyset, input, dim, sizes)
         return result
     _ap.raise_invalid_arguments(_f_unflatten_sigs, args, kwargs)
+
+
+def _f_unfold_copy_0(input, dimension, size, step, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dimension) is not int: dimension = _ap.to_int(dimension)
+    if type(size) is not int: size = _ap.to_int(size)
+    if type(step) is not int: step = _ap.to_int(step)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dimension, size, step, out
+
+
+_f_unfold_copy_sigs = (_ap.PySig('unfold_copy', (('input', 'Tensor', None, False), ('dimension', 'int', None, False), ('size', 'int', None, False), ('step', 'int', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def unfold_copy(*args, **kwargs):
+    try:
+        input, dimension, size, step, out = _f_unfold_copy_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_unfold_copy.call(input._keyset, input, dimension, size, step)
+        else:
+            result = _op_unfold_copy__out.call(input._keyset | out._keyset, input, dimension, size, step, out)
+        return result
+    _ap.raise_invalid_arguments(_f_unfold_copy_sigs, args, kwargs)
 
 
 def _f_unique_consecutive_0(input, return_inverse=False, return_counts=False, dim=None):
@@ -13703,6 +16191,69 @@ def unique_dim(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_unique_dim_sigs, args, kwargs)
 
 
+def _f_unsafe_chunk_0(input, chunks, dim=0):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(chunks) is not int: chunks = _ap.to_int(chunks)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return input, chunks, dim
+
+
+_f_unsafe_chunk_sigs = (_ap.PySig('unsafe_chunk', (('input', 'Tensor', None, False), ('chunks', 'int', None, False), ('dim', 'int', '0', False)), False, False),)
+
+
+def unsafe_chunk(*args, **kwargs):
+    try:
+        input, chunks, dim = _f_unsafe_chunk_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_unsafe_chunk.call(input._keyset, input, chunks, dim)
+        return result
+    _ap.raise_invalid_arguments(_f_unsafe_chunk_sigs, args, kwargs)
+
+
+def _f_unsafe_split_0(input, split_size, dim=0):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(split_size) is not int: split_size = _ap.to_int(split_size)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return input, split_size, dim
+
+
+_f_unsafe_split_sigs = (_ap.PySig('unsafe_split', (('input', 'Tensor', None, False), ('split_size', 'SymInt', None, False), ('dim', 'int', '0', False)), False, False),)
+
+
+def unsafe_split(*args, **kwargs):
+    try:
+        input, split_size, dim = _f_unsafe_split_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_unsafe_split__Tensor.call(input._keyset, input, split_size, dim)
+        return result
+    _ap.raise_invalid_arguments(_f_unsafe_split_sigs, args, kwargs)
+
+
+def _f_unsafe_split_with_sizes_0(input, split_sizes, dim=0):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    split_sizes = _ap.to_intlist(split_sizes)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return input, split_sizes, dim
+
+
+_f_unsafe_split_with_sizes_sigs = (_ap.PySig('unsafe_split_with_sizes', (('input', 'Tensor', None, False), ('split_sizes', 'SymInt[]', None, False), ('dim', 'int', '0', False)), False, False),)
+
+
+def unsafe_split_with_sizes(*args, **kwargs):
+    try:
+        input, split_sizes, dim = _f_unsafe_split_with_sizes_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_unsafe_split_with_sizes.call(input._keyset, input, split_sizes, dim)
+        return result
+    _ap.raise_invalid_arguments(_f_unsafe_split_with_sizes_sigs, args, kwargs)
+
+
 def _f_unsqueeze_0(input, dim):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(dim) is not int: dim = _ap.to_int(dim)
@@ -13721,6 +16272,51 @@ def unsqueeze(*args, **kwargs):
         result = _op_unsqueeze.call(input._keyset, input, dim)
         return result
     _ap.raise_invalid_arguments(_f_unsqueeze_sigs, args, kwargs)
+
+
+def _f_unsqueeze_copy_0(input, dim, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, out
+
+
+_f_unsqueeze_copy_sigs = (_ap.PySig('unsqueeze_copy', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def unsqueeze_copy(*args, **kwargs):
+    try:
+        input, dim, out = _f_unsqueeze_copy_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_unsqueeze_copy.call(input._keyset, input, dim)
+        else:
+            result = _op_unsqueeze_copy__out.call(input._keyset | out._keyset, input, dim, out)
+        return result
+    _ap.raise_invalid_arguments(_f_unsqueeze_copy_sigs, args, kwargs)
+
+
+def _f_vander_0(x, N=None, increasing=False):
+    if not isinstance(x, _Tensor): raise _Mismatch
+    if N is not None and type(N) is not int: N = _ap.to_int(N)
+    if increasing is not False and increasing is not True: raise _Mismatch
+    return x, N, increasing
+
+
+_f_vander_sigs = (_ap.PySig('vander', (('x', 'Tensor', None, False), ('N', 'int?', 'None', False), ('increasing', 'bool', 'False', False)), False, False),)
+
+
+def vander(*args, **kwargs):
+    try:
+        x, N, increasing = _f_vander_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_vander.call(x._keyset, x, N, increasing)
+        return result
+    _ap.raise_invalid_arguments(_f_vander_sigs, args, kwargs)
 
 
 def _f_var_0(input, unbiased=True):
@@ -13880,6 +16476,29 @@ def view_as_complex(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_view_as_complex_sigs, args, kwargs)
 
 
+def _f_view_as_complex_copy_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_view_as_complex_copy_sigs = (_ap.PySig('view_as_complex_copy', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def view_as_complex_copy(*args, **kwargs):
+    try:
+        input, out = _f_view_as_complex_copy_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_view_as_complex_copy.call(input._keyset, input)
+        else:
+            result = _op_view_as_complex_copy__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_view_as_complex_copy_sigs, args, kwargs)
+
+
 def _f_view_as_real_0(input):
     if not isinstance(input, _Tensor): raise _Mismatch
     return input,
@@ -13897,6 +16516,72 @@ def view_as_real(*args, **kwargs):
         result = _op_view_as_real.call(input._keyset, input)
         return result
     _ap.raise_invalid_arguments(_f_view_as_real_sigs, args, kwargs)
+
+
+def _f_view_as_real_copy_0(input, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, out
+
+
+_f_view_as_real_copy_sigs = (_ap.PySig('view_as_real_copy', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def view_as_real_copy(*args, **kwargs):
+    try:
+        input, out = _f_view_as_real_copy_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_view_as_real_copy.call(input._keyset, input)
+        else:
+            result = _op_view_as_real_copy__out.call(input._keyset | out._keyset, input, out)
+        return result
+    _ap.raise_invalid_arguments(_f_view_as_real_copy_sigs, args, kwargs)
+
+
+def _f_view_copy_0(input, size, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    size = _ap.to_intlist(size)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, size, out
+
+
+def _f_view_copy_1(input, dtype, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dtype, out
+
+
+_f_view_copy_sigs = (_ap.PySig('view_copy', (('input', 'Tensor', None, False), ('size', 'SymInt[]', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('view_copy', (('input', 'Tensor', None, False), ('dtype', 'ScalarType', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def view_copy(*args, **kwargs):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, size, out = _f_view_copy_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_view_copy.call(input._keyset, input, size)
+            else:
+                result = _op_view_copy__out.call(input._keyset | out._keyset, input, size, out)
+            return result
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dtype, out = _f_view_copy_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_view_copy__dtype.call(input._keyset, input, dtype)
+            else:
+                result = _op_view_copy__dtype_out.call(input._keyset | out._keyset, input, dtype, out)
+            return result
+    _ap.raise_invalid_arguments(_f_view_copy_sigs, args, kwargs)
 
 
 def _f_vsplit_0(input, sections):
@@ -14041,6 +16726,102 @@ def where(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_where_sigs, args, kwargs)
 
 
+def _f_xlogy_0(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+def _f_xlogy_1(self, other, *, out=None):
+    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return self, other, out
+
+
+def _f_xlogy_2(input, other, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, out
+
+
+_f_xlogy_sigs = (_ap.PySig('xlogy', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('xlogy', (('self', 'Scalar', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('xlogy', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def xlogy(*args, **kwargs):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, other, out = _f_xlogy_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_xlogy__Tensor.call(input._keyset | other._keyset, input, other)
+            else:
+                result = _op_xlogy__OutTensor.call(input._keyset | other._keyset | out._keyset, input, other, out)
+            return result
+    if len(args) <= 2 and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            self, other, out = _f_xlogy_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_xlogy__Scalar_Self.call(other._keyset, self, other)
+            else:
+                result = _op_xlogy__OutScalar_Self.call(other._keyset | out._keyset, self, other, out)
+            return result
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, other, out = _f_xlogy_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_xlogy__Scalar_Other.call(input._keyset, input, other)
+            else:
+                result = _op_xlogy__OutScalar_Other.call(input._keyset | out._keyset, input, other, out)
+            return result
+    _ap.raise_invalid_arguments(_f_xlogy_sigs, args, kwargs)
+
+
+def _f_xlogy__0(input, other):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return input, other
+
+
+def _f_xlogy__1(input, other):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    return input, other
+
+
+_f_xlogy__sigs = (_ap.PySig('xlogy_', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False)), False, False), _ap.PySig('xlogy_', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False)), False, False),)
+
+
+def xlogy_(*args, **kwargs):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, other = _f_xlogy__0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_xlogy___Tensor.call(input._keyset | other._keyset, input, other)
+            return result
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, other = _f_xlogy__1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_xlogy___Scalar_Other.call(input._keyset, input, other)
+            return result
+    _ap.raise_invalid_arguments(_f_xlogy__sigs, args, kwargs)
+
+
 def _f_zero__0(input):
     if not isinstance(input, _Tensor): raise _Mismatch
     return input,
@@ -14126,4 +16907,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_batch_norm_impl_index', '_convolution', '_convolution_mode', '_ctc_loss', '_ctc_loss_backward', '_embedding_bag', '_embedding_bag_forward_only', '_fused_rms_norm', '_local_scalar_dense', '_log_softmax', '_log_softmax_backward_data', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', '_pdist_backward', '_pdist_forward', '_prelu_kernel', '_safe_softmax', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_to_copy', '_trilinear', '_unique2', '_unsafe_view', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'adjoint', 'affine_grid_generator', 'affine_grid_generator_backward', 'alias', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'avg_pool1d', 'baddbmm', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'ceil', 'ceil_', 'celu', 'celu_', 'channel_shuffle', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'det', 'detach', 'detach_', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'digamma', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'full', 'full_like', 'gather', 'ge', 'geqrf', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'grid_sampler_2d_backward', 'grid_sampler_3d', 'grid_sampler_3d_backward', 'group_norm', 'gru', 'gru_cell', 'gt', 'hardshrink', 'hinge_embedding_loss', 'histc', 'hsplit', 'hstack', 'hypot', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'is_conj', 'is_neg', 'isclose', 'isfinite', 'isinf', 'isnan', 'isneginf', 'isposinf', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lstm', 'lstm_cell', 'lt', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mkldnn_rnn_layer', 'mkldnn_rnn_layer_backward', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'native_batch_norm', 'native_channel_shuffle', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'orgqr', 'outer', 'pairwise_distance', 'pdist', 'permute', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu', 'rnn_relu_cell', 'rnn_tanh', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'sin', 'sin_', 'sinh', 'sinh_', 'slice', 'slogdet', 'softmax', 'sort', 'split', 'split_with_sizes', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'tril', 'triplet_margin_loss', 'triu', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unflatten', 'unique_consecutive', 'unique_dim', 'unsqueeze', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_real', 'vsplit', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_batch_norm_impl_index', '_cdist_backward', '_cdist_forward', '_convolution', '_convolution_mode', '_ctc_loss', '_ctc_loss_backward', '_embedding_bag', '_embedding_bag_forward_only', '_euclidean_dist', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_fused_rms_norm', '_local_scalar_dense', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', '_pdist_backward', '_pdist_forward', '_prelu_kernel', '_safe_softmax', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_to_copy', '_trilinear', '_unique2', '_unsafe_view', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'addr', 'adjoint', 'affine_grid_generator', 'affine_grid_generator_backward', 'alias', 'alias_copy', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'angle', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'as_strided_copy', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'avg_pool1d', 'baddbmm', 'bartlett_window', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'blackman_window', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'chain_matmul', 'channel_shuffle', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'deg2rad', 'deg2rad_', 'det', 'detach', 'detach_', 'detach_copy', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_copy', 'diagonal_scatter', 'digamma', 'dist', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_permuted', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expand_copy', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'frexp', 'full', 'full_like', 'gather', 'gcd', 'gcd_', 'ge', 'geqrf', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'grid_sampler_2d_backward', 'grid_sampler_3d', 'grid_sampler_3d_backward', 'group_norm', 'gru', 'gru_cell', 'gt', 'hamming_window', 'hann_window', 'hardshrink', 'heaviside', 'hinge_embedding_loss', 'histc', 'hsplit', 'hstack', 'hypot', 'i0', 'i0_', 'igamma', 'igammac', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'is_conj', 'is_neg', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'isneginf', 'isposinf', 'isreal', 'istft', 'kaiser_window', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'lcm', 'lcm_', 'ldexp', 'ldexp_', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logaddexp2', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lstm', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mkldnn_rnn_layer', 'mkldnn_rnn_layer_backward', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_channel_shuffle', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'nextafter', 'nonzero_static', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'orgqr', 'ormqr', 'outer', 'pairwise_distance', 'pdist', 'permute', 'permute_copy', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rad2deg', 'rad2deg_', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'renorm', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu', 'rnn_relu_cell', 'rnn_tanh', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_copy', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'signbit', 'sin', 'sin_', 'sinc', 'sinc_', 'sinh', 'sinh_', 'slice', 'slice_copy', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_copy', 'split_with_sizes', 'split_with_sizes_copy', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'squeeze_copy', 'stack', 'std', 'std_mean', 'stft', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 't_copy', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'transpose_copy', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unbind_copy', 'unflatten', 'unfold_copy', 'unique_consecutive', 'unique_dim', 'unsafe_chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsqueeze', 'unsqueeze_copy', 'vander', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_complex_copy', 'view_as_real', 'view_as_real_copy', 'view_copy', 'vsplit', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
