@@ -196,6 +196,26 @@ def test_autocast_is_per_thread():
     assert _both(scenario) == ("torch.bfloat16", (False, "torch.float32"))
 
 
+def test_autocast_cast_cache_is_per_thread():
+    # torch's cache of lower-precision weight casts is thread-local: a region that ends in
+    # another thread neither sees this thread's casts nor clears them
+    from strided.amp import autocast_mode
+    w = strided.ones(4, 4, requires_grad=True)
+    x = strided.ones(2, 4)
+    with strided.autocast("cpu"):
+        strided.nn.functional.linear(x, w)
+        assert len(autocast_mode._STATE.cache) == 1
+
+        def other():
+            with strided.autocast("cpu"):
+                seen = len(autocast_mode._STATE.cache)
+                strided.nn.functional.linear(x, w)
+                return seen, len(autocast_mode._STATE.cache)
+        assert _in_thread(other) == (0, 1)
+        assert len(autocast_mode._STATE.cache) == 1
+    assert not autocast_mode._STATE.cache
+
+
 def test_backward_runs_with_the_callers_modes():
     # inside a backward pass hooks see grad mode = create_graph and the caller's inference
     # mode, in the thread that runs it; another thread meanwhile keeps its own grad mode

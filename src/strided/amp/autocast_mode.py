@@ -83,6 +83,7 @@ class _State(threading.local):
         self.nesting = 0
         self.keys = 0          # the key set ``call`` adds: AutocastCPU while CPU autocast is on
         self.excluded = 0      # > 0 inside an autocast kernel (the key is excluded there)
+        self.cache: dict = {}  # id(source) -> (weakref to source, its cast); torch's is per thread
 
 
 _STATE = _State()
@@ -196,7 +197,7 @@ def autocast_decrement_nesting() -> int:
 
 
 def clear_autocast_cache() -> None:
-    _CACHE.clear()
+    _STATE.cache.clear()
 
 
 def _deprecated(old: str, new: str) -> None:
@@ -343,7 +344,6 @@ FP32 = (
 PROMOTE = ("stack", "cat", "index_copy", "index_copy.dimname")
 
 _installed: list = []          # the (qualname, undo) pairs of the registered kernels
-_CACHE: dict = {}              # id(source) -> (weakref to source, its cast)
 
 
 def _eligible(t) -> bool:
@@ -357,11 +357,12 @@ def _cached_cast(to_type, t):
     state = _STATE
     if (to_type is state.dtypes["cpu"] and t._dtype is dt.float32 and state.cache_enabled
             and t.requires_grad and t.is_leaf and not t._is_view()):
-        hit = _CACHE.get(id(t))
+        cache = state.cache
+        hit = cache.get(id(t))
         if hit is not None and hit[0]() is t:
             return hit[1]
         cast = t.to(to_type)
-        _CACHE[id(t)] = (weakref.ref(t), cast)
+        cache[id(t)] = (weakref.ref(t), cast)
         return cast
     return t.to(to_type)
 
@@ -569,3 +570,11 @@ def _einsum_kernel(op):
         finally:
             state.excluded -= 1
     return autocast_einsum
+
+
+def __getattr__(name):
+    # ``_CACHE`` was a module global before the cache became per thread: it now reads as
+    # the calling thread's cache
+    if name == "_CACHE":
+        return _STATE.cache
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
