@@ -15,6 +15,8 @@ Reflected forms follow torch's ``_tensor.py``: ``2 - t`` is ``rsub``, ``2 / t`` 
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ..core import dtypes as dt
@@ -73,10 +75,50 @@ def _binary(tensor_qualname: str, scalar_qualname: str | None = None, alpha: boo
 
 
 def _rtruediv(self, other):
-    other = _number(other) if not isinstance(other, TensorImpl) else other
-    if other is _NOT_A_NUMBER:
+    # torch's ``__rdiv__`` is Python: ``self.reciprocal() * other``, a TypeError made
+    # NotImplemented; an ndarray ``other`` then multiplies through NumPy (a tensor back)
+    try:
+        return self.reciprocal() * other
+    except TypeError:
         return NotImplemented
-    return self.reciprocal() * other
+
+
+def _eq_with_arrays():
+    """``t == other``: like the other operators, but an ndarray ``other`` is compared as
+    ``from_numpy(other)`` (torch's ``__eq__`` alone does this; ``!=`` does not): an array
+    from_numpy refuses with a TypeError makes it NotImplemented."""
+    plain = _binary("aten::eq.Tensor", "aten::eq.Scalar")
+    op_t = get_op("aten::eq.Tensor")
+
+    def __eq__(self, other):
+        if isinstance(other, np.ndarray):
+            from .tensor_new import _from_numpy
+            try:
+                other = _from_numpy(other)
+            except TypeError:
+                return NotImplemented
+            return op_t.call(self._keyset | other._keyset, self, other)
+        return plain(self, other)
+    return __eq__
+
+
+def _array_wrap(self, array):
+    """NumPy wraps a ufunc's result on tensors with this (``np.exp(t)`` is a tensor): a
+    tensor sharing the result's memory; a bool result becomes uint8, as in torch. The
+    one-argument signature is torch's (NumPy 2 warns about it for both)."""
+    from .tensor_new import _from_numpy
+    if array.dtype == np.bool_:
+        array = array.astype(np.uint8)
+    return _from_numpy(array)
+
+
+def _contains(self, element):
+    """``element in t``: whether ``element == t`` anywhere (broadcasting a tensor
+    ``element``); only tensors and numbers (``numbers.Number``) are accepted."""
+    if isinstance(element, (TensorImpl, numbers.Number)):
+        return bool((element == self).any().item())
+    raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you passed in "
+                       f"a {type(element)}.")
 
 
 def _invert(self):
@@ -134,7 +176,7 @@ class TensorOperators:
                           "aten::bitwise_right_shift_.Tensor_Scalar")
     __rrshift__ = _binary("aten::bitwise_right_shift.Tensor",
                           "aten::bitwise_right_shift.Scalar_Tensor", swap=True)
-    __eq__ = _binary("aten::eq.Tensor", "aten::eq.Scalar")
+    __eq__ = _eq_with_arrays()
     __ne__ = _binary("aten::ne.Tensor", "aten::ne.Scalar")
     __lt__ = _binary("aten::lt.Tensor", "aten::lt.Scalar")
     __le__ = _binary("aten::le.Tensor", "aten::le.Scalar")
@@ -152,3 +194,5 @@ class TensorOperators:
         return _op_abs.call(self._keyset, self)
 
     __array_priority__ = 1000   # NumPy defers to the tensor: np.float32(2) * t is a tensor
+    __array_wrap__ = _array_wrap
+    __contains__ = _contains

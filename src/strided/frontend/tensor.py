@@ -13,6 +13,7 @@ import weakref
 
 import numpy as np
 
+from ..autograd import grad_mode as _grad_mode
 from ..autograd import graph as _graph
 from ..autograd import views as _autograd_views
 from ..core import dtypes as dt
@@ -114,6 +115,11 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
 
     def storage_offset(self) -> int:
         return self._offset
+
+    def dim_order(self, *, ambiguity_check=False):
+        """The dims from the outermost to the innermost in memory (frontend/shape_extra.py)."""
+        from .shape_extra import dim_order
+        return dim_order(self, ambiguity_check=ambiguity_check)
 
     def dim(self) -> int:
         return len(self._sizes)
@@ -562,12 +568,12 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
             if t._dtype is dt.bfloat16:
                 raise TypeError("Got unsupported ScalarType BFloat16")
             return np.asarray(ArrayExport(t))
-        check(not self.requires_grad, (
-            "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
-            "instead."))
         check(self._device.type == "cpu", lambda: (
             f"can't convert {self._device.type} device type tensor to numpy. Use Tensor.cpu() to "
             f"copy the tensor to host memory first."), TypeError)
+        check(not (self.requires_grad and _grad_mode.is_grad_enabled()), (
+            "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+            "instead."))
         if self._dtype is dt.bfloat16:
             raise TypeError("Got unsupported ScalarType BFloat16")
         if 0 in self._sizes:
@@ -575,7 +581,11 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
         return np.asarray(ArrayExport(self))
 
     def __array__(self, dtype=None, copy=None):
-        arr = self.numpy(force=True)    # NumPy has no bfloat16: TypeError, as torch's
+        """``np.asarray(t)``: ``numpy()`` (its errors too: a tensor that requires grad is
+        refused), cast to ``dtype`` if asked. Unlike torch 2.13's, it takes NumPy 2's
+        ``copy`` argument, so ``np.asarray(t, copy=False)`` shares memory where torch's
+        raises, and NumPy has no missing-``copy`` DeprecationWarning to give."""
+        arr = self.numpy()
         if dtype is not None and np.dtype(dtype) != arr.dtype:
             if copy is False:
                 raise ValueError("Unable to avoid copy while creating an array as requested.")
