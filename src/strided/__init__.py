@@ -288,3 +288,4 @@ from .utils.env import (  # noqa: E402, F401
     use_deterministic_algorithms,
 )
 from . import special  # noqa: E402, F401  (issue 14: torch.special)
+from . import fft, signal  # noqa: E402, F401  (issue 14: torch.fft, torch.signal.windows)

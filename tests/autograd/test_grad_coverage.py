@@ -531,6 +531,25 @@ COMPOSITE.update({
     "special_xlogy.other_scalar": (lambda m, x: m.special.xlogy(x, 3.0), [(3,)]),
 })
 
+# torch.fft, stft / istft (ops/native_functions/fft.yaml): composites over the FFT primitives
+COMPOSITE.update({
+    **{f"fft_{name}": (lambda m, x, name=name: getattr(m.fft, name)(x).abs(), [(3, 4)])
+       for name in ("fft", "ifft", "rfft", "ihfft", "fft2", "ifft2", "rfft2", "ihfft2", "fftn",
+                    "ifftn", "rfftn", "ihfftn")},
+    **{f"fft_{name}": (lambda m, x, name=name: getattr(m.fft, name)(x * (1 + 1j)), [(3, 4)])
+       for name in ("irfft", "hfft", "irfft2", "hfft2", "irfftn", "hfftn")},
+    "fft_fftshift": (lambda m, x: m.fft.fftshift(x), [(3, 4)]),
+    "fft_ifftshift": (lambda m, x: m.fft.ifftshift(x), [(3, 4)]),
+    "stft.center": (lambda m, x: m.stft(x, 4, window=m.hann_window(4, dtype=m.float64),
+                                        return_complex=True).abs(), [(10,)]),
+    "istft": (lambda m, x: m.istft(m.stft(x, 4, window=m.hann_window(4, dtype=m.float64),
+                                          return_complex=True),
+                                   4, window=m.hann_window(4, dtype=m.float64)), [(10,)]),
+})
+# the plain stft overload has no Python binding (torch.stft is the center one): via aten
+COMPOSITE["stft"] = (lambda m, x: m.ops.aten.stft(
+    x, 4, None, None, m.hann_window(4, dtype=m.float64), False, None, True).abs(), [(10,)])
+
 # -- the operators and the rules --------------------------------------------------------------
 
 def _native():

@@ -56,6 +56,11 @@ from . import special_functions  # noqa: E402
 
 _MODULES += (special_functions,)
 
+# torch.fft, stft / istft and the window factories (issue 14)
+from . import fft as _fft  # noqa: E402
+
+_MODULES += (_fft,)
+
 def _collect() -> dict:
     table = {}
     for module in _MODULES:

@@ -7747,7 +7747,7 @@ class NarrowCopyBackward0(FormulaNode):
             length = _u(node._s_length, node)
             self_sizes = _u(node._s_self_sizes, node)
             start = _u(node._s_start, node)
-            r_self = narrow_copy_backward(grad, self_sizes, dim, start, length)
+            r_self = slice_backward(grad, self_sizes, dim, start, start + length, 1)
         return node._flatten((r_self,))
 
 

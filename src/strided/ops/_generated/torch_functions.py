@@ -376,7 +376,6 @@ _op_empty__memory_format = get_op('aten::empty.memory_format')
 _op_empty__out = get_op('aten::empty.out')
 _op_empty_like = get_op('aten::empty_like')
 _op_empty_permuted = get_op('aten::empty_permuted')
-_op_empty_permuted__out = get_op('aten::empty_permuted.out')
 _op_empty_strided = get_op('aten::empty_strided')
 _op_eq__Scalar = get_op('aten::eq.Scalar')
 _op_eq__Scalar_out = get_op('aten::eq.Scalar_out')
@@ -411,9 +410,7 @@ _op_feature_alpha_dropout_ = get_op('aten::feature_alpha_dropout_')
 _op_feature_dropout = get_op('aten::feature_dropout')
 _op_feature_dropout_ = get_op('aten::feature_dropout_')
 _op_fill__Scalar = get_op('aten::fill.Scalar')
-_op_fill__Scalar_out = get_op('aten::fill.Scalar_out')
 _op_fill__Tensor = get_op('aten::fill.Tensor')
-_op_fill__Tensor_out = get_op('aten::fill.Tensor_out')
 _op_fill___Scalar = get_op('aten::fill_.Scalar')
 _op_fill___Tensor = get_op('aten::fill_.Tensor')
 _op_fix = get_op('aten::fix')
@@ -1008,12 +1005,10 @@ _op_triangular_solve__X = get_op('aten::triangular_solve.X')
 _op_tril = get_op('aten::tril')
 _op_tril__out = get_op('aten::tril.out')
 _op_tril_indices = get_op('aten::tril_indices')
-_op_tril_indices__out = get_op('aten::tril_indices.out')
 _op_triplet_margin_loss = get_op('aten::triplet_margin_loss')
 _op_triu = get_op('aten::triu')
 _op_triu__out = get_op('aten::triu.out')
 _op_triu_indices = get_op('aten::triu_indices')
-_op_triu_indices__out = get_op('aten::triu_indices.out')
 _op_true_divide__Scalar = get_op('aten::true_divide.Scalar')
 _op_true_divide__Tensor = get_op('aten::true_divide.Tensor')
 _op_true_divide__out = get_op('aten::true_divide.out')
@@ -6526,32 +6521,27 @@ def empty_like(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_empty_like_sigs, args, kwargs)
 
 
-def _f_empty_permuted_0(size, physical_layout, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _f_empty_permuted_0(size, physical_layout, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     size = _ap.to_intlist(size)
     physical_layout = _ap.to_intlist(physical_layout)
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
     if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
     if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
-    return size, physical_layout, out, dtype, layout, device, pin_memory, requires_grad
+    return size, physical_layout, dtype, layout, device, pin_memory, requires_grad
 
 
-_f_empty_permuted_sigs = (_ap.PySig('empty_permuted', (('size', 'SymInt[]', None, False), ('physical_layout', 'int[]', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+_f_empty_permuted_sigs = (_ap.PySig('empty_permuted', (('size', 'SymInt[]', None, False), ('physical_layout', 'int[]', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
 
 
 def empty_permuted(*args, **kwargs):
     try:
-        size, physical_layout, out, dtype, layout, device, pin_memory, requires_grad = _f_empty_permuted_0(*args, **kwargs)
+        size, physical_layout, dtype, layout, device, pin_memory, requires_grad = _f_empty_permuted_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        if out is None:
-            result = _op_empty_permuted.call(_ap.keyset_of_device(device), size, physical_layout, dtype, layout, device, pin_memory)
-        else:
-            _check_factory_out(out, dtype, layout, device)
-            result = _op_empty_permuted__out.call(out._keyset, size, physical_layout, out)
+        result = _op_empty_permuted.call(_ap.keyset_of_device(device), size, physical_layout, dtype, layout, device, pin_memory)
         if requires_grad:
             _ap.factory_requires_grad(result)
         return result
@@ -7048,45 +7038,37 @@ def feature_dropout_(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_feature_dropout__sigs, args, kwargs)
 
 
-def _f_fill_0(input, value, *, out=None):
+def _f_fill_0(input, value):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(value) not in _PYNUM: value = _ap.to_scalar(value)
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
-    return input, value, out
+    return input, value
 
 
-def _f_fill_1(input, value, *, out=None):
+def _f_fill_1(input, value):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(value, _Tensor): raise _Mismatch
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
-    return input, value, out
+    return input, value
 
 
-_f_fill_sigs = (_ap.PySig('fill', (('input', 'Tensor', None, False), ('value', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('fill', (('input', 'Tensor', None, False), ('value', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+_f_fill_sigs = (_ap.PySig('fill', (('input', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, False), _ap.PySig('fill', (('input', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, False),)
 
 
 def fill(*args, **kwargs):
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
-            input, value, out = _f_fill_0(*args, **kwargs)
+            input, value = _f_fill_0(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
-            if out is None:
-                result = _op_fill__Scalar.call(input._keyset, input, value)
-            else:
-                result = _op_fill__Scalar_out.call(input._keyset | out._keyset, input, value, out)
+            result = _op_fill__Scalar.call(input._keyset, input, value)
             return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
-            input, value, out = _f_fill_1(*args, **kwargs)
+            input, value = _f_fill_1(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
-            if out is None:
-                result = _op_fill__Tensor.call(input._keyset | value._keyset, input, value)
-            else:
-                result = _op_fill__Tensor_out.call(input._keyset | value._keyset | out._keyset, input, value, out)
+            result = _op_fill__Tensor.call(input._keyset | value._keyset, input, value)
             return result
     _ap.raise_invalid_arguments(_f_fill_sigs, args, kwargs)
 
@@ -15862,33 +15844,28 @@ def tril(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_tril_sigs, args, kwargs)
 
 
-def _f_tril_indices_0(row, col, offset=0, *, out=None, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _f_tril_indices_0(row, col, offset=0, *, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
     if type(row) is not int: row = _ap.to_int(row)
     if type(col) is not int: col = _ap.to_int(col)
     if type(offset) is not int: offset = _ap.to_int(offset)
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
     if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
     if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
-    return row, col, offset, out, dtype, layout, device, pin_memory, requires_grad
+    return row, col, offset, dtype, layout, device, pin_memory, requires_grad
 
 
-_f_tril_indices_sigs = (_ap.PySig('tril_indices', (('row', 'int', None, False), ('col', 'int', None, False), ('offset', 'int', '0', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'long', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+_f_tril_indices_sigs = (_ap.PySig('tril_indices', (('row', 'int', None, False), ('col', 'int', None, False), ('offset', 'int', '0', False), ('dtype', 'ScalarType?', 'long', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
 
 
 def tril_indices(*args, **kwargs):
     try:
-        row, col, offset, out, dtype, layout, device, pin_memory, requires_grad = _f_tril_indices_0(*args, **kwargs)
+        row, col, offset, dtype, layout, device, pin_memory, requires_grad = _f_tril_indices_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        if out is None:
-            result = _op_tril_indices.call(_ap.keyset_of_device(device), row, col, offset, dtype, layout, device, pin_memory)
-        else:
-            _check_factory_out(out, dtype, layout, device)
-            result = _op_tril_indices__out.call(out._keyset, row, col, offset, out)
+        result = _op_tril_indices.call(_ap.keyset_of_device(device), row, col, offset, dtype, layout, device, pin_memory)
         if requires_grad:
             _ap.factory_requires_grad(result)
         return result
@@ -15945,33 +15922,28 @@ def triu(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_triu_sigs, args, kwargs)
 
 
-def _f_triu_indices_0(row, col, offset=0, *, out=None, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _f_triu_indices_0(row, col, offset=0, *, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
     if type(row) is not int: row = _ap.to_int(row)
     if type(col) is not int: col = _ap.to_int(col)
     if type(offset) is not int: offset = _ap.to_int(offset)
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
     if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
     if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
-    return row, col, offset, out, dtype, layout, device, pin_memory, requires_grad
+    return row, col, offset, dtype, layout, device, pin_memory, requires_grad
 
 
-_f_triu_indices_sigs = (_ap.PySig('triu_indices', (('row', 'int', None, False), ('col', 'int', None, False), ('offset', 'int', '0', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'long', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+_f_triu_indices_sigs = (_ap.PySig('triu_indices', (('row', 'int', None, False), ('col', 'int', None, False), ('offset', 'int', '0', False), ('dtype', 'ScalarType?', 'long', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
 
 
 def triu_indices(*args, **kwargs):
     try:
-        row, col, offset, out, dtype, layout, device, pin_memory, requires_grad = _f_triu_indices_0(*args, **kwargs)
+        row, col, offset, dtype, layout, device, pin_memory, requires_grad = _f_triu_indices_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        if out is None:
-            result = _op_triu_indices.call(_ap.keyset_of_device(device), row, col, offset, dtype, layout, device, pin_memory)
-        else:
-            _check_factory_out(out, dtype, layout, device)
-            result = _op_triu_indices__out.call(out._keyset, row, col, offset, out)
+        result = _op_triu_indices.call(_ap.keyset_of_device(device), row, col, offset, dtype, layout, device, pin_memory)
         if requires_grad:
             _ap.factory_requires_grad(result)
         return result

@@ -1,0 +1,5 @@
+"""``strided.signal``: torch.signal (its ``windows`` submodule)."""
+
+from . import windows
+
+__all__ = ["windows"]
