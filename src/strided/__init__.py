@@ -210,6 +210,11 @@ from .frontend.functional import (  # noqa: E402
     unique,
     unique_consecutive,
 )
+from .frontend.functional_linalg_extra import (  # noqa: E402  (issue 14: linalg's Python forms)
+    cdist,
+    chain_matmul,
+    lu,
+)
 from .random import (  # noqa: E402
     get_rng_state,
     initial_seed,

@@ -417,6 +417,19 @@ COMPOSITE.update({
     "cosine_similarity": (lambda m, x, y: m.cosine_similarity(x, y, 1), [(3, 4), (3, 4)]),
     "pairwise_distance": (lambda m, x, y: m.pairwise_distance(x, y), [(3, 4), (3, 4)]),
 })
+# the rest of linalg (ops/native_functions/linalg_extra.yaml, issue 14)
+COMPOSITE.update({
+    "cdist": (lambda m, x, y: (m.cdist(x, y, 1.5), m.cdist(x, y.repeat(9, 1))), [(3, 4), (3, 4)]),
+    "chain_matmul": (lambda m, x, y: (m.chain_matmul(x, y, x.mT), m.chain_matmul(x)),
+                     [(3, 4), (4, 4)]),
+    "linalg_diagonal": (lambda m, x: m.linalg.diagonal(x, offset=1), [(3, 4)]),
+    "linalg_vecdot": (lambda m, x, y: (m.linalg.vecdot(x, y), m.linalg.vecdot(x[0], y[1])),
+                      [(3, 4), (3, 4)]),
+    "linalg_lu_factor": (lambda m, x: m.linalg.lu_factor(x + 4 * m.eye(4))[0], [(4, 4)]),
+    "_lu_with_info": (lambda m, x: m.lu(x + 4 * m.eye(4))[0], [(4, 4)]),
+    "lu_solve": (lambda m, x, b: m.lu_solve(b, *m.linalg.lu_factor(x + 4 * m.eye(4))),
+                 [(4, 4), (4, 2)]),
+})
 INTEGER_OUTPUTS.add("one_hot")
 NOT_DIFFERENTIABLE_IN_TORCH.update({
     "native_channel_shuffle": lambda m, x: m.native_channel_shuffle(x.reshape(1, 2, 3), 2),

@@ -51,6 +51,11 @@ from . import nn as _nn  # noqa: E402
 
 _MODULES += _nn.MODULES
 
+# the rest of torch's linear algebra, statistics and calculus ops (issue 14)
+from . import linalg_extra, statistics  # noqa: E402
+
+_MODULES += (linalg_extra, statistics)
+
 # torch.special and the elementwise operators of issue 14 (xlogy, i0, gcd, complex, ...)
 from . import special_functions  # noqa: E402
 

@@ -8129,7 +8129,7 @@ class AsStridedScatterBackward0(FormulaNode):
         return node._flatten((r_self, r_src))
 
 
-class FillBackward2(FormulaNode):
+class FillBackward0(FormulaNode):
     """Backward of ``fill.Scalar(Tensor self, Scalar value) -> Tensor``."""
 
     __slots__ = ()
@@ -8143,7 +8143,7 @@ class FillBackward2(FormulaNode):
         return node._flatten((r_self,))
 
 
-class FillBackward3(FormulaNode):
+class FillBackward1(FormulaNode):
     """Backward of ``fill.Tensor(Tensor self, Tensor value) -> Tensor``."""
 
     __slots__ = ()
@@ -9819,8 +9819,8 @@ FORMULAS = {
     'aten::select_scatter': (SelectScatterBackward0, ('self', 'src'), (('dim', 'dim', 'value', (0, 1)), ('index', 'index', 'value', (0, 1)), ('src', 'src', 'value', (0,))), (), None),
     'aten::diagonal_scatter': (DiagonalScatterBackward0, ('self', 'src'), (('dim1', 'dim1', 'value', (0, 1)), ('dim2', 'dim2', 'value', (0, 1)), ('offset', 'offset', 'value', (0, 1)), ('src', 'src', 'value', (0,))), (), None),
     'aten::as_strided_scatter': (AsStridedScatterBackward0, ('self', 'src'), (('self_sizes', 'self', 'sizes', (0,)), ('self_storage_offset', 'self', 'storage_offset', (0,)), ('self_strides', 'self', 'strides', (0,)), ('size', 'size', 'value', (0, 1)), ('src_sizes', 'src', 'sizes', (0,)), ('storage_offset', 'storage_offset', 'value', (0, 1)), ('stride', 'stride', 'value', (0, 1))), (), None),
-    'aten::fill.Scalar': (FillBackward2, ('self',), (), (), None),
-    'aten::fill.Tensor': (FillBackward3, ('self', 'value'), (), (), None),
+    'aten::fill.Scalar': (FillBackward0, ('self',), (), (), None),
+    'aten::fill.Tensor': (FillBackward1, ('self', 'value'), (), (), None),
     'aten::isin.Tensor_Tensor': (IsinBackward0, (), (), (), (False,)),
     'aten::isin.Tensor_Scalar': (IsinBackward1, (), (), (), (False,)),
     'aten::isin.Scalar_Tensor': (IsinBackward2, (), (), (), (False,)),

@@ -7040,35 +7040,35 @@ def feature_dropout_(*args, **kwargs):
 
 def _f_fill_0(input, value):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if not isinstance(value, _Tensor): raise _Mismatch
     return input, value
 
 
 def _f_fill_1(input, value):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if not isinstance(value, _Tensor): raise _Mismatch
+    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
     return input, value
 
 
-_f_fill_sigs = (_ap.PySig('fill', (('input', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, False), _ap.PySig('fill', (('input', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, False),)
+_f_fill_sigs = (_ap.PySig('fill', (('input', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, False), _ap.PySig('fill', (('input', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, False),)
 
 
 def fill(*args, **kwargs):
-    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, value = _f_fill_0(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
-            result = _op_fill__Scalar.call(input._keyset, input, value)
+            result = _op_fill__Tensor.call(input._keyset | value._keyset, input, value)
             return result
-    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, value = _f_fill_1(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
-            result = _op_fill__Tensor.call(input._keyset | value._keyset, input, value)
+            result = _op_fill__Scalar.call(input._keyset, input, value)
             return result
     _ap.raise_invalid_arguments(_f_fill_sigs, args, kwargs)
 
