@@ -215,6 +215,12 @@ from .frontend.functional_linalg_extra import (  # noqa: E402  (issue 14: linalg
     chain_matmul,
     lu,
 )
+from .frontend.shape_extra import (  # noqa: E402  (issue 14: torch/functional.py's varargs forms)
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    unravel_index,
+)
 from .random import (  # noqa: E402
     get_rng_state,
     initial_seed,

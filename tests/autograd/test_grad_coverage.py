@@ -559,6 +559,17 @@ COMPOSITE.update({
                                           return_complex=True),
                                    4, window=m.hann_window(4, dtype=m.float64)), [(10,)]),
 })
+# issue 14's shape composites (ops/native_functions/shape_extra.yaml)
+COMPOSITE.update({
+    **{f"atleast_{n}d": (lambda m, x, n=n: getattr(m, f"atleast_{n}d")(x.sum()), [(3,)])
+       for n in (1, 2, 3)},
+    **{f"atleast_{n}d.Sequence": (lambda m, x, n=n: getattr(m, f"atleast_{n}d")([x, x[0]]),
+                                  [(3,)]) for n in (1, 2, 3)},
+    "fill_diagonal_": (lambda m, x: (x * 1).fill_diagonal_(2.0) * x, [(3, 3)]),
+    "sum_to_size": (lambda m, x: x.sum_to_size(3, 1), [(2, 3, 4)]),
+    "unsafe_chunk": (lambda m, x: m.unsafe_chunk(x, 2, 1), [(3, 4)]),
+    "vander": (lambda m, x: m.vander(x, 4), [(3,)]),
+})
 # the plain stft overload has no Python binding (torch.stft is the center one): via aten
 COMPOSITE["stft"] = (lambda m, x: m.ops.aten.stft(
     x, 4, None, None, m.hann_window(4, dtype=m.float64), False, None, True).abs(), [(10,)])

@@ -351,12 +351,14 @@ def _keyset_expr(ov: Overload) -> str:
 def _sig_params(ov: Overload) -> list[Param]:
     """The binding's Python parameters in torch's order: positional, other keywords,
     ``out``, dtype/layout/device/pin_memory, ``requires_grad``."""
-    params = [p for p in ov.params if p.schema_name not in TENSOR_OPTIONS]
+    # a positional ``ScalarType dtype`` (view_copy.dtype) stays in place: only keyword-only
+    # tensor options move behind ``out``
+    params = [p for p in ov.params if p.schema_name not in TENSOR_OPTIONS or not p.kwarg_only]
     if ov.out is not None:
         n_out = len(ov.out.nf.func.arguments.out)
         params.append(Param("out", "out", "Tensor" if n_out == 1 else f"Tensor[{n_out}]",
                             "None", True))
-    params += [p for p in ov.params if p.schema_name in TENSOR_OPTIONS]
+    params += [p for p in ov.params if p.schema_name in TENSOR_OPTIONS and p.kwarg_only]
     if ov.is_factory:
         # torch takes None for requires_grad too
         params.append(Param("requires_grad", "requires_grad", "bool?", "False", True))

@@ -61,6 +61,11 @@ from . import special_functions  # noqa: E402
 
 _MODULES += (special_functions,)
 
+# indexing and shape ops of issue 14: *_copy, *_scatter, isin, renorm, ...
+from . import shape_extra  # noqa: E402
+
+_MODULES += (shape_extra,)
+
 # torch.fft, stft / istft and the window factories (issue 14)
 from . import fft as _fft  # noqa: E402
 

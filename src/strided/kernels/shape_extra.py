@@ -1,0 +1,574 @@
+"""Indexing and shape kernels of issue 14: the ``*_copy`` ops, the ``*_scatter`` ops,
+``fill``, ``isin``, ``renorm``, the index factories (``tril_indices``, ``triu_indices``,
+``empty_permuted``, ``nonzero_static``), ``unsafe_split`` and the composites that torch
+writes over other ops (``atleast_*d``, ``unsafe_chunk``, ``sum_to_size``, ``vander``,
+``fill_diagonal_``, ``_chunk_cat``, ``_unsafe_masked_index``).
+
+Note [The *_copy ops]
+~~~~~~~~~~~~~~~~~~~~~
+``permute_copy(x, dims)`` is ``permute(x, dims)`` cloned into a fresh row-major tensor:
+the view kernel computes the geometry (and raises the view's errors), the clone copies.
+The result never aliases ``x``. Their ``out=`` forms allocate nothing: the ``out`` tensor
+must have the result's dtype and is resized by the usual ``out=`` rule, then written.
+
+Note [The *_scatter ops]
+~~~~~~~~~~~~~~~~~~~~~~~~
+``slice_scatter(x, src, ...)`` is the functional form of ``x[slice] = src``: a clone of
+``x`` (same layout) whose slice is overwritten by ``src``, which must have exactly the
+slice's shape (no broadcasting), and may have another dtype (a casting copy).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import dtypes as dt
+from ..core import layouts
+from ..core.checks import check, maybe_wrap_dim
+from ..core.promotion import result_type_of
+from ..core.tensor_impl import contiguous_strides, make_tensor, numel_of
+from . import view_ops, views
+from .copy import copy_
+from .factory import clone, empty, empty_like
+from .resize import resize_output
+
+_call = views._call_op
+
+
+def _is_meta(t) -> bool:
+    return t._device.type == "meta"
+
+
+def _cpp_name(dtype) -> str:
+    from .linalg import cpp_name
+    return cpp_name(dtype)
+
+
+def _check_out_dtype(out, dtype) -> None:
+    check(out._dtype is dtype, lambda: (
+        f"Expected out tensor to have dtype {_cpp_name(dtype)}, but got "
+        f"{_cpp_name(out._dtype)} instead"))
+
+
+def _into(result, out):
+    """The ``out=`` form of a functional kernel: ``out`` gets ``result``'s dtype check,
+    is resized by the ``out=`` rule, then written (one version bump)."""
+    _check_out_dtype(out, result._dtype)
+    resize_output(out, result._sizes)
+    return copy_(out, result)
+
+
+def _fresh_copy(t):
+    return clone(t, layouts.contiguous_format)
+
+
+# -- the *_copy ops (Note [The *_copy ops]) ------------------------------------------------------
+
+def _copy_op(view_fn, name):
+    def kernel(self, *args):
+        return _fresh_copy(view_fn(self, *args))
+
+    def kernel_out(self, *args):
+        *args, out = args
+        return _into(kernel(self, *args), out)
+
+    kernel.__name__ = kernel.__qualname__ = name
+    kernel_out.__name__ = kernel_out.__qualname__ = name + "_out"
+    kernel.__doc__ = f"``{view_fn.__name__}``'s result, copied into a fresh row-major tensor."
+    return kernel, kernel_out
+
+
+def _list_copy_op(view_fn, name):
+    def kernel(self, *args):
+        return tuple(_fresh_copy(v) for v in view_fn(self, *args))
+
+    kernel.__name__ = kernel.__qualname__ = name
+    return kernel
+
+
+def _view_for_copy(self, size):
+    """``view_copy`` reshapes when the strides admit no view (torch's composite does)."""
+    sizes = views.infer_size(size, numel_of(self._sizes))
+    if views._view_strides(self, sizes) is None:
+        return views.reshape(self, size)
+    return views.view(self, size)
+
+
+def _narrow_for_copy(self, dim, start, length):
+    return views.narrow(self, dim, start, length)
+
+
+alias_copy, alias_copy_out = _copy_op(views.alias, "alias_copy")
+as_strided_copy, as_strided_copy_out = _copy_op(views.as_strided, "as_strided_copy")
+diagonal_copy, diagonal_copy_out = _copy_op(views.diagonal, "diagonal_copy")
+expand_copy, expand_copy_out = _copy_op(views.expand, "expand_copy")
+narrow_copy, _ = _copy_op(_narrow_for_copy, "narrow_copy")
+permute_copy, permute_copy_out = _copy_op(views.permute, "permute_copy")
+select_copy, select_copy_out = _copy_op(views.select, "select_copy")
+detach_copy, detach_copy_out = _copy_op(views.detach, "detach_copy")
+slice_copy, slice_copy_out = _copy_op(views.slice_Tensor, "slice_copy")
+squeeze_copy, squeeze_copy_out = _copy_op(views.squeeze, "squeeze_copy")
+squeeze_copy_dim, squeeze_copy_dim_out = _copy_op(views.squeeze_dim, "squeeze_copy_dim")
+squeeze_copy_dims, squeeze_copy_dims_out = _copy_op(views.squeeze_dims, "squeeze_copy_dims")
+t_copy, t_copy_out = _copy_op(views.t, "t_copy")
+transpose_copy, transpose_copy_out = _copy_op(views.transpose, "transpose_copy")
+unsqueeze_copy, unsqueeze_copy_out = _copy_op(views.unsqueeze, "unsqueeze_copy")
+view_copy, view_copy_out = _copy_op(_view_for_copy, "view_copy")
+view_copy_dtype, view_copy_dtype_out = _copy_op(view_ops.view_dtype, "view_copy_dtype")
+unfold_copy, unfold_copy_out = _copy_op(views.unfold, "unfold_copy")
+view_as_real_copy, view_as_real_copy_out = _copy_op(view_ops.view_as_real, "view_as_real_copy")
+view_as_complex_copy, view_as_complex_copy_out = _copy_op(view_ops.view_as_complex,
+                                                          "view_as_complex_copy")
+split_copy = _list_copy_op(view_ops.split_Tensor, "split_copy")
+split_with_sizes_copy = _list_copy_op(view_ops.split_with_sizes, "split_with_sizes_copy")
+unbind_copy = _list_copy_op(views.unbind, "unbind_copy")
+
+
+def narrow_copy_out(self, dim, start, length, out):
+    # torch's narrow_copy.out is a hand-written CPU kernel with its own dtype check
+    check(self._dtype is out._dtype, (
+        "Expected self.dtype() == output.dtype() to be true, but got false.  (Could this error "
+        "message be improved?  If so, please report an enhancement request to PyTorch.)"))
+    from .resize import resize_impl
+    result = narrow_copy(self, dim, start, length)
+    resize_impl(out, result._sizes)      # resized without resize_output's warning
+    return copy_(out, result)
+
+
+# -- the *_scatter ops (Note [The *_scatter ops]) ------------------------------------------------
+
+def _scatter_into(self, src, view_fn, *args):
+    result = clone(self)
+    target = view_fn(result, *args)
+    check(target._sizes == src._sizes, lambda: (
+        f"expected src to have a size equal to the slice of self. src size = "
+        f"{list(src._sizes)}, slice size = {list(target._sizes)}"))
+    copy_(target, src)
+    result._vc[0] = 0
+    return result
+
+
+def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+    return _scatter_into(self, src, views.slice_Tensor, dim, start, end, step)
+
+
+def select_scatter(self, src, dim, index):
+    return _scatter_into(self, src, views.select, dim, index)
+
+
+def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+    return _scatter_into(self, src, views.diagonal, offset, dim1, dim2)
+
+
+def as_strided_scatter(self, src, size, stride, storage_offset=None):
+    return _scatter_into(self, src, views.as_strided, size, stride, storage_offset)
+
+
+def slice_scatter_out(self, src, dim=0, start=None, end=None, step=1, out=None):
+    return _into(slice_scatter(self, src, dim, start, end, step), out)
+
+
+
+
+# -- fill ----------------------------------------------------------------------------------------
+
+def fill_Scalar(self, value):
+    """``torch.fill(x, v)``: a new tensor of ``x``'s shape, dtype and layout, all ``v``."""
+    from .factory import fill_
+    result = fill_(empty_like(self), value)
+    result._vc[0] = 0
+    return result
+
+
+def fill_Tensor(self, value):
+    from .factory import fill_tensor_
+    result = fill_tensor_(empty_like(self), value)
+    result._vc[0] = 0
+    return result
+
+
+def fill_Scalar_out(self, value, out):
+    return _into(fill_Scalar(self, value), out)
+
+
+def fill_Tensor_out(self, value, out):
+    return _into(fill_Tensor(self, value), out)
+
+
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Writes ``fill_value`` on the main diagonal (all indices equal) through a strided
+    alias; with ``wrap`` a tall matrix's diagonal restarts every ``width + 1`` rows."""
+    sizes = self._sizes
+    ndim = len(sizes)
+    check(ndim >= 2, "dimensions must larger than 1")
+    height, width = sizes[0], sizes[1]
+    if ndim > 2:
+        check(all(s == height for s in sizes[1:]),
+              "all dimensions of input must be of equal length")
+    step = sum(self._strides)
+    n = min(height, width)
+    _call("aten::fill_.Scalar", _call("aten::as_strided", self, [n], [step], self._offset),
+          fill_value)
+    if wrap and ndim == 2 and height > width + 1:
+        period = width + 1
+        count = (numel_of(sizes) + period - 1) // period - n
+        start = self._offset + self._strides[0] * period
+        _call("aten::fill_.Scalar", _call("aten::as_strided", self, [count], [step], start),
+              fill_value)
+    return self
+
+
+# -- isin ----------------------------------------------------------------------------------------
+
+def _isin_dtype_check(dtype) -> None:
+    check(dtype is not dt.bool_ and not dtype.is_complex, lambda: (
+        f"Unsupported input type encountered for isin(): {dtype._scalar_name}"))
+
+
+def _scalar_dtype_of(value):
+    if isinstance(value, bool):
+        return dt.bool_
+    if isinstance(value, int):
+        return dt.int64
+    if isinstance(value, complex):
+        return dt.complex128
+    return dt.float64
+
+
+def _as_array(operand, dtype):
+    if hasattr(operand, "_dtype"):
+        a = operand._array()
+        return a.astype(dtype.np) if a.dtype != dtype.np else a
+    with np.errstate(all="ignore"):
+        if isinstance(operand, int) and not isinstance(operand, bool) \
+                and dtype.category == dt.INT:
+            # C-like wraparound: 257 compared in uint8 is 1
+            return np.array(operand & ((1 << (8 * dtype.itemsize)) - 1)).astype(
+                np.uint64).astype(dtype.np)
+        return np.array(operand).astype(dtype.np)
+
+
+def _isin(elements, test, assume_unique, invert, out, shape, device):
+    dtype = result_type_of((elements, test))
+    if out is None:
+        result = empty(shape, dt.bool_, None, device)
+    else:
+        _check_out_dtype(out, dt.bool_)
+        resize_output(out, tuple(shape))
+        result = out
+    if device.type != "meta" and numel_of(shape):
+        a = _as_array(elements, dtype)
+        b = _as_array(test, dtype).reshape(-1)
+        if dtype is dt.bfloat16 or dtype is dt.float16:
+            a, b = a.astype(np.float32), b.astype(np.float32)
+        found = np.isin(np.asarray(a).reshape(-1), b, invert=invert).reshape(shape)
+        np.copyto(result._array(), found)
+    if out is not None:
+        out._vc[0] += 1
+    return result
+
+
+def isin_Tensor_Tensor(elements, test_elements, assume_unique=False, invert=False):
+    _isin_dtype_check(elements._dtype)
+    _isin_dtype_check(test_elements._dtype)
+    return _isin(elements, test_elements, assume_unique, invert, None, elements._sizes,
+                 elements._device)
+
+
+def isin_Tensor_Tensor_out(elements, test_elements, assume_unique=False, invert=False,
+                           out=None):
+    _isin_dtype_check(elements._dtype)
+    _isin_dtype_check(test_elements._dtype)
+    return _isin(elements, test_elements, assume_unique, invert, out, elements._sizes,
+                 elements._device)
+
+
+def isin_Tensor_Scalar(elements, test_element, assume_unique=False, invert=False):
+    _isin_dtype_check(elements._dtype)
+    _isin_dtype_check(_scalar_dtype_of(test_element))
+    return _isin(elements, test_element, assume_unique, invert, None, elements._sizes,
+                 elements._device)
+
+
+def isin_Tensor_Scalar_out(elements, test_element, assume_unique=False, invert=False,
+                           out=None):
+    _isin_dtype_check(elements._dtype)
+    _isin_dtype_check(_scalar_dtype_of(test_element))
+    return _isin(elements, test_element, assume_unique, invert, out, elements._sizes,
+                 elements._device)
+
+
+def isin_Scalar_Tensor(element, test_elements, assume_unique=False, invert=False):
+    _isin_dtype_check(_scalar_dtype_of(element))
+    _isin_dtype_check(test_elements._dtype)
+    return _isin(element, test_elements, assume_unique, invert, None, (),
+                 test_elements._device)
+
+
+def isin_Scalar_Tensor_out(element, test_elements, assume_unique=False, invert=False,
+                           out=None):
+    _isin_dtype_check(_scalar_dtype_of(element))
+    _isin_dtype_check(test_elements._dtype)
+    return _isin(element, test_elements, assume_unique, invert, out, (),
+                 test_elements._device)
+
+
+# -- renorm --------------------------------------------------------------------------------------
+
+def _renorm_checks(self, p, dim, maxnorm):
+    check(not isinstance(p, complex), "renorm: p must be real-valued")
+    check(p > 0, "renorm: non-positive-norm not supported")
+    check(not isinstance(maxnorm, complex), "renorm: maxnorm must be real-valued")
+    check(maxnorm >= 0, lambda: f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    ndim = len(self._sizes)
+    check(ndim > 1, lambda: f"renorm: input needs at least 2 dimensions, got {ndim} dimensions")
+    return maybe_wrap_dim(dim, ndim)
+
+
+def _renorm_factor(self, p, dim, maxnorm):
+    """The per-slice scale: ``maxnorm / (norm + 1e-7)`` where the slice's ``p``-norm
+    exceeds ``maxnorm``, else 1 (a keepdim tensor, broadcastable against ``self``)."""
+    reduce = [d for d in range(len(self._sizes)) if d != dim]
+    acc = dt.float32 if self._dtype in (dt.float16, dt.bfloat16) else None
+    norm = _call("aten::linalg_vector_norm", self, p, reduce, True, acc)
+    if _is_meta(self):
+        return norm
+    a = norm._array()
+    m = a.dtype.type(maxnorm)
+    with np.errstate(all="ignore"):
+        factor = np.where(a > m, m / (a + a.dtype.type(1e-7)), a.dtype.type(1))
+    result = empty(norm._sizes, norm._dtype, None, norm._device)
+    np.copyto(result._array(), factor, casting="unsafe")
+    return result
+
+
+def _renorm(self, p, dim, maxnorm, out):
+    dim = _renorm_checks(self, p, dim, maxnorm)
+    factor = _renorm_factor(self, p, dim, maxnorm)
+    if factor._dtype is not self._dtype:
+        factor = _call("aten::_to_copy", factor, self._dtype, None, None, None, False, None)
+    if out is None:
+        return _call("aten::mul.Tensor", self, factor)
+    return _call("aten::mul.out", self, factor, out)
+
+
+def renorm(self, p, dim, maxnorm):
+    return _renorm(self, p, dim, maxnorm, None)
+
+
+def renorm_out(self, p, dim, maxnorm, out):
+    return _renorm(self, p, dim, maxnorm, out)
+
+
+def renorm_(self, p, dim, maxnorm):
+    return _renorm(self, p, dim, maxnorm, self)
+
+
+# -- index factories -----------------------------------------------------------------------------
+
+def _tri_indices_checks(row, col, dtype, name):
+    check(row >= 0, lambda: f"row must be non-negative, got{row}")
+    check(col >= 0, lambda: f"col must be non-negative, got{col}")
+    if dtype is not None and dtype not in (dt.int32, dt.int64):
+        raise NotImplementedError(f'"{name}" not implemented for \'{dtype._scalar_name}\'')
+
+
+def _tri_indices(row, col, offset, dtype, device, lower, name):
+    dtype = dt.int64 if dtype is None else dtype
+    _tri_indices_checks(row, col, dtype, name)
+    if lower:
+        r, c = np.tril_indices(row, offset, col)
+    else:
+        r, c = np.triu_indices(row, offset, col)
+    n = len(r)
+    result = empty((2, n), dtype, None, device)
+    if result._device.type != "meta" and n:
+        arr = result._array()
+        arr[0] = r
+        arr[1] = c
+    return result
+
+
+def tril_indices(row, col, offset=0, dtype=None, layout=None, device=None, pin_memory=None):
+    return _tri_indices(row, col, offset, dtype, device, True, "tril_indices")
+
+
+def triu_indices(row, col, offset=0, dtype=None, layout=None, device=None, pin_memory=None):
+    return _tri_indices(row, col, offset, dtype, device, False, "triu_indices")
+
+
+def tril_indices_out(row, col, offset=0, out=None):
+    return _into(_tri_indices(row, col, offset, out._dtype, out._device, True,
+                              "tril_indices"), out)
+
+
+def triu_indices_out(row, col, offset=0, out=None):
+    return _into(_tri_indices(row, col, offset, out._dtype, out._device, False,
+                              "triu_indices"), out)
+
+
+def empty_permuted(size, physical_layout, dtype=None, layout=None, device=None,
+                   pin_memory=None):
+    """An uninitialised tensor of ``size`` whose memory is laid out in the order
+    ``physical_layout`` (outermost dim first): ``empty(size[p] for p).permute(inverse)``."""
+    size = tuple(size)
+    ndim = len(size)
+    check(ndim == len(physical_layout), lambda: (
+        f"Number of dimensions in size does not match the length of the physical_layout; "
+        f"i.e. len(size) = {ndim} is not equal to len(physical_layout) = "
+        f"{len(physical_layout)}"))
+    seen = [False] * ndim
+    for d in physical_layout:
+        check(0 <= d < ndim, lambda d=d: (
+            f"Dimension out of range (expected to be in range of [0, {ndim - 1}], but got "
+            f"{d})"), IndexError)
+        check(not seen[d], "Duplicate dim not allowed")
+        seen[d] = True
+    physical = tuple(size[d] for d in physical_layout)
+    phys_strides = contiguous_strides(physical)
+    strides = [0] * ndim
+    for i, d in enumerate(physical_layout):
+        strides[d] = phys_strides[i]
+    base = empty(physical, dtype, layout, device, pin_memory)
+    return make_tensor(base._storage, size, tuple(strides), 0, base._dtype)
+
+
+def empty_permuted_out(size, physical_layout, out):
+    from .resize import resize_
+    resize_(out, tuple(size))
+    return out
+
+
+def nonzero_static(self, size, fill_value=-1):
+    check(size >= 0, "nonzero_static: 'size' must be an non-negative integer")
+    ndim = len(self._sizes)
+    if _is_meta(self):
+        # torch's meta function lays the result out column-major
+        base = empty((ndim, size), dt.int64, None, self._device)
+        return make_tensor(base._storage, (size, ndim), (1, size), 0, dt.int64)
+    result = empty((size, ndim), dt.int64, None, self._device)
+    if numel_of(result._sizes):
+        found = np.argwhere(self._array())[:size]
+        arr = result._array()
+        arr[...] = fill_value
+        arr[:len(found)] = found
+    return result
+
+
+def nonzero_static_out(self, size, fill_value=-1, out=None):
+    return _into(nonzero_static(self, size, fill_value), out)
+
+
+# -- unsafe_split --------------------------------------------------------------------------------
+
+def _unsafe(pieces):
+    """Views that autograd does not know as views: same storage, own version counters."""
+    return tuple(make_tensor(p._storage, p._sizes, p._strides, p._offset, p._dtype)
+                 for p in pieces)
+
+
+def unsafe_split(self, split_size, dim=0):
+    return _unsafe(view_ops.split_Tensor(self, split_size, dim))
+
+
+def unsafe_split_with_sizes(self, split_sizes, dim=0):
+    return _unsafe(view_ops.split_with_sizes(self, split_sizes, dim))
+
+
+def unsafe_chunk(self, chunks, dim=0):
+    check(len(self._sizes) > 0, "chunk expects at least a 1-dimensional tensor")
+    check(chunks > 0, lambda: f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = maybe_wrap_dim(dim, len(self._sizes))
+    size = self._sizes[d]
+    split_size = (size + chunks - 1) // chunks
+    if split_size == 0 and size == 0:
+        sizes = [split_size] * chunks
+        sizes[-1] = split_size - (split_size * chunks - size)
+        return _call("aten::unsafe_split_with_sizes", self, sizes, d)
+    return _call("aten::unsafe_split.Tensor", self, split_size, d)
+
+
+# -- composites ----------------------------------------------------------------------------------
+
+def _atleast(t, ndim):
+    n = len(t._sizes)
+    if n >= ndim:
+        return t
+    if ndim == 1:
+        return _call("aten::reshape", t, [1])
+    if ndim == 2:
+        if n == 0:
+            return _call("aten::reshape", t, [1, 1])
+        return _call("aten::unsqueeze", t, 0)
+    if n == 0:
+        return _call("aten::reshape", t, [1, 1, 1])
+    if n == 1:
+        return _call("aten::unsqueeze", _call("aten::unsqueeze", t, 0), -1)
+    return _call("aten::unsqueeze", t, -1)
+
+
+def atleast_1d(self):
+    return _atleast(self, 1)
+
+
+def atleast_2d(self):
+    return _atleast(self, 2)
+
+
+def atleast_3d(self):
+    return _atleast(self, 3)
+
+
+def atleast_1d_Sequence(tensors):
+    return tuple(_atleast(t, 1) for t in tensors)
+
+
+def atleast_2d_Sequence(tensors):
+    return tuple(_atleast(t, 2) for t in tensors)
+
+
+def atleast_3d_Sequence(tensors):
+    return tuple(_atleast(t, 3) for t in tensors)
+
+
+def _expandable(shape, desired) -> bool:
+    if len(shape) > len(desired):
+        return False
+    for s, d in zip(reversed(shape), reversed(desired)):
+        if s != d and s != 1:
+            return False
+    return True
+
+
+def sum_to_size(self, size):
+    size = tuple(size)
+    sizes = self._sizes
+    check(_expandable(size, sizes), lambda: (
+        f"size {{{list(size)}}} is not expandable to size {{{list(sizes)}}}."))
+    lead = len(sizes) - len(size)
+    reduce = list(range(lead))
+    reduce += [i for i in range(lead, len(sizes)) if size[i - lead] == 1 and sizes[i] != 1]
+    t = self
+    if reduce:
+        t = _call("aten::sum.dim_IntList", t, reduce, True, None)
+    if lead > 0:
+        t = _call("aten::view", t, list(size))
+    return t
+
+
+def vander(x, N=None, increasing=False):
+    check(len(x._sizes) == 1, "x must be a one-dimensional tensor.")
+    n = x._sizes[0] if N is None else N
+    check(n >= 0, "N must be non-negative.")
+    dtype = dt.promote(x._dtype, dt.int64)
+    result = empty((x._sizes[0], n), dtype, None, x._device)
+    if n > 0:
+        _call("aten::fill_.Scalar", result, 1)
+        if n > 1:
+            tail = _call("aten::slice.Tensor", result, 1, 1, None, 1)
+            _call("aten::copy_", tail, _call("aten::unsqueeze", x, 1), False)
+            tail = _call("aten::slice.Tensor", result, 1, 1, None, 1)
+            _call("aten::copy_", tail, _call("aten::cumprod", tail, 1, None), False)
+    if not increasing:
+        return _call("aten::flip", result, [1])
+    return result
