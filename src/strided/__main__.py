@@ -125,6 +125,18 @@ def _write_pictures(ex, svg_dir: str, i: int) -> None:
         print(f"storage maps unavailable: {ex.pictures_error}", file=sys.stderr)
 
 
+def _names_a_file(code: str) -> bool:
+    """Whether an argument that is not an existing file was meant as one: a ``.py``
+    name, or a path that is not valid code (``missing.py``, ``examples/demo``)."""
+    if code.strip().endswith(".py") and "\n" not in code.strip():
+        return True
+    try:
+        compile(code, "<explain>", "exec")
+    except SyntaxError:
+        return os.sep in code and not any(c.isspace() for c in code.strip())
+    return False
+
+
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="python -m strided", description=__doc__.split(
@@ -141,6 +153,9 @@ def main(argv=None) -> int:
     elif os.path.isfile(ns.code):
         with open(ns.code, encoding="utf-8") as f:
             examples = [(ns.code, f.read())]
+    elif _names_a_file(ns.code):
+        print(f"python -m strided explain: {ns.code}: no such file", file=sys.stderr)
+        return 2
     else:
         examples = [("explain", ns.code)]
     if ns.command is None and not ns.json:
