@@ -505,13 +505,11 @@ def _inplace_kernel(op, plan):
 def _out_kernel(op, name):
     schema = _schema(op)
     args = schema.arguments.flat_all
-    inputs = tuple(i for i, a in enumerate(args) if str(a.type).startswith("Tensor") and
-                   a not in schema.arguments.out)
     positions = tuple(i for i, a in enumerate(args) if str(a.type).startswith("Tensor"))
 
     def autograd_kernel(*args):
         if _STATE.enabled:
-            for pos in inputs:
+            for pos in positions:     # the inputs, then the out= tensors (torch checks both)
                 a = args[pos]
                 items = a if type(a) in (list, tuple) else (a,)
                 for t in items:
@@ -645,10 +643,57 @@ def _input_positions(op):
     return pos
 
 
+_NO_OUT, _FACTORY_OUT, _INPUTS_OUT = 0, 1, 2
+
+
+def _out_kind(op) -> int:
+    """Whether ``op`` has out= tensors, and whether they are its only tensors (``arange``,
+    ``zeros``, ``rand``... with ``out=``: torch refuses an out= tensor that requires grad)
+    or it has tensor inputs too: those reaching the fallback are the ops torch needs no
+    derivative for (``eq``, ``argmax``, ``nonzero``), which run and record nothing, whatever
+    requires grad."""
+    key = ("out_kind", op.qualname)
+    kind = _positions_cache.get(key)
+    if kind is None:
+        schema = _schema(op)
+        if not schema.arguments.out:
+            kind = _NO_OUT
+        elif any(str(a.type).startswith("Tensor") for a in schema.arguments.flat_non_out):
+            kind = _INPUTS_OUT
+        else:
+            kind = _FACTORY_OUT
+        _positions_cache[key] = kind
+    return kind
+
+
+# factories whose out= form torch writes through resize_, which refuses first
+_OUT_RESIZES = frozenset({"aten::randn", "aten::empty"})
+
+
+def _refuse_out_requiring_grad(op, args, positions) -> None:
+    """torch's fallback refuses a factory's out= tensor that requires grad (the op named
+    with its namespace: ``aten::arange()``)."""
+    for pos in positions:
+        a = args[pos]
+        for t in a if type(a) in (list, tuple) else (a,):
+            if _is_tensor(t) and t._keyset & AUTOGRAD_BIT and t.requires_grad:
+                name = op.qualname.split(".")[0]
+                if name in _OUT_RESIZES:
+                    raise RuntimeError("cannot resize variables that require grad")
+                raise RuntimeError(
+                    f"{name}(): functions with out=... arguments don't support automatic "
+                    f"differentiation, but one of the arguments requires grad.")
+
+
 def autograd_fallback(op, *args):
     """The ``Autograd`` fallback of every op without a formula (Note [How an op records])."""
     positions = _tensor_positions(op)
     if not _STATE.enabled:
+        return _below(op, args, positions)
+    out_kind = _out_kind(op)
+    if out_kind == _FACTORY_OUT:
+        _refuse_out_requiring_grad(op, args, positions)
+    elif out_kind == _INPUTS_OUT:
         return _below(op, args, positions)
     # (fix by indexing helper) an in-place op (scatter_ with reduce=) changes self: as in
     # torch's fallback, self then gets a NotImplemented node as its history (edge 0 is its

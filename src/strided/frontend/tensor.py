@@ -519,6 +519,15 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
     def __hash__(self):
         return id(self)
 
+    # pickle, copy.copy and copy.deepcopy as torch's (Note [Pickling a tensor])
+    def __reduce_ex__(self, proto):
+        from .pickling import reduce_tensor
+        return reduce_tensor(self, proto)
+
+    def __deepcopy__(self, memo):
+        from .pickling import deepcopy_tensor
+        return deepcopy_tensor(self, memo)
+
     # -- matrix product (the other arithmetic dunders live with the elementwise ops) --------
     # Like torch's, ``a @ b`` answers NotImplemented for a non-tensor operand, so Python
     # raises its own TypeError. torch defines no ``__imatmul__`` either: ``a @= b``
