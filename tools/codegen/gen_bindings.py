@@ -351,14 +351,17 @@ def _keyset_expr(ov: Overload) -> str:
 def _sig_params(ov: Overload) -> list[Param]:
     """The binding's Python parameters in torch's order: positional, other keywords,
     ``out``, dtype/layout/device/pin_memory, ``requires_grad``."""
-    # a positional ``ScalarType dtype`` (view_copy.dtype) stays in place: only keyword-only
-    # tensor options move behind ``out``
-    params = [p for p in ov.params if p.schema_name not in TENSOR_OPTIONS or not p.kwarg_only]
+    # a positional ``ScalarType dtype`` (view_copy.dtype) stays in place: only the keyword-only
+    # dtype/layout/device/pin_memory group of a factory moves behind ``out``; a lone ``dtype``
+    # keyword (mean, sum, cumsum) is an ordinary keyword, before ``out``, as in torch
+    def grouped(p):
+        return ov.is_factory and p.schema_name in TENSOR_OPTIONS and p.kwarg_only
+    params = [p for p in ov.params if not grouped(p)]
     if ov.out is not None:
         n_out = len(ov.out.nf.func.arguments.out)
         params.append(Param("out", "out", "Tensor" if n_out == 1 else f"Tensor[{n_out}]",
                             "None", True))
-    params += [p for p in ov.params if p.schema_name in TENSOR_OPTIONS and p.kwarg_only]
+    params += [p for p in ov.params if grouped(p)]
     if ov.is_factory:
         # torch takes None for requires_grad too
         params.append(Param("requires_grad", "requires_grad", "bool?", "False", True))
@@ -441,9 +444,118 @@ def _opvar(qualname: str) -> str:
 
 def _sig_literal(name: str, ov: Overload, is_method: bool) -> str:
     def default(p):
-        return "False" if ov.is_factory and p.schema_name == "pin_memory" else p.default
+        # a factory's dtype/layout/device/pin_memory group shows torch's TensorOptions
+        # defaults, whatever the schema's (randperm's ``dtype=long`` shows as None)
+        if ov.is_factory and p.kwarg_only and p.schema_name == "pin_memory":
+            return "False"
+        if ov.is_factory and p.kwarg_only and p.schema_name == "dtype":
+            return "None"
+        return p.default
     params = [(p.name, p.type, default(p), p.kwarg_only) for p in _sig_params(ov)]
     return _pysig_literal(name, params, _packs_varargs(ov), is_method, False)
+
+
+# Note [torch's overload order]: torch's generated parsers list (and try) a binding's
+# signatures in torchgen's sort_overloads order: sorted by the text of the C++-typed Python
+# signature ("std(Tensor input, IntArrayRef[1]? dim, bool unbiased=True, ...)"), then
+# topologically so that an overload taking Tensor comes before the same one taking Scalar,
+# int before int[], any list before Tensor[]. strided tries its overloads in YAML order but
+# keeps the signature tuple (the error messages' listing and their search for the overload
+# to blame) in torch's order.
+_TORCHGEN_TYPES = {"int": "int64_t", "float": "double", "str": "c10::string_view",
+                   "Tensor[]": "TensorList", "Scalar[]": "ScalarList",
+                   "Tensor?[]": "c10::List<::std::optional<Tensor>>"}
+
+
+def _torchgen_type(typ: str) -> str:
+    if typ.endswith("?") and not typ.endswith("[]?") and typ != "Tensor?[]":
+        return _torchgen_type(typ[:-1]) + "?"
+    if typ.endswith("?"):
+        return _torchgen_type(typ[:-1]) + "?"
+    if typ in _TORCHGEN_TYPES:
+        return _TORCHGEN_TYPES[typ]
+    if "[" in typ:
+        elem, size = typ[:-1].split("[", 1)
+        suffix = f"[{size}]" if size else ""
+        if elem == "int":
+            return "IntArrayRef" + suffix
+        if elem == "SymInt":
+            return "SymIntArrayRef" + suffix
+        if elem == "Tensor":
+            return "TensorList" + suffix
+        if elem == "Scalar":
+            return "ScalarList" + suffix
+        if elem == "bool":
+            return f"::std::array<bool,{size}>"
+        return f"ArrayRef<{_torchgen_type(elem)}>"
+    return typ
+
+
+def _torchgen_default(default: str) -> str:
+    if default in ("[]", "None"):
+        return "None"
+    if default.startswith("[") and default.endswith("]"):
+        return "{" + default[1:-1] + "}"
+    if default.startswith("'") and default.endswith("'"):
+        return '"' + default[1:-1] + '"'
+    return {"Mean": "at::Reduction::Mean", "long": "at::kLong",
+            "contiguous_format": "MemoryFormat::Contiguous"}.get(default, default)
+
+
+def _torchgen_signature(name: str, ov: Overload) -> str:
+    parts = []
+    star = False
+    for p in _sig_params(ov):
+        if p.kwarg_only and not star:
+            parts.append("*")
+            star = True
+        typ = "Tensor" if p.name == "out" and p.type == "Tensor" else _torchgen_type(p.type)
+        text = f"{typ} {p.name}"
+        if p.default is not None:
+            text += "=" + _torchgen_default(p.default)
+        parts.append(text)
+    return f"{name}({', '.join(parts)})"
+
+
+def _arg_smaller(t1: str, t2: str) -> bool:
+    return ((t1 == "Scalar" and t2 == "Tensor") or (t1 == "Scalar?" and t2 == "Tensor?")
+            or (t1 == "int[]" and t2 in ("int", "int?"))
+            or (t1 == "Tensor[]" and "[]" in t2)
+            or (t1 == "SymInt[]" and t2 == "int[]")
+            or (t1 in ("SymInt", "int") and t2 == "Tensor"))
+
+
+def _torch_order(overloads: list[Overload], is_method: bool) -> list[Overload]:
+    """``overloads`` in torch's order (Note [torch's overload order])."""
+    if len(overloads) < 2:
+        return list(overloads)
+    name = overloads[0]._extra.get("pyname", "f")
+    ordered = sorted(overloads, key=lambda ov: _torchgen_signature(name, ov))
+
+    def types(ov):
+        return [p.type for p in _sig_params(ov) if p.name != "out"]
+
+    def smaller(a, b):
+        ta, tb = types(a), types(b)
+        if len(ta) != len(tb) or ta == tb:
+            return False
+        return all(x == y or _arg_smaller(x, y) for x, y in zip(ta, tb))
+
+    n = len(ordered)
+    larger_than = {i: {j for j in range(n) if smaller(ordered[i], ordered[j])}
+                   for i in range(n)}
+    larger_than = {i: s for i, s in larger_than.items() if s}
+    if not larger_than:
+        return ordered
+    ids = [i for i in range(n) if i not in larger_than]
+    for idx in range(n):
+        i = ids[idx]
+        for j in sorted(larger_than):
+            larger_than[j].discard(i)
+            if not larger_than[j]:
+                del larger_than[j]
+                ids.append(j)
+    return [ordered[i] for i in ids]
 
 
 def _pysig_literal(name: str, params, packs_varargs: bool, is_method: bool,
@@ -488,7 +600,7 @@ def emit_binding(name: str, overloads: list[Overload], is_method: bool) -> tuple
     helpers = []
     for i, ov in enumerate(overloads):
         helpers.append(_matcher(f"{prefix}_{i}", ov))
-    sigs = [_sig_literal(name, ov, is_method) for ov in overloads]
+    sigs = [_sig_literal(name, ov, is_method) for ov in _torch_order(overloads, is_method)]
     sigs += [_pysig_literal(name, params, False, is_method, True)
              for ov in overloads for params in ov.hidden]
     helpers.append(f"{prefix}_sigs = ({', '.join(sigs)},)")

@@ -797,6 +797,11 @@ def _display_type(typ: str) -> str:
 
 
 def _display_default(default: str) -> str:
+    # torch shows the C++ default: a list in braces, a string in double quotes
+    if len(default) > 2 and default[0] == "[" and default[-1] == "]":
+        return "{" + default[1:-1] + "}"
+    if len(default) >= 2 and default[0] == default[-1] == "'":
+        return '"' + default[1:-1] + '"'
     return {"contiguous_format": "torch.contiguous_format", "[]": "None",
             "long": "torch.int64"}.get(default, default)
 

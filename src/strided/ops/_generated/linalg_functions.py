@@ -582,33 +582,33 @@ def linalg_matrix_exp(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_linalg_matrix_exp_sigs, args, kwargs)
 
 
-def _f_linalg_matrix_norm_0(input, ord, dim=(-2,-1), keepdim=False, *, out=None, dtype=None):
+def _f_linalg_matrix_norm_0(input, ord, dim=(-2,-1), keepdim=False, *, dtype=None, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(ord) not in _PYNUM: ord = _ap.to_scalar(ord)
     dim = _ap.to_intlist(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
-    return input, ord, dim, keepdim, out, dtype
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, ord, dim, keepdim, dtype, out
 
 
-def _f_linalg_matrix_norm_1(input, ord='fro', dim=(-2,-1), keepdim=False, *, out=None, dtype=None):
+def _f_linalg_matrix_norm_1(input, ord='fro', dim=(-2,-1), keepdim=False, *, dtype=None, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     ord = _ap.to_str(ord)
     dim = _ap.to_intlist(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
-    return input, ord, dim, keepdim, out, dtype
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, ord, dim, keepdim, dtype, out
 
 
-_f_linalg_matrix_norm_sigs = (_ap.PySig('linalg_matrix_norm', (('input', 'Tensor', None, False), ('ord', 'Scalar', None, False), ('dim', 'int[]', '[-2,-1]', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True)), False, False), _ap.PySig('linalg_matrix_norm', (('input', 'Tensor', None, False), ('ord', 'str', "'fro'", False), ('dim', 'int[]', '[-2,-1]', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True)), False, False),)
+_f_linalg_matrix_norm_sigs = (_ap.PySig('linalg_matrix_norm', (('input', 'Tensor', None, False), ('ord', 'Scalar', None, False), ('dim', 'int[]', '[-2,-1]', False), ('keepdim', 'bool', 'False', False), ('dtype', 'ScalarType?', 'None', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_matrix_norm', (('input', 'Tensor', None, False), ('ord', 'str', "'fro'", False), ('dim', 'int[]', '[-2,-1]', False), ('keepdim', 'bool', 'False', False), ('dtype', 'ScalarType?', 'None', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
 def linalg_matrix_norm(*args, **kwargs):
     if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
         try:
-            input, ord, dim, keepdim, out, dtype = _f_linalg_matrix_norm_0(*args, **kwargs)
+            input, ord, dim, keepdim, dtype, out = _f_linalg_matrix_norm_0(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
@@ -619,7 +619,7 @@ def linalg_matrix_norm(*args, **kwargs):
             return result
     if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
         try:
-            input, ord, dim, keepdim, out, dtype = _f_linalg_matrix_norm_1(*args, **kwargs)
+            input, ord, dim, keepdim, dtype, out = _f_linalg_matrix_norm_1(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
@@ -689,7 +689,7 @@ def _f_linalg_matrix_rank_3(input, tol, hermitian=False, *, out=None):
     return input, tol, hermitian, out
 
 
-_f_linalg_matrix_rank_sigs = (_ap.PySig('linalg_matrix_rank', (('input', 'Tensor', None, False), ('atol', 'Tensor?', 'None', True), ('rtol', 'Tensor?', 'None', True), ('hermitian', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_matrix_rank', (('input', 'Tensor', None, False), ('atol', 'float?', 'None', True), ('rtol', 'float?', 'None', True), ('hermitian', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_matrix_rank', (('input', 'Tensor', None, False), ('tol', 'float', None, False), ('hermitian', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_matrix_rank', (('input', 'Tensor', None, False), ('tol', 'Tensor', None, False), ('hermitian', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
+_f_linalg_matrix_rank_sigs = (_ap.PySig('linalg_matrix_rank', (('input', 'Tensor', None, False), ('atol', 'Tensor?', 'None', True), ('rtol', 'Tensor?', 'None', True), ('hermitian', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_matrix_rank', (('input', 'Tensor', None, False), ('atol', 'float?', 'None', True), ('rtol', 'float?', 'None', True), ('hermitian', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_matrix_rank', (('input', 'Tensor', None, False), ('tol', 'Tensor', None, False), ('hermitian', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_matrix_rank', (('input', 'Tensor', None, False), ('tol', 'float', None, False), ('hermitian', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
 def linalg_matrix_rank(*args, **kwargs):
@@ -763,33 +763,33 @@ def linalg_multi_dot(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_linalg_multi_dot_sigs, args, kwargs)
 
 
-def _f_linalg_norm_0(input, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
+def _f_linalg_norm_0(input, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if ord is not None and type(ord) not in _PYNUM: ord = _ap.to_scalar(ord)
     if dim is not None: dim = _ap.to_intlist(dim, 1)
     if keepdim is not False and keepdim is not True: raise _Mismatch
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
-    return input, ord, dim, keepdim, out, dtype
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, ord, dim, keepdim, dtype, out
 
 
-def _f_linalg_norm_1(input, ord, dim=None, keepdim=False, *, out=None, dtype=None):
+def _f_linalg_norm_1(input, ord, dim=None, keepdim=False, *, dtype=None, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     ord = _ap.to_str(ord)
     if dim is not None: dim = _ap.to_intlist(dim, 1)
     if keepdim is not False and keepdim is not True: raise _Mismatch
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
-    return input, ord, dim, keepdim, out, dtype
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, ord, dim, keepdim, dtype, out
 
 
-_f_linalg_norm_sigs = (_ap.PySig('linalg_norm', (('input', 'Tensor', None, False), ('ord', 'Scalar?', 'None', False), ('dim', 'int[1]?', 'None', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True)), False, False), _ap.PySig('linalg_norm', (('input', 'Tensor', None, False), ('ord', 'str', None, False), ('dim', 'int[1]?', 'None', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True)), False, False),)
+_f_linalg_norm_sigs = (_ap.PySig('linalg_norm', (('input', 'Tensor', None, False), ('ord', 'Scalar?', 'None', False), ('dim', 'int[1]?', 'None', False), ('keepdim', 'bool', 'False', False), ('dtype', 'ScalarType?', 'None', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_norm', (('input', 'Tensor', None, False), ('ord', 'str', None, False), ('dim', 'int[1]?', 'None', False), ('keepdim', 'bool', 'False', False), ('dtype', 'ScalarType?', 'None', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
 def linalg_norm(*args, **kwargs):
     if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
         try:
-            input, ord, dim, keepdim, out, dtype = _f_linalg_norm_0(*args, **kwargs)
+            input, ord, dim, keepdim, dtype, out = _f_linalg_norm_0(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
@@ -800,7 +800,7 @@ def linalg_norm(*args, **kwargs):
             return result
     if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
         try:
-            input, ord, dim, keepdim, out, dtype = _f_linalg_norm_1(*args, **kwargs)
+            input, ord, dim, keepdim, dtype, out = _f_linalg_norm_1(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
@@ -846,7 +846,7 @@ def _f_linalg_pinv_3(input, rcond, hermitian=False, *, out=None):
     return input, rcond, hermitian, out
 
 
-_f_linalg_pinv_sigs = (_ap.PySig('linalg_pinv', (('input', 'Tensor', None, False), ('atol', 'Tensor?', 'None', True), ('rtol', 'Tensor?', 'None', True), ('hermitian', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_pinv', (('input', 'Tensor', None, False), ('atol', 'float?', 'None', True), ('rtol', 'float?', 'None', True), ('hermitian', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_pinv', (('input', 'Tensor', None, False), ('rcond', 'float', None, False), ('hermitian', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_pinv', (('input', 'Tensor', None, False), ('rcond', 'Tensor', None, False), ('hermitian', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
+_f_linalg_pinv_sigs = (_ap.PySig('linalg_pinv', (('input', 'Tensor', None, False), ('atol', 'Tensor?', 'None', True), ('rtol', 'Tensor?', 'None', True), ('hermitian', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_pinv', (('input', 'Tensor', None, False), ('atol', 'float?', 'None', True), ('rtol', 'float?', 'None', True), ('hermitian', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_pinv', (('input', 'Tensor', None, False), ('rcond', 'Tensor', None, False), ('hermitian', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_pinv', (('input', 'Tensor', None, False), ('rcond', 'float', None, False), ('hermitian', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
 def linalg_pinv(*args, **kwargs):
@@ -1096,22 +1096,22 @@ def linalg_vecdot(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_linalg_vecdot_sigs, args, kwargs)
 
 
-def _f_linalg_vector_norm_0(input, ord=2, dim=None, keepdim=False, *, out=None, dtype=None):
+def _f_linalg_vector_norm_0(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(ord) not in _PYNUM: ord = _ap.to_scalar(ord)
     if dim is not None: dim = _ap.to_intlist(dim, 1)
     if keepdim is not False and keepdim is not True: raise _Mismatch
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
-    return input, ord, dim, keepdim, out, dtype
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, ord, dim, keepdim, dtype, out
 
 
-_f_linalg_vector_norm_sigs = (_ap.PySig('linalg_vector_norm', (('input', 'Tensor', None, False), ('ord', 'Scalar', '2', False), ('dim', 'int[1]?', 'None', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True)), False, False),)
+_f_linalg_vector_norm_sigs = (_ap.PySig('linalg_vector_norm', (('input', 'Tensor', None, False), ('ord', 'Scalar', '2', False), ('dim', 'int[1]?', 'None', False), ('keepdim', 'bool', 'False', False), ('dtype', 'ScalarType?', 'None', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
 def linalg_vector_norm(*args, **kwargs):
     try:
-        input, ord, dim, keepdim, out, dtype = _f_linalg_vector_norm_0(*args, **kwargs)
+        input, ord, dim, keepdim, dtype, out = _f_linalg_vector_norm_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:

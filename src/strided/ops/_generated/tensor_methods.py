@@ -1010,7 +1010,7 @@ def _m_all_2(dim=None, keepdim=False):
     return dim, keepdim
 
 
-_m_all_sigs = (_ap.PySig('all', (), False, True), _ap.PySig('all', (('dim', 'int', None, False), ('keepdim', 'bool', 'False', False)), False, True), _ap.PySig('all', (('dim', 'int[]?', 'None', False), ('keepdim', 'bool', 'False', False)), False, True),)
+_m_all_sigs = (_ap.PySig('all', (), False, True), _ap.PySig('all', (('dim', 'int[]?', 'None', False), ('keepdim', 'bool', 'False', False)), False, True), _ap.PySig('all', (('dim', 'int', None, False), ('keepdim', 'bool', 'False', False)), False, True),)
 
 
 def all(self, *args, **kwargs):
@@ -1153,7 +1153,7 @@ def _m_any_2(dim=None, keepdim=False):
     return dim, keepdim
 
 
-_m_any_sigs = (_ap.PySig('any', (), False, True), _ap.PySig('any', (('dim', 'int', None, False), ('keepdim', 'bool', 'False', False)), False, True), _ap.PySig('any', (('dim', 'int[]?', 'None', False), ('keepdim', 'bool', 'False', False)), False, True),)
+_m_any_sigs = (_ap.PySig('any', (), False, True), _ap.PySig('any', (('dim', 'int[]?', 'None', False), ('keepdim', 'bool', 'False', False)), False, True), _ap.PySig('any', (('dim', 'int', None, False), ('keepdim', 'bool', 'False', False)), False, True),)
 
 
 def any(self, *args, **kwargs):
@@ -2596,7 +2596,7 @@ def _m_count_nonzero_1(dim=None):
     return dim,
 
 
-_m_count_nonzero_sigs = (_ap.PySig('count_nonzero', (('dim', 'int[]', None, False),), True, True), _ap.PySig('count_nonzero', (('dim', 'int?', 'None', False),), False, True),)
+_m_count_nonzero_sigs = (_ap.PySig('count_nonzero', (('dim', 'int?', 'None', False),), False, True), _ap.PySig('count_nonzero', (('dim', 'int[]', None, False),), True, True),)
 
 
 def count_nonzero(self, *args, **kwargs):
@@ -6095,7 +6095,7 @@ def _m_moveaxis_1(source, destination):
     return source, destination
 
 
-_m_moveaxis_sigs = (_ap.PySig('moveaxis', (('source', 'int[]', None, False), ('destination', 'int[]', None, False)), False, True), _ap.PySig('moveaxis', (('source', 'int', None, False), ('destination', 'int', None, False)), False, True),)
+_m_moveaxis_sigs = (_ap.PySig('moveaxis', (('source', 'int', None, False), ('destination', 'int', None, False)), False, True), _ap.PySig('moveaxis', (('source', 'int[]', None, False), ('destination', 'int[]', None, False)), False, True),)
 
 
 def moveaxis(self, *args, **kwargs):
@@ -6130,7 +6130,7 @@ def _m_movedim_1(source, destination):
     return source, destination
 
 
-_m_movedim_sigs = (_ap.PySig('movedim', (('source', 'int[]', None, False), ('destination', 'int[]', None, False)), False, True), _ap.PySig('movedim', (('source', 'int', None, False), ('destination', 'int', None, False)), False, True),)
+_m_movedim_sigs = (_ap.PySig('movedim', (('source', 'int', None, False), ('destination', 'int', None, False)), False, True), _ap.PySig('movedim', (('source', 'int[]', None, False), ('destination', 'int[]', None, False)), False, True),)
 
 
 def movedim(self, *args, **kwargs):
@@ -6521,7 +6521,7 @@ def _m_narrow_1(dim, start, length):
     return dim, start, length
 
 
-_m_narrow_sigs = (_ap.PySig('narrow', (('dim', 'int', None, False), ('start', 'SymInt', None, False), ('length', 'SymInt', None, False)), False, True), _ap.PySig('narrow', (('dim', 'int', None, False), ('start', 'Tensor', None, False), ('length', 'SymInt', None, False)), False, True),)
+_m_narrow_sigs = (_ap.PySig('narrow', (('dim', 'int', None, False), ('start', 'Tensor', None, False), ('length', 'SymInt', None, False)), False, True), _ap.PySig('narrow', (('dim', 'int', None, False), ('start', 'SymInt', None, False), ('length', 'SymInt', None, False)), False, True),)
 
 
 def narrow(self, *args, **kwargs):
@@ -6853,7 +6853,7 @@ def _m_norm_3(p, dim, keepdim=False):
     return p, dim, keepdim
 
 
-_m_norm_sigs = (_ap.PySig('norm', (('p', 'Scalar?', None, False), ('dtype', 'ScalarType', None, True)), False, True), _ap.PySig('norm', (('p', 'Scalar', '2', False),), False, True), _ap.PySig('norm', (('p', 'Scalar?', None, False), ('dim', 'int[1]', None, False), ('keepdim', 'bool', None, False), ('dtype', 'ScalarType', None, True)), False, True), _ap.PySig('norm', (('p', 'Scalar?', None, False), ('dim', 'int[1]', None, False), ('keepdim', 'bool', 'False', False)), False, True),)
+_m_norm_sigs = (_ap.PySig('norm', (('p', 'Scalar', '2', False),), False, True), _ap.PySig('norm', (('p', 'Scalar?', None, False), ('dtype', 'ScalarType', None, True)), False, True), _ap.PySig('norm', (('p', 'Scalar?', None, False), ('dim', 'int[1]', None, False), ('keepdim', 'bool', None, False), ('dtype', 'ScalarType', None, True)), False, True), _ap.PySig('norm', (('p', 'Scalar?', None, False), ('dim', 'int[1]', None, False), ('keepdim', 'bool', 'False', False)), False, True),)
 
 
 def norm(self, *args, **kwargs):
@@ -8125,7 +8125,7 @@ def _m_set__4():
     return ()
 
 
-_m_set__sigs = (_ap.PySig('set_', (('source', 'Storage', None, False),), False, True), _ap.PySig('set_', (('source', 'Storage', None, False), ('storage_offset', 'SymInt', None, False), ('size', 'SymInt[]', None, False), ('stride', 'SymInt[]', '[]', False)), False, True), _ap.PySig('set_', (('source', 'Tensor', None, False), ('storage_offset', 'SymInt', None, False), ('size', 'SymInt[]', None, False), ('stride', 'SymInt[]', '[]', False)), False, True), _ap.PySig('set_', (('source', 'Tensor', None, False),), False, True), _ap.PySig('set_', (), False, True),)
+_m_set__sigs = (_ap.PySig('set_', (), False, True), _ap.PySig('set_', (('source', 'Storage', None, False),), False, True), _ap.PySig('set_', (('source', 'Storage', None, False), ('storage_offset', 'SymInt', None, False), ('size', 'SymInt[]', None, False), ('stride', 'SymInt[]', '[]', False)), False, True), _ap.PySig('set_', (('source', 'Tensor', None, False),), False, True), _ap.PySig('set_', (('source', 'Tensor', None, False), ('storage_offset', 'SymInt', None, False), ('size', 'SymInt[]', None, False), ('stride', 'SymInt[]', '[]', False)), False, True),)
 
 
 def set_(self, *args, **kwargs):
@@ -8551,7 +8551,7 @@ def _m_std_2(dim=None, *, correction=None, keepdim=False):
     return dim, correction, keepdim
 
 
-_m_std_sigs = (_ap.PySig('std', (('unbiased', 'bool', 'True', False),), False, True), _ap.PySig('std', (('dim', 'int[1]?', None, False), ('unbiased', 'bool', 'True', False), ('keepdim', 'bool', 'False', False)), False, True), _ap.PySig('std', (('dim', 'int[1]?', 'None', False), ('correction', 'Scalar?', 'None', True), ('keepdim', 'bool', 'False', True)), True, True),)
+_m_std_sigs = (_ap.PySig('std', (('dim', 'int[1]?', None, False), ('unbiased', 'bool', 'True', False), ('keepdim', 'bool', 'False', False)), False, True), _ap.PySig('std', (('dim', 'int[1]?', 'None', False), ('correction', 'Scalar?', 'None', True), ('keepdim', 'bool', 'False', True)), True, True), _ap.PySig('std', (('unbiased', 'bool', 'True', False),), False, True),)
 
 
 def std(self, *args, **kwargs):
@@ -8934,7 +8934,7 @@ def _m_tensor_split_2(tensor_indices_or_sections, dim=0):
     return tensor_indices_or_sections, dim
 
 
-_m_tensor_split_sigs = (_ap.PySig('tensor_split', (('sections', 'SymInt', None, False), ('dim', 'int', '0', False)), False, True), _ap.PySig('tensor_split', (('indices', 'SymInt[]', None, False), ('dim', 'int', '0', False)), False, True), _ap.PySig('tensor_split', (('tensor_indices_or_sections', 'Tensor', None, False), ('dim', 'int', '0', False)), False, True),)
+_m_tensor_split_sigs = (_ap.PySig('tensor_split', (('indices', 'SymInt[]', None, False), ('dim', 'int', '0', False)), False, True), _ap.PySig('tensor_split', (('tensor_indices_or_sections', 'Tensor', None, False), ('dim', 'int', '0', False)), False, True), _ap.PySig('tensor_split', (('sections', 'SymInt', None, False), ('dim', 'int', '0', False)), False, True),)
 
 
 def tensor_split(self, *args, **kwargs):
@@ -9439,7 +9439,7 @@ def _m_var_2(dim=None, *, correction=None, keepdim=False):
     return dim, correction, keepdim
 
 
-_m_var_sigs = (_ap.PySig('var', (('unbiased', 'bool', 'True', False),), False, True), _ap.PySig('var', (('dim', 'int[1]?', None, False), ('unbiased', 'bool', 'True', False), ('keepdim', 'bool', 'False', False)), False, True), _ap.PySig('var', (('dim', 'int[1]?', 'None', False), ('correction', 'Scalar?', 'None', True), ('keepdim', 'bool', 'False', True)), True, True),)
+_m_var_sigs = (_ap.PySig('var', (('dim', 'int[1]?', None, False), ('unbiased', 'bool', 'True', False), ('keepdim', 'bool', 'False', False)), False, True), _ap.PySig('var', (('dim', 'int[1]?', 'None', False), ('correction', 'Scalar?', 'None', True), ('keepdim', 'bool', 'False', True)), True, True), _ap.PySig('var', (('unbiased', 'bool', 'True', False),), False, True),)
 
 
 def var(self, *args, **kwargs):
@@ -9501,7 +9501,7 @@ def _m_view_1(dtype):
     return dtype,
 
 
-_m_view_sigs = (_ap.PySig('view', (('size', 'SymInt[]', None, False),), True, True), _ap.PySig('view', (('dtype', 'ScalarType', None, False),), False, True),)
+_m_view_sigs = (_ap.PySig('view', (('dtype', 'ScalarType', None, False),), False, True), _ap.PySig('view', (('size', 'SymInt[]', None, False),), True, True),)
 
 
 def view(self, *args, **kwargs):

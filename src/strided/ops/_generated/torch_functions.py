@@ -2526,7 +2526,7 @@ def _f_all_2(input, dim=None, keepdim=False, *, out=None):
     return input, dim, keepdim, out
 
 
-_f_all_sigs = (_ap.PySig('all', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('all', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('all', (('input', 'Tensor', None, False), ('dim', 'int[]?', 'None', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
+_f_all_sigs = (_ap.PySig('all', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('all', (('input', 'Tensor', None, False), ('dim', 'int[]?', 'None', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('all', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
 def all(*args, **kwargs):
@@ -2751,7 +2751,7 @@ def _f_any_2(input, dim=None, keepdim=False, *, out=None):
     return input, dim, keepdim, out
 
 
-_f_any_sigs = (_ap.PySig('any', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('any', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('any', (('input', 'Tensor', None, False), ('dim', 'int[]?', 'None', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
+_f_any_sigs = (_ap.PySig('any', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('any', (('input', 'Tensor', None, False), ('dim', 'int[]?', 'None', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('any', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
 def any(*args, **kwargs):
@@ -5597,7 +5597,7 @@ def _f_count_nonzero_1(input, dim=None):
     return input, dim
 
 
-_f_count_nonzero_sigs = (_ap.PySig('count_nonzero', (('input', 'Tensor', None, False), ('dim', 'int[]', None, False)), False, False), _ap.PySig('count_nonzero', (('input', 'Tensor', None, False), ('dim', 'int?', 'None', False)), False, False),)
+_f_count_nonzero_sigs = (_ap.PySig('count_nonzero', (('input', 'Tensor', None, False), ('dim', 'int?', 'None', False)), False, False), _ap.PySig('count_nonzero', (('input', 'Tensor', None, False), ('dim', 'int[]', None, False)), False, False),)
 
 
 def count_nonzero(*args, **kwargs):
@@ -5738,20 +5738,20 @@ def cummin(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_cummin_sigs, args, kwargs)
 
 
-def _f_cumprod_0(input, dim, *, out=None, dtype=None):
+def _f_cumprod_0(input, dim, *, dtype=None, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(dim) is not int: dim = _ap.to_int(dim)
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
-    return input, dim, out, dtype
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, dtype, out
 
 
-_f_cumprod_sigs = (_ap.PySig('cumprod', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True)), False, False),)
+_f_cumprod_sigs = (_ap.PySig('cumprod', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('dtype', 'ScalarType?', 'None', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
 def cumprod(*args, **kwargs):
     try:
-        input, dim, out, dtype = _f_cumprod_0(*args, **kwargs)
+        input, dim, dtype, out = _f_cumprod_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
@@ -5763,20 +5763,20 @@ def cumprod(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_cumprod_sigs, args, kwargs)
 
 
-def _f_cumsum_0(input, dim, *, out=None, dtype=None):
+def _f_cumsum_0(input, dim, *, dtype=None, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(dim) is not int: dim = _ap.to_int(dim)
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
-    return input, dim, out, dtype
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, dtype, out
 
 
-_f_cumsum_sigs = (_ap.PySig('cumsum', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True)), False, False),)
+_f_cumsum_sigs = (_ap.PySig('cumsum', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('dtype', 'ScalarType?', 'None', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
 def cumsum(*args, **kwargs):
     try:
-        input, dim, out, dtype = _f_cumsum_0(*args, **kwargs)
+        input, dim, dtype, out = _f_cumsum_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
@@ -6416,7 +6416,7 @@ def _f_embedding_bag_1(weight, indices, offsets, scale_grad_by_freq, mode, spars
     return weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx
 
 
-_f_embedding_bag_sigs = (_ap.PySig('embedding_bag', (('weight', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('offsets', 'Tensor', None, False), ('scale_grad_by_freq', 'bool', 'False', False), ('mode', 'int', '0', False), ('sparse', 'bool', 'False', False), ('per_sample_weights', 'Tensor?', 'None', False), ('include_last_offset', 'bool', 'False', False)), False, False), _ap.PySig('embedding_bag', (('weight', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('offsets', 'Tensor', None, False), ('scale_grad_by_freq', 'bool', None, False), ('mode', 'int', None, False), ('sparse', 'bool', None, False), ('per_sample_weights', 'Tensor?', None, False), ('include_last_offset', 'bool', None, False), ('padding_idx', 'int?', None, False)), False, False),)
+_f_embedding_bag_sigs = (_ap.PySig('embedding_bag', (('weight', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('offsets', 'Tensor', None, False), ('scale_grad_by_freq', 'bool', None, False), ('mode', 'int', None, False), ('sparse', 'bool', None, False), ('per_sample_weights', 'Tensor?', None, False), ('include_last_offset', 'bool', None, False), ('padding_idx', 'int?', None, False)), False, False), _ap.PySig('embedding_bag', (('weight', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('offsets', 'Tensor', None, False), ('scale_grad_by_freq', 'bool', 'False', False), ('mode', 'int', '0', False), ('sparse', 'bool', 'False', False), ('per_sample_weights', 'Tensor?', 'None', False), ('include_last_offset', 'bool', 'False', False)), False, False),)
 
 
 def embedding_bag(*args, **kwargs):
@@ -8000,7 +8000,7 @@ def _f_gru_1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, tra
     return data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional
 
 
-_f_gru_sigs = (_ap.PySig('gru', (('input', 'Tensor', None, False), ('hx', 'Tensor', None, False), ('params', 'Tensor[]', None, False), ('has_biases', 'bool', None, False), ('num_layers', 'int', None, False), ('dropout', 'float', None, False), ('train', 'bool', None, False), ('bidirectional', 'bool', None, False), ('batch_first', 'bool', None, False)), False, False), _ap.PySig('gru', (('data', 'Tensor', None, False), ('batch_sizes', 'Tensor', None, False), ('hx', 'Tensor', None, False), ('params', 'Tensor[]', None, False), ('has_biases', 'bool', None, False), ('num_layers', 'int', None, False), ('dropout', 'float', None, False), ('train', 'bool', None, False), ('bidirectional', 'bool', None, False)), False, False),)
+_f_gru_sigs = (_ap.PySig('gru', (('data', 'Tensor', None, False), ('batch_sizes', 'Tensor', None, False), ('hx', 'Tensor', None, False), ('params', 'Tensor[]', None, False), ('has_biases', 'bool', None, False), ('num_layers', 'int', None, False), ('dropout', 'float', None, False), ('train', 'bool', None, False), ('bidirectional', 'bool', None, False)), False, False), _ap.PySig('gru', (('input', 'Tensor', None, False), ('hx', 'Tensor', None, False), ('params', 'Tensor[]', None, False), ('has_biases', 'bool', None, False), ('num_layers', 'int', None, False), ('dropout', 'float', None, False), ('train', 'bool', None, False), ('bidirectional', 'bool', None, False), ('batch_first', 'bool', None, False)), False, False),)
 
 
 def gru(*args, **kwargs):
@@ -8912,7 +8912,7 @@ def _f_isin_2(element, test_elements, *, assume_unique=False, invert=False, out=
     return element, test_elements, assume_unique, invert, out
 
 
-_f_isin_sigs = (_ap.PySig('isin', (('elements', 'Tensor', None, False), ('test_elements', 'Tensor', None, False), ('assume_unique', 'bool', 'False', True), ('invert', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('isin', (('elements', 'Tensor', None, False), ('test_element', 'Scalar', None, False), ('assume_unique', 'bool', 'False', True), ('invert', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('isin', (('element', 'Scalar', None, False), ('test_elements', 'Tensor', None, False), ('assume_unique', 'bool', 'False', True), ('invert', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False),)
+_f_isin_sigs = (_ap.PySig('isin', (('elements', 'Tensor', None, False), ('test_elements', 'Tensor', None, False), ('assume_unique', 'bool', 'False', True), ('invert', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('isin', (('element', 'Scalar', None, False), ('test_elements', 'Tensor', None, False), ('assume_unique', 'bool', 'False', True), ('invert', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('isin', (('elements', 'Tensor', None, False), ('test_element', 'Scalar', None, False), ('assume_unique', 'bool', 'False', True), ('invert', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
 def isin(*args, **kwargs):
@@ -10242,7 +10242,7 @@ def _f_lstm_1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, tr
     return data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional
 
 
-_f_lstm_sigs = (_ap.PySig('lstm', (('input', 'Tensor', None, False), ('hx', 'Tensor[]', None, False), ('params', 'Tensor[]', None, False), ('has_biases', 'bool', None, False), ('num_layers', 'int', None, False), ('dropout', 'float', None, False), ('train', 'bool', None, False), ('bidirectional', 'bool', None, False), ('batch_first', 'bool', None, False)), False, False), _ap.PySig('lstm', (('data', 'Tensor', None, False), ('batch_sizes', 'Tensor', None, False), ('hx', 'Tensor[]', None, False), ('params', 'Tensor[]', None, False), ('has_biases', 'bool', None, False), ('num_layers', 'int', None, False), ('dropout', 'float', None, False), ('train', 'bool', None, False), ('bidirectional', 'bool', None, False)), False, False),)
+_f_lstm_sigs = (_ap.PySig('lstm', (('data', 'Tensor', None, False), ('batch_sizes', 'Tensor', None, False), ('hx', 'Tensor[]', None, False), ('params', 'Tensor[]', None, False), ('has_biases', 'bool', None, False), ('num_layers', 'int', None, False), ('dropout', 'float', None, False), ('train', 'bool', None, False), ('bidirectional', 'bool', None, False)), False, False), _ap.PySig('lstm', (('input', 'Tensor', None, False), ('hx', 'Tensor[]', None, False), ('params', 'Tensor[]', None, False), ('has_biases', 'bool', None, False), ('num_layers', 'int', None, False), ('dropout', 'float', None, False), ('train', 'bool', None, False), ('bidirectional', 'bool', None, False), ('batch_first', 'bool', None, False)), False, False),)
 
 
 def lstm(*args, **kwargs):
@@ -10736,29 +10736,29 @@ def maximum(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_maximum_sigs, args, kwargs)
 
 
-def _f_mean_0(input, *, out=None, dtype=None):
+def _f_mean_0(input, *, dtype=None, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
-    return input, out, dtype
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dtype, out
 
 
-def _f_mean_1(input, dim, keepdim=False, *, out=None, dtype=None):
+def _f_mean_1(input, dim, keepdim=False, *, dtype=None, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if dim is not None: dim = _ap.to_intlist(dim, 1)
     if keepdim is not False and keepdim is not True: raise _Mismatch
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
-    return input, dim, keepdim, out, dtype
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, keepdim, dtype, out
 
 
-_f_mean_sigs = (_ap.PySig('mean', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True)), False, False), _ap.PySig('mean', (('input', 'Tensor', None, False), ('dim', 'int[1]?', None, False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True)), False, False),)
+_f_mean_sigs = (_ap.PySig('mean', (('input', 'Tensor', None, False), ('dtype', 'ScalarType?', 'None', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('mean', (('input', 'Tensor', None, False), ('dim', 'int[1]?', None, False), ('keepdim', 'bool', 'False', False), ('dtype', 'ScalarType?', 'None', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
 def mean(*args, **kwargs):
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
-            input, out, dtype = _f_mean_0(*args, **kwargs)
+            input, dtype, out = _f_mean_0(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
@@ -10769,7 +10769,7 @@ def mean(*args, **kwargs):
             return result
     if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
-            input, dim, keepdim, out, dtype = _f_mean_1(*args, **kwargs)
+            input, dim, keepdim, dtype, out = _f_mean_1(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
@@ -11077,7 +11077,7 @@ def _f_moveaxis_1(input, source, destination):
     return input, source, destination
 
 
-_f_moveaxis_sigs = (_ap.PySig('moveaxis', (('input', 'Tensor', None, False), ('source', 'int[]', None, False), ('destination', 'int[]', None, False)), False, False), _ap.PySig('moveaxis', (('input', 'Tensor', None, False), ('source', 'int', None, False), ('destination', 'int', None, False)), False, False),)
+_f_moveaxis_sigs = (_ap.PySig('moveaxis', (('input', 'Tensor', None, False), ('source', 'int', None, False), ('destination', 'int', None, False)), False, False), _ap.PySig('moveaxis', (('input', 'Tensor', None, False), ('source', 'int[]', None, False), ('destination', 'int[]', None, False)), False, False),)
 
 
 def moveaxis(*args, **kwargs):
@@ -11114,7 +11114,7 @@ def _f_movedim_1(input, source, destination):
     return input, source, destination
 
 
-_f_movedim_sigs = (_ap.PySig('movedim', (('input', 'Tensor', None, False), ('source', 'int[]', None, False), ('destination', 'int[]', None, False)), False, False), _ap.PySig('movedim', (('input', 'Tensor', None, False), ('source', 'int', None, False), ('destination', 'int', None, False)), False, False),)
+_f_movedim_sigs = (_ap.PySig('movedim', (('input', 'Tensor', None, False), ('source', 'int', None, False), ('destination', 'int', None, False)), False, False), _ap.PySig('movedim', (('input', 'Tensor', None, False), ('source', 'int[]', None, False), ('destination', 'int[]', None, False)), False, False),)
 
 
 def movedim(*args, **kwargs):
@@ -11345,21 +11345,21 @@ def nan_to_num_(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_nan_to_num__sigs, args, kwargs)
 
 
-def _f_nanmean_0(input, dim=None, keepdim=False, *, out=None, dtype=None):
+def _f_nanmean_0(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if dim is not None: dim = _ap.to_intlist(dim, 1)
     if keepdim is not False and keepdim is not True: raise _Mismatch
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
-    return input, dim, keepdim, out, dtype
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, keepdim, dtype, out
 
 
-_f_nanmean_sigs = (_ap.PySig('nanmean', (('input', 'Tensor', None, False), ('dim', 'int[1]?', 'None', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True)), False, False),)
+_f_nanmean_sigs = (_ap.PySig('nanmean', (('input', 'Tensor', None, False), ('dim', 'int[1]?', 'None', False), ('keepdim', 'bool', 'False', False), ('dtype', 'ScalarType?', 'None', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
 def nanmean(*args, **kwargs):
     try:
-        input, dim, keepdim, out, dtype = _f_nanmean_0(*args, **kwargs)
+        input, dim, keepdim, dtype, out = _f_nanmean_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
@@ -11459,21 +11459,21 @@ def nanquantile(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_nanquantile_sigs, args, kwargs)
 
 
-def _f_nansum_0(input, dim=None, keepdim=False, *, out=None, dtype=None):
+def _f_nansum_0(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if dim is not None: dim = _ap.to_intlist(dim, 1)
     if keepdim is not False and keepdim is not True: raise _Mismatch
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
-    return input, dim, keepdim, out, dtype
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, keepdim, dtype, out
 
 
-_f_nansum_sigs = (_ap.PySig('nansum', (('input', 'Tensor', None, False), ('dim', 'int[1]?', 'None', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True)), False, False),)
+_f_nansum_sigs = (_ap.PySig('nansum', (('input', 'Tensor', None, False), ('dim', 'int[1]?', 'None', False), ('keepdim', 'bool', 'False', False), ('dtype', 'ScalarType?', 'None', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
 def nansum(*args, **kwargs):
     try:
-        input, dim, keepdim, out, dtype = _f_nansum_0(*args, **kwargs)
+        input, dim, keepdim, dtype, out = _f_nansum_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
@@ -11501,7 +11501,7 @@ def _f_narrow_1(input, dim, start, length):
     return input, dim, start, length
 
 
-_f_narrow_sigs = (_ap.PySig('narrow', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('start', 'SymInt', None, False), ('length', 'SymInt', None, False)), False, False), _ap.PySig('narrow', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('start', 'Tensor', None, False), ('length', 'SymInt', None, False)), False, False),)
+_f_narrow_sigs = (_ap.PySig('narrow', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('start', 'Tensor', None, False), ('length', 'SymInt', None, False)), False, False), _ap.PySig('narrow', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('start', 'SymInt', None, False), ('length', 'SymInt', None, False)), False, False),)
 
 
 def narrow(*args, **kwargs):
@@ -11877,7 +11877,7 @@ def _f_norm_3(input, p, dim, keepdim=False, *, out=None):
     return input, p, dim, keepdim, out
 
 
-_f_norm_sigs = (_ap.PySig('norm', (('input', 'Tensor', None, False), ('p', 'Scalar?', None, False), ('dtype', 'ScalarType', None, True)), False, False), _ap.PySig('norm', (('input', 'Tensor', None, False), ('p', 'Scalar', '2', False)), False, False), _ap.PySig('norm', (('input', 'Tensor', None, False), ('p', 'Scalar?', None, False), ('dim', 'int[1]', None, False), ('keepdim', 'bool', None, False), ('dtype', 'ScalarType', None, True)), False, False), _ap.PySig('norm', (('input', 'Tensor', None, False), ('p', 'Scalar?', None, False), ('dim', 'int[1]', None, False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
+_f_norm_sigs = (_ap.PySig('norm', (('input', 'Tensor', None, False), ('p', 'Scalar', '2', False)), False, False), _ap.PySig('norm', (('input', 'Tensor', None, False), ('p', 'Scalar?', None, False), ('dtype', 'ScalarType', None, True)), False, False), _ap.PySig('norm', (('input', 'Tensor', None, False), ('p', 'Scalar?', None, False), ('dim', 'int[1]', None, False), ('keepdim', 'bool', None, False), ('dtype', 'ScalarType', None, True)), False, False), _ap.PySig('norm', (('input', 'Tensor', None, False), ('p', 'Scalar?', None, False), ('dim', 'int[1]', None, False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
 def norm(*args, **kwargs):
@@ -12550,16 +12550,16 @@ def _f_prod_0(input, *, dtype=None):
     return input, dtype
 
 
-def _f_prod_1(input, dim, keepdim=False, *, out=None, dtype=None):
+def _f_prod_1(input, dim, keepdim=False, *, dtype=None, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(dim) is not int: dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
-    return input, dim, keepdim, out, dtype
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, keepdim, dtype, out
 
 
-_f_prod_sigs = (_ap.PySig('prod', (('input', 'Tensor', None, False), ('dtype', 'ScalarType?', 'None', True)), False, False), _ap.PySig('prod', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True)), False, False),)
+_f_prod_sigs = (_ap.PySig('prod', (('input', 'Tensor', None, False), ('dtype', 'ScalarType?', 'None', True)), False, False), _ap.PySig('prod', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('keepdim', 'bool', 'False', False), ('dtype', 'ScalarType?', 'None', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
 def prod(*args, **kwargs):
@@ -12573,7 +12573,7 @@ def prod(*args, **kwargs):
             return result
     if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
-            input, dim, keepdim, out, dtype = _f_prod_1(*args, **kwargs)
+            input, dim, keepdim, dtype, out = _f_prod_1(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
@@ -12878,7 +12878,7 @@ def _f_randint_3(low, high, size, *, out=None, dtype=_dt.int64, layout=None, dev
     return low, high, size, out, dtype, layout, device, pin_memory, requires_grad
 
 
-_f_randint_sigs = (_ap.PySig('randint', (('high', 'SymInt', None, False), ('size', 'SymInt[]', None, False), ('generator', 'Generator?', None, True), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'long', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('randint', (('high', 'SymInt', None, False), ('size', 'SymInt[]', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'long', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('randint', (('low', 'SymInt', None, False), ('high', 'SymInt', None, False), ('size', 'SymInt[]', None, False), ('generator', 'Generator?', None, True), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'long', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('randint', (('low', 'SymInt', None, False), ('high', 'SymInt', None, False), ('size', 'SymInt[]', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'long', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+_f_randint_sigs = (_ap.PySig('randint', (('high', 'SymInt', None, False), ('size', 'SymInt[]', None, False), ('generator', 'Generator?', None, True), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('randint', (('high', 'SymInt', None, False), ('size', 'SymInt[]', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('randint', (('low', 'SymInt', None, False), ('high', 'SymInt', None, False), ('size', 'SymInt[]', None, False), ('generator', 'Generator?', None, True), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('randint', (('low', 'SymInt', None, False), ('high', 'SymInt', None, False), ('size', 'SymInt[]', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
 
 
 def randint(*args, **kwargs):
@@ -13216,7 +13216,7 @@ def _f_randperm_1(n, *, out=None, dtype=_dt.int64, layout=None, device=None, pin
     return n, out, dtype, layout, device, pin_memory, requires_grad
 
 
-_f_randperm_sigs = (_ap.PySig('randperm', (('n', 'SymInt', None, False), ('generator', 'Generator?', None, True), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'long', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('randperm', (('n', 'SymInt', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'long', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+_f_randperm_sigs = (_ap.PySig('randperm', (('n', 'SymInt', None, False), ('generator', 'Generator?', None, True), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False), _ap.PySig('randperm', (('n', 'SymInt', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
 
 
 def randperm(*args, **kwargs):
@@ -13474,7 +13474,7 @@ def _f_repeat_interleave_2(input, repeats, dim=None, *, output_size=None):
     return input, repeats, dim, output_size
 
 
-_f_repeat_interleave_sigs = (_ap.PySig('repeat_interleave', (('repeats', 'Tensor', None, False), ('output_size', 'SymInt?', 'None', True)), False, False), _ap.PySig('repeat_interleave', (('input', 'Tensor', None, False), ('repeats', 'Tensor', None, False), ('dim', 'int?', 'None', False), ('output_size', 'SymInt?', 'None', True)), False, False), _ap.PySig('repeat_interleave', (('input', 'Tensor', None, False), ('repeats', 'SymInt', None, False), ('dim', 'int?', 'None', False), ('output_size', 'SymInt?', 'None', True)), False, False),)
+_f_repeat_interleave_sigs = (_ap.PySig('repeat_interleave', (('input', 'Tensor', None, False), ('repeats', 'Tensor', None, False), ('dim', 'int?', 'None', False), ('output_size', 'SymInt?', 'None', True)), False, False), _ap.PySig('repeat_interleave', (('repeats', 'Tensor', None, False), ('output_size', 'SymInt?', 'None', True)), False, False), _ap.PySig('repeat_interleave', (('input', 'Tensor', None, False), ('repeats', 'SymInt', None, False), ('dim', 'int?', 'None', False), ('output_size', 'SymInt?', 'None', True)), False, False),)
 
 
 def repeat_interleave(*args, **kwargs):
@@ -13632,7 +13632,7 @@ def _f_rnn_relu_1(data, batch_sizes, hx, params, has_biases, num_layers, dropout
     return data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional
 
 
-_f_rnn_relu_sigs = (_ap.PySig('rnn_relu', (('input', 'Tensor', None, False), ('hx', 'Tensor', None, False), ('params', 'Tensor[]', None, False), ('has_biases', 'bool', None, False), ('num_layers', 'int', None, False), ('dropout', 'float', None, False), ('train', 'bool', None, False), ('bidirectional', 'bool', None, False), ('batch_first', 'bool', None, False)), False, False), _ap.PySig('rnn_relu', (('data', 'Tensor', None, False), ('batch_sizes', 'Tensor', None, False), ('hx', 'Tensor', None, False), ('params', 'Tensor[]', None, False), ('has_biases', 'bool', None, False), ('num_layers', 'int', None, False), ('dropout', 'float', None, False), ('train', 'bool', None, False), ('bidirectional', 'bool', None, False)), False, False),)
+_f_rnn_relu_sigs = (_ap.PySig('rnn_relu', (('data', 'Tensor', None, False), ('batch_sizes', 'Tensor', None, False), ('hx', 'Tensor', None, False), ('params', 'Tensor[]', None, False), ('has_biases', 'bool', None, False), ('num_layers', 'int', None, False), ('dropout', 'float', None, False), ('train', 'bool', None, False), ('bidirectional', 'bool', None, False)), False, False), _ap.PySig('rnn_relu', (('input', 'Tensor', None, False), ('hx', 'Tensor', None, False), ('params', 'Tensor[]', None, False), ('has_biases', 'bool', None, False), ('num_layers', 'int', None, False), ('dropout', 'float', None, False), ('train', 'bool', None, False), ('bidirectional', 'bool', None, False), ('batch_first', 'bool', None, False)), False, False),)
 
 
 def rnn_relu(*args, **kwargs):
@@ -13705,7 +13705,7 @@ def _f_rnn_tanh_1(data, batch_sizes, hx, params, has_biases, num_layers, dropout
     return data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional
 
 
-_f_rnn_tanh_sigs = (_ap.PySig('rnn_tanh', (('input', 'Tensor', None, False), ('hx', 'Tensor', None, False), ('params', 'Tensor[]', None, False), ('has_biases', 'bool', None, False), ('num_layers', 'int', None, False), ('dropout', 'float', None, False), ('train', 'bool', None, False), ('bidirectional', 'bool', None, False), ('batch_first', 'bool', None, False)), False, False), _ap.PySig('rnn_tanh', (('data', 'Tensor', None, False), ('batch_sizes', 'Tensor', None, False), ('hx', 'Tensor', None, False), ('params', 'Tensor[]', None, False), ('has_biases', 'bool', None, False), ('num_layers', 'int', None, False), ('dropout', 'float', None, False), ('train', 'bool', None, False), ('bidirectional', 'bool', None, False)), False, False),)
+_f_rnn_tanh_sigs = (_ap.PySig('rnn_tanh', (('data', 'Tensor', None, False), ('batch_sizes', 'Tensor', None, False), ('hx', 'Tensor', None, False), ('params', 'Tensor[]', None, False), ('has_biases', 'bool', None, False), ('num_layers', 'int', None, False), ('dropout', 'float', None, False), ('train', 'bool', None, False), ('bidirectional', 'bool', None, False)), False, False), _ap.PySig('rnn_tanh', (('input', 'Tensor', None, False), ('hx', 'Tensor', None, False), ('params', 'Tensor[]', None, False), ('has_biases', 'bool', None, False), ('num_layers', 'int', None, False), ('dropout', 'float', None, False), ('train', 'bool', None, False), ('bidirectional', 'bool', None, False), ('batch_first', 'bool', None, False)), False, False),)
 
 
 def rnn_tanh(*args, **kwargs):
@@ -15093,7 +15093,7 @@ def _f_std_2(input, dim=None, *, correction=None, keepdim=False, out=None):
     return input, dim, correction, keepdim, out
 
 
-_f_std_sigs = (_ap.PySig('std', (('input', 'Tensor', None, False), ('unbiased', 'bool', 'True', False)), False, False), _ap.PySig('std', (('input', 'Tensor', None, False), ('dim', 'int[1]?', None, False), ('unbiased', 'bool', 'True', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('std', (('input', 'Tensor', None, False), ('dim', 'int[1]?', 'None', False), ('correction', 'Scalar?', 'None', True), ('keepdim', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False),)
+_f_std_sigs = (_ap.PySig('std', (('input', 'Tensor', None, False), ('dim', 'int[1]?', None, False), ('unbiased', 'bool', 'True', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('std', (('input', 'Tensor', None, False), ('dim', 'int[1]?', 'None', False), ('correction', 'Scalar?', 'None', True), ('keepdim', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('std', (('input', 'Tensor', None, False), ('unbiased', 'bool', 'True', False)), False, False),)
 
 
 def std(*args, **kwargs):
@@ -15152,7 +15152,7 @@ def _f_std_mean_2(input, dim=None, *, correction=None, keepdim=False):
     return input, dim, correction, keepdim
 
 
-_f_std_mean_sigs = (_ap.PySig('std_mean', (('input', 'Tensor', None, False), ('unbiased', 'bool', 'True', False)), False, False), _ap.PySig('std_mean', (('input', 'Tensor', None, False), ('dim', 'int[1]?', None, False), ('unbiased', 'bool', 'True', False), ('keepdim', 'bool', 'False', False)), False, False), _ap.PySig('std_mean', (('input', 'Tensor', None, False), ('dim', 'int[1]?', 'None', False), ('correction', 'Scalar?', 'None', True), ('keepdim', 'bool', 'False', True)), False, False),)
+_f_std_mean_sigs = (_ap.PySig('std_mean', (('input', 'Tensor', None, False), ('dim', 'int[1]?', None, False), ('unbiased', 'bool', 'True', False), ('keepdim', 'bool', 'False', False)), False, False), _ap.PySig('std_mean', (('input', 'Tensor', None, False), ('dim', 'int[1]?', 'None', False), ('correction', 'Scalar?', 'None', True), ('keepdim', 'bool', 'False', True)), False, False), _ap.PySig('std_mean', (('input', 'Tensor', None, False), ('unbiased', 'bool', 'True', False)), False, False),)
 
 
 def std_mean(*args, **kwargs):
@@ -15284,16 +15284,16 @@ def _f_sum_0(input, *, dtype=None):
     return input, dtype
 
 
-def _f_sum_1(input, dim, keepdim=False, *, out=None, dtype=None):
+def _f_sum_1(input, dim, keepdim=False, *, dtype=None, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if dim is not None: dim = _ap.to_intlist(dim, 1)
     if keepdim is not False and keepdim is not True: raise _Mismatch
-    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
-    return input, dim, keepdim, out, dtype
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, keepdim, dtype, out
 
 
-_f_sum_sigs = (_ap.PySig('sum', (('input', 'Tensor', None, False), ('dtype', 'ScalarType?', 'None', True)), False, False), _ap.PySig('sum', (('input', 'Tensor', None, False), ('dim', 'int[1]?', None, False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True)), False, False),)
+_f_sum_sigs = (_ap.PySig('sum', (('input', 'Tensor', None, False), ('dtype', 'ScalarType?', 'None', True)), False, False), _ap.PySig('sum', (('input', 'Tensor', None, False), ('dim', 'int[1]?', None, False), ('keepdim', 'bool', 'False', False), ('dtype', 'ScalarType?', 'None', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
 def sum(*args, **kwargs):
@@ -15307,7 +15307,7 @@ def sum(*args, **kwargs):
             return result
     if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
-            input, dim, keepdim, out, dtype = _f_sum_1(*args, **kwargs)
+            input, dim, keepdim, dtype, out = _f_sum_1(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
@@ -15578,7 +15578,7 @@ def _f_tensor_split_2(input, tensor_indices_or_sections, dim=0):
     return input, tensor_indices_or_sections, dim
 
 
-_f_tensor_split_sigs = (_ap.PySig('tensor_split', (('input', 'Tensor', None, False), ('sections', 'SymInt', None, False), ('dim', 'int', '0', False)), False, False), _ap.PySig('tensor_split', (('input', 'Tensor', None, False), ('indices', 'SymInt[]', None, False), ('dim', 'int', '0', False)), False, False), _ap.PySig('tensor_split', (('input', 'Tensor', None, False), ('tensor_indices_or_sections', 'Tensor', None, False), ('dim', 'int', '0', False)), False, False),)
+_f_tensor_split_sigs = (_ap.PySig('tensor_split', (('input', 'Tensor', None, False), ('indices', 'SymInt[]', None, False), ('dim', 'int', '0', False)), False, False), _ap.PySig('tensor_split', (('input', 'Tensor', None, False), ('tensor_indices_or_sections', 'Tensor', None, False), ('dim', 'int', '0', False)), False, False), _ap.PySig('tensor_split', (('input', 'Tensor', None, False), ('sections', 'SymInt', None, False), ('dim', 'int', '0', False)), False, False),)
 
 
 def tensor_split(*args, **kwargs):
@@ -15856,7 +15856,7 @@ def _f_tril_indices_0(row, col, offset=0, *, dtype=_dt.int64, layout=None, devic
     return row, col, offset, dtype, layout, device, pin_memory, requires_grad
 
 
-_f_tril_indices_sigs = (_ap.PySig('tril_indices', (('row', 'int', None, False), ('col', 'int', None, False), ('offset', 'int', '0', False), ('dtype', 'ScalarType?', 'long', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+_f_tril_indices_sigs = (_ap.PySig('tril_indices', (('row', 'int', None, False), ('col', 'int', None, False), ('offset', 'int', '0', False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
 
 
 def tril_indices(*args, **kwargs):
@@ -15934,7 +15934,7 @@ def _f_triu_indices_0(row, col, offset=0, *, dtype=_dt.int64, layout=None, devic
     return row, col, offset, dtype, layout, device, pin_memory, requires_grad
 
 
-_f_triu_indices_sigs = (_ap.PySig('triu_indices', (('row', 'int', None, False), ('col', 'int', None, False), ('offset', 'int', '0', False), ('dtype', 'ScalarType?', 'long', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+_f_triu_indices_sigs = (_ap.PySig('triu_indices', (('row', 'int', None, False), ('col', 'int', None, False), ('offset', 'int', '0', False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
 
 
 def triu_indices(*args, **kwargs):
@@ -16315,7 +16315,7 @@ def _f_var_2(input, dim=None, *, correction=None, keepdim=False, out=None):
     return input, dim, correction, keepdim, out
 
 
-_f_var_sigs = (_ap.PySig('var', (('input', 'Tensor', None, False), ('unbiased', 'bool', 'True', False)), False, False), _ap.PySig('var', (('input', 'Tensor', None, False), ('dim', 'int[1]?', None, False), ('unbiased', 'bool', 'True', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('var', (('input', 'Tensor', None, False), ('dim', 'int[1]?', 'None', False), ('correction', 'Scalar?', 'None', True), ('keepdim', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False),)
+_f_var_sigs = (_ap.PySig('var', (('input', 'Tensor', None, False), ('dim', 'int[1]?', None, False), ('unbiased', 'bool', 'True', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('var', (('input', 'Tensor', None, False), ('dim', 'int[1]?', 'None', False), ('correction', 'Scalar?', 'None', True), ('keepdim', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('var', (('input', 'Tensor', None, False), ('unbiased', 'bool', 'True', False)), False, False),)
 
 
 def var(*args, **kwargs):
@@ -16374,7 +16374,7 @@ def _f_var_mean_2(input, dim=None, *, correction=None, keepdim=False):
     return input, dim, correction, keepdim
 
 
-_f_var_mean_sigs = (_ap.PySig('var_mean', (('input', 'Tensor', None, False), ('unbiased', 'bool', 'True', False)), False, False), _ap.PySig('var_mean', (('input', 'Tensor', None, False), ('dim', 'int[1]?', None, False), ('unbiased', 'bool', 'True', False), ('keepdim', 'bool', 'False', False)), False, False), _ap.PySig('var_mean', (('input', 'Tensor', None, False), ('dim', 'int[1]?', 'None', False), ('correction', 'Scalar?', 'None', True), ('keepdim', 'bool', 'False', True)), False, False),)
+_f_var_mean_sigs = (_ap.PySig('var_mean', (('input', 'Tensor', None, False), ('dim', 'int[1]?', None, False), ('unbiased', 'bool', 'True', False), ('keepdim', 'bool', 'False', False)), False, False), _ap.PySig('var_mean', (('input', 'Tensor', None, False), ('dim', 'int[1]?', 'None', False), ('correction', 'Scalar?', 'None', True), ('keepdim', 'bool', 'False', True)), False, False), _ap.PySig('var_mean', (('input', 'Tensor', None, False), ('unbiased', 'bool', 'True', False)), False, False),)
 
 
 def var_mean(*args, **kwargs):
@@ -16527,7 +16527,7 @@ def _f_view_copy_1(input, dtype, *, out=None):
     return input, dtype, out
 
 
-_f_view_copy_sigs = (_ap.PySig('view_copy', (('input', 'Tensor', None, False), ('size', 'SymInt[]', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('view_copy', (('input', 'Tensor', None, False), ('dtype', 'ScalarType', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+_f_view_copy_sigs = (_ap.PySig('view_copy', (('input', 'Tensor', None, False), ('dtype', 'ScalarType', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('view_copy', (('input', 'Tensor', None, False), ('size', 'SymInt[]', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
 def view_copy(*args, **kwargs):
