@@ -429,6 +429,42 @@ COMPOSITE.update({
     "_lu_with_info": (lambda m, x: m.lu(x + 4 * m.eye(4))[0], [(4, 4)]),
     "lu_solve": (lambda m, x, b: m.lu_solve(b, *m.linalg.lu_factor(x + 4 * m.eye(4))),
                  [(4, 4), (4, 2)]),
+    # statistics and calculus (kernels/statistics.py)
+    "cov": (lambda m, x, w: m.cov(x, aweights=w.abs()), [(3, 4), (4,)]),
+    "corrcoef": (lambda m, x: m.corrcoef(x), [(3, 4)]),
+    "diff": (lambda m, x, p: m.diff(x, 2, 0, prepend=p), [(3, 4), (1, 4)]),
+    **{f"gradient.{kind}": (program, [(3, 4)]) for kind, program in (
+        ("scalarint", lambda m, x: m.gradient(x, spacing=2.0)),
+        ("scalararray", lambda m, x: m.gradient(x, spacing=2.0, dim=[1])),
+        ("array", lambda m, x: m.gradient(x, dim=[0, 1], edge_order=2)),
+        ("scalarrayint", lambda m, x: m.gradient(x, spacing=[2.0, 0.5])),
+        ("scalarrayarray", lambda m, x: m.gradient(x, spacing=[0.5], dim=[0])),
+        ("tensorarrayint", lambda m, x: m.gradient(x, spacing=[m.tensor([0.0, 1.0, 3.0]),
+                                                                m.tensor([0.0, 1, 2, 4])])),
+        ("tensorarray", lambda m, x: m.gradient(x, spacing=[m.tensor([0.0, 1, 2, 4])],
+                                                 dim=[1])))},
+    **{f"{op}.{kind}": (program, [(3, 4)]) for op in ("trapezoid", "trapz",
+                                                       "cumulative_trapezoid")
+       for kind, program in (
+           ("x", lambda m, y, op=op: getattr(m, op)(y, m.tensor([0.0, 1, 3, 4]))),
+           ("dx", lambda m, y, op=op: getattr(m, op)(y, dx=0.5, dim=0)))},
+})
+NOT_DIFFERENTIABLE_IN_TORCH.update({
+    "histogram.bin_ct": lambda m, x: m.histogram(x.view(-1), 3).hist,
+    "histogram.bins_tensor": lambda m, x: m.histogram(x.view(-1), m.tensor(
+        [0.0, 1.0, 2.0], dtype=m.float64)).hist,
+    "_histogramdd_bin_edges": lambda m, x: m.ops.aten._histogramdd_bin_edges(x, [2, 2, 3])[1],
+    "_histogramdd_from_bin_cts": lambda m, x: m.ops.aten._histogramdd_from_bin_cts(x, [2, 2, 3]),
+    "_histogramdd_from_bin_tensors": lambda m, x: m.ops.aten._histogramdd_from_bin_tensors(
+        x[:, :2], [m.tensor([0.0, 2.0], dtype=m.float64)] * 2),
+})
+# histogramdd decomposes into the _histogramdd_* kernels, which have no formula in torch
+# either: backward raises the same error in both
+COMPOSITE.update({
+    "histogramdd": (lambda m, x: m.histogramdd(x, [2, 2, 2]).hist, [(2, 3)]),
+    "histogramdd.int_bins": (lambda m, x: m.histogramdd(x, 2).hist, [(2, 3)]),
+    "histogramdd.TensorList_bins": (lambda m, x: m.histogramdd(
+        x, [m.tensor([0.0, 2.0], dtype=m.float64)] * 3).hist, [(2, 3)]),
 })
 INTEGER_OUTPUTS.add("one_hot")
 NOT_DIFFERENTIABLE_IN_TORCH.update({

@@ -156,12 +156,14 @@ _op_copysign__Scalar = get_op('aten::copysign.Scalar')
 _op_copysign__Tensor = get_op('aten::copysign.Tensor')
 _op_copysign___Scalar = get_op('aten::copysign_.Scalar')
 _op_copysign___Tensor = get_op('aten::copysign_.Tensor')
+_op_corrcoef = get_op('aten::corrcoef')
 _op_cos = get_op('aten::cos')
 _op_cos_ = get_op('aten::cos_')
 _op_cosh = get_op('aten::cosh')
 _op_cosh_ = get_op('aten::cosh_')
 _op_count_nonzero = get_op('aten::count_nonzero')
 _op_count_nonzero__dim_IntList = get_op('aten::count_nonzero.dim_IntList')
+_op_cov = get_op('aten::cov')
 _op_cross = get_op('aten::cross')
 _op_cummax = get_op('aten::cummax')
 _op_cummin = get_op('aten::cummin')
@@ -179,6 +181,7 @@ _op_diag_embed = get_op('aten::diag_embed')
 _op_diagflat = get_op('aten::diagflat')
 _op_diagonal = get_op('aten::diagonal')
 _op_diagonal_scatter = get_op('aten::diagonal_scatter')
+_op_diff = get_op('aten::diff')
 _op_digamma = get_op('aten::digamma')
 _op_digamma_ = get_op('aten::digamma_')
 _op_dist = get_op('aten::dist')
@@ -273,6 +276,8 @@ _op_hardshrink = get_op('aten::hardshrink')
 _op_heaviside = get_op('aten::heaviside')
 _op_heaviside_ = get_op('aten::heaviside_')
 _op_histc = get_op('aten::histc')
+_op_histogram__bin_ct = get_op('aten::histogram.bin_ct')
+_op_histogram__bins_tensor = get_op('aten::histogram.bins_tensor')
 _op_hsplit__array = get_op('aten::hsplit.array')
 _op_hsplit__int = get_op('aten::hsplit.int')
 _op_hypot = get_op('aten::hypot')
@@ -620,6 +625,7 @@ _rt_cummax = _rt.make('cummax', ('values', 'indices'))
 _rt_cummin = _rt.make('cummin', ('values', 'indices'))
 _rt_frexp = _rt.make('frexp', ('mantissa', 'exponent'))
 _rt_geqrf = _rt.make('geqrf', ('a', 'tau'))
+_rt_histogram = _rt.make('histogram', ('hist', 'bin_edges'))
 _rt_kthvalue = _rt.make('kthvalue', ('values', 'indices'))
 _rt_max = _rt.make('max', ('values', 'indices'))
 _rt_median = _rt.make('median', ('values', 'indices'))
@@ -2562,6 +2568,12 @@ def copysign_(self, *args, **kwargs):
     _ap.raise_invalid_arguments(_m_copysign__sigs, args, kwargs)
 
 
+def corrcoef(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_corrcoef.call(self._keyset, self)
+    _ap.raise_no_arguments('corrcoef', args, kwargs)
+
+
 def cos(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_cos.call(self._keyset, self)
@@ -2617,6 +2629,27 @@ def count_nonzero(self, *args, **kwargs):
             result = _op_count_nonzero.call(self._keyset, self, dim)
             return result
     _ap.raise_invalid_arguments(_m_count_nonzero_sigs, args, kwargs)
+
+
+def _m_cov_0(*, correction=1, fweights=None, aweights=None):
+    if type(correction) is not int: correction = _ap.to_int(correction)
+    if fweights is not None and not isinstance(fweights, _Tensor): raise _Mismatch
+    if aweights is not None and not isinstance(aweights, _Tensor): raise _Mismatch
+    return correction, fweights, aweights
+
+
+_m_cov_sigs = (_ap.PySig('cov', (('correction', 'int', '1', True), ('fweights', 'Tensor?', 'None', True), ('aweights', 'Tensor?', 'None', True)), False, True),)
+
+
+def cov(self, *args, **kwargs):
+    try:
+        correction, fweights, aweights = _m_cov_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_cov.call(self._keyset | (fweights._keyset if fweights is not None else 0) | (aweights._keyset if aweights is not None else 0), self, correction, fweights, aweights)
+        return result
+    _ap.raise_invalid_arguments(_m_cov_sigs, args, kwargs)
 
 
 def _m_cross_0(other, dim=None):
@@ -2895,6 +2928,28 @@ def diagonal_scatter(self, *args, **kwargs):
         result = _op_diagonal_scatter.call(self._keyset | src._keyset, self, src, offset, dim1, dim2)
         return result
     _ap.raise_invalid_arguments(_m_diagonal_scatter_sigs, args, kwargs)
+
+
+def _m_diff_0(n=1, dim=-1, prepend=None, append=None):
+    if type(n) is not int: n = _ap.to_int(n)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if prepend is not None and not isinstance(prepend, _Tensor): raise _Mismatch
+    if append is not None and not isinstance(append, _Tensor): raise _Mismatch
+    return n, dim, prepend, append
+
+
+_m_diff_sigs = (_ap.PySig('diff', (('n', 'int', '1', False), ('dim', 'int', '-1', False), ('prepend', 'Tensor?', 'None', False), ('append', 'Tensor?', 'None', False)), False, True),)
+
+
+def diff(self, *args, **kwargs):
+    try:
+        n, dim, prepend, append = _m_diff_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_diff.call(self._keyset | (prepend._keyset if prepend is not None else 0) | (append._keyset if append is not None else 0), self, n, dim, prepend, append)
+        return result
+    _ap.raise_invalid_arguments(_m_diff_sigs, args, kwargs)
 
 
 def digamma(self, *args, **kwargs):
@@ -4251,6 +4306,43 @@ def histc(self, *args, **kwargs):
         result = _op_histc.call(self._keyset, self, bins, min, max)
         return result
     _ap.raise_invalid_arguments(_m_histc_sigs, args, kwargs)
+
+
+def _m_histogram_0(bins, *, weight=None, density=False):
+    if not isinstance(bins, _Tensor): raise _Mismatch
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if density is not False and density is not True: raise _Mismatch
+    return bins, weight, density
+
+
+def _m_histogram_1(bins=100, *, range=None, weight=None, density=False):
+    if type(bins) is not int: bins = _ap.to_int(bins)
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if density is not False and density is not True: raise _Mismatch
+    return bins, range, weight, density
+
+
+_m_histogram_sigs = (_ap.PySig('histogram', (('bins', 'Tensor', None, False), ('weight', 'Tensor?', 'None', True), ('density', 'bool', 'False', True)), False, True), _ap.PySig('histogram', (('bins', 'int', '100', False), ('range', 'float[]?', 'None', True), ('weight', 'Tensor?', 'None', True), ('density', 'bool', 'False', True)), False, True),)
+
+
+def histogram(self, *args, **kwargs):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            bins, weight, density = _m_histogram_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _rt_histogram(_op_histogram__bins_tensor.call(self._keyset | bins._keyset | (weight._keyset if weight is not None else 0), self, bins, weight, density))
+            return result
+    if len(args) <= 1:
+        try:
+            bins, range, weight, density = _m_histogram_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _rt_histogram(_op_histogram__bin_ct.call(self._keyset | (weight._keyset if weight is not None else 0), self, bins, range, weight, density))
+            return result
+    _ap.raise_invalid_arguments(_m_histogram_sigs, args, kwargs)
 
 
 def _m_hsplit_0(sections):
@@ -9818,11 +9910,13 @@ class TensorMethods:
     copy_ = copy_
     copysign = copysign
     copysign_ = copysign_
+    corrcoef = corrcoef
     cos = cos
     cos_ = cos_
     cosh = cosh
     cosh_ = cosh_
     count_nonzero = count_nonzero
+    cov = cov
     cross = cross
     cummax = cummax
     cummin = cummin
@@ -9840,6 +9934,7 @@ class TensorMethods:
     diagflat = diagflat
     diagonal = diagonal
     diagonal_scatter = diagonal_scatter
+    diff = diff
     digamma = digamma
     digamma_ = digamma_
     dist = dist
@@ -9906,6 +10001,7 @@ class TensorMethods:
     heaviside = heaviside
     heaviside_ = heaviside_
     histc = histc
+    histogram = histogram
     hsplit = hsplit
     hypot = hypot
     hypot_ = hypot_

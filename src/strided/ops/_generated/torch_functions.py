@@ -47,6 +47,9 @@ _op__fft_c2r__out = get_op('aten::_fft_c2r.out')
 _op__fft_r2c = get_op('aten::_fft_r2c')
 _op__fft_r2c__out = get_op('aten::_fft_r2c.out')
 _op__fused_rms_norm = get_op('aten::_fused_rms_norm')
+_op__histogramdd_bin_edges = get_op('aten::_histogramdd_bin_edges')
+_op__histogramdd_from_bin_cts = get_op('aten::_histogramdd_from_bin_cts')
+_op__histogramdd_from_bin_tensors = get_op('aten::_histogramdd_from_bin_tensors')
 _op__local_scalar_dense = get_op('aten::_local_scalar_dense')
 _op__log_softmax = get_op('aten::_log_softmax')
 _op__log_softmax__out = get_op('aten::_log_softmax.out')
@@ -307,6 +310,7 @@ _op_copysign__Scalar = get_op('aten::copysign.Scalar')
 _op_copysign__Scalar_out = get_op('aten::copysign.Scalar_out')
 _op_copysign__Tensor = get_op('aten::copysign.Tensor')
 _op_copysign__out = get_op('aten::copysign.out')
+_op_corrcoef = get_op('aten::corrcoef')
 _op_cos = get_op('aten::cos')
 _op_cos__out = get_op('aten::cos.out')
 _op_cos_ = get_op('aten::cos_')
@@ -317,6 +321,7 @@ _op_cosine_embedding_loss = get_op('aten::cosine_embedding_loss')
 _op_cosine_similarity = get_op('aten::cosine_similarity')
 _op_count_nonzero = get_op('aten::count_nonzero')
 _op_count_nonzero__dim_IntList = get_op('aten::count_nonzero.dim_IntList')
+_op_cov = get_op('aten::cov')
 _op_cross = get_op('aten::cross')
 _op_cross__out = get_op('aten::cross.out')
 _op_ctc_loss__IntList = get_op('aten::ctc_loss.IntList')
@@ -329,6 +334,8 @@ _op_cumprod = get_op('aten::cumprod')
 _op_cumprod__out = get_op('aten::cumprod.out')
 _op_cumsum = get_op('aten::cumsum')
 _op_cumsum__out = get_op('aten::cumsum.out')
+_op_cumulative_trapezoid__dx = get_op('aten::cumulative_trapezoid.dx')
+_op_cumulative_trapezoid__x = get_op('aten::cumulative_trapezoid.x')
 _op_deg2rad = get_op('aten::deg2rad')
 _op_deg2rad__out = get_op('aten::deg2rad.out')
 _op_deg2rad_ = get_op('aten::deg2rad_')
@@ -345,6 +352,8 @@ _op_diagonal = get_op('aten::diagonal')
 _op_diagonal_copy = get_op('aten::diagonal_copy')
 _op_diagonal_copy__out = get_op('aten::diagonal_copy.out')
 _op_diagonal_scatter = get_op('aten::diagonal_scatter')
+_op_diff = get_op('aten::diff')
+_op_diff__out = get_op('aten::diff.out')
 _op_digamma = get_op('aten::digamma')
 _op_digamma__out = get_op('aten::digamma.out')
 _op_dist = get_op('aten::dist')
@@ -461,6 +470,13 @@ _op_ge__Tensor_out = get_op('aten::ge.Tensor_out')
 _op_geqrf = get_op('aten::geqrf')
 _op_ger = get_op('aten::ger')
 _op_ger__out = get_op('aten::ger.out')
+_op_gradient__array = get_op('aten::gradient.array')
+_op_gradient__scalararray = get_op('aten::gradient.scalararray')
+_op_gradient__scalarint = get_op('aten::gradient.scalarint')
+_op_gradient__scalarrayarray = get_op('aten::gradient.scalarrayarray')
+_op_gradient__scalarrayint = get_op('aten::gradient.scalarrayint')
+_op_gradient__tensorarray = get_op('aten::gradient.tensorarray')
+_op_gradient__tensorarrayint = get_op('aten::gradient.tensorarrayint')
 _op_greater__Scalar = get_op('aten::greater.Scalar')
 _op_greater__Scalar_out = get_op('aten::greater.Scalar_out')
 _op_greater__Tensor = get_op('aten::greater.Tensor')
@@ -495,6 +511,13 @@ _op_heaviside__out = get_op('aten::heaviside.out')
 _op_hinge_embedding_loss = get_op('aten::hinge_embedding_loss')
 _op_histc = get_op('aten::histc')
 _op_histc__out = get_op('aten::histc.out')
+_op_histogram__bin_ct = get_op('aten::histogram.bin_ct')
+_op_histogram__bin_ct_out = get_op('aten::histogram.bin_ct_out')
+_op_histogram__bins_tensor = get_op('aten::histogram.bins_tensor')
+_op_histogram__bins_tensor_out = get_op('aten::histogram.bins_tensor_out')
+_op_histogramdd = get_op('aten::histogramdd')
+_op_histogramdd__TensorList_bins = get_op('aten::histogramdd.TensorList_bins')
+_op_histogramdd__int_bins = get_op('aten::histogramdd.int_bins')
 _op_hsplit__array = get_op('aten::hsplit.array')
 _op_hsplit__int = get_op('aten::hsplit.int')
 _op_hstack = get_op('aten::hstack')
@@ -1000,6 +1023,10 @@ _op_trace = get_op('aten::trace')
 _op_transpose__int = get_op('aten::transpose.int')
 _op_transpose_copy__int = get_op('aten::transpose_copy.int')
 _op_transpose_copy__int_out = get_op('aten::transpose_copy.int_out')
+_op_trapezoid__dx = get_op('aten::trapezoid.dx')
+_op_trapezoid__x = get_op('aten::trapezoid.x')
+_op_trapz__dx = get_op('aten::trapz.dx')
+_op_trapz__x = get_op('aten::trapz.x')
 _op_triangular_solve = get_op('aten::triangular_solve')
 _op_triangular_solve__X = get_op('aten::triangular_solve.X')
 _op_tril = get_op('aten::tril')
@@ -1082,6 +1109,9 @@ _rt_cummin_out = _rt.make('cummin_out', ('values', 'indices'))
 _rt_frexp = _rt.make('frexp', ('mantissa', 'exponent'))
 _rt_frexp_out = _rt.make('frexp_out', ('mantissa', 'exponent'))
 _rt_geqrf = _rt.make('geqrf', ('a', 'tau'))
+_rt_histogram = _rt.make('histogram', ('hist', 'bin_edges'))
+_rt_histogram_out = _rt.make('histogram_out', ('hist', 'bin_edges'))
+_rt_histogramdd = _rt.make('histogramdd', ('hist', 'bin_edges'))
 _rt_kthvalue = _rt.make('kthvalue', ('values', 'indices'))
 _rt_kthvalue_out = _rt.make('kthvalue_out', ('values', 'indices'))
 _rt_lu_unpack = _rt.make('lu_unpack', ('P', 'L', 'U'))
@@ -1540,6 +1570,72 @@ def _fused_rms_norm(*args, **kwargs):
         result = _op__fused_rms_norm.call(input._keyset | (weight._keyset if weight is not None else 0), input, normalized_shape, weight, eps)
         return result
     _ap.raise_invalid_arguments(_f__fused_rms_norm_sigs, args, kwargs)
+
+
+def _f__histogramdd_bin_edges_0(input, bins, *, range=None, weight=None, density=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    bins = _ap.to_intlist(bins)
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if density is not False and density is not True: raise _Mismatch
+    return input, bins, range, weight, density
+
+
+_f__histogramdd_bin_edges_sigs = (_ap.PySig('_histogramdd_bin_edges', (('input', 'Tensor', None, False), ('bins', 'int[]', None, False), ('range', 'float[]?', 'None', True), ('weight', 'Tensor?', 'None', True), ('density', 'bool', 'False', True)), False, False),)
+
+
+def _histogramdd_bin_edges(*args, **kwargs):
+    try:
+        input, bins, range, weight, density = _f__histogramdd_bin_edges_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__histogramdd_bin_edges.call(input._keyset | (weight._keyset if weight is not None else 0), input, bins, range, weight, density)
+        return result
+    _ap.raise_invalid_arguments(_f__histogramdd_bin_edges_sigs, args, kwargs)
+
+
+def _f__histogramdd_from_bin_cts_0(input, bins, *, range=None, weight=None, density=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    bins = _ap.to_intlist(bins)
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if density is not False and density is not True: raise _Mismatch
+    return input, bins, range, weight, density
+
+
+_f__histogramdd_from_bin_cts_sigs = (_ap.PySig('_histogramdd_from_bin_cts', (('input', 'Tensor', None, False), ('bins', 'int[]', None, False), ('range', 'float[]?', 'None', True), ('weight', 'Tensor?', 'None', True), ('density', 'bool', 'False', True)), False, False),)
+
+
+def _histogramdd_from_bin_cts(*args, **kwargs):
+    try:
+        input, bins, range, weight, density = _f__histogramdd_from_bin_cts_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__histogramdd_from_bin_cts.call(input._keyset | (weight._keyset if weight is not None else 0), input, bins, range, weight, density)
+        return result
+    _ap.raise_invalid_arguments(_f__histogramdd_from_bin_cts_sigs, args, kwargs)
+
+
+def _f__histogramdd_from_bin_tensors_0(input, bins, *, weight=None, density=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    bins = _ap.to_tensorlist(bins)
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if density is not False and density is not True: raise _Mismatch
+    return input, bins, weight, density
+
+
+_f__histogramdd_from_bin_tensors_sigs = (_ap.PySig('_histogramdd_from_bin_tensors', (('input', 'Tensor', None, False), ('bins', 'Tensor[]', None, False), ('weight', 'Tensor?', 'None', True), ('density', 'bool', 'False', True)), False, False),)
+
+
+def _histogramdd_from_bin_tensors(*args, **kwargs):
+    try:
+        input, bins, weight, density = _f__histogramdd_from_bin_tensors_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__histogramdd_from_bin_tensors.call(input._keyset | _ap.keyset_of_list(bins) | (weight._keyset if weight is not None else 0), input, bins, weight, density)
+        return result
+    _ap.raise_invalid_arguments(_f__histogramdd_from_bin_tensors_sigs, args, kwargs)
 
 
 def _f__local_scalar_dense_0(input):
@@ -5456,6 +5552,25 @@ def copysign(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_copysign_sigs, args, kwargs)
 
 
+def _f_corrcoef_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f_corrcoef_sigs = (_ap.PySig('corrcoef', (('input', 'Tensor', None, False),), False, False),)
+
+
+def corrcoef(*args, **kwargs):
+    try:
+        input, = _f_corrcoef_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_corrcoef.call(input._keyset, input)
+        return result
+    _ap.raise_invalid_arguments(_f_corrcoef_sigs, args, kwargs)
+
+
 def _f_cos_0(input, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -5618,6 +5733,28 @@ def count_nonzero(*args, **kwargs):
             result = _op_count_nonzero.call(input._keyset, input, dim)
             return result
     _ap.raise_invalid_arguments(_f_count_nonzero_sigs, args, kwargs)
+
+
+def _f_cov_0(input, *, correction=1, fweights=None, aweights=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(correction) is not int: correction = _ap.to_int(correction)
+    if fweights is not None and not isinstance(fweights, _Tensor): raise _Mismatch
+    if aweights is not None and not isinstance(aweights, _Tensor): raise _Mismatch
+    return input, correction, fweights, aweights
+
+
+_f_cov_sigs = (_ap.PySig('cov', (('input', 'Tensor', None, False), ('correction', 'int', '1', True), ('fweights', 'Tensor?', 'None', True), ('aweights', 'Tensor?', 'None', True)), False, False),)
+
+
+def cov(*args, **kwargs):
+    try:
+        input, correction, fweights, aweights = _f_cov_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_cov.call(input._keyset | (fweights._keyset if fweights is not None else 0) | (aweights._keyset if aweights is not None else 0), input, correction, fweights, aweights)
+        return result
+    _ap.raise_invalid_arguments(_f_cov_sigs, args, kwargs)
 
 
 def _f_cross_0(input, other, dim=None, *, out=None):
@@ -5786,6 +5923,43 @@ def cumsum(*args, **kwargs):
             result = _op_cumsum__out.call(input._keyset | out._keyset, input, dim, dtype, out)
         return result
     _ap.raise_invalid_arguments(_f_cumsum_sigs, args, kwargs)
+
+
+def _f_cumulative_trapezoid_0(y, x, *, dim=-1):
+    if not isinstance(y, _Tensor): raise _Mismatch
+    if not isinstance(x, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return y, x, dim
+
+
+def _f_cumulative_trapezoid_1(y, *, dx=1, dim=-1):
+    if not isinstance(y, _Tensor): raise _Mismatch
+    if type(dx) not in _PYNUM: dx = _ap.to_scalar(dx)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return y, dx, dim
+
+
+_f_cumulative_trapezoid_sigs = (_ap.PySig('cumulative_trapezoid', (('y', 'Tensor', None, False), ('x', 'Tensor', None, False), ('dim', 'int', '-1', True)), False, False), _ap.PySig('cumulative_trapezoid', (('y', 'Tensor', None, False), ('dx', 'Scalar', '1', True), ('dim', 'int', '-1', True)), False, False),)
+
+
+def cumulative_trapezoid(*args, **kwargs):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            y, x, dim = _f_cumulative_trapezoid_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_cumulative_trapezoid__x.call(y._keyset | x._keyset, y, x, dim)
+            return result
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            y, dx, dim = _f_cumulative_trapezoid_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_cumulative_trapezoid__dx.call(y._keyset, y, dx, dim)
+            return result
+    _ap.raise_invalid_arguments(_f_cumulative_trapezoid_sigs, args, kwargs)
 
 
 def _f_deg2rad_0(input, *, out=None):
@@ -6045,6 +6219,33 @@ def diagonal_scatter(*args, **kwargs):
         result = _op_diagonal_scatter.call(input._keyset | src._keyset, input, src, offset, dim1, dim2)
         return result
     _ap.raise_invalid_arguments(_f_diagonal_scatter_sigs, args, kwargs)
+
+
+def _f_diff_0(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(n) is not int: n = _ap.to_int(n)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    if prepend is not None and not isinstance(prepend, _Tensor): raise _Mismatch
+    if append is not None and not isinstance(append, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, n, dim, prepend, append, out
+
+
+_f_diff_sigs = (_ap.PySig('diff', (('input', 'Tensor', None, False), ('n', 'int', '1', False), ('dim', 'int', '-1', False), ('prepend', 'Tensor?', 'None', False), ('append', 'Tensor?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def diff(*args, **kwargs):
+    try:
+        input, n, dim, prepend, append, out = _f_diff_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_diff.call(input._keyset | (prepend._keyset if prepend is not None else 0) | (append._keyset if append is not None else 0), input, n, dim, prepend, append)
+        else:
+            result = _op_diff__out.call(input._keyset | (prepend._keyset if prepend is not None else 0) | (append._keyset if append is not None else 0) | out._keyset, input, n, dim, prepend, append, out)
+        return result
+    _ap.raise_invalid_arguments(_f_diff_sigs, args, kwargs)
 
 
 def _f_digamma_0(input, *, out=None):
@@ -7747,6 +7948,122 @@ def ger(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_ger_sigs, args, kwargs)
 
 
+def _f_gradient_0(input, *, spacing, dim=None, edge_order=1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    spacing = _ap.to_tensorlist(spacing)
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if type(edge_order) is not int: edge_order = _ap.to_int(edge_order)
+    return input, spacing, dim, edge_order
+
+
+def _f_gradient_1(input, *, spacing, dim, edge_order=1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    spacing = _ap.to_tensorlist(spacing)
+    dim = _ap.to_intlist(dim)
+    if type(edge_order) is not int: edge_order = _ap.to_int(edge_order)
+    return input, spacing, dim, edge_order
+
+
+def _f_gradient_2(input, *, spacing=None, dim=None, edge_order=1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if spacing is not None and type(spacing) not in _PYNUM: spacing = _ap.to_scalar(spacing)
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if type(edge_order) is not int: edge_order = _ap.to_int(edge_order)
+    return input, spacing, dim, edge_order
+
+
+def _f_gradient_3(input, *, spacing, dim, edge_order=1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(spacing) not in _PYNUM: spacing = _ap.to_scalar(spacing)
+    dim = _ap.to_intlist(dim)
+    if type(edge_order) is not int: edge_order = _ap.to_int(edge_order)
+    return input, spacing, dim, edge_order
+
+
+def _f_gradient_4(input, *, dim, edge_order=1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    dim = _ap.to_intlist(dim)
+    if type(edge_order) is not int: edge_order = _ap.to_int(edge_order)
+    return input, dim, edge_order
+
+
+def _f_gradient_5(input, *, spacing, dim=None, edge_order=1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if type(edge_order) is not int: edge_order = _ap.to_int(edge_order)
+    return input, spacing, dim, edge_order
+
+
+def _f_gradient_6(input, *, spacing, dim, edge_order=1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    dim = _ap.to_intlist(dim)
+    if type(edge_order) is not int: edge_order = _ap.to_int(edge_order)
+    return input, spacing, dim, edge_order
+
+
+_f_gradient_sigs = (_ap.PySig('gradient', (('input', 'Tensor', None, False), ('dim', 'int[]', None, True), ('edge_order', 'int', '1', True)), False, False), _ap.PySig('gradient', (('input', 'Tensor', None, False), ('spacing', 'Scalar', None, True), ('dim', 'int[]', None, True), ('edge_order', 'int', '1', True)), False, False), _ap.PySig('gradient', (('input', 'Tensor', None, False), ('spacing', 'Scalar?', 'None', True), ('dim', 'int?', 'None', True), ('edge_order', 'int', '1', True)), False, False), _ap.PySig('gradient', (('input', 'Tensor', None, False), ('spacing', 'Scalar[]', None, True), ('dim', 'int?', 'None', True), ('edge_order', 'int', '1', True)), False, False), _ap.PySig('gradient', (('input', 'Tensor', None, False), ('spacing', 'Scalar[]', None, True), ('dim', 'int[]', None, True), ('edge_order', 'int', '1', True)), False, False), _ap.PySig('gradient', (('input', 'Tensor', None, False), ('spacing', 'Tensor[]', None, True), ('dim', 'int?', 'None', True), ('edge_order', 'int', '1', True)), False, False), _ap.PySig('gradient', (('input', 'Tensor', None, False), ('spacing', 'Tensor[]', None, True), ('dim', 'int[]', None, True), ('edge_order', 'int', '1', True)), False, False),)
+
+
+def gradient(*args, **kwargs):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, spacing, dim, edge_order = _f_gradient_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_gradient__tensorarrayint.call(input._keyset | _ap.keyset_of_list(spacing), input, spacing, dim, edge_order)
+            return result
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, spacing, dim, edge_order = _f_gradient_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_gradient__tensorarray.call(input._keyset | _ap.keyset_of_list(spacing), input, spacing, dim, edge_order)
+            return result
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, spacing, dim, edge_order = _f_gradient_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_gradient__scalarint.call(input._keyset, input, spacing, dim, edge_order)
+            return result
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, spacing, dim, edge_order = _f_gradient_3(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_gradient__scalararray.call(input._keyset, input, spacing, dim, edge_order)
+            return result
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, edge_order = _f_gradient_4(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_gradient__array.call(input._keyset, input, dim, edge_order)
+            return result
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, spacing, dim, edge_order = _f_gradient_5(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_gradient__scalarrayint.call(input._keyset, input, spacing, dim, edge_order)
+            return result
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, spacing, dim, edge_order = _f_gradient_6(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_gradient__scalarrayarray.call(input._keyset, input, spacing, dim, edge_order)
+            return result
+    _ap.raise_invalid_arguments(_f_gradient_sigs, args, kwargs)
+
+
 def _f_greater_0(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(other, _Tensor): raise _Mismatch
@@ -8325,6 +8642,108 @@ def histc(*args, **kwargs):
             result = _op_histc__out.call(input._keyset | out._keyset, input, bins, min, max, out)
         return result
     _ap.raise_invalid_arguments(_f_histc_sigs, args, kwargs)
+
+
+def _f_histogram_0(input, bins, *, weight=None, density=False, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(bins, _Tensor): raise _Mismatch
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if density is not False and density is not True: raise _Mismatch
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, bins, weight, density, out
+
+
+def _f_histogram_1(input, bins=100, *, range=None, weight=None, density=False, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(bins) is not int: bins = _ap.to_int(bins)
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if density is not False and density is not True: raise _Mismatch
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, bins, range, weight, density, out
+
+
+_f_histogram_sigs = (_ap.PySig('histogram', (('input', 'Tensor', None, False), ('bins', 'Tensor', None, False), ('weight', 'Tensor?', 'None', True), ('density', 'bool', 'False', True), ('out', 'Tensor[2]', 'None', True)), False, False), _ap.PySig('histogram', (('input', 'Tensor', None, False), ('bins', 'int', '100', False), ('range', 'float[]?', 'None', True), ('weight', 'Tensor?', 'None', True), ('density', 'bool', 'False', True), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def histogram(*args, **kwargs):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, bins, weight, density, out = _f_histogram_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _rt_histogram(_op_histogram__bins_tensor.call(input._keyset | bins._keyset | (weight._keyset if weight is not None else 0), input, bins, weight, density))
+            else:
+                result = _rt_histogram_out(_op_histogram__bins_tensor_out.call(input._keyset | bins._keyset | (weight._keyset if weight is not None else 0) | out[0]._keyset | out[1]._keyset, input, bins, weight, density, out[0], out[1]))
+            return result
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, bins, range, weight, density, out = _f_histogram_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _rt_histogram(_op_histogram__bin_ct.call(input._keyset | (weight._keyset if weight is not None else 0), input, bins, range, weight, density))
+            else:
+                result = _rt_histogram_out(_op_histogram__bin_ct_out.call(input._keyset | (weight._keyset if weight is not None else 0) | out[0]._keyset | out[1]._keyset, input, bins, range, weight, density, out[0], out[1]))
+            return result
+    _ap.raise_invalid_arguments(_f_histogram_sigs, args, kwargs)
+
+
+def _f_histogramdd_0(input, bins, range=None, weight=None, density=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    bins = _ap.to_intlist(bins)
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if density is not False and density is not True: raise _Mismatch
+    return input, bins, range, weight, density
+
+
+def _f_histogramdd_1(input, bins, range=None, weight=None, density=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if type(bins) is not int: bins = _ap.to_int(bins)
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if density is not False and density is not True: raise _Mismatch
+    return input, bins, range, weight, density
+
+
+def _f_histogramdd_2(input, bins, range=None, weight=None, density=False):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    bins = _ap.to_tensorlist(bins)
+    if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
+    if density is not False and density is not True: raise _Mismatch
+    return input, bins, range, weight, density
+
+
+_f_histogramdd_sigs = (_ap.PySig('histogramdd', (('input', 'Tensor', None, False), ('bins', 'int', None, False), ('range', 'float[]?', 'None', False), ('weight', 'Tensor?', 'None', False), ('density', 'bool', 'False', False)), False, False), _ap.PySig('histogramdd', (('input', 'Tensor', None, False), ('bins', 'int[]', None, False), ('range', 'float[]?', 'None', False), ('weight', 'Tensor?', 'None', False), ('density', 'bool', 'False', False)), False, False), _ap.PySig('histogramdd', (('input', 'Tensor', None, False), ('bins', 'Tensor[]', None, False), ('range', 'float[]?', 'None', False), ('weight', 'Tensor?', 'None', False), ('density', 'bool', 'False', False)), False, False),)
+
+
+def histogramdd(*args, **kwargs):
+    if len(args) <= 5 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, bins, range, weight, density = _f_histogramdd_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _rt_histogramdd(_op_histogramdd.call(input._keyset | (weight._keyset if weight is not None else 0), input, bins, range, weight, density))
+            return result
+    if len(args) <= 5 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, bins, range, weight, density = _f_histogramdd_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _rt_histogramdd(_op_histogramdd__int_bins.call(input._keyset | (weight._keyset if weight is not None else 0), input, bins, range, weight, density))
+            return result
+    if len(args) <= 5 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, bins, range, weight, density = _f_histogramdd_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _rt_histogramdd(_op_histogramdd__TensorList_bins.call(input._keyset | _ap.keyset_of_list(bins) | (weight._keyset if weight is not None else 0), input, bins, range, weight, density))
+            return result
+    _ap.raise_invalid_arguments(_f_histogramdd_sigs, args, kwargs)
 
 
 def _f_hsplit_0(input, sections):
@@ -15793,6 +16212,80 @@ def transpose_copy(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_transpose_copy_sigs, args, kwargs)
 
 
+def _f_trapezoid_0(y, x, *, dim=-1):
+    if not isinstance(y, _Tensor): raise _Mismatch
+    if not isinstance(x, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return y, x, dim
+
+
+def _f_trapezoid_1(y, *, dx=1, dim=-1):
+    if not isinstance(y, _Tensor): raise _Mismatch
+    if type(dx) not in _PYNUM: dx = _ap.to_scalar(dx)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return y, dx, dim
+
+
+_f_trapezoid_sigs = (_ap.PySig('trapezoid', (('y', 'Tensor', None, False), ('x', 'Tensor', None, False), ('dim', 'int', '-1', True)), False, False), _ap.PySig('trapezoid', (('y', 'Tensor', None, False), ('dx', 'Scalar', '1', True), ('dim', 'int', '-1', True)), False, False),)
+
+
+def trapezoid(*args, **kwargs):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            y, x, dim = _f_trapezoid_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_trapezoid__x.call(y._keyset | x._keyset, y, x, dim)
+            return result
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            y, dx, dim = _f_trapezoid_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_trapezoid__dx.call(y._keyset, y, dx, dim)
+            return result
+    _ap.raise_invalid_arguments(_f_trapezoid_sigs, args, kwargs)
+
+
+def _f_trapz_0(y, x, *, dim=-1):
+    if not isinstance(y, _Tensor): raise _Mismatch
+    if not isinstance(x, _Tensor): raise _Mismatch
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return y, x, dim
+
+
+def _f_trapz_1(y, *, dx=1, dim=-1):
+    if not isinstance(y, _Tensor): raise _Mismatch
+    if type(dx) is not float: dx = _ap.to_float(dx)
+    if type(dim) is not int: dim = _ap.to_int(dim)
+    return y, dx, dim
+
+
+_f_trapz_sigs = (_ap.PySig('trapz', (('y', 'Tensor', None, False), ('dx', 'float', '1', True), ('dim', 'int', '-1', True)), False, False), _ap.PySig('trapz', (('y', 'Tensor', None, False), ('x', 'Tensor', None, False), ('dim', 'int', '-1', True)), False, False),)
+
+
+def trapz(*args, **kwargs):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            y, x, dim = _f_trapz_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_trapz__x.call(y._keyset | x._keyset, y, x, dim)
+            return result
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            y, dx, dim = _f_trapz_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_trapz__dx.call(y._keyset, y, dx, dim)
+            return result
+    _ap.raise_invalid_arguments(_f_trapz_sigs, args, kwargs)
+
+
 def _f_triangular_solve_0(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(A, _Tensor): raise _Mismatch
@@ -16879,4 +17372,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_batch_norm_impl_index', '_cdist_backward', '_cdist_forward', '_convolution', '_convolution_mode', '_ctc_loss', '_ctc_loss_backward', '_embedding_bag', '_embedding_bag_forward_only', '_euclidean_dist', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_fused_rms_norm', '_local_scalar_dense', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', '_pdist_backward', '_pdist_forward', '_prelu_kernel', '_safe_softmax', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_to_copy', '_trilinear', '_unique2', '_unsafe_view', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'addr', 'adjoint', 'affine_grid_generator', 'affine_grid_generator_backward', 'alias', 'alias_copy', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'angle', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'as_strided_copy', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'avg_pool1d', 'baddbmm', 'bartlett_window', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'blackman_window', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'chain_matmul', 'channel_shuffle', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'deg2rad', 'deg2rad_', 'det', 'detach', 'detach_', 'detach_copy', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_copy', 'diagonal_scatter', 'digamma', 'dist', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_permuted', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expand_copy', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'frexp', 'full', 'full_like', 'gather', 'gcd', 'gcd_', 'ge', 'geqrf', 'ger', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'grid_sampler_2d_backward', 'grid_sampler_3d', 'grid_sampler_3d_backward', 'group_norm', 'gru', 'gru_cell', 'gt', 'hamming_window', 'hann_window', 'hardshrink', 'heaviside', 'hinge_embedding_loss', 'histc', 'hsplit', 'hstack', 'hypot', 'i0', 'i0_', 'igamma', 'igammac', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'is_conj', 'is_neg', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'isneginf', 'isposinf', 'isreal', 'istft', 'kaiser_window', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'lcm', 'lcm_', 'ldexp', 'ldexp_', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logaddexp2', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lstm', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mkldnn_rnn_layer', 'mkldnn_rnn_layer_backward', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_channel_shuffle', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'nextafter', 'nonzero_static', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'orgqr', 'ormqr', 'outer', 'pairwise_distance', 'pdist', 'permute', 'permute_copy', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rad2deg', 'rad2deg_', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'renorm', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu', 'rnn_relu_cell', 'rnn_tanh', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_copy', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'signbit', 'sin', 'sin_', 'sinc', 'sinc_', 'sinh', 'sinh_', 'slice', 'slice_copy', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_copy', 'split_with_sizes', 'split_with_sizes_copy', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'squeeze_copy', 'stack', 'std', 'std_mean', 'stft', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 't_copy', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'transpose_copy', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unbind_copy', 'unflatten', 'unfold_copy', 'unique_consecutive', 'unique_dim', 'unsafe_chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsqueeze', 'unsqueeze_copy', 'vander', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_complex_copy', 'view_as_real', 'view_as_real_copy', 'view_copy', 'vsplit', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_batch_norm_impl_index', '_cdist_backward', '_cdist_forward', '_convolution', '_convolution_mode', '_ctc_loss', '_ctc_loss_backward', '_embedding_bag', '_embedding_bag_forward_only', '_euclidean_dist', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_fused_rms_norm', '_histogramdd_bin_edges', '_histogramdd_from_bin_cts', '_histogramdd_from_bin_tensors', '_local_scalar_dense', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', '_pdist_backward', '_pdist_forward', '_prelu_kernel', '_safe_softmax', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_to_copy', '_trilinear', '_unique2', '_unsafe_view', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'addr', 'adjoint', 'affine_grid_generator', 'affine_grid_generator_backward', 'alias', 'alias_copy', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'angle', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'as_strided_copy', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'avg_pool1d', 'baddbmm', 'bartlett_window', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'blackman_window', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'chain_matmul', 'channel_shuffle', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'cumulative_trapezoid', 'deg2rad', 'deg2rad_', 'det', 'detach', 'detach_', 'detach_copy', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_copy', 'diagonal_scatter', 'diff', 'digamma', 'dist', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_permuted', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expand_copy', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'frexp', 'full', 'full_like', 'gather', 'gcd', 'gcd_', 'ge', 'geqrf', 'ger', 'gradient', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'grid_sampler_2d_backward', 'grid_sampler_3d', 'grid_sampler_3d_backward', 'group_norm', 'gru', 'gru_cell', 'gt', 'hamming_window', 'hann_window', 'hardshrink', 'heaviside', 'hinge_embedding_loss', 'histc', 'histogram', 'histogramdd', 'hsplit', 'hstack', 'hypot', 'i0', 'i0_', 'igamma', 'igammac', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'is_conj', 'is_neg', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'isneginf', 'isposinf', 'isreal', 'istft', 'kaiser_window', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'lcm', 'lcm_', 'ldexp', 'ldexp_', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logaddexp2', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lstm', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mkldnn_rnn_layer', 'mkldnn_rnn_layer_backward', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_channel_shuffle', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'nextafter', 'nonzero_static', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'orgqr', 'ormqr', 'outer', 'pairwise_distance', 'pdist', 'permute', 'permute_copy', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rad2deg', 'rad2deg_', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'renorm', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu', 'rnn_relu_cell', 'rnn_tanh', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_copy', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'signbit', 'sin', 'sin_', 'sinc', 'sinc_', 'sinh', 'sinh_', 'slice', 'slice_copy', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_copy', 'split_with_sizes', 'split_with_sizes_copy', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'squeeze_copy', 'stack', 'std', 'std_mean', 'stft', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 't_copy', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'transpose_copy', 'trapezoid', 'trapz', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unbind_copy', 'unflatten', 'unfold_copy', 'unique_consecutive', 'unique_dim', 'unsafe_chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsqueeze', 'unsqueeze_copy', 'vander', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_complex_copy', 'view_as_real', 'view_as_real_copy', 'view_copy', 'vsplit', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
