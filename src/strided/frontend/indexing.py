@@ -196,6 +196,16 @@ def _slice_bounds(item):
     stop = item.stop
     if stop is not None:
         stop = _slice_index(stop)
+    if (start is not None and start < _SYMINT_MIN or stop is not None and stop < _SYMINT_MIN
+            or step < _SYMINT_MIN):
+        # torch keeps slice bounds as SymInts, whose range stops at -2**62
+        import warnings
+        warnings.warn("Truncating the start/stop/step of slice. This is likely because of "
+                      "saved old models when the start/stop/step were larger.", UserWarning,
+                      stacklevel=4)
+        start = None if start is None else max(start, _SYMINT_MIN)
+        stop = None if stop is None else max(stop, _SYMINT_MIN)
+        step = max(step, _SYMINT_MIN)
     if step < 0:
         raise ValueError("step must be greater than zero")
     return start, stop, step
@@ -212,6 +222,7 @@ def _slice_bounds(item):
 
 _INT64_MAX = (1 << 63) - 1
 _INT64_MIN = -(1 << 63)
+_SYMINT_MIN = -(1 << 62)
 
 
 def _slice_index(value) -> int:
