@@ -172,7 +172,9 @@ def _convert_line(p: Param) -> str | None:
         else:
             line = f"if not isinstance({n}, _Tensor): raise _Mismatch"
     elif base in ("int", "SymInt"):
-        line = f"if type({n}) is not int: {n} = _ap.to_int({n})"
+        # Note [Python ints that do not fit] in frontend/arg_parser.py
+        line = (f"if (type({n}) is not int or not {-(1 << 63)} <= {n} <= {(1 << 63) - 1}): "
+                f"{n} = _ap.to_int({n})")
     elif base in ("int[]", "SymInt[]"):
         line = f"{n} = _ap.to_intlist({n}{', ' + str(size) if size else ''})"
     elif base == "float":
@@ -184,7 +186,8 @@ def _convert_line(p: Param) -> str | None:
             values.insert(0 if p.default == "None" else 2, "None")
         return "if " + " and ".join(f"{n} is not {v}" for v in values) + ": raise _Mismatch"
     elif base == "Scalar":
-        line = f"if type({n}) not in _PYNUM: {n} = _ap.to_scalar({n})"
+        line = (f"if (type({n}) not in _PYNUM or type({n}) is int and not "
+                f"{-(1 << 63)} <= {n} < {1 << 64}): {n} = _ap.to_scalar({n})")
     elif base == "ScalarType":
         line = f"if {n}.__class__ is not _dtype: {n} = _ap.to_dtype({n})"
     elif base == "Device":

@@ -53,8 +53,18 @@ def set_tensor_class(cls):
 # -- converters ---------------------------------------------------------------------
 # Each returns the converted value or raises Mismatch.
 
+# Note [Python ints that do not fit]: torch unpacks an int argument as a C int64 after
+# choosing the overload: ValueError "Overflow when unpacking long long" for an ``int``, the
+# same text inside "failed to unpack the object at pos N" for an element of an ``int[]``
+# (PySig.conversion_error); a Scalar takes int64, then uint64, and otherwise raises
+# CPython's OverflowError of PyLong_AsUnsignedLongLong.
+INT64_MIN, INT64_MAX, UINT64_END = -(1 << 63), (1 << 63) - 1, 1 << 64
+
+
 def to_int(x):
     if type(x) is int:
+        if not INT64_MIN <= x <= INT64_MAX:
+            raise ValueError("Overflow when unpacking long long")
         return x
     if isinstance(x, bool) or isinstance(x, (float, complex)):
         raise Mismatch
@@ -74,7 +84,7 @@ def to_intlist(x, size=None):
     """``int[]``: a tuple/list/Size of ints; a single int when the list has a fixed size."""
     if type(x) is tuple:
         for v in x:
-            if type(v) is not int:
+            if type(v) is not int or not INT64_MIN <= v <= INT64_MAX:
                 return _intlist_slow(x)
         return x
     if isinstance(x, (list, tuple)):
@@ -89,11 +99,14 @@ def _intlist_slow(x) -> tuple:
     # ``zeros(2, True)`` is ``zeros(2, 1)``
     if not x:
         return ()
-    first = to_int(x[0])
     try:
-        return (first,) + tuple(v if type(v) is int else operator.index(v) for v in x[1:])
-    except TypeError:
+        first = to_int(x[0])
+        rest = tuple(v if type(v) is int else operator.index(v) for v in x[1:])
+    except (TypeError, ValueError):
         raise Mismatch from None
+    if any(not INT64_MIN <= v <= INT64_MAX for v in rest):
+        raise Mismatch   # PySig.conversion_error names it
+    return (first,) + rest
 
 
 def to_float(x):
@@ -127,7 +140,13 @@ def to_pybool(x):
 def to_scalar(x):
     """``Scalar``: a Python number (kept as bool/int/float/complex) or a 1-element tensor."""
     tx = type(x)
-    if tx is int or tx is float or tx is bool or tx is complex:
+    if tx is int:
+        if x < INT64_MIN:
+            raise OverflowError("can't convert negative int to unsigned")
+        if x >= UINT64_END:
+            raise OverflowError("int too big to convert")
+        return x
+    if tx is float or tx is bool or tx is complex:
         return x
     if isinstance(x, np.generic):
         return x.item()
@@ -528,6 +547,10 @@ class PySig:
                 value = kwargs.get(name, _MISSING)
             if _base_type(typ)[0] in ("int[]", "SymInt[]") and isinstance(value, (list, tuple)):
                 for k, v in enumerate(value):
+                    if type(v) is int and not INT64_MIN <= v <= INT64_MAX:
+                        return (f"{self.name}(): argument '{name}' failed to unpack the object "
+                                f"at pos {k + 1} with error \"Overflow when unpacking long "
+                                f"long\"")
                     if not _unpacks_as_index(v):
                         return (f"{self.name}(): argument '{name}' failed to unpack the object "
                                 f"at pos {k + 1} with error \"type must be tuple of ints,but "

@@ -72,8 +72,8 @@ _op_fft_rfftn__out = get_op('aten::fft_rfftn.out')
 
 def _f_fft_fft_0(input, n=None, dim=-1, norm=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if n is not None and type(n) is not int: n = _ap.to_int(n)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if n is not None and (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if norm is not None: norm = _ap.to_str(norm)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, n, dim, norm, out
@@ -123,7 +123,7 @@ def fft_fft2(*args, **kwargs):
 
 
 def _f_fft_fftfreq_0(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(n) is not int: n = _ap.to_int(n)
+    if (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
     if type(d) is not float: d = _ap.to_float(d)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -202,8 +202,8 @@ def fft_fftshift(*args, **kwargs):
 
 def _f_fft_hfft_0(input, n=None, dim=-1, norm=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if n is not None and type(n) is not int: n = _ap.to_int(n)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if n is not None and (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if norm is not None: norm = _ap.to_str(norm)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, n, dim, norm, out
@@ -280,8 +280,8 @@ def fft_hfftn(*args, **kwargs):
 
 def _f_fft_ifft_0(input, n=None, dim=-1, norm=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if n is not None and type(n) is not int: n = _ap.to_int(n)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if n is not None and (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if norm is not None: norm = _ap.to_str(norm)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, n, dim, norm, out
@@ -378,8 +378,8 @@ def fft_ifftshift(*args, **kwargs):
 
 def _f_fft_ihfft_0(input, n=None, dim=-1, norm=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if n is not None and type(n) is not int: n = _ap.to_int(n)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if n is not None and (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if norm is not None: norm = _ap.to_str(norm)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, n, dim, norm, out
@@ -456,8 +456,8 @@ def fft_ihfftn(*args, **kwargs):
 
 def _f_fft_irfft_0(input, n=None, dim=-1, norm=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if n is not None and type(n) is not int: n = _ap.to_int(n)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if n is not None and (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if norm is not None: norm = _ap.to_str(norm)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, n, dim, norm, out
@@ -534,8 +534,8 @@ def fft_irfftn(*args, **kwargs):
 
 def _f_fft_rfft_0(input, n=None, dim=-1, norm=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if n is not None and type(n) is not int: n = _ap.to_int(n)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if n is not None and (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if norm is not None: norm = _ap.to_str(norm)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, n, dim, norm, out
@@ -585,7 +585,7 @@ def fft_rfft2(*args, **kwargs):
 
 
 def _f_fft_rfftfreq_0(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(n) is not int: n = _ap.to_int(n)
+    if (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
     if type(d) is not float: d = _ap.to_float(d)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)

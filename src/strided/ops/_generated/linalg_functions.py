@@ -185,7 +185,7 @@ def linalg_cholesky_ex(*args, **kwargs):
 def _f_linalg_cross_0(input, other, *, dim=-1, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(other, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, dim, out
 
@@ -232,9 +232,9 @@ def linalg_det(*args, **kwargs):
 
 def _f_linalg_diagonal_0(A, *, offset=0, dim1=-2, dim2=-1):
     if not isinstance(A, _Tensor): raise _Mismatch
-    if type(offset) is not int: offset = _ap.to_int(offset)
-    if type(dim1) is not int: dim1 = _ap.to_int(dim1)
-    if type(dim2) is not int: dim2 = _ap.to_int(dim2)
+    if (type(offset) is not int or not -9223372036854775808 <= offset <= 9223372036854775807): offset = _ap.to_int(offset)
+    if (type(dim1) is not int or not -9223372036854775808 <= dim1 <= 9223372036854775807): dim1 = _ap.to_int(dim1)
+    if (type(dim2) is not int or not -9223372036854775808 <= dim2 <= 9223372036854775807): dim2 = _ap.to_int(dim2)
     return A, offset, dim1, dim2
 
 
@@ -584,7 +584,7 @@ def linalg_matrix_exp(*args, **kwargs):
 
 def _f_linalg_matrix_norm_0(input, ord, dim=(-2,-1), keepdim=False, *, dtype=None, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(ord) not in _PYNUM: ord = _ap.to_scalar(ord)
+    if (type(ord) not in _PYNUM or type(ord) is int and not -9223372036854775808 <= ord < 18446744073709551616): ord = _ap.to_scalar(ord)
     dim = _ap.to_intlist(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -633,7 +633,7 @@ def linalg_matrix_norm(*args, **kwargs):
 
 def _f_linalg_matrix_power_0(input, n, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(n) is not int: n = _ap.to_int(n)
+    if (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, n, out
 
@@ -765,7 +765,7 @@ def linalg_multi_dot(*args, **kwargs):
 
 def _f_linalg_norm_0(input, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if ord is not None and type(ord) not in _PYNUM: ord = _ap.to_scalar(ord)
+    if ord is not None and (type(ord) not in _PYNUM or type(ord) is int and not -9223372036854775808 <= ord < 18446744073709551616): ord = _ap.to_scalar(ord)
     if dim is not None: dim = _ap.to_intlist(dim, 1)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -1074,7 +1074,7 @@ def linalg_svdvals(*args, **kwargs):
 def _f_linalg_vecdot_0(x, y, *, dim=-1, out=None):
     if not isinstance(x, _Tensor): raise _Mismatch
     if not isinstance(y, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return x, y, dim, out
 
@@ -1098,7 +1098,7 @@ def linalg_vecdot(*args, **kwargs):
 
 def _f_linalg_vector_norm_0(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(ord) not in _PYNUM: ord = _ap.to_scalar(ord)
+    if (type(ord) not in _PYNUM or type(ord) is int and not -9223372036854775808 <= ord < 18446744073709551616): ord = _ap.to_scalar(ord)
     if dim is not None: dim = _ap.to_intlist(dim, 1)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)

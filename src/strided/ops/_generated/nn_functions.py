@@ -663,7 +663,7 @@ def _f_avg_pool2d_0(input, kernel_size, stride=(), padding=0, ceil_mode=False, c
     padding = _ap.to_intlist(padding, 2)
     if ceil_mode is not False and ceil_mode is not True: raise _Mismatch
     if count_include_pad is not True and count_include_pad is not False: raise _Mismatch
-    if divisor_override is not None and type(divisor_override) is not int: divisor_override = _ap.to_int(divisor_override)
+    if divisor_override is not None and (type(divisor_override) is not int or not -9223372036854775808 <= divisor_override <= 9223372036854775807): divisor_override = _ap.to_int(divisor_override)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out
 
@@ -692,7 +692,7 @@ def _f_avg_pool3d_0(input, kernel_size, stride=(), padding=0, ceil_mode=False, c
     padding = _ap.to_intlist(padding, 3)
     if ceil_mode is not False and ceil_mode is not True: raise _Mismatch
     if count_include_pad is not True and count_include_pad is not False: raise _Mismatch
-    if divisor_override is not None and type(divisor_override) is not int: divisor_override = _ap.to_int(divisor_override)
+    if divisor_override is not None and (type(divisor_override) is not int or not -9223372036854775808 <= divisor_override <= 9223372036854775807): divisor_override = _ap.to_int(divisor_override)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out
 
@@ -718,7 +718,7 @@ def _f_binary_cross_entropy_0(input, target, weight=None, reduction=0, *, out=No
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, target, weight, reduction, out
 
@@ -745,7 +745,7 @@ def _f_binary_cross_entropy_backward_0(grad_output, input, target, weight=None, 
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return grad_output, input, target, weight, reduction, out
 
@@ -799,8 +799,8 @@ def _f_cross_entropy_loss_0(input, target, weight=None, reduction=0, ignore_inde
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
-    if type(ignore_index) is not int: ignore_index = _ap.to_int(ignore_index)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
+    if (type(ignore_index) is not int or not -9223372036854775808 <= ignore_index <= 9223372036854775807): ignore_index = _ap.to_int(ignore_index)
     if type(label_smoothing) is not float: label_smoothing = _ap.to_float(label_smoothing)
     return input, target, weight, reduction, ignore_index, label_smoothing
 
@@ -821,9 +821,9 @@ def cross_entropy_loss(*args, **kwargs):
 
 def _f_elu_0(input, alpha=1, scale=1, input_scale=1, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
-    if type(scale) not in _PYNUM: scale = _ap.to_scalar(scale)
-    if type(input_scale) not in _PYNUM: input_scale = _ap.to_scalar(input_scale)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
+    if (type(scale) not in _PYNUM or type(scale) is int and not -9223372036854775808 <= scale < 18446744073709551616): scale = _ap.to_scalar(scale)
+    if (type(input_scale) not in _PYNUM or type(input_scale) is int and not -9223372036854775808 <= input_scale < 18446744073709551616): input_scale = _ap.to_scalar(input_scale)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, alpha, scale, input_scale, out
 
@@ -847,9 +847,9 @@ def elu(*args, **kwargs):
 
 def _f_elu__0(input, alpha=1, scale=1, input_scale=1):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
-    if type(scale) not in _PYNUM: scale = _ap.to_scalar(scale)
-    if type(input_scale) not in _PYNUM: input_scale = _ap.to_scalar(input_scale)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
+    if (type(scale) not in _PYNUM or type(scale) is int and not -9223372036854775808 <= scale < 18446744073709551616): scale = _ap.to_scalar(scale)
+    if (type(input_scale) not in _PYNUM or type(input_scale) is int and not -9223372036854775808 <= input_scale < 18446744073709551616): input_scale = _ap.to_scalar(input_scale)
     return input, alpha, scale, input_scale
 
 
@@ -965,7 +965,7 @@ def gelu_(*args, **kwargs):
 
 def _f_glu_0(input, dim=-1, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, out
 
@@ -1073,8 +1073,8 @@ def hardswish_(*args, **kwargs):
 
 def _f_hardtanh_0(input, min_val=-1, max_val=1, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(min_val) not in _PYNUM: min_val = _ap.to_scalar(min_val)
-    if type(max_val) not in _PYNUM: max_val = _ap.to_scalar(max_val)
+    if (type(min_val) not in _PYNUM or type(min_val) is int and not -9223372036854775808 <= min_val < 18446744073709551616): min_val = _ap.to_scalar(min_val)
+    if (type(max_val) not in _PYNUM or type(max_val) is int and not -9223372036854775808 <= max_val < 18446744073709551616): max_val = _ap.to_scalar(max_val)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, min_val, max_val, out
 
@@ -1098,8 +1098,8 @@ def hardtanh(*args, **kwargs):
 
 def _f_hardtanh__0(input, min_val=-1, max_val=1):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(min_val) not in _PYNUM: min_val = _ap.to_scalar(min_val)
-    if type(max_val) not in _PYNUM: max_val = _ap.to_scalar(max_val)
+    if (type(min_val) not in _PYNUM or type(min_val) is int and not -9223372036854775808 <= min_val < 18446744073709551616): min_val = _ap.to_scalar(min_val)
+    if (type(max_val) not in _PYNUM or type(max_val) is int and not -9223372036854775808 <= max_val < 18446744073709551616): max_val = _ap.to_scalar(max_val)
     return input, min_val, max_val
 
 
@@ -1120,7 +1120,7 @@ def hardtanh_(*args, **kwargs):
 def _f_huber_loss_0(input, target, reduction=0, delta=1.0, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
     if type(delta) is not float: delta = _ap.to_float(delta)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, target, reduction, delta, out
@@ -1173,7 +1173,7 @@ def im2col(*args, **kwargs):
 def _f_l1_loss_0(input, target, reduction=0):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
     return input, target, reduction
 
 
@@ -1193,7 +1193,7 @@ def l1_loss(*args, **kwargs):
 
 def _f_leaky_relu_0(input, negative_slope=0.01, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(negative_slope) not in _PYNUM: negative_slope = _ap.to_scalar(negative_slope)
+    if (type(negative_slope) not in _PYNUM or type(negative_slope) is int and not -9223372036854775808 <= negative_slope < 18446744073709551616): negative_slope = _ap.to_scalar(negative_slope)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, negative_slope, out
 
@@ -1217,7 +1217,7 @@ def leaky_relu(*args, **kwargs):
 
 def _f_leaky_relu__0(input, negative_slope=0.01):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(negative_slope) not in _PYNUM: negative_slope = _ap.to_scalar(negative_slope)
+    if (type(negative_slope) not in _PYNUM or type(negative_slope) is int and not -9223372036854775808 <= negative_slope < 18446744073709551616): negative_slope = _ap.to_scalar(negative_slope)
     return input, negative_slope
 
 
@@ -1436,7 +1436,7 @@ def mish_(*args, **kwargs):
 def _f_mse_loss_0(input, target, reduction=0, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, target, reduction, out
 
@@ -1462,7 +1462,7 @@ def _f_mse_loss_backward_0(grad_output, input, target, reduction, *, out=None):
     if not isinstance(grad_output, _Tensor): raise _Mismatch
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return grad_output, input, target, reduction, out
 
@@ -1487,10 +1487,10 @@ def mse_loss_backward(*args, **kwargs):
 def _f_multi_margin_loss_0(input, target, p=1, margin=1, weight=None, reduction=0, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
-    if type(p) not in _PYNUM: p = _ap.to_scalar(p)
-    if type(margin) not in _PYNUM: margin = _ap.to_scalar(margin)
+    if (type(p) not in _PYNUM or type(p) is int and not -9223372036854775808 <= p < 18446744073709551616): p = _ap.to_scalar(p)
+    if (type(margin) not in _PYNUM or type(margin) is int and not -9223372036854775808 <= margin < 18446744073709551616): margin = _ap.to_scalar(margin)
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, target, p, margin, weight, reduction, out
 
@@ -1516,10 +1516,10 @@ def _f_multi_margin_loss_backward_0(grad_output, input, target, p, margin, weigh
     if not isinstance(grad_output, _Tensor): raise _Mismatch
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
-    if type(p) not in _PYNUM: p = _ap.to_scalar(p)
-    if type(margin) not in _PYNUM: margin = _ap.to_scalar(margin)
+    if (type(p) not in _PYNUM or type(p) is int and not -9223372036854775808 <= p < 18446744073709551616): p = _ap.to_scalar(p)
+    if (type(margin) not in _PYNUM or type(margin) is int and not -9223372036854775808 <= margin < 18446744073709551616): margin = _ap.to_scalar(margin)
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return grad_output, input, target, p, margin, weight, reduction, out
 
@@ -1544,7 +1544,7 @@ def multi_margin_loss_backward(*args, **kwargs):
 def _f_multilabel_margin_loss_0(input, target, reduction=0, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, target, reduction, out
 
@@ -1570,7 +1570,7 @@ def _f_multilabel_margin_loss_backward_0(grad_output, input, target, reduction, 
     if not isinstance(grad_output, _Tensor): raise _Mismatch
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
     if not isinstance(is_target, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return grad_output, input, target, reduction, is_target, out
@@ -1596,7 +1596,7 @@ def multilabel_margin_loss_backward(*args, **kwargs):
 def _f_multilabel_margin_loss_forward_0(input, target, reduction, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
     if out is not None: out = _ap.to_tensorlist_n(out, 2)
     return input, target, reduction, out
 
@@ -1622,8 +1622,8 @@ def _f_nll_loss_0(input, target, weight=None, reduction=0, ignore_index=-100, *,
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
-    if type(ignore_index) is not int: ignore_index = _ap.to_int(ignore_index)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
+    if (type(ignore_index) is not int or not -9223372036854775808 <= ignore_index <= 9223372036854775807): ignore_index = _ap.to_int(ignore_index)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, target, weight, reduction, ignore_index, out
 
@@ -1649,8 +1649,8 @@ def _f_nll_loss2d_0(input, target, weight=None, reduction=0, ignore_index=-100, 
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
-    if type(ignore_index) is not int: ignore_index = _ap.to_int(ignore_index)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
+    if (type(ignore_index) is not int or not -9223372036854775808 <= ignore_index <= 9223372036854775807): ignore_index = _ap.to_int(ignore_index)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, target, weight, reduction, ignore_index, out
 
@@ -1677,8 +1677,8 @@ def _f_nll_loss2d_backward_0(grad_output, input, target, weight, reduction, igno
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
-    if type(ignore_index) is not int: ignore_index = _ap.to_int(ignore_index)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
+    if (type(ignore_index) is not int or not -9223372036854775808 <= ignore_index <= 9223372036854775807): ignore_index = _ap.to_int(ignore_index)
     if not isinstance(total_weight, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return grad_output, input, target, weight, reduction, ignore_index, total_weight, out
@@ -1705,8 +1705,8 @@ def _f_nll_loss2d_forward_0(input, target, weight, reduction, ignore_index, *, o
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
-    if type(ignore_index) is not int: ignore_index = _ap.to_int(ignore_index)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
+    if (type(ignore_index) is not int or not -9223372036854775808 <= ignore_index <= 9223372036854775807): ignore_index = _ap.to_int(ignore_index)
     if out is not None: out = _ap.to_tensorlist_n(out, 2)
     return input, target, weight, reduction, ignore_index, out
 
@@ -1733,8 +1733,8 @@ def _f_nll_loss_backward_0(grad_output, input, target, weight, reduction, ignore
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
-    if type(ignore_index) is not int: ignore_index = _ap.to_int(ignore_index)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
+    if (type(ignore_index) is not int or not -9223372036854775808 <= ignore_index <= 9223372036854775807): ignore_index = _ap.to_int(ignore_index)
     if not isinstance(total_weight, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return grad_output, input, target, weight, reduction, ignore_index, total_weight, out
@@ -1761,8 +1761,8 @@ def _f_nll_loss_forward_0(input, target, weight, reduction, ignore_index, *, out
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
-    if type(ignore_index) is not int: ignore_index = _ap.to_int(ignore_index)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
+    if (type(ignore_index) is not int or not -9223372036854775808 <= ignore_index <= 9223372036854775807): ignore_index = _ap.to_int(ignore_index)
     if out is not None: out = _ap.to_tensorlist_n(out, 2)
     return input, target, weight, reduction, ignore_index, out
 
@@ -1788,8 +1788,8 @@ def _f_nll_loss_nd_0(input, target, weight=None, reduction=0, ignore_index=-100)
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
-    if type(ignore_index) is not int: ignore_index = _ap.to_int(ignore_index)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
+    if (type(ignore_index) is not int or not -9223372036854775808 <= ignore_index <= 9223372036854775807): ignore_index = _ap.to_int(ignore_index)
     return input, target, weight, reduction, ignore_index
 
 
@@ -1809,7 +1809,7 @@ def nll_loss_nd(*args, **kwargs):
 
 def _f_one_hot_0(input, num_classes=-1):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(num_classes) is not int: num_classes = _ap.to_int(num_classes)
+    if (type(num_classes) is not int or not -9223372036854775808 <= num_classes <= 9223372036854775807): num_classes = _ap.to_int(num_classes)
     return input, num_classes
 
 
@@ -2136,8 +2136,8 @@ def replication_pad3d_backward(*args, **kwargs):
 def _f_rrelu_with_noise_0(input, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(noise, _Tensor): raise _Mismatch
-    if type(lower) not in _PYNUM: lower = _ap.to_scalar(lower)
-    if type(upper) not in _PYNUM: upper = _ap.to_scalar(upper)
+    if (type(lower) not in _PYNUM or type(lower) is int and not -9223372036854775808 <= lower < 18446744073709551616): lower = _ap.to_scalar(lower)
+    if (type(upper) not in _PYNUM or type(upper) is int and not -9223372036854775808 <= upper < 18446744073709551616): upper = _ap.to_scalar(upper)
     if training is not False and training is not True: raise _Mismatch
     if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -2164,8 +2164,8 @@ def rrelu_with_noise(*args, **kwargs):
 def _f_rrelu_with_noise__0(input, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(noise, _Tensor): raise _Mismatch
-    if type(lower) not in _PYNUM: lower = _ap.to_scalar(lower)
-    if type(upper) not in _PYNUM: upper = _ap.to_scalar(upper)
+    if (type(lower) not in _PYNUM or type(lower) is int and not -9223372036854775808 <= lower < 18446744073709551616): lower = _ap.to_scalar(lower)
+    if (type(upper) not in _PYNUM or type(upper) is int and not -9223372036854775808 <= upper < 18446744073709551616): upper = _ap.to_scalar(upper)
     if training is not False and training is not True: raise _Mismatch
     if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
     return input, noise, lower, upper, training, generator
@@ -2256,7 +2256,7 @@ def silu_(*args, **kwargs):
 def _f_smooth_l1_loss_0(input, target, reduction=0, beta=1.0, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
     if type(beta) is not float: beta = _ap.to_float(beta)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, target, reduction, beta, out
@@ -2282,7 +2282,7 @@ def smooth_l1_loss(*args, **kwargs):
 def _f_soft_margin_loss_0(input, target, reduction=0, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, target, reduction, out
 
@@ -2306,8 +2306,8 @@ def soft_margin_loss(*args, **kwargs):
 
 def _f_softplus_0(input, beta=1, threshold=20, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
-    if type(threshold) not in _PYNUM: threshold = _ap.to_scalar(threshold)
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(threshold) not in _PYNUM or type(threshold) is int and not -9223372036854775808 <= threshold < 18446744073709551616): threshold = _ap.to_scalar(threshold)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, beta, threshold, out
 
@@ -2331,7 +2331,7 @@ def softplus(*args, **kwargs):
 
 def _f_softshrink_0(input, lambd=0.5, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(lambd) not in _PYNUM: lambd = _ap.to_scalar(lambd)
+    if (type(lambd) not in _PYNUM or type(lambd) is int and not -9223372036854775808 <= lambd < 18446744073709551616): lambd = _ap.to_scalar(lambd)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, lambd, out
 

@@ -321,7 +321,7 @@ def _f_special_chebyshev_polynomial_t_0(x, n, *, out=None):
 
 
 def _f_special_chebyshev_polynomial_t_1(x, n, *, out=None):
-    if type(x) not in _PYNUM: x = _ap.to_scalar(x)
+    if (type(x) not in _PYNUM or type(x) is int and not -9223372036854775808 <= x < 18446744073709551616): x = _ap.to_scalar(x)
     if not isinstance(n, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return x, n, out
@@ -329,7 +329,7 @@ def _f_special_chebyshev_polynomial_t_1(x, n, *, out=None):
 
 def _f_special_chebyshev_polynomial_t_2(x, n, *, out=None):
     if not isinstance(x, _Tensor): raise _Mismatch
-    if type(n) not in _PYNUM: n = _ap.to_scalar(n)
+    if (type(n) not in _PYNUM or type(n) is int and not -9223372036854775808 <= n < 18446744073709551616): n = _ap.to_scalar(n)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return x, n, out
 
@@ -382,7 +382,7 @@ def _f_special_chebyshev_polynomial_u_0(x, n, *, out=None):
 
 
 def _f_special_chebyshev_polynomial_u_1(x, n, *, out=None):
-    if type(x) not in _PYNUM: x = _ap.to_scalar(x)
+    if (type(x) not in _PYNUM or type(x) is int and not -9223372036854775808 <= x < 18446744073709551616): x = _ap.to_scalar(x)
     if not isinstance(n, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return x, n, out
@@ -390,7 +390,7 @@ def _f_special_chebyshev_polynomial_u_1(x, n, *, out=None):
 
 def _f_special_chebyshev_polynomial_u_2(x, n, *, out=None):
     if not isinstance(x, _Tensor): raise _Mismatch
-    if type(n) not in _PYNUM: n = _ap.to_scalar(n)
+    if (type(n) not in _PYNUM or type(n) is int and not -9223372036854775808 <= n < 18446744073709551616): n = _ap.to_scalar(n)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return x, n, out
 
@@ -443,7 +443,7 @@ def _f_special_chebyshev_polynomial_v_0(x, n, *, out=None):
 
 
 def _f_special_chebyshev_polynomial_v_1(x, n, *, out=None):
-    if type(x) not in _PYNUM: x = _ap.to_scalar(x)
+    if (type(x) not in _PYNUM or type(x) is int and not -9223372036854775808 <= x < 18446744073709551616): x = _ap.to_scalar(x)
     if not isinstance(n, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return x, n, out
@@ -451,7 +451,7 @@ def _f_special_chebyshev_polynomial_v_1(x, n, *, out=None):
 
 def _f_special_chebyshev_polynomial_v_2(x, n, *, out=None):
     if not isinstance(x, _Tensor): raise _Mismatch
-    if type(n) not in _PYNUM: n = _ap.to_scalar(n)
+    if (type(n) not in _PYNUM or type(n) is int and not -9223372036854775808 <= n < 18446744073709551616): n = _ap.to_scalar(n)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return x, n, out
 
@@ -504,7 +504,7 @@ def _f_special_chebyshev_polynomial_w_0(x, n, *, out=None):
 
 
 def _f_special_chebyshev_polynomial_w_1(x, n, *, out=None):
-    if type(x) not in _PYNUM: x = _ap.to_scalar(x)
+    if (type(x) not in _PYNUM or type(x) is int and not -9223372036854775808 <= x < 18446744073709551616): x = _ap.to_scalar(x)
     if not isinstance(n, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return x, n, out
@@ -512,7 +512,7 @@ def _f_special_chebyshev_polynomial_w_1(x, n, *, out=None):
 
 def _f_special_chebyshev_polynomial_w_2(x, n, *, out=None):
     if not isinstance(x, _Tensor): raise _Mismatch
-    if type(n) not in _PYNUM: n = _ap.to_scalar(n)
+    if (type(n) not in _PYNUM or type(n) is int and not -9223372036854775808 <= n < 18446744073709551616): n = _ap.to_scalar(n)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return x, n, out
 
@@ -843,7 +843,7 @@ def _f_special_hermite_polynomial_h_0(x, n, *, out=None):
 
 
 def _f_special_hermite_polynomial_h_1(x, n, *, out=None):
-    if type(x) not in _PYNUM: x = _ap.to_scalar(x)
+    if (type(x) not in _PYNUM or type(x) is int and not -9223372036854775808 <= x < 18446744073709551616): x = _ap.to_scalar(x)
     if not isinstance(n, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return x, n, out
@@ -851,7 +851,7 @@ def _f_special_hermite_polynomial_h_1(x, n, *, out=None):
 
 def _f_special_hermite_polynomial_h_2(x, n, *, out=None):
     if not isinstance(x, _Tensor): raise _Mismatch
-    if type(n) not in _PYNUM: n = _ap.to_scalar(n)
+    if (type(n) not in _PYNUM or type(n) is int and not -9223372036854775808 <= n < 18446744073709551616): n = _ap.to_scalar(n)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return x, n, out
 
@@ -904,7 +904,7 @@ def _f_special_hermite_polynomial_he_0(x, n, *, out=None):
 
 
 def _f_special_hermite_polynomial_he_1(x, n, *, out=None):
-    if type(x) not in _PYNUM: x = _ap.to_scalar(x)
+    if (type(x) not in _PYNUM or type(x) is int and not -9223372036854775808 <= x < 18446744073709551616): x = _ap.to_scalar(x)
     if not isinstance(n, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return x, n, out
@@ -912,7 +912,7 @@ def _f_special_hermite_polynomial_he_1(x, n, *, out=None):
 
 def _f_special_hermite_polynomial_he_2(x, n, *, out=None):
     if not isinstance(x, _Tensor): raise _Mismatch
-    if type(n) not in _PYNUM: n = _ap.to_scalar(n)
+    if (type(n) not in _PYNUM or type(n) is int and not -9223372036854775808 <= n < 18446744073709551616): n = _ap.to_scalar(n)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return x, n, out
 
@@ -1057,7 +1057,7 @@ def _f_special_laguerre_polynomial_l_0(x, n, *, out=None):
 
 
 def _f_special_laguerre_polynomial_l_1(x, n, *, out=None):
-    if type(x) not in _PYNUM: x = _ap.to_scalar(x)
+    if (type(x) not in _PYNUM or type(x) is int and not -9223372036854775808 <= x < 18446744073709551616): x = _ap.to_scalar(x)
     if not isinstance(n, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return x, n, out
@@ -1065,7 +1065,7 @@ def _f_special_laguerre_polynomial_l_1(x, n, *, out=None):
 
 def _f_special_laguerre_polynomial_l_2(x, n, *, out=None):
     if not isinstance(x, _Tensor): raise _Mismatch
-    if type(n) not in _PYNUM: n = _ap.to_scalar(n)
+    if (type(n) not in _PYNUM or type(n) is int and not -9223372036854775808 <= n < 18446744073709551616): n = _ap.to_scalar(n)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return x, n, out
 
@@ -1118,7 +1118,7 @@ def _f_special_legendre_polynomial_p_0(x, n, *, out=None):
 
 
 def _f_special_legendre_polynomial_p_1(x, n, *, out=None):
-    if type(x) not in _PYNUM: x = _ap.to_scalar(x)
+    if (type(x) not in _PYNUM or type(x) is int and not -9223372036854775808 <= x < 18446744073709551616): x = _ap.to_scalar(x)
     if not isinstance(n, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return x, n, out
@@ -1126,7 +1126,7 @@ def _f_special_legendre_polynomial_p_1(x, n, *, out=None):
 
 def _f_special_legendre_polynomial_p_2(x, n, *, out=None):
     if not isinstance(x, _Tensor): raise _Mismatch
-    if type(n) not in _PYNUM: n = _ap.to_scalar(n)
+    if (type(n) not in _PYNUM or type(n) is int and not -9223372036854775808 <= n < 18446744073709551616): n = _ap.to_scalar(n)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return x, n, out
 
@@ -1219,7 +1219,7 @@ def special_log_ndtr(*args, **kwargs):
 
 def _f_special_log_softmax_0(input, dim, *, dtype=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     return input, dim, dtype
 
@@ -1381,7 +1381,7 @@ def special_modified_bessel_k1(*args, **kwargs):
 
 def _f_special_multigammaln_0(input, p, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(p) is not int: p = _ap.to_int(p)
+    if (type(p) is not int or not -9223372036854775808 <= p <= 9223372036854775807): p = _ap.to_int(p)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, p, out
 
@@ -1450,7 +1450,7 @@ def special_ndtri(*args, **kwargs):
 
 
 def _f_special_polygamma_0(n, input, *, out=None):
-    if type(n) is not int: n = _ap.to_int(n)
+    if (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
     if not isinstance(input, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return n, input, out
@@ -1498,7 +1498,7 @@ def special_psi(*args, **kwargs):
 
 def _f_special_round_0(input, *, decimals=0, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(decimals) is not int: decimals = _ap.to_int(decimals)
+    if (type(decimals) is not int or not -9223372036854775808 <= decimals <= 9223372036854775807): decimals = _ap.to_int(decimals)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, decimals, out
 
@@ -1574,7 +1574,7 @@ def _f_special_shifted_chebyshev_polynomial_t_0(x, n, *, out=None):
 
 
 def _f_special_shifted_chebyshev_polynomial_t_1(x, n, *, out=None):
-    if type(x) not in _PYNUM: x = _ap.to_scalar(x)
+    if (type(x) not in _PYNUM or type(x) is int and not -9223372036854775808 <= x < 18446744073709551616): x = _ap.to_scalar(x)
     if not isinstance(n, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return x, n, out
@@ -1582,7 +1582,7 @@ def _f_special_shifted_chebyshev_polynomial_t_1(x, n, *, out=None):
 
 def _f_special_shifted_chebyshev_polynomial_t_2(x, n, *, out=None):
     if not isinstance(x, _Tensor): raise _Mismatch
-    if type(n) not in _PYNUM: n = _ap.to_scalar(n)
+    if (type(n) not in _PYNUM or type(n) is int and not -9223372036854775808 <= n < 18446744073709551616): n = _ap.to_scalar(n)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return x, n, out
 
@@ -1635,7 +1635,7 @@ def _f_special_shifted_chebyshev_polynomial_u_0(x, n, *, out=None):
 
 
 def _f_special_shifted_chebyshev_polynomial_u_1(x, n, *, out=None):
-    if type(x) not in _PYNUM: x = _ap.to_scalar(x)
+    if (type(x) not in _PYNUM or type(x) is int and not -9223372036854775808 <= x < 18446744073709551616): x = _ap.to_scalar(x)
     if not isinstance(n, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return x, n, out
@@ -1643,7 +1643,7 @@ def _f_special_shifted_chebyshev_polynomial_u_1(x, n, *, out=None):
 
 def _f_special_shifted_chebyshev_polynomial_u_2(x, n, *, out=None):
     if not isinstance(x, _Tensor): raise _Mismatch
-    if type(n) not in _PYNUM: n = _ap.to_scalar(n)
+    if (type(n) not in _PYNUM or type(n) is int and not -9223372036854775808 <= n < 18446744073709551616): n = _ap.to_scalar(n)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return x, n, out
 
@@ -1696,7 +1696,7 @@ def _f_special_shifted_chebyshev_polynomial_v_0(x, n, *, out=None):
 
 
 def _f_special_shifted_chebyshev_polynomial_v_1(x, n, *, out=None):
-    if type(x) not in _PYNUM: x = _ap.to_scalar(x)
+    if (type(x) not in _PYNUM or type(x) is int and not -9223372036854775808 <= x < 18446744073709551616): x = _ap.to_scalar(x)
     if not isinstance(n, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return x, n, out
@@ -1704,7 +1704,7 @@ def _f_special_shifted_chebyshev_polynomial_v_1(x, n, *, out=None):
 
 def _f_special_shifted_chebyshev_polynomial_v_2(x, n, *, out=None):
     if not isinstance(x, _Tensor): raise _Mismatch
-    if type(n) not in _PYNUM: n = _ap.to_scalar(n)
+    if (type(n) not in _PYNUM or type(n) is int and not -9223372036854775808 <= n < 18446744073709551616): n = _ap.to_scalar(n)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return x, n, out
 
@@ -1757,7 +1757,7 @@ def _f_special_shifted_chebyshev_polynomial_w_0(x, n, *, out=None):
 
 
 def _f_special_shifted_chebyshev_polynomial_w_1(x, n, *, out=None):
-    if type(x) not in _PYNUM: x = _ap.to_scalar(x)
+    if (type(x) not in _PYNUM or type(x) is int and not -9223372036854775808 <= x < 18446744073709551616): x = _ap.to_scalar(x)
     if not isinstance(n, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return x, n, out
@@ -1765,7 +1765,7 @@ def _f_special_shifted_chebyshev_polynomial_w_1(x, n, *, out=None):
 
 def _f_special_shifted_chebyshev_polynomial_w_2(x, n, *, out=None):
     if not isinstance(x, _Tensor): raise _Mismatch
-    if type(n) not in _PYNUM: n = _ap.to_scalar(n)
+    if (type(n) not in _PYNUM or type(n) is int and not -9223372036854775808 <= n < 18446744073709551616): n = _ap.to_scalar(n)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return x, n, out
 
@@ -1835,7 +1835,7 @@ def special_sinc(*args, **kwargs):
 
 def _f_special_softmax_0(input, dim, dtype=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     return input, dim, dtype
 
@@ -1885,7 +1885,7 @@ def _f_special_xlog1py_0(input, other, *, out=None):
 
 
 def _f_special_xlog1py_1(self, other, *, out=None):
-    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if (type(self) not in _PYNUM or type(self) is int and not -9223372036854775808 <= self < 18446744073709551616): self = _ap.to_scalar(self)
     if not isinstance(other, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return self, other, out
@@ -1893,7 +1893,7 @@ def _f_special_xlog1py_1(self, other, *, out=None):
 
 def _f_special_xlog1py_2(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, out
 
@@ -1946,7 +1946,7 @@ def _f_special_xlogy_0(input, other, *, out=None):
 
 
 def _f_special_xlogy_1(self, other, *, out=None):
-    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if (type(self) not in _PYNUM or type(self) is int and not -9223372036854775808 <= self < 18446744073709551616): self = _ap.to_scalar(self)
     if not isinstance(other, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return self, other, out
@@ -1954,7 +1954,7 @@ def _f_special_xlogy_1(self, other, *, out=None):
 
 def _f_special_xlogy_2(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, out
 
@@ -2007,7 +2007,7 @@ def _f_special_zeta_0(input, other, *, out=None):
 
 
 def _f_special_zeta_1(self, other, *, out=None):
-    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if (type(self) not in _PYNUM or type(self) is int and not -9223372036854775808 <= self < 18446744073709551616): self = _ap.to_scalar(self)
     if not isinstance(other, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return self, other, out
@@ -2015,7 +2015,7 @@ def _f_special_zeta_1(self, other, *, out=None):
 
 def _f_special_zeta_2(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, out
 

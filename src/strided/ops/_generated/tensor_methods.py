@@ -690,7 +690,7 @@ def acosh_(self, *args, **kwargs):
 
 def _m_add_0(other, *, alpha=1):
     if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     return other, alpha
 
 
@@ -710,7 +710,7 @@ def add(self, *args, **kwargs):
 
 def _m_add__0(other, *, alpha=1):
     if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     return other, alpha
 
 
@@ -731,8 +731,8 @@ def add_(self, *args, **kwargs):
 def _m_addbmm_0(batch1, batch2, *, beta=1, alpha=1):
     if not isinstance(batch1, _Tensor): raise _Mismatch
     if not isinstance(batch2, _Tensor): raise _Mismatch
-    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     return batch1, batch2, beta, alpha
 
 
@@ -753,8 +753,8 @@ def addbmm(self, *args, **kwargs):
 def _m_addbmm__0(batch1, batch2, *, beta=1, alpha=1):
     if not isinstance(batch1, _Tensor): raise _Mismatch
     if not isinstance(batch2, _Tensor): raise _Mismatch
-    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     return batch1, batch2, beta, alpha
 
 
@@ -775,7 +775,7 @@ def addbmm_(self, *args, **kwargs):
 def _m_addcdiv_0(tensor1, tensor2, *, value=1):
     if not isinstance(tensor1, _Tensor): raise _Mismatch
     if not isinstance(tensor2, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
     return tensor1, tensor2, value
 
 
@@ -796,7 +796,7 @@ def addcdiv(self, *args, **kwargs):
 def _m_addcdiv__0(tensor1, tensor2, *, value=1):
     if not isinstance(tensor1, _Tensor): raise _Mismatch
     if not isinstance(tensor2, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
     return tensor1, tensor2, value
 
 
@@ -817,7 +817,7 @@ def addcdiv_(self, *args, **kwargs):
 def _m_addcmul_0(tensor1, tensor2, *, value=1):
     if not isinstance(tensor1, _Tensor): raise _Mismatch
     if not isinstance(tensor2, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
     return tensor1, tensor2, value
 
 
@@ -838,7 +838,7 @@ def addcmul(self, *args, **kwargs):
 def _m_addcmul__0(tensor1, tensor2, *, value=1):
     if not isinstance(tensor1, _Tensor): raise _Mismatch
     if not isinstance(tensor2, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
     return tensor1, tensor2, value
 
 
@@ -859,8 +859,8 @@ def addcmul_(self, *args, **kwargs):
 def _m_addmm_0(mat1, mat2, *, beta=1, alpha=1):
     if not isinstance(mat1, _Tensor): raise _Mismatch
     if not isinstance(mat2, _Tensor): raise _Mismatch
-    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     return mat1, mat2, beta, alpha
 
 
@@ -881,8 +881,8 @@ def addmm(self, *args, **kwargs):
 def _m_addmm__0(mat1, mat2, *, beta=1, alpha=1):
     if not isinstance(mat1, _Tensor): raise _Mismatch
     if not isinstance(mat2, _Tensor): raise _Mismatch
-    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     return mat1, mat2, beta, alpha
 
 
@@ -903,8 +903,8 @@ def addmm_(self, *args, **kwargs):
 def _m_addmv_0(mat, vec, *, beta=1, alpha=1):
     if not isinstance(mat, _Tensor): raise _Mismatch
     if not isinstance(vec, _Tensor): raise _Mismatch
-    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     return mat, vec, beta, alpha
 
 
@@ -925,8 +925,8 @@ def addmv(self, *args, **kwargs):
 def _m_addmv__0(mat, vec, *, beta=1, alpha=1):
     if not isinstance(mat, _Tensor): raise _Mismatch
     if not isinstance(vec, _Tensor): raise _Mismatch
-    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     return mat, vec, beta, alpha
 
 
@@ -947,8 +947,8 @@ def addmv_(self, *args, **kwargs):
 def _m_addr_0(vec1, vec2, *, beta=1, alpha=1):
     if not isinstance(vec1, _Tensor): raise _Mismatch
     if not isinstance(vec2, _Tensor): raise _Mismatch
-    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     return vec1, vec2, beta, alpha
 
 
@@ -969,8 +969,8 @@ def addr(self, *args, **kwargs):
 def _m_addr__0(vec1, vec2, *, beta=1, alpha=1):
     if not isinstance(vec1, _Tensor): raise _Mismatch
     if not isinstance(vec2, _Tensor): raise _Mismatch
-    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     return vec1, vec2, beta, alpha
 
 
@@ -1005,7 +1005,7 @@ def _m_all_0():
 
 
 def _m_all_1(dim, keepdim=False):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     return dim, keepdim
 
@@ -1116,7 +1116,7 @@ def amin(self, *args, **kwargs):
 
 
 def _m_aminmax_0(*, dim=None, keepdim=False):
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     return dim, keepdim
 
@@ -1148,7 +1148,7 @@ def _m_any_0():
 
 
 def _m_any_1(dim, keepdim=False):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     return dim, keepdim
 
@@ -1303,7 +1303,7 @@ def arctanh_(self, *args, **kwargs):
 
 
 def _m_argmax_0(dim=None, keepdim=False):
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     return dim, keepdim
 
@@ -1325,7 +1325,7 @@ def argmax(self, *args, **kwargs):
 
 
 def _m_argmin_0(dim=None, keepdim=False):
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     return dim, keepdim
 
@@ -1348,13 +1348,13 @@ def argmin(self, *args, **kwargs):
 
 def _m_argsort_0(*, stable, dim=-1, descending=False):
     if stable is not True and stable is not False: raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if descending is not False and descending is not True: raise _Mismatch
     return stable, dim, descending
 
 
 def _m_argsort_1(dim=-1, descending=False):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if descending is not False and descending is not True: raise _Mismatch
     return dim, descending
 
@@ -1391,7 +1391,7 @@ def argwhere(self, *args, **kwargs):
 def _m_as_strided_0(size, stride, storage_offset=None):
     size = _ap.to_intlist(size)
     stride = _ap.to_intlist(stride)
-    if storage_offset is not None and type(storage_offset) is not int: storage_offset = _ap.to_int(storage_offset)
+    if storage_offset is not None and (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_int(storage_offset)
     return size, stride, storage_offset
 
 
@@ -1412,7 +1412,7 @@ def as_strided(self, *args, **kwargs):
 def _m_as_strided__0(size, stride, storage_offset=None):
     size = _ap.to_intlist(size)
     stride = _ap.to_intlist(stride)
-    if storage_offset is not None and type(storage_offset) is not int: storage_offset = _ap.to_int(storage_offset)
+    if storage_offset is not None and (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_int(storage_offset)
     return size, stride, storage_offset
 
 
@@ -1434,7 +1434,7 @@ def _m_as_strided_scatter_0(src, size, stride, storage_offset=None):
     if not isinstance(src, _Tensor): raise _Mismatch
     size = _ap.to_intlist(size)
     stride = _ap.to_intlist(stride)
-    if storage_offset is not None and type(storage_offset) is not int: storage_offset = _ap.to_int(storage_offset)
+    if storage_offset is not None and (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_int(storage_offset)
     return src, size, stride, storage_offset
 
 
@@ -1541,8 +1541,8 @@ def atanh_(self, *args, **kwargs):
 def _m_baddbmm_0(batch1, batch2, *, beta=1, alpha=1):
     if not isinstance(batch1, _Tensor): raise _Mismatch
     if not isinstance(batch2, _Tensor): raise _Mismatch
-    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     return batch1, batch2, beta, alpha
 
 
@@ -1563,8 +1563,8 @@ def baddbmm(self, *args, **kwargs):
 def _m_baddbmm__0(batch1, batch2, *, beta=1, alpha=1):
     if not isinstance(batch1, _Tensor): raise _Mismatch
     if not isinstance(batch2, _Tensor): raise _Mismatch
-    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     return batch1, batch2, beta, alpha
 
 
@@ -1655,7 +1655,7 @@ def bernoulli_(self, *args, **kwargs):
 
 def _m_bincount_0(weights=None, minlength=0):
     if weights is not None and not isinstance(weights, _Tensor): raise _Mismatch
-    if type(minlength) is not int: minlength = _ap.to_int(minlength)
+    if (type(minlength) is not int or not -9223372036854775808 <= minlength <= 9223372036854775807): minlength = _ap.to_int(minlength)
     return weights, minlength
 
 
@@ -1679,7 +1679,7 @@ def _m_bitwise_and_0(other):
 
 
 def _m_bitwise_and_1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -1712,7 +1712,7 @@ def _m_bitwise_and__0(other):
 
 
 def _m_bitwise_and__1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -1745,7 +1745,7 @@ def _m_bitwise_left_shift_0(other):
 
 
 def _m_bitwise_left_shift_1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -1778,7 +1778,7 @@ def _m_bitwise_left_shift__0(other):
 
 
 def _m_bitwise_left_shift__1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -1823,7 +1823,7 @@ def _m_bitwise_or_0(other):
 
 
 def _m_bitwise_or_1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -1856,7 +1856,7 @@ def _m_bitwise_or__0(other):
 
 
 def _m_bitwise_or__1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -1889,7 +1889,7 @@ def _m_bitwise_right_shift_0(other):
 
 
 def _m_bitwise_right_shift_1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -1922,7 +1922,7 @@ def _m_bitwise_right_shift__0(other):
 
 
 def _m_bitwise_right_shift__1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -1955,7 +1955,7 @@ def _m_bitwise_xor_0(other):
 
 
 def _m_bitwise_xor_1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -1988,7 +1988,7 @@ def _m_bitwise_xor__0(other):
 
 
 def _m_bitwise_xor__1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -2152,8 +2152,8 @@ def cholesky_solve(self, *args, **kwargs):
 
 
 def _m_chunk_0(chunks, dim=0):
-    if type(chunks) is not int: chunks = _ap.to_int(chunks)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(chunks) is not int or not -9223372036854775808 <= chunks <= 9223372036854775807): chunks = _ap.to_int(chunks)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return chunks, dim
 
 
@@ -2178,8 +2178,8 @@ def _m_clamp_0(min=None, max=None):
 
 
 def _m_clamp_1(min=None, max=None):
-    if min is not None and type(min) not in _PYNUM: min = _ap.to_scalar(min)
-    if max is not None and type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    if min is not None and (type(min) not in _PYNUM or type(min) is int and not -9223372036854775808 <= min < 18446744073709551616): min = _ap.to_scalar(min)
+    if max is not None and (type(max) not in _PYNUM or type(max) is int and not -9223372036854775808 <= max < 18446744073709551616): max = _ap.to_scalar(max)
     return min, max
 
 
@@ -2213,8 +2213,8 @@ def _m_clamp__0(min=None, max=None):
 
 
 def _m_clamp__1(min=None, max=None):
-    if min is not None and type(min) not in _PYNUM: min = _ap.to_scalar(min)
-    if max is not None and type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    if min is not None and (type(min) not in _PYNUM or type(min) is int and not -9223372036854775808 <= min < 18446744073709551616): min = _ap.to_scalar(min)
+    if max is not None and (type(max) not in _PYNUM or type(max) is int and not -9223372036854775808 <= max < 18446744073709551616): max = _ap.to_scalar(max)
     return min, max
 
 
@@ -2247,7 +2247,7 @@ def _m_clamp_max_0(max):
 
 
 def _m_clamp_max_1(max):
-    if type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    if (type(max) not in _PYNUM or type(max) is int and not -9223372036854775808 <= max < 18446744073709551616): max = _ap.to_scalar(max)
     return max,
 
 
@@ -2280,7 +2280,7 @@ def _m_clamp_max__0(max):
 
 
 def _m_clamp_max__1(max):
-    if type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    if (type(max) not in _PYNUM or type(max) is int and not -9223372036854775808 <= max < 18446744073709551616): max = _ap.to_scalar(max)
     return max,
 
 
@@ -2313,7 +2313,7 @@ def _m_clamp_min_0(min):
 
 
 def _m_clamp_min_1(min):
-    if type(min) not in _PYNUM: min = _ap.to_scalar(min)
+    if (type(min) not in _PYNUM or type(min) is int and not -9223372036854775808 <= min < 18446744073709551616): min = _ap.to_scalar(min)
     return min,
 
 
@@ -2346,7 +2346,7 @@ def _m_clamp_min__0(min):
 
 
 def _m_clamp_min__1(min):
-    if type(min) not in _PYNUM: min = _ap.to_scalar(min)
+    if (type(min) not in _PYNUM or type(min) is int and not -9223372036854775808 <= min < 18446744073709551616): min = _ap.to_scalar(min)
     return min,
 
 
@@ -2380,8 +2380,8 @@ def _m_clip_0(min=None, max=None):
 
 
 def _m_clip_1(min=None, max=None):
-    if min is not None and type(min) not in _PYNUM: min = _ap.to_scalar(min)
-    if max is not None and type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    if min is not None and (type(min) not in _PYNUM or type(min) is int and not -9223372036854775808 <= min < 18446744073709551616): min = _ap.to_scalar(min)
+    if max is not None and (type(max) not in _PYNUM or type(max) is int and not -9223372036854775808 <= max < 18446744073709551616): max = _ap.to_scalar(max)
     return min, max
 
 
@@ -2415,8 +2415,8 @@ def _m_clip__0(min=None, max=None):
 
 
 def _m_clip__1(min=None, max=None):
-    if min is not None and type(min) not in _PYNUM: min = _ap.to_scalar(min)
-    if max is not None and type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    if min is not None and (type(min) not in _PYNUM or type(min) is int and not -9223372036854775808 <= min < 18446744073709551616): min = _ap.to_scalar(min)
+    if max is not None and (type(max) not in _PYNUM or type(max) is int and not -9223372036854775808 <= max < 18446744073709551616): max = _ap.to_scalar(max)
     return min, max
 
 
@@ -2508,7 +2508,7 @@ def _m_copysign_0(other):
 
 
 def _m_copysign_1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -2541,7 +2541,7 @@ def _m_copysign__0(other):
 
 
 def _m_copysign__1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -2604,7 +2604,7 @@ def _m_count_nonzero_0(dim):
 
 
 def _m_count_nonzero_1(dim=None):
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return dim,
 
 
@@ -2632,7 +2632,7 @@ def count_nonzero(self, *args, **kwargs):
 
 
 def _m_cov_0(*, correction=1, fweights=None, aweights=None):
-    if type(correction) is not int: correction = _ap.to_int(correction)
+    if (type(correction) is not int or not -9223372036854775808 <= correction <= 9223372036854775807): correction = _ap.to_int(correction)
     if fweights is not None and not isinstance(fweights, _Tensor): raise _Mismatch
     if aweights is not None and not isinstance(aweights, _Tensor): raise _Mismatch
     return correction, fweights, aweights
@@ -2654,7 +2654,7 @@ def cov(self, *args, **kwargs):
 
 def _m_cross_0(other, dim=None):
     if not isinstance(other, _Tensor): raise _Mismatch
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return other, dim
 
 
@@ -2673,7 +2673,7 @@ def cross(self, *args, **kwargs):
 
 
 def _m_cummax_0(dim):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return dim,
 
 
@@ -2692,7 +2692,7 @@ def cummax(self, *args, **kwargs):
 
 
 def _m_cummin_0(dim):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return dim,
 
 
@@ -2711,7 +2711,7 @@ def cummin(self, *args, **kwargs):
 
 
 def _m_cumprod_0(dim, *, dtype=None):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     return dim, dtype
 
@@ -2731,7 +2731,7 @@ def cumprod(self, *args, **kwargs):
 
 
 def _m_cumprod__0(dim, *, dtype=None):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     return dim, dtype
 
@@ -2751,7 +2751,7 @@ def cumprod_(self, *args, **kwargs):
 
 
 def _m_cumsum_0(dim, *, dtype=None):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     return dim, dtype
 
@@ -2771,7 +2771,7 @@ def cumsum(self, *args, **kwargs):
 
 
 def _m_cumsum__0(dim, *, dtype=None):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     return dim, dtype
 
@@ -2821,7 +2821,7 @@ def detach_(self, *args, **kwargs):
 
 
 def _m_diag_0(diagonal=0):
-    if type(diagonal) is not int: diagonal = _ap.to_int(diagonal)
+    if (type(diagonal) is not int or not -9223372036854775808 <= diagonal <= 9223372036854775807): diagonal = _ap.to_int(diagonal)
     return diagonal,
 
 
@@ -2842,9 +2842,9 @@ def diag(self, *args, **kwargs):
 
 
 def _m_diag_embed_0(offset=0, dim1=-2, dim2=-1):
-    if type(offset) is not int: offset = _ap.to_int(offset)
-    if type(dim1) is not int: dim1 = _ap.to_int(dim1)
-    if type(dim2) is not int: dim2 = _ap.to_int(dim2)
+    if (type(offset) is not int or not -9223372036854775808 <= offset <= 9223372036854775807): offset = _ap.to_int(offset)
+    if (type(dim1) is not int or not -9223372036854775808 <= dim1 <= 9223372036854775807): dim1 = _ap.to_int(dim1)
+    if (type(dim2) is not int or not -9223372036854775808 <= dim2 <= 9223372036854775807): dim2 = _ap.to_int(dim2)
     return offset, dim1, dim2
 
 
@@ -2865,7 +2865,7 @@ def diag_embed(self, *args, **kwargs):
 
 
 def _m_diagflat_0(offset=0):
-    if type(offset) is not int: offset = _ap.to_int(offset)
+    if (type(offset) is not int or not -9223372036854775808 <= offset <= 9223372036854775807): offset = _ap.to_int(offset)
     return offset,
 
 
@@ -2886,9 +2886,9 @@ def diagflat(self, *args, **kwargs):
 
 
 def _m_diagonal_0(offset=0, dim1=0, dim2=1):
-    if type(offset) is not int: offset = _ap.to_int(offset)
-    if type(dim1) is not int: dim1 = _ap.to_int(dim1)
-    if type(dim2) is not int: dim2 = _ap.to_int(dim2)
+    if (type(offset) is not int or not -9223372036854775808 <= offset <= 9223372036854775807): offset = _ap.to_int(offset)
+    if (type(dim1) is not int or not -9223372036854775808 <= dim1 <= 9223372036854775807): dim1 = _ap.to_int(dim1)
+    if (type(dim2) is not int or not -9223372036854775808 <= dim2 <= 9223372036854775807): dim2 = _ap.to_int(dim2)
     return offset, dim1, dim2
 
 
@@ -2910,9 +2910,9 @@ def diagonal(self, *args, **kwargs):
 
 def _m_diagonal_scatter_0(src, offset=0, dim1=0, dim2=1):
     if not isinstance(src, _Tensor): raise _Mismatch
-    if type(offset) is not int: offset = _ap.to_int(offset)
-    if type(dim1) is not int: dim1 = _ap.to_int(dim1)
-    if type(dim2) is not int: dim2 = _ap.to_int(dim2)
+    if (type(offset) is not int or not -9223372036854775808 <= offset <= 9223372036854775807): offset = _ap.to_int(offset)
+    if (type(dim1) is not int or not -9223372036854775808 <= dim1 <= 9223372036854775807): dim1 = _ap.to_int(dim1)
+    if (type(dim2) is not int or not -9223372036854775808 <= dim2 <= 9223372036854775807): dim2 = _ap.to_int(dim2)
     return src, offset, dim1, dim2
 
 
@@ -2931,8 +2931,8 @@ def diagonal_scatter(self, *args, **kwargs):
 
 
 def _m_diff_0(n=1, dim=-1, prepend=None, append=None):
-    if type(n) is not int: n = _ap.to_int(n)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if prepend is not None and not isinstance(prepend, _Tensor): raise _Mismatch
     if append is not None and not isinstance(append, _Tensor): raise _Mismatch
     return n, dim, prepend, append
@@ -2966,7 +2966,7 @@ def digamma_(self, *args, **kwargs):
 
 def _m_dist_0(other, p=2):
     if not isinstance(other, _Tensor): raise _Mismatch
-    if type(p) not in _PYNUM: p = _ap.to_scalar(p)
+    if (type(p) not in _PYNUM or type(p) is int and not -9223372036854775808 <= p < 18446744073709551616): p = _ap.to_scalar(p)
     return other, p
 
 
@@ -2996,7 +2996,7 @@ def _m_div_1(other, *, rounding_mode):
 
 
 def _m_div_2(other, *, rounding_mode):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if rounding_mode is not None: rounding_mode = _ap.to_str(rounding_mode)
     return other, rounding_mode
 
@@ -3044,7 +3044,7 @@ def _m_div__1(other, *, rounding_mode):
 
 
 def _m_div__2(other, *, rounding_mode):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if rounding_mode is not None: rounding_mode = _ap.to_str(rounding_mode)
     return other, rounding_mode
 
@@ -3092,12 +3092,12 @@ def _m_divide_1(other, *, rounding_mode):
 
 
 def _m_divide_2(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
 def _m_divide_3(other, *, rounding_mode):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if rounding_mode is not None: rounding_mode = _ap.to_str(rounding_mode)
     return other, rounding_mode
 
@@ -3153,12 +3153,12 @@ def _m_divide__1(other, *, rounding_mode):
 
 
 def _m_divide__2(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
 def _m_divide__3(other, *, rounding_mode):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if rounding_mode is not None: rounding_mode = _ap.to_str(rounding_mode)
     return other, rounding_mode
 
@@ -3222,7 +3222,7 @@ def dot(self, *args, **kwargs):
 
 
 def _m_dsplit_0(sections):
-    if type(sections) is not int: sections = _ap.to_int(sections)
+    if (type(sections) is not int or not -9223372036854775808 <= sections <= 9223372036854775807): sections = _ap.to_int(sections)
     return sections,
 
 
@@ -3260,7 +3260,7 @@ def _m_eq_0(other):
 
 
 def _m_eq_1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -3293,7 +3293,7 @@ def _m_eq__0(other):
 
 
 def _m_eq__1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -3479,7 +3479,7 @@ def _m_fill__0(value):
 
 
 def _m_fill__1(value):
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
     return value,
 
 
@@ -3507,7 +3507,7 @@ def fill_(self, *args, **kwargs):
 
 
 def _m_fill_diagonal__0(fill_value, wrap=False):
-    if type(fill_value) not in _PYNUM: fill_value = _ap.to_scalar(fill_value)
+    if (type(fill_value) not in _PYNUM or type(fill_value) is int and not -9223372036854775808 <= fill_value < 18446744073709551616): fill_value = _ap.to_scalar(fill_value)
     if wrap is not False and wrap is not True: raise _Mismatch
     return fill_value, wrap
 
@@ -3539,8 +3539,8 @@ def fix_(self, *args, **kwargs):
 
 
 def _m_flatten_0(start_dim=0, end_dim=-1):
-    if type(start_dim) is not int: start_dim = _ap.to_int(start_dim)
-    if type(end_dim) is not int: end_dim = _ap.to_int(end_dim)
+    if (type(start_dim) is not int or not -9223372036854775808 <= start_dim <= 9223372036854775807): start_dim = _ap.to_int(start_dim)
+    if (type(end_dim) is not int or not -9223372036854775808 <= end_dim <= 9223372036854775807): end_dim = _ap.to_int(end_dim)
     return start_dim, end_dim
 
 
@@ -3598,7 +3598,7 @@ def _m_float_power_0(exponent):
 
 
 def _m_float_power_1(exponent):
-    if type(exponent) not in _PYNUM: exponent = _ap.to_scalar(exponent)
+    if (type(exponent) not in _PYNUM or type(exponent) is int and not -9223372036854775808 <= exponent < 18446744073709551616): exponent = _ap.to_scalar(exponent)
     return exponent,
 
 
@@ -3631,7 +3631,7 @@ def _m_float_power__0(exponent):
 
 
 def _m_float_power__1(exponent):
-    if type(exponent) not in _PYNUM: exponent = _ap.to_scalar(exponent)
+    if (type(exponent) not in _PYNUM or type(exponent) is int and not -9223372036854775808 <= exponent < 18446744073709551616): exponent = _ap.to_scalar(exponent)
     return exponent,
 
 
@@ -3676,7 +3676,7 @@ def _m_floor_divide_0(other):
 
 
 def _m_floor_divide_1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -3709,7 +3709,7 @@ def _m_floor_divide__0(other):
 
 
 def _m_floor_divide__1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -3780,7 +3780,7 @@ def _m_fmod_0(other):
 
 
 def _m_fmod_1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -3813,7 +3813,7 @@ def _m_fmod__0(other):
 
 
 def _m_fmod__1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -3859,7 +3859,7 @@ def frexp(self, *args, **kwargs):
 
 
 def _m_gather_0(dim, index, *, sparse_grad=False):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if sparse_grad is not False and sparse_grad is not True: raise _Mismatch
     return dim, index, sparse_grad
@@ -3923,7 +3923,7 @@ def _m_ge_0(other):
 
 
 def _m_ge_1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -3956,7 +3956,7 @@ def _m_ge__0(other):
 
 
 def _m_ge__1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -4034,7 +4034,7 @@ def _m_greater_0(other):
 
 
 def _m_greater_1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -4067,7 +4067,7 @@ def _m_greater__0(other):
 
 
 def _m_greater__1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -4100,7 +4100,7 @@ def _m_greater_equal_0(other):
 
 
 def _m_greater_equal_1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -4133,7 +4133,7 @@ def _m_greater_equal__0(other):
 
 
 def _m_greater_equal__1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -4166,7 +4166,7 @@ def _m_gt_0(other):
 
 
 def _m_gt_1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -4199,7 +4199,7 @@ def _m_gt__0(other):
 
 
 def _m_gt__1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -4227,7 +4227,7 @@ def gt_(self, *args, **kwargs):
 
 
 def _m_hardshrink_0(lambd=0.5):
-    if type(lambd) not in _PYNUM: lambd = _ap.to_scalar(lambd)
+    if (type(lambd) not in _PYNUM or type(lambd) is int and not -9223372036854775808 <= lambd < 18446744073709551616): lambd = _ap.to_scalar(lambd)
     return lambd,
 
 
@@ -4286,9 +4286,9 @@ def heaviside_(self, *args, **kwargs):
 
 
 def _m_histc_0(bins=100, min=0, max=0):
-    if type(bins) is not int: bins = _ap.to_int(bins)
-    if type(min) not in _PYNUM: min = _ap.to_scalar(min)
-    if type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    if (type(bins) is not int or not -9223372036854775808 <= bins <= 9223372036854775807): bins = _ap.to_int(bins)
+    if (type(min) not in _PYNUM or type(min) is int and not -9223372036854775808 <= min < 18446744073709551616): min = _ap.to_scalar(min)
+    if (type(max) not in _PYNUM or type(max) is int and not -9223372036854775808 <= max < 18446744073709551616): max = _ap.to_scalar(max)
     return bins, min, max
 
 
@@ -4316,7 +4316,7 @@ def _m_histogram_0(bins, *, weight=None, density=False):
 
 
 def _m_histogram_1(bins=100, *, range=None, weight=None, density=False):
-    if type(bins) is not int: bins = _ap.to_int(bins)
+    if (type(bins) is not int or not -9223372036854775808 <= bins <= 9223372036854775807): bins = _ap.to_int(bins)
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
     if density is not False and density is not True: raise _Mismatch
     return bins, range, weight, density
@@ -4346,7 +4346,7 @@ def histogram(self, *args, **kwargs):
 
 
 def _m_hsplit_0(sections):
-    if type(sections) is not int: sections = _ap.to_int(sections)
+    if (type(sections) is not int or not -9223372036854775808 <= sections <= 9223372036854775807): sections = _ap.to_int(sections)
     return sections,
 
 
@@ -4524,10 +4524,10 @@ def index(self, *args, **kwargs):
 
 
 def _m_index_add_0(dim, index, source, *, alpha=1):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(source, _Tensor): raise _Mismatch
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     return dim, index, source, alpha
 
 
@@ -4546,10 +4546,10 @@ def index_add(self, *args, **kwargs):
 
 
 def _m_index_add__0(dim, index, source, *, alpha=1):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(source, _Tensor): raise _Mismatch
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     return dim, index, source, alpha
 
 
@@ -4568,7 +4568,7 @@ def index_add_(self, *args, **kwargs):
 
 
 def _m_index_copy_0(dim, index, source):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(source, _Tensor): raise _Mismatch
     return dim, index, source
@@ -4589,7 +4589,7 @@ def index_copy(self, *args, **kwargs):
 
 
 def _m_index_copy__0(dim, index, source):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(source, _Tensor): raise _Mismatch
     return dim, index, source
@@ -4610,16 +4610,16 @@ def index_copy_(self, *args, **kwargs):
 
 
 def _m_index_fill_0(dim, index, value):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(value, _Tensor): raise _Mismatch
     return dim, index, value
 
 
 def _m_index_fill_1(dim, index, value):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
     return dim, index, value
 
 
@@ -4647,16 +4647,16 @@ def index_fill(self, *args, **kwargs):
 
 
 def _m_index_fill__0(dim, index, value):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(value, _Tensor): raise _Mismatch
     return dim, index, value
 
 
 def _m_index_fill__1(dim, index, value):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
     return dim, index, value
 
 
@@ -4726,7 +4726,7 @@ def index_put_(self, *args, **kwargs):
 
 
 def _m_index_reduce_0(dim, index, source, reduce, *, include_self=True):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(source, _Tensor): raise _Mismatch
     reduce = _ap.to_str(reduce)
@@ -4749,7 +4749,7 @@ def index_reduce(self, *args, **kwargs):
 
 
 def _m_index_reduce__0(dim, index, source, reduce, *, include_self=True):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(source, _Tensor): raise _Mismatch
     reduce = _ap.to_str(reduce)
@@ -4772,7 +4772,7 @@ def index_reduce_(self, *args, **kwargs):
 
 
 def _m_index_select_0(dim, index):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     return dim, index
 
@@ -4887,14 +4887,14 @@ def isreal(self, *args, **kwargs):
 
 
 def _m_istft_0(n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False, onesided=None, length=None, return_complex=False):
-    if type(n_fft) is not int: n_fft = _ap.to_int(n_fft)
-    if hop_length is not None and type(hop_length) is not int: hop_length = _ap.to_int(hop_length)
-    if win_length is not None and type(win_length) is not int: win_length = _ap.to_int(win_length)
+    if (type(n_fft) is not int or not -9223372036854775808 <= n_fft <= 9223372036854775807): n_fft = _ap.to_int(n_fft)
+    if hop_length is not None and (type(hop_length) is not int or not -9223372036854775808 <= hop_length <= 9223372036854775807): hop_length = _ap.to_int(hop_length)
+    if win_length is not None and (type(win_length) is not int or not -9223372036854775808 <= win_length <= 9223372036854775807): win_length = _ap.to_int(win_length)
     if window is not None and not isinstance(window, _Tensor): raise _Mismatch
     if center is not True and center is not False: raise _Mismatch
     if normalized is not False and normalized is not True: raise _Mismatch
     if onesided is not None and onesided is not True and onesided is not False: raise _Mismatch
-    if length is not None and type(length) is not int: length = _ap.to_int(length)
+    if length is not None and (type(length) is not int or not -9223372036854775808 <= length <= 9223372036854775807): length = _ap.to_int(length)
     if return_complex is not False and return_complex is not True: raise _Mismatch
     return n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex
 
@@ -4933,8 +4933,8 @@ def kron(self, *args, **kwargs):
 
 
 def _m_kthvalue_0(k, dim=-1, keepdim=False):
-    if type(k) is not int: k = _ap.to_int(k)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(k) is not int or not -9223372036854775808 <= k <= 9223372036854775807): k = _ap.to_int(k)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     return k, dim, keepdim
 
@@ -5035,7 +5035,7 @@ def _m_le_0(other):
 
 
 def _m_le_1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -5068,7 +5068,7 @@ def _m_le__0(other):
 
 
 def _m_le__1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -5103,7 +5103,7 @@ def _m_lerp_0(end, weight):
 
 def _m_lerp_1(end, weight):
     if not isinstance(end, _Tensor): raise _Mismatch
-    if type(weight) not in _PYNUM: weight = _ap.to_scalar(weight)
+    if (type(weight) not in _PYNUM or type(weight) is int and not -9223372036854775808 <= weight < 18446744073709551616): weight = _ap.to_scalar(weight)
     return end, weight
 
 
@@ -5138,7 +5138,7 @@ def _m_lerp__0(end, weight):
 
 def _m_lerp__1(end, weight):
     if not isinstance(end, _Tensor): raise _Mismatch
-    if type(weight) not in _PYNUM: weight = _ap.to_scalar(weight)
+    if (type(weight) not in _PYNUM or type(weight) is int and not -9223372036854775808 <= weight < 18446744073709551616): weight = _ap.to_scalar(weight)
     return end, weight
 
 
@@ -5171,7 +5171,7 @@ def _m_less_0(other):
 
 
 def _m_less_1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -5204,7 +5204,7 @@ def _m_less__0(other):
 
 
 def _m_less__1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -5237,7 +5237,7 @@ def _m_less_equal_0(other):
 
 
 def _m_less_equal_1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -5270,7 +5270,7 @@ def _m_less_equal__0(other):
 
 
 def _m_less_equal__1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -5381,7 +5381,7 @@ def log_normal_(self, *args, **kwargs):
 
 
 def _m_log_softmax_0(dim, dtype=None):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     return dim, dtype
 
@@ -5439,7 +5439,7 @@ def logaddexp2(self, *args, **kwargs):
 
 
 def _m_logcumsumexp_0(dim):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return dim,
 
 
@@ -5657,7 +5657,7 @@ def _m_lt_0(other):
 
 
 def _m_lt_1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -5690,7 +5690,7 @@ def _m_lt__0(other):
 
 
 def _m_lt__1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -5757,7 +5757,7 @@ def _m_masked_fill_0(mask, value):
 
 def _m_masked_fill_1(mask, value):
     if not isinstance(mask, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
     return mask, value
 
 
@@ -5792,7 +5792,7 @@ def _m_masked_fill__0(mask, value):
 
 def _m_masked_fill__1(mask, value):
     if not isinstance(mask, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
     return mask, value
 
 
@@ -5910,7 +5910,7 @@ def matrix_exp(self, *args, **kwargs):
 
 
 def _m_matrix_power_0(n):
-    if type(n) is not int: n = _ap.to_int(n)
+    if (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
     return n,
 
 
@@ -5938,7 +5938,7 @@ def _m_max_1(other):
 
 
 def _m_max_2(dim, keepdim=False):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     return dim, keepdim
 
@@ -6037,7 +6037,7 @@ def _m_median_0():
 
 
 def _m_median_1(dim, keepdim=False):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     return dim, keepdim
 
@@ -6077,7 +6077,7 @@ def _m_min_1(other):
 
 
 def _m_min_2(dim, keepdim=False):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     return dim, keepdim
 
@@ -6154,7 +6154,7 @@ def mm(self, *args, **kwargs):
 
 
 def _m_mode_0(dim=-1, keepdim=False):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     return dim, keepdim
 
@@ -6182,8 +6182,8 @@ def _m_moveaxis_0(source, destination):
 
 
 def _m_moveaxis_1(source, destination):
-    if type(source) is not int: source = _ap.to_int(source)
-    if type(destination) is not int: destination = _ap.to_int(destination)
+    if (type(source) is not int or not -9223372036854775808 <= source <= 9223372036854775807): source = _ap.to_int(source)
+    if (type(destination) is not int or not -9223372036854775808 <= destination <= 9223372036854775807): destination = _ap.to_int(destination)
     return source, destination
 
 
@@ -6217,8 +6217,8 @@ def _m_movedim_0(source, destination):
 
 
 def _m_movedim_1(source, destination):
-    if type(source) is not int: source = _ap.to_int(source)
-    if type(destination) is not int: destination = _ap.to_int(destination)
+    if (type(source) is not int or not -9223372036854775808 <= source <= 9223372036854775807): source = _ap.to_int(source)
+    if (type(destination) is not int or not -9223372036854775808 <= destination <= 9223372036854775807): destination = _ap.to_int(destination)
     return source, destination
 
 
@@ -6290,7 +6290,7 @@ def mul_(self, *args, **kwargs):
 
 
 def _m_multinomial_0(num_samples, replacement=False, *, generator=None):
-    if type(num_samples) is not int: num_samples = _ap.to_int(num_samples)
+    if (type(num_samples) is not int or not -9223372036854775808 <= num_samples <= 9223372036854775807): num_samples = _ap.to_int(num_samples)
     if replacement is not False and replacement is not True: raise _Mismatch
     if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
     return num_samples, replacement, generator
@@ -6316,7 +6316,7 @@ def _m_multiply_0(other):
 
 
 def _m_multiply_1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -6349,7 +6349,7 @@ def _m_multiply__0(other):
 
 
 def _m_multiply__1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -6396,7 +6396,7 @@ def mv(self, *args, **kwargs):
 
 
 def _m_mvlgamma_0(p):
-    if type(p) is not int: p = _ap.to_int(p)
+    if (type(p) is not int or not -9223372036854775808 <= p <= 9223372036854775807): p = _ap.to_int(p)
     return p,
 
 
@@ -6415,7 +6415,7 @@ def mvlgamma(self, *args, **kwargs):
 
 
 def _m_mvlgamma__0(p):
-    if type(p) is not int: p = _ap.to_int(p)
+    if (type(p) is not int or not -9223372036854775808 <= p <= 9223372036854775807): p = _ap.to_int(p)
     return p,
 
 
@@ -6507,7 +6507,7 @@ def _m_nanmedian_0():
 
 
 def _m_nanmedian_1(dim, keepdim=False):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     return dim, keepdim
 
@@ -6539,7 +6539,7 @@ def nanmedian(self, *args, **kwargs):
 
 def _m_nanquantile_0(q, dim=None, keepdim=False, *, interpolation='linear'):
     if not isinstance(q, _Tensor): raise _Mismatch
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     interpolation = _ap.to_str(interpolation)
     return q, dim, keepdim, interpolation
@@ -6547,7 +6547,7 @@ def _m_nanquantile_0(q, dim=None, keepdim=False, *, interpolation='linear'):
 
 def _m_nanquantile_1(q, dim=None, keepdim=False, *, interpolation='linear'):
     if type(q) is not float: q = _ap.to_float(q)
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     interpolation = _ap.to_str(interpolation)
     return q, dim, keepdim, interpolation
@@ -6600,16 +6600,16 @@ def nansum(self, *args, **kwargs):
 
 
 def _m_narrow_0(dim, start, length):
-    if type(dim) is not int: dim = _ap.to_int(dim)
-    if type(start) is not int: start = _ap.to_int(start)
-    if type(length) is not int: length = _ap.to_int(length)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_int(start)
+    if (type(length) is not int or not -9223372036854775808 <= length <= 9223372036854775807): length = _ap.to_int(length)
     return dim, start, length
 
 
 def _m_narrow_1(dim, start, length):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(start, _Tensor): raise _Mismatch
-    if type(length) is not int: length = _ap.to_int(length)
+    if (type(length) is not int or not -9223372036854775808 <= length <= 9223372036854775807): length = _ap.to_int(length)
     return dim, start, length
 
 
@@ -6642,7 +6642,7 @@ def _m_ne_0(other):
 
 
 def _m_ne_1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -6675,7 +6675,7 @@ def _m_ne__0(other):
 
 
 def _m_ne__1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -6782,7 +6782,7 @@ def new_empty_strided(self, *args, **kwargs):
 
 def _m_new_full_0(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     size = _ap.to_intlist(size)
-    if type(fill_value) not in _PYNUM: fill_value = _ap.to_scalar(fill_value)
+    if (type(fill_value) not in _PYNUM or type(fill_value) is int and not -9223372036854775808 <= fill_value < 18446744073709551616): fill_value = _ap.to_scalar(fill_value)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
@@ -6900,8 +6900,8 @@ def nextafter_(self, *args, **kwargs):
 
 
 def _m_nonzero_static_0(*, size, fill_value=-1):
-    if type(size) is not int: size = _ap.to_int(size)
-    if type(fill_value) is not int: fill_value = _ap.to_int(fill_value)
+    if (type(size) is not int or not -9223372036854775808 <= size <= 9223372036854775807): size = _ap.to_int(size)
+    if (type(fill_value) is not int or not -9223372036854775808 <= fill_value <= 9223372036854775807): fill_value = _ap.to_int(fill_value)
     return size, fill_value
 
 
@@ -6920,18 +6920,18 @@ def nonzero_static(self, *args, **kwargs):
 
 
 def _m_norm_0(p, *, dtype):
-    if p is not None and type(p) not in _PYNUM: p = _ap.to_scalar(p)
+    if p is not None and (type(p) not in _PYNUM or type(p) is int and not -9223372036854775808 <= p < 18446744073709551616): p = _ap.to_scalar(p)
     if dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     return p, dtype
 
 
 def _m_norm_1(p=2):
-    if type(p) not in _PYNUM: p = _ap.to_scalar(p)
+    if (type(p) not in _PYNUM or type(p) is int and not -9223372036854775808 <= p < 18446744073709551616): p = _ap.to_scalar(p)
     return p,
 
 
 def _m_norm_2(p, dim, keepdim, *, dtype):
-    if p is not None and type(p) not in _PYNUM: p = _ap.to_scalar(p)
+    if p is not None and (type(p) not in _PYNUM or type(p) is int and not -9223372036854775808 <= p < 18446744073709551616): p = _ap.to_scalar(p)
     dim = _ap.to_intlist(dim, 1)
     if keepdim is not True and keepdim is not False: raise _Mismatch
     if dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -6939,7 +6939,7 @@ def _m_norm_2(p, dim, keepdim, *, dtype):
 
 
 def _m_norm_3(p, dim, keepdim=False):
-    if p is not None and type(p) not in _PYNUM: p = _ap.to_scalar(p)
+    if p is not None and (type(p) not in _PYNUM or type(p) is int and not -9223372036854775808 <= p < 18446744073709551616): p = _ap.to_scalar(p)
     dim = _ap.to_intlist(dim, 1)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     return p, dim, keepdim
@@ -7013,7 +7013,7 @@ def _m_not_equal_0(other):
 
 
 def _m_not_equal_1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -7046,7 +7046,7 @@ def _m_not_equal__0(other):
 
 
 def _m_not_equal__1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -7181,7 +7181,7 @@ def pinverse(self, *args, **kwargs):
 
 
 def _m_polygamma_0(n):
-    if type(n) is not int: n = _ap.to_int(n)
+    if (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
     return n,
 
 
@@ -7200,7 +7200,7 @@ def polygamma(self, *args, **kwargs):
 
 
 def _m_polygamma__0(n):
-    if type(n) is not int: n = _ap.to_int(n)
+    if (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
     return n,
 
 
@@ -7230,7 +7230,7 @@ def _m_pow_0(exponent):
 
 
 def _m_pow_1(exponent):
-    if type(exponent) not in _PYNUM: exponent = _ap.to_scalar(exponent)
+    if (type(exponent) not in _PYNUM or type(exponent) is int and not -9223372036854775808 <= exponent < 18446744073709551616): exponent = _ap.to_scalar(exponent)
     return exponent,
 
 
@@ -7263,7 +7263,7 @@ def _m_pow__0(exponent):
 
 
 def _m_pow__1(exponent):
-    if type(exponent) not in _PYNUM: exponent = _ap.to_scalar(exponent)
+    if (type(exponent) not in _PYNUM or type(exponent) is int and not -9223372036854775808 <= exponent < 18446744073709551616): exponent = _ap.to_scalar(exponent)
     return exponent,
 
 
@@ -7315,7 +7315,7 @@ def _m_prod_0(*, dtype=None):
 
 
 def _m_prod_1(dim, keepdim=False, *, dtype=None):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     return dim, keepdim, dtype
@@ -7411,7 +7411,7 @@ def qr(self, *args, **kwargs):
 
 def _m_quantile_0(q, dim=None, keepdim=False, *, interpolation='linear'):
     if not isinstance(q, _Tensor): raise _Mismatch
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     interpolation = _ap.to_str(interpolation)
     return q, dim, keepdim, interpolation
@@ -7419,7 +7419,7 @@ def _m_quantile_0(q, dim=None, keepdim=False, *, interpolation='linear'):
 
 def _m_quantile_1(q, dim=None, keepdim=False, *, interpolation='linear'):
     if type(q) is not float: q = _ap.to_float(q)
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     interpolation = _ap.to_str(interpolation)
     return q, dim, keepdim, interpolation
@@ -7466,14 +7466,14 @@ def _m_random__0(*, generator=None):
 
 
 def _m_random__1(from_, to, *, generator=None):
-    if type(from_) is not int: from_ = _ap.to_int(from_)
-    if to is not None and type(to) is not int: to = _ap.to_int(to)
+    if (type(from_) is not int or not -9223372036854775808 <= from_ <= 9223372036854775807): from_ = _ap.to_int(from_)
+    if to is not None and (type(to) is not int or not -9223372036854775808 <= to <= 9223372036854775807): to = _ap.to_int(to)
     if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
     return from_, to, generator
 
 
 def _m_random__2(to, *, generator=None):
-    if type(to) is not int: to = _ap.to_int(to)
+    if (type(to) is not int or not -9223372036854775808 <= to <= 9223372036854775807): to = _ap.to_int(to)
     if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
     return to, generator
 
@@ -7547,7 +7547,7 @@ def _m_remainder_0(other):
 
 
 def _m_remainder_1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -7580,7 +7580,7 @@ def _m_remainder__0(other):
 
 
 def _m_remainder__1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -7608,9 +7608,9 @@ def remainder_(self, *args, **kwargs):
 
 
 def _m_renorm_0(p, dim, maxnorm):
-    if type(p) not in _PYNUM: p = _ap.to_scalar(p)
-    if type(dim) is not int: dim = _ap.to_int(dim)
-    if type(maxnorm) not in _PYNUM: maxnorm = _ap.to_scalar(maxnorm)
+    if (type(p) not in _PYNUM or type(p) is int and not -9223372036854775808 <= p < 18446744073709551616): p = _ap.to_scalar(p)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if (type(maxnorm) not in _PYNUM or type(maxnorm) is int and not -9223372036854775808 <= maxnorm < 18446744073709551616): maxnorm = _ap.to_scalar(maxnorm)
     return p, dim, maxnorm
 
 
@@ -7629,9 +7629,9 @@ def renorm(self, *args, **kwargs):
 
 
 def _m_renorm__0(p, dim, maxnorm):
-    if type(p) not in _PYNUM: p = _ap.to_scalar(p)
-    if type(dim) is not int: dim = _ap.to_int(dim)
-    if type(maxnorm) not in _PYNUM: maxnorm = _ap.to_scalar(maxnorm)
+    if (type(p) not in _PYNUM or type(p) is int and not -9223372036854775808 <= p < 18446744073709551616): p = _ap.to_scalar(p)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if (type(maxnorm) not in _PYNUM or type(maxnorm) is int and not -9223372036854775808 <= maxnorm < 18446744073709551616): maxnorm = _ap.to_scalar(maxnorm)
     return p, dim, maxnorm
 
 
@@ -7671,15 +7671,15 @@ def repeat(self, *args, **kwargs):
 
 def _m_repeat_interleave_0(repeats, dim=None, *, output_size=None):
     if not isinstance(repeats, _Tensor): raise _Mismatch
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
-    if output_size is not None and type(output_size) is not int: output_size = _ap.to_int(output_size)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if output_size is not None and (type(output_size) is not int or not -9223372036854775808 <= output_size <= 9223372036854775807): output_size = _ap.to_int(output_size)
     return repeats, dim, output_size
 
 
 def _m_repeat_interleave_1(repeats, dim=None, *, output_size=None):
-    if type(repeats) is not int: repeats = _ap.to_int(repeats)
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
-    if output_size is not None and type(output_size) is not int: output_size = _ap.to_int(output_size)
+    if (type(repeats) is not int or not -9223372036854775808 <= repeats <= 9223372036854775807): repeats = _ap.to_int(repeats)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if output_size is not None and (type(output_size) is not int or not -9223372036854775808 <= output_size <= 9223372036854775807): output_size = _ap.to_int(output_size)
     return repeats, dim, output_size
 
 
@@ -7819,7 +7819,7 @@ def roll(self, *args, **kwargs):
 
 
 def _m_rot90_0(k=1, dims=(0,1)):
-    if type(k) is not int: k = _ap.to_int(k)
+    if (type(k) is not int or not -9223372036854775808 <= k <= 9223372036854775807): k = _ap.to_int(k)
     dims = _ap.to_intlist(dims)
     return k, dims
 
@@ -7845,7 +7845,7 @@ def _m_round_0():
 
 
 def _m_round_1(*, decimals):
-    if type(decimals) is not int: decimals = _ap.to_int(decimals)
+    if (type(decimals) is not int or not -9223372036854775808 <= decimals <= 9223372036854775807): decimals = _ap.to_int(decimals)
     return decimals,
 
 
@@ -7879,7 +7879,7 @@ def _m_round__0():
 
 
 def _m_round__1(*, decimals):
-    if type(decimals) is not int: decimals = _ap.to_int(decimals)
+    if (type(decimals) is not int or not -9223372036854775808 <= decimals <= 9223372036854775807): decimals = _ap.to_int(decimals)
     return decimals,
 
 
@@ -7921,14 +7921,14 @@ def rsqrt_(self, *args, **kwargs):
 
 
 def _m_scatter_0(dim, index, src):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(src, _Tensor): raise _Mismatch
     return dim, index, src
 
 
 def _m_scatter_1(dim, index, src, *, reduce):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(src, _Tensor): raise _Mismatch
     reduce = _ap.to_str(reduce)
@@ -7936,16 +7936,16 @@ def _m_scatter_1(dim, index, src, *, reduce):
 
 
 def _m_scatter_2(dim, index, value):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
     return dim, index, value
 
 
 def _m_scatter_3(dim, index, value, *, reduce):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
     reduce = _ap.to_str(reduce)
     return dim, index, value, reduce
 
@@ -7990,14 +7990,14 @@ def scatter(self, *args, **kwargs):
 
 
 def _m_scatter__0(dim, index, src):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(src, _Tensor): raise _Mismatch
     return dim, index, src
 
 
 def _m_scatter__1(dim, index, src, *, reduce):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(src, _Tensor): raise _Mismatch
     reduce = _ap.to_str(reduce)
@@ -8005,16 +8005,16 @@ def _m_scatter__1(dim, index, src, *, reduce):
 
 
 def _m_scatter__2(dim, index, value):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
     return dim, index, value
 
 
 def _m_scatter__3(dim, index, value, *, reduce):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
     reduce = _ap.to_str(reduce)
     return dim, index, value, reduce
 
@@ -8059,7 +8059,7 @@ def scatter_(self, *args, **kwargs):
 
 
 def _m_scatter_add_0(dim, index, src):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(src, _Tensor): raise _Mismatch
     return dim, index, src
@@ -8080,7 +8080,7 @@ def scatter_add(self, *args, **kwargs):
 
 
 def _m_scatter_add__0(dim, index, src):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(src, _Tensor): raise _Mismatch
     return dim, index, src
@@ -8101,7 +8101,7 @@ def scatter_add_(self, *args, **kwargs):
 
 
 def _m_scatter_reduce_0(dim, index, src, reduce, *, include_self=True):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(src, _Tensor): raise _Mismatch
     reduce = _ap.to_str(reduce)
@@ -8124,7 +8124,7 @@ def scatter_reduce(self, *args, **kwargs):
 
 
 def _m_scatter_reduce__0(dim, index, src, reduce, *, include_self=True):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(src, _Tensor): raise _Mismatch
     reduce = _ap.to_str(reduce)
@@ -8147,8 +8147,8 @@ def scatter_reduce_(self, *args, **kwargs):
 
 
 def _m_select_0(dim, index):
-    if type(dim) is not int: dim = _ap.to_int(dim)
-    if type(index) is not int: index = _ap.to_int(index)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if (type(index) is not int or not -9223372036854775808 <= index <= 9223372036854775807): index = _ap.to_int(index)
     return dim, index
 
 
@@ -8168,8 +8168,8 @@ def select(self, *args, **kwargs):
 
 def _m_select_scatter_0(src, dim, index):
     if not isinstance(src, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
-    if type(index) is not int: index = _ap.to_int(index)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if (type(index) is not int or not -9223372036854775808 <= index <= 9223372036854775807): index = _ap.to_int(index)
     return src, dim, index
 
 
@@ -8194,7 +8194,7 @@ def _m_set__0(source):
 
 def _m_set__1(source, storage_offset, size, stride=()):
     if not isinstance(source, _UntypedStorage): raise _Mismatch
-    if type(storage_offset) is not int: storage_offset = _ap.to_int(storage_offset)
+    if (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_int(storage_offset)
     size = _ap.to_intlist(size)
     stride = _ap.to_intlist(stride)
     return source, storage_offset, size, stride
@@ -8202,7 +8202,7 @@ def _m_set__1(source, storage_offset, size, stride=()):
 
 def _m_set__2(source, storage_offset, size, stride=()):
     if not isinstance(source, _Tensor): raise _Mismatch
-    if type(storage_offset) is not int: storage_offset = _ap.to_int(storage_offset)
+    if (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_int(storage_offset)
     size = _ap.to_intlist(size)
     stride = _ap.to_intlist(stride)
     return source, storage_offset, size, stride
@@ -8343,10 +8343,10 @@ def sinh_(self, *args, **kwargs):
 
 
 def _m_slice_0(dim=0, start=None, end=None, step=1):
-    if type(dim) is not int: dim = _ap.to_int(dim)
-    if start is not None and type(start) is not int: start = _ap.to_int(start)
-    if end is not None and type(end) is not int: end = _ap.to_int(end)
-    if type(step) is not int: step = _ap.to_int(step)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if start is not None and (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_int(start)
+    if end is not None and (type(end) is not int or not -9223372036854775808 <= end <= 9223372036854775807): end = _ap.to_int(end)
+    if (type(step) is not int or not -9223372036854775808 <= step <= 9223372036854775807): step = _ap.to_int(step)
     return dim, start, end, step
 
 
@@ -8368,10 +8368,10 @@ def slice(self, *args, **kwargs):
 
 def _m_slice_scatter_0(src, dim=0, start=None, end=None, step=1):
     if not isinstance(src, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
-    if start is not None and type(start) is not int: start = _ap.to_int(start)
-    if end is not None and type(end) is not int: end = _ap.to_int(end)
-    if type(step) is not int: step = _ap.to_int(step)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if start is not None and (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_int(start)
+    if end is not None and (type(end) is not int or not -9223372036854775808 <= end <= 9223372036854775807): end = _ap.to_int(end)
+    if (type(step) is not int or not -9223372036854775808 <= step <= 9223372036854775807): step = _ap.to_int(step)
     return src, dim, start, end, step
 
 
@@ -8396,7 +8396,7 @@ def slogdet(self, *args, **kwargs):
 
 
 def _m_softmax_0(dim, dtype=None):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     return dim, dtype
 
@@ -8417,13 +8417,13 @@ def softmax(self, *args, **kwargs):
 
 def _m_sort_0(*, stable, dim=-1, descending=False):
     if stable is not True and stable is not False and stable is not None: raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if descending is not False and descending is not True: raise _Mismatch
     return stable, dim, descending
 
 
 def _m_sort_1(dim=-1, descending=False):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if descending is not False and descending is not True: raise _Mismatch
     return dim, descending
 
@@ -8452,14 +8452,14 @@ def sort(self, *args, **kwargs):
 
 
 def _m_split_0(split_size, dim=0):
-    if type(split_size) is not int: split_size = _ap.to_int(split_size)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(split_size) is not int or not -9223372036854775808 <= split_size <= 9223372036854775807): split_size = _ap.to_int(split_size)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return split_size, dim
 
 
 def _m_split_1(split_size, dim=0):
     split_size = _ap.to_intlist(split_size)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return split_size, dim
 
 
@@ -8488,7 +8488,7 @@ def split(self, *args, **kwargs):
 
 def _m_split_with_sizes_0(split_sizes, dim=0):
     split_sizes = _ap.to_intlist(split_sizes)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return split_sizes, dim
 
 
@@ -8535,7 +8535,7 @@ def _m_squeeze_0():
 
 
 def _m_squeeze_1(dim):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return dim,
 
 
@@ -8582,7 +8582,7 @@ def _m_squeeze__0():
 
 
 def _m_squeeze__1(dim):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return dim,
 
 
@@ -8638,7 +8638,7 @@ def _m_std_1(dim, unbiased=True, keepdim=False):
 
 def _m_std_2(dim=None, *, correction=None, keepdim=False):
     if dim is not None: dim = _ap.to_intlist(dim, 1)
-    if correction is not None and type(correction) not in _PYNUM: correction = _ap.to_scalar(correction)
+    if correction is not None and (type(correction) not in _PYNUM or type(correction) is int and not -9223372036854775808 <= correction < 18446744073709551616): correction = _ap.to_scalar(correction)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     return dim, correction, keepdim
 
@@ -8677,9 +8677,9 @@ def std(self, *args, **kwargs):
 
 
 def _m_stft_0(n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode='reflect', normalized=False, onesided=None, return_complex=None, align_to_window=None):
-    if type(n_fft) is not int: n_fft = _ap.to_int(n_fft)
-    if hop_length is not None and type(hop_length) is not int: hop_length = _ap.to_int(hop_length)
-    if win_length is not None and type(win_length) is not int: win_length = _ap.to_int(win_length)
+    if (type(n_fft) is not int or not -9223372036854775808 <= n_fft <= 9223372036854775807): n_fft = _ap.to_int(n_fft)
+    if hop_length is not None and (type(hop_length) is not int or not -9223372036854775808 <= hop_length <= 9223372036854775807): hop_length = _ap.to_int(hop_length)
+    if win_length is not None and (type(win_length) is not int or not -9223372036854775808 <= win_length <= 9223372036854775807): win_length = _ap.to_int(win_length)
     if window is not None and not isinstance(window, _Tensor): raise _Mismatch
     if center is not True and center is not False: raise _Mismatch
     pad_mode = _ap.to_str(pad_mode)
@@ -8706,7 +8706,7 @@ def stft(self, *args, **kwargs):
 
 def _m_sub_0(other, *, alpha=1):
     if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     return other, alpha
 
 
@@ -8726,7 +8726,7 @@ def sub(self, *args, **kwargs):
 
 def _m_sub__0(other, *, alpha=1):
     if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     return other, alpha
 
 
@@ -8746,13 +8746,13 @@ def sub_(self, *args, **kwargs):
 
 def _m_subtract_0(other, *, alpha=1):
     if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     return other, alpha
 
 
 def _m_subtract_1(other, alpha=1):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     return other, alpha
 
 
@@ -8781,13 +8781,13 @@ def subtract(self, *args, **kwargs):
 
 def _m_subtract__0(other, *, alpha=1):
     if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     return other, alpha
 
 
 def _m_subtract__1(other, alpha=1):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     return other, alpha
 
 
@@ -8894,8 +8894,8 @@ def svd(self, *args, **kwargs):
 
 
 def _m_swapaxes_0(axis0, axis1):
-    if type(axis0) is not int: axis0 = _ap.to_int(axis0)
-    if type(axis1) is not int: axis1 = _ap.to_int(axis1)
+    if (type(axis0) is not int or not -9223372036854775808 <= axis0 <= 9223372036854775807): axis0 = _ap.to_int(axis0)
+    if (type(axis1) is not int or not -9223372036854775808 <= axis1 <= 9223372036854775807): axis1 = _ap.to_int(axis1)
     return axis0, axis1
 
 
@@ -8914,8 +8914,8 @@ def swapaxes(self, *args, **kwargs):
 
 
 def _m_swapdims_0(dim0, dim1):
-    if type(dim0) is not int: dim0 = _ap.to_int(dim0)
-    if type(dim1) is not int: dim1 = _ap.to_int(dim1)
+    if (type(dim0) is not int or not -9223372036854775808 <= dim0 <= 9223372036854775807): dim0 = _ap.to_int(dim0)
+    if (type(dim1) is not int or not -9223372036854775808 <= dim1 <= 9223372036854775807): dim1 = _ap.to_int(dim1)
     return dim0, dim1
 
 
@@ -8966,7 +8966,7 @@ def take(self, *args, **kwargs):
 
 def _m_take_along_dim_0(indices, dim=None):
     if not isinstance(indices, _Tensor): raise _Mismatch
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return indices, dim
 
 
@@ -9009,20 +9009,20 @@ def tanh_(self, *args, **kwargs):
 
 
 def _m_tensor_split_0(sections, dim=0):
-    if type(sections) is not int: sections = _ap.to_int(sections)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(sections) is not int or not -9223372036854775808 <= sections <= 9223372036854775807): sections = _ap.to_int(sections)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return sections, dim
 
 
 def _m_tensor_split_1(indices, dim=0):
     indices = _ap.to_intlist(indices)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return indices, dim
 
 
 def _m_tensor_split_2(tensor_indices_or_sections, dim=0):
     if not isinstance(tensor_indices_or_sections, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return tensor_indices_or_sections, dim
 
 
@@ -9078,8 +9078,8 @@ def tile(self, *args, **kwargs):
 
 
 def _m_topk_0(k, dim=-1, largest=True, sorted=True):
-    if type(k) is not int: k = _ap.to_int(k)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(k) is not int or not -9223372036854775808 <= k <= 9223372036854775807): k = _ap.to_int(k)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if largest is not True and largest is not False: raise _Mismatch
     if sorted is not True and sorted is not False: raise _Mismatch
     return k, dim, largest, sorted
@@ -9106,8 +9106,8 @@ def trace(self, *args, **kwargs):
 
 
 def _m_transpose_0(dim0, dim1):
-    if type(dim0) is not int: dim0 = _ap.to_int(dim0)
-    if type(dim1) is not int: dim1 = _ap.to_int(dim1)
+    if (type(dim0) is not int or not -9223372036854775808 <= dim0 <= 9223372036854775807): dim0 = _ap.to_int(dim0)
+    if (type(dim1) is not int or not -9223372036854775808 <= dim1 <= 9223372036854775807): dim1 = _ap.to_int(dim1)
     return dim0, dim1
 
 
@@ -9126,8 +9126,8 @@ def transpose(self, *args, **kwargs):
 
 
 def _m_transpose__0(dim0, dim1):
-    if type(dim0) is not int: dim0 = _ap.to_int(dim0)
-    if type(dim1) is not int: dim1 = _ap.to_int(dim1)
+    if (type(dim0) is not int or not -9223372036854775808 <= dim0 <= 9223372036854775807): dim0 = _ap.to_int(dim0)
+    if (type(dim1) is not int or not -9223372036854775808 <= dim1 <= 9223372036854775807): dim1 = _ap.to_int(dim1)
     return dim0, dim1
 
 
@@ -9168,7 +9168,7 @@ def triangular_solve(self, *args, **kwargs):
 
 
 def _m_tril_0(diagonal=0):
-    if type(diagonal) is not int: diagonal = _ap.to_int(diagonal)
+    if (type(diagonal) is not int or not -9223372036854775808 <= diagonal <= 9223372036854775807): diagonal = _ap.to_int(diagonal)
     return diagonal,
 
 
@@ -9189,7 +9189,7 @@ def tril(self, *args, **kwargs):
 
 
 def _m_tril__0(diagonal=0):
-    if type(diagonal) is not int: diagonal = _ap.to_int(diagonal)
+    if (type(diagonal) is not int or not -9223372036854775808 <= diagonal <= 9223372036854775807): diagonal = _ap.to_int(diagonal)
     return diagonal,
 
 
@@ -9210,7 +9210,7 @@ def tril_(self, *args, **kwargs):
 
 
 def _m_triu_0(diagonal=0):
-    if type(diagonal) is not int: diagonal = _ap.to_int(diagonal)
+    if (type(diagonal) is not int or not -9223372036854775808 <= diagonal <= 9223372036854775807): diagonal = _ap.to_int(diagonal)
     return diagonal,
 
 
@@ -9231,7 +9231,7 @@ def triu(self, *args, **kwargs):
 
 
 def _m_triu__0(diagonal=0):
-    if type(diagonal) is not int: diagonal = _ap.to_int(diagonal)
+    if (type(diagonal) is not int or not -9223372036854775808 <= diagonal <= 9223372036854775807): diagonal = _ap.to_int(diagonal)
     return diagonal,
 
 
@@ -9257,7 +9257,7 @@ def _m_true_divide_0(other):
 
 
 def _m_true_divide_1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -9290,7 +9290,7 @@ def _m_true_divide__0(other):
 
 
 def _m_true_divide__1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -9330,7 +9330,7 @@ def trunc_(self, *args, **kwargs):
 
 
 def _m_unbind_0(dim=0):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return dim,
 
 
@@ -9351,7 +9351,7 @@ def unbind(self, *args, **kwargs):
 
 
 def _m_unflatten_0(dim, sizes):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     sizes = _ap.to_intlist(sizes)
     return dim, sizes
 
@@ -9371,9 +9371,9 @@ def unflatten(self, *args, **kwargs):
 
 
 def _m_unfold_0(dimension, size, step):
-    if type(dimension) is not int: dimension = _ap.to_int(dimension)
-    if type(size) is not int: size = _ap.to_int(size)
-    if type(step) is not int: step = _ap.to_int(step)
+    if (type(dimension) is not int or not -9223372036854775808 <= dimension <= 9223372036854775807): dimension = _ap.to_int(dimension)
+    if (type(size) is not int or not -9223372036854775808 <= size <= 9223372036854775807): size = _ap.to_int(size)
+    if (type(step) is not int or not -9223372036854775808 <= step <= 9223372036854775807): step = _ap.to_int(step)
     return dimension, size, step
 
 
@@ -9415,8 +9415,8 @@ def uniform_(self, *args, **kwargs):
 
 
 def _m_unsafe_chunk_0(chunks, dim=0):
-    if type(chunks) is not int: chunks = _ap.to_int(chunks)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(chunks) is not int or not -9223372036854775808 <= chunks <= 9223372036854775807): chunks = _ap.to_int(chunks)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return chunks, dim
 
 
@@ -9435,8 +9435,8 @@ def unsafe_chunk(self, *args, **kwargs):
 
 
 def _m_unsafe_split_0(split_size, dim=0):
-    if type(split_size) is not int: split_size = _ap.to_int(split_size)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(split_size) is not int or not -9223372036854775808 <= split_size <= 9223372036854775807): split_size = _ap.to_int(split_size)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return split_size, dim
 
 
@@ -9456,7 +9456,7 @@ def unsafe_split(self, *args, **kwargs):
 
 def _m_unsafe_split_with_sizes_0(split_sizes, dim=0):
     split_sizes = _ap.to_intlist(split_sizes)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return split_sizes, dim
 
 
@@ -9475,7 +9475,7 @@ def unsafe_split_with_sizes(self, *args, **kwargs):
 
 
 def _m_unsqueeze_0(dim):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return dim,
 
 
@@ -9494,7 +9494,7 @@ def unsqueeze(self, *args, **kwargs):
 
 
 def _m_unsqueeze__0(dim):
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return dim,
 
 
@@ -9526,7 +9526,7 @@ def _m_var_1(dim, unbiased=True, keepdim=False):
 
 def _m_var_2(dim=None, *, correction=None, keepdim=False):
     if dim is not None: dim = _ap.to_intlist(dim, 1)
-    if correction is not None and type(correction) not in _PYNUM: correction = _ap.to_scalar(correction)
+    if correction is not None and (type(correction) not in _PYNUM or type(correction) is int and not -9223372036854775808 <= correction < 18446744073709551616): correction = _ap.to_scalar(correction)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     return dim, correction, keepdim
 
@@ -9636,7 +9636,7 @@ def view_as(self, *args, **kwargs):
 
 
 def _m_vsplit_0(sections):
-    if type(sections) is not int: sections = _ap.to_int(sections)
+    if (type(sections) is not int or not -9223372036854775808 <= sections <= 9223372036854775807): sections = _ap.to_int(sections)
     return sections,
 
 
@@ -9682,13 +9682,13 @@ def _m_where_1(condition, other):
 
 def _m_where_2(condition, other):
     if not isinstance(condition, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return condition, other
 
 
 def _m_where_3(condition, other):
     if not isinstance(condition, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return condition, other
 
 
@@ -9737,7 +9737,7 @@ def _m_xlogy_0(other):
 
 
 def _m_xlogy_1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 
@@ -9770,7 +9770,7 @@ def _m_xlogy__0(other):
 
 
 def _m_xlogy__1(other):
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return other,
 
 

@@ -1232,7 +1232,7 @@ def _f__cdist_forward_0(x1, x2, p, compute_mode):
     if not isinstance(x1, _Tensor): raise _Mismatch
     if not isinstance(x2, _Tensor): raise _Mismatch
     if type(p) is not float: p = _ap.to_float(p)
-    if compute_mode is not None and type(compute_mode) is not int: compute_mode = _ap.to_int(compute_mode)
+    if compute_mode is not None and (type(compute_mode) is not int or not -9223372036854775808 <= compute_mode <= 9223372036854775807): compute_mode = _ap.to_int(compute_mode)
     return x1, x2, p, compute_mode
 
 
@@ -1259,7 +1259,7 @@ def _f__convolution_0(input, weight, bias, stride, padding, dilation, transposed
     dilation = _ap.to_intlist(dilation)
     if transposed is not True and transposed is not False: raise _Mismatch
     output_padding = _ap.to_intlist(output_padding)
-    if type(groups) is not int: groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
     if benchmark is not True and benchmark is not False: raise _Mismatch
     if deterministic is not True and deterministic is not False: raise _Mismatch
     if cudnn_enabled is not True and cudnn_enabled is not False: raise _Mismatch
@@ -1288,7 +1288,7 @@ def _f__convolution_mode_0(input, weight, bias, stride, padding, dilation, group
     stride = _ap.to_intlist(stride)
     padding = _ap.to_str(padding)
     dilation = _ap.to_intlist(dilation)
-    if type(groups) is not int: groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
     return input, weight, bias, stride, padding, dilation, groups
 
 
@@ -1311,7 +1311,7 @@ def _f__ctc_loss_0(log_probs, targets, input_lengths, target_lengths, blank=0, z
     if not isinstance(targets, _Tensor): raise _Mismatch
     input_lengths = _ap.to_intlist(input_lengths)
     target_lengths = _ap.to_intlist(target_lengths)
-    if type(blank) is not int: blank = _ap.to_int(blank)
+    if (type(blank) is not int or not -9223372036854775808 <= blank <= 9223372036854775807): blank = _ap.to_int(blank)
     if zero_infinity is not False and zero_infinity is not True: raise _Mismatch
     return log_probs, targets, input_lengths, target_lengths, blank, zero_infinity
 
@@ -1321,7 +1321,7 @@ def _f__ctc_loss_1(log_probs, targets, input_lengths, target_lengths, blank=0, z
     if not isinstance(targets, _Tensor): raise _Mismatch
     if not isinstance(input_lengths, _Tensor): raise _Mismatch
     if not isinstance(target_lengths, _Tensor): raise _Mismatch
-    if type(blank) is not int: blank = _ap.to_int(blank)
+    if (type(blank) is not int or not -9223372036854775808 <= blank <= 9223372036854775807): blank = _ap.to_int(blank)
     if zero_infinity is not False and zero_infinity is not True: raise _Mismatch
     return log_probs, targets, input_lengths, target_lengths, blank, zero_infinity
 
@@ -1357,7 +1357,7 @@ def _f__ctc_loss_backward_0(grad, log_probs, targets, input_lengths, target_leng
     target_lengths = _ap.to_intlist(target_lengths)
     if not isinstance(neg_log_likelihood, _Tensor): raise _Mismatch
     if not isinstance(log_alpha, _Tensor): raise _Mismatch
-    if type(blank) is not int: blank = _ap.to_int(blank)
+    if (type(blank) is not int or not -9223372036854775808 <= blank <= 9223372036854775807): blank = _ap.to_int(blank)
     if zero_infinity is not False and zero_infinity is not True: raise _Mismatch
     return grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity
 
@@ -1370,7 +1370,7 @@ def _f__ctc_loss_backward_1(grad, log_probs, targets, input_lengths, target_leng
     if not isinstance(target_lengths, _Tensor): raise _Mismatch
     if not isinstance(neg_log_likelihood, _Tensor): raise _Mismatch
     if not isinstance(log_alpha, _Tensor): raise _Mismatch
-    if type(blank) is not int: blank = _ap.to_int(blank)
+    if (type(blank) is not int or not -9223372036854775808 <= blank <= 9223372036854775807): blank = _ap.to_int(blank)
     if zero_infinity is not False and zero_infinity is not True: raise _Mismatch
     return grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity
 
@@ -1403,11 +1403,11 @@ def _f__embedding_bag_0(weight, indices, offsets, scale_grad_by_freq=False, mode
     if not isinstance(indices, _Tensor): raise _Mismatch
     if not isinstance(offsets, _Tensor): raise _Mismatch
     if scale_grad_by_freq is not False and scale_grad_by_freq is not True: raise _Mismatch
-    if type(mode) is not int: mode = _ap.to_int(mode)
+    if (type(mode) is not int or not -9223372036854775808 <= mode <= 9223372036854775807): mode = _ap.to_int(mode)
     if sparse is not False and sparse is not True: raise _Mismatch
     if per_sample_weights is not None and not isinstance(per_sample_weights, _Tensor): raise _Mismatch
     if include_last_offset is not False and include_last_offset is not True: raise _Mismatch
-    if type(padding_idx) is not int: padding_idx = _ap.to_int(padding_idx)
+    if (type(padding_idx) is not int or not -9223372036854775808 <= padding_idx <= 9223372036854775807): padding_idx = _ap.to_int(padding_idx)
     return weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx
 
 
@@ -1430,11 +1430,11 @@ def _f__embedding_bag_forward_only_0(weight, indices, offsets, scale_grad_by_fre
     if not isinstance(indices, _Tensor): raise _Mismatch
     if not isinstance(offsets, _Tensor): raise _Mismatch
     if scale_grad_by_freq is not False and scale_grad_by_freq is not True: raise _Mismatch
-    if type(mode) is not int: mode = _ap.to_int(mode)
+    if (type(mode) is not int or not -9223372036854775808 <= mode <= 9223372036854775807): mode = _ap.to_int(mode)
     if sparse is not False and sparse is not True: raise _Mismatch
     if per_sample_weights is not None and not isinstance(per_sample_weights, _Tensor): raise _Mismatch
     if include_last_offset is not False and include_last_offset is not True: raise _Mismatch
-    if type(padding_idx) is not int: padding_idx = _ap.to_int(padding_idx)
+    if (type(padding_idx) is not int or not -9223372036854775808 <= padding_idx <= 9223372036854775807): padding_idx = _ap.to_int(padding_idx)
     return weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx
 
 
@@ -1475,7 +1475,7 @@ def _euclidean_dist(*args, **kwargs):
 def _f__fft_c2c_0(input, dim, normalization, forward, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     dim = _ap.to_intlist(dim)
-    if type(normalization) is not int: normalization = _ap.to_int(normalization)
+    if (type(normalization) is not int or not -9223372036854775808 <= normalization <= 9223372036854775807): normalization = _ap.to_int(normalization)
     if forward is not True and forward is not False: raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, normalization, forward, out
@@ -1501,8 +1501,8 @@ def _fft_c2c(*args, **kwargs):
 def _f__fft_c2r_0(input, dim, normalization, last_dim_size, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     dim = _ap.to_intlist(dim)
-    if type(normalization) is not int: normalization = _ap.to_int(normalization)
-    if type(last_dim_size) is not int: last_dim_size = _ap.to_int(last_dim_size)
+    if (type(normalization) is not int or not -9223372036854775808 <= normalization <= 9223372036854775807): normalization = _ap.to_int(normalization)
+    if (type(last_dim_size) is not int or not -9223372036854775808 <= last_dim_size <= 9223372036854775807): last_dim_size = _ap.to_int(last_dim_size)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, normalization, last_dim_size, out
 
@@ -1527,7 +1527,7 @@ def _fft_c2r(*args, **kwargs):
 def _f__fft_r2c_0(input, dim, normalization, onesided, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     dim = _ap.to_intlist(dim)
-    if type(normalization) is not int: normalization = _ap.to_int(normalization)
+    if (type(normalization) is not int or not -9223372036854775808 <= normalization <= 9223372036854775807): normalization = _ap.to_int(normalization)
     if onesided is not True and onesided is not False: raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, normalization, onesided, out
@@ -1659,7 +1659,7 @@ def _local_scalar_dense(*args, **kwargs):
 
 def _f__log_softmax_0(input, dim, half_to_float, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if half_to_float is not True and half_to_float is not False: raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, half_to_float, out
@@ -1685,7 +1685,7 @@ def _log_softmax(*args, **kwargs):
 def _f__log_softmax_backward_data_0(grad_output, output, dim, input_dtype, *, out=None):
     if not isinstance(grad_output, _Tensor): raise _Mismatch
     if not isinstance(output, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if input_dtype.__class__ is not _dtype: input_dtype = _ap.to_dtype(input_dtype)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return grad_output, output, dim, input_dtype, out
@@ -1863,7 +1863,7 @@ def _prelu_kernel(*args, **kwargs):
 
 def _f__safe_softmax_0(input, dim, dtype=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     return input, dim, dtype
 
@@ -1909,7 +1909,7 @@ def _scaled_dot_product_flash_attention_for_cpu(*args, **kwargs):
 
 def _f__softmax_0(input, dim, half_to_float, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if half_to_float is not True and half_to_float is not False: raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, half_to_float, out
@@ -1935,7 +1935,7 @@ def _softmax(*args, **kwargs):
 def _f__softmax_backward_data_0(grad_output, output, dim, input_dtype, *, out=None):
     if not isinstance(grad_output, _Tensor): raise _Mismatch
     if not isinstance(output, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if input_dtype.__class__ is not _dtype: input_dtype = _ap.to_dtype(input_dtype)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return grad_output, output, dim, input_dtype, out
@@ -1994,7 +1994,7 @@ def _f__trilinear_0(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1,
     expand2 = _ap.to_intlist(expand2)
     expand3 = _ap.to_intlist(expand3)
     sumdim = _ap.to_intlist(sumdim)
-    if type(unroll_dim) is not int: unroll_dim = _ap.to_int(unroll_dim)
+    if (type(unroll_dim) is not int or not -9223372036854775808 <= unroll_dim <= 9223372036854775807): unroll_dim = _ap.to_int(unroll_dim)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim, out
 
@@ -2061,7 +2061,7 @@ def _unsafe_view(*args, **kwargs):
 def _f__weight_norm_0(v, g, dim=0):
     if not isinstance(v, _Tensor): raise _Mismatch
     if not isinstance(g, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return v, g, dim
 
 
@@ -2082,7 +2082,7 @@ def _weight_norm(*args, **kwargs):
 def _f__weight_norm_interface_0(v, g, dim=0):
     if not isinstance(v, _Tensor): raise _Mismatch
     if not isinstance(g, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return v, g, dim
 
 
@@ -2292,7 +2292,7 @@ def adaptive_max_pool1d(*args, **kwargs):
 def _f_add_0(input, other, *, alpha=1, out=None):
     if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
     if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, alpha, out
 
@@ -2318,8 +2318,8 @@ def _f_addbmm_0(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(batch1, _Tensor): raise _Mismatch
     if not isinstance(batch2, _Tensor): raise _Mismatch
-    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, batch1, batch2, beta, alpha, out
 
@@ -2345,7 +2345,7 @@ def _f_addcdiv_0(input, tensor1, tensor2, *, value=1, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(tensor1, _Tensor): raise _Mismatch
     if not isinstance(tensor2, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, tensor1, tensor2, value, out
 
@@ -2371,7 +2371,7 @@ def _f_addcmul_0(input, tensor1, tensor2, *, value=1, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(tensor1, _Tensor): raise _Mismatch
     if not isinstance(tensor2, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, tensor1, tensor2, value, out
 
@@ -2397,8 +2397,8 @@ def _f_addmm_0(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(mat1, _Tensor): raise _Mismatch
     if not isinstance(mat2, _Tensor): raise _Mismatch
-    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, mat1, mat2, beta, alpha, out
 
@@ -2424,8 +2424,8 @@ def _f_addmv_0(input, mat, vec, *, beta=1, alpha=1, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(mat, _Tensor): raise _Mismatch
     if not isinstance(vec, _Tensor): raise _Mismatch
-    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, mat, vec, beta, alpha, out
 
@@ -2451,8 +2451,8 @@ def _f_addmv__0(input, mat, vec, *, beta=1, alpha=1):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(mat, _Tensor): raise _Mismatch
     if not isinstance(vec, _Tensor): raise _Mismatch
-    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     return input, mat, vec, beta, alpha
 
 
@@ -2474,8 +2474,8 @@ def _f_addr_0(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(vec1, _Tensor): raise _Mismatch
     if not isinstance(vec2, _Tensor): raise _Mismatch
-    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, vec1, vec2, beta, alpha, out
 
@@ -2608,7 +2608,7 @@ def _f_all_0(input, *, out=None):
 
 def _f_all_1(input, dim, keepdim=False, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, keepdim, out
@@ -2779,7 +2779,7 @@ def amin(*args, **kwargs):
 
 def _f_aminmax_0(input, *, dim=None, keepdim=False, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     if out is not None: out = _ap.to_tensorlist_n(out, 2)
     return input, dim, keepdim, out
@@ -2833,7 +2833,7 @@ def _f_any_0(input, *, out=None):
 
 def _f_any_1(input, dim, keepdim=False, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, keepdim, out
@@ -2888,7 +2888,7 @@ def any(*args, **kwargs):
 
 
 def _f_arange_0(end, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(end) not in _PYNUM: end = _ap.to_scalar(end)
+    if (type(end) not in _PYNUM or type(end) is int and not -9223372036854775808 <= end < 18446744073709551616): end = _ap.to_scalar(end)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
@@ -2899,8 +2899,8 @@ def _f_arange_0(end, *, out=None, dtype=None, layout=None, device=None, pin_memo
 
 
 def _f_arange_1(start, end, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(start) not in _PYNUM: start = _ap.to_scalar(start)
-    if type(end) not in _PYNUM: end = _ap.to_scalar(end)
+    if (type(start) not in _PYNUM or type(start) is int and not -9223372036854775808 <= start < 18446744073709551616): start = _ap.to_scalar(start)
+    if (type(end) not in _PYNUM or type(end) is int and not -9223372036854775808 <= end < 18446744073709551616): end = _ap.to_scalar(end)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
@@ -2910,9 +2910,9 @@ def _f_arange_1(start, end, *, dtype=None, layout=None, device=None, pin_memory=
 
 
 def _f_arange_2(start, end, step=1, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(start) not in _PYNUM: start = _ap.to_scalar(start)
-    if type(end) not in _PYNUM: end = _ap.to_scalar(end)
-    if type(step) not in _PYNUM: step = _ap.to_scalar(step)
+    if (type(start) not in _PYNUM or type(start) is int and not -9223372036854775808 <= start < 18446744073709551616): start = _ap.to_scalar(start)
+    if (type(end) not in _PYNUM or type(end) is int and not -9223372036854775808 <= end < 18446744073709551616): end = _ap.to_scalar(end)
+    if (type(step) not in _PYNUM or type(step) is int and not -9223372036854775808 <= step < 18446744073709551616): step = _ap.to_scalar(step)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
@@ -3245,7 +3245,7 @@ def arctanh_(*args, **kwargs):
 
 def _f_argmax_0(input, dim=None, keepdim=False, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, keepdim, out
@@ -3270,7 +3270,7 @@ def argmax(*args, **kwargs):
 
 def _f_argmin_0(input, dim=None, keepdim=False, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, keepdim, out
@@ -3296,7 +3296,7 @@ def argmin(*args, **kwargs):
 def _f_argsort_0(input, *, stable, dim=-1, descending=False, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if stable is not True and stable is not False: raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if descending is not False and descending is not True: raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, stable, dim, descending, out
@@ -3304,7 +3304,7 @@ def _f_argsort_0(input, *, stable, dim=-1, descending=False, out=None):
 
 def _f_argsort_1(input, dim=-1, descending=False):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if descending is not False and descending is not True: raise _Mismatch
     return input, dim, descending
 
@@ -3358,7 +3358,7 @@ def _f_as_strided_0(input, size, stride, storage_offset=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     size = _ap.to_intlist(size)
     stride = _ap.to_intlist(stride)
-    if storage_offset is not None and type(storage_offset) is not int: storage_offset = _ap.to_int(storage_offset)
+    if storage_offset is not None and (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_int(storage_offset)
     return input, size, stride, storage_offset
 
 
@@ -3380,7 +3380,7 @@ def _f_as_strided__0(input, size, stride, storage_offset=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     size = _ap.to_intlist(size)
     stride = _ap.to_intlist(stride)
-    if storage_offset is not None and type(storage_offset) is not int: storage_offset = _ap.to_int(storage_offset)
+    if storage_offset is not None and (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_int(storage_offset)
     return input, size, stride, storage_offset
 
 
@@ -3402,7 +3402,7 @@ def _f_as_strided_copy_0(input, size, stride, storage_offset=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     size = _ap.to_intlist(size)
     stride = _ap.to_intlist(stride)
-    if storage_offset is not None and type(storage_offset) is not int: storage_offset = _ap.to_int(storage_offset)
+    if storage_offset is not None and (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_int(storage_offset)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, size, stride, storage_offset, out
 
@@ -3429,7 +3429,7 @@ def _f_as_strided_scatter_0(input, src, size, stride, storage_offset=None):
     if not isinstance(src, _Tensor): raise _Mismatch
     size = _ap.to_intlist(size)
     stride = _ap.to_intlist(stride)
-    if storage_offset is not None and type(storage_offset) is not int: storage_offset = _ap.to_int(storage_offset)
+    if storage_offset is not None and (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_int(storage_offset)
     return input, src, size, stride, storage_offset
 
 
@@ -3766,8 +3766,8 @@ def _f_baddbmm_0(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(batch1, _Tensor): raise _Mismatch
     if not isinstance(batch2, _Tensor): raise _Mismatch
-    if type(beta) not in _PYNUM: beta = _ap.to_scalar(beta)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, batch1, batch2, beta, alpha, out
 
@@ -3790,7 +3790,7 @@ def baddbmm(*args, **kwargs):
 
 
 def _f_bartlett_window_0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(window_length) is not int: window_length = _ap.to_int(window_length)
+    if (type(window_length) is not int or not -9223372036854775808 <= window_length <= 9223372036854775807): window_length = _ap.to_int(window_length)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
@@ -3800,7 +3800,7 @@ def _f_bartlett_window_0(window_length, *, dtype=None, layout=None, device=None,
 
 
 def _f_bartlett_window_1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(window_length) is not int: window_length = _ap.to_int(window_length)
+    if (type(window_length) is not int or not -9223372036854775808 <= window_length <= 9223372036854775807): window_length = _ap.to_int(window_length)
     if periodic is not True and periodic is not False: raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
@@ -3931,7 +3931,7 @@ def _f_binary_cross_entropy_with_logits_0(input, target, weight=None, pos_weight
     if not isinstance(target, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
     if pos_weight is not None and not isinstance(pos_weight, _Tensor): raise _Mismatch
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
     return input, target, weight, pos_weight, reduction
 
 
@@ -3952,7 +3952,7 @@ def binary_cross_entropy_with_logits(*args, **kwargs):
 def _f_bincount_0(input, weights=None, minlength=0):
     if not isinstance(input, _Tensor): raise _Mismatch
     if weights is not None and not isinstance(weights, _Tensor): raise _Mismatch
-    if type(minlength) is not int: minlength = _ap.to_int(minlength)
+    if (type(minlength) is not int or not -9223372036854775808 <= minlength <= 9223372036854775807): minlength = _ap.to_int(minlength)
     return input, weights, minlength
 
 
@@ -3978,14 +3978,14 @@ def _f_bitwise_and_0(input, other, *, out=None):
 
 
 def _f_bitwise_and_1(self, other):
-    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if (type(self) not in _PYNUM or type(self) is int and not -9223372036854775808 <= self < 18446744073709551616): self = _ap.to_scalar(self)
     if not isinstance(other, _Tensor): raise _Mismatch
     return self, other
 
 
 def _f_bitwise_and_2(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, out
 
@@ -4035,14 +4035,14 @@ def _f_bitwise_left_shift_0(input, other, *, out=None):
 
 
 def _f_bitwise_left_shift_1(self, other):
-    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if (type(self) not in _PYNUM or type(self) is int and not -9223372036854775808 <= self < 18446744073709551616): self = _ap.to_scalar(self)
     if not isinstance(other, _Tensor): raise _Mismatch
     return self, other
 
 
 def _f_bitwise_left_shift_2(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, out
 
@@ -4115,14 +4115,14 @@ def _f_bitwise_or_0(input, other, *, out=None):
 
 
 def _f_bitwise_or_1(self, other):
-    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if (type(self) not in _PYNUM or type(self) is int and not -9223372036854775808 <= self < 18446744073709551616): self = _ap.to_scalar(self)
     if not isinstance(other, _Tensor): raise _Mismatch
     return self, other
 
 
 def _f_bitwise_or_2(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, out
 
@@ -4172,14 +4172,14 @@ def _f_bitwise_right_shift_0(input, other, *, out=None):
 
 
 def _f_bitwise_right_shift_1(self, other):
-    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if (type(self) not in _PYNUM or type(self) is int and not -9223372036854775808 <= self < 18446744073709551616): self = _ap.to_scalar(self)
     if not isinstance(other, _Tensor): raise _Mismatch
     return self, other
 
 
 def _f_bitwise_right_shift_2(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, out
 
@@ -4229,14 +4229,14 @@ def _f_bitwise_xor_0(input, other, *, out=None):
 
 
 def _f_bitwise_xor_1(self, other):
-    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if (type(self) not in _PYNUM or type(self) is int and not -9223372036854775808 <= self < 18446744073709551616): self = _ap.to_scalar(self)
     if not isinstance(other, _Tensor): raise _Mismatch
     return self, other
 
 
 def _f_bitwise_xor_2(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, out
 
@@ -4279,7 +4279,7 @@ def bitwise_xor(*args, **kwargs):
 
 
 def _f_blackman_window_0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(window_length) is not int: window_length = _ap.to_int(window_length)
+    if (type(window_length) is not int or not -9223372036854775808 <= window_length <= 9223372036854775807): window_length = _ap.to_int(window_length)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
@@ -4289,7 +4289,7 @@ def _f_blackman_window_0(window_length, *, dtype=None, layout=None, device=None,
 
 
 def _f_blackman_window_1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(window_length) is not int: window_length = _ap.to_int(window_length)
+    if (type(window_length) is not int or not -9223372036854775808 <= window_length <= 9223372036854775807): window_length = _ap.to_int(window_length)
     if periodic is not True and periodic is not False: raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
@@ -4418,7 +4418,7 @@ def _f_bucketize_0(input, boundaries, *, out_int32=False, right=False, out=None)
 
 
 def _f_bucketize_1(self, boundaries, *, out_int32=False, right=False):
-    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if (type(self) not in _PYNUM or type(self) is int and not -9223372036854775808 <= self < 18446744073709551616): self = _ap.to_scalar(self)
     if not isinstance(boundaries, _Tensor): raise _Mismatch
     if out_int32 is not False and out_int32 is not True: raise _Mismatch
     if right is not False and right is not True: raise _Mismatch
@@ -4472,7 +4472,7 @@ def cartesian_prod(*args, **kwargs):
 
 def _f_cat_0(tensors, dim=0, *, out=None):
     tensors = _ap.to_tensorlist(tensors)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return tensors, dim, out
 
@@ -4498,7 +4498,7 @@ def _f_cdist_0(x1, x2, p=2, compute_mode=None):
     if not isinstance(x1, _Tensor): raise _Mismatch
     if not isinstance(x2, _Tensor): raise _Mismatch
     if type(p) is not float: p = _ap.to_float(p)
-    if compute_mode is not None and type(compute_mode) is not int: compute_mode = _ap.to_int(compute_mode)
+    if compute_mode is not None and (type(compute_mode) is not int or not -9223372036854775808 <= compute_mode <= 9223372036854775807): compute_mode = _ap.to_int(compute_mode)
     return x1, x2, p, compute_mode
 
 
@@ -4560,7 +4560,7 @@ def ceil_(*args, **kwargs):
 
 def _f_celu_0(input, alpha=1.0):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     return input, alpha
 
 
@@ -4580,7 +4580,7 @@ def celu(*args, **kwargs):
 
 def _f_celu__0(input, alpha=1.0):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     return input, alpha
 
 
@@ -4623,7 +4623,7 @@ def chain_matmul(*args, **kwargs):
 
 def _f_channel_shuffle_0(input, groups):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(groups) is not int: groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
     return input, groups
 
 
@@ -4716,8 +4716,8 @@ def cholesky_solve(*args, **kwargs):
 
 def _f_chunk_0(input, chunks, dim=0):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(chunks) is not int: chunks = _ap.to_int(chunks)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(chunks) is not int or not -9223372036854775808 <= chunks <= 9223372036854775807): chunks = _ap.to_int(chunks)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return input, chunks, dim
 
 
@@ -4745,8 +4745,8 @@ def _f_clamp_0(input, min=None, max=None, *, out=None):
 
 def _f_clamp_1(input, min=None, max=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if min is not None and type(min) not in _PYNUM: min = _ap.to_scalar(min)
-    if max is not None and type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    if min is not None and (type(min) not in _PYNUM or type(min) is int and not -9223372036854775808 <= min < 18446744073709551616): min = _ap.to_scalar(min)
+    if max is not None and (type(max) not in _PYNUM or type(max) is int and not -9223372036854775808 <= max < 18446744073709551616): max = _ap.to_scalar(max)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, min, max, out
 
@@ -4789,8 +4789,8 @@ def _f_clamp__0(input, min=None, max=None):
 
 def _f_clamp__1(input, min=None, max=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if min is not None and type(min) not in _PYNUM: min = _ap.to_scalar(min)
-    if max is not None and type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    if min is not None and (type(min) not in _PYNUM or type(min) is int and not -9223372036854775808 <= min < 18446744073709551616): min = _ap.to_scalar(min)
+    if max is not None and (type(max) not in _PYNUM or type(max) is int and not -9223372036854775808 <= max < 18446744073709551616): max = _ap.to_scalar(max)
     return input, min, max
 
 
@@ -4826,7 +4826,7 @@ def _f_clamp_max_0(input, max, *, out=None):
 
 def _f_clamp_max_1(input, max, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    if (type(max) not in _PYNUM or type(max) is int and not -9223372036854775808 <= max < 18446744073709551616): max = _ap.to_scalar(max)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, max, out
 
@@ -4868,7 +4868,7 @@ def _f_clamp_max__0(input, max):
 
 def _f_clamp_max__1(input, max):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    if (type(max) not in _PYNUM or type(max) is int and not -9223372036854775808 <= max < 18446744073709551616): max = _ap.to_scalar(max)
     return input, max
 
 
@@ -4904,7 +4904,7 @@ def _f_clamp_min_0(input, min, *, out=None):
 
 def _f_clamp_min_1(input, min, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(min) not in _PYNUM: min = _ap.to_scalar(min)
+    if (type(min) not in _PYNUM or type(min) is int and not -9223372036854775808 <= min < 18446744073709551616): min = _ap.to_scalar(min)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, min, out
 
@@ -4946,7 +4946,7 @@ def _f_clamp_min__0(input, min):
 
 def _f_clamp_min__1(input, min):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(min) not in _PYNUM: min = _ap.to_scalar(min)
+    if (type(min) not in _PYNUM or type(min) is int and not -9223372036854775808 <= min < 18446744073709551616): min = _ap.to_scalar(min)
     return input, min
 
 
@@ -4983,8 +4983,8 @@ def _f_clip_0(input, min=None, max=None, *, out=None):
 
 def _f_clip_1(input, min=None, max=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if min is not None and type(min) not in _PYNUM: min = _ap.to_scalar(min)
-    if max is not None and type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    if min is not None and (type(min) not in _PYNUM or type(min) is int and not -9223372036854775808 <= min < 18446744073709551616): min = _ap.to_scalar(min)
+    if max is not None and (type(max) not in _PYNUM or type(max) is int and not -9223372036854775808 <= max < 18446744073709551616): max = _ap.to_scalar(max)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, min, max, out
 
@@ -5027,8 +5027,8 @@ def _f_clip__0(input, min=None, max=None):
 
 def _f_clip__1(input, min=None, max=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if min is not None and type(min) not in _PYNUM: min = _ap.to_scalar(min)
-    if max is not None and type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    if min is not None and (type(min) not in _PYNUM or type(min) is int and not -9223372036854775808 <= min < 18446744073709551616): min = _ap.to_scalar(min)
+    if max is not None and (type(max) not in _PYNUM or type(max) is int and not -9223372036854775808 <= max < 18446744073709551616): max = _ap.to_scalar(max)
     return input, min, max
 
 
@@ -5100,7 +5100,7 @@ def column_stack(*args, **kwargs):
 
 def _f_combinations_0(input, r=2, with_replacement=False):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(r) is not int: r = _ap.to_int(r)
+    if (type(r) is not int or not -9223372036854775808 <= r <= 9223372036854775807): r = _ap.to_int(r)
     if with_replacement is not False and with_replacement is not True: raise _Mismatch
     return input, r, with_replacement
 
@@ -5145,7 +5145,7 @@ def complex(*args, **kwargs):
 
 def _f_concat_0(tensors, dim=0, *, out=None):
     tensors = _ap.to_tensorlist(tensors)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return tensors, dim, out
 
@@ -5169,7 +5169,7 @@ def concat(*args, **kwargs):
 
 def _f_concatenate_0(tensors, dim=0, *, out=None):
     tensors = _ap.to_tensorlist(tensors)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return tensors, dim, out
 
@@ -5251,7 +5251,7 @@ def conj_physical_(*args, **kwargs):
 def _f_constant_pad_nd_0(input, pad, value=0):
     if not isinstance(input, _Tensor): raise _Mismatch
     pad = _ap.to_intlist(pad)
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
     return input, pad, value
 
 
@@ -5276,7 +5276,7 @@ def _f_conv1d_0(input, weight, bias=None, stride=1, padding=0, dilation=1, group
     stride = _ap.to_intlist(stride, 1)
     padding = _ap.to_intlist(padding, 1)
     dilation = _ap.to_intlist(dilation, 1)
-    if type(groups) is not int: groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
     return input, weight, bias, stride, padding, dilation, groups
 
 
@@ -5287,7 +5287,7 @@ def _f_conv1d_1(input, weight, bias=None, stride=1, padding='valid', dilation=1,
     stride = _ap.to_intlist(stride, 1)
     padding = _ap.to_str(padding)
     dilation = _ap.to_intlist(dilation, 1)
-    if type(groups) is not int: groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
     return input, weight, bias, stride, padding, dilation, groups
 
 
@@ -5321,7 +5321,7 @@ def _f_conv2d_0(input, weight, bias=None, stride=1, padding=0, dilation=1, group
     stride = _ap.to_intlist(stride, 2)
     padding = _ap.to_intlist(padding, 2)
     dilation = _ap.to_intlist(dilation, 2)
-    if type(groups) is not int: groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
     return input, weight, bias, stride, padding, dilation, groups
 
 
@@ -5332,7 +5332,7 @@ def _f_conv2d_1(input, weight, bias=None, stride=1, padding='valid', dilation=1,
     stride = _ap.to_intlist(stride, 2)
     padding = _ap.to_str(padding)
     dilation = _ap.to_intlist(dilation, 2)
-    if type(groups) is not int: groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
     return input, weight, bias, stride, padding, dilation, groups
 
 
@@ -5366,7 +5366,7 @@ def _f_conv3d_0(input, weight, bias=None, stride=1, padding=0, dilation=1, group
     stride = _ap.to_intlist(stride, 3)
     padding = _ap.to_intlist(padding, 3)
     dilation = _ap.to_intlist(dilation, 3)
-    if type(groups) is not int: groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
     return input, weight, bias, stride, padding, dilation, groups
 
 
@@ -5377,7 +5377,7 @@ def _f_conv3d_1(input, weight, bias=None, stride=1, padding='valid', dilation=1,
     stride = _ap.to_intlist(stride, 3)
     padding = _ap.to_str(padding)
     dilation = _ap.to_intlist(dilation, 3)
-    if type(groups) is not int: groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
     return input, weight, bias, stride, padding, dilation, groups
 
 
@@ -5411,7 +5411,7 @@ def _f_conv_transpose1d_0(input, weight, bias=None, stride=1, padding=0, output_
     stride = _ap.to_intlist(stride, 1)
     padding = _ap.to_intlist(padding, 1)
     output_padding = _ap.to_intlist(output_padding, 1)
-    if type(groups) is not int: groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
     dilation = _ap.to_intlist(dilation, 1)
     return input, weight, bias, stride, padding, output_padding, groups, dilation
 
@@ -5437,7 +5437,7 @@ def _f_conv_transpose2d_0(input, weight, bias=None, stride=1, padding=0, output_
     stride = _ap.to_intlist(stride, 2)
     padding = _ap.to_intlist(padding, 2)
     output_padding = _ap.to_intlist(output_padding, 2)
-    if type(groups) is not int: groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
     dilation = _ap.to_intlist(dilation, 2)
     return input, weight, bias, stride, padding, output_padding, groups, dilation
 
@@ -5463,7 +5463,7 @@ def _f_conv_transpose3d_0(input, weight, bias=None, stride=1, padding=0, output_
     stride = _ap.to_intlist(stride, 3)
     padding = _ap.to_intlist(padding, 3)
     output_padding = _ap.to_intlist(output_padding, 3)
-    if type(groups) is not int: groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
     dilation = _ap.to_intlist(dilation, 3)
     return input, weight, bias, stride, padding, output_padding, groups, dilation
 
@@ -5491,7 +5491,7 @@ def _f_convolution_0(input, weight, bias, stride, padding, dilation, transposed,
     dilation = _ap.to_intlist(dilation)
     if transposed is not True and transposed is not False: raise _Mismatch
     output_padding = _ap.to_intlist(output_padding)
-    if type(groups) is not int: groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
     return input, weight, bias, stride, padding, dilation, transposed, output_padding, groups
 
 
@@ -5518,7 +5518,7 @@ def _f_copysign_0(input, other, *, out=None):
 
 def _f_copysign_1(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, out
 
@@ -5660,7 +5660,7 @@ def _f_cosine_embedding_loss_0(input1, input2, target, margin=0.0, reduction=0):
     if not isinstance(input2, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if type(margin) is not float: margin = _ap.to_float(margin)
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
     return input1, input2, target, margin, reduction
 
 
@@ -5681,7 +5681,7 @@ def cosine_embedding_loss(*args, **kwargs):
 def _f_cosine_similarity_0(x1, x2, dim=1, eps=1e-08):
     if not isinstance(x1, _Tensor): raise _Mismatch
     if not isinstance(x2, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if type(eps) is not float: eps = _ap.to_float(eps)
     return x1, x2, dim, eps
 
@@ -5708,7 +5708,7 @@ def _f_count_nonzero_0(input, dim):
 
 def _f_count_nonzero_1(input, dim=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return input, dim
 
 
@@ -5737,7 +5737,7 @@ def count_nonzero(*args, **kwargs):
 
 def _f_cov_0(input, *, correction=1, fweights=None, aweights=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(correction) is not int: correction = _ap.to_int(correction)
+    if (type(correction) is not int or not -9223372036854775808 <= correction <= 9223372036854775807): correction = _ap.to_int(correction)
     if fweights is not None and not isinstance(fweights, _Tensor): raise _Mismatch
     if aweights is not None and not isinstance(aweights, _Tensor): raise _Mismatch
     return input, correction, fweights, aweights
@@ -5760,7 +5760,7 @@ def cov(*args, **kwargs):
 def _f_cross_0(input, other, dim=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(other, _Tensor): raise _Mismatch
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, dim, out
 
@@ -5787,8 +5787,8 @@ def _f_ctc_loss_0(log_probs, targets, input_lengths, target_lengths, blank=0, re
     if not isinstance(targets, _Tensor): raise _Mismatch
     input_lengths = _ap.to_intlist(input_lengths)
     target_lengths = _ap.to_intlist(target_lengths)
-    if type(blank) is not int: blank = _ap.to_int(blank)
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if (type(blank) is not int or not -9223372036854775808 <= blank <= 9223372036854775807): blank = _ap.to_int(blank)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
     if zero_infinity is not False and zero_infinity is not True: raise _Mismatch
     return log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity
 
@@ -5798,8 +5798,8 @@ def _f_ctc_loss_1(log_probs, targets, input_lengths, target_lengths, blank=0, re
     if not isinstance(targets, _Tensor): raise _Mismatch
     if not isinstance(input_lengths, _Tensor): raise _Mismatch
     if not isinstance(target_lengths, _Tensor): raise _Mismatch
-    if type(blank) is not int: blank = _ap.to_int(blank)
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if (type(blank) is not int or not -9223372036854775808 <= blank <= 9223372036854775807): blank = _ap.to_int(blank)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
     if zero_infinity is not False and zero_infinity is not True: raise _Mismatch
     return log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity
 
@@ -5829,7 +5829,7 @@ def ctc_loss(*args, **kwargs):
 
 def _f_cummax_0(input, dim, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if out is not None: out = _ap.to_tensorlist_n(out, 2)
     return input, dim, out
 
@@ -5853,7 +5853,7 @@ def cummax(*args, **kwargs):
 
 def _f_cummin_0(input, dim, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if out is not None: out = _ap.to_tensorlist_n(out, 2)
     return input, dim, out
 
@@ -5877,7 +5877,7 @@ def cummin(*args, **kwargs):
 
 def _f_cumprod_0(input, dim, *, dtype=None, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, dtype, out
@@ -5902,7 +5902,7 @@ def cumprod(*args, **kwargs):
 
 def _f_cumsum_0(input, dim, *, dtype=None, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, dtype, out
@@ -5928,14 +5928,14 @@ def cumsum(*args, **kwargs):
 def _f_cumulative_trapezoid_0(y, x, *, dim=-1):
     if not isinstance(y, _Tensor): raise _Mismatch
     if not isinstance(x, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return y, x, dim
 
 
 def _f_cumulative_trapezoid_1(y, *, dx=1, dim=-1):
     if not isinstance(y, _Tensor): raise _Mismatch
-    if type(dx) not in _PYNUM: dx = _ap.to_scalar(dx)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dx) not in _PYNUM or type(dx) is int and not -9223372036854775808 <= dx < 18446744073709551616): dx = _ap.to_scalar(dx)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return y, dx, dim
 
 
@@ -6086,7 +6086,7 @@ def detach_copy(*args, **kwargs):
 
 def _f_diag_0(input, diagonal=0, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(diagonal) is not int: diagonal = _ap.to_int(diagonal)
+    if (type(diagonal) is not int or not -9223372036854775808 <= diagonal <= 9223372036854775807): diagonal = _ap.to_int(diagonal)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, diagonal, out
 
@@ -6110,9 +6110,9 @@ def diag(*args, **kwargs):
 
 def _f_diag_embed_0(input, offset=0, dim1=-2, dim2=-1):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(offset) is not int: offset = _ap.to_int(offset)
-    if type(dim1) is not int: dim1 = _ap.to_int(dim1)
-    if type(dim2) is not int: dim2 = _ap.to_int(dim2)
+    if (type(offset) is not int or not -9223372036854775808 <= offset <= 9223372036854775807): offset = _ap.to_int(offset)
+    if (type(dim1) is not int or not -9223372036854775808 <= dim1 <= 9223372036854775807): dim1 = _ap.to_int(dim1)
+    if (type(dim2) is not int or not -9223372036854775808 <= dim2 <= 9223372036854775807): dim2 = _ap.to_int(dim2)
     return input, offset, dim1, dim2
 
 
@@ -6132,7 +6132,7 @@ def diag_embed(*args, **kwargs):
 
 def _f_diagflat_0(input, offset=0):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(offset) is not int: offset = _ap.to_int(offset)
+    if (type(offset) is not int or not -9223372036854775808 <= offset <= 9223372036854775807): offset = _ap.to_int(offset)
     return input, offset
 
 
@@ -6152,9 +6152,9 @@ def diagflat(*args, **kwargs):
 
 def _f_diagonal_0(input, offset=0, dim1=0, dim2=1):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(offset) is not int: offset = _ap.to_int(offset)
-    if type(dim1) is not int: dim1 = _ap.to_int(dim1)
-    if type(dim2) is not int: dim2 = _ap.to_int(dim2)
+    if (type(offset) is not int or not -9223372036854775808 <= offset <= 9223372036854775807): offset = _ap.to_int(offset)
+    if (type(dim1) is not int or not -9223372036854775808 <= dim1 <= 9223372036854775807): dim1 = _ap.to_int(dim1)
+    if (type(dim2) is not int or not -9223372036854775808 <= dim2 <= 9223372036854775807): dim2 = _ap.to_int(dim2)
     return input, offset, dim1, dim2
 
 
@@ -6174,9 +6174,9 @@ def diagonal(*args, **kwargs):
 
 def _f_diagonal_copy_0(input, offset=0, dim1=0, dim2=1, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(offset) is not int: offset = _ap.to_int(offset)
-    if type(dim1) is not int: dim1 = _ap.to_int(dim1)
-    if type(dim2) is not int: dim2 = _ap.to_int(dim2)
+    if (type(offset) is not int or not -9223372036854775808 <= offset <= 9223372036854775807): offset = _ap.to_int(offset)
+    if (type(dim1) is not int or not -9223372036854775808 <= dim1 <= 9223372036854775807): dim1 = _ap.to_int(dim1)
+    if (type(dim2) is not int or not -9223372036854775808 <= dim2 <= 9223372036854775807): dim2 = _ap.to_int(dim2)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, offset, dim1, dim2, out
 
@@ -6201,9 +6201,9 @@ def diagonal_copy(*args, **kwargs):
 def _f_diagonal_scatter_0(input, src, offset=0, dim1=0, dim2=1):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(src, _Tensor): raise _Mismatch
-    if type(offset) is not int: offset = _ap.to_int(offset)
-    if type(dim1) is not int: dim1 = _ap.to_int(dim1)
-    if type(dim2) is not int: dim2 = _ap.to_int(dim2)
+    if (type(offset) is not int or not -9223372036854775808 <= offset <= 9223372036854775807): offset = _ap.to_int(offset)
+    if (type(dim1) is not int or not -9223372036854775808 <= dim1 <= 9223372036854775807): dim1 = _ap.to_int(dim1)
+    if (type(dim2) is not int or not -9223372036854775808 <= dim2 <= 9223372036854775807): dim2 = _ap.to_int(dim2)
     return input, src, offset, dim1, dim2
 
 
@@ -6223,8 +6223,8 @@ def diagonal_scatter(*args, **kwargs):
 
 def _f_diff_0(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(n) is not int: n = _ap.to_int(n)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if prepend is not None and not isinstance(prepend, _Tensor): raise _Mismatch
     if append is not None and not isinstance(append, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -6274,7 +6274,7 @@ def digamma(*args, **kwargs):
 def _f_dist_0(input, other, p=2):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(other, _Tensor): raise _Mismatch
-    if type(p) not in _PYNUM: p = _ap.to_scalar(p)
+    if (type(p) not in _PYNUM or type(p) is int and not -9223372036854775808 <= p < 18446744073709551616): p = _ap.to_scalar(p)
     return input, other, p
 
 
@@ -6309,7 +6309,7 @@ def _f_div_1(input, other, *, rounding_mode, out=None):
 
 def _f_div_2(input, other, *, rounding_mode):
     if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if rounding_mode is not None: rounding_mode = _ap.to_str(rounding_mode)
     return input, other, rounding_mode
 
@@ -6368,13 +6368,13 @@ def _f_divide_1(input, other, *, rounding_mode, out=None):
 
 def _f_divide_2(input, other):
     if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return input, other
 
 
 def _f_divide_3(input, other, *, rounding_mode):
     if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if rounding_mode is not None: rounding_mode = _ap.to_str(rounding_mode)
     return input, other, rounding_mode
 
@@ -6492,7 +6492,7 @@ def dropout_(*args, **kwargs):
 
 def _f_dsplit_0(input, sections):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(sections) is not int: sections = _ap.to_int(sections)
+    if (type(sections) is not int or not -9223372036854775808 <= sections <= 9223372036854775807): sections = _ap.to_int(sections)
     return input, sections
 
 
@@ -6572,7 +6572,7 @@ def einsum(*args, **kwargs):
 def _f_embedding_0(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
     if not isinstance(weight, _Tensor): raise _Mismatch
     if not isinstance(indices, _Tensor): raise _Mismatch
-    if type(padding_idx) is not int: padding_idx = _ap.to_int(padding_idx)
+    if (type(padding_idx) is not int or not -9223372036854775808 <= padding_idx <= 9223372036854775807): padding_idx = _ap.to_int(padding_idx)
     if scale_grad_by_freq is not False and scale_grad_by_freq is not True: raise _Mismatch
     if sparse is not False and sparse is not True: raise _Mismatch
     return weight, indices, padding_idx, scale_grad_by_freq, sparse
@@ -6597,7 +6597,7 @@ def _f_embedding_bag_0(weight, indices, offsets, scale_grad_by_freq=False, mode=
     if not isinstance(indices, _Tensor): raise _Mismatch
     if not isinstance(offsets, _Tensor): raise _Mismatch
     if scale_grad_by_freq is not False and scale_grad_by_freq is not True: raise _Mismatch
-    if type(mode) is not int: mode = _ap.to_int(mode)
+    if (type(mode) is not int or not -9223372036854775808 <= mode <= 9223372036854775807): mode = _ap.to_int(mode)
     if sparse is not False and sparse is not True: raise _Mismatch
     if per_sample_weights is not None and not isinstance(per_sample_weights, _Tensor): raise _Mismatch
     if include_last_offset is not False and include_last_offset is not True: raise _Mismatch
@@ -6609,11 +6609,11 @@ def _f_embedding_bag_1(weight, indices, offsets, scale_grad_by_freq, mode, spars
     if not isinstance(indices, _Tensor): raise _Mismatch
     if not isinstance(offsets, _Tensor): raise _Mismatch
     if scale_grad_by_freq is not True and scale_grad_by_freq is not False: raise _Mismatch
-    if type(mode) is not int: mode = _ap.to_int(mode)
+    if (type(mode) is not int or not -9223372036854775808 <= mode <= 9223372036854775807): mode = _ap.to_int(mode)
     if sparse is not True and sparse is not False: raise _Mismatch
     if per_sample_weights is not None and not isinstance(per_sample_weights, _Tensor): raise _Mismatch
     if include_last_offset is not True and include_last_offset is not False: raise _Mismatch
-    if padding_idx is not None and type(padding_idx) is not int: padding_idx = _ap.to_int(padding_idx)
+    if padding_idx is not None and (type(padding_idx) is not int or not -9223372036854775808 <= padding_idx <= 9223372036854775807): padding_idx = _ap.to_int(padding_idx)
     return weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx
 
 
@@ -6785,7 +6785,7 @@ def _f_eq_0(input, other, *, out=None):
 
 def _f_eq_1(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, out
 
@@ -7098,7 +7098,7 @@ def expm1_(*args, **kwargs):
 
 
 def _f_eye_0(n, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(n) is not int: n = _ap.to_int(n)
+    if (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
@@ -7109,8 +7109,8 @@ def _f_eye_0(n, *, out=None, dtype=None, layout=None, device=None, pin_memory=No
 
 
 def _f_eye_1(n, m, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(n) is not int: n = _ap.to_int(n)
-    if type(m) is not int: m = _ap.to_int(m)
+    if (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
+    if (type(m) is not int or not -9223372036854775808 <= m <= 9223372036854775807): m = _ap.to_int(m)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
@@ -7247,7 +7247,7 @@ def _f_fill_0(input, value):
 
 def _f_fill_1(input, value):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
     return input, value
 
 
@@ -7282,7 +7282,7 @@ def _f_fill__0(input, value):
 
 def _f_fill__1(input, value):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
     return input, value
 
 
@@ -7353,8 +7353,8 @@ def fix_(*args, **kwargs):
 
 def _f_flatten_0(input, start_dim=0, end_dim=-1):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(start_dim) is not int: start_dim = _ap.to_int(start_dim)
-    if type(end_dim) is not int: end_dim = _ap.to_int(end_dim)
+    if (type(start_dim) is not int or not -9223372036854775808 <= start_dim <= 9223372036854775807): start_dim = _ap.to_int(start_dim)
+    if (type(end_dim) is not int or not -9223372036854775808 <= end_dim <= 9223372036854775807): end_dim = _ap.to_int(end_dim)
     return input, start_dim, end_dim
 
 
@@ -7438,7 +7438,7 @@ def _f_float_power_0(input, exponent, *, out=None):
 
 
 def _f_float_power_1(self, exponent, *, out=None):
-    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if (type(self) not in _PYNUM or type(self) is int and not -9223372036854775808 <= self < 18446744073709551616): self = _ap.to_scalar(self)
     if not isinstance(exponent, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return self, exponent, out
@@ -7446,7 +7446,7 @@ def _f_float_power_1(self, exponent, *, out=None):
 
 def _f_float_power_2(input, exponent, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(exponent) not in _PYNUM: exponent = _ap.to_scalar(exponent)
+    if (type(exponent) not in _PYNUM or type(exponent) is int and not -9223372036854775808 <= exponent < 18446744073709551616): exponent = _ap.to_scalar(exponent)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, exponent, out
 
@@ -7542,7 +7542,7 @@ def _f_floor_divide_0(input, other, *, out=None):
 
 def _f_floor_divide_1(input, other, *, out=None):
     if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, out
 
@@ -7633,7 +7633,7 @@ def _f_fmod_0(input, other, *, out=None):
 
 def _f_fmod_1(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, out
 
@@ -7734,7 +7734,7 @@ def frexp(*args, **kwargs):
 
 def _f_full_0(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     size = _ap.to_intlist(size)
-    if type(fill_value) not in _PYNUM: fill_value = _ap.to_scalar(fill_value)
+    if (type(fill_value) not in _PYNUM or type(fill_value) is int and not -9223372036854775808 <= fill_value < 18446744073709551616): fill_value = _ap.to_scalar(fill_value)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
@@ -7766,7 +7766,7 @@ def full(*args, **kwargs):
 
 def _f_full_like_0(input, fill_value, *, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(fill_value) not in _PYNUM: fill_value = _ap.to_scalar(fill_value)
+    if (type(fill_value) not in _PYNUM or type(fill_value) is int and not -9223372036854775808 <= fill_value < 18446744073709551616): fill_value = _ap.to_scalar(fill_value)
     if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
@@ -7794,7 +7794,7 @@ def full_like(*args, **kwargs):
 
 def _f_gather_0(input, dim, index, *, sparse_grad=False, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if sparse_grad is not False and sparse_grad is not True: raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -7871,7 +7871,7 @@ def _f_ge_0(input, other, *, out=None):
 
 def _f_ge_1(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, out
 
@@ -7951,8 +7951,8 @@ def ger(*args, **kwargs):
 def _f_gradient_0(input, *, spacing, dim=None, edge_order=1):
     if not isinstance(input, _Tensor): raise _Mismatch
     spacing = _ap.to_tensorlist(spacing)
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
-    if type(edge_order) is not int: edge_order = _ap.to_int(edge_order)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if (type(edge_order) is not int or not -9223372036854775808 <= edge_order <= 9223372036854775807): edge_order = _ap.to_int(edge_order)
     return input, spacing, dim, edge_order
 
 
@@ -7960,44 +7960,44 @@ def _f_gradient_1(input, *, spacing, dim, edge_order=1):
     if not isinstance(input, _Tensor): raise _Mismatch
     spacing = _ap.to_tensorlist(spacing)
     dim = _ap.to_intlist(dim)
-    if type(edge_order) is not int: edge_order = _ap.to_int(edge_order)
+    if (type(edge_order) is not int or not -9223372036854775808 <= edge_order <= 9223372036854775807): edge_order = _ap.to_int(edge_order)
     return input, spacing, dim, edge_order
 
 
 def _f_gradient_2(input, *, spacing=None, dim=None, edge_order=1):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if spacing is not None and type(spacing) not in _PYNUM: spacing = _ap.to_scalar(spacing)
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
-    if type(edge_order) is not int: edge_order = _ap.to_int(edge_order)
+    if spacing is not None and (type(spacing) not in _PYNUM or type(spacing) is int and not -9223372036854775808 <= spacing < 18446744073709551616): spacing = _ap.to_scalar(spacing)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if (type(edge_order) is not int or not -9223372036854775808 <= edge_order <= 9223372036854775807): edge_order = _ap.to_int(edge_order)
     return input, spacing, dim, edge_order
 
 
 def _f_gradient_3(input, *, spacing, dim, edge_order=1):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(spacing) not in _PYNUM: spacing = _ap.to_scalar(spacing)
+    if (type(spacing) not in _PYNUM or type(spacing) is int and not -9223372036854775808 <= spacing < 18446744073709551616): spacing = _ap.to_scalar(spacing)
     dim = _ap.to_intlist(dim)
-    if type(edge_order) is not int: edge_order = _ap.to_int(edge_order)
+    if (type(edge_order) is not int or not -9223372036854775808 <= edge_order <= 9223372036854775807): edge_order = _ap.to_int(edge_order)
     return input, spacing, dim, edge_order
 
 
 def _f_gradient_4(input, *, dim, edge_order=1):
     if not isinstance(input, _Tensor): raise _Mismatch
     dim = _ap.to_intlist(dim)
-    if type(edge_order) is not int: edge_order = _ap.to_int(edge_order)
+    if (type(edge_order) is not int or not -9223372036854775808 <= edge_order <= 9223372036854775807): edge_order = _ap.to_int(edge_order)
     return input, dim, edge_order
 
 
 def _f_gradient_5(input, *, spacing, dim=None, edge_order=1):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
-    if type(edge_order) is not int: edge_order = _ap.to_int(edge_order)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if (type(edge_order) is not int or not -9223372036854775808 <= edge_order <= 9223372036854775807): edge_order = _ap.to_int(edge_order)
     return input, spacing, dim, edge_order
 
 
 def _f_gradient_6(input, *, spacing, dim, edge_order=1):
     if not isinstance(input, _Tensor): raise _Mismatch
     dim = _ap.to_intlist(dim)
-    if type(edge_order) is not int: edge_order = _ap.to_int(edge_order)
+    if (type(edge_order) is not int or not -9223372036854775808 <= edge_order <= 9223372036854775807): edge_order = _ap.to_int(edge_order)
     return input, spacing, dim, edge_order
 
 
@@ -8073,7 +8073,7 @@ def _f_greater_0(input, other, *, out=None):
 
 def _f_greater_1(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, out
 
@@ -8116,7 +8116,7 @@ def _f_greater_equal_0(input, other, *, out=None):
 
 def _f_greater_equal_1(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, out
 
@@ -8153,8 +8153,8 @@ def greater_equal(*args, **kwargs):
 def _f_grid_sampler_0(input, grid, interpolation_mode, padding_mode, align_corners):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(grid, _Tensor): raise _Mismatch
-    if type(interpolation_mode) is not int: interpolation_mode = _ap.to_int(interpolation_mode)
-    if type(padding_mode) is not int: padding_mode = _ap.to_int(padding_mode)
+    if (type(interpolation_mode) is not int or not -9223372036854775808 <= interpolation_mode <= 9223372036854775807): interpolation_mode = _ap.to_int(interpolation_mode)
+    if (type(padding_mode) is not int or not -9223372036854775808 <= padding_mode <= 9223372036854775807): padding_mode = _ap.to_int(padding_mode)
     if align_corners is not True and align_corners is not False: raise _Mismatch
     return input, grid, interpolation_mode, padding_mode, align_corners
 
@@ -8176,8 +8176,8 @@ def grid_sampler(*args, **kwargs):
 def _f_grid_sampler_2d_0(input, grid, interpolation_mode, padding_mode, align_corners):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(grid, _Tensor): raise _Mismatch
-    if type(interpolation_mode) is not int: interpolation_mode = _ap.to_int(interpolation_mode)
-    if type(padding_mode) is not int: padding_mode = _ap.to_int(padding_mode)
+    if (type(interpolation_mode) is not int or not -9223372036854775808 <= interpolation_mode <= 9223372036854775807): interpolation_mode = _ap.to_int(interpolation_mode)
+    if (type(padding_mode) is not int or not -9223372036854775808 <= padding_mode <= 9223372036854775807): padding_mode = _ap.to_int(padding_mode)
     if align_corners is not True and align_corners is not False: raise _Mismatch
     return input, grid, interpolation_mode, padding_mode, align_corners
 
@@ -8200,8 +8200,8 @@ def _f_grid_sampler_2d_backward_0(grad_output, input, grid, interpolation_mode, 
     if not isinstance(grad_output, _Tensor): raise _Mismatch
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(grid, _Tensor): raise _Mismatch
-    if type(interpolation_mode) is not int: interpolation_mode = _ap.to_int(interpolation_mode)
-    if type(padding_mode) is not int: padding_mode = _ap.to_int(padding_mode)
+    if (type(interpolation_mode) is not int or not -9223372036854775808 <= interpolation_mode <= 9223372036854775807): interpolation_mode = _ap.to_int(interpolation_mode)
+    if (type(padding_mode) is not int or not -9223372036854775808 <= padding_mode <= 9223372036854775807): padding_mode = _ap.to_int(padding_mode)
     if align_corners is not True and align_corners is not False: raise _Mismatch
     return grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask
 
@@ -8223,8 +8223,8 @@ def grid_sampler_2d_backward(*args, **kwargs):
 def _f_grid_sampler_3d_0(input, grid, interpolation_mode, padding_mode, align_corners):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(grid, _Tensor): raise _Mismatch
-    if type(interpolation_mode) is not int: interpolation_mode = _ap.to_int(interpolation_mode)
-    if type(padding_mode) is not int: padding_mode = _ap.to_int(padding_mode)
+    if (type(interpolation_mode) is not int or not -9223372036854775808 <= interpolation_mode <= 9223372036854775807): interpolation_mode = _ap.to_int(interpolation_mode)
+    if (type(padding_mode) is not int or not -9223372036854775808 <= padding_mode <= 9223372036854775807): padding_mode = _ap.to_int(padding_mode)
     if align_corners is not True and align_corners is not False: raise _Mismatch
     return input, grid, interpolation_mode, padding_mode, align_corners
 
@@ -8247,8 +8247,8 @@ def _f_grid_sampler_3d_backward_0(grad_output, input, grid, interpolation_mode, 
     if not isinstance(grad_output, _Tensor): raise _Mismatch
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(grid, _Tensor): raise _Mismatch
-    if type(interpolation_mode) is not int: interpolation_mode = _ap.to_int(interpolation_mode)
-    if type(padding_mode) is not int: padding_mode = _ap.to_int(padding_mode)
+    if (type(interpolation_mode) is not int or not -9223372036854775808 <= interpolation_mode <= 9223372036854775807): interpolation_mode = _ap.to_int(interpolation_mode)
+    if (type(padding_mode) is not int or not -9223372036854775808 <= padding_mode <= 9223372036854775807): padding_mode = _ap.to_int(padding_mode)
     if align_corners is not True and align_corners is not False: raise _Mismatch
     return grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask
 
@@ -8269,7 +8269,7 @@ def grid_sampler_3d_backward(*args, **kwargs):
 
 def _f_group_norm_0(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(num_groups) is not int: num_groups = _ap.to_int(num_groups)
+    if (type(num_groups) is not int or not -9223372036854775808 <= num_groups <= 9223372036854775807): num_groups = _ap.to_int(num_groups)
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
     if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
     if type(eps) is not float: eps = _ap.to_float(eps)
@@ -8296,7 +8296,7 @@ def _f_gru_0(input, hx, params, has_biases, num_layers, dropout, train, bidirect
     if not isinstance(hx, _Tensor): raise _Mismatch
     params = _ap.to_tensorlist(params)
     if has_biases is not True and has_biases is not False: raise _Mismatch
-    if type(num_layers) is not int: num_layers = _ap.to_int(num_layers)
+    if (type(num_layers) is not int or not -9223372036854775808 <= num_layers <= 9223372036854775807): num_layers = _ap.to_int(num_layers)
     if type(dropout) is not float: dropout = _ap.to_float(dropout)
     if train is not True and train is not False: raise _Mismatch
     if bidirectional is not True and bidirectional is not False: raise _Mismatch
@@ -8310,7 +8310,7 @@ def _f_gru_1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, tra
     if not isinstance(hx, _Tensor): raise _Mismatch
     params = _ap.to_tensorlist(params)
     if has_biases is not True and has_biases is not False: raise _Mismatch
-    if type(num_layers) is not int: num_layers = _ap.to_int(num_layers)
+    if (type(num_layers) is not int or not -9223372036854775808 <= num_layers <= 9223372036854775807): num_layers = _ap.to_int(num_layers)
     if type(dropout) is not float: dropout = _ap.to_float(dropout)
     if train is not True and train is not False: raise _Mismatch
     if bidirectional is not True and bidirectional is not False: raise _Mismatch
@@ -8373,7 +8373,7 @@ def _f_gt_0(input, other, *, out=None):
 
 def _f_gt_1(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, out
 
@@ -8408,7 +8408,7 @@ def gt(*args, **kwargs):
 
 
 def _f_hamming_window_0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(window_length) is not int: window_length = _ap.to_int(window_length)
+    if (type(window_length) is not int or not -9223372036854775808 <= window_length <= 9223372036854775807): window_length = _ap.to_int(window_length)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
@@ -8418,7 +8418,7 @@ def _f_hamming_window_0(window_length, *, dtype=None, layout=None, device=None, 
 
 
 def _f_hamming_window_1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(window_length) is not int: window_length = _ap.to_int(window_length)
+    if (type(window_length) is not int or not -9223372036854775808 <= window_length <= 9223372036854775807): window_length = _ap.to_int(window_length)
     if periodic is not True and periodic is not False: raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
@@ -8429,7 +8429,7 @@ def _f_hamming_window_1(window_length, periodic, *, dtype=None, layout=None, dev
 
 
 def _f_hamming_window_2(window_length, periodic, alpha, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(window_length) is not int: window_length = _ap.to_int(window_length)
+    if (type(window_length) is not int or not -9223372036854775808 <= window_length <= 9223372036854775807): window_length = _ap.to_int(window_length)
     if periodic is not True and periodic is not False: raise _Mismatch
     if type(alpha) is not float: alpha = _ap.to_float(alpha)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -8441,7 +8441,7 @@ def _f_hamming_window_2(window_length, periodic, alpha, *, dtype=None, layout=No
 
 
 def _f_hamming_window_3(window_length, periodic, alpha, beta, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(window_length) is not int: window_length = _ap.to_int(window_length)
+    if (type(window_length) is not int or not -9223372036854775808 <= window_length <= 9223372036854775807): window_length = _ap.to_int(window_length)
     if periodic is not True and periodic is not False: raise _Mismatch
     if type(alpha) is not float: alpha = _ap.to_float(alpha)
     if type(beta) is not float: beta = _ap.to_float(beta)
@@ -8501,7 +8501,7 @@ def hamming_window(*args, **kwargs):
 
 
 def _f_hann_window_0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(window_length) is not int: window_length = _ap.to_int(window_length)
+    if (type(window_length) is not int or not -9223372036854775808 <= window_length <= 9223372036854775807): window_length = _ap.to_int(window_length)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
@@ -8511,7 +8511,7 @@ def _f_hann_window_0(window_length, *, dtype=None, layout=None, device=None, pin
 
 
 def _f_hann_window_1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(window_length) is not int: window_length = _ap.to_int(window_length)
+    if (type(window_length) is not int or not -9223372036854775808 <= window_length <= 9223372036854775807): window_length = _ap.to_int(window_length)
     if periodic is not True and periodic is not False: raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
@@ -8550,7 +8550,7 @@ def hann_window(*args, **kwargs):
 
 def _f_hardshrink_0(input, lambd=0.5, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(lambd) not in _PYNUM: lambd = _ap.to_scalar(lambd)
+    if (type(lambd) not in _PYNUM or type(lambd) is int and not -9223372036854775808 <= lambd < 18446744073709551616): lambd = _ap.to_scalar(lambd)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, lambd, out
 
@@ -8600,7 +8600,7 @@ def _f_hinge_embedding_loss_0(input, target, margin=1.0, reduction=0):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if type(margin) is not float: margin = _ap.to_float(margin)
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
     return input, target, margin, reduction
 
 
@@ -8620,9 +8620,9 @@ def hinge_embedding_loss(*args, **kwargs):
 
 def _f_histc_0(input, bins=100, min=0, max=0, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(bins) is not int: bins = _ap.to_int(bins)
-    if type(min) not in _PYNUM: min = _ap.to_scalar(min)
-    if type(max) not in _PYNUM: max = _ap.to_scalar(max)
+    if (type(bins) is not int or not -9223372036854775808 <= bins <= 9223372036854775807): bins = _ap.to_int(bins)
+    if (type(min) not in _PYNUM or type(min) is int and not -9223372036854775808 <= min < 18446744073709551616): min = _ap.to_scalar(min)
+    if (type(max) not in _PYNUM or type(max) is int and not -9223372036854775808 <= max < 18446744073709551616): max = _ap.to_scalar(max)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, bins, min, max, out
 
@@ -8655,7 +8655,7 @@ def _f_histogram_0(input, bins, *, weight=None, density=False, out=None):
 
 def _f_histogram_1(input, bins=100, *, range=None, weight=None, density=False, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(bins) is not int: bins = _ap.to_int(bins)
+    if (type(bins) is not int or not -9223372036854775808 <= bins <= 9223372036854775807): bins = _ap.to_int(bins)
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
     if density is not False and density is not True: raise _Mismatch
     if out is not None: out = _ap.to_tensorlist_n(out, 2)
@@ -8701,7 +8701,7 @@ def _f_histogramdd_0(input, bins, range=None, weight=None, density=False):
 
 def _f_histogramdd_1(input, bins, range=None, weight=None, density=False):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(bins) is not int: bins = _ap.to_int(bins)
+    if (type(bins) is not int or not -9223372036854775808 <= bins <= 9223372036854775807): bins = _ap.to_int(bins)
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
     if density is not False and density is not True: raise _Mismatch
     return input, bins, range, weight, density
@@ -8748,7 +8748,7 @@ def histogramdd(*args, **kwargs):
 
 def _f_hsplit_0(input, sections):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(sections) is not int: sections = _ap.to_int(sections)
+    if (type(sections) is not int or not -9223372036854775808 <= sections <= 9223372036854775807): sections = _ap.to_int(sections)
     return input, sections
 
 
@@ -8963,10 +8963,10 @@ def index(*args, **kwargs):
 
 def _f_index_add_0(input, dim, index, source, *, alpha=1, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(source, _Tensor): raise _Mismatch
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, index, source, alpha, out
 
@@ -8990,7 +8990,7 @@ def index_add(*args, **kwargs):
 
 def _f_index_copy_0(input, dim, index, source, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(source, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -9016,7 +9016,7 @@ def index_copy(*args, **kwargs):
 
 def _f_index_fill_0(input, dim, index, value):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(value, _Tensor): raise _Mismatch
     return input, dim, index, value
@@ -9024,9 +9024,9 @@ def _f_index_fill_0(input, dim, index, value):
 
 def _f_index_fill_1(input, dim, index, value):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
     return input, dim, index, value
 
 
@@ -9099,7 +9099,7 @@ def index_put_(*args, **kwargs):
 
 def _f_index_reduce_0(input, dim, index, source, reduce, *, include_self=True, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(source, _Tensor): raise _Mismatch
     reduce = _ap.to_str(reduce)
@@ -9127,7 +9127,7 @@ def index_reduce(*args, **kwargs):
 
 def _f_index_select_0(input, dim, index, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, index, out
@@ -9315,7 +9315,7 @@ def _f_isin_0(elements, test_elements, *, assume_unique=False, invert=False, out
 
 def _f_isin_1(elements, test_element, *, assume_unique=False, invert=False, out=None):
     if not isinstance(elements, _Tensor): raise _Mismatch
-    if type(test_element) not in _PYNUM: test_element = _ap.to_scalar(test_element)
+    if (type(test_element) not in _PYNUM or type(test_element) is int and not -9223372036854775808 <= test_element < 18446744073709551616): test_element = _ap.to_scalar(test_element)
     if assume_unique is not False and assume_unique is not True: raise _Mismatch
     if invert is not False and invert is not True: raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -9323,7 +9323,7 @@ def _f_isin_1(elements, test_element, *, assume_unique=False, invert=False, out=
 
 
 def _f_isin_2(element, test_elements, *, assume_unique=False, invert=False, out=None):
-    if type(element) not in _PYNUM: element = _ap.to_scalar(element)
+    if (type(element) not in _PYNUM or type(element) is int and not -9223372036854775808 <= element < 18446744073709551616): element = _ap.to_scalar(element)
     if not isinstance(test_elements, _Tensor): raise _Mismatch
     if assume_unique is not False and assume_unique is not True: raise _Mismatch
     if invert is not False and invert is not True: raise _Mismatch
@@ -9476,14 +9476,14 @@ def isreal(*args, **kwargs):
 
 def _f_istft_0(input, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False, onesided=None, length=None, return_complex=False):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(n_fft) is not int: n_fft = _ap.to_int(n_fft)
-    if hop_length is not None and type(hop_length) is not int: hop_length = _ap.to_int(hop_length)
-    if win_length is not None and type(win_length) is not int: win_length = _ap.to_int(win_length)
+    if (type(n_fft) is not int or not -9223372036854775808 <= n_fft <= 9223372036854775807): n_fft = _ap.to_int(n_fft)
+    if hop_length is not None and (type(hop_length) is not int or not -9223372036854775808 <= hop_length <= 9223372036854775807): hop_length = _ap.to_int(hop_length)
+    if win_length is not None and (type(win_length) is not int or not -9223372036854775808 <= win_length <= 9223372036854775807): win_length = _ap.to_int(win_length)
     if window is not None and not isinstance(window, _Tensor): raise _Mismatch
     if center is not True and center is not False: raise _Mismatch
     if normalized is not False and normalized is not True: raise _Mismatch
     if onesided is not None and onesided is not True and onesided is not False: raise _Mismatch
-    if length is not None and type(length) is not int: length = _ap.to_int(length)
+    if length is not None and (type(length) is not int or not -9223372036854775808 <= length <= 9223372036854775807): length = _ap.to_int(length)
     if return_complex is not False and return_complex is not True: raise _Mismatch
     return input, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex
 
@@ -9503,7 +9503,7 @@ def istft(*args, **kwargs):
 
 
 def _f_kaiser_window_0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(window_length) is not int: window_length = _ap.to_int(window_length)
+    if (type(window_length) is not int or not -9223372036854775808 <= window_length <= 9223372036854775807): window_length = _ap.to_int(window_length)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
@@ -9513,7 +9513,7 @@ def _f_kaiser_window_0(window_length, *, dtype=None, layout=None, device=None, p
 
 
 def _f_kaiser_window_1(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(window_length) is not int: window_length = _ap.to_int(window_length)
+    if (type(window_length) is not int or not -9223372036854775808 <= window_length <= 9223372036854775807): window_length = _ap.to_int(window_length)
     if periodic is not True and periodic is not False: raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
@@ -9524,7 +9524,7 @@ def _f_kaiser_window_1(window_length, periodic, *, dtype=None, layout=None, devi
 
 
 def _f_kaiser_window_2(window_length, periodic, beta, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(window_length) is not int: window_length = _ap.to_int(window_length)
+    if (type(window_length) is not int or not -9223372036854775808 <= window_length <= 9223372036854775807): window_length = _ap.to_int(window_length)
     if periodic is not True and periodic is not False: raise _Mismatch
     if type(beta) is not float: beta = _ap.to_float(beta)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -9575,7 +9575,7 @@ def kaiser_window(*args, **kwargs):
 def _f_kl_div_0(input, target, reduction=0, *, log_target=False):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
     if log_target is not False and log_target is not True: raise _Mismatch
     return input, target, reduction, log_target
 
@@ -9620,8 +9620,8 @@ def kron(*args, **kwargs):
 
 def _f_kthvalue_0(input, k, dim=-1, keepdim=False, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(k) is not int: k = _ap.to_int(k)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(k) is not int or not -9223372036854775808 <= k <= 9223372036854775807): k = _ap.to_int(k)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     if out is not None: out = _ap.to_tensorlist_n(out, 2)
     return input, k, dim, keepdim, out
@@ -9765,7 +9765,7 @@ def _f_le_0(input, other, *, out=None):
 
 def _f_le_1(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, out
 
@@ -9810,7 +9810,7 @@ def _f_lerp_0(input, end, weight, *, out=None):
 def _f_lerp_1(input, end, weight, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(end, _Tensor): raise _Mismatch
-    if type(weight) not in _PYNUM: weight = _ap.to_scalar(weight)
+    if (type(weight) not in _PYNUM or type(weight) is int and not -9223372036854775808 <= weight < 18446744073709551616): weight = _ap.to_scalar(weight)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, end, weight, out
 
@@ -9853,7 +9853,7 @@ def _f_less_0(input, other, *, out=None):
 
 def _f_less_1(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, out
 
@@ -9896,7 +9896,7 @@ def _f_less_equal_0(input, other, *, out=None):
 
 def _f_less_equal_1(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, out
 
@@ -9956,7 +9956,7 @@ def lgamma(*args, **kwargs):
 def _f_linspace_0(start, end, steps, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if not isinstance(start, _Tensor): raise _Mismatch
     if not isinstance(end, _Tensor): raise _Mismatch
-    if type(steps) is not int: steps = _ap.to_int(steps)
+    if (type(steps) is not int or not -9223372036854775808 <= steps <= 9223372036854775807): steps = _ap.to_int(steps)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
@@ -9967,9 +9967,9 @@ def _f_linspace_0(start, end, steps, *, out=None, dtype=None, layout=None, devic
 
 
 def _f_linspace_1(start, end, steps, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(start) not in _PYNUM: start = _ap.to_scalar(start)
+    if (type(start) not in _PYNUM or type(start) is int and not -9223372036854775808 <= start < 18446744073709551616): start = _ap.to_scalar(start)
     if not isinstance(end, _Tensor): raise _Mismatch
-    if type(steps) is not int: steps = _ap.to_int(steps)
+    if (type(steps) is not int or not -9223372036854775808 <= steps <= 9223372036854775807): steps = _ap.to_int(steps)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
@@ -9981,8 +9981,8 @@ def _f_linspace_1(start, end, steps, *, out=None, dtype=None, layout=None, devic
 
 def _f_linspace_2(start, end, steps, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if not isinstance(start, _Tensor): raise _Mismatch
-    if type(end) not in _PYNUM: end = _ap.to_scalar(end)
-    if type(steps) is not int: steps = _ap.to_int(steps)
+    if (type(end) not in _PYNUM or type(end) is int and not -9223372036854775808 <= end < 18446744073709551616): end = _ap.to_scalar(end)
+    if (type(steps) is not int or not -9223372036854775808 <= steps <= 9223372036854775807): steps = _ap.to_int(steps)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
@@ -9993,9 +9993,9 @@ def _f_linspace_2(start, end, steps, *, out=None, dtype=None, layout=None, devic
 
 
 def _f_linspace_3(start, end, steps, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(start) not in _PYNUM: start = _ap.to_scalar(start)
-    if type(end) not in _PYNUM: end = _ap.to_scalar(end)
-    if type(steps) is not int: steps = _ap.to_int(steps)
+    if (type(start) not in _PYNUM or type(start) is int and not -9223372036854775808 <= start < 18446744073709551616): start = _ap.to_scalar(start)
+    if (type(end) not in _PYNUM or type(end) is int and not -9223372036854775808 <= end < 18446744073709551616): end = _ap.to_scalar(end)
+    if (type(steps) is not int or not -9223372036854775808 <= steps <= 9223372036854775807): steps = _ap.to_int(steps)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
@@ -10238,7 +10238,7 @@ def log_(*args, **kwargs):
 
 def _f_log_softmax_0(input, dim, dtype=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, dtype, out
@@ -10311,7 +10311,7 @@ def logaddexp2(*args, **kwargs):
 
 def _f_logcumsumexp_0(input, dim, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, out
 
@@ -10494,7 +10494,7 @@ def logit_(*args, **kwargs):
 def _f_logspace_0(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if not isinstance(start, _Tensor): raise _Mismatch
     if not isinstance(end, _Tensor): raise _Mismatch
-    if type(steps) is not int: steps = _ap.to_int(steps)
+    if (type(steps) is not int or not -9223372036854775808 <= steps <= 9223372036854775807): steps = _ap.to_int(steps)
     if type(base) is not float: base = _ap.to_float(base)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -10506,9 +10506,9 @@ def _f_logspace_0(start, end, steps, base=10.0, *, out=None, dtype=None, layout=
 
 
 def _f_logspace_1(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(start) not in _PYNUM: start = _ap.to_scalar(start)
+    if (type(start) not in _PYNUM or type(start) is int and not -9223372036854775808 <= start < 18446744073709551616): start = _ap.to_scalar(start)
     if not isinstance(end, _Tensor): raise _Mismatch
-    if type(steps) is not int: steps = _ap.to_int(steps)
+    if (type(steps) is not int or not -9223372036854775808 <= steps <= 9223372036854775807): steps = _ap.to_int(steps)
     if type(base) is not float: base = _ap.to_float(base)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -10521,8 +10521,8 @@ def _f_logspace_1(start, end, steps, base=10.0, *, out=None, dtype=None, layout=
 
 def _f_logspace_2(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if not isinstance(start, _Tensor): raise _Mismatch
-    if type(end) not in _PYNUM: end = _ap.to_scalar(end)
-    if type(steps) is not int: steps = _ap.to_int(steps)
+    if (type(end) not in _PYNUM or type(end) is int and not -9223372036854775808 <= end < 18446744073709551616): end = _ap.to_scalar(end)
+    if (type(steps) is not int or not -9223372036854775808 <= steps <= 9223372036854775807): steps = _ap.to_int(steps)
     if type(base) is not float: base = _ap.to_float(base)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -10534,9 +10534,9 @@ def _f_logspace_2(start, end, steps, base=10.0, *, out=None, dtype=None, layout=
 
 
 def _f_logspace_3(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(start) not in _PYNUM: start = _ap.to_scalar(start)
-    if type(end) not in _PYNUM: end = _ap.to_scalar(end)
-    if type(steps) is not int: steps = _ap.to_int(steps)
+    if (type(start) not in _PYNUM or type(start) is int and not -9223372036854775808 <= start < 18446744073709551616): start = _ap.to_scalar(start)
+    if (type(end) not in _PYNUM or type(end) is int and not -9223372036854775808 <= end < 18446744073709551616): end = _ap.to_scalar(end)
+    if (type(steps) is not int or not -9223372036854775808 <= steps <= 9223372036854775807): steps = _ap.to_int(steps)
     if type(base) is not float: base = _ap.to_float(base)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -10640,7 +10640,7 @@ def _f_lstm_0(input, hx, params, has_biases, num_layers, dropout, train, bidirec
     hx = _ap.to_tensorlist(hx)
     params = _ap.to_tensorlist(params)
     if has_biases is not True and has_biases is not False: raise _Mismatch
-    if type(num_layers) is not int: num_layers = _ap.to_int(num_layers)
+    if (type(num_layers) is not int or not -9223372036854775808 <= num_layers <= 9223372036854775807): num_layers = _ap.to_int(num_layers)
     if type(dropout) is not float: dropout = _ap.to_float(dropout)
     if train is not True and train is not False: raise _Mismatch
     if bidirectional is not True and bidirectional is not False: raise _Mismatch
@@ -10654,7 +10654,7 @@ def _f_lstm_1(data, batch_sizes, hx, params, has_biases, num_layers, dropout, tr
     hx = _ap.to_tensorlist(hx)
     params = _ap.to_tensorlist(params)
     if has_biases is not True and has_biases is not False: raise _Mismatch
-    if type(num_layers) is not int: num_layers = _ap.to_int(num_layers)
+    if (type(num_layers) is not int or not -9223372036854775808 <= num_layers <= 9223372036854775807): num_layers = _ap.to_int(num_layers)
     if type(dropout) is not float: dropout = _ap.to_float(dropout)
     if train is not True and train is not False: raise _Mismatch
     if bidirectional is not True and bidirectional is not False: raise _Mismatch
@@ -10717,7 +10717,7 @@ def _f_lt_0(input, other, *, out=None):
 
 def _f_lt_1(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, out
 
@@ -10807,7 +10807,7 @@ def _f_margin_ranking_loss_0(input1, input2, target, margin=0.0, reduction=0):
     if not isinstance(input2, _Tensor): raise _Mismatch
     if not isinstance(target, _Tensor): raise _Mismatch
     if type(margin) is not float: margin = _ap.to_float(margin)
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
     return input1, input2, target, margin, reduction
 
 
@@ -10835,7 +10835,7 @@ def _f_masked_fill_0(input, mask, value):
 def _f_masked_fill_1(input, mask, value):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(mask, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
     return input, mask, value
 
 
@@ -10952,7 +10952,7 @@ def matrix_exp(*args, **kwargs):
 
 def _f_matrix_power_0(input, n, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(n) is not int: n = _ap.to_int(n)
+    if (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, n, out
 
@@ -10989,7 +10989,7 @@ def _f_max_1(input, other, *, out=None):
 
 def _f_max_2(input, dim, keepdim=False, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     if out is not None: out = _ap.to_tensorlist_n(out, 2)
     return input, dim, keepdim, out
@@ -11207,7 +11207,7 @@ def _f_median_0(input):
 
 def _f_median_1(input, dim, keepdim=False, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     if out is not None: out = _ap.to_tensorlist_n(out, 2)
     return input, dim, keepdim, out
@@ -11288,7 +11288,7 @@ def _f_min_1(input, other, *, out=None):
 
 def _f_min_2(input, dim, keepdim=False, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     if out is not None: out = _ap.to_tensorlist_n(out, 2)
     return input, dim, keepdim, out
@@ -11368,9 +11368,9 @@ def _f_mkldnn_rnn_layer_0(input, weight0, weight1, weight2, weight3, hx_, cx_, r
     if not isinstance(cx_, _Tensor): raise _Mismatch
     if reverse is not True and reverse is not False: raise _Mismatch
     batch_sizes = _ap.to_intlist(batch_sizes)
-    if type(mode) is not int: mode = _ap.to_int(mode)
-    if type(hidden_size) is not int: hidden_size = _ap.to_int(hidden_size)
-    if type(num_layers) is not int: num_layers = _ap.to_int(num_layers)
+    if (type(mode) is not int or not -9223372036854775808 <= mode <= 9223372036854775807): mode = _ap.to_int(mode)
+    if (type(hidden_size) is not int or not -9223372036854775808 <= hidden_size <= 9223372036854775807): hidden_size = _ap.to_int(hidden_size)
+    if (type(num_layers) is not int or not -9223372036854775808 <= num_layers <= 9223372036854775807): num_layers = _ap.to_int(num_layers)
     if has_biases is not True and has_biases is not False: raise _Mismatch
     if bidirectional is not True and bidirectional is not False: raise _Mismatch
     if batch_first is not True and batch_first is not False: raise _Mismatch
@@ -11407,9 +11407,9 @@ def _f_mkldnn_rnn_layer_backward_0(input, weight1, weight2, weight3, weight4, hx
     if grad_hy is not None and not isinstance(grad_hy, _Tensor): raise _Mismatch
     if grad_cy is not None and not isinstance(grad_cy, _Tensor): raise _Mismatch
     if reverse is not True and reverse is not False: raise _Mismatch
-    if type(mode) is not int: mode = _ap.to_int(mode)
-    if type(hidden_size) is not int: hidden_size = _ap.to_int(hidden_size)
-    if type(num_layers) is not int: num_layers = _ap.to_int(num_layers)
+    if (type(mode) is not int or not -9223372036854775808 <= mode <= 9223372036854775807): mode = _ap.to_int(mode)
+    if (type(hidden_size) is not int or not -9223372036854775808 <= hidden_size <= 9223372036854775807): hidden_size = _ap.to_int(hidden_size)
+    if (type(num_layers) is not int or not -9223372036854775808 <= num_layers <= 9223372036854775807): num_layers = _ap.to_int(num_layers)
     if has_biases is not True and has_biases is not False: raise _Mismatch
     if train is not True and train is not False: raise _Mismatch
     if bidirectional is not True and bidirectional is not False: raise _Mismatch
@@ -11459,7 +11459,7 @@ def mm(*args, **kwargs):
 
 def _f_mode_0(input, dim=-1, keepdim=False, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     if out is not None: out = _ap.to_tensorlist_n(out, 2)
     return input, dim, keepdim, out
@@ -11491,8 +11491,8 @@ def _f_moveaxis_0(input, source, destination):
 
 def _f_moveaxis_1(input, source, destination):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(source) is not int: source = _ap.to_int(source)
-    if type(destination) is not int: destination = _ap.to_int(destination)
+    if (type(source) is not int or not -9223372036854775808 <= source <= 9223372036854775807): source = _ap.to_int(source)
+    if (type(destination) is not int or not -9223372036854775808 <= destination <= 9223372036854775807): destination = _ap.to_int(destination)
     return input, source, destination
 
 
@@ -11528,8 +11528,8 @@ def _f_movedim_0(input, source, destination):
 
 def _f_movedim_1(input, source, destination):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(source) is not int: source = _ap.to_int(source)
-    if type(destination) is not int: destination = _ap.to_int(destination)
+    if (type(source) is not int or not -9223372036854775808 <= source <= 9223372036854775807): source = _ap.to_int(source)
+    if (type(destination) is not int or not -9223372036854775808 <= destination <= 9223372036854775807): destination = _ap.to_int(destination)
     return input, source, destination
 
 
@@ -11605,7 +11605,7 @@ def mul(*args, **kwargs):
 
 def _f_multinomial_0(input, num_samples, replacement=False, *, generator=None, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(num_samples) is not int: num_samples = _ap.to_int(num_samples)
+    if (type(num_samples) is not int or not -9223372036854775808 <= num_samples <= 9223372036854775807): num_samples = _ap.to_int(num_samples)
     if replacement is not False and replacement is not True: raise _Mismatch
     if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -11638,7 +11638,7 @@ def _f_multiply_0(input, other, *, out=None):
 
 def _f_multiply_1(input, other):
     if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return input, other
 
 
@@ -11694,7 +11694,7 @@ def mv(*args, **kwargs):
 
 def _f_mvlgamma_0(input, p, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(p) is not int: p = _ap.to_int(p)
+    if (type(p) is not int or not -9223372036854775808 <= p <= 9223372036854775807): p = _ap.to_int(p)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, p, out
 
@@ -11797,7 +11797,7 @@ def _f_nanmedian_0(input):
 
 def _f_nanmedian_1(input, dim, keepdim=False, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     if out is not None: out = _ap.to_tensorlist_n(out, 2)
     return input, dim, keepdim, out
@@ -11832,7 +11832,7 @@ def nanmedian(*args, **kwargs):
 def _f_nanquantile_0(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(q, _Tensor): raise _Mismatch
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     interpolation = _ap.to_str(interpolation)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -11842,7 +11842,7 @@ def _f_nanquantile_0(input, q, dim=None, keepdim=False, *, interpolation='linear
 def _f_nanquantile_1(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(q) is not float: q = _ap.to_float(q)
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     interpolation = _ap.to_str(interpolation)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -11906,17 +11906,17 @@ def nansum(*args, **kwargs):
 
 def _f_narrow_0(input, dim, start, length):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
-    if type(start) is not int: start = _ap.to_int(start)
-    if type(length) is not int: length = _ap.to_int(length)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_int(start)
+    if (type(length) is not int or not -9223372036854775808 <= length <= 9223372036854775807): length = _ap.to_int(length)
     return input, dim, start, length
 
 
 def _f_narrow_1(input, dim, start, length):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(start, _Tensor): raise _Mismatch
-    if type(length) is not int: length = _ap.to_int(length)
+    if (type(length) is not int or not -9223372036854775808 <= length <= 9223372036854775807): length = _ap.to_int(length)
     return input, dim, start, length
 
 
@@ -11945,9 +11945,9 @@ def narrow(*args, **kwargs):
 
 def _f_narrow_copy_0(input, dim, start, length, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
-    if type(start) is not int: start = _ap.to_int(start)
-    if type(length) is not int: length = _ap.to_int(length)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_int(start)
+    if (type(length) is not int or not -9223372036854775808 <= length <= 9223372036854775807): length = _ap.to_int(length)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, start, length, out
 
@@ -12001,7 +12001,7 @@ def native_batch_norm(*args, **kwargs):
 
 def _f_native_channel_shuffle_0(input, groups):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(groups) is not int: groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
     return input, groups
 
 
@@ -12044,10 +12044,10 @@ def _f_native_group_norm_0(input, weight, bias, N, C, HxW, group, eps):
     if not isinstance(input, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
     if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
-    if type(N) is not int: N = _ap.to_int(N)
-    if type(C) is not int: C = _ap.to_int(C)
-    if type(HxW) is not int: HxW = _ap.to_int(HxW)
-    if type(group) is not int: group = _ap.to_int(group)
+    if (type(N) is not int or not -9223372036854775808 <= N <= 9223372036854775807): N = _ap.to_int(N)
+    if (type(C) is not int or not -9223372036854775808 <= C <= 9223372036854775807): C = _ap.to_int(C)
+    if (type(HxW) is not int or not -9223372036854775808 <= HxW <= 9223372036854775807): HxW = _ap.to_int(HxW)
+    if (type(group) is not int or not -9223372036854775808 <= group <= 9223372036854775807): group = _ap.to_int(group)
     if type(eps) is not float: eps = _ap.to_float(eps)
     return input, weight, bias, N, C, HxW, group, eps
 
@@ -12098,7 +12098,7 @@ def _f_ne_0(input, other, *, out=None):
 
 def _f_ne_1(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, out
 
@@ -12242,8 +12242,8 @@ def nextafter(*args, **kwargs):
 
 def _f_nonzero_static_0(input, *, size, fill_value=-1, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(size) is not int: size = _ap.to_int(size)
-    if type(fill_value) is not int: fill_value = _ap.to_int(fill_value)
+    if (type(size) is not int or not -9223372036854775808 <= size <= 9223372036854775807): size = _ap.to_int(size)
+    if (type(fill_value) is not int or not -9223372036854775808 <= fill_value <= 9223372036854775807): fill_value = _ap.to_int(fill_value)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, size, fill_value, out
 
@@ -12267,20 +12267,20 @@ def nonzero_static(*args, **kwargs):
 
 def _f_norm_0(input, p, *, dtype):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if p is not None and type(p) not in _PYNUM: p = _ap.to_scalar(p)
+    if p is not None and (type(p) not in _PYNUM or type(p) is int and not -9223372036854775808 <= p < 18446744073709551616): p = _ap.to_scalar(p)
     if dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     return input, p, dtype
 
 
 def _f_norm_1(input, p=2):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(p) not in _PYNUM: p = _ap.to_scalar(p)
+    if (type(p) not in _PYNUM or type(p) is int and not -9223372036854775808 <= p < 18446744073709551616): p = _ap.to_scalar(p)
     return input, p
 
 
 def _f_norm_2(input, p, dim, keepdim, *, dtype):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if p is not None and type(p) not in _PYNUM: p = _ap.to_scalar(p)
+    if p is not None and (type(p) not in _PYNUM or type(p) is int and not -9223372036854775808 <= p < 18446744073709551616): p = _ap.to_scalar(p)
     dim = _ap.to_intlist(dim, 1)
     if keepdim is not True and keepdim is not False: raise _Mismatch
     if dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -12289,7 +12289,7 @@ def _f_norm_2(input, p, dim, keepdim, *, dtype):
 
 def _f_norm_3(input, p, dim, keepdim=False, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if p is not None and type(p) not in _PYNUM: p = _ap.to_scalar(p)
+    if p is not None and (type(p) not in _PYNUM or type(p) is int and not -9223372036854775808 <= p < 18446744073709551616): p = _ap.to_scalar(p)
     dim = _ap.to_intlist(dim, 1)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -12340,8 +12340,8 @@ def norm(*args, **kwargs):
 
 def _f_norm_except_dim_0(v, pow=2, dim=0):
     if not isinstance(v, _Tensor): raise _Mismatch
-    if type(pow) is not int: pow = _ap.to_int(pow)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(pow) is not int or not -9223372036854775808 <= pow <= 9223372036854775807): pow = _ap.to_int(pow)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return v, pow, dim
 
 
@@ -12460,7 +12460,7 @@ def _f_not_equal_0(input, other, *, out=None):
 
 def _f_not_equal_1(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, out
 
@@ -12733,7 +12733,7 @@ def pinverse(*args, **kwargs):
 
 def _f_pixel_shuffle_0(input, upscale_factor):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(upscale_factor) is not int: upscale_factor = _ap.to_int(upscale_factor)
+    if (type(upscale_factor) is not int or not -9223372036854775808 <= upscale_factor <= 9223372036854775807): upscale_factor = _ap.to_int(upscale_factor)
     return input, upscale_factor
 
 
@@ -12753,7 +12753,7 @@ def pixel_shuffle(*args, **kwargs):
 
 def _f_pixel_unshuffle_0(input, downscale_factor):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(downscale_factor) is not int: downscale_factor = _ap.to_int(downscale_factor)
+    if (type(downscale_factor) is not int or not -9223372036854775808 <= downscale_factor <= 9223372036854775807): downscale_factor = _ap.to_int(downscale_factor)
     return input, downscale_factor
 
 
@@ -12797,7 +12797,7 @@ def _f_poisson_nll_loss_0(input, target, log_input, full, eps, reduction):
     if log_input is not True and log_input is not False: raise _Mismatch
     if full is not True and full is not False: raise _Mismatch
     if type(eps) is not float: eps = _ap.to_float(eps)
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
     return input, target, log_input, full, eps, reduction
 
 
@@ -12840,7 +12840,7 @@ def polar(*args, **kwargs):
 
 
 def _f_polygamma_0(n, input, *, out=None):
-    if type(n) is not int: n = _ap.to_int(n)
+    if (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
     if not isinstance(input, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return n, input, out
@@ -12890,7 +12890,7 @@ def _f_pow_0(input, exponent, *, out=None):
 
 
 def _f_pow_1(self, exponent, *, out=None):
-    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if (type(self) not in _PYNUM or type(self) is int and not -9223372036854775808 <= self < 18446744073709551616): self = _ap.to_scalar(self)
     if not isinstance(exponent, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return self, exponent, out
@@ -12898,7 +12898,7 @@ def _f_pow_1(self, exponent, *, out=None):
 
 def _f_pow_2(input, exponent, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(exponent) not in _PYNUM: exponent = _ap.to_scalar(exponent)
+    if (type(exponent) not in _PYNUM or type(exponent) is int and not -9223372036854775808 <= exponent < 18446744073709551616): exponent = _ap.to_scalar(exponent)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, exponent, out
 
@@ -12971,7 +12971,7 @@ def _f_prod_0(input, *, dtype=None):
 
 def _f_prod_1(input, dim, keepdim=False, *, dtype=None, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -13049,7 +13049,7 @@ def qr(*args, **kwargs):
 def _f_quantile_0(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(q, _Tensor): raise _Mismatch
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     interpolation = _ap.to_str(interpolation)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -13059,7 +13059,7 @@ def _f_quantile_0(input, q, dim=None, keepdim=False, *, interpolation='linear', 
 def _f_quantile_1(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if type(q) is not float: q = _ap.to_float(q)
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     interpolation = _ap.to_str(interpolation)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -13246,7 +13246,7 @@ def rand_like(*args, **kwargs):
 
 
 def _f_randint_0(high, size, *, generator, out=None, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(high) is not int: high = _ap.to_int(high)
+    if (type(high) is not int or not -9223372036854775808 <= high <= 9223372036854775807): high = _ap.to_int(high)
     size = _ap.to_intlist(size)
     if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -13259,7 +13259,7 @@ def _f_randint_0(high, size, *, generator, out=None, dtype=_dt.int64, layout=Non
 
 
 def _f_randint_1(high, size, *, out=None, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(high) is not int: high = _ap.to_int(high)
+    if (type(high) is not int or not -9223372036854775808 <= high <= 9223372036854775807): high = _ap.to_int(high)
     size = _ap.to_intlist(size)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -13271,8 +13271,8 @@ def _f_randint_1(high, size, *, out=None, dtype=_dt.int64, layout=None, device=N
 
 
 def _f_randint_2(low, high, size, *, generator, out=None, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(low) is not int: low = _ap.to_int(low)
-    if type(high) is not int: high = _ap.to_int(high)
+    if (type(low) is not int or not -9223372036854775808 <= low <= 9223372036854775807): low = _ap.to_int(low)
+    if (type(high) is not int or not -9223372036854775808 <= high <= 9223372036854775807): high = _ap.to_int(high)
     size = _ap.to_intlist(size)
     if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -13285,8 +13285,8 @@ def _f_randint_2(low, high, size, *, generator, out=None, dtype=_dt.int64, layou
 
 
 def _f_randint_3(low, high, size, *, out=None, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(low) is not int: low = _ap.to_int(low)
-    if type(high) is not int: high = _ap.to_int(high)
+    if (type(low) is not int or not -9223372036854775808 <= low <= 9223372036854775807): low = _ap.to_int(low)
+    if (type(high) is not int or not -9223372036854775808 <= high <= 9223372036854775807): high = _ap.to_int(high)
     size = _ap.to_intlist(size)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -13362,8 +13362,8 @@ def randint(*args, **kwargs):
 
 def _f_randint_like_0(input, low, high, *, generator, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(low) is not int: low = _ap.to_int(low)
-    if type(high) is not int: high = _ap.to_int(high)
+    if (type(low) is not int or not -9223372036854775808 <= low <= 9223372036854775807): low = _ap.to_int(low)
+    if (type(high) is not int or not -9223372036854775808 <= high <= 9223372036854775807): high = _ap.to_int(high)
     if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
     if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -13376,8 +13376,8 @@ def _f_randint_like_0(input, low, high, *, generator, memory_format=None, dtype=
 
 def _f_randint_like_1(input, low, high, *, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(low) is not int: low = _ap.to_int(low)
-    if type(high) is not int: high = _ap.to_int(high)
+    if (type(low) is not int or not -9223372036854775808 <= low <= 9223372036854775807): low = _ap.to_int(low)
+    if (type(high) is not int or not -9223372036854775808 <= high <= 9223372036854775807): high = _ap.to_int(high)
     if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
@@ -13414,7 +13414,7 @@ def _f_randint_like_3(input, high, *, memory_format=None, dtype=None, layout=Non
 
 def _f_randint_like_4(input, high, *, generator, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(high) is not int: high = _ap.to_int(high)
+    if (type(high) is not int or not -9223372036854775808 <= high <= 9223372036854775807): high = _ap.to_int(high)
     if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
     if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -13427,7 +13427,7 @@ def _f_randint_like_4(input, high, *, generator, memory_format=None, dtype=None,
 
 def _f_randint_like_5(input, high, *, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(high) is not int: high = _ap.to_int(high)
+    if (type(high) is not int or not -9223372036854775808 <= high <= 9223372036854775807): high = _ap.to_int(high)
     if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
@@ -13613,7 +13613,7 @@ def randn_like(*args, **kwargs):
 
 
 def _f_randperm_0(n, *, generator, out=None, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(n) is not int: n = _ap.to_int(n)
+    if (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
     if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -13625,7 +13625,7 @@ def _f_randperm_0(n, *, generator, out=None, dtype=_dt.int64, layout=None, devic
 
 
 def _f_randperm_1(n, *, out=None, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(n) is not int: n = _ap.to_int(n)
+    if (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
@@ -13796,14 +13796,14 @@ def _f_remainder_0(input, other, *, out=None):
 
 
 def _f_remainder_1(self, other):
-    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if (type(self) not in _PYNUM or type(self) is int and not -9223372036854775808 <= self < 18446744073709551616): self = _ap.to_scalar(self)
     if not isinstance(other, _Tensor): raise _Mismatch
     return self, other
 
 
 def _f_remainder_2(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, out
 
@@ -13847,9 +13847,9 @@ def remainder(*args, **kwargs):
 
 def _f_renorm_0(input, p, dim, maxnorm, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(p) not in _PYNUM: p = _ap.to_scalar(p)
-    if type(dim) is not int: dim = _ap.to_int(dim)
-    if type(maxnorm) not in _PYNUM: maxnorm = _ap.to_scalar(maxnorm)
+    if (type(p) not in _PYNUM or type(p) is int and not -9223372036854775808 <= p < 18446744073709551616): p = _ap.to_scalar(p)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if (type(maxnorm) not in _PYNUM or type(maxnorm) is int and not -9223372036854775808 <= maxnorm < 18446744073709551616): maxnorm = _ap.to_scalar(maxnorm)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, p, dim, maxnorm, out
 
@@ -13873,23 +13873,23 @@ def renorm(*args, **kwargs):
 
 def _f_repeat_interleave_0(repeats, *, output_size=None):
     if not isinstance(repeats, _Tensor): raise _Mismatch
-    if output_size is not None and type(output_size) is not int: output_size = _ap.to_int(output_size)
+    if output_size is not None and (type(output_size) is not int or not -9223372036854775808 <= output_size <= 9223372036854775807): output_size = _ap.to_int(output_size)
     return repeats, output_size
 
 
 def _f_repeat_interleave_1(input, repeats, dim=None, *, output_size=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(repeats, _Tensor): raise _Mismatch
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
-    if output_size is not None and type(output_size) is not int: output_size = _ap.to_int(output_size)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if output_size is not None and (type(output_size) is not int or not -9223372036854775808 <= output_size <= 9223372036854775807): output_size = _ap.to_int(output_size)
     return input, repeats, dim, output_size
 
 
 def _f_repeat_interleave_2(input, repeats, dim=None, *, output_size=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(repeats) is not int: repeats = _ap.to_int(repeats)
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
-    if output_size is not None and type(output_size) is not int: output_size = _ap.to_int(output_size)
+    if (type(repeats) is not int or not -9223372036854775808 <= repeats <= 9223372036854775807): repeats = _ap.to_int(repeats)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if output_size is not None and (type(output_size) is not int or not -9223372036854775808 <= output_size <= 9223372036854775807): output_size = _ap.to_int(output_size)
     return input, repeats, dim, output_size
 
 
@@ -14030,7 +14030,7 @@ def _f_rnn_relu_0(input, hx, params, has_biases, num_layers, dropout, train, bid
     if not isinstance(hx, _Tensor): raise _Mismatch
     params = _ap.to_tensorlist(params)
     if has_biases is not True and has_biases is not False: raise _Mismatch
-    if type(num_layers) is not int: num_layers = _ap.to_int(num_layers)
+    if (type(num_layers) is not int or not -9223372036854775808 <= num_layers <= 9223372036854775807): num_layers = _ap.to_int(num_layers)
     if type(dropout) is not float: dropout = _ap.to_float(dropout)
     if train is not True and train is not False: raise _Mismatch
     if bidirectional is not True and bidirectional is not False: raise _Mismatch
@@ -14044,7 +14044,7 @@ def _f_rnn_relu_1(data, batch_sizes, hx, params, has_biases, num_layers, dropout
     if not isinstance(hx, _Tensor): raise _Mismatch
     params = _ap.to_tensorlist(params)
     if has_biases is not True and has_biases is not False: raise _Mismatch
-    if type(num_layers) is not int: num_layers = _ap.to_int(num_layers)
+    if (type(num_layers) is not int or not -9223372036854775808 <= num_layers <= 9223372036854775807): num_layers = _ap.to_int(num_layers)
     if type(dropout) is not float: dropout = _ap.to_float(dropout)
     if train is not True and train is not False: raise _Mismatch
     if bidirectional is not True and bidirectional is not False: raise _Mismatch
@@ -14103,7 +14103,7 @@ def _f_rnn_tanh_0(input, hx, params, has_biases, num_layers, dropout, train, bid
     if not isinstance(hx, _Tensor): raise _Mismatch
     params = _ap.to_tensorlist(params)
     if has_biases is not True and has_biases is not False: raise _Mismatch
-    if type(num_layers) is not int: num_layers = _ap.to_int(num_layers)
+    if (type(num_layers) is not int or not -9223372036854775808 <= num_layers <= 9223372036854775807): num_layers = _ap.to_int(num_layers)
     if type(dropout) is not float: dropout = _ap.to_float(dropout)
     if train is not True and train is not False: raise _Mismatch
     if bidirectional is not True and bidirectional is not False: raise _Mismatch
@@ -14117,7 +14117,7 @@ def _f_rnn_tanh_1(data, batch_sizes, hx, params, has_biases, num_layers, dropout
     if not isinstance(hx, _Tensor): raise _Mismatch
     params = _ap.to_tensorlist(params)
     if has_biases is not True and has_biases is not False: raise _Mismatch
-    if type(num_layers) is not int: num_layers = _ap.to_int(num_layers)
+    if (type(num_layers) is not int or not -9223372036854775808 <= num_layers <= 9223372036854775807): num_layers = _ap.to_int(num_layers)
     if type(dropout) is not float: dropout = _ap.to_float(dropout)
     if train is not True and train is not False: raise _Mismatch
     if bidirectional is not True and bidirectional is not False: raise _Mismatch
@@ -14194,7 +14194,7 @@ def roll(*args, **kwargs):
 
 def _f_rot90_0(input, k=1, dims=(0,1)):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(k) is not int: k = _ap.to_int(k)
+    if (type(k) is not int or not -9223372036854775808 <= k <= 9223372036854775807): k = _ap.to_int(k)
     dims = _ap.to_intlist(dims)
     return input, k, dims
 
@@ -14221,7 +14221,7 @@ def _f_round_0(input, *, out=None):
 
 def _f_round_1(input, *, decimals, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(decimals) is not int: decimals = _ap.to_int(decimals)
+    if (type(decimals) is not int or not -9223372036854775808 <= decimals <= 9223372036854775807): decimals = _ap.to_int(decimals)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, decimals, out
 
@@ -14262,7 +14262,7 @@ def _f_round__0(input):
 
 def _f_round__1(input, *, decimals):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(decimals) is not int: decimals = _ap.to_int(decimals)
+    if (type(decimals) is not int or not -9223372036854775808 <= decimals <= 9223372036854775807): decimals = _ap.to_int(decimals)
     return input, decimals
 
 
@@ -14314,8 +14314,8 @@ def row_stack(*args, **kwargs):
 
 def _f_rrelu_0(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(lower) not in _PYNUM: lower = _ap.to_scalar(lower)
-    if type(upper) not in _PYNUM: upper = _ap.to_scalar(upper)
+    if (type(lower) not in _PYNUM or type(lower) is int and not -9223372036854775808 <= lower < 18446744073709551616): lower = _ap.to_scalar(lower)
+    if (type(upper) not in _PYNUM or type(upper) is int and not -9223372036854775808 <= upper < 18446744073709551616): upper = _ap.to_scalar(upper)
     if training is not False and training is not True: raise _Mismatch
     if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
     return input, lower, upper, training, generator
@@ -14337,8 +14337,8 @@ def rrelu(*args, **kwargs):
 
 def _f_rrelu__0(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(lower) not in _PYNUM: lower = _ap.to_scalar(lower)
-    if type(upper) not in _PYNUM: upper = _ap.to_scalar(upper)
+    if (type(lower) not in _PYNUM or type(lower) is int and not -9223372036854775808 <= lower < 18446744073709551616): lower = _ap.to_scalar(lower)
+    if (type(upper) not in _PYNUM or type(upper) is int and not -9223372036854775808 <= upper < 18446744073709551616): upper = _ap.to_scalar(upper)
     if training is not False and training is not True: raise _Mismatch
     if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
     return input, lower, upper, training, generator
@@ -14403,14 +14403,14 @@ def rsqrt_(*args, **kwargs):
 def _f_rsub_0(input, other, *, alpha=1):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(other, _Tensor): raise _Mismatch
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     return input, other, alpha
 
 
 def _f_rsub_1(input, other, alpha=1):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     return input, other, alpha
 
 
@@ -14438,7 +14438,7 @@ def rsub(*args, **kwargs):
 
 
 def _f_scalar_tensor_0(s, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(s) not in _PYNUM: s = _ap.to_scalar(s)
+    if (type(s) not in _PYNUM or type(s) is int and not -9223372036854775808 <= s < 18446744073709551616): s = _ap.to_scalar(s)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
@@ -14465,7 +14465,7 @@ def scalar_tensor(*args, **kwargs):
 
 def _f_scatter_0(input, dim, index, src, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(src, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -14474,7 +14474,7 @@ def _f_scatter_0(input, dim, index, src, *, out=None):
 
 def _f_scatter_1(input, dim, index, src, *, reduce, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(src, _Tensor): raise _Mismatch
     reduce = _ap.to_str(reduce)
@@ -14484,18 +14484,18 @@ def _f_scatter_1(input, dim, index, src, *, reduce, out=None):
 
 def _f_scatter_2(input, dim, index, value, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, index, value, out
 
 
 def _f_scatter_3(input, dim, index, value, *, reduce, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
     reduce = _ap.to_str(reduce)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, index, value, reduce, out
@@ -14554,7 +14554,7 @@ def scatter(*args, **kwargs):
 
 def _f_scatter_add_0(input, dim, index, src, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(src, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -14580,7 +14580,7 @@ def scatter_add(*args, **kwargs):
 
 def _f_scatter_reduce_0(input, dim, index, src, reduce, *, include_self=True, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(index, _Tensor): raise _Mismatch
     if not isinstance(src, _Tensor): raise _Mismatch
     reduce = _ap.to_str(reduce)
@@ -14619,7 +14619,7 @@ def _f_searchsorted_0(sorted_sequence, input, *, out_int32=False, right=False, s
 
 def _f_searchsorted_1(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None, out=None):
     if not isinstance(sorted_sequence, _Tensor): raise _Mismatch
-    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if (type(self) not in _PYNUM or type(self) is int and not -9223372036854775808 <= self < 18446744073709551616): self = _ap.to_scalar(self)
     if out_int32 is not False and out_int32 is not True: raise _Mismatch
     if right is not False and right is not True: raise _Mismatch
     if side is not None: side = _ap.to_str(side)
@@ -14659,8 +14659,8 @@ def searchsorted(*args, **kwargs):
 
 def _f_select_0(input, dim, index):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
-    if type(index) is not int: index = _ap.to_int(index)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if (type(index) is not int or not -9223372036854775808 <= index <= 9223372036854775807): index = _ap.to_int(index)
     return input, dim, index
 
 
@@ -14680,8 +14680,8 @@ def select(*args, **kwargs):
 
 def _f_select_copy_0(input, dim, index, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
-    if type(index) is not int: index = _ap.to_int(index)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if (type(index) is not int or not -9223372036854775808 <= index <= 9223372036854775807): index = _ap.to_int(index)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, index, out
 
@@ -14706,8 +14706,8 @@ def select_copy(*args, **kwargs):
 def _f_select_scatter_0(input, src, dim, index):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(src, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
-    if type(index) is not int: index = _ap.to_int(index)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if (type(index) is not int or not -9223372036854775808 <= index <= 9223372036854775807): index = _ap.to_int(index)
     return input, src, dim, index
 
 
@@ -15002,10 +15002,10 @@ def sinh_(*args, **kwargs):
 
 def _f_slice_0(input, dim=0, start=None, end=None, step=1):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
-    if start is not None and type(start) is not int: start = _ap.to_int(start)
-    if end is not None and type(end) is not int: end = _ap.to_int(end)
-    if type(step) is not int: step = _ap.to_int(step)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if start is not None and (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_int(start)
+    if end is not None and (type(end) is not int or not -9223372036854775808 <= end <= 9223372036854775807): end = _ap.to_int(end)
+    if (type(step) is not int or not -9223372036854775808 <= step <= 9223372036854775807): step = _ap.to_int(step)
     return input, dim, start, end, step
 
 
@@ -15025,10 +15025,10 @@ def slice(*args, **kwargs):
 
 def _f_slice_copy_0(input, dim=0, start=None, end=None, step=1, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
-    if start is not None and type(start) is not int: start = _ap.to_int(start)
-    if end is not None and type(end) is not int: end = _ap.to_int(end)
-    if type(step) is not int: step = _ap.to_int(step)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if start is not None and (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_int(start)
+    if end is not None and (type(end) is not int or not -9223372036854775808 <= end <= 9223372036854775807): end = _ap.to_int(end)
+    if (type(step) is not int or not -9223372036854775808 <= step <= 9223372036854775807): step = _ap.to_int(step)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, start, end, step, out
 
@@ -15053,10 +15053,10 @@ def slice_copy(*args, **kwargs):
 def _f_slice_scatter_0(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(src, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
-    if start is not None and type(start) is not int: start = _ap.to_int(start)
-    if end is not None and type(end) is not int: end = _ap.to_int(end)
-    if type(step) is not int: step = _ap.to_int(step)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if start is not None and (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_int(start)
+    if end is not None and (type(end) is not int or not -9223372036854775808 <= end <= 9223372036854775807): end = _ap.to_int(end)
+    if (type(step) is not int or not -9223372036854775808 <= step <= 9223372036854775807): step = _ap.to_int(step)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, src, dim, start, end, step, out
 
@@ -15103,7 +15103,7 @@ def slogdet(*args, **kwargs):
 
 def _f_softmax_0(input, dim, dtype=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, dtype, out
@@ -15129,7 +15129,7 @@ def softmax(*args, **kwargs):
 def _f_sort_0(input, *, stable, dim=-1, descending=False, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if stable is not True and stable is not False and stable is not None: raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if descending is not False and descending is not True: raise _Mismatch
     if out is not None: out = _ap.to_tensorlist_n(out, 2)
     return input, stable, dim, descending, out
@@ -15137,7 +15137,7 @@ def _f_sort_0(input, *, stable, dim=-1, descending=False, out=None):
 
 def _f_sort_1(input, dim=-1, descending=False, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if descending is not False and descending is not True: raise _Mismatch
     if out is not None: out = _ap.to_tensorlist_n(out, 2)
     return input, dim, descending, out
@@ -15174,15 +15174,15 @@ def sort(*args, **kwargs):
 
 def _f_split_0(input, split_size, dim=0):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(split_size) is not int: split_size = _ap.to_int(split_size)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(split_size) is not int or not -9223372036854775808 <= split_size <= 9223372036854775807): split_size = _ap.to_int(split_size)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return input, split_size, dim
 
 
 def _f_split_1(input, split_size, dim=0):
     if not isinstance(input, _Tensor): raise _Mismatch
     split_size = _ap.to_intlist(split_size)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return input, split_size, dim
 
 
@@ -15211,8 +15211,8 @@ def split(*args, **kwargs):
 
 def _f_split_copy_0(input, split_size, dim=0):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(split_size) is not int: split_size = _ap.to_int(split_size)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(split_size) is not int or not -9223372036854775808 <= split_size <= 9223372036854775807): split_size = _ap.to_int(split_size)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return input, split_size, dim
 
 
@@ -15233,7 +15233,7 @@ def split_copy(*args, **kwargs):
 def _f_split_with_sizes_0(input, split_sizes, dim=0):
     if not isinstance(input, _Tensor): raise _Mismatch
     split_sizes = _ap.to_intlist(split_sizes)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return input, split_sizes, dim
 
 
@@ -15254,7 +15254,7 @@ def split_with_sizes(*args, **kwargs):
 def _f_split_with_sizes_copy_0(input, split_sizes, dim=0):
     if not isinstance(input, _Tensor): raise _Mismatch
     split_sizes = _ap.to_intlist(split_sizes)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return input, split_sizes, dim
 
 
@@ -15363,7 +15363,7 @@ def _f_squeeze_0(input):
 
 def _f_squeeze_1(input, dim):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return input, dim
 
 
@@ -15412,7 +15412,7 @@ def _f_squeeze_copy_0(input, *, out=None):
 
 def _f_squeeze_copy_1(input, dim, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, out
 
@@ -15466,7 +15466,7 @@ def squeeze_copy(*args, **kwargs):
 
 def _f_stack_0(tensors, dim=0, *, out=None):
     tensors = _ap.to_tensorlist(tensors)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return tensors, dim, out
 
@@ -15506,7 +15506,7 @@ def _f_std_1(input, dim, unbiased=True, keepdim=False, *, out=None):
 def _f_std_2(input, dim=None, *, correction=None, keepdim=False, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if dim is not None: dim = _ap.to_intlist(dim, 1)
-    if correction is not None and type(correction) not in _PYNUM: correction = _ap.to_scalar(correction)
+    if correction is not None and (type(correction) not in _PYNUM or type(correction) is int and not -9223372036854775808 <= correction < 18446744073709551616): correction = _ap.to_scalar(correction)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, correction, keepdim, out
@@ -15566,7 +15566,7 @@ def _f_std_mean_1(input, dim, unbiased=True, keepdim=False):
 def _f_std_mean_2(input, dim=None, *, correction=None, keepdim=False):
     if not isinstance(input, _Tensor): raise _Mismatch
     if dim is not None: dim = _ap.to_intlist(dim, 1)
-    if correction is not None and type(correction) not in _PYNUM: correction = _ap.to_scalar(correction)
+    if correction is not None and (type(correction) not in _PYNUM or type(correction) is int and not -9223372036854775808 <= correction < 18446744073709551616): correction = _ap.to_scalar(correction)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     return input, dim, correction, keepdim
 
@@ -15604,9 +15604,9 @@ def std_mean(*args, **kwargs):
 
 def _f_stft_0(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode='reflect', normalized=False, onesided=None, return_complex=None, align_to_window=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(n_fft) is not int: n_fft = _ap.to_int(n_fft)
-    if hop_length is not None and type(hop_length) is not int: hop_length = _ap.to_int(hop_length)
-    if win_length is not None and type(win_length) is not int: win_length = _ap.to_int(win_length)
+    if (type(n_fft) is not int or not -9223372036854775808 <= n_fft <= 9223372036854775807): n_fft = _ap.to_int(n_fft)
+    if hop_length is not None and (type(hop_length) is not int or not -9223372036854775808 <= hop_length <= 9223372036854775807): hop_length = _ap.to_int(hop_length)
+    if win_length is not None and (type(win_length) is not int or not -9223372036854775808 <= win_length <= 9223372036854775807): win_length = _ap.to_int(win_length)
     if window is not None and not isinstance(window, _Tensor): raise _Mismatch
     if center is not True and center is not False: raise _Mismatch
     pad_mode = _ap.to_str(pad_mode)
@@ -15634,7 +15634,7 @@ def stft(*args, **kwargs):
 def _f_sub_0(input, other, *, alpha=1, out=None):
     if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
     if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, alpha, out
 
@@ -15659,15 +15659,15 @@ def sub(*args, **kwargs):
 def _f_subtract_0(input, other, *, alpha=1, out=None):
     if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
     if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, alpha, out
 
 
 def _f_subtract_1(input, other, alpha=1):
     if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
-    if type(alpha) not in _PYNUM: alpha = _ap.to_scalar(alpha)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
     return input, other, alpha
 
 
@@ -15761,8 +15761,8 @@ def svd(*args, **kwargs):
 
 def _f_swapaxes_0(input, axis0, axis1):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(axis0) is not int: axis0 = _ap.to_int(axis0)
-    if type(axis1) is not int: axis1 = _ap.to_int(axis1)
+    if (type(axis0) is not int or not -9223372036854775808 <= axis0 <= 9223372036854775807): axis0 = _ap.to_int(axis0)
+    if (type(axis1) is not int or not -9223372036854775808 <= axis1 <= 9223372036854775807): axis1 = _ap.to_int(axis1)
     return input, axis0, axis1
 
 
@@ -15782,8 +15782,8 @@ def swapaxes(*args, **kwargs):
 
 def _f_swapdims_0(input, dim0, dim1):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim0) is not int: dim0 = _ap.to_int(dim0)
-    if type(dim1) is not int: dim1 = _ap.to_int(dim1)
+    if (type(dim0) is not int or not -9223372036854775808 <= dim0 <= 9223372036854775807): dim0 = _ap.to_int(dim0)
+    if (type(dim1) is not int or not -9223372036854775808 <= dim1 <= 9223372036854775807): dim1 = _ap.to_int(dim1)
     return input, dim0, dim1
 
 
@@ -15870,7 +15870,7 @@ def take(*args, **kwargs):
 def _f_take_along_dim_0(input, indices, dim=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(indices, _Tensor): raise _Mismatch
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, indices, dim, out
 
@@ -15978,22 +15978,22 @@ def tanh_(*args, **kwargs):
 
 def _f_tensor_split_0(input, sections, dim=0):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(sections) is not int: sections = _ap.to_int(sections)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(sections) is not int or not -9223372036854775808 <= sections <= 9223372036854775807): sections = _ap.to_int(sections)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return input, sections, dim
 
 
 def _f_tensor_split_1(input, indices, dim=0):
     if not isinstance(input, _Tensor): raise _Mismatch
     indices = _ap.to_intlist(indices)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return input, indices, dim
 
 
 def _f_tensor_split_2(input, tensor_indices_or_sections, dim=0):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(tensor_indices_or_sections, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return input, tensor_indices_or_sections, dim
 
 
@@ -16056,8 +16056,8 @@ def tensordot(*args, **kwargs):
 
 def _f_threshold_0(input, threshold, value, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(threshold) not in _PYNUM: threshold = _ap.to_scalar(threshold)
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if (type(threshold) not in _PYNUM or type(threshold) is int and not -9223372036854775808 <= threshold < 18446744073709551616): threshold = _ap.to_scalar(threshold)
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, threshold, value, out
 
@@ -16081,8 +16081,8 @@ def threshold(*args, **kwargs):
 
 def _f_threshold__0(input, threshold, value):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(threshold) not in _PYNUM: threshold = _ap.to_scalar(threshold)
-    if type(value) not in _PYNUM: value = _ap.to_scalar(value)
+    if (type(threshold) not in _PYNUM or type(threshold) is int and not -9223372036854775808 <= threshold < 18446744073709551616): threshold = _ap.to_scalar(threshold)
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
     return input, threshold, value
 
 
@@ -16122,8 +16122,8 @@ def tile(*args, **kwargs):
 
 def _f_topk_0(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(k) is not int: k = _ap.to_int(k)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(k) is not int or not -9223372036854775808 <= k <= 9223372036854775807): k = _ap.to_int(k)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if largest is not True and largest is not False: raise _Mismatch
     if sorted is not True and sorted is not False: raise _Mismatch
     if out is not None: out = _ap.to_tensorlist_n(out, 2)
@@ -16168,8 +16168,8 @@ def trace(*args, **kwargs):
 
 def _f_transpose_0(input, dim0, dim1):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim0) is not int: dim0 = _ap.to_int(dim0)
-    if type(dim1) is not int: dim1 = _ap.to_int(dim1)
+    if (type(dim0) is not int or not -9223372036854775808 <= dim0 <= 9223372036854775807): dim0 = _ap.to_int(dim0)
+    if (type(dim1) is not int or not -9223372036854775808 <= dim1 <= 9223372036854775807): dim1 = _ap.to_int(dim1)
     return input, dim0, dim1
 
 
@@ -16189,8 +16189,8 @@ def transpose(*args, **kwargs):
 
 def _f_transpose_copy_0(input, dim0, dim1, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim0) is not int: dim0 = _ap.to_int(dim0)
-    if type(dim1) is not int: dim1 = _ap.to_int(dim1)
+    if (type(dim0) is not int or not -9223372036854775808 <= dim0 <= 9223372036854775807): dim0 = _ap.to_int(dim0)
+    if (type(dim1) is not int or not -9223372036854775808 <= dim1 <= 9223372036854775807): dim1 = _ap.to_int(dim1)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim0, dim1, out
 
@@ -16215,14 +16215,14 @@ def transpose_copy(*args, **kwargs):
 def _f_trapezoid_0(y, x, *, dim=-1):
     if not isinstance(y, _Tensor): raise _Mismatch
     if not isinstance(x, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return y, x, dim
 
 
 def _f_trapezoid_1(y, *, dx=1, dim=-1):
     if not isinstance(y, _Tensor): raise _Mismatch
-    if type(dx) not in _PYNUM: dx = _ap.to_scalar(dx)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dx) not in _PYNUM or type(dx) is int and not -9223372036854775808 <= dx < 18446744073709551616): dx = _ap.to_scalar(dx)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return y, dx, dim
 
 
@@ -16252,14 +16252,14 @@ def trapezoid(*args, **kwargs):
 def _f_trapz_0(y, x, *, dim=-1):
     if not isinstance(y, _Tensor): raise _Mismatch
     if not isinstance(x, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return y, x, dim
 
 
 def _f_trapz_1(y, *, dx=1, dim=-1):
     if not isinstance(y, _Tensor): raise _Mismatch
     if type(dx) is not float: dx = _ap.to_float(dx)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return y, dx, dim
 
 
@@ -16315,7 +16315,7 @@ def triangular_solve(*args, **kwargs):
 
 def _f_tril_0(input, diagonal=0, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(diagonal) is not int: diagonal = _ap.to_int(diagonal)
+    if (type(diagonal) is not int or not -9223372036854775808 <= diagonal <= 9223372036854775807): diagonal = _ap.to_int(diagonal)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, diagonal, out
 
@@ -16338,9 +16338,9 @@ def tril(*args, **kwargs):
 
 
 def _f_tril_indices_0(row, col, offset=0, *, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(row) is not int: row = _ap.to_int(row)
-    if type(col) is not int: col = _ap.to_int(col)
-    if type(offset) is not int: offset = _ap.to_int(offset)
+    if (type(row) is not int or not -9223372036854775808 <= row <= 9223372036854775807): row = _ap.to_int(row)
+    if (type(col) is not int or not -9223372036854775808 <= col <= 9223372036854775807): col = _ap.to_int(col)
+    if (type(offset) is not int or not -9223372036854775808 <= offset <= 9223372036854775807): offset = _ap.to_int(offset)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
@@ -16373,7 +16373,7 @@ def _f_triplet_margin_loss_0(anchor, positive, negative, margin=1.0, p=2, eps=1e
     if type(p) is not float: p = _ap.to_float(p)
     if type(eps) is not float: eps = _ap.to_float(eps)
     if swap is not False and swap is not True: raise _Mismatch
-    if type(reduction) is not int: reduction = _ap.to_int(reduction)
+    if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
     return anchor, positive, negative, margin, p, eps, swap, reduction
 
 
@@ -16393,7 +16393,7 @@ def triplet_margin_loss(*args, **kwargs):
 
 def _f_triu_0(input, diagonal=0, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(diagonal) is not int: diagonal = _ap.to_int(diagonal)
+    if (type(diagonal) is not int or not -9223372036854775808 <= diagonal <= 9223372036854775807): diagonal = _ap.to_int(diagonal)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, diagonal, out
 
@@ -16416,9 +16416,9 @@ def triu(*args, **kwargs):
 
 
 def _f_triu_indices_0(row, col, offset=0, *, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if type(row) is not int: row = _ap.to_int(row)
-    if type(col) is not int: col = _ap.to_int(col)
-    if type(offset) is not int: offset = _ap.to_int(offset)
+    if (type(row) is not int or not -9223372036854775808 <= row <= 9223372036854775807): row = _ap.to_int(row)
+    if (type(col) is not int or not -9223372036854775808 <= col <= 9223372036854775807): col = _ap.to_int(col)
+    if (type(offset) is not int or not -9223372036854775808 <= offset <= 9223372036854775807): offset = _ap.to_int(offset)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
     if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
@@ -16452,7 +16452,7 @@ def _f_true_divide_0(input, other, *, out=None):
 
 def _f_true_divide_1(input, other):
     if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return input, other
 
 
@@ -16526,7 +16526,7 @@ def trunc_(*args, **kwargs):
 
 def _f_unbind_0(input, dim=0):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return input, dim
 
 
@@ -16546,7 +16546,7 @@ def unbind(*args, **kwargs):
 
 def _f_unbind_copy_0(input, dim=0):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return input, dim
 
 
@@ -16566,7 +16566,7 @@ def unbind_copy(*args, **kwargs):
 
 def _f_unflatten_0(input, dim, sizes):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     sizes = _ap.to_intlist(sizes)
     return input, dim, sizes
 
@@ -16587,9 +16587,9 @@ def unflatten(*args, **kwargs):
 
 def _f_unfold_copy_0(input, dimension, size, step, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dimension) is not int: dimension = _ap.to_int(dimension)
-    if type(size) is not int: size = _ap.to_int(size)
-    if type(step) is not int: step = _ap.to_int(step)
+    if (type(dimension) is not int or not -9223372036854775808 <= dimension <= 9223372036854775807): dimension = _ap.to_int(dimension)
+    if (type(size) is not int or not -9223372036854775808 <= size <= 9223372036854775807): size = _ap.to_int(size)
+    if (type(step) is not int or not -9223372036854775808 <= step <= 9223372036854775807): step = _ap.to_int(step)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dimension, size, step, out
 
@@ -16615,7 +16615,7 @@ def _f_unique_consecutive_0(input, return_inverse=False, return_counts=False, di
     if not isinstance(input, _Tensor): raise _Mismatch
     if return_inverse is not False and return_inverse is not True: raise _Mismatch
     if return_counts is not False and return_counts is not True: raise _Mismatch
-    if dim is not None and type(dim) is not int: dim = _ap.to_int(dim)
+    if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return input, return_inverse, return_counts, dim
 
 
@@ -16635,7 +16635,7 @@ def unique_consecutive(*args, **kwargs):
 
 def _f_unique_dim_0(input, dim, sorted=True, return_inverse=False, return_counts=False):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if sorted is not True and sorted is not False: raise _Mismatch
     if return_inverse is not False and return_inverse is not True: raise _Mismatch
     if return_counts is not False and return_counts is not True: raise _Mismatch
@@ -16658,8 +16658,8 @@ def unique_dim(*args, **kwargs):
 
 def _f_unsafe_chunk_0(input, chunks, dim=0):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(chunks) is not int: chunks = _ap.to_int(chunks)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(chunks) is not int or not -9223372036854775808 <= chunks <= 9223372036854775807): chunks = _ap.to_int(chunks)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return input, chunks, dim
 
 
@@ -16679,8 +16679,8 @@ def unsafe_chunk(*args, **kwargs):
 
 def _f_unsafe_split_0(input, split_size, dim=0):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(split_size) is not int: split_size = _ap.to_int(split_size)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(split_size) is not int or not -9223372036854775808 <= split_size <= 9223372036854775807): split_size = _ap.to_int(split_size)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return input, split_size, dim
 
 
@@ -16701,7 +16701,7 @@ def unsafe_split(*args, **kwargs):
 def _f_unsafe_split_with_sizes_0(input, split_sizes, dim=0):
     if not isinstance(input, _Tensor): raise _Mismatch
     split_sizes = _ap.to_intlist(split_sizes)
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return input, split_sizes, dim
 
 
@@ -16721,7 +16721,7 @@ def unsafe_split_with_sizes(*args, **kwargs):
 
 def _f_unsqueeze_0(input, dim):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return input, dim
 
 
@@ -16741,7 +16741,7 @@ def unsqueeze(*args, **kwargs):
 
 def _f_unsqueeze_copy_0(input, dim, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(dim) is not int: dim = _ap.to_int(dim)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, out
 
@@ -16765,7 +16765,7 @@ def unsqueeze_copy(*args, **kwargs):
 
 def _f_vander_0(x, N=None, increasing=False):
     if not isinstance(x, _Tensor): raise _Mismatch
-    if N is not None and type(N) is not int: N = _ap.to_int(N)
+    if N is not None and (type(N) is not int or not -9223372036854775808 <= N <= 9223372036854775807): N = _ap.to_int(N)
     if increasing is not False and increasing is not True: raise _Mismatch
     return x, N, increasing
 
@@ -16802,7 +16802,7 @@ def _f_var_1(input, dim, unbiased=True, keepdim=False, *, out=None):
 def _f_var_2(input, dim=None, *, correction=None, keepdim=False, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if dim is not None: dim = _ap.to_intlist(dim, 1)
-    if correction is not None and type(correction) not in _PYNUM: correction = _ap.to_scalar(correction)
+    if correction is not None and (type(correction) not in _PYNUM or type(correction) is int and not -9223372036854775808 <= correction < 18446744073709551616): correction = _ap.to_scalar(correction)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, correction, keepdim, out
@@ -16862,7 +16862,7 @@ def _f_var_mean_1(input, dim, unbiased=True, keepdim=False):
 def _f_var_mean_2(input, dim=None, *, correction=None, keepdim=False):
     if not isinstance(input, _Tensor): raise _Mismatch
     if dim is not None: dim = _ap.to_intlist(dim, 1)
-    if correction is not None and type(correction) not in _PYNUM: correction = _ap.to_scalar(correction)
+    if correction is not None and (type(correction) not in _PYNUM or type(correction) is int and not -9223372036854775808 <= correction < 18446744073709551616): correction = _ap.to_scalar(correction)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     return input, dim, correction, keepdim
 
@@ -17051,7 +17051,7 @@ def view_copy(*args, **kwargs):
 
 def _f_vsplit_0(input, sections):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(sections) is not int: sections = _ap.to_int(sections)
+    if (type(sections) is not int or not -9223372036854775808 <= sections <= 9223372036854775807): sections = _ap.to_int(sections)
     return input, sections
 
 
@@ -17122,7 +17122,7 @@ def _f_where_1(condition, input, other, *, out=None):
 
 def _f_where_2(condition, self, other):
     if not isinstance(condition, _Tensor): raise _Mismatch
-    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if (type(self) not in _PYNUM or type(self) is int and not -9223372036854775808 <= self < 18446744073709551616): self = _ap.to_scalar(self)
     if not isinstance(other, _Tensor): raise _Mismatch
     return condition, self, other
 
@@ -17130,14 +17130,14 @@ def _f_where_2(condition, self, other):
 def _f_where_3(condition, input, other):
     if not isinstance(condition, _Tensor): raise _Mismatch
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return condition, input, other
 
 
 def _f_where_4(condition, self, other):
     if not isinstance(condition, _Tensor): raise _Mismatch
-    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(self) not in _PYNUM or type(self) is int and not -9223372036854775808 <= self < 18446744073709551616): self = _ap.to_scalar(self)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return condition, self, other
 
 
@@ -17199,7 +17199,7 @@ def _f_xlogy_0(input, other, *, out=None):
 
 
 def _f_xlogy_1(self, other, *, out=None):
-    if type(self) not in _PYNUM: self = _ap.to_scalar(self)
+    if (type(self) not in _PYNUM or type(self) is int and not -9223372036854775808 <= self < 18446744073709551616): self = _ap.to_scalar(self)
     if not isinstance(other, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return self, other, out
@@ -17207,7 +17207,7 @@ def _f_xlogy_1(self, other, *, out=None):
 
 def _f_xlogy_2(input, other, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, other, out
 
@@ -17260,7 +17260,7 @@ def _f_xlogy__0(input, other):
 
 def _f_xlogy__1(input, other):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if type(other) not in _PYNUM: other = _ap.to_scalar(other)
+    if (type(other) not in _PYNUM or type(other) is int and not -9223372036854775808 <= other < 18446744073709551616): other = _ap.to_scalar(other)
     return input, other
 
 
