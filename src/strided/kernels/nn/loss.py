@@ -1192,8 +1192,8 @@ def kl_div_composite(self, target, reduction=_MEAN, log_target=False):
     if log_target:
         out = s.exp(target) * (target - self)
     else:
-        # xlogy(target, target): 0 where target is 0
-        out = s.where(target == 0, 0.0, target * s.log(target)) - target * self
+        # torch's xlogy(target, target): 0 where target is 0 (XlogyBackward0 for the target)
+        out = s.xlogy(target, target) - target * self
     return _apply_reduction(out, reduction)
 
 
