@@ -369,7 +369,7 @@ def _fft_r2c(fname, out, x, n, dim, norm, forward, onesided):
     if forward:
         return _call("_fft_r2c", x, [d], mode, onesided, out=out)
     ret = _S()._fft_r2c(x, [d], mode, onesided)
-    return ret.conj() if out is None else _S().conj_physical(ret, out=out)
+    return ret.conj() if out is None else _into_out(out, _S().conj_physical(ret))
 
 
 def _fft_c2c(fname, out, x, n, dim, norm, forward):
@@ -525,7 +525,7 @@ def _ihfftn(out, self, s, dim, norm):
     mode = _norm_mode(norm, False)
     tmp = _S()._fft_r2c(x, [dims[-1]], mode, True)
     if len(dims) == 1:
-        return tmp.conj() if out is None else _S().conj_physical(tmp, out=out)
+        return tmp.conj() if out is None else _into_out(out, _S().conj_physical(tmp))
     tmp = _S().conj_physical(tmp)
     return _c2c_maybe_out("ihfftn", out, tmp, dims[:-1], mode, False)
 
