@@ -429,6 +429,13 @@ COMPOSITE.update({
     "_lu_with_info": (lambda m, x: m.lu(x + 4 * m.eye(4))[0], [(4, 4)]),
     "lu_solve": (lambda m, x, b: m.lu_solve(b, *m.linalg.lu_factor(x + 4 * m.eye(4))),
                  [(4, 4), (4, 2)]),
+    "linalg_cond": (lambda m, x: (m.linalg.cond(x), m.linalg.cond(x, -2)), [(3, 3)]),
+    "linalg_cond.p_str": (lambda m, x: m.linalg.cond(x, "nuc"), [(3, 3)]),
+    "linalg_tensorinv": (lambda m, x: m.linalg.tensorinv(x + 3 * m.eye(4).view(4, 2, 2), 1),
+                         [(4, 2, 2)]),
+    "linalg_tensorsolve": (lambda m, x, b: m.linalg.tensorsolve(
+        x + 4 * m.eye(6).view(2, 3, 6), b), [(2, 3, 6), (2, 3)]),
+    "linalg_vander": (lambda m, x: m.linalg.vander(x, N=4), [(2, 3)]),
     # statistics and calculus (kernels/statistics.py)
     "cov": (lambda m, x, w: m.cov(x, aweights=w.abs()), [(3, 4), (4,)]),
     "corrcoef": (lambda m, x: m.corrcoef(x), [(3, 4)]),

@@ -478,3 +478,66 @@ def test_chain_matmul_vecdot_diagonal():
     run(lambda m, x: m.linalg.diagonal(x, offset=1), _arr((2, 3, 4)))
     run(lambda m, x: m.linalg.diagonal(x, dim1=0, dim2=2), _arr((2, 3, 4)))
     grad_fn_name(lambda m, x: m.linalg.diagonal(x), _arr((3, 3)))
+
+
+# -- cond, tensorinv, tensorsolve, vander -------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_cond(dtype):
+    A = _arr((2, 3, 3), dtype)
+    for p in (None, 2, -2, 1, -1, float("inf"), float("-inf"), "fro", "nuc"):
+        run(lambda m, a: m.linalg.cond(a, p), A)
+    run(lambda m, a: m.linalg.cond(a[:, :, :2]), A)
+    run(lambda m, a: m.linalg.cond(a, out=m.empty(0, dtype=a.real.dtype)), A)
+
+
+def test_cond_grads_and_errors():
+    A = _arr((3, 3)) + 3 * np.eye(3)
+    for p in (None, -2, 1, float("inf"), "fro", "nuc"):
+        grads(lambda m, a: m.linalg.cond(a, p), A, rtol=1e-6, atol=1e-8)
+        grad_fn_name(lambda m, a: m.linalg.cond(a, p), A)
+    for p in (1, -2, "nuc", "fro"):
+        check(lambda m: m.linalg.cond(m.zeros(2, 3, 3), p))
+        check(lambda m: m.linalg.cond(m.zeros(2, 0, 0, dtype=m.complex64), p))
+    check(lambda m: m.linalg.cond(m.zeros(3, 2), 1.0))
+    check(lambda m: m.linalg.cond(m.zeros(3, 2), float("inf")))
+    check(lambda m: m.linalg.cond(m.zeros(3, 2), -1))
+    check(lambda m: m.linalg.cond(m.zeros(3, 2), "fro"))
+    check(lambda m: m.linalg.cond(m.zeros(3), "fro"))
+    check(lambda m: m.linalg.cond(m.zeros(3, 3), 3))
+    check(lambda m: m.linalg.cond(m.zeros(3, 3), "foo"))
+    check(lambda m: m.linalg.cond(m.zeros(3, 3, dtype=m.int64)))
+    check(lambda m: m.linalg.cond(m.zeros(3)))
+
+
+def test_tensorinv_tensorsolve():
+    A = _arr((4, 2, 2))
+    run(lambda m, a: m.linalg.tensorinv(a, 1), A)
+    run(lambda m, a: m.linalg.tensorinv(a.reshape(2, 2, 2, 2)), A)
+    run(lambda m, a: m.linalg.tensorinv(a, 1, out=m.empty(0, dtype=a.dtype)), A)
+    grads(lambda m, a: m.linalg.tensorinv(a, 1), A)
+    # (torch's graph ends in ReshapeAliasBackward0: strided's reshape of a non-contiguous
+    # viewable tensor records ViewBackward0, a difference of the shared reshape)
+    check(lambda m: m.linalg.tensorinv(m.ones(4, 2, 2), 0))
+    check(lambda m: m.linalg.tensorinv(m.ones(4, 2, 3), 1))
+    check(lambda m: m.linalg.tensorinv(m.zeros(4, 2, 2), 1))
+    check(lambda m: m.linalg.tensorinv(m.zeros(4, 2, 2, dtype=m.int64), 1))
+    S, B = _arr((2, 3, 6)), _arr((2, 3))
+    run(lambda m, a, b: m.linalg.tensorsolve(a, b), S, B)
+    run(lambda m, a, b: m.linalg.tensorsolve(a.permute(2, 0, 1), b, dims=(0,)), S, B)
+    grads(lambda m, a, b: m.linalg.tensorsolve(a, b), S, B)
+    grad_fn_name(lambda m, a, b: m.linalg.tensorsolve(a, b), S, B)
+    check(lambda m: m.linalg.tensorsolve(m.ones(2, 3, 6), m.ones(6)))
+    check(lambda m: m.linalg.tensorsolve(m.zeros(2, 3, 6), m.ones(2, 3)))
+
+
+def test_linalg_vander():
+    run(lambda m, x: m.linalg.vander(x), np.array([1, 2, 3], dtype="int32"))
+    run(lambda m, x: m.linalg.vander(x, N=5), _arr((2, 3)))
+    run(lambda m, x: m.linalg.vander(x), _arr(3, "complex64"))
+    grads(lambda m, x: m.linalg.vander(x, N=4), _arr((2, 3)))
+    grad_fn_name(lambda m, x: m.linalg.vander(x), _arr(3))
+    check(lambda m: m.linalg.vander(m.tensor(2.0)))
+    check(lambda m: m.linalg.vander(m.ones(3), N=1))
+    check(lambda m: m.linalg.vander(m.ones(3, dtype=m.bool)))
+    check(lambda m: m.linalg.vander(m.ones(3, dtype=m.float16)))

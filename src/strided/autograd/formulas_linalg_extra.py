@@ -228,6 +228,8 @@ def ormqr_grads(grad, self, input2, input3, left, transpose):
     ``householder_product`` over the full m-by-m space, differentiated by the engine."""
     if grad is None:
         return None, None, None
+    if self.numel() == 0:       # torch's formula leaves the reflectors without a gradient
+        return None, None, grad.clone()
     with _s.enable_grad():
         a = self.detach().requires_grad_(True)
         tau = input2.detach().requires_grad_(True)

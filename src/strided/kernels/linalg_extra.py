@@ -1030,3 +1030,149 @@ def linalg_vecdot_out_composite(x, y, dim=-1, out=None):
 
 def linalg_diagonal_composite(A, offset=0, dim1=-2, dim2=-1):
     return A.diagonal(offset, dim1, dim2)
+
+
+# -- composites: cond, tensorinv, tensorsolve, vander --------------------------------------------
+
+def _cond_ord_name(p) -> str:
+    if isinstance(p, str):
+        return p
+    if isinstance(p, float):
+        if p != p or p in (float("inf"), float("-inf")):
+            return str(p)
+        return f"{p:f}"
+    return str(p)
+
+
+def _cond_check_ord(p):
+    if isinstance(p, str):
+        check(p in ("fro", "nuc"), lambda: f"linalg.cond got an invalid norm type: {p}")
+    else:
+        check(abs(float(p)) in (1.0, 2.0, float("inf")), lambda: (
+            f"linalg.cond got an invalid norm type: {float(p):g}"))
+
+
+def _cond_empty(A):
+    s = _s()
+    real = A._dtype.to_real() if A._dtype.is_complex else A._dtype
+    return s.zeros(A.shape[:-2], dtype=real, device=A.device)
+
+
+def _cond_helper(A, p):
+    s = _s()
+    inverse, info = s.linalg.inv_ex(A)
+    info = info.unsqueeze(-1).unsqueeze(-1)
+    inverse.masked_fill_(info > 0, float("inf"))     # in place, as torch's (see below)
+    result = s.linalg.matrix_norm(A, p) * s.linalg.matrix_norm(inverse, p)
+    # torch fills the inverse in place after linalg_inv_ex saved it for backward, so the
+    # backward of cond(A, ord) for ord = +-1, +-inf, 'fro' refuses with the version-counter
+    # error; doing the same keeps the two libraries' behaviour identical
+    return result.nan_to_num_(float("inf"), float("inf"), float("-inf"))
+
+
+def linalg_cond_composite(self, p=None):
+    s = _s()
+    check(self.dim() >= 2, "linalg.cond: The input tensor must have at least 2 dimensions.")
+    p = 2 if p is None else p
+    _cond_check_ord(p)
+    if self.numel() == 0:
+        return _cond_empty(self)
+    if abs(float(p)) == 2.0:
+        sv = s.linalg.svdvals(self)
+        smax, smin = sv.narrow(-1, 0, 1), sv.narrow(-1, sv.shape[-1] - 1, 1)
+        result = s.div(smin, smax) if float(p) == -2.0 else s.div(smax, smin)
+        return result.squeeze(-1)
+    _square(self, f"linalg.cond(ord={_cond_ord_name(p)}): ")
+    return _cond_helper(self, p)
+
+
+def linalg_cond_p_str(self, p):
+    s = _s()
+    _at_least_2d(self, f"linalg.cond(ord={p})")
+    _square(self, f"linalg.cond(ord={p}): ")
+    _cond_check_ord(p)
+    if self.numel() == 0:
+        return _cond_empty(self)
+    if p == "nuc":
+        sv = s.linalg.svdvals(self)
+        return sv.sum(-1) * sv.reciprocal().sum(-1)
+    return _cond_helper(self, p)
+
+
+def linalg_cond_out_composite(self, p=None, out=None):
+    return _copy_plain(out, linalg_cond_composite(self, p))
+
+
+def linalg_cond_p_str_out(self, p, out=None):
+    return _copy_plain(out, linalg_cond_p_str(self, p))
+
+
+def _prod(xs) -> int:
+    out = 1
+    for x in xs:
+        out *= int(x)
+    return out
+
+
+def _inv_error(info_arr, api):
+    infos = info_arr.reshape(-1)
+    b = int(np.flatnonzero(infos)[0])
+    return _LinAlgError(
+        f"{api}: {_batch_prefix(b, infos.size > 1 and info_arr.ndim > 0)}The diagonal element "
+        f"{int(infos[b])} is zero, the inversion could not be completed because the input "
+        f"matrix is singular.")
+
+
+def linalg_tensorinv_composite(self, ind=2):
+    s = _s()
+    check(ind > 0, lambda: f"Expected a strictly positive integer for 'ind', but got {ind}")
+    end, start = list(self.shape[ind:]), list(self.shape[:ind])
+    p_end, p_start = _prod(end), _prod(start)
+    check(p_end == p_start, lambda: (
+        f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+        f"prod(self.shape[:ind]), but got {p_end} != {p_start}"))
+    result, info = s.linalg.inv_ex(self.reshape(p_end, p_end))
+    if not _is_meta(info) and info._array().any():
+        raise _inv_error(info._array(), "inv")
+    return result.reshape(end + start)
+
+
+def linalg_tensorinv_out_composite(self, ind=2, out=None):
+    return _copy_plain(out, linalg_tensorinv_composite(self, ind))
+
+
+def linalg_tensorsolve_composite(self, other, dims=None):
+    s = _s()
+    nd = self.dim()
+    x = self
+    if dims is not None:
+        dest = list(range(nd - len(dims), nd))
+        x = s.movedim(x, list(dims), dest)
+    shape = list(x.shape[other.dim():])
+    rp, op = _prod(shape), _prod(other.shape)
+    check(rp == op, lambda: (
+        f"Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+        f"prod(self.shape[:other.ndim]), but got {rp} != {op}"))
+    x = x.reshape(rp, rp)
+    return s.linalg.solve(x, other.flatten()).reshape(shape)
+
+
+def linalg_tensorsolve_out_composite(self, other, dims=None, out=None):
+    return _copy_plain(out, linalg_tensorsolve_composite(self, other, dims))
+
+
+def linalg_vander_composite(x, N=None):
+    s = _s()
+    t = x._dtype
+    check(t.name in _FLOATS or (t.category == dt.INT), lambda: (
+        f"linalg.vander supports floating point, complex, and integer tensors, but got "
+        f"{t._scalar_name}"))
+    x_ = x.unsqueeze(-1) if x.dim() == 0 else x
+    shape = list(x_.shape)
+    n = shape[-1] if N is None else N
+    check(n > 1, "N must be greater than 1.")
+    shape.append(n - 1)
+    result = s.cumprod(x_.unsqueeze(-1).expand(shape), -1)
+    shape[-1] = 1
+    ones = result.new_ones(shape)
+    return s.cat([ones, result], -1)

@@ -30,6 +30,10 @@ _op_linalg_cholesky = get_op('aten::linalg_cholesky')
 _op_linalg_cholesky__out = get_op('aten::linalg_cholesky.out')
 _op_linalg_cholesky_ex = get_op('aten::linalg_cholesky_ex')
 _op_linalg_cholesky_ex__L = get_op('aten::linalg_cholesky_ex.L')
+_op_linalg_cond = get_op('aten::linalg_cond')
+_op_linalg_cond__out = get_op('aten::linalg_cond.out')
+_op_linalg_cond__p_str = get_op('aten::linalg_cond.p_str')
+_op_linalg_cond__p_str_out = get_op('aten::linalg_cond.p_str_out')
 _op_linalg_cross = get_op('aten::linalg_cross')
 _op_linalg_cross__out = get_op('aten::linalg_cross.out')
 _op_linalg_det = get_op('aten::linalg_det')
@@ -103,6 +107,11 @@ _op_linalg_svd = get_op('aten::linalg_svd')
 _op_linalg_svd__U = get_op('aten::linalg_svd.U')
 _op_linalg_svdvals = get_op('aten::linalg_svdvals')
 _op_linalg_svdvals__out = get_op('aten::linalg_svdvals.out')
+_op_linalg_tensorinv = get_op('aten::linalg_tensorinv')
+_op_linalg_tensorinv__out = get_op('aten::linalg_tensorinv.out')
+_op_linalg_tensorsolve = get_op('aten::linalg_tensorsolve')
+_op_linalg_tensorsolve__out = get_op('aten::linalg_tensorsolve.out')
+_op_linalg_vander = get_op('aten::linalg_vander')
 _op_linalg_vecdot = get_op('aten::linalg_vecdot')
 _op_linalg_vecdot__out = get_op('aten::linalg_vecdot.out')
 _op_linalg_vector_norm = get_op('aten::linalg_vector_norm')
@@ -180,6 +189,49 @@ def linalg_cholesky_ex(*args, **kwargs):
             result = _rt_linalg_cholesky_ex_out(_op_linalg_cholesky_ex__L.call(input._keyset | out[0]._keyset | out[1]._keyset, input, upper, check_errors, out[0], out[1]))
         return result
     _ap.raise_invalid_arguments(_f_linalg_cholesky_ex_sigs, args, kwargs)
+
+
+def _f_linalg_cond_0(input, p=None, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if p is not None and (type(p) not in _PYNUM or type(p) is int and not -9223372036854775808 <= p < 18446744073709551616): p = _ap.to_scalar(p)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, p, out
+
+
+def _f_linalg_cond_1(input, p, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    p = _ap.to_str(p)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, p, out
+
+
+_f_linalg_cond_sigs = (_ap.PySig('linalg_cond', (('input', 'Tensor', None, False), ('p', 'Scalar?', 'None', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_cond', (('input', 'Tensor', None, False), ('p', 'str', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def linalg_cond(*args, **kwargs):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, p, out = _f_linalg_cond_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_linalg_cond.call(input._keyset, input, p)
+            else:
+                result = _op_linalg_cond__out.call(input._keyset | out._keyset, input, p, out)
+            return result
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, p, out = _f_linalg_cond_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            if out is None:
+                result = _op_linalg_cond__p_str.call(input._keyset, input, p)
+            else:
+                result = _op_linalg_cond__p_str_out.call(input._keyset | out._keyset, input, p, out)
+            return result
+    _ap.raise_invalid_arguments(_f_linalg_cond_sigs, args, kwargs)
 
 
 def _f_linalg_cross_0(input, other, *, dim=-1, out=None):
@@ -1071,6 +1123,75 @@ def linalg_svdvals(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_linalg_svdvals_sigs, args, kwargs)
 
 
+def _f_linalg_tensorinv_0(input, ind=2, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if (type(ind) is not int or not -9223372036854775808 <= ind <= 9223372036854775807): ind = _ap.to_int(ind)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, ind, out
+
+
+_f_linalg_tensorinv_sigs = (_ap.PySig('linalg_tensorinv', (('input', 'Tensor', None, False), ('ind', 'int', '2', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def linalg_tensorinv(*args, **kwargs):
+    try:
+        input, ind, out = _f_linalg_tensorinv_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_linalg_tensorinv.call(input._keyset, input, ind)
+        else:
+            result = _op_linalg_tensorinv__out.call(input._keyset | out._keyset, input, ind, out)
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_tensorinv_sigs, args, kwargs)
+
+
+def _f_linalg_tensorsolve_0(input, other, dims=None, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(other, _Tensor): raise _Mismatch
+    if dims is not None: dims = _ap.to_intlist(dims)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, other, dims, out
+
+
+_f_linalg_tensorsolve_sigs = (_ap.PySig('linalg_tensorsolve', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('dims', 'int[]?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def linalg_tensorsolve(*args, **kwargs):
+    try:
+        input, other, dims, out = _f_linalg_tensorsolve_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_linalg_tensorsolve.call(input._keyset | other._keyset, input, other, dims)
+        else:
+            result = _op_linalg_tensorsolve__out.call(input._keyset | other._keyset | out._keyset, input, other, dims, out)
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_tensorsolve_sigs, args, kwargs)
+
+
+def _f_linalg_vander_0(x, *, N=None):
+    if not isinstance(x, _Tensor): raise _Mismatch
+    if N is not None and (type(N) is not int or not -9223372036854775808 <= N <= 9223372036854775807): N = _ap.to_int(N)
+    return x, N
+
+
+_f_linalg_vander_sigs = (_ap.PySig('linalg_vander', (('x', 'Tensor', None, False), ('N', 'SymInt?', 'None', True)), False, False),)
+
+
+def linalg_vander(*args, **kwargs):
+    try:
+        x, N = _f_linalg_vander_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_linalg_vander.call(x._keyset, x, N)
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_vander_sigs, args, kwargs)
+
+
 def _f_linalg_vecdot_0(x, y, *, dim=-1, out=None):
     if not isinstance(x, _Tensor): raise _Mismatch
     if not isinstance(y, _Tensor): raise _Mismatch
@@ -1130,4 +1251,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_norm', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_vecdot', 'linalg_vector_norm']
+__all__ = ['linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_norm', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vander', 'linalg_vecdot', 'linalg_vector_norm']
