@@ -215,6 +215,7 @@ from .frontend.functional_linalg_extra import (  # noqa: E402  (issue 14: linalg
     chain_matmul,
     lu,
 )
+from ._lowrank import pca_lowrank, svd_lowrank  # noqa: E402  (issue 14: torch._lowrank)
 from .frontend.shape_extra import (  # noqa: E402  (issue 14: torch/functional.py's varargs forms)
     atleast_1d,
     atleast_2d,

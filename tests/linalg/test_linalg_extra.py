@@ -541,3 +541,30 @@ def test_linalg_vander():
     check(lambda m: m.linalg.vander(m.ones(3), N=1))
     check(lambda m: m.linalg.vander(m.ones(3, dtype=m.bool)))
     check(lambda m: m.linalg.vander(m.ones(3, dtype=m.float16)))
+
+
+# -- svd_lowrank, pca_lowrank --------------------------------------------------------------------
+
+def _seeded(fn):
+    def run_in(m, *args):
+        m.manual_seed(5)
+        return fn(m, *args)
+    return run_in
+
+
+def test_lowrank_same_draws_as_torch():
+    A = _arr((2, 7, 5))
+    # the singular values and the reconstruction do not depend on the factors' signs
+    run(_seeded(lambda m, a: m.svd_lowrank(a, q=3)[1]), A)
+    run(_seeded(lambda m, a: m.svd_lowrank(a.mT, q=4, niter=1)[1]), A)
+    run(_seeded(lambda m, a: (lambda u, s, v: u @ s.diag_embed() @ v.mT)(
+        *m.svd_lowrank(a, q=5))), A)
+    run(_seeded(lambda m, a: m.svd_lowrank(a, q=3, M=a.mean(-2, keepdim=True))[1]), A)
+    run(_seeded(lambda m, a: m.pca_lowrank(a)[1]), A)
+    run(_seeded(lambda m, a: m.pca_lowrank(a, q=2, center=False, niter=3)[1]), A)
+    run(_seeded(lambda m, a: m.svd_lowrank(a, q=3)[1]), A.astype("float32"))
+    # the generator advanced by the same draws
+    run(_seeded(lambda m, a: (m.svd_lowrank(a, q=3), m.rand(3))[1]), A)
+    grads(_seeded(lambda m, a: m.svd_lowrank(a, q=3)[1]), A[0], rtol=1e-6, atol=1e-8)
+    check(lambda m: m.pca_lowrank(m.ones(3, 4), q=5))
+    check(lambda m: m.pca_lowrank(m.ones(3, 4), niter=-1))
