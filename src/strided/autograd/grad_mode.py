@@ -90,28 +90,39 @@ class _Mode:
     def clone(self):
         return type(self)()
 
+    # (``STATE.__dict__`` is this thread's attribute dict: one thread-local lookup, then
+    # plain dict operations)
+
     def __enter__(self):
-        self._prev = (STATE.enabled, STATE.inference)
-        self._set()
+        state = STATE.__dict__
+        self._prev = (state["enabled"], state["inference"])
+        self._set(state)
         return None
 
     def __exit__(self, *exc):
-        STATE.enabled, STATE.inference = self._prev
+        state = STATE.__dict__
+        state["enabled"], state["inference"] = self._prev
         return False
 
 
 class no_grad(_Mode):
     """Disable gradient recording inside the block or function."""
 
-    def _set(self):
-        STATE.enabled = False
+    def __enter__(self):
+        state = STATE.__dict__
+        self._prev = (state["enabled"], state["inference"])
+        state["enabled"] = False
+        return None
+
+    def _set(self, state):
+        state["enabled"] = False
 
 
 class enable_grad(_Mode):
     """Enable gradient recording inside the block or function (even under ``no_grad``)."""
 
-    def _set(self):
-        STATE.enabled = True
+    def _set(self, state):
+        state["enabled"] = True
 
 
 class set_grad_enabled(_Mode):
@@ -137,8 +148,8 @@ class set_grad_enabled(_Mode):
         STATE.enabled = self.mode
         return None
 
-    def _set(self):
-        STATE.enabled = self.mode
+    def _set(self, state):
+        state["enabled"] = self.mode
 
 
 class inference_mode(_Mode):
@@ -155,7 +166,7 @@ class inference_mode(_Mode):
     def clone(self):
         return type(self)(self.mode)
 
-    def _set(self):
+    def _set(self, state):
         if self.mode:
-            STATE.enabled = False
-            STATE.inference = True
+            state["enabled"] = False
+            state["inference"] = True

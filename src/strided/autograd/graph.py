@@ -197,8 +197,9 @@ class SavedTensor:
         meta = tensor._autograd_meta
         self._requires_grad = meta is not None and meta.requires_grad
         self._hooks = None
-        hooks = _SAVED_HOOKS.stack
-        if hooks:                         # Note [Saved-tensor hooks]
+        # (the thread-local stack is read only while some thread has hooks set)
+        if _PUSHED[0] and _SAVED_HOOKS.stack:       # Note [Saved-tensor hooks]
+            hooks = _SAVED_HOOKS.stack
             self._output_nr = meta.output_nr if meta is not None else 0
             self._owner_name = None
             self._pack(tensor, meta, hooks[-1])
@@ -334,6 +335,8 @@ class _SavedHooksState(threading.local):
 
 
 _SAVED_HOOKS = _SavedHooksState()
+_PUSHED = [0]                  # hook pairs set, over all threads (changed under _PUSH_LOCK)
+_PUSH_LOCK = threading.Lock()
 
 
 class saved_tensors_hooks:
@@ -353,10 +356,14 @@ class saved_tensors_hooks:
         state = _SAVED_HOOKS
         if state.disabled is not None:
             raise RuntimeError(state.disabled)
-        state.stack.append((self.pack_hook, self.unpack_hook))
+        with _PUSH_LOCK:
+            state.stack.append((self.pack_hook, self.unpack_hook))
+            _PUSHED[0] += 1
 
     def __exit__(self, *exc) -> None:
-        _SAVED_HOOKS.stack.pop()
+        with _PUSH_LOCK:
+            _SAVED_HOOKS.stack.pop()
+            _PUSHED[0] -= 1
 
 
 class save_on_cpu(saved_tensors_hooks):
