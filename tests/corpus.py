@@ -1,5 +1,5 @@
-"""Helpers shared by the tests that replay PyTorch's own corpora (``op_db``'s
-``nn.functional`` entries and ``module_db``) against strided.
+"""Helpers shared by the tests that replay PyTorch's own corpora (``op_db`` and
+``module_db``) against strided.
 
 A sample is made once, by torch's generator functions, as torch tensors; ``to_strided``
 turns it into the same values for strided (through NumPy, keeping ``requires_grad``), so
@@ -11,6 +11,7 @@ depends on the dtype (torch's CPU kernels sum in other orders than NumPy's).
 from __future__ import annotations
 
 import math
+import types
 
 import numpy as np
 import torch
@@ -49,6 +50,8 @@ def to_strided(x):
         return s
     if isinstance(x, torch.dtype):
         return strided_dtype(x)
+    if isinstance(x, (torch.memory_format, torch.layout)):
+        return getattr(strided, str(x).removeprefix("torch."))
     if isinstance(x, torch.device):
         return strided.device(str(x))
     if isinstance(x, torch.Size):
@@ -143,7 +146,7 @@ def values(t) -> np.ndarray:
     if isinstance(t, torch.Tensor):
         if t.dtype in (torch.bfloat16,):
             t = t.float()
-        return t.resolve_conj().numpy()
+        return t.numpy(force=True)          # resolves conjugate views and zero tensors
     if t.dtype is strided.bfloat16:
         t = t.to(strided.float32)
     return t.numpy()
@@ -203,3 +206,69 @@ def backward_both(outs_s, outs_t, seed: int = 0) -> bool:
 def grad_fn_name(t) -> str | None:
     fn = getattr(t, "grad_fn", None)
     return None if fn is None else fn.name()
+
+
+def seeded(op, *args, **kwargs):
+    """strided's ``wrapper_set_seed``: the op under a fixed seed (torch's uses 42)."""
+    state = strided.get_rng_state()
+    strided.manual_seed(42)
+    try:
+        return op(*args, **kwargs)
+    finally:
+        strided.set_rng_state(state)
+
+
+def _resolve(root, dotted: str):
+    for part in dotted.split("."):
+        if not hasattr(root, part):
+            return None
+        root = getattr(root, part)
+    return root
+
+
+def rebind(fn):
+    """A torch-side helper function (an entry's lambda, a sample's output processing)
+    with ``torch`` in its globals re-bound to strided."""
+    glb = dict(fn.__globals__)
+    glb.update(torch=strided, wrapper_set_seed=seeded)
+    return types.FunctionType(fn.__code__, glb, fn.__name__, fn.__defaults__, fn.__closure__)
+
+
+def strided_op(o):
+    """The strided callable for an op_db entry, or None when strided has none.
+
+    A lambda (random ops under ``wrapper_set_seed``, argument reorderings, method calls)
+    is re-bound to strided; an aten overload (``torch.ops.aten.slice.Tensor``) maps to
+    ``strided.ops.aten``; a Tensor slot (``__radd__``, ``cdouble``) to ``strided.Tensor``;
+    anything else by the entry's dotted name (``linalg.cond``, ``fft.rfft2``,
+    ``nn.functional.relu``)."""
+    fn = o.op
+    if getattr(fn, "__name__", "") == "<lambda>":
+        return rebind(fn)
+    if isinstance(fn, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+        return _resolve(strided.ops, str(fn))
+    if type(fn).__name__ in ("method_descriptor", "wrapper_descriptor") or getattr(
+            fn, "__qualname__", "").startswith("Tensor."):
+        return getattr(strided.Tensor, fn.__name__, None)
+    return _resolve(strided, o.name.removeprefix("torch."))
+
+
+def storage_sharing(outputs, inputs) -> set:
+    """(output index, input index) pairs whose tensors share a storage: which outputs
+    alias which inputs."""
+    def ptr(t):
+        return t.untyped_storage().data_ptr() if t.device.type == "cpu" else None
+    outs, ins = tensors(outputs), tensors(inputs)
+    return {(i, j) for i, a in enumerate(outs) for j, b in enumerate(ins)
+            if ptr(a) is not None and ptr(a) == ptr(b) and a.numel() and b.numel()}
+
+
+def compare_metadata(out_s, out_t, what: str = "output") -> None:
+    """Same structure, shapes, dtypes and strides; values are not compared (an
+    uninitialized result)."""
+    pairs = list(zip(tensors(out_s), tensors(out_t)))
+    assert len(pairs) == len(tensors(out_t)) == len(tensors(out_s)), what
+    for k, (s, t) in enumerate(pairs):
+        assert tuple(s.shape) == tuple(t.shape), (what, k, s.shape, t.shape)
+        assert dtype_name(s.dtype) == dtype_name(t.dtype), (what, k, s.dtype, t.dtype)
+        assert tuple(s.stride()) == tuple(t.stride()), (what, k, s.stride(), t.stride())

@@ -862,7 +862,7 @@ def _op_db_samples(name):
 def test_op_db_samples(name):
     """torch's own sample inputs for the linear algebra behind orthogonal: values and
     (where differentiable) gradients."""
-    from tests.nn.corpus import to_strided
+    from corpus import to_strided
     op, samples = _op_db_samples(name)
     for sample in samples:
         args_t = (sample.input, *sample.args)

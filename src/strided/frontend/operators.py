@@ -148,7 +148,7 @@ class TensorOperators:
     __imul__ = _binary("aten::mul_.Tensor")
     __truediv__ = _binary("aten::div.Tensor")
     __itruediv__ = _binary("aten::div_.Tensor")
-    __rtruediv__ = _rtruediv
+    __rtruediv__ = __rdiv__ = _rtruediv
     __floordiv__ = _binary("aten::floor_divide")
     __ifloordiv__ = _binary("aten::floor_divide_.Tensor")
     __rfloordiv__ = _binary("aten::floor_divide", swap=True)
