@@ -87,10 +87,12 @@ def _eq_with_arrays():
     """``t == other``: like the other operators, but an ndarray ``other`` is compared as
     ``from_numpy(other)`` (torch's ``__eq__`` alone does this; ``!=`` does not): an array
     from_numpy refuses with a TypeError makes it NotImplemented."""
-    plain = _binary("aten::eq.Tensor", "aten::eq.Scalar")
     op_t = get_op("aten::eq.Tensor")
+    op_s = get_op("aten::eq.Scalar")
 
     def __eq__(self, other):
+        if isinstance(other, TensorImpl):
+            return op_t.call(self._keyset | other._keyset, self, other)
         if isinstance(other, np.ndarray):
             from .tensor_new import _from_numpy
             try:
@@ -98,7 +100,10 @@ def _eq_with_arrays():
             except TypeError:
                 return NotImplemented
             return op_t.call(self._keyset | other._keyset, self, other)
-        return plain(self, other)
+        other = _number(other)
+        if other is _NOT_A_NUMBER:
+            return NotImplemented
+        return op_s.call(self._keyset, self, other)
     return __eq__
 
 
