@@ -570,3 +570,8 @@ CASES.extend(DATA_CASES)
 from cases_optim import OPTIM_CASES  # noqa: E402
 
 CASES.extend(OPTIM_CASES)
+
+# torch.fft (issue 14)
+from cases_fft import FFT_CASES  # noqa: E402
+
+CASES.extend(FFT_CASES)

@@ -150,12 +150,10 @@ def _twiddle(n1, n2, forward, np_dtype):
 def _c2c_1d_four_step(a, out, n1, n2, forward, norm):
     """``out[:] = fft(a)`` of a 1-d ``a`` by Note [Four-step FFT]."""
     fn = np.fft.fft if forward else np.fft.ifft
-    cols = np.ascontiguousarray(a.reshape(n1, n2).T)          # [n2, n1]
-    step1 = fn(cols, axis=1, norm=norm, out=cols)             # [n2, k1]
-    step1 *= _twiddle(n1, n2, forward, a.dtype).T
-    rows = np.ascontiguousarray(step1.T)                      # [k1, n2]
-    step2 = fn(rows, axis=1, norm=norm, out=rows)             # [k1, k2]
-    np.copyto(out.reshape(n2, n1), step2.T)
+    cols = fn(a.reshape(n1, n2), axis=0, norm=norm)           # [k1, j2]
+    cols *= _twiddle(n1, n2, forward, a.dtype)
+    rows = fn(cols, axis=1, norm=norm, out=cols)              # [k1, k2]
+    np.copyto(out.reshape(n2, n1), rows.T)
 
 
 def _run_c2c(x, out, dims, normalization, forward):
