@@ -12,8 +12,18 @@ __all__ = [
     "special_not_implemented", "xlogy_self_grad", "xlogy_scalar_other_grad",
     "xlog1py_self_grad", "xlog1py_scalar_other_grad", "special_i1", "special_i1e",
     "special_zeta", "i1_backward", "i1e_backward", "sinc_backward", "logcumsumexp_backward",
-    "mvlgamma_backward", "polar_backward", "angle_backward",
+    "mvlgamma_backward", "polar_backward", "angle_backward", "real_part_grad",
+    "imag_part_grad",
 ]
+
+
+def real_part_grad(grad):
+    """complex(real, imag)'s gradient for ``real`` (the argument's name shadows ``real``)."""
+    return _s.real(grad)
+
+
+def imag_part_grad(grad):
+    return _s.imag(grad)
 
 
 def special_not_implemented(name):

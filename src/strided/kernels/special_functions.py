@@ -1008,12 +1008,43 @@ def _lcm(out, ins, ct):
     np.lcm(ins[0], ins[1], out=out, dtype=ct.np, casting="unsafe")
 
 
-def _logaddexp2(out, ins, ct):
-    np.logaddexp2(ins[0], ins[1], out=out, dtype=_ew._opmath(ct), casting="unsafe")
+def _fma(x, y, z):
+    """``x * y + z`` with the product's rounding error added back (Dekker's exact product
+    by Veltkamp splitting): torch's vectorised kernels round a fused multiply-add once."""
+    split = x.dtype.type(134217729.0 if x.dtype == _F64 else 4097.0)
+
+    def halves(v):
+        c = v * split
+        hi = c - (c - v)
+        return hi, v - hi
+    p = x * y
+    xh, xl = halves(x)
+    yh, yl = halves(y)
+    err = ((xh * yh - p) + xh * yl + xl * yh) + xl * yl
+    with np.errstate(all="ignore"):
+        r = (p + z) + err
+    return np.where(np.isfinite(r), r, p + z)
+
+
+def _logaddexp2(a, b):
+    # max + log1p(2^-|a - b|) / ln 2 (one fused multiply-add), and a itself for equal
+    # infinities, as torch's kernel
+    m = np.maximum(a, b)
+    t = np.log1p(np.exp2(-np.abs(a - b)))
+    r = _fma(t, np.full_like(t, 1 / math.log(2)), m)
+    return np.where(np.isinf(a) & (a == b), a, r)
 
 
 def _polygamma_check(op, ct, inputs, params):
     check(params[0] >= 0, "polygamma(n, x) does not support negative n.")
+
+
+def _polygamma_dtype_check(op, inputs, params):
+    # torch's kernel names itself after the function it computes for this n
+    d = _ew._dtype_of(inputs[0])
+    if d.is_complex and params and params[0] >= 0:
+        name = {0: "digamma", 1: "trigamma"}.get(params[0], "polygamma")
+        raise NotImplementedError(f'"{name}" not implemented for \'{d._scalar_name}\'')
 
 
 def _polygamma_compute(out, ins, ct, n):
@@ -1089,7 +1120,7 @@ TABLE = [
                                    NotImplementedError)),
     Op("_angle_real", 1, "unary_float", elementwise(_angle_real), FLOATS, "angle_cpu"),
     Op("_polygamma", 1, "unary_float", _polygamma_compute, FLOATS, "polygamma",
-       post_checks=(_polygamma_check,), defaults=(0,)),
+       checks=(_polygamma_dtype_check,), post_checks=(_polygamma_check,), defaults=(0,)),
     Op("_mvlgamma", 1, "unary_float", _mvlgamma_compute, FLOATS, "mvlgamma",
        post_checks=(_mvlgamma_check,), defaults=(1,)),
     # binary
@@ -1100,7 +1131,8 @@ TABLE = [
     Op("igamma", 2, "binary", _bin(_igamma), FLOATS, "igamma_cpu", checks=_W),
     Op("igammac", 2, "binary", _bin(_igammac), FLOATS, "igammac_cpu", checks=_W),
     Op("nextafter", 2, "binary", _nextafter, FLOATS, "nextafter_cpu", checks=_W),
-    Op("logaddexp2", 2, "binary", _logaddexp2, FLOATS, "logaddexp2_cpu", checks=_W),
+    Op("logaddexp2", 2, "binary", elementwise(_logaddexp2), FLOATS, "logaddexp2_cpu",
+       checks=_W),
     Op("gcd", 2, "binary", _gcd, INTS, "gcd_cpu", checks=_W),
     Op("lcm", 2, "binary", _lcm, INTS, "lcm_cpu", checks=_W),
     Op("heaviside", 2, "binary", _heaviside, REAL, "heaviside_cpu",
@@ -1129,6 +1161,14 @@ def _stamp_here(op):
 for _op in TABLE:
     _stamp_here(_op)
 del _op, _kind, _shifted, _fn, _nm
+
+
+_signbit_out_iter = signbit_out  # noqa: F821 - stamped above
+
+
+def signbit_out(self, out):
+    check(out._dtype is dt.bool_, "signbit does not support non-boolean outputs.")
+    return _signbit_out_iter(self, out)
 
 
 # -- kernels whose schema orders the arguments differently -----------------------------------
@@ -1186,11 +1226,12 @@ def frexp_out(self, mantissa, exponent):
     from .resize import resize_output
     _frexp_check(self)
     check(mantissa._dtype is self._dtype,
-          lambda: f"torch.frexp() expects mantissa to have dtype {self._dtype} but got "
-                  f"{mantissa._dtype}")
+          lambda: f"torch.frexp() expects mantissa to have dtype "
+                  f"{_ew._typemeta_name(self._dtype)} but got "
+                  f"{_ew._typemeta_name(mantissa._dtype)}")
     check(exponent._dtype is dt.int32,
           lambda: f"torch.frexp() expects exponent to have int dtype but got "
-                  f"{exponent._dtype}")
+                  f"{_ew._typemeta_name(exponent._dtype)}")
     resize_output(mantissa, self._sizes)
     resize_output(exponent, self._sizes)
     if self._device.type != "meta" and _numel(self):
@@ -1245,7 +1286,7 @@ def logcumsumexp_out(self, dim, out):
         x = self._array()
         ct = _F32 if self._dtype in (dt.float16, dt.bfloat16) else x.dtype
         with np.errstate(all="ignore"):
-            r = _logcumsumexp_array(x.astype(ct), d if x.ndim else None)
+            r = _logcumsumexp_array(x.astype(ct), d) if x.ndim else x
         out._array()[...] = np.reshape(r, x.shape).astype(x.dtype)
     out._vc[0] += 1
     return out

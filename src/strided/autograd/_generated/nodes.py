@@ -8256,6 +8256,71 @@ class UnsafeSplitWithSizesBackward0(FormulaNode):
         return node._flatten((r_self,))
 
 
+class NotImplemented(FormulaNode):
+    """Backward of ``_chunk_cat(Tensor[] tensors, int dim, int num_chunks) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def name(self):
+        return 'torch::autograd::NotImplemented'
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_tensors = None
+        if node._need(0):
+            r_tensors = not_implemented_copy("aten::_chunk_cat")
+        return node._flatten((r_tensors,))
+
+
+class UnsafeMaskedIndexBackward0(FormulaNode):
+    """Backward of ``_unsafe_masked_index(Tensor self, Tensor mask, Tensor?[] indices, Scalar fill) -> Tensor``."""
+
+    __slots__ = ('_s_indices', '_s_mask', '_s_self_sizes')
+    _SAVED = ('indices', 'mask', 'self_sizes')
+    _TENSOR_VALUES = ('indices', 'mask')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            indices = _u(node._s_indices, node)
+            mask = _u(node._s_mask, node)
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = masked_index_grad(grad, self_sizes, mask, indices)
+        return node._flatten((r_self,))
+
+
+class UnsafeMaskedIndexPutAccumulateBackward0(FormulaNode):
+    """Backward of ``_unsafe_masked_index_put_accumulate(Tensor self, Tensor mask, Tensor?[] indices, Tensor values) -> Tensor``."""
+
+    __slots__ = ('_s_indices', '_s_mask')
+    _SAVED = ('indices', 'mask')
+    _TENSOR_VALUES = ('indices', 'mask')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_values = None
+        if node._need(0):
+            r_self = grad
+        if node._need(1):
+            indices = _u(node._s_indices, node)
+            mask = _u(node._s_mask, node)
+            r_values = masked_index_put_grad(grad, mask, indices)
+        return node._flatten((r_self, r_values))
+
+
+class HashTensorBackward0(FormulaNode):
+    """Backward of ``hash_tensor(Tensor self, int[1] dim=[], *, bool keepdim=False, int mode=0) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
 class XlogyBackward0(FormulaNode):
     """Backward of ``xlogy.Tensor(Tensor self, Tensor other) -> Tensor``."""
 
@@ -8761,19 +8826,16 @@ class Rad2DegBackward0(FormulaNode):
 class ComplexBackward0(FormulaNode):
     """Backward of ``complex(Tensor real, Tensor imag) -> Tensor``."""
 
-    __slots__ = ('_s_real', '_s_imag')
-    _SAVED = ('real', 'imag')
-    _TENSOR_VALUES = ('real', 'imag')
+    __slots__ = ()
+    _SAVED = ()
 
     def apply(node, grads):
         grad = grads[0]
         r_real = r_imag = None
         if node._need(0):
-            real = _u(node._s_real, node)
-            r_real = real(grad)
+            r_real = real_part_grad(grad)
         if node._need(1):
-            imag = _u(node._s_imag, node)
-            r_imag = imag(grad)
+            r_imag = imag_part_grad(grad)
         return node._flatten((r_real, r_imag))
 
 
@@ -9828,6 +9890,10 @@ FORMULAS = {
     'aten::nonzero_static': (NonzeroStaticBackward0, (), (), (), (False,)),
     'aten::unsafe_split.Tensor': (UnsafeSplitBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,)), ('split_size', 'split_size', 'value', (0,))), (), None),
     'aten::unsafe_split_with_sizes': (UnsafeSplitWithSizesBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,)), ('split_sizes', 'split_sizes', 'value', (0,))), (), None),
+    'aten::_chunk_cat': (NotImplemented, ('tensors',), (), (), None),
+    'aten::_unsafe_masked_index': (UnsafeMaskedIndexBackward0, ('self',), (('indices', 'indices', 'value', (0,)), ('mask', 'mask', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
+    'aten::_unsafe_masked_index_put_accumulate': (UnsafeMaskedIndexPutAccumulateBackward0, ('self', 'values'), (('indices', 'indices', 'value', (1,)), ('mask', 'mask', 'value', (1,))), (), None),
+    'aten::hash_tensor': (HashTensorBackward0, (), (), (), (False,)),
     'aten::xlogy.Tensor': (XlogyBackward0, ('self', 'other'), (('other', 'other', 'value', (0, 1)), ('self', 'self', 'value', (0, 1))), (), None),
     'aten::xlogy.Scalar_Self': (XlogyBackward1, ('other',), (('other', 'other', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
     'aten::xlogy.Scalar_Other': (XlogyBackward2, ('self',), (('other', 'other', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
@@ -9857,7 +9923,7 @@ FORMULAS = {
     'aten::mvlgamma': (MvlgammaBackward0, ('self',), (('p', 'p', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
     'aten::deg2rad': (Deg2RadBackward0, ('self',), (), (), None),
     'aten::rad2deg': (Rad2DegBackward0, ('self',), (), (), None),
-    'aten::complex': (ComplexBackward0, ('real', 'imag'), (('real', 'real', 'value', (0,)), ('imag', 'imag', 'value', (1,))), (), None),
+    'aten::complex': (ComplexBackward0, ('real', 'imag'), (), (), None),
     'aten::polar': (PolarBackward0, ('abs', 'angle'), (), (('result', 0, (0, 1)),), None),
     'aten::angle': (AngleBackward0, ('self',), (('self', 'self', 'value', (0,)),), (), None),
     'aten::special_airy_ai': (SpecialAiryAiBackward0, (), (), (), None),
