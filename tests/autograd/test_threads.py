@@ -126,6 +126,24 @@ def test_no_grad_in_one_thread_while_another_records():
     assert _both(scenario) == {"quiet": (False, False), "busy": (True, True, [2.0, 2.0])}
 
 
+def test_multithreading_flag_is_per_thread():
+    def scenario(m):
+        out = []
+        with m.autograd.set_multithreading_enabled(False):
+            out.append((m.autograd.is_multithreading_enabled(),
+                        _in_thread(m.autograd.is_multithreading_enabled)))
+            x = m.ones(2, requires_grad=True)
+            (x * x).sum().backward()                 # backward runs all the same
+            out.append(x.grad.tolist())
+        out.append(m.autograd.is_multithreading_enabled())
+        try:
+            m.autograd.set_multithreading_enabled(1)
+        except TypeError as e:
+            out.append(str(e))
+        return out
+    assert _both(scenario)[0] == (False, True)
+
+
 def test_anomaly_mode_is_global_as_in_torch():
     # torch keeps anomaly mode in one process-wide flag (AnomalyMode is static, not
     # thread-local): a thread sees the caller's setting and its own change stays set

@@ -21,14 +21,18 @@ from .grad_mode import (
     inference_mode,
     is_grad_enabled,
     is_inference_mode_enabled,
+    is_multithreading_enabled,
     no_grad,
     set_grad_enabled,
+    set_multithreading_enabled,
 )
+from .graph import SavedTensor  # noqa: F401 - torch.autograd.SavedTensor
 
 __all__ = ["Function", "backward", "detect_anomaly", "enable_grad", "functional", "grad",
            "gradcheck", "gradgradcheck", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled", "no_grad", "once_differentiable",
-           "set_detect_anomaly", "set_grad_enabled"]
+           "is_inference_mode_enabled", "is_multithreading_enabled", "no_grad",
+           "once_differentiable", "set_detect_anomaly", "set_grad_enabled",
+           "set_multithreading_enabled"]
 
 
 def _as_tuple(x):

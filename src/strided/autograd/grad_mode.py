@@ -28,7 +28,8 @@ import inspect
 import threading
 
 __all__ = ["enable_grad", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled",
-           "no_grad", "set_grad_enabled"]
+           "is_multithreading_enabled", "no_grad", "set_grad_enabled",
+           "set_multithreading_enabled"]
 
 
 class _State(threading.local):
@@ -38,6 +39,10 @@ class _State(threading.local):
     def __init__(self):
         self.enabled = True
         self.inference = False
+        # torch's engine may run a backward pass's nodes on per-device worker threads
+        # unless this is off; strided's engine always runs them on the calling thread, so
+        # the flag is only reported (per thread, like torch's)
+        self.multithreading = True
 
 
 STATE = _State()
@@ -49,6 +54,10 @@ def is_grad_enabled() -> bool:
 
 def is_inference_mode_enabled() -> bool:
     return STATE.inference
+
+
+def is_multithreading_enabled() -> bool:
+    return STATE.multithreading
 
 
 class _Mode:
@@ -170,3 +179,27 @@ class inference_mode(_Mode):
         if self.mode:
             state["enabled"] = False
             state["inference"] = True
+
+
+class set_multithreading_enabled(_Mode):
+    """``set_multithreading_enabled(mode)``: sets this thread's multithreaded-backward flag
+    at once, and restores the previous one when used as a context manager and the block
+    ends (the engine runs on the calling thread either way)."""
+
+    def __init__(self, mode: bool):
+        if not isinstance(mode, bool):
+            raise TypeError(f"set_multithreading_enabled(): argument 'enabled' (position 1) "
+                            f"must be bool, not {type(mode).__name__}")
+        self.prev = STATE.multithreading
+        STATE.multithreading = mode
+        self.mode = mode
+
+    def clone(self):
+        return type(self)(self.mode)
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        STATE.multithreading = self.prev
+        return False
