@@ -100,6 +100,24 @@ def test_operators_with_ndarrays(name):
     check(OPERATOR_CASES[name])
 
 
+NP_SCALARS = [np.bool_(True), np.complex64(2j), np.complex128(2j), np.float16(1.5),
+              np.float32(1.5), np.int8(3), np.uint8(200), np.uint64(2 ** 63), np.uint64(5)]
+SCALAR_OPS = {
+    "t+s": lambda t, s: t + s, "s+t": lambda t, s: s + t, "t==s": lambda t, s: t == s,
+    "t&s": lambda t, s: t & s, "t**s": lambda t, s: t ** s, "s/t": lambda t, s: s / t,
+    "s-t": lambda t, s: s - t,
+}
+
+
+@pytest.mark.parametrize("op", list(SCALAR_OPS))
+@pytest.mark.parametrize("scalar", NP_SCALARS, ids=repr)
+@pytest.mark.parametrize("dtype", ["int64", "bool", "float32"])
+def test_numpy_scalars_with_operators(op, scalar, dtype):
+    # torch reads np.bool_ and np.complex64 through float() (1.0; the real part, with
+    # NumPy's ComplexWarning) and refuses a NumPy integer past int64
+    check(lambda m: SCALAR_OPS[op](m.tensor([1, 0]).to(getattr(m, dtype)), scalar))
+
+
 UFUNC_CASES = {
     "exp": lambda m: np.exp(f32(m)),
     "exp int": lambda m: np.exp(i64(m)),

@@ -27,16 +27,26 @@ __all__ = ["TensorOperators"]
 
 _NOT_A_NUMBER = object()
 _PYNUM = (int, float, bool, complex)
+_INT64_MAX = (1 << 63) - 1
 
 
 def _number(x):
-    """``x`` as a Python number, or ``_NOT_A_NUMBER``."""
+    """``x`` as the Python number torch's argument parser reads it, or ``_NOT_A_NUMBER``.
+
+    torch reads a NumPy integer as an int (one past int64 becomes a uint64 scalar that no
+    operator takes: NotImplemented here), a Python bool, int, float or complex (subclasses
+    like ``np.float64``/``np.complex128`` too) as itself, and any other NumPy scalar through
+    ``float()``: ``np.bool_(True)`` is 1.0 and ``np.complex64(2j)`` loses its imaginary part
+    with NumPy's ComplexWarning, as in torch."""
     if x.__class__ in _PYNUM:
         return x
-    if isinstance(x, (np.number, np.bool_)):
-        return x.item()
+    if isinstance(x, np.integer):
+        x = int(x)
+        return x if x <= _INT64_MAX else _NOT_A_NUMBER
     if isinstance(x, _PYNUM):
         return x
+    if isinstance(x, (np.number, np.bool_)):
+        return float(x)
     return _NOT_A_NUMBER
 
 
