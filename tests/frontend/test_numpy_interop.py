@@ -502,3 +502,97 @@ OUT_CASES = {
 @pytest.mark.parametrize("name", list(OUT_CASES))
 def test_out_requiring_grad(name):
     check(OUT_CASES[name])
+
+
+# -- index tuples mixing Python, NumPy and tensor forms (hypothesis) ------------------------------
+
+_SHAPE = (3, 4, 5)
+
+
+def _int_form(draw, size):
+    value = draw(st.integers(-size - 1, size))
+    kind = draw(st.sampled_from(["int", "np", "tensor", "array0d", "np32"]))
+    return (kind, value)
+
+
+@st.composite
+def _index_item(draw, size):
+    kind = draw(st.sampled_from(["int", "slice", "none", "array", "mask"]))
+    if kind == "int":
+        return _int_form(draw, size)
+    if kind == "slice":
+        bounds = [draw(st.one_of(st.none(), st.just(_int_form(draw, size)))) for _ in range(2)]
+        step = draw(st.one_of(st.none(), st.integers(1, 3).map(lambda v: ("np", v))))
+        return ("slice", bounds[0], bounds[1], step)
+    if kind == "none":
+        return ("none",)
+    if kind == "array":
+        values = draw(st.lists(st.integers(-size, size - 1), min_size=1, max_size=3))
+        return ("array", draw(st.sampled_from(["list", "np", "tensor", "np_float"])), values)
+    values = draw(st.lists(st.booleans(), min_size=size, max_size=size))
+    return ("mask", draw(st.sampled_from(["np", "tensor"])), values)
+
+
+def _build(m, item):
+    kind = item[0]
+    if kind == "int":
+        return item[1]
+    if kind == "np":
+        return np.int64(item[1])
+    if kind == "np32":
+        return np.int32(item[1])
+    if kind == "tensor":
+        return m.tensor(item[1])
+    if kind == "array0d":
+        return np.array(item[1])
+    if kind == "slice":
+        def b(x):
+            return None if x is None else _build(m, x)
+        return slice(b(item[1]), b(item[2]), b(item[3]))
+    if kind == "none":
+        return None
+    if kind == "array":
+        form, values = item[1], item[2]
+        if form == "list":
+            return values
+        if form == "np":
+            return np.array(values, dtype=np.int64)
+        if form == "np_float":
+            return np.array(values, dtype=np.float64)
+        return m.tensor(values, dtype=m.int64)
+    form, values = item[1], item[2]
+    return np.array(values) if form == "np" else m.tensor(values)
+
+
+@st.composite
+def _index_tuple(draw):
+    items = []
+    dim = 0
+    for _ in range(draw(st.integers(1, 3))):
+        size = _SHAPE[min(dim, 2)]
+        item = draw(_index_item(size))
+        items.append(item)
+        if item[0] != "none":
+            dim += 1
+    if draw(st.booleans()):
+        items.insert(draw(st.integers(0, len(items))), ("ellipsis",))
+    return items
+
+
+def _index_of(m, items):
+    return tuple(Ellipsis if it[0] == "ellipsis" else _build(m, it) for it in items)
+
+
+@hyp(200)
+@given(items=_index_tuple())
+def test_mixed_index_forms_property(items):
+    def get(m):
+        t = m.arange(60.).reshape(_SHAPE)
+        return t[_index_of(m, items)]
+
+    def put(m):
+        t = m.zeros(_SHAPE)
+        t[_index_of(m, items)] = 1.0
+        return t
+    check(get)
+    check(put)
