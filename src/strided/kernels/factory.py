@@ -242,6 +242,7 @@ def new_empty_strided(self, size, stride, dtype=None, layout=None, device=None,
 
 
 def new_zeros(self, size, dtype=None, layout=None, device=None, pin_memory=None):
+    _check_sizes(size)   # torch's new_zeros is empty + zero_: empty's message for a bad size
     return zeros(size, dtype or self._dtype, layout, device or self._device)
 
 

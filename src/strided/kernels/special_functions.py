@@ -286,6 +286,9 @@ def _flat(fn):
     return _unary(fn64, fn32)
 
 
+_BLOCK = 1 << 15
+
+
 def _binary(fn, native=False):
     """``fn(a, b, short)`` over broadcast flat float64 arrays, for a binary kernel; with
     ``native``, over arrays of the computation dtype itself (the polynomial recurrences,
@@ -296,8 +299,15 @@ def _binary(fn, native=False):
         dtype = np.result_type(a.dtype, b.dtype)
         short = dtype != _F64
         work = dtype if native and dtype.kind == "f" else _F64
+        a = a.astype(work).ravel()
+        b = b.astype(work).ravel()
         with np.errstate(all="ignore"):
-            r = fn(a.astype(work).ravel(), b.astype(work).ravel(), short)
+            if a.size <= _BLOCK:
+                r = fn(a, b, short)
+            else:   # in blocks whose temporaries stay in cache
+                r = np.empty(a.size, work)
+                for i in range(0, a.size, _BLOCK):
+                    r[i:i + _BLOCK] = fn(a[i:i + _BLOCK], b[i:i + _BLOCK], short)
         return r.reshape(shape).astype(dtype if dtype.kind == "f" else _F64, copy=False)
     apply.__name__ = fn.__name__
     return apply
@@ -704,73 +714,107 @@ def _lgamma64(v):
     return _special.lgamma(v)
 
 
-def _igamma_series(a, x):
+def _igamma_series(a, x, tol):
     """P(a, x) by its power series (x < a + 1 or x <= 1)."""
     logpre = a * np.log(x) - x - _lgamma64(a + 1)
-    term = np.ones_like(a)
-    total = np.ones_like(a)
-    ap = a.copy()
-    live = np.arange(a.size)
-    for _ in range(2000):
-        if not live.size:
-            break
-        ap[live] += 1
-        term[live] *= x[live] / ap[live]
-        total[live] += term[live]
-        live = live[np.abs(term[live]) > np.abs(total[live]) * 1e-17]
-    return np.exp(logpre) * total
+
+    def step(st):
+        st["ap"] += 1
+        st["term"] *= st["x"] / st["ap"]
+        st["total"] += st["term"]
+    parts = _run_loop({"ap": a.copy(), "x": x, "term": np.ones_like(a),
+                       "total": np.ones_like(a)}, step,
+                      lambda st: np.abs(st["term"]) <= np.abs(st["total"]) * tol)
+    return np.exp(logpre) * _collect_key(parts, "total", a.size)
 
 
-def _igammac_cf(a, x):
+def _igammac_cf(a, x, tol):
     """Q(a, x) by its continued fraction (modified Lentz), for x > a + 1, x > 1."""
     tiny = 1e-300
     logpre = a * np.log(x) - x - _lgamma64(a)
     b = x + 1 - a
-    c = np.full_like(a, 1 / tiny)
     d = 1 / b
-    h = d.copy()
-    live = np.arange(a.size)
-    for i in range(1, 2000):
-        if not live.size:
+
+    def step(st):
+        st["i"] += 1
+        an = -st["i"] * (st["i"] - st["a"])
+        st["b"] += 2
+        dl = an * st["d"] + st["b"]
+        dl[np.abs(dl) < tiny] = tiny
+        cl = st["b"] + an / st["c"]
+        cl[np.abs(cl) < tiny] = tiny
+        st["d"] = 1 / dl
+        st["c"] = cl
+        st["delta"] = st["d"] * cl
+        st["h"] *= st["delta"]
+    parts = _run_loop({"a": a, "i": np.zeros_like(a), "b": b, "c": np.full_like(a, 1 / tiny),
+                       "d": d, "h": d.copy(), "delta": np.zeros_like(a)}, step,
+                      lambda st: np.abs(st["delta"] - 1) <= tol)
+    return np.exp(logpre) * _collect_key(parts, "h", a.size)
+
+
+def _run_loop(state, step, converged, limit=2000, chunk=8):
+    """Run ``step(state)`` (in place on the flat arrays of ``state``) until every element
+    has ``converged``; converged elements are set aside and dropped every ``chunk`` steps
+    (a few extra steps on them change nothing). Returns [(indices, state)]."""
+    n = next(iter(state.values())).size
+    idx = np.arange(n)
+    parts = []
+    for _ in range(0, limit, chunk):
+        for _ in range(chunk):
+            step(state)
+        done = converged(state)
+        ndone = int(np.count_nonzero(done))
+        if ndone == done.size:
             break
-        an = -i * (i - a[live])
-        bl = b[live] + 2
-        b[live] = bl
-        dl = an * d[live] + bl
-        dl = np.where(np.abs(dl) < tiny, tiny, dl)
-        cl = bl + an / c[live]
-        cl = np.where(np.abs(cl) < tiny, tiny, cl)
-        dl = 1 / dl
-        delta = dl * cl
-        d[live] = dl
-        c[live] = cl
-        h[live] *= delta
-        live = live[np.abs(delta - 1) > 1e-16]
-    return np.exp(logpre) * h
+        if ndone * 4 >= done.size:    # compact when a quarter is done
+            parts.append((idx[done], {k: v[done] for k, v in state.items()}))
+            keep = ~done
+            idx = idx[keep]
+            state = {k: v[keep] for k, v in state.items()}
+    parts.append((idx, state))
+    return parts
 
 
-def _igamma_both(a, x):
+def _collect_key(parts, key, n):
+    out = np.empty(n)
+    for idx, st in parts:
+        out[idx] = st[key]
+    return out
+
+
+def _igamma_both(a, x, tol):
     """(P, Q) for the ordinary arguments (a > 0, 0 < x < inf)."""
     series = (x < a + 1) | (x <= 1)
+    if series.all():
+        p = _igamma_series(a, x, tol)
+        return p, 1 - p
+    if not series.any():
+        q = _igammac_cf(a, x, tol)
+        return 1 - q, q
     p = np.empty_like(a)
     q = np.empty_like(a)
     if series.any():
         i = np.flatnonzero(series)
-        p[i] = _igamma_series(a[i], x[i])
+        p[i] = _igamma_series(a[i], x[i], tol)
         q[i] = 1 - p[i]
     if (~series).any():
         i = np.flatnonzero(~series)
-        q[i] = _igammac_cf(a[i], x[i])
+        q[i] = _igammac_cf(a[i], x[i], tol)
         p[i] = 1 - q[i]
     return p, q
 
 
-def _igamma_k(a, x, upper):
+def _igamma_k(a, x, upper, short=False):
     out = np.full(a.shape, np.nan)
     ok = (a > 0) & (x > 0) & np.isfinite(a) & np.isfinite(x)
-    if ok.any():
+    tol = 1e-9 if short else 1e-16
+    if ok.all():
+        p, q = _igamma_both(a, x, tol)
+        out = q if upper else p
+    elif ok.any():
         i = np.flatnonzero(ok)
-        p, q = _igamma_both(a[i], x[i])
+        p, q = _igamma_both(a[i], x[i], tol)
         out[i] = q if upper else p
     lo, hi = (1.0, 0.0) if upper else (0.0, 1.0)
     out[(a == 0) & (x > 0)] = hi
@@ -781,11 +825,11 @@ def _igamma_k(a, x, upper):
 
 
 def _igamma(a, x, short):
-    return _igamma_k(a, x, False)
+    return _igamma_k(a, x, False, short)
 
 
 def _igammac(a, x, short):
-    return _igamma_k(a, x, True)
+    return _igamma_k(a, x, True, short)
 
 
 # -- orthogonal polynomials ------------------------------------------------------------------
@@ -800,28 +844,42 @@ def _as_degree(n):
 
 def _recurrence(x, n, q0, q1, step, stop_nan=True):
     """P_n(x) for n >= 2 from P_0 = q0, P_1 = q1 and ``P_(k+1) = step(k, x, P_k, P_(k-1))``;
-    an element stops at its own degree (or, like torch's loop, once P_k is NaN)."""
+    an element's result is taken at its own degree (a NaN stays NaN, so torch's early exit
+    on NaN changes nothing but the time: elements that are done, or NaN, are dropped every
+    few steps)."""
     out = np.array(q1, dtype=x.dtype, copy=True)
     live = np.flatnonzero(n >= 2)
     if not live.size:
         return out
-    xs = x[live]
-    p = np.broadcast_to(np.asarray(q0, x.dtype), x.shape)[live].copy()
-    q = out[live].copy()
-    ns = n[live]
-    k = 1
+    whole = live.size == x.size
+    xs = x if whole else x[live]
+    p = np.broadcast_to(np.asarray(q0, x.dtype), x.shape)
+    p = p.copy() if whole else p[live]
+    q = out.copy() if whole else out[live]
+    ns = n if whole else n[live]
+    res = q.copy()
     pos = np.arange(live.size)
-    while pos.size:
+    top = int(ns.max())
+    k = 1
+    while k < top:
         r = step(k, xs, q, p)
         p, q = q, r
         k += 1
-        fin = ns <= k
-        if stop_nan:
-            fin = fin | np.isnan(q)
-        if fin.any():
-            out[live[pos[fin]]] = q[fin]
-            keep = ~fin
-            pos, xs, p, q, ns = pos[keep], xs[keep], p[keep], q[keep], ns[keep]
+        np.copyto(res, q, where=ns == k)
+        if k % 16 == 0 and k < top:
+            keep = ns > k
+            if stop_nan:
+                nan = np.isnan(q) & keep
+                np.copyto(res, q, where=nan)
+                keep &= ~nan
+            if not keep.all():
+                out[live[pos[~keep]]] = res[~keep]
+                pos, xs, p, q, ns, res = (pos[keep], xs[keep], p[keep], q[keep], ns[keep],
+                                          res[keep])
+                if not pos.size:
+                    return out
+                top = int(ns.max())
+    out[live[pos]] = res
     return out
 
 
