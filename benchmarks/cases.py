@@ -575,3 +575,8 @@ CASES.extend(OPTIM_CASES)
 from cases_fft import FFT_CASES  # noqa: E402
 
 CASES.extend(FFT_CASES)
+
+# torch.special and the elementwise ops of issue 14
+from cases_special import SPECIAL_CASES  # noqa: E402
+
+CASES.extend(SPECIAL_CASES)
