@@ -980,7 +980,20 @@ FAMILIES = [
 
 
 def _torch_crashes(case: Case) -> bool:
-    """Rules for the calls that crash torch 2.13 itself (abort/segfault): never generated."""
+    """Rules for the calls that crash torch 2.13 itself (abort/segfault), or where torch's
+    own answer is wrong or arbitrary: never generated."""
+    name = case.op.partition(":")[2]
+    first = case.args[0] if case.args else None
+    # median/nanmedian along a dim of an expanded (stride 0) input read the wrong elements:
+    # torch.tensor([[0., 5.]]).expand(2, 2).median(0) gives values [0., -1.] or garbage
+    if name in ("median", "nanmedian") and _is_t(first) and first[2] == "e" and \
+            (len(case.args) > 1 or "dim" in case.kwargs):
+        return True
+    # var_mean/std_mean with an infinite element: torch's Welford update turns the mean into
+    # NaN or not depending on where the inf falls in its vectorised loop
+    if name in ("var_mean", "std_mean") and _is_t(first) and first[1].dtype.kind == "f" and \
+            not np.isfinite(first[1]).all():
+        return True
     return False
 
 
@@ -1133,6 +1146,20 @@ def _drop_indices(summary):
     return summary
 
 
+# Factors defined up to signs (or a rotation, for repeated eigenvalues): only the spectrum is
+# compared; of the other outputs, shapes and dtypes.
+_DECOMPOSITIONS = {"eigh": (0,), "svd": (1,), "qr": (), "lu_factor": ()}
+
+
+def _values_only(summary):
+    if not (isinstance(summary, tuple) and summary and summary[0].startswith("linalg_")):
+        return summary
+    name = summary[0].removeprefix("linalg_")
+    keep = _DECOMPOSITIONS.get(name, ())
+    return (summary[0],) + tuple(e if i in keep else e[:3]
+                                 for i, e in enumerate(summary[1:]))
+
+
 def _lacks(lib, op: str) -> bool:
     kind, _, name = op.partition(":")
     if kind == "fn":
@@ -1209,6 +1236,8 @@ def compare(case: Case) -> str | None:
         return f"summarising the result raised {type(e).__name__}: {e}"
     if _ties_unspecified(case, tt):
         st, ss = _drop_indices(st), _drop_indices(ss)
+    if case.op.partition(":")[2] in _DECOMPOSITIONS:
+        st, ss = _values_only(st), _values_only(ss)
     if not _same(st, ss):
         return f"result: torch {_short(st)} | strided {_short(ss)}"
     for a, b in zip(tt, ts):

@@ -82,6 +82,11 @@ NUMBERS_AS_TENSORS = frozenset(
     for suffix in ("", "_"))
 
 
+# The rest of torch's should_allow_numbers_as_tensors list: bindings whose kernels take a
+# tensor, so that the binding turns the number into a 0-dim tensor of its Python type.
+NUMBERS_AS_TENSOR_ARGS = frozenset({"copy_"})
+
+
 # -- a view of the parsed schema that the generator needs ----------------------------------
 
 @dataclass
@@ -92,6 +97,7 @@ class Param:
     default: str | None
     kwarg_only: bool
     number_ok: bool = False   # a Tensor parameter that also takes Python numbers
+    number_tensor: bool = False   # ... turned into a 0-dim tensor by the binding (copy_)
 
 
 @dataclass
@@ -167,7 +173,9 @@ def _convert_line(p: Param) -> str | None:
         size = int(base[base.index("[") + 1:-1])
         base = base[:base.index("[")] + "[]"
     if base == "Tensor":
-        if p.number_ok:
+        if p.number_tensor:
+            line = f"if not isinstance({n}, _Tensor): {n} = _ap.to_number_tensor({n})"
+        elif p.number_ok:
             line = f"if not isinstance({n}, _Tensor): {n} = _ap.to_wrapped_number({n})"
         else:
             line = f"if not isinstance({n}, _Tensor): raise _Mismatch"
@@ -177,6 +185,9 @@ def _convert_line(p: Param) -> str | None:
                 f"{n} = _ap.to_int({n})")
     elif base in ("int[]", "SymInt[]"):
         line = f"{n} = _ap.to_intlist({n}{', ' + str(size) if size else ''})"
+        if p.default == "[]" and not optional:
+            # torch shows an empty-list default as None, and takes None for it
+            return f"{n} = () if {n} is None else " + line.split(" = ", 1)[1]
     elif base == "float":
         line = f"if type({n}) is not float: {n} = _ap.to_float({n})"
     elif base == "bool":
@@ -297,6 +308,10 @@ def _overload(nf, is_method: bool) -> Overload:
         call_args.append(expr)
         if str(a.type).startswith("Tensor"):
             tensor_args.append(Param(expr, a.name, str(a.type), a.default, False))
+    if str(schema.name.name) in NUMBERS_AS_TENSOR_ARGS:
+        for p in params + tensor_args:
+            if p.type == "Tensor":
+                p.number_tensor = True
     if str(schema.name.name) in NUMBERS_AS_TENSORS:
         written = {a.name for a in schema.arguments.flat_all if a.annotation is not None and
                    a.annotation.is_write}
@@ -579,7 +594,7 @@ def _tensor_guard(ov: Overload) -> str | None:
         conds.append(f"len(args) <= {n_positional}" if n_positional else "not args")
     for j, p in enumerate(p for p in ov.params if not p.kwarg_only):
         if p.type.startswith("Tensor") and not p.type.endswith(("?", "]")) and \
-                p.default is None and not p.number_ok:
+                p.default is None and not p.number_ok and not p.number_tensor:
             short = "not args" if j == 0 else f"len(args) <= {j}"
             conds.append(f"({short} or isinstance(args[{j}], _Tensor))")
     return " and ".join(conds) if conds else None

@@ -191,6 +191,14 @@ def to_wrapped_number(x):
     raise Mismatch
 
 
+def to_number_tensor(x):
+    """A Python number for a Tensor parameter of ``copy_`` (torch's parser takes numbers
+    there): a 0-dim tensor of the number's Python type (int64, float64, bool, complex128)."""
+    from .. import tensor as _make_tensor
+    value = to_wrapped_number(x)
+    return _make_tensor(value, dtype=_PY_TYPE_DTYPES[type(value)])
+
+
 def keyset_of_arg(x) -> int:
     """The key set of a Tensor-or-number argument: a number counts as a CPU tensor."""
     return getattr(x, "_keyset", _CPU_KEYSET)
@@ -447,7 +455,8 @@ def _torch_check(typ: str, x):
 
 
 def _allows_none(typ: str, default) -> bool:
-    return typ.endswith("?") or default == "None"
+    # an empty-list default is None to torch's parser (pythonify_default of ``{}``)
+    return typ.endswith("?") or default == "None" or default == "[]"
 
 
 class PySig:

@@ -948,13 +948,16 @@ def _index_func_checks(name, self, dim, index, source):
     return dim
 
 
-def _index_func_bounds(self, dim, idx):
+def _index_func_bounds(self, dim, idx, fast=True):
+    """``fast``: torch's index_add takes its index_put_ path (whose message names the bad
+    index) only along the first or last dim, with an int64 index and alpha 1; otherwise its
+    loop raises "index out of range in self"."""
     if not idx.size:
         return
     size = self._sizes[dim] if self._sizes else 1
     bad = (idx < 0) | (idx >= size)
     if bad.any():
-        check_index(len(self._sizes) > 1, "index out of range in self")
+        check_index(len(self._sizes) > 1 and fast, "index out of range in self")
         v = int(idx[np.argmax(bad)])
         raise RuntimeError(f"index {v} is out of bounds for dimension {dim} with size {size}")
 
@@ -971,7 +974,8 @@ def _index_add_into(out, dim, index, source, alpha):
     if _is_meta(out, index, source):
         return out
     idx = _index_np(index).reshape(-1)
-    _index_func_bounds(out, dim, idx)
+    _index_func_bounds(out, dim, idx, fast=dim in (0, len(out._sizes) - 1) and
+                       index._dtype is dt.int64 and alpha == 1 and alpha is not True)
     if not idx.size or not numel_of(out._sizes):
         return out
     src = source._array()
@@ -1000,13 +1004,13 @@ def index_add_(self, dim, index, source, alpha=1):
 
 
 def index_add(self, dim, index, source, alpha=1):
-    dim = _index_func_checks("index_add", self, dim, index, source)
+    dim = _index_func_checks("index_add_", self, dim, index, source)
     out = _clone_contiguous(self)
     return _index_add_into(out, dim, index, source, alpha)
 
 
 def index_add_out(self, dim, index, source, alpha, out):
-    dim = _index_func_checks("index_add", self, dim, index, source)
+    dim = _index_func_checks("index_add_", self, dim, index, source)
     _check_out_dtype(out, self._dtype)
     _prepare_out(out, self._sizes, index, source)
     _copy_into(out, self)

@@ -273,11 +273,13 @@ def _check_nonempty(name, self, axes, dim_given) -> None:
 
 
 def _extreme(self, dim, keepdim, out, ufunc, name):
-    check(not self._dtype.is_complex, lambda: (
-        f'"{name[1:]}_values_cpu" not implemented for \'{self._dtype._scalar_name}\''),
-        NotImplementedError)
     given = dim is not None and (type(dim) is int or len(dim) > 0)
     axes = _dims(self, dim)
+    if given and self._sizes and not numel_of(self._sizes):
+        # amax/amin name the dim as it was given (-1, not 0)
+        for d in ((dim,) if type(dim) is int else dim):
+            if self._sizes[maybe_wrap_dim(d, len(self._sizes))] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     _check_nonempty(name, self, axes, given)
     if out is not None:
         check(out._dtype is self._dtype, lambda: (
@@ -287,6 +289,10 @@ def _extreme(self, dim, keepdim, out, ufunc, name):
     res = _alloc(self, _shape(self._sizes, axes, keepdim), self._dtype, out)
     if _is_meta(self) or not numel_of(res._sizes):
         return res
+    # torch's dtype dispatch happens in the CPU kernel, which an empty result never reaches
+    check(not self._dtype.is_complex, lambda: (
+        f'"{name[1:]}_values_cpu" not implemented for \'{self._dtype._scalar_name}\''),
+        NotImplementedError)
     arr = self._array()
     if self._dtype in _LOW_FLOATS:
         arr = arr.astype(np.float32)
@@ -340,10 +346,10 @@ def _arg_np(arr, axis, largest):
 
 
 def _max_dim_impl(self, dim, keepdim, values, indices, largest, name):
-    check(not self._dtype.is_complex, lambda: f"{name}(): does not support complex input")
     ndim = len(self._sizes)
     d = maybe_wrap_dim(dim, ndim)
     _check_nonempty(name, self, (d,) if ndim else (), True)
+    check(not self._dtype.is_complex, lambda: f"{name}(): does not support complex input")
     shape = _shape(self._sizes, (d,) if ndim else (), keepdim)
     if values is not None:
         check(values._dtype is self._dtype, lambda: (
@@ -426,6 +432,10 @@ def _argext(self, dim, keepdim, out, largest):
         d = maybe_wrap_dim(dim, ndim)
         _check_nonempty(name, self, (d,) if ndim else (), True)
         shape = _shape(self._sizes, (d,) if ndim else (), keepdim)
+    if out is not None:
+        check(out._dtype is dt.int64, lambda: (
+            f"Expected out tensor to have dtype long int, but got "
+            f"{_CPP_NAMES[out._dtype.name]} instead"))
     res = _alloc(self, shape, dt.int64, out)
     if _is_meta(self) or not numel_of(shape):
         return res

@@ -570,7 +570,9 @@ def triu_(self, diagonal=0):
 
 def _diag(self, diagonal, out):
     ndim = len(self._sizes)
-    check(ndim in (1, 2), lambda: f"diag(): Supports 1D or 2D tensors. Got {ndim}D")
+    # diag_out's message has no "diag(): " prefix
+    check(ndim in (1, 2), lambda: f"{'diag(): ' if out is None else ''}Supports 1D or 2D "
+                                  f"tensors. Got {ndim}D")
     if ndim == 1:
         n = self._sizes[0] + abs(diagonal)
         if out is None:

@@ -659,7 +659,7 @@ def adaptive_max_pool3d(*args, **kwargs):
 def _f_avg_pool2d_0(input, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     kernel_size = _ap.to_intlist(kernel_size, 2)
-    stride = _ap.to_intlist(stride, 2)
+    stride = () if stride is None else _ap.to_intlist(stride, 2)
     padding = _ap.to_intlist(padding, 2)
     if ceil_mode is not False and ceil_mode is not True: raise _Mismatch
     if count_include_pad is not True and count_include_pad is not False: raise _Mismatch
@@ -688,7 +688,7 @@ def avg_pool2d(*args, **kwargs):
 def _f_avg_pool3d_0(input, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     kernel_size = _ap.to_intlist(kernel_size, 3)
-    stride = _ap.to_intlist(stride, 3)
+    stride = () if stride is None else _ap.to_intlist(stride, 3)
     padding = _ap.to_intlist(padding, 3)
     if ceil_mode is not False and ceil_mode is not True: raise _Mismatch
     if count_include_pad is not True and count_include_pad is not False: raise _Mismatch
@@ -1286,7 +1286,7 @@ def log_sigmoid(*args, **kwargs):
 def _f_max_pool2d_with_indices_0(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     kernel_size = _ap.to_intlist(kernel_size, 2)
-    stride = _ap.to_intlist(stride, 2)
+    stride = () if stride is None else _ap.to_intlist(stride, 2)
     padding = _ap.to_intlist(padding, 2)
     dilation = _ap.to_intlist(dilation, 2)
     if ceil_mode is not False and ceil_mode is not True: raise _Mismatch
@@ -1314,7 +1314,7 @@ def max_pool2d_with_indices(*args, **kwargs):
 def _f_max_pool3d_with_indices_0(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     kernel_size = _ap.to_intlist(kernel_size, 3)
-    stride = _ap.to_intlist(stride, 3)
+    stride = () if stride is None else _ap.to_intlist(stride, 3)
     padding = _ap.to_intlist(padding, 3)
     dilation = _ap.to_intlist(dilation, 3)
     if ceil_mode is not False and ceil_mode is not True: raise _Mismatch

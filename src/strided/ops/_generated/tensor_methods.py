@@ -273,7 +273,6 @@ _op_gt__Tensor = get_op('aten::gt.Tensor')
 _op_gt___Scalar = get_op('aten::gt_.Scalar')
 _op_gt___Tensor = get_op('aten::gt_.Tensor')
 _op_hardshrink = get_op('aten::hardshrink')
-_op_hash_tensor = get_op('aten::hash_tensor')
 _op_heaviside = get_op('aten::heaviside')
 _op_heaviside_ = get_op('aten::heaviside_')
 _op_histc = get_op('aten::histc')
@@ -1073,7 +1072,7 @@ def allclose(self, *args, **kwargs):
 
 
 def _m_amax_0(dim=(), keepdim=False):
-    dim = _ap.to_intlist(dim, 1)
+    dim = () if dim is None else _ap.to_intlist(dim, 1)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     return dim, keepdim
 
@@ -1095,7 +1094,7 @@ def amax(self, *args, **kwargs):
 
 
 def _m_amin_0(dim=(), keepdim=False):
-    dim = _ap.to_intlist(dim, 1)
+    dim = () if dim is None else _ap.to_intlist(dim, 1)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     return dim, keepdim
 
@@ -4246,30 +4245,6 @@ def hardshrink(self, *args, **kwargs):
         result = _op_hardshrink.call(self._keyset, self, lambd)
         return result
     _ap.raise_invalid_arguments(_m_hardshrink_sigs, args, kwargs)
-
-
-def _m_hash_tensor_0(dim=(), *, keepdim=False, mode=0):
-    dim = _ap.to_intlist(dim, 1)
-    if keepdim is not False and keepdim is not True: raise _Mismatch
-    if (type(mode) is not int or not -9223372036854775808 <= mode <= 9223372036854775807): mode = _ap.to_int(mode)
-    return dim, keepdim, mode
-
-
-_m_hash_tensor_sigs = (_ap.PySig('hash_tensor', (('dim', 'int[1]', '[]', False), ('keepdim', 'bool', 'False', True), ('mode', 'int', '0', True)), True, True),)
-
-
-def hash_tensor(self, *args, **kwargs):
-    if not args and not kwargs:
-        return _op_hash_tensor.call(self._keyset, self, (), False, 0)
-    packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
-    try:
-        dim, keepdim, mode = _m_hash_tensor_0(*packed, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op_hash_tensor.call(self._keyset, self, dim, keepdim, mode)
-        return result
-    _ap.raise_invalid_arguments(_m_hash_tensor_sigs, args, kwargs)
 
 
 def _m_heaviside_0(values):
@@ -7825,7 +7800,7 @@ def resolve_neg(self, *args, **kwargs):
 
 def _m_roll_0(shifts, dims=()):
     shifts = _ap.to_intlist(shifts, 1)
-    dims = _ap.to_intlist(dims, 1)
+    dims = () if dims is None else _ap.to_intlist(dims, 1)
     return shifts, dims
 
 
@@ -8221,7 +8196,7 @@ def _m_set__1(source, storage_offset, size, stride=()):
     if not isinstance(source, _UntypedStorage): raise _Mismatch
     if (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_int(storage_offset)
     size = _ap.to_intlist(size)
-    stride = _ap.to_intlist(stride)
+    stride = () if stride is None else _ap.to_intlist(stride)
     return source, storage_offset, size, stride
 
 
@@ -8229,7 +8204,7 @@ def _m_set__2(source, storage_offset, size, stride=()):
     if not isinstance(source, _Tensor): raise _Mismatch
     if (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_int(storage_offset)
     size = _ap.to_intlist(size)
-    stride = _ap.to_intlist(stride)
+    stride = () if stride is None else _ap.to_intlist(stride)
     return source, storage_offset, size, stride
 
 
@@ -10023,7 +9998,6 @@ class TensorMethods:
     gt = gt
     gt_ = gt_
     hardshrink = hardshrink
-    hash_tensor = hash_tensor
     heaviside = heaviside
     heaviside_ = heaviside_
     histc = histc
