@@ -243,6 +243,7 @@ from .autograd.grad_mode import (  # noqa: E402
     is_inference_mode_enabled,
     no_grad,
     set_grad_enabled,
+from . import masked  # noqa: E402, F401  (issue 14: torch.masked)
 )
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: E402
 from .autograd.recording import install as _install_autograd  # noqa: E402

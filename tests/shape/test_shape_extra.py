@@ -651,3 +651,105 @@ def test_dim_order_hypothesis(perm, sizes):
 def test_assert_same_helper_used():
     # a direct comparison (not through check) of one composite result
     assert_same(strided.atleast_3d(strided.ones(3)), torch.atleast_3d(torch.ones(3)))
+
+
+def test_narrow_copy_errors():
+    for args in [((), 0, 0, 1), ((10, 5, 20), 3, 0, 0), ((20, 5, 10), -4, 0, 0),
+                 ((20, 10, 5), 1, 11, 0), ((20, 10, 5), 1, -11, 0), ((5, 20, 10), 2, 0, 11),
+                 ((10,), 0, 0, -1), ((10,), 0, 10, 0), ((10,), 0, -3, 2)]:
+        check(lambda m, a=args: m.narrow_copy(m.ones(a[0]), *a[1:]))
+
+
+def test_sum_to_size_0d():
+    check(lambda m: m.tensor(3.0).sum_to_size(()))
+    check(lambda m: _x(m).sum_to_size(()))
+    x = strided.tensor(3.0)
+    assert x.sum_to_size(()).data_ptr() != x.data_ptr()
+
+
+# -- private ops op_db covers -------------------------------------------------------------------
+
+def test_chunk_cat():
+    def a(m):
+        return m.arange(6.0).view(2, 3)
+
+    def b(m):
+        return m.arange(4.0).view(2, 2)
+    check(lambda m: m._chunk_cat([a(m), b(m)], 1, 2))
+    check(lambda m: m._chunk_cat([a(m), b(m)], -1, 3))
+    check(lambda m: m._chunk_cat([a(m), b(m).t()], 0, 2))
+    check(lambda m: m._chunk_cat([a(m), m.arange(8.0).view(2, 2, 2)], 1, 2))
+    check(lambda m: m._chunk_cat([a(m)], 0, 5))
+    check(lambda m: m._chunk_cat([a(m), b(m)], 1, 2, out=m.empty(0)))
+    for bad in [lambda m: m._chunk_cat([a(m), b(m).int()], 1, 2),
+                lambda m: m._chunk_cat([a(m), b(m)], 1, 0),
+                lambda m: m._chunk_cat([], 1, 2),
+                lambda m: m._chunk_cat([a(m), m.empty(2, 0)], 1, 2),
+                lambda m: m._chunk_cat([a(m), b(m)[:1]], 1, 2),
+                lambda m: m._chunk_cat([a(m), m.ones(2, 2, 2)], -1, 2),
+                lambda m: m._chunk_cat([a(m), m.ones(2)], 1, 2)]:
+        check(bad)
+    assert grad_fn_names(strided._chunk_cat([strided.ones(2, 3, requires_grad=True)], 1, 2)) \
+        == grad_fn_names(torch._chunk_cat([torch.ones(2, 3, requires_grad=True)], 1, 2))
+
+
+def test_unsafe_masked_index():
+    def run(m):
+        x = m.arange(12.0, dtype=m.float64).view(3, 4).requires_grad_()
+        idx = m.tensor([0, 5, -1, 2])
+        mask = m.tensor([True, False, True, True])
+        r = m._unsafe_masked_index(x, mask, [idx], 9.0)
+        r.sum().backward()
+        return r.detach(), r.grad_fn.name(), x.grad
+    check(run)
+
+    def run2(m):
+        x = m.arange(12.0).view(3, 4)
+        mask = m.tensor([[True, False], [False, True]])
+        return m._unsafe_masked_index(x, mask, [m.tensor([[0], [2]]), m.tensor([[0, 9], [3, -2]])],
+                                      -1)
+    check(run2)
+    check(lambda m: m._unsafe_masked_index(m.ones(3), m.tensor([True]), [m.tensor([0.0])], 2))
+    check(lambda m: m._unsafe_masked_index(m.ones(3), m.tensor([1]), [m.tensor([0])], 2))
+
+    def put(m):
+        x = m.zeros(3, dtype=m.float64).requires_grad_()
+        v = m.arange(4.0, dtype=m.float64).requires_grad_()
+        idx = m.tensor([0, 5, -1, 2])
+        mask = m.tensor([True, False, True, True])
+        r = m._unsafe_masked_index_put_accumulate(x, mask, [idx], v)
+        (r * m.arange(3.0, dtype=m.float64)).sum().backward()
+        return r.detach(), r.grad_fn.name(), x.grad, v.grad
+    check(put)
+    check(lambda m: m._unsafe_masked_index_put_accumulate(m.ones(3), m.tensor([1]),
+                                                          [m.tensor([0])], m.ones(1)))
+    check(lambda m: m._unsafe_masked_index_put_accumulate(m.ones(3), m.tensor([True]),
+                                                          [m.tensor([True])], m.ones(1)))
+    check_grads(lambda m, x: m._unsafe_masked_index(x * x, m.tensor([True, False]),
+                                                    [m.tensor([1, 0])], 0.5), [(3,)])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "int64", "int8",
+                                   "uint8", "bool", "int32"])
+def test_hash_tensor(dtype):
+    def x(m):
+        t = m.tensor([[1.5, -2.0, 0.0, 3.25], [7.0, -0.0, 1.0, 2.0], [5.0, 6.0, -7.5, 8.0]])
+        return t.to(getattr(m, dtype))
+    check(lambda m: m.hash_tensor(x(m)))
+    check(lambda m: m.hash_tensor(x(m), 1))
+    check(lambda m: x(m).hash_tensor((0, -1), keepdim=True))
+    check(lambda m: m.hash_tensor(x(m), 0, keepdim=True, out=m.empty(0, dtype=m.uint64)))
+
+
+def test_hash_tensor_edges():
+    check(lambda m: m.hash_tensor(m.tensor(3.0)))
+    check(lambda m: m.hash_tensor(m.tensor(3.0), 0))
+    check(lambda m: m.hash_tensor(m.tensor(3.0), 1))
+    check(lambda m: m.hash_tensor(m.empty(0, 3), 1))
+    check(lambda m: m.hash_tensor(m.empty(0, 3), 0))
+    check(lambda m: m.hash_tensor(m.empty(0)))
+    check(lambda m: m.hash_tensor(m.ones(2) + 0j))
+    check(lambda m: m.hash_tensor(m.ones(2), mode=1))
+    check(lambda m: m.hash_tensor(m.ones(2), out=m.empty(0)))
+    check(lambda m: m.hash_tensor(m.ones(2, 3, device="meta"), 1))
+    assert not strided.hash_tensor(strided.ones(2, requires_grad=True)).requires_grad

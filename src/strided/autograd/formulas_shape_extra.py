@@ -8,8 +8,21 @@ import strided as _s
 
 from .formulas import norm_backward
 
-__all__ = ["as_strided_scatter_self_backward", "narrow_copy_backward", "not_implemented_copy",
-           "renorm_backward"]
+__all__ = ["as_strided_scatter_self_backward", "masked_index_grad", "masked_index_put_grad",
+           "narrow_copy_backward", "not_implemented_copy", "renorm_backward"]
+
+
+def masked_index_grad(grad, self_sizes, mask, indices):
+    """``_unsafe_masked_index``'s gradient: ``grad`` accumulated back at the indices it was
+    read from (masked-out positions contribute nothing)."""
+    zeros = grad.new_zeros(tuple(self_sizes))
+    return _s._unsafe_masked_index_put_accumulate(zeros, mask, indices, grad)
+
+
+def masked_index_put_grad(grad, mask, indices):
+    """``_unsafe_masked_index_put_accumulate``'s gradient for ``values``: ``grad`` read at
+    the indices they were added to (0 where masked out)."""
+    return _s._unsafe_masked_index(grad, mask, indices, 0)
 
 
 def not_implemented_copy(name):

@@ -95,7 +95,25 @@ def _view_for_copy(self, size):
 
 
 def _narrow_for_copy(self, dim, start, length):
-    return views.narrow(self, dim, start, length)
+    """narrow_copy's own checks (no length sign check; a positive dim past the end is a
+    RuntimeError), then the narrow view."""
+    sizes = self._sizes
+    ndim = len(sizes)
+    check(ndim > 0, "narrow() cannot be applied to a 0-dim tensor.")
+    check(dim < ndim, (
+        "Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.  "
+        "(Could this error message be improved?  If so, please report an enhancement request "
+        "to PyTorch.)"))
+    dim = maybe_wrap_dim(dim, ndim)
+    cur = sizes[dim]
+    check(-cur <= start <= cur, lambda: (
+        f"start out of range (expected to be in range of [{-cur}, {cur}], but got {start})"),
+        IndexError)
+    if start < 0:
+        start += cur
+    check(length >= 0 and start <= cur - length, lambda: (
+        f"start ({start}) + length ({length}) exceeds dimension size ({cur})."))
+    return views.slice_Tensor(self, dim, start, start + length, 1)
 
 
 alias_copy, alias_copy_out = _copy_op(views.alias, "alias_copy")
@@ -418,10 +436,11 @@ def empty_permuted(size, physical_layout, dtype=None, layout=None, device=None,
         f"i.e. len(size) = {ndim} is not equal to len(physical_layout) = "
         f"{len(physical_layout)}"))
     seen = [False] * ndim
-    for d in physical_layout:
-        check(0 <= d < ndim, lambda d=d: (
-            f"Dimension out of range (expected to be in range of [0, {ndim - 1}], but got "
-            f"{d})"), IndexError)
+    for i, d in enumerate(physical_layout):
+        check(0 <= d < ndim, lambda d=d, i=i: (
+            f"Dimension out of range (expected to be between 0 and {ndim - 1}, but got {d} at "
+            f"index {i}).  NB: negative dims not currently supported; file an issue if you "
+            f"want it."))
         check(not seen[d], "Duplicate dim not allowed")
         seen[d] = True
     physical = tuple(size[d] for d in physical_layout)
@@ -545,6 +564,9 @@ def sum_to_size(self, size):
     sizes = self._sizes
     check(_expandable(size, sizes), lambda: (
         f"size {{{list(size)}}} is not expandable to size {{{list(sizes)}}}."))
+    if not size:
+        # torch's sum_to: a 0-dim target is the full sum (a fresh tensor, never self)
+        return _call("aten::sum", self, None)
     lead = len(sizes) - len(size)
     reduce = list(range(lead))
     reduce += [i for i in range(lead, len(sizes)) if size[i - lead] == 1 and sizes[i] != 1]
@@ -572,3 +594,149 @@ def vander(x, N=None, increasing=False):
     if not increasing:
         return _call("aten::flip", result, [1])
     return result
+
+
+# -- _chunk_cat ----------------------------------------------------------------------------------
+
+def _chunk_cat_dim(tensors, dim, num_chunks):
+    check(num_chunks >= 1, "_chunk_cat expects positive num_chunks")
+    check(len(tensors) > 0, "_chunk_cat expects a non-empty input tensor list")
+    dtype, device = tensors[0]._dtype, tensors[0]._device
+    for t in tensors:
+        check(numel_of(t._sizes) > 0, "_chunk_cat expects non-empty tensor")
+        check(t._dtype is dtype, "_chunk_cat expects all input tensors with the same dtype")
+        check(t._device == device, "_chunk_cat expects all inputs tensors on the same device")
+    ndims = {len(t._sizes) for t in tensors}
+    if len(ndims) == 1:
+        dim = maybe_wrap_dim(dim, len(tensors[0]._sizes))
+    else:
+        check(dim >= 0, "_chunk_cat expects non-negative dim when input tensors have different "
+                        "ndims")
+        for t in tensors:
+            check(dim < len(t._sizes), "_chunk_cat expects dim < ndim for all input tensors")
+    lead = tensors[0]._sizes[:dim]
+    for t in tensors:
+        check(t._sizes[:dim] == lead, "_chunk_cat expects same sizes of 0,...,dim-1 dimensions "
+                                      "for all tensors")
+    return dim
+
+
+def _chunk_pieces(tensors, dim, num_chunks):
+    """Each tensor zero-padded along ``dim`` to a multiple of ``num_chunks``, then viewed as
+    ``(*leading, num_chunks, -1)``: chunk ``i`` of every tensor lands in row ``i``."""
+    pieces = []
+    for t in tensors:
+        size = t._sizes[dim]
+        padded = (size + num_chunks - 1) // num_chunks * num_chunks
+        if padded != size:
+            pad = [0] * (2 * (len(t._sizes) - dim - 1)) + [0, padded - size]
+            t = _call("aten::constant_pad_nd", t, pad, 0)
+        pieces.append(_call("aten::reshape", t, list(t._sizes[:dim]) + [num_chunks, -1]))
+    return pieces
+
+
+def chunk_cat(tensors, dim, num_chunks):
+    """Every tensor split into ``num_chunks`` chunks along ``dim`` (the last ones
+    zero-padded), chunk ``i`` of all tensors flattened and concatenated in row ``i``."""
+    dim = _chunk_cat_dim(tensors, dim, num_chunks)
+    return _call("aten::cat", _chunk_pieces(tensors, dim, num_chunks), dim + 1)
+
+
+def chunk_cat_out(tensors, dim, num_chunks, out):
+    dim = _chunk_cat_dim(tensors, dim, num_chunks)
+    return _call("aten::cat.out", _chunk_pieces(tensors, dim, num_chunks), dim + 1, out)
+
+
+# -- _unsafe_masked_index ------------------------------------------------------------------------
+
+def _clamped_indices(self, indices):
+    """Each index tensor clamped into ``[-size, size - 1]`` of its dim (torch's eager
+    kernel: masked-out positions may hold any index)."""
+    out = []
+    for d, index in enumerate(indices):
+        if index is None:
+            out.append(None)
+            continue
+        check(index._dtype in (dt.int64, dt.int32), lambda index=index: (
+            f"_unsafe_masked_index found unexpected index type {index._dtype._scalar_name}"))
+        size = self._sizes[d]
+        out.append(_call("aten::clamp", index, -size, size - 1))
+    return out
+
+
+def _as_bool(mask):
+    if mask._dtype is dt.bool_:
+        return mask
+    return _call("aten::ne.Scalar", mask, 0)
+
+
+def unsafe_masked_index(self, mask, indices, fill):
+    """``self[indices]`` where ``mask`` is set, ``fill`` elsewhere; out-of-range indices are
+    clamped, so masked-out positions may hold any index."""
+    clamped = _clamped_indices(self, indices)
+    gathered = _call("aten::index.Tensor", self, clamped)
+    return _call("aten::masked_fill.Scalar", gathered,
+                 _call("aten::logical_not", _as_bool(mask)), fill)
+
+
+def unsafe_masked_index_put_accumulate(self, mask, indices, values):
+    """``self`` with ``values`` (zeroed where ``mask`` is unset) added at ``indices``
+    (clamped into range)."""
+    clamped = _clamped_indices(self, indices)
+    masked = _call("aten::masked_fill.Scalar", values,
+                   _call("aten::logical_not", _as_bool(mask)), 0)
+    return _call("aten::index_put", self, clamped, masked, True)
+
+
+# -- hash_tensor ---------------------------------------------------------------------------------
+
+def _hash_tensor(self, dim, keepdim, mode, out):
+    check(mode == 0, lambda: f"Unknown hash_tensor mode: {mode}")
+    dtype = self._dtype
+    if dtype.is_complex or dtype in (dt.uint16, dt.uint32, dt.uint64):
+        raise NotImplementedError(f'"xor_sum_cpu" not implemented for \'{dtype._scalar_name}\'')
+    sizes = self._sizes
+    ndim = len(sizes)
+    if dim is None or len(dim) == 0:
+        check(numel_of(sizes) > 0, (
+            "hash_tensor: Expected reduction dim to be specified for input.numel() == 0. "
+            "Specify the reduction dim with the 'dim' argument."))
+        dims = tuple(range(ndim))
+    else:
+        dims = tuple(sorted({maybe_wrap_dim(d, ndim) for d in dim}))
+        for d in dims:
+            if ndim and sizes[d] == 0:
+                raise IndexError(f"hash_tensor: Expected reduction dim {d} to have non-zero "
+                                 f"size.")
+    shape = tuple(1 if d in dims else s for d, s in enumerate(sizes)) if keepdim else \
+        tuple(s for d, s in enumerate(sizes) if d not in dims)
+    if out is None:
+        result = empty(shape, dt.uint64, None, self._device)
+    else:
+        check(out._dtype is dt.uint64, lambda: (
+            f"Expected result to be of dtype uint64, but got {out._dtype._scalar_name}"))
+        resize_output(out, shape)
+        result = out
+    if not _is_meta(self) and numel_of(shape):
+        a = self._array()
+        if dtype.is_floating_point:
+            a = a.astype(np.float64)
+        elif dtype is dt.bool_ or dtype is dt.uint8:
+            a = a.astype(np.uint64)
+        else:
+            a = a.astype(np.int64)
+        words = np.ascontiguousarray(a).view(np.uint64)
+        axes = dims if ndim else None
+        np.copyto(result._array(), np.bitwise_xor.reduce(words, axis=axes, keepdims=keepdim)
+                  .reshape(shape))
+    if out is not None:
+        out._vc[0] += 1
+    return result
+
+
+def hash_tensor(self, dim=(), keepdim=False, mode=0):
+    return _hash_tensor(self, dim, keepdim, mode, None)
+
+
+def hash_tensor_out(self, dim=(), keepdim=False, mode=0, out=None):
+    return _hash_tensor(self, dim, keepdim, mode, out)

@@ -4947,6 +4947,21 @@ class OrmqrBackward0(FormulaNode):
         return node._flatten((r_self, r_input2, r_input3))
 
 
+class ReshapeAliasBackward0(FormulaNode):
+    """Backward of ``_reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride) -> Tensor(a)``."""
+
+    __slots__ = ('_s_self_sizes',)
+    _SAVED = ('self_sizes',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self_sizes = _u(node._s_self_sizes, node)
+            r_self = grad.reshape(self_sizes)
+        return node._flatten((r_self,))
+
+
 class HardswishBackward0(FormulaNode):
     """Backward of ``hardswish(Tensor self) -> Tensor``."""
 
@@ -9715,6 +9730,7 @@ FORMULAS = {
     'aten::linalg_lu_solve': (LinalgLuSolveBackward0, ('LU', 'B'), (('LU', 'LU', 'value', (0, 1)), ('adjoint', 'adjoint', 'value', (0, 1)), ('left', 'left', 'value', (0, 1)), ('pivots', 'pivots', 'value', (0, 1))), (('result', 0, (0, 1)),), None),
     'aten::lu_unpack': (LuUnpackBackward0, ('LU_data',), (('LU_data_sizes', 'LU_data', 'sizes', (0,)),), (), (False, True, True)),
     'aten::ormqr': (OrmqrBackward0, ('self', 'input2', 'input3'), (('input2', 'input2', 'value', (0, 1, 2)), ('input3', 'input3', 'value', (0, 1, 2)), ('left', 'left', 'value', (0, 1, 2)), ('self', 'self', 'value', (0, 1, 2)), ('transpose', 'transpose', 'value', (0, 1, 2))), (), None),
+    'aten::_reshape_alias': (ReshapeAliasBackward0, ('self',), (('self_sizes', 'self', 'sizes', (0,)),), (), None),
     'aten::hardswish': (HardswishBackward0, ('self',), (('self', 'self', 'value', (0,)),), (), None),
     'aten::hardsigmoid': (HardsigmoidBackward0, ('self',), (('self', 'self', 'value', (0,)),), (), None),
     'aten::celu': (CeluBackward0, ('self',), (('alpha', 'alpha', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),

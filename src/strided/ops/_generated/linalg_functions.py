@@ -52,6 +52,12 @@ _op_linalg_inv = get_op('aten::linalg_inv')
 _op_linalg_inv__out = get_op('aten::linalg_inv.out')
 _op_linalg_inv_ex = get_op('aten::linalg_inv_ex')
 _op_linalg_inv_ex__inverse = get_op('aten::linalg_inv_ex.inverse')
+_op_linalg_ldl_factor = get_op('aten::linalg_ldl_factor')
+_op_linalg_ldl_factor__out = get_op('aten::linalg_ldl_factor.out')
+_op_linalg_ldl_factor_ex = get_op('aten::linalg_ldl_factor_ex')
+_op_linalg_ldl_factor_ex__out = get_op('aten::linalg_ldl_factor_ex.out')
+_op_linalg_ldl_solve = get_op('aten::linalg_ldl_solve')
+_op_linalg_ldl_solve__out = get_op('aten::linalg_ldl_solve.out')
 _op_linalg_lstsq = get_op('aten::linalg_lstsq')
 _op_linalg_lstsq__out = get_op('aten::linalg_lstsq.out')
 _op_linalg_lu = get_op('aten::linalg_lu')
@@ -124,6 +130,10 @@ _rt_linalg_eigh = _rt.make('linalg_eigh', ('eigenvalues', 'eigenvectors'))
 _rt_linalg_eigh_out = _rt.make('linalg_eigh_out', ('eigenvalues', 'eigenvectors'))
 _rt_linalg_inv_ex = _rt.make('linalg_inv_ex', ('inverse', 'info'))
 _rt_linalg_inv_ex_out = _rt.make('linalg_inv_ex_out', ('inverse', 'info'))
+_rt_linalg_ldl_factor = _rt.make('linalg_ldl_factor', ('LD', 'pivots'))
+_rt_linalg_ldl_factor_ex = _rt.make('linalg_ldl_factor_ex', ('LD', 'pivots', 'info'))
+_rt_linalg_ldl_factor_ex_out = _rt.make('linalg_ldl_factor_ex_out', ('LD', 'pivots', 'info'))
+_rt_linalg_ldl_factor_out = _rt.make('linalg_ldl_factor_out', ('LD', 'pivots'))
 _rt_linalg_lstsq = _rt.make('linalg_lstsq', ('solution', 'residuals', 'rank', 'singular_values'))
 _rt_linalg_lstsq_out = _rt.make('linalg_lstsq_out', ('solution', 'residuals', 'rank', 'singular_values'))
 _rt_linalg_lu = _rt.make('linalg_lu', ('P', 'L', 'U'))
@@ -463,6 +473,81 @@ def linalg_inv_ex(*args, **kwargs):
             result = _rt_linalg_inv_ex_out(_op_linalg_inv_ex__inverse.call(A._keyset | out[0]._keyset | out[1]._keyset, A, check_errors, out[0], out[1]))
         return result
     _ap.raise_invalid_arguments(_f_linalg_inv_ex_sigs, args, kwargs)
+
+
+def _f_linalg_ldl_factor_0(input, *, hermitian=False, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if hermitian is not False and hermitian is not True: raise _Mismatch
+    if out is not None: out = _ap.to_tensorlist_n(out, 2)
+    return input, hermitian, out
+
+
+_f_linalg_ldl_factor_sigs = (_ap.PySig('linalg_ldl_factor', (('input', 'Tensor', None, False), ('hermitian', 'bool', 'False', True), ('out', 'Tensor[2]', 'None', True)), False, False),)
+
+
+def linalg_ldl_factor(*args, **kwargs):
+    try:
+        input, hermitian, out = _f_linalg_ldl_factor_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_linalg_ldl_factor(_op_linalg_ldl_factor.call(input._keyset, input, hermitian))
+        else:
+            result = _rt_linalg_ldl_factor_out(_op_linalg_ldl_factor__out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, hermitian, out[0], out[1]))
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_ldl_factor_sigs, args, kwargs)
+
+
+def _f_linalg_ldl_factor_ex_0(input, *, hermitian=False, check_errors=False, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if hermitian is not False and hermitian is not True: raise _Mismatch
+    if check_errors is not False and check_errors is not True: raise _Mismatch
+    if out is not None: out = _ap.to_tensorlist_n(out, 3)
+    return input, hermitian, check_errors, out
+
+
+_f_linalg_ldl_factor_ex_sigs = (_ap.PySig('linalg_ldl_factor_ex', (('input', 'Tensor', None, False), ('hermitian', 'bool', 'False', True), ('check_errors', 'bool', 'False', True), ('out', 'Tensor[3]', 'None', True)), False, False),)
+
+
+def linalg_ldl_factor_ex(*args, **kwargs):
+    try:
+        input, hermitian, check_errors, out = _f_linalg_ldl_factor_ex_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _rt_linalg_ldl_factor_ex(_op_linalg_ldl_factor_ex.call(input._keyset, input, hermitian, check_errors))
+        else:
+            result = _rt_linalg_ldl_factor_ex_out(_op_linalg_ldl_factor_ex__out.call(input._keyset | out[0]._keyset | out[1]._keyset | out[2]._keyset, input, hermitian, check_errors, out[0], out[1], out[2]))
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_ldl_factor_ex_sigs, args, kwargs)
+
+
+def _f_linalg_ldl_solve_0(LD, pivots, B, *, hermitian=False, out=None):
+    if not isinstance(LD, _Tensor): raise _Mismatch
+    if not isinstance(pivots, _Tensor): raise _Mismatch
+    if not isinstance(B, _Tensor): raise _Mismatch
+    if hermitian is not False and hermitian is not True: raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return LD, pivots, B, hermitian, out
+
+
+_f_linalg_ldl_solve_sigs = (_ap.PySig('linalg_ldl_solve', (('LD', 'Tensor', None, False), ('pivots', 'Tensor', None, False), ('B', 'Tensor', None, False), ('hermitian', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def linalg_ldl_solve(*args, **kwargs):
+    try:
+        LD, pivots, B, hermitian, out = _f_linalg_ldl_solve_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_linalg_ldl_solve.call(LD._keyset | pivots._keyset | B._keyset, LD, pivots, B, hermitian)
+        else:
+            result = _op_linalg_ldl_solve__out.call(LD._keyset | pivots._keyset | B._keyset | out._keyset, LD, pivots, B, hermitian, out)
+        return result
+    _ap.raise_invalid_arguments(_f_linalg_ldl_solve_sigs, args, kwargs)
 
 
 def _f_linalg_lstsq_0(input, b, rcond=None, *, driver=None, out=None):
@@ -1251,4 +1336,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_norm', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vander', 'linalg_vecdot', 'linalg_vector_norm']
+__all__ = ['linalg_cholesky', 'linalg_cholesky_ex', 'linalg_cond', 'linalg_cross', 'linalg_det', 'linalg_diagonal', 'linalg_eig', 'linalg_eigh', 'linalg_eigvals', 'linalg_eigvalsh', 'linalg_householder_product', 'linalg_inv', 'linalg_inv_ex', 'linalg_ldl_factor', 'linalg_ldl_factor_ex', 'linalg_ldl_solve', 'linalg_lstsq', 'linalg_lu', 'linalg_lu_factor', 'linalg_lu_factor_ex', 'linalg_lu_solve', 'linalg_matmul', 'linalg_matrix_exp', 'linalg_matrix_norm', 'linalg_matrix_power', 'linalg_matrix_rank', 'linalg_multi_dot', 'linalg_norm', 'linalg_pinv', 'linalg_qr', 'linalg_slogdet', 'linalg_solve', 'linalg_solve_ex', 'linalg_solve_triangular', 'linalg_svd', 'linalg_svdvals', 'linalg_tensorinv', 'linalg_tensorsolve', 'linalg_vander', 'linalg_vecdot', 'linalg_vector_norm']

@@ -273,6 +273,7 @@ _op_gt__Tensor = get_op('aten::gt.Tensor')
 _op_gt___Scalar = get_op('aten::gt_.Scalar')
 _op_gt___Tensor = get_op('aten::gt_.Tensor')
 _op_hardshrink = get_op('aten::hardshrink')
+_op_hash_tensor = get_op('aten::hash_tensor')
 _op_heaviside = get_op('aten::heaviside')
 _op_heaviside_ = get_op('aten::heaviside_')
 _op_histc = get_op('aten::histc')
@@ -4245,6 +4246,30 @@ def hardshrink(self, *args, **kwargs):
         result = _op_hardshrink.call(self._keyset, self, lambd)
         return result
     _ap.raise_invalid_arguments(_m_hardshrink_sigs, args, kwargs)
+
+
+def _m_hash_tensor_0(dim=(), *, keepdim=False, mode=0):
+    dim = () if dim is None else _ap.to_intlist(dim, 1)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if (type(mode) is not int or not -9223372036854775808 <= mode <= 9223372036854775807): mode = _ap.to_int(mode)
+    return dim, keepdim, mode
+
+
+_m_hash_tensor_sigs = (_ap.PySig('hash_tensor', (('dim', 'int[1]', '[]', False), ('keepdim', 'bool', 'False', True), ('mode', 'int', '0', True)), True, True),)
+
+
+def hash_tensor(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_hash_tensor.call(self._keyset, self, (), False, 0)
+    packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
+    try:
+        dim, keepdim, mode = _m_hash_tensor_0(*packed, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_hash_tensor.call(self._keyset, self, dim, keepdim, mode)
+        return result
+    _ap.raise_invalid_arguments(_m_hash_tensor_sigs, args, kwargs)
 
 
 def _m_heaviside_0(values):
@@ -9998,6 +10023,7 @@ class TensorMethods:
     gt = gt
     gt_ = gt_
     hardshrink = hardshrink
+    hash_tensor = hash_tensor
     heaviside = heaviside
     heaviside_ = heaviside_
     histc = histc

@@ -31,6 +31,8 @@ _op__adaptive_avg_pool3d = get_op('aten::_adaptive_avg_pool3d')
 _op__batch_norm_impl_index = get_op('aten::_batch_norm_impl_index')
 _op__cdist_backward = get_op('aten::_cdist_backward')
 _op__cdist_forward = get_op('aten::_cdist_forward')
+_op__chunk_cat = get_op('aten::_chunk_cat')
+_op__chunk_cat__out = get_op('aten::_chunk_cat.out')
 _op__convolution = get_op('aten::_convolution')
 _op__convolution_mode = get_op('aten::_convolution_mode')
 _op__ctc_loss = get_op('aten::_ctc_loss')
@@ -62,6 +64,7 @@ _op__native_batch_norm_legit_no_training = get_op('aten::_native_batch_norm_legi
 _op__pdist_backward = get_op('aten::_pdist_backward')
 _op__pdist_forward = get_op('aten::_pdist_forward')
 _op__prelu_kernel = get_op('aten::_prelu_kernel')
+_op__reshape_alias = get_op('aten::_reshape_alias')
 _op__safe_softmax = get_op('aten::_safe_softmax')
 _op__scaled_dot_product_flash_attention_for_cpu = get_op('aten::_scaled_dot_product_flash_attention_for_cpu')
 _op__softmax = get_op('aten::_softmax')
@@ -72,6 +75,8 @@ _op__to_copy = get_op('aten::_to_copy')
 _op__trilinear = get_op('aten::_trilinear')
 _op__trilinear__out = get_op('aten::_trilinear.out')
 _op__unique2 = get_op('aten::_unique2')
+_op__unsafe_masked_index = get_op('aten::_unsafe_masked_index')
+_op__unsafe_masked_index_put_accumulate = get_op('aten::_unsafe_masked_index_put_accumulate')
 _op__unsafe_view = get_op('aten::_unsafe_view')
 _op__weight_norm = get_op('aten::_weight_norm')
 _op__weight_norm_interface = get_op('aten::_weight_norm_interface')
@@ -506,6 +511,8 @@ _op_hann_window = get_op('aten::hann_window')
 _op_hann_window__periodic = get_op('aten::hann_window.periodic')
 _op_hardshrink = get_op('aten::hardshrink')
 _op_hardshrink__out = get_op('aten::hardshrink.out')
+_op_hash_tensor = get_op('aten::hash_tensor')
+_op_hash_tensor__out = get_op('aten::hash_tensor.out')
 _op_heaviside = get_op('aten::heaviside')
 _op_heaviside__out = get_op('aten::heaviside.out')
 _op_hinge_embedding_loss = get_op('aten::hinge_embedding_loss')
@@ -1250,6 +1257,31 @@ def _cdist_forward(*args, **kwargs):
     _ap.raise_invalid_arguments(_f__cdist_forward_sigs, args, kwargs)
 
 
+def _f__chunk_cat_0(tensors, dim, num_chunks, *, out=None):
+    tensors = _ap.to_tensorlist(tensors)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if (type(num_chunks) is not int or not -9223372036854775808 <= num_chunks <= 9223372036854775807): num_chunks = _ap.to_int(num_chunks)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return tensors, dim, num_chunks, out
+
+
+_f__chunk_cat_sigs = (_ap.PySig('_chunk_cat', (('tensors', 'Tensor[]', None, False), ('dim', 'int', None, False), ('num_chunks', 'int', None, False), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def _chunk_cat(*args, **kwargs):
+    try:
+        tensors, dim, num_chunks, out = _f__chunk_cat_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op__chunk_cat.call(_ap.keyset_of_list(tensors), tensors, dim, num_chunks)
+        else:
+            result = _op__chunk_cat__out.call(_ap.keyset_of_list(tensors) | out._keyset, tensors, dim, num_chunks, out)
+        return result
+    _ap.raise_invalid_arguments(_f__chunk_cat_sigs, args, kwargs)
+
+
 def _f__convolution_0(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(weight, _Tensor): raise _Mismatch
@@ -1861,6 +1893,27 @@ def _prelu_kernel(*args, **kwargs):
     _ap.raise_invalid_arguments(_f__prelu_kernel_sigs, args, kwargs)
 
 
+def _f__reshape_alias_0(input, size, stride):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    size = _ap.to_intlist(size)
+    stride = _ap.to_intlist(stride)
+    return input, size, stride
+
+
+_f__reshape_alias_sigs = (_ap.PySig('_reshape_alias', (('input', 'Tensor', None, False), ('size', 'SymInt[]', None, False), ('stride', 'SymInt[]', None, False)), False, False),)
+
+
+def _reshape_alias(*args, **kwargs):
+    try:
+        input, size, stride = _f__reshape_alias_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__reshape_alias.call(input._keyset, input, size, stride)
+        return result
+    _ap.raise_invalid_arguments(_f__reshape_alias_sigs, args, kwargs)
+
+
 def _f__safe_softmax_0(input, dim, dtype=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
@@ -2036,6 +2089,50 @@ def _unique2(*args, **kwargs):
         result = _op__unique2.call(input._keyset, input, sorted, return_inverse, return_counts)
         return result
     _ap.raise_invalid_arguments(_f__unique2_sigs, args, kwargs)
+
+
+def _f__unsafe_masked_index_0(input, mask, indices, fill):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(mask, _Tensor): raise _Mismatch
+    indices = _ap.to_optional_tensorlist(indices)
+    if (type(fill) not in _PYNUM or type(fill) is int and not -9223372036854775808 <= fill < 18446744073709551616): fill = _ap.to_scalar(fill)
+    return input, mask, indices, fill
+
+
+_f__unsafe_masked_index_sigs = (_ap.PySig('_unsafe_masked_index', (('input', 'Tensor', None, False), ('mask', 'Tensor', None, False), ('indices', 'Tensor?[]', None, False), ('fill', 'Scalar', None, False)), False, False),)
+
+
+def _unsafe_masked_index(*args, **kwargs):
+    try:
+        input, mask, indices, fill = _f__unsafe_masked_index_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__unsafe_masked_index.call(input._keyset | mask._keyset | _ap.keyset_of_list(indices), input, mask, indices, fill)
+        return result
+    _ap.raise_invalid_arguments(_f__unsafe_masked_index_sigs, args, kwargs)
+
+
+def _f__unsafe_masked_index_put_accumulate_0(input, mask, indices, values):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(mask, _Tensor): raise _Mismatch
+    indices = _ap.to_optional_tensorlist(indices)
+    if not isinstance(values, _Tensor): raise _Mismatch
+    return input, mask, indices, values
+
+
+_f__unsafe_masked_index_put_accumulate_sigs = (_ap.PySig('_unsafe_masked_index_put_accumulate', (('input', 'Tensor', None, False), ('mask', 'Tensor', None, False), ('indices', 'Tensor?[]', None, False), ('values', 'Tensor', None, False)), False, False),)
+
+
+def _unsafe_masked_index_put_accumulate(*args, **kwargs):
+    try:
+        input, mask, indices, values = _f__unsafe_masked_index_put_accumulate_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__unsafe_masked_index_put_accumulate.call(input._keyset | mask._keyset | _ap.keyset_of_list(indices) | values._keyset, input, mask, indices, values)
+        return result
+    _ap.raise_invalid_arguments(_f__unsafe_masked_index_put_accumulate_sigs, args, kwargs)
 
 
 def _f__unsafe_view_0(input, size):
@@ -8570,6 +8667,32 @@ def hardshrink(*args, **kwargs):
             result = _op_hardshrink__out.call(input._keyset | out._keyset, input, lambd, out)
         return result
     _ap.raise_invalid_arguments(_f_hardshrink_sigs, args, kwargs)
+
+
+def _f_hash_tensor_0(input, dim=(), *, keepdim=False, mode=0, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    dim = () if dim is None else _ap.to_intlist(dim, 1)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if (type(mode) is not int or not -9223372036854775808 <= mode <= 9223372036854775807): mode = _ap.to_int(mode)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, dim, keepdim, mode, out
+
+
+_f_hash_tensor_sigs = (_ap.PySig('hash_tensor', (('input', 'Tensor', None, False), ('dim', 'int[1]', '[]', False), ('keepdim', 'bool', 'False', True), ('mode', 'int', '0', True), ('out', 'Tensor', 'None', True)), False, False),)
+
+
+def hash_tensor(*args, **kwargs):
+    try:
+        input, dim, keepdim, mode, out = _f_hash_tensor_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        if out is None:
+            result = _op_hash_tensor.call(input._keyset, input, dim, keepdim, mode)
+        else:
+            result = _op_hash_tensor__out.call(input._keyset | out._keyset, input, dim, keepdim, mode, out)
+        return result
+    _ap.raise_invalid_arguments(_f_hash_tensor_sigs, args, kwargs)
 
 
 def _f_heaviside_0(input, values, *, out=None):
@@ -17372,4 +17495,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_batch_norm_impl_index', '_cdist_backward', '_cdist_forward', '_convolution', '_convolution_mode', '_ctc_loss', '_ctc_loss_backward', '_embedding_bag', '_embedding_bag_forward_only', '_euclidean_dist', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_fused_rms_norm', '_histogramdd_bin_edges', '_histogramdd_from_bin_cts', '_histogramdd_from_bin_tensors', '_local_scalar_dense', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', '_pdist_backward', '_pdist_forward', '_prelu_kernel', '_safe_softmax', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_to_copy', '_trilinear', '_unique2', '_unsafe_view', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'addr', 'adjoint', 'affine_grid_generator', 'affine_grid_generator_backward', 'alias', 'alias_copy', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'angle', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'as_strided_copy', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'avg_pool1d', 'baddbmm', 'bartlett_window', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'blackman_window', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'chain_matmul', 'channel_shuffle', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'cumulative_trapezoid', 'deg2rad', 'deg2rad_', 'det', 'detach', 'detach_', 'detach_copy', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_copy', 'diagonal_scatter', 'diff', 'digamma', 'dist', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_permuted', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expand_copy', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'frexp', 'full', 'full_like', 'gather', 'gcd', 'gcd_', 'ge', 'geqrf', 'ger', 'gradient', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'grid_sampler_2d_backward', 'grid_sampler_3d', 'grid_sampler_3d_backward', 'group_norm', 'gru', 'gru_cell', 'gt', 'hamming_window', 'hann_window', 'hardshrink', 'heaviside', 'hinge_embedding_loss', 'histc', 'histogram', 'histogramdd', 'hsplit', 'hstack', 'hypot', 'i0', 'i0_', 'igamma', 'igammac', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'is_conj', 'is_neg', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'isneginf', 'isposinf', 'isreal', 'istft', 'kaiser_window', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'lcm', 'lcm_', 'ldexp', 'ldexp_', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logaddexp2', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lstm', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mkldnn_rnn_layer', 'mkldnn_rnn_layer_backward', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_channel_shuffle', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'nextafter', 'nonzero_static', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'orgqr', 'ormqr', 'outer', 'pairwise_distance', 'pdist', 'permute', 'permute_copy', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rad2deg', 'rad2deg_', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'renorm', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu', 'rnn_relu_cell', 'rnn_tanh', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_copy', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'signbit', 'sin', 'sin_', 'sinc', 'sinc_', 'sinh', 'sinh_', 'slice', 'slice_copy', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_copy', 'split_with_sizes', 'split_with_sizes_copy', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'squeeze_copy', 'stack', 'std', 'std_mean', 'stft', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 't_copy', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'transpose_copy', 'trapezoid', 'trapz', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unbind_copy', 'unflatten', 'unfold_copy', 'unique_consecutive', 'unique_dim', 'unsafe_chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsqueeze', 'unsqueeze_copy', 'vander', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_complex_copy', 'view_as_real', 'view_as_real_copy', 'view_copy', 'vsplit', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_batch_norm_impl_index', '_cdist_backward', '_cdist_forward', '_chunk_cat', '_convolution', '_convolution_mode', '_ctc_loss', '_ctc_loss_backward', '_embedding_bag', '_embedding_bag_forward_only', '_euclidean_dist', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_fused_rms_norm', '_histogramdd_bin_edges', '_histogramdd_from_bin_cts', '_histogramdd_from_bin_tensors', '_local_scalar_dense', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', '_pdist_backward', '_pdist_forward', '_prelu_kernel', '_reshape_alias', '_safe_softmax', '_scaled_dot_product_flash_attention_for_cpu', '_softmax', '_softmax_backward_data', '_to_copy', '_trilinear', '_unique2', '_unsafe_masked_index', '_unsafe_masked_index_put_accumulate', '_unsafe_view', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'addr', 'adjoint', 'affine_grid_generator', 'affine_grid_generator_backward', 'alias', 'alias_copy', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'angle', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'as_strided_copy', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'avg_pool1d', 'baddbmm', 'bartlett_window', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'blackman_window', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'chain_matmul', 'channel_shuffle', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'cumulative_trapezoid', 'deg2rad', 'deg2rad_', 'det', 'detach', 'detach_', 'detach_copy', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_copy', 'diagonal_scatter', 'diff', 'digamma', 'dist', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_permuted', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expand_copy', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'frexp', 'full', 'full_like', 'gather', 'gcd', 'gcd_', 'ge', 'geqrf', 'ger', 'gradient', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'grid_sampler_2d_backward', 'grid_sampler_3d', 'grid_sampler_3d_backward', 'group_norm', 'gru', 'gru_cell', 'gt', 'hamming_window', 'hann_window', 'hardshrink', 'hash_tensor', 'heaviside', 'hinge_embedding_loss', 'histc', 'histogram', 'histogramdd', 'hsplit', 'hstack', 'hypot', 'i0', 'i0_', 'igamma', 'igammac', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'is_conj', 'is_neg', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'isneginf', 'isposinf', 'isreal', 'istft', 'kaiser_window', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'lcm', 'lcm_', 'ldexp', 'ldexp_', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logaddexp2', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lstm', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mkldnn_rnn_layer', 'mkldnn_rnn_layer_backward', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_channel_shuffle', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'nextafter', 'nonzero_static', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'orgqr', 'ormqr', 'outer', 'pairwise_distance', 'pdist', 'permute', 'permute_copy', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rad2deg', 'rad2deg_', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'renorm', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu', 'rnn_relu_cell', 'rnn_tanh', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'select', 'select_copy', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'signbit', 'sin', 'sin_', 'sinc', 'sinc_', 'sinh', 'sinh_', 'slice', 'slice_copy', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_copy', 'split_with_sizes', 'split_with_sizes_copy', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'squeeze_copy', 'stack', 'std', 'std_mean', 'stft', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 't_copy', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'transpose_copy', 'trapezoid', 'trapz', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unbind_copy', 'unflatten', 'unfold_copy', 'unique_consecutive', 'unique_dim', 'unsafe_chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsqueeze', 'unsqueeze_copy', 'vander', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_complex_copy', 'view_as_real', 'view_as_real_copy', 'view_copy', 'vsplit', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
