@@ -457,6 +457,9 @@ COMPOSITE.update({
            ("dx", lambda m, y, op=op: getattr(m, op)(y, dx=0.5, dim=0)))},
 })
 NOT_DIFFERENTIABLE_IN_TORCH.update({
+    "linalg_ldl_factor_ex": lambda m, x: m.linalg.ldl_factor_ex(x[:, :2] @ x[:, :2].mT)[0],
+    "linalg_ldl_solve": lambda m, x: m.linalg.ldl_solve(
+        m.eye(2, dtype=m.float64), m.tensor([1, 2], dtype=m.int32), x[:, :2]),
     "histogram.bin_ct": lambda m, x: m.histogram(x.view(-1), 3).hist,
     "histogram.bins_tensor": lambda m, x: m.histogram(x.view(-1), m.tensor(
         [0.0, 1.0, 2.0], dtype=m.float64)).hist,
@@ -465,6 +468,8 @@ NOT_DIFFERENTIABLE_IN_TORCH.update({
     "_histogramdd_from_bin_tensors": lambda m, x: m.ops.aten._histogramdd_from_bin_tensors(
         x[:, :2], [m.tensor([0.0, 2.0], dtype=m.float64)] * 2),
 })
+# linalg.ldl_factor decomposes into linalg_ldl_factor_ex, which has no formula in torch
+COMPOSITE["linalg_ldl_factor"] = (lambda m, x: m.linalg.ldl_factor(x @ x.mT)[0], [(3, 3)])
 # histogramdd decomposes into the _histogramdd_* kernels, which have no formula in torch
 # either: backward raises the same error in both
 COMPOSITE.update({

@@ -568,3 +568,38 @@ def test_lowrank_same_draws_as_torch():
     grads(_seeded(lambda m, a: m.svd_lowrank(a, q=3)[1]), A[0], rtol=1e-6, atol=1e-8)
     check(lambda m: m.pca_lowrank(m.ones(3, 4), q=5))
     check(lambda m: m.pca_lowrank(m.ones(3, 4), niter=-1))
+
+
+# -- LDL -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("hermitian", [False, True])
+def test_ldl(dtype, hermitian):
+    rng = np.random.default_rng(11)
+    for n in (1, 2, 4, 6):
+        a = rng.standard_normal((3, n, n))
+        if dtype.startswith("complex"):
+            a = a + 1j * rng.standard_normal((3, n, n))
+        a = a.astype(dtype)
+        a = a + (np.swapaxes(a, -1, -2).conj() if hermitian else np.swapaxes(a, -1, -2))
+        B = _arr((3, n, 2), dtype)
+        run(lambda m, x: m.linalg.ldl_factor_ex(x, hermitian=hermitian), a)
+        run(lambda m, x: m.linalg.ldl_factor(x, hermitian=hermitian), a)
+        run(lambda m, x, b: m.linalg.ldl_solve(*m.linalg.ldl_factor(x, hermitian=hermitian), b,
+                                               hermitian=hermitian), a, B,
+            tol=1e-3 if dtype in ("float32", "complex64") else 1e-8)
+    run(lambda m, x: m.linalg.ldl_factor_ex(x), np.zeros((2, 3, 3)))
+    run(lambda m, x: m.linalg.ldl_factor_ex(x), np.zeros((0, 3, 3)))
+
+
+def test_ldl_errors():
+    check(lambda m: m.linalg.ldl_factor(m.ones(3, 2)))
+    check(lambda m: m.linalg.ldl_factor(m.zeros(3, 3)))
+    check(lambda m: m.linalg.ldl_factor_ex(m.zeros(3, 3), check_errors=True))
+    check(lambda m: m.linalg.ldl_factor(m.zeros(3, 3, dtype=m.int64)))
+    check(lambda m: m.linalg.ldl_solve(m.eye(3), m.zeros(3, dtype=m.int32), m.ones(3, 1)))
+    check(lambda m: m.linalg.ldl_solve(m.eye(3), m.ones(3, dtype=m.int32), m.ones(3)))
+    check(lambda m: m.linalg.ldl_solve(m.eye(3), m.ones(2, dtype=m.int32), m.ones(3, 1)))
+    check(lambda m: m.linalg.ldl_solve(m.eye(3), m.ones(3, dtype=m.int32),
+                                       m.ones(3, 1, dtype=m.float64)))
+    meta_same(lambda m, a: m.linalg.ldl_factor_ex(a), ((2, 3, 3), "float64"))

@@ -41,6 +41,8 @@ def householder_product_grads(grad, result, input, tau):
     matrix-vector products only."""
     if grad is None:
         return None, None
+    if input.numel() == 0 or tau.numel() == 0:     # torch's formula: no gradient at all
+        return None, None
     m, n = input.size(-2), input.size(-1)
     k = tau.size(-1)
     eye = _s.eye(m, dtype=input.dtype, device=input.device)

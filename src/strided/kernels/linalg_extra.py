@@ -1134,7 +1134,20 @@ def linalg_tensorinv_composite(self, ind=2):
     result, info = s.linalg.inv_ex(self.reshape(p_end, p_end))
     if not _is_meta(info) and info._array().any():
         raise _inv_error(info._array(), "inv")
-    return result.reshape(end + start)
+    return _reshape_like_torch(result, end + start)
+
+
+def _reshape_like_torch(t, shape):
+    """torch's reshape: a view of a non-contiguous tensor is made by ``_reshape_alias``
+    (its graph shows ReshapeAliasBackward0)."""
+    r = t.reshape(shape)
+    if not t.is_contiguous() and r._base is not None and tuple(r.shape) != tuple(t.shape):
+        return _s().ops.aten._reshape_alias(t, list(r.shape), list(r.stride()))
+    return r
+
+
+def reshape_alias(self, size, stride):
+    return views.as_strided(self, size, stride, self._offset)
 
 
 def linalg_tensorinv_out_composite(self, ind=2, out=None):
@@ -1176,3 +1189,285 @@ def linalg_vander_composite(x, N=None):
     shape[-1] = 1
     ones = result.new_ones(shape)
     return s.cat([ones, result], -1)
+
+
+# -- LDL (Bunch-Kaufman) -------------------------------------------------------------------------
+#
+# Note [LDL factorization]
+# ~~~~~~~~~~~~~~~~~~~~~~~~
+# torch calls LAPACK's sytrf / hetrf with the lower triangle; for the small matrices where
+# LAPACK runs its unblocked sytf2 / hetf2 this is the same algorithm: diagonal pivoting with
+# the Bunch-Kaufman rule (alpha = (1 + sqrt(17)) / 8) choosing 1x1 or 2x2 blocks, LAPACK's
+# compact storage of L and D in LD (strict upper triangle zero), and its pivot encoding
+# (k for a 1x1 block with row k swapped in, -k twice for a 2x2 block). ``_sytrs`` is
+# LAPACK's solve with that factorisation. Both loop over the columns of one matrix.
+
+_BK_ALPHA = (1.0 + np.sqrt(17.0)) / 8.0
+
+
+def _sytf2(a: np.ndarray, herm: bool):
+    """Factor one matrix in place (lower triangle read); returns (pivots 1-based, info)."""
+    n = a.shape[0]
+    cplx = np.iscomplexobj(a)
+    herm = herm and cplx
+    ipiv = np.zeros(n, np.int32)
+    info = 0
+    cj = np.conj if herm else (lambda x: x)
+
+    def dabs(x):
+        return abs(x.real) if herm else float(_cabs1(np.asarray(x)))
+
+    k = 0
+    while k < n:
+        kstep = 1
+        if herm:
+            a[k, k] = a[k, k].real
+        absakk = dabs(a[k, k])
+        if k + 1 < n:
+            col = _cabs1(a[k + 1:, k])
+            imax = k + 1 + int(np.argmax(col))
+            colmax = float(col.max())
+        else:
+            imax, colmax = k, 0.0
+        if max(absakk, colmax) == 0 or absakk != absakk:
+            if info == 0:
+                info = k + 1
+            kp = k
+            if herm:
+                a[k, k] = a[k, k].real
+        else:
+            if absakk >= _BK_ALPHA * colmax:
+                kp = k
+            else:
+                row = _cabs1(a[imax, k:imax])
+                rowmax = float(row.max()) if row.size else 0.0
+                if imax + 1 < n:
+                    rowmax = max(rowmax, float(_cabs1(a[imax + 1:, imax]).max()))
+                if absakk >= _BK_ALPHA * colmax * (colmax / rowmax):
+                    kp = k
+                elif dabs(a[imax, imax]) >= _BK_ALPHA * rowmax:
+                    kp = imax
+                else:
+                    kp = imax
+                    kstep = 2
+            kk = k + kstep - 1
+            if kp != kk:
+                if kp + 1 < n:
+                    t = a[kp + 1:, kk].copy()
+                    a[kp + 1:, kk] = a[kp + 1:, kp]
+                    a[kp + 1:, kp] = t
+                for j in range(kk + 1, kp):
+                    t = cj(a[j, kk])
+                    a[j, kk] = cj(a[kp, j])
+                    a[kp, j] = t
+                if herm:
+                    a[kp, kk] = np.conj(a[kp, kk])
+                t = a[kk, kk]
+                a[kk, kk] = a[kp, kp]
+                a[kp, kp] = t
+                if kstep == 2:
+                    t = a[k + 1, k]
+                    a[k + 1, k] = a[kp, k]
+                    a[kp, k] = t
+            elif herm:
+                a[k, k] = a[k, k].real
+                if kstep == 2:
+                    a[k + 1, k + 1] = a[k + 1, k + 1].real
+            if kstep == 1:
+                if k + 1 < n:
+                    d11 = 1.0 / (a[k, k].real if herm else a[k, k])
+                    x = a[k + 1:, k].copy()
+                    upd = np.tril(np.outer(x, cj(x)))
+                    a[k + 1:, k + 1:] -= d11 * upd
+                    if herm:
+                        idx = np.arange(k + 1, n)
+                        a[idx, idx] = a[idx, idx].real
+                    a[k + 1:, k] = x * d11
+            else:
+                if k + 2 < n:
+                    if herm:
+                        d = abs(a[k + 1, k])
+                        d11 = a[k + 1, k + 1].real / d
+                        d22 = a[k, k].real / d
+                        tt = 1.0 / (d11 * d22 - 1.0)
+                        d21 = a[k + 1, k] / d
+                        d = tt / d
+                        wk = d * (d11 * a[k + 2:, k] - d21 * a[k + 2:, k + 1])
+                        wkp1 = d * (d22 * a[k + 2:, k + 1] - np.conj(d21) * a[k + 2:, k])
+                    else:
+                        d21 = a[k + 1, k]
+                        d11 = a[k + 1, k + 1] / d21
+                        d22 = a[k, k] / d21
+                        t = 1.0 / (d11 * d22 - 1.0)
+                        d21 = t / d21
+                        wk = d21 * (d11 * a[k + 2:, k] - a[k + 2:, k + 1])
+                        wkp1 = d21 * (d22 * a[k + 2:, k + 1] - a[k + 2:, k])
+                    upd = np.outer(a[k + 2:, k], cj(wk)) + np.outer(a[k + 2:, k + 1], cj(wkp1))
+                    a[k + 2:, k + 2:] -= np.tril(upd)
+                    a[k + 2:, k] = wk
+                    a[k + 2:, k + 1] = wkp1
+                    if herm:
+                        idx = np.arange(k + 2, n)
+                        a[idx, idx] = a[idx, idx].real
+        if kstep == 1:
+            ipiv[k] = kp + 1
+        else:
+            ipiv[k] = ipiv[k + 1] = -(kp + 1)
+        k += kstep
+    return ipiv, info
+
+
+def _sytrs(a: np.ndarray, ipiv: np.ndarray, b: np.ndarray, herm: bool) -> np.ndarray:
+    """X with A X = B for A = L D L^T (L D L^H when ``herm``) packed in ``a``, ``ipiv``."""
+    n = a.shape[0]
+    herm = herm and np.iscomplexobj(a)
+    cj = np.conj if herm else (lambda x: x)
+    b = np.array(b, copy=True)
+    k = 0
+    while k < n:
+        if ipiv[k] > 0:
+            kp = ipiv[k] - 1
+            if kp != k:
+                b[[k, kp]] = b[[kp, k]]
+            if k + 1 < n:
+                b[k + 1:] -= np.outer(a[k + 1:, k], b[k])
+            b[k] /= a[k, k].real if herm else a[k, k]
+            k += 1
+        else:
+            kp = -ipiv[k] - 1
+            if kp != k + 1:
+                b[[k + 1, kp]] = b[[kp, k + 1]]
+            if k + 2 < n:
+                b[k + 2:] -= np.outer(a[k + 2:, k], b[k])
+                b[k + 2:] -= np.outer(a[k + 2:, k + 1], b[k + 1])
+            akm1k = a[k + 1, k]
+            akm1 = a[k, k] / cj(akm1k)
+            ak = a[k + 1, k + 1] / akm1k
+            denom = akm1 * ak - 1.0
+            bkm1 = b[k] / cj(akm1k)
+            bk = b[k + 1] / akm1k
+            b[k] = (ak * bkm1 - bk) / denom
+            b[k + 1] = (akm1 * bk - bkm1) / denom
+            k += 2
+    k = n - 1
+    while k >= 0:
+        if ipiv[k] > 0:
+            if k + 1 < n:
+                b[k] -= cj(a[k + 1:, k]) @ b[k + 1:]
+            kp = ipiv[k] - 1
+            if kp != k:
+                b[[k, kp]] = b[[kp, k]]
+            k -= 1
+        else:
+            if k + 1 < n:
+                b[k] -= cj(a[k + 1:, k]) @ b[k + 1:]
+                b[k - 1] -= cj(a[k + 1:, k - 1]) @ b[k + 1:]
+            kp = -ipiv[k] - 1
+            if kp != k:
+                b[[k, kp]] = b[[kp, k]]
+            k -= 2
+    return b
+
+
+def _ldl_factor(A, hermitian):
+    fname = "torch.linalg.ldl_factor_ex"
+    _at_least_2d(A, fname)
+    _square(A, f"{fname}: ")
+    check(A._dtype.is_floating_point or A._dtype.is_complex, lambda: (
+        f"{fname}: Expected a floating point or complex tensor as input. Got "
+        f"{A._dtype._scalar_name}"))
+    _kernel_dtype(A, "ldl_factor_cpu")
+    n = A._sizes[-1]
+    batch = A._sizes[:-2]
+    LD = _colmajor(A._sizes, A._dtype, A._device)
+    piv = _new(batch + (n,), dt.int32, A._device)
+    info = _new(batch, dt.int32, A._device)
+    if _is_meta(A):
+        return LD, piv, info
+    arr = np.tril(A._array()).reshape((_prod(batch), n, n)).copy()
+    pv = np.zeros((arr.shape[0], n), np.int32)
+    inf = np.zeros(arr.shape[0], np.int32)
+    with np.errstate(all="ignore"):
+        for i in range(arr.shape[0]):
+            pv[i], inf[i] = _sytf2(arr[i], hermitian)
+    arr = np.tril(arr)
+    _fill(LD, arr.reshape(A._sizes))
+    _fill(piv, pv.reshape(batch + (n,)))
+    return LD, piv, _fill(info, inf.reshape(batch))
+
+
+def linalg_ldl_factor_ex(self, hermitian=False, check_errors=False):
+    LD, piv, info = _ldl_factor(self, hermitian)
+    if check_errors and not _is_meta(self) and info._array().any():
+        _ldl_raise(info, "torch.linalg.ldl_factor_ex")
+    return LD, piv, info
+
+
+def _ldl_raise(info, api="torch.linalg.ldl_factor"):
+    code = int(info._array().reshape(-1)[np.flatnonzero(info._array().reshape(-1))[0]])
+    raise RuntimeError(
+        'false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/native/'
+        'BatchLinearAlgebra.cpp":1642, please report a bug to PyTorch. '
+        f"{api}: Unknown error code: {code}.")
+
+
+def linalg_ldl_factor_ex_out(self, hermitian=False, check_errors=False, LD=None, pivots=None,
+                             info=None):
+    return _copy_outs((LD, pivots, info), linalg_ldl_factor_ex(self, hermitian, check_errors))
+
+
+def linalg_ldl_factor_composite(self, hermitian=False):
+    LD, piv, info = _s().linalg.ldl_factor_ex(self, hermitian=hermitian)
+    if not _is_meta(info) and numel_of(info._sizes) and info._array().any():
+        _ldl_raise(info)
+    return LD, piv
+
+
+def linalg_ldl_factor_out_composite(self, hermitian=False, LD=None, pivots=None):
+    return _copy_outs((LD, pivots), linalg_ldl_factor_composite(self, hermitian))
+
+
+def _ldl_solve(LD, pivots, B, hermitian):
+    name = "torch.linalg.ldl_solve"
+    check(LD.dim() >= 2, lambda: (
+        f"{name}: Expected LD to have at least 2 dimensions, but it has {LD.dim()} dimensions "
+        f"instead"))
+    _square(LD, f"{name}: ")
+    check(LD._sizes[:-1] == pivots._sizes, lambda: (
+        f"{name}: Expected LD.shape[:-1] and pivots.shape to be the same, but got pivots with "
+        f"shape {list(pivots._sizes)} instead"))
+    check(pivots._dtype is dt.int32, lambda: (
+        f"{name}: Expected pivots to be integers. Got {pivots._dtype._scalar_name}"))
+    check(LD._dtype is B._dtype, lambda: (
+        f"Expected b and A to have the same dtype, but found b of type "
+        f"{B._dtype._scalar_name} and A of type {LD._dtype._scalar_name} instead."))
+    n = LD._sizes[-1]
+    maybe_wrap_dim(-2, B.dim())     # torch reads B.size(-2): IndexError for a vector
+    check(B._sizes[-2] == n, lambda: (
+        f"{name}: Incompatible shapes of A and B for the equation AX = B ({n}x{n} and "
+        f"{B._sizes[-2]}x{B._sizes[-1]})"))
+    _kernel_dtype(LD, "ldl_solve_cpu")
+    batch = broadcast_pair(LD._sizes[:-2], B._sizes[:-2])
+    shape = batch + B._sizes[-2:]
+    result = _colmajor(shape, B._dtype, B._device)
+    if _is_meta(LD, pivots, B) or not numel_of(shape):
+        return result
+    p = pivots._array()
+    check(bool((np.abs(p) >= 1).all()), (
+        "Pivots given to ldl_solve must all satisfy |pivot| >= 1. Did you properly pass the "
+        "result of ldl_factor?"))
+    nb = _prod(batch)
+    lds = np.broadcast_to(LD._array(), batch + (n, n)).reshape((nb, n, n))
+    pvs = np.broadcast_to(p, batch + (n,)).reshape((nb, n))
+    bs = np.broadcast_to(B._array(), shape).reshape((nb,) + B._sizes[-2:])
+    with np.errstate(all="ignore"):
+        out = np.stack([_sytrs(lds[i], pvs[i], bs[i], hermitian) for i in range(lds.shape[0])])
+    return _fill(result, out.reshape(shape))
+
+
+def linalg_ldl_solve(LD, pivots, B, hermitian=False):
+    return _ldl_solve(LD, pivots, B, hermitian)
+
+
+def linalg_ldl_solve_out(LD, pivots, B, hermitian=False, out=None):
+    return _copy_outs((out,), (_ldl_solve(LD, pivots, B, hermitian),))[0]
