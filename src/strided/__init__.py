@@ -69,13 +69,40 @@ from . import library, ops
 from .frontend.nonzero import nonzero  # noqa: F401
 from .frontend.printing import set_printoptions  # noqa: F401
 from .frontend.tensor import Size, Tensor  # noqa: F401
-from .frontend.tensor_new import as_tensor, asarray, from_numpy, tensor  # noqa: F401
+from .frontend.tensor_new import (  # noqa: F401
+    as_tensor,
+    asarray,
+    from_file,
+    from_numpy,
+    frombuffer,
+    tensor,
+)
 from .ops._generated.torch_functions import *
 from .ops.dispatcher import add_dispatch_hook  # noqa: F401
 from .utils.dlpack import from_dlpack  # noqa: F401
 from .utils.explain import explain  # noqa: F401
 
 globals().update(_ALIASES)
+
+import math as _math
+
+from . import storage  # noqa: F401
+from ._legacy import (  # noqa: F401
+    LEGACY_TENSOR_CLASSES as _LEGACY_TENSOR_CLASSES,
+)
+from ._legacy import (  # noqa: F401
+    is_nonzero,
+    is_storage,
+    range,
+    set_default_tensor_type,
+    typename,
+)
+from .storage import LEGACY_STORAGE_CLASSES as _LEGACY_STORAGE_CLASSES
+from .storage import TypedStorage  # noqa: F401
+
+globals().update(_LEGACY_TENSOR_CLASSES)
+globals().update(_LEGACY_STORAGE_CLASSES)
+e, pi, inf, nan, newaxis = _math.e, _math.pi, _math.inf, _math.nan, None
 __version__ = "0.1.0"
 
 
@@ -170,7 +197,7 @@ def broadcast_shapes(*shapes) -> Size:
                                f"of ints, got {shape}")
     common = [1] * _builtins.max(len(s) for s in shapes)
     for arg, shape in enumerate(shapes):
-        for idx in range(-1, -1 - len(shape), -1):
+        for idx in _builtins.range(-1, -1 - len(shape), -1):
             size = shape[idx]
             if size == common[idx]:
                 continue
@@ -216,6 +243,7 @@ from .frontend.functional_linalg_extra import (  # noqa: E402  (issue 14: linalg
     lu,
 )
 from ._lowrank import pca_lowrank, svd_lowrank  # noqa: E402  (issue 14: torch._lowrank)
+from . import masked  # noqa: E402, F401  (issue 14: torch.masked)
 from .frontend.shape_extra import (  # noqa: E402  (issue 14: torch/functional.py's varargs forms)
     atleast_1d,
     atleast_2d,
@@ -243,7 +271,6 @@ from .autograd.grad_mode import (  # noqa: E402
     is_inference_mode_enabled,
     no_grad,
     set_grad_enabled,
-from . import masked  # noqa: E402, F401  (issue 14: torch.masked)
 )
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: E402
 from .autograd.recording import install as _install_autograd  # noqa: E402
@@ -300,5 +327,5 @@ from .utils.env import (  # noqa: E402, F401
     set_num_threads,
     use_deterministic_algorithms,
 )
-from . import special  # noqa: E402, F401  (issue 14: torch.special)
 from . import fft, signal  # noqa: E402, F401  (issue 14: torch.fft, torch.signal.windows)
+from . import special  # noqa: E402, F401  (issue 14: torch.special)

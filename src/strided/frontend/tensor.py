@@ -643,7 +643,20 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
             kind = self._device.type
             return (f"torch.{'' if kind == 'cpu' else kind + '.'}"
                     f"{_LEGACY_TYPE_NAMES[self._dtype.name]}Tensor")
-        return self.to(dtype)
+        from .._legacy import tensor_type_dtype
+        named = tensor_type_dtype(dtype)
+        if named is None and isinstance(dtype, str):
+            raise ValueError(f"invalid type: '{dtype}'")
+        return self.to(named if named is not None else dtype)
+
+    def storage(self):
+        """The tensor's storage as a (deprecated) TypedStorage of its dtype."""
+        from ..storage import typed_storage_of
+        return typed_storage_of(self)
+
+    def is_nonzero(self) -> bool:
+        from .._legacy import is_nonzero
+        return is_nonzero(self)
 
     float = _dtype_method(dt.float32)
     double = _dtype_method(dt.float64)

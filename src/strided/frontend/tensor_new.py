@@ -31,6 +31,7 @@ call with the same checks done on the whole array.
 from __future__ import annotations
 
 import operator
+import os
 import warnings
 
 import numpy as np
@@ -50,7 +51,7 @@ from .tensor import Tensor
 _op_empty = get_op("aten::empty.memory_format")
 _CPU_KEYSET = keyset_of_device(None)
 
-__all__ = ["as_tensor", "asarray", "from_numpy", "tensor"]
+__all__ = ["as_tensor", "asarray", "from_file", "from_numpy", "frombuffer", "tensor"]
 
 _MISSING = object()
 _MAX_DIMS = 64
@@ -552,3 +553,73 @@ def legacy_new(cls, args, kwargs):
 
 
 _indexing.bind(Tensor, tensor)
+
+
+_warned_readonly_buffer = False
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False) -> Tensor:
+    """A 1-d tensor over the bytes of an object that implements the buffer protocol,
+    sharing its memory (``count`` elements of ``dtype`` from byte ``offset``; all that fit
+    when ``count`` is -1). A read-only buffer (``bytes``) is copied, since strided never
+    writes through memory its owner declared immutable."""
+    global _warned_readonly_buffer
+    _check_dtype_arg("frombuffer", dtype)
+    try:
+        view = memoryview(buffer)
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    length, itemsize = view.nbytes, dtype.itemsize
+    if length <= 0 or count == 0:
+        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
+    if not 0 <= offset < length:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than "
+                         f"buffer length ({length} bytes) minus 1")
+    if count < 0:
+        if (length - offset) % itemsize:
+            raise ValueError(f"buffer length ({length - offset} bytes) after offset ({offset} "
+                             f"bytes) must be a multiple of element size ({itemsize})")
+        count = (length - offset) // itemsize
+    elif offset + count * itemsize > length:
+        raise ValueError(f"requested buffer length ({count} * {itemsize} bytes) after offset "
+                         f"({offset} bytes) must not be greater than actual buffer length "
+                         f"({length} bytes)")
+    raw = np.frombuffer(view.cast("B"), dtype=np.uint8, count=count * itemsize, offset=offset)
+    if view.readonly:
+        if not _warned_readonly_buffer:
+            _warned_readonly_buffer = True
+            warnings.warn(
+                "The given buffer is not writable, and PyTorch does not support non-writable "
+                "tensors. This means you can write to the underlying (supposedly non-writable) "
+                "buffer using the tensor. You may want to copy the buffer to protect its data "
+                "or make it writable before converting it to a tensor. This type of warning "
+                "will be suppressed for the rest of this program.", UserWarning, stacklevel=2)
+        raw = raw.copy()
+    t = _from_numpy(raw.view(dtype.np), warn_readonly=False)
+    return t.requires_grad_() if requires_grad else t
+
+
+def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None,
+              pin_memory=False, requires_grad=False) -> Tensor:
+    """``size`` elements of ``dtype`` read from a file: mapped (writes reach the file) when
+    ``shared`` is True, else a private copy."""
+    dtype = dtype if dtype is not None else dt.get_default_dtype()
+    nbytes = int(size) * dtype.itemsize
+    try:
+        file_size = os.path.getsize(filename)
+    except OSError as e:
+        mode = "read-write" if shared else "read-only"
+        raise RuntimeError(f"unable to open file <{filename}> in {mode} mode: {e.strerror} "
+                           f"({e.errno})") from None
+    if file_size < nbytes:
+        raise RuntimeError(f"file <{filename}> size <{file_size}> is smaller than the "
+                           f"required mapping size <{nbytes}>")
+    if nbytes == 0:
+        raw = np.empty(0, dtype=np.uint8)
+    elif shared:
+        raw = np.memmap(filename, dtype=np.uint8, mode="r+", shape=(nbytes,))
+    else:
+        raw = np.fromfile(filename, dtype=np.uint8, count=nbytes)
+    t = _from_numpy(np.asarray(raw).view(dtype.np) if not shared else raw.view(dtype.np),
+                    warn_readonly=False)
+    return t.requires_grad_() if requires_grad else t
