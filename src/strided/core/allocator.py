@@ -18,6 +18,7 @@ separately as ``cached_bytes``; ``empty_cache()`` returns it to the system.
 
 from __future__ import annotations
 
+import operator
 import sys
 
 import numpy as np
@@ -77,10 +78,14 @@ class CPUAllocator(Allocator):
         self._cached_bytes = 0
 
     def allocate(self, nbytes: int):
-        size = (nbytes + 63) & -64
-        free_list = self._cache.get(size)
+        # Note [Exact-length buffers]: the block is rounded up to 64 bytes, but the buffer
+        # handed out is exactly ``nbytes`` long, so every NumPy view made over it is bounds
+        # checked by NumPy against the storage's real size. Free lists are keyed by the exact
+        # size for the same reason (a cached buffer is reused as it is).
+        free_list = self._cache.get(nbytes)
         if free_list:
             block = free_list.pop()
+            size = (nbytes + 63) & -64
             self._cached_bytes -= size
             self.num_allocs += 1
             used = self.allocated_bytes = self.allocated_bytes + size
@@ -89,21 +94,35 @@ class CPUAllocator(Allocator):
             if self.hooks:
                 self._notify("alloc", size, block[1])
             return block
-        else:
+        if nbytes.__class__ is not int:
+            nbytes = _as_nbytes(nbytes)
+        if nbytes < 0:
+            raise RuntimeError(
+                f"[enforce fail at alloc_cpu.cpp:98] ((ptrdiff_t)nbytes) >= 0. alloc_cpu() seems "
+                f"to have been called with negative number: {nbytes % (1 << 64)}")
+        size = (nbytes + 63) & -64
+        try:
             raw = np.empty(size + ALIGNMENT, np.uint8)
-            addr = raw.__array_interface__["data"][0]
-            start = -addr % ALIGNMENT
-            buf = raw[start:start + size]
-            ptr = addr + start
+        except (MemoryError, ValueError):
+            raise RuntimeError(
+                f"[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't "
+                f"allocate memory: you tried to allocate {nbytes} bytes. Error code 12 (Cannot "
+                f"allocate memory)") from None
+        addr = raw.__array_interface__["data"][0]
+        start = -addr % ALIGNMENT
+        buf = raw[start:start + nbytes]
+        ptr = addr + start
+        # statistics change only once the block exists (a failed allocation leaves them be)
         self.num_allocs += 1
         used = self.allocated_bytes = self.allocated_bytes + size
-        self.peak_bytes = max(self.peak_bytes, used)
+        if used > self.peak_bytes:
+            self.peak_bytes = used
         if self.hooks:
             self._notify("alloc", size, ptr)
         return buf, ptr
 
     def free(self, buf, nbytes: int, ptr: int):
-        size = len(buf)
+        size = (nbytes + 63) & -64
         self.num_frees += 1
         self.allocated_bytes -= size
         # Note [Caching small blocks]: a block may be reused only when nothing but ``buf``
@@ -111,9 +130,9 @@ class CPUAllocator(Allocator):
         # allocation (``buf.base``), which then simply stays alive with it.
         if (size <= CACHE_LIMIT_BLOCK and self._cached_bytes + size <= CACHE_LIMIT_TOTAL
                 and _getrefcount(buf.base) <= _UNSHARED_REFS):
-            free_list = self._cache.get(size)
+            free_list = self._cache.get(nbytes)
             if free_list is None:
-                free_list = self._cache[size] = []
+                free_list = self._cache[nbytes] = []
             free_list.append((buf, ptr))
             self._cached_bytes += size
         if self.hooks:
@@ -127,6 +146,15 @@ class CPUAllocator(Allocator):
         out = super().stats()
         out["cached_bytes"] = self._cached_bytes
         return out
+
+
+def _as_nbytes(nbytes) -> int:
+    """A byte count given as something other than an int: an exact integer (``__index__``),
+    never a float or a tensor, so that the statistics only ever add ints."""
+    if isinstance(nbytes, bool) or not hasattr(type(nbytes), "__index__") \
+            or hasattr(nbytes, "_storage"):
+        raise TypeError(f"allocate(): nbytes must be an int, not {type(nbytes).__name__}")
+    return operator.index(nbytes)
 
 
 class MetaAllocator(Allocator):

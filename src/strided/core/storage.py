@@ -15,6 +15,7 @@ import numpy as np
 
 from .allocator import get_allocator
 from .devices import device as _device_cls
+from .dtypes import INT
 
 __all__ = ["UntypedStorage"]
 
@@ -30,27 +31,115 @@ class _BytesView:
                                     "version": 3}
 
 
+# Note [Shrunk storages]
+# ~~~~~~~~~~~~~~~~~~~~~~
+# ``storage.resize_(n)`` may shrink a storage under live tensors, whose (sizes, strides,
+# offset) then reach past its end. Nothing may read or write there:
+#  * a storage's ``_buf`` is exactly ``nbytes`` long (Note [Exact-length buffers]), so NumPy
+#    itself refuses any view that does not fit; the places that make views translate that
+#    refusal into torch's bounds error (``TensorImpl._array``, TensorIterator, copies);
+#  * views that torch makes through ``as_strided`` (select, slice, transpose, expand, ...)
+#    check their geometry against the storage when they are made, as torch's setStorage
+#    check does; ``view``/``reshape``/``detach`` do not check, as in torch, and the tensor
+#    they give is refused when its data is used;
+#  * exports by address (``numpy()``, DLPack) check explicitly.
+# A view of an in-bounds tensor is in bounds, so the view-time check only runs once some
+# storage in the process has shrunk (``SHRUNK``).
+SHRUNK = [False]
+_INT64_MAX = (1 << 63) - 1
+
+
+def _storage_device(dev):
+    """A CPU or meta storage has no device index: ``device='cpu:1'`` makes it on ``cpu``."""
+    if dev.index is not None and dev.type in ("cpu", "meta"):
+        return _device_cls(dev.type)
+    return dev
+
+
+def _type_name(obj) -> str:
+    cls = type(obj)
+    if hasattr(obj, "_storage") and hasattr(obj, "_sizes"):
+        return "Tensor"
+    if cls.__module__ == "numpy":
+        return f"numpy.{cls.__name__}"
+    return cls.__name__
+
+
+def _is_long(obj) -> bool:
+    """torch's ``THPUtils_checkLong``: an int (not a bool) or a NumPy integer."""
+    return (isinstance(obj, int) and not isinstance(obj, bool)) or isinstance(obj, np.integer)
+
+
+def _check_nbytes(nbytes: int) -> int:
+    if not -_INT64_MAX - 1 <= nbytes <= _INT64_MAX:
+        raise ValueError("Overflow when unpacking long long")
+    return nbytes
+
+
+def _parse_size_or_sequence(arg):
+    """``UntypedStorage(n)`` (an int, NumPy integer or 0-dim integer tensor) or
+    ``UntypedStorage(sequence of ints)`` (each taken modulo 256, as torch stores bytes)."""
+    if _is_long(arg):
+        return int(arg), None
+    if hasattr(arg, "_storage") and hasattr(arg, "_sizes"):   # a Tensor
+        if not arg._sizes and arg._dtype.category == INT:
+            return int(arg.item()), None
+        raise RuntimeError("torch.UntypedStorage(): Expected a sequence type, but got Tensor")
+    if isinstance(arg, (bytes, bytearray)):
+        return len(arg), np.frombuffer(bytes(arg), np.uint8)
+    if isinstance(arg, (str, list, tuple, np.ndarray)) or (
+            hasattr(type(arg), "__len__") and hasattr(type(arg), "__getitem__")
+            and not isinstance(arg, (float, complex, bool))):
+        items = list(arg)
+        for v in items:
+            if not isinstance(v, int):
+                raise RuntimeError(
+                    f"torch.UntypedStorage(): tried to construct a storage from a sequence "
+                    f"({_type_name(arg)}), but one of the items was of type {_type_name(v)} "
+                    f"instead of int")
+        return len(items), np.array([v & 0xFF for v in items], np.uint8)
+    raise RuntimeError(f"torch.UntypedStorage(): Expected a sequence type, but got "
+                       f"{_type_name(arg)}")
+
+
 class UntypedStorage:
     """An untyped, resizable buffer. ``buf`` is a uint8 NumPy array (None on meta)."""
 
     __slots__ = ("__weakref__", "_allocator", "_buf", "_nbytes", "_owner", "_ptr", "device")
 
-    def __init__(self, nbytes: int = 0, *, device="cpu"):
-        dev = _device_cls(device)
-        allocator = get_allocator(dev.type)
-        self._allocator = allocator
-        self.device = dev
+    def __init__(self, *args, device="cpu"):
+        # slots the destructor reads are set first: a failed allocation leaves a storage that
+        # ``__del__`` recognises as owning nothing
+        self._allocator = None
         self._owner = None
-        self._nbytes = nbytes
+        dev = _storage_device(_device_cls(device))
+        self.device = dev
+        allocator = get_allocator(dev.type)
+        data = None
+        if len(args) > 1:
+            raise TypeError(f"UntypedStorage() takes at most 1 positional argument "
+                            f"({len(args)} given)")
+        if not args:
+            nbytes = 0
+        else:
+            nbytes, data = _parse_size_or_sequence(args[0])
+        if dev.type != "meta":
+            nbytes = _check_nbytes(nbytes)
         self._buf, self._ptr = allocator.allocate(nbytes)
+        self._nbytes = nbytes
+        self._allocator = allocator
+        if data is not None and nbytes:
+            self._buf[:] = data
 
     @classmethod
     def _new(cls, nbytes, dev, allocator):
-        """Hot-path constructor for kernels: no argument parsing."""
+        """Hot-path constructor for kernels: no argument parsing (``nbytes`` is an int)."""
         self = object.__new__(cls)
-        self._allocator = allocator
-        self.device = dev
+        self._allocator = allocator      # __del__ tolerates a failed allocate() below
         self._owner = None
+        if dev.index is not None:
+            dev = _storage_device(dev)
+        self.device = dev
         self._nbytes = nbytes
         self._buf, self._ptr = allocator.allocate(nbytes)
         return self
@@ -76,13 +165,17 @@ class UntypedStorage:
     def __reduce__(self):
         # copy.deepcopy and pickle: a fresh block from the allocator with the same bytes
         # (copying the slots would keep the old block's address in ``_ptr``)
-        data = None if self._buf is None else self._buf[:self._nbytes].tobytes()
+        data = None if self._buf is None else self._buf.tobytes()
         return _rebuild_storage, (data, self._nbytes, str(self.device))
 
     def __del__(self):
-        allocator = self._allocator
-        if allocator is not None:
-            allocator.free(self._buf, self._nbytes, self._ptr)
+        # never raises: a storage whose construction failed half way owns nothing
+        try:
+            allocator = self._allocator
+            if allocator is not None:
+                allocator.free(self._buf, self._nbytes, self._ptr)
+        except AttributeError:
+            pass
 
     # -- the public surface ---------------------------------------------------
 
@@ -105,9 +198,12 @@ class UntypedStorage:
         return 1
 
     def resize_(self, nbytes: int) -> UntypedStorage:
-        """Reallocate to ``nbytes``, keeping the common prefix (torch's semantics)."""
-        if nbytes < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {nbytes}")
+        """Reallocate to ``nbytes``, keeping the common prefix (torch's semantics: the bytes
+        past the old end are uninitialised). Shrinking under live tensors is allowed; their
+        data is then refused with torch's bounds error (Note [Shrunk storages])."""
+        if not _is_long(nbytes):
+            raise RuntimeError(f"resize_ expects an int, but got {_type_name(nbytes)}")
+        nbytes = _check_nbytes(int(nbytes))
         if self._allocator is None:
             raise RuntimeError(
                 "Trying to resize storage that is not resizable")
@@ -115,7 +211,13 @@ class UntypedStorage:
         new_buf, new_ptr = self._allocator.allocate(nbytes)
         if new_buf is not None:
             keep = min(old_nbytes, nbytes)
-            new_buf[:keep] = old_buf[:keep]
+            if keep > 0:
+                new_buf[:keep] = old_buf[:keep]
+            # a fresh buffer object, so every tensor's cached NumPy view of the old one is
+            # rebuilt (and bounds checked) on its next use (Note [The NumPy view cache])
+            new_buf = new_buf[:]
+        if nbytes < old_nbytes:
+            SHRUNK[0] = True
         self._buf, self._ptr, self._nbytes = new_buf, new_ptr, nbytes
         self._allocator.free(old_buf, old_nbytes, old_ptr)
         return self
@@ -124,7 +226,7 @@ class UntypedStorage:
         """A new storage on the same device with a copy of the bytes."""
         new = UntypedStorage(self._nbytes, device=self.device)
         if new._buf is not None and self._nbytes:
-            new._buf[:self._nbytes] = self._buf[:self._nbytes]
+            new._buf[:self._nbytes] = self._buf
         return new
 
     def cpu(self) -> UntypedStorage:
@@ -141,20 +243,20 @@ class UntypedStorage:
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         new = UntypedStorage(self._nbytes, device=dev)
         if new._buf is not None and self._nbytes:
-            new._buf[:self._nbytes] = self._buf[:self._nbytes]
+            new._buf[:self._nbytes] = self._buf
         return new
 
     def tolist(self):
-        return [] if self._buf is None else self._buf[:self._nbytes].tolist()
+        return [] if self._buf is None else self._buf.tolist()
 
     def __getitem__(self, i):
-        return int(self._buf[:self._nbytes][i])
+        return int(self._buf[i])
 
     def __setitem__(self, i, value):
-        self._buf[:self._nbytes][i] = value
+        self._buf[i] = value
 
     def fill_(self, value):
-        self._buf[:self._nbytes] = value
+        self._buf = value
         return self
 
     def __repr__(self):

@@ -21,7 +21,8 @@ import numpy as np
 from .dispatch_keys import backend_keyset
 from .storage import UntypedStorage
 
-__all__ = ["TensorImpl", "compute_is_contiguous", "contiguous_strides", "make_tensor"]
+__all__ = ["TensorImpl", "check_storage_bounds", "compute_is_contiguous", "contiguous_strides",
+           "make_tensor", "storage_nbytes_needed"]
 
 
 _strides_cache: dict = {}
@@ -54,6 +55,34 @@ def compute_is_contiguous(sizes, strides) -> bool:
                 return False
             expected *= size
     return True
+
+
+_INT64_MAX = (1 << 63) - 1
+_U64 = 1 << 64
+
+
+def numel_overflows(sizes) -> bool:
+    """Whether torch's numel of ``sizes`` overflows: the product taken in uint64 overflows at
+    some step (even if a later 0 makes it 0) or ends above the int64 maximum; a negative
+    size counts as overflowing, as its uint64 reading does."""
+    n = 1
+    for s in sizes:
+        n *= s
+    if 0 <= n <= _INT64_MAX and (n or len(sizes) < 3):
+        return False
+    n = 1
+    for s in sizes:
+        if s < 0:
+            return True
+        n *= s
+        if n >= _U64:
+            return True
+    return n > _INT64_MAX
+
+
+def check_numel(sizes) -> None:
+    if numel_overflows(sizes):
+        raise RuntimeError("numel: integer multiplication overflow")
 
 
 def numel_of(sizes) -> int:
@@ -107,19 +136,55 @@ class TensorImpl:
         itemsize = self._dtype.itemsize
         sizes = self._sizes
         strides = self._strides
-        if 0 in sizes:
-            arr = np.empty(sizes, self._dtype.np)
-        elif not self._offset and strides == contiguous_strides(sizes):
-            arr = np.ndarray(sizes, self._dtype.np, buffer=buf)   # the common case, faster
-        else:
-            arr = np.ndarray(sizes, self._dtype.np, buffer=buf, offset=self._offset * itemsize,
-                             strides=[s * itemsize for s in strides])
+        # ``buf`` is exactly the storage's size (Note [Shrunk storages]): NumPy refuses a
+        # view that reaches past it, and that refusal becomes torch's bounds error
+        try:
+            if 0 in sizes:
+                arr = np.empty(sizes, self._dtype.np)
+            elif not self._offset and strides == contiguous_strides(sizes):
+                arr = np.ndarray(sizes, self._dtype.np, buffer=buf)   # the common case
+            else:
+                arr = np.ndarray(sizes, self._dtype.np, buffer=buf,
+                                 offset=self._offset * itemsize,
+                                 strides=[s * itemsize for s in strides])
+        except (TypeError, ValueError):
+            check_storage_bounds(self)
+            raise
         self._np = arr
         self._np_buf = buf
         return arr
 
     def _invalidate(self):
         self._np = None
+
+
+def storage_nbytes_needed(sizes, strides, offset: int, itemsize: int) -> int:
+    """Bytes a storage must hold for (sizes, strides, offset): 0 when there are no elements,
+    else ``(offset + 1 + sum((size - 1) * stride)) * itemsize`` (torch's computeStorageNbytes
+    plus the offset)."""
+    extent = 1
+    for n, st in zip(sizes, strides):
+        if n == 0:
+            return 0
+        extent += (n - 1) * st
+    return (offset + extent) * itemsize
+
+
+def bounds_message(sizes, strides, offset, itemsize, needed, nbytes) -> str:
+    return (f"setStorage: sizes {list(sizes)}, strides {list(strides)}, storage offset "
+            f"{offset}, and itemsize {itemsize} requiring a storage size of {needed} are out "
+            f"of bounds for storage of size {nbytes}")
+
+
+def check_storage_bounds(t) -> None:
+    """torch's bounds error when some element of ``t`` lies past its storage's end (a storage
+    shrunk under it, Note [Shrunk storages]); meta tensors are checked the same way."""
+    itemsize = t._dtype.itemsize
+    needed = storage_nbytes_needed(t._sizes, t._strides, t._offset, itemsize)
+    nbytes = t._storage._nbytes
+    if needed > nbytes:
+        raise RuntimeError(bounds_message(t._sizes, t._strides, t._offset, itemsize, needed,
+                                          nbytes))
 
 
 class ArrayExport:
@@ -130,6 +195,7 @@ class ArrayExport:
     __slots__ = ("__array_interface__", "__weakref__", "tensor", "pin")
 
     def __init__(self, tensor, readonly: bool = False, np_dtype=None):
+        check_storage_bounds(tensor)    # an export by address: NumPy cannot check it
         itemsize = tensor._dtype.itemsize
         storage = tensor._storage
         buf = storage._buf

@@ -17,13 +17,21 @@ from ..core.allocator import get_allocator
 from ..core.checks import check
 from ..core.devices import DEFAULT_DEVICE
 from ..core.storage import UntypedStorage
-from ..core.tensor_impl import compute_is_contiguous, contiguous_strides, make_tensor, numel_of
+from ..core.tensor_impl import (
+    compute_is_contiguous,
+    contiguous_strides,
+    make_tensor,
+    numel_of,
+    numel_overflows,
+    storage_nbytes_needed,
+)
 from .copy import copy_
 from .memory_overlap import is_non_overlapping_and_dense
 from .resize import resize_impl as resize_
 from .scalars import check_scalar_fits, scalar_dtype, scalar_to_store
 
 _alloc_of = {}
+_INT64_MAX = (1 << 63) - 1
 
 
 def _allocator(device):
@@ -56,12 +64,10 @@ def new_strided(size, stride, dtype, device):
     """Allocate a tensor with the given (sizes, strides); nothing is initialised."""
     dtype = dtype or dt._default_dtype[0]
     device = device or DEFAULT_DEVICE[0]
-    nbytes = 0
-    if 0 not in size:
-        extent = 1
-        for s, st in zip(size, stride):
-            extent += (s - 1) * st
-        nbytes = extent * dtype.itemsize
+    nbytes = storage_nbytes_needed(size, stride, 0, dtype.itemsize)
+    if nbytes > _INT64_MAX:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and "
+                           f"strides={list(stride)}")
     storage = UntypedStorage._new(nbytes, device, _allocator(device))
     return make_tensor(storage, size, stride, 0, dtype)
 
@@ -78,7 +84,10 @@ def empty(size, dtype=None, layout=None, device=None, pin_memory=None, memory_fo
         _check_layout(layout)
     dtype = dtype or dt._default_dtype[0]
     device = device or DEFAULT_DEVICE[0]
-    storage = UntypedStorage._new(numel * dtype.itemsize, device, _allocator(device))
+    nbytes = numel * dtype.itemsize
+    if nbytes > _INT64_MAX or (not numel and len(size) > 2 and numel_overflows(size)):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
+    storage = UntypedStorage._new(nbytes, device, _allocator(device))
     return make_tensor(storage, size, contiguous_strides(size), 0, dtype)
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import warnings
 
-from ..core.tensor_impl import contiguous_strides, numel_of
+from ..core.tensor_impl import check_numel, contiguous_strides, numel_of
+
+_INT64_MAX = (1 << 63) - 1
 
 
 def resize_(self, size, memory_format=None):
@@ -19,18 +21,26 @@ def resize_(self, size, memory_format=None):
 
 
 def resize_impl(self, size: tuple):
-    """The resize itself, for kernels (their own mutation is counted once by them)."""
-    for s in size:
-        if s < 0:
-            raise RuntimeError("numel: integer multiplication overflow")
-    if size != self._sizes:
-        self._sizes = size
-        self._strides = contiguous_strides(size)
-        self._np = None
-    needed = (self._offset + numel_of(size)) * self._dtype.itemsize if numel_of(size) else 0
+    """The resize itself, for kernels (their own mutation is counted once by them).
+
+    As torch's: unchanged sizes leave the tensor (and its storage) alone, even when a shrunk
+    storage no longer holds them; otherwise the sizes become contiguous and the storage
+    grows to hold ``(offset + numel) * itemsize`` bytes (never shrinks; nothing is allocated
+    for an empty result)."""
+    if size == self._sizes:
+        return self
+    check_numel(size)
+    numel = numel_of(size)
+    itemsize = self._dtype.itemsize
+    needed = (self._offset + numel) * itemsize if numel else 0
+    if needed > _INT64_MAX:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
     storage = self._storage
     if needed > storage._nbytes:
         storage.resize_(needed)
+    self._sizes = size
+    self._strides = contiguous_strides(size)
+    self._np = None
     return self
 
 

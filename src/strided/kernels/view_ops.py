@@ -23,7 +23,13 @@ import numpy as np
 from ..core import dtypes as dt
 from ..core.checks import check, maybe_wrap_dim
 from ..core.storage import UntypedStorage
-from ..core.tensor_impl import contiguous_strides, make_tensor, numel_of
+from ..core.tensor_impl import (
+    bounds_message,
+    check_numel,
+    contiguous_strides,
+    make_tensor,
+    storage_nbytes_needed,
+)
 from .views import _call_op, narrow, permute, select, slice_Tensor, transpose, warn_once
 
 # -- dtype views --------------------------------------------------------------------------------
@@ -403,6 +409,8 @@ def dsplit_array(self, indices):
 
 # -- set_ / resize_as_ ----------------------------------------------------------------------------
 
+_INT64_MAX = (1 << 63) - 1
+
 # The C++ type names torch's set_ message prints.
 _CPP_TYPE_NAMES = {
     "Bool": "bool", "Byte": "unsigned char", "Char": "signed char", "Short": "short int",
@@ -421,20 +429,28 @@ def _set_storage(self, storage, offset, sizes, strides):
         f'different device "{storage.device}".  This is no longer allowed; the devices must '
         f"match."))
     sizes = tuple(sizes)
-    strides = tuple(strides) if strides else contiguous_strides(sizes)
+    given = tuple(strides) if strides else ()
+    strides = given or contiguous_strides(sizes)
     check(len(sizes) == len(strides), lambda: (
         f"unequal size length ({len(sizes)}) and stride length ({len(strides)})"))
     check(offset >= 0, lambda: f"Tensor: invalid storage offset {offset}")
-    for s in sizes:
-        check(s >= 0, "numel: integer multiplication overflow")
+    check_numel(sizes)
     for s in strides:
         check(s >= 0, lambda: (f"Storage size calculation overflowed with sizes={list(sizes)} "
                                f"and strides={list(strides)}"))
-    if numel_of(sizes):
-        extent = 1 + sum((n - 1) * s for n, s in zip(sizes, strides))
-        needed = (offset + extent) * self._dtype.itemsize
-        if needed > storage._nbytes:
-            storage.resize_(needed)
+    itemsize = self._dtype.itemsize
+    needed = storage_nbytes_needed(sizes, strides, offset, itemsize)
+    if needed > _INT64_MAX:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(sizes)}"
+                           + (f" and strides={list(strides)}" if given else ""))
+    if needed > storage._nbytes:
+        if (sizes == self._sizes and given in ((), self._strides)
+                and storage.device.type != "meta"):
+            # torch's resize step sees no change of geometry and leaves the storage as it is,
+            # so the new geometry must fit (the strides as given show in the message)
+            raise RuntimeError(bounds_message(sizes, given, offset, itemsize, needed,
+                                              storage._nbytes))
+        storage.resize_(needed)
     self._storage = storage
     self._sizes = sizes
     self._strides = strides
@@ -453,7 +469,8 @@ def set_source_Storage_storage_offset(self, source, storage_offset, size, stride
 
 
 def set_source_Tensor_storage_offset(self, source, storage_offset, size, stride=()):
-    return _set_storage(self, source._storage, storage_offset, size, stride)
+    # the offset counts from the source tensor's own first element, as torch's does
+    return _set_storage(self, source._storage, source._offset + storage_offset, size, stride)
 
 
 def set_source_Tensor(self, source):

@@ -30,7 +30,15 @@ import warnings
 
 from ..core.checks import check, maybe_wrap_dim
 from ..core.dispatch_keys import DispatchKey
-from ..core.tensor_impl import contiguous_strides, make_tensor, numel_of
+from ..core.storage import SHRUNK
+from ..core.tensor_impl import (
+    bounds_message,
+    check_numel,
+    contiguous_strides,
+    make_tensor,
+    numel_of,
+    storage_nbytes_needed,
+)
 from .broadcast import broadcast_pair
 
 _INT64_MAX = (1 << 63) - 1
@@ -39,6 +47,24 @@ _INT64_MAX = (1 << 63) - 1
 def make_view(self, sizes: tuple, strides: tuple, offset: int):
     base = self._base if self._base is not None else self
     return make_tensor(self._storage, sizes, strides, offset, self._dtype, self._vc, base)
+
+
+def _checked_view(self, sizes: tuple, strides: tuple, offset: int):
+    """``make_view`` for the views torch makes through ``as_strided`` (select, slice,
+    transpose, permute, expand, ...): their geometry must fit in the storage as it is now
+    (Note [Shrunk storages]; a view of an in-bounds tensor always does, so the check only
+    runs once some storage has shrunk)."""
+    if SHRUNK[0]:
+        check_in_bounds_for_storage(sizes, strides, offset, self._dtype, self._storage)
+    base = self._base if self._base is not None else self
+    return make_tensor(self._storage, sizes, strides, offset, self._dtype, self._vc, base)
+
+
+def _checked_geometry(self, sizes: tuple, strides: tuple, offset: int):
+    """``_set_geometry`` with ``_checked_view``'s check (torch's in-place view ops)."""
+    if SHRUNK[0]:
+        check_in_bounds_for_storage(sizes, strides, offset, self._dtype, self._storage)
+    return _set_geometry(self, sizes, strides, offset)
 
 
 def _set_geometry(self, sizes: tuple, strides: tuple, offset: int):
@@ -91,15 +117,11 @@ def type_string(t) -> str:
 
 def check_in_bounds_for_storage(sizes, strides, offset, dtype, storage) -> None:
     """torch's setStorage check: the view must fit in the storage's bytes."""
-    if 0 in sizes:
-        return
-    extent = 1 + sum((s - 1) * st for s, st in zip(sizes, strides))
-    needed = (offset + extent) * dtype.itemsize
+    itemsize = dtype.itemsize
+    needed = storage_nbytes_needed(sizes, strides, offset, itemsize)
     if needed > storage._nbytes:
-        raise RuntimeError(
-            f"setStorage: sizes {list(sizes)}, strides {list(strides)}, storage offset "
-            f"{offset}, and itemsize {dtype.itemsize} requiring a storage size of {needed} "
-            f"are out of bounds for storage of size {storage._nbytes}")
+        raise RuntimeError(bounds_message(sizes, strides, offset, itemsize, needed,
+                                          storage._nbytes))
 
 
 def _check_as_strided(self, size, stride, offset) -> None:
@@ -111,8 +133,9 @@ def _check_as_strided(self, size, stride, offset) -> None:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
                                f"{list(size)}")
-    check(offset >= 0, lambda: f"Tensor: invalid storage offset {offset}")
     check_in_bounds_for_storage(size, stride, offset, self._dtype, self._storage)
+    check(offset >= 0, lambda: f"Tensor: invalid storage offset {offset}")
+    check_numel(size)
 
 
 def as_strided(self, size, stride, storage_offset=None):
@@ -331,32 +354,32 @@ def _squeezed(self, dims):
 
 def squeeze(self):
     sizes, strides = _squeezed(self, None)
-    return make_view(self, sizes, strides, self._offset)
+    return _checked_view(self, sizes, strides, self._offset)
 
 
 def squeeze_dim(self, dim):
     sizes, strides = _squeezed(self, (dim,))
-    return make_view(self, sizes, strides, self._offset)
+    return _checked_view(self, sizes, strides, self._offset)
 
 
 def squeeze_dims(self, dim):
     sizes, strides = _squeezed(self, dim)
-    return make_view(self, sizes, strides, self._offset)
+    return _checked_view(self, sizes, strides, self._offset)
 
 
 def squeeze_(self):
     sizes, strides = _squeezed(self, None)
-    return _set_geometry(self, sizes, strides, self._offset)
+    return _checked_geometry(self, sizes, strides, self._offset)
 
 
 def squeeze__dim(self, dim):
     sizes, strides = _squeezed(self, (dim,))
-    return _set_geometry(self, sizes, strides, self._offset)
+    return _checked_geometry(self, sizes, strides, self._offset)
 
 
 def squeeze__dims(self, dim):
     sizes, strides = _squeezed(self, dim)
-    return _set_geometry(self, sizes, strides, self._offset)
+    return _checked_geometry(self, sizes, strides, self._offset)
 
 
 def _unsqueezed(self, dim):
@@ -370,12 +393,12 @@ def _unsqueezed(self, dim):
 
 def unsqueeze(self, dim):
     sizes, strides = _unsqueezed(self, dim)
-    return make_view(self, sizes, strides, self._offset)
+    return _checked_view(self, sizes, strides, self._offset)
 
 
 def unsqueeze_(self, dim):
     sizes, strides = _unsqueezed(self, dim)
-    return _set_geometry(self, sizes, strides, self._offset)
+    return _checked_geometry(self, sizes, strides, self._offset)
 
 
 # -- transposes and permutations ----------------------------------------------------------------
@@ -384,22 +407,27 @@ def _transposed(self, dim0, dim1):
     ndim = len(self._sizes)
     d0 = maybe_wrap_dim(dim0, ndim)
     d1 = maybe_wrap_dim(dim1, ndim)
+    if d0 == d1:
+        return self._sizes, self._strides
     sizes = list(self._sizes)
     strides = list(self._strides)
-    if d0 != d1:
-        sizes[d0], sizes[d1] = sizes[d1], sizes[d0]
-        strides[d0], strides[d1] = strides[d1], strides[d0]
+    sizes[d0], sizes[d1] = sizes[d1], sizes[d0]
+    strides[d0], strides[d1] = strides[d1], strides[d0]
     return tuple(sizes), tuple(strides)
 
 
 def transpose(self, dim0, dim1):
     sizes, strides = _transposed(self, dim0, dim1)
-    return make_view(self, sizes, strides, self._offset)
+    if sizes is self._sizes:     # one dim twice: torch's alias, which checks nothing
+        return make_view(self, sizes, strides, self._offset)
+    return _checked_view(self, sizes, strides, self._offset)
 
 
 def transpose_(self, dim0, dim1):
     sizes, strides = _transposed(self, dim0, dim1)
-    return _set_geometry(self, sizes, strides, self._offset)
+    if sizes is self._sizes:
+        return _set_geometry(self, sizes, strides, self._offset)
+    return _checked_geometry(self, sizes, strides, self._offset)
 
 
 def swapdims(self, dim0, dim1):
@@ -443,7 +471,7 @@ def permute(self, dims):
         seen[w] = True
         new_sizes.append(sizes[w])
         new_strides.append(strides[w])
-    return make_view(self, tuple(new_sizes), tuple(new_strides), self._offset)
+    return _checked_view(self, tuple(new_sizes), tuple(new_strides), self._offset)
 
 
 def movedim_intlist(self, source, destination):
@@ -505,9 +533,9 @@ def expand(self, size, implicit=False):
             stride = 0
         out_sizes[i] = cur
         out_strides[i] = stride
-    for s in out_sizes:
-        check(s >= 0, "numel: integer multiplication overflow")
-    return make_view(self, tuple(out_sizes), tuple(out_strides), self._offset)
+    out_sizes = tuple(out_sizes)
+    check_numel(out_sizes)
+    return _checked_view(self, out_sizes, tuple(out_strides), self._offset)
 
 
 def expand_as(self, other):
@@ -557,7 +585,7 @@ def slice_Tensor(self, dim=0, start=None, end=None, step=1):
     stride = self._strides[dim]
     new_sizes = sizes[:dim] + ((end - start + step - 1) // step,) + sizes[dim + 1:]
     new_strides = self._strides[:dim] + (stride * step,) + self._strides[dim + 1:]
-    return make_view(self, new_sizes, new_strides, self._offset + start * stride)
+    return _checked_view(self, new_sizes, new_strides, self._offset + start * stride)
 
 
 def narrow(self, dim, start, length):
@@ -575,7 +603,7 @@ def narrow(self, dim, start, length):
     check(start <= cur - length, lambda: (
         f"start ({start}) + length ({length}) exceeds dimension size ({cur})."))
     stride = self._strides[dim]
-    return make_view(self, sizes[:dim] + (length,) + sizes[dim + 1:], self._strides,
+    return _checked_view(self, sizes[:dim] + (length,) + sizes[dim + 1:], self._strides,
                      self._offset + start * stride)
 
 
@@ -599,7 +627,7 @@ def select(self, dim, index):
         index += size
     sizes = self._sizes[:dim] + self._sizes[dim + 1:]
     strides = self._strides[:dim] + self._strides[dim + 1:]
-    return make_view(self, sizes, strides, self._offset + index * self._strides[dim])
+    return _checked_view(self, sizes, strides, self._offset + index * self._strides[dim])
 
 
 def unbind(self, dim=0):
@@ -609,7 +637,7 @@ def unbind(self, dim=0):
     sizes = self._sizes[:dim] + self._sizes[dim + 1:]
     strides = self._strides[:dim] + self._strides[dim + 1:]
     step = self._strides[dim]
-    return tuple(make_view(self, sizes, strides, self._offset + i * step)
+    return tuple(_checked_view(self, sizes, strides, self._offset + i * step)
                  for i in range(self._sizes[dim]))
 
 
@@ -637,7 +665,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     keep = [d for d in range(ndim) if d != d1 and d != d2]
     new_sizes = tuple(sizes[d] for d in keep) + (diag_size,)
     new_strides = tuple(strides[d] for d in keep) + (strides[d1] + strides[d2],)
-    return make_view(self, new_sizes, new_strides, storage_offset)
+    return _checked_view(self, new_sizes, new_strides, storage_offset)
 
 
 def unfold(self, dimension, size, step):
@@ -654,11 +682,11 @@ def unfold(self, dimension, size, step):
     check(size >= 0, lambda: f"size is {size} but must be >= 0")
     check(step > 0, lambda: f"step is {step} but must be > 0")
     if ndim == 0:
-        return make_view(self, (size,), (1,), self._offset)
+        return _checked_view(self, (size,), (1,), self._offset)
     stride = strides[d]
     new_sizes = sizes[:d] + ((sizes[d] - size) // step + 1,) + sizes[d + 1:] + (size,)
     new_strides = strides[:d] + (step * stride,) + strides[d + 1:] + (stride,)
-    return make_view(self, new_sizes, new_strides, self._offset)
+    return _checked_view(self, new_sizes, new_strides, self._offset)
 
 
 # -- detach ------------------------------------------------------------------------------------
