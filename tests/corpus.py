@@ -41,6 +41,9 @@ def to_strided(x):
     """A torch value (tensors, dtypes, devices, torch callables, containers) as strided's."""
     if isinstance(x, torch.Tensor):
         t = x.detach()
+        if t.device.type == "meta":     # (linalg helper) op_db's device-mismatch error inputs
+            return strided.empty_strided(tuple(t.shape), t.stride(),
+                                         dtype=strided_dtype(t.dtype), device="meta")
         arr = (t.float() if t.dtype == torch.bfloat16 else t).resolve_conj().numpy().copy()
         s = strided.from_numpy(arr)
         if t.dtype == torch.bfloat16:
