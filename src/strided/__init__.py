@@ -260,6 +260,8 @@ from .random import (  # noqa: E402
 
 # unique_dim is bound (torch.unique calls it) but, as in torch (PRIVATE_OPS), not public
 del unique_dim  # noqa: F821
+# torch has no Python binding for segment_reduce's backward op (torch.ops.aten only)
+del _segment_reduce_backward  # noqa: F821
 
 # -- autograd (issue 5) -------------------------------------------------------------------------
 from . import autograd  # noqa: E402

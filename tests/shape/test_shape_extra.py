@@ -753,3 +753,52 @@ def test_hash_tensor_edges():
     check(lambda m: m.hash_tensor(m.ones(2), out=m.empty(0)))
     check(lambda m: m.hash_tensor(m.ones(2, 3, device="meta"), 1))
     assert not strided.hash_tensor(strided.ones(2, requires_grad=True)).requires_grad
+
+
+# -- segment_reduce -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("reduce", ["max", "amax", "min", "amin", "sum", "mean", "prod"])
+@pytest.mark.parametrize("initial", [None, 2.0])
+def test_segment_reduce(reduce, initial):
+    def run(m):
+        d = m.tensor([1.0, 3.0, 3.0, 2.0, float("nan"), 0.0, 5.0], dtype=m.float64,
+                     requires_grad=True)
+        r = m.segment_reduce(d, reduce, lengths=m.tensor([2, 0, 3, 2]), initial=initial)
+        (g,) = m.autograd.grad(r, d, m.tensor([1.0, 2.0, 3.0, 4.0], dtype=m.float64))
+        return r.detach(), g, r.grad_fn.name()
+    check(run)
+
+    def run2d(m, dtype):
+        d = m.tensor([[2.0, 2.0, 0.0, 3.0, 0.0], [1.0, -1.0, 4.0, 4.0, 0.5]],
+                     dtype=getattr(m, dtype)).t().contiguous()
+        lengths = m.tensor([[2, 3], [1, 4]], dtype=m.int32).t()
+        return m.segment_reduce(d.t(), reduce, lengths=lengths.t(), axis=1, initial=initial)
+    for dtype in ("float64", "float32", "float16"):
+        check(lambda m, d=dtype: run2d(m, d))
+    check(lambda m: m.segment_reduce(m.arange(10.0).view(2, 5), reduce,
+                                     offsets=m.tensor([[0, 2, 5], [0, 1, 4]]), axis=1,
+                                     unsafe=True, initial=initial))
+    check(lambda m: m.segment_reduce(m.arange(24.0).view(4, 3, 2), reduce,
+                                     lengths=m.tensor([1, 0, 3]), initial=initial))
+    check_grads(lambda m, x: m.segment_reduce(x, reduce, lengths=m.tensor([1, 3, 0]),
+                                              initial=initial), [(4, 2)])
+
+
+def test_segment_reduce_errors():
+    d = [1.0, 2.0, 3.0]
+    for bad in [lambda m: m.segment_reduce(m.tensor(d), "max", lengths=m.tensor([1, 1])),
+                lambda m: m.segment_reduce(m.tensor(d), "foo", lengths=m.tensor([3])),
+                lambda m: m.segment_reduce(m.tensor(d), "max"),
+                lambda m: m.segment_reduce(m.tensor(d), "max", lengths=m.tensor([3.0])),
+                lambda m: m.segment_reduce(m.tensor(d), "max", lengths=m.tensor([3]), axis=1),
+                lambda m: m.segment_reduce(m.tensor(d), "max", lengths=m.tensor([3]),
+                                           indices=m.tensor([3])),
+                lambda m: m.segment_reduce(m.tensor([1, 2]), "sum", lengths=m.tensor([2])),
+                lambda m: m.segment_reduce(m.tensor(d), "sum", lengths=m.tensor([4, -1]),
+                                           unsafe=True),
+                lambda m: m.segment_reduce(m.ones(2, 5), "sum", lengths=m.tensor([2, 3]),
+                                           axis=1)]:
+        check(bad)
+    check(lambda m: m.segment_reduce(m.ones(2, 5, device="meta"), "sum",
+                                     lengths=m.tensor([1, 1], device="meta")))
+    assert not hasattr(strided, "_segment_reduce_backward")

@@ -9,7 +9,14 @@ import strided as _s
 from .formulas import norm_backward
 
 __all__ = ["as_strided_scatter_self_backward", "masked_index_grad", "masked_index_put_grad",
-           "narrow_copy_backward", "not_implemented_copy", "renorm_backward"]
+           "narrow_copy_backward", "not_implemented_copy", "renorm_backward",
+           "segment_reduce_grad"]
+
+
+def segment_reduce_grad(grad, result, data, reduce, lengths, offsets, axis, initial):
+    """``segment_reduce``'s gradient, through torch's backward op."""
+    return _s.ops.aten._segment_reduce_backward(grad, result, data, reduce, lengths=lengths,
+                                                offsets=offsets, axis=axis, initial=initial)
 
 
 def masked_index_grad(grad, self_sizes, mask, indices):

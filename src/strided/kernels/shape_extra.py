@@ -740,3 +740,180 @@ def hash_tensor(self, dim=(), keepdim=False, mode=0):
 
 def hash_tensor_out(self, dim=(), keepdim=False, mode=0, out=None):
     return _hash_tensor(self, dim, keepdim, mode, out)
+
+
+# -- segment_reduce ------------------------------------------------------------------------------
+
+_SEGMENT_REDUCTIONS = {"max": "max", "amax": "max", "min": "min", "amin": "min", "sum": "sum",
+                       "mean": "mean", "prod": "prod"}
+
+
+def _segment_plan(data, reduce, lengths, offsets, axis, unsafe):
+    """The reduction's name, the wrapped axis, and per segment its start and length
+    (int64 arrays of shape ``(*data.shape[:axis], segments)``)."""
+    kind = _SEGMENT_REDUCTIONS.get(reduce)
+    check(kind is not None, lambda: (
+        f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"))
+    axis = maybe_wrap_dim(axis, len(data._sizes))
+    check(lengths is not None or offsets is not None,
+          "segment_reduce(): Either lengths or offsets must be defined.")
+    if data._dtype not in (dt.float16, dt.bfloat16, dt.float32, dt.float64):
+        raise NotImplementedError(
+            f'"_segment_reduce_cpu" not implemented for \'{data._dtype._scalar_name}\'')
+    if offsets is not None:
+        check(axis == len(offsets._sizes) - 1, lambda: (
+            f"segment_reduce(): Expected axis to be the last dimension of offsets but got "
+            f"{axis}."))
+        bounds = offsets._array().astype(np.int64) if not _is_meta(data) else None
+        counts = (offsets._sizes[:-1] + (offsets._sizes[-1] - 1,))
+        if bounds is None:
+            return kind, axis, None, None, counts
+        starts, lens = bounds[..., :-1], np.diff(bounds, axis=-1)
+    else:
+        if lengths._dtype not in (dt.int64, dt.int32):
+            raise NotImplementedError(f'"_segment_reduce_lengths_cpu_kernel1" not implemented '
+                                      f'for \'{lengths._dtype._scalar_name}\'')
+        check(axis == len(lengths._sizes) - 1, lambda: (
+            f"segment_reduce(): Expected axis to be the last dimension of lengths but got "
+            f"{axis}."))
+        counts = lengths._sizes
+        if _is_meta(data):
+            return kind, axis, None, None, counts
+        lens = lengths._array().astype(np.int64)
+        if not unsafe:
+            check(bool(np.all(lens.sum(-1) == data._sizes[axis])), (
+                "segment_reduce(): Expected all rows of lengths along axis to sum to "
+                "data.size(lengths.dim()-1) when !unsafe."))
+        starts = np.cumsum(lens, axis=-1) - lens
+    check(bool(np.all(lens >= 0)), (
+        "Expected segment_length >= 0 to be true, but got false.  (Could this error message "
+        "be improved?  If so, please report an enhancement request to PyTorch.)"))
+    return kind, axis, starts, lens, counts
+
+
+def _segment_rows(arr, axis, starts, j):
+    """Element ``start + j`` of every segment: shape ``(*lead, segments, *trail)``."""
+    n = arr.shape[axis]
+    idx = np.clip(starts + j, 0, max(n - 1, 0))
+    idx = idx.reshape(idx.shape + (1,) * (arr.ndim - axis - 1))
+    return np.take_along_axis(arr, np.broadcast_to(
+        idx, idx.shape[:axis + 1] + arr.shape[axis + 1:]), axis)
+
+
+def _trail(a, ndim, axis):
+    return a.reshape(a.shape + (1,) * (ndim - axis - 1))
+
+
+def segment_reduce(data, reduce, lengths=None, indices=None, offsets=None, axis=0, unsafe=False,
+                   initial=None):
+    """Reduce consecutive runs (segments) of ``data`` along ``axis``: segment ``i`` covers
+    ``lengths[..., i]`` elements (or ``offsets[..., i]:offsets[..., i + 1]``), folded in
+    order from ``initial`` (or the reduction's identity); an empty mean is NaN."""
+    check(indices is None, "segment_reduce(): indices based reduction is not supported yet.")
+    kind, axis, starts, lens, counts = _segment_plan(data, reduce, lengths, offsets, axis,
+                                                     unsafe)
+    shape = data._sizes[:axis] + (counts[-1],) + data._sizes[axis + 1:]
+    result = empty(shape, data._dtype, None, data._device)
+    if _is_meta(data) or not numel_of(shape):
+        return result
+    arr = data._array()
+    ndim = arr.ndim
+    np_t = arr.dtype.type
+    if initial is not None:
+        start = initial
+    else:
+        start = {"max": -np.inf, "min": np.inf, "sum": 0, "mean": 0, "prod": 1}[kind]
+    acc = np.full(shape, start, dtype=arr.dtype)
+    span = int(lens.max()) if lens.size else 0
+    with np.errstate(all="ignore"):
+        for j in range(span):
+            valid = _trail(j < lens, ndim, axis)
+            val = _segment_rows(arr, axis, starts, j)
+            if kind == "max":
+                new = np.maximum(acc, val)
+            elif kind == "min":
+                new = np.minimum(acc, val)
+            elif kind == "prod":
+                new = acc * val
+            else:
+                new = acc + val
+            acc = np.where(valid, new, acc)
+        if kind == "mean":
+            n = _trail(lens, ndim, axis).astype(arr.dtype)
+            divided = (acc / n).astype(arr.dtype)
+            acc = np.where(n == 0, np_t(initial), divided) if initial is not None else divided
+    np.copyto(result._array(), acc)
+    return result
+
+
+def segment_reduce_out(data, reduce, lengths=None, indices=None, offsets=None, axis=0,
+                       unsafe=False, initial=None, out=None):
+    return _into(segment_reduce(data, reduce, lengths, indices, offsets, axis, unsafe, initial),
+                 out)
+
+
+def segment_reduce_backward(grad, output, data, reduce, lengths=None, offsets=None, axis=0,
+                            initial=None):
+    """Each element's share of its segment's gradient: all of it (sum), ``1 / length``
+    (mean), split among the elements equal to the result (max, min), ``result / x`` or the
+    product of the others (prod, for zeros and NaNs)."""
+    kind, axis, starts, lens, _ = _segment_plan(data, reduce, lengths, offsets, axis, True)
+    result = empty(data._sizes, data._dtype, None, data._device)
+    if _is_meta(data) or not numel_of(data._sizes):
+        return result
+    arr = data._array()
+    g = grad._array()
+    out = output._array()
+    ndim = arr.ndim
+    n = arr.shape[axis]
+    # the segment of every element along axis (-1: none)
+    seg_shape = starts.shape[:-1] + (n,)
+    seg = np.full(seg_shape, -1, dtype=np.int64)
+    pos = np.broadcast_to(np.arange(n), seg_shape)
+    for s in range(starts.shape[-1]):
+        lo = starts[..., s:s + 1]
+        hi = lo + lens[..., s:s + 1]
+        seg = np.where((pos >= lo) & (pos < hi), s, seg)
+    has = _trail(seg >= 0, ndim, axis)
+    segc = _trail(np.maximum(seg, 0), ndim, axis)
+    segc = np.broadcast_to(segc, segc.shape[:axis + 1] + arr.shape[axis + 1:])
+
+    def spread(a):
+        return np.take_along_axis(a, segc, axis)
+    gi = spread(g)
+    oi = spread(out)
+    with np.errstate(all="ignore"):
+        if kind == "sum":
+            res = gi
+        elif kind == "mean":
+            res = gi / spread(_trail(lens, ndim, axis).astype(arr.dtype) + np.zeros_like(out))
+        elif kind in ("max", "min"):
+            hit = (arr == oi) | (np.isnan(arr) & np.isnan(oi))
+            count = np.zeros(out.shape, dtype=arr.dtype)
+            for s in range(out.shape[axis]):
+                inseg = _trail(seg == s, ndim, axis)
+                c = np.sum(hit & inseg, axis=axis, keepdims=True).astype(arr.dtype)
+                sl = [slice(None)] * ndim
+                sl[axis] = slice(s, s + 1)
+                count[tuple(sl)] = c
+            res = np.where(hit, gi / spread(count), np.zeros((), arr.dtype))
+        else:
+            res = (gi * oi / arr).astype(arr.dtype)
+            special = (arr == 0) | np.isnan(arr)
+            if special.any():
+                excl = np.full(arr.shape, 1 if initial is None else initial, dtype=arr.dtype)
+                span = int(lens.max()) if lens.size else 0
+                for k in range(span):
+                    val = np.take_along_axis(arr, np.broadcast_to(
+                        _trail(np.clip(np.take_along_axis(
+                            starts, np.maximum(seg, 0), -1) + k, 0, n - 1), ndim, axis),
+                        arr.shape), axis)
+                    within = _trail(k < np.take_along_axis(lens, np.maximum(seg, 0), -1),
+                                    ndim, axis)
+                    own = _trail(np.take_along_axis(starts, np.maximum(seg, 0), -1) + k == pos,
+                                 ndim, axis)
+                    excl = np.where(within & ~own, excl * val, excl)
+                res = np.where(special, gi * excl, res)
+        res = np.where(has, res, np.zeros((), arr.dtype))
+    np.copyto(result._array(), res, casting="unsafe")
+    return result

@@ -8336,6 +8336,42 @@ class HashTensorBackward0(FormulaNode):
         return node._flatten(())
 
 
+class SegmentReduceBackward0(FormulaNode):
+    """Backward of ``segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None) -> Tensor``."""
+
+    __slots__ = ('_s_axis', '_s_data', '_s_initial', '_s_lengths', '_s_offsets', '_s_reduce', '_s_result')
+    _SAVED = ('axis', 'data', 'initial', 'lengths', 'offsets', 'reduce', 'result')
+    _TENSOR_VALUES = ('data', 'lengths', 'offsets')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_data = None
+        if node._need(0):
+            axis = _u(node._s_axis, node)
+            data = _u(node._s_data, node)
+            initial = _u(node._s_initial, node)
+            lengths = _u(node._s_lengths, node)
+            offsets = _u(node._s_offsets, node)
+            reduce = _u(node._s_reduce, node)
+            result = _u(node._s_result, node)
+            r_data = segment_reduce_grad(grad, result, data, reduce, lengths, offsets, axis, initial)
+        return node._flatten((r_data,))
+
+
+class SegmentReduceBackwardBackward0(FormulaNode):
+    """Backward of ``_segment_reduce_backward(Tensor grad, Tensor output, Tensor data, str reduce, *, Tensor? lengths=None, Tensor? offsets=None, int axis=0, Scalar? initial=None) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad = r_output = r_data = None
+        if node._need(0) or node._need(1) or node._need(2):
+            r_grad, r_output, r_data = not_implemented("_segment_reduce_backward")
+        return node._flatten((r_grad, r_output, r_data))
+
+
 class XlogyBackward0(FormulaNode):
     """Backward of ``xlogy.Tensor(Tensor self, Tensor other) -> Tensor``."""
 
@@ -9910,6 +9946,8 @@ FORMULAS = {
     'aten::_unsafe_masked_index': (UnsafeMaskedIndexBackward0, ('self',), (('indices', 'indices', 'value', (0,)), ('mask', 'mask', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
     'aten::_unsafe_masked_index_put_accumulate': (UnsafeMaskedIndexPutAccumulateBackward0, ('self', 'values'), (('indices', 'indices', 'value', (1,)), ('mask', 'mask', 'value', (1,))), (), None),
     'aten::hash_tensor': (HashTensorBackward0, (), (), (), (False,)),
+    'aten::segment_reduce': (SegmentReduceBackward0, ('data',), (('axis', 'axis', 'value', (0,)), ('data', 'data', 'value', (0,)), ('initial', 'initial', 'value', (0,)), ('lengths', 'lengths', 'value', (0,)), ('offsets', 'offsets', 'value', (0,)), ('reduce', 'reduce', 'value', (0,))), (('result', 0, (0,)),), None),
+    'aten::_segment_reduce_backward': (SegmentReduceBackwardBackward0, ('grad', 'output', 'data'), (), (), None),
     'aten::xlogy.Tensor': (XlogyBackward0, ('self', 'other'), (('other', 'other', 'value', (0, 1)), ('self', 'self', 'value', (0, 1))), (), None),
     'aten::xlogy.Scalar_Self': (XlogyBackward1, ('other',), (('other', 'other', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
     'aten::xlogy.Scalar_Other': (XlogyBackward2, ('self',), (('other', 'other', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
