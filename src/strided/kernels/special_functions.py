@@ -273,13 +273,16 @@ def _cheb(t, table, short):
     return r
 
 
-def _flat(fn):
+def _flat(fn, native32=False):
     """``fn(x, short)`` over flat float64 arrays as a kernel function of any float array:
-    float32 (and narrower) inputs take the short series and round once."""
+    float32 (and narrower) inputs take the short series and round once; with ``native32``
+    they are computed in float32 arithmetic itself (series whose terms do not cancel)."""
     def fn64(x):
         return fn(x, False)
 
     def fn32(x):
+        if native32:
+            return fn(x, True)
         return fn(x.astype(_F64), True).astype(_F32)
 
     fn64.__name__ = fn.__name__
@@ -1165,10 +1168,10 @@ def _bin(fn, native=False):
 _W = (_ew._check_wrapped_inputs,)
 
 TABLE = [
-    Op("i0", 1, "unary_float", elementwise(_flat(_i0_k)), FLOATS, "i0_vml_cpu"),
-    Op("special_i0e", 1, "unary_float", elementwise(_flat(_i0e_k)), FLOATS, "i0e_cpu"),
-    Op("special_i1", 1, "unary_float", elementwise(_flat(_i1_k)), FLOATS, "i1_cpu"),
-    Op("special_i1e", 1, "unary_float", elementwise(_flat(_i1e_k)), FLOATS, "i1e_cpu"),
+    Op("i0", 1, "unary_float", elementwise(_flat(_i0_k, True)), FLOATS, "i0_vml_cpu"),
+    Op("special_i0e", 1, "unary_float", elementwise(_flat(_i0e_k, True)), FLOATS, "i0e_cpu"),
+    Op("special_i1", 1, "unary_float", elementwise(_flat(_i1_k, True)), FLOATS, "i1_cpu"),
+    Op("special_i1e", 1, "unary_float", elementwise(_flat(_i1e_k, True)), FLOATS, "i1e_cpu"),
     Op("special_ndtri", 1, "unary_float", elementwise(_flat(_ndtri_k)), F, "ndtri_cpu"),
     Op("special_log_ndtr", 1, "unary_float", elementwise(_flat(_log_ndtr_k)), F,
        "log_ndtr_cpu"),
@@ -1180,9 +1183,9 @@ TABLE = [
     Op("special_bessel_j1", 1, "unary_float", elementwise(_flat(_j1_k)), F, "bessel_j1_cpu"),
     Op("special_bessel_y0", 1, "unary_float", elementwise(_flat(_y0_k)), F, "bessel_y0_cpu"),
     Op("special_bessel_y1", 1, "unary_float", elementwise(_flat(_y1_k)), F, "bessel_y1_cpu"),
-    Op("special_modified_bessel_i0", 1, "unary_float", elementwise(_flat(_i0_k)), F,
+    Op("special_modified_bessel_i0", 1, "unary_float", elementwise(_flat(_i0_k, True)), F,
        "modified_bessel_i0_cpu"),
-    Op("special_modified_bessel_i1", 1, "unary_float", elementwise(_flat(_i1_k)), F,
+    Op("special_modified_bessel_i1", 1, "unary_float", elementwise(_flat(_i1_k, True)), F,
        "modified_bessel_i1_cpu"),
     Op("special_modified_bessel_k0", 1, "unary_float",
        elementwise(_flat(_k_kernel(_k0_small, _K0_B, False))), F, "modified_bessel_k0_cpu"),
