@@ -455,6 +455,10 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
     def tolist(self):
         check(self._device.type != "meta", "Cannot copy out of meta tensor; no data!",
               NotImplementedError)
+        if not self._storage._nbytes and not self._offset and 0 not in self._sizes:
+            # torch's check on a null data pointer (a storage resized to 0 under the tensor)
+            raise RuntimeError("tolist() shouldn't be called on a tensor with unallocated "
+                               "storage")
         arr = self._array()
         if self._dtype is dt.bfloat16 or self._dtype is dt.float16:
             arr = arr.astype(np.float64)

@@ -22,6 +22,7 @@ import warnings
 import numpy as np
 
 from ..core.dtypes import BOOL
+from ..core.tensor_impl import check_storage_bounds
 from .broadcast import broadcast_pair, expanded_strides
 from .memory_overlap import assert_no_internal_overlap, assert_no_partial_overlap
 
@@ -72,8 +73,12 @@ def _strided_array(t, sizes, strides):
     itemsize = t._dtype.itemsize
     if 0 in sizes:
         return np.empty(sizes, t._dtype.np)
-    return np.ndarray(sizes, t._dtype.np, buffer=t._storage._buf, offset=t._offset * itemsize,
-                      strides=[s * itemsize for s in strides])
+    try:
+        return np.ndarray(sizes, t._dtype.np, buffer=t._storage._buf,
+                          offset=t._offset * itemsize, strides=[s * itemsize for s in strides])
+    except (TypeError, ValueError):
+        check_storage_bounds(t)   # a storage shrunk under t (Note [Shrunk storages])
+        raise
 
 
 def copy_array(dst: np.ndarray, src: np.ndarray) -> None:

@@ -18,6 +18,7 @@ from ..core.checks import check
 from ..core.devices import DEFAULT_DEVICE
 from ..core.storage import UntypedStorage
 from ..core.tensor_impl import (
+    check_storage_bounds,
     compute_is_contiguous,
     contiguous_strides,
     make_tensor,
@@ -305,6 +306,8 @@ def clone(self, memory_format=None):
         out = empty(sizes, self._dtype, None, self._device)
         nbytes = numel_of(sizes) * self._dtype.itemsize
         start = self._offset * self._dtype.itemsize
+        if start + nbytes > self._storage._nbytes:
+            check_storage_bounds(self)   # Note [Shrunk storages]
         out._storage._buf[:nbytes] = buf[start:start + nbytes]
         return out
     out = empty_like(self, None, None, None, None, memory_format)

@@ -58,7 +58,13 @@ import numpy as np
 
 from ..core import dtypes as dt
 from ..core.checks import check, check_index, maybe_wrap_dim
-from ..core.tensor_impl import compute_is_contiguous, contiguous_strides, make_tensor, numel_of
+from ..core.tensor_impl import (
+    check_storage_bounds,
+    compute_is_contiguous,
+    contiguous_strides,
+    make_tensor,
+    numel_of,
+)
 from .factory import empty as _factory_empty
 from .factory import new_strided, preserved_strides
 from .memory_overlap import (
@@ -279,6 +285,7 @@ def _iterator_strides(shape, operands, zero_sizes_count=True) -> tuple:
 def _flat_strided(t):
     """A 1-D NumPy array over ``t``'s whole storage in elements of its dtype, for scattering
     at element offsets."""
+    check_storage_bounds(t)   # every element index must lie in the storage (a shrunk one too)
     buf = t._storage._buf
     n = t._storage._nbytes // t._dtype.itemsize
     return np.ndarray((n,), t._dtype.np, buffer=buf)
@@ -1710,6 +1717,7 @@ def _take_along_dim_prepare(self, indices, dim):
         f"torch.take_along_dim(): input and indices should have the same number of "
         f"dimensions, but got {ndim} dimensions for input, and {len(indices._sizes)} "
         f"dimensions for indices"))
+    check_index(ndim > 0, lambda: f"Dimension specified as {dim} but tensor has no dimensions")
     self_sizes = list(self._sizes)
     self_sizes[dim] = indices._sizes[dim]
     bshape = _broadcast([tuple(self_sizes), indices._sizes])

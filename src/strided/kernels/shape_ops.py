@@ -21,10 +21,10 @@ import numpy as np
 
 from ..core import dtypes as dt
 from ..core import layouts
-from ..core.checks import check, check_value, maybe_wrap_dim
+from ..core.checks import check, check_index, check_value, maybe_wrap_dim
 from ..core.devices import CPU as _CPU
 from ..core.storage import UntypedStorage
-from ..core.tensor_impl import contiguous_strides, make_tensor, numel_of
+from ..core.tensor_impl import check_storage_bounds, contiguous_strides, make_tensor, numel_of
 from . import views
 from .factory import _allocator, empty, empty_like, new_strided
 from .memory_overlap import FULL, PARTIAL, get_overlap_status
@@ -173,6 +173,9 @@ def cat(tensors, dim=0):
             storage = UntypedStorage._new(na + nb, _CPU, _allocator(_CPU))
             dst = storage._buf
             start_a, start_b = a._offset * itemsize, b._offset * itemsize
+            if start_a + na > a._storage._nbytes or start_b + nb > b._storage._nbytes:
+                check_storage_bounds(a)   # a storage shrunk under an input
+                check_storage_bounds(b)   # (Note [Shrunk storages])
             dst[:na] = a._storage._buf[start_a:start_a + na]
             dst[na:na + nb] = b._storage._buf[start_b:start_b + nb]
             return make_tensor(storage, (ra + rb,) + sa[1:], strides, 0, dtype)
@@ -201,6 +204,8 @@ def cat(tensors, dim=0):
                     n = t._sizes[0] * row_bytes
                     if n:
                         start = t._offset * itemsize
+                        if start + n > t._storage._nbytes:
+                            check_storage_bounds(t)   # Note [Shrunk storages]
                         dst[pos:pos + n] = t._storage._buf[start:start + n]
                         pos += n
                 return make_tensor(storage, (rows,) + rest, strides, 0, dtype)
@@ -389,6 +394,8 @@ def roll(self, shifts, dims=()):
             f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}"))
     ndim = len(self._sizes)
     axes = tuple(maybe_wrap_dim(d, ndim) for d in dims)
+    check_index(ndim > 0 or not axes, lambda: (
+        f"Dimension specified as {axes[0]} but tensor has no dimensions"))
     if not numel_of(self._sizes):
         from .factory import clone
         return clone(self)   # torch: an empty input is cloned, its strides kept
@@ -406,10 +413,11 @@ def rot90(self, k=1, dims=(0, 1)):
     check(len(dims) == 2, lambda: f"expected total rotation dims == 2, but got dims = {len(dims)}")
     ndim = len(self._sizes)
     check(ndim >= 2, lambda: f"expected total dims >= 2, but got total dims = {ndim}")
-    check(dims[0] != dims[1] and abs(dims[0] - dims[1]) != ndim, lambda: (
+    # torch wraps both dims (their range errors first), then names them as given
+    d0, d1 = maybe_wrap_dim(dims[0], ndim), maybe_wrap_dim(dims[1], ndim)
+    check(d0 != d1, lambda: (
         f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = "
         f"{dims[1]}"))
-    d0, d1 = maybe_wrap_dim(dims[0], ndim), maybe_wrap_dim(dims[1], ndim)
     k %= 4
     if k == 1:
         return views.transpose(flip(self, (d1,)), d0, d1)

@@ -60,7 +60,13 @@ from ..core import dtypes as dt
 from ..core.checks import check
 from ..core.devices import CPU
 from ..core.promotion import result_type_of
-from ..core.tensor_impl import TensorImpl, compute_is_contiguous, contiguous_strides, numel_of
+from ..core.tensor_impl import (
+    TensorImpl,
+    check_storage_bounds,
+    compute_is_contiguous,
+    contiguous_strides,
+    numel_of,
+)
 from .broadcast import broadcast_pair
 from .factory import empty, new_strided
 from .memory_overlap import (
@@ -646,9 +652,13 @@ class TensorIterator:
                 out.append(op.value)
                 continue
             itemsize = t._dtype.itemsize
-            out.append(np.ndarray(shape, t._dtype.np, buffer=t._storage._buf,
-                                  offset=t._offset * itemsize,
-                                  strides=tuple(s * itemsize for s in reversed(st))))
+            try:
+                out.append(np.ndarray(shape, t._dtype.np, buffer=t._storage._buf,
+                                      offset=t._offset * itemsize,
+                                      strides=tuple(s * itemsize for s in reversed(st))))
+            except (TypeError, ValueError):
+                check_storage_bounds(t)   # a storage shrunk under t (Note [Shrunk storages])
+                raise
         return out
 
     def bump_versions(self) -> None:

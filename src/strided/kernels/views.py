@@ -116,7 +116,10 @@ def type_string(t) -> str:
 # -- as_strided ---------------------------------------------------------------------------------
 
 def check_in_bounds_for_storage(sizes, strides, offset, dtype, storage) -> None:
-    """torch's setStorage check: the view must fit in the storage's bytes."""
+    """torch's setStorage check: the view must fit in the storage's bytes (meta storages
+    hold no bytes, and torch checks nothing there)."""
+    if storage._buf is None:
+        return
     itemsize = dtype.itemsize
     needed = storage_nbytes_needed(sizes, strides, offset, itemsize)
     if needed > storage._nbytes:
