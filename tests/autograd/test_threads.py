@@ -18,6 +18,8 @@ import torch
 
 import strided
 
+_TIMEOUT = 30      # seconds: a thread that never arrives fails the test instead of hanging it
+
 
 def _in_thread(fn, *args):
     """``fn(*args)`` run in a new thread; its result (or exception) comes back."""
@@ -30,7 +32,8 @@ def _in_thread(fn, *args):
             box["error"] = e
     t = threading.Thread(target=target)
     t.start()
-    t.join()
+    t.join(_TIMEOUT)
+    assert not t.is_alive(), "the thread did not finish"
     if "error" in box:
         raise box["error"]
     return box["value"]
@@ -38,7 +41,7 @@ def _in_thread(fn, *args):
 
 def _run_threads(fns):
     """Start one thread per function at once (behind a barrier); results in order."""
-    barrier = threading.Barrier(len(fns))
+    barrier = threading.Barrier(len(fns), timeout=_TIMEOUT)
     results = [None] * len(fns)
     errors = []
 
@@ -52,7 +55,8 @@ def _run_threads(fns):
     for t in threads:
         t.start()
     for t in threads:
-        t.join()
+        t.join(_TIMEOUT)
+        assert not t.is_alive(), "a thread did not finish"
     if errors:
         raise errors[0]
     return results
@@ -106,22 +110,31 @@ def test_no_grad_in_one_thread_while_another_records():
         def quiet():
             with m.no_grad():
                 steps[0].set()
-                steps[1].wait()
+                assert steps[1].wait(_TIMEOUT)
                 seen["quiet"] = (m.is_grad_enabled(),
                                  (m.ones(2, requires_grad=True) * 2).requires_grad)
                 steps[2].set()
-                steps[3].wait()
+                assert steps[3].wait(_TIMEOUT)
 
         def busy():
-            steps[0].wait()
+            assert steps[0].wait(_TIMEOUT)
             x = m.ones(2, requires_grad=True)
             y = (x * x).sum()
             steps[1].set()
-            steps[2].wait()
+            assert steps[2].wait(_TIMEOUT)
             y.backward()
             seen["busy"] = (m.is_grad_enabled(), y.requires_grad, x.grad.tolist())
             steps[3].set()
-        _run_threads([quiet, busy])
+
+        def releasing(fn):
+            def run():
+                try:
+                    fn()
+                finally:                  # (a thread that fails does not leave the other waiting)
+                    for step in steps:
+                        step.set()
+            return run
+        _run_threads([releasing(quiet), releasing(busy)])
         return seen
     assert _both(scenario) == {"quiet": (False, False), "busy": (True, True, [2.0, 2.0])}
 
@@ -431,24 +444,31 @@ def test_global_generator_is_shared_as_in_torch():
 def test_explain_records_only_its_own_thread():
     from strided.utils.explain import Explanation
     started, done = threading.Event(), threading.Event()
+    calls = [0]
 
     def noisy():
         started.set()
         a = strided.ones(3)
         while not done.is_set():
             a.mul(2)
+            calls[0] += 1
 
     t = threading.Thread(target=noisy)
     t.start()
-    started.wait()
+    assert started.wait(_TIMEOUT)
     try:
         with Explanation() as ex:
             a = strided.ones(2)
-            for _ in range(50):                # time for the other thread to run
+            before = calls[0]
+            for _ in range(10_000):            # until the other thread has run meanwhile
                 a = a + 1
+                if calls[0] > before + 5:
+                    break
+            ran_meanwhile = calls[0] - before
     finally:
         done.set()
         t.join()
+    assert ran_meanwhile > 5
     ops = {step.op for _, step in ex.walk() if hasattr(step, "op")}
     assert "aten::add.Tensor" in ops
     assert "aten::mul.Tensor" not in ops
