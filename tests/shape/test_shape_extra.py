@@ -133,6 +133,29 @@ def test_copy_ops_out(case):
     check(lambda m: run(m, m.empty(40)))
 
 
+def test_split_copy_out_lists():
+    def run(m):
+        outs = [m.empty(2, 4), m.empty(1, 4)]
+        r = m.split_copy(_x(m), 2, out=outs)
+        return r, outs
+    check(run)
+
+    def run2(m):
+        outs = [m.empty(3), m.empty(3), m.empty(3), m.empty(3, dtype=m.float64)]
+        r = m.unbind_copy(_x(m), 1, out=outs)
+        return r, outs
+    check(run2)
+
+    def run3(m):
+        outs = (m.empty(3, 1), m.empty(3, 3))
+        m.split_with_sizes_copy(_x(m), [1, 3], 1, out=outs)
+        return outs
+    check(run3)
+    check(lambda m: m.split_copy(_x(m), 2, out=[m.empty(0), m.empty(0)]))
+    check(lambda m: m.split_copy(_x(m), 2, out=[m.empty(2, 4)]))
+    check(lambda m: m.split_copy(_x(m), 2, out=m.empty(2, 4)), first_line=True)
+
+
 def test_narrow_copy_out_dtype_error():
     check(lambda m: m.narrow_copy(_x(m), 0, 0, 1, out=m.empty(0, dtype=m.int64)))
 

@@ -320,11 +320,18 @@ def _overload(nf, is_method: bool) -> Overload:
                 p.number_ok = True
     ov = Overload(nf, _qualname(schema), params, call_args, tensor_args, _is_factory(schema))
     if schema.arguments.out:
-        out_type = "Tensor" if len(outs) == 1 else f"Tensor[{len(outs)}]"
-        ov.params.append(Param("out", "out", out_type, "None", True))
+        ov.params.append(Param("out", "out", _out_type(outs), "None", True))
     ov.hidden = [_parse_python_signature(text)
                  for text in nf.extra.get("deprecated_python_signatures", ())]
     return ov
+
+
+def _out_type(outs) -> str:
+    """``out=``'s Python type: one tensor, a tuple of ``n``, or a list (``split_copy.Tensor_out``'s
+    ``Tensor(a!)[] out``)."""
+    if len(outs) == 1:
+        return "Tensor[]" if str(outs[0].type).endswith("[]") else "Tensor"
+    return f"Tensor[{len(outs)}]"
 
 
 def _parse_python_signature(text: str) -> list[tuple]:
@@ -376,9 +383,8 @@ def _sig_params(ov: Overload) -> list[Param]:
         return ov.is_factory and p.schema_name in TENSOR_OPTIONS and p.kwarg_only
     params = [p for p in ov.params if not grouped(p)]
     if ov.out is not None:
-        n_out = len(ov.out.nf.func.arguments.out)
-        params.append(Param("out", "out", "Tensor" if n_out == 1 else f"Tensor[{n_out}]",
-                            "None", True))
+        params.append(Param("out", "out", _out_type(ov.out.nf.func.arguments.out), "None",
+                            True))
     params += [p for p in ov.params if grouped(p)]
     if ov.is_factory:
         # torch takes None for requires_grad too

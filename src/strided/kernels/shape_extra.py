@@ -917,3 +917,27 @@ def segment_reduce_backward(grad, output, data, reduce, lengths=None, offsets=No
         res = np.where(has, res, np.zeros((), arr.dtype))
     np.copyto(result._array(), res, casting="unsafe")
     return result
+
+
+# -- the list out= forms of the *_copy ops -------------------------------------------------------
+
+def _copy_pieces_into(pieces, out, name):
+    check(len(out) == len(pieces), lambda: (
+        f"{name}_out() expected an out= argument of size {len(pieces)}, got size {len(out)}"))
+    for o, piece in zip(out, pieces):
+        _check_out_dtype(o, piece._dtype)
+    for o, piece in zip(out, pieces):
+        copy_(o, piece)
+
+
+def split_copy_out(self, split_size, dim=0, out=None):
+    _copy_pieces_into(view_ops.split_Tensor(self, split_size, dim), out, "split_copy_Tensor")
+
+
+def split_with_sizes_copy_out(self, split_sizes, dim=0, out=None):
+    _copy_pieces_into(view_ops.split_with_sizes(self, split_sizes, dim), out,
+                      "split_with_sizes_copy")
+
+
+def unbind_copy_out(self, dim=0, out=None):
+    _copy_pieces_into(views.unbind(self, dim), out, "unbind_copy_int")

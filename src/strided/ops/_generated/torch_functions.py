@@ -966,8 +966,10 @@ _op_sort__values_stable = get_op('aten::sort.values_stable')
 _op_split__Tensor = get_op('aten::split.Tensor')
 _op_split__sizes = get_op('aten::split.sizes')
 _op_split_copy__Tensor = get_op('aten::split_copy.Tensor')
+_op_split_copy__Tensor_out = get_op('aten::split_copy.Tensor_out')
 _op_split_with_sizes = get_op('aten::split_with_sizes')
 _op_split_with_sizes_copy = get_op('aten::split_with_sizes_copy')
+_op_split_with_sizes_copy__out = get_op('aten::split_with_sizes_copy.out')
 _op_sqrt = get_op('aten::sqrt')
 _op_sqrt__out = get_op('aten::sqrt.out')
 _op_sqrt_ = get_op('aten::sqrt_')
@@ -1054,6 +1056,7 @@ _op_trunc__out = get_op('aten::trunc.out')
 _op_trunc_ = get_op('aten::trunc_')
 _op_unbind__int = get_op('aten::unbind.int')
 _op_unbind_copy__int = get_op('aten::unbind_copy.int')
+_op_unbind_copy__int_out = get_op('aten::unbind_copy.int_out')
 _op_unflatten__int = get_op('aten::unflatten.int')
 _op_unfold_copy = get_op('aten::unfold_copy')
 _op_unfold_copy__out = get_op('aten::unfold_copy.out')
@@ -15391,23 +15394,27 @@ def split(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_split_sigs, args, kwargs)
 
 
-def _f_split_copy_0(input, split_size, dim=0):
+def _f_split_copy_0(input, split_size, dim=0, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if (type(split_size) is not int or not -9223372036854775808 <= split_size <= 9223372036854775807): split_size = _ap.to_int(split_size)
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    return input, split_size, dim
+    if out is not None: out = _ap.to_tensorlist(out)
+    return input, split_size, dim, out
 
 
-_f_split_copy_sigs = (_ap.PySig('split_copy', (('input', 'Tensor', None, False), ('split_size', 'SymInt', None, False), ('dim', 'int', '0', False)), False, False),)
+_f_split_copy_sigs = (_ap.PySig('split_copy', (('input', 'Tensor', None, False), ('split_size', 'SymInt', None, False), ('dim', 'int', '0', False), ('out', 'Tensor[]', 'None', True)), False, False),)
 
 
 def split_copy(*args, **kwargs):
     try:
-        input, split_size, dim = _f_split_copy_0(*args, **kwargs)
+        input, split_size, dim, out = _f_split_copy_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_split_copy__Tensor.call(input._keyset, input, split_size, dim)
+        if out is None:
+            result = _op_split_copy__Tensor.call(input._keyset, input, split_size, dim)
+        else:
+            result = _op_split_copy__Tensor_out.call(input._keyset | _ap.keyset_of_list(out), input, split_size, dim, out)
         return result
     _ap.raise_invalid_arguments(_f_split_copy_sigs, args, kwargs)
 
@@ -15433,23 +15440,27 @@ def split_with_sizes(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_split_with_sizes_sigs, args, kwargs)
 
 
-def _f_split_with_sizes_copy_0(input, split_sizes, dim=0):
+def _f_split_with_sizes_copy_0(input, split_sizes, dim=0, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     split_sizes = _ap.to_intlist(split_sizes)
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    return input, split_sizes, dim
+    if out is not None: out = _ap.to_tensorlist(out)
+    return input, split_sizes, dim, out
 
 
-_f_split_with_sizes_copy_sigs = (_ap.PySig('split_with_sizes_copy', (('input', 'Tensor', None, False), ('split_sizes', 'SymInt[]', None, False), ('dim', 'int', '0', False)), False, False),)
+_f_split_with_sizes_copy_sigs = (_ap.PySig('split_with_sizes_copy', (('input', 'Tensor', None, False), ('split_sizes', 'SymInt[]', None, False), ('dim', 'int', '0', False), ('out', 'Tensor[]', 'None', True)), False, False),)
 
 
 def split_with_sizes_copy(*args, **kwargs):
     try:
-        input, split_sizes, dim = _f_split_with_sizes_copy_0(*args, **kwargs)
+        input, split_sizes, dim, out = _f_split_with_sizes_copy_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_split_with_sizes_copy.call(input._keyset, input, split_sizes, dim)
+        if out is None:
+            result = _op_split_with_sizes_copy.call(input._keyset, input, split_sizes, dim)
+        else:
+            result = _op_split_with_sizes_copy__out.call(input._keyset | _ap.keyset_of_list(out), input, split_sizes, dim, out)
         return result
     _ap.raise_invalid_arguments(_f_split_with_sizes_copy_sigs, args, kwargs)
 
@@ -16726,22 +16737,26 @@ def unbind(*args, **kwargs):
     _ap.raise_invalid_arguments(_f_unbind_sigs, args, kwargs)
 
 
-def _f_unbind_copy_0(input, dim=0):
+def _f_unbind_copy_0(input, dim=0, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    return input, dim
+    if out is not None: out = _ap.to_tensorlist(out)
+    return input, dim, out
 
 
-_f_unbind_copy_sigs = (_ap.PySig('unbind_copy', (('input', 'Tensor', None, False), ('dim', 'int', '0', False)), False, False),)
+_f_unbind_copy_sigs = (_ap.PySig('unbind_copy', (('input', 'Tensor', None, False), ('dim', 'int', '0', False), ('out', 'Tensor[]', 'None', True)), False, False),)
 
 
 def unbind_copy(*args, **kwargs):
     try:
-        input, dim = _f_unbind_copy_0(*args, **kwargs)
+        input, dim, out = _f_unbind_copy_0(*args, **kwargs)
     except _PARSE_ERRORS:
         pass
     else:
-        result = _op_unbind_copy__int.call(input._keyset, input, dim)
+        if out is None:
+            result = _op_unbind_copy__int.call(input._keyset, input, dim)
+        else:
+            result = _op_unbind_copy__int_out.call(input._keyset | _ap.keyset_of_list(out), input, dim, out)
         return result
     _ap.raise_invalid_arguments(_f_unbind_copy_sigs, args, kwargs)
 
