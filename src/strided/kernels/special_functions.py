@@ -1410,7 +1410,11 @@ def _complex_build(a, b, out, polar):
     shape = tuple(broadcast_shapes(a._sizes, b._sizes))
     cdt = _COMPLEX_OF[a._dtype]
     if out is None:
-        out = empty(shape, cdt, None, a._device)
+        if a._sizes == shape:    # the iterator's layout: the first input's, when it is full
+            from .factory import empty_like
+            out = empty_like(a, cdt)
+        else:
+            out = empty(shape, cdt, None, a._device)
     else:
         check(out._dtype is cdt,
               lambda: f"Expected object of scalar type {cdt._scalar_name} but got scalar type "
