@@ -87,6 +87,7 @@ globals().update(_ALIASES)
 import math as _math
 
 from . import storage  # noqa: F401
+from . import testing  # noqa: F401
 from ._legacy import (  # noqa: F401
     LEGACY_TENSOR_CLASSES as _LEGACY_TENSOR_CLASSES,
 )
