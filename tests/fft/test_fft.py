@@ -321,3 +321,16 @@ def test_namespace():
     for name in torch.fft.__all__:
         assert hasattr(strided.fft, name), name
     assert not hasattr(strided.fft, "fft_fft")
+
+
+def test_long_one_dim_transforms():
+    # 2^17 points and more take the four-step path (Note [Four-step FFT]); a prime length
+    # does not; complex64 runs in complex128 (Note [complex64 transforms in complex128])
+    for n, dtype in ((1 << 17, "complex64"), (3 * (1 << 17), "complex128"),
+                     (131071, "complex64")):
+        arr = _values((n,), dtype)
+        for name, kw in (("fft", {}), ("ifft", {"norm": "ortho"}), ("fft", {"n": n + 2})):
+            _run(name, arr, **kw)
+    arr = _values((1 << 17,), "float32")
+    _run("fft", arr)
+    _run("ifft", arr)
