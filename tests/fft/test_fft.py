@@ -334,3 +334,10 @@ def test_long_one_dim_transforms():
     arr = _values((1 << 17,), "float32")
     _run("fft", arr)
     _run("ifft", arr)
+
+
+def test_ihfftn_one_dim_out_is_left_unwritten_as_torch():
+    check(lambda m: m.fft.ihfftn(m.arange(4.0), out=m.zeros(3, dtype=m.complex64)))
+    check(lambda m: m.fft.ihfftn(m.arange(4.0), out=m.empty(0, dtype=m.complex64)))
+    check(lambda m: m.fft.ihfftn(m.arange(8.0).reshape(2, 4), dim=1,
+                                 out=m.zeros(2, 3, dtype=m.complex64)))

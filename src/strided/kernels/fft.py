@@ -545,7 +545,13 @@ def _ihfftn(out, self, s, dim, norm):
     mode = _norm_mode(norm, False)
     tmp = _S()._fft_r2c(x, [dims[-1]], mode, True)
     if len(dims) == 1:
-        return tmp.conj() if out is None else _into_out(out, _S().conj_physical(tmp))
+        if out is None:
+            return tmp.conj()
+        # torch 2.13 writes this case as conj_physical_out(tmp, out), arguments swapped:
+        # the temporary is resized to out's shape (with resize_output's warning) and
+        # receives conj(out), while out itself is returned unwritten. Mirrored as is.
+        resize_output(tmp, out._sizes)
+        return out
     tmp = _S().conj_physical(tmp)
     return _c2c_maybe_out("ihfftn", out, tmp, dims[:-1], mode, False)
 
