@@ -256,7 +256,7 @@ class UntypedStorage:
         self._buf[i] = value
 
     def fill_(self, value):
-        self._buf = value
+        self._buf[:] = value
         return self
 
     def __repr__(self):

@@ -137,7 +137,11 @@ class TensorImpl:
         sizes = self._sizes
         strides = self._strides
         # ``buf`` is exactly the storage's size (Note [Shrunk storages]): NumPy refuses a
-        # view that reaches past it, and that refusal becomes torch's bounds error
+        # view that reaches past it, and that refusal becomes torch's bounds error. NumPy
+        # skips its check for a zero-length buffer given strides, hence the explicit check
+        # once a storage has shrunk.
+        if SHRUNK[0]:
+            check_storage_bounds(self)
         try:
             if 0 in sizes:
                 arr = np.empty(sizes, self._dtype.np)

@@ -73,6 +73,7 @@ def _strided_array(t, sizes, strides):
     itemsize = t._dtype.itemsize
     if 0 in sizes:
         return np.empty(sizes, t._dtype.np)
+    check_storage_bounds(t)   # NumPy does not check a zero-length buffer given strides
     try:
         return np.ndarray(sizes, t._dtype.np, buffer=t._storage._buf,
                           offset=t._offset * itemsize, strides=[s * itemsize for s in strides])

@@ -60,6 +60,7 @@ from ..core import dtypes as dt
 from ..core.checks import check
 from ..core.devices import CPU
 from ..core.promotion import result_type_of
+from ..core.storage import SHRUNK
 from ..core.tensor_impl import (
     TensorImpl,
     check_storage_bounds,
@@ -652,6 +653,8 @@ class TensorIterator:
                 out.append(op.value)
                 continue
             itemsize = t._dtype.itemsize
+            if SHRUNK[0]:
+                check_storage_bounds(t)   # NumPy does not check a zero-length buffer
             try:
                 out.append(np.ndarray(shape, t._dtype.np, buffer=t._storage._buf,
                                       offset=t._offset * itemsize,
