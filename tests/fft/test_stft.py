@@ -193,3 +193,40 @@ def test_warnings_once_per_process():
         strided.istft(spec, 8)
     with pytest.warns(UserWarning, match="The length of signal is shorter"):
         strided.istft(spec, 8, window=strided.ones(8), length=40)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_stft_random_parameters(seed):
+    """Random lengths, n_fft, hop, win_length, windows, centering, padding modes, sidedness,
+    alignment: the same result (size-1 dims' strides aside) or the same error as torch."""
+    rng = np.random.default_rng(seed)
+    for _ in range(40):
+        length, n_fft = int(rng.integers(1, 30)), int(rng.integers(1, 12))
+        hop = [None, int(rng.integers(1, 6))][rng.integers(0, 2)]
+        win = [None, int(rng.integers(1, n_fft + 2))][rng.integers(0, 2)]
+        use_window, center = bool(rng.integers(0, 2)), bool(rng.integers(0, 2))
+        kw = dict(hop_length=hop, win_length=win, center=center,
+                  normalized=bool(rng.integers(0, 2)),
+                  onesided=[None, True, False][rng.integers(0, 3)],
+                  pad_mode=["reflect", "constant", "replicate", "circular"][rng.integers(0, 4)],
+                  align_to_window=None if center else [None, True, False][rng.integers(0, 3)],
+                  return_complex=True)
+        arr = rng.standard_normal((2, length) if rng.integers(0, 2) else (length,))
+        if rng.integers(0, 4) == 0:
+            arr = arr + 1j * rng.standard_normal(arr.shape)
+        wl = win if win is not None else n_fft
+        window = np.hanning(wl + 2)[1:-1].copy() if use_window and wl > 0 else None
+
+        def recipe(m, arr=arr, n_fft=n_fft, kw=kw, window=window):
+            w = None if window is None else m.from_numpy(window.copy())
+            return m.stft(m.from_numpy(arr.copy()), n_fft, window=w, **kw)
+        try:
+            rt = recipe(torch)
+        except Exception:   # noqa: BLE001 - strided must raise the same
+            check(recipe, warns=False)
+            continue
+        rs = recipe(strided)
+        assert tuple(rs.shape) == tuple(rt.shape)
+        assert [st for st, n in zip(rs.stride(), rs.shape) if n > 1] == \
+            [st for st, n in zip(rt.stride(), rt.shape) if n > 1]
+        np.testing.assert_allclose(rs.numpy(), rt.numpy(), atol=1e-10)

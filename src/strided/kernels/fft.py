@@ -697,10 +697,17 @@ def _opt(v):
     return "None" if v is None else str(int(v))
 
 
+def _type_string(t):
+    """c10's Tensor::toString(): the legacy ``torch.FloatTensor`` names, and ``CPU<Type>Type``
+    for the dtypes that never had one (complex)."""
+    name = t.dtype._scalar_name
+    return f"CPU{name}Type" if t.dtype.is_complex else f"torch.{name}Tensor"
+
+
 def _window_repr(window):
     if window is None:
         return "None"
-    return f"torch.{window.dtype._scalar_name}Tensor{{{list(window.shape)}}}"
+    return f"{_type_string(window)}{{{list(window.shape)}}}"
 
 
 def _check_window_device(name, self, window):
@@ -763,7 +770,7 @@ def stft_composite(self, n_fft, hop_length=None, win_length=None, window=None,
 
     def fail(what):
         raise RuntimeError(
-            f"stft(torch.{self.dtype._scalar_name}Tensor{list(self.shape)}, n_fft={n_fft}, "
+            f"stft({_type_string(self)}{list(self.shape)}, n_fft={n_fft}, "
             f"hop_length={hop}, win_length={win}, window={_window_repr(window)}, "
             f"normalized={int(normalized)}, onesided={_opt(onesided)}, "
             f"return_complex={_opt(return_complex)}, align_to_window={_opt(align_to_window)}) "
@@ -789,6 +796,7 @@ def stft_composite(self, n_fft, hop_length=None, win_length=None, window=None,
     if align_to_window and win < n_fft:
         # frames of the window's length, each zero-padded to n_fft around it
         frames_n = 1 + (length - win) // hop
+        _check_frames_in_storage(x, batch, length, frames_n, n_fft, hop, left)
         frames = x.as_strided((batch, frames_n, win), (s0, hop * s1, s1), x.storage_offset())
         if window is not None:
             frames = frames * window
@@ -818,6 +826,22 @@ def stft_composite(self, n_fft, hop_length=None, win_length=None, window=None,
     if self.dim() == 1:
         out.squeeze_(0)
     return out if want_complex else S.view_as_real(out)
+
+
+def _check_frames_in_storage(x, batch, length, frames, n_fft, hop, left):
+    """torch 2.13 pads the signal by ``left`` on both sides and views ``n_fft`` samples from
+    each frame start (the window's zero padding hides the excess), so aligned frames whose
+    ``n_fft`` samples run past the padded signal's storage fail its as_strided bounds check:
+    the same error here (the values are the same either way)."""
+    row = length + 2 * left
+    itemsize = x.dtype.itemsize
+    sizes, strides = [batch, frames, n_fft], [row, hop, 1]
+    needed = 1 + sum((n - 1) * st for n, st in zip(sizes, strides))
+    have = batch * row * itemsize
+    check(needed * itemsize <= have, lambda: (
+        f"setStorage: sizes {sizes}, strides {strides}, storage offset 0, and itemsize "
+        f"{itemsize} requiring a storage size of {needed * itemsize} are out of bounds for "
+        f"storage of size {have}"))
 
 
 def _as_complex(t):
@@ -859,7 +883,7 @@ def istft_composite(self, n_fft, hop_length=None, win_length=None, window=None, 
 
     def fail(what, sep=": "):
         raise RuntimeError(
-            f"istft(CPU{self.dtype._scalar_name}Type{list(self.shape)}, n_fft={n_fft}, "
+            f"istft({_type_string(self)}{list(self.shape)}, n_fft={n_fft}, "
             f"hop_length={hop}, win_length={win}, window={_window_repr(window)}, "
             f"center={int(center)}, normalized={int(normalized)}, onesided={_opt(onesided)}, "
             f"length={'None' if length is None else length}, "
