@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import check, hyp
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import strided
@@ -278,6 +278,7 @@ SLICE_CASES = {
     "tensor:tensor": lambda m: _arange(m, 7)[m.tensor(1):m.tensor(5)],
     "::tensor(2)": lambda m: _arange(m, 7)[::m.tensor(2)],
     "::tensor(0)": lambda m: _arange(m, 7)[::m.tensor(0)],
+    "float stop, zero step": lambda m: _arange(m, 7)[:0.0:0],
     "::tensor(-1)": lambda m: _arange(m, 7)[::m.tensor(-1)],
     "tensor(1.):": lambda m: _arange(m, 7)[m.tensor(1.):],
     "tensor(True):": lambda m: _arange(m, 7)[m.tensor(True):],
@@ -328,8 +329,7 @@ def test_tensor_bound_never_becomes_a_size():
 _BOUND = st.one_of(
     st.none(), st.integers(-12, 12),
     st.integers(-12, 12).map(lambda i: ("np", i)),
-    # (a 0-dim tensor step of 0 after a tensor stop makes torch raise a SystemError)
-    st.integers(-12, 12).filter(bool).map(lambda i: ("tensor", i)),
+    st.integers(-12, 12).map(lambda i: ("tensor", i)),
     st.integers(-12, 12).map(lambda i: ("array0d", i)),
     st.booleans(),
     st.floats(-3, 3, allow_nan=False).map(lambda f: ("float", f)),
@@ -352,6 +352,13 @@ def _bound(m, b):
 @hyp(150)
 @given(size=st.integers(0, 9), start=_BOUND, stop=_BOUND, step=_BOUND, two_d=st.booleans())
 def test_slice_bounds_property(size, start, stop, step, two_d):
+    # with a zero step, torch 2.13 calls a tensor bound's __index__ with the step's
+    # ValueError pending: a SystemError or a stray AttributeError, whichever comes
+    zero_step = step is False or step == 0 or isinstance(step, tuple) and \
+        step[0] != "float" and step[1] == 0
+    assume(not (zero_step and any(isinstance(b, tuple) and b[0] == "tensor"
+                                  for b in (start, stop))))
+
     def recipe(m):
         t = m.arange(float(size * 2)).reshape(2, size)
         s = slice(_bound(m, start), _bound(m, stop), _bound(m, step))

@@ -184,18 +184,15 @@ def _slice_bounds(item):
     """(start, stop, step) of a Python slice as int64s, read as CPython reads slice bounds
     (Note [Index conversion]); the step is validated as torch does."""
     step = item.step
-    if step is None:
-        step = 1
-    else:
-        step = _slice_index(step)
-        if step == 0:
-            raise ValueError("slice step cannot be zero")
+    step = 1 if step is None else _slice_index(step)
     start = item.start
     if start is not None:
         start = _slice_index(start)
     stop = item.stop
     if stop is not None:
         stop = _slice_index(stop)
+    if step == 0:     # torch reads the bounds before it reports a zero step
+        raise ValueError("slice step cannot be zero")
     if (start is not None and start < _SYMINT_MIN or stop is not None and stop < _SYMINT_MIN
             or step < _SYMINT_MIN):
         # torch keeps slice bounds as SymInts, whose range stops at -2**62
