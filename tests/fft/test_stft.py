@@ -230,3 +230,29 @@ def test_stft_random_parameters(seed):
         assert [st for st, n in zip(rs.stride(), rs.shape) if n > 1] == \
             [st for st, n in zip(rt.stride(), rt.shape) if n > 1]
         np.testing.assert_allclose(rs.numpy(), rt.numpy(), atol=1e-10)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_istft_random_parameters(seed):
+    """Random spectra (right and wrong frequency sizes), hops, windows, lengths, centering,
+    sidedness: the same signal or the same error as torch."""
+    rng = np.random.default_rng(100 + seed)
+    for _ in range(40):
+        n_fft = int(rng.integers(2, 12))
+        hop = [None, int(rng.integers(1, 8))][rng.integers(0, 2)]
+        win = [None, int(rng.integers(1, n_fft + 2))][rng.integers(0, 2)]
+        kw = dict(hop_length=hop, win_length=win, center=bool(rng.integers(0, 2)),
+                  normalized=bool(rng.integers(0, 2)),
+                  onesided=[None, True, False][rng.integers(0, 3)],
+                  length=[None, int(rng.integers(1, 40))][rng.integers(0, 2)],
+                  return_complex=bool(rng.integers(0, 4) == 0))
+        fsize = [n_fft // 2 + 1, n_fft, int(rng.integers(1, 10))][rng.integers(0, 3)]
+        shape = ((2,) if rng.integers(0, 2) else ()) + (fsize, int(rng.integers(1, 8)))
+        arr = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+        wl = win if win is not None else n_fft
+        window = np.hanning(wl + 2)[1:-1] + 0.1 if rng.integers(0, 2) and wl > 0 else None
+
+        def recipe(m, arr=arr, n_fft=n_fft, kw=kw, window=window):
+            w = None if window is None else m.from_numpy(window.copy())
+            return m.istft(m.from_numpy(arr.copy()), n_fft, window=w, **kw)
+        check(recipe, exact=False, warns=False)
