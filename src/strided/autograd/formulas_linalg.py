@@ -147,10 +147,12 @@ def cholesky_backward(grad, L, upper):
         L = linalg_adj(L)
         grad = linalg_adj(grad)
     phi = (linalg_adj(L) @ grad).tril()
-    phi = phi - 0.5 * _s.diag_embed(_diag(phi))
+    # (fix by linalg helper) torch symmetrizes before the solves and keeps the diagonal of
+    # L^H gL as it is: 0.5 * (T + tril(T, -1)^H), which differs from the symmetrized
+    # result when a complex cotangent gives that diagonal an imaginary part
+    phi = 0.5 * (phi + linalg_adj(phi.tril(-1)))
     S = _solve(linalg_adj(L), phi)             # L^{-H} Phi
-    S = _solve(L, S, left=False)               # ... L^{-1}
-    return 0.5 * (S + linalg_adj(S))
+    return _solve(L, S, left=False)            # ... L^{-1}
 
 
 def _copyltu(M):

@@ -223,13 +223,14 @@ def _addr_impl(out, self, vec1, vec2, beta, alpha):
             if b:
                 values = values | s
         else:
-            npd = ct.np if ct.name not in ("float16", "bfloat16") else np.float32
-            prod = (np.asarray(a, npd) * v1.astype(npd)) * v2.astype(npd) if a != 1 else \
-                v1.astype(npd) * v2.astype(npd)
+            # torch's loop: beta * self + (alpha * vec1) * vec2, each step rounded to the
+            # common dtype (half types included)
+            npd = ct.np
+            prod = (np.asarray(a, npd) * v1.astype(npd)) * v2.astype(npd)
             if b == 0:
                 values = prod
             else:
-                values = (np.asarray(b, npd) * s.astype(npd) if b != 1 else s) + prod
+                values = np.asarray(b, npd) * s.astype(npd) + prod
         np.copyto(o, values, casting="unsafe")
     it.bump_versions()
     return result
