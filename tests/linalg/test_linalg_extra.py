@@ -603,3 +603,8 @@ def test_ldl_errors():
     check(lambda m: m.linalg.ldl_solve(m.eye(3), m.ones(3, dtype=m.int32),
                                        m.ones(3, 1, dtype=m.float64)))
     meta_same(lambda m, a: m.linalg.ldl_factor_ex(a), ((2, 3, 3), "float64"))
+
+
+def test_tensor_lu_method():
+    run(lambda m, a: a.lu(), _arr((2, 3, 3)))
+    run(lambda m, a: a.lu(get_infos=True), _arr((3, 3)))
