@@ -732,6 +732,11 @@ def test_unsafe_masked_index():
         return m._unsafe_masked_index(x, mask, [m.tensor([[0], [2]]), m.tensor([[0, 9], [3, -2]])],
                                       -1)
     check(run2)
+    for shape, idx, mask in [((0, 3), [[0]], [True]), ((0, 3), [[0, 1]], [True, False]),
+                             ((2, 0), [[0, 1]], [True, True]), ((0,), [[0, 0, 0]], [True] * 3),
+                             ((0, 4), [[0], [1, 2]], [True, True])]:
+        check(lambda m, s=shape, i=idx, k=mask: m._unsafe_masked_index(
+            m.empty(s), m.tensor(k), [m.tensor(j) for j in i], 2.0))
     check(lambda m: m._unsafe_masked_index(m.ones(3), m.tensor([True]), [m.tensor([0.0])], 2))
     check(lambda m: m._unsafe_masked_index(m.ones(3), m.tensor([1]), [m.tensor([0])], 2))
 
@@ -744,6 +749,8 @@ def test_unsafe_masked_index():
         (r * m.arange(3.0, dtype=m.float64)).sum().backward()
         return r.detach(), r.grad_fn.name(), x.grad, v.grad
     check(put)
+    check(lambda m: m._unsafe_masked_index_put_accumulate(m.empty(0, 3), m.tensor([True]),
+                                                          [m.tensor([0.5])], m.ones(1, 3)))
     check(lambda m: m._unsafe_masked_index_put_accumulate(m.ones(3), m.tensor([1]),
                                                           [m.tensor([0])], m.ones(1)))
     check(lambda m: m._unsafe_masked_index_put_accumulate(m.ones(3), m.tensor([True]),

@@ -674,6 +674,15 @@ def unsafe_masked_index(self, mask, indices, fill):
     """``self[indices]`` where ``mask`` is set, ``fill`` elsewhere; out-of-range indices are
     clamped, so masked-out positions may hold any index."""
     clamped = _clamped_indices(self, indices)
+    if numel_of(self._sizes) == 0:
+        # torch's eager kernel: index a filled stand-in whose indexed empty dims have size 1
+        # (the dims past the indexed ones stay 0, as its zero-initialised size vector leaves
+        # them)
+        sizes = [0] * len(self._sizes)
+        for d, (index, size) in enumerate(zip(indices, self._sizes)):
+            sizes[d] = 1 if index is not None and size == 0 else size
+        filled = _call("aten::new_full", self, sizes, fill, None, None, None, None)
+        return _call("aten::index.Tensor", filled, clamped)
     gathered = _call("aten::index.Tensor", self, clamped)
     return _call("aten::masked_fill.Scalar", gathered,
                  _call("aten::logical_not", _as_bool(mask)), fill)
@@ -682,6 +691,8 @@ def unsafe_masked_index(self, mask, indices, fill):
 def unsafe_masked_index_put_accumulate(self, mask, indices, values):
     """``self`` with ``values`` (zeroed where ``mask`` is unset) added at ``indices``
     (clamped into range)."""
+    if numel_of(self._sizes) == 0:
+        return clone(self)
     clamped = _clamped_indices(self, indices)
     masked = _call("aten::masked_fill.Scalar", values,
                    _call("aten::logical_not", _as_bool(mask)), 0)
