@@ -174,7 +174,8 @@ def accumulate_into_leaf(variable, grad) -> None:
     meta = variable._autograd_meta
     if grad is None:
         return
-    with _GRAD_LOCK:       # Note [Backward from several threads]
+    _GRAD_LOCK.acquire()       # Note [Backward from several threads]
+    try:
         old = meta.grad
         if grad_mode.STATE.enabled:
             meta.grad = grad if old is None else old + grad
@@ -190,6 +191,8 @@ def accumulate_into_leaf(variable, grad) -> None:
         else:
             old.add_(grad)
         old = None
+    finally:
+        _GRAD_LOCK.release()
     hooks = meta.post_accumulate_hooks
     if hooks:
         for hook in tuple(hooks):

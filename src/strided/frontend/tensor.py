@@ -546,7 +546,7 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
         """``Tensor.lu``: the packed LU factorisation and pivots (and, with ``get_infos``,
         LAPACK's infos); torch's is Python too."""
         from .functional_linalg_extra import lu
-        return lu(self, pivot=pivot, get_infos=get_infos)
+        return tuple(lu(self, pivot=pivot, get_infos=get_infos))
 
     def __matmul__(self, other):
         if not isinstance(other, Tensor):
