@@ -256,3 +256,13 @@ def test_istft_random_parameters(seed):
             w = None if window is None else m.from_numpy(window.copy())
             return m.istft(m.from_numpy(arr.copy()), n_fft, window=w, **kw)
         check(recipe, exact=False, warns=False)
+
+
+def test_meta():
+    check(lambda m: m.stft(m.empty(2, 100, device="meta"), 16,
+                           window=m.hann_window(16, device="meta"), return_complex=True).shape)
+    r = strided.stft(strided.empty(2, 100, device="meta"), 16,
+                     window=strided.hann_window(16, device="meta"), return_complex=True)
+    assert r.device.type == "meta" and tuple(r.stride()) == (234, 1, 9)
+    check(lambda m: m.istft(m.empty(2, 9, 13, dtype=m.complex64, device="meta"), 16,
+                            window=m.hann_window(16, device="meta")), warns=False)

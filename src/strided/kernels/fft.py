@@ -934,6 +934,14 @@ def istft_composite(self, n_fft, hop_length=None, win_length=None, window=None, 
     y = S.ops.aten.slice.Tensor(y, 1, start, end, 1)
     envelope = S.ops.aten.slice.Tensor(envelope, 1, start, end, 1)
     lowest = envelope.abs().min().lt(1e-11)
+    # torch reads the flag with at::equal, which has no meta kernel
+    check(lowest.device.type != "meta", "aten::equal: attempted to run this operator with "
+          "Meta tensors, but there was no fake impl or Meta kernel registered. You may have "
+          "run into this message while using an operator with PT2 compilation APIs "
+          "(torch.compile/torch.export); in order to use this operator with those APIs you'll "
+          "need to add a fake impl. Please see the following for next steps:  "
+          "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html",
+          NotImplementedError)
     if bool(lowest):
         fail(f"{int(bool(lowest))}\n[ CPUBoolType{{}} ]", sep="window overlap add min: ")
     y = y / envelope
