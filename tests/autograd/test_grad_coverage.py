@@ -618,6 +618,9 @@ COMPOSITE.update({
     "unsafe_chunk": (lambda m, x: m.unsafe_chunk(x, 2, 1), [(3, 4)]),
     "vander": (lambda m, x: m.vander(x, 4), [(3,)]),
 })
+# (op_db fix) conj_physical: the input itself for real dtypes, else _conj_physical
+COMPOSITE["conj_physical"] = (lambda m, x: (m.conj_physical(x * 2), x.real.conj_physical()),
+                              [(3, 4)], "complex128")
 # the plain stft overload has no Python binding (torch.stft is the center one): via aten
 COMPOSITE["stft"] = (lambda m, x: m.ops.aten.stft(
     x, 4, None, None, m.hann_window(4, dtype=m.float64), False, None, True).abs(), [(10,)])

@@ -146,6 +146,15 @@ def conj(self):
 
 
 def conj_physical(self):
+    """torch's composite: a real tensor is returned itself, a complex one goes through
+    ``_conj_physical`` (ConjPhysicalBackward0)."""
+    if not self._dtype.is_complex:
+        return self
+    from .views import _call_op
+    return _call_op("aten::_conj_physical", self)
+
+
+def conj_physical_copy(self):
     return _conj(self) if self._dtype.is_complex else _conj_copy(self)
 
 

@@ -271,7 +271,7 @@ class ReluBackward0(FormulaNode):
         r_self = None
         if node._need(0):
             result = _u(node._s_result, node)
-            r_self = grad * (result > 0)
+            r_self = threshold_grad(grad, result, 0)
         return node._flatten((r_self,))
 
 
@@ -525,7 +525,21 @@ class ConjBackward0(FormulaNode):
 
 
 class ConjPhysicalBackward0(FormulaNode):
-    """Backward of ``conj_physical(Tensor self) -> Tensor``."""
+    """Backward of ``_conj_physical(Tensor self) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = grad.conj_physical()
+        return node._flatten((r_self,))
+
+
+class ConjPhysicalBackward1(FormulaNode):
+    """Backward of ``conj_physical_(Tensor(a!) self) -> Tensor(a!)``."""
 
     __slots__ = ()
     _SAVED = ()
@@ -1884,7 +1898,7 @@ class HardtanhBackward0(FormulaNode):
             max_val = _u(node._s_max_val, node)
             min_val = _u(node._s_min_val, node)
             self = _u(node._s_self, node)
-            r_self = where(logical_and(self > min_val, self < max_val), grad, 0.0)
+            r_self = where(logical_or(self <= min_val, self >= max_val), 0.0, grad)
         return node._flatten((r_self,))
 
 
@@ -9499,7 +9513,8 @@ FORMULAS = {
     'aten::rsub.Tensor': (RsubBackward0, ('self', 'other'), (('alpha', 'alpha', 'value', (0,)),), (), None),
     'aten::rsub.Scalar': (RsubBackward1, ('self',), (('alpha', 'alpha', 'value', (0,)),), (), None),
     'aten::conj': (ConjBackward0, ('self',), (), (), None),
-    'aten::conj_physical': (ConjPhysicalBackward0, ('self',), (), (), None),
+    'aten::_conj_physical': (ConjPhysicalBackward0, ('self',), (), (), None),
+    'aten::conj_physical_': (ConjPhysicalBackward1, ('self',), (), (), None),
     'aten::resolve_conj': (ResolveConjBackward0, ('self',), (), (), None),
     'aten::resolve_neg': (ResolveNegBackward0, ('self',), (), (), None),
     'aten::abs': (AbsBackward0, ('self',), (('self', 'self', 'value', (0,)),), (), None),

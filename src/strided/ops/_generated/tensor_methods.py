@@ -26,6 +26,7 @@ _Tensor = None  # set by bind_tensor_class()
 
 
 
+_op__conj_physical = get_op('aten::_conj_physical')
 _op_abs = get_op('aten::abs')
 _op_abs_ = get_op('aten::abs_')
 _op_absolute = get_op('aten::absolute')
@@ -639,6 +640,12 @@ _rt_sort = _rt.make('sort', ('values', 'indices'))
 _rt_svd = _rt.make('svd', ('U', 'S', 'V'))
 _rt_topk = _rt.make('topk', ('values', 'indices'))
 _rt_triangular_solve = _rt.make('triangular_solve', ('solution', 'cloned_coefficient'))
+
+
+def _conj_physical(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op__conj_physical.call(self._keyset, self)
+    _ap.raise_no_arguments('_conj_physical', args, kwargs)
 
 
 def abs(self, *args, **kwargs):
@@ -9832,6 +9839,7 @@ class TensorMethods:
     """The generated ``Tensor`` methods."""
 
     __slots__ = ()
+    _conj_physical = _conj_physical
     abs = abs
     abs_ = abs_
     absolute = absolute

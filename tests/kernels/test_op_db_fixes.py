@@ -1,0 +1,38 @@
+"""Differential tests for the op_db corpus entries fixed one by one (tests/ops/test_op_db.py):
+aliasing of composite ops, grad_fn names, integer kernels and error inputs, against torch."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from conftest import check
+
+import strided
+
+
+def _same_storage(a, b) -> bool:
+    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+
+def _t(m, data, dtype="float64", requires_grad=False):
+    return m.tensor(data, dtype=getattr(m, dtype), requires_grad=requires_grad)
+
+
+# --------------------------------------------------------------------------- conj_physical
+
+def test_conj_physical_of_real_is_the_input_itself():
+    for m in (strided, torch):
+        x = _t(m, [[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        assert m.conj_physical(x) is x and x.conj_physical() is x
+        i = _t(m, [1, 2], "int64")
+        assert m.conj_physical(i) is i
+
+
+def test_conj_physical_of_complex_copies_with_torchs_node():
+    def recipe(m):
+        x = m.tensor([1 + 2j, 3 - 1j], dtype=m.complex128, requires_grad=True)
+        y = m.conj_physical(x)
+        assert not _same_storage(x, y)
+        (y * m.tensor([2 - 1j, 1j], dtype=m.complex128)).real.sum().backward()
+        return y.detach(), y.grad_fn.name(), x.grad
+    check(recipe)
