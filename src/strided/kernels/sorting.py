@@ -491,6 +491,141 @@ def _mode_np(arr: np.ndarray):
             idx.reshape(arr.shape[:-1]))
 
 
+# Note [mode with NaN]
+# ~~~~~~~~~~~~~~~~~~~
+# torch's CPU mode sorts each row's (value, index) pairs with ``std::sort`` comparing values
+# with ``<`` and then scans the runs of ``==`` values. NaN breaks the ordering ``std::sort``
+# assumes, so where the NaNs end up, and hence the answer, is whatever libstdc++'s introsort
+# does with them. Rows that hold a NaN are therefore sorted by ``_stl_sort`` below, which
+# takes libstdc++'s steps (median-of-three quicksort down to runs of 16, heapsort past the
+# depth limit, then insertion sort) on Python floats, whose ``<`` is C's.
+
+def _stl_sort(items: list) -> None:
+    """libstdc++'s ``std::sort`` of ``(value, index)`` pairs by ``value <`` (in place)."""
+    n = len(items)
+    if n > 1:
+        _introsort_loop(items, 0, n, 2 * (n.bit_length() - 1))
+        if n > 16:
+            _insertion_sort(items, 0, 16)
+            for i in range(16, n):
+                _unguarded_linear_insert(items, i)
+        else:
+            _insertion_sort(items, 0, n)
+
+
+def _insertion_sort(a, first, last):
+    for i in range(first + 1, last):
+        if a[i][0] < a[first][0]:
+            v = a[i]
+            a[first + 1:i + 1] = a[first:i]
+            a[first] = v
+        else:
+            _unguarded_linear_insert(a, i)
+
+
+def _unguarded_linear_insert(a, last):
+    v = a[last]
+    nxt = last - 1
+    while nxt >= 0 and v[0] < a[nxt][0]:
+        a[last] = a[nxt]
+        last = nxt
+        nxt -= 1
+    a[last] = v
+
+
+def _introsort_loop(a, first, last, depth):
+    while last - first > 16:
+        if depth == 0:
+            _heap_sort(a, first, last)
+            return
+        depth -= 1
+        mid = first + (last - first) // 2
+        _move_median_to_first(a, first, first + 1, mid, last - 1)
+        cut = _unguarded_partition(a, first + 1, last, first)
+        _introsort_loop(a, cut, last, depth)
+        last = cut
+
+
+def _move_median_to_first(a, result, i, j, k):
+    x, y, z = a[i][0], a[j][0], a[k][0]
+    if x < y:
+        pick = j if y < z else (k if x < z else i)
+    elif x < z:
+        pick = i
+    elif y < z:
+        pick = k
+    else:
+        pick = j
+    a[result], a[pick] = a[pick], a[result]
+
+
+def _unguarded_partition(a, first, last, pivot):
+    p = a[pivot][0]
+    end = len(a)
+    while True:
+        while first < end - 1 and a[first][0] < p:
+            first += 1
+        last -= 1
+        while last > 0 and p < a[last][0]:
+            last -= 1
+        if not first < last:
+            return first
+        a[first], a[last] = a[last], a[first]
+        first += 1
+
+
+def _heap_sort(a, first, last):
+    n = last - first
+    if n >= 2:
+        parent = (n - 2) // 2
+        while True:
+            _adjust_heap(a, first, parent, n, a[first + parent])
+            if parent == 0:
+                break
+            parent -= 1
+    while last - first > 1:
+        last -= 1
+        v = a[last]
+        a[last] = a[first]
+        _adjust_heap(a, first, 0, last - first, v)
+
+
+def _adjust_heap(a, first, hole, n, value):
+    top = hole
+    child = hole
+    while child < (n - 1) // 2:
+        child = 2 * (child + 1)
+        if a[first + child][0] < a[first + child - 1][0]:
+            child -= 1
+        a[first + hole] = a[first + child]
+        hole = child
+    if n % 2 == 0 and child == (n - 2) // 2:
+        child = 2 * (child + 1)
+        a[first + hole] = a[first + child - 1]
+        hole = child - 1
+    parent = (hole - 1) // 2
+    while hole > top and a[first + parent][0] < value[0]:
+        a[first + hole] = a[first + parent]
+        hole = parent
+        parent = (hole - 1) // 2
+    a[first + hole] = value
+
+
+def _mode_row_stl(row) -> tuple:
+    """torch's mode of one row, sorted as ``std::sort`` does (Note [mode with NaN])."""
+    items = [(float(v), i) for i, v in enumerate(row.tolist())]
+    _stl_sort(items)
+    best, best_i, best_freq, freq = 0.0, 0, 0, 0
+    n = len(items)
+    for k in range(n):
+        freq += 1
+        if k == n - 1 or items[k][0] != items[k + 1][0]:
+            if freq > best_freq:
+                best, best_i, best_freq = items[k][0], items[k][1], freq
+            freq = 0
+    return best, best_i
+
+
 def _mode_impl(self, dim, keepdim, values, indices):
     for out, dtype, what in ((values, self._dtype, "values"), (indices, dt.int64, "indices")):
         if out is not None:
@@ -518,7 +653,18 @@ def _mode_impl(self, dim, keepdim, values, indices):
     (v, i), result = _with_indices_out(self, d, keepdim, values, indices,
                                        always_unsqueeze=True)
     if not _is_meta(self):
-        value, index = _mode_np(np.moveaxis(self._array(), d, -1))
+        arr = np.moveaxis(self._array(), d, -1)
+        value, index = _mode_np(arr)
+        if arr.dtype.kind in "fV" or arr.dtype.name == "bfloat16":
+            key = _key(arr).reshape(-1, arr.shape[-1])
+            nan_rows = np.flatnonzero(np.isnan(key).any(axis=-1))
+            if nan_rows.size:
+                value = value.reshape(-1).copy()
+                index = index.reshape(-1).copy()
+                for r in nan_rows.tolist():
+                    value[r], index[r] = _mode_row_stl(key[r])
+                value = value.reshape(arr.shape[:-1])
+                index = index.reshape(arr.shape[:-1])
         _store(v, np.expand_dims(value, d))
         _store(i, np.expand_dims(index, d))
     return result()
