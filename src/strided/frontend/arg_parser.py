@@ -80,6 +80,34 @@ def to_int(x):
         raise Mismatch from None
 
 
+def to_symint(x):
+    """``SymInt`` (and int list elements): ``to_int``, and any one-element integer tensor
+    (``tensor([2])`` too), as torch's parser takes them."""
+    t = _tensor_cls[0]
+    if isinstance(x, t) and x.numel() == 1 and not x.dtype.is_floating_point \
+            and not x.dtype.is_complex and x.dtype is not _dt.bool_:
+        return int(x.item())
+    return to_int(x)
+
+
+def _no_bool_tensors(x) -> None:
+    """torch's error for a one-element bool tensor in an int list (``empty((tensor(True),))``)."""
+    t = _tensor_cls[0]
+    for v in x:
+        if isinstance(v, t) and v.dtype is _dt.bool_ and v.numel() == 1:
+            raise RuntimeError(
+                "Expected scalar.isIntegral( false) to be true, but got false.  (Could this "
+                "error message be improved?  If so, please report an enhancement request to "
+                "PyTorch.)")
+
+
+def _list_int(v) -> int:
+    """An int list element after the first: ``__index__``, a one-element integer tensor."""
+    if isinstance(v, _tensor_cls[0]):
+        return to_symint(v) if v.numel() == 1 else operator.index(v)
+    return operator.index(v)
+
+
 def to_intlist(x, size=None):
     """``int[]``: a tuple/list/Size of ints; a single int when the list has a fixed size."""
     if type(x) is tuple:
@@ -99,10 +127,11 @@ def _intlist_slow(x) -> tuple:
     # ``zeros(2, True)`` is ``zeros(2, 1)``
     if not x:
         return ()
+    _no_bool_tensors(x)
     try:
-        first = to_int(x[0])
-        rest = tuple(v if type(v) is int else operator.index(v) for v in x[1:])
-    except (TypeError, ValueError):
+        first = to_symint(x[0])
+        rest = tuple(v if type(v) is int else _list_int(v) for v in x[1:])
+    except (TypeError, ValueError, Mismatch):
         raise Mismatch from None
     if any(not INT64_MIN <= v <= INT64_MAX for v in rest):
         raise Mismatch   # PySig.conversion_error names it
@@ -839,7 +868,7 @@ def _display_default(default: str) -> str:
 
 
 _CONVERTERS = {
-    "Tensor": to_tensor, "int": to_int, "SymInt": to_int, "float": to_float, "bool": to_bool,
+    "Tensor": to_tensor, "int": to_int, "SymInt": to_symint, "float": to_float, "bool": to_bool,
     "str": to_str, "Scalar": to_scalar, "ScalarType": to_dtype, "Device": to_device,
     "Tensor[]": to_tensorlist, "Tensor?[]": to_optional_tensorlist, "int[]": to_intlist,
     "SymInt[]": to_intlist,
@@ -877,7 +906,7 @@ def is_int_like(x) -> bool:
     if tx is tuple or tx is list or tx is float or tx is str:
         return False
     try:
-        to_int(x)
+        to_symint(x)
         return True
     except Mismatch:
         return False

@@ -8,6 +8,7 @@ what is not an operator: ``size()``, ``stride()``, ``item()``, ``numpy()``,
 
 from __future__ import annotations
 
+import operator
 import warnings
 import weakref
 
@@ -44,10 +45,42 @@ _object_new = object.__new__
 _AUTOGRAD_BIT = _DispatchKey.Autograd.bit
 
 
+def _py_type_name(v) -> str:
+    if isinstance(v, TensorImpl):
+        return "Tensor"
+    cls = type(v)
+    return f"numpy.{cls.__name__}" if cls.__module__ == "numpy" else cls.__name__
+
+
+def _size_element(i, v) -> int:
+    if v.__class__ is int:
+        return v
+    if isinstance(v, TensorImpl):
+        ok = v.numel() == 1 and not (v.dtype.is_floating_point or v.dtype.is_complex)
+    else:
+        ok = not isinstance(v, (float, complex)) and hasattr(type(v), "__index__")
+    if not ok:
+        raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is "
+                        f"'{_py_type_name(v)}')")
+    n = int(v.item()) if isinstance(v, TensorImpl) else operator.index(v)
+    if not -(1 << 63) <= n < (1 << 63):
+        raise ValueError("Overflow when unpacking long long")
+    return n
+
+
 class Size(tuple):
     """``torch.Size``: a tuple of ints that prints as ``torch.Size([2, 3])``."""
 
     __slots__ = ()
+
+    def __new__(cls, sizes=()):
+        # every element an int, as torch's: ``__index__`` objects (NumPy integers, one-element
+        # integer tensors) are converted, anything else refused; a Tensor never stays a size
+        out = tuple.__new__(cls, sizes)
+        for v in out:
+            if v.__class__ is not int:
+                return tuple.__new__(cls, [_size_element(i, v) for i, v in enumerate(out)])
+        return out
 
     def __repr__(self):
         return f"torch.Size([{', '.join(str(s) for s in self)}])"
@@ -637,7 +670,7 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
                 raise AssertionError("Torch not compiled with CUDA enabled")
             raise RuntimeError(f"strided has no {device.type} backend in this build")
         same = ((dtype is None or dtype is self._dtype)
-                and (device is None or device.type == self._device.type)
+                and (device is None or device == self._device)   # cpu:1 is not cpu: a copy
                 and (memory_format is None or memory_format is layouts.preserve_format
                      or memory_format is suggest_memory_format(self._sizes, self._strides)))
         if same and not copy:
