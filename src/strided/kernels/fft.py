@@ -239,14 +239,34 @@ def fft_r2c_kernel(self, dim, normalization, onesided):
     _check_batch(self)
     x, o = self._array(), out._array()
     norm = _np_norm(normalization, True)
-    if onesided:
-        if len(dims) == 1:
-            np.fft.rfft(x, axis=dims[0], norm=norm, out=o)
-        else:
-            np.fft.rfftn(x, axes=dims, norm=norm, out=o)
+    if len(dims) == 1 and not onesided:
+        _r2c_two_sided(x, o, dims[0], norm)
+    elif len(dims) == 1:
+        np.fft.rfft(x, axis=dims[0], norm=norm, out=o)
+    elif onesided:
+        # the last dim's r2c, then the c2c of the others in complex128
+        # (Note [complex64 transforms in complex128])
+        half = np.fft.rfft(x, axis=dims[-1], norm=norm).astype(np.complex128, copy=False)
+        np.fft.fftn(half, axes=dims[:-1], norm=norm, out=half)
+        np.copyto(o, half, casting="unsafe")
     else:
         _run_c2c(x.astype(o.dtype), o, dims, normalization, True)
     return out
+
+
+def _r2c_two_sided(x, o, d, norm):
+    """The full spectrum of a real signal: its onesided r2c, and the upper bins filled by
+    Hermitian symmetry (``X[n - k] = conj(X[k])``), as torch's CPU kernel fills them."""
+    n = x.shape[d]
+    h = n // 2 + 1
+
+    def along(sl):
+        index = [slice(None)] * x.ndim
+        index[d] = sl
+        return tuple(index)
+    np.fft.rfft(x, axis=d, norm=norm, out=o[along(slice(0, h))])
+    if n > h:
+        np.conjugate(o[along(slice(n - h, 0, -1))], out=o[along(slice(h, n))])
 
 
 def fft_c2r_kernel(self, dim, normalization, last_dim_size):
