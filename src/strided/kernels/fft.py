@@ -284,6 +284,11 @@ def fft_c2r_kernel(self, dim, normalization, last_dim_size):
     x, o = self._array(), out._array()
     if len(dims) == 1:
         np.fft.irfft(x, n=last_dim_size, axis=dims[0], norm=norm, out=o)
+    elif x.dtype == np.complex64:
+        # Note [complex64 transforms in complex128]: the leading c2c axes dominate
+        y = np.fft.irfftn(x.astype(np.complex128), s=[sizes[d] for d in dims], axes=dims,
+                          norm=norm)
+        np.copyto(o, y, casting="unsafe")
     else:
         np.fft.irfftn(x, s=[sizes[d] for d in dims], axes=dims, norm=norm, out=o)
     return out
