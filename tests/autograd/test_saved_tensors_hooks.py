@@ -246,3 +246,30 @@ def test_strided_and_torch_expose_the_same_names():
     for name in ("saved_tensors_hooks", "disable_saved_tensors_hooks", "save_on_cpu"):
         assert callable(getattr(strided.autograd.graph, name))
         assert callable(getattr(torch.autograd.graph, name))
+
+
+def test_custom_function_saving_its_output():
+    def program(m):
+        class F(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                out = a.exp()
+                ctx.save_for_backward(a, out)
+                return out
+
+            @staticmethod
+            def backward(ctx, g):
+                a, out = ctx.saved_tensors
+                return g * out * a
+
+        log = []
+
+        def pack(t):
+            log.append((t.requires_grad, t.grad_fn.name() if t.grad_fn is not None else None))
+            return t.detach()
+        with m.autograd.graph.saved_tensors_hooks(pack, lambda p: p):
+            a = m.tensor([0.5, 1.0], dtype=m.float64, requires_grad=True)
+            o = F.apply(a)
+        o.sum().backward()
+        return log, a.grad
+    same(program)
