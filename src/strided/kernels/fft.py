@@ -37,6 +37,14 @@ twiddle factors ``exp(-+2 pi i k1 n2 / N)``, and a batch of ``N1`` transforms of
 ``N2`` along the rows; the result is read out column-major. 1-d complex transforms of at
 least 2^17 points whose length has a divisor of at least 32 up to its square root take that
 path (n1 that divisor).
+
+Note [complex64 transforms in complex128]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+NumPy's pocketfft runs its complex64 loops at about half the speed of its complex128 ones,
+so complex64 c2c transforms (and the c2c axes of multi-dim r2c / c2r) run in complex128 and
+are rounded once into the result: faster even with the two conversions, and closer to the
+exact transform than torch's float32 arithmetic (results agree with torch's to float32
+rounding, not bit for bit). The real float32 r2c / c2r loops have no such penalty.
 """
 
 from __future__ import annotations
@@ -169,10 +177,8 @@ def _c2c_1d_four_step(a, out, n1, n2, forward, norm):
 
 
 def _run_c2c(x, out, dims, normalization, forward):
-    """Note [complex64 transforms in complex128]: NumPy's pocketfft runs its complex64
-    loops at about half the speed of its complex128 ones, so complex64 signals are
-    transformed in complex128 and rounded once into the result (more accurate, and faster
-    even with the two conversions)."""
+    """``out[:] = `` the c2c transform of ``x`` over ``dims`` (Note [Four-step FFT], Note
+    [complex64 transforms in complex128])."""
     norm = _np_norm(normalization, forward)
     if len(dims) == 1 and x.ndim == 1 and out.flags.c_contiguous:
         split = _four_step_split(x.shape[0])
