@@ -8,7 +8,7 @@ primitives (Note [The three FFT primitives] in kernels/fft.py).
 
     >>> import strided as torch
     >>> torch.fft.fft(torch.tensor([1.0, 0.0, 0.0, 0.0]))
-    tensor([1.+0.j, 1.+0.j, 1.+0.j, 1.+0.j])
+    tensor([1.+0.j, 1.+0.j, 1.+0.j, 1.-0.j])
 """
 
 from __future__ import annotations
