@@ -669,6 +669,10 @@ def _out_kind(op) -> int:
     return kind
 
 
+# ops with tensor inputs and no derivatives.yaml row at all in torch (rather than one that
+# marks the output non-differentiable): their out= form records a NotImplemented node too
+_NOT_IMPLEMENTED_OUT = frozenset({"aten::floor_divide"})
+
 # factories whose out= form torch writes through resize_, which refuses first
 _OUT_RESIZES = frozenset({"aten::randn", "aten::empty"})
 
@@ -696,7 +700,7 @@ def autograd_fallback(op, *args):
     out_kind = _out_kind(op)
     if out_kind == _FACTORY_OUT:
         _refuse_out_requiring_grad(op, args, positions)
-    elif out_kind == _INPUTS_OUT:
+    elif out_kind == _INPUTS_OUT and op.qualname.split(".")[0] not in _NOT_IMPLEMENTED_OUT:
         return _below(op, args, positions)
     # (fix by indexing helper) an in-place op (scatter_ with reduce=) changes self: as in
     # torch's fallback, self then gets a NotImplemented node as its history (edge 0 is its
