@@ -1898,7 +1898,7 @@ class HardtanhBackward0(FormulaNode):
             max_val = _u(node._s_max_val, node)
             min_val = _u(node._s_min_val, node)
             self = _u(node._s_self, node)
-            r_self = where(logical_or(self <= min_val, self >= max_val), 0.0, grad)
+            r_self = where(logical_and(self > min_val, self < max_val), grad, 0.0)
         return node._flatten((r_self,))
 
 
