@@ -62,6 +62,8 @@ def _size_element(i, v) -> int:
     if not ok:
         raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is "
                         f"'{_py_type_name(v)}')")
+    if isinstance(v, np.integer):
+        return v    # torch keeps a NumPy integer as it is
     n = int(v.item()) if isinstance(v, TensorImpl) else operator.index(v)
     if not -(1 << 63) <= n < (1 << 63):
         raise ValueError("Overflow when unpacking long long")
