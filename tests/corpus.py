@@ -44,10 +44,15 @@ def to_strided(x):
         if t.device.type == "meta":     # (linalg helper) op_db's device-mismatch error inputs
             return strided.empty_strided(tuple(t.shape), t.stride(),
                                          dtype=strided_dtype(t.dtype), device="meta")
-        arr = (t.float() if t.dtype == torch.bfloat16 else t).resolve_conj().numpy().copy()
-        s = strided.from_numpy(arr)
-        if t.dtype == torch.bfloat16:
-            s = s.to(strided.bfloat16)
+        if _needs_layout(t):                # (op_db fixes) keep strides, offset, storage
+            n = t.untyped_storage().nbytes() // t.element_size()
+            whole = to_strided(t.new_empty(0).set_(t.untyped_storage(), 0, (n,), (1,)))
+            s = whole.as_strided(tuple(t.shape), t.stride(), t.storage_offset()).detach()
+        else:
+            arr = (t.float() if t.dtype == torch.bfloat16 else t).resolve_conj().numpy().copy()
+            s = strided.from_numpy(arr)
+            if t.dtype == torch.bfloat16:
+                s = s.to(strided.bfloat16)
         if x.requires_grad:
             s.requires_grad_(True)
         return s
@@ -72,6 +77,16 @@ def to_strided(x):
             x.__module__.startswith("torch")) and hasattr(x, "__name__"):
         return _strided_callable(x)
     return x
+
+
+def _needs_layout(t: torch.Tensor) -> bool:
+    """A plain strided CPU tensor whose layout a contiguous copy would not reproduce:
+    non-contiguous strides, a storage offset or a storage larger than the tensor (samples
+    such as as_strided's partial views, ravel's non-contiguous input)."""
+    if t.layout != torch.strided or t.is_conj() or t.is_neg() or t._is_zerotensor():
+        return False
+    n = t.untyped_storage().nbytes() // max(t.element_size(), 1)
+    return not (t.is_contiguous() and t.storage_offset() == 0 and n == t.numel())
 
 
 def _strided_module(module):
@@ -116,7 +131,10 @@ def leaf_pairs(value_s, value_t) -> list:
     """(strided, torch) pairs of the tensors at the same place in two (nested) values,
     where torch's is a leaf that requires grad (a non-leaf keeps no ``.grad``)."""
     if isinstance(value_t, torch.Tensor):
-        return [(value_s, value_t)] if value_t.requires_grad and value_t.is_leaf else []
+        # (a leaf that is a view of another tensor, like istft's window.real[:8], keeps its
+        # base in torch; to_strided makes it a fresh leaf, so its .grad is not comparable)
+        plain_leaf = value_t.requires_grad and value_t.is_leaf and value_t._base is None
+        return [(value_s, value_t)] if plain_leaf else []
     if isinstance(value_t, (list, tuple)):
         return [p for vs, vt in zip(value_s, value_t) for p in leaf_pairs(vs, vt)]
     if isinstance(value_t, dict):
