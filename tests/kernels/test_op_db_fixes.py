@@ -3,7 +3,6 @@ aliasing of composite ops, grad_fn names, integer kernels and error inputs, agai
 
 from __future__ import annotations
 
-import numpy as np
 import torch
 from conftest import check
 
@@ -36,3 +35,23 @@ def test_conj_physical_of_complex_copies_with_torchs_node():
         (y * m.tensor([2 - 1j, 1j], dtype=m.complex128)).real.sum().backward()
         return y.detach(), y.grad_fn.name(), x.grad
     check(recipe)
+
+
+# --------------------------------------------------------------------------- take_along_dim
+
+def test_take_along_dim_indices_modulo_the_dim_size():
+    def recipe(m):
+        x = m.arange(10.0, dtype=m.float64).reshape(2, 5).requires_grad_(True)
+        idx = m.tensor([[-1, 12], [-13, 5]])
+        y = m.take_along_dim(x, idx, 1)
+        y.sum().backward()
+        out = m.empty(2, 2, dtype=m.float64)
+        m.take_along_dim(x.detach(), idx, -1, out=out)
+        return y.detach(), y.grad_fn.name(), x.grad, out, idx
+    check(recipe)
+
+
+def test_take_along_dim_errors():
+    check(lambda m: m.take_along_dim(m.arange(10.0), m.tensor([-1]), None))
+    check(lambda m: m.take_along_dim(m.empty(2, 0), m.zeros(2, 1, dtype=m.int64), 1))
+    check(lambda m: m.take_along_dim(m.empty(2, 0), m.zeros(2, 0, dtype=m.int64), 1))

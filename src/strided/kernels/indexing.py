@@ -1728,7 +1728,18 @@ def _take_along_dim_prepare(self, indices, dim):
     idx_sizes[dim] = indices._sizes[dim]
     self_target = list(bshape)
     self_target[dim] = self._sizes[dim]
+    indices = _take_along_dim_wrap(indices, self._sizes[dim])
     return _expand(self, tuple(self_target)), dim, _expand(indices, tuple(idx_sizes))
+
+
+def _take_along_dim_wrap(indices, size):
+    """torch 2.13 takes the indices along ``dim`` modulo the dim's size (Python's
+    remainder: -1 is the last, size + 1 the second; a size of 0 with indices raises its
+    integer ZeroDivisionError); the flattened form (``dim=None``) does not."""
+    if not numel_of(indices._sizes):
+        return indices
+    from .views import _call_op
+    return _call_op("aten::remainder.Scalar", indices, size)
 
 
 def _expand(t, sizes):
@@ -1768,6 +1779,7 @@ def take_along_dim_autograd(self, indices, dim=None):
         _take_along_dim_prepare(self, indices, None)
         return aten.gather(aten.view(self, [-1]), 0, aten.view(indices, [-1]))
     d, self_sizes, idx_sizes = _take_along_dim_targets(self, indices, dim)
+    indices = _take_along_dim_wrap(indices, self._sizes[d])
     return aten.gather(aten.expand(self, list(self_sizes)), d,
                        aten.expand(indices, list(idx_sizes)))
 
@@ -1779,6 +1791,7 @@ def take_along_dim_out_autograd(self, indices, dim, out):
         _take_along_dim_prepare(self, indices, None)
         return aten.gather.out(aten.view(self, [-1]), 0, aten.view(indices, [-1]), out=out)
     d, self_sizes, idx_sizes = _take_along_dim_targets(self, indices, dim)
+    indices = _take_along_dim_wrap(indices, self._sizes[d])
     return aten.gather.out(aten.expand(self, list(self_sizes)), d,
                            aten.expand(indices, list(idx_sizes)), out=out)
 
