@@ -220,6 +220,16 @@ def to_wrapped_number(x):
     raise Mismatch
 
 
+def to_dim_arg(name: str, x) -> int:
+    """The ``int dim`` of the hand-written ``size(dim)`` / ``stride(dim)``: torch's TypeError
+    for anything that is not an index."""
+    try:
+        return to_int(x)
+    except Mismatch:
+        raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not "
+                        f"{tp_name(x)}") from None
+
+
 def to_number_tensor(x):
     """A Python number for a Tensor parameter of ``copy_`` (torch's parser takes numbers
     there): a 0-dim tensor of the number's Python type (int64, float64, bool, complex128)."""

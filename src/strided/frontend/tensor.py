@@ -141,11 +141,15 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
     def size(self, dim=None):
         if dim is None:
             return Size(self._sizes)
+        if type(dim) is not int:
+            dim = _ap.to_dim_arg("size", dim)
         return self._sizes[maybe_wrap_dim(dim, len(self._sizes), False)]
 
     def stride(self, dim=None):
         if dim is None:
             return self._strides
+        if type(dim) is not int:
+            dim = _ap.to_dim_arg("stride", dim)
         return self._strides[maybe_wrap_dim(dim, len(self._sizes), False)]
 
     def storage_offset(self) -> int:

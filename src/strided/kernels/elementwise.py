@@ -1397,13 +1397,20 @@ def where_self_out(condition, self, other, out):
 
 
 def _where(condition, self, other, out):
-    check(_dtype_of(condition) is dt.bool_, lambda: (
-        f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-        f"{_dtype_of(condition)._scalar_name}"))
     ct = result_type_of([self, other])
-    if out is not None:
+    if out is not None:   # torch checks out='s dtype first
         check(out._dtype is ct, lambda: (
             f"Expected out type to be {ct._scalar_name} but got {out._dtype._scalar_name}"))
+    cdt = _dtype_of(condition)
+    if cdt is dt.uint8:
+        import warnings
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and "
+                      "will be removed in a future version of PyTorch. Use a boolean condition "
+                      "instead.", UserWarning, stacklevel=2)
+    else:
+        check(cdt is dt.bool_, lambda: (
+            f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{cdt._scalar_name}"))
     it = TensorIteratorConfig(outputs=[out], inputs=[condition, self, other],
                               check_all_same_dtype=False, allow_cpu_scalars=True,
                               static_dtype=ct if out is None else None).build()
@@ -1585,21 +1592,30 @@ lerp__Tensor = lerp_
 lerp_Tensor_out = lerp_out
 
 
+_C_VALUE_TYPES = {"float64": "double", "float32": "float", "float16": "float",
+                  "bfloat16": "float", "int64": "int64_t", "int32": "int", "int16": "int16_t",
+                  "int8": "int8_t", "uint8": "uint8_t"}
+
+
 def _addc(self, t1, t2, value, out, divide: bool):
-    it = TensorIteratorConfig(outputs=[out], inputs=[self, t1, t2],
-                              promote_inputs_to_common_dtype=True,
-                              cast_common_dtype_to_outputs=True,
-                              enforce_safe_casting_to_output=True).build()
-    ct = it.common_dtype
     if divide:
-        check(ct.category > dt.INT and _dtype_of(t1).category > dt.INT or
-              _dtype_of(t2).category > dt.INT,
+        # torch refuses integer tensor1 and tensor2 before it looks at shapes
+        check(_dtype_of(t1).category > dt.INT or _dtype_of(t2).category > dt.INT,
               "Integer division with addcdiv is no longer supported, and in a future  release "
               "addcdiv will perform a true division of tensor1 and tensor2. The historic "
               "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
               "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
               "tensor2) for float inputs. The future addcdiv behavior is just the latter "
               "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+    it = TensorIteratorConfig(outputs=[out], inputs=[self, t1, t2],
+                              promote_inputs_to_common_dtype=True,
+                              cast_common_dtype_to_outputs=True,
+                              enforce_safe_casting_to_output=True).build()
+    ct = it.common_dtype
+    if isinstance(value, complex) and value.imag and ct.name in _C_VALUE_TYPES:
+        # the kernel converts value to its (opmath) scalar type, even for empty tensors
+        raise RuntimeError(f"value cannot be converted to type {_C_VALUE_TYPES[ct.name]} "
+                           f"without overflow")
     result = it.output(0)
     if it.numel and not it.is_meta:
         arrays = it.arrays()

@@ -677,7 +677,7 @@ def _resize_range_out(out, steps):
 def linspace_out(start, end, steps, out):
     check(steps >= 0, "number of steps must be non-negative")
     meta = out._device.type == "meta"
-    if not meta:
+    if not meta and steps > 1:   # 0 or 1 steps never reach torch's dtype dispatch
         _check_kernel_dtype("linspace_cpu", out._dtype, _LINSPACE_DTYPES)
     _resize_range_out(out, steps)
     if not meta and steps:
@@ -744,7 +744,7 @@ def _logspace_values(start, end, steps, base, dtype) -> np.ndarray:
 def logspace_out(start, end, steps, base, out):
     check(steps >= 0, "number of steps must be non-negative")
     meta = out._device.type == "meta"
-    if not meta:
+    if not meta and steps > 1:   # 0 or 1 steps never reach torch's dtype dispatch
         _check_kernel_dtype("logspace_cpu", out._dtype, _LINSPACE_DTYPES)
     _resize_range_out(out, steps)
     if not meta and steps:

@@ -854,10 +854,10 @@ def index_put(self, indices, values, accumulate=False):
 # ------------------------------------------------------------------- index_select
 
 def _check_index_select(self, dim, index):
+    dim = maybe_wrap_dim(dim, len(self._sizes))   # torch wraps the dim first
     check_index(len(index._sizes) <= 1, "index_select(): Index is supposed to be a vector")
     check(index._dtype in _INDEX_DTYPES,
           "index_select(): Expected dtype int32 or int64 for index")
-    dim = maybe_wrap_dim(dim, len(self._sizes))
     if not self._sizes:
         check(numel_of(index._sizes) == 1, lambda: (
             f"index_select(): Index to scalar can have only 1 value, got "
@@ -1876,7 +1876,8 @@ def _expand_error(target, sizes):
                 f"provided ({len(target)}) must be greater or equal to the number of "
                 f"dimensions in the tensor ({len(sizes)})")
     off = len(target) - len(sizes)
-    for i, s in enumerate(sizes):
+    for i in reversed(range(len(sizes))):      # torch walks the dims from the last
+        s = sizes[i]
         if s != 1 and s != target[off + i]:
             return (f"The expanded size of the tensor ({target[off + i]}) must match the "
                     f"existing size ({s}) at non-singleton dimension {off + i}.  Target sizes: "
@@ -1962,15 +1963,15 @@ def _masked_out_of_place(self, mask):
 
 
 def masked_fill_Scalar(self, mask, value):
+    out = _masked_out_of_place(self, mask)     # torch broadcasts before checking the mask
     _check_bool_mask("masked_fill_", mask)
-    out = _masked_out_of_place(self, mask)
     return _masked_fill_inplace(out, mask, value)
 
 
 def masked_fill_Tensor(self, mask, value):
     v = _masked_fill_value_tensor(value)
-    _check_bool_mask("masked_fill_", mask)
     out = _masked_out_of_place(self, mask)
+    _check_bool_mask("masked_fill_", mask)
     return _masked_fill_inplace(out, mask, v)
 
 
@@ -2019,17 +2020,18 @@ def masked_select_out(self, mask, out):
 
 
 def _masked_scatter_checks(self, mask, source):
-    check(mask._dtype is dt.bool_, lambda: (
-        f"masked_scatter_ only supports boolean masks, but got mask with dtype "
-        f"{mask._dtype._scalar_name}"))
     check(self._dtype is source._dtype, lambda: (
         f"masked_scatter: expected self and source to have same dtypes but got"
         f"{self._dtype._scalar_name} and {source._dtype._scalar_name}"))
+    check(mask._dtype is dt.bool_, lambda: (
+        f"masked_scatter_ only supports boolean masks, but got mask with dtype "
+        f"{mask._dtype._scalar_name}"))
 
 
 def masked_scatter_(self, mask, source):
-    _masked_scatter_checks(self, mask, source)
+    # torch's order: self's overlap, the dtypes, the mask's dtype, then the mask's shape
     assert_no_internal_overlap(self)
+    _masked_scatter_checks(self, mask, source)
     if _is_meta(self, mask, source):
         if mask._sizes != self._sizes:
             check(_expandable(mask._sizes, self._sizes), lambda: (
@@ -2048,8 +2050,7 @@ def masked_scatter_(self, mask, source):
 
 
 def masked_scatter(self, mask, source):
-    _masked_scatter_checks(self, mask, source)
-    out = _masked_out_of_place(self, mask)
+    out = _masked_out_of_place(self, mask)     # torch broadcasts before any check
     return masked_scatter_(out, mask, source)
 
 

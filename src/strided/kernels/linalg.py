@@ -210,6 +210,10 @@ def _mm_into(self, mat2, out):
     """Checks done by the caller; ``out`` is None or the out= tensor."""
     meta = _is_meta(self) or _is_meta(mat2)
     dtype = self._dtype
+    if out is not None:   # torch's mm_out checks out='s dtype before the operands'
+        check(out._dtype is dtype, lambda: (
+            f"Expected out tensor to have dtype {cpp_name(dtype)}, but got "
+            f"{cpp_name(out._dtype)} instead"))
     if not meta:
         check(dtype is mat2._dtype, lambda: (
             f"expected m1 and m2 to have the same dtype, but got: {cpp_name(dtype)} != "
@@ -576,15 +580,16 @@ def _baddbmm_size(batch1, batch2) -> tuple:
 
 
 def _check_baddbmm(self, batch1, batch2) -> None:
+    # torch compares self's dtype with batch1's before anything else
+    check(self._dtype is batch1._dtype or _is_meta(self), lambda: (
+        f"Input dtypes must be the same, got: input {cpp_name(self._dtype)}, batch1: "
+        f"{cpp_name(batch1._dtype)}, batch2: {cpp_name(batch2._dtype)}"))
     check(batch1.dim() == 3, "batch1 must be a 3D tensor")
     check(batch2.dim() == 3, "batch2 must be a 3D tensor")
     b, n, k = batch1._sizes
     check(batch2._sizes[0] == b and batch2._sizes[1] == k, lambda: (
         f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {k}] but got: "
         f"[{batch2._sizes[0]}, {batch2._sizes[1]}]."))
-    check(self._dtype is batch1._dtype or _is_meta(self), lambda: (
-        f"Input dtypes must be the same, got: input {cpp_name(self._dtype)}, batch1: "
-        f"{cpp_name(batch1._dtype)}, batch2: {cpp_name(batch2._dtype)}"))
     check(batch1._dtype is batch2._dtype, lambda: (
         f"expected scalar type {batch1._dtype._scalar_name} but found "
         f"{batch2._dtype._scalar_name}"))
@@ -764,6 +769,10 @@ def _tensordot(self, other, dims_self, dims_other, out):
                 f"and second has size {s2} in dim {d2}"))
         contracted1.append(w1)
         contracted2.append(w2)
+    for dims in (contracted1, contracted2):
+        for i, d in enumerate(dims):
+            check(d not in dims[:i], lambda d=d: f"dim {d} appears multiple times in the list "
+                                                 f"of dims")
     free1 = [d for d in range(nd1) if d not in contracted1]
     free2 = [d for d in range(nd2) if d not in contracted2]
     shape = tuple(self._sizes[d] for d in free1) + tuple(other._sizes[d] for d in free2)
@@ -2043,8 +2052,9 @@ def _lstsq_impl(A, B, rcond, driver):
     a = np.broadcast_to(A._array(), batch + (m, n))
     b = B._array()
     b = np.broadcast_to(b[..., None] if vector else b, batch + (m, k))
-    flat_a = a.reshape((-1, m, n))
-    flat_b = b.reshape((-1, m, k))
+    nb = numel_of(batch)       # not -1: NumPy cannot infer it when m or n is 0
+    flat_a = a.reshape((nb, m, n))
+    flat_b = b.reshape((nb, m, k))
     eps = np.finfo(real.np).eps
     cond = eps * max(m, n) if rcond is None else rcond
     xs, ranks, sv = [], [], []
@@ -2057,7 +2067,7 @@ def _lstsq_impl(A, B, rcond, driver):
             xs.append(x)
             ranks.append(r)
             sv.append(s)
-    x = np.array(xs).reshape(batch + (n, k))
+    x = np.array(xs, dtype=a.dtype).reshape(batch + (n, k))
     _fill(solution, x[..., 0] if vector else x)
     if driver != "gels":
         _fill(rank, np.array(ranks).reshape(batch))
@@ -2241,7 +2251,20 @@ def _matrix_norm_impl(A, ord, dim, keepdim, dtype, out):
     with np.errstate(all="ignore"):
         if compute is not None:
             arr = arr.astype(compute)
-        if ord == "fro":
+        if not arr.size and ord not in ("fro", "nuc"):
+            # torch reduces with amax (an empty result is 0) or amin, whose empty-dim error
+            # names the dim it reduces: -1 of the singular values; for 1/inf the dim left
+            # after the sum (shifted down when the summed dim came before it)
+            if ord == -2:
+                raise IndexError("amin(): Expected reduction dim -1 to have non-zero size.")
+            if ord in (-1, -np.inf):
+                summed, reduced = (d0, d1) if ord == -1 else (d1, d0)
+                if A._sizes[reduced] == 0:
+                    shown = reduced - 1 if not keepdim and summed < reduced else reduced
+                    raise IndexError(f"amin(): Expected reduction dim {shown} to have non-zero "
+                                     f"size.")
+            values = np.zeros(arr.shape[:-2], arr.real.dtype)
+        elif ord == "fro":
             values = np.sqrt((np.abs(arr) ** 2).sum(axis=(-2, -1)))
         elif ord in ("nuc", 2, -2):
             if A._dtype.name in _HALF_TYPES:

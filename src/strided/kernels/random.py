@@ -60,7 +60,8 @@ def _iter_view(t) -> np.ndarray:
     arr = t._array()
     strides = t._strides
     if t._dtype.is_complex:
-        arr = arr.view(t._dtype.to_real().np).reshape(arr.shape + (2,))
+        # a new last axis first: NumPy cannot change the itemsize of a 0-dim array's view
+        arr = np.expand_dims(arr, -1).view(t._dtype.to_real().np)
         strides = tuple(2 * s for s in strides) + (1,)
     if arr.ndim > 1 and strides != contiguous_strides(arr.shape):
         order = sorted(range(arr.ndim), key=lambda d: -strides[d] if arr.shape[d] > 1 else 0)
@@ -75,10 +76,10 @@ def _write(t, values: np.ndarray) -> None:
 
 def _flat(t) -> np.ndarray:
     """The elements of a contiguous tensor as a 1-d NumPy view (complex as real pairs)."""
-    arr = t._array()
+    arr = t._array().reshape(-1)
     if t._dtype.is_complex:
         arr = arr.view(t._dtype.to_real().np)
-    return arr.reshape(-1)
+    return arr
 
 
 def _numel(t) -> int:

@@ -210,7 +210,10 @@ def _mean_dtype(name, self, dtype, out=None):
 def _mean_impl(self, dim, keepdim, dtype, out, nan=False):
     name = "nanmean" if nan else "mean"
     if nan:
+        # nanmean's out= overload has its own text
         check(self._dtype.category >= dt.FLOAT, lambda: (
+            "nanmean(): integral types and 'Bool' are not supported for nanmean, even for "
+            "empty tensors." if out is not None else
             f"nanmean(): expected input to have floating point or complex dtype but got "
             f"{self._dtype._scalar_name}"))
         check(not self._dtype.is_complex, "nansum on CPU does not support complex inputs")
@@ -639,6 +642,11 @@ def _logsumexp_np(arr, axes, keepdim):
 
 
 def _logsumexp_impl(self, dim, keepdim, out):
+    if dim is not None and not len(dim) and not keepdim and self._sizes and \
+            numel_of(self._sizes):
+        # torch's logsumexp over dim=() adds its keepdim max (all ones) into a 0-dim result
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
+                           f"{[1] * len(self._sizes)}")
     axes = _dims(self, dim)
     out_dtype = _float_of(self._dtype)
     res = _alloc(self, _shape(self._sizes, axes, keepdim), out_dtype, out)
@@ -669,6 +677,9 @@ def _cum_impl(self, dim, dtype, out, ufunc, inplace=False):
     d = maybe_wrap_dim(dim, ndim)
     out_dtype = dtype or (out._dtype if out is not None else _int_to_long(self._dtype))
     if inplace:
+        check(dtype is None or dtype is self._dtype, lambda: (
+            f"Bad in-place call: input tensor dtype {_CPP_NAMES[self._dtype.name]} and output "
+            f"tensor dtype {_CPP_NAMES[dtype.name]} should match"))
         res = self
     else:
         res = _alloc(self, self._sizes, out_dtype, out)
