@@ -55,3 +55,14 @@ def test_take_along_dim_errors():
     check(lambda m: m.take_along_dim(m.arange(10.0), m.tensor([-1]), None))
     check(lambda m: m.take_along_dim(m.empty(2, 0), m.zeros(2, 1, dtype=m.int64), 1))
     check(lambda m: m.take_along_dim(m.empty(2, 0), m.zeros(2, 0, dtype=m.int64), 1))
+
+
+# --------------------------------------------------------------------------- dropout backward
+
+def test_native_dropout_backward_promotes_integer_gradients():
+    def recipe(m):
+        mask = m.tensor([True, False, True])
+        return [m.ops.aten.native_dropout_backward(m.tensor([3, -2, 5], dtype=getattr(m, d)),
+                                                   mask, 0.5)
+                for d in ("int64", "int32", "uint8", "float64", "float32")]
+    check(recipe)

@@ -140,11 +140,16 @@ def native_dropout_backward(grad_output, mask, scale):
         f"Mask should be Bool Scalar Type{mask._dtype._scalar_name}"))
     from ..broadcast import broadcast_shapes
     shape = tuple(broadcast_shapes(grad_output._sizes, mask._sizes))
-    out = _empty(shape, grad_output._dtype, None, grad_output._device)
+    # (op_db fix) a wrapped-number scale promotes integer and bool gradients to the default
+    # floating dtype, as torch's TensorIterator does
+    odt = grad_output._dtype
+    if not (odt.is_floating_point or odt.is_complex):
+        odt = dt._default_dtype[0]
+    out = _empty(shape, odt, None, grad_output._device)
     if grad_output._device.type == "meta" or not numel_of(shape):
         return out
     g = grad_output._array()
-    c = _opmath(grad_output._dtype)
+    c = _opmath(odt)
     prod = np.multiply(g, mask._array(), dtype=g.dtype, casting="unsafe")
     np.multiply(prod.astype(c, copy=False), c.type(scale), out=out._array(), casting="unsafe")
     return out
