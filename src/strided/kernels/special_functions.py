@@ -613,11 +613,20 @@ def _ndtri_k(p, short):
     return out
 
 
-def _entr(x):
+def _narrow(v, ct):
+    """A float16/bfloat16 kernel's intermediate rounded to its dtype, as torch's kernels
+    (computing ``std::log`` of a Half in Half) round it."""
+    if ct is dt.float16 or ct is dt.bfloat16:
+        return v.astype(ct.np).astype(_F32)
+    return v
+
+
+def _entr_compute(out, ins, ct):
+    x = _ew._as_ct(ins[0], ct)
     with np.errstate(all="ignore"):
-        out = -x * np.log(x)
-    out = np.where(x == 0, x.dtype.type(0), out)
-    return np.where(x < 0, x.dtype.type(-np.inf), out)
+        out_ = -x * _narrow(np.log(x), ct)
+    out_ = np.where(x == 0, x.dtype.type(0), out_)
+    _ew._write(out, np.where(x < 0, x.dtype.type(-np.inf), out_))
 
 
 def _sinc(x):
@@ -1022,11 +1031,12 @@ def _xlogy(x, y):
     return np.where(np.isnan(y), y, out)
 
 
-def _xlog1py(x, y):
+def _xlog1py_compute(out, ins, ct):
+    x, y = (np.asarray(_ew._as_ct(v, ct)) for v in ins)
     with np.errstate(all="ignore"):
-        out = x * np.log1p(y)
-    out = np.where(x == 0, x.dtype.type(0), out)
-    return np.where(np.isnan(y), y, out)
+        r = x * _narrow(np.log1p(y), ct)
+    r = np.where(x == 0, x.dtype.type(0), r)
+    _ew._write(out, np.where(np.isnan(y), y, r))
 
 
 # -- the table rows (Note [The elementwise table] in elementwise.py) --------------------------
@@ -1176,7 +1186,7 @@ TABLE = [
     Op("special_log_ndtr", 1, "unary_float", elementwise(_flat(_log_ndtr_k)), F,
        "log_ndtr_cpu"),
     Op("special_erfcx", 1, "unary_float", elementwise(_flat(_erfcx_k)), F, "erfcx_cpu"),
-    Op("special_entr", 1, "unary_float", elementwise(_entr), FLOATS, "entr_cpu"),
+    Op("special_entr", 1, "unary_float", _entr_compute, FLOATS, "entr_cpu"),
     Op("sinc", 1, "unary_float", elementwise(_sinc), FLOATS | COMPLEX, "sinc_cpu"),
     Op("special_airy_ai", 1, "unary_float", elementwise(_flat(_airy_ai_k)), F, "airy_ai_cpu"),
     Op("special_bessel_j0", 1, "unary_float", elementwise(_flat(_j0_k)), F, "bessel_j0_cpu"),
@@ -1213,7 +1223,7 @@ TABLE = [
        post_checks=(_mvlgamma_check,), defaults=(1,)),
     # binary
     Op("xlogy", 2, "binary_float", elementwise(_xlogy), FLOATS, "xlogy_cpu", checks=_W),
-    Op("special_xlog1py", 2, "binary_float", elementwise(_xlog1py), FLOATS, "xlog1py_cpu",
+    Op("special_xlog1py", 2, "binary_float", _xlog1py_compute, FLOATS, "xlog1py_cpu",
        checks=_W),
     Op("special_zeta", 2, "binary_float", _bin(_zeta_k), F, "zeta_cpu", checks=_W),
     Op("igamma", 2, "binary", _bin(_igamma), FLOATS, "igamma_cpu", checks=_W),
