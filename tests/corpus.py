@@ -44,7 +44,10 @@ def to_strided(x):
         if t.device.type == "meta":     # (linalg helper) op_db's device-mismatch error inputs
             return strided.empty_strided(tuple(t.shape), t.stride(),
                                          dtype=strided_dtype(t.dtype), device="meta")
-        if _needs_layout(t):                # (op_db fixes) keep strides, offset, storage
+        if t.numel() == 0 and t.layout == torch.strided:   # NumPy would zero its strides
+            s = strided.empty_strided(tuple(t.shape), t.stride(),
+                                      dtype=strided_dtype(t.dtype))
+        elif _needs_layout(t):              # (op_db fixes) keep strides, offset, storage
             n = t.untyped_storage().nbytes() // t.element_size()
             whole = to_strided(t.new_empty(0).set_(t.untyped_storage(), 0, (n,), (1,)))
             s = whole.as_strided(tuple(t.shape), t.stride(), t.storage_offset()).detach()
