@@ -66,3 +66,14 @@ def test_native_dropout_backward_promotes_integer_gradients():
                                                    mask, 0.5)
                 for d in ("int64", "int32", "uint8", "float64", "float32")]
     check(recipe)
+
+
+# --------------------------------------------------------------------------- diag
+
+def test_diag_of_a_matrix_records_diagonal_copy():
+    def recipe(m):
+        x = m.arange(12.0, dtype=m.float64).reshape(3, 4).requires_grad_(True)
+        ys = [m.diag(x, k) for k in (-1, 0, 2)] + [x.diag()]
+        sum(y.sum() * (i + 1) for i, y in enumerate(ys)).backward()
+        return [(y.detach(), y.grad_fn.name()) for y in ys], x.grad
+    check(recipe)

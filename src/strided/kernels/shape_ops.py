@@ -1018,12 +1018,11 @@ def repeat_interleave_self_Tensor_autograd(self, repeats, dim=None, output_size=
 
 
 def diag_autograd(self, diagonal=0):
-    from ..core.layouts import contiguous_format
     ndim = len(self._sizes)
     check(ndim in (1, 2), lambda: f"diag(): Supports 1D or 2D tensors. Got {ndim}D")
     if ndim == 1:
         return _call("aten::diag_embed", self, diagonal, 0, 1)
-    return _call("aten::clone", _call("aten::diagonal", self, diagonal, 0, 1), contiguous_format)
+    return _call("aten::diagonal_copy", self, diagonal, 0, 1)   # torch: DiagonalBackward0_copy
 
 
 def diagflat_autograd(self, offset=0):
