@@ -33,10 +33,12 @@ Where torch's choice is defined, it is reproduced: ``sort(stable=True)`` and ``a
 order; with a NaN in the row, the first NaN); ``nanmedian(dim)`` (the same over the non-NaN
 values); ``cummax``/``cummin`` (the last index reaching the running extreme; after a NaN,
 the last NaN); ``mode`` (the smallest of the most frequent values, and the last of its
-positions, which is what torch's sort gives for rows of up to 16 elements).
+positions, which is what torch's sort gives for rows of up to 16 elements; longer rows, and
+rows holding NaN, are sorted as libstdc++'s ``std::sort`` does, Note [mode with NaN], up to
+``_MODE_EXACT_LIMIT`` elements).
 
 torch leaves the rest to its introsort / nth_element / x86-simd-sort: ``sort(stable=False)``
-on rows longer than 16, ``topk``, ``kthvalue``, ``mode`` on rows longer than 16, and
+on rows longer than 16, ``topk``, ``kthvalue``, ``mode`` on inputs past that limit, and
 ``nanmedian`` of an all-NaN row. There strided takes the stable choice (the element of the
 stable order: the first of equal values for ascending order and for ``topk``'s largest
 values); the values always match torch, the indices whenever the row has no ties.
@@ -500,6 +502,12 @@ def _mode_np(arr: np.ndarray):
 # takes libstdc++'s steps (median-of-three quicksort down to runs of 16, heapsort past the
 # depth limit, then insertion sort) on Python floats, whose ``<`` is C's.
 
+# Rows longer than 16 take ``_stl_sort`` too (torch's unstable order decides which index of
+# the most frequent value comes back) while the input has at most this many elements; past
+# it, the vectorized path's stable choice (Note [Which index for ties]) keeps mode fast.
+_MODE_EXACT_LIMIT = 1 << 17
+
+
 def _stl_sort(items: list) -> None:
     """libstdc++'s ``std::sort`` of ``(value, index)`` pairs by ``value <`` (in place)."""
     n = len(items)
@@ -612,10 +620,11 @@ def _adjust_heap(a, first, hole, n, value):
 
 
 def _mode_row_stl(row) -> tuple:
-    """torch's mode of one row, sorted as ``std::sort`` does (Note [mode with NaN])."""
-    items = [(float(v), i) for i, v in enumerate(row.tolist())]
+    """torch's mode of one row, sorted as ``std::sort`` does (Note [mode with NaN]); integer
+    rows compare as Python ints (exact past 2**53)."""
+    items = [(v, i) for i, v in enumerate(row.tolist())]
     _stl_sort(items)
-    best, best_i, best_freq, freq = 0.0, 0, 0, 0
+    best, best_i, best_freq, freq = 0, 0, 0, 0
     n = len(items)
     for k in range(n):
         freq += 1
@@ -655,16 +664,21 @@ def _mode_impl(self, dim, keepdim, values, indices):
     if not _is_meta(self):
         arr = np.moveaxis(self._array(), d, -1)
         value, index = _mode_np(arr)
-        if arr.dtype.kind in "fV" or arr.dtype.name == "bfloat16":
-            key = _key(arr).reshape(-1, arr.shape[-1])
-            nan_rows = np.flatnonzero(np.isnan(key).any(axis=-1))
-            if nan_rows.size:
-                value = value.reshape(-1).copy()
-                index = index.reshape(-1).copy()
-                for r in nan_rows.tolist():
-                    value[r], index[r] = _mode_row_stl(key[r])
-                value = value.reshape(arr.shape[:-1])
-                index = index.reshape(arr.shape[:-1])
+        key = _key(arr).reshape(-1, arr.shape[-1])
+        n = key.shape[-1]
+        if n > 16 and key.size <= _MODE_EXACT_LIMIT:
+            rows = range(key.shape[0])      # torch's unstable sort picks among ties
+        elif arr.dtype.kind in "fV" or arr.dtype.name == "bfloat16":
+            rows = np.flatnonzero(np.isnan(key).any(axis=-1)).tolist()
+        else:
+            rows = ()
+        if rows:
+            value = value.reshape(-1).copy()
+            index = index.reshape(-1).copy()
+            for r in rows:
+                value[r], index[r] = _mode_row_stl(key[r])
+            value = value.reshape(arr.shape[:-1])
+            index = index.reshape(arr.shape[:-1])
         _store(v, np.expand_dims(value, d))
         _store(i, np.expand_dims(index, d))
     return result()
