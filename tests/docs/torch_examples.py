@@ -11,9 +11,10 @@ examples of each docstring with :class:`doctest.DocTestParser` and returns one
 records for every example either its value (expressions), its printed output, or the class of
 the exception it raised.
 
-``classify(snippet)`` returns ``None`` for snippets that must agree, or a reason for the ones
-that cannot be compared (doctest ``+SKIP``, CUDA, files, torch-only features); every rule is
-explicit and named.
+``not_run(snippet)`` gives the reason a snippet is not run (doctest ``+SKIP``, CUDA, files,
+the time budget); ``excuse(snippet)`` the reason a snippet that disagrees is excused (torch-only
+features, gaps filed as other issues, an explicit ``KNOWN`` list). Every rule is explicit and
+named; a snippet that agrees counts as agreeing whatever rule it matches.
 
 Usage: ``python tests/docs/torch_examples.py`` prints the per-outcome counts and the
 disagreements.
@@ -27,6 +28,7 @@ import doctest
 import importlib
 import inspect
 import io
+import itertools
 import math
 import os
 import re
@@ -95,9 +97,16 @@ def collect() -> list[Snippet]:
 # --------------------------------------------------------------------------- classification
 
 # (regex over the snippet's source, reason). The first match wins.
-SOURCE_RULES = [
+# Rules for snippets that are not run at all (they need a device or files this test does not
+# give them).
+NOT_RUN_RULES = [
     (r"cuda|device=['\"]cuda|\.to\(['\"]cuda|mps", "needs CUDA/MPS"),
     (r"\bopen\(|\.pt['\"]|\.pth['\"]|tempfile|from_file|BytesIO", "needs files"),
+]
+
+# Rules that excuse a snippet that does not agree: torch-only features and gaps filed as other
+# issues. A snippet matching one of them that agrees counts as agreeing.
+SOURCE_RULES = [
     (r"torch\.jit|torch\.compile|torch\._dynamo|torch\.fx|torch\.export|torch\.library",
      "torch-only: compiler/jit"),
     (r"quantiz|qint|quint", "torch-only: quantization"),
@@ -150,19 +159,31 @@ HEAVY = {
 }
 
 
-def classify(snippet: Snippet) -> str | None:
-    """``None``: the snippet must agree. Otherwise the reason it is not compared."""
+def not_run(snippet: Snippet) -> str | None:
+    """The reason a snippet is not run at all, or ``None``."""
     if _skip_option(snippet):
         return "doctest +SKIP"
-    src = snippet.source
-    for pattern, reason in SOURCE_RULES:
-        if re.search(pattern, src):
+    for pattern, reason in NOT_RUN_RULES:
+        if re.search(pattern, snippet.source):
             return reason
-    if snippet.name in KNOWN:
-        return KNOWN[snippet.name]
     if snippet.name in HEAVY and not os.environ.get("STRIDED_DOCS_FULL"):
         return "time budget: large inputs (STRIDED_DOCS_FULL=1 runs it)"
     return None
+
+
+def excuse(snippet: Snippet) -> str | None:
+    """The reason a snippet that does not agree is excused, or ``None`` (it must agree)."""
+    if snippet.name in KNOWN:
+        return KNOWN[snippet.name]
+    for pattern, reason in SOURCE_RULES:
+        if re.search(pattern, snippet.source):
+            return reason
+    return None
+
+
+def classify(snippet: Snippet) -> str | None:
+    """``None``: the snippet must agree. Otherwise why it is not run or may disagree."""
+    return not_run(snippet) or excuse(snippet)
 
 
 # --------------------------------------------------------------------------- running
@@ -184,7 +205,9 @@ def _namespace(lib):
 
     bi = dict(builtins.__dict__)
     bi["__import__"] = mapped_import
+    # names torch's examples use without defining them: tensor(...), linalg.*, itertools
     ns = {"__builtins__": bi, "torch": lib, "np": np, "numpy": np, "math": math,
+          "itertools": itertools, "tensor": lib.tensor, "linalg": lib.linalg,
           "__name__": "__doctest__"}
     if lib is torch:
         ns.update(F=torch.nn.functional, nn=torch.nn)
@@ -364,7 +387,8 @@ def compare(snippet: Snippet, so: list[Outcome], to: list[Outcome]) -> tuple[str
 
 
 def evaluate(snippets=None):
-    """[(snippet, outcome, detail)] with outcome "skip: <reason>" for classified ones."""
+    """[(snippet, outcome, detail)]: outcome "agree", "missing name", "disagree",
+    "not run: <reason>", "excused: <reason>" or "stale KNOWN entry"."""
     import torch
 
     import strided
@@ -372,9 +396,9 @@ def evaluate(snippets=None):
     results = []
     torch_default = torch.get_default_dtype()
     for sn in snippets:
-        reason = classify(sn)
+        reason = not_run(sn)
         if reason is not None:
-            results.append((sn, f"skip: {reason}", ""))
+            results.append((sn, f"not run: {reason}", ""))
             continue
         try:
             to = run(sn, torch)
@@ -385,6 +409,11 @@ def evaluate(snippets=None):
             torch.set_grad_enabled(True)
             strided.set_grad_enabled(True)
         outcome, detail = compare(sn, so, to)
+        reason = excuse(sn)
+        if outcome != "agree" and reason is not None:
+            outcome = f"excused: {reason}"
+        elif outcome == "agree" and sn.name in KNOWN:
+            outcome, detail = "stale KNOWN entry", "agrees now: remove it from KNOWN"
         results.append((sn, outcome, detail))
     return results
 
