@@ -86,7 +86,7 @@ def sinc_backward(grad, self):
     """sinc'(x) = (pi x cos(pi x) - sin(pi x)) / (pi x^2); 0 at x = 0."""
     px = self * math.pi
     sq = self * self * math.pi
-    out = grad * (px * px.cos() - px.sin()) / sq.conj()
+    out = grad * ((px * px.cos() - px.sin()) / sq).conj()
     return _s.where(sq == 0.0, _s.zeros((), dtype=out.dtype), out)
 
 
@@ -99,9 +99,8 @@ def logcumsumexp_backward(grad, self, result, dim):
     the negative parts of grad separately (no overflow of exp(-r_k))."""
     if grad.numel() == 0:
         return grad
-    if self.is_complex():
-        w = grad * (-result).exp().conj()
-        return w.flip(dim).cumsum(dim).flip(dim) * self.exp().conj()
+    if self.is_complex():   # in log space too: no split needed, log(conj(grad)) is finite
+        return (_rev_logcumsumexp(grad.conj().log() - result, dim) + self).exp().conj()
     pos = grad.clamp(min=0).log()
     neg = (-grad).clamp(min=0).log()
     return (_rev_logcumsumexp(pos - result, dim) + self).exp() - \

@@ -1024,11 +1024,12 @@ def _legendre_p(x, nf, short):
 
 # -- xlogy, xlog1py ------------------------------------------------------------------------
 
-def _xlogy(x, y):
+def _xlogy_compute(out, ins, ct):
+    x, y = (np.asarray(_ew._as_ct(v, ct)) for v in ins)
     with np.errstate(all="ignore"):
-        out = x * np.log(y)
-    out = np.where(x == 0, x.dtype.type(0), out)
-    return np.where(np.isnan(y), y, out)
+        r = x * _narrow(np.log(y), ct)
+    r = np.where(x == 0, x.dtype.type(0), r)
+    _ew._write(out, np.where(np.isnan(y), y, r))
 
 
 def _xlog1py_compute(out, ins, ct):
@@ -1222,7 +1223,7 @@ TABLE = [
     Op("_mvlgamma", 1, "unary_float", _mvlgamma_compute, FLOATS, "mvlgamma",
        post_checks=(_mvlgamma_check,), defaults=(1,)),
     # binary
-    Op("xlogy", 2, "binary_float", elementwise(_xlogy), FLOATS, "xlogy_cpu", checks=_W),
+    Op("xlogy", 2, "binary_float", _xlogy_compute, FLOATS, "xlogy_cpu", checks=_W),
     Op("special_xlog1py", 2, "binary_float", _xlog1py_compute, FLOATS, "xlog1py_cpu",
        checks=_W),
     Op("special_zeta", 2, "binary_float", _bin(_zeta_k), F, "zeta_cpu", checks=_W),
@@ -1363,10 +1364,17 @@ def frexp(self):
 def _logcumsumexp_array(x, axis):
     if x.dtype.kind != "c":
         return np.logaddexp.accumulate(x, axis=axis)
-    re = x.real
-    m = np.max(re, axis=axis, keepdims=True) if x.size else re
-    m = np.where(np.isfinite(m), m, 0)
-    return np.log(np.cumsum(np.exp(x - m), axis=axis)) + m
+    # a running pairwise log-add-exp, as torch's scan: the imaginary part accumulates
+    # (it is not wrapped to (-pi, pi], as log(cumsum(exp(x))) would be)
+    v = np.moveaxis(x, axis, 0).copy()
+    for i in range(1, v.shape[0]):
+        a, b = v[i - 1], v[i]
+        first = a.real >= b.real
+        hi = np.where(first, a, b)
+        lo = np.where(first, b, a)
+        r = hi + np.log1p(np.exp(lo - hi))
+        v[i] = np.where(np.isinf(hi.real) & (hi == lo), hi, r)
+    return np.moveaxis(v, 0, axis)
 
 
 def logcumsumexp_out(self, dim, out):

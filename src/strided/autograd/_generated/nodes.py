@@ -8802,10 +8802,10 @@ class LdexpBackward0(FormulaNode):
         r_self = r_other = None
         if node._need(0):
             other = _u(node._s_other, node)
-            r_self = grad * pow(2, other)
+            r_self = grad * pow(2, other).conj()
         if node._need(1):
             result = _u(node._s_result, node)
-            r_other = grad * result * math.log(2)
+            r_other = grad * result.conj() * math.log(2)
         return node._flatten((r_self, r_other))
 
 
