@@ -85,7 +85,8 @@ def test_imports_of_torch_bind_strided():
 
 
 def test_classification_rules_have_reasons():
-    assert te.not_run(_snippet(">>> torch.ones(2, device='cuda')\n")) == "needs CUDA/MPS"
+    assert te.excuse(_snippet(">>> torch.ones(2, device='cuda')\n")) == "needs CUDA/MPS"
+    assert te.not_run(_snippet(">>> torch.save(x, 'x.pt')\n")) == "needs files"
     assert te.not_run(_snippet(">>> torch.ones(2)  # doctest: +SKIP\n")) == "doctest +SKIP"
     assert te.not_run(_snippet(">>> torch.ones(2).to_sparse()\n")) is None
     assert te.excuse(_snippet(">>> torch.ones(2).to_sparse()\n")).startswith("issue 16")

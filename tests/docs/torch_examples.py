@@ -100,13 +100,16 @@ def collect() -> list[Snippet]:
 # Rules for snippets that are not run at all (they need a device or files this test does not
 # give them).
 NOT_RUN_RULES = [
-    (r"cuda|device=['\"]cuda|\.to\(['\"]cuda|mps", "needs CUDA/MPS"),
-    (r"\bopen\(|\.pt['\"]|\.pth['\"]|tempfile|from_file|BytesIO", "needs files"),
+    (r"\bopen\(|\.pt['\"]|\.pth['\"]|tempfile|from_file|BytesIO|torch\.(save|load)\(",
+     "needs files"),
+    (r"set_default_device\(['\"]cuda|set_default_tensor_type\(torch\.cuda",
+     "needs CUDA (makes it the process's default device)"),
 ]
 
 # Rules that excuse a snippet that does not agree: torch-only features and gaps filed as other
 # issues. A snippet matching one of them that agrees counts as agreeing.
 SOURCE_RULES = [
+    (r"cuda|\bmps\b", "needs CUDA/MPS"),
     (r"torch\.jit|torch\.compile|torch\._dynamo|torch\.fx|torch\.export|torch\.library",
      "torch-only: compiler/jit"),
     (r"quantiz|qint|quint", "torch-only: quantization"),
@@ -405,6 +408,9 @@ def evaluate(snippets=None):
             so = run(sn, strided)
         finally:
             torch.set_default_dtype(torch_default)
+            torch.set_default_device(None)
+            torch.use_deterministic_algorithms(False)
+            strided.use_deterministic_algorithms(False)
             strided.set_default_dtype(strided.float32)
             torch.set_grad_enabled(True)
             strided.set_grad_enabled(True)
