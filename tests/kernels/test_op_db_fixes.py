@@ -77,3 +77,36 @@ def test_diag_of_a_matrix_records_diagonal_copy():
         sum(y.sum() * (i + 1) for i, y in enumerate(ys)).backward()
         return [(y.detach(), y.grad_fn.name()) for y in ys], x.grad
     check(recipe)
+
+
+# --------------------------------------------------------------------------- memory formats
+
+def test_channels_last_layouts():
+    def recipe(m):
+        x = m.arange(36.0, dtype=m.float64).reshape(2, 3, 2, 3)
+        v = m.arange(120.0).reshape(1, 3, 2, 4, 5)
+        cl = x.contiguous(memory_format=m.channels_last)
+        return [m.empty(2, 3, 0, 2, memory_format=m.channels_last).stride(),
+                m.empty(2, 3, 4, 2, 5, memory_format=m.channels_last_3d).stride(),
+                m.empty_like(x, memory_format=m.channels_last).stride(),
+                cl, cl.contiguous(memory_format=m.channels_last) is cl,
+                x.clone(memory_format=m.channels_last), x.double(memory_format=m.channels_last),
+                x.long(memory_format=m.channels_last), x.to(m.int64, memory_format=m.channels_last),
+                cl.contiguous(), v.contiguous(memory_format=m.channels_last_3d)]
+    check(recipe)
+
+
+def test_channels_last_rank_errors():
+    check(lambda m: m.empty(2, 3, memory_format=m.channels_last))
+    check(lambda m: m.empty(2, 3, 4, memory_format=m.channels_last_3d))
+    check(lambda m: m.ones(2, 3).t().contiguous(memory_format=m.channels_last))
+    check(lambda m: m.empty_like(m.ones(2, 3), memory_format=m.channels_last))
+
+
+def test_to_dtype_aliases_only_when_torch_does():
+    def recipe(m):
+        x = m.ones(2, 3, 2, 3, dtype=m.float64)
+        outs = [x.double(), x.to(m.float64), x.double(memory_format=m.channels_last),
+                x.to(memory_format=m.channels_last), x.long()]
+        return [_same_storage(o, x) for o in outs]
+    check(recipe)

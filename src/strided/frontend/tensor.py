@@ -113,6 +113,8 @@ _CONTIGUOUS_FORMAT = layouts.contiguous_format
 
 def _dtype_method(target):
     def convert(self, memory_format=layouts.preserve_format):
+        if memory_format is not layouts.preserve_format:     # to()'s rule for self
+            return self.to(target, memory_format=memory_format)
         if self._dtype is target:
             return self
         return _op_to_copy.call(self._keyset, self, target, None, None, None, False, None)
@@ -730,7 +732,8 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
             memory_format, = _contiguous_args(*args, **kwargs)
         except _ap.PARSE_ERRORS:
             _ap.raise_invalid_arguments(_CONTIGUOUS_SIGS, args, kwargs)
-        if compute_is_contiguous(self._sizes, self._strides):
+        from ..kernels.factory import is_contiguous_in
+        if is_contiguous_in(self._sizes, self._strides, memory_format):
             return self
         return _op_contiguous.call(self._keyset, self, memory_format)
 

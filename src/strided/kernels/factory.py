@@ -89,7 +89,26 @@ def empty(size, dtype=None, layout=None, device=None, pin_memory=None, memory_fo
     if nbytes > _INT64_MAX or (not numel and len(size) > 2 and numel_overflows(size)):
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
     storage = UntypedStorage._new(nbytes, device, _allocator(device))
-    return make_tensor(storage, size, contiguous_strides(size), 0, dtype)
+    return make_tensor(storage, size, _format_strides(size, memory_format), 0, dtype)
+
+
+def _format_strides(size, memory_format):
+    """The dense strides of a memory format: row-major, or channels last (N, H, W, C) for
+    ``channels_last`` (rank 4) and ``channels_last_3d`` (rank 5), as torch lays them out
+    (the channel stride 1, then W, H, (D), N in turn, no size clamped to 1)."""
+    if memory_format is layouts.channels_last or memory_format is layouts.channels_last_3d:
+        rank = 4 if memory_format is layouts.channels_last else 5
+        check(len(size) == rank, lambda: (
+            f"required rank {rank} tensor to use {str(memory_format)[6:]} format"))
+        strides = [0] * rank
+        strides[1] = 1
+        acc = size[1]
+        for d in range(rank - 1, 1, -1):
+            strides[d] = acc
+            acc *= size[d]
+        strides[0] = acc
+        return tuple(strides)
+    return contiguous_strides(size)
 
 
 def empty_out(size, memory_format, out):
@@ -221,9 +240,7 @@ def empty_like(self, dtype=None, layout=None, device=None, pin_memory=None,
         if strides == contiguous_strides(sizes):
             return empty(sizes, dtype, None, device)
         return new_strided(sizes, strides, dtype, device)
-    check(memory_format is layouts.contiguous_format, lambda: (
-        f"strided does not support memory format {memory_format} yet"))
-    return empty(sizes, dtype, None, device)
+    return empty(sizes, dtype, None, device, None, memory_format)
 
 
 def zeros_like(self, dtype=None, layout=None, device=None, pin_memory=None,
@@ -315,9 +332,27 @@ def clone(self, memory_format=None):
 
 
 def contiguous(self, memory_format=layouts.contiguous_format):
-    if compute_is_contiguous(self._sizes, self._strides):
+    if is_contiguous_in(self._sizes, self._strides, memory_format):
         return self
-    return clone(self, layouts.contiguous_format)
+    return clone(self, memory_format)
+
+
+def is_contiguous_in(sizes, strides, memory_format) -> bool:
+    """``is_contiguous(memory_format=...)``: row-major dense, or (``channels_last`` for rank
+    4, ``channels_last_3d`` for rank 5) dense with C innermost, then W, H, (D), N; size-1
+    dims ignored. Any other rank is not channels-last contiguous."""
+    if memory_format is layouts.channels_last or memory_format is layouts.channels_last_3d:
+        rank = 4 if memory_format is layouts.channels_last else 5
+        if len(sizes) != rank:
+            return False
+        expected = 1
+        for d in layouts._CHANNELS_LAST_ORDERS[rank]:
+            if sizes[d] != 1:
+                if strides[d] != expected:
+                    return False
+                expected *= sizes[d]
+        return True
+    return compute_is_contiguous(sizes, strides)
 
 
 def to_copy(self, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False,

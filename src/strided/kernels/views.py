@@ -56,8 +56,7 @@ def _checked_view(self, sizes: tuple, strides: tuple, offset: int):
     runs once some storage has shrunk)."""
     if SHRUNK[0]:
         check_in_bounds_for_storage(sizes, strides, offset, self._dtype, self._storage)
-    base = self._base if self._base is not None else self
-    return make_tensor(self._storage, sizes, strides, offset, self._dtype, self._vc, base)
+    return make_view(self, sizes, strides, offset)   # (looked up here: explain() wraps it)
 
 
 def _checked_geometry(self, sizes: tuple, strides: tuple, offset: int):
@@ -304,11 +303,11 @@ def flatten_using_ints(self, start_dim=0, end_dim=-1):
 def unflatten_int(self, dim, sizes):
     """Splits ``dim`` into ``sizes`` (one may be -1); always a view."""
     ndim = len(self._sizes)
+    check(len(sizes) > 0, "unflatten: sizes must be non-empty")   # torch's first check
     if ndim == 0:
         raise RuntimeError("unflatten got an unexpected error:\nDimension specified as "
                            f"{dim} but tensor has no dimensions")
     dim = maybe_wrap_dim(dim, ndim)
-    check(len(sizes) > 0, "unflatten: sizes must be non-empty")
     size = self._sizes[dim]
     try:
         inner = infer_size(sizes, size)
@@ -791,10 +790,11 @@ def ravel_autograd(self):
 def contiguous_autograd(self, memory_format=None):
     """``self`` when it is contiguous, else a contiguous clone (CloneBackward0)."""
     from ..core.layouts import contiguous_format
-    from ..core.tensor_impl import compute_is_contiguous
-    if compute_is_contiguous(self._sizes, self._strides):
+    from .factory import is_contiguous_in
+    memory_format = memory_format or contiguous_format
+    if is_contiguous_in(self._sizes, self._strides, memory_format):
         return self
-    return _call_op("aten::clone", self, contiguous_format)
+    return _call_op("aten::clone", self, memory_format)
 
 
 def _movedim_order(self, source, destination):
