@@ -47,9 +47,21 @@ def to_strided(x):
         if t.numel() == 0 and t.layout == torch.strided:   # NumPy would zero its strides
             s = strided.empty_strided(tuple(t.shape), t.stride(),
                                       dtype=strided_dtype(t.dtype))
-        elif _needs_layout(t):              # (op_db fixes) keep strides, offset, storage
+        elif _needs_layout(t) or (_SHARED is not None and t.layout == torch.strided
+                                  and not (t.is_conj() or t.is_neg() or t._is_zerotensor())):
+            # (op_db fixes) keep strides, offset, storage; under to_strided_shared, tensors
+            # sharing a storage in torch (out= the input itself) share one in strided
             n = t.untyped_storage().nbytes() // t.element_size()
-            whole = to_strided(t.new_empty(0).set_(t.untyped_storage(), 0, (n,), (1,)))
+            key = (t.untyped_storage().data_ptr(), t.dtype)
+            whole = None if _SHARED is None else _SHARED.get(key)
+            if whole is None:
+                flat = t.new_empty(0).set_(t.untyped_storage(), 0, (n,), (1,))
+                arr = (flat.float() if t.dtype == torch.bfloat16 else flat).numpy().copy()
+                whole = strided.from_numpy(arr)
+                if t.dtype == torch.bfloat16:
+                    whole = whole.to(strided.bfloat16)
+                if _SHARED is not None:
+                    _SHARED[key] = whole
             s = whole.as_strided(tuple(t.shape), t.stride(), t.storage_offset()).detach()
         else:
             arr = (t.float() if t.dtype == torch.bfloat16 else t).resolve_conj().numpy().copy()
@@ -80,6 +92,20 @@ def to_strided(x):
             x.__module__.startswith("torch")) and hasattr(x, "__name__"):
         return _strided_callable(x)
     return x
+
+
+_SHARED: dict | None = None
+
+
+def to_strided_shared(x):
+    """``to_strided`` where tensors that share a storage in torch share one in strided (an
+    error input's ``out=`` that is the input itself must overlap it in both)."""
+    global _SHARED
+    _SHARED = {}
+    try:
+        return to_strided(x)
+    finally:
+        _SHARED = None
 
 
 def _needs_layout(t: torch.Tensor) -> bool:
@@ -180,20 +206,21 @@ def dtype_name(d) -> str:
     return str(d).removeprefix("torch.").removeprefix("strided.")
 
 
-def compare(out_s, out_t, what: str = "output") -> None:
-    """Same structure, dtypes, shapes; values close for the dtype (NaN equal to NaN)."""
+def compare(out_s, out_t, what: str = "output", tol: tuple | None = None) -> None:
+    """Same structure, dtypes, shapes; values close for the dtype (NaN equal to NaN), or
+    within ``tol`` = (rtol, atol) when given."""
     if isinstance(out_t, torch.Tensor):
         assert isinstance(out_s, strided.Tensor), f"{what}: expected a tensor, got {out_s!r}"
         assert tuple(out_s.shape) == tuple(out_t.shape), (what, out_s.shape, out_t.shape)
         assert dtype_name(out_s.dtype) == dtype_name(out_t.dtype), (what, out_s.dtype,
                                                                      out_t.dtype)
-        rtol, atol = TOLERANCES.get(dtype_name(out_t.dtype), (0, 0))
+        rtol, atol = tol or TOLERANCES.get(dtype_name(out_t.dtype), (0, 0))
         np.testing.assert_allclose(values(out_s), values(out_t), rtol=rtol, atol=atol,
                                    equal_nan=True, err_msg=what)
     elif isinstance(out_t, (list, tuple)):
         assert isinstance(out_s, (list, tuple)) and len(out_s) == len(out_t), (what, out_s)
         for i, (a, b) in enumerate(zip(out_s, out_t)):
-            compare(a, b, f"{what}[{i}]")
+            compare(a, b, f"{what}[{i}]", tol)
     elif isinstance(out_t, float):
         assert math.isclose(out_s, out_t, rel_tol=1e-6, abs_tol=1e-9) or (
             math.isnan(out_s) and math.isnan(out_t)), (what, out_s, out_t)

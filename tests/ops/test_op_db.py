@@ -36,7 +36,7 @@ from corpus import (
     storage_sharing,
     strided_op,
     tensors,
-    to_strided,
+    to_strided_shared,
 )
 from torch.testing._internal.common_methods_invocations import op_db
 
@@ -56,6 +56,11 @@ NOT_COVERED = {
         "unary", "binary", "binary_return_by_ref", "4inputs_with_extra_args",
         "2inputs_2outputs")},
 }
+
+# entry -> (rtol, atol) where torch itself is less accurate than the dtype's tolerance:
+# torch's float64 bessel_j0 / bessel_y1 are off by up to 3e-7 for x in [5, 8] (mpmath is
+# the referee; strided agrees with it to rounding, tests/special/test_special.py)
+TOLERANCE_OVERRIDES = {"special.bessel_j0": (1e-7, 5e-7), "special.bessel_y1": (1e-7, 5e-7)}
 
 # outputs whose values are unspecified (uninitialized memory): only metadata compares
 UNINITIALIZED = {"empty", "empty_like", "empty_strided", "empty_permuted", "new_empty",
@@ -105,7 +110,7 @@ def _run(fn, sample, convert):
     args = (sample.input, *sample.args)
     kwargs = sample.kwargs
     if convert:
-        args, kwargs = to_strided(args), to_strided(kwargs)
+        args, kwargs = to_strided_shared((args, kwargs))
     return fn(*args, **kwargs), args, kwargs
 
 
@@ -123,7 +128,7 @@ def _check_sample(o, fn, sample, dtype) -> None:
     process = sample.output_process_fn_grad     # e.g. eigenvectors up to sign: abs()
     if getattr(process, "__code__", None) is not None:
         out_t, out_s = process(out_t), rebind(process)(out_s)
-    compare(out_s, out_t)
+    compare(out_s, out_t, tol=TOLERANCE_OVERRIDES.get(o.name))
     assert storage_sharing(out_s, (args_s, kwargs_s)) == storage_sharing(
         out_t, (args_t, kwargs_t)), "outputs alias other inputs than torch's"
     first_t, first_s = tensors(out_t)[:1], tensors(out_s)[:1]
