@@ -417,7 +417,7 @@ def evaluate(snippets=None):
         outcome, detail = compare(sn, so, to)
         reason = excuse(sn)
         if outcome != "agree" and reason is not None:
-            outcome = f"excused: {reason}"
+            outcome, detail = f"excused: {reason}", f"[{outcome}] {detail}"
         elif outcome == "agree" and sn.name in KNOWN:
             outcome, detail = "stale KNOWN entry", "agrees now: remove it from KNOWN"
         results.append((sn, outcome, detail))
@@ -441,3 +441,6 @@ if __name__ == "__main__":
                                                         outcome in sys.argv[1:]):
             print(f"=== {sn.name} [{outcome}]\n{detail[:600]}\n")
     print(f"{len(res)} snippets in {time.time() - t0:.1f}s:", counts(res))
+    raw = {k: sum(1 for _, o, d in res if o.startswith("excused") and d.startswith(f"[{k}]"))
+           for k in ("missing name", "disagree")}
+    print("excused snippets by what they do:", raw)
