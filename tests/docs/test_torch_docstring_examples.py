@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from conftest import check
 
 import strided
 
@@ -96,3 +97,19 @@ def test_classification_rules_have_reasons():
     assert outcome == "agree"
     [(_, outcome, _)] = te.evaluate([_snippet(">>> torch.ones(2).to_sparse()\n")])
     assert outcome == "excused: issue 16: sparse layouts"
+
+
+# ---------------------------------------------------------------- fixes the corpus found
+
+@pytest.mark.parametrize("driver", ["gelsy", "gelsd", "gelss", "gels"])
+@pytest.mark.parametrize("a,b", [((1, 3, 3), (2, 3, 3)), ((2, 1, 5, 3), (1, 4, 5, 2)),
+                                 ((5, 3), (2, 5, 2)), ((3, 5, 3), (5,)), ((1, 4, 3), (2, 4)),
+                                 ((2, 5, 3), (5, 2)), ((2, 5, 3), (2, 5)), ((4, 3), (4,))])
+def test_lstsq_broadcast_input(a, b, driver):
+    """torch.linalg.lstsq's example: rank and singular values keep the input's own batch
+    shape when it broadcasts; torch's dims rule and vector case."""
+    def recipe(m):
+        g = m.Generator().manual_seed(0)
+        r = m.linalg.lstsq(m.randn(a, generator=g), m.randn(b, generator=g), driver=driver)
+        return tuple(r.solution.shape), r.residuals.shape, r.rank, r.singular_values.shape
+    check(recipe)

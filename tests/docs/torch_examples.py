@@ -109,7 +109,6 @@ NOT_RUN_RULES = [
 # Rules that excuse a snippet that does not agree: torch-only features and gaps filed as other
 # issues. A snippet matching one of them that agrees counts as agreeing.
 SOURCE_RULES = [
-    (r"cuda|\bmps\b", "needs CUDA/MPS"),
     (r"torch\.jit|torch\.compile|torch\._dynamo|torch\.fx|torch\.export|torch\.library",
      "torch-only: compiler/jit"),
     (r"quantiz|qint|quint", "torch-only: quantization"),
@@ -128,6 +127,7 @@ SOURCE_RULES = [
      r"set_printoptions|torch\.backends|torch\.cpu\.|torch\.set_num_threads|"
      r"set_default_device|torch\.Stream|torch\.Event|pin_memory|share_memory",
      "torch-only: runtime/storage internals"),
+    (r"cuda|\bmps\b", "needs CUDA/MPS"),
 ]
 
 
@@ -143,8 +143,6 @@ KNOWN: dict[str, str] = {
     "torch.masked.is_masked_tensor": "torch-only: the MaskedTensor prototype",
     "torch.nn.CrossEntropyLoss": "issue 15: argument aliases (sum(axis=))",
     "Tensor.grad_dtype": "gap: Tensor.grad_dtype (torch 2.13's leaf gradient dtype)",
-    "torch.linalg.lstsq": "gap: lstsq with a broadcast input keeps the input's batch shape "
-                          "for rank/singular_values in torch",
     "torch.vmap": "gap: torch.func.vmap",
     "torch.linalg.solve": "round-off: torch.allclose of a float32 solve at the tolerance edge",
 }

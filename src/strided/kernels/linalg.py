@@ -2015,12 +2015,16 @@ _LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 def _lstsq_impl(A, B, rcond, driver):
     check(A.dim() >= 2, "torch.linalg.lstsq: input must have at least 2 dimensions.")
     check(B.dim() >= 1, "torch.linalg.lstsq: other must have at least 1 dimension.")
+    check(0 <= A.dim() - B.dim() <= 1, "torch.linalg.lstsq: input.dim() must be greater or "
+          "equal to other.dim() and (input.dim() - other.dim()) <= 1")
     check(A._dtype is B._dtype, lambda: (
         f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got "
         f"input's dtype {A._dtype._scalar_name} and other's dtype {B._dtype._scalar_name}"))
-    vector = B.dim() == A.dim() - 1
     m, n = A._sizes[-2:]
-    broadcast_pair(A._sizes[:-2], B._sizes[:-1] if vector else B._sizes[:-2])
+    # torch broadcasts the batches reading an other with one dim fewer as a batch of vectors,
+    # then takes the vector case only for a 1-d other or exactly input.shape[:-1]
+    broadcast_pair(A._sizes[:-2], B._sizes[:-1] if B.dim() == A.dim() - 1 else B._sizes[:-2])
+    vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and B._sizes == A._sizes[:-1])
     if vector:
         check(B._sizes[-1] == m,
               "torch.linalg.lstsq: input.size(-2) should match other.size(-1)")
@@ -2044,8 +2048,10 @@ def _lstsq_impl(A, B, rcond, driver):
         solution = views.select(solution, -1, 0)
     full_rank_residuals = driver != "gelsy" and m > n
     residuals = _new((0,), real, A._device)
-    rank = _new(batch if driver != "gels" else (0,), dt.int64, A._device)
-    svals = _new(batch + (min(m, n),) if driver in ("gelsd", "gelss") else (0,), real,
+    # rank and singular values describe A: they keep A's own batch shape, not the broadcast one
+    a_batch = A._sizes[:-2]
+    rank = _new(a_batch if driver != "gels" else (0,), dt.int64, A._device)
+    svals = _new(a_batch + (min(m, n),) if driver in ("gelsd", "gelss") else (0,), real,
                  A._device)
     if _is_meta(A) or _is_meta(B):
         return solution, residuals, rank, svals
@@ -2069,10 +2075,13 @@ def _lstsq_impl(A, B, rcond, driver):
             sv.append(s)
     x = np.array(xs, dtype=a.dtype).reshape(batch + (n, k))
     _fill(solution, x[..., 0] if vector else x)
+    # the broadcast copies of one matrix of A share its rank and singular values
+    of_a = (0,) * (len(batch) - len(a_batch)) + tuple(
+        slice(0, 1) if d == 1 else slice(None) for d in a_batch)
     if driver != "gels":
-        _fill(rank, np.array(ranks).reshape(batch))
+        _fill(rank, np.array(ranks).reshape(batch)[of_a])
     if driver in ("gelsd", "gelss"):
-        _fill(svals, np.array(sv).reshape(batch + (min(m, n),)))
+        _fill(svals, np.array(sv).reshape(batch + (min(m, n),))[of_a])
     if full_rank_residuals and all(r == n for r in ranks):
         with np.errstate(all="ignore"):
             res = (np.abs(b - a @ x) ** 2).sum(axis=-2)
