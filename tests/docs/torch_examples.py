@@ -38,7 +38,10 @@ from dataclasses import dataclass
 import numpy as np
 
 NAMESPACES = ("torch", "torch.Tensor", "torch.nn.functional", "torch.linalg", "torch.fft",
-              "torch.special", "torch.masked", "torch.nn")
+              "torch.special", "torch.masked", "torch.nn", "torch.nn.init", "torch.nn.utils",
+              "torch.nn.utils.rnn", "torch.autograd", "torch.autograd.functional",
+              "torch.random", "torch.testing", "torch.signal.windows", "torch.utils.data",
+              "torch.optim")
 
 
 @dataclass
@@ -144,6 +147,11 @@ KNOWN: dict[str, str] = {
     "torch.nn.CrossEntropyLoss": "issue 15: argument aliases (sum(axis=))",
     "Tensor.grad_dtype": "gap: Tensor.grad_dtype (torch 2.13's leaf gradient dtype)",
     "torch.vmap": "gap: torch.func.vmap",
+    "torch.autograd.enforce_grad_layout_policy": "gap: torch 2.13's "
+                                                 "autograd.enforce_grad_layout_policy",
+    "torch.autograd.inference_mode": "gap: inference tensors (Tensor.is_inference, no version "
+                                     "counter)",
+    "torch.optim.Muon": "gap: torch.optim.Muon",
     "torch.linalg.solve": "round-off: torch.allclose of a float32 solve at the tolerance edge",
 }
 
@@ -346,7 +354,7 @@ def _normalize_printed(text: str) -> str:
 
 
 # tensors read from uninitialized memory: shape and dtype are compared, values are not
-_UNINITIALIZED = re.compile(r"\bempty(_strided|_like)?\(|\bnew_empty")
+_UNINITIALIZED = re.compile(r"\bempty(_strided|_like)?\(|\bnew_empty|skip_init")
 
 
 def compare(snippet: Snippet, so: list[Outcome], to: list[Outcome]) -> tuple[str, str]:
