@@ -39,38 +39,13 @@ def strided_dtype(d: torch.dtype):
 
 def to_strided(x):
     """A torch value (tensors, dtypes, devices, torch callables, containers) as strided's."""
+    if isinstance(x, torch.Tensor) and _SHARED is not None:   # one torch tensor, one strided
+        key = ("tensor", id(x))
+        if key not in _SHARED:
+            _SHARED[key] = (x, _to_strided_tensor(x))      # (x kept alive: ids stay unique)
+        return _SHARED[key][1]
     if isinstance(x, torch.Tensor):
-        t = x.detach()
-        if t.device.type == "meta":     # (linalg helper) op_db's device-mismatch error inputs
-            return strided.empty_strided(tuple(t.shape), t.stride(),
-                                         dtype=strided_dtype(t.dtype), device="meta")
-        if t.numel() == 0 and t.layout == torch.strided:   # NumPy would zero its strides
-            s = strided.empty_strided(tuple(t.shape), t.stride(),
-                                      dtype=strided_dtype(t.dtype))
-        elif _needs_layout(t) or (_SHARED is not None and t.layout == torch.strided
-                                  and not (t.is_conj() or t.is_neg() or t._is_zerotensor())):
-            # (op_db fixes) keep strides, offset, storage; under to_strided_shared, tensors
-            # sharing a storage in torch (out= the input itself) share one in strided
-            n = t.untyped_storage().nbytes() // t.element_size()
-            key = (t.untyped_storage().data_ptr(), t.dtype)
-            whole = None if _SHARED is None else _SHARED.get(key)
-            if whole is None:
-                flat = t.new_empty(0).set_(t.untyped_storage(), 0, (n,), (1,))
-                arr = (flat.float() if t.dtype == torch.bfloat16 else flat).numpy().copy()
-                whole = strided.from_numpy(arr)
-                if t.dtype == torch.bfloat16:
-                    whole = whole.to(strided.bfloat16)
-                if _SHARED is not None:
-                    _SHARED[key] = whole
-            s = whole.as_strided(tuple(t.shape), t.stride(), t.storage_offset()).detach()
-        else:
-            arr = (t.float() if t.dtype == torch.bfloat16 else t).resolve_conj().numpy().copy()
-            s = strided.from_numpy(arr)
-            if t.dtype == torch.bfloat16:
-                s = s.to(strided.bfloat16)
-        if x.requires_grad:
-            s.requires_grad_(True)
-        return s
+        return _to_strided_tensor(x)
     if isinstance(x, torch.dtype):
         return strided_dtype(x)
     if isinstance(x, (torch.memory_format, torch.layout)):
@@ -92,6 +67,41 @@ def to_strided(x):
             x.__module__.startswith("torch")) and hasattr(x, "__name__"):
         return _strided_callable(x)
     return x
+
+
+def _to_strided_tensor(x):
+    """One torch tensor as strided's (see ``to_strided``)."""
+    t = x.detach()
+    if t.device.type == "meta":     # (linalg helper) op_db's device-mismatch error inputs
+        return strided.empty_strided(tuple(t.shape), t.stride(),
+                                     dtype=strided_dtype(t.dtype), device="meta")
+    if t.numel() == 0 and t.layout == torch.strided:   # NumPy would zero its strides
+        s = strided.empty_strided(tuple(t.shape), t.stride(),
+                                  dtype=strided_dtype(t.dtype))
+    elif _needs_layout(t) or (_SHARED is not None and t.layout == torch.strided
+                              and not (t.is_conj() or t.is_neg() or t._is_zerotensor())):
+        # (op_db fixes) keep strides, offset, storage; under to_strided_shared, tensors
+        # sharing a storage in torch (out= the input itself) share one in strided
+        n = t.untyped_storage().nbytes() // t.element_size()
+        key = (t.untyped_storage().data_ptr(), t.dtype)
+        whole = None if _SHARED is None else _SHARED.get(key)
+        if whole is None:
+            flat = t.new_empty(0).set_(t.untyped_storage(), 0, (n,), (1,))
+            arr = (flat.float() if t.dtype == torch.bfloat16 else flat).numpy().copy()
+            whole = strided.from_numpy(arr).clone()    # a resizable storage, as torch's
+            if t.dtype == torch.bfloat16:
+                whole = whole.to(strided.bfloat16)
+            if _SHARED is not None:
+                _SHARED[key] = whole
+        s = whole.as_strided(tuple(t.shape), t.stride(), t.storage_offset()).detach()
+    else:
+        arr = (t.float() if t.dtype == torch.bfloat16 else t).resolve_conj().numpy().copy()
+        s = strided.from_numpy(arr)
+        if t.dtype == torch.bfloat16:
+            s = s.to(strided.bfloat16)
+    if x.requires_grad:
+        s.requires_grad_(True)
+    return s
 
 
 _SHARED: dict | None = None

@@ -110,3 +110,48 @@ def test_to_dtype_aliases_only_when_torch_does():
                 x.to(memory_format=m.channels_last), x.long()]
         return [_same_storage(o, x) for o in outs]
     check(recipe)
+
+
+# --------------------------------------------------------------------------- out= overlap
+
+def test_out_overlapping_an_input_is_refused():
+    def x(m):
+        return m.arange(6.0)
+
+    def mask(m):
+        return m.tensor([True, False, True, True, False, True])
+
+    def masked_select_into_self(m):
+        t = x(m)
+        return m.masked_select(t, mask(m), out=t)
+
+    def gather_into_expanded(m):
+        return m.gather(x(m), 0, m.tensor([0, 2, 1]), out=m.empty(1).expand(3))
+
+    def cat_into_input(m):
+        e, t = m.empty(0), m.ones(4, 6)
+        return m.cat((e, t), out=e)
+
+    def cat_into_view_of_input(m):
+        t = m.ones(4, 6)
+        return m.cat((t, m.zeros(4, 6)), out=t[:2])
+
+    def cat_into_expanded(m):
+        return m.cat((m.ones(2, 5), m.ones(3, 5)), out=m.empty(1, 5).expand(5, 5))
+
+    def kthvalue_into_input(m):
+        t = x(m)
+        return m.kthvalue(t, 2, out=(t, m.empty(0, dtype=m.int64)))
+
+    for recipe in (masked_select_into_self, gather_into_expanded, cat_into_input,
+                   cat_into_view_of_input, cat_into_expanded, kthvalue_into_input):
+        check(recipe)
+
+
+def test_reducing_a_dim_of_more_than_64_dims_is_refused():
+    def recipe(op, **kw):
+        return lambda m: getattr(m, op)(m.zeros([1] * 65), **kw)
+    for op in ("amax", "amin", "aminmax"):
+        for dim in (-1, 64):
+            check(recipe(op, dim=dim))
+    check(recipe("amax", dim=(0, 1)))

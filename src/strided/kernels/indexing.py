@@ -72,6 +72,7 @@ from .memory_overlap import (
     PARTIAL,
     YES,
     assert_no_internal_overlap,
+    assert_no_partial_overlap,
     get_overlap_status,
     has_internal_overlap,
 )
@@ -1414,6 +1415,9 @@ def gather_out(self, dim, index, sparse_grad, out):
     dim = _gather_checks(self, dim, index)
     _check_out_dtype(out, self._dtype)
     _prepare_out(out, index._sizes, self, index)
+    assert_no_internal_overlap(out)          # torch's gather impl, after the resize
+    _assert_no_overlap(out, self)
+    assert_no_partial_overlap(out, index)
     return _gather_into(out, self, dim, index)
 
 
@@ -2011,6 +2015,9 @@ def masked_select(self, mask):
 def masked_select_out(self, mask, out):
     check(out._dtype is self._dtype, "masked_select(): self and result must have the same "
                                      "scalar type")
+    assert_no_internal_overlap(out)
+    _assert_no_overlap(out, self)
+    _assert_no_overlap(out, mask)
     a, m = _masked_select_values(self, mask)
     n = int(np.count_nonzero(m))
     resize_output(out, (n,))

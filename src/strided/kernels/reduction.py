@@ -54,6 +54,8 @@ def _dims(self, dim) -> tuple:
     ndim = len(self._sizes)
     if dim is None:
         return tuple(range(ndim))
+    if ndim > 64:               # torch's dim bitset, for any dim list given
+        check(type(dim) is not int and not dim, "only tensors with up to 64 dims are supported")
     if type(dim) is tuple and len(dim) == 1 and type(dim[0]) is int and 0 <= dim[0] < ndim:
         return dim                                   # the common a.sum(1): nothing to wrap
     if type(dim) is int:

@@ -134,12 +134,14 @@ def _cat(tensors, dim, out):
         check(dt.can_cast(dtype, out._dtype), lambda: (
             f"torch.cat(): input types can't be cast to the desired output type "
             f"{out._dtype._scalar_name}"), TypeError)
-        resize_output(out, size)
-        for t in tensors:
+        for t in tensors:   # (a storage shared with an input stays shared when resized)
             check(get_overlap_status(out, t) not in (FULL, PARTIAL), (
                 "unsupported operation: some elements of the input tensor and the written-to "
                 "tensor refer to a single memory location. Please clone() the tensor before "
                 "performing the operation."))
+        resize_output(out, size)
+        from .memory_overlap import assert_no_internal_overlap
+        assert_no_internal_overlap(out)
         result = out
     if _is_meta(result) or not numel_of(size):
         return result if out is None else _written(result)

@@ -337,6 +337,9 @@ def _kthvalue_impl(self, k, dim, keepdim, values, indices):
     _zero_numel_check(self, d, "kthvalue()")
     size = self._sizes[d] if ndim else 1
     check(0 < k <= size, lambda: f"kthvalue(): selected number k out of range for dimension {d}")
+    if values is not None:      # torch's assert_no_overlap(self, values), before any resize
+        from .indexing import _assert_no_overlap
+        _assert_no_overlap(self, values)
     (v, i), result = _with_indices_out(self, d, keepdim, values, indices)
     if _is_meta(self):
         return result()
@@ -922,6 +925,7 @@ def _aminmax_impl(self, dim, keepdim, mn, mx):
     if dim is not None:
         d = maybe_wrap_dim(dim, ndim)
         _zero_numel_check(self, d, "aminmax")
+        check(ndim <= 64, "only tensors with up to 64 dims are supported")   # the dim bitset
         axes = (d,) if ndim else ()
         shape = _shape(self._sizes, axes, keepdim)
     else:
