@@ -149,8 +149,8 @@ KNOWN: dict[str, str] = {
     "torch.vmap": "gap: torch.func.vmap",
     "torch.autograd.enforce_grad_layout_policy": "gap: torch 2.13's "
                                                  "autograd.enforce_grad_layout_policy",
-    "torch.autograd.inference_mode": "gap: inference tensors (Tensor.is_inference, no version "
-                                     "counter)",
+    "torch.autograd.inference_mode": "gap: strided does not track inference tensors "
+                                     "(autograd/grad_mode.py; no _version error)",
     "torch.optim.Muon": "gap: torch.optim.Muon",
     "torch.linalg.solve": "round-off: torch.allclose of a float32 solve at the tolerance edge",
 }
