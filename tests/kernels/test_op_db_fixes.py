@@ -155,3 +155,21 @@ def test_reducing_a_dim_of_more_than_64_dims_is_refused():
         for dim in (-1, 64):
             check(recipe(op, dim=dim))
     check(recipe("amax", dim=(0, 1)))
+
+
+# --------------------------------------------------------------------------- eigh backward
+
+def test_eigh_gradient_of_a_non_symmetric_input_is_hermitian_as_torchs():
+    def recipe(m):
+        a = m.tensor([[2.0, 0.3, -1.0], [0.7, 1.0, 0.2], [0.1, -0.4, 3.0]], dtype=m.float64,
+                     requires_grad=True)
+        c = m.tensor([[1.0, 1j, 0.5], [2.0, -1.0, 1 + 1j], [0.0, 0.3j, 2.0]],
+                     dtype=m.complex128, requires_grad=True)
+        w = m.tensor([[0.5, -1.0, 2.0], [1.0, 0.25, -0.5], [3.0, 1.0, 1.0]], dtype=m.float64)
+        for x, uplo in ((a, "L"), (a, "U"), (c, "U")):
+            vals, vecs = m.linalg.eigh(x, UPLO=uplo)
+            (vals * m.tensor([1.0, -2.0, 0.5], dtype=m.float64)).sum().backward(
+                retain_graph=True)
+            (vecs.abs() * w).sum().backward()
+        return a.grad, c.grad
+    check(recipe, exact=False)

@@ -263,7 +263,10 @@ def eigh_backward(grads, L, V):
                      "up to multiplication by e^{i phi}. The specified loss function depends "
                      "on this quantity, so it is ill-defined.")
     F = (1 - eye) / (L.unsqueeze(-2) - L.unsqueeze(-1) + eye)
-    inner = F * VhgV + _s.diag_embed(gL)
+    # (op_db fix) torch projects V^H gV onto the skew-Hermitian matrices, so the gradient is
+    # Hermitian (the input's other triangle gets its share, whatever UPLO read)
+    skew = (VhgV - linalg_adj(VhgV)) * 0.5
+    inner = F * skew + _s.diag_embed(gL)
     return V @ inner @ linalg_adj(V)
 
 
