@@ -1716,11 +1716,11 @@ def _take_along_dim_prepare(self, indices, dim):
     if dim is None:
         return _flat_view(self), 0, _flat_view(indices)
     ndim = len(self._sizes)
-    dim = maybe_wrap_dim(dim, ndim)
-    check(ndim == len(indices._sizes), lambda: (
+    check(ndim == len(indices._sizes), lambda: (    # torch compares the ranks first
         f"torch.take_along_dim(): input and indices should have the same number of "
         f"dimensions, but got {ndim} dimensions for input, and {len(indices._sizes)} "
         f"dimensions for indices"))
+    dim = maybe_wrap_dim(dim, ndim)
     check_index(ndim > 0, lambda: f"Dimension specified as {dim} but tensor has no dimensions")
     self_sizes = list(self._sizes)
     self_sizes[dim] = indices._sizes[dim]

@@ -779,7 +779,9 @@ def _tensordot(self, other, dims_self, dims_other, out):
     meta = _is_meta(self) or _is_meta(other)
     dtype = self._dtype
     if not meta:
-        _check_kernel_dtype(self, "addmm_impl_cpu_")
+        # a contraction of every dim of both is a dot product in torch
+        full = contracted1 and not free1 and not free2
+        _check_kernel_dtype(self, "dot" if full else "addmm_impl_cpu_")
     if out is None:
         result = _new(shape, dtype, self._device)
     else:

@@ -308,6 +308,8 @@ def tensor_split_sections(self, sections, dim=0):
     _check_tensor_split_input(self)
     dim = maybe_wrap_dim(dim, len(self._sizes))
     check(sections > 0, lambda: f"number of sections must be larger than 0, got {sections}")
+    # torch reserves a std::vector of ``sections`` tensors first
+    check(sections < 1 << 60, "cannot create std::vector larger than max_size()")
     dim_size = self._sizes[dim]
     small, extra = divmod(dim_size, sections)
     out = []
