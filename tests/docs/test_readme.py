@@ -18,7 +18,7 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 def _blocks() -> list[tuple[str, str]]:
     text = README.read_text(encoding="utf-8")
     found, section = [], "top"
-    for m in re.finditer(r"^## (.+)$|^```python\n(.*?)^```", text, re.M | re.S):
+    for m in re.finditer(r"^## ([^\n]+)$|^```python\n(.*?)^```", text, re.M | re.S):
         if m.group(1):
             section = m.group(1).strip()
         else:
