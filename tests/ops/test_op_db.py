@@ -59,7 +59,7 @@ NOT_COVERED = {
 
 # entry -> (rtol, atol) where torch itself is less accurate than the dtype's tolerance:
 # torch's float64 bessel_j0 / bessel_y1 are off by up to 3e-7 for x in [5, 8] (mpmath is
-# the referee; strided agrees with it to rounding, tests/special/test_special.py)
+# the referee; strided agrees with it to rounding, tests/special/test_special_namespace.py)
 TOLERANCE_OVERRIDES = {"special.bessel_j0": (1e-7, 5e-7), "special.bessel_y1": (1e-7, 5e-7)}
 
 # outputs whose values are unspecified (uninitialized memory): only metadata compares
