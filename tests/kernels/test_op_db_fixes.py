@@ -173,3 +173,35 @@ def test_eigh_gradient_of_a_non_symmetric_input_is_hermitian_as_torchs():
             (vecs.abs() * w).sum().backward()
         return a.grad, c.grad
     check(recipe, exact=False)
+
+
+# --------------------------------------------------------------------------- integer conv
+
+def test_integer_convolutions_dilated_and_transposed():
+    def recipe(m):
+        f = m.nn.functional
+        x2 = m.arange(50).reshape(1, 2, 5, 5) % 7 - 3
+        w2 = m.arange(54).reshape(2, 3, 3, 3) % 5 - 2
+        x1, w1 = x2[:, :, 0], w2[:, :, 0]
+        x3 = m.arange(250).reshape(1, 2, 5, 5, 5) % 5 - 2
+        w3 = m.arange(108).reshape(2, 2, 3, 3, 3) % 3 - 1
+        return [f.conv_transpose2d(x2, w2, stride=2, padding=1), f.conv_transpose1d(x1, w1),
+                f.conv_transpose3d(x3, w3, dilation=2), f.conv1d(x1, w1.transpose(0, 1),
+                                                                 dilation=2),
+                f.conv2d(x2, w2.transpose(0, 1), dilation=(1, 2)),
+                f.conv3d(x3, w3, dilation=2, padding=1)]
+    check(recipe)
+
+
+def test_bool_convolutions_are_refused_as_torch():
+    def b(m, *s):
+        return m.ones(*s, dtype=m.bool)
+    check(lambda m: m.nn.functional.conv_transpose2d(b(m, 1, 2, 5, 5), b(m, 2, 3, 3, 3)))
+    check(lambda m: m.nn.functional.conv1d(b(m, 1, 2, 5), b(m, 3, 2, 3), dilation=2))
+    check(lambda m: m.nn.functional.conv3d(b(m, 1, 2, 5, 5, 5), b(m, 3, 2, 3, 3, 3)))
+    for d in ("int32", "int8", "uint8"):     # torch compiles these kernels for int64 only
+        check(lambda m, d=d: m.nn.functional.conv_transpose1d(
+            m.ones(1, 2, 5, dtype=getattr(m, d)), m.ones(2, 3, 3, dtype=getattr(m, d))))
+        check(lambda m, d=d: m.nn.functional.conv2d(
+            m.ones(1, 2, 5, 5, dtype=getattr(m, d)), m.ones(3, 2, 3, 3, dtype=getattr(m, d)),
+            dilation=2))

@@ -201,7 +201,7 @@ def _check_types(input, weight, bias):
 def _check_kernel_dtype(input, dim, transposed, dilated):
     """Which dtypes torch's CPU convolution kernels were compiled for (their names)."""
     d = input._dtype
-    if d.is_floating_point or d.is_complex:
+    if d.is_floating_point or d.is_complex or d is dt.int64:   # (torch 2.13: int64 too)
         return
     if transposed:
         name = "slow_conv_transpose3d_out_cpu" if dim == 3 else "slow_conv_transpose2d_out_cpu"
