@@ -205,3 +205,17 @@ def test_bool_convolutions_are_refused_as_torch():
         check(lambda m, d=d: m.nn.functional.conv2d(
             m.ones(1, 2, 5, 5, dtype=getattr(m, d)), m.ones(3, 2, 3, 3, dtype=getattr(m, d)),
             dilation=2))
+
+
+# --------------------------------------------------------------------------- batch norm
+
+def test_batch_norm_with_update():
+    def recipe(m):
+        x = (m.arange(24.0, dtype=m.float64).reshape(3, 2, 4) % 5).requires_grad_(True)
+        w = m.tensor([1.5, -0.5], dtype=m.float64, requires_grad=True)
+        b = m.tensor([0.25, 1.0], dtype=m.float64, requires_grad=True)
+        rm, rv = m.zeros(2, dtype=m.float64), m.ones(2, dtype=m.float64)
+        out = m.ops.aten._batch_norm_with_update(x, w, b, rm, rv, 0.1, 1e-5)
+        (out[0] * m.arange(24.0, dtype=m.float64).reshape(3, 2, 4)).sum().backward()
+        return [t.detach() for t in out], out[0].grad_fn.name(), rm, rv, x.grad, w.grad, b.grad
+    check(recipe, exact=False)

@@ -6115,6 +6115,29 @@ class NativeBatchNormBackward0(FormulaNode):
         return node._flatten((r_input, r_weight, r_bias))
 
 
+class BatchNormWithUpdateBackward0(FormulaNode):
+    """Backward of ``_batch_norm_with_update(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor, Tensor)``."""
+
+    __slots__ = ('_s_eps', '_s_input', '_s_running_mean', '_s_running_var', '_s_weight', '_s_result1', '_s_result2')
+    _SAVED = ('eps', 'input', 'running_mean', 'running_var', 'weight', 'result1', 'result2')
+    _TENSOR_VALUES = ('input', 'running_mean', 'running_var', 'weight')
+
+    def apply(node, grads):
+        grads = node._materialize(grads)
+        grad = grads[0]
+        r_input = r_weight = r_bias = None
+        if node._need(0) or node._need(1) or node._need(2):
+            eps = _u(node._s_eps, node)
+            input = _u(node._s_input, node)
+            running_mean = _u(node._s_running_mean, node)
+            running_var = _u(node._s_running_var, node)
+            weight = _u(node._s_weight, node)
+            result1 = _u(node._s_result1, node)
+            result2 = _u(node._s_result2, node)
+            r_input, r_weight, r_bias = batch_norm_backward(grad, input, weight, running_mean, running_var, result1, result2, True, eps, [node._need(0), node._need(1), node._need(2)])
+        return node._flatten((r_input, r_weight, r_bias))
+
+
 class NativeBatchNormLegitBackward0(FormulaNode):
     """Backward of ``_native_batch_norm_legit(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, Tensor(b!) running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)``."""
 
@@ -9838,6 +9861,7 @@ FORMULAS = {
     'aten::_ctc_loss': (CtcLossBackward0, ('log_probs',), (('blank', 'blank', 'value', (0,)), ('input_lengths', 'input_lengths', 'value', (0,)), ('log_probs', 'log_probs', 'value', (0,)), ('target_lengths', 'target_lengths', 'value', (0,)), ('targets', 'targets', 'value', (0,)), ('zero_infinity', 'zero_infinity', 'value', (0,))), (('result0', 0, (0,)), ('result1', 1, (0,))), (True, False)),
     'aten::_ctc_loss.Tensor': (CtcLossBackward1, ('log_probs',), (('blank', 'blank', 'value', (0,)), ('input_lengths', 'input_lengths', 'value', (0,)), ('log_probs', 'log_probs', 'value', (0,)), ('target_lengths', 'target_lengths', 'value', (0,)), ('targets', 'targets', 'value', (0,)), ('zero_infinity', 'zero_infinity', 'value', (0,))), (('result0', 0, (0,)), ('result1', 1, (0,))), (True, False)),
     'aten::native_batch_norm': (NativeBatchNormBackward0, ('input', 'weight', 'bias'), (('eps', 'eps', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('running_mean', 'running_mean', 'value', (0, 1, 2)), ('running_var', 'running_var', 'value', (0, 1, 2)), ('training', 'training', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (('result1', 1, (0, 1, 2)), ('result2', 2, (0, 1, 2))), (True, False, False)),
+    'aten::_batch_norm_with_update': (BatchNormWithUpdateBackward0, ('input', 'weight', 'bias'), (('eps', 'eps', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('running_mean', 'running_mean', 'value', (0, 1, 2)), ('running_var', 'running_var', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (('result1', 1, (0, 1, 2)), ('result2', 2, (0, 1, 2))), (True, False, False, False)),
     'aten::_native_batch_norm_legit': (NativeBatchNormLegitBackward0, ('input', 'weight', 'bias'), (('eps', 'eps', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('running_mean', 'running_mean', 'value', (0, 1, 2)), ('running_var', 'running_var', 'value', (0, 1, 2)), ('training', 'training', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (('result1', 1, (0, 1, 2)), ('result2', 2, (0, 1, 2))), (True, False, False)),
     'aten::_native_batch_norm_legit.no_stats': (NativeBatchNormLegitBackward1, ('input', 'weight', 'bias'), (('eps', 'eps', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('training', 'training', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (('result1', 1, (0, 1, 2)), ('result2', 2, (0, 1, 2))), (True, False, False)),
     'aten::_native_batch_norm_legit_no_training': (NativeBatchNormLegitNoTrainingBackward0, ('input', 'weight', 'bias'), (('eps', 'eps', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('running_mean', 'running_mean', 'value', (0, 1, 2)), ('running_var', 'running_var', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (('result1', 1, (0, 1, 2)), ('result2', 2, (0, 1, 2))), (True, False, False)),

@@ -296,6 +296,14 @@ def native_batch_norm_legit(input, weight, bias, running_mean, running_var, trai
                             momentum, eps)
 
 
+def batch_norm_with_update(input, weight, bias, running_mean, running_var, momentum, eps):
+    """``_batch_norm_with_update``: training-mode batch norm updating the running stats, plus
+    torch's CPU reserve buffer (an empty uint8 tensor)."""
+    out, mean, rstd = _batch_norm_impl(input, weight, bias, running_mean, running_var, True,
+                                       momentum, eps)
+    return out, mean, rstd, empty((0,), dt.uint8, None, input._device)
+
+
 def native_batch_norm_legit_no_training(input, weight, bias, running_mean, running_var,
                                         momentum, eps):
     return _batch_norm_impl(input, weight, bias, running_mean, running_var, False,
