@@ -219,3 +219,18 @@ def test_batch_norm_with_update():
         (out[0] * m.arange(24.0, dtype=m.float64).reshape(3, 2, 4)).sum().backward()
         return [t.detach() for t in out], out[0].grad_fn.name(), rm, rv, x.grad, w.grad, b.grad
     check(recipe, exact=False)
+
+
+# --------------------------------------------------------------------------- kthvalue ties
+
+def test_kthvalue_ties_in_torchs_quickselect_order():
+    import numpy as np
+    rng = np.random.default_rng(0)
+    for n in (1, 2, 3, 5, 8, 17, 40):
+        data = rng.integers(-2, 3, size=(6, n)).tolist()
+        for k in sorted({1, (n + 1) // 2, n}):
+            def recipe(m, data=data, k=k):
+                x = m.tensor(data)
+                return (m.kthvalue(x, k), m.kthvalue(x.t(), k, 0, keepdim=True),
+                        m.kthvalue(x.to(m.int16), k), m.kthvalue(x > 0, k))
+            check(recipe)

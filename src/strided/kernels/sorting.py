@@ -350,10 +350,71 @@ def _kthvalue_impl(self, k, dim, keepdim, values, indices):
     _require(self, _NUMERIC, "kthvalue_cpu")
     if numel_of(v._sizes):
         arr = np.moveaxis(self._array(), d, -1)
-        idx = _nth_stable(_key(arr), k - 1)[..., None]
+        if arr.dtype.kind in "iub" and arr.size <= _KTH_EXACT_LIMIT:
+            idx = _kth_torch_order(arr, k - 1)[..., None]   # Note [kthvalue's ties]
+        else:
+            idx = _nth_stable(_key(arr), k - 1)[..., None]
         _store(v, np.take_along_axis(arr, idx, -1))
         _store(i, idx)
     return result()
+
+
+# Note [kthvalue's ties]
+# ~~~~~~~~~~~~~~~~~~~~~~
+# torch's CPU kthvalue runs a Sedgewick-style quickselect on each row's (value, index)
+# pairs (median of three moved next to the left end, a Hoare partition around it, then the
+# side holding k kept), and reports the index that lands at position k. With tied values
+# that index depends on the partition steps, so for integer and bool rows (no NaN to
+# order) strided replays those steps on Python ints while the input is small; float rows
+# and large inputs keep the vectorized stable choice.
+_KTH_EXACT_LIMIT = 1 << 16
+
+
+def _kth_torch_order(arr: np.ndarray, k: int) -> np.ndarray:
+    rows = arr.reshape(-1, arr.shape[-1])
+    out = np.empty(rows.shape[0], np.int64)
+    for r, row in enumerate(rows.tolist()):
+        out[r] = _quickselect_index(row, k)
+    return out.reshape(arr.shape[:-1])
+
+
+def _quickselect_index(vals: list, k: int) -> int:
+    idx = list(range(len(vals)))
+
+    def swap(a, b):
+        vals[a], vals[b] = vals[b], vals[a]
+        idx[a], idx[b] = idx[b], idx[a]
+
+    lo, hi = 0, len(vals) - 1
+    while hi > lo:
+        if hi == lo + 1:
+            if vals[lo] > vals[hi]:
+                swap(lo, hi)
+            break
+        swap((lo + hi) >> 1, lo + 1)
+        if vals[lo + 1] > vals[hi]:
+            swap(lo + 1, hi)
+        if vals[lo] > vals[hi]:
+            swap(lo, hi)
+        if vals[lo + 1] > vals[lo]:
+            swap(lo + 1, lo)
+        i, j, pivot = lo + 1, hi, vals[lo]
+        while True:
+            i += 1
+            while pivot > vals[i]:
+                i += 1
+            j -= 1
+            while vals[j] > pivot:
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(lo, j)
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1
+    return idx[k]
 
 
 def kthvalue(self, k, dim=-1, keepdim=False):
