@@ -234,3 +234,17 @@ def test_kthvalue_ties_in_torchs_quickselect_order():
                 return (m.kthvalue(x, k), m.kthvalue(x.t(), k, 0, keepdim=True),
                         m.kthvalue(x.to(m.int16), k), m.kthvalue(x > 0, k))
             check(recipe)
+
+
+def test_topk_ties_in_torchs_nth_element_order():
+    import numpy as np
+    rng = np.random.default_rng(1)
+    for n in (1, 3, 5, 10, 17, 33, 70):
+        data = rng.integers(-2, 3, size=(5, n)).tolist()
+        for k in sorted({1, 2, (n + 1) // 2, n} - {0} & set(range(1, n + 1))):
+            def recipe(m, data=data, k=k):
+                x = m.tensor(data)
+                outs = [m.topk(x, k, largest=lg, sorted=so) for lg in (True, False)
+                         for so in (True, False)] + [m.topk(x.t().to(m.int32), k, 0)]
+                return [(o.values, o.indices) for o in outs]
+            check(recipe)

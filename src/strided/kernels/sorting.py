@@ -287,10 +287,59 @@ def _topk_impl(self, k, dim, largest, sorted, values, indices):
     _require(self, _NUMERIC, "topk_cpu")
     if not numel_of(shape):
         return v, i
-    vals, idx = _topk_np(np.moveaxis(self._array(), d, -1), k, largest)
+    arr = np.moveaxis(self._array(), d, -1)
+    if (arr.dtype.kind in "iu" and arr.size <= _KTH_EXACT_LIMIT
+            and k * 64 > arr.shape[-1]):                     # Note [topk's ties]
+        idx = _topk_torch_order(arr, k, largest, sorted)
+        vals = np.take_along_axis(arr, idx, -1)
+    else:
+        vals, idx = _topk_np(arr, k, largest)
     _store(v, np.moveaxis(vals, -1, d))
     _store(i, np.moveaxis(idx, -1, d))
     return v, i
+
+
+# Note [topk's ties]
+# ~~~~~~~~~~~~~~~~~~
+# Unless k is small next to the row (k * 64 <= n: a partial sort), torch's CPU topk puts
+# each row's (value, index) pairs through libstdc++'s ``std::nth_element`` at k - 1 and,
+# when ``sorted``, ``std::sort`` of the k - 1 before it, then reports the first k. For
+# integer rows strided replays those steps (keys negated for ``largest``) on small inputs.
+
+def _topk_torch_order(arr: np.ndarray, k: int, largest: bool, sorted: bool) -> np.ndarray:
+    rows = arr.reshape(-1, arr.shape[-1])
+    out = np.empty((rows.shape[0], k), np.int64)
+    for r, row in enumerate(rows.tolist()):
+        items = [(-x if largest else x, j) for j, x in enumerate(row)]
+        _stl_nth_element(items, k - 1)
+        if sorted and k > 2:
+            head = items[:k - 1]
+            _stl_sort(head)
+            items[:k - 1] = head
+        out[r] = [j for _, j in items[:k]]
+    return out.reshape(arr.shape[:-1] + (k,))
+
+
+def _stl_nth_element(a: list, nth: int) -> None:
+    """libstdc++'s introselect of ``(key, index)`` pairs by ``key <`` (in place)."""
+    first, last = 0, len(a)
+    if nth >= last:
+        return
+    depth = 2 * (last.bit_length() - 1)
+    while last - first > 3:
+        if depth == 0:         # (its heap select: any valid selection of this tail)
+            tail = a[first:last]
+            _stl_sort(tail)
+            a[first:last] = tail
+            return
+        depth -= 1
+        _move_median_to_first(a, first, first + 1, first + (last - first) // 2, last - 1)
+        cut = _unguarded_partition(a, first + 1, last, first)
+        if cut <= nth:
+            first = cut
+        else:
+            last = cut
+    _insertion_sort(a, first, last)
 
 
 def topk(self, k, dim=-1, largest=True, sorted=True):
