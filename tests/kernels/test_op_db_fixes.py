@@ -248,3 +248,12 @@ def test_topk_ties_in_torchs_nth_element_order():
                          for so in (True, False)] + [m.topk(x.t().to(m.int32), k, 0)]
                 return [(o.values, o.indices) for o in outs]
             check(recipe)
+
+
+def test_integer_division_of_an_empty_tensor_by_zero():
+    def recipe(m):
+        e = m.zeros(0, 3, dtype=m.int64)
+        return [m.remainder(e, 0), e // 0, m.fmod(e, 0), e.div(0, rounding_mode="floor"),
+                m.remainder(e, m.tensor([1, 0, 2]))]
+    check(recipe)
+    check(lambda m: m.remainder(m.ones(2, dtype=m.int64), 0))
