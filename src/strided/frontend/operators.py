@@ -50,6 +50,15 @@ def _number(x):
     return _NOT_A_NUMBER
 
 
+def _foreign_self(qualname: str, self):
+    """An unbound operator method called on a non-tensor: torch's reflected subtraction is
+    a Python function that answers NotImplemented; its C slots refuse the object."""
+    if qualname == "aten::rsub.Tensor":
+        return NotImplemented
+    raise TypeError(f"descriptor requires a 'torch._C.TensorBase' object but received a "
+                    f"'{type(self).__name__}'")
+
+
 def _binary(tensor_qualname: str, scalar_qualname: str | None = None, alpha: bool = False,
             swap: bool = False):
     """``self <op> other``: the Tensor overload for a tensor, the Scalar overload (or the
@@ -64,13 +73,15 @@ def _binary(tensor_qualname: str, scalar_qualname: str | None = None, alpha: boo
             other = _number(other)
             if other is _NOT_A_NUMBER:
                 return NotImplemented
+            if not isinstance(self, TensorImpl):       # Tensor.__add__(2, 3), unbound
+                return _foreign_self(tensor_qualname, self)
             return op_s.call(self._keyset, self, other, 1)
     elif swap:
         def method(self, other):
             if isinstance(other, TensorImpl):
                 return op_t.call(self._keyset | other._keyset, other, self)
             other = _number(other)
-            if other is _NOT_A_NUMBER:
+            if other is _NOT_A_NUMBER or not isinstance(self, TensorImpl):
                 return NotImplemented
             return op_s.call(self._keyset, other, self)
     else:
