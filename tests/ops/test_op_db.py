@@ -142,10 +142,28 @@ def _check_sample(o, fn, sample, dtype) -> None:
             compare_grads(pairs)
 
 
+# (entry id, dtype) -> why strided still differs; strict: a fixed one fails until removed
+KNOWN_DIFFERENCES = {
+    ("chalf", torch.float64): "complex32 (chalf) is issue 15",
+    ("chalf", torch.int64): "complex32 (chalf) is issue 15",
+    **{(name, torch.uint8): "uint8 bilinear/bicubic/antialiased interpolation raises (torch "
+       "has a fixed-point path; README, Differences from torch)" for name in (
+           "nn.functional.interpolate.bilinear", "nn.functional.interpolate.bicubic",
+           "nn.functional.upsample_bilinear", "_upsample_bilinear2d_aa")},
+}
+
+
+def _sample_params():
+    for o in ENTRIES:
+        for d in _dtypes(o):
+            why = KNOWN_DIFFERENCES.get((_entry_id(o), d))
+            marks = [pytest.mark.xfail(strict=True, reason=why)] if why else []
+            yield pytest.param(o, d, id=f"{_entry_id(o)}-{str(d)[6:]}", marks=marks)
+
+
 @pytest.mark.filterwarnings("ignore::UserWarning", "ignore::DeprecationWarning",
                             "ignore::FutureWarning", "ignore::RuntimeWarning")
-@pytest.mark.parametrize("o, dtype", [pytest.param(o, d, id=f"{_entry_id(o)}-{str(d)[6:]}")
-                                      for o in ENTRIES for d in _dtypes(o)])
+@pytest.mark.parametrize("o, dtype", list(_sample_params()))
 def test_samples(o, dtype):
     """A few samples spread over the entry's list (every sample under ``full``)."""
     fn = strided_op(o)
@@ -192,6 +210,8 @@ def test_every_entry_has_a_strided_counterpart():
 
 
 def test_not_covered_entries_exist_in_op_db():
-    """The exemption list names real entries (so it cannot hide a typo)."""
+    """The exemption lists name real entries (so they cannot hide a typo)."""
     names = {o.name for o in op_db}
     assert set(NOT_COVERED) <= names, set(NOT_COVERED) - names
+    ids = {(_entry_id(o), d) for o in ENTRIES for d in _dtypes(o)}
+    assert set(KNOWN_DIFFERENCES) <= ids, set(KNOWN_DIFFERENCES) - ids
