@@ -273,8 +273,9 @@ def generate() -> str:
         n = counts.get(camel, 0)
         counts[camel] = n + 1
         cls = f"{camel}Backward{n}"
-        if entry.node_name:
-            cls = entry.node_name.rpartition("::")[2]
+        if entry.node_name and "::" not in entry.node_name:
+            cls = entry.node_name      # a qualified name (torch::autograd::NotImplemented)
+            # is only what name() answers: the class keeps its own, unique name
         classes.append(_emit_class(entry, cls))
         saved_in = tuple((name, arg, kind, entry.needed_by(name))
                          for name, arg, kind in entry.saved_inputs)

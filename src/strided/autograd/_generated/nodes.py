@@ -390,7 +390,7 @@ class AsStridedBackward0(FormulaNode):
         return node._flatten((r_self,))
 
 
-class CopyBackwards(FormulaNode):
+class CopyBackward0(FormulaNode):
     """Backward of ``copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)``."""
 
     __slots__ = ()
@@ -7835,7 +7835,7 @@ class SelectBackward0_copy(FormulaNode):
         return node._flatten((r_self,))
 
 
-class NotImplemented(FormulaNode):
+class DetachCopyBackward0(FormulaNode):
     """Backward of ``detach_copy(Tensor self) -> Tensor``."""
 
     __slots__ = ()
@@ -8308,7 +8308,7 @@ class UnsafeSplitWithSizesBackward0(FormulaNode):
         return node._flatten((r_self,))
 
 
-class NotImplemented(FormulaNode):
+class ChunkCatBackward0(FormulaNode):
     """Backward of ``_chunk_cat(Tensor[] tensors, int dim, int num_chunks) -> Tensor``."""
 
     __slots__ = ()
@@ -9527,7 +9527,7 @@ FORMULAS = {
     'aten::slice.Tensor': (SliceBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('end', 'end', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,)), ('start', 'start', 'value', (0,)), ('step', 'step', 'value', (0,))), (), None),
     'aten::expand': (ExpandBackward0, ('self',), (), (), None),
     'aten::as_strided': (AsStridedBackward0, ('self',), (('self_sizes', 'self', 'sizes', (0,)), ('self_storage_offset', 'self', 'storage_offset', (0,)), ('self_strides', 'self', 'strides', (0,)), ('size', 'size', 'value', (0,)), ('storage_offset', 'storage_offset', 'value', (0,)), ('stride', 'stride', 'value', (0,))), (), None),
-    'aten::copy_': (CopyBackwards, ('self', 'src'), (), (), None),
+    'aten::copy_': (CopyBackward0, ('self', 'src'), (), (), None),
     'aten::clone': (CloneBackward0, ('self',), (), (), None),
     'aten::detach': (DetachBackward0, (), (), (), (False,)),
     'aten::fill_.Scalar': (FillBackward2, ('self',), (), (), None),
@@ -9952,7 +9952,7 @@ FORMULAS = {
     'aten::narrow_copy': (NarrowCopyBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('length', 'length', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,)), ('start', 'start', 'value', (0,))), (), None),
     'aten::permute_copy': (PermuteBackward0_copy, ('self',), (('dims', 'dims', 'value', (0,)),), (), None),
     'aten::select_copy.int': (SelectBackward0_copy, ('self',), (('dim', 'dim', 'value', (0,)), ('index', 'index', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
-    'aten::detach_copy': (NotImplemented, ('self',), (), (), None),
+    'aten::detach_copy': (DetachCopyBackward0, ('self',), (), (), None),
     'aten::slice_copy.Tensor': (SliceBackward0_copy, ('self',), (('dim', 'dim', 'value', (0,)), ('end', 'end', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,)), ('start', 'start', 'value', (0,)), ('step', 'step', 'value', (0,))), (), None),
     'aten::split_copy.Tensor': (SplitBackward0_copy, ('self',), (('dim', 'dim', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,)), ('split_size', 'split_size', 'value', (0,))), (), None),
     'aten::split_with_sizes_copy': (SplitWithSizesBackward0_copy, ('self',), (('dim', 'dim', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,)), ('split_sizes', 'split_sizes', 'value', (0,))), (), None),
@@ -9981,7 +9981,7 @@ FORMULAS = {
     'aten::nonzero_static': (NonzeroStaticBackward0, (), (), (), (False,)),
     'aten::unsafe_split.Tensor': (UnsafeSplitBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,)), ('split_size', 'split_size', 'value', (0,))), (), None),
     'aten::unsafe_split_with_sizes': (UnsafeSplitWithSizesBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,)), ('split_sizes', 'split_sizes', 'value', (0,))), (), None),
-    'aten::_chunk_cat': (NotImplemented, ('tensors',), (), (), None),
+    'aten::_chunk_cat': (ChunkCatBackward0, ('tensors',), (), (), None),
     'aten::_unsafe_masked_index': (UnsafeMaskedIndexBackward0, ('self',), (('indices', 'indices', 'value', (0,)), ('mask', 'mask', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
     'aten::_unsafe_masked_index_put_accumulate': (UnsafeMaskedIndexPutAccumulateBackward0, ('self', 'values'), (('indices', 'indices', 'value', (1,)), ('mask', 'mask', 'value', (1,))), (), None),
     'aten::hash_tensor': (HashTensorBackward0, (), (), (), (False,)),
