@@ -86,8 +86,10 @@ globals().update(_ALIASES)
 
 import math as _math
 
-from . import storage  # noqa: F401
-from . import testing  # noqa: F401
+from . import (
+    storage,  # noqa: F401
+    testing,  # noqa: F401
+)
 from ._legacy import (  # noqa: F401
     LEGACY_TENSOR_CLASSES as _LEGACY_TENSOR_CLASSES,
 )
@@ -223,10 +225,12 @@ def broadcast_shapes(*shapes) -> Size:
 from . import (  # noqa: E402
     func,  # noqa: E402, F401  (torch.func.functional_call)
     linalg,
+    masked,
     nn,
     random,  # noqa: E402
     return_types,
 )
+from ._lowrank import pca_lowrank, svd_lowrank  # noqa: E402  (issue 14: torch._lowrank)
 from .core.generator import Generator, default_generator  # noqa: E402
 from .frontend.functional import (  # noqa: E402
     block_diag,
@@ -243,8 +247,6 @@ from .frontend.functional_linalg_extra import (  # noqa: E402  (issue 14: linalg
     chain_matmul,
     lu,
 )
-from ._lowrank import pca_lowrank, svd_lowrank  # noqa: E402  (issue 14: torch._lowrank)
-from . import masked  # noqa: E402, F401  (issue 14: torch.masked)
 from .frontend.shape_extra import (  # noqa: E402  (issue 14: torch/functional.py's varargs forms)
     atleast_1d,
     atleast_2d,
@@ -267,6 +269,7 @@ del _segment_reduce_backward  # noqa: F821
 # -- autograd (issue 5) -------------------------------------------------------------------------
 from . import autograd  # noqa: E402
 from .autograd._generated.nodes import FORMULAS as _FORMULAS  # noqa: E402
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: E402
 from .autograd.grad_mode import (  # noqa: E402
     enable_grad,
     inference_mode,
@@ -275,14 +278,13 @@ from .autograd.grad_mode import (  # noqa: E402
     no_grad,
     set_grad_enabled,
 )
-from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: E402
 from .autograd.recording import install as _install_autograd  # noqa: E402
 from .autograd.recording import install_fallback as _install_autograd_fallback  # noqa: E402
 
 _install_autograd_fallback()
 _install_autograd(_FORMULAS)
 del _FORMULAS, _install_autograd, _install_autograd_fallback
-# -- environment namespaces (issue 11): cuda, backends, accelerator, amp, compile ------------
+# -- namespaces: cuda, backends, accelerator, amp, compile, fft, signal, special -------------
 from . import (  # noqa: E402, F401
     accelerator,
     amp,
@@ -290,8 +292,11 @@ from . import (  # noqa: E402, F401
     compiler,
     cpu,
     cuda,
+    fft,
     optim,  # noqa: E402  (issue 11: torch.optim)
     serialization,  # noqa: E402  (issue 11: torch's checkpoint format)
+    signal,
+    special,
     version,
     viz,  # noqa: E402  (issue 6: strided.viz.storage_map)
     xpu,
@@ -330,5 +335,3 @@ from .utils.env import (  # noqa: E402, F401
     set_num_threads,
     use_deterministic_algorithms,
 )
-from . import fft, signal  # noqa: E402, F401  (issue 14: torch.fft, torch.signal.windows)
-from . import special  # noqa: E402, F401  (issue 14: torch.special)
