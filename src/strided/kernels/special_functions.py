@@ -1124,14 +1124,24 @@ def _fma(x, y, z):
 
 def _logaddexp2(a, b):
     # max + log1p(2^-|a - b|) / ln 2 (one fused multiply-add), and a itself for equal
-    # infinities, as torch's kernel
+    # infinities, as torch's kernel; in place after the first difference
+    t = np.subtract(a, b)
+    np.abs(t, out=t)
+    np.negative(t, out=t)
+    np.exp2(t, out=t)
+    np.log1p(t, out=t)
     m = np.maximum(a, b)
-    t = np.log1p(np.exp2(-np.abs(a - b)))
     if t.dtype == _F32:   # float64 holds the float32 product exactly: one rounding at the end
-        r = (t.astype(_F64) * float(np.float32(1 / math.log(2))) + m).astype(_F32)
+        r = t.astype(_F64)
+        r *= float(np.float32(1 / math.log(2)))
+        r += m
+        r = r.astype(_F32)
     else:
         r = _fma(t, np.full_like(t, 1 / math.log(2)), m)
-    return np.where(np.isinf(a) & (a == b), a, r)
+    infinite = np.isinf(m)
+    if infinite.any():
+        np.copyto(r, a, where=infinite & (a == b))
+    return r
 
 
 def _polygamma_check(op, ct, inputs, params):
