@@ -31,6 +31,7 @@ from . import view_ops, views
 from .copy import copy_
 from .factory import clone, empty, empty_like
 from .resize import resize_output
+from .shape_ops import _check_out_dtype
 
 _call = views._call_op
 
@@ -39,15 +40,6 @@ def _is_meta(t) -> bool:
     return t._device.type == "meta"
 
 
-def _cpp_name(dtype) -> str:
-    from .linalg import cpp_name
-    return cpp_name(dtype)
-
-
-def _check_out_dtype(out, dtype) -> None:
-    check(out._dtype is dtype, lambda: (
-        f"Expected out tensor to have dtype {_cpp_name(dtype)}, but got "
-        f"{_cpp_name(out._dtype)} instead"))
 
 
 def _into(result, out):

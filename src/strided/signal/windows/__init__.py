@@ -1,29 +1,4 @@
 """``strided.signal.windows``: torch.signal.windows' window functions."""
 
-from .windows import (
-    bartlett,
-    blackman,
-    cosine,
-    exponential,
-    gaussian,
-    general_cosine,
-    general_hamming,
-    hamming,
-    hann,
-    kaiser,
-    nuttall,
-)
-
-__all__ = [
-    "bartlett",
-    "blackman",
-    "cosine",
-    "exponential",
-    "gaussian",
-    "general_cosine",
-    "general_hamming",
-    "hamming",
-    "hann",
-    "kaiser",
-    "nuttall",
-]
+from .windows import *  # noqa: F403
+from .windows import __all__  # noqa: F401
