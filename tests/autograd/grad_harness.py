@@ -132,3 +132,32 @@ def gradcheck_strided(program, shapes, *, dtype="float64", second=False, low=-2.
     assert strided.autograd.gradcheck(fn, tuple(leaves), atol=atol, rtol=rtol)
     if second:
         assert strided.autograd.gradgradcheck(fn, tuple(leaves), atol=atol, rtol=rtol)
+
+
+# -- programs compared by outcome ----------------------------------------------------------
+
+def plain(x, digits: int = 9):
+    """A result as plain data: tensors as (kind, dtype, shape, rounded values)."""
+    if isinstance(x, (torch.Tensor, strided.Tensor)):
+        return ("tensor", str(x.dtype).removeprefix("torch."), tuple(x.shape),
+                [round(v, digits) if isinstance(v, float) else v for v in
+                 (x.detach().reshape(-1).tolist())])
+    if isinstance(x, (list, tuple)):
+        return [plain(v, digits) for v in x]
+    return x
+
+
+def outcome(m, program, digits: int = 9):
+    try:
+        return "ok", plain(program(m), digits)
+    except Exception as e:  # noqa: BLE001 - compared by the caller
+        return type(e).__name__, str(e)
+
+
+def same(program, digits: int = 9):
+    """``program(strided)`` and ``program(torch)`` return equal plain data, or raise the
+    same exception class with the same message."""
+    s = outcome(strided, program, digits)
+    t = outcome(torch, program, digits)
+    assert s == t, f"\nstrided: {s}\ntorch:   {t}"
+    return s

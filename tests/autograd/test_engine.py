@@ -13,32 +13,9 @@ import weakref
 
 import pytest
 import torch
+from grad_harness import same
 
 import strided
-
-
-def _plain(x):
-    if isinstance(x, (torch.Tensor, strided.Tensor)):
-        return ("tensor", str(x.dtype).removeprefix("torch."), tuple(x.shape),
-                [round(v, 9) if isinstance(v, float) else v for v in
-                 (x.detach().reshape(-1).tolist())])
-    if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
-    return x
-
-
-def _outcome(m, program):
-    try:
-        return "ok", _plain(program(m))
-    except Exception as e:  # noqa: BLE001 - compared below
-        return type(e).__name__, str(e)
-
-
-def same(program):
-    s = _outcome(strided, program)
-    t = _outcome(torch, program)
-    assert s == t, f"\nstrided: {s}\ntorch:   {t}"
-    return s
 
 
 def _x(m, values=(1.0, 2.0, 3.0), dtype=None):

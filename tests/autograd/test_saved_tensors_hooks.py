@@ -9,32 +9,15 @@ from __future__ import annotations
 
 import pytest
 import torch
+from grad_harness import same as _same
 
 import strided
 
 
-def _plain(x):
-    if isinstance(x, (torch.Tensor, strided.Tensor)):
-        # (rounded: float32 exp/sin may differ from torch's in the last place)
-        return ("tensor", str(x.dtype), tuple(x.shape),
-                [round(v, 5) for v in x.detach().reshape(-1).tolist()])
-    if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
-    return x
-
-
-def _outcome(m, program):
-    try:
-        return "ok", _plain(program(m))
-    except Exception as e:  # noqa: BLE001 - compared below
-        return type(e).__name__, str(e)
-
-
 def same(program):
-    s = _outcome(strided, program)
-    t = _outcome(torch, program)
-    assert s == t, f"\nstrided: {s}\ntorch:   {t}"
-    return s
+    """Outcomes compared to 5 digits (float32 exp/sin may differ from torch's in the last
+    place)."""
+    return _same(program, digits=5)
 
 
 def _names(m, log):
