@@ -604,3 +604,14 @@ def test_second_backward_like_torch(program):
         return outcome, [round(v, 5) for v in x.grad.tolist()]   # (exp's last bit differs)
 
     assert run(strided) == run(torch)
+
+
+@pytest.mark.parametrize("make", [
+    lambda m, x: (x * 2).grad_fn,
+    lambda m, x: (x * 2).grad_fn.next_functions[0][0],
+    lambda m, x: m.detach_copy(x * 1).grad_fn,
+])
+def test_node_repr_names_the_class_like_torch(make):
+    def head(m):
+        return repr(make(m, m.ones(2, requires_grad=True))).split(" object at ")[0]
+    assert head(strided) == head(torch)

@@ -133,8 +133,8 @@ class Node:
     def __call__(self, *grads):
         return self.apply(grads)
 
-    def __repr__(self):
-        return f"<{self.name()} object at {hex(id(self))}>"
+    def __repr__(self):      # the bare class name, as torch's (AccumulateGrad, NotImplemented)
+        return f"<{self.name().rpartition('::')[2]} object at {hex(id(self))}>"
 
 
 class Handle:
