@@ -424,3 +424,10 @@ def test_device_index_loop_ends():
         d = strided.zeros(1, device=f"cpu:{i}").device
         seen.append(str(d))
     assert seen == ["cpu"] * 4
+
+
+@pytest.mark.parametrize("size, stride", [((-2, 3), (3, 1)), ((2, -3), (3, 1)),
+                                          ((-2, 3), (0, 1)), ((-1,), (1,)), ((3, -2), (1, 0))])
+def test_as_strided_negative_size_errors_like_torch(size, stride):
+    """torch's unsigned size arithmetic: the storage-size overflow, else the numel one."""
+    check(lambda lib: lib.zeros(9, dtype=lib.uint8).as_strided(size, stride, 1))

@@ -34,8 +34,6 @@ OPEN = [
     (r"fn:meshgrid", r"meshgrid: Expected 0D or 1D tensor",
      "torch's message prints the tensor with C++'s operator<< (values, then "
      "'[ CPULongType{2,3} ]'); strided prints only the type line"),
-    (r"", r"Storage size calculation overflowed|numel: integer multiplication overflow",
-     "size overflow checks of the allocation path (issue 13 item 4, another area)"),
     (r"split\(", r"split_with_sizes\(\)",
      "torch's Tensor.split is Python that calls split_with_sizes for a non-int split_size, "
      "so its TypeErrors name split_with_sizes"),

@@ -126,15 +126,40 @@ def check_in_bounds_for_storage(sizes, strides, offset, dtype, storage) -> None:
                                           storage._nbytes))
 
 
+def _check_negative_size_like_torch(size, stride, offset, itemsize) -> None:
+    """torch's errors for a negative size, which its unsigned 64-bit size arithmetic turns
+    into an overflow: first of the storage size (offset + 1 + sum (size - 1) * stride),
+    then of the element count. (Where neither overflows, a zero dim first, torch makes a
+    tensor with a negative size; strided refuses it.)"""
+    wrap = 1 << 64
+    total, overflowed = offset + 1, False
+    for sz, st in zip(size, stride):
+        if sz == 0:
+            break
+        term = st * ((sz - 1) % wrap)
+        total += term % wrap
+        overflowed |= term >= wrap or total >= wrap
+        total %= wrap
+    else:
+        overflowed |= total * itemsize >= wrap
+    check(not overflowed, lambda: f"Storage size calculation overflowed with sizes="
+          f"{list(size)} and strides={list(stride)}")
+    count = 1
+    for sz in size:
+        count *= sz % wrap
+        check(count < wrap, "numel: integer multiplication overflow")
+
+
 def _check_as_strided(self, size, stride, offset) -> None:
     check(len(size) == len(stride), "mismatch in length of strides and shape")
     for s in stride:
         check(s >= 0, lambda: ("as_strided: Negative strides are not supported at the moment, "
                                f"got strides: {list(stride)}"))
-    for s in size:
-        if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
-                               f"{list(size)}")
+    negative = [s for s in size if s < 0]
+    if negative:
+        _check_negative_size_like_torch(size, stride, offset, self._dtype.itemsize)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {negative[0]}: "
+                           f"{list(size)}")
     check_in_bounds_for_storage(size, stride, offset, self._dtype, self._storage)
     check(offset >= 0, lambda: f"Tensor: invalid storage offset {offset}")
     check_numel(size)
