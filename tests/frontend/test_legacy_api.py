@@ -167,3 +167,4 @@ def test_typed_storage_pickles():
     s = strided.DoubleStorage([1.0, 2.0])
     back = pickle.loads(pickle.dumps(s))
     assert back.dtype is strided.float64 and back.tolist() == [1.0, 2.0]
+

@@ -641,3 +641,10 @@ def test_dtype_all_methods_roundtrip_values():
         a = strided.arange(5).to(sdt(name))
         b = torch.arange(5).to(getattr(torch, name))
         assert_same(a, b)
+
+
+@pytest.mark.parametrize("args", [(None, ()), (0, ()), (None, (1, 2)), ("a", ()), (1, (3, 1)),
+                                  (-1, [3, -1])])
+def test_unflatten_checks_sizes_first_like_torch(args):
+    check(lambda lib: lib.zeros(2, 3).unflatten(*args))
+    check(lambda lib: lib.unflatten(lib.zeros(2, 3), *args))

@@ -700,6 +700,12 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
             raise ValueError(f"invalid type: '{dtype}'")
         return self.to(named if named is not None else dtype)
 
+    def unflatten(self, dim, sizes):
+        """torch's Tensor.unflatten refuses empty sizes before it parses ``dim``."""
+        if not sizes:
+            raise RuntimeError("unflatten: sizes must be non-empty")
+        return _gen_methods.TensorMethods.unflatten(self, dim, sizes)
+
     def storage(self):
         """The tensor's storage as a (deprecated) TypedStorage of its dtype."""
         from ..storage import typed_storage_of
