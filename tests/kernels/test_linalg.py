@@ -965,3 +965,14 @@ def test_nearly_singular_matrices_do_not_raise():
         return (m.linalg.solve_ex(A, eye).info, m.linalg.inv_ex(A).info,
                 tuple(m.linalg.solve(A, eye).shape), tuple(m.linalg.inv(A).shape))
     check(recipe)
+
+
+@pytest.mark.parametrize("a, b, da, db", [
+    ((1, 1, 0), (1, 0, 1), "float32", "uint8"), ((1, 0, 2), (1, 2, 3), "float64", "float32"),
+    ((1, 2, 2), (1, 2, 2), "float32", "uint8"), ((2, 3, 0), (2, 0, 4), "float32", "float32"),
+    ((1, 2, 0), (1, 0, 2), "bool", "bool"), ((1, 2, 2), (1, 2, 2), "bool", "bool"),
+])
+def test_bmm_with_an_empty_operand_like_torch(a, b, da, db):
+    """torch returns zeros in mat2's dtype before it compares dtypes or kernels."""
+    check(lambda lib: lib.bmm(lib.ones(a, dtype=getattr(lib, da)),
+                              lib.ones(b, dtype=getattr(lib, db))))

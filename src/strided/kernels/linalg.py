@@ -324,15 +324,20 @@ def _check_bmm(self, mat2) -> None:
 
 def _bmm_into(self, mat2, out):
     meta = _is_meta(self) or _is_meta(mat2)
-    dtype = self._dtype
-    if not meta:
-        check(dtype is mat2._dtype, lambda: (
-            f"expected scalar type {dtype._scalar_name} but found {mat2._dtype._scalar_name}"))
+    # torch returns zeros for an empty operand before it compares dtypes, in mat2's dtype
+    empty = numel_of(self._sizes) == 0 or numel_of(mat2._sizes) == 0
+    dtype = mat2._dtype
+    if not meta and not empty:
+        check(self._dtype is dtype, lambda: (
+            f"expected scalar type {self._dtype._scalar_name} but found {dtype._scalar_name}"))
         _check_kernel_dtype(self, "bmm")
     size = (self._sizes[0], self._sizes[1], mat2._sizes[2])
     result = _result_or_out(out, size, dtype, self._device)
     if not meta:
-        _product_into(result._array(), self._array(), mat2._array())
+        if empty:
+            result._array()[...] = 0
+        else:
+            _product_into(result._array(), self._array(), mat2._array())
     return result
 
 
