@@ -40,9 +40,6 @@ OPEN = [
     (r"clamp", r"",
      "clamp's overloads: torch refuses a Tensor bound mixed with a Number bound and checks "
      "complex inputs before broadcasting"),
-    (r"dist\(", r"",
-     "dist (issue 14's linalg_extra): torch subtracts first (bool error) and keeps the "
-     "promoted low-precision dtype"),
     (r"index_(fill|copy)", r"setStorage",
      "torch fails on an empty self inside its own restride (setStorage) before checking the "
      "index"),

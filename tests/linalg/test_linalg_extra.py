@@ -608,3 +608,16 @@ def test_ldl_errors():
 def test_tensor_lu_method():
     run(lambda m, a: a.lu(), _arr((2, 3, 3)))
     run(lambda m, a: a.lu(get_infos=True), _arr((3, 3)))
+
+
+@pytest.mark.parametrize("a, b", [(((), "float16"), ((3,), "bfloat16")),
+                                  (((3, 3), "bool"), ((3, 3), "float16")),
+                                  (((3,), "bool"), ((3,), "bool")),
+                                  (((2,), "float64"), ((), "float32")),
+                                  (((2,), "complex64"), ((2,), "float64"))])
+def test_dist_promotes_and_refuses_bools_like_its_subtraction(a, b):
+    def recipe(lib):
+        x = lib.ones(a[0], dtype=getattr(lib, a[1]))
+        return lib.dist(x if a[1] == "bool" else x * 1.5, lib.zeros(b[0], dtype=getattr(lib, b[1])))
+    from conftest import check as check_both  # (bfloat16 results: conftest's comparison)
+    check_both(recipe)

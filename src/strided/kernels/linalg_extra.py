@@ -29,6 +29,7 @@ import numpy as np
 
 from ..core import dtypes as dt
 from ..core.checks import check, maybe_wrap_dim
+from ..core.promotion import result_type_of
 from ..core.tensor_impl import numel_of
 from . import views
 from .broadcast import broadcast_pair
@@ -420,8 +421,11 @@ def cdist_composite(x1, x2, p=2, compute_mode=None):
 
 
 def dist(self, other, p=2):
-    """``norm(self - other, p)`` over every element (a 0-dim result)."""
-    dtype = dt.promote(self._dtype, other._dtype)
+    """``norm(self - other, p)`` over every element (a 0-dim result), in the subtraction's
+    dtype (a 0-dim operand does not widen a dimensioned one) and with its bool errors."""
+    from .elementwise import _sub_check
+    _sub_check(None, (self, other), ())
+    dtype = result_type_of((self, other))
     check(dtype.is_floating_point or dtype.is_complex, lambda: (
         f"norm(): input dtype should be either floating point or complex. Got "
         f"{dtype._scalar_name} instead."))
