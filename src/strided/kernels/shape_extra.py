@@ -30,6 +30,7 @@ from ..core.tensor_impl import contiguous_strides, make_tensor, numel_of
 from . import view_ops, views
 from .copy import copy_
 from .factory import clone, empty, empty_like
+from .indexing import _expandable
 from .resize import resize_output
 from .shape_ops import _check_out_dtype
 
@@ -540,15 +541,6 @@ def atleast_2d_Sequence(tensors):
 
 def atleast_3d_Sequence(tensors):
     return tuple(_atleast(t, 3) for t in tensors)
-
-
-def _expandable(shape, desired) -> bool:
-    if len(shape) > len(desired):
-        return False
-    for s, d in zip(reversed(shape), reversed(desired)):
-        if s != d and s != 1:
-            return False
-    return True
 
 
 def sum_to_size(self, size):
