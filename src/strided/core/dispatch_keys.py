@@ -25,11 +25,17 @@ class DispatchKey(IntEnum):
     CUDA = 2
     Meta = 3
     PrivateUse1 = 4
-    BackendSelect = 5
-    ADInplaceOrView = 6
-    Autograd = 7
-    AutocastCPU = 8     # above Autograd, as in torch: the casts it makes are recorded
-    Python = 9
+    SparseCPU = 5       # sparse COO layout (issue 16)
+    SparseMeta = 6
+    SparseCsrCPU = 7    # compressed layouts: CSR, CSC, BSR, BSC (issue 16)
+    SparseCsrMeta = 8
+    BackendSelect = 9
+    Conjugate = 10      # lazy conjugate bit (issue 15); below Negative, as in torch
+    Negative = 11       # lazy negative bit
+    ADInplaceOrView = 12
+    Autograd = 13
+    AutocastCPU = 14    # above Autograd, as in torch: the casts it makes are recorded
+    Python = 15
     # Alias keys (registration only).
     CompositeExplicitAutograd = 20
     CompositeImplicitAutograd = 21
