@@ -13,6 +13,7 @@ class Case:
     setup: Callable
     number: int = 20000
     note: Callable | None = None
+    group: str | None = None   # run.py prints the geomean of strided/torch per group
 
 
 def _factory(expr_s, expr_t, expr_n):
@@ -580,3 +581,8 @@ CASES.extend(FFT_CASES)
 from cases_special import SPECIAL_CASES  # noqa: E402
 
 CASES.extend(SPECIAL_CASES)
+
+# issue 17's tiny / mid-size / large groups (geomean per group)
+from cases_perf import PERF_CASES  # noqa: E402
+
+CASES.extend(PERF_CASES)

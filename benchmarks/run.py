@@ -10,6 +10,7 @@ repeats) and prints the time per call and the ratio strided/torch
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import timeit
@@ -43,6 +44,7 @@ def main(argv=None) -> int:
     torch.set_num_threads(1)
     repeat = 3 if ns.quick else 7
     print(f"{'case':44s} {'strided':>11s} {'torch':>11s} {'numpy':>11s} {'s/torch':>8s}")
+    ratios: dict[str, list[float]] = {}
     for case in CASES:
         if ns.filters and not any(f in case.name for f in ns.filters):
             continue
@@ -51,7 +53,12 @@ def main(argv=None) -> int:
                  for lib, fn in fns.items()}
         s, t, n = times["strided"], times["torch"], times.get("numpy")
         extra = f"  {case.note(s)}" if case.note else ""
-        print(f"{case.name:44s} {_fmt(s)} {_fmt(t)} {_fmt(n)} {s / t:8.2f}{extra}")
+        print(f"{case.name:44s} {_fmt(s)} {_fmt(t)} {_fmt(n)} {s / t:8.2f}{extra}", flush=True)
+        if case.group:
+            ratios.setdefault(case.group, []).append(s / t)
+    for group, rs in ratios.items():
+        geomean = math.exp(sum(math.log(r) for r in rs) / len(rs))
+        print(f"geomean strided/torch [{group}] over {len(rs)} rows: {geomean:.2f}")
     return 0
 
 
