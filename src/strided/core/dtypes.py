@@ -28,6 +28,12 @@ __all__ = [
     "set_default_dtype",
 ]
 
+# complex32 (torch's ComplexHalf): NumPy has no such type, so its elements are a pair of
+# float16 fields, 4 bytes each, and every view/stride/storage rule holds unchanged. Kernels
+# that compute read it as complex64 and round each part back on store (Note [complex32]
+# in kernels/complex32.py).
+COMPLEX32_NP = np.dtype([("real", np.float16), ("imag", np.float16)])
+
 # Categories, ordered: a value of a higher category cannot be held by a lower one.
 BOOL, INT, FLOAT, COMPLEX = 0, 1, 2, 3
 
@@ -111,49 +117,53 @@ _SPECS = [
     ("uint16", "UInt16", "u16", np.uint16, INT),
     ("uint32", "UInt32", "u32", np.uint32, INT),
     ("uint64", "UInt64", "u64", np.uint64, INT),
+    ("complex32", "ComplexHalf", "c32", COMPLEX32_NP, COMPLEX),
 ]
 
 ALL_DTYPES: tuple = tuple(dtype(n, s, a, d, c, i) for i, (n, s, a, d, c) in enumerate(_SPECS))
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
- complex64, complex128, uint16, uint32, uint64) = ALL_DTYPES
+ complex64, complex128, uint16, uint32, uint64, complex32) = ALL_DTYPES
 
-for _r, _c in ((float32, complex64), (float64, complex128)):
+for _r, _c in ((float16, complex32), (float32, complex64), (float64, complex128)):
     _r._complex = _c
     _c._real = _r
-float16._complex = complex64  # torch has complex32 here; the nearest complex type we hold
-bfloat16._complex = complex64
+bfloat16._complex = complex64   # (torch has no complex bfloat16)
 
 # torch's aliases (torch.float, torch.long, ...)
 ALIASES = {
     "float": float32, "double": float64, "half": float16, "long": int64, "int": int32,
-    "short": int16, "cfloat": complex64, "cdouble": complex128,
+    "short": int16, "cfloat": complex64, "cdouble": complex128, "chalf": complex32,
+    "complex32": complex32,
 }
 
-_BY_NUMPY = {d.np: d for d in ALL_DTYPES}
+# (a structured array is no complex32 to ``from_numpy``: torch refuses it)
+_BY_NUMPY = {d.np: d for d in ALL_DTYPES if d is not complex32}
 
 # Note [Promotion is data]: one row per dtype in _SPECS order; "--" marks pairs
 # torch refuses to promote (the barebones unsigned types mixed with other ints).
 _ABBR = {"b1": bool_, "u1": uint8, "i1": int8, "i2": int16, "i4": int32, "i8": int64,
          "f2": float16, "bf": bfloat16, "f4": float32, "f8": float64, "c4": complex64,
-         "c8": complex128, "U2": uint16, "U4": uint32, "U8": uint64, "--": None}
+         "c8": complex128, "U2": uint16, "U4": uint32, "U8": uint64, "c2": complex32,
+         "--": None}
 _TABLE = """
-     b1 u1 i1 i2 i4 i8 f2 bf f4 f8 c4 c8 U2 U4 U8
-b1   b1 u1 i1 i2 i4 i8 f2 bf f4 f8 c4 c8 -- -- --
-u1   u1 u1 i2 i2 i4 i8 f2 bf f4 f8 c4 c8 -- -- --
-i1   i1 i2 i1 i2 i4 i8 f2 bf f4 f8 c4 c8 -- -- --
-i2   i2 i2 i2 i2 i4 i8 f2 bf f4 f8 c4 c8 -- -- --
-i4   i4 i4 i4 i4 i4 i8 f2 bf f4 f8 c4 c8 -- -- --
-i8   i8 i8 i8 i8 i8 i8 f2 bf f4 f8 c4 c8 -- -- --
-f2   f2 f2 f2 f2 f2 f2 f2 f4 f4 f8 c4 c8 f2 f2 f2
-bf   bf bf bf bf bf bf f4 bf f4 f8 c4 c8 bf bf bf
-f4   f4 f4 f4 f4 f4 f4 f4 f4 f4 f8 c4 c8 f4 f4 f4
-f8   f8 f8 f8 f8 f8 f8 f8 f8 f8 f8 c8 c8 f8 f8 f8
-c4   c4 c4 c4 c4 c4 c4 c4 c4 c4 c8 c4 c8 -- -- --
-c8   c8 c8 c8 c8 c8 c8 c8 c8 c8 c8 c8 c8 -- -- --
-U2   -- -- -- -- -- -- f2 bf f4 f8 -- -- U2 -- --
-U4   -- -- -- -- -- -- f2 bf f4 f8 -- -- -- U4 --
-U8   -- -- -- -- -- -- f2 bf f4 f8 -- -- -- -- U8
+     b1 u1 i1 i2 i4 i8 f2 bf f4 f8 c4 c8 U2 U4 U8 c2
+b1   b1 u1 i1 i2 i4 i8 f2 bf f4 f8 c4 c8 -- -- -- c2
+u1   u1 u1 i2 i2 i4 i8 f2 bf f4 f8 c4 c8 -- -- -- c2
+i1   i1 i2 i1 i2 i4 i8 f2 bf f4 f8 c4 c8 -- -- -- c2
+i2   i2 i2 i2 i2 i4 i8 f2 bf f4 f8 c4 c8 -- -- -- c2
+i4   i4 i4 i4 i4 i4 i8 f2 bf f4 f8 c4 c8 -- -- -- c2
+i8   i8 i8 i8 i8 i8 i8 f2 bf f4 f8 c4 c8 -- -- -- c2
+f2   f2 f2 f2 f2 f2 f2 f2 f4 f4 f8 c4 c8 f2 f2 f2 c2
+bf   bf bf bf bf bf bf f4 bf f4 f8 c4 c8 bf bf bf c4
+f4   f4 f4 f4 f4 f4 f4 f4 f4 f4 f8 c4 c8 f4 f4 f4 c4
+f8   f8 f8 f8 f8 f8 f8 f8 f8 f8 f8 c8 c8 f8 f8 f8 c8
+c4   c4 c4 c4 c4 c4 c4 c4 c4 c4 c8 c4 c8 -- -- -- c4
+c8   c8 c8 c8 c8 c8 c8 c8 c8 c8 c8 c8 c8 -- -- -- c8
+U2   -- -- -- -- -- -- f2 bf f4 f8 -- -- U2 -- -- --
+U4   -- -- -- -- -- -- f2 bf f4 f8 -- -- -- U4 -- --
+U8   -- -- -- -- -- -- f2 bf f4 f8 -- -- -- -- U8 --
+c2   c2 c2 c2 c2 c2 c2 c2 c4 c4 c8 c4 c8 -- -- -- c2
 """
 _PROMOTION = [[_ABBR[c] for c in line.split()[1:]] for line in _TABLE.strip().splitlines()[1:]]
 

@@ -21,8 +21,8 @@ def scalar_type_of_python(value) -> dt.dtype:
         return dt.int64
     if isinstance(value, float):
         return dt._default_dtype[0]
-    if isinstance(value, complex):
-        return dt.default_complex_dtype()
+    if isinstance(value, complex):    # the default dtype's complex type (float16: complex32)
+        return dt._default_dtype[0].to_complex()
     raise TypeError(f"result_type: unsupported operand {type(value).__name__}")
 
 

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from strided.core import dtypes as _dtypes
+from strided.kernels import complex32 as _c32
 
 __all__ = [
     "get_printoptions",
@@ -215,6 +216,8 @@ def _widen(values: np.ndarray, kind: str) -> np.ndarray:
     every narrower float, bfloat16 included)."""
     if kind == "int":
         return values
+    if values.dtype == _dtypes.COMPLEX32_NP:
+        values = _c32.widen(values)
     with np.errstate(invalid="ignore"):  # signalling NaNs
         return values.astype(np.complex128 if kind == "complex" else np.float64)
 

@@ -101,6 +101,7 @@ class Size(tuple):
 _op_to_copy = get_op("aten::_to_copy")
 _op_local_scalar = get_op("aten::_local_scalar_dense")
 _op_contiguous = get_op("aten::contiguous")
+_is_contiguous_in = _factory.is_contiguous_in
 _op_numpy_T = get_op("aten::numpy_T")
 _op_matrix_H = get_op("aten::matrix_H")
 _op_mT = get_op("aten::mT")
@@ -111,15 +112,27 @@ _op_select = None
 _CONTIGUOUS_FORMAT = layouts.contiguous_format
 
 
-def _dtype_method(target):
-    def convert(self, memory_format=layouts.preserve_format):
-        if memory_format is not layouts.preserve_format:     # to()'s rule for self
-            return self.to(target, memory_format=memory_format)
+def _cast_args(*, memory_format=None):
+    return None if memory_format is None else _ap.to_memory_format(memory_format)
+
+
+def _dtype_method(target, name):
+    sigs = (_ap.PySig(name, (("memory_format", "MemoryFormat?", "None", True),), False, True),)
+
+    def convert(self, *args, **kwargs):
+        if args or kwargs:
+            try:
+                memory_format = _cast_args(*args, **kwargs)
+            except _ap.PARSE_ERRORS:
+                _ap.raise_invalid_arguments(sigs, args, kwargs)
+            if memory_format is not None and memory_format is not layouts.preserve_format:
+                return self.to(target, memory_format=memory_format)
         if self._dtype is target:
             return self
         return _op_to_copy.call(self._keyset, self, target, None, None, None, False, None)
-    convert.__name__ = target.name
-    convert.__doc__ = f"``self.to({target!r})``"
+    convert.__name__ = name
+    convert.__doc__ = (f"``{name}(*, memory_format=None)``: ``self.to({target!r}, "
+                       "memory_format=memory_format)``, so ``self`` when nothing changes")
     return convert
 
 
@@ -216,8 +229,16 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
     def nbytes(self) -> int:
         return numel_of(self._sizes) * self._dtype.itemsize
 
-    def is_contiguous(self, memory_format=layouts.contiguous_format) -> bool:
-        return compute_is_contiguous(self._sizes, self._strides)
+    def is_contiguous(self, *args, **kwargs) -> bool:
+        """``is_contiguous(*, memory_format=torch.contiguous_format)``: torch's flags, read
+        off the sizes and strides (``kernels.factory.is_contiguous_in``)."""
+        if not args and not kwargs:
+            return compute_is_contiguous(self._sizes, self._strides)
+        try:
+            memory_format, = _contiguous_args(*args, **kwargs)
+        except _ap.PARSE_ERRORS:
+            _ap.raise_invalid_arguments(_IS_CONTIGUOUS_SIGS, args, kwargs)
+        return _is_contiguous_in(self._sizes, self._strides, memory_format)
 
     def is_floating_point(self) -> bool:
         return self._dtype.is_floating_point
@@ -715,18 +736,18 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
         from .._legacy import is_nonzero
         return is_nonzero(self)
 
-    float = _dtype_method(dt.float32)
-    double = _dtype_method(dt.float64)
-    half = _dtype_method(dt.float16)
-    bfloat16 = _dtype_method(dt.bfloat16)
-    long = _dtype_method(dt.int64)
-    int = _dtype_method(dt.int32)
-    short = _dtype_method(dt.int16)
-    char = _dtype_method(dt.int8)
-    byte = _dtype_method(dt.uint8)
-    bool = _dtype_method(dt.bool_)
-    cfloat = _dtype_method(dt.complex64)
-    cdouble = _dtype_method(dt.complex128)
+    float = _dtype_method(dt.float32, "float")
+    double = _dtype_method(dt.float64, "double")
+    half = _dtype_method(dt.float16, "half")
+    bfloat16 = _dtype_method(dt.bfloat16, "bfloat16")
+    long = _dtype_method(dt.int64, "long")
+    int = _dtype_method(dt.int32, "int")
+    short = _dtype_method(dt.int16, "short")
+    char = _dtype_method(dt.int8, "char")
+    byte = _dtype_method(dt.uint8, "byte")
+    bool = _dtype_method(dt.bool_, "bool")
+    cfloat = _dtype_method(dt.complex64, "cfloat")
+    cdouble = _dtype_method(dt.complex128, "cdouble")
 
     def contiguous(self, *args, **kwargs):
         """``contiguous(*, memory_format=torch.contiguous_format)``."""
@@ -824,6 +845,10 @@ _NEW_TENSOR_SIGS = (_ap.PySig("new_tensor", (
 
 def _contiguous_args(*, memory_format=layouts.contiguous_format):
     return _ap.to_memory_format(memory_format),
+
+
+_IS_CONTIGUOUS_SIGS = (_ap.PySig("is_contiguous", (
+    ("memory_format", "MemoryFormat", "contiguous_format", True),), False, True),)
 
 
 def _requires_grad_args(requires_grad=True):

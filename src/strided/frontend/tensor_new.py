@@ -37,6 +37,7 @@ import warnings
 import numpy as np
 
 from ..core import dtypes as dt
+from ..kernels import complex32 as _c32
 from ..core.devices import CPU
 from ..core.devices import DEFAULT_DEVICE as _DEFAULT_DEVICE
 from ..core.devices import device as _device_cls
@@ -145,7 +146,7 @@ def _python_scalar_dtype(t):
 def _default_complex():
     if dt._default_dtype[0] is dt.bfloat16:
         raise RuntimeError("invalid default scalar type for complex")
-    return dt.default_complex_dtype()
+    return dt._default_dtype[0].to_complex()     # (float16: complex32)
 
 
 def _infer_dtype(obj) -> dt.dtype:
@@ -284,6 +285,10 @@ def _finish(values: np.ndarray, target) -> np.ndarray:
     types (c10::Half and c10::BFloat16 are built from a float)."""
     if values.dtype == target.np:
         return values
+    if target is dt.complex32:     # Note [complex32]: through complex64, part by part
+        out = np.empty(values.shape, target.np)
+        _c32.store(out, values)
+        return out
     with np.errstate(over="ignore", invalid="ignore"):
         if target is dt.float16 or target is dt.bfloat16:
             values = values.astype(np.float32)

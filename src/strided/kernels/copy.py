@@ -21,8 +21,9 @@ import warnings
 
 import numpy as np
 
-from ..core.dtypes import BOOL
+from ..core.dtypes import BOOL, COMPLEX32_NP
 from ..core.tensor_impl import check_storage_bounds
+from . import complex32 as c32
 from .broadcast import broadcast_pair, expanded_strides
 from .memory_overlap import assert_no_internal_overlap, assert_no_partial_overlap
 
@@ -59,6 +60,8 @@ def copy_(self, src, non_blocking=False):
         src_arr = src._array()
     else:
         src_arr = _strided_array(src, sizes, src_strides)
+    if src_arr.dtype == COMPLEX32_NP and self._dtype is not src._dtype:
+        src_arr = c32.widen(src_arr)     # Note [complex32]
     if src._dtype.is_complex and not self._dtype.is_complex:
         warnings.warn("Casting complex values to real discards the imaginary part",
                       UserWarning, stacklevel=3)
@@ -84,6 +87,12 @@ def _strided_array(t, sizes, strides):
 
 def copy_array(dst: np.ndarray, src: np.ndarray) -> None:
     """``dst[...] = src`` with unsafe casting, tiled when layouts disagree (Note [Blocked copy])."""
+    if dst.dtype != src.dtype and (dst.dtype == COMPLEX32_NP or src.dtype == COMPLEX32_NP):
+        if dst.dtype == COMPLEX32_NP:
+            c32.store(dst, src)       # Note [complex32]
+        else:
+            copy_array(dst, c32.widen(src))
+        return
     if dst.dtype != src.dtype:
         # casts saturate or wrap like C++ casts; NumPy's warnings about it are not torch's
         with np.errstate(all="ignore"):

@@ -53,12 +53,15 @@ from ..core.tensor_impl import (
     numel_of,
 )
 from . import _special
+from . import complex32 as _c32
 from .factory import _allocator, empty
 from .resize import resize_output
 from .scalars import check_scalar_fits
 from .tensor_iterator import TensorIteratorConfig, wrapped_dtype
 
 _F32 = np.dtype(np.float32)
+_C64 = np.dtype(np.complex64)
+_C32_NP = dt.COMPLEX32_NP
 _BF16 = dt.bfloat16.np
 _BOOL_NP = np.dtype(np.bool_)
 _CPU_ALLOC = _allocator(CPU)
@@ -71,6 +74,7 @@ U8 = frozenset((dt.uint8,))
 INTS = frozenset((dt.uint8, dt.int8, dt.int16, dt.int32, dt.int64))
 FLOATS = frozenset((dt.float16, dt.bfloat16, dt.float32, dt.float64))
 COMPLEX = frozenset((dt.complex64, dt.complex128))
+C32 = frozenset((dt.complex32,))   # the few rows torch's CPU kernels have for ComplexHalf
 UBARE = frozenset((dt.uint16, dt.uint32, dt.uint64))
 BASIC = B | INTS | FLOATS | COMPLEX
 ALL = BASIC | UBARE
@@ -79,6 +83,8 @@ REAL = B | INTS | FLOATS
 
 def _opmath(ct) -> np.dtype:
     """The NumPy dtype a kernel computes in (Note [Computation dtype])."""
+    if ct is dt.complex32:
+        return _C64     # Note [complex32]
     return _F32 if ct is dt.float16 or ct is dt.bfloat16 else ct.np
 
 
@@ -116,6 +122,8 @@ _FLOAT_MAX = {d: float(dt.finfo(d).max) for d in (dt.float16, dt.bfloat16, dt.fl
 
 def _scalar_in(value, ct, keep_opmath: bool):
     """The NumPy scalar a kernel computing in ``ct`` uses for a wrapped number."""
+    if ct is dt.complex32:
+        return _c32.scalar(value)
     if ct is dt.float16 or ct is dt.bfloat16:
         if keep_opmath and not isinstance(value, complex):
             return _scalar_as(value, dt.float32)
@@ -263,7 +271,7 @@ class Op:
             ct = dt._default_dtype[0]
         out = dt.bool_ if kind in _BOOL_KINDS else ct
         res = None
-        if ct in self.dtypes and dtype not in self.slow_dtypes:
+        if ct in self.dtypes and dtype not in self.slow_dtypes and ct is not dt.complex32:
             direct = (out is dtype or kind in _BOOL_KINDS) and ct is dtype and \
                 ct is not dt.float16 and ct is not dt.bfloat16
             res = (out, ct, self.fast_ufunc if direct else None)
@@ -312,6 +320,11 @@ def run(op: Op, out, inputs, params):
     result = it.operands[0].tensor
     if it.numel and not it.is_meta:
         arrays = it.arrays()
+        if ct is dt.complex32:
+            _run_c32(op, arrays, params)
+            if out is not None:
+                out._vc[0] += 1
+            return result
         ins = [a if a.__class__ is np.ndarray else _scalar_in(a, ct, op.scalar_opmath)
                for a in arrays[1:]]
         target = arrays[0]
@@ -326,6 +339,19 @@ def run(op: Op, out, inputs, params):
     if out is not None:
         out._vc[0] += 1
     return result
+
+
+def _run_c32(op: Op, arrays, params):
+    """Note [complex32]: the inputs (each rounded to complex32 first, as torch converts them
+    to the common dtype) computed in complex64, each part rounded to float16 on store."""
+    ins = [_as_ct(a, dt.complex32) for a in arrays[1:]]
+    target = arrays[0]
+    if target.dtype == _C32_NP:
+        tmp = np.empty(target.shape, _C64)
+        _quiet_call(op.compute, tmp, ins, dt.complex32, *params)
+        _c32.store(target, tmp)
+    else:
+        _quiet_call(op.compute, target, ins, dt.complex32, *params)
 
 
 def _fast_functional(op: Op, inputs, params):
@@ -621,11 +647,18 @@ def _as_ct(x, ct):
     """An input as an array (or scalar) of the computation dtype."""
     c = _opmath(ct)
     if x.__class__ is np.ndarray:
+        if x.dtype == _C32_NP or ct is dt.complex32:
+            return _c32.narrow(x)
         return x if x.dtype == c else x.astype(c)
+    if ct is dt.complex32:
+        return _c32.scalar(x)
     return x if getattr(x, "dtype", None) == c else c.type(x)
 
 
 def _write(out, value):
+    if out.dtype == _C32_NP:
+        _c32.store(out, value)
+        return
     np.copyto(out, value, casting="unsafe")
 
 
@@ -749,6 +782,8 @@ def _add_scaled(out, a, b, ct, alpha):
             np.copyto(out, np.asarray(wide).astype(np.float32), casting="unsafe")
             return
         wide = np.multiply(b, float(alpha), dtype=c, casting="unsafe")
+    elif ct is dt.complex32:    # alpha * b rounds to complex32 before the add
+        wide = _c32.narrow(np.multiply(b, _c32.scalar(alpha), dtype=c, casting="unsafe"))
     elif ct.is_complex:
         wide = np.multiply(b, c.type(alpha), dtype=c, casting="unsafe")
     else:
@@ -875,6 +910,15 @@ def _sgn(x):
         with np.errstate(all="ignore"):
             return np.where(mag == 0, 0, x / np.where(mag == 0, 1, mag))
     return _sign(x)
+
+
+def _sgn_compute(out, ins, ct, *params):
+    if ct is dt.complex32:     # torch's c10::complex<float> abs is hypotf; NumPy's differs
+        x = ins[0]
+        mag = np.hypot(x.real, x.imag)
+        _write(out, np.where(mag == 0, 0, x / np.where(mag == 0, 1, mag)))
+        return
+    _write(out, _sgn(_as_ct(ins[0], ct)))
 
 
 def _rsqrt(x):
@@ -1156,11 +1200,11 @@ _W = (_check_wrapped_inputs,)
 
 TABLE = [
     # arithmetic
-    Op("add", 2, "binary", _add, BASIC, "add_stub", checks=_W, post_checks=(_alpha_check,),
+    Op("add", 2, "binary", _add, BASIC | C32, "add_stub", checks=_W, post_checks=(_alpha_check,),
        defaults=(1,), fast_ufunc=np.add),
-    Op("sub", 2, "binary", _sub, BASIC, "add_stub", checks=_W + (_sub_check,),
+    Op("sub", 2, "binary", _sub, BASIC | C32, "add_stub", checks=_W + (_sub_check,),
        post_checks=(_alpha_check,), defaults=(1,), fast_ufunc=np.subtract, slow_dtypes=B),
-    Op("mul", 2, "binary", _mul, ALL, "mul_cpu", checks=_W, scalar_opmath=True,
+    Op("mul", 2, "binary", _mul, ALL | C32, "mul_cpu", checks=_W, scalar_opmath=True,
        fast_ufunc=np.multiply),
     Op("div", 2, "binary_float", _div_true, BASIC, "div_true_cpu", checks=_W,
        scalar_opmath=True, fast_ufunc=np.true_divide),
@@ -1187,8 +1231,8 @@ TABLE = [
     Op("copysign", 2, "binary_float", _copysign, FLOATS, checks=_W, fast_ufunc=np.copysign),
     Op("logaddexp", 2, "binary", elementwise(_logaddexp), FLOATS | COMPLEX, checks=_W),
     # comparisons and logic
-    Op("eq", 2, "comparison", predicate(np.equal), ALL, checks=_W),
-    Op("ne", 2, "comparison", predicate(np.not_equal), ALL, checks=_W),
+    Op("eq", 2, "comparison", predicate(np.equal), ALL | C32, checks=_W),
+    Op("ne", 2, "comparison", predicate(np.not_equal), ALL | C32, checks=_W),
     Op("lt", 2, "comparison", predicate(np.less), REAL, checks=_W),
     Op("le", 2, "comparison", predicate(np.less_equal), REAL, checks=_W),
     Op("gt", 2, "comparison", predicate(np.greater), REAL, checks=_W),
@@ -1202,11 +1246,11 @@ TABLE = [
     Op("bitwise_left_shift", 2, "binary", _shift(True), INTS, "lshift_cpu", checks=_W),
     Op("bitwise_right_shift", 2, "binary", _shift(False), INTS, "rshift_cpu", checks=_W),
     # unary
-    Op("neg", 1, "unary", ufunc(np.negative), INTS | FLOATS | COMPLEX, checks=(_neg_check,),
+    Op("neg", 1, "unary", ufunc(np.negative), INTS | FLOATS | COMPLEX | C32, checks=(_neg_check,),
        slow_dtypes=B),
     Op("sign", 1, "unary", elementwise(_sign), REAL, "sign_cpu",
        dtype_errors=_sign_dtype_errors()),
-    Op("sgn", 1, "unary", elementwise(_sgn), BASIC, "sign_cpu"),
+    Op("sgn", 1, "unary", _sgn_compute, BASIC | C32, "sign_cpu"),
     Op("bitwise_not", 1, "unary", _bitwise(np.invert), B | INTS),
     Op("logical_not", 1, "unary_bool", _logical_not, BASIC),
     Op("floor", 1, "unary", _rounding(np.floor), INTS | FLOATS | UBARE, "floor_vml_cpu",
@@ -1277,9 +1321,9 @@ TABLE.append(Op("logit", 1, "unary_float", elementwise(_logit), FLOATS, defaults
 
 # predicates with a bool result
 TABLE += [
-    Op("isnan", 1, "unary_bool", _is_float_pred(np.isnan, False), ALL),
-    Op("isinf", 1, "unary_bool", _is_float_pred(np.isinf, False), ALL),
-    Op("isfinite", 1, "unary_bool", _is_float_pred(np.isfinite, True), ALL),
+    Op("isnan", 1, "unary_bool", _is_float_pred(np.isnan, False), ALL | C32),
+    Op("isinf", 1, "unary_bool", _is_float_pred(np.isinf, False), ALL | C32),
+    Op("isfinite", 1, "unary_bool", _is_float_pred(np.isfinite, True), ALL | C32),
 ]
 
 OPS = {op.name: op for op in TABLE}
@@ -1362,7 +1406,12 @@ def abs(self):
         from .factory import empty_like
         result = empty_like(self, self._dtype.to_real())
         if self._device.type != "meta" and numel_of(self._sizes):
-            np.abs(self._array(), out=result._array())
+            x = self._array()
+            if x.dtype == _C32_NP:      # torch: hypotf of the widened parts, rounded
+                x = _c32.widen(x)
+                np.copyto(result._array(), np.hypot(x.real, x.imag), casting="unsafe")
+            else:
+                np.abs(x, out=result._array())
         return result
     return fast_or_run(_ABS, (self,))
 

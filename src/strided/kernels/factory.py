@@ -26,6 +26,7 @@ from ..core.tensor_impl import (
     numel_overflows,
     storage_nbytes_needed,
 )
+from . import complex32 as _c32
 from .copy import copy_
 from .memory_overlap import is_non_overlapping_and_dense
 from .resize import resize_impl as resize_
@@ -69,6 +70,8 @@ def new_strided(size, stride, dtype, device):
     if nbytes > _INT64_MAX:
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and "
                            f"strides={list(stride)}")
+    if dtype is dt.complex32:
+        _c32.warn_experimental()
     storage = UntypedStorage._new(nbytes, device, _allocator(device))
     return make_tensor(storage, size, stride, 0, dtype)
 
@@ -88,6 +91,8 @@ def empty(size, dtype=None, layout=None, device=None, pin_memory=None, memory_fo
     nbytes = numel * dtype.itemsize
     if nbytes > _INT64_MAX or (not numel and len(size) > 2 and numel_overflows(size)):
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
+    if dtype is dt.complex32:
+        _c32.warn_experimental()
     storage = UntypedStorage._new(nbytes, device, _allocator(device))
     return make_tensor(storage, size, _format_strides(size, memory_format), 0, dtype)
 
@@ -389,6 +394,8 @@ def local_scalar_dense(self):
 
 # -- ranges -----------------------------------------------------------------------------------
 #
+    if self._dtype is dt.complex32:
+        return complex(float(value["real"]), float(value["imag"]))
 # Note [Vectorized range kernels]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # torch's CPU arange runs a vectorized loop (256-bit vectors, two per iteration, the
@@ -723,7 +730,7 @@ def linspace_out(start, end, steps, out):
 
 def linspace(start, end, steps, dtype=None, layout=None, device=None, pin_memory=None):
     if dtype is None:
-        dtype = dt.default_complex_dtype() if isinstance(start, complex) or isinstance(
+        dtype = dt._default_dtype[0].to_complex() if isinstance(start, complex) or isinstance(
             end, complex) else dt._default_dtype[0]
     return _fresh(linspace_out(start, end, steps, empty((0,), dtype, layout, device)))
 

@@ -127,6 +127,11 @@ def scalar_to_store(value, dtype):
             with np.errstate(over="ignore"):
                 v = float(np.float32(v))
         return v
+    if dtype is dt.complex32:    # a NumPy scalar of the structured dtype (Note [complex32])
+        import numpy as np
+        c = np.complex64(complex(value))
+        with np.errstate(over="ignore"):
+            return np.array((c.real, c.imag), dt.COMPLEX32_NP)[()]
     return complex(value)
 
 

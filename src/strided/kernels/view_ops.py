@@ -91,14 +91,12 @@ def view_as_real(self):
                      self._offset * 2, self._dtype.to_real())
 
 
-_COMPLEX_OF = {dt.float32: dt.complex64, dt.float64: dt.complex128}
+_COMPLEX_OF = {dt.float16: dt.complex32, dt.float32: dt.complex64, dt.float64: dt.complex128}
 
 
 def view_as_complex(self):
     dtype = self._dtype
     if dtype not in _COMPLEX_OF:
-        check(dtype is not dt.float16, "view_as_complex: strided has no complex32 (ComplexHalf) "
-                                       "dtype to view a Half tensor as")
         raise RuntimeError("view_as_complex is only supported for half, float and double "
                            f"tensors, but got a tensor of scalar type: {dtype._scalar_name}")
     sizes = self._sizes
