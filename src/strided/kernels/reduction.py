@@ -20,6 +20,32 @@ torch accumulates float16/bfloat16 in float32 and integers in int64; NumPy is to
 ``dtype=``. Float sums are then correct but not bit-identical to torch's: NumPy adds
 pairwise along contiguous axes and sequentially along strided ones, torch uses its own
 cascade, so the last bits can differ (the tests compare floats with tolerances).
+
+Note [Summing through BLAS]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~
+NumPy's float32/float64 ``add.reduce`` is far from the memory bound at the sizes small
+models live on (a pairwise loop for a full sum, a scalar loop per row for ``sum(-1)``):
+torch sums 256x256 floats 3x faster. A matrix-vector product against a vector of ones
+is the same sum and runs in BLAS's vectorised kernels, so ``sum`` / ``mean`` of a
+C-contiguous float32/float64 tensor over its trailing dims (``sum(-1)``, a full sum) or
+over its leading dims (``sum(0)``) go through ``np.matmul``:
+
+- trailing dims, viewed as ``(R, C)``: ``X @ ones(C)``. One BLAS dot keeps a few vector
+  accumulators, so its rounding error grows with the run it sums; a run is capped at
+  ``_BLAS_RUN`` (4096) elements: a longer row is viewed as ``(R * q, C / q)`` and the q
+  partial sums per row are then added by NumPy's pairwise loop. The error bound is then
+  of the order of 4096 / 8 + log2(q) roundings against NumPy's 128 / 8 + log2(n), and
+  measured on uniform and normal data from 4K to 16M elements the relative error
+  (against a float64 sum) is of the same order as torch's and NumPy's own (1e-8 to 1e-10
+  for float32), well within torch's float32 test tolerance (rtol 1.3e-6, atol 1e-5).
+- leading dims, viewed as ``(R, C)``: ``ones(R) @ X``, which adds the R rows in order as
+  NumPy's axis-0 reduction does (the same error bound as before).
+
+A full sum longer than ``_BLAS_FLAT_MAX`` (8M elements) is DRAM-bound and NumPy's single
+stream was measured faster there, so it stays with NumPy; so do small tensors (below
+``_BLAS_MIN`` elements, where one more NumPy call costs more than it saves), ``out=``
+and every other dtype or layout. NaN and infinities propagate as in a plain sum (x * 1
+is x), and a sum of zeros is +0.0 in both.
 """
 
 from __future__ import annotations
@@ -148,12 +174,80 @@ def _sum_like(self, dim, keepdim, dtype, out, ufunc, name):
         arr = np.where(np.isnan(arr), np.zeros((), arr.dtype), arr)
     if not self._sizes:
         _store(res, arr.astype(acc))
+    elif (name == "sum" and out is None and acc in _BLAS_SUM_TYPES and res._dtype.np is acc
+          and arr.dtype == acc and _blas_sum(arr, axes, res._array())):
+        pass
     elif res._dtype.np is acc:
         # straight into the output's (possibly strided) memory: no temporary, no copy
         ufunc.reduce(arr, axis=axes, dtype=acc, keepdims=keepdim, out=res._array())
     else:
         _store(res, ufunc.reduce(arr, axis=axes, dtype=acc, keepdims=keepdim))
     return res
+
+
+_BLAS_SUM_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_BLAS_MIN = 1024            # elements (Note [Summing through BLAS])
+_BLAS_RUN = 4096            # the longest run one BLAS dot sums
+_BLAS_FLAT_MAX = 1 << 23    # a full sum longer than this stays with NumPy
+_ONES: dict = {}
+
+
+def _ones(np_dtype, n):
+    ones = _ONES.get(np_dtype)
+    if ones is None or ones.shape[0] < n:
+        ones = _ONES[np_dtype] = np.ones(n if n > _BLAS_RUN else _BLAS_RUN, np_dtype)
+        ones.flags.writeable = False
+    return ones[:n]
+
+
+def _blas_sum(arr, axes, res_arr) -> bool:
+    """Sum the C-contiguous float ``arr`` over the sorted ``axes`` into the contiguous
+    ``res_arr`` through BLAS; False (nothing written) where Note [Summing through BLAS]
+    keeps NumPy's reduction."""
+    if arr.size < _BLAS_MIN or not arr.flags.c_contiguous:
+        return False
+    with np.errstate(all="ignore"):          # an overflow to inf is no warning in torch
+        return _blas_sum_contiguous(arr, axes, res_arr)
+
+
+def _blas_sum_contiguous(arr, axes, res_arr) -> bool:
+    n = arr.size
+    ndim, k = arr.ndim, len(axes)
+    if axes[0] == ndim - k and axes[-1] == ndim - 1:           # trailing dims: (R, C)
+        c = 1
+        for s in arr.shape[ndim - k:]:
+            c *= s
+        r = n // c
+        if c <= _BLAS_RUN:
+            np.matmul(arr.reshape(r, c), _ones(arr.dtype, c), out=res_arr.reshape(r))
+            return True
+        if r == 1 and n > _BLAS_FLAT_MAX:
+            return False
+        q = q0 = -(-c // _BLAS_RUN)
+        while c % q:                 # the fewest pieces of equal length <= _BLAS_RUN
+            q += 1
+            if q > 4 * q0:           # no piece of 1024..4096 elements divides the row
+                if r != 1:
+                    return False
+                # a flat sum: whole runs of _BLAS_RUN, then the short tail on its own
+                q = c // _BLAS_RUN
+                flat = arr.reshape(c)
+                head = np.matmul(flat[:q * _BLAS_RUN].reshape(q, _BLAS_RUN),
+                                 _ones(arr.dtype, _BLAS_RUN))
+                res_arr[...] = np.add.reduce(head) + np.add.reduce(flat[q * _BLAS_RUN:])
+                return True
+        part = np.matmul(arr.reshape(r * q, c // q), _ones(arr.dtype, c // q))
+        np.add.reduce(part.reshape(r, q), axis=1, out=res_arr.reshape(r))
+        return True
+    if axes[0] == 0 and axes[-1] == k - 1:                      # leading dims: (R, C)
+        r = 1
+        for s in arr.shape[:k]:
+            r *= s
+        if r > 1 << 16:
+            return False
+        np.matmul(_ones(arr.dtype, r), arr.reshape(r, n // r), out=res_arr.reshape(n // r))
+        return True
+    return False
 
 
 def sum(self, dtype=None):
@@ -227,6 +321,14 @@ def _mean_impl(self, dim, keepdim, dtype, out, nan=False):
         return res
     acc = _acc(out_dtype)
     arr = self._array().astype(acc, copy=False)
+    if (not nan and out is None and acc in _BLAS_SUM_TYPES and res._dtype.np is acc
+            and self._sizes and _blas_sum(arr, axes, res._array())):
+        count = 1
+        for a in axes:
+            count *= self._sizes[a]
+        res_arr = res._array()
+        np.divide(res_arr, count, out=res_arr)
+        return res
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         if nan:
