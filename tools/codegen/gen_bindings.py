@@ -180,9 +180,11 @@ def _convert_line(p: Param) -> str | None:
         else:
             line = f"if not isinstance({n}, _Tensor): raise _Mismatch"
     elif base in ("int", "SymInt"):
-        # Note [Python ints that do not fit] in frontend/arg_parser.py
+        # Note [Python ints that do not fit] in frontend/arg_parser.py; a SymInt also takes a
+        # one-element integer tensor (``select(0, tensor([2]))``), an int only a 0-dim one
+        conv = "to_symint" if base == "SymInt" else "to_int"
         line = (f"if (type({n}) is not int or not {-(1 << 63)} <= {n} <= {(1 << 63) - 1}): "
-                f"{n} = _ap.to_int({n})")
+                f"{n} = _ap.{conv}({n})")
     elif base in ("int[]", "SymInt[]"):
         line = f"{n} = _ap.to_intlist({n}{', ' + str(size) if size else ''})"
         if p.default == "[]" and not optional:
@@ -606,6 +608,27 @@ def _tensor_guard(ov: Overload) -> str | None:
     return " and ".join(conds) if conds else None
 
 
+def _optional_in_signature(overloads: list[Overload], best: int) -> tuple:
+    """The required parameters of overload ``best`` that its signature shows as ``=None``
+    because another overload goes without them (``sum(input, dim=None, ...)``, ``rand(*size,
+    *, generator=None, ...)``); a positional one only when all after it are optional."""
+    others = [{p.name for p in _sig_params(ov)} for j, ov in enumerate(overloads) if j != best]
+    params = _sig_params(overloads[best])
+    if _packs_varargs(overloads[best]):
+        params = params[1:]
+
+    def droppable(p):
+        return p.default is None and any(p.name not in names for names in others)
+    optional = [p.name for p in params if p.kwarg_only and droppable(p)]
+    for p in reversed([p for p in params if not p.kwarg_only]):
+        if p.default is not None:
+            continue
+        if not droppable(p):
+            break
+        optional.insert(0, p.name)
+    return tuple(optional)
+
+
 def emit_binding(name: str, overloads: list[Overload], is_method: bool) -> tuple[str, str]:
     """Returns (module-level helpers, the binding function's source)."""
     prefix = f"_{'m' if is_method else 'f'}_{name}"
@@ -620,6 +643,7 @@ def emit_binding(name: str, overloads: list[Overload], is_method: bool) -> tuple
         body.append("        return " + _wrapped(first, f"{_opvar(first.qualname)}.call("
                     f"{_keyset_expr(first)}, {', '.join(first.call_args)})"))
         body.append(f"    _ap.raise_no_arguments({name!r}, args, kwargs)")
+        body.append(f"\n\n{name}.__signature__ = _ap.LazySignature(None, False, True)")
         return "", "\n".join(body)
     helpers = []
     for i, ov in enumerate(overloads):
@@ -656,7 +680,18 @@ def emit_binding(name: str, overloads: list[Overload], is_method: bool) -> tuple
         body.append(f"{indent}    pass")
         body.append(f"{indent}else:")
         body.extend(_call(ov, indent + "    "))
-    body.append(f"    _ap.raise_invalid_arguments({prefix}_sigs, args, kwargs)")
+    # the slow path: NumPy-style keyword aliases, else torch's TypeError (Note [NumPy-style
+    # keyword aliases] in frontend/arg_parser.py)
+    self_arg = ", self" if is_method else ""
+    body.append(f"    return _ap.unmatched({name}, {prefix}_sigs, args, kwargs{self_arg})")
+    # Note [Signatures of the generated bindings] in frontend/arg_parser.py
+    best = max(range(len(overloads)), key=lambda i: (
+        len(_sig_params(overloads[i])),
+        sum(p.default is not None for p in _sig_params(overloads[i])), -i))
+    optional = _optional_in_signature(overloads, best)
+    body.append(f"\n\n{name}.__signature__ = _ap.LazySignature({prefix}_{best}, "
+                f"{_packs_varargs(overloads[best])!r}, {is_method!r}"
+                f"{', ' + repr(optional) if optional else ''})")
     return "\n\n\n".join(helpers), "\n".join(body)
 
 

@@ -18,8 +18,10 @@ only positional parameter is an int list takes varargs ints (``packs_varargs``).
 
 from __future__ import annotations
 
+import inspect
 import numbers
 import operator
+import threading
 
 import numpy as np
 
@@ -555,7 +557,7 @@ class PySig:
                     return self._extra_args(nargs)
                 value = args[arg_pos]
             elif kwargs:
-                value = kwargs.get(name, _MISSING)
+                value = _lookup(kwargs, name)
                 is_kwd = True
             else:
                 value = _MISSING
@@ -592,7 +594,7 @@ class PySig:
                     arg_pos = nargs
                 arg_pos += 1
             else:
-                value = kwargs.get(name, _MISSING)
+                value = _lookup(kwargs, name)
             if _base_type(typ)[0] in ("int[]", "SymInt[]") and isinstance(value, (list, tuple)):
                 for k, v in enumerate(value):
                     if type(v) is int and not INT64_MIN <= v <= INT64_MAX:
@@ -655,6 +657,141 @@ def _unpacks_as_index(v) -> bool:
         return True
     except TypeError:
         return False
+
+
+# Note [NumPy-style keyword aliases]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# torch's parser lets a few parameters also be named the NumPy way: a signature's ``dim``
+# takes ``axis=``, ``keepdim`` takes ``keepdims=``, ``input`` takes ``x=``, ``a=`` or ``x1=``
+# (the first of them given) and ``other`` takes ``x2=``; the parameter's own name wins when
+# both are given, and the alias is then left over, so torch reports it as an unexpected
+# keyword. The generated matchers know the parameters' own names only, so a call using an
+# alias matches no overload on the first pass and reaches ``unmatched`` (the slow path,
+# never taken by a call that binds): it renames the aliases to the parameters the binding
+# has and calls the binding once more. When that retry matches no overload either, the
+# error is reported for the call as it was written (``PySig.diagnose`` looks aliases up as
+# torch's parser does). Renaming uses the parameter names of all the binding's overloads
+# together; no binding has one overload taking ``input`` and another a parameter named
+# like one of its aliases, so this is torch's per-signature lookup.
+NUMPY_ALIASES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"),
+                 "other": ("x2",)}
+_ALIAS_KEYS = frozenset(a for aliases in NUMPY_ALIASES.values() for a in aliases)
+_PARAM_NAMES: dict = {}     # id(sigs) -> the names of the binding's parameters
+
+
+class _AliasRetryFailed(Exception):
+    """The retry of ``unmatched`` matched no overload either."""
+
+
+class _RetryState(threading.local):
+    sigs = None
+
+
+_retry = _RetryState()
+
+
+def _lookup(kwargs, name):
+    """``kwargs[name]``, or the value of its first NumPy-style alias given (_MISSING)."""
+    value = kwargs.get(name, _MISSING)
+    if value is _MISSING:
+        for alias in NUMPY_ALIASES.get(name, ()):
+            value = kwargs.get(alias, _MISSING)
+            if value is not _MISSING:
+                break
+    return value
+
+
+def alias_kwargs(kwargs, sigs):
+    """``kwargs`` with its NumPy-style aliases renamed to the parameters of ``sigs``, or
+    None when there is nothing to rename (Note [NumPy-style keyword aliases])."""
+    if _ALIAS_KEYS.isdisjoint(kwargs):
+        return None
+    names = _PARAM_NAMES.get(id(sigs))
+    if names is None:
+        names = _PARAM_NAMES[id(sigs)] = frozenset(p[0] for s in sigs for p in s.params)
+    renamed = None
+    for param, aliases in NUMPY_ALIASES.items():
+        if param in names and param not in kwargs:
+            for alias in aliases:
+                if alias in kwargs and alias not in names:
+                    if renamed is None:
+                        renamed = dict(kwargs)
+                    renamed[param] = renamed.pop(alias)
+                    break
+    return renamed
+
+
+def unmatched(fn, sigs, args, kwargs, *self):
+    """The end of a generated binding whose overloads all refused the call: retry with the
+    NumPy-style aliases renamed, else raise torch's TypeError. ``self`` is the tensor of a
+    method binding (Note [NumPy-style keyword aliases])."""
+    if _retry.sigs is sigs:
+        raise _AliasRetryFailed
+    if kwargs:
+        renamed = alias_kwargs(kwargs, sigs)
+        if renamed is not None:
+            outer = _retry.sigs
+            _retry.sigs = sigs
+            try:
+                return fn(*self, *args, **renamed)
+            except _AliasRetryFailed:
+                pass
+            finally:
+                _retry.sigs = outer
+    raise_invalid_arguments(sigs, args, kwargs)
+
+
+# Note [Signatures of the generated bindings]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A binding is ``def add(*args, **kwargs)``, so the codegen gives each one a
+# ``__signature__``: the Python signature of one of its overloads, the most general one
+# (the most parameters, then the most of them optional: ``sum(input, dim, keepdim=False,
+# *, dtype=None, out=None)``, ``std(input, dim=None, *, correction=None, keepdim=False,
+# out=None)``), which is one of the signatures torch's documentation lists. Its
+# parameters and defaults are those of the overload's matcher, so they are what the binding
+# really uses, except that a parameter another overload goes without shows ``=None``
+# (``sum(input, dim=None, ...)``: ``sum(x)`` binds); a method's begins with ``self``; an
+# int list that also takes varargs ints is ``*size``. The ``inspect.Parameter`` objects are
+# built on first use, not at import.
+_SIGNATURE_PARAMS = inspect.Signature._parameters    # the slot LazySignature fills late
+_P = inspect.Parameter
+
+
+def _signature_parameters(matcher, packs_varargs: bool, is_method: bool, optional) -> dict:
+    params = [] if matcher is None else list(inspect.signature(matcher).parameters.values())
+    params = [p.replace(default=None) if p.name in optional else p for p in params]
+    if packs_varargs and params:
+        params[0] = _P(params[0].name, _P.VAR_POSITIONAL)
+    if is_method:
+        params.insert(0, _P("self", _P.POSITIONAL_OR_KEYWORD))
+    return {p.name: p for p in params}
+
+
+class LazySignature(inspect.Signature):
+    """An ``inspect.Signature`` whose parameters are read from an overload's matcher on
+    first use (Note [Signatures of the generated bindings])."""
+
+    __slots__ = ("_spec",)
+
+    def __init__(self, matcher, packs_varargs: bool = False, is_method: bool = False,
+                 optional: tuple = ()):
+        self._spec = (matcher, packs_varargs, is_method, optional)
+        self._return_annotation = inspect.Signature.empty
+
+    @property
+    def _parameters(self):
+        try:
+            return _SIGNATURE_PARAMS.__get__(self)
+        except AttributeError:
+            params = _signature_parameters(*self._spec)
+            _SIGNATURE_PARAMS.__set__(self, params)
+            return params
+
+    def replace(self, *, parameters=None, return_annotation=inspect.Signature.empty):
+        # a plain Signature (inspect calls this to drop ``self`` of a bound method)
+        if parameters is None:
+            parameters = self.parameters.values()
+        return inspect.Signature(parameters, return_annotation=return_annotation)
 
 
 def raise_invalid_arguments(sigs, args, kwargs):

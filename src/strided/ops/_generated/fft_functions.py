@@ -72,7 +72,7 @@ _op_fft_rfftn__out = get_op('aten::fft_rfftn.out')
 
 def _f_fft_fft_0(input, n=None, dim=-1, norm=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if n is not None and (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
+    if n is not None and (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_symint(n)
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if norm is not None: norm = _ap.to_str(norm)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -93,7 +93,10 @@ def fft_fft(*args, **kwargs):
         else:
             result = _op_fft_fft__out.call(input._keyset | out._keyset, input, n, dim, norm, out)
         return result
-    _ap.raise_invalid_arguments(_f_fft_fft_sigs, args, kwargs)
+    return _ap.unmatched(fft_fft, _f_fft_fft_sigs, args, kwargs)
+
+
+fft_fft.__signature__ = _ap.LazySignature(_f_fft_fft_0, False, False)
 
 
 def _f_fft_fft2_0(input, s=None, dim=(-2,-1), norm=None, *, out=None):
@@ -119,7 +122,10 @@ def fft_fft2(*args, **kwargs):
         else:
             result = _op_fft_fft2__out.call(input._keyset | out._keyset, input, s, dim, norm, out)
         return result
-    _ap.raise_invalid_arguments(_f_fft_fft2_sigs, args, kwargs)
+    return _ap.unmatched(fft_fft2, _f_fft_fft2_sigs, args, kwargs)
+
+
+fft_fft2.__signature__ = _ap.LazySignature(_f_fft_fft2_0, False, False)
 
 
 def _f_fft_fftfreq_0(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -151,7 +157,10 @@ def fft_fftfreq(*args, **kwargs):
         if requires_grad:
             _ap.factory_requires_grad(result)
         return result
-    _ap.raise_invalid_arguments(_f_fft_fftfreq_sigs, args, kwargs)
+    return _ap.unmatched(fft_fftfreq, _f_fft_fftfreq_sigs, args, kwargs)
+
+
+fft_fftfreq.__signature__ = _ap.LazySignature(_f_fft_fftfreq_0, False, False)
 
 
 def _f_fft_fftn_0(input, s=None, dim=None, norm=None, *, out=None):
@@ -177,7 +186,10 @@ def fft_fftn(*args, **kwargs):
         else:
             result = _op_fft_fftn__out.call(input._keyset | out._keyset, input, s, dim, norm, out)
         return result
-    _ap.raise_invalid_arguments(_f_fft_fftn_sigs, args, kwargs)
+    return _ap.unmatched(fft_fftn, _f_fft_fftn_sigs, args, kwargs)
+
+
+fft_fftn.__signature__ = _ap.LazySignature(_f_fft_fftn_0, False, False)
 
 
 def _f_fft_fftshift_0(input, dim=None):
@@ -197,12 +209,15 @@ def fft_fftshift(*args, **kwargs):
     else:
         result = _op_fft_fftshift.call(input._keyset, input, dim)
         return result
-    _ap.raise_invalid_arguments(_f_fft_fftshift_sigs, args, kwargs)
+    return _ap.unmatched(fft_fftshift, _f_fft_fftshift_sigs, args, kwargs)
+
+
+fft_fftshift.__signature__ = _ap.LazySignature(_f_fft_fftshift_0, False, False)
 
 
 def _f_fft_hfft_0(input, n=None, dim=-1, norm=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if n is not None and (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
+    if n is not None and (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_symint(n)
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if norm is not None: norm = _ap.to_str(norm)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -223,7 +238,10 @@ def fft_hfft(*args, **kwargs):
         else:
             result = _op_fft_hfft__out.call(input._keyset | out._keyset, input, n, dim, norm, out)
         return result
-    _ap.raise_invalid_arguments(_f_fft_hfft_sigs, args, kwargs)
+    return _ap.unmatched(fft_hfft, _f_fft_hfft_sigs, args, kwargs)
+
+
+fft_hfft.__signature__ = _ap.LazySignature(_f_fft_hfft_0, False, False)
 
 
 def _f_fft_hfft2_0(input, s=None, dim=(-2,-1), norm=None, *, out=None):
@@ -249,7 +267,10 @@ def fft_hfft2(*args, **kwargs):
         else:
             result = _op_fft_hfft2__out.call(input._keyset | out._keyset, input, s, dim, norm, out)
         return result
-    _ap.raise_invalid_arguments(_f_fft_hfft2_sigs, args, kwargs)
+    return _ap.unmatched(fft_hfft2, _f_fft_hfft2_sigs, args, kwargs)
+
+
+fft_hfft2.__signature__ = _ap.LazySignature(_f_fft_hfft2_0, False, False)
 
 
 def _f_fft_hfftn_0(input, s=None, dim=None, norm=None, *, out=None):
@@ -275,12 +296,15 @@ def fft_hfftn(*args, **kwargs):
         else:
             result = _op_fft_hfftn__out.call(input._keyset | out._keyset, input, s, dim, norm, out)
         return result
-    _ap.raise_invalid_arguments(_f_fft_hfftn_sigs, args, kwargs)
+    return _ap.unmatched(fft_hfftn, _f_fft_hfftn_sigs, args, kwargs)
+
+
+fft_hfftn.__signature__ = _ap.LazySignature(_f_fft_hfftn_0, False, False)
 
 
 def _f_fft_ifft_0(input, n=None, dim=-1, norm=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if n is not None and (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
+    if n is not None and (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_symint(n)
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if norm is not None: norm = _ap.to_str(norm)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -301,7 +325,10 @@ def fft_ifft(*args, **kwargs):
         else:
             result = _op_fft_ifft__out.call(input._keyset | out._keyset, input, n, dim, norm, out)
         return result
-    _ap.raise_invalid_arguments(_f_fft_ifft_sigs, args, kwargs)
+    return _ap.unmatched(fft_ifft, _f_fft_ifft_sigs, args, kwargs)
+
+
+fft_ifft.__signature__ = _ap.LazySignature(_f_fft_ifft_0, False, False)
 
 
 def _f_fft_ifft2_0(input, s=None, dim=(-2,-1), norm=None, *, out=None):
@@ -327,7 +354,10 @@ def fft_ifft2(*args, **kwargs):
         else:
             result = _op_fft_ifft2__out.call(input._keyset | out._keyset, input, s, dim, norm, out)
         return result
-    _ap.raise_invalid_arguments(_f_fft_ifft2_sigs, args, kwargs)
+    return _ap.unmatched(fft_ifft2, _f_fft_ifft2_sigs, args, kwargs)
+
+
+fft_ifft2.__signature__ = _ap.LazySignature(_f_fft_ifft2_0, False, False)
 
 
 def _f_fft_ifftn_0(input, s=None, dim=None, norm=None, *, out=None):
@@ -353,7 +383,10 @@ def fft_ifftn(*args, **kwargs):
         else:
             result = _op_fft_ifftn__out.call(input._keyset | out._keyset, input, s, dim, norm, out)
         return result
-    _ap.raise_invalid_arguments(_f_fft_ifftn_sigs, args, kwargs)
+    return _ap.unmatched(fft_ifftn, _f_fft_ifftn_sigs, args, kwargs)
+
+
+fft_ifftn.__signature__ = _ap.LazySignature(_f_fft_ifftn_0, False, False)
 
 
 def _f_fft_ifftshift_0(input, dim=None):
@@ -373,12 +406,15 @@ def fft_ifftshift(*args, **kwargs):
     else:
         result = _op_fft_ifftshift.call(input._keyset, input, dim)
         return result
-    _ap.raise_invalid_arguments(_f_fft_ifftshift_sigs, args, kwargs)
+    return _ap.unmatched(fft_ifftshift, _f_fft_ifftshift_sigs, args, kwargs)
+
+
+fft_ifftshift.__signature__ = _ap.LazySignature(_f_fft_ifftshift_0, False, False)
 
 
 def _f_fft_ihfft_0(input, n=None, dim=-1, norm=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if n is not None and (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
+    if n is not None and (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_symint(n)
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if norm is not None: norm = _ap.to_str(norm)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -399,7 +435,10 @@ def fft_ihfft(*args, **kwargs):
         else:
             result = _op_fft_ihfft__out.call(input._keyset | out._keyset, input, n, dim, norm, out)
         return result
-    _ap.raise_invalid_arguments(_f_fft_ihfft_sigs, args, kwargs)
+    return _ap.unmatched(fft_ihfft, _f_fft_ihfft_sigs, args, kwargs)
+
+
+fft_ihfft.__signature__ = _ap.LazySignature(_f_fft_ihfft_0, False, False)
 
 
 def _f_fft_ihfft2_0(input, s=None, dim=(-2,-1), norm=None, *, out=None):
@@ -425,7 +464,10 @@ def fft_ihfft2(*args, **kwargs):
         else:
             result = _op_fft_ihfft2__out.call(input._keyset | out._keyset, input, s, dim, norm, out)
         return result
-    _ap.raise_invalid_arguments(_f_fft_ihfft2_sigs, args, kwargs)
+    return _ap.unmatched(fft_ihfft2, _f_fft_ihfft2_sigs, args, kwargs)
+
+
+fft_ihfft2.__signature__ = _ap.LazySignature(_f_fft_ihfft2_0, False, False)
 
 
 def _f_fft_ihfftn_0(input, s=None, dim=None, norm=None, *, out=None):
@@ -451,12 +493,15 @@ def fft_ihfftn(*args, **kwargs):
         else:
             result = _op_fft_ihfftn__out.call(input._keyset | out._keyset, input, s, dim, norm, out)
         return result
-    _ap.raise_invalid_arguments(_f_fft_ihfftn_sigs, args, kwargs)
+    return _ap.unmatched(fft_ihfftn, _f_fft_ihfftn_sigs, args, kwargs)
+
+
+fft_ihfftn.__signature__ = _ap.LazySignature(_f_fft_ihfftn_0, False, False)
 
 
 def _f_fft_irfft_0(input, n=None, dim=-1, norm=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if n is not None and (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
+    if n is not None and (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_symint(n)
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if norm is not None: norm = _ap.to_str(norm)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -477,7 +522,10 @@ def fft_irfft(*args, **kwargs):
         else:
             result = _op_fft_irfft__out.call(input._keyset | out._keyset, input, n, dim, norm, out)
         return result
-    _ap.raise_invalid_arguments(_f_fft_irfft_sigs, args, kwargs)
+    return _ap.unmatched(fft_irfft, _f_fft_irfft_sigs, args, kwargs)
+
+
+fft_irfft.__signature__ = _ap.LazySignature(_f_fft_irfft_0, False, False)
 
 
 def _f_fft_irfft2_0(input, s=None, dim=(-2,-1), norm=None, *, out=None):
@@ -503,7 +551,10 @@ def fft_irfft2(*args, **kwargs):
         else:
             result = _op_fft_irfft2__out.call(input._keyset | out._keyset, input, s, dim, norm, out)
         return result
-    _ap.raise_invalid_arguments(_f_fft_irfft2_sigs, args, kwargs)
+    return _ap.unmatched(fft_irfft2, _f_fft_irfft2_sigs, args, kwargs)
+
+
+fft_irfft2.__signature__ = _ap.LazySignature(_f_fft_irfft2_0, False, False)
 
 
 def _f_fft_irfftn_0(input, s=None, dim=None, norm=None, *, out=None):
@@ -529,12 +580,15 @@ def fft_irfftn(*args, **kwargs):
         else:
             result = _op_fft_irfftn__out.call(input._keyset | out._keyset, input, s, dim, norm, out)
         return result
-    _ap.raise_invalid_arguments(_f_fft_irfftn_sigs, args, kwargs)
+    return _ap.unmatched(fft_irfftn, _f_fft_irfftn_sigs, args, kwargs)
+
+
+fft_irfftn.__signature__ = _ap.LazySignature(_f_fft_irfftn_0, False, False)
 
 
 def _f_fft_rfft_0(input, n=None, dim=-1, norm=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if n is not None and (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
+    if n is not None and (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_symint(n)
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if norm is not None: norm = _ap.to_str(norm)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -555,7 +609,10 @@ def fft_rfft(*args, **kwargs):
         else:
             result = _op_fft_rfft__out.call(input._keyset | out._keyset, input, n, dim, norm, out)
         return result
-    _ap.raise_invalid_arguments(_f_fft_rfft_sigs, args, kwargs)
+    return _ap.unmatched(fft_rfft, _f_fft_rfft_sigs, args, kwargs)
+
+
+fft_rfft.__signature__ = _ap.LazySignature(_f_fft_rfft_0, False, False)
 
 
 def _f_fft_rfft2_0(input, s=None, dim=(-2,-1), norm=None, *, out=None):
@@ -581,7 +638,10 @@ def fft_rfft2(*args, **kwargs):
         else:
             result = _op_fft_rfft2__out.call(input._keyset | out._keyset, input, s, dim, norm, out)
         return result
-    _ap.raise_invalid_arguments(_f_fft_rfft2_sigs, args, kwargs)
+    return _ap.unmatched(fft_rfft2, _f_fft_rfft2_sigs, args, kwargs)
+
+
+fft_rfft2.__signature__ = _ap.LazySignature(_f_fft_rfft2_0, False, False)
 
 
 def _f_fft_rfftfreq_0(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -613,7 +673,10 @@ def fft_rfftfreq(*args, **kwargs):
         if requires_grad:
             _ap.factory_requires_grad(result)
         return result
-    _ap.raise_invalid_arguments(_f_fft_rfftfreq_sigs, args, kwargs)
+    return _ap.unmatched(fft_rfftfreq, _f_fft_rfftfreq_sigs, args, kwargs)
+
+
+fft_rfftfreq.__signature__ = _ap.LazySignature(_f_fft_rfftfreq_0, False, False)
 
 
 def _f_fft_rfftn_0(input, s=None, dim=None, norm=None, *, out=None):
@@ -639,7 +702,10 @@ def fft_rfftn(*args, **kwargs):
         else:
             result = _op_fft_rfftn__out.call(input._keyset | out._keyset, input, s, dim, norm, out)
         return result
-    _ap.raise_invalid_arguments(_f_fft_rfftn_sigs, args, kwargs)
+    return _ap.unmatched(fft_rfftn, _f_fft_rfftn_sigs, args, kwargs)
+
+
+fft_rfftn.__signature__ = _ap.LazySignature(_f_fft_rfftn_0, False, False)
 
 
 

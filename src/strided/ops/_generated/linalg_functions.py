@@ -173,7 +173,10 @@ def linalg_cholesky(*args, **kwargs):
         else:
             result = _op_linalg_cholesky__out.call(input._keyset | out._keyset, input, upper, out)
         return result
-    _ap.raise_invalid_arguments(_f_linalg_cholesky_sigs, args, kwargs)
+    return _ap.unmatched(linalg_cholesky, _f_linalg_cholesky_sigs, args, kwargs)
+
+
+linalg_cholesky.__signature__ = _ap.LazySignature(_f_linalg_cholesky_0, False, False)
 
 
 def _f_linalg_cholesky_ex_0(input, *, upper=False, check_errors=False, out=None):
@@ -198,7 +201,10 @@ def linalg_cholesky_ex(*args, **kwargs):
         else:
             result = _rt_linalg_cholesky_ex_out(_op_linalg_cholesky_ex__L.call(input._keyset | out[0]._keyset | out[1]._keyset, input, upper, check_errors, out[0], out[1]))
         return result
-    _ap.raise_invalid_arguments(_f_linalg_cholesky_ex_sigs, args, kwargs)
+    return _ap.unmatched(linalg_cholesky_ex, _f_linalg_cholesky_ex_sigs, args, kwargs)
+
+
+linalg_cholesky_ex.__signature__ = _ap.LazySignature(_f_linalg_cholesky_ex_0, False, False)
 
 
 def _f_linalg_cond_0(input, p=None, *, out=None):
@@ -241,7 +247,10 @@ def linalg_cond(*args, **kwargs):
             else:
                 result = _op_linalg_cond__p_str_out.call(input._keyset | out._keyset, input, p, out)
             return result
-    _ap.raise_invalid_arguments(_f_linalg_cond_sigs, args, kwargs)
+    return _ap.unmatched(linalg_cond, _f_linalg_cond_sigs, args, kwargs)
+
+
+linalg_cond.__signature__ = _ap.LazySignature(_f_linalg_cond_0, False, False)
 
 
 def _f_linalg_cross_0(input, other, *, dim=-1, out=None):
@@ -266,7 +275,10 @@ def linalg_cross(*args, **kwargs):
         else:
             result = _op_linalg_cross__out.call(input._keyset | other._keyset | out._keyset, input, other, dim, out)
         return result
-    _ap.raise_invalid_arguments(_f_linalg_cross_sigs, args, kwargs)
+    return _ap.unmatched(linalg_cross, _f_linalg_cross_sigs, args, kwargs)
+
+
+linalg_cross.__signature__ = _ap.LazySignature(_f_linalg_cross_0, False, False)
 
 
 def _f_linalg_det_0(A, *, out=None):
@@ -289,7 +301,10 @@ def linalg_det(*args, **kwargs):
         else:
             result = _op_linalg_det__out.call(A._keyset | out._keyset, A, out)
         return result
-    _ap.raise_invalid_arguments(_f_linalg_det_sigs, args, kwargs)
+    return _ap.unmatched(linalg_det, _f_linalg_det_sigs, args, kwargs)
+
+
+linalg_det.__signature__ = _ap.LazySignature(_f_linalg_det_0, False, False)
 
 
 def _f_linalg_diagonal_0(A, *, offset=0, dim1=-2, dim2=-1):
@@ -311,7 +326,10 @@ def linalg_diagonal(*args, **kwargs):
     else:
         result = _op_linalg_diagonal.call(A._keyset, A, offset, dim1, dim2)
         return result
-    _ap.raise_invalid_arguments(_f_linalg_diagonal_sigs, args, kwargs)
+    return _ap.unmatched(linalg_diagonal, _f_linalg_diagonal_sigs, args, kwargs)
+
+
+linalg_diagonal.__signature__ = _ap.LazySignature(_f_linalg_diagonal_0, False, False)
 
 
 def _f_linalg_eig_0(input, *, out=None):
@@ -334,7 +352,10 @@ def linalg_eig(*args, **kwargs):
         else:
             result = _rt_linalg_eig_out(_op_linalg_eig__out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, out[0], out[1]))
         return result
-    _ap.raise_invalid_arguments(_f_linalg_eig_sigs, args, kwargs)
+    return _ap.unmatched(linalg_eig, _f_linalg_eig_sigs, args, kwargs)
+
+
+linalg_eig.__signature__ = _ap.LazySignature(_f_linalg_eig_0, False, False)
 
 
 def _f_linalg_eigh_0(input, UPLO='L', *, out=None):
@@ -358,7 +379,10 @@ def linalg_eigh(*args, **kwargs):
         else:
             result = _rt_linalg_eigh_out(_op_linalg_eigh__eigvals.call(input._keyset | out[0]._keyset | out[1]._keyset, input, UPLO, out[0], out[1]))
         return result
-    _ap.raise_invalid_arguments(_f_linalg_eigh_sigs, args, kwargs)
+    return _ap.unmatched(linalg_eigh, _f_linalg_eigh_sigs, args, kwargs)
+
+
+linalg_eigh.__signature__ = _ap.LazySignature(_f_linalg_eigh_0, False, False)
 
 
 def _f_linalg_eigvals_0(input, *, out=None):
@@ -381,7 +405,10 @@ def linalg_eigvals(*args, **kwargs):
         else:
             result = _op_linalg_eigvals__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_linalg_eigvals_sigs, args, kwargs)
+    return _ap.unmatched(linalg_eigvals, _f_linalg_eigvals_sigs, args, kwargs)
+
+
+linalg_eigvals.__signature__ = _ap.LazySignature(_f_linalg_eigvals_0, False, False)
 
 
 def _f_linalg_eigvalsh_0(input, UPLO='L', *, out=None):
@@ -405,7 +432,10 @@ def linalg_eigvalsh(*args, **kwargs):
         else:
             result = _op_linalg_eigvalsh__out.call(input._keyset | out._keyset, input, UPLO, out)
         return result
-    _ap.raise_invalid_arguments(_f_linalg_eigvalsh_sigs, args, kwargs)
+    return _ap.unmatched(linalg_eigvalsh, _f_linalg_eigvalsh_sigs, args, kwargs)
+
+
+linalg_eigvalsh.__signature__ = _ap.LazySignature(_f_linalg_eigvalsh_0, False, False)
 
 
 def _f_linalg_householder_product_0(input, tau):
@@ -425,7 +455,10 @@ def linalg_householder_product(*args, **kwargs):
     else:
         result = _op_linalg_householder_product.call(input._keyset | tau._keyset, input, tau)
         return result
-    _ap.raise_invalid_arguments(_f_linalg_householder_product_sigs, args, kwargs)
+    return _ap.unmatched(linalg_householder_product, _f_linalg_householder_product_sigs, args, kwargs)
+
+
+linalg_householder_product.__signature__ = _ap.LazySignature(_f_linalg_householder_product_0, False, False)
 
 
 def _f_linalg_inv_0(A, *, out=None):
@@ -448,7 +481,10 @@ def linalg_inv(*args, **kwargs):
         else:
             result = _op_linalg_inv__out.call(A._keyset | out._keyset, A, out)
         return result
-    _ap.raise_invalid_arguments(_f_linalg_inv_sigs, args, kwargs)
+    return _ap.unmatched(linalg_inv, _f_linalg_inv_sigs, args, kwargs)
+
+
+linalg_inv.__signature__ = _ap.LazySignature(_f_linalg_inv_0, False, False)
 
 
 def _f_linalg_inv_ex_0(A, *, check_errors=False, out=None):
@@ -472,7 +508,10 @@ def linalg_inv_ex(*args, **kwargs):
         else:
             result = _rt_linalg_inv_ex_out(_op_linalg_inv_ex__inverse.call(A._keyset | out[0]._keyset | out[1]._keyset, A, check_errors, out[0], out[1]))
         return result
-    _ap.raise_invalid_arguments(_f_linalg_inv_ex_sigs, args, kwargs)
+    return _ap.unmatched(linalg_inv_ex, _f_linalg_inv_ex_sigs, args, kwargs)
+
+
+linalg_inv_ex.__signature__ = _ap.LazySignature(_f_linalg_inv_ex_0, False, False)
 
 
 def _f_linalg_ldl_factor_0(input, *, hermitian=False, out=None):
@@ -496,7 +535,10 @@ def linalg_ldl_factor(*args, **kwargs):
         else:
             result = _rt_linalg_ldl_factor_out(_op_linalg_ldl_factor__out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, hermitian, out[0], out[1]))
         return result
-    _ap.raise_invalid_arguments(_f_linalg_ldl_factor_sigs, args, kwargs)
+    return _ap.unmatched(linalg_ldl_factor, _f_linalg_ldl_factor_sigs, args, kwargs)
+
+
+linalg_ldl_factor.__signature__ = _ap.LazySignature(_f_linalg_ldl_factor_0, False, False)
 
 
 def _f_linalg_ldl_factor_ex_0(input, *, hermitian=False, check_errors=False, out=None):
@@ -521,7 +563,10 @@ def linalg_ldl_factor_ex(*args, **kwargs):
         else:
             result = _rt_linalg_ldl_factor_ex_out(_op_linalg_ldl_factor_ex__out.call(input._keyset | out[0]._keyset | out[1]._keyset | out[2]._keyset, input, hermitian, check_errors, out[0], out[1], out[2]))
         return result
-    _ap.raise_invalid_arguments(_f_linalg_ldl_factor_ex_sigs, args, kwargs)
+    return _ap.unmatched(linalg_ldl_factor_ex, _f_linalg_ldl_factor_ex_sigs, args, kwargs)
+
+
+linalg_ldl_factor_ex.__signature__ = _ap.LazySignature(_f_linalg_ldl_factor_ex_0, False, False)
 
 
 def _f_linalg_ldl_solve_0(LD, pivots, B, *, hermitian=False, out=None):
@@ -547,7 +592,10 @@ def linalg_ldl_solve(*args, **kwargs):
         else:
             result = _op_linalg_ldl_solve__out.call(LD._keyset | pivots._keyset | B._keyset | out._keyset, LD, pivots, B, hermitian, out)
         return result
-    _ap.raise_invalid_arguments(_f_linalg_ldl_solve_sigs, args, kwargs)
+    return _ap.unmatched(linalg_ldl_solve, _f_linalg_ldl_solve_sigs, args, kwargs)
+
+
+linalg_ldl_solve.__signature__ = _ap.LazySignature(_f_linalg_ldl_solve_0, False, False)
 
 
 def _f_linalg_lstsq_0(input, b, rcond=None, *, driver=None, out=None):
@@ -573,7 +621,10 @@ def linalg_lstsq(*args, **kwargs):
         else:
             result = _rt_linalg_lstsq_out(_op_linalg_lstsq__out.call(input._keyset | b._keyset | out[0]._keyset | out[1]._keyset | out[2]._keyset | out[3]._keyset, input, b, rcond, driver, out[0], out[1], out[2], out[3]))
         return result
-    _ap.raise_invalid_arguments(_f_linalg_lstsq_sigs, args, kwargs)
+    return _ap.unmatched(linalg_lstsq, _f_linalg_lstsq_sigs, args, kwargs)
+
+
+linalg_lstsq.__signature__ = _ap.LazySignature(_f_linalg_lstsq_0, False, False)
 
 
 def _f_linalg_lu_0(A, *, pivot=True, out=None):
@@ -597,7 +648,10 @@ def linalg_lu(*args, **kwargs):
         else:
             result = _rt_linalg_lu_out(_op_linalg_lu__out.call(A._keyset | out[0]._keyset | out[1]._keyset | out[2]._keyset, A, pivot, out[0], out[1], out[2]))
         return result
-    _ap.raise_invalid_arguments(_f_linalg_lu_sigs, args, kwargs)
+    return _ap.unmatched(linalg_lu, _f_linalg_lu_sigs, args, kwargs)
+
+
+linalg_lu.__signature__ = _ap.LazySignature(_f_linalg_lu_0, False, False)
 
 
 def _f_linalg_lu_factor_0(A, *, pivot=True, out=None):
@@ -621,7 +675,10 @@ def linalg_lu_factor(*args, **kwargs):
         else:
             result = _rt_linalg_lu_factor_out(_op_linalg_lu_factor__out.call(A._keyset | out[0]._keyset | out[1]._keyset, A, pivot, out[0], out[1]))
         return result
-    _ap.raise_invalid_arguments(_f_linalg_lu_factor_sigs, args, kwargs)
+    return _ap.unmatched(linalg_lu_factor, _f_linalg_lu_factor_sigs, args, kwargs)
+
+
+linalg_lu_factor.__signature__ = _ap.LazySignature(_f_linalg_lu_factor_0, False, False)
 
 
 def _f_linalg_lu_factor_ex_0(A, *, pivot=True, check_errors=False, out=None):
@@ -646,7 +703,10 @@ def linalg_lu_factor_ex(*args, **kwargs):
         else:
             result = _rt_linalg_lu_factor_ex_out(_op_linalg_lu_factor_ex__out.call(A._keyset | out[0]._keyset | out[1]._keyset | out[2]._keyset, A, pivot, check_errors, out[0], out[1], out[2]))
         return result
-    _ap.raise_invalid_arguments(_f_linalg_lu_factor_ex_sigs, args, kwargs)
+    return _ap.unmatched(linalg_lu_factor_ex, _f_linalg_lu_factor_ex_sigs, args, kwargs)
+
+
+linalg_lu_factor_ex.__signature__ = _ap.LazySignature(_f_linalg_lu_factor_ex_0, False, False)
 
 
 def _f_linalg_lu_solve_0(LU, pivots, B, *, left=True, adjoint=False, out=None):
@@ -673,7 +733,10 @@ def linalg_lu_solve(*args, **kwargs):
         else:
             result = _op_linalg_lu_solve__out.call(LU._keyset | pivots._keyset | B._keyset | out._keyset, LU, pivots, B, left, adjoint, out)
         return result
-    _ap.raise_invalid_arguments(_f_linalg_lu_solve_sigs, args, kwargs)
+    return _ap.unmatched(linalg_lu_solve, _f_linalg_lu_solve_sigs, args, kwargs)
+
+
+linalg_lu_solve.__signature__ = _ap.LazySignature(_f_linalg_lu_solve_0, False, False)
 
 
 def _f_linalg_matmul_0(input, other, *, out=None):
@@ -697,7 +760,10 @@ def linalg_matmul(*args, **kwargs):
         else:
             result = _op_linalg_matmul__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
-    _ap.raise_invalid_arguments(_f_linalg_matmul_sigs, args, kwargs)
+    return _ap.unmatched(linalg_matmul, _f_linalg_matmul_sigs, args, kwargs)
+
+
+linalg_matmul.__signature__ = _ap.LazySignature(_f_linalg_matmul_0, False, False)
 
 
 def _f_linalg_matrix_exp_0(input):
@@ -716,7 +782,10 @@ def linalg_matrix_exp(*args, **kwargs):
     else:
         result = _op_linalg_matrix_exp.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_linalg_matrix_exp_sigs, args, kwargs)
+    return _ap.unmatched(linalg_matrix_exp, _f_linalg_matrix_exp_sigs, args, kwargs)
+
+
+linalg_matrix_exp.__signature__ = _ap.LazySignature(_f_linalg_matrix_exp_0, False, False)
 
 
 def _f_linalg_matrix_norm_0(input, ord, dim=(-2,-1), keepdim=False, *, dtype=None, out=None):
@@ -765,7 +834,10 @@ def linalg_matrix_norm(*args, **kwargs):
             else:
                 result = _op_linalg_matrix_norm__str_ord_out.call(input._keyset | out._keyset, input, ord, dim, keepdim, dtype, out)
             return result
-    _ap.raise_invalid_arguments(_f_linalg_matrix_norm_sigs, args, kwargs)
+    return _ap.unmatched(linalg_matrix_norm, _f_linalg_matrix_norm_sigs, args, kwargs)
+
+
+linalg_matrix_norm.__signature__ = _ap.LazySignature(_f_linalg_matrix_norm_1, False, False)
 
 
 def _f_linalg_matrix_power_0(input, n, *, out=None):
@@ -789,7 +861,10 @@ def linalg_matrix_power(*args, **kwargs):
         else:
             result = _op_linalg_matrix_power__out.call(input._keyset | out._keyset, input, n, out)
         return result
-    _ap.raise_invalid_arguments(_f_linalg_matrix_power_sigs, args, kwargs)
+    return _ap.unmatched(linalg_matrix_power, _f_linalg_matrix_power_sigs, args, kwargs)
+
+
+linalg_matrix_power.__signature__ = _ap.LazySignature(_f_linalg_matrix_power_0, False, False)
 
 
 def _f_linalg_matrix_rank_0(input, *, atol=None, rtol=None, hermitian=False, out=None):
@@ -874,7 +949,10 @@ def linalg_matrix_rank(*args, **kwargs):
             else:
                 result = _op_linalg_matrix_rank__out_tol_tensor.call(input._keyset | tol._keyset | out._keyset, input, tol, hermitian, out)
             return result
-    _ap.raise_invalid_arguments(_f_linalg_matrix_rank_sigs, args, kwargs)
+    return _ap.unmatched(linalg_matrix_rank, _f_linalg_matrix_rank_sigs, args, kwargs)
+
+
+linalg_matrix_rank.__signature__ = _ap.LazySignature(_f_linalg_matrix_rank_0, False, False)
 
 
 def _f_linalg_multi_dot_0(tensors, *, out=None):
@@ -897,7 +975,10 @@ def linalg_multi_dot(*args, **kwargs):
         else:
             result = _op_linalg_multi_dot__out.call(_ap.keyset_of_list(tensors) | out._keyset, tensors, out)
         return result
-    _ap.raise_invalid_arguments(_f_linalg_multi_dot_sigs, args, kwargs)
+    return _ap.unmatched(linalg_multi_dot, _f_linalg_multi_dot_sigs, args, kwargs)
+
+
+linalg_multi_dot.__signature__ = _ap.LazySignature(_f_linalg_multi_dot_0, False, False)
 
 
 def _f_linalg_norm_0(input, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -946,7 +1027,10 @@ def linalg_norm(*args, **kwargs):
             else:
                 result = _op_linalg_norm__ord_str_out.call(input._keyset | out._keyset, input, ord, dim, keepdim, dtype, out)
             return result
-    _ap.raise_invalid_arguments(_f_linalg_norm_sigs, args, kwargs)
+    return _ap.unmatched(linalg_norm, _f_linalg_norm_sigs, args, kwargs)
+
+
+linalg_norm.__signature__ = _ap.LazySignature(_f_linalg_norm_0, False, False)
 
 
 def _f_linalg_pinv_0(input, *, atol=None, rtol=None, hermitian=False, out=None):
@@ -1031,7 +1115,10 @@ def linalg_pinv(*args, **kwargs):
             else:
                 result = _op_linalg_pinv__out_rcond_tensor.call(input._keyset | rcond._keyset | out._keyset, input, rcond, hermitian, out)
             return result
-    _ap.raise_invalid_arguments(_f_linalg_pinv_sigs, args, kwargs)
+    return _ap.unmatched(linalg_pinv, _f_linalg_pinv_sigs, args, kwargs)
+
+
+linalg_pinv.__signature__ = _ap.LazySignature(_f_linalg_pinv_0, False, False)
 
 
 def _f_linalg_qr_0(A, mode='reduced', *, out=None):
@@ -1055,7 +1142,10 @@ def linalg_qr(*args, **kwargs):
         else:
             result = _rt_linalg_qr_out(_op_linalg_qr__out.call(A._keyset | out[0]._keyset | out[1]._keyset, A, mode, out[0], out[1]))
         return result
-    _ap.raise_invalid_arguments(_f_linalg_qr_sigs, args, kwargs)
+    return _ap.unmatched(linalg_qr, _f_linalg_qr_sigs, args, kwargs)
+
+
+linalg_qr.__signature__ = _ap.LazySignature(_f_linalg_qr_0, False, False)
 
 
 def _f_linalg_slogdet_0(A, *, out=None):
@@ -1078,7 +1168,10 @@ def linalg_slogdet(*args, **kwargs):
         else:
             result = _rt_linalg_slogdet_out(_op_linalg_slogdet__out.call(A._keyset | out[0]._keyset | out[1]._keyset, A, out[0], out[1]))
         return result
-    _ap.raise_invalid_arguments(_f_linalg_slogdet_sigs, args, kwargs)
+    return _ap.unmatched(linalg_slogdet, _f_linalg_slogdet_sigs, args, kwargs)
+
+
+linalg_slogdet.__signature__ = _ap.LazySignature(_f_linalg_slogdet_0, False, False)
 
 
 def _f_linalg_solve_0(A, B, *, left=True, out=None):
@@ -1103,7 +1196,10 @@ def linalg_solve(*args, **kwargs):
         else:
             result = _op_linalg_solve__out.call(A._keyset | B._keyset | out._keyset, A, B, left, out)
         return result
-    _ap.raise_invalid_arguments(_f_linalg_solve_sigs, args, kwargs)
+    return _ap.unmatched(linalg_solve, _f_linalg_solve_sigs, args, kwargs)
+
+
+linalg_solve.__signature__ = _ap.LazySignature(_f_linalg_solve_0, False, False)
 
 
 def _f_linalg_solve_ex_0(A, B, *, left=True, check_errors=False, out=None):
@@ -1129,7 +1225,10 @@ def linalg_solve_ex(*args, **kwargs):
         else:
             result = _rt_linalg_solve_ex_out(_op_linalg_solve_ex__out.call(A._keyset | B._keyset | out[0]._keyset | out[1]._keyset, A, B, left, check_errors, out[0], out[1]))
         return result
-    _ap.raise_invalid_arguments(_f_linalg_solve_ex_sigs, args, kwargs)
+    return _ap.unmatched(linalg_solve_ex, _f_linalg_solve_ex_sigs, args, kwargs)
+
+
+linalg_solve_ex.__signature__ = _ap.LazySignature(_f_linalg_solve_ex_0, False, False)
 
 
 def _f_linalg_solve_triangular_0(input, B, *, upper, left=True, unitriangular=False, out=None):
@@ -1156,7 +1255,10 @@ def linalg_solve_triangular(*args, **kwargs):
         else:
             result = _op_linalg_solve_triangular__out.call(input._keyset | B._keyset | out._keyset, input, B, upper, left, unitriangular, out)
         return result
-    _ap.raise_invalid_arguments(_f_linalg_solve_triangular_sigs, args, kwargs)
+    return _ap.unmatched(linalg_solve_triangular, _f_linalg_solve_triangular_sigs, args, kwargs)
+
+
+linalg_solve_triangular.__signature__ = _ap.LazySignature(_f_linalg_solve_triangular_0, False, False)
 
 
 def _f_linalg_svd_0(A, full_matrices=True, *, driver=None, out=None):
@@ -1181,7 +1283,10 @@ def linalg_svd(*args, **kwargs):
         else:
             result = _rt_linalg_svd_out(_op_linalg_svd__U.call(A._keyset | out[0]._keyset | out[1]._keyset | out[2]._keyset, A, full_matrices, driver, out[0], out[1], out[2]))
         return result
-    _ap.raise_invalid_arguments(_f_linalg_svd_sigs, args, kwargs)
+    return _ap.unmatched(linalg_svd, _f_linalg_svd_sigs, args, kwargs)
+
+
+linalg_svd.__signature__ = _ap.LazySignature(_f_linalg_svd_0, False, False)
 
 
 def _f_linalg_svdvals_0(A, *, driver=None, out=None):
@@ -1205,7 +1310,10 @@ def linalg_svdvals(*args, **kwargs):
         else:
             result = _op_linalg_svdvals__out.call(A._keyset | out._keyset, A, driver, out)
         return result
-    _ap.raise_invalid_arguments(_f_linalg_svdvals_sigs, args, kwargs)
+    return _ap.unmatched(linalg_svdvals, _f_linalg_svdvals_sigs, args, kwargs)
+
+
+linalg_svdvals.__signature__ = _ap.LazySignature(_f_linalg_svdvals_0, False, False)
 
 
 def _f_linalg_tensorinv_0(input, ind=2, *, out=None):
@@ -1229,7 +1337,10 @@ def linalg_tensorinv(*args, **kwargs):
         else:
             result = _op_linalg_tensorinv__out.call(input._keyset | out._keyset, input, ind, out)
         return result
-    _ap.raise_invalid_arguments(_f_linalg_tensorinv_sigs, args, kwargs)
+    return _ap.unmatched(linalg_tensorinv, _f_linalg_tensorinv_sigs, args, kwargs)
+
+
+linalg_tensorinv.__signature__ = _ap.LazySignature(_f_linalg_tensorinv_0, False, False)
 
 
 def _f_linalg_tensorsolve_0(input, other, dims=None, *, out=None):
@@ -1254,12 +1365,15 @@ def linalg_tensorsolve(*args, **kwargs):
         else:
             result = _op_linalg_tensorsolve__out.call(input._keyset | other._keyset | out._keyset, input, other, dims, out)
         return result
-    _ap.raise_invalid_arguments(_f_linalg_tensorsolve_sigs, args, kwargs)
+    return _ap.unmatched(linalg_tensorsolve, _f_linalg_tensorsolve_sigs, args, kwargs)
+
+
+linalg_tensorsolve.__signature__ = _ap.LazySignature(_f_linalg_tensorsolve_0, False, False)
 
 
 def _f_linalg_vander_0(x, *, N=None):
     if not isinstance(x, _Tensor): raise _Mismatch
-    if N is not None and (type(N) is not int or not -9223372036854775808 <= N <= 9223372036854775807): N = _ap.to_int(N)
+    if N is not None and (type(N) is not int or not -9223372036854775808 <= N <= 9223372036854775807): N = _ap.to_symint(N)
     return x, N
 
 
@@ -1274,7 +1388,10 @@ def linalg_vander(*args, **kwargs):
     else:
         result = _op_linalg_vander.call(x._keyset, x, N)
         return result
-    _ap.raise_invalid_arguments(_f_linalg_vander_sigs, args, kwargs)
+    return _ap.unmatched(linalg_vander, _f_linalg_vander_sigs, args, kwargs)
+
+
+linalg_vander.__signature__ = _ap.LazySignature(_f_linalg_vander_0, False, False)
 
 
 def _f_linalg_vecdot_0(x, y, *, dim=-1, out=None):
@@ -1299,7 +1416,10 @@ def linalg_vecdot(*args, **kwargs):
         else:
             result = _op_linalg_vecdot__out.call(x._keyset | y._keyset | out._keyset, x, y, dim, out)
         return result
-    _ap.raise_invalid_arguments(_f_linalg_vecdot_sigs, args, kwargs)
+    return _ap.unmatched(linalg_vecdot, _f_linalg_vecdot_sigs, args, kwargs)
+
+
+linalg_vecdot.__signature__ = _ap.LazySignature(_f_linalg_vecdot_0, False, False)
 
 
 def _f_linalg_vector_norm_0(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -1326,7 +1446,10 @@ def linalg_vector_norm(*args, **kwargs):
         else:
             result = _op_linalg_vector_norm__out.call(input._keyset | out._keyset, input, ord, dim, keepdim, dtype, out)
         return result
-    _ap.raise_invalid_arguments(_f_linalg_vector_norm_sigs, args, kwargs)
+    return _ap.unmatched(linalg_vector_norm, _f_linalg_vector_norm_sigs, args, kwargs)
+
+
+linalg_vector_norm.__signature__ = _ap.LazySignature(_f_linalg_vector_norm_0, False, False)
 
 
 

@@ -227,7 +227,10 @@ def _upsample_bicubic2d_aa(*args, **kwargs):
         else:
             result = _op__upsample_bicubic2d_aa.call(input._keyset, input, output_size, align_corners, scales_h, scales_w)
             return result
-    _ap.raise_invalid_arguments(_f__upsample_bicubic2d_aa_sigs, args, kwargs)
+    return _ap.unmatched(_upsample_bicubic2d_aa, _f__upsample_bicubic2d_aa_sigs, args, kwargs)
+
+
+_upsample_bicubic2d_aa.__signature__ = _ap.LazySignature(_f__upsample_bicubic2d_aa_1, False, False)
 
 
 def _f__upsample_bicubic2d_aa_backward_0(grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
@@ -251,7 +254,10 @@ def _upsample_bicubic2d_aa_backward(*args, **kwargs):
     else:
         result = _op__upsample_bicubic2d_aa_backward.call(grad_output._keyset, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
         return result
-    _ap.raise_invalid_arguments(_f__upsample_bicubic2d_aa_backward_sigs, args, kwargs)
+    return _ap.unmatched(_upsample_bicubic2d_aa_backward, _f__upsample_bicubic2d_aa_backward_sigs, args, kwargs)
+
+
+_upsample_bicubic2d_aa_backward.__signature__ = _ap.LazySignature(_f__upsample_bicubic2d_aa_backward_0, False, False)
 
 
 def _f__upsample_bilinear2d_aa_0(input, output_size, align_corners, scale_factors):
@@ -290,7 +296,10 @@ def _upsample_bilinear2d_aa(*args, **kwargs):
         else:
             result = _op__upsample_bilinear2d_aa.call(input._keyset, input, output_size, align_corners, scales_h, scales_w)
             return result
-    _ap.raise_invalid_arguments(_f__upsample_bilinear2d_aa_sigs, args, kwargs)
+    return _ap.unmatched(_upsample_bilinear2d_aa, _f__upsample_bilinear2d_aa_sigs, args, kwargs)
+
+
+_upsample_bilinear2d_aa.__signature__ = _ap.LazySignature(_f__upsample_bilinear2d_aa_1, False, False)
 
 
 def _f__upsample_bilinear2d_aa_backward_0(grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
@@ -314,7 +323,10 @@ def _upsample_bilinear2d_aa_backward(*args, **kwargs):
     else:
         result = _op__upsample_bilinear2d_aa_backward.call(grad_output._keyset, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
         return result
-    _ap.raise_invalid_arguments(_f__upsample_bilinear2d_aa_backward_sigs, args, kwargs)
+    return _ap.unmatched(_upsample_bilinear2d_aa_backward, _f__upsample_bilinear2d_aa_backward_sigs, args, kwargs)
+
+
+_upsample_bilinear2d_aa_backward.__signature__ = _ap.LazySignature(_f__upsample_bilinear2d_aa_backward_0, False, False)
 
 
 def _f__upsample_lanczos2d_aa_0(input, output_size, align_corners, scale_factors):
@@ -353,7 +365,10 @@ def _upsample_lanczos2d_aa(*args, **kwargs):
         else:
             result = _op__upsample_lanczos2d_aa.call(input._keyset, input, output_size, align_corners, scales_h, scales_w)
             return result
-    _ap.raise_invalid_arguments(_f__upsample_lanczos2d_aa_sigs, args, kwargs)
+    return _ap.unmatched(_upsample_lanczos2d_aa, _f__upsample_lanczos2d_aa_sigs, args, kwargs)
+
+
+_upsample_lanczos2d_aa.__signature__ = _ap.LazySignature(_f__upsample_lanczos2d_aa_1, False, False)
 
 
 def _f__upsample_lanczos2d_aa_backward_0(grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
@@ -377,7 +392,10 @@ def _upsample_lanczos2d_aa_backward(*args, **kwargs):
     else:
         result = _op__upsample_lanczos2d_aa_backward.call(grad_output._keyset, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
         return result
-    _ap.raise_invalid_arguments(_f__upsample_lanczos2d_aa_backward_sigs, args, kwargs)
+    return _ap.unmatched(_upsample_lanczos2d_aa_backward, _f__upsample_lanczos2d_aa_backward_sigs, args, kwargs)
+
+
+_upsample_lanczos2d_aa_backward.__signature__ = _ap.LazySignature(_f__upsample_lanczos2d_aa_backward_0, False, False)
 
 
 def _f__upsample_nearest_exact1d_0(input, output_size, scale_factors):
@@ -413,7 +431,10 @@ def _upsample_nearest_exact1d(*args, **kwargs):
         else:
             result = _op__upsample_nearest_exact1d.call(input._keyset, input, output_size, scales)
             return result
-    _ap.raise_invalid_arguments(_f__upsample_nearest_exact1d_sigs, args, kwargs)
+    return _ap.unmatched(_upsample_nearest_exact1d, _f__upsample_nearest_exact1d_sigs, args, kwargs)
+
+
+_upsample_nearest_exact1d.__signature__ = _ap.LazySignature(_f__upsample_nearest_exact1d_1, False, False)
 
 
 def _f__upsample_nearest_exact1d_backward_0(grad_output, output_size, input_size, scales=None):
@@ -435,7 +456,10 @@ def _upsample_nearest_exact1d_backward(*args, **kwargs):
     else:
         result = _op__upsample_nearest_exact1d_backward.call(grad_output._keyset, grad_output, output_size, input_size, scales)
         return result
-    _ap.raise_invalid_arguments(_f__upsample_nearest_exact1d_backward_sigs, args, kwargs)
+    return _ap.unmatched(_upsample_nearest_exact1d_backward, _f__upsample_nearest_exact1d_backward_sigs, args, kwargs)
+
+
+_upsample_nearest_exact1d_backward.__signature__ = _ap.LazySignature(_f__upsample_nearest_exact1d_backward_0, False, False)
 
 
 def _f__upsample_nearest_exact2d_0(input, output_size, scale_factors):
@@ -472,7 +496,10 @@ def _upsample_nearest_exact2d(*args, **kwargs):
         else:
             result = _op__upsample_nearest_exact2d.call(input._keyset, input, output_size, scales_h, scales_w)
             return result
-    _ap.raise_invalid_arguments(_f__upsample_nearest_exact2d_sigs, args, kwargs)
+    return _ap.unmatched(_upsample_nearest_exact2d, _f__upsample_nearest_exact2d_sigs, args, kwargs)
+
+
+_upsample_nearest_exact2d.__signature__ = _ap.LazySignature(_f__upsample_nearest_exact2d_1, False, False)
 
 
 def _f__upsample_nearest_exact2d_backward_0(grad_output, output_size, input_size, scales_h=None, scales_w=None):
@@ -495,7 +522,10 @@ def _upsample_nearest_exact2d_backward(*args, **kwargs):
     else:
         result = _op__upsample_nearest_exact2d_backward.call(grad_output._keyset, grad_output, output_size, input_size, scales_h, scales_w)
         return result
-    _ap.raise_invalid_arguments(_f__upsample_nearest_exact2d_backward_sigs, args, kwargs)
+    return _ap.unmatched(_upsample_nearest_exact2d_backward, _f__upsample_nearest_exact2d_backward_sigs, args, kwargs)
+
+
+_upsample_nearest_exact2d_backward.__signature__ = _ap.LazySignature(_f__upsample_nearest_exact2d_backward_0, False, False)
 
 
 def _f__upsample_nearest_exact3d_0(input, output_size, scale_factors):
@@ -533,7 +563,10 @@ def _upsample_nearest_exact3d(*args, **kwargs):
         else:
             result = _op__upsample_nearest_exact3d.call(input._keyset, input, output_size, scales_d, scales_h, scales_w)
             return result
-    _ap.raise_invalid_arguments(_f__upsample_nearest_exact3d_sigs, args, kwargs)
+    return _ap.unmatched(_upsample_nearest_exact3d, _f__upsample_nearest_exact3d_sigs, args, kwargs)
+
+
+_upsample_nearest_exact3d.__signature__ = _ap.LazySignature(_f__upsample_nearest_exact3d_1, False, False)
 
 
 def _f__upsample_nearest_exact3d_backward_0(grad_output, output_size, input_size, scales_d=None, scales_h=None, scales_w=None):
@@ -557,7 +590,10 @@ def _upsample_nearest_exact3d_backward(*args, **kwargs):
     else:
         result = _op__upsample_nearest_exact3d_backward.call(grad_output._keyset, grad_output, output_size, input_size, scales_d, scales_h, scales_w)
         return result
-    _ap.raise_invalid_arguments(_f__upsample_nearest_exact3d_backward_sigs, args, kwargs)
+    return _ap.unmatched(_upsample_nearest_exact3d_backward, _f__upsample_nearest_exact3d_backward_sigs, args, kwargs)
+
+
+_upsample_nearest_exact3d_backward.__signature__ = _ap.LazySignature(_f__upsample_nearest_exact3d_backward_0, False, False)
 
 
 def _f_adaptive_avg_pool2d_0(input, output_size, *, out=None):
@@ -581,7 +617,10 @@ def adaptive_avg_pool2d(*args, **kwargs):
         else:
             result = _op_adaptive_avg_pool2d__out.call(input._keyset | out._keyset, input, output_size, out)
         return result
-    _ap.raise_invalid_arguments(_f_adaptive_avg_pool2d_sigs, args, kwargs)
+    return _ap.unmatched(adaptive_avg_pool2d, _f_adaptive_avg_pool2d_sigs, args, kwargs)
+
+
+adaptive_avg_pool2d.__signature__ = _ap.LazySignature(_f_adaptive_avg_pool2d_0, False, False)
 
 
 def _f_adaptive_avg_pool3d_0(input, output_size, *, out=None):
@@ -605,7 +644,10 @@ def adaptive_avg_pool3d(*args, **kwargs):
         else:
             result = _op_adaptive_avg_pool3d__out.call(input._keyset | out._keyset, input, output_size, out)
         return result
-    _ap.raise_invalid_arguments(_f_adaptive_avg_pool3d_sigs, args, kwargs)
+    return _ap.unmatched(adaptive_avg_pool3d, _f_adaptive_avg_pool3d_sigs, args, kwargs)
+
+
+adaptive_avg_pool3d.__signature__ = _ap.LazySignature(_f_adaptive_avg_pool3d_0, False, False)
 
 
 def _f_adaptive_max_pool2d_0(input, output_size, *, out=None):
@@ -629,7 +671,10 @@ def adaptive_max_pool2d(*args, **kwargs):
         else:
             result = _op_adaptive_max_pool2d__out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, output_size, out[0], out[1])
         return result
-    _ap.raise_invalid_arguments(_f_adaptive_max_pool2d_sigs, args, kwargs)
+    return _ap.unmatched(adaptive_max_pool2d, _f_adaptive_max_pool2d_sigs, args, kwargs)
+
+
+adaptive_max_pool2d.__signature__ = _ap.LazySignature(_f_adaptive_max_pool2d_0, False, False)
 
 
 def _f_adaptive_max_pool3d_0(input, output_size, *, out=None):
@@ -653,7 +698,10 @@ def adaptive_max_pool3d(*args, **kwargs):
         else:
             result = _op_adaptive_max_pool3d__out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, output_size, out[0], out[1])
         return result
-    _ap.raise_invalid_arguments(_f_adaptive_max_pool3d_sigs, args, kwargs)
+    return _ap.unmatched(adaptive_max_pool3d, _f_adaptive_max_pool3d_sigs, args, kwargs)
+
+
+adaptive_max_pool3d.__signature__ = _ap.LazySignature(_f_adaptive_max_pool3d_0, False, False)
 
 
 def _f_avg_pool2d_0(input, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None, *, out=None):
@@ -682,7 +730,10 @@ def avg_pool2d(*args, **kwargs):
         else:
             result = _op_avg_pool2d__out.call(input._keyset | out._keyset, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
         return result
-    _ap.raise_invalid_arguments(_f_avg_pool2d_sigs, args, kwargs)
+    return _ap.unmatched(avg_pool2d, _f_avg_pool2d_sigs, args, kwargs)
+
+
+avg_pool2d.__signature__ = _ap.LazySignature(_f_avg_pool2d_0, False, False)
 
 
 def _f_avg_pool3d_0(input, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None, *, out=None):
@@ -711,7 +762,10 @@ def avg_pool3d(*args, **kwargs):
         else:
             result = _op_avg_pool3d__out.call(input._keyset | out._keyset, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
         return result
-    _ap.raise_invalid_arguments(_f_avg_pool3d_sigs, args, kwargs)
+    return _ap.unmatched(avg_pool3d, _f_avg_pool3d_sigs, args, kwargs)
+
+
+avg_pool3d.__signature__ = _ap.LazySignature(_f_avg_pool3d_0, False, False)
 
 
 def _f_binary_cross_entropy_0(input, target, weight=None, reduction=0, *, out=None):
@@ -737,7 +791,10 @@ def binary_cross_entropy(*args, **kwargs):
         else:
             result = _op_binary_cross_entropy__out.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | out._keyset, input, target, weight, reduction, out)
         return result
-    _ap.raise_invalid_arguments(_f_binary_cross_entropy_sigs, args, kwargs)
+    return _ap.unmatched(binary_cross_entropy, _f_binary_cross_entropy_sigs, args, kwargs)
+
+
+binary_cross_entropy.__signature__ = _ap.LazySignature(_f_binary_cross_entropy_0, False, False)
 
 
 def _f_binary_cross_entropy_backward_0(grad_output, input, target, weight=None, reduction=0, *, out=None):
@@ -764,7 +821,10 @@ def binary_cross_entropy_backward(*args, **kwargs):
         else:
             result = _op_binary_cross_entropy_backward__grad_input.call(grad_output._keyset | input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | grad_input._keyset, grad_output, input, target, weight, reduction, grad_input)
         return result
-    _ap.raise_invalid_arguments(_f_binary_cross_entropy_backward_sigs, args, kwargs)
+    return _ap.unmatched(binary_cross_entropy_backward, _f_binary_cross_entropy_backward_sigs, args, kwargs)
+
+
+binary_cross_entropy_backward.__signature__ = _ap.LazySignature(_f_binary_cross_entropy_backward_0, False, False)
 
 
 def _f_col2im_0(input, output_size, kernel_size, dilation, padding, stride, *, out=None):
@@ -792,7 +852,10 @@ def col2im(*args, **kwargs):
         else:
             result = _op_col2im__out.call(input._keyset | out._keyset, input, output_size, kernel_size, dilation, padding, stride, out)
         return result
-    _ap.raise_invalid_arguments(_f_col2im_sigs, args, kwargs)
+    return _ap.unmatched(col2im, _f_col2im_sigs, args, kwargs)
+
+
+col2im.__signature__ = _ap.LazySignature(_f_col2im_0, False, False)
 
 
 def _f_cross_entropy_loss_0(input, target, weight=None, reduction=0, ignore_index=-100, label_smoothing=0.0):
@@ -800,7 +863,7 @@ def _f_cross_entropy_loss_0(input, target, weight=None, reduction=0, ignore_inde
     if not isinstance(target, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
     if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
-    if (type(ignore_index) is not int or not -9223372036854775808 <= ignore_index <= 9223372036854775807): ignore_index = _ap.to_int(ignore_index)
+    if (type(ignore_index) is not int or not -9223372036854775808 <= ignore_index <= 9223372036854775807): ignore_index = _ap.to_symint(ignore_index)
     if type(label_smoothing) is not float: label_smoothing = _ap.to_float(label_smoothing)
     return input, target, weight, reduction, ignore_index, label_smoothing
 
@@ -816,7 +879,10 @@ def cross_entropy_loss(*args, **kwargs):
     else:
         result = _op_cross_entropy_loss.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0), input, target, weight, reduction, ignore_index, label_smoothing)
         return result
-    _ap.raise_invalid_arguments(_f_cross_entropy_loss_sigs, args, kwargs)
+    return _ap.unmatched(cross_entropy_loss, _f_cross_entropy_loss_sigs, args, kwargs)
+
+
+cross_entropy_loss.__signature__ = _ap.LazySignature(_f_cross_entropy_loss_0, False, False)
 
 
 def _f_elu_0(input, alpha=1, scale=1, input_scale=1, *, out=None):
@@ -842,7 +908,10 @@ def elu(*args, **kwargs):
         else:
             result = _op_elu__out.call(input._keyset | out._keyset, input, alpha, scale, input_scale, out)
         return result
-    _ap.raise_invalid_arguments(_f_elu_sigs, args, kwargs)
+    return _ap.unmatched(elu, _f_elu_sigs, args, kwargs)
+
+
+elu.__signature__ = _ap.LazySignature(_f_elu_0, False, False)
 
 
 def _f_elu__0(input, alpha=1, scale=1, input_scale=1):
@@ -864,7 +933,10 @@ def elu_(*args, **kwargs):
     else:
         result = _op_elu_.call(input._keyset, input, alpha, scale, input_scale)
         return result
-    _ap.raise_invalid_arguments(_f_elu__sigs, args, kwargs)
+    return _ap.unmatched(elu_, _f_elu__sigs, args, kwargs)
+
+
+elu_.__signature__ = _ap.LazySignature(_f_elu__0, False, False)
 
 
 def _f_fractional_max_pool2d_0(input, kernel_size, output_size, random_samples, *, out=None):
@@ -890,7 +962,10 @@ def fractional_max_pool2d(*args, **kwargs):
         else:
             result = _op_fractional_max_pool2d__output.call(input._keyset | random_samples._keyset | out[0]._keyset | out[1]._keyset, input, kernel_size, output_size, random_samples, out[0], out[1])
         return result
-    _ap.raise_invalid_arguments(_f_fractional_max_pool2d_sigs, args, kwargs)
+    return _ap.unmatched(fractional_max_pool2d, _f_fractional_max_pool2d_sigs, args, kwargs)
+
+
+fractional_max_pool2d.__signature__ = _ap.LazySignature(_f_fractional_max_pool2d_0, False, False)
 
 
 def _f_fractional_max_pool3d_0(input, kernel_size, output_size, random_samples, *, out=None):
@@ -916,7 +991,10 @@ def fractional_max_pool3d(*args, **kwargs):
         else:
             result = _op_fractional_max_pool3d__output.call(input._keyset | random_samples._keyset | out[0]._keyset | out[1]._keyset, input, kernel_size, output_size, random_samples, out[0], out[1])
         return result
-    _ap.raise_invalid_arguments(_f_fractional_max_pool3d_sigs, args, kwargs)
+    return _ap.unmatched(fractional_max_pool3d, _f_fractional_max_pool3d_sigs, args, kwargs)
+
+
+fractional_max_pool3d.__signature__ = _ap.LazySignature(_f_fractional_max_pool3d_0, False, False)
 
 
 def _f_gelu_0(input, *, approximate='none', out=None):
@@ -940,7 +1018,10 @@ def gelu(*args, **kwargs):
         else:
             result = _op_gelu__out.call(input._keyset | out._keyset, input, approximate, out)
         return result
-    _ap.raise_invalid_arguments(_f_gelu_sigs, args, kwargs)
+    return _ap.unmatched(gelu, _f_gelu_sigs, args, kwargs)
+
+
+gelu.__signature__ = _ap.LazySignature(_f_gelu_0, False, False)
 
 
 def _f_gelu__0(input, *, approximate='none'):
@@ -960,7 +1041,10 @@ def gelu_(*args, **kwargs):
     else:
         result = _op_gelu_.call(input._keyset, input, approximate)
         return result
-    _ap.raise_invalid_arguments(_f_gelu__sigs, args, kwargs)
+    return _ap.unmatched(gelu_, _f_gelu__sigs, args, kwargs)
+
+
+gelu_.__signature__ = _ap.LazySignature(_f_gelu__0, False, False)
 
 
 def _f_glu_0(input, dim=-1, *, out=None):
@@ -984,7 +1068,10 @@ def glu(*args, **kwargs):
         else:
             result = _op_glu__out.call(input._keyset | out._keyset, input, dim, out)
         return result
-    _ap.raise_invalid_arguments(_f_glu_sigs, args, kwargs)
+    return _ap.unmatched(glu, _f_glu_sigs, args, kwargs)
+
+
+glu.__signature__ = _ap.LazySignature(_f_glu_0, False, False)
 
 
 def _f_hardsigmoid_0(input, *, out=None):
@@ -1007,7 +1094,10 @@ def hardsigmoid(*args, **kwargs):
         else:
             result = _op_hardsigmoid__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_hardsigmoid_sigs, args, kwargs)
+    return _ap.unmatched(hardsigmoid, _f_hardsigmoid_sigs, args, kwargs)
+
+
+hardsigmoid.__signature__ = _ap.LazySignature(_f_hardsigmoid_0, False, False)
 
 
 def _f_hardsigmoid__0(input):
@@ -1026,7 +1116,10 @@ def hardsigmoid_(*args, **kwargs):
     else:
         result = _op_hardsigmoid_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_hardsigmoid__sigs, args, kwargs)
+    return _ap.unmatched(hardsigmoid_, _f_hardsigmoid__sigs, args, kwargs)
+
+
+hardsigmoid_.__signature__ = _ap.LazySignature(_f_hardsigmoid__0, False, False)
 
 
 def _f_hardswish_0(input, *, out=None):
@@ -1049,7 +1142,10 @@ def hardswish(*args, **kwargs):
         else:
             result = _op_hardswish__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_hardswish_sigs, args, kwargs)
+    return _ap.unmatched(hardswish, _f_hardswish_sigs, args, kwargs)
+
+
+hardswish.__signature__ = _ap.LazySignature(_f_hardswish_0, False, False)
 
 
 def _f_hardswish__0(input):
@@ -1068,7 +1164,10 @@ def hardswish_(*args, **kwargs):
     else:
         result = _op_hardswish_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_hardswish__sigs, args, kwargs)
+    return _ap.unmatched(hardswish_, _f_hardswish__sigs, args, kwargs)
+
+
+hardswish_.__signature__ = _ap.LazySignature(_f_hardswish__0, False, False)
 
 
 def _f_hardtanh_0(input, min_val=-1, max_val=1, *, out=None):
@@ -1093,7 +1192,10 @@ def hardtanh(*args, **kwargs):
         else:
             result = _op_hardtanh__out.call(input._keyset | out._keyset, input, min_val, max_val, out)
         return result
-    _ap.raise_invalid_arguments(_f_hardtanh_sigs, args, kwargs)
+    return _ap.unmatched(hardtanh, _f_hardtanh_sigs, args, kwargs)
+
+
+hardtanh.__signature__ = _ap.LazySignature(_f_hardtanh_0, False, False)
 
 
 def _f_hardtanh__0(input, min_val=-1, max_val=1):
@@ -1114,7 +1216,10 @@ def hardtanh_(*args, **kwargs):
     else:
         result = _op_hardtanh_.call(input._keyset, input, min_val, max_val)
         return result
-    _ap.raise_invalid_arguments(_f_hardtanh__sigs, args, kwargs)
+    return _ap.unmatched(hardtanh_, _f_hardtanh__sigs, args, kwargs)
+
+
+hardtanh_.__signature__ = _ap.LazySignature(_f_hardtanh__0, False, False)
 
 
 def _f_huber_loss_0(input, target, reduction=0, delta=1.0, *, out=None):
@@ -1140,7 +1245,10 @@ def huber_loss(*args, **kwargs):
         else:
             result = _op_huber_loss__out.call(input._keyset | target._keyset | out._keyset, input, target, reduction, delta, out)
         return result
-    _ap.raise_invalid_arguments(_f_huber_loss_sigs, args, kwargs)
+    return _ap.unmatched(huber_loss, _f_huber_loss_sigs, args, kwargs)
+
+
+huber_loss.__signature__ = _ap.LazySignature(_f_huber_loss_0, False, False)
 
 
 def _f_im2col_0(input, kernel_size, dilation, padding, stride, *, out=None):
@@ -1167,7 +1275,10 @@ def im2col(*args, **kwargs):
         else:
             result = _op_im2col__out.call(input._keyset | out._keyset, input, kernel_size, dilation, padding, stride, out)
         return result
-    _ap.raise_invalid_arguments(_f_im2col_sigs, args, kwargs)
+    return _ap.unmatched(im2col, _f_im2col_sigs, args, kwargs)
+
+
+im2col.__signature__ = _ap.LazySignature(_f_im2col_0, False, False)
 
 
 def _f_l1_loss_0(input, target, reduction=0):
@@ -1188,7 +1299,10 @@ def l1_loss(*args, **kwargs):
     else:
         result = _op_l1_loss.call(input._keyset | target._keyset, input, target, reduction)
         return result
-    _ap.raise_invalid_arguments(_f_l1_loss_sigs, args, kwargs)
+    return _ap.unmatched(l1_loss, _f_l1_loss_sigs, args, kwargs)
+
+
+l1_loss.__signature__ = _ap.LazySignature(_f_l1_loss_0, False, False)
 
 
 def _f_leaky_relu_0(input, negative_slope=0.01, *, out=None):
@@ -1212,7 +1326,10 @@ def leaky_relu(*args, **kwargs):
         else:
             result = _op_leaky_relu__out.call(input._keyset | out._keyset, input, negative_slope, out)
         return result
-    _ap.raise_invalid_arguments(_f_leaky_relu_sigs, args, kwargs)
+    return _ap.unmatched(leaky_relu, _f_leaky_relu_sigs, args, kwargs)
+
+
+leaky_relu.__signature__ = _ap.LazySignature(_f_leaky_relu_0, False, False)
 
 
 def _f_leaky_relu__0(input, negative_slope=0.01):
@@ -1232,7 +1349,10 @@ def leaky_relu_(*args, **kwargs):
     else:
         result = _op_leaky_relu_.call(input._keyset, input, negative_slope)
         return result
-    _ap.raise_invalid_arguments(_f_leaky_relu__sigs, args, kwargs)
+    return _ap.unmatched(leaky_relu_, _f_leaky_relu__sigs, args, kwargs)
+
+
+leaky_relu_.__signature__ = _ap.LazySignature(_f_leaky_relu__0, False, False)
 
 
 def _f_linear_0(input, weight, bias=None, *, out=None):
@@ -1257,7 +1377,10 @@ def linear(*args, **kwargs):
         else:
             result = _op_linear__out.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0) | out._keyset, input, weight, bias, out)
         return result
-    _ap.raise_invalid_arguments(_f_linear_sigs, args, kwargs)
+    return _ap.unmatched(linear, _f_linear_sigs, args, kwargs)
+
+
+linear.__signature__ = _ap.LazySignature(_f_linear_0, False, False)
 
 
 def _f_log_sigmoid_0(input, *, out=None):
@@ -1280,7 +1403,10 @@ def log_sigmoid(*args, **kwargs):
         else:
             result = _op_log_sigmoid__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_log_sigmoid_sigs, args, kwargs)
+    return _ap.unmatched(log_sigmoid, _f_log_sigmoid_sigs, args, kwargs)
+
+
+log_sigmoid.__signature__ = _ap.LazySignature(_f_log_sigmoid_0, False, False)
 
 
 def _f_max_pool2d_with_indices_0(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False, *, out=None):
@@ -1308,7 +1434,10 @@ def max_pool2d_with_indices(*args, **kwargs):
         else:
             result = _op_max_pool2d_with_indices__out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, kernel_size, stride, padding, dilation, ceil_mode, out[0], out[1])
         return result
-    _ap.raise_invalid_arguments(_f_max_pool2d_with_indices_sigs, args, kwargs)
+    return _ap.unmatched(max_pool2d_with_indices, _f_max_pool2d_with_indices_sigs, args, kwargs)
+
+
+max_pool2d_with_indices.__signature__ = _ap.LazySignature(_f_max_pool2d_with_indices_0, False, False)
 
 
 def _f_max_pool3d_with_indices_0(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False, *, out=None):
@@ -1336,7 +1465,10 @@ def max_pool3d_with_indices(*args, **kwargs):
         else:
             result = _op_max_pool3d_with_indices__out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, kernel_size, stride, padding, dilation, ceil_mode, out[0], out[1])
         return result
-    _ap.raise_invalid_arguments(_f_max_pool3d_with_indices_sigs, args, kwargs)
+    return _ap.unmatched(max_pool3d_with_indices, _f_max_pool3d_with_indices_sigs, args, kwargs)
+
+
+max_pool3d_with_indices.__signature__ = _ap.LazySignature(_f_max_pool3d_with_indices_0, False, False)
 
 
 def _f_max_unpool2d_0(input, indices, output_size, *, out=None):
@@ -1361,7 +1493,10 @@ def max_unpool2d(*args, **kwargs):
         else:
             result = _op_max_unpool2d__out.call(input._keyset | indices._keyset | out._keyset, input, indices, output_size, out)
         return result
-    _ap.raise_invalid_arguments(_f_max_unpool2d_sigs, args, kwargs)
+    return _ap.unmatched(max_unpool2d, _f_max_unpool2d_sigs, args, kwargs)
+
+
+max_unpool2d.__signature__ = _ap.LazySignature(_f_max_unpool2d_0, False, False)
 
 
 def _f_max_unpool3d_0(input, indices, output_size, stride, padding, *, out=None):
@@ -1388,7 +1523,10 @@ def max_unpool3d(*args, **kwargs):
         else:
             result = _op_max_unpool3d__out.call(input._keyset | indices._keyset | out._keyset, input, indices, output_size, stride, padding, out)
         return result
-    _ap.raise_invalid_arguments(_f_max_unpool3d_sigs, args, kwargs)
+    return _ap.unmatched(max_unpool3d, _f_max_unpool3d_sigs, args, kwargs)
+
+
+max_unpool3d.__signature__ = _ap.LazySignature(_f_max_unpool3d_0, False, False)
 
 
 def _f_mish_0(input, *, out=None):
@@ -1411,7 +1549,10 @@ def mish(*args, **kwargs):
         else:
             result = _op_mish__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_mish_sigs, args, kwargs)
+    return _ap.unmatched(mish, _f_mish_sigs, args, kwargs)
+
+
+mish.__signature__ = _ap.LazySignature(_f_mish_0, False, False)
 
 
 def _f_mish__0(input):
@@ -1430,7 +1571,10 @@ def mish_(*args, **kwargs):
     else:
         result = _op_mish_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_mish__sigs, args, kwargs)
+    return _ap.unmatched(mish_, _f_mish__sigs, args, kwargs)
+
+
+mish_.__signature__ = _ap.LazySignature(_f_mish__0, False, False)
 
 
 def _f_mse_loss_0(input, target, reduction=0, *, out=None):
@@ -1455,7 +1599,10 @@ def mse_loss(*args, **kwargs):
         else:
             result = _op_mse_loss__out.call(input._keyset | target._keyset | out._keyset, input, target, reduction, out)
         return result
-    _ap.raise_invalid_arguments(_f_mse_loss_sigs, args, kwargs)
+    return _ap.unmatched(mse_loss, _f_mse_loss_sigs, args, kwargs)
+
+
+mse_loss.__signature__ = _ap.LazySignature(_f_mse_loss_0, False, False)
 
 
 def _f_mse_loss_backward_0(grad_output, input, target, reduction, *, out=None):
@@ -1481,7 +1628,10 @@ def mse_loss_backward(*args, **kwargs):
         else:
             result = _op_mse_loss_backward__grad_input.call(grad_output._keyset | input._keyset | target._keyset | grad_input._keyset, grad_output, input, target, reduction, grad_input)
         return result
-    _ap.raise_invalid_arguments(_f_mse_loss_backward_sigs, args, kwargs)
+    return _ap.unmatched(mse_loss_backward, _f_mse_loss_backward_sigs, args, kwargs)
+
+
+mse_loss_backward.__signature__ = _ap.LazySignature(_f_mse_loss_backward_0, False, False)
 
 
 def _f_multi_margin_loss_0(input, target, p=1, margin=1, weight=None, reduction=0, *, out=None):
@@ -1509,7 +1659,10 @@ def multi_margin_loss(*args, **kwargs):
         else:
             result = _op_multi_margin_loss__out.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | out._keyset, input, target, p, margin, weight, reduction, out)
         return result
-    _ap.raise_invalid_arguments(_f_multi_margin_loss_sigs, args, kwargs)
+    return _ap.unmatched(multi_margin_loss, _f_multi_margin_loss_sigs, args, kwargs)
+
+
+multi_margin_loss.__signature__ = _ap.LazySignature(_f_multi_margin_loss_0, False, False)
 
 
 def _f_multi_margin_loss_backward_0(grad_output, input, target, p, margin, weight=None, reduction=0, *, out=None):
@@ -1538,7 +1691,10 @@ def multi_margin_loss_backward(*args, **kwargs):
         else:
             result = _op_multi_margin_loss_backward__grad_input.call(grad_output._keyset | input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | grad_input._keyset, grad_output, input, target, p, margin, weight, reduction, grad_input)
         return result
-    _ap.raise_invalid_arguments(_f_multi_margin_loss_backward_sigs, args, kwargs)
+    return _ap.unmatched(multi_margin_loss_backward, _f_multi_margin_loss_backward_sigs, args, kwargs)
+
+
+multi_margin_loss_backward.__signature__ = _ap.LazySignature(_f_multi_margin_loss_backward_0, False, False)
 
 
 def _f_multilabel_margin_loss_0(input, target, reduction=0, *, out=None):
@@ -1563,7 +1719,10 @@ def multilabel_margin_loss(*args, **kwargs):
         else:
             result = _op_multilabel_margin_loss__out.call(input._keyset | target._keyset | out._keyset, input, target, reduction, out)
         return result
-    _ap.raise_invalid_arguments(_f_multilabel_margin_loss_sigs, args, kwargs)
+    return _ap.unmatched(multilabel_margin_loss, _f_multilabel_margin_loss_sigs, args, kwargs)
+
+
+multilabel_margin_loss.__signature__ = _ap.LazySignature(_f_multilabel_margin_loss_0, False, False)
 
 
 def _f_multilabel_margin_loss_backward_0(grad_output, input, target, reduction, is_target, *, out=None):
@@ -1590,7 +1749,10 @@ def multilabel_margin_loss_backward(*args, **kwargs):
         else:
             result = _op_multilabel_margin_loss_backward__grad_input.call(grad_output._keyset | input._keyset | target._keyset | is_target._keyset | grad_input._keyset, grad_output, input, target, reduction, is_target, grad_input)
         return result
-    _ap.raise_invalid_arguments(_f_multilabel_margin_loss_backward_sigs, args, kwargs)
+    return _ap.unmatched(multilabel_margin_loss_backward, _f_multilabel_margin_loss_backward_sigs, args, kwargs)
+
+
+multilabel_margin_loss_backward.__signature__ = _ap.LazySignature(_f_multilabel_margin_loss_backward_0, False, False)
 
 
 def _f_multilabel_margin_loss_forward_0(input, target, reduction, *, out=None):
@@ -1615,7 +1777,10 @@ def multilabel_margin_loss_forward(*args, **kwargs):
         else:
             result = _op_multilabel_margin_loss_forward__output.call(input._keyset | target._keyset | out[0]._keyset | out[1]._keyset, input, target, reduction, out[0], out[1])
         return result
-    _ap.raise_invalid_arguments(_f_multilabel_margin_loss_forward_sigs, args, kwargs)
+    return _ap.unmatched(multilabel_margin_loss_forward, _f_multilabel_margin_loss_forward_sigs, args, kwargs)
+
+
+multilabel_margin_loss_forward.__signature__ = _ap.LazySignature(_f_multilabel_margin_loss_forward_0, False, False)
 
 
 def _f_nll_loss_0(input, target, weight=None, reduction=0, ignore_index=-100, *, out=None):
@@ -1623,7 +1788,7 @@ def _f_nll_loss_0(input, target, weight=None, reduction=0, ignore_index=-100, *,
     if not isinstance(target, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
     if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
-    if (type(ignore_index) is not int or not -9223372036854775808 <= ignore_index <= 9223372036854775807): ignore_index = _ap.to_int(ignore_index)
+    if (type(ignore_index) is not int or not -9223372036854775808 <= ignore_index <= 9223372036854775807): ignore_index = _ap.to_symint(ignore_index)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, target, weight, reduction, ignore_index, out
 
@@ -1642,7 +1807,10 @@ def nll_loss(*args, **kwargs):
         else:
             result = _op_nll_loss__out.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | out._keyset, input, target, weight, reduction, ignore_index, out)
         return result
-    _ap.raise_invalid_arguments(_f_nll_loss_sigs, args, kwargs)
+    return _ap.unmatched(nll_loss, _f_nll_loss_sigs, args, kwargs)
+
+
+nll_loss.__signature__ = _ap.LazySignature(_f_nll_loss_0, False, False)
 
 
 def _f_nll_loss2d_0(input, target, weight=None, reduction=0, ignore_index=-100, *, out=None):
@@ -1650,7 +1818,7 @@ def _f_nll_loss2d_0(input, target, weight=None, reduction=0, ignore_index=-100, 
     if not isinstance(target, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
     if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
-    if (type(ignore_index) is not int or not -9223372036854775808 <= ignore_index <= 9223372036854775807): ignore_index = _ap.to_int(ignore_index)
+    if (type(ignore_index) is not int or not -9223372036854775808 <= ignore_index <= 9223372036854775807): ignore_index = _ap.to_symint(ignore_index)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, target, weight, reduction, ignore_index, out
 
@@ -1669,7 +1837,10 @@ def nll_loss2d(*args, **kwargs):
         else:
             result = _op_nll_loss2d__out.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | out._keyset, input, target, weight, reduction, ignore_index, out)
         return result
-    _ap.raise_invalid_arguments(_f_nll_loss2d_sigs, args, kwargs)
+    return _ap.unmatched(nll_loss2d, _f_nll_loss2d_sigs, args, kwargs)
+
+
+nll_loss2d.__signature__ = _ap.LazySignature(_f_nll_loss2d_0, False, False)
 
 
 def _f_nll_loss2d_backward_0(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
@@ -1678,7 +1849,7 @@ def _f_nll_loss2d_backward_0(grad_output, input, target, weight, reduction, igno
     if not isinstance(target, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
     if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
-    if (type(ignore_index) is not int or not -9223372036854775808 <= ignore_index <= 9223372036854775807): ignore_index = _ap.to_int(ignore_index)
+    if (type(ignore_index) is not int or not -9223372036854775808 <= ignore_index <= 9223372036854775807): ignore_index = _ap.to_symint(ignore_index)
     if not isinstance(total_weight, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return grad_output, input, target, weight, reduction, ignore_index, total_weight, out
@@ -1698,7 +1869,10 @@ def nll_loss2d_backward(*args, **kwargs):
         else:
             result = _op_nll_loss2d_backward__grad_input.call(grad_output._keyset | input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | total_weight._keyset | grad_input._keyset, grad_output, input, target, weight, reduction, ignore_index, total_weight, grad_input)
         return result
-    _ap.raise_invalid_arguments(_f_nll_loss2d_backward_sigs, args, kwargs)
+    return _ap.unmatched(nll_loss2d_backward, _f_nll_loss2d_backward_sigs, args, kwargs)
+
+
+nll_loss2d_backward.__signature__ = _ap.LazySignature(_f_nll_loss2d_backward_0, False, False)
 
 
 def _f_nll_loss2d_forward_0(input, target, weight, reduction, ignore_index, *, out=None):
@@ -1706,7 +1880,7 @@ def _f_nll_loss2d_forward_0(input, target, weight, reduction, ignore_index, *, o
     if not isinstance(target, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
     if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
-    if (type(ignore_index) is not int or not -9223372036854775808 <= ignore_index <= 9223372036854775807): ignore_index = _ap.to_int(ignore_index)
+    if (type(ignore_index) is not int or not -9223372036854775808 <= ignore_index <= 9223372036854775807): ignore_index = _ap.to_symint(ignore_index)
     if out is not None: out = _ap.to_tensorlist_n(out, 2)
     return input, target, weight, reduction, ignore_index, out
 
@@ -1725,7 +1899,10 @@ def nll_loss2d_forward(*args, **kwargs):
         else:
             result = _op_nll_loss2d_forward__output.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | out[0]._keyset | out[1]._keyset, input, target, weight, reduction, ignore_index, out[0], out[1])
         return result
-    _ap.raise_invalid_arguments(_f_nll_loss2d_forward_sigs, args, kwargs)
+    return _ap.unmatched(nll_loss2d_forward, _f_nll_loss2d_forward_sigs, args, kwargs)
+
+
+nll_loss2d_forward.__signature__ = _ap.LazySignature(_f_nll_loss2d_forward_0, False, False)
 
 
 def _f_nll_loss_backward_0(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
@@ -1734,7 +1911,7 @@ def _f_nll_loss_backward_0(grad_output, input, target, weight, reduction, ignore
     if not isinstance(target, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
     if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
-    if (type(ignore_index) is not int or not -9223372036854775808 <= ignore_index <= 9223372036854775807): ignore_index = _ap.to_int(ignore_index)
+    if (type(ignore_index) is not int or not -9223372036854775808 <= ignore_index <= 9223372036854775807): ignore_index = _ap.to_symint(ignore_index)
     if not isinstance(total_weight, _Tensor): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return grad_output, input, target, weight, reduction, ignore_index, total_weight, out
@@ -1754,7 +1931,10 @@ def nll_loss_backward(*args, **kwargs):
         else:
             result = _op_nll_loss_backward__grad_input.call(grad_output._keyset | input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | total_weight._keyset | grad_input._keyset, grad_output, input, target, weight, reduction, ignore_index, total_weight, grad_input)
         return result
-    _ap.raise_invalid_arguments(_f_nll_loss_backward_sigs, args, kwargs)
+    return _ap.unmatched(nll_loss_backward, _f_nll_loss_backward_sigs, args, kwargs)
+
+
+nll_loss_backward.__signature__ = _ap.LazySignature(_f_nll_loss_backward_0, False, False)
 
 
 def _f_nll_loss_forward_0(input, target, weight, reduction, ignore_index, *, out=None):
@@ -1762,7 +1942,7 @@ def _f_nll_loss_forward_0(input, target, weight, reduction, ignore_index, *, out
     if not isinstance(target, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
     if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
-    if (type(ignore_index) is not int or not -9223372036854775808 <= ignore_index <= 9223372036854775807): ignore_index = _ap.to_int(ignore_index)
+    if (type(ignore_index) is not int or not -9223372036854775808 <= ignore_index <= 9223372036854775807): ignore_index = _ap.to_symint(ignore_index)
     if out is not None: out = _ap.to_tensorlist_n(out, 2)
     return input, target, weight, reduction, ignore_index, out
 
@@ -1781,7 +1961,10 @@ def nll_loss_forward(*args, **kwargs):
         else:
             result = _op_nll_loss_forward__output.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | out[0]._keyset | out[1]._keyset, input, target, weight, reduction, ignore_index, out[0], out[1])
         return result
-    _ap.raise_invalid_arguments(_f_nll_loss_forward_sigs, args, kwargs)
+    return _ap.unmatched(nll_loss_forward, _f_nll_loss_forward_sigs, args, kwargs)
+
+
+nll_loss_forward.__signature__ = _ap.LazySignature(_f_nll_loss_forward_0, False, False)
 
 
 def _f_nll_loss_nd_0(input, target, weight=None, reduction=0, ignore_index=-100):
@@ -1789,7 +1972,7 @@ def _f_nll_loss_nd_0(input, target, weight=None, reduction=0, ignore_index=-100)
     if not isinstance(target, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
     if (type(reduction) is not int or not -9223372036854775808 <= reduction <= 9223372036854775807): reduction = _ap.to_int(reduction)
-    if (type(ignore_index) is not int or not -9223372036854775808 <= ignore_index <= 9223372036854775807): ignore_index = _ap.to_int(ignore_index)
+    if (type(ignore_index) is not int or not -9223372036854775808 <= ignore_index <= 9223372036854775807): ignore_index = _ap.to_symint(ignore_index)
     return input, target, weight, reduction, ignore_index
 
 
@@ -1804,7 +1987,10 @@ def nll_loss_nd(*args, **kwargs):
     else:
         result = _op_nll_loss_nd.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0), input, target, weight, reduction, ignore_index)
         return result
-    _ap.raise_invalid_arguments(_f_nll_loss_nd_sigs, args, kwargs)
+    return _ap.unmatched(nll_loss_nd, _f_nll_loss_nd_sigs, args, kwargs)
+
+
+nll_loss_nd.__signature__ = _ap.LazySignature(_f_nll_loss_nd_0, False, False)
 
 
 def _f_one_hot_0(input, num_classes=-1):
@@ -1824,7 +2010,10 @@ def one_hot(*args, **kwargs):
     else:
         result = _op_one_hot.call(input._keyset, input, num_classes)
         return result
-    _ap.raise_invalid_arguments(_f_one_hot_sigs, args, kwargs)
+    return _ap.unmatched(one_hot, _f_one_hot_sigs, args, kwargs)
+
+
+one_hot.__signature__ = _ap.LazySignature(_f_one_hot_0, False, False)
 
 
 def _f_pad_0(input, pad, mode='constant', value=None):
@@ -1846,7 +2035,10 @@ def pad(*args, **kwargs):
     else:
         result = _op_pad.call(input._keyset, input, pad, mode, value)
         return result
-    _ap.raise_invalid_arguments(_f_pad_sigs, args, kwargs)
+    return _ap.unmatched(pad, _f_pad_sigs, args, kwargs)
+
+
+pad.__signature__ = _ap.LazySignature(_f_pad_0, False, False)
 
 
 def _f_reflection_pad1d_0(input, padding):
@@ -1866,7 +2058,10 @@ def reflection_pad1d(*args, **kwargs):
     else:
         result = _op_reflection_pad1d.call(input._keyset, input, padding)
         return result
-    _ap.raise_invalid_arguments(_f_reflection_pad1d_sigs, args, kwargs)
+    return _ap.unmatched(reflection_pad1d, _f_reflection_pad1d_sigs, args, kwargs)
+
+
+reflection_pad1d.__signature__ = _ap.LazySignature(_f_reflection_pad1d_0, False, False)
 
 
 def _f_reflection_pad1d_backward_0(grad_output, input, padding):
@@ -1887,7 +2082,10 @@ def reflection_pad1d_backward(*args, **kwargs):
     else:
         result = _op_reflection_pad1d_backward.call(grad_output._keyset | input._keyset, grad_output, input, padding)
         return result
-    _ap.raise_invalid_arguments(_f_reflection_pad1d_backward_sigs, args, kwargs)
+    return _ap.unmatched(reflection_pad1d_backward, _f_reflection_pad1d_backward_sigs, args, kwargs)
+
+
+reflection_pad1d_backward.__signature__ = _ap.LazySignature(_f_reflection_pad1d_backward_0, False, False)
 
 
 def _f_reflection_pad2d_0(input, padding):
@@ -1907,7 +2105,10 @@ def reflection_pad2d(*args, **kwargs):
     else:
         result = _op_reflection_pad2d.call(input._keyset, input, padding)
         return result
-    _ap.raise_invalid_arguments(_f_reflection_pad2d_sigs, args, kwargs)
+    return _ap.unmatched(reflection_pad2d, _f_reflection_pad2d_sigs, args, kwargs)
+
+
+reflection_pad2d.__signature__ = _ap.LazySignature(_f_reflection_pad2d_0, False, False)
 
 
 def _f_reflection_pad2d_backward_0(grad_output, input, padding):
@@ -1928,7 +2129,10 @@ def reflection_pad2d_backward(*args, **kwargs):
     else:
         result = _op_reflection_pad2d_backward.call(grad_output._keyset | input._keyset, grad_output, input, padding)
         return result
-    _ap.raise_invalid_arguments(_f_reflection_pad2d_backward_sigs, args, kwargs)
+    return _ap.unmatched(reflection_pad2d_backward, _f_reflection_pad2d_backward_sigs, args, kwargs)
+
+
+reflection_pad2d_backward.__signature__ = _ap.LazySignature(_f_reflection_pad2d_backward_0, False, False)
 
 
 def _f_reflection_pad3d_0(input, padding):
@@ -1948,7 +2152,10 @@ def reflection_pad3d(*args, **kwargs):
     else:
         result = _op_reflection_pad3d.call(input._keyset, input, padding)
         return result
-    _ap.raise_invalid_arguments(_f_reflection_pad3d_sigs, args, kwargs)
+    return _ap.unmatched(reflection_pad3d, _f_reflection_pad3d_sigs, args, kwargs)
+
+
+reflection_pad3d.__signature__ = _ap.LazySignature(_f_reflection_pad3d_0, False, False)
 
 
 def _f_reflection_pad3d_backward_0(grad_output, input, padding):
@@ -1969,7 +2176,10 @@ def reflection_pad3d_backward(*args, **kwargs):
     else:
         result = _op_reflection_pad3d_backward.call(grad_output._keyset | input._keyset, grad_output, input, padding)
         return result
-    _ap.raise_invalid_arguments(_f_reflection_pad3d_backward_sigs, args, kwargs)
+    return _ap.unmatched(reflection_pad3d_backward, _f_reflection_pad3d_backward_sigs, args, kwargs)
+
+
+reflection_pad3d_backward.__signature__ = _ap.LazySignature(_f_reflection_pad3d_backward_0, False, False)
 
 
 def _f_relu6_0(input):
@@ -1988,7 +2198,10 @@ def relu6(*args, **kwargs):
     else:
         result = _op_relu6.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_relu6_sigs, args, kwargs)
+    return _ap.unmatched(relu6, _f_relu6_sigs, args, kwargs)
+
+
+relu6.__signature__ = _ap.LazySignature(_f_relu6_0, False, False)
 
 
 def _f_relu6__0(input):
@@ -2007,7 +2220,10 @@ def relu6_(*args, **kwargs):
     else:
         result = _op_relu6_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_relu6__sigs, args, kwargs)
+    return _ap.unmatched(relu6_, _f_relu6__sigs, args, kwargs)
+
+
+relu6_.__signature__ = _ap.LazySignature(_f_relu6__0, False, False)
 
 
 def _f_replication_pad1d_0(input, padding):
@@ -2027,7 +2243,10 @@ def replication_pad1d(*args, **kwargs):
     else:
         result = _op_replication_pad1d.call(input._keyset, input, padding)
         return result
-    _ap.raise_invalid_arguments(_f_replication_pad1d_sigs, args, kwargs)
+    return _ap.unmatched(replication_pad1d, _f_replication_pad1d_sigs, args, kwargs)
+
+
+replication_pad1d.__signature__ = _ap.LazySignature(_f_replication_pad1d_0, False, False)
 
 
 def _f_replication_pad1d_backward_0(grad_output, input, padding):
@@ -2048,7 +2267,10 @@ def replication_pad1d_backward(*args, **kwargs):
     else:
         result = _op_replication_pad1d_backward.call(grad_output._keyset | input._keyset, grad_output, input, padding)
         return result
-    _ap.raise_invalid_arguments(_f_replication_pad1d_backward_sigs, args, kwargs)
+    return _ap.unmatched(replication_pad1d_backward, _f_replication_pad1d_backward_sigs, args, kwargs)
+
+
+replication_pad1d_backward.__signature__ = _ap.LazySignature(_f_replication_pad1d_backward_0, False, False)
 
 
 def _f_replication_pad2d_0(input, padding):
@@ -2068,7 +2290,10 @@ def replication_pad2d(*args, **kwargs):
     else:
         result = _op_replication_pad2d.call(input._keyset, input, padding)
         return result
-    _ap.raise_invalid_arguments(_f_replication_pad2d_sigs, args, kwargs)
+    return _ap.unmatched(replication_pad2d, _f_replication_pad2d_sigs, args, kwargs)
+
+
+replication_pad2d.__signature__ = _ap.LazySignature(_f_replication_pad2d_0, False, False)
 
 
 def _f_replication_pad2d_backward_0(grad_output, input, padding):
@@ -2089,7 +2314,10 @@ def replication_pad2d_backward(*args, **kwargs):
     else:
         result = _op_replication_pad2d_backward.call(grad_output._keyset | input._keyset, grad_output, input, padding)
         return result
-    _ap.raise_invalid_arguments(_f_replication_pad2d_backward_sigs, args, kwargs)
+    return _ap.unmatched(replication_pad2d_backward, _f_replication_pad2d_backward_sigs, args, kwargs)
+
+
+replication_pad2d_backward.__signature__ = _ap.LazySignature(_f_replication_pad2d_backward_0, False, False)
 
 
 def _f_replication_pad3d_0(input, padding):
@@ -2109,7 +2337,10 @@ def replication_pad3d(*args, **kwargs):
     else:
         result = _op_replication_pad3d.call(input._keyset, input, padding)
         return result
-    _ap.raise_invalid_arguments(_f_replication_pad3d_sigs, args, kwargs)
+    return _ap.unmatched(replication_pad3d, _f_replication_pad3d_sigs, args, kwargs)
+
+
+replication_pad3d.__signature__ = _ap.LazySignature(_f_replication_pad3d_0, False, False)
 
 
 def _f_replication_pad3d_backward_0(grad_output, input, padding):
@@ -2130,7 +2361,10 @@ def replication_pad3d_backward(*args, **kwargs):
     else:
         result = _op_replication_pad3d_backward.call(grad_output._keyset | input._keyset, grad_output, input, padding)
         return result
-    _ap.raise_invalid_arguments(_f_replication_pad3d_backward_sigs, args, kwargs)
+    return _ap.unmatched(replication_pad3d_backward, _f_replication_pad3d_backward_sigs, args, kwargs)
+
+
+replication_pad3d_backward.__signature__ = _ap.LazySignature(_f_replication_pad3d_backward_0, False, False)
 
 
 def _f_rrelu_with_noise_0(input, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None, *, out=None):
@@ -2158,7 +2392,10 @@ def rrelu_with_noise(*args, **kwargs):
         else:
             result = _op_rrelu_with_noise__out.call(input._keyset | noise._keyset | out._keyset, input, noise, lower, upper, training, generator, out)
         return result
-    _ap.raise_invalid_arguments(_f_rrelu_with_noise_sigs, args, kwargs)
+    return _ap.unmatched(rrelu_with_noise, _f_rrelu_with_noise_sigs, args, kwargs)
+
+
+rrelu_with_noise.__signature__ = _ap.LazySignature(_f_rrelu_with_noise_0, False, False)
 
 
 def _f_rrelu_with_noise__0(input, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
@@ -2182,7 +2419,10 @@ def rrelu_with_noise_(*args, **kwargs):
     else:
         result = _op_rrelu_with_noise_.call(input._keyset | noise._keyset, input, noise, lower, upper, training, generator)
         return result
-    _ap.raise_invalid_arguments(_f_rrelu_with_noise__sigs, args, kwargs)
+    return _ap.unmatched(rrelu_with_noise_, _f_rrelu_with_noise__sigs, args, kwargs)
+
+
+rrelu_with_noise_.__signature__ = _ap.LazySignature(_f_rrelu_with_noise__0, False, False)
 
 
 def _f_scaled_dot_product_attention_0(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
@@ -2208,7 +2448,10 @@ def scaled_dot_product_attention(*args, **kwargs):
     else:
         result = _op_scaled_dot_product_attention.call(query._keyset | key._keyset | value._keyset | (attn_mask._keyset if attn_mask is not None else 0), query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
         return result
-    _ap.raise_invalid_arguments(_f_scaled_dot_product_attention_sigs, args, kwargs)
+    return _ap.unmatched(scaled_dot_product_attention, _f_scaled_dot_product_attention_sigs, args, kwargs)
+
+
+scaled_dot_product_attention.__signature__ = _ap.LazySignature(_f_scaled_dot_product_attention_0, False, False)
 
 
 def _f_silu_0(input, *, out=None):
@@ -2231,7 +2474,10 @@ def silu(*args, **kwargs):
         else:
             result = _op_silu__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_silu_sigs, args, kwargs)
+    return _ap.unmatched(silu, _f_silu_sigs, args, kwargs)
+
+
+silu.__signature__ = _ap.LazySignature(_f_silu_0, False, False)
 
 
 def _f_silu__0(input):
@@ -2250,7 +2496,10 @@ def silu_(*args, **kwargs):
     else:
         result = _op_silu_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_silu__sigs, args, kwargs)
+    return _ap.unmatched(silu_, _f_silu__sigs, args, kwargs)
+
+
+silu_.__signature__ = _ap.LazySignature(_f_silu__0, False, False)
 
 
 def _f_smooth_l1_loss_0(input, target, reduction=0, beta=1.0, *, out=None):
@@ -2276,7 +2525,10 @@ def smooth_l1_loss(*args, **kwargs):
         else:
             result = _op_smooth_l1_loss__out.call(input._keyset | target._keyset | out._keyset, input, target, reduction, beta, out)
         return result
-    _ap.raise_invalid_arguments(_f_smooth_l1_loss_sigs, args, kwargs)
+    return _ap.unmatched(smooth_l1_loss, _f_smooth_l1_loss_sigs, args, kwargs)
+
+
+smooth_l1_loss.__signature__ = _ap.LazySignature(_f_smooth_l1_loss_0, False, False)
 
 
 def _f_soft_margin_loss_0(input, target, reduction=0, *, out=None):
@@ -2301,7 +2553,10 @@ def soft_margin_loss(*args, **kwargs):
         else:
             result = _op_soft_margin_loss__out.call(input._keyset | target._keyset | out._keyset, input, target, reduction, out)
         return result
-    _ap.raise_invalid_arguments(_f_soft_margin_loss_sigs, args, kwargs)
+    return _ap.unmatched(soft_margin_loss, _f_soft_margin_loss_sigs, args, kwargs)
+
+
+soft_margin_loss.__signature__ = _ap.LazySignature(_f_soft_margin_loss_0, False, False)
 
 
 def _f_softplus_0(input, beta=1, threshold=20, *, out=None):
@@ -2326,7 +2581,10 @@ def softplus(*args, **kwargs):
         else:
             result = _op_softplus__out.call(input._keyset | out._keyset, input, beta, threshold, out)
         return result
-    _ap.raise_invalid_arguments(_f_softplus_sigs, args, kwargs)
+    return _ap.unmatched(softplus, _f_softplus_sigs, args, kwargs)
+
+
+softplus.__signature__ = _ap.LazySignature(_f_softplus_0, False, False)
 
 
 def _f_softshrink_0(input, lambd=0.5, *, out=None):
@@ -2350,7 +2608,10 @@ def softshrink(*args, **kwargs):
         else:
             result = _op_softshrink__out.call(input._keyset | out._keyset, input, lambd, out)
         return result
-    _ap.raise_invalid_arguments(_f_softshrink_sigs, args, kwargs)
+    return _ap.unmatched(softshrink, _f_softshrink_sigs, args, kwargs)
+
+
+softshrink.__signature__ = _ap.LazySignature(_f_softshrink_0, False, False)
 
 
 def _f_upsample_bicubic2d_0(input, output_size, align_corners, scale_factors):
@@ -2389,7 +2650,10 @@ def upsample_bicubic2d(*args, **kwargs):
         else:
             result = _op_upsample_bicubic2d.call(input._keyset, input, output_size, align_corners, scales_h, scales_w)
             return result
-    _ap.raise_invalid_arguments(_f_upsample_bicubic2d_sigs, args, kwargs)
+    return _ap.unmatched(upsample_bicubic2d, _f_upsample_bicubic2d_sigs, args, kwargs)
+
+
+upsample_bicubic2d.__signature__ = _ap.LazySignature(_f_upsample_bicubic2d_1, False, False)
 
 
 def _f_upsample_bicubic2d_backward_0(grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
@@ -2413,7 +2677,10 @@ def upsample_bicubic2d_backward(*args, **kwargs):
     else:
         result = _op_upsample_bicubic2d_backward.call(grad_output._keyset, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
         return result
-    _ap.raise_invalid_arguments(_f_upsample_bicubic2d_backward_sigs, args, kwargs)
+    return _ap.unmatched(upsample_bicubic2d_backward, _f_upsample_bicubic2d_backward_sigs, args, kwargs)
+
+
+upsample_bicubic2d_backward.__signature__ = _ap.LazySignature(_f_upsample_bicubic2d_backward_0, False, False)
 
 
 def _f_upsample_bilinear2d_0(input, output_size, align_corners, scale_factors):
@@ -2452,7 +2719,10 @@ def upsample_bilinear2d(*args, **kwargs):
         else:
             result = _op_upsample_bilinear2d.call(input._keyset, input, output_size, align_corners, scales_h, scales_w)
             return result
-    _ap.raise_invalid_arguments(_f_upsample_bilinear2d_sigs, args, kwargs)
+    return _ap.unmatched(upsample_bilinear2d, _f_upsample_bilinear2d_sigs, args, kwargs)
+
+
+upsample_bilinear2d.__signature__ = _ap.LazySignature(_f_upsample_bilinear2d_1, False, False)
 
 
 def _f_upsample_bilinear2d_backward_0(grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
@@ -2476,7 +2746,10 @@ def upsample_bilinear2d_backward(*args, **kwargs):
     else:
         result = _op_upsample_bilinear2d_backward.call(grad_output._keyset, grad_output, output_size, input_size, align_corners, scales_h, scales_w)
         return result
-    _ap.raise_invalid_arguments(_f_upsample_bilinear2d_backward_sigs, args, kwargs)
+    return _ap.unmatched(upsample_bilinear2d_backward, _f_upsample_bilinear2d_backward_sigs, args, kwargs)
+
+
+upsample_bilinear2d_backward.__signature__ = _ap.LazySignature(_f_upsample_bilinear2d_backward_0, False, False)
 
 
 def _f_upsample_linear1d_0(input, output_size, align_corners, scale_factors):
@@ -2514,7 +2787,10 @@ def upsample_linear1d(*args, **kwargs):
         else:
             result = _op_upsample_linear1d.call(input._keyset, input, output_size, align_corners, scales)
             return result
-    _ap.raise_invalid_arguments(_f_upsample_linear1d_sigs, args, kwargs)
+    return _ap.unmatched(upsample_linear1d, _f_upsample_linear1d_sigs, args, kwargs)
+
+
+upsample_linear1d.__signature__ = _ap.LazySignature(_f_upsample_linear1d_1, False, False)
 
 
 def _f_upsample_linear1d_backward_0(grad_output, output_size, input_size, align_corners, scales=None):
@@ -2537,7 +2813,10 @@ def upsample_linear1d_backward(*args, **kwargs):
     else:
         result = _op_upsample_linear1d_backward.call(grad_output._keyset, grad_output, output_size, input_size, align_corners, scales)
         return result
-    _ap.raise_invalid_arguments(_f_upsample_linear1d_backward_sigs, args, kwargs)
+    return _ap.unmatched(upsample_linear1d_backward, _f_upsample_linear1d_backward_sigs, args, kwargs)
+
+
+upsample_linear1d_backward.__signature__ = _ap.LazySignature(_f_upsample_linear1d_backward_0, False, False)
 
 
 def _f_upsample_nearest1d_0(input, output_size, scale_factors):
@@ -2573,7 +2852,10 @@ def upsample_nearest1d(*args, **kwargs):
         else:
             result = _op_upsample_nearest1d.call(input._keyset, input, output_size, scales)
             return result
-    _ap.raise_invalid_arguments(_f_upsample_nearest1d_sigs, args, kwargs)
+    return _ap.unmatched(upsample_nearest1d, _f_upsample_nearest1d_sigs, args, kwargs)
+
+
+upsample_nearest1d.__signature__ = _ap.LazySignature(_f_upsample_nearest1d_1, False, False)
 
 
 def _f_upsample_nearest1d_backward_0(grad_output, output_size, input_size, scales=None):
@@ -2595,7 +2877,10 @@ def upsample_nearest1d_backward(*args, **kwargs):
     else:
         result = _op_upsample_nearest1d_backward.call(grad_output._keyset, grad_output, output_size, input_size, scales)
         return result
-    _ap.raise_invalid_arguments(_f_upsample_nearest1d_backward_sigs, args, kwargs)
+    return _ap.unmatched(upsample_nearest1d_backward, _f_upsample_nearest1d_backward_sigs, args, kwargs)
+
+
+upsample_nearest1d_backward.__signature__ = _ap.LazySignature(_f_upsample_nearest1d_backward_0, False, False)
 
 
 def _f_upsample_nearest2d_0(input, output_size, scale_factors):
@@ -2632,7 +2917,10 @@ def upsample_nearest2d(*args, **kwargs):
         else:
             result = _op_upsample_nearest2d.call(input._keyset, input, output_size, scales_h, scales_w)
             return result
-    _ap.raise_invalid_arguments(_f_upsample_nearest2d_sigs, args, kwargs)
+    return _ap.unmatched(upsample_nearest2d, _f_upsample_nearest2d_sigs, args, kwargs)
+
+
+upsample_nearest2d.__signature__ = _ap.LazySignature(_f_upsample_nearest2d_1, False, False)
 
 
 def _f_upsample_nearest2d_backward_0(grad_output, output_size, input_size, scales_h=None, scales_w=None):
@@ -2655,7 +2943,10 @@ def upsample_nearest2d_backward(*args, **kwargs):
     else:
         result = _op_upsample_nearest2d_backward.call(grad_output._keyset, grad_output, output_size, input_size, scales_h, scales_w)
         return result
-    _ap.raise_invalid_arguments(_f_upsample_nearest2d_backward_sigs, args, kwargs)
+    return _ap.unmatched(upsample_nearest2d_backward, _f_upsample_nearest2d_backward_sigs, args, kwargs)
+
+
+upsample_nearest2d_backward.__signature__ = _ap.LazySignature(_f_upsample_nearest2d_backward_0, False, False)
 
 
 def _f_upsample_nearest3d_0(input, output_size, scale_factors):
@@ -2693,7 +2984,10 @@ def upsample_nearest3d(*args, **kwargs):
         else:
             result = _op_upsample_nearest3d.call(input._keyset, input, output_size, scales_d, scales_h, scales_w)
             return result
-    _ap.raise_invalid_arguments(_f_upsample_nearest3d_sigs, args, kwargs)
+    return _ap.unmatched(upsample_nearest3d, _f_upsample_nearest3d_sigs, args, kwargs)
+
+
+upsample_nearest3d.__signature__ = _ap.LazySignature(_f_upsample_nearest3d_1, False, False)
 
 
 def _f_upsample_nearest3d_backward_0(grad_output, output_size, input_size, scales_d=None, scales_h=None, scales_w=None):
@@ -2717,7 +3011,10 @@ def upsample_nearest3d_backward(*args, **kwargs):
     else:
         result = _op_upsample_nearest3d_backward.call(grad_output._keyset, grad_output, output_size, input_size, scales_d, scales_h, scales_w)
         return result
-    _ap.raise_invalid_arguments(_f_upsample_nearest3d_backward_sigs, args, kwargs)
+    return _ap.unmatched(upsample_nearest3d_backward, _f_upsample_nearest3d_backward_sigs, args, kwargs)
+
+
+upsample_nearest3d_backward.__signature__ = _ap.LazySignature(_f_upsample_nearest3d_backward_0, False, False)
 
 
 def _f_upsample_trilinear3d_0(input, output_size, align_corners, scale_factors):
@@ -2757,7 +3054,10 @@ def upsample_trilinear3d(*args, **kwargs):
         else:
             result = _op_upsample_trilinear3d.call(input._keyset, input, output_size, align_corners, scales_d, scales_h, scales_w)
             return result
-    _ap.raise_invalid_arguments(_f_upsample_trilinear3d_sigs, args, kwargs)
+    return _ap.unmatched(upsample_trilinear3d, _f_upsample_trilinear3d_sigs, args, kwargs)
+
+
+upsample_trilinear3d.__signature__ = _ap.LazySignature(_f_upsample_trilinear3d_1, False, False)
 
 
 def _f_upsample_trilinear3d_backward_0(grad_output, output_size, input_size, align_corners, scales_d=None, scales_h=None, scales_w=None):
@@ -2782,7 +3082,10 @@ def upsample_trilinear3d_backward(*args, **kwargs):
     else:
         result = _op_upsample_trilinear3d_backward.call(grad_output._keyset, grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w)
         return result
-    _ap.raise_invalid_arguments(_f_upsample_trilinear3d_backward_sigs, args, kwargs)
+    return _ap.unmatched(upsample_trilinear3d_backward, _f_upsample_trilinear3d_backward_sigs, args, kwargs)
+
+
+upsample_trilinear3d_backward.__signature__ = _ap.LazySignature(_f_upsample_trilinear3d_backward_0, False, False)
 
 
 

@@ -218,7 +218,10 @@ def special_airy_ai(*args, **kwargs):
         else:
             result = _op_special_airy_ai__out.call(x._keyset | out._keyset, x, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_airy_ai_sigs, args, kwargs)
+    return _ap.unmatched(special_airy_ai, _f_special_airy_ai_sigs, args, kwargs)
+
+
+special_airy_ai.__signature__ = _ap.LazySignature(_f_special_airy_ai_0, False, False)
 
 
 def _f_special_bessel_j0_0(input, *, out=None):
@@ -241,7 +244,10 @@ def special_bessel_j0(*args, **kwargs):
         else:
             result = _op_special_bessel_j0__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_bessel_j0_sigs, args, kwargs)
+    return _ap.unmatched(special_bessel_j0, _f_special_bessel_j0_sigs, args, kwargs)
+
+
+special_bessel_j0.__signature__ = _ap.LazySignature(_f_special_bessel_j0_0, False, False)
 
 
 def _f_special_bessel_j1_0(input, *, out=None):
@@ -264,7 +270,10 @@ def special_bessel_j1(*args, **kwargs):
         else:
             result = _op_special_bessel_j1__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_bessel_j1_sigs, args, kwargs)
+    return _ap.unmatched(special_bessel_j1, _f_special_bessel_j1_sigs, args, kwargs)
+
+
+special_bessel_j1.__signature__ = _ap.LazySignature(_f_special_bessel_j1_0, False, False)
 
 
 def _f_special_bessel_y0_0(input, *, out=None):
@@ -287,7 +296,10 @@ def special_bessel_y0(*args, **kwargs):
         else:
             result = _op_special_bessel_y0__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_bessel_y0_sigs, args, kwargs)
+    return _ap.unmatched(special_bessel_y0, _f_special_bessel_y0_sigs, args, kwargs)
+
+
+special_bessel_y0.__signature__ = _ap.LazySignature(_f_special_bessel_y0_0, False, False)
 
 
 def _f_special_bessel_y1_0(input, *, out=None):
@@ -310,7 +322,10 @@ def special_bessel_y1(*args, **kwargs):
         else:
             result = _op_special_bessel_y1__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_bessel_y1_sigs, args, kwargs)
+    return _ap.unmatched(special_bessel_y1, _f_special_bessel_y1_sigs, args, kwargs)
+
+
+special_bessel_y1.__signature__ = _ap.LazySignature(_f_special_bessel_y1_0, False, False)
 
 
 def _f_special_chebyshev_polynomial_t_0(x, n, *, out=None):
@@ -371,7 +386,10 @@ def special_chebyshev_polynomial_t(*args, **kwargs):
             else:
                 result = _op_special_chebyshev_polynomial_t__n_scalar_out.call(x._keyset | out._keyset, x, n, out)
             return result
-    _ap.raise_invalid_arguments(_f_special_chebyshev_polynomial_t_sigs, args, kwargs)
+    return _ap.unmatched(special_chebyshev_polynomial_t, _f_special_chebyshev_polynomial_t_sigs, args, kwargs)
+
+
+special_chebyshev_polynomial_t.__signature__ = _ap.LazySignature(_f_special_chebyshev_polynomial_t_0, False, False)
 
 
 def _f_special_chebyshev_polynomial_u_0(x, n, *, out=None):
@@ -432,7 +450,10 @@ def special_chebyshev_polynomial_u(*args, **kwargs):
             else:
                 result = _op_special_chebyshev_polynomial_u__n_scalar_out.call(x._keyset | out._keyset, x, n, out)
             return result
-    _ap.raise_invalid_arguments(_f_special_chebyshev_polynomial_u_sigs, args, kwargs)
+    return _ap.unmatched(special_chebyshev_polynomial_u, _f_special_chebyshev_polynomial_u_sigs, args, kwargs)
+
+
+special_chebyshev_polynomial_u.__signature__ = _ap.LazySignature(_f_special_chebyshev_polynomial_u_0, False, False)
 
 
 def _f_special_chebyshev_polynomial_v_0(x, n, *, out=None):
@@ -493,7 +514,10 @@ def special_chebyshev_polynomial_v(*args, **kwargs):
             else:
                 result = _op_special_chebyshev_polynomial_v__n_scalar_out.call(x._keyset | out._keyset, x, n, out)
             return result
-    _ap.raise_invalid_arguments(_f_special_chebyshev_polynomial_v_sigs, args, kwargs)
+    return _ap.unmatched(special_chebyshev_polynomial_v, _f_special_chebyshev_polynomial_v_sigs, args, kwargs)
+
+
+special_chebyshev_polynomial_v.__signature__ = _ap.LazySignature(_f_special_chebyshev_polynomial_v_0, False, False)
 
 
 def _f_special_chebyshev_polynomial_w_0(x, n, *, out=None):
@@ -554,7 +578,10 @@ def special_chebyshev_polynomial_w(*args, **kwargs):
             else:
                 result = _op_special_chebyshev_polynomial_w__n_scalar_out.call(x._keyset | out._keyset, x, n, out)
             return result
-    _ap.raise_invalid_arguments(_f_special_chebyshev_polynomial_w_sigs, args, kwargs)
+    return _ap.unmatched(special_chebyshev_polynomial_w, _f_special_chebyshev_polynomial_w_sigs, args, kwargs)
+
+
+special_chebyshev_polynomial_w.__signature__ = _ap.LazySignature(_f_special_chebyshev_polynomial_w_0, False, False)
 
 
 def _f_special_digamma_0(input, *, out=None):
@@ -577,7 +604,10 @@ def special_digamma(*args, **kwargs):
         else:
             result = _op_special_digamma__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_digamma_sigs, args, kwargs)
+    return _ap.unmatched(special_digamma, _f_special_digamma_sigs, args, kwargs)
+
+
+special_digamma.__signature__ = _ap.LazySignature(_f_special_digamma_0, False, False)
 
 
 def _f_special_entr_0(input, *, out=None):
@@ -600,7 +630,10 @@ def special_entr(*args, **kwargs):
         else:
             result = _op_special_entr__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_entr_sigs, args, kwargs)
+    return _ap.unmatched(special_entr, _f_special_entr_sigs, args, kwargs)
+
+
+special_entr.__signature__ = _ap.LazySignature(_f_special_entr_0, False, False)
 
 
 def _f_special_erf_0(input, *, out=None):
@@ -623,7 +656,10 @@ def special_erf(*args, **kwargs):
         else:
             result = _op_special_erf__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_erf_sigs, args, kwargs)
+    return _ap.unmatched(special_erf, _f_special_erf_sigs, args, kwargs)
+
+
+special_erf.__signature__ = _ap.LazySignature(_f_special_erf_0, False, False)
 
 
 def _f_special_erfc_0(input, *, out=None):
@@ -646,7 +682,10 @@ def special_erfc(*args, **kwargs):
         else:
             result = _op_special_erfc__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_erfc_sigs, args, kwargs)
+    return _ap.unmatched(special_erfc, _f_special_erfc_sigs, args, kwargs)
+
+
+special_erfc.__signature__ = _ap.LazySignature(_f_special_erfc_0, False, False)
 
 
 def _f_special_erfcx_0(input, *, out=None):
@@ -669,7 +708,10 @@ def special_erfcx(*args, **kwargs):
         else:
             result = _op_special_erfcx__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_erfcx_sigs, args, kwargs)
+    return _ap.unmatched(special_erfcx, _f_special_erfcx_sigs, args, kwargs)
+
+
+special_erfcx.__signature__ = _ap.LazySignature(_f_special_erfcx_0, False, False)
 
 
 def _f_special_erfinv_0(input, *, out=None):
@@ -692,7 +734,10 @@ def special_erfinv(*args, **kwargs):
         else:
             result = _op_special_erfinv__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_erfinv_sigs, args, kwargs)
+    return _ap.unmatched(special_erfinv, _f_special_erfinv_sigs, args, kwargs)
+
+
+special_erfinv.__signature__ = _ap.LazySignature(_f_special_erfinv_0, False, False)
 
 
 def _f_special_exp2_0(input, *, out=None):
@@ -715,7 +760,10 @@ def special_exp2(*args, **kwargs):
         else:
             result = _op_special_exp2__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_exp2_sigs, args, kwargs)
+    return _ap.unmatched(special_exp2, _f_special_exp2_sigs, args, kwargs)
+
+
+special_exp2.__signature__ = _ap.LazySignature(_f_special_exp2_0, False, False)
 
 
 def _f_special_expit_0(input, *, out=None):
@@ -738,7 +786,10 @@ def special_expit(*args, **kwargs):
         else:
             result = _op_special_expit__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_expit_sigs, args, kwargs)
+    return _ap.unmatched(special_expit, _f_special_expit_sigs, args, kwargs)
+
+
+special_expit.__signature__ = _ap.LazySignature(_f_special_expit_0, False, False)
 
 
 def _f_special_expm1_0(input, *, out=None):
@@ -761,7 +812,10 @@ def special_expm1(*args, **kwargs):
         else:
             result = _op_special_expm1__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_expm1_sigs, args, kwargs)
+    return _ap.unmatched(special_expm1, _f_special_expm1_sigs, args, kwargs)
+
+
+special_expm1.__signature__ = _ap.LazySignature(_f_special_expm1_0, False, False)
 
 
 def _f_special_gammainc_0(input, other, *, out=None):
@@ -785,7 +839,10 @@ def special_gammainc(*args, **kwargs):
         else:
             result = _op_special_gammainc__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_gammainc_sigs, args, kwargs)
+    return _ap.unmatched(special_gammainc, _f_special_gammainc_sigs, args, kwargs)
+
+
+special_gammainc.__signature__ = _ap.LazySignature(_f_special_gammainc_0, False, False)
 
 
 def _f_special_gammaincc_0(input, other, *, out=None):
@@ -809,7 +866,10 @@ def special_gammaincc(*args, **kwargs):
         else:
             result = _op_special_gammaincc__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_gammaincc_sigs, args, kwargs)
+    return _ap.unmatched(special_gammaincc, _f_special_gammaincc_sigs, args, kwargs)
+
+
+special_gammaincc.__signature__ = _ap.LazySignature(_f_special_gammaincc_0, False, False)
 
 
 def _f_special_gammaln_0(input, *, out=None):
@@ -832,7 +892,10 @@ def special_gammaln(*args, **kwargs):
         else:
             result = _op_special_gammaln__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_gammaln_sigs, args, kwargs)
+    return _ap.unmatched(special_gammaln, _f_special_gammaln_sigs, args, kwargs)
+
+
+special_gammaln.__signature__ = _ap.LazySignature(_f_special_gammaln_0, False, False)
 
 
 def _f_special_hermite_polynomial_h_0(x, n, *, out=None):
@@ -893,7 +956,10 @@ def special_hermite_polynomial_h(*args, **kwargs):
             else:
                 result = _op_special_hermite_polynomial_h__n_scalar_out.call(x._keyset | out._keyset, x, n, out)
             return result
-    _ap.raise_invalid_arguments(_f_special_hermite_polynomial_h_sigs, args, kwargs)
+    return _ap.unmatched(special_hermite_polynomial_h, _f_special_hermite_polynomial_h_sigs, args, kwargs)
+
+
+special_hermite_polynomial_h.__signature__ = _ap.LazySignature(_f_special_hermite_polynomial_h_0, False, False)
 
 
 def _f_special_hermite_polynomial_he_0(x, n, *, out=None):
@@ -954,7 +1020,10 @@ def special_hermite_polynomial_he(*args, **kwargs):
             else:
                 result = _op_special_hermite_polynomial_he__n_scalar_out.call(x._keyset | out._keyset, x, n, out)
             return result
-    _ap.raise_invalid_arguments(_f_special_hermite_polynomial_he_sigs, args, kwargs)
+    return _ap.unmatched(special_hermite_polynomial_he, _f_special_hermite_polynomial_he_sigs, args, kwargs)
+
+
+special_hermite_polynomial_he.__signature__ = _ap.LazySignature(_f_special_hermite_polynomial_he_0, False, False)
 
 
 def _f_special_i0_0(input, *, out=None):
@@ -977,7 +1046,10 @@ def special_i0(*args, **kwargs):
         else:
             result = _op_special_i0__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_i0_sigs, args, kwargs)
+    return _ap.unmatched(special_i0, _f_special_i0_sigs, args, kwargs)
+
+
+special_i0.__signature__ = _ap.LazySignature(_f_special_i0_0, False, False)
 
 
 def _f_special_i0e_0(input, *, out=None):
@@ -1000,7 +1072,10 @@ def special_i0e(*args, **kwargs):
         else:
             result = _op_special_i0e__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_i0e_sigs, args, kwargs)
+    return _ap.unmatched(special_i0e, _f_special_i0e_sigs, args, kwargs)
+
+
+special_i0e.__signature__ = _ap.LazySignature(_f_special_i0e_0, False, False)
 
 
 def _f_special_i1_0(input, *, out=None):
@@ -1023,7 +1098,10 @@ def special_i1(*args, **kwargs):
         else:
             result = _op_special_i1__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_i1_sigs, args, kwargs)
+    return _ap.unmatched(special_i1, _f_special_i1_sigs, args, kwargs)
+
+
+special_i1.__signature__ = _ap.LazySignature(_f_special_i1_0, False, False)
 
 
 def _f_special_i1e_0(input, *, out=None):
@@ -1046,7 +1124,10 @@ def special_i1e(*args, **kwargs):
         else:
             result = _op_special_i1e__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_i1e_sigs, args, kwargs)
+    return _ap.unmatched(special_i1e, _f_special_i1e_sigs, args, kwargs)
+
+
+special_i1e.__signature__ = _ap.LazySignature(_f_special_i1e_0, False, False)
 
 
 def _f_special_laguerre_polynomial_l_0(x, n, *, out=None):
@@ -1107,7 +1188,10 @@ def special_laguerre_polynomial_l(*args, **kwargs):
             else:
                 result = _op_special_laguerre_polynomial_l__n_scalar_out.call(x._keyset | out._keyset, x, n, out)
             return result
-    _ap.raise_invalid_arguments(_f_special_laguerre_polynomial_l_sigs, args, kwargs)
+    return _ap.unmatched(special_laguerre_polynomial_l, _f_special_laguerre_polynomial_l_sigs, args, kwargs)
+
+
+special_laguerre_polynomial_l.__signature__ = _ap.LazySignature(_f_special_laguerre_polynomial_l_0, False, False)
 
 
 def _f_special_legendre_polynomial_p_0(x, n, *, out=None):
@@ -1168,7 +1252,10 @@ def special_legendre_polynomial_p(*args, **kwargs):
             else:
                 result = _op_special_legendre_polynomial_p__n_scalar_out.call(x._keyset | out._keyset, x, n, out)
             return result
-    _ap.raise_invalid_arguments(_f_special_legendre_polynomial_p_sigs, args, kwargs)
+    return _ap.unmatched(special_legendre_polynomial_p, _f_special_legendre_polynomial_p_sigs, args, kwargs)
+
+
+special_legendre_polynomial_p.__signature__ = _ap.LazySignature(_f_special_legendre_polynomial_p_0, False, False)
 
 
 def _f_special_log1p_0(input, *, out=None):
@@ -1191,7 +1278,10 @@ def special_log1p(*args, **kwargs):
         else:
             result = _op_special_log1p__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_log1p_sigs, args, kwargs)
+    return _ap.unmatched(special_log1p, _f_special_log1p_sigs, args, kwargs)
+
+
+special_log1p.__signature__ = _ap.LazySignature(_f_special_log1p_0, False, False)
 
 
 def _f_special_log_ndtr_0(input, *, out=None):
@@ -1214,7 +1304,10 @@ def special_log_ndtr(*args, **kwargs):
         else:
             result = _op_special_log_ndtr__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_log_ndtr_sigs, args, kwargs)
+    return _ap.unmatched(special_log_ndtr, _f_special_log_ndtr_sigs, args, kwargs)
+
+
+special_log_ndtr.__signature__ = _ap.LazySignature(_f_special_log_ndtr_0, False, False)
 
 
 def _f_special_log_softmax_0(input, dim, *, dtype=None):
@@ -1235,7 +1328,10 @@ def special_log_softmax(*args, **kwargs):
     else:
         result = _op_special_log_softmax.call(input._keyset, input, dim, dtype)
         return result
-    _ap.raise_invalid_arguments(_f_special_log_softmax_sigs, args, kwargs)
+    return _ap.unmatched(special_log_softmax, _f_special_log_softmax_sigs, args, kwargs)
+
+
+special_log_softmax.__signature__ = _ap.LazySignature(_f_special_log_softmax_0, False, False)
 
 
 def _f_special_logit_0(input, eps=None, *, out=None):
@@ -1259,7 +1355,10 @@ def special_logit(*args, **kwargs):
         else:
             result = _op_special_logit__out.call(input._keyset | out._keyset, input, eps, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_logit_sigs, args, kwargs)
+    return _ap.unmatched(special_logit, _f_special_logit_sigs, args, kwargs)
+
+
+special_logit.__signature__ = _ap.LazySignature(_f_special_logit_0, False, False)
 
 
 def _f_special_logsumexp_0(input, dim, keepdim=False, *, out=None):
@@ -1284,7 +1383,10 @@ def special_logsumexp(*args, **kwargs):
         else:
             result = _op_special_logsumexp__out.call(input._keyset | out._keyset, input, dim, keepdim, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_logsumexp_sigs, args, kwargs)
+    return _ap.unmatched(special_logsumexp, _f_special_logsumexp_sigs, args, kwargs)
+
+
+special_logsumexp.__signature__ = _ap.LazySignature(_f_special_logsumexp_0, False, False)
 
 
 def _f_special_modified_bessel_i0_0(input, *, out=None):
@@ -1307,7 +1409,10 @@ def special_modified_bessel_i0(*args, **kwargs):
         else:
             result = _op_special_modified_bessel_i0__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_modified_bessel_i0_sigs, args, kwargs)
+    return _ap.unmatched(special_modified_bessel_i0, _f_special_modified_bessel_i0_sigs, args, kwargs)
+
+
+special_modified_bessel_i0.__signature__ = _ap.LazySignature(_f_special_modified_bessel_i0_0, False, False)
 
 
 def _f_special_modified_bessel_i1_0(input, *, out=None):
@@ -1330,7 +1435,10 @@ def special_modified_bessel_i1(*args, **kwargs):
         else:
             result = _op_special_modified_bessel_i1__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_modified_bessel_i1_sigs, args, kwargs)
+    return _ap.unmatched(special_modified_bessel_i1, _f_special_modified_bessel_i1_sigs, args, kwargs)
+
+
+special_modified_bessel_i1.__signature__ = _ap.LazySignature(_f_special_modified_bessel_i1_0, False, False)
 
 
 def _f_special_modified_bessel_k0_0(input, *, out=None):
@@ -1353,7 +1461,10 @@ def special_modified_bessel_k0(*args, **kwargs):
         else:
             result = _op_special_modified_bessel_k0__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_modified_bessel_k0_sigs, args, kwargs)
+    return _ap.unmatched(special_modified_bessel_k0, _f_special_modified_bessel_k0_sigs, args, kwargs)
+
+
+special_modified_bessel_k0.__signature__ = _ap.LazySignature(_f_special_modified_bessel_k0_0, False, False)
 
 
 def _f_special_modified_bessel_k1_0(input, *, out=None):
@@ -1376,7 +1487,10 @@ def special_modified_bessel_k1(*args, **kwargs):
         else:
             result = _op_special_modified_bessel_k1__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_modified_bessel_k1_sigs, args, kwargs)
+    return _ap.unmatched(special_modified_bessel_k1, _f_special_modified_bessel_k1_sigs, args, kwargs)
+
+
+special_modified_bessel_k1.__signature__ = _ap.LazySignature(_f_special_modified_bessel_k1_0, False, False)
 
 
 def _f_special_multigammaln_0(input, p, *, out=None):
@@ -1400,7 +1514,10 @@ def special_multigammaln(*args, **kwargs):
         else:
             result = _op_special_multigammaln__out.call(input._keyset | out._keyset, input, p, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_multigammaln_sigs, args, kwargs)
+    return _ap.unmatched(special_multigammaln, _f_special_multigammaln_sigs, args, kwargs)
+
+
+special_multigammaln.__signature__ = _ap.LazySignature(_f_special_multigammaln_0, False, False)
 
 
 def _f_special_ndtr_0(input, *, out=None):
@@ -1423,7 +1540,10 @@ def special_ndtr(*args, **kwargs):
         else:
             result = _op_special_ndtr__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_ndtr_sigs, args, kwargs)
+    return _ap.unmatched(special_ndtr, _f_special_ndtr_sigs, args, kwargs)
+
+
+special_ndtr.__signature__ = _ap.LazySignature(_f_special_ndtr_0, False, False)
 
 
 def _f_special_ndtri_0(input, *, out=None):
@@ -1446,7 +1566,10 @@ def special_ndtri(*args, **kwargs):
         else:
             result = _op_special_ndtri__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_ndtri_sigs, args, kwargs)
+    return _ap.unmatched(special_ndtri, _f_special_ndtri_sigs, args, kwargs)
+
+
+special_ndtri.__signature__ = _ap.LazySignature(_f_special_ndtri_0, False, False)
 
 
 def _f_special_polygamma_0(n, input, *, out=None):
@@ -1470,7 +1593,10 @@ def special_polygamma(*args, **kwargs):
         else:
             result = _op_special_polygamma__out.call(input._keyset | out._keyset, n, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_polygamma_sigs, args, kwargs)
+    return _ap.unmatched(special_polygamma, _f_special_polygamma_sigs, args, kwargs)
+
+
+special_polygamma.__signature__ = _ap.LazySignature(_f_special_polygamma_0, False, False)
 
 
 def _f_special_psi_0(input, *, out=None):
@@ -1493,7 +1619,10 @@ def special_psi(*args, **kwargs):
         else:
             result = _op_special_psi__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_psi_sigs, args, kwargs)
+    return _ap.unmatched(special_psi, _f_special_psi_sigs, args, kwargs)
+
+
+special_psi.__signature__ = _ap.LazySignature(_f_special_psi_0, False, False)
 
 
 def _f_special_round_0(input, *, decimals=0, out=None):
@@ -1517,7 +1646,10 @@ def special_round(*args, **kwargs):
         else:
             result = _op_special_round__out.call(input._keyset | out._keyset, input, decimals, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_round_sigs, args, kwargs)
+    return _ap.unmatched(special_round, _f_special_round_sigs, args, kwargs)
+
+
+special_round.__signature__ = _ap.LazySignature(_f_special_round_0, False, False)
 
 
 def _f_special_scaled_modified_bessel_k0_0(x, *, out=None):
@@ -1540,7 +1672,10 @@ def special_scaled_modified_bessel_k0(*args, **kwargs):
         else:
             result = _op_special_scaled_modified_bessel_k0__out.call(x._keyset | out._keyset, x, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_scaled_modified_bessel_k0_sigs, args, kwargs)
+    return _ap.unmatched(special_scaled_modified_bessel_k0, _f_special_scaled_modified_bessel_k0_sigs, args, kwargs)
+
+
+special_scaled_modified_bessel_k0.__signature__ = _ap.LazySignature(_f_special_scaled_modified_bessel_k0_0, False, False)
 
 
 def _f_special_scaled_modified_bessel_k1_0(x, *, out=None):
@@ -1563,7 +1698,10 @@ def special_scaled_modified_bessel_k1(*args, **kwargs):
         else:
             result = _op_special_scaled_modified_bessel_k1__out.call(x._keyset | out._keyset, x, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_scaled_modified_bessel_k1_sigs, args, kwargs)
+    return _ap.unmatched(special_scaled_modified_bessel_k1, _f_special_scaled_modified_bessel_k1_sigs, args, kwargs)
+
+
+special_scaled_modified_bessel_k1.__signature__ = _ap.LazySignature(_f_special_scaled_modified_bessel_k1_0, False, False)
 
 
 def _f_special_shifted_chebyshev_polynomial_t_0(x, n, *, out=None):
@@ -1624,7 +1762,10 @@ def special_shifted_chebyshev_polynomial_t(*args, **kwargs):
             else:
                 result = _op_special_shifted_chebyshev_polynomial_t__n_scalar_out.call(x._keyset | out._keyset, x, n, out)
             return result
-    _ap.raise_invalid_arguments(_f_special_shifted_chebyshev_polynomial_t_sigs, args, kwargs)
+    return _ap.unmatched(special_shifted_chebyshev_polynomial_t, _f_special_shifted_chebyshev_polynomial_t_sigs, args, kwargs)
+
+
+special_shifted_chebyshev_polynomial_t.__signature__ = _ap.LazySignature(_f_special_shifted_chebyshev_polynomial_t_0, False, False)
 
 
 def _f_special_shifted_chebyshev_polynomial_u_0(x, n, *, out=None):
@@ -1685,7 +1826,10 @@ def special_shifted_chebyshev_polynomial_u(*args, **kwargs):
             else:
                 result = _op_special_shifted_chebyshev_polynomial_u__n_scalar_out.call(x._keyset | out._keyset, x, n, out)
             return result
-    _ap.raise_invalid_arguments(_f_special_shifted_chebyshev_polynomial_u_sigs, args, kwargs)
+    return _ap.unmatched(special_shifted_chebyshev_polynomial_u, _f_special_shifted_chebyshev_polynomial_u_sigs, args, kwargs)
+
+
+special_shifted_chebyshev_polynomial_u.__signature__ = _ap.LazySignature(_f_special_shifted_chebyshev_polynomial_u_0, False, False)
 
 
 def _f_special_shifted_chebyshev_polynomial_v_0(x, n, *, out=None):
@@ -1746,7 +1890,10 @@ def special_shifted_chebyshev_polynomial_v(*args, **kwargs):
             else:
                 result = _op_special_shifted_chebyshev_polynomial_v__n_scalar_out.call(x._keyset | out._keyset, x, n, out)
             return result
-    _ap.raise_invalid_arguments(_f_special_shifted_chebyshev_polynomial_v_sigs, args, kwargs)
+    return _ap.unmatched(special_shifted_chebyshev_polynomial_v, _f_special_shifted_chebyshev_polynomial_v_sigs, args, kwargs)
+
+
+special_shifted_chebyshev_polynomial_v.__signature__ = _ap.LazySignature(_f_special_shifted_chebyshev_polynomial_v_0, False, False)
 
 
 def _f_special_shifted_chebyshev_polynomial_w_0(x, n, *, out=None):
@@ -1807,7 +1954,10 @@ def special_shifted_chebyshev_polynomial_w(*args, **kwargs):
             else:
                 result = _op_special_shifted_chebyshev_polynomial_w__n_scalar_out.call(x._keyset | out._keyset, x, n, out)
             return result
-    _ap.raise_invalid_arguments(_f_special_shifted_chebyshev_polynomial_w_sigs, args, kwargs)
+    return _ap.unmatched(special_shifted_chebyshev_polynomial_w, _f_special_shifted_chebyshev_polynomial_w_sigs, args, kwargs)
+
+
+special_shifted_chebyshev_polynomial_w.__signature__ = _ap.LazySignature(_f_special_shifted_chebyshev_polynomial_w_0, False, False)
 
 
 def _f_special_sinc_0(input, *, out=None):
@@ -1830,7 +1980,10 @@ def special_sinc(*args, **kwargs):
         else:
             result = _op_special_sinc__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_sinc_sigs, args, kwargs)
+    return _ap.unmatched(special_sinc, _f_special_sinc_sigs, args, kwargs)
+
+
+special_sinc.__signature__ = _ap.LazySignature(_f_special_sinc_0, False, False)
 
 
 def _f_special_softmax_0(input, dim, dtype=None):
@@ -1851,7 +2004,10 @@ def special_softmax(*args, **kwargs):
     else:
         result = _op_special_softmax.call(input._keyset, input, dim, dtype)
         return result
-    _ap.raise_invalid_arguments(_f_special_softmax_sigs, args, kwargs)
+    return _ap.unmatched(special_softmax, _f_special_softmax_sigs, args, kwargs)
+
+
+special_softmax.__signature__ = _ap.LazySignature(_f_special_softmax_0, False, False)
 
 
 def _f_special_spherical_bessel_j0_0(x, *, out=None):
@@ -1874,7 +2030,10 @@ def special_spherical_bessel_j0(*args, **kwargs):
         else:
             result = _op_special_spherical_bessel_j0__out.call(x._keyset | out._keyset, x, out)
         return result
-    _ap.raise_invalid_arguments(_f_special_spherical_bessel_j0_sigs, args, kwargs)
+    return _ap.unmatched(special_spherical_bessel_j0, _f_special_spherical_bessel_j0_sigs, args, kwargs)
+
+
+special_spherical_bessel_j0.__signature__ = _ap.LazySignature(_f_special_spherical_bessel_j0_0, False, False)
 
 
 def _f_special_xlog1py_0(input, other, *, out=None):
@@ -1935,7 +2094,10 @@ def special_xlog1py(*args, **kwargs):
             else:
                 result = _op_special_xlog1py__other_scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
-    _ap.raise_invalid_arguments(_f_special_xlog1py_sigs, args, kwargs)
+    return _ap.unmatched(special_xlog1py, _f_special_xlog1py_sigs, args, kwargs)
+
+
+special_xlog1py.__signature__ = _ap.LazySignature(_f_special_xlog1py_0, False, False)
 
 
 def _f_special_xlogy_0(input, other, *, out=None):
@@ -1996,7 +2158,10 @@ def special_xlogy(*args, **kwargs):
             else:
                 result = _op_special_xlogy__other_scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
-    _ap.raise_invalid_arguments(_f_special_xlogy_sigs, args, kwargs)
+    return _ap.unmatched(special_xlogy, _f_special_xlogy_sigs, args, kwargs)
+
+
+special_xlogy.__signature__ = _ap.LazySignature(_f_special_xlogy_0, False, False)
 
 
 def _f_special_zeta_0(input, other, *, out=None):
@@ -2057,7 +2222,10 @@ def special_zeta(*args, **kwargs):
             else:
                 result = _op_special_zeta__other_scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
-    _ap.raise_invalid_arguments(_f_special_zeta_sigs, args, kwargs)
+    return _ap.unmatched(special_zeta, _f_special_zeta_sigs, args, kwargs)
+
+
+special_zeta.__signature__ = _ap.LazySignature(_f_special_zeta_0, False, False)
 
 
 

@@ -26,7 +26,20 @@ _Tensor = None  # set by bind_tensor_class()
 
 
 
+_op__coalesced_ = get_op('aten::_coalesced_')
+_op__conj = get_op('aten::_conj')
 _op__conj_physical = get_op('aten::_conj_physical')
+_op__indices = get_op('aten::_indices')
+_op__neg_view = get_op('aten::_neg_view')
+_op__nnz = get_op('aten::_nnz')
+_op__to_dense = get_op('aten::_to_dense')
+_op__to_sparse = get_op('aten::_to_sparse')
+_op__to_sparse__sparse_dim = get_op('aten::_to_sparse.sparse_dim')
+_op__to_sparse_bsc = get_op('aten::_to_sparse_bsc')
+_op__to_sparse_bsr = get_op('aten::_to_sparse_bsr')
+_op__to_sparse_csc = get_op('aten::_to_sparse_csc')
+_op__to_sparse_csr = get_op('aten::_to_sparse_csr')
+_op__values = get_op('aten::_values')
 _op_abs = get_op('aten::abs')
 _op_abs_ = get_op('aten::abs_')
 _op_absolute = get_op('aten::absolute')
@@ -126,6 +139,7 @@ _op_bitwise_xor___Tensor = get_op('aten::bitwise_xor_.Tensor')
 _op_bmm = get_op('aten::bmm')
 _op_broadcast_to = get_op('aten::broadcast_to')
 _op_cauchy_ = get_op('aten::cauchy_')
+_op_ccol_indices = get_op('aten::ccol_indices')
 _op_ceil = get_op('aten::ceil')
 _op_ceil_ = get_op('aten::ceil_')
 _op_cholesky = get_op('aten::cholesky')
@@ -149,6 +163,8 @@ _op_clip__Tensor = get_op('aten::clip.Tensor')
 _op_clip_ = get_op('aten::clip_')
 _op_clip___Tensor = get_op('aten::clip_.Tensor')
 _op_clone = get_op('aten::clone')
+_op_coalesce = get_op('aten::coalesce')
+_op_col_indices = get_op('aten::col_indices')
 _op_conj = get_op('aten::conj')
 _op_conj_physical = get_op('aten::conj_physical')
 _op_conj_physical_ = get_op('aten::conj_physical_')
@@ -166,6 +182,7 @@ _op_count_nonzero = get_op('aten::count_nonzero')
 _op_count_nonzero__dim_IntList = get_op('aten::count_nonzero.dim_IntList')
 _op_cov = get_op('aten::cov')
 _op_cross = get_op('aten::cross')
+_op_crow_indices = get_op('aten::crow_indices')
 _op_cummax = get_op('aten::cummax')
 _op_cummin = get_op('aten::cummin')
 _op_cumprod = get_op('aten::cumprod')
@@ -174,6 +191,7 @@ _op_cumsum = get_op('aten::cumsum')
 _op_cumsum_ = get_op('aten::cumsum_')
 _op_deg2rad = get_op('aten::deg2rad')
 _op_deg2rad_ = get_op('aten::deg2rad_')
+_op_dense_dim = get_op('aten::dense_dim')
 _op_det = get_op('aten::det')
 _op_detach = get_op('aten::detach')
 _op_detach_ = get_op('aten::detach_')
@@ -304,8 +322,10 @@ _op_index_put_ = get_op('aten::index_put_')
 _op_index_reduce = get_op('aten::index_reduce')
 _op_index_reduce_ = get_op('aten::index_reduce_')
 _op_index_select = get_op('aten::index_select')
+_op_indices = get_op('aten::indices')
 _op_inner = get_op('aten::inner')
 _op_inverse = get_op('aten::inverse')
+_op_is_coalesced = get_op('aten::is_coalesced')
 _op_is_conj = get_op('aten::is_conj')
 _op_is_neg = get_op('aten::is_neg')
 _op_isclose = get_op('aten::isclose')
@@ -422,6 +442,7 @@ _op_nanquantile__scalar = get_op('aten::nanquantile.scalar')
 _op_nansum = get_op('aten::nansum')
 _op_narrow = get_op('aten::narrow')
 _op_narrow__Tensor = get_op('aten::narrow.Tensor')
+_op_narrow_copy = get_op('aten::narrow_copy')
 _op_ne__Scalar = get_op('aten::ne.Scalar')
 _op_ne__Tensor = get_op('aten::ne.Tensor')
 _op_ne___Scalar = get_op('aten::ne_.Scalar')
@@ -499,6 +520,7 @@ _op_round = get_op('aten::round')
 _op_round__decimals = get_op('aten::round.decimals')
 _op_round_ = get_op('aten::round_')
 _op_round___decimals = get_op('aten::round_.decimals')
+_op_row_indices = get_op('aten::row_indices')
 _op_rsqrt = get_op('aten::rsqrt')
 _op_rsqrt_ = get_op('aten::rsqrt_')
 _op_scatter__reduce = get_op('aten::scatter.reduce')
@@ -539,6 +561,8 @@ _op_slogdet = get_op('aten::slogdet')
 _op_softmax__int = get_op('aten::softmax.int')
 _op_sort = get_op('aten::sort')
 _op_sort__stable = get_op('aten::sort.stable')
+_op_sparse_dim = get_op('aten::sparse_dim')
+_op_sparse_mask = get_op('aten::sparse_mask')
 _op_split__Tensor = get_op('aten::split.Tensor')
 _op_split__sizes = get_op('aten::split.sizes')
 _op_split_with_sizes = get_op('aten::split_with_sizes')
@@ -580,6 +604,13 @@ _op_tensor_split__indices = get_op('aten::tensor_split.indices')
 _op_tensor_split__sections = get_op('aten::tensor_split.sections')
 _op_tensor_split__tensor_indices_or_sections = get_op('aten::tensor_split.tensor_indices_or_sections')
 _op_tile = get_op('aten::tile')
+_op_to_dense = get_op('aten::to_dense')
+_op_to_sparse = get_op('aten::to_sparse')
+_op_to_sparse__sparse_dim = get_op('aten::to_sparse.sparse_dim')
+_op_to_sparse_bsc = get_op('aten::to_sparse_bsc')
+_op_to_sparse_bsr = get_op('aten::to_sparse_bsr')
+_op_to_sparse_csc = get_op('aten::to_sparse_csc')
+_op_to_sparse_csr = get_op('aten::to_sparse_csr')
 _op_topk = get_op('aten::topk')
 _op_trace = get_op('aten::trace')
 _op_transpose__int = get_op('aten::transpose.int')
@@ -604,6 +635,7 @@ _op_unsafe_split__Tensor = get_op('aten::unsafe_split.Tensor')
 _op_unsafe_split_with_sizes = get_op('aten::unsafe_split_with_sizes')
 _op_unsqueeze = get_op('aten::unsqueeze')
 _op_unsqueeze_ = get_op('aten::unsqueeze_')
+_op_values = get_op('aten::values')
 _op_var = get_op('aten::var')
 _op_var__correction = get_op('aten::var.correction')
 _op_var__dim = get_op('aten::var.dim')
@@ -642,10 +674,237 @@ _rt_topk = _rt.make('topk', ('values', 'indices'))
 _rt_triangular_solve = _rt.make('triangular_solve', ('solution', 'cloned_coefficient'))
 
 
+def _m__coalesced__0(coalesced):
+    if coalesced is not True and coalesced is not False: raise _Mismatch
+    return coalesced,
+
+
+_m__coalesced__sigs = (_ap.PySig('_coalesced_', (('coalesced', 'bool', None, False),), False, True),)
+
+
+def _coalesced_(self, *args, **kwargs):
+    try:
+        coalesced, = _m__coalesced__0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__coalesced_.call(self._keyset, self, coalesced)
+        return result
+    return _ap.unmatched(_coalesced_, _m__coalesced__sigs, args, kwargs, self)
+
+
+_coalesced_.__signature__ = _ap.LazySignature(_m__coalesced__0, False, True)
+
+
+def _conj(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op__conj.call(self._keyset, self)
+    _ap.raise_no_arguments('_conj', args, kwargs)
+
+
+_conj.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def _conj_physical(self, *args, **kwargs):
     if not args and not kwargs:
         return _op__conj_physical.call(self._keyset, self)
     _ap.raise_no_arguments('_conj_physical', args, kwargs)
+
+
+_conj_physical.__signature__ = _ap.LazySignature(None, False, True)
+
+
+def _indices(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op__indices.call(self._keyset, self)
+    _ap.raise_no_arguments('_indices', args, kwargs)
+
+
+_indices.__signature__ = _ap.LazySignature(None, False, True)
+
+
+def _neg_view(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op__neg_view.call(self._keyset, self)
+    _ap.raise_no_arguments('_neg_view', args, kwargs)
+
+
+_neg_view.__signature__ = _ap.LazySignature(None, False, True)
+
+
+def _nnz(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op__nnz.call(self._keyset, self)
+    _ap.raise_no_arguments('_nnz', args, kwargs)
+
+
+_nnz.__signature__ = _ap.LazySignature(None, False, True)
+
+
+def _m__to_dense_0(dtype=None, masked_grad=None):
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if masked_grad is not None and masked_grad is not True and masked_grad is not False: raise _Mismatch
+    return dtype, masked_grad
+
+
+_m__to_dense_sigs = (_ap.PySig('_to_dense', (('dtype', 'ScalarType?', 'None', False), ('masked_grad', 'bool?', 'None', False)), False, True),)
+
+
+def _to_dense(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op__to_dense.call(self._keyset, self, None, None)
+    try:
+        dtype, masked_grad = _m__to_dense_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__to_dense.call(self._keyset, self, dtype, masked_grad)
+        return result
+    return _ap.unmatched(_to_dense, _m__to_dense_sigs, args, kwargs, self)
+
+
+_to_dense.__signature__ = _ap.LazySignature(_m__to_dense_0, False, True)
+
+
+def _m__to_sparse_0(sparse_dim):
+    if (type(sparse_dim) is not int or not -9223372036854775808 <= sparse_dim <= 9223372036854775807): sparse_dim = _ap.to_int(sparse_dim)
+    return sparse_dim,
+
+
+def _m__to_sparse_1(*, blocksize=None, dense_dim=None, layout=None):
+    if blocksize is not None: blocksize = _ap.to_intlist(blocksize, 2)
+    if dense_dim is not None and (type(dense_dim) is not int or not -9223372036854775808 <= dense_dim <= 9223372036854775807): dense_dim = _ap.to_int(dense_dim)
+    if layout is not None: layout = _ap.to_layout(layout)
+    return blocksize, dense_dim, layout
+
+
+_m__to_sparse_sigs = (_ap.PySig('_to_sparse', (('blocksize', 'int[2]?', 'None', True), ('dense_dim', 'int?', 'None', True), ('layout', 'Layout?', 'None', True)), False, True), _ap.PySig('_to_sparse', (('sparse_dim', 'int', None, False),), False, True),)
+
+
+def _to_sparse(self, *args, **kwargs):
+    if len(args) <= 1:
+        try:
+            sparse_dim, = _m__to_sparse_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__to_sparse__sparse_dim.call(self._keyset, self, sparse_dim)
+            return result
+    if not args:
+        try:
+            blocksize, dense_dim, layout = _m__to_sparse_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__to_sparse.call(self._keyset, self, layout, blocksize, dense_dim)
+            return result
+    return _ap.unmatched(_to_sparse, _m__to_sparse_sigs, args, kwargs, self)
+
+
+_to_sparse.__signature__ = _ap.LazySignature(_m__to_sparse_1, False, True)
+
+
+def _m__to_sparse_bsc_0(blocksize, dense_dim=None):
+    blocksize = _ap.to_intlist(blocksize, 2)
+    if dense_dim is not None and (type(dense_dim) is not int or not -9223372036854775808 <= dense_dim <= 9223372036854775807): dense_dim = _ap.to_int(dense_dim)
+    return blocksize, dense_dim
+
+
+_m__to_sparse_bsc_sigs = (_ap.PySig('_to_sparse_bsc', (('blocksize', 'int[2]', None, False), ('dense_dim', 'int?', 'None', False)), False, True),)
+
+
+def _to_sparse_bsc(self, *args, **kwargs):
+    try:
+        blocksize, dense_dim = _m__to_sparse_bsc_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__to_sparse_bsc.call(self._keyset, self, blocksize, dense_dim)
+        return result
+    return _ap.unmatched(_to_sparse_bsc, _m__to_sparse_bsc_sigs, args, kwargs, self)
+
+
+_to_sparse_bsc.__signature__ = _ap.LazySignature(_m__to_sparse_bsc_0, False, True)
+
+
+def _m__to_sparse_bsr_0(blocksize, dense_dim=None):
+    blocksize = _ap.to_intlist(blocksize, 2)
+    if dense_dim is not None and (type(dense_dim) is not int or not -9223372036854775808 <= dense_dim <= 9223372036854775807): dense_dim = _ap.to_int(dense_dim)
+    return blocksize, dense_dim
+
+
+_m__to_sparse_bsr_sigs = (_ap.PySig('_to_sparse_bsr', (('blocksize', 'int[2]', None, False), ('dense_dim', 'int?', 'None', False)), False, True),)
+
+
+def _to_sparse_bsr(self, *args, **kwargs):
+    try:
+        blocksize, dense_dim = _m__to_sparse_bsr_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__to_sparse_bsr.call(self._keyset, self, blocksize, dense_dim)
+        return result
+    return _ap.unmatched(_to_sparse_bsr, _m__to_sparse_bsr_sigs, args, kwargs, self)
+
+
+_to_sparse_bsr.__signature__ = _ap.LazySignature(_m__to_sparse_bsr_0, False, True)
+
+
+def _m__to_sparse_csc_0(dense_dim=None):
+    if dense_dim is not None and (type(dense_dim) is not int or not -9223372036854775808 <= dense_dim <= 9223372036854775807): dense_dim = _ap.to_int(dense_dim)
+    return dense_dim,
+
+
+_m__to_sparse_csc_sigs = (_ap.PySig('_to_sparse_csc', (('dense_dim', 'int?', 'None', False),), False, True),)
+
+
+def _to_sparse_csc(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op__to_sparse_csc.call(self._keyset, self, None)
+    try:
+        dense_dim, = _m__to_sparse_csc_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__to_sparse_csc.call(self._keyset, self, dense_dim)
+        return result
+    return _ap.unmatched(_to_sparse_csc, _m__to_sparse_csc_sigs, args, kwargs, self)
+
+
+_to_sparse_csc.__signature__ = _ap.LazySignature(_m__to_sparse_csc_0, False, True)
+
+
+def _m__to_sparse_csr_0(dense_dim=None):
+    if dense_dim is not None and (type(dense_dim) is not int or not -9223372036854775808 <= dense_dim <= 9223372036854775807): dense_dim = _ap.to_int(dense_dim)
+    return dense_dim,
+
+
+_m__to_sparse_csr_sigs = (_ap.PySig('_to_sparse_csr', (('dense_dim', 'int?', 'None', False),), False, True),)
+
+
+def _to_sparse_csr(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op__to_sparse_csr.call(self._keyset, self, None)
+    try:
+        dense_dim, = _m__to_sparse_csr_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__to_sparse_csr.call(self._keyset, self, dense_dim)
+        return result
+    return _ap.unmatched(_to_sparse_csr, _m__to_sparse_csr_sigs, args, kwargs, self)
+
+
+_to_sparse_csr.__signature__ = _ap.LazySignature(_m__to_sparse_csr_0, False, True)
+
+
+def _values(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op__values.call(self._keyset, self)
+    _ap.raise_no_arguments('_values', args, kwargs)
+
+
+_values.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def abs(self, *args, **kwargs):
@@ -654,10 +913,16 @@ def abs(self, *args, **kwargs):
     _ap.raise_no_arguments('abs', args, kwargs)
 
 
+abs.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def abs_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_abs_.call(self._keyset, self)
     _ap.raise_no_arguments('abs_', args, kwargs)
+
+
+abs_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def absolute(self, *args, **kwargs):
@@ -666,10 +931,16 @@ def absolute(self, *args, **kwargs):
     _ap.raise_no_arguments('absolute', args, kwargs)
 
 
+absolute.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def absolute_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_absolute_.call(self._keyset, self)
     _ap.raise_no_arguments('absolute_', args, kwargs)
+
+
+absolute_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def acos(self, *args, **kwargs):
@@ -678,10 +949,16 @@ def acos(self, *args, **kwargs):
     _ap.raise_no_arguments('acos', args, kwargs)
 
 
+acos.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def acos_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_acos_.call(self._keyset, self)
     _ap.raise_no_arguments('acos_', args, kwargs)
+
+
+acos_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def acosh(self, *args, **kwargs):
@@ -690,10 +967,16 @@ def acosh(self, *args, **kwargs):
     _ap.raise_no_arguments('acosh', args, kwargs)
 
 
+acosh.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def acosh_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_acosh_.call(self._keyset, self)
     _ap.raise_no_arguments('acosh_', args, kwargs)
+
+
+acosh_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_add_0(other, *, alpha=1):
@@ -713,7 +996,10 @@ def add(self, *args, **kwargs):
     else:
         result = _op_add__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
         return result
-    _ap.raise_invalid_arguments(_m_add_sigs, args, kwargs)
+    return _ap.unmatched(add, _m_add_sigs, args, kwargs, self)
+
+
+add.__signature__ = _ap.LazySignature(_m_add_0, False, True)
 
 
 def _m_add__0(other, *, alpha=1):
@@ -733,7 +1019,10 @@ def add_(self, *args, **kwargs):
     else:
         result = _op_add___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
         return result
-    _ap.raise_invalid_arguments(_m_add__sigs, args, kwargs)
+    return _ap.unmatched(add_, _m_add__sigs, args, kwargs, self)
+
+
+add_.__signature__ = _ap.LazySignature(_m_add__0, False, True)
 
 
 def _m_addbmm_0(batch1, batch2, *, beta=1, alpha=1):
@@ -755,7 +1044,10 @@ def addbmm(self, *args, **kwargs):
     else:
         result = _op_addbmm.call(self._keyset | batch1._keyset | batch2._keyset, self, batch1, batch2, beta, alpha)
         return result
-    _ap.raise_invalid_arguments(_m_addbmm_sigs, args, kwargs)
+    return _ap.unmatched(addbmm, _m_addbmm_sigs, args, kwargs, self)
+
+
+addbmm.__signature__ = _ap.LazySignature(_m_addbmm_0, False, True)
 
 
 def _m_addbmm__0(batch1, batch2, *, beta=1, alpha=1):
@@ -777,7 +1069,10 @@ def addbmm_(self, *args, **kwargs):
     else:
         result = _op_addbmm_.call(self._keyset | batch1._keyset | batch2._keyset, self, batch1, batch2, beta, alpha)
         return result
-    _ap.raise_invalid_arguments(_m_addbmm__sigs, args, kwargs)
+    return _ap.unmatched(addbmm_, _m_addbmm__sigs, args, kwargs, self)
+
+
+addbmm_.__signature__ = _ap.LazySignature(_m_addbmm__0, False, True)
 
 
 def _m_addcdiv_0(tensor1, tensor2, *, value=1):
@@ -798,7 +1093,10 @@ def addcdiv(self, *args, **kwargs):
     else:
         result = _op_addcdiv.call(self._keyset | tensor1._keyset | tensor2._keyset, self, tensor1, tensor2, value)
         return result
-    _ap.raise_invalid_arguments(_m_addcdiv_sigs, args, kwargs)
+    return _ap.unmatched(addcdiv, _m_addcdiv_sigs, args, kwargs, self)
+
+
+addcdiv.__signature__ = _ap.LazySignature(_m_addcdiv_0, False, True)
 
 
 def _m_addcdiv__0(tensor1, tensor2, *, value=1):
@@ -819,7 +1117,10 @@ def addcdiv_(self, *args, **kwargs):
     else:
         result = _op_addcdiv_.call(self._keyset | tensor1._keyset | tensor2._keyset, self, tensor1, tensor2, value)
         return result
-    _ap.raise_invalid_arguments(_m_addcdiv__sigs, args, kwargs)
+    return _ap.unmatched(addcdiv_, _m_addcdiv__sigs, args, kwargs, self)
+
+
+addcdiv_.__signature__ = _ap.LazySignature(_m_addcdiv__0, False, True)
 
 
 def _m_addcmul_0(tensor1, tensor2, *, value=1):
@@ -840,7 +1141,10 @@ def addcmul(self, *args, **kwargs):
     else:
         result = _op_addcmul.call(self._keyset | tensor1._keyset | tensor2._keyset, self, tensor1, tensor2, value)
         return result
-    _ap.raise_invalid_arguments(_m_addcmul_sigs, args, kwargs)
+    return _ap.unmatched(addcmul, _m_addcmul_sigs, args, kwargs, self)
+
+
+addcmul.__signature__ = _ap.LazySignature(_m_addcmul_0, False, True)
 
 
 def _m_addcmul__0(tensor1, tensor2, *, value=1):
@@ -861,7 +1165,10 @@ def addcmul_(self, *args, **kwargs):
     else:
         result = _op_addcmul_.call(self._keyset | tensor1._keyset | tensor2._keyset, self, tensor1, tensor2, value)
         return result
-    _ap.raise_invalid_arguments(_m_addcmul__sigs, args, kwargs)
+    return _ap.unmatched(addcmul_, _m_addcmul__sigs, args, kwargs, self)
+
+
+addcmul_.__signature__ = _ap.LazySignature(_m_addcmul__0, False, True)
 
 
 def _m_addmm_0(mat1, mat2, *, beta=1, alpha=1):
@@ -883,7 +1190,10 @@ def addmm(self, *args, **kwargs):
     else:
         result = _op_addmm.call(self._keyset | mat1._keyset | mat2._keyset, self, mat1, mat2, beta, alpha)
         return result
-    _ap.raise_invalid_arguments(_m_addmm_sigs, args, kwargs)
+    return _ap.unmatched(addmm, _m_addmm_sigs, args, kwargs, self)
+
+
+addmm.__signature__ = _ap.LazySignature(_m_addmm_0, False, True)
 
 
 def _m_addmm__0(mat1, mat2, *, beta=1, alpha=1):
@@ -905,7 +1215,10 @@ def addmm_(self, *args, **kwargs):
     else:
         result = _op_addmm_.call(self._keyset | mat1._keyset | mat2._keyset, self, mat1, mat2, beta, alpha)
         return result
-    _ap.raise_invalid_arguments(_m_addmm__sigs, args, kwargs)
+    return _ap.unmatched(addmm_, _m_addmm__sigs, args, kwargs, self)
+
+
+addmm_.__signature__ = _ap.LazySignature(_m_addmm__0, False, True)
 
 
 def _m_addmv_0(mat, vec, *, beta=1, alpha=1):
@@ -927,7 +1240,10 @@ def addmv(self, *args, **kwargs):
     else:
         result = _op_addmv.call(self._keyset | mat._keyset | vec._keyset, self, mat, vec, beta, alpha)
         return result
-    _ap.raise_invalid_arguments(_m_addmv_sigs, args, kwargs)
+    return _ap.unmatched(addmv, _m_addmv_sigs, args, kwargs, self)
+
+
+addmv.__signature__ = _ap.LazySignature(_m_addmv_0, False, True)
 
 
 def _m_addmv__0(mat, vec, *, beta=1, alpha=1):
@@ -949,7 +1265,10 @@ def addmv_(self, *args, **kwargs):
     else:
         result = _op_addmv_.call(self._keyset | mat._keyset | vec._keyset, self, mat, vec, beta, alpha)
         return result
-    _ap.raise_invalid_arguments(_m_addmv__sigs, args, kwargs)
+    return _ap.unmatched(addmv_, _m_addmv__sigs, args, kwargs, self)
+
+
+addmv_.__signature__ = _ap.LazySignature(_m_addmv__0, False, True)
 
 
 def _m_addr_0(vec1, vec2, *, beta=1, alpha=1):
@@ -971,7 +1290,10 @@ def addr(self, *args, **kwargs):
     else:
         result = _op_addr.call(self._keyset | vec1._keyset | vec2._keyset, self, vec1, vec2, beta, alpha)
         return result
-    _ap.raise_invalid_arguments(_m_addr_sigs, args, kwargs)
+    return _ap.unmatched(addr, _m_addr_sigs, args, kwargs, self)
+
+
+addr.__signature__ = _ap.LazySignature(_m_addr_0, False, True)
 
 
 def _m_addr__0(vec1, vec2, *, beta=1, alpha=1):
@@ -993,7 +1315,10 @@ def addr_(self, *args, **kwargs):
     else:
         result = _op_addr_.call(self._keyset | vec1._keyset | vec2._keyset, self, vec1, vec2, beta, alpha)
         return result
-    _ap.raise_invalid_arguments(_m_addr__sigs, args, kwargs)
+    return _ap.unmatched(addr_, _m_addr__sigs, args, kwargs, self)
+
+
+addr_.__signature__ = _ap.LazySignature(_m_addr__0, False, True)
 
 
 def adjoint(self, *args, **kwargs):
@@ -1002,10 +1327,16 @@ def adjoint(self, *args, **kwargs):
     _ap.raise_no_arguments('adjoint', args, kwargs)
 
 
+adjoint.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def alias(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_alias.call(self._keyset, self)
     _ap.raise_no_arguments('alias', args, kwargs)
+
+
+alias.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_all_0():
@@ -1054,7 +1385,10 @@ def all(self, *args, **kwargs):
         else:
             result = _op_all__dims.call(self._keyset, self, dim, keepdim)
             return result
-    _ap.raise_invalid_arguments(_m_all_sigs, args, kwargs)
+    return _ap.unmatched(all, _m_all_sigs, args, kwargs, self)
+
+
+all.__signature__ = _ap.LazySignature(_m_all_2, False, True)
 
 
 def _m_allclose_0(other, rtol=1.0000000000000001e-05, atol=1e-08, equal_nan=False):
@@ -1076,7 +1410,10 @@ def allclose(self, *args, **kwargs):
     else:
         result = _op_allclose.call(self._keyset | other._keyset, self, other, rtol, atol, equal_nan)
         return result
-    _ap.raise_invalid_arguments(_m_allclose_sigs, args, kwargs)
+    return _ap.unmatched(allclose, _m_allclose_sigs, args, kwargs, self)
+
+
+allclose.__signature__ = _ap.LazySignature(_m_allclose_0, False, True)
 
 
 def _m_amax_0(dim=(), keepdim=False):
@@ -1098,7 +1435,10 @@ def amax(self, *args, **kwargs):
     else:
         result = _op_amax.call(self._keyset, self, dim, keepdim)
         return result
-    _ap.raise_invalid_arguments(_m_amax_sigs, args, kwargs)
+    return _ap.unmatched(amax, _m_amax_sigs, args, kwargs, self)
+
+
+amax.__signature__ = _ap.LazySignature(_m_amax_0, False, True)
 
 
 def _m_amin_0(dim=(), keepdim=False):
@@ -1120,7 +1460,10 @@ def amin(self, *args, **kwargs):
     else:
         result = _op_amin.call(self._keyset, self, dim, keepdim)
         return result
-    _ap.raise_invalid_arguments(_m_amin_sigs, args, kwargs)
+    return _ap.unmatched(amin, _m_amin_sigs, args, kwargs, self)
+
+
+amin.__signature__ = _ap.LazySignature(_m_amin_0, False, True)
 
 
 def _m_aminmax_0(*, dim=None, keepdim=False):
@@ -1142,13 +1485,19 @@ def aminmax(self, *args, **kwargs):
     else:
         result = _rt_aminmax(_op_aminmax.call(self._keyset, self, dim, keepdim))
         return result
-    _ap.raise_invalid_arguments(_m_aminmax_sigs, args, kwargs)
+    return _ap.unmatched(aminmax, _m_aminmax_sigs, args, kwargs, self)
+
+
+aminmax.__signature__ = _ap.LazySignature(_m_aminmax_0, False, True)
 
 
 def angle(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_angle.call(self._keyset, self)
     _ap.raise_no_arguments('angle', args, kwargs)
+
+
+angle.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_any_0():
@@ -1197,7 +1546,10 @@ def any(self, *args, **kwargs):
         else:
             result = _op_any__dims.call(self._keyset, self, dim, keepdim)
             return result
-    _ap.raise_invalid_arguments(_m_any_sigs, args, kwargs)
+    return _ap.unmatched(any, _m_any_sigs, args, kwargs, self)
+
+
+any.__signature__ = _ap.LazySignature(_m_any_2, False, True)
 
 
 def arccos(self, *args, **kwargs):
@@ -1206,10 +1558,16 @@ def arccos(self, *args, **kwargs):
     _ap.raise_no_arguments('arccos', args, kwargs)
 
 
+arccos.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def arccos_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_arccos_.call(self._keyset, self)
     _ap.raise_no_arguments('arccos_', args, kwargs)
+
+
+arccos_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def arccosh(self, *args, **kwargs):
@@ -1218,10 +1576,16 @@ def arccosh(self, *args, **kwargs):
     _ap.raise_no_arguments('arccosh', args, kwargs)
 
 
+arccosh.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def arccosh_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_arccosh_.call(self._keyset, self)
     _ap.raise_no_arguments('arccosh_', args, kwargs)
+
+
+arccosh_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def arcsin(self, *args, **kwargs):
@@ -1230,10 +1594,16 @@ def arcsin(self, *args, **kwargs):
     _ap.raise_no_arguments('arcsin', args, kwargs)
 
 
+arcsin.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def arcsin_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_arcsin_.call(self._keyset, self)
     _ap.raise_no_arguments('arcsin_', args, kwargs)
+
+
+arcsin_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def arcsinh(self, *args, **kwargs):
@@ -1242,16 +1612,25 @@ def arcsinh(self, *args, **kwargs):
     _ap.raise_no_arguments('arcsinh', args, kwargs)
 
 
+arcsinh.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def arcsinh_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_arcsinh_.call(self._keyset, self)
     _ap.raise_no_arguments('arcsinh_', args, kwargs)
 
 
+arcsinh_.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def arctan(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_arctan.call(self._keyset, self)
     _ap.raise_no_arguments('arctan', args, kwargs)
+
+
+arctan.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_arctan2_0(other):
@@ -1270,7 +1649,10 @@ def arctan2(self, *args, **kwargs):
     else:
         result = _op_arctan2.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_arctan2_sigs, args, kwargs)
+    return _ap.unmatched(arctan2, _m_arctan2_sigs, args, kwargs, self)
+
+
+arctan2.__signature__ = _ap.LazySignature(_m_arctan2_0, False, True)
 
 
 def _m_arctan2__0(other):
@@ -1289,7 +1671,10 @@ def arctan2_(self, *args, **kwargs):
     else:
         result = _op_arctan2_.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_arctan2__sigs, args, kwargs)
+    return _ap.unmatched(arctan2_, _m_arctan2__sigs, args, kwargs, self)
+
+
+arctan2_.__signature__ = _ap.LazySignature(_m_arctan2__0, False, True)
 
 
 def arctan_(self, *args, **kwargs):
@@ -1298,16 +1683,25 @@ def arctan_(self, *args, **kwargs):
     _ap.raise_no_arguments('arctan_', args, kwargs)
 
 
+arctan_.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def arctanh(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_arctanh.call(self._keyset, self)
     _ap.raise_no_arguments('arctanh', args, kwargs)
 
 
+arctanh.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def arctanh_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_arctanh_.call(self._keyset, self)
     _ap.raise_no_arguments('arctanh_', args, kwargs)
+
+
+arctanh_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_argmax_0(dim=None, keepdim=False):
@@ -1329,7 +1723,10 @@ def argmax(self, *args, **kwargs):
     else:
         result = _op_argmax.call(self._keyset, self, dim, keepdim)
         return result
-    _ap.raise_invalid_arguments(_m_argmax_sigs, args, kwargs)
+    return _ap.unmatched(argmax, _m_argmax_sigs, args, kwargs, self)
+
+
+argmax.__signature__ = _ap.LazySignature(_m_argmax_0, False, True)
 
 
 def _m_argmin_0(dim=None, keepdim=False):
@@ -1351,7 +1748,10 @@ def argmin(self, *args, **kwargs):
     else:
         result = _op_argmin.call(self._keyset, self, dim, keepdim)
         return result
-    _ap.raise_invalid_arguments(_m_argmin_sigs, args, kwargs)
+    return _ap.unmatched(argmin, _m_argmin_sigs, args, kwargs, self)
+
+
+argmin.__signature__ = _ap.LazySignature(_m_argmin_0, False, True)
 
 
 def _m_argsort_0(*, stable, dim=-1, descending=False):
@@ -1387,7 +1787,10 @@ def argsort(self, *args, **kwargs):
         else:
             result = _op_argsort.call(self._keyset, self, dim, descending)
             return result
-    _ap.raise_invalid_arguments(_m_argsort_sigs, args, kwargs)
+    return _ap.unmatched(argsort, _m_argsort_sigs, args, kwargs, self)
+
+
+argsort.__signature__ = _ap.LazySignature(_m_argsort_0, False, True, ('stable',))
 
 
 def argwhere(self, *args, **kwargs):
@@ -1396,10 +1799,13 @@ def argwhere(self, *args, **kwargs):
     _ap.raise_no_arguments('argwhere', args, kwargs)
 
 
+argwhere.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def _m_as_strided_0(size, stride, storage_offset=None):
     size = _ap.to_intlist(size)
     stride = _ap.to_intlist(stride)
-    if storage_offset is not None and (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_int(storage_offset)
+    if storage_offset is not None and (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_symint(storage_offset)
     return size, stride, storage_offset
 
 
@@ -1414,13 +1820,16 @@ def as_strided(self, *args, **kwargs):
     else:
         result = _op_as_strided.call(self._keyset, self, size, stride, storage_offset)
         return result
-    _ap.raise_invalid_arguments(_m_as_strided_sigs, args, kwargs)
+    return _ap.unmatched(as_strided, _m_as_strided_sigs, args, kwargs, self)
+
+
+as_strided.__signature__ = _ap.LazySignature(_m_as_strided_0, False, True)
 
 
 def _m_as_strided__0(size, stride, storage_offset=None):
     size = _ap.to_intlist(size)
     stride = _ap.to_intlist(stride)
-    if storage_offset is not None and (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_int(storage_offset)
+    if storage_offset is not None and (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_symint(storage_offset)
     return size, stride, storage_offset
 
 
@@ -1435,14 +1844,17 @@ def as_strided_(self, *args, **kwargs):
     else:
         result = _op_as_strided_.call(self._keyset, self, size, stride, storage_offset)
         return result
-    _ap.raise_invalid_arguments(_m_as_strided__sigs, args, kwargs)
+    return _ap.unmatched(as_strided_, _m_as_strided__sigs, args, kwargs, self)
+
+
+as_strided_.__signature__ = _ap.LazySignature(_m_as_strided__0, False, True)
 
 
 def _m_as_strided_scatter_0(src, size, stride, storage_offset=None):
     if not isinstance(src, _Tensor): raise _Mismatch
     size = _ap.to_intlist(size)
     stride = _ap.to_intlist(stride)
-    if storage_offset is not None and (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_int(storage_offset)
+    if storage_offset is not None and (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_symint(storage_offset)
     return src, size, stride, storage_offset
 
 
@@ -1457,7 +1869,10 @@ def as_strided_scatter(self, *args, **kwargs):
     else:
         result = _op_as_strided_scatter.call(self._keyset | src._keyset, self, src, size, stride, storage_offset)
         return result
-    _ap.raise_invalid_arguments(_m_as_strided_scatter_sigs, args, kwargs)
+    return _ap.unmatched(as_strided_scatter, _m_as_strided_scatter_sigs, args, kwargs, self)
+
+
+as_strided_scatter.__signature__ = _ap.LazySignature(_m_as_strided_scatter_0, False, True)
 
 
 def asin(self, *args, **kwargs):
@@ -1466,10 +1881,16 @@ def asin(self, *args, **kwargs):
     _ap.raise_no_arguments('asin', args, kwargs)
 
 
+asin.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def asin_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_asin_.call(self._keyset, self)
     _ap.raise_no_arguments('asin_', args, kwargs)
+
+
+asin_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def asinh(self, *args, **kwargs):
@@ -1478,16 +1899,25 @@ def asinh(self, *args, **kwargs):
     _ap.raise_no_arguments('asinh', args, kwargs)
 
 
+asinh.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def asinh_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_asinh_.call(self._keyset, self)
     _ap.raise_no_arguments('asinh_', args, kwargs)
 
 
+asinh_.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def atan(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_atan.call(self._keyset, self)
     _ap.raise_no_arguments('atan', args, kwargs)
+
+
+atan.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_atan2_0(other):
@@ -1506,7 +1936,10 @@ def atan2(self, *args, **kwargs):
     else:
         result = _op_atan2.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_atan2_sigs, args, kwargs)
+    return _ap.unmatched(atan2, _m_atan2_sigs, args, kwargs, self)
+
+
+atan2.__signature__ = _ap.LazySignature(_m_atan2_0, False, True)
 
 
 def _m_atan2__0(other):
@@ -1525,7 +1958,10 @@ def atan2_(self, *args, **kwargs):
     else:
         result = _op_atan2_.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_atan2__sigs, args, kwargs)
+    return _ap.unmatched(atan2_, _m_atan2__sigs, args, kwargs, self)
+
+
+atan2_.__signature__ = _ap.LazySignature(_m_atan2__0, False, True)
 
 
 def atan_(self, *args, **kwargs):
@@ -1534,16 +1970,25 @@ def atan_(self, *args, **kwargs):
     _ap.raise_no_arguments('atan_', args, kwargs)
 
 
+atan_.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def atanh(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_atanh.call(self._keyset, self)
     _ap.raise_no_arguments('atanh', args, kwargs)
 
 
+atanh.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def atanh_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_atanh_.call(self._keyset, self)
     _ap.raise_no_arguments('atanh_', args, kwargs)
+
+
+atanh_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_baddbmm_0(batch1, batch2, *, beta=1, alpha=1):
@@ -1565,7 +2010,10 @@ def baddbmm(self, *args, **kwargs):
     else:
         result = _op_baddbmm.call(self._keyset | batch1._keyset | batch2._keyset, self, batch1, batch2, beta, alpha)
         return result
-    _ap.raise_invalid_arguments(_m_baddbmm_sigs, args, kwargs)
+    return _ap.unmatched(baddbmm, _m_baddbmm_sigs, args, kwargs, self)
+
+
+baddbmm.__signature__ = _ap.LazySignature(_m_baddbmm_0, False, True)
 
 
 def _m_baddbmm__0(batch1, batch2, *, beta=1, alpha=1):
@@ -1587,7 +2035,10 @@ def baddbmm_(self, *args, **kwargs):
     else:
         result = _op_baddbmm_.call(self._keyset | batch1._keyset | batch2._keyset, self, batch1, batch2, beta, alpha)
         return result
-    _ap.raise_invalid_arguments(_m_baddbmm__sigs, args, kwargs)
+    return _ap.unmatched(baddbmm_, _m_baddbmm__sigs, args, kwargs, self)
+
+
+baddbmm_.__signature__ = _ap.LazySignature(_m_baddbmm__0, False, True)
 
 
 def _m_bernoulli_0(*, generator=None):
@@ -1623,7 +2074,10 @@ def bernoulli(self, *args, **kwargs):
         else:
             result = _op_bernoulli__p.call(self._keyset, self, p, generator)
             return result
-    _ap.raise_invalid_arguments(_m_bernoulli_sigs, args, kwargs)
+    return _ap.unmatched(bernoulli, _m_bernoulli_sigs, args, kwargs, self)
+
+
+bernoulli.__signature__ = _ap.LazySignature(_m_bernoulli_1, False, True, ('p',))
 
 
 def _m_bernoulli__0(p, *, generator=None):
@@ -1658,12 +2112,15 @@ def bernoulli_(self, *args, **kwargs):
         else:
             result = _op_bernoulli___float.call(self._keyset, self, p, generator)
             return result
-    _ap.raise_invalid_arguments(_m_bernoulli__sigs, args, kwargs)
+    return _ap.unmatched(bernoulli_, _m_bernoulli__sigs, args, kwargs, self)
+
+
+bernoulli_.__signature__ = _ap.LazySignature(_m_bernoulli__1, False, True)
 
 
 def _m_bincount_0(weights=None, minlength=0):
     if weights is not None and not isinstance(weights, _Tensor): raise _Mismatch
-    if (type(minlength) is not int or not -9223372036854775808 <= minlength <= 9223372036854775807): minlength = _ap.to_int(minlength)
+    if (type(minlength) is not int or not -9223372036854775808 <= minlength <= 9223372036854775807): minlength = _ap.to_symint(minlength)
     return weights, minlength
 
 
@@ -1678,7 +2135,10 @@ def bincount(self, *args, **kwargs):
     else:
         result = _op_bincount.call(self._keyset | (weights._keyset if weights is not None else 0), self, weights, minlength)
         return result
-    _ap.raise_invalid_arguments(_m_bincount_sigs, args, kwargs)
+    return _ap.unmatched(bincount, _m_bincount_sigs, args, kwargs, self)
+
+
+bincount.__signature__ = _ap.LazySignature(_m_bincount_0, False, True)
 
 
 def _m_bitwise_and_0(other):
@@ -1711,7 +2171,10 @@ def bitwise_and(self, *args, **kwargs):
         else:
             result = _op_bitwise_and__Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_bitwise_and_sigs, args, kwargs)
+    return _ap.unmatched(bitwise_and, _m_bitwise_and_sigs, args, kwargs, self)
+
+
+bitwise_and.__signature__ = _ap.LazySignature(_m_bitwise_and_0, False, True)
 
 
 def _m_bitwise_and__0(other):
@@ -1744,7 +2207,10 @@ def bitwise_and_(self, *args, **kwargs):
         else:
             result = _op_bitwise_and___Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_bitwise_and__sigs, args, kwargs)
+    return _ap.unmatched(bitwise_and_, _m_bitwise_and__sigs, args, kwargs, self)
+
+
+bitwise_and_.__signature__ = _ap.LazySignature(_m_bitwise_and__0, False, True)
 
 
 def _m_bitwise_left_shift_0(other):
@@ -1777,7 +2243,10 @@ def bitwise_left_shift(self, *args, **kwargs):
         else:
             result = _op_bitwise_left_shift__Tensor_Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_bitwise_left_shift_sigs, args, kwargs)
+    return _ap.unmatched(bitwise_left_shift, _m_bitwise_left_shift_sigs, args, kwargs, self)
+
+
+bitwise_left_shift.__signature__ = _ap.LazySignature(_m_bitwise_left_shift_0, False, True)
 
 
 def _m_bitwise_left_shift__0(other):
@@ -1810,7 +2279,10 @@ def bitwise_left_shift_(self, *args, **kwargs):
         else:
             result = _op_bitwise_left_shift___Tensor_Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_bitwise_left_shift__sigs, args, kwargs)
+    return _ap.unmatched(bitwise_left_shift_, _m_bitwise_left_shift__sigs, args, kwargs, self)
+
+
+bitwise_left_shift_.__signature__ = _ap.LazySignature(_m_bitwise_left_shift__0, False, True)
 
 
 def bitwise_not(self, *args, **kwargs):
@@ -1819,10 +2291,16 @@ def bitwise_not(self, *args, **kwargs):
     _ap.raise_no_arguments('bitwise_not', args, kwargs)
 
 
+bitwise_not.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def bitwise_not_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_bitwise_not_.call(self._keyset, self)
     _ap.raise_no_arguments('bitwise_not_', args, kwargs)
+
+
+bitwise_not_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_bitwise_or_0(other):
@@ -1855,7 +2333,10 @@ def bitwise_or(self, *args, **kwargs):
         else:
             result = _op_bitwise_or__Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_bitwise_or_sigs, args, kwargs)
+    return _ap.unmatched(bitwise_or, _m_bitwise_or_sigs, args, kwargs, self)
+
+
+bitwise_or.__signature__ = _ap.LazySignature(_m_bitwise_or_0, False, True)
 
 
 def _m_bitwise_or__0(other):
@@ -1888,7 +2369,10 @@ def bitwise_or_(self, *args, **kwargs):
         else:
             result = _op_bitwise_or___Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_bitwise_or__sigs, args, kwargs)
+    return _ap.unmatched(bitwise_or_, _m_bitwise_or__sigs, args, kwargs, self)
+
+
+bitwise_or_.__signature__ = _ap.LazySignature(_m_bitwise_or__0, False, True)
 
 
 def _m_bitwise_right_shift_0(other):
@@ -1921,7 +2405,10 @@ def bitwise_right_shift(self, *args, **kwargs):
         else:
             result = _op_bitwise_right_shift__Tensor_Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_bitwise_right_shift_sigs, args, kwargs)
+    return _ap.unmatched(bitwise_right_shift, _m_bitwise_right_shift_sigs, args, kwargs, self)
+
+
+bitwise_right_shift.__signature__ = _ap.LazySignature(_m_bitwise_right_shift_0, False, True)
 
 
 def _m_bitwise_right_shift__0(other):
@@ -1954,7 +2441,10 @@ def bitwise_right_shift_(self, *args, **kwargs):
         else:
             result = _op_bitwise_right_shift___Tensor_Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_bitwise_right_shift__sigs, args, kwargs)
+    return _ap.unmatched(bitwise_right_shift_, _m_bitwise_right_shift__sigs, args, kwargs, self)
+
+
+bitwise_right_shift_.__signature__ = _ap.LazySignature(_m_bitwise_right_shift__0, False, True)
 
 
 def _m_bitwise_xor_0(other):
@@ -1987,7 +2477,10 @@ def bitwise_xor(self, *args, **kwargs):
         else:
             result = _op_bitwise_xor__Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_bitwise_xor_sigs, args, kwargs)
+    return _ap.unmatched(bitwise_xor, _m_bitwise_xor_sigs, args, kwargs, self)
+
+
+bitwise_xor.__signature__ = _ap.LazySignature(_m_bitwise_xor_0, False, True)
 
 
 def _m_bitwise_xor__0(other):
@@ -2020,7 +2513,10 @@ def bitwise_xor_(self, *args, **kwargs):
         else:
             result = _op_bitwise_xor___Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_bitwise_xor__sigs, args, kwargs)
+    return _ap.unmatched(bitwise_xor_, _m_bitwise_xor__sigs, args, kwargs, self)
+
+
+bitwise_xor_.__signature__ = _ap.LazySignature(_m_bitwise_xor__0, False, True)
 
 
 def _m_bmm_0(mat2):
@@ -2039,7 +2535,10 @@ def bmm(self, *args, **kwargs):
     else:
         result = _op_bmm.call(self._keyset | mat2._keyset, self, mat2)
         return result
-    _ap.raise_invalid_arguments(_m_bmm_sigs, args, kwargs)
+    return _ap.unmatched(bmm, _m_bmm_sigs, args, kwargs, self)
+
+
+bmm.__signature__ = _ap.LazySignature(_m_bmm_0, False, True)
 
 
 def _m_broadcast_to_0(size):
@@ -2059,7 +2558,10 @@ def broadcast_to(self, *args, **kwargs):
     else:
         result = _op_broadcast_to.call(self._keyset, self, size)
         return result
-    _ap.raise_invalid_arguments(_m_broadcast_to_sigs, args, kwargs)
+    return _ap.unmatched(broadcast_to, _m_broadcast_to_sigs, args, kwargs, self)
+
+
+broadcast_to.__signature__ = _ap.LazySignature(_m_broadcast_to_0, True, True)
 
 
 def _m_cauchy__0(median=0, sigma=1, *, generator=None):
@@ -2082,7 +2584,19 @@ def cauchy_(self, *args, **kwargs):
     else:
         result = _op_cauchy_.call(self._keyset, self, median, sigma, generator)
         return result
-    _ap.raise_invalid_arguments(_m_cauchy__sigs, args, kwargs)
+    return _ap.unmatched(cauchy_, _m_cauchy__sigs, args, kwargs, self)
+
+
+cauchy_.__signature__ = _ap.LazySignature(_m_cauchy__0, False, True)
+
+
+def ccol_indices(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_ccol_indices.call(self._keyset, self)
+    _ap.raise_no_arguments('ccol_indices', args, kwargs)
+
+
+ccol_indices.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def ceil(self, *args, **kwargs):
@@ -2091,10 +2605,16 @@ def ceil(self, *args, **kwargs):
     _ap.raise_no_arguments('ceil', args, kwargs)
 
 
+ceil.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def ceil_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_ceil_.call(self._keyset, self)
     _ap.raise_no_arguments('ceil_', args, kwargs)
+
+
+ceil_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_cholesky_0(upper=False):
@@ -2115,7 +2635,10 @@ def cholesky(self, *args, **kwargs):
     else:
         result = _op_cholesky.call(self._keyset, self, upper)
         return result
-    _ap.raise_invalid_arguments(_m_cholesky_sigs, args, kwargs)
+    return _ap.unmatched(cholesky, _m_cholesky_sigs, args, kwargs, self)
+
+
+cholesky.__signature__ = _ap.LazySignature(_m_cholesky_0, False, True)
 
 
 def _m_cholesky_inverse_0(upper=False):
@@ -2136,7 +2659,10 @@ def cholesky_inverse(self, *args, **kwargs):
     else:
         result = _op_cholesky_inverse.call(self._keyset, self, upper)
         return result
-    _ap.raise_invalid_arguments(_m_cholesky_inverse_sigs, args, kwargs)
+    return _ap.unmatched(cholesky_inverse, _m_cholesky_inverse_sigs, args, kwargs, self)
+
+
+cholesky_inverse.__signature__ = _ap.LazySignature(_m_cholesky_inverse_0, False, True)
 
 
 def _m_cholesky_solve_0(input2, upper=False):
@@ -2156,7 +2682,10 @@ def cholesky_solve(self, *args, **kwargs):
     else:
         result = _op_cholesky_solve.call(self._keyset | input2._keyset, self, input2, upper)
         return result
-    _ap.raise_invalid_arguments(_m_cholesky_solve_sigs, args, kwargs)
+    return _ap.unmatched(cholesky_solve, _m_cholesky_solve_sigs, args, kwargs, self)
+
+
+cholesky_solve.__signature__ = _ap.LazySignature(_m_cholesky_solve_0, False, True)
 
 
 def _m_chunk_0(chunks, dim=0):
@@ -2176,7 +2705,10 @@ def chunk(self, *args, **kwargs):
     else:
         result = _op_chunk.call(self._keyset, self, chunks, dim)
         return result
-    _ap.raise_invalid_arguments(_m_chunk_sigs, args, kwargs)
+    return _ap.unmatched(chunk, _m_chunk_sigs, args, kwargs, self)
+
+
+chunk.__signature__ = _ap.LazySignature(_m_chunk_0, False, True)
 
 
 def _m_clamp_0(min=None, max=None):
@@ -2211,7 +2743,10 @@ def clamp(self, *args, **kwargs):
         else:
             result = _op_clamp.call(self._keyset, self, min, max)
             return result
-    _ap.raise_invalid_arguments(_m_clamp_sigs, args, kwargs)
+    return _ap.unmatched(clamp, _m_clamp_sigs, args, kwargs, self)
+
+
+clamp.__signature__ = _ap.LazySignature(_m_clamp_0, False, True)
 
 
 def _m_clamp__0(min=None, max=None):
@@ -2246,7 +2781,10 @@ def clamp_(self, *args, **kwargs):
         else:
             result = _op_clamp_.call(self._keyset, self, min, max)
             return result
-    _ap.raise_invalid_arguments(_m_clamp__sigs, args, kwargs)
+    return _ap.unmatched(clamp_, _m_clamp__sigs, args, kwargs, self)
+
+
+clamp_.__signature__ = _ap.LazySignature(_m_clamp__0, False, True)
 
 
 def _m_clamp_max_0(max):
@@ -2279,7 +2817,10 @@ def clamp_max(self, *args, **kwargs):
         else:
             result = _op_clamp_max.call(self._keyset, self, max)
             return result
-    _ap.raise_invalid_arguments(_m_clamp_max_sigs, args, kwargs)
+    return _ap.unmatched(clamp_max, _m_clamp_max_sigs, args, kwargs, self)
+
+
+clamp_max.__signature__ = _ap.LazySignature(_m_clamp_max_0, False, True)
 
 
 def _m_clamp_max__0(max):
@@ -2312,7 +2853,10 @@ def clamp_max_(self, *args, **kwargs):
         else:
             result = _op_clamp_max_.call(self._keyset, self, max)
             return result
-    _ap.raise_invalid_arguments(_m_clamp_max__sigs, args, kwargs)
+    return _ap.unmatched(clamp_max_, _m_clamp_max__sigs, args, kwargs, self)
+
+
+clamp_max_.__signature__ = _ap.LazySignature(_m_clamp_max__0, False, True)
 
 
 def _m_clamp_min_0(min):
@@ -2345,7 +2889,10 @@ def clamp_min(self, *args, **kwargs):
         else:
             result = _op_clamp_min.call(self._keyset, self, min)
             return result
-    _ap.raise_invalid_arguments(_m_clamp_min_sigs, args, kwargs)
+    return _ap.unmatched(clamp_min, _m_clamp_min_sigs, args, kwargs, self)
+
+
+clamp_min.__signature__ = _ap.LazySignature(_m_clamp_min_0, False, True)
 
 
 def _m_clamp_min__0(min):
@@ -2378,7 +2925,10 @@ def clamp_min_(self, *args, **kwargs):
         else:
             result = _op_clamp_min_.call(self._keyset, self, min)
             return result
-    _ap.raise_invalid_arguments(_m_clamp_min__sigs, args, kwargs)
+    return _ap.unmatched(clamp_min_, _m_clamp_min__sigs, args, kwargs, self)
+
+
+clamp_min_.__signature__ = _ap.LazySignature(_m_clamp_min__0, False, True)
 
 
 def _m_clip_0(min=None, max=None):
@@ -2413,7 +2963,10 @@ def clip(self, *args, **kwargs):
         else:
             result = _op_clip.call(self._keyset, self, min, max)
             return result
-    _ap.raise_invalid_arguments(_m_clip_sigs, args, kwargs)
+    return _ap.unmatched(clip, _m_clip_sigs, args, kwargs, self)
+
+
+clip.__signature__ = _ap.LazySignature(_m_clip_0, False, True)
 
 
 def _m_clip__0(min=None, max=None):
@@ -2448,7 +3001,10 @@ def clip_(self, *args, **kwargs):
         else:
             result = _op_clip_.call(self._keyset, self, min, max)
             return result
-    _ap.raise_invalid_arguments(_m_clip__sigs, args, kwargs)
+    return _ap.unmatched(clip_, _m_clip__sigs, args, kwargs, self)
+
+
+clip_.__signature__ = _ap.LazySignature(_m_clip__0, False, True)
 
 
 def _m_clone_0(*, memory_format=None):
@@ -2469,7 +3025,28 @@ def clone(self, *args, **kwargs):
     else:
         result = _op_clone.call(self._keyset, self, memory_format)
         return result
-    _ap.raise_invalid_arguments(_m_clone_sigs, args, kwargs)
+    return _ap.unmatched(clone, _m_clone_sigs, args, kwargs, self)
+
+
+clone.__signature__ = _ap.LazySignature(_m_clone_0, False, True)
+
+
+def coalesce(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_coalesce.call(self._keyset, self)
+    _ap.raise_no_arguments('coalesce', args, kwargs)
+
+
+coalesce.__signature__ = _ap.LazySignature(None, False, True)
+
+
+def col_indices(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_col_indices.call(self._keyset, self)
+    _ap.raise_no_arguments('col_indices', args, kwargs)
+
+
+col_indices.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def conj(self, *args, **kwargs):
@@ -2478,16 +3055,25 @@ def conj(self, *args, **kwargs):
     _ap.raise_no_arguments('conj', args, kwargs)
 
 
+conj.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def conj_physical(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_conj_physical.call(self._keyset, self)
     _ap.raise_no_arguments('conj_physical', args, kwargs)
 
 
+conj_physical.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def conj_physical_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_conj_physical_.call(self._keyset, self)
     _ap.raise_no_arguments('conj_physical_', args, kwargs)
+
+
+conj_physical_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_copy__0(other, non_blocking=False):
@@ -2507,7 +3093,10 @@ def copy_(self, *args, **kwargs):
     else:
         result = _op_copy_.call(self._keyset | other._keyset, self, other, non_blocking)
         return result
-    _ap.raise_invalid_arguments(_m_copy__sigs, args, kwargs)
+    return _ap.unmatched(copy_, _m_copy__sigs, args, kwargs, self)
+
+
+copy_.__signature__ = _ap.LazySignature(_m_copy__0, False, True)
 
 
 def _m_copysign_0(other):
@@ -2540,7 +3129,10 @@ def copysign(self, *args, **kwargs):
         else:
             result = _op_copysign__Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_copysign_sigs, args, kwargs)
+    return _ap.unmatched(copysign, _m_copysign_sigs, args, kwargs, self)
+
+
+copysign.__signature__ = _ap.LazySignature(_m_copysign_0, False, True)
 
 
 def _m_copysign__0(other):
@@ -2573,7 +3165,10 @@ def copysign_(self, *args, **kwargs):
         else:
             result = _op_copysign___Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_copysign__sigs, args, kwargs)
+    return _ap.unmatched(copysign_, _m_copysign__sigs, args, kwargs, self)
+
+
+copysign_.__signature__ = _ap.LazySignature(_m_copysign__0, False, True)
 
 
 def corrcoef(self, *args, **kwargs):
@@ -2582,10 +3177,16 @@ def corrcoef(self, *args, **kwargs):
     _ap.raise_no_arguments('corrcoef', args, kwargs)
 
 
+corrcoef.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def cos(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_cos.call(self._keyset, self)
     _ap.raise_no_arguments('cos', args, kwargs)
+
+
+cos.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def cos_(self, *args, **kwargs):
@@ -2594,16 +3195,25 @@ def cos_(self, *args, **kwargs):
     _ap.raise_no_arguments('cos_', args, kwargs)
 
 
+cos_.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def cosh(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_cosh.call(self._keyset, self)
     _ap.raise_no_arguments('cosh', args, kwargs)
 
 
+cosh.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def cosh_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_cosh_.call(self._keyset, self)
     _ap.raise_no_arguments('cosh_', args, kwargs)
+
+
+cosh_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_count_nonzero_0(dim):
@@ -2636,7 +3246,10 @@ def count_nonzero(self, *args, **kwargs):
         else:
             result = _op_count_nonzero.call(self._keyset, self, dim)
             return result
-    _ap.raise_invalid_arguments(_m_count_nonzero_sigs, args, kwargs)
+    return _ap.unmatched(count_nonzero, _m_count_nonzero_sigs, args, kwargs, self)
+
+
+count_nonzero.__signature__ = _ap.LazySignature(_m_count_nonzero_1, False, True)
 
 
 def _m_cov_0(*, correction=1, fweights=None, aweights=None):
@@ -2657,7 +3270,10 @@ def cov(self, *args, **kwargs):
     else:
         result = _op_cov.call(self._keyset | (fweights._keyset if fweights is not None else 0) | (aweights._keyset if aweights is not None else 0), self, correction, fweights, aweights)
         return result
-    _ap.raise_invalid_arguments(_m_cov_sigs, args, kwargs)
+    return _ap.unmatched(cov, _m_cov_sigs, args, kwargs, self)
+
+
+cov.__signature__ = _ap.LazySignature(_m_cov_0, False, True)
 
 
 def _m_cross_0(other, dim=None):
@@ -2677,7 +3293,19 @@ def cross(self, *args, **kwargs):
     else:
         result = _op_cross.call(self._keyset | other._keyset, self, other, dim)
         return result
-    _ap.raise_invalid_arguments(_m_cross_sigs, args, kwargs)
+    return _ap.unmatched(cross, _m_cross_sigs, args, kwargs, self)
+
+
+cross.__signature__ = _ap.LazySignature(_m_cross_0, False, True)
+
+
+def crow_indices(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_crow_indices.call(self._keyset, self)
+    _ap.raise_no_arguments('crow_indices', args, kwargs)
+
+
+crow_indices.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_cummax_0(dim):
@@ -2696,7 +3324,10 @@ def cummax(self, *args, **kwargs):
     else:
         result = _rt_cummax(_op_cummax.call(self._keyset, self, dim))
         return result
-    _ap.raise_invalid_arguments(_m_cummax_sigs, args, kwargs)
+    return _ap.unmatched(cummax, _m_cummax_sigs, args, kwargs, self)
+
+
+cummax.__signature__ = _ap.LazySignature(_m_cummax_0, False, True)
 
 
 def _m_cummin_0(dim):
@@ -2715,7 +3346,10 @@ def cummin(self, *args, **kwargs):
     else:
         result = _rt_cummin(_op_cummin.call(self._keyset, self, dim))
         return result
-    _ap.raise_invalid_arguments(_m_cummin_sigs, args, kwargs)
+    return _ap.unmatched(cummin, _m_cummin_sigs, args, kwargs, self)
+
+
+cummin.__signature__ = _ap.LazySignature(_m_cummin_0, False, True)
 
 
 def _m_cumprod_0(dim, *, dtype=None):
@@ -2735,7 +3369,10 @@ def cumprod(self, *args, **kwargs):
     else:
         result = _op_cumprod.call(self._keyset, self, dim, dtype)
         return result
-    _ap.raise_invalid_arguments(_m_cumprod_sigs, args, kwargs)
+    return _ap.unmatched(cumprod, _m_cumprod_sigs, args, kwargs, self)
+
+
+cumprod.__signature__ = _ap.LazySignature(_m_cumprod_0, False, True)
 
 
 def _m_cumprod__0(dim, *, dtype=None):
@@ -2755,7 +3392,10 @@ def cumprod_(self, *args, **kwargs):
     else:
         result = _op_cumprod_.call(self._keyset, self, dim, dtype)
         return result
-    _ap.raise_invalid_arguments(_m_cumprod__sigs, args, kwargs)
+    return _ap.unmatched(cumprod_, _m_cumprod__sigs, args, kwargs, self)
+
+
+cumprod_.__signature__ = _ap.LazySignature(_m_cumprod__0, False, True)
 
 
 def _m_cumsum_0(dim, *, dtype=None):
@@ -2775,7 +3415,10 @@ def cumsum(self, *args, **kwargs):
     else:
         result = _op_cumsum.call(self._keyset, self, dim, dtype)
         return result
-    _ap.raise_invalid_arguments(_m_cumsum_sigs, args, kwargs)
+    return _ap.unmatched(cumsum, _m_cumsum_sigs, args, kwargs, self)
+
+
+cumsum.__signature__ = _ap.LazySignature(_m_cumsum_0, False, True)
 
 
 def _m_cumsum__0(dim, *, dtype=None):
@@ -2795,7 +3438,10 @@ def cumsum_(self, *args, **kwargs):
     else:
         result = _op_cumsum_.call(self._keyset, self, dim, dtype)
         return result
-    _ap.raise_invalid_arguments(_m_cumsum__sigs, args, kwargs)
+    return _ap.unmatched(cumsum_, _m_cumsum__sigs, args, kwargs, self)
+
+
+cumsum_.__signature__ = _ap.LazySignature(_m_cumsum__0, False, True)
 
 
 def deg2rad(self, *args, **kwargs):
@@ -2804,10 +3450,25 @@ def deg2rad(self, *args, **kwargs):
     _ap.raise_no_arguments('deg2rad', args, kwargs)
 
 
+deg2rad.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def deg2rad_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_deg2rad_.call(self._keyset, self)
     _ap.raise_no_arguments('deg2rad_', args, kwargs)
+
+
+deg2rad_.__signature__ = _ap.LazySignature(None, False, True)
+
+
+def dense_dim(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_dense_dim.call(self._keyset, self)
+    _ap.raise_no_arguments('dense_dim', args, kwargs)
+
+
+dense_dim.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def det(self, *args, **kwargs):
@@ -2816,16 +3477,25 @@ def det(self, *args, **kwargs):
     _ap.raise_no_arguments('det', args, kwargs)
 
 
+det.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def detach(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_detach.call(self._keyset, self)
     _ap.raise_no_arguments('detach', args, kwargs)
 
 
+detach.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def detach_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_detach_.call(self._keyset, self)
     _ap.raise_no_arguments('detach_', args, kwargs)
+
+
+detach_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_diag_0(diagonal=0):
@@ -2846,7 +3516,10 @@ def diag(self, *args, **kwargs):
     else:
         result = _op_diag.call(self._keyset, self, diagonal)
         return result
-    _ap.raise_invalid_arguments(_m_diag_sigs, args, kwargs)
+    return _ap.unmatched(diag, _m_diag_sigs, args, kwargs, self)
+
+
+diag.__signature__ = _ap.LazySignature(_m_diag_0, False, True)
 
 
 def _m_diag_embed_0(offset=0, dim1=-2, dim2=-1):
@@ -2869,7 +3542,10 @@ def diag_embed(self, *args, **kwargs):
     else:
         result = _op_diag_embed.call(self._keyset, self, offset, dim1, dim2)
         return result
-    _ap.raise_invalid_arguments(_m_diag_embed_sigs, args, kwargs)
+    return _ap.unmatched(diag_embed, _m_diag_embed_sigs, args, kwargs, self)
+
+
+diag_embed.__signature__ = _ap.LazySignature(_m_diag_embed_0, False, True)
 
 
 def _m_diagflat_0(offset=0):
@@ -2890,7 +3566,10 @@ def diagflat(self, *args, **kwargs):
     else:
         result = _op_diagflat.call(self._keyset, self, offset)
         return result
-    _ap.raise_invalid_arguments(_m_diagflat_sigs, args, kwargs)
+    return _ap.unmatched(diagflat, _m_diagflat_sigs, args, kwargs, self)
+
+
+diagflat.__signature__ = _ap.LazySignature(_m_diagflat_0, False, True)
 
 
 def _m_diagonal_0(offset=0, dim1=0, dim2=1):
@@ -2913,7 +3592,10 @@ def diagonal(self, *args, **kwargs):
     else:
         result = _op_diagonal.call(self._keyset, self, offset, dim1, dim2)
         return result
-    _ap.raise_invalid_arguments(_m_diagonal_sigs, args, kwargs)
+    return _ap.unmatched(diagonal, _m_diagonal_sigs, args, kwargs, self)
+
+
+diagonal.__signature__ = _ap.LazySignature(_m_diagonal_0, False, True)
 
 
 def _m_diagonal_scatter_0(src, offset=0, dim1=0, dim2=1):
@@ -2935,7 +3617,10 @@ def diagonal_scatter(self, *args, **kwargs):
     else:
         result = _op_diagonal_scatter.call(self._keyset | src._keyset, self, src, offset, dim1, dim2)
         return result
-    _ap.raise_invalid_arguments(_m_diagonal_scatter_sigs, args, kwargs)
+    return _ap.unmatched(diagonal_scatter, _m_diagonal_scatter_sigs, args, kwargs, self)
+
+
+diagonal_scatter.__signature__ = _ap.LazySignature(_m_diagonal_scatter_0, False, True)
 
 
 def _m_diff_0(n=1, dim=-1, prepend=None, append=None):
@@ -2957,7 +3642,10 @@ def diff(self, *args, **kwargs):
     else:
         result = _op_diff.call(self._keyset | (prepend._keyset if prepend is not None else 0) | (append._keyset if append is not None else 0), self, n, dim, prepend, append)
         return result
-    _ap.raise_invalid_arguments(_m_diff_sigs, args, kwargs)
+    return _ap.unmatched(diff, _m_diff_sigs, args, kwargs, self)
+
+
+diff.__signature__ = _ap.LazySignature(_m_diff_0, False, True)
 
 
 def digamma(self, *args, **kwargs):
@@ -2966,10 +3654,16 @@ def digamma(self, *args, **kwargs):
     _ap.raise_no_arguments('digamma', args, kwargs)
 
 
+digamma.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def digamma_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_digamma_.call(self._keyset, self)
     _ap.raise_no_arguments('digamma_', args, kwargs)
+
+
+digamma_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_dist_0(other, p=2):
@@ -2989,7 +3683,10 @@ def dist(self, *args, **kwargs):
     else:
         result = _op_dist.call(self._keyset | other._keyset, self, other, p)
         return result
-    _ap.raise_invalid_arguments(_m_dist_sigs, args, kwargs)
+    return _ap.unmatched(dist, _m_dist_sigs, args, kwargs, self)
+
+
+dist.__signature__ = _ap.LazySignature(_m_dist_0, False, True)
 
 
 def _m_div_0(other):
@@ -3037,7 +3734,10 @@ def div(self, *args, **kwargs):
         else:
             result = _op_div__Scalar_mode.call(self._keyset, self, other, rounding_mode)
             return result
-    _ap.raise_invalid_arguments(_m_div_sigs, args, kwargs)
+    return _ap.unmatched(div, _m_div_sigs, args, kwargs, self)
+
+
+div.__signature__ = _ap.LazySignature(_m_div_1, False, True, ('rounding_mode',))
 
 
 def _m_div__0(other):
@@ -3085,7 +3785,10 @@ def div_(self, *args, **kwargs):
         else:
             result = _op_div___Scalar_mode.call(self._keyset, self, other, rounding_mode)
             return result
-    _ap.raise_invalid_arguments(_m_div__sigs, args, kwargs)
+    return _ap.unmatched(div_, _m_div__sigs, args, kwargs, self)
+
+
+div_.__signature__ = _ap.LazySignature(_m_div__1, False, True, ('rounding_mode',))
 
 
 def _m_divide_0(other):
@@ -3146,7 +3849,10 @@ def divide(self, *args, **kwargs):
         else:
             result = _op_divide__Scalar_mode.call(self._keyset, self, other, rounding_mode)
             return result
-    _ap.raise_invalid_arguments(_m_divide_sigs, args, kwargs)
+    return _ap.unmatched(divide, _m_divide_sigs, args, kwargs, self)
+
+
+divide.__signature__ = _ap.LazySignature(_m_divide_1, False, True, ('rounding_mode',))
 
 
 def _m_divide__0(other):
@@ -3207,7 +3913,10 @@ def divide_(self, *args, **kwargs):
         else:
             result = _op_divide___Scalar_mode.call(self._keyset, self, other, rounding_mode)
             return result
-    _ap.raise_invalid_arguments(_m_divide__sigs, args, kwargs)
+    return _ap.unmatched(divide_, _m_divide__sigs, args, kwargs, self)
+
+
+divide_.__signature__ = _ap.LazySignature(_m_divide__1, False, True, ('rounding_mode',))
 
 
 def _m_dot_0(tensor):
@@ -3226,7 +3935,10 @@ def dot(self, *args, **kwargs):
     else:
         result = _op_dot.call(self._keyset | tensor._keyset, self, tensor)
         return result
-    _ap.raise_invalid_arguments(_m_dot_sigs, args, kwargs)
+    return _ap.unmatched(dot, _m_dot_sigs, args, kwargs, self)
+
+
+dot.__signature__ = _ap.LazySignature(_m_dot_0, False, True)
 
 
 def _m_dsplit_0(sections):
@@ -3259,7 +3971,10 @@ def dsplit(self, *args, **kwargs):
     else:
         result = _op_dsplit__array.call(self._keyset, self, indices)
         return result
-    _ap.raise_invalid_arguments(_m_dsplit_sigs, args, kwargs)
+    return _ap.unmatched(dsplit, _m_dsplit_sigs, args, kwargs, self)
+
+
+dsplit.__signature__ = _ap.LazySignature(_m_dsplit_0, False, True, ('sections',))
 
 
 def _m_eq_0(other):
@@ -3292,7 +4007,10 @@ def eq(self, *args, **kwargs):
         else:
             result = _op_eq__Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_eq_sigs, args, kwargs)
+    return _ap.unmatched(eq, _m_eq_sigs, args, kwargs, self)
+
+
+eq.__signature__ = _ap.LazySignature(_m_eq_0, False, True)
 
 
 def _m_eq__0(other):
@@ -3325,7 +4043,10 @@ def eq_(self, *args, **kwargs):
         else:
             result = _op_eq___Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_eq__sigs, args, kwargs)
+    return _ap.unmatched(eq_, _m_eq__sigs, args, kwargs, self)
+
+
+eq_.__signature__ = _ap.LazySignature(_m_eq__0, False, True)
 
 
 def _m_equal_0(other):
@@ -3344,7 +4065,10 @@ def equal(self, *args, **kwargs):
     else:
         result = _op_equal.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_equal_sigs, args, kwargs)
+    return _ap.unmatched(equal, _m_equal_sigs, args, kwargs, self)
+
+
+equal.__signature__ = _ap.LazySignature(_m_equal_0, False, True)
 
 
 def erf(self, *args, **kwargs):
@@ -3353,10 +4077,16 @@ def erf(self, *args, **kwargs):
     _ap.raise_no_arguments('erf', args, kwargs)
 
 
+erf.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def erf_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_erf_.call(self._keyset, self)
     _ap.raise_no_arguments('erf_', args, kwargs)
+
+
+erf_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def erfc(self, *args, **kwargs):
@@ -3365,10 +4095,16 @@ def erfc(self, *args, **kwargs):
     _ap.raise_no_arguments('erfc', args, kwargs)
 
 
+erfc.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def erfc_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_erfc_.call(self._keyset, self)
     _ap.raise_no_arguments('erfc_', args, kwargs)
+
+
+erfc_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def erfinv(self, *args, **kwargs):
@@ -3377,10 +4113,16 @@ def erfinv(self, *args, **kwargs):
     _ap.raise_no_arguments('erfinv', args, kwargs)
 
 
+erfinv.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def erfinv_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_erfinv_.call(self._keyset, self)
     _ap.raise_no_arguments('erfinv_', args, kwargs)
+
+
+erfinv_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def exp(self, *args, **kwargs):
@@ -3389,10 +4131,16 @@ def exp(self, *args, **kwargs):
     _ap.raise_no_arguments('exp', args, kwargs)
 
 
+exp.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def exp2(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_exp2.call(self._keyset, self)
     _ap.raise_no_arguments('exp2', args, kwargs)
+
+
+exp2.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def exp2_(self, *args, **kwargs):
@@ -3401,10 +4149,16 @@ def exp2_(self, *args, **kwargs):
     _ap.raise_no_arguments('exp2_', args, kwargs)
 
 
+exp2_.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def exp_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_exp_.call(self._keyset, self)
     _ap.raise_no_arguments('exp_', args, kwargs)
+
+
+exp_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_expand_0(size, *, implicit=False):
@@ -3425,7 +4179,10 @@ def expand(self, *args, **kwargs):
     else:
         result = _op_expand.call(self._keyset, self, size, implicit)
         return result
-    _ap.raise_invalid_arguments(_m_expand_sigs, args, kwargs)
+    return _ap.unmatched(expand, _m_expand_sigs, args, kwargs, self)
+
+
+expand.__signature__ = _ap.LazySignature(_m_expand_0, True, True)
 
 
 def _m_expand_as_0(other):
@@ -3444,7 +4201,10 @@ def expand_as(self, *args, **kwargs):
     else:
         result = _op_expand_as.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_expand_as_sigs, args, kwargs)
+    return _ap.unmatched(expand_as, _m_expand_as_sigs, args, kwargs, self)
+
+
+expand_as.__signature__ = _ap.LazySignature(_m_expand_as_0, False, True)
 
 
 def expm1(self, *args, **kwargs):
@@ -3453,10 +4213,16 @@ def expm1(self, *args, **kwargs):
     _ap.raise_no_arguments('expm1', args, kwargs)
 
 
+expm1.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def expm1_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_expm1_.call(self._keyset, self)
     _ap.raise_no_arguments('expm1_', args, kwargs)
+
+
+expm1_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_exponential__0(lambd=1, *, generator=None):
@@ -3478,7 +4244,10 @@ def exponential_(self, *args, **kwargs):
     else:
         result = _op_exponential_.call(self._keyset, self, lambd, generator)
         return result
-    _ap.raise_invalid_arguments(_m_exponential__sigs, args, kwargs)
+    return _ap.unmatched(exponential_, _m_exponential__sigs, args, kwargs, self)
+
+
+exponential_.__signature__ = _ap.LazySignature(_m_exponential__0, False, True)
 
 
 def _m_fill__0(value):
@@ -3511,7 +4280,10 @@ def fill_(self, *args, **kwargs):
         else:
             result = _op_fill___Scalar.call(self._keyset, self, value)
             return result
-    _ap.raise_invalid_arguments(_m_fill__sigs, args, kwargs)
+    return _ap.unmatched(fill_, _m_fill__sigs, args, kwargs, self)
+
+
+fill_.__signature__ = _ap.LazySignature(_m_fill__0, False, True)
 
 
 def _m_fill_diagonal__0(fill_value, wrap=False):
@@ -3531,7 +4303,10 @@ def fill_diagonal_(self, *args, **kwargs):
     else:
         result = _op_fill_diagonal_.call(self._keyset, self, fill_value, wrap)
         return result
-    _ap.raise_invalid_arguments(_m_fill_diagonal__sigs, args, kwargs)
+    return _ap.unmatched(fill_diagonal_, _m_fill_diagonal__sigs, args, kwargs, self)
+
+
+fill_diagonal_.__signature__ = _ap.LazySignature(_m_fill_diagonal__0, False, True)
 
 
 def fix(self, *args, **kwargs):
@@ -3540,10 +4315,16 @@ def fix(self, *args, **kwargs):
     _ap.raise_no_arguments('fix', args, kwargs)
 
 
+fix.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def fix_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_fix_.call(self._keyset, self)
     _ap.raise_no_arguments('fix_', args, kwargs)
+
+
+fix_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_flatten_0(start_dim=0, end_dim=-1):
@@ -3565,7 +4346,10 @@ def flatten(self, *args, **kwargs):
     else:
         result = _op_flatten__using_ints.call(self._keyset, self, start_dim, end_dim)
         return result
-    _ap.raise_invalid_arguments(_m_flatten_sigs, args, kwargs)
+    return _ap.unmatched(flatten, _m_flatten_sigs, args, kwargs, self)
+
+
+flatten.__signature__ = _ap.LazySignature(_m_flatten_0, False, True)
 
 
 def _m_flip_0(dims):
@@ -3585,7 +4369,10 @@ def flip(self, *args, **kwargs):
     else:
         result = _op_flip.call(self._keyset, self, dims)
         return result
-    _ap.raise_invalid_arguments(_m_flip_sigs, args, kwargs)
+    return _ap.unmatched(flip, _m_flip_sigs, args, kwargs, self)
+
+
+flip.__signature__ = _ap.LazySignature(_m_flip_0, True, True)
 
 
 def fliplr(self, *args, **kwargs):
@@ -3594,10 +4381,16 @@ def fliplr(self, *args, **kwargs):
     _ap.raise_no_arguments('fliplr', args, kwargs)
 
 
+fliplr.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def flipud(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_flipud.call(self._keyset, self)
     _ap.raise_no_arguments('flipud', args, kwargs)
+
+
+flipud.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_float_power_0(exponent):
@@ -3630,7 +4423,10 @@ def float_power(self, *args, **kwargs):
         else:
             result = _op_float_power__Tensor_Scalar.call(self._keyset, self, exponent)
             return result
-    _ap.raise_invalid_arguments(_m_float_power_sigs, args, kwargs)
+    return _ap.unmatched(float_power, _m_float_power_sigs, args, kwargs, self)
+
+
+float_power.__signature__ = _ap.LazySignature(_m_float_power_0, False, True)
 
 
 def _m_float_power__0(exponent):
@@ -3663,7 +4459,10 @@ def float_power_(self, *args, **kwargs):
         else:
             result = _op_float_power___Scalar.call(self._keyset, self, exponent)
             return result
-    _ap.raise_invalid_arguments(_m_float_power__sigs, args, kwargs)
+    return _ap.unmatched(float_power_, _m_float_power__sigs, args, kwargs, self)
+
+
+float_power_.__signature__ = _ap.LazySignature(_m_float_power__0, False, True)
 
 
 def floor(self, *args, **kwargs):
@@ -3672,10 +4471,16 @@ def floor(self, *args, **kwargs):
     _ap.raise_no_arguments('floor', args, kwargs)
 
 
+floor.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def floor_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_floor_.call(self._keyset, self)
     _ap.raise_no_arguments('floor_', args, kwargs)
+
+
+floor_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_floor_divide_0(other):
@@ -3708,7 +4513,10 @@ def floor_divide(self, *args, **kwargs):
         else:
             result = _op_floor_divide__Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_floor_divide_sigs, args, kwargs)
+    return _ap.unmatched(floor_divide, _m_floor_divide_sigs, args, kwargs, self)
+
+
+floor_divide.__signature__ = _ap.LazySignature(_m_floor_divide_0, False, True)
 
 
 def _m_floor_divide__0(other):
@@ -3741,7 +4549,10 @@ def floor_divide_(self, *args, **kwargs):
         else:
             result = _op_floor_divide___Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_floor_divide__sigs, args, kwargs)
+    return _ap.unmatched(floor_divide_, _m_floor_divide__sigs, args, kwargs, self)
+
+
+floor_divide_.__signature__ = _ap.LazySignature(_m_floor_divide__0, False, True)
 
 
 def _m_fmax_0(other):
@@ -3760,7 +4571,10 @@ def fmax(self, *args, **kwargs):
     else:
         result = _op_fmax.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_fmax_sigs, args, kwargs)
+    return _ap.unmatched(fmax, _m_fmax_sigs, args, kwargs, self)
+
+
+fmax.__signature__ = _ap.LazySignature(_m_fmax_0, False, True)
 
 
 def _m_fmin_0(other):
@@ -3779,7 +4593,10 @@ def fmin(self, *args, **kwargs):
     else:
         result = _op_fmin.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_fmin_sigs, args, kwargs)
+    return _ap.unmatched(fmin, _m_fmin_sigs, args, kwargs, self)
+
+
+fmin.__signature__ = _ap.LazySignature(_m_fmin_0, False, True)
 
 
 def _m_fmod_0(other):
@@ -3812,7 +4629,10 @@ def fmod(self, *args, **kwargs):
         else:
             result = _op_fmod__Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_fmod_sigs, args, kwargs)
+    return _ap.unmatched(fmod, _m_fmod_sigs, args, kwargs, self)
+
+
+fmod.__signature__ = _ap.LazySignature(_m_fmod_0, False, True)
 
 
 def _m_fmod__0(other):
@@ -3845,7 +4665,10 @@ def fmod_(self, *args, **kwargs):
         else:
             result = _op_fmod___Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_fmod__sigs, args, kwargs)
+    return _ap.unmatched(fmod_, _m_fmod__sigs, args, kwargs, self)
+
+
+fmod_.__signature__ = _ap.LazySignature(_m_fmod__0, False, True)
 
 
 def frac(self, *args, **kwargs):
@@ -3854,16 +4677,25 @@ def frac(self, *args, **kwargs):
     _ap.raise_no_arguments('frac', args, kwargs)
 
 
+frac.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def frac_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_frac_.call(self._keyset, self)
     _ap.raise_no_arguments('frac_', args, kwargs)
 
 
+frac_.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def frexp(self, *args, **kwargs):
     if not args and not kwargs:
         return _rt_frexp(_op_frexp__Tensor.call(self._keyset, self))
     _ap.raise_no_arguments('frexp', args, kwargs)
+
+
+frexp.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_gather_0(dim, index, *, sparse_grad=False):
@@ -3884,7 +4716,10 @@ def gather(self, *args, **kwargs):
     else:
         result = _op_gather.call(self._keyset | index._keyset, self, dim, index, sparse_grad)
         return result
-    _ap.raise_invalid_arguments(_m_gather_sigs, args, kwargs)
+    return _ap.unmatched(gather, _m_gather_sigs, args, kwargs, self)
+
+
+gather.__signature__ = _ap.LazySignature(_m_gather_0, False, True)
 
 
 def _m_gcd_0(other):
@@ -3903,7 +4738,10 @@ def gcd(self, *args, **kwargs):
     else:
         result = _op_gcd.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_gcd_sigs, args, kwargs)
+    return _ap.unmatched(gcd, _m_gcd_sigs, args, kwargs, self)
+
+
+gcd.__signature__ = _ap.LazySignature(_m_gcd_0, False, True)
 
 
 def _m_gcd__0(other):
@@ -3922,7 +4760,10 @@ def gcd_(self, *args, **kwargs):
     else:
         result = _op_gcd_.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_gcd__sigs, args, kwargs)
+    return _ap.unmatched(gcd_, _m_gcd__sigs, args, kwargs, self)
+
+
+gcd_.__signature__ = _ap.LazySignature(_m_gcd__0, False, True)
 
 
 def _m_ge_0(other):
@@ -3955,7 +4796,10 @@ def ge(self, *args, **kwargs):
         else:
             result = _op_ge__Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_ge_sigs, args, kwargs)
+    return _ap.unmatched(ge, _m_ge_sigs, args, kwargs, self)
+
+
+ge.__signature__ = _ap.LazySignature(_m_ge_0, False, True)
 
 
 def _m_ge__0(other):
@@ -3988,7 +4832,10 @@ def ge_(self, *args, **kwargs):
         else:
             result = _op_ge___Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_ge__sigs, args, kwargs)
+    return _ap.unmatched(ge_, _m_ge__sigs, args, kwargs, self)
+
+
+ge_.__signature__ = _ap.LazySignature(_m_ge__0, False, True)
 
 
 def _m_geometric__0(p, *, generator=None):
@@ -4008,13 +4855,19 @@ def geometric_(self, *args, **kwargs):
     else:
         result = _op_geometric_.call(self._keyset, self, p, generator)
         return result
-    _ap.raise_invalid_arguments(_m_geometric__sigs, args, kwargs)
+    return _ap.unmatched(geometric_, _m_geometric__sigs, args, kwargs, self)
+
+
+geometric_.__signature__ = _ap.LazySignature(_m_geometric__0, False, True)
 
 
 def geqrf(self, *args, **kwargs):
     if not args and not kwargs:
         return _rt_geqrf(_op_geqrf.call(self._keyset, self))
     _ap.raise_no_arguments('geqrf', args, kwargs)
+
+
+geqrf.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_ger_0(vec2):
@@ -4033,7 +4886,10 @@ def ger(self, *args, **kwargs):
     else:
         result = _op_ger.call(self._keyset | vec2._keyset, self, vec2)
         return result
-    _ap.raise_invalid_arguments(_m_ger_sigs, args, kwargs)
+    return _ap.unmatched(ger, _m_ger_sigs, args, kwargs, self)
+
+
+ger.__signature__ = _ap.LazySignature(_m_ger_0, False, True)
 
 
 def _m_greater_0(other):
@@ -4066,7 +4922,10 @@ def greater(self, *args, **kwargs):
         else:
             result = _op_greater__Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_greater_sigs, args, kwargs)
+    return _ap.unmatched(greater, _m_greater_sigs, args, kwargs, self)
+
+
+greater.__signature__ = _ap.LazySignature(_m_greater_0, False, True)
 
 
 def _m_greater__0(other):
@@ -4099,7 +4958,10 @@ def greater_(self, *args, **kwargs):
         else:
             result = _op_greater___Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_greater__sigs, args, kwargs)
+    return _ap.unmatched(greater_, _m_greater__sigs, args, kwargs, self)
+
+
+greater_.__signature__ = _ap.LazySignature(_m_greater__0, False, True)
 
 
 def _m_greater_equal_0(other):
@@ -4132,7 +4994,10 @@ def greater_equal(self, *args, **kwargs):
         else:
             result = _op_greater_equal__Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_greater_equal_sigs, args, kwargs)
+    return _ap.unmatched(greater_equal, _m_greater_equal_sigs, args, kwargs, self)
+
+
+greater_equal.__signature__ = _ap.LazySignature(_m_greater_equal_0, False, True)
 
 
 def _m_greater_equal__0(other):
@@ -4165,7 +5030,10 @@ def greater_equal_(self, *args, **kwargs):
         else:
             result = _op_greater_equal___Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_greater_equal__sigs, args, kwargs)
+    return _ap.unmatched(greater_equal_, _m_greater_equal__sigs, args, kwargs, self)
+
+
+greater_equal_.__signature__ = _ap.LazySignature(_m_greater_equal__0, False, True)
 
 
 def _m_gt_0(other):
@@ -4198,7 +5066,10 @@ def gt(self, *args, **kwargs):
         else:
             result = _op_gt__Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_gt_sigs, args, kwargs)
+    return _ap.unmatched(gt, _m_gt_sigs, args, kwargs, self)
+
+
+gt.__signature__ = _ap.LazySignature(_m_gt_0, False, True)
 
 
 def _m_gt__0(other):
@@ -4231,7 +5102,10 @@ def gt_(self, *args, **kwargs):
         else:
             result = _op_gt___Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_gt__sigs, args, kwargs)
+    return _ap.unmatched(gt_, _m_gt__sigs, args, kwargs, self)
+
+
+gt_.__signature__ = _ap.LazySignature(_m_gt__0, False, True)
 
 
 def _m_hardshrink_0(lambd=0.5):
@@ -4252,7 +5126,10 @@ def hardshrink(self, *args, **kwargs):
     else:
         result = _op_hardshrink.call(self._keyset, self, lambd)
         return result
-    _ap.raise_invalid_arguments(_m_hardshrink_sigs, args, kwargs)
+    return _ap.unmatched(hardshrink, _m_hardshrink_sigs, args, kwargs, self)
+
+
+hardshrink.__signature__ = _ap.LazySignature(_m_hardshrink_0, False, True)
 
 
 def _m_hash_tensor_0(dim=(), *, keepdim=False, mode=0):
@@ -4276,7 +5153,10 @@ def hash_tensor(self, *args, **kwargs):
     else:
         result = _op_hash_tensor.call(self._keyset, self, dim, keepdim, mode)
         return result
-    _ap.raise_invalid_arguments(_m_hash_tensor_sigs, args, kwargs)
+    return _ap.unmatched(hash_tensor, _m_hash_tensor_sigs, args, kwargs, self)
+
+
+hash_tensor.__signature__ = _ap.LazySignature(_m_hash_tensor_0, True, True)
 
 
 def _m_heaviside_0(values):
@@ -4295,7 +5175,10 @@ def heaviside(self, *args, **kwargs):
     else:
         result = _op_heaviside.call(self._keyset | values._keyset, self, values)
         return result
-    _ap.raise_invalid_arguments(_m_heaviside_sigs, args, kwargs)
+    return _ap.unmatched(heaviside, _m_heaviside_sigs, args, kwargs, self)
+
+
+heaviside.__signature__ = _ap.LazySignature(_m_heaviside_0, False, True)
 
 
 def _m_heaviside__0(values):
@@ -4314,7 +5197,10 @@ def heaviside_(self, *args, **kwargs):
     else:
         result = _op_heaviside_.call(self._keyset | values._keyset, self, values)
         return result
-    _ap.raise_invalid_arguments(_m_heaviside__sigs, args, kwargs)
+    return _ap.unmatched(heaviside_, _m_heaviside__sigs, args, kwargs, self)
+
+
+heaviside_.__signature__ = _ap.LazySignature(_m_heaviside__0, False, True)
 
 
 def _m_histc_0(bins=100, min=0, max=0):
@@ -4337,7 +5223,10 @@ def histc(self, *args, **kwargs):
     else:
         result = _op_histc.call(self._keyset, self, bins, min, max)
         return result
-    _ap.raise_invalid_arguments(_m_histc_sigs, args, kwargs)
+    return _ap.unmatched(histc, _m_histc_sigs, args, kwargs, self)
+
+
+histc.__signature__ = _ap.LazySignature(_m_histc_0, False, True)
 
 
 def _m_histogram_0(bins, *, weight=None, density=False):
@@ -4374,7 +5263,10 @@ def histogram(self, *args, **kwargs):
         else:
             result = _rt_histogram(_op_histogram__bin_ct.call(self._keyset | (weight._keyset if weight is not None else 0), self, bins, range, weight, density))
             return result
-    _ap.raise_invalid_arguments(_m_histogram_sigs, args, kwargs)
+    return _ap.unmatched(histogram, _m_histogram_sigs, args, kwargs, self)
+
+
+histogram.__signature__ = _ap.LazySignature(_m_histogram_1, False, True)
 
 
 def _m_hsplit_0(sections):
@@ -4407,7 +5299,10 @@ def hsplit(self, *args, **kwargs):
     else:
         result = _op_hsplit__array.call(self._keyset, self, indices)
         return result
-    _ap.raise_invalid_arguments(_m_hsplit_sigs, args, kwargs)
+    return _ap.unmatched(hsplit, _m_hsplit_sigs, args, kwargs, self)
+
+
+hsplit.__signature__ = _ap.LazySignature(_m_hsplit_0, False, True, ('sections',))
 
 
 def _m_hypot_0(other):
@@ -4426,7 +5321,10 @@ def hypot(self, *args, **kwargs):
     else:
         result = _op_hypot.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_hypot_sigs, args, kwargs)
+    return _ap.unmatched(hypot, _m_hypot_sigs, args, kwargs, self)
+
+
+hypot.__signature__ = _ap.LazySignature(_m_hypot_0, False, True)
 
 
 def _m_hypot__0(other):
@@ -4445,7 +5343,10 @@ def hypot_(self, *args, **kwargs):
     else:
         result = _op_hypot_.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_hypot__sigs, args, kwargs)
+    return _ap.unmatched(hypot_, _m_hypot__sigs, args, kwargs, self)
+
+
+hypot_.__signature__ = _ap.LazySignature(_m_hypot__0, False, True)
 
 
 def i0(self, *args, **kwargs):
@@ -4454,10 +5355,16 @@ def i0(self, *args, **kwargs):
     _ap.raise_no_arguments('i0', args, kwargs)
 
 
+i0.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def i0_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_i0_.call(self._keyset, self)
     _ap.raise_no_arguments('i0_', args, kwargs)
+
+
+i0_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_igamma_0(other):
@@ -4476,7 +5383,10 @@ def igamma(self, *args, **kwargs):
     else:
         result = _op_igamma.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_igamma_sigs, args, kwargs)
+    return _ap.unmatched(igamma, _m_igamma_sigs, args, kwargs, self)
+
+
+igamma.__signature__ = _ap.LazySignature(_m_igamma_0, False, True)
 
 
 def _m_igamma__0(other):
@@ -4495,7 +5405,10 @@ def igamma_(self, *args, **kwargs):
     else:
         result = _op_igamma_.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_igamma__sigs, args, kwargs)
+    return _ap.unmatched(igamma_, _m_igamma__sigs, args, kwargs, self)
+
+
+igamma_.__signature__ = _ap.LazySignature(_m_igamma__0, False, True)
 
 
 def _m_igammac_0(other):
@@ -4514,7 +5427,10 @@ def igammac(self, *args, **kwargs):
     else:
         result = _op_igammac.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_igammac_sigs, args, kwargs)
+    return _ap.unmatched(igammac, _m_igammac_sigs, args, kwargs, self)
+
+
+igammac.__signature__ = _ap.LazySignature(_m_igammac_0, False, True)
 
 
 def _m_igammac__0(other):
@@ -4533,7 +5449,10 @@ def igammac_(self, *args, **kwargs):
     else:
         result = _op_igammac_.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_igammac__sigs, args, kwargs)
+    return _ap.unmatched(igammac_, _m_igammac__sigs, args, kwargs, self)
+
+
+igammac_.__signature__ = _ap.LazySignature(_m_igammac__0, False, True)
 
 
 def _m_index_0(indices):
@@ -4552,7 +5471,10 @@ def index(self, *args, **kwargs):
     else:
         result = _op_index__Tensor.call(self._keyset | _ap.keyset_of_list(indices), self, indices)
         return result
-    _ap.raise_invalid_arguments(_m_index_sigs, args, kwargs)
+    return _ap.unmatched(index, _m_index_sigs, args, kwargs, self)
+
+
+index.__signature__ = _ap.LazySignature(_m_index_0, False, True)
 
 
 def _m_index_add_0(dim, index, source, *, alpha=1):
@@ -4574,7 +5496,10 @@ def index_add(self, *args, **kwargs):
     else:
         result = _op_index_add.call(self._keyset | index._keyset | source._keyset, self, dim, index, source, alpha)
         return result
-    _ap.raise_invalid_arguments(_m_index_add_sigs, args, kwargs)
+    return _ap.unmatched(index_add, _m_index_add_sigs, args, kwargs, self)
+
+
+index_add.__signature__ = _ap.LazySignature(_m_index_add_0, False, True)
 
 
 def _m_index_add__0(dim, index, source, *, alpha=1):
@@ -4596,7 +5521,10 @@ def index_add_(self, *args, **kwargs):
     else:
         result = _op_index_add_.call(self._keyset | index._keyset | source._keyset, self, dim, index, source, alpha)
         return result
-    _ap.raise_invalid_arguments(_m_index_add__sigs, args, kwargs)
+    return _ap.unmatched(index_add_, _m_index_add__sigs, args, kwargs, self)
+
+
+index_add_.__signature__ = _ap.LazySignature(_m_index_add__0, False, True)
 
 
 def _m_index_copy_0(dim, index, source):
@@ -4617,7 +5545,10 @@ def index_copy(self, *args, **kwargs):
     else:
         result = _op_index_copy.call(self._keyset | index._keyset | source._keyset, self, dim, index, source)
         return result
-    _ap.raise_invalid_arguments(_m_index_copy_sigs, args, kwargs)
+    return _ap.unmatched(index_copy, _m_index_copy_sigs, args, kwargs, self)
+
+
+index_copy.__signature__ = _ap.LazySignature(_m_index_copy_0, False, True)
 
 
 def _m_index_copy__0(dim, index, source):
@@ -4638,7 +5569,10 @@ def index_copy_(self, *args, **kwargs):
     else:
         result = _op_index_copy_.call(self._keyset | index._keyset | source._keyset, self, dim, index, source)
         return result
-    _ap.raise_invalid_arguments(_m_index_copy__sigs, args, kwargs)
+    return _ap.unmatched(index_copy_, _m_index_copy__sigs, args, kwargs, self)
+
+
+index_copy_.__signature__ = _ap.LazySignature(_m_index_copy__0, False, True)
 
 
 def _m_index_fill_0(dim, index, value):
@@ -4675,7 +5609,10 @@ def index_fill(self, *args, **kwargs):
         else:
             result = _op_index_fill__int_Scalar.call(self._keyset | index._keyset, self, dim, index, value)
             return result
-    _ap.raise_invalid_arguments(_m_index_fill_sigs, args, kwargs)
+    return _ap.unmatched(index_fill, _m_index_fill_sigs, args, kwargs, self)
+
+
+index_fill.__signature__ = _ap.LazySignature(_m_index_fill_0, False, True)
 
 
 def _m_index_fill__0(dim, index, value):
@@ -4712,7 +5649,10 @@ def index_fill_(self, *args, **kwargs):
         else:
             result = _op_index_fill___int_Scalar.call(self._keyset | index._keyset, self, dim, index, value)
             return result
-    _ap.raise_invalid_arguments(_m_index_fill__sigs, args, kwargs)
+    return _ap.unmatched(index_fill_, _m_index_fill__sigs, args, kwargs, self)
+
+
+index_fill_.__signature__ = _ap.LazySignature(_m_index_fill__0, False, True)
 
 
 def _m_index_put_0(indices, values, accumulate=False):
@@ -4733,7 +5673,10 @@ def index_put(self, *args, **kwargs):
     else:
         result = _op_index_put.call(self._keyset | _ap.keyset_of_list(indices) | values._keyset, self, indices, values, accumulate)
         return result
-    _ap.raise_invalid_arguments(_m_index_put_sigs, args, kwargs)
+    return _ap.unmatched(index_put, _m_index_put_sigs, args, kwargs, self)
+
+
+index_put.__signature__ = _ap.LazySignature(_m_index_put_0, False, True)
 
 
 def _m_index_put__0(indices, values, accumulate=False):
@@ -4754,7 +5697,10 @@ def index_put_(self, *args, **kwargs):
     else:
         result = _op_index_put_.call(self._keyset | _ap.keyset_of_list(indices) | values._keyset, self, indices, values, accumulate)
         return result
-    _ap.raise_invalid_arguments(_m_index_put__sigs, args, kwargs)
+    return _ap.unmatched(index_put_, _m_index_put__sigs, args, kwargs, self)
+
+
+index_put_.__signature__ = _ap.LazySignature(_m_index_put__0, False, True)
 
 
 def _m_index_reduce_0(dim, index, source, reduce, *, include_self=True):
@@ -4777,7 +5723,10 @@ def index_reduce(self, *args, **kwargs):
     else:
         result = _op_index_reduce.call(self._keyset | index._keyset | source._keyset, self, dim, index, source, reduce, include_self)
         return result
-    _ap.raise_invalid_arguments(_m_index_reduce_sigs, args, kwargs)
+    return _ap.unmatched(index_reduce, _m_index_reduce_sigs, args, kwargs, self)
+
+
+index_reduce.__signature__ = _ap.LazySignature(_m_index_reduce_0, False, True)
 
 
 def _m_index_reduce__0(dim, index, source, reduce, *, include_self=True):
@@ -4800,7 +5749,10 @@ def index_reduce_(self, *args, **kwargs):
     else:
         result = _op_index_reduce_.call(self._keyset | index._keyset | source._keyset, self, dim, index, source, reduce, include_self)
         return result
-    _ap.raise_invalid_arguments(_m_index_reduce__sigs, args, kwargs)
+    return _ap.unmatched(index_reduce_, _m_index_reduce__sigs, args, kwargs, self)
+
+
+index_reduce_.__signature__ = _ap.LazySignature(_m_index_reduce__0, False, True)
 
 
 def _m_index_select_0(dim, index):
@@ -4820,7 +5772,19 @@ def index_select(self, *args, **kwargs):
     else:
         result = _op_index_select.call(self._keyset | index._keyset, self, dim, index)
         return result
-    _ap.raise_invalid_arguments(_m_index_select_sigs, args, kwargs)
+    return _ap.unmatched(index_select, _m_index_select_sigs, args, kwargs, self)
+
+
+index_select.__signature__ = _ap.LazySignature(_m_index_select_0, False, True)
+
+
+def indices(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_indices.call(self._keyset, self)
+    _ap.raise_no_arguments('indices', args, kwargs)
+
+
+indices.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_inner_0(other):
@@ -4839,7 +5803,10 @@ def inner(self, *args, **kwargs):
     else:
         result = _op_inner.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_inner_sigs, args, kwargs)
+    return _ap.unmatched(inner, _m_inner_sigs, args, kwargs, self)
+
+
+inner.__signature__ = _ap.LazySignature(_m_inner_0, False, True)
 
 
 def inverse(self, *args, **kwargs):
@@ -4848,16 +5815,34 @@ def inverse(self, *args, **kwargs):
     _ap.raise_no_arguments('inverse', args, kwargs)
 
 
+inverse.__signature__ = _ap.LazySignature(None, False, True)
+
+
+def is_coalesced(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_is_coalesced.call(self._keyset, self)
+    _ap.raise_no_arguments('is_coalesced', args, kwargs)
+
+
+is_coalesced.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def is_conj(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_is_conj.call(self._keyset, self)
     _ap.raise_no_arguments('is_conj', args, kwargs)
 
 
+is_conj.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def is_neg(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_is_neg.call(self._keyset, self)
     _ap.raise_no_arguments('is_neg', args, kwargs)
+
+
+is_neg.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_isclose_0(other, rtol=1.0000000000000001e-05, atol=1e-08, equal_nan=False):
@@ -4879,7 +5864,10 @@ def isclose(self, *args, **kwargs):
     else:
         result = _op_isclose.call(self._keyset | other._keyset, self, other, rtol, atol, equal_nan)
         return result
-    _ap.raise_invalid_arguments(_m_isclose_sigs, args, kwargs)
+    return _ap.unmatched(isclose, _m_isclose_sigs, args, kwargs, self)
+
+
+isclose.__signature__ = _ap.LazySignature(_m_isclose_0, False, True)
 
 
 def isfinite(self, *args, **kwargs):
@@ -4888,10 +5876,16 @@ def isfinite(self, *args, **kwargs):
     _ap.raise_no_arguments('isfinite', args, kwargs)
 
 
+isfinite.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def isinf(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_isinf.call(self._keyset, self)
     _ap.raise_no_arguments('isinf', args, kwargs)
+
+
+isinf.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def isnan(self, *args, **kwargs):
@@ -4900,10 +5894,16 @@ def isnan(self, *args, **kwargs):
     _ap.raise_no_arguments('isnan', args, kwargs)
 
 
+isnan.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def isneginf(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_isneginf.call(self._keyset, self)
     _ap.raise_no_arguments('isneginf', args, kwargs)
+
+
+isneginf.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def isposinf(self, *args, **kwargs):
@@ -4912,10 +5912,16 @@ def isposinf(self, *args, **kwargs):
     _ap.raise_no_arguments('isposinf', args, kwargs)
 
 
+isposinf.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def isreal(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_isreal.call(self._keyset, self)
     _ap.raise_no_arguments('isreal', args, kwargs)
+
+
+isreal.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_istft_0(n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False, onesided=None, length=None, return_complex=False):
@@ -4942,7 +5948,10 @@ def istft(self, *args, **kwargs):
     else:
         result = _op_istft.call(self._keyset | (window._keyset if window is not None else 0), self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
         return result
-    _ap.raise_invalid_arguments(_m_istft_sigs, args, kwargs)
+    return _ap.unmatched(istft, _m_istft_sigs, args, kwargs, self)
+
+
+istft.__signature__ = _ap.LazySignature(_m_istft_0, False, True)
 
 
 def _m_kron_0(other):
@@ -4961,11 +5970,14 @@ def kron(self, *args, **kwargs):
     else:
         result = _op_kron.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_kron_sigs, args, kwargs)
+    return _ap.unmatched(kron, _m_kron_sigs, args, kwargs, self)
+
+
+kron.__signature__ = _ap.LazySignature(_m_kron_0, False, True)
 
 
 def _m_kthvalue_0(k, dim=-1, keepdim=False):
-    if (type(k) is not int or not -9223372036854775808 <= k <= 9223372036854775807): k = _ap.to_int(k)
+    if (type(k) is not int or not -9223372036854775808 <= k <= 9223372036854775807): k = _ap.to_symint(k)
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     return k, dim, keepdim
@@ -4982,7 +5994,10 @@ def kthvalue(self, *args, **kwargs):
     else:
         result = _rt_kthvalue(_op_kthvalue.call(self._keyset, self, k, dim, keepdim))
         return result
-    _ap.raise_invalid_arguments(_m_kthvalue_sigs, args, kwargs)
+    return _ap.unmatched(kthvalue, _m_kthvalue_sigs, args, kwargs, self)
+
+
+kthvalue.__signature__ = _ap.LazySignature(_m_kthvalue_0, False, True)
 
 
 def _m_lcm_0(other):
@@ -5001,7 +6016,10 @@ def lcm(self, *args, **kwargs):
     else:
         result = _op_lcm.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_lcm_sigs, args, kwargs)
+    return _ap.unmatched(lcm, _m_lcm_sigs, args, kwargs, self)
+
+
+lcm.__signature__ = _ap.LazySignature(_m_lcm_0, False, True)
 
 
 def _m_lcm__0(other):
@@ -5020,7 +6038,10 @@ def lcm_(self, *args, **kwargs):
     else:
         result = _op_lcm_.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_lcm__sigs, args, kwargs)
+    return _ap.unmatched(lcm_, _m_lcm__sigs, args, kwargs, self)
+
+
+lcm_.__signature__ = _ap.LazySignature(_m_lcm__0, False, True)
 
 
 def _m_ldexp_0(other):
@@ -5039,7 +6060,10 @@ def ldexp(self, *args, **kwargs):
     else:
         result = _op_ldexp__Tensor.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_ldexp_sigs, args, kwargs)
+    return _ap.unmatched(ldexp, _m_ldexp_sigs, args, kwargs, self)
+
+
+ldexp.__signature__ = _ap.LazySignature(_m_ldexp_0, False, True)
 
 
 def _m_ldexp__0(other):
@@ -5058,7 +6082,10 @@ def ldexp_(self, *args, **kwargs):
     else:
         result = _op_ldexp_.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_ldexp__sigs, args, kwargs)
+    return _ap.unmatched(ldexp_, _m_ldexp__sigs, args, kwargs, self)
+
+
+ldexp_.__signature__ = _ap.LazySignature(_m_ldexp__0, False, True)
 
 
 def _m_le_0(other):
@@ -5091,7 +6118,10 @@ def le(self, *args, **kwargs):
         else:
             result = _op_le__Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_le_sigs, args, kwargs)
+    return _ap.unmatched(le, _m_le_sigs, args, kwargs, self)
+
+
+le.__signature__ = _ap.LazySignature(_m_le_0, False, True)
 
 
 def _m_le__0(other):
@@ -5124,7 +6154,10 @@ def le_(self, *args, **kwargs):
         else:
             result = _op_le___Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_le__sigs, args, kwargs)
+    return _ap.unmatched(le_, _m_le__sigs, args, kwargs, self)
+
+
+le_.__signature__ = _ap.LazySignature(_m_le__0, False, True)
 
 
 def _m_lerp_0(end, weight):
@@ -5159,7 +6192,10 @@ def lerp(self, *args, **kwargs):
         else:
             result = _op_lerp__Scalar.call(self._keyset | end._keyset, self, end, weight)
             return result
-    _ap.raise_invalid_arguments(_m_lerp_sigs, args, kwargs)
+    return _ap.unmatched(lerp, _m_lerp_sigs, args, kwargs, self)
+
+
+lerp.__signature__ = _ap.LazySignature(_m_lerp_0, False, True)
 
 
 def _m_lerp__0(end, weight):
@@ -5194,7 +6230,10 @@ def lerp_(self, *args, **kwargs):
         else:
             result = _op_lerp___Scalar.call(self._keyset | end._keyset, self, end, weight)
             return result
-    _ap.raise_invalid_arguments(_m_lerp__sigs, args, kwargs)
+    return _ap.unmatched(lerp_, _m_lerp__sigs, args, kwargs, self)
+
+
+lerp_.__signature__ = _ap.LazySignature(_m_lerp__0, False, True)
 
 
 def _m_less_0(other):
@@ -5227,7 +6266,10 @@ def less(self, *args, **kwargs):
         else:
             result = _op_less__Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_less_sigs, args, kwargs)
+    return _ap.unmatched(less, _m_less_sigs, args, kwargs, self)
+
+
+less.__signature__ = _ap.LazySignature(_m_less_0, False, True)
 
 
 def _m_less__0(other):
@@ -5260,7 +6302,10 @@ def less_(self, *args, **kwargs):
         else:
             result = _op_less___Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_less__sigs, args, kwargs)
+    return _ap.unmatched(less_, _m_less__sigs, args, kwargs, self)
+
+
+less_.__signature__ = _ap.LazySignature(_m_less__0, False, True)
 
 
 def _m_less_equal_0(other):
@@ -5293,7 +6338,10 @@ def less_equal(self, *args, **kwargs):
         else:
             result = _op_less_equal__Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_less_equal_sigs, args, kwargs)
+    return _ap.unmatched(less_equal, _m_less_equal_sigs, args, kwargs, self)
+
+
+less_equal.__signature__ = _ap.LazySignature(_m_less_equal_0, False, True)
 
 
 def _m_less_equal__0(other):
@@ -5326,7 +6374,10 @@ def less_equal_(self, *args, **kwargs):
         else:
             result = _op_less_equal___Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_less_equal__sigs, args, kwargs)
+    return _ap.unmatched(less_equal_, _m_less_equal__sigs, args, kwargs, self)
+
+
+less_equal_.__signature__ = _ap.LazySignature(_m_less_equal__0, False, True)
 
 
 def lgamma(self, *args, **kwargs):
@@ -5335,10 +6386,16 @@ def lgamma(self, *args, **kwargs):
     _ap.raise_no_arguments('lgamma', args, kwargs)
 
 
+lgamma.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def lgamma_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_lgamma_.call(self._keyset, self)
     _ap.raise_no_arguments('lgamma_', args, kwargs)
+
+
+lgamma_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def log(self, *args, **kwargs):
@@ -5347,10 +6404,16 @@ def log(self, *args, **kwargs):
     _ap.raise_no_arguments('log', args, kwargs)
 
 
+log.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def log10(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_log10.call(self._keyset, self)
     _ap.raise_no_arguments('log10', args, kwargs)
+
+
+log10.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def log10_(self, *args, **kwargs):
@@ -5359,10 +6422,16 @@ def log10_(self, *args, **kwargs):
     _ap.raise_no_arguments('log10_', args, kwargs)
 
 
+log10_.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def log1p(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_log1p.call(self._keyset, self)
     _ap.raise_no_arguments('log1p', args, kwargs)
+
+
+log1p.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def log1p_(self, *args, **kwargs):
@@ -5371,10 +6440,16 @@ def log1p_(self, *args, **kwargs):
     _ap.raise_no_arguments('log1p_', args, kwargs)
 
 
+log1p_.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def log2(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_log2.call(self._keyset, self)
     _ap.raise_no_arguments('log2', args, kwargs)
+
+
+log2.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def log2_(self, *args, **kwargs):
@@ -5383,10 +6458,16 @@ def log2_(self, *args, **kwargs):
     _ap.raise_no_arguments('log2_', args, kwargs)
 
 
+log2_.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def log_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_log_.call(self._keyset, self)
     _ap.raise_no_arguments('log_', args, kwargs)
+
+
+log_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_log_normal__0(mean=1, std=2, *, generator=None):
@@ -5409,7 +6490,10 @@ def log_normal_(self, *args, **kwargs):
     else:
         result = _op_log_normal_.call(self._keyset, self, mean, std, generator)
         return result
-    _ap.raise_invalid_arguments(_m_log_normal__sigs, args, kwargs)
+    return _ap.unmatched(log_normal_, _m_log_normal__sigs, args, kwargs, self)
+
+
+log_normal_.__signature__ = _ap.LazySignature(_m_log_normal__0, False, True)
 
 
 def _m_log_softmax_0(dim, dtype=None):
@@ -5429,7 +6513,10 @@ def log_softmax(self, *args, **kwargs):
     else:
         result = _op_log_softmax__int.call(self._keyset, self, dim, dtype)
         return result
-    _ap.raise_invalid_arguments(_m_log_softmax_sigs, args, kwargs)
+    return _ap.unmatched(log_softmax, _m_log_softmax_sigs, args, kwargs, self)
+
+
+log_softmax.__signature__ = _ap.LazySignature(_m_log_softmax_0, False, True)
 
 
 def _m_logaddexp_0(other):
@@ -5448,7 +6535,10 @@ def logaddexp(self, *args, **kwargs):
     else:
         result = _op_logaddexp.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_logaddexp_sigs, args, kwargs)
+    return _ap.unmatched(logaddexp, _m_logaddexp_sigs, args, kwargs, self)
+
+
+logaddexp.__signature__ = _ap.LazySignature(_m_logaddexp_0, False, True)
 
 
 def _m_logaddexp2_0(other):
@@ -5467,7 +6557,10 @@ def logaddexp2(self, *args, **kwargs):
     else:
         result = _op_logaddexp2.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_logaddexp2_sigs, args, kwargs)
+    return _ap.unmatched(logaddexp2, _m_logaddexp2_sigs, args, kwargs, self)
+
+
+logaddexp2.__signature__ = _ap.LazySignature(_m_logaddexp2_0, False, True)
 
 
 def _m_logcumsumexp_0(dim):
@@ -5486,13 +6579,19 @@ def logcumsumexp(self, *args, **kwargs):
     else:
         result = _op_logcumsumexp.call(self._keyset, self, dim)
         return result
-    _ap.raise_invalid_arguments(_m_logcumsumexp_sigs, args, kwargs)
+    return _ap.unmatched(logcumsumexp, _m_logcumsumexp_sigs, args, kwargs, self)
+
+
+logcumsumexp.__signature__ = _ap.LazySignature(_m_logcumsumexp_0, False, True)
 
 
 def logdet(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_logdet.call(self._keyset, self)
     _ap.raise_no_arguments('logdet', args, kwargs)
+
+
+logdet.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_logical_and_0(other):
@@ -5511,7 +6610,10 @@ def logical_and(self, *args, **kwargs):
     else:
         result = _op_logical_and.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_logical_and_sigs, args, kwargs)
+    return _ap.unmatched(logical_and, _m_logical_and_sigs, args, kwargs, self)
+
+
+logical_and.__signature__ = _ap.LazySignature(_m_logical_and_0, False, True)
 
 
 def _m_logical_and__0(other):
@@ -5530,7 +6632,10 @@ def logical_and_(self, *args, **kwargs):
     else:
         result = _op_logical_and_.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_logical_and__sigs, args, kwargs)
+    return _ap.unmatched(logical_and_, _m_logical_and__sigs, args, kwargs, self)
+
+
+logical_and_.__signature__ = _ap.LazySignature(_m_logical_and__0, False, True)
 
 
 def logical_not(self, *args, **kwargs):
@@ -5539,10 +6644,16 @@ def logical_not(self, *args, **kwargs):
     _ap.raise_no_arguments('logical_not', args, kwargs)
 
 
+logical_not.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def logical_not_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_logical_not_.call(self._keyset, self)
     _ap.raise_no_arguments('logical_not_', args, kwargs)
+
+
+logical_not_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_logical_or_0(other):
@@ -5561,7 +6672,10 @@ def logical_or(self, *args, **kwargs):
     else:
         result = _op_logical_or.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_logical_or_sigs, args, kwargs)
+    return _ap.unmatched(logical_or, _m_logical_or_sigs, args, kwargs, self)
+
+
+logical_or.__signature__ = _ap.LazySignature(_m_logical_or_0, False, True)
 
 
 def _m_logical_or__0(other):
@@ -5580,7 +6694,10 @@ def logical_or_(self, *args, **kwargs):
     else:
         result = _op_logical_or_.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_logical_or__sigs, args, kwargs)
+    return _ap.unmatched(logical_or_, _m_logical_or__sigs, args, kwargs, self)
+
+
+logical_or_.__signature__ = _ap.LazySignature(_m_logical_or__0, False, True)
 
 
 def _m_logical_xor_0(other):
@@ -5599,7 +6716,10 @@ def logical_xor(self, *args, **kwargs):
     else:
         result = _op_logical_xor.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_logical_xor_sigs, args, kwargs)
+    return _ap.unmatched(logical_xor, _m_logical_xor_sigs, args, kwargs, self)
+
+
+logical_xor.__signature__ = _ap.LazySignature(_m_logical_xor_0, False, True)
 
 
 def _m_logical_xor__0(other):
@@ -5618,7 +6738,10 @@ def logical_xor_(self, *args, **kwargs):
     else:
         result = _op_logical_xor_.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_logical_xor__sigs, args, kwargs)
+    return _ap.unmatched(logical_xor_, _m_logical_xor__sigs, args, kwargs, self)
+
+
+logical_xor_.__signature__ = _ap.LazySignature(_m_logical_xor__0, False, True)
 
 
 def _m_logit_0(eps=None):
@@ -5639,7 +6762,10 @@ def logit(self, *args, **kwargs):
     else:
         result = _op_logit.call(self._keyset, self, eps)
         return result
-    _ap.raise_invalid_arguments(_m_logit_sigs, args, kwargs)
+    return _ap.unmatched(logit, _m_logit_sigs, args, kwargs, self)
+
+
+logit.__signature__ = _ap.LazySignature(_m_logit_0, False, True)
 
 
 def _m_logit__0(eps=None):
@@ -5660,7 +6786,10 @@ def logit_(self, *args, **kwargs):
     else:
         result = _op_logit_.call(self._keyset, self, eps)
         return result
-    _ap.raise_invalid_arguments(_m_logit__sigs, args, kwargs)
+    return _ap.unmatched(logit_, _m_logit__sigs, args, kwargs, self)
+
+
+logit_.__signature__ = _ap.LazySignature(_m_logit__0, False, True)
 
 
 def _m_logsumexp_0(dim, keepdim=False):
@@ -5680,7 +6809,10 @@ def logsumexp(self, *args, **kwargs):
     else:
         result = _op_logsumexp.call(self._keyset, self, dim, keepdim)
         return result
-    _ap.raise_invalid_arguments(_m_logsumexp_sigs, args, kwargs)
+    return _ap.unmatched(logsumexp, _m_logsumexp_sigs, args, kwargs, self)
+
+
+logsumexp.__signature__ = _ap.LazySignature(_m_logsumexp_0, False, True)
 
 
 def _m_lt_0(other):
@@ -5713,7 +6845,10 @@ def lt(self, *args, **kwargs):
         else:
             result = _op_lt__Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_lt_sigs, args, kwargs)
+    return _ap.unmatched(lt, _m_lt_sigs, args, kwargs, self)
+
+
+lt.__signature__ = _ap.LazySignature(_m_lt_0, False, True)
 
 
 def _m_lt__0(other):
@@ -5746,7 +6881,10 @@ def lt_(self, *args, **kwargs):
         else:
             result = _op_lt___Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_lt__sigs, args, kwargs)
+    return _ap.unmatched(lt_, _m_lt__sigs, args, kwargs, self)
+
+
+lt_.__signature__ = _ap.LazySignature(_m_lt__0, False, True)
 
 
 def _m_lu_solve_0(LU_data, LU_pivots):
@@ -5766,7 +6904,10 @@ def lu_solve(self, *args, **kwargs):
     else:
         result = _op_lu_solve.call(self._keyset | LU_data._keyset | LU_pivots._keyset, self, LU_data, LU_pivots)
         return result
-    _ap.raise_invalid_arguments(_m_lu_solve_sigs, args, kwargs)
+    return _ap.unmatched(lu_solve, _m_lu_solve_sigs, args, kwargs, self)
+
+
+lu_solve.__signature__ = _ap.LazySignature(_m_lu_solve_0, False, True)
 
 
 def mH(self, *args, **kwargs):
@@ -5775,10 +6916,16 @@ def mH(self, *args, **kwargs):
     _ap.raise_no_arguments('mH', args, kwargs)
 
 
+mH.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def mT(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_mT.call(self._keyset, self)
     _ap.raise_no_arguments('mT', args, kwargs)
+
+
+mT.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_masked_fill_0(mask, value):
@@ -5813,7 +6960,10 @@ def masked_fill(self, *args, **kwargs):
         else:
             result = _op_masked_fill__Scalar.call(self._keyset | mask._keyset, self, mask, value)
             return result
-    _ap.raise_invalid_arguments(_m_masked_fill_sigs, args, kwargs)
+    return _ap.unmatched(masked_fill, _m_masked_fill_sigs, args, kwargs, self)
+
+
+masked_fill.__signature__ = _ap.LazySignature(_m_masked_fill_0, False, True)
 
 
 def _m_masked_fill__0(mask, value):
@@ -5848,7 +6998,10 @@ def masked_fill_(self, *args, **kwargs):
         else:
             result = _op_masked_fill___Scalar.call(self._keyset | mask._keyset, self, mask, value)
             return result
-    _ap.raise_invalid_arguments(_m_masked_fill__sigs, args, kwargs)
+    return _ap.unmatched(masked_fill_, _m_masked_fill__sigs, args, kwargs, self)
+
+
+masked_fill_.__signature__ = _ap.LazySignature(_m_masked_fill__0, False, True)
 
 
 def _m_masked_scatter_0(mask, source):
@@ -5868,7 +7021,10 @@ def masked_scatter(self, *args, **kwargs):
     else:
         result = _op_masked_scatter.call(self._keyset | mask._keyset | source._keyset, self, mask, source)
         return result
-    _ap.raise_invalid_arguments(_m_masked_scatter_sigs, args, kwargs)
+    return _ap.unmatched(masked_scatter, _m_masked_scatter_sigs, args, kwargs, self)
+
+
+masked_scatter.__signature__ = _ap.LazySignature(_m_masked_scatter_0, False, True)
 
 
 def _m_masked_scatter__0(mask, source):
@@ -5888,7 +7044,10 @@ def masked_scatter_(self, *args, **kwargs):
     else:
         result = _op_masked_scatter_.call(self._keyset | mask._keyset | source._keyset, self, mask, source)
         return result
-    _ap.raise_invalid_arguments(_m_masked_scatter__sigs, args, kwargs)
+    return _ap.unmatched(masked_scatter_, _m_masked_scatter__sigs, args, kwargs, self)
+
+
+masked_scatter_.__signature__ = _ap.LazySignature(_m_masked_scatter__0, False, True)
 
 
 def _m_masked_select_0(mask):
@@ -5907,7 +7066,10 @@ def masked_select(self, *args, **kwargs):
     else:
         result = _op_masked_select.call(self._keyset | mask._keyset, self, mask)
         return result
-    _ap.raise_invalid_arguments(_m_masked_select_sigs, args, kwargs)
+    return _ap.unmatched(masked_select, _m_masked_select_sigs, args, kwargs, self)
+
+
+masked_select.__signature__ = _ap.LazySignature(_m_masked_select_0, False, True)
 
 
 def _m_matmul_0(other):
@@ -5926,7 +7088,10 @@ def matmul(self, *args, **kwargs):
     else:
         result = _op_matmul.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_matmul_sigs, args, kwargs)
+    return _ap.unmatched(matmul, _m_matmul_sigs, args, kwargs, self)
+
+
+matmul.__signature__ = _ap.LazySignature(_m_matmul_0, False, True)
 
 
 def matrix_H(self, *args, **kwargs):
@@ -5935,10 +7100,16 @@ def matrix_H(self, *args, **kwargs):
     _ap.raise_no_arguments('matrix_H', args, kwargs)
 
 
+matrix_H.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def matrix_exp(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_matrix_exp.call(self._keyset, self)
     _ap.raise_no_arguments('matrix_exp', args, kwargs)
+
+
+matrix_exp.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_matrix_power_0(n):
@@ -5957,7 +7128,10 @@ def matrix_power(self, *args, **kwargs):
     else:
         result = _op_matrix_power.call(self._keyset, self, n)
         return result
-    _ap.raise_invalid_arguments(_m_matrix_power_sigs, args, kwargs)
+    return _ap.unmatched(matrix_power, _m_matrix_power_sigs, args, kwargs, self)
+
+
+matrix_power.__signature__ = _ap.LazySignature(_m_matrix_power_0, False, True)
 
 
 def _m_max_0():
@@ -6005,7 +7179,10 @@ def max(self, *args, **kwargs):
         else:
             result = _rt_max(_op_max__dim.call(self._keyset, self, dim, keepdim))
             return result
-    _ap.raise_invalid_arguments(_m_max_sigs, args, kwargs)
+    return _ap.unmatched(max, _m_max_sigs, args, kwargs, self)
+
+
+max.__signature__ = _ap.LazySignature(_m_max_2, False, True, ('dim',))
 
 
 def _m_maximum_0(other):
@@ -6024,7 +7201,10 @@ def maximum(self, *args, **kwargs):
     else:
         result = _op_maximum.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_maximum_sigs, args, kwargs)
+    return _ap.unmatched(maximum, _m_maximum_sigs, args, kwargs, self)
+
+
+maximum.__signature__ = _ap.LazySignature(_m_maximum_0, False, True)
 
 
 def _m_mean_0(*, dtype=None):
@@ -6061,7 +7241,10 @@ def mean(self, *args, **kwargs):
         else:
             result = _op_mean__dim.call(self._keyset, self, dim, keepdim, dtype)
             return result
-    _ap.raise_invalid_arguments(_m_mean_sigs, args, kwargs)
+    return _ap.unmatched(mean, _m_mean_sigs, args, kwargs, self)
+
+
+mean.__signature__ = _ap.LazySignature(_m_mean_1, False, True, ('dim',))
 
 
 def _m_median_0():
@@ -6096,7 +7279,10 @@ def median(self, *args, **kwargs):
         else:
             result = _rt_median(_op_median__dim.call(self._keyset, self, dim, keepdim))
             return result
-    _ap.raise_invalid_arguments(_m_median_sigs, args, kwargs)
+    return _ap.unmatched(median, _m_median_sigs, args, kwargs, self)
+
+
+median.__signature__ = _ap.LazySignature(_m_median_1, False, True, ('dim',))
 
 
 def _m_min_0():
@@ -6144,7 +7330,10 @@ def min(self, *args, **kwargs):
         else:
             result = _rt_min(_op_min__dim.call(self._keyset, self, dim, keepdim))
             return result
-    _ap.raise_invalid_arguments(_m_min_sigs, args, kwargs)
+    return _ap.unmatched(min, _m_min_sigs, args, kwargs, self)
+
+
+min.__signature__ = _ap.LazySignature(_m_min_2, False, True, ('dim',))
 
 
 def _m_minimum_0(other):
@@ -6163,7 +7352,10 @@ def minimum(self, *args, **kwargs):
     else:
         result = _op_minimum.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_minimum_sigs, args, kwargs)
+    return _ap.unmatched(minimum, _m_minimum_sigs, args, kwargs, self)
+
+
+minimum.__signature__ = _ap.LazySignature(_m_minimum_0, False, True)
 
 
 def _m_mm_0(mat2):
@@ -6182,7 +7374,10 @@ def mm(self, *args, **kwargs):
     else:
         result = _op_mm.call(self._keyset | mat2._keyset, self, mat2)
         return result
-    _ap.raise_invalid_arguments(_m_mm_sigs, args, kwargs)
+    return _ap.unmatched(mm, _m_mm_sigs, args, kwargs, self)
+
+
+mm.__signature__ = _ap.LazySignature(_m_mm_0, False, True)
 
 
 def _m_mode_0(dim=-1, keepdim=False):
@@ -6204,7 +7399,10 @@ def mode(self, *args, **kwargs):
     else:
         result = _rt_mode(_op_mode.call(self._keyset, self, dim, keepdim))
         return result
-    _ap.raise_invalid_arguments(_m_mode_sigs, args, kwargs)
+    return _ap.unmatched(mode, _m_mode_sigs, args, kwargs, self)
+
+
+mode.__signature__ = _ap.LazySignature(_m_mode_0, False, True)
 
 
 def _m_moveaxis_0(source, destination):
@@ -6239,7 +7437,10 @@ def moveaxis(self, *args, **kwargs):
         else:
             result = _op_moveaxis__int.call(self._keyset, self, source, destination)
             return result
-    _ap.raise_invalid_arguments(_m_moveaxis_sigs, args, kwargs)
+    return _ap.unmatched(moveaxis, _m_moveaxis_sigs, args, kwargs, self)
+
+
+moveaxis.__signature__ = _ap.LazySignature(_m_moveaxis_0, False, True)
 
 
 def _m_movedim_0(source, destination):
@@ -6274,13 +7475,19 @@ def movedim(self, *args, **kwargs):
         else:
             result = _op_movedim__int.call(self._keyset, self, source, destination)
             return result
-    _ap.raise_invalid_arguments(_m_movedim_sigs, args, kwargs)
+    return _ap.unmatched(movedim, _m_movedim_sigs, args, kwargs, self)
+
+
+movedim.__signature__ = _ap.LazySignature(_m_movedim_0, False, True)
 
 
 def msort(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_msort.call(self._keyset, self)
     _ap.raise_no_arguments('msort', args, kwargs)
+
+
+msort.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_mul_0(other):
@@ -6299,7 +7506,10 @@ def mul(self, *args, **kwargs):
     else:
         result = _op_mul__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
         return result
-    _ap.raise_invalid_arguments(_m_mul_sigs, args, kwargs)
+    return _ap.unmatched(mul, _m_mul_sigs, args, kwargs, self)
+
+
+mul.__signature__ = _ap.LazySignature(_m_mul_0, False, True)
 
 
 def _m_mul__0(other):
@@ -6318,11 +7528,14 @@ def mul_(self, *args, **kwargs):
     else:
         result = _op_mul___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
         return result
-    _ap.raise_invalid_arguments(_m_mul__sigs, args, kwargs)
+    return _ap.unmatched(mul_, _m_mul__sigs, args, kwargs, self)
+
+
+mul_.__signature__ = _ap.LazySignature(_m_mul__0, False, True)
 
 
 def _m_multinomial_0(num_samples, replacement=False, *, generator=None):
-    if (type(num_samples) is not int or not -9223372036854775808 <= num_samples <= 9223372036854775807): num_samples = _ap.to_int(num_samples)
+    if (type(num_samples) is not int or not -9223372036854775808 <= num_samples <= 9223372036854775807): num_samples = _ap.to_symint(num_samples)
     if replacement is not False and replacement is not True: raise _Mismatch
     if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
     return num_samples, replacement, generator
@@ -6339,7 +7552,10 @@ def multinomial(self, *args, **kwargs):
     else:
         result = _op_multinomial.call(self._keyset, self, num_samples, replacement, generator)
         return result
-    _ap.raise_invalid_arguments(_m_multinomial_sigs, args, kwargs)
+    return _ap.unmatched(multinomial, _m_multinomial_sigs, args, kwargs, self)
+
+
+multinomial.__signature__ = _ap.LazySignature(_m_multinomial_0, False, True)
 
 
 def _m_multiply_0(other):
@@ -6372,7 +7588,10 @@ def multiply(self, *args, **kwargs):
         else:
             result = _op_multiply__Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_multiply_sigs, args, kwargs)
+    return _ap.unmatched(multiply, _m_multiply_sigs, args, kwargs, self)
+
+
+multiply.__signature__ = _ap.LazySignature(_m_multiply_0, False, True)
 
 
 def _m_multiply__0(other):
@@ -6405,7 +7624,10 @@ def multiply_(self, *args, **kwargs):
         else:
             result = _op_multiply___Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_multiply__sigs, args, kwargs)
+    return _ap.unmatched(multiply_, _m_multiply__sigs, args, kwargs, self)
+
+
+multiply_.__signature__ = _ap.LazySignature(_m_multiply__0, False, True)
 
 
 def _m_mv_0(vec):
@@ -6424,7 +7646,10 @@ def mv(self, *args, **kwargs):
     else:
         result = _op_mv.call(self._keyset | vec._keyset, self, vec)
         return result
-    _ap.raise_invalid_arguments(_m_mv_sigs, args, kwargs)
+    return _ap.unmatched(mv, _m_mv_sigs, args, kwargs, self)
+
+
+mv.__signature__ = _ap.LazySignature(_m_mv_0, False, True)
 
 
 def _m_mvlgamma_0(p):
@@ -6443,7 +7668,10 @@ def mvlgamma(self, *args, **kwargs):
     else:
         result = _op_mvlgamma.call(self._keyset, self, p)
         return result
-    _ap.raise_invalid_arguments(_m_mvlgamma_sigs, args, kwargs)
+    return _ap.unmatched(mvlgamma, _m_mvlgamma_sigs, args, kwargs, self)
+
+
+mvlgamma.__signature__ = _ap.LazySignature(_m_mvlgamma_0, False, True)
 
 
 def _m_mvlgamma__0(p):
@@ -6462,7 +7690,10 @@ def mvlgamma_(self, *args, **kwargs):
     else:
         result = _op_mvlgamma_.call(self._keyset, self, p)
         return result
-    _ap.raise_invalid_arguments(_m_mvlgamma__sigs, args, kwargs)
+    return _ap.unmatched(mvlgamma_, _m_mvlgamma__sigs, args, kwargs, self)
+
+
+mvlgamma_.__signature__ = _ap.LazySignature(_m_mvlgamma__0, False, True)
 
 
 def _m_nan_to_num_0(nan=None, posinf=None, neginf=None):
@@ -6485,7 +7716,10 @@ def nan_to_num(self, *args, **kwargs):
     else:
         result = _op_nan_to_num.call(self._keyset, self, nan, posinf, neginf)
         return result
-    _ap.raise_invalid_arguments(_m_nan_to_num_sigs, args, kwargs)
+    return _ap.unmatched(nan_to_num, _m_nan_to_num_sigs, args, kwargs, self)
+
+
+nan_to_num.__signature__ = _ap.LazySignature(_m_nan_to_num_0, False, True)
 
 
 def _m_nan_to_num__0(nan=None, posinf=None, neginf=None):
@@ -6508,7 +7742,10 @@ def nan_to_num_(self, *args, **kwargs):
     else:
         result = _op_nan_to_num_.call(self._keyset, self, nan, posinf, neginf)
         return result
-    _ap.raise_invalid_arguments(_m_nan_to_num__sigs, args, kwargs)
+    return _ap.unmatched(nan_to_num_, _m_nan_to_num__sigs, args, kwargs, self)
+
+
+nan_to_num_.__signature__ = _ap.LazySignature(_m_nan_to_num__0, False, True)
 
 
 def _m_nanmean_0(dim=None, keepdim=False, *, dtype=None):
@@ -6531,7 +7768,10 @@ def nanmean(self, *args, **kwargs):
     else:
         result = _op_nanmean.call(self._keyset, self, dim, keepdim, dtype)
         return result
-    _ap.raise_invalid_arguments(_m_nanmean_sigs, args, kwargs)
+    return _ap.unmatched(nanmean, _m_nanmean_sigs, args, kwargs, self)
+
+
+nanmean.__signature__ = _ap.LazySignature(_m_nanmean_0, False, True)
 
 
 def _m_nanmedian_0():
@@ -6566,7 +7806,10 @@ def nanmedian(self, *args, **kwargs):
         else:
             result = _rt_nanmedian(_op_nanmedian__dim.call(self._keyset, self, dim, keepdim))
             return result
-    _ap.raise_invalid_arguments(_m_nanmedian_sigs, args, kwargs)
+    return _ap.unmatched(nanmedian, _m_nanmedian_sigs, args, kwargs, self)
+
+
+nanmedian.__signature__ = _ap.LazySignature(_m_nanmedian_1, False, True, ('dim',))
 
 
 def _m_nanquantile_0(q, dim=None, keepdim=False, *, interpolation='linear'):
@@ -6605,7 +7848,10 @@ def nanquantile(self, *args, **kwargs):
         else:
             result = _op_nanquantile__scalar.call(self._keyset, self, q, dim, keepdim, interpolation)
             return result
-    _ap.raise_invalid_arguments(_m_nanquantile_sigs, args, kwargs)
+    return _ap.unmatched(nanquantile, _m_nanquantile_sigs, args, kwargs, self)
+
+
+nanquantile.__signature__ = _ap.LazySignature(_m_nanquantile_0, False, True)
 
 
 def _m_nansum_0(dim=None, keepdim=False, *, dtype=None):
@@ -6628,20 +7874,23 @@ def nansum(self, *args, **kwargs):
     else:
         result = _op_nansum.call(self._keyset, self, dim, keepdim, dtype)
         return result
-    _ap.raise_invalid_arguments(_m_nansum_sigs, args, kwargs)
+    return _ap.unmatched(nansum, _m_nansum_sigs, args, kwargs, self)
+
+
+nansum.__signature__ = _ap.LazySignature(_m_nansum_0, False, True)
 
 
 def _m_narrow_0(dim, start, length):
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    if (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_int(start)
-    if (type(length) is not int or not -9223372036854775808 <= length <= 9223372036854775807): length = _ap.to_int(length)
+    if (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_symint(start)
+    if (type(length) is not int or not -9223372036854775808 <= length <= 9223372036854775807): length = _ap.to_symint(length)
     return dim, start, length
 
 
 def _m_narrow_1(dim, start, length):
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(start, _Tensor): raise _Mismatch
-    if (type(length) is not int or not -9223372036854775808 <= length <= 9223372036854775807): length = _ap.to_int(length)
+    if (type(length) is not int or not -9223372036854775808 <= length <= 9223372036854775807): length = _ap.to_symint(length)
     return dim, start, length
 
 
@@ -6665,7 +7914,34 @@ def narrow(self, *args, **kwargs):
         else:
             result = _op_narrow__Tensor.call(self._keyset | start._keyset, self, dim, start, length)
             return result
-    _ap.raise_invalid_arguments(_m_narrow_sigs, args, kwargs)
+    return _ap.unmatched(narrow, _m_narrow_sigs, args, kwargs, self)
+
+
+narrow.__signature__ = _ap.LazySignature(_m_narrow_0, False, True)
+
+
+def _m_narrow_copy_0(dim, start, length):
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_symint(start)
+    if (type(length) is not int or not -9223372036854775808 <= length <= 9223372036854775807): length = _ap.to_symint(length)
+    return dim, start, length
+
+
+_m_narrow_copy_sigs = (_ap.PySig('narrow_copy', (('dim', 'int', None, False), ('start', 'SymInt', None, False), ('length', 'SymInt', None, False)), False, True),)
+
+
+def narrow_copy(self, *args, **kwargs):
+    try:
+        dim, start, length = _m_narrow_copy_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_narrow_copy.call(self._keyset, self, dim, start, length)
+        return result
+    return _ap.unmatched(narrow_copy, _m_narrow_copy_sigs, args, kwargs, self)
+
+
+narrow_copy.__signature__ = _ap.LazySignature(_m_narrow_copy_0, False, True)
 
 
 def _m_ne_0(other):
@@ -6698,7 +7974,10 @@ def ne(self, *args, **kwargs):
         else:
             result = _op_ne__Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_ne_sigs, args, kwargs)
+    return _ap.unmatched(ne, _m_ne_sigs, args, kwargs, self)
+
+
+ne.__signature__ = _ap.LazySignature(_m_ne_0, False, True)
 
 
 def _m_ne__0(other):
@@ -6731,7 +8010,10 @@ def ne_(self, *args, **kwargs):
         else:
             result = _op_ne___Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_ne__sigs, args, kwargs)
+    return _ap.unmatched(ne_, _m_ne__sigs, args, kwargs, self)
+
+
+ne_.__signature__ = _ap.LazySignature(_m_ne__0, False, True)
 
 
 def neg(self, *args, **kwargs):
@@ -6740,10 +8022,16 @@ def neg(self, *args, **kwargs):
     _ap.raise_no_arguments('neg', args, kwargs)
 
 
+neg.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def neg_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_neg_.call(self._keyset, self)
     _ap.raise_no_arguments('neg_', args, kwargs)
+
+
+neg_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def negative(self, *args, **kwargs):
@@ -6752,10 +8040,16 @@ def negative(self, *args, **kwargs):
     _ap.raise_no_arguments('negative', args, kwargs)
 
 
+negative.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def negative_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_negative_.call(self._keyset, self)
     _ap.raise_no_arguments('negative_', args, kwargs)
+
+
+negative_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_new_empty_0(size, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -6782,7 +8076,10 @@ def new_empty(self, *args, **kwargs):
         if requires_grad:
             _ap.factory_requires_grad(result)
         return result
-    _ap.raise_invalid_arguments(_m_new_empty_sigs, args, kwargs)
+    return _ap.unmatched(new_empty, _m_new_empty_sigs, args, kwargs, self)
+
+
+new_empty.__signature__ = _ap.LazySignature(_m_new_empty_0, True, True)
 
 
 def _m_new_empty_strided_0(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -6809,7 +8106,10 @@ def new_empty_strided(self, *args, **kwargs):
         if requires_grad:
             _ap.factory_requires_grad(result)
         return result
-    _ap.raise_invalid_arguments(_m_new_empty_strided_sigs, args, kwargs)
+    return _ap.unmatched(new_empty_strided, _m_new_empty_strided_sigs, args, kwargs, self)
+
+
+new_empty_strided.__signature__ = _ap.LazySignature(_m_new_empty_strided_0, False, True)
 
 
 def _m_new_full_0(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -6836,7 +8136,10 @@ def new_full(self, *args, **kwargs):
         if requires_grad:
             _ap.factory_requires_grad(result)
         return result
-    _ap.raise_invalid_arguments(_m_new_full_sigs, args, kwargs)
+    return _ap.unmatched(new_full, _m_new_full_sigs, args, kwargs, self)
+
+
+new_full.__signature__ = _ap.LazySignature(_m_new_full_0, False, True)
 
 
 def _m_new_ones_0(size, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -6863,7 +8166,10 @@ def new_ones(self, *args, **kwargs):
         if requires_grad:
             _ap.factory_requires_grad(result)
         return result
-    _ap.raise_invalid_arguments(_m_new_ones_sigs, args, kwargs)
+    return _ap.unmatched(new_ones, _m_new_ones_sigs, args, kwargs, self)
+
+
+new_ones.__signature__ = _ap.LazySignature(_m_new_ones_0, True, True)
 
 
 def _m_new_zeros_0(size, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -6890,7 +8196,10 @@ def new_zeros(self, *args, **kwargs):
         if requires_grad:
             _ap.factory_requires_grad(result)
         return result
-    _ap.raise_invalid_arguments(_m_new_zeros_sigs, args, kwargs)
+    return _ap.unmatched(new_zeros, _m_new_zeros_sigs, args, kwargs, self)
+
+
+new_zeros.__signature__ = _ap.LazySignature(_m_new_zeros_0, True, True)
 
 
 def _m_nextafter_0(other):
@@ -6909,7 +8218,10 @@ def nextafter(self, *args, **kwargs):
     else:
         result = _op_nextafter.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_nextafter_sigs, args, kwargs)
+    return _ap.unmatched(nextafter, _m_nextafter_sigs, args, kwargs, self)
+
+
+nextafter.__signature__ = _ap.LazySignature(_m_nextafter_0, False, True)
 
 
 def _m_nextafter__0(other):
@@ -6928,11 +8240,14 @@ def nextafter_(self, *args, **kwargs):
     else:
         result = _op_nextafter_.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_nextafter__sigs, args, kwargs)
+    return _ap.unmatched(nextafter_, _m_nextafter__sigs, args, kwargs, self)
+
+
+nextafter_.__signature__ = _ap.LazySignature(_m_nextafter__0, False, True)
 
 
 def _m_nonzero_static_0(*, size, fill_value=-1):
-    if (type(size) is not int or not -9223372036854775808 <= size <= 9223372036854775807): size = _ap.to_int(size)
+    if (type(size) is not int or not -9223372036854775808 <= size <= 9223372036854775807): size = _ap.to_symint(size)
     if (type(fill_value) is not int or not -9223372036854775808 <= fill_value <= 9223372036854775807): fill_value = _ap.to_int(fill_value)
     return size, fill_value
 
@@ -6948,7 +8263,10 @@ def nonzero_static(self, *args, **kwargs):
     else:
         result = _op_nonzero_static.call(self._keyset, self, size, fill_value)
         return result
-    _ap.raise_invalid_arguments(_m_nonzero_static_sigs, args, kwargs)
+    return _ap.unmatched(nonzero_static, _m_nonzero_static_sigs, args, kwargs, self)
+
+
+nonzero_static.__signature__ = _ap.LazySignature(_m_nonzero_static_0, False, True)
 
 
 def _m_norm_0(p, *, dtype):
@@ -7013,7 +8331,10 @@ def norm(self, *args, **kwargs):
         else:
             result = _op_norm__ScalarOpt_dim.call(self._keyset, self, p, dim, keepdim)
             return result
-    _ap.raise_invalid_arguments(_m_norm_sigs, args, kwargs)
+    return _ap.unmatched(norm, _m_norm_sigs, args, kwargs, self)
+
+
+norm.__signature__ = _ap.LazySignature(_m_norm_2, False, True, ('dim', 'keepdim', 'dtype'))
 
 
 def _m_normal__0(mean=0, std=1, *, generator=None):
@@ -7036,7 +8357,10 @@ def normal_(self, *args, **kwargs):
     else:
         result = _op_normal_.call(self._keyset, self, mean, std, generator)
         return result
-    _ap.raise_invalid_arguments(_m_normal__sigs, args, kwargs)
+    return _ap.unmatched(normal_, _m_normal__sigs, args, kwargs, self)
+
+
+normal_.__signature__ = _ap.LazySignature(_m_normal__0, False, True)
 
 
 def _m_not_equal_0(other):
@@ -7069,7 +8393,10 @@ def not_equal(self, *args, **kwargs):
         else:
             result = _op_not_equal__Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_not_equal_sigs, args, kwargs)
+    return _ap.unmatched(not_equal, _m_not_equal_sigs, args, kwargs, self)
+
+
+not_equal.__signature__ = _ap.LazySignature(_m_not_equal_0, False, True)
 
 
 def _m_not_equal__0(other):
@@ -7102,13 +8429,19 @@ def not_equal_(self, *args, **kwargs):
         else:
             result = _op_not_equal___Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_not_equal__sigs, args, kwargs)
+    return _ap.unmatched(not_equal_, _m_not_equal__sigs, args, kwargs, self)
+
+
+not_equal_.__signature__ = _ap.LazySignature(_m_not_equal__0, False, True)
 
 
 def numpy_T(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_numpy_T.call(self._keyset, self)
     _ap.raise_no_arguments('numpy_T', args, kwargs)
+
+
+numpy_T.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_orgqr_0(input2):
@@ -7127,7 +8460,10 @@ def orgqr(self, *args, **kwargs):
     else:
         result = _op_orgqr.call(self._keyset | input2._keyset, self, input2)
         return result
-    _ap.raise_invalid_arguments(_m_orgqr_sigs, args, kwargs)
+    return _ap.unmatched(orgqr, _m_orgqr_sigs, args, kwargs, self)
+
+
+orgqr.__signature__ = _ap.LazySignature(_m_orgqr_0, False, True)
 
 
 def _m_ormqr_0(input2, input3, left=True, transpose=False):
@@ -7149,7 +8485,10 @@ def ormqr(self, *args, **kwargs):
     else:
         result = _op_ormqr.call(self._keyset | input2._keyset | input3._keyset, self, input2, input3, left, transpose)
         return result
-    _ap.raise_invalid_arguments(_m_ormqr_sigs, args, kwargs)
+    return _ap.unmatched(ormqr, _m_ormqr_sigs, args, kwargs, self)
+
+
+ormqr.__signature__ = _ap.LazySignature(_m_ormqr_0, False, True)
 
 
 def _m_outer_0(vec2):
@@ -7168,7 +8507,10 @@ def outer(self, *args, **kwargs):
     else:
         result = _op_outer.call(self._keyset | vec2._keyset, self, vec2)
         return result
-    _ap.raise_invalid_arguments(_m_outer_sigs, args, kwargs)
+    return _ap.unmatched(outer, _m_outer_sigs, args, kwargs, self)
+
+
+outer.__signature__ = _ap.LazySignature(_m_outer_0, False, True)
 
 
 def _m_permute_0(dims):
@@ -7188,7 +8530,10 @@ def permute(self, *args, **kwargs):
     else:
         result = _op_permute.call(self._keyset, self, dims)
         return result
-    _ap.raise_invalid_arguments(_m_permute_sigs, args, kwargs)
+    return _ap.unmatched(permute, _m_permute_sigs, args, kwargs, self)
+
+
+permute.__signature__ = _ap.LazySignature(_m_permute_0, True, True)
 
 
 def _m_pinverse_0(rcond=1e-15):
@@ -7209,7 +8554,10 @@ def pinverse(self, *args, **kwargs):
     else:
         result = _op_pinverse.call(self._keyset, self, rcond)
         return result
-    _ap.raise_invalid_arguments(_m_pinverse_sigs, args, kwargs)
+    return _ap.unmatched(pinverse, _m_pinverse_sigs, args, kwargs, self)
+
+
+pinverse.__signature__ = _ap.LazySignature(_m_pinverse_0, False, True)
 
 
 def _m_polygamma_0(n):
@@ -7228,7 +8576,10 @@ def polygamma(self, *args, **kwargs):
     else:
         result = _op_polygamma.call(self._keyset, n, self)
         return result
-    _ap.raise_invalid_arguments(_m_polygamma_sigs, args, kwargs)
+    return _ap.unmatched(polygamma, _m_polygamma_sigs, args, kwargs, self)
+
+
+polygamma.__signature__ = _ap.LazySignature(_m_polygamma_0, False, True)
 
 
 def _m_polygamma__0(n):
@@ -7247,13 +8598,19 @@ def polygamma_(self, *args, **kwargs):
     else:
         result = _op_polygamma_.call(self._keyset, self, n)
         return result
-    _ap.raise_invalid_arguments(_m_polygamma__sigs, args, kwargs)
+    return _ap.unmatched(polygamma_, _m_polygamma__sigs, args, kwargs, self)
+
+
+polygamma_.__signature__ = _ap.LazySignature(_m_polygamma__0, False, True)
 
 
 def positive(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_positive.call(self._keyset, self)
     _ap.raise_no_arguments('positive', args, kwargs)
+
+
+positive.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_pow_0(exponent):
@@ -7286,7 +8643,10 @@ def pow(self, *args, **kwargs):
         else:
             result = _op_pow__Tensor_Scalar.call(self._keyset, self, exponent)
             return result
-    _ap.raise_invalid_arguments(_m_pow_sigs, args, kwargs)
+    return _ap.unmatched(pow, _m_pow_sigs, args, kwargs, self)
+
+
+pow.__signature__ = _ap.LazySignature(_m_pow_0, False, True)
 
 
 def _m_pow__0(exponent):
@@ -7319,7 +8679,10 @@ def pow_(self, *args, **kwargs):
         else:
             result = _op_pow___Scalar.call(self._keyset, self, exponent)
             return result
-    _ap.raise_invalid_arguments(_m_pow__sigs, args, kwargs)
+    return _ap.unmatched(pow_, _m_pow__sigs, args, kwargs, self)
+
+
+pow_.__signature__ = _ap.LazySignature(_m_pow__0, False, True)
 
 
 def _m_prelu_0(weight):
@@ -7338,7 +8701,10 @@ def prelu(self, *args, **kwargs):
     else:
         result = _op_prelu.call(self._keyset | weight._keyset, self, weight)
         return result
-    _ap.raise_invalid_arguments(_m_prelu_sigs, args, kwargs)
+    return _ap.unmatched(prelu, _m_prelu_sigs, args, kwargs, self)
+
+
+prelu.__signature__ = _ap.LazySignature(_m_prelu_0, False, True)
 
 
 def _m_prod_0(*, dtype=None):
@@ -7375,7 +8741,10 @@ def prod(self, *args, **kwargs):
         else:
             result = _op_prod__dim_int.call(self._keyset, self, dim, keepdim, dtype)
             return result
-    _ap.raise_invalid_arguments(_m_prod_sigs, args, kwargs)
+    return _ap.unmatched(prod, _m_prod_sigs, args, kwargs, self)
+
+
+prod.__signature__ = _ap.LazySignature(_m_prod_1, False, True, ('dim',))
 
 
 def _m_put_0(index, source, accumulate=False):
@@ -7396,7 +8765,10 @@ def put(self, *args, **kwargs):
     else:
         result = _op_put.call(self._keyset | index._keyset | source._keyset, self, index, source, accumulate)
         return result
-    _ap.raise_invalid_arguments(_m_put_sigs, args, kwargs)
+    return _ap.unmatched(put, _m_put_sigs, args, kwargs, self)
+
+
+put.__signature__ = _ap.LazySignature(_m_put_0, False, True)
 
 
 def _m_put__0(index, source, accumulate=False):
@@ -7417,7 +8789,10 @@ def put_(self, *args, **kwargs):
     else:
         result = _op_put_.call(self._keyset | index._keyset | source._keyset, self, index, source, accumulate)
         return result
-    _ap.raise_invalid_arguments(_m_put__sigs, args, kwargs)
+    return _ap.unmatched(put_, _m_put__sigs, args, kwargs, self)
+
+
+put_.__signature__ = _ap.LazySignature(_m_put__0, False, True)
 
 
 def _m_qr_0(some=True):
@@ -7438,7 +8813,10 @@ def qr(self, *args, **kwargs):
     else:
         result = _rt_qr(_op_qr.call(self._keyset, self, some))
         return result
-    _ap.raise_invalid_arguments(_m_qr_sigs, args, kwargs)
+    return _ap.unmatched(qr, _m_qr_sigs, args, kwargs, self)
+
+
+qr.__signature__ = _ap.LazySignature(_m_qr_0, False, True)
 
 
 def _m_quantile_0(q, dim=None, keepdim=False, *, interpolation='linear'):
@@ -7477,7 +8855,10 @@ def quantile(self, *args, **kwargs):
         else:
             result = _op_quantile__scalar.call(self._keyset, self, q, dim, keepdim, interpolation)
             return result
-    _ap.raise_invalid_arguments(_m_quantile_sigs, args, kwargs)
+    return _ap.unmatched(quantile, _m_quantile_sigs, args, kwargs, self)
+
+
+quantile.__signature__ = _ap.LazySignature(_m_quantile_0, False, True)
 
 
 def rad2deg(self, *args, **kwargs):
@@ -7486,10 +8867,16 @@ def rad2deg(self, *args, **kwargs):
     _ap.raise_no_arguments('rad2deg', args, kwargs)
 
 
+rad2deg.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def rad2deg_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_rad2deg_.call(self._keyset, self)
     _ap.raise_no_arguments('rad2deg_', args, kwargs)
+
+
+rad2deg_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_random__0(*, generator=None):
@@ -7540,7 +8927,10 @@ def random_(self, *args, **kwargs):
         else:
             result = _op_random___to.call(self._keyset, self, to, generator)
             return result
-    _ap.raise_invalid_arguments(_m_random__sigs, args, kwargs)
+    return _ap.unmatched(random_, _m_random__sigs, args, kwargs, self)
+
+
+random_.__signature__ = _ap.LazySignature(_m_random__1, False, True, ('from_', 'to'))
 
 
 def ravel(self, *args, **kwargs):
@@ -7549,10 +8939,16 @@ def ravel(self, *args, **kwargs):
     _ap.raise_no_arguments('ravel', args, kwargs)
 
 
+ravel.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def reciprocal(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_reciprocal.call(self._keyset, self)
     _ap.raise_no_arguments('reciprocal', args, kwargs)
+
+
+reciprocal.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def reciprocal_(self, *args, **kwargs):
@@ -7561,16 +8957,25 @@ def reciprocal_(self, *args, **kwargs):
     _ap.raise_no_arguments('reciprocal_', args, kwargs)
 
 
+reciprocal_.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def relu(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_relu.call(self._keyset, self)
     _ap.raise_no_arguments('relu', args, kwargs)
 
 
+relu.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def relu_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_relu_.call(self._keyset, self)
     _ap.raise_no_arguments('relu_', args, kwargs)
+
+
+relu_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_remainder_0(other):
@@ -7603,7 +9008,10 @@ def remainder(self, *args, **kwargs):
         else:
             result = _op_remainder__Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_remainder_sigs, args, kwargs)
+    return _ap.unmatched(remainder, _m_remainder_sigs, args, kwargs, self)
+
+
+remainder.__signature__ = _ap.LazySignature(_m_remainder_0, False, True)
 
 
 def _m_remainder__0(other):
@@ -7636,7 +9044,10 @@ def remainder_(self, *args, **kwargs):
         else:
             result = _op_remainder___Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_remainder__sigs, args, kwargs)
+    return _ap.unmatched(remainder_, _m_remainder__sigs, args, kwargs, self)
+
+
+remainder_.__signature__ = _ap.LazySignature(_m_remainder__0, False, True)
 
 
 def _m_renorm_0(p, dim, maxnorm):
@@ -7657,7 +9068,10 @@ def renorm(self, *args, **kwargs):
     else:
         result = _op_renorm.call(self._keyset, self, p, dim, maxnorm)
         return result
-    _ap.raise_invalid_arguments(_m_renorm_sigs, args, kwargs)
+    return _ap.unmatched(renorm, _m_renorm_sigs, args, kwargs, self)
+
+
+renorm.__signature__ = _ap.LazySignature(_m_renorm_0, False, True)
 
 
 def _m_renorm__0(p, dim, maxnorm):
@@ -7678,7 +9092,10 @@ def renorm_(self, *args, **kwargs):
     else:
         result = _op_renorm_.call(self._keyset, self, p, dim, maxnorm)
         return result
-    _ap.raise_invalid_arguments(_m_renorm__sigs, args, kwargs)
+    return _ap.unmatched(renorm_, _m_renorm__sigs, args, kwargs, self)
+
+
+renorm_.__signature__ = _ap.LazySignature(_m_renorm__0, False, True)
 
 
 def _m_repeat_0(repeats):
@@ -7698,20 +9115,23 @@ def repeat(self, *args, **kwargs):
     else:
         result = _op_repeat.call(self._keyset, self, repeats)
         return result
-    _ap.raise_invalid_arguments(_m_repeat_sigs, args, kwargs)
+    return _ap.unmatched(repeat, _m_repeat_sigs, args, kwargs, self)
+
+
+repeat.__signature__ = _ap.LazySignature(_m_repeat_0, True, True)
 
 
 def _m_repeat_interleave_0(repeats, dim=None, *, output_size=None):
     if not isinstance(repeats, _Tensor): raise _Mismatch
     if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    if output_size is not None and (type(output_size) is not int or not -9223372036854775808 <= output_size <= 9223372036854775807): output_size = _ap.to_int(output_size)
+    if output_size is not None and (type(output_size) is not int or not -9223372036854775808 <= output_size <= 9223372036854775807): output_size = _ap.to_symint(output_size)
     return repeats, dim, output_size
 
 
 def _m_repeat_interleave_1(repeats, dim=None, *, output_size=None):
-    if (type(repeats) is not int or not -9223372036854775808 <= repeats <= 9223372036854775807): repeats = _ap.to_int(repeats)
+    if (type(repeats) is not int or not -9223372036854775808 <= repeats <= 9223372036854775807): repeats = _ap.to_symint(repeats)
     if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    if output_size is not None and (type(output_size) is not int or not -9223372036854775808 <= output_size <= 9223372036854775807): output_size = _ap.to_int(output_size)
+    if output_size is not None and (type(output_size) is not int or not -9223372036854775808 <= output_size <= 9223372036854775807): output_size = _ap.to_symint(output_size)
     return repeats, dim, output_size
 
 
@@ -7735,7 +9155,10 @@ def repeat_interleave(self, *args, **kwargs):
         else:
             result = _op_repeat_interleave__self_int.call(self._keyset, self, repeats, dim, output_size)
             return result
-    _ap.raise_invalid_arguments(_m_repeat_interleave_sigs, args, kwargs)
+    return _ap.unmatched(repeat_interleave, _m_repeat_interleave_sigs, args, kwargs, self)
+
+
+repeat_interleave.__signature__ = _ap.LazySignature(_m_repeat_interleave_0, False, True)
 
 
 def _m_reshape_0(shape):
@@ -7755,7 +9178,10 @@ def reshape(self, *args, **kwargs):
     else:
         result = _op_reshape.call(self._keyset, self, shape)
         return result
-    _ap.raise_invalid_arguments(_m_reshape_sigs, args, kwargs)
+    return _ap.unmatched(reshape, _m_reshape_sigs, args, kwargs, self)
+
+
+reshape.__signature__ = _ap.LazySignature(_m_reshape_0, True, True)
 
 
 def _m_reshape_as_0(other):
@@ -7774,7 +9200,10 @@ def reshape_as(self, *args, **kwargs):
     else:
         result = _op_reshape_as.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_reshape_as_sigs, args, kwargs)
+    return _ap.unmatched(reshape_as, _m_reshape_as_sigs, args, kwargs, self)
+
+
+reshape_as.__signature__ = _ap.LazySignature(_m_reshape_as_0, False, True)
 
 
 def _m_resize__0(size, *, memory_format=None):
@@ -7795,7 +9224,10 @@ def resize_(self, *args, **kwargs):
     else:
         result = _op_resize_.call(self._keyset, self, size, memory_format)
         return result
-    _ap.raise_invalid_arguments(_m_resize__sigs, args, kwargs)
+    return _ap.unmatched(resize_, _m_resize__sigs, args, kwargs, self)
+
+
+resize_.__signature__ = _ap.LazySignature(_m_resize__0, True, True)
 
 
 def _m_resize_as__0(the_template, *, memory_format=None):
@@ -7815,7 +9247,10 @@ def resize_as_(self, *args, **kwargs):
     else:
         result = _op_resize_as_.call(self._keyset | the_template._keyset, self, the_template, memory_format)
         return result
-    _ap.raise_invalid_arguments(_m_resize_as__sigs, args, kwargs)
+    return _ap.unmatched(resize_as_, _m_resize_as__sigs, args, kwargs, self)
+
+
+resize_as_.__signature__ = _ap.LazySignature(_m_resize_as__0, False, True)
 
 
 def resolve_conj(self, *args, **kwargs):
@@ -7824,10 +9259,16 @@ def resolve_conj(self, *args, **kwargs):
     _ap.raise_no_arguments('resolve_conj', args, kwargs)
 
 
+resolve_conj.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def resolve_neg(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_resolve_neg.call(self._keyset, self)
     _ap.raise_no_arguments('resolve_neg', args, kwargs)
+
+
+resolve_neg.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_roll_0(shifts, dims=()):
@@ -7847,7 +9288,10 @@ def roll(self, *args, **kwargs):
     else:
         result = _op_roll.call(self._keyset, self, shifts, dims)
         return result
-    _ap.raise_invalid_arguments(_m_roll_sigs, args, kwargs)
+    return _ap.unmatched(roll, _m_roll_sigs, args, kwargs, self)
+
+
+roll.__signature__ = _ap.LazySignature(_m_roll_0, False, True)
 
 
 def _m_rot90_0(k=1, dims=(0,1)):
@@ -7869,7 +9313,10 @@ def rot90(self, *args, **kwargs):
     else:
         result = _op_rot90.call(self._keyset, self, k, dims)
         return result
-    _ap.raise_invalid_arguments(_m_rot90_sigs, args, kwargs)
+    return _ap.unmatched(rot90, _m_rot90_sigs, args, kwargs, self)
+
+
+rot90.__signature__ = _ap.LazySignature(_m_rot90_0, False, True)
 
 
 def _m_round_0():
@@ -7903,7 +9350,10 @@ def round(self, *args, **kwargs):
         else:
             result = _op_round__decimals.call(self._keyset, self, decimals)
             return result
-    _ap.raise_invalid_arguments(_m_round_sigs, args, kwargs)
+    return _ap.unmatched(round, _m_round_sigs, args, kwargs, self)
+
+
+round.__signature__ = _ap.LazySignature(_m_round_1, False, True, ('decimals',))
 
 
 def _m_round__0():
@@ -7937,7 +9387,19 @@ def round_(self, *args, **kwargs):
         else:
             result = _op_round___decimals.call(self._keyset, self, decimals)
             return result
-    _ap.raise_invalid_arguments(_m_round__sigs, args, kwargs)
+    return _ap.unmatched(round_, _m_round__sigs, args, kwargs, self)
+
+
+round_.__signature__ = _ap.LazySignature(_m_round__1, False, True, ('decimals',))
+
+
+def row_indices(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_row_indices.call(self._keyset, self)
+    _ap.raise_no_arguments('row_indices', args, kwargs)
+
+
+row_indices.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def rsqrt(self, *args, **kwargs):
@@ -7946,10 +9408,16 @@ def rsqrt(self, *args, **kwargs):
     _ap.raise_no_arguments('rsqrt', args, kwargs)
 
 
+rsqrt.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def rsqrt_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_rsqrt_.call(self._keyset, self)
     _ap.raise_no_arguments('rsqrt_', args, kwargs)
+
+
+rsqrt_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_scatter_0(dim, index, src):
@@ -8018,7 +9486,10 @@ def scatter(self, *args, **kwargs):
         else:
             result = _op_scatter__value_reduce.call(self._keyset | index._keyset, self, dim, index, value, reduce)
             return result
-    _ap.raise_invalid_arguments(_m_scatter_sigs, args, kwargs)
+    return _ap.unmatched(scatter, _m_scatter_sigs, args, kwargs, self)
+
+
+scatter.__signature__ = _ap.LazySignature(_m_scatter_1, False, True, ('src', 'reduce'))
 
 
 def _m_scatter__0(dim, index, src):
@@ -8087,7 +9558,10 @@ def scatter_(self, *args, **kwargs):
         else:
             result = _op_scatter___value_reduce.call(self._keyset | index._keyset, self, dim, index, value, reduce)
             return result
-    _ap.raise_invalid_arguments(_m_scatter__sigs, args, kwargs)
+    return _ap.unmatched(scatter_, _m_scatter__sigs, args, kwargs, self)
+
+
+scatter_.__signature__ = _ap.LazySignature(_m_scatter__1, False, True, ('src', 'reduce'))
 
 
 def _m_scatter_add_0(dim, index, src):
@@ -8108,7 +9582,10 @@ def scatter_add(self, *args, **kwargs):
     else:
         result = _op_scatter_add.call(self._keyset | index._keyset | src._keyset, self, dim, index, src)
         return result
-    _ap.raise_invalid_arguments(_m_scatter_add_sigs, args, kwargs)
+    return _ap.unmatched(scatter_add, _m_scatter_add_sigs, args, kwargs, self)
+
+
+scatter_add.__signature__ = _ap.LazySignature(_m_scatter_add_0, False, True)
 
 
 def _m_scatter_add__0(dim, index, src):
@@ -8129,7 +9606,10 @@ def scatter_add_(self, *args, **kwargs):
     else:
         result = _op_scatter_add_.call(self._keyset | index._keyset | src._keyset, self, dim, index, src)
         return result
-    _ap.raise_invalid_arguments(_m_scatter_add__sigs, args, kwargs)
+    return _ap.unmatched(scatter_add_, _m_scatter_add__sigs, args, kwargs, self)
+
+
+scatter_add_.__signature__ = _ap.LazySignature(_m_scatter_add__0, False, True)
 
 
 def _m_scatter_reduce_0(dim, index, src, reduce, *, include_self=True):
@@ -8152,7 +9632,10 @@ def scatter_reduce(self, *args, **kwargs):
     else:
         result = _op_scatter_reduce__two.call(self._keyset | index._keyset | src._keyset, self, dim, index, src, reduce, include_self)
         return result
-    _ap.raise_invalid_arguments(_m_scatter_reduce_sigs, args, kwargs)
+    return _ap.unmatched(scatter_reduce, _m_scatter_reduce_sigs, args, kwargs, self)
+
+
+scatter_reduce.__signature__ = _ap.LazySignature(_m_scatter_reduce_0, False, True)
 
 
 def _m_scatter_reduce__0(dim, index, src, reduce, *, include_self=True):
@@ -8175,12 +9658,15 @@ def scatter_reduce_(self, *args, **kwargs):
     else:
         result = _op_scatter_reduce___two.call(self._keyset | index._keyset | src._keyset, self, dim, index, src, reduce, include_self)
         return result
-    _ap.raise_invalid_arguments(_m_scatter_reduce__sigs, args, kwargs)
+    return _ap.unmatched(scatter_reduce_, _m_scatter_reduce__sigs, args, kwargs, self)
+
+
+scatter_reduce_.__signature__ = _ap.LazySignature(_m_scatter_reduce__0, False, True)
 
 
 def _m_select_0(dim, index):
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    if (type(index) is not int or not -9223372036854775808 <= index <= 9223372036854775807): index = _ap.to_int(index)
+    if (type(index) is not int or not -9223372036854775808 <= index <= 9223372036854775807): index = _ap.to_symint(index)
     return dim, index
 
 
@@ -8195,13 +9681,16 @@ def select(self, *args, **kwargs):
     else:
         result = _op_select__int.call(self._keyset, self, dim, index)
         return result
-    _ap.raise_invalid_arguments(_m_select_sigs, args, kwargs)
+    return _ap.unmatched(select, _m_select_sigs, args, kwargs, self)
+
+
+select.__signature__ = _ap.LazySignature(_m_select_0, False, True)
 
 
 def _m_select_scatter_0(src, dim, index):
     if not isinstance(src, _Tensor): raise _Mismatch
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    if (type(index) is not int or not -9223372036854775808 <= index <= 9223372036854775807): index = _ap.to_int(index)
+    if (type(index) is not int or not -9223372036854775808 <= index <= 9223372036854775807): index = _ap.to_symint(index)
     return src, dim, index
 
 
@@ -8216,7 +9705,10 @@ def select_scatter(self, *args, **kwargs):
     else:
         result = _op_select_scatter.call(self._keyset | src._keyset, self, src, dim, index)
         return result
-    _ap.raise_invalid_arguments(_m_select_scatter_sigs, args, kwargs)
+    return _ap.unmatched(select_scatter, _m_select_scatter_sigs, args, kwargs, self)
+
+
+select_scatter.__signature__ = _ap.LazySignature(_m_select_scatter_0, False, True)
 
 
 def _m_set__0(source):
@@ -8226,7 +9718,7 @@ def _m_set__0(source):
 
 def _m_set__1(source, storage_offset, size, stride=()):
     if not isinstance(source, _UntypedStorage): raise _Mismatch
-    if (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_int(storage_offset)
+    if (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_symint(storage_offset)
     size = _ap.to_intlist(size)
     stride = () if stride is None else _ap.to_intlist(stride)
     return source, storage_offset, size, stride
@@ -8234,7 +9726,7 @@ def _m_set__1(source, storage_offset, size, stride=()):
 
 def _m_set__2(source, storage_offset, size, stride=()):
     if not isinstance(source, _Tensor): raise _Mismatch
-    if (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_int(storage_offset)
+    if (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_symint(storage_offset)
     size = _ap.to_intlist(size)
     stride = () if stride is None else _ap.to_intlist(stride)
     return source, storage_offset, size, stride
@@ -8293,7 +9785,10 @@ def set_(self, *args, **kwargs):
         else:
             result = _op_set_.call(self._keyset, self)
             return result
-    _ap.raise_invalid_arguments(_m_set__sigs, args, kwargs)
+    return _ap.unmatched(set_, _m_set__sigs, args, kwargs, self)
+
+
+set_.__signature__ = _ap.LazySignature(_m_set__1, False, True, ('source', 'storage_offset', 'size'))
 
 
 def sgn(self, *args, **kwargs):
@@ -8302,10 +9797,16 @@ def sgn(self, *args, **kwargs):
     _ap.raise_no_arguments('sgn', args, kwargs)
 
 
+sgn.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def sgn_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_sgn_.call(self._keyset, self)
     _ap.raise_no_arguments('sgn_', args, kwargs)
+
+
+sgn_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def sigmoid(self, *args, **kwargs):
@@ -8314,10 +9815,16 @@ def sigmoid(self, *args, **kwargs):
     _ap.raise_no_arguments('sigmoid', args, kwargs)
 
 
+sigmoid.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def sigmoid_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_sigmoid_.call(self._keyset, self)
     _ap.raise_no_arguments('sigmoid_', args, kwargs)
+
+
+sigmoid_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def sign(self, *args, **kwargs):
@@ -8326,10 +9833,16 @@ def sign(self, *args, **kwargs):
     _ap.raise_no_arguments('sign', args, kwargs)
 
 
+sign.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def sign_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_sign_.call(self._keyset, self)
     _ap.raise_no_arguments('sign_', args, kwargs)
+
+
+sign_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def signbit(self, *args, **kwargs):
@@ -8338,10 +9851,16 @@ def signbit(self, *args, **kwargs):
     _ap.raise_no_arguments('signbit', args, kwargs)
 
 
+signbit.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def sin(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_sin.call(self._keyset, self)
     _ap.raise_no_arguments('sin', args, kwargs)
+
+
+sin.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def sin_(self, *args, **kwargs):
@@ -8350,10 +9869,16 @@ def sin_(self, *args, **kwargs):
     _ap.raise_no_arguments('sin_', args, kwargs)
 
 
+sin_.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def sinc(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_sinc.call(self._keyset, self)
     _ap.raise_no_arguments('sinc', args, kwargs)
+
+
+sinc.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def sinc_(self, *args, **kwargs):
@@ -8362,10 +9887,16 @@ def sinc_(self, *args, **kwargs):
     _ap.raise_no_arguments('sinc_', args, kwargs)
 
 
+sinc_.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def sinh(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_sinh.call(self._keyset, self)
     _ap.raise_no_arguments('sinh', args, kwargs)
+
+
+sinh.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def sinh_(self, *args, **kwargs):
@@ -8374,11 +9905,14 @@ def sinh_(self, *args, **kwargs):
     _ap.raise_no_arguments('sinh_', args, kwargs)
 
 
+sinh_.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def _m_slice_0(dim=0, start=None, end=None, step=1):
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    if start is not None and (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_int(start)
-    if end is not None and (type(end) is not int or not -9223372036854775808 <= end <= 9223372036854775807): end = _ap.to_int(end)
-    if (type(step) is not int or not -9223372036854775808 <= step <= 9223372036854775807): step = _ap.to_int(step)
+    if start is not None and (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_symint(start)
+    if end is not None and (type(end) is not int or not -9223372036854775808 <= end <= 9223372036854775807): end = _ap.to_symint(end)
+    if (type(step) is not int or not -9223372036854775808 <= step <= 9223372036854775807): step = _ap.to_symint(step)
     return dim, start, end, step
 
 
@@ -8395,15 +9929,18 @@ def slice(self, *args, **kwargs):
     else:
         result = _op_slice__Tensor.call(self._keyset, self, dim, start, end, step)
         return result
-    _ap.raise_invalid_arguments(_m_slice_sigs, args, kwargs)
+    return _ap.unmatched(slice, _m_slice_sigs, args, kwargs, self)
+
+
+slice.__signature__ = _ap.LazySignature(_m_slice_0, False, True)
 
 
 def _m_slice_scatter_0(src, dim=0, start=None, end=None, step=1):
     if not isinstance(src, _Tensor): raise _Mismatch
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    if start is not None and (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_int(start)
-    if end is not None and (type(end) is not int or not -9223372036854775808 <= end <= 9223372036854775807): end = _ap.to_int(end)
-    if (type(step) is not int or not -9223372036854775808 <= step <= 9223372036854775807): step = _ap.to_int(step)
+    if start is not None and (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_symint(start)
+    if end is not None and (type(end) is not int or not -9223372036854775808 <= end <= 9223372036854775807): end = _ap.to_symint(end)
+    if (type(step) is not int or not -9223372036854775808 <= step <= 9223372036854775807): step = _ap.to_symint(step)
     return src, dim, start, end, step
 
 
@@ -8418,13 +9955,19 @@ def slice_scatter(self, *args, **kwargs):
     else:
         result = _op_slice_scatter.call(self._keyset | src._keyset, self, src, dim, start, end, step)
         return result
-    _ap.raise_invalid_arguments(_m_slice_scatter_sigs, args, kwargs)
+    return _ap.unmatched(slice_scatter, _m_slice_scatter_sigs, args, kwargs, self)
+
+
+slice_scatter.__signature__ = _ap.LazySignature(_m_slice_scatter_0, False, True)
 
 
 def slogdet(self, *args, **kwargs):
     if not args and not kwargs:
         return _rt_slogdet(_op_slogdet.call(self._keyset, self))
     _ap.raise_no_arguments('slogdet', args, kwargs)
+
+
+slogdet.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_softmax_0(dim, dtype=None):
@@ -8444,7 +9987,10 @@ def softmax(self, *args, **kwargs):
     else:
         result = _op_softmax__int.call(self._keyset, self, dim, dtype)
         return result
-    _ap.raise_invalid_arguments(_m_softmax_sigs, args, kwargs)
+    return _ap.unmatched(softmax, _m_softmax_sigs, args, kwargs, self)
+
+
+softmax.__signature__ = _ap.LazySignature(_m_softmax_0, False, True)
 
 
 def _m_sort_0(*, stable, dim=-1, descending=False):
@@ -8480,11 +10026,45 @@ def sort(self, *args, **kwargs):
         else:
             result = _rt_sort(_op_sort.call(self._keyset, self, dim, descending))
             return result
-    _ap.raise_invalid_arguments(_m_sort_sigs, args, kwargs)
+    return _ap.unmatched(sort, _m_sort_sigs, args, kwargs, self)
+
+
+sort.__signature__ = _ap.LazySignature(_m_sort_0, False, True, ('stable',))
+
+
+def sparse_dim(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_sparse_dim.call(self._keyset, self)
+    _ap.raise_no_arguments('sparse_dim', args, kwargs)
+
+
+sparse_dim.__signature__ = _ap.LazySignature(None, False, True)
+
+
+def _m_sparse_mask_0(mask):
+    if not isinstance(mask, _Tensor): raise _Mismatch
+    return mask,
+
+
+_m_sparse_mask_sigs = (_ap.PySig('sparse_mask', (('mask', 'Tensor', None, False),), False, True),)
+
+
+def sparse_mask(self, *args, **kwargs):
+    try:
+        mask, = _m_sparse_mask_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_sparse_mask.call(self._keyset | mask._keyset, self, mask)
+        return result
+    return _ap.unmatched(sparse_mask, _m_sparse_mask_sigs, args, kwargs, self)
+
+
+sparse_mask.__signature__ = _ap.LazySignature(_m_sparse_mask_0, False, True)
 
 
 def _m_split_0(split_size, dim=0):
-    if (type(split_size) is not int or not -9223372036854775808 <= split_size <= 9223372036854775807): split_size = _ap.to_int(split_size)
+    if (type(split_size) is not int or not -9223372036854775808 <= split_size <= 9223372036854775807): split_size = _ap.to_symint(split_size)
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return split_size, dim
 
@@ -8515,7 +10095,10 @@ def split(self, *args, **kwargs):
         else:
             result = _op_split__sizes.call(self._keyset, self, split_size, dim)
             return result
-    _ap.raise_invalid_arguments(_m_split_sigs, args, kwargs)
+    return _ap.unmatched(split, _m_split_sigs, args, kwargs, self)
+
+
+split.__signature__ = _ap.LazySignature(_m_split_0, False, True)
 
 
 def _m_split_with_sizes_0(split_sizes, dim=0):
@@ -8535,7 +10118,10 @@ def split_with_sizes(self, *args, **kwargs):
     else:
         result = _op_split_with_sizes.call(self._keyset, self, split_sizes, dim)
         return result
-    _ap.raise_invalid_arguments(_m_split_with_sizes_sigs, args, kwargs)
+    return _ap.unmatched(split_with_sizes, _m_split_with_sizes_sigs, args, kwargs, self)
+
+
+split_with_sizes.__signature__ = _ap.LazySignature(_m_split_with_sizes_0, False, True)
 
 
 def sqrt(self, *args, **kwargs):
@@ -8544,10 +10130,16 @@ def sqrt(self, *args, **kwargs):
     _ap.raise_no_arguments('sqrt', args, kwargs)
 
 
+sqrt.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def sqrt_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_sqrt_.call(self._keyset, self)
     _ap.raise_no_arguments('sqrt_', args, kwargs)
+
+
+sqrt_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def square(self, *args, **kwargs):
@@ -8556,10 +10148,16 @@ def square(self, *args, **kwargs):
     _ap.raise_no_arguments('square', args, kwargs)
 
 
+square.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def square_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_square_.call(self._keyset, self)
     _ap.raise_no_arguments('square_', args, kwargs)
+
+
+square_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_squeeze_0():
@@ -8606,7 +10204,10 @@ def squeeze(self, *args, **kwargs):
     else:
         result = _op_squeeze__dims.call(self._keyset, self, dim)
         return result
-    _ap.raise_invalid_arguments(_m_squeeze_sigs, args, kwargs)
+    return _ap.unmatched(squeeze, _m_squeeze_sigs, args, kwargs, self)
+
+
+squeeze.__signature__ = _ap.LazySignature(_m_squeeze_1, False, True, ('dim',))
 
 
 def _m_squeeze__0():
@@ -8653,7 +10254,10 @@ def squeeze_(self, *args, **kwargs):
     else:
         result = _op_squeeze___dims.call(self._keyset, self, dim)
         return result
-    _ap.raise_invalid_arguments(_m_squeeze__sigs, args, kwargs)
+    return _ap.unmatched(squeeze_, _m_squeeze__sigs, args, kwargs, self)
+
+
+squeeze_.__signature__ = _ap.LazySignature(_m_squeeze__1, False, True, ('dim',))
 
 
 def _m_std_0(unbiased=True):
@@ -8705,7 +10309,10 @@ def std(self, *args, **kwargs):
     else:
         result = _op_std__correction.call(self._keyset, self, dim, correction, keepdim)
         return result
-    _ap.raise_invalid_arguments(_m_std_sigs, args, kwargs)
+    return _ap.unmatched(std, _m_std_sigs, args, kwargs, self)
+
+
+std.__signature__ = _ap.LazySignature(_m_std_2, True, True)
 
 
 def _m_stft_0(n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode='reflect', normalized=False, onesided=None, return_complex=None, align_to_window=None):
@@ -8733,7 +10340,10 @@ def stft(self, *args, **kwargs):
     else:
         result = _op_stft__center.call(self._keyset | (window._keyset if window is not None else 0), self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window)
         return result
-    _ap.raise_invalid_arguments(_m_stft_sigs, args, kwargs)
+    return _ap.unmatched(stft, _m_stft_sigs, args, kwargs, self)
+
+
+stft.__signature__ = _ap.LazySignature(_m_stft_0, False, True)
 
 
 def _m_sub_0(other, *, alpha=1):
@@ -8753,7 +10363,10 @@ def sub(self, *args, **kwargs):
     else:
         result = _op_sub__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
         return result
-    _ap.raise_invalid_arguments(_m_sub_sigs, args, kwargs)
+    return _ap.unmatched(sub, _m_sub_sigs, args, kwargs, self)
+
+
+sub.__signature__ = _ap.LazySignature(_m_sub_0, False, True)
 
 
 def _m_sub__0(other, *, alpha=1):
@@ -8773,7 +10386,10 @@ def sub_(self, *args, **kwargs):
     else:
         result = _op_sub___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
         return result
-    _ap.raise_invalid_arguments(_m_sub__sigs, args, kwargs)
+    return _ap.unmatched(sub_, _m_sub__sigs, args, kwargs, self)
+
+
+sub_.__signature__ = _ap.LazySignature(_m_sub__0, False, True)
 
 
 def _m_subtract_0(other, *, alpha=1):
@@ -8808,7 +10424,10 @@ def subtract(self, *args, **kwargs):
         else:
             result = _op_subtract__Scalar.call(self._keyset, self, other, alpha)
             return result
-    _ap.raise_invalid_arguments(_m_subtract_sigs, args, kwargs)
+    return _ap.unmatched(subtract, _m_subtract_sigs, args, kwargs, self)
+
+
+subtract.__signature__ = _ap.LazySignature(_m_subtract_0, False, True)
 
 
 def _m_subtract__0(other, *, alpha=1):
@@ -8843,7 +10462,10 @@ def subtract_(self, *args, **kwargs):
         else:
             result = _op_subtract___Scalar.call(self._keyset, self, other, alpha)
             return result
-    _ap.raise_invalid_arguments(_m_subtract__sigs, args, kwargs)
+    return _ap.unmatched(subtract_, _m_subtract__sigs, args, kwargs, self)
+
+
+subtract_.__signature__ = _ap.LazySignature(_m_subtract__0, False, True)
 
 
 def _m_sum_0(*, dtype=None):
@@ -8880,7 +10502,10 @@ def sum(self, *args, **kwargs):
         else:
             result = _op_sum__dim_IntList.call(self._keyset, self, dim, keepdim, dtype)
             return result
-    _ap.raise_invalid_arguments(_m_sum_sigs, args, kwargs)
+    return _ap.unmatched(sum, _m_sum_sigs, args, kwargs, self)
+
+
+sum.__signature__ = _ap.LazySignature(_m_sum_1, False, True, ('dim',))
 
 
 def _m_sum_to_size_0(size):
@@ -8900,7 +10525,10 @@ def sum_to_size(self, *args, **kwargs):
     else:
         result = _op_sum_to_size.call(self._keyset, self, size)
         return result
-    _ap.raise_invalid_arguments(_m_sum_to_size_sigs, args, kwargs)
+    return _ap.unmatched(sum_to_size, _m_sum_to_size_sigs, args, kwargs, self)
+
+
+sum_to_size.__signature__ = _ap.LazySignature(_m_sum_to_size_0, True, True)
 
 
 def _m_svd_0(some=True, compute_uv=True):
@@ -8922,7 +10550,10 @@ def svd(self, *args, **kwargs):
     else:
         result = _rt_svd(_op_svd.call(self._keyset, self, some, compute_uv))
         return result
-    _ap.raise_invalid_arguments(_m_svd_sigs, args, kwargs)
+    return _ap.unmatched(svd, _m_svd_sigs, args, kwargs, self)
+
+
+svd.__signature__ = _ap.LazySignature(_m_svd_0, False, True)
 
 
 def _m_swapaxes_0(axis0, axis1):
@@ -8942,7 +10573,10 @@ def swapaxes(self, *args, **kwargs):
     else:
         result = _op_swapaxes.call(self._keyset, self, axis0, axis1)
         return result
-    _ap.raise_invalid_arguments(_m_swapaxes_sigs, args, kwargs)
+    return _ap.unmatched(swapaxes, _m_swapaxes_sigs, args, kwargs, self)
+
+
+swapaxes.__signature__ = _ap.LazySignature(_m_swapaxes_0, False, True)
 
 
 def _m_swapdims_0(dim0, dim1):
@@ -8962,7 +10596,10 @@ def swapdims(self, *args, **kwargs):
     else:
         result = _op_swapdims.call(self._keyset, self, dim0, dim1)
         return result
-    _ap.raise_invalid_arguments(_m_swapdims_sigs, args, kwargs)
+    return _ap.unmatched(swapdims, _m_swapdims_sigs, args, kwargs, self)
+
+
+swapdims.__signature__ = _ap.LazySignature(_m_swapdims_0, False, True)
 
 
 def t(self, *args, **kwargs):
@@ -8971,10 +10608,16 @@ def t(self, *args, **kwargs):
     _ap.raise_no_arguments('t', args, kwargs)
 
 
+t.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def t_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_t_.call(self._keyset, self)
     _ap.raise_no_arguments('t_', args, kwargs)
+
+
+t_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_take_0(index):
@@ -8993,7 +10636,10 @@ def take(self, *args, **kwargs):
     else:
         result = _op_take.call(self._keyset | index._keyset, self, index)
         return result
-    _ap.raise_invalid_arguments(_m_take_sigs, args, kwargs)
+    return _ap.unmatched(take, _m_take_sigs, args, kwargs, self)
+
+
+take.__signature__ = _ap.LazySignature(_m_take_0, False, True)
 
 
 def _m_take_along_dim_0(indices, dim=None):
@@ -9013,7 +10659,10 @@ def take_along_dim(self, *args, **kwargs):
     else:
         result = _op_take_along_dim.call(self._keyset | indices._keyset, self, indices, dim)
         return result
-    _ap.raise_invalid_arguments(_m_take_along_dim_sigs, args, kwargs)
+    return _ap.unmatched(take_along_dim, _m_take_along_dim_sigs, args, kwargs, self)
+
+
+take_along_dim.__signature__ = _ap.LazySignature(_m_take_along_dim_0, False, True)
 
 
 def tan(self, *args, **kwargs):
@@ -9022,10 +10671,16 @@ def tan(self, *args, **kwargs):
     _ap.raise_no_arguments('tan', args, kwargs)
 
 
+tan.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def tan_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_tan_.call(self._keyset, self)
     _ap.raise_no_arguments('tan_', args, kwargs)
+
+
+tan_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def tanh(self, *args, **kwargs):
@@ -9034,14 +10689,20 @@ def tanh(self, *args, **kwargs):
     _ap.raise_no_arguments('tanh', args, kwargs)
 
 
+tanh.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def tanh_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_tanh_.call(self._keyset, self)
     _ap.raise_no_arguments('tanh_', args, kwargs)
 
 
+tanh_.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def _m_tensor_split_0(sections, dim=0):
-    if (type(sections) is not int or not -9223372036854775808 <= sections <= 9223372036854775807): sections = _ap.to_int(sections)
+    if (type(sections) is not int or not -9223372036854775808 <= sections <= 9223372036854775807): sections = _ap.to_symint(sections)
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return sections, dim
 
@@ -9086,7 +10747,10 @@ def tensor_split(self, *args, **kwargs):
         else:
             result = _op_tensor_split__tensor_indices_or_sections.call(self._keyset | tensor_indices_or_sections._keyset, self, tensor_indices_or_sections, dim)
             return result
-    _ap.raise_invalid_arguments(_m_tensor_split_sigs, args, kwargs)
+    return _ap.unmatched(tensor_split, _m_tensor_split_sigs, args, kwargs, self)
+
+
+tensor_split.__signature__ = _ap.LazySignature(_m_tensor_split_0, False, True, ('sections',))
 
 
 def _m_tile_0(dims):
@@ -9106,11 +10770,171 @@ def tile(self, *args, **kwargs):
     else:
         result = _op_tile.call(self._keyset, self, dims)
         return result
-    _ap.raise_invalid_arguments(_m_tile_sigs, args, kwargs)
+    return _ap.unmatched(tile, _m_tile_sigs, args, kwargs, self)
+
+
+tile.__signature__ = _ap.LazySignature(_m_tile_0, True, True)
+
+
+def _m_to_dense_0(dtype=None, *, masked_grad=None):
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if masked_grad is not None and masked_grad is not True and masked_grad is not False: raise _Mismatch
+    return dtype, masked_grad
+
+
+_m_to_dense_sigs = (_ap.PySig('to_dense', (('dtype', 'ScalarType?', 'None', False), ('masked_grad', 'bool?', 'None', True)), False, True),)
+
+
+def to_dense(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_to_dense.call(self._keyset, self, None, None)
+    try:
+        dtype, masked_grad = _m_to_dense_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_to_dense.call(self._keyset, self, dtype, masked_grad)
+        return result
+    return _ap.unmatched(to_dense, _m_to_dense_sigs, args, kwargs, self)
+
+
+to_dense.__signature__ = _ap.LazySignature(_m_to_dense_0, False, True)
+
+
+def _m_to_sparse_0(sparse_dim):
+    if (type(sparse_dim) is not int or not -9223372036854775808 <= sparse_dim <= 9223372036854775807): sparse_dim = _ap.to_int(sparse_dim)
+    return sparse_dim,
+
+
+def _m_to_sparse_1(*, blocksize=None, dense_dim=None, layout=None):
+    if blocksize is not None: blocksize = _ap.to_intlist(blocksize, 2)
+    if dense_dim is not None and (type(dense_dim) is not int or not -9223372036854775808 <= dense_dim <= 9223372036854775807): dense_dim = _ap.to_int(dense_dim)
+    if layout is not None: layout = _ap.to_layout(layout)
+    return blocksize, dense_dim, layout
+
+
+_m_to_sparse_sigs = (_ap.PySig('to_sparse', (('blocksize', 'int[2]?', 'None', True), ('dense_dim', 'int?', 'None', True), ('layout', 'Layout?', 'None', True)), False, True), _ap.PySig('to_sparse', (('sparse_dim', 'int', None, False),), False, True),)
+
+
+def to_sparse(self, *args, **kwargs):
+    if len(args) <= 1:
+        try:
+            sparse_dim, = _m_to_sparse_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_to_sparse__sparse_dim.call(self._keyset, self, sparse_dim)
+            return result
+    if not args:
+        try:
+            blocksize, dense_dim, layout = _m_to_sparse_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_to_sparse.call(self._keyset, self, layout, blocksize, dense_dim)
+            return result
+    return _ap.unmatched(to_sparse, _m_to_sparse_sigs, args, kwargs, self)
+
+
+to_sparse.__signature__ = _ap.LazySignature(_m_to_sparse_1, False, True)
+
+
+def _m_to_sparse_bsc_0(blocksize, dense_dim=None):
+    blocksize = _ap.to_intlist(blocksize, 2)
+    if dense_dim is not None and (type(dense_dim) is not int or not -9223372036854775808 <= dense_dim <= 9223372036854775807): dense_dim = _ap.to_int(dense_dim)
+    return blocksize, dense_dim
+
+
+_m_to_sparse_bsc_sigs = (_ap.PySig('to_sparse_bsc', (('blocksize', 'int[2]', None, False), ('dense_dim', 'int?', 'None', False)), False, True),)
+
+
+def to_sparse_bsc(self, *args, **kwargs):
+    try:
+        blocksize, dense_dim = _m_to_sparse_bsc_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_to_sparse_bsc.call(self._keyset, self, blocksize, dense_dim)
+        return result
+    return _ap.unmatched(to_sparse_bsc, _m_to_sparse_bsc_sigs, args, kwargs, self)
+
+
+to_sparse_bsc.__signature__ = _ap.LazySignature(_m_to_sparse_bsc_0, False, True)
+
+
+def _m_to_sparse_bsr_0(blocksize, dense_dim=None):
+    blocksize = _ap.to_intlist(blocksize, 2)
+    if dense_dim is not None and (type(dense_dim) is not int or not -9223372036854775808 <= dense_dim <= 9223372036854775807): dense_dim = _ap.to_int(dense_dim)
+    return blocksize, dense_dim
+
+
+_m_to_sparse_bsr_sigs = (_ap.PySig('to_sparse_bsr', (('blocksize', 'int[2]', None, False), ('dense_dim', 'int?', 'None', False)), False, True),)
+
+
+def to_sparse_bsr(self, *args, **kwargs):
+    try:
+        blocksize, dense_dim = _m_to_sparse_bsr_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_to_sparse_bsr.call(self._keyset, self, blocksize, dense_dim)
+        return result
+    return _ap.unmatched(to_sparse_bsr, _m_to_sparse_bsr_sigs, args, kwargs, self)
+
+
+to_sparse_bsr.__signature__ = _ap.LazySignature(_m_to_sparse_bsr_0, False, True)
+
+
+def _m_to_sparse_csc_0(dense_dim=None):
+    if dense_dim is not None and (type(dense_dim) is not int or not -9223372036854775808 <= dense_dim <= 9223372036854775807): dense_dim = _ap.to_int(dense_dim)
+    return dense_dim,
+
+
+_m_to_sparse_csc_sigs = (_ap.PySig('to_sparse_csc', (('dense_dim', 'int?', 'None', False),), False, True),)
+
+
+def to_sparse_csc(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_to_sparse_csc.call(self._keyset, self, None)
+    try:
+        dense_dim, = _m_to_sparse_csc_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_to_sparse_csc.call(self._keyset, self, dense_dim)
+        return result
+    return _ap.unmatched(to_sparse_csc, _m_to_sparse_csc_sigs, args, kwargs, self)
+
+
+to_sparse_csc.__signature__ = _ap.LazySignature(_m_to_sparse_csc_0, False, True)
+
+
+def _m_to_sparse_csr_0(dense_dim=None):
+    if dense_dim is not None and (type(dense_dim) is not int or not -9223372036854775808 <= dense_dim <= 9223372036854775807): dense_dim = _ap.to_int(dense_dim)
+    return dense_dim,
+
+
+_m_to_sparse_csr_sigs = (_ap.PySig('to_sparse_csr', (('dense_dim', 'int?', 'None', False),), False, True),)
+
+
+def to_sparse_csr(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_to_sparse_csr.call(self._keyset, self, None)
+    try:
+        dense_dim, = _m_to_sparse_csr_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_to_sparse_csr.call(self._keyset, self, dense_dim)
+        return result
+    return _ap.unmatched(to_sparse_csr, _m_to_sparse_csr_sigs, args, kwargs, self)
+
+
+to_sparse_csr.__signature__ = _ap.LazySignature(_m_to_sparse_csr_0, False, True)
 
 
 def _m_topk_0(k, dim=-1, largest=True, sorted=True):
-    if (type(k) is not int or not -9223372036854775808 <= k <= 9223372036854775807): k = _ap.to_int(k)
+    if (type(k) is not int or not -9223372036854775808 <= k <= 9223372036854775807): k = _ap.to_symint(k)
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if largest is not True and largest is not False: raise _Mismatch
     if sorted is not True and sorted is not False: raise _Mismatch
@@ -9128,13 +10952,19 @@ def topk(self, *args, **kwargs):
     else:
         result = _rt_topk(_op_topk.call(self._keyset, self, k, dim, largest, sorted))
         return result
-    _ap.raise_invalid_arguments(_m_topk_sigs, args, kwargs)
+    return _ap.unmatched(topk, _m_topk_sigs, args, kwargs, self)
+
+
+topk.__signature__ = _ap.LazySignature(_m_topk_0, False, True)
 
 
 def trace(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_trace.call(self._keyset, self)
     _ap.raise_no_arguments('trace', args, kwargs)
+
+
+trace.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_transpose_0(dim0, dim1):
@@ -9154,7 +10984,10 @@ def transpose(self, *args, **kwargs):
     else:
         result = _op_transpose__int.call(self._keyset, self, dim0, dim1)
         return result
-    _ap.raise_invalid_arguments(_m_transpose_sigs, args, kwargs)
+    return _ap.unmatched(transpose, _m_transpose_sigs, args, kwargs, self)
+
+
+transpose.__signature__ = _ap.LazySignature(_m_transpose_0, False, True)
 
 
 def _m_transpose__0(dim0, dim1):
@@ -9174,7 +11007,10 @@ def transpose_(self, *args, **kwargs):
     else:
         result = _op_transpose_.call(self._keyset, self, dim0, dim1)
         return result
-    _ap.raise_invalid_arguments(_m_transpose__sigs, args, kwargs)
+    return _ap.unmatched(transpose_, _m_transpose__sigs, args, kwargs, self)
+
+
+transpose_.__signature__ = _ap.LazySignature(_m_transpose__0, False, True)
 
 
 def _m_triangular_solve_0(A, upper=True, transpose=False, unitriangular=False):
@@ -9196,11 +11032,14 @@ def triangular_solve(self, *args, **kwargs):
     else:
         result = _rt_triangular_solve(_op_triangular_solve.call(self._keyset | A._keyset, self, A, upper, transpose, unitriangular))
         return result
-    _ap.raise_invalid_arguments(_m_triangular_solve_sigs, args, kwargs)
+    return _ap.unmatched(triangular_solve, _m_triangular_solve_sigs, args, kwargs, self)
+
+
+triangular_solve.__signature__ = _ap.LazySignature(_m_triangular_solve_0, False, True)
 
 
 def _m_tril_0(diagonal=0):
-    if (type(diagonal) is not int or not -9223372036854775808 <= diagonal <= 9223372036854775807): diagonal = _ap.to_int(diagonal)
+    if (type(diagonal) is not int or not -9223372036854775808 <= diagonal <= 9223372036854775807): diagonal = _ap.to_symint(diagonal)
     return diagonal,
 
 
@@ -9217,11 +11056,14 @@ def tril(self, *args, **kwargs):
     else:
         result = _op_tril.call(self._keyset, self, diagonal)
         return result
-    _ap.raise_invalid_arguments(_m_tril_sigs, args, kwargs)
+    return _ap.unmatched(tril, _m_tril_sigs, args, kwargs, self)
+
+
+tril.__signature__ = _ap.LazySignature(_m_tril_0, False, True)
 
 
 def _m_tril__0(diagonal=0):
-    if (type(diagonal) is not int or not -9223372036854775808 <= diagonal <= 9223372036854775807): diagonal = _ap.to_int(diagonal)
+    if (type(diagonal) is not int or not -9223372036854775808 <= diagonal <= 9223372036854775807): diagonal = _ap.to_symint(diagonal)
     return diagonal,
 
 
@@ -9238,11 +11080,14 @@ def tril_(self, *args, **kwargs):
     else:
         result = _op_tril_.call(self._keyset, self, diagonal)
         return result
-    _ap.raise_invalid_arguments(_m_tril__sigs, args, kwargs)
+    return _ap.unmatched(tril_, _m_tril__sigs, args, kwargs, self)
+
+
+tril_.__signature__ = _ap.LazySignature(_m_tril__0, False, True)
 
 
 def _m_triu_0(diagonal=0):
-    if (type(diagonal) is not int or not -9223372036854775808 <= diagonal <= 9223372036854775807): diagonal = _ap.to_int(diagonal)
+    if (type(diagonal) is not int or not -9223372036854775808 <= diagonal <= 9223372036854775807): diagonal = _ap.to_symint(diagonal)
     return diagonal,
 
 
@@ -9259,11 +11104,14 @@ def triu(self, *args, **kwargs):
     else:
         result = _op_triu.call(self._keyset, self, diagonal)
         return result
-    _ap.raise_invalid_arguments(_m_triu_sigs, args, kwargs)
+    return _ap.unmatched(triu, _m_triu_sigs, args, kwargs, self)
+
+
+triu.__signature__ = _ap.LazySignature(_m_triu_0, False, True)
 
 
 def _m_triu__0(diagonal=0):
-    if (type(diagonal) is not int or not -9223372036854775808 <= diagonal <= 9223372036854775807): diagonal = _ap.to_int(diagonal)
+    if (type(diagonal) is not int or not -9223372036854775808 <= diagonal <= 9223372036854775807): diagonal = _ap.to_symint(diagonal)
     return diagonal,
 
 
@@ -9280,7 +11128,10 @@ def triu_(self, *args, **kwargs):
     else:
         result = _op_triu_.call(self._keyset, self, diagonal)
         return result
-    _ap.raise_invalid_arguments(_m_triu__sigs, args, kwargs)
+    return _ap.unmatched(triu_, _m_triu__sigs, args, kwargs, self)
+
+
+triu_.__signature__ = _ap.LazySignature(_m_triu__0, False, True)
 
 
 def _m_true_divide_0(other):
@@ -9313,7 +11164,10 @@ def true_divide(self, *args, **kwargs):
         else:
             result = _op_true_divide__Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_true_divide_sigs, args, kwargs)
+    return _ap.unmatched(true_divide, _m_true_divide_sigs, args, kwargs, self)
+
+
+true_divide.__signature__ = _ap.LazySignature(_m_true_divide_0, False, True)
 
 
 def _m_true_divide__0(other):
@@ -9346,7 +11200,10 @@ def true_divide_(self, *args, **kwargs):
         else:
             result = _op_true_divide___Scalar.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_true_divide__sigs, args, kwargs)
+    return _ap.unmatched(true_divide_, _m_true_divide__sigs, args, kwargs, self)
+
+
+true_divide_.__signature__ = _ap.LazySignature(_m_true_divide__0, False, True)
 
 
 def trunc(self, *args, **kwargs):
@@ -9355,10 +11212,16 @@ def trunc(self, *args, **kwargs):
     _ap.raise_no_arguments('trunc', args, kwargs)
 
 
+trunc.__signature__ = _ap.LazySignature(None, False, True)
+
+
 def trunc_(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_trunc_.call(self._keyset, self)
     _ap.raise_no_arguments('trunc_', args, kwargs)
+
+
+trunc_.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_unbind_0(dim=0):
@@ -9379,7 +11242,10 @@ def unbind(self, *args, **kwargs):
     else:
         result = _op_unbind__int.call(self._keyset, self, dim)
         return result
-    _ap.raise_invalid_arguments(_m_unbind_sigs, args, kwargs)
+    return _ap.unmatched(unbind, _m_unbind_sigs, args, kwargs, self)
+
+
+unbind.__signature__ = _ap.LazySignature(_m_unbind_0, False, True)
 
 
 def _m_unflatten_0(dim, sizes):
@@ -9399,7 +11265,10 @@ def unflatten(self, *args, **kwargs):
     else:
         result = _op_unflatten__int.call(self._keyset, self, dim, sizes)
         return result
-    _ap.raise_invalid_arguments(_m_unflatten_sigs, args, kwargs)
+    return _ap.unmatched(unflatten, _m_unflatten_sigs, args, kwargs, self)
+
+
+unflatten.__signature__ = _ap.LazySignature(_m_unflatten_0, False, True)
 
 
 def _m_unfold_0(dimension, size, step):
@@ -9420,7 +11289,10 @@ def unfold(self, *args, **kwargs):
     else:
         result = _op_unfold.call(self._keyset, self, dimension, size, step)
         return result
-    _ap.raise_invalid_arguments(_m_unfold_sigs, args, kwargs)
+    return _ap.unmatched(unfold, _m_unfold_sigs, args, kwargs, self)
+
+
+unfold.__signature__ = _ap.LazySignature(_m_unfold_0, False, True)
 
 
 def _m_uniform__0(from_=0, to=1, *, generator=None):
@@ -9443,7 +11315,10 @@ def uniform_(self, *args, **kwargs):
     else:
         result = _op_uniform_.call(self._keyset, self, from_, to, generator)
         return result
-    _ap.raise_invalid_arguments(_m_uniform__sigs, args, kwargs)
+    return _ap.unmatched(uniform_, _m_uniform__sigs, args, kwargs, self)
+
+
+uniform_.__signature__ = _ap.LazySignature(_m_uniform__0, False, True)
 
 
 def _m_unsafe_chunk_0(chunks, dim=0):
@@ -9463,11 +11338,14 @@ def unsafe_chunk(self, *args, **kwargs):
     else:
         result = _op_unsafe_chunk.call(self._keyset, self, chunks, dim)
         return result
-    _ap.raise_invalid_arguments(_m_unsafe_chunk_sigs, args, kwargs)
+    return _ap.unmatched(unsafe_chunk, _m_unsafe_chunk_sigs, args, kwargs, self)
+
+
+unsafe_chunk.__signature__ = _ap.LazySignature(_m_unsafe_chunk_0, False, True)
 
 
 def _m_unsafe_split_0(split_size, dim=0):
-    if (type(split_size) is not int or not -9223372036854775808 <= split_size <= 9223372036854775807): split_size = _ap.to_int(split_size)
+    if (type(split_size) is not int or not -9223372036854775808 <= split_size <= 9223372036854775807): split_size = _ap.to_symint(split_size)
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return split_size, dim
 
@@ -9483,7 +11361,10 @@ def unsafe_split(self, *args, **kwargs):
     else:
         result = _op_unsafe_split__Tensor.call(self._keyset, self, split_size, dim)
         return result
-    _ap.raise_invalid_arguments(_m_unsafe_split_sigs, args, kwargs)
+    return _ap.unmatched(unsafe_split, _m_unsafe_split_sigs, args, kwargs, self)
+
+
+unsafe_split.__signature__ = _ap.LazySignature(_m_unsafe_split_0, False, True)
 
 
 def _m_unsafe_split_with_sizes_0(split_sizes, dim=0):
@@ -9503,7 +11384,10 @@ def unsafe_split_with_sizes(self, *args, **kwargs):
     else:
         result = _op_unsafe_split_with_sizes.call(self._keyset, self, split_sizes, dim)
         return result
-    _ap.raise_invalid_arguments(_m_unsafe_split_with_sizes_sigs, args, kwargs)
+    return _ap.unmatched(unsafe_split_with_sizes, _m_unsafe_split_with_sizes_sigs, args, kwargs, self)
+
+
+unsafe_split_with_sizes.__signature__ = _ap.LazySignature(_m_unsafe_split_with_sizes_0, False, True)
 
 
 def _m_unsqueeze_0(dim):
@@ -9522,7 +11406,10 @@ def unsqueeze(self, *args, **kwargs):
     else:
         result = _op_unsqueeze.call(self._keyset, self, dim)
         return result
-    _ap.raise_invalid_arguments(_m_unsqueeze_sigs, args, kwargs)
+    return _ap.unmatched(unsqueeze, _m_unsqueeze_sigs, args, kwargs, self)
+
+
+unsqueeze.__signature__ = _ap.LazySignature(_m_unsqueeze_0, False, True)
 
 
 def _m_unsqueeze__0(dim):
@@ -9541,7 +11428,19 @@ def unsqueeze_(self, *args, **kwargs):
     else:
         result = _op_unsqueeze_.call(self._keyset, self, dim)
         return result
-    _ap.raise_invalid_arguments(_m_unsqueeze__sigs, args, kwargs)
+    return _ap.unmatched(unsqueeze_, _m_unsqueeze__sigs, args, kwargs, self)
+
+
+unsqueeze_.__signature__ = _ap.LazySignature(_m_unsqueeze__0, False, True)
+
+
+def values(self, *args, **kwargs):
+    if not args and not kwargs:
+        return _op_values.call(self._keyset, self)
+    _ap.raise_no_arguments('values', args, kwargs)
+
+
+values.__signature__ = _ap.LazySignature(None, False, True)
 
 
 def _m_var_0(unbiased=True):
@@ -9593,7 +11492,10 @@ def var(self, *args, **kwargs):
     else:
         result = _op_var__correction.call(self._keyset, self, dim, correction, keepdim)
         return result
-    _ap.raise_invalid_arguments(_m_var_sigs, args, kwargs)
+    return _ap.unmatched(var, _m_var_sigs, args, kwargs, self)
+
+
+var.__signature__ = _ap.LazySignature(_m_var_2, True, True)
 
 
 def _m_vdot_0(other):
@@ -9612,7 +11514,10 @@ def vdot(self, *args, **kwargs):
     else:
         result = _op_vdot.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_vdot_sigs, args, kwargs)
+    return _ap.unmatched(vdot, _m_vdot_sigs, args, kwargs, self)
+
+
+vdot.__signature__ = _ap.LazySignature(_m_vdot_0, False, True)
 
 
 def _m_view_0(size):
@@ -9645,7 +11550,10 @@ def view(self, *args, **kwargs):
         else:
             result = _op_view__dtype.call(self._keyset, self, dtype)
             return result
-    _ap.raise_invalid_arguments(_m_view_sigs, args, kwargs)
+    return _ap.unmatched(view, _m_view_sigs, args, kwargs, self)
+
+
+view.__signature__ = _ap.LazySignature(_m_view_0, True, True)
 
 
 def _m_view_as_0(other):
@@ -9664,7 +11572,10 @@ def view_as(self, *args, **kwargs):
     else:
         result = _op_view_as.call(self._keyset | other._keyset, self, other)
         return result
-    _ap.raise_invalid_arguments(_m_view_as_sigs, args, kwargs)
+    return _ap.unmatched(view_as, _m_view_as_sigs, args, kwargs, self)
+
+
+view_as.__signature__ = _ap.LazySignature(_m_view_as_0, False, True)
 
 
 def _m_vsplit_0(sections):
@@ -9697,7 +11608,10 @@ def vsplit(self, *args, **kwargs):
     else:
         result = _op_vsplit__array.call(self._keyset, self, indices)
         return result
-    _ap.raise_invalid_arguments(_m_vsplit_sigs, args, kwargs)
+    return _ap.unmatched(vsplit, _m_vsplit_sigs, args, kwargs, self)
+
+
+vsplit.__signature__ = _ap.LazySignature(_m_vsplit_0, False, True, ('sections',))
 
 
 def _m_where_0(condition, other):
@@ -9760,7 +11674,10 @@ def where(self, *args, **kwargs):
         else:
             result = _op_where__Scalar.call(condition._keyset, condition, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_where_sigs, args, kwargs)
+    return _ap.unmatched(where, _m_where_sigs, args, kwargs, self)
+
+
+where.__signature__ = _ap.LazySignature(_m_where_0, False, True)
 
 
 def _m_xlogy_0(other):
@@ -9793,7 +11710,10 @@ def xlogy(self, *args, **kwargs):
         else:
             result = _op_xlogy__Scalar_Other.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_xlogy_sigs, args, kwargs)
+    return _ap.unmatched(xlogy, _m_xlogy_sigs, args, kwargs, self)
+
+
+xlogy.__signature__ = _ap.LazySignature(_m_xlogy_0, False, True)
 
 
 def _m_xlogy__0(other):
@@ -9826,7 +11746,10 @@ def xlogy_(self, *args, **kwargs):
         else:
             result = _op_xlogy___Scalar_Other.call(self._keyset, self, other)
             return result
-    _ap.raise_invalid_arguments(_m_xlogy__sigs, args, kwargs)
+    return _ap.unmatched(xlogy_, _m_xlogy__sigs, args, kwargs, self)
+
+
+xlogy_.__signature__ = _ap.LazySignature(_m_xlogy__0, False, True)
 
 
 def zero_(self, *args, **kwargs):
@@ -9835,11 +11758,26 @@ def zero_(self, *args, **kwargs):
     _ap.raise_no_arguments('zero_', args, kwargs)
 
 
+zero_.__signature__ = _ap.LazySignature(None, False, True)
+
+
 class TensorMethods:
     """The generated ``Tensor`` methods."""
 
     __slots__ = ()
+    _coalesced_ = _coalesced_
+    _conj = _conj
     _conj_physical = _conj_physical
+    _indices = _indices
+    _neg_view = _neg_view
+    _nnz = _nnz
+    _to_dense = _to_dense
+    _to_sparse = _to_sparse
+    _to_sparse_bsc = _to_sparse_bsc
+    _to_sparse_bsr = _to_sparse_bsr
+    _to_sparse_csc = _to_sparse_csc
+    _to_sparse_csr = _to_sparse_csr
+    _values = _values
     abs = abs
     abs_ = abs_
     absolute = absolute
@@ -9922,6 +11860,7 @@ class TensorMethods:
     bmm = bmm
     broadcast_to = broadcast_to
     cauchy_ = cauchy_
+    ccol_indices = ccol_indices
     ceil = ceil
     ceil_ = ceil_
     cholesky = cholesky
@@ -9937,6 +11876,8 @@ class TensorMethods:
     clip = clip
     clip_ = clip_
     clone = clone
+    coalesce = coalesce
+    col_indices = col_indices
     conj = conj
     conj_physical = conj_physical
     conj_physical_ = conj_physical_
@@ -9951,6 +11892,7 @@ class TensorMethods:
     count_nonzero = count_nonzero
     cov = cov
     cross = cross
+    crow_indices = crow_indices
     cummax = cummax
     cummin = cummin
     cumprod = cumprod
@@ -9959,6 +11901,7 @@ class TensorMethods:
     cumsum_ = cumsum_
     deg2rad = deg2rad
     deg2rad_ = deg2rad_
+    dense_dim = dense_dim
     det = det
     detach = detach
     detach_ = detach_
@@ -10057,8 +12000,10 @@ class TensorMethods:
     index_reduce = index_reduce
     index_reduce_ = index_reduce_
     index_select = index_select
+    indices = indices
     inner = inner
     inverse = inverse
+    is_coalesced = is_coalesced
     is_conj = is_conj
     is_neg = is_neg
     isclose = isclose
@@ -10150,6 +12095,7 @@ class TensorMethods:
     nanquantile = nanquantile
     nansum = nansum
     narrow = narrow
+    narrow_copy = narrow_copy
     ne = ne
     ne_ = ne_
     neg = neg
@@ -10209,6 +12155,7 @@ class TensorMethods:
     rot90 = rot90
     round = round
     round_ = round_
+    row_indices = row_indices
     rsqrt = rsqrt
     rsqrt_ = rsqrt_
     scatter = scatter
@@ -10238,6 +12185,8 @@ class TensorMethods:
     slogdet = slogdet
     softmax = softmax
     sort = sort
+    sparse_dim = sparse_dim
+    sparse_mask = sparse_mask
     split = split
     split_with_sizes = split_with_sizes
     sqrt = sqrt
@@ -10267,6 +12216,12 @@ class TensorMethods:
     tanh_ = tanh_
     tensor_split = tensor_split
     tile = tile
+    to_dense = to_dense
+    to_sparse = to_sparse
+    to_sparse_bsc = to_sparse_bsc
+    to_sparse_bsr = to_sparse_bsr
+    to_sparse_csc = to_sparse_csc
+    to_sparse_csr = to_sparse_csr
     topk = topk
     trace = trace
     transpose = transpose
@@ -10289,6 +12244,7 @@ class TensorMethods:
     unsafe_split_with_sizes = unsafe_split_with_sizes
     unsqueeze = unsqueeze
     unsqueeze_ = unsqueeze_
+    values = values
     var = var
     vdot = vdot
     view = view

@@ -34,6 +34,8 @@ _op__cdist_backward = get_op('aten::_cdist_backward')
 _op__cdist_forward = get_op('aten::_cdist_forward')
 _op__chunk_cat = get_op('aten::_chunk_cat')
 _op__chunk_cat__out = get_op('aten::_chunk_cat.out')
+_op__coalesce = get_op('aten::_coalesce')
+_op__conj = get_op('aten::_conj')
 _op__conj_physical = get_op('aten::_conj_physical')
 _op__convolution = get_op('aten::_convolution')
 _op__convolution_mode = get_op('aten::_convolution_mode')
@@ -63,6 +65,7 @@ _op__lu_with_info = get_op('aten::_lu_with_info')
 _op__native_batch_norm_legit = get_op('aten::_native_batch_norm_legit')
 _op__native_batch_norm_legit__no_stats = get_op('aten::_native_batch_norm_legit.no_stats')
 _op__native_batch_norm_legit_no_training = get_op('aten::_native_batch_norm_legit_no_training')
+_op__neg_view = get_op('aten::_neg_view')
 _op__pdist_backward = get_op('aten::_pdist_backward')
 _op__pdist_forward = get_op('aten::_pdist_forward')
 _op__prelu_kernel = get_op('aten::_prelu_kernel')
@@ -74,6 +77,28 @@ _op__softmax = get_op('aten::_softmax')
 _op__softmax__out = get_op('aten::_softmax.out')
 _op__softmax_backward_data = get_op('aten::_softmax_backward_data')
 _op__softmax_backward_data__out = get_op('aten::_softmax_backward_data.out')
+_op__sparse_addmm = get_op('aten::_sparse_addmm')
+_op__sparse_bsc_tensor_unsafe = get_op('aten::_sparse_bsc_tensor_unsafe')
+_op__sparse_bsr_tensor_unsafe = get_op('aten::_sparse_bsr_tensor_unsafe')
+_op__sparse_compressed_tensor_unsafe = get_op('aten::_sparse_compressed_tensor_unsafe')
+_op__sparse_coo_tensor_unsafe = get_op('aten::_sparse_coo_tensor_unsafe')
+_op__sparse_coo_tensor_with_dims = get_op('aten::_sparse_coo_tensor_with_dims')
+_op__sparse_coo_tensor_with_dims_and_tensors = get_op('aten::_sparse_coo_tensor_with_dims_and_tensors')
+_op__sparse_csc_tensor_unsafe = get_op('aten::_sparse_csc_tensor_unsafe')
+_op__sparse_csr_sum__dim_dtype = get_op('aten::_sparse_csr_sum.dim_dtype')
+_op__sparse_csr_tensor_unsafe = get_op('aten::_sparse_csr_tensor_unsafe')
+_op__sparse_log_softmax = get_op('aten::_sparse_log_softmax')
+_op__sparse_log_softmax__int = get_op('aten::_sparse_log_softmax.int')
+_op__sparse_log_softmax_backward_data = get_op('aten::_sparse_log_softmax_backward_data')
+_op__sparse_mm = get_op('aten::_sparse_mm')
+_op__sparse_softmax = get_op('aten::_sparse_softmax')
+_op__sparse_softmax__int = get_op('aten::_sparse_softmax.int')
+_op__sparse_softmax_backward_data = get_op('aten::_sparse_softmax_backward_data')
+_op__sparse_sum = get_op('aten::_sparse_sum')
+_op__sparse_sum__dim = get_op('aten::_sparse_sum.dim')
+_op__sparse_sum__dim_dtype = get_op('aten::_sparse_sum.dim_dtype')
+_op__sparse_sum__dtype = get_op('aten::_sparse_sum.dtype')
+_op__sparse_sum_backward = get_op('aten::_sparse_sum_backward')
 _op__to_copy = get_op('aten::_to_copy')
 _op__trilinear = get_op('aten::_trilinear')
 _op__trilinear__out = get_op('aten::_trilinear.out')
@@ -81,6 +106,12 @@ _op__unique2 = get_op('aten::_unique2')
 _op__unsafe_masked_index = get_op('aten::_unsafe_masked_index')
 _op__unsafe_masked_index_put_accumulate = get_op('aten::_unsafe_masked_index_put_accumulate')
 _op__unsafe_view = get_op('aten::_unsafe_view')
+_op__validate_sparse_bsc_tensor_args = get_op('aten::_validate_sparse_bsc_tensor_args')
+_op__validate_sparse_bsr_tensor_args = get_op('aten::_validate_sparse_bsr_tensor_args')
+_op__validate_sparse_compressed_tensor_args = get_op('aten::_validate_sparse_compressed_tensor_args')
+_op__validate_sparse_coo_tensor_args = get_op('aten::_validate_sparse_coo_tensor_args')
+_op__validate_sparse_csc_tensor_args = get_op('aten::_validate_sparse_csc_tensor_args')
+_op__validate_sparse_csr_tensor_args = get_op('aten::_validate_sparse_csr_tensor_args')
 _op__weight_norm = get_op('aten::_weight_norm')
 _op__weight_norm_interface = get_op('aten::_weight_norm_interface')
 _op_abs = get_op('aten::abs')
@@ -1170,7 +1201,10 @@ def _adaptive_avg_pool2d(*args, **kwargs):
     else:
         result = _op__adaptive_avg_pool2d.call(input._keyset, input, output_size)
         return result
-    _ap.raise_invalid_arguments(_f__adaptive_avg_pool2d_sigs, args, kwargs)
+    return _ap.unmatched(_adaptive_avg_pool2d, _f__adaptive_avg_pool2d_sigs, args, kwargs)
+
+
+_adaptive_avg_pool2d.__signature__ = _ap.LazySignature(_f__adaptive_avg_pool2d_0, False, False)
 
 
 def _f__adaptive_avg_pool3d_0(input, output_size):
@@ -1190,7 +1224,10 @@ def _adaptive_avg_pool3d(*args, **kwargs):
     else:
         result = _op__adaptive_avg_pool3d.call(input._keyset, input, output_size)
         return result
-    _ap.raise_invalid_arguments(_f__adaptive_avg_pool3d_sigs, args, kwargs)
+    return _ap.unmatched(_adaptive_avg_pool3d, _f__adaptive_avg_pool3d_sigs, args, kwargs)
+
+
+_adaptive_avg_pool3d.__signature__ = _ap.LazySignature(_f__adaptive_avg_pool3d_0, False, False)
 
 
 def _f__batch_norm_impl_index_0(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
@@ -1217,7 +1254,10 @@ def _batch_norm_impl_index(*args, **kwargs):
     else:
         result = _op__batch_norm_impl_index.call(input._keyset | (weight._keyset if weight is not None else 0) | (bias._keyset if bias is not None else 0) | (running_mean._keyset if running_mean is not None else 0) | (running_var._keyset if running_var is not None else 0), input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
         return result
-    _ap.raise_invalid_arguments(_f__batch_norm_impl_index_sigs, args, kwargs)
+    return _ap.unmatched(_batch_norm_impl_index, _f__batch_norm_impl_index_sigs, args, kwargs)
+
+
+_batch_norm_impl_index.__signature__ = _ap.LazySignature(_f__batch_norm_impl_index_0, False, False)
 
 
 def _f__batch_norm_with_update_0(input, weight, bias, running_mean, running_var, momentum, eps):
@@ -1242,7 +1282,10 @@ def _batch_norm_with_update(*args, **kwargs):
     else:
         result = _op__batch_norm_with_update.call(input._keyset | (weight._keyset if weight is not None else 0) | (bias._keyset if bias is not None else 0) | running_mean._keyset | running_var._keyset, input, weight, bias, running_mean, running_var, momentum, eps)
         return result
-    _ap.raise_invalid_arguments(_f__batch_norm_with_update_sigs, args, kwargs)
+    return _ap.unmatched(_batch_norm_with_update, _f__batch_norm_with_update_sigs, args, kwargs)
+
+
+_batch_norm_with_update.__signature__ = _ap.LazySignature(_f__batch_norm_with_update_0, False, False)
 
 
 def _f__cdist_backward_0(grad, x1, x2, p, cdist):
@@ -1265,7 +1308,10 @@ def _cdist_backward(*args, **kwargs):
     else:
         result = _op__cdist_backward.call(grad._keyset | x1._keyset | x2._keyset | cdist._keyset, grad, x1, x2, p, cdist)
         return result
-    _ap.raise_invalid_arguments(_f__cdist_backward_sigs, args, kwargs)
+    return _ap.unmatched(_cdist_backward, _f__cdist_backward_sigs, args, kwargs)
+
+
+_cdist_backward.__signature__ = _ap.LazySignature(_f__cdist_backward_0, False, False)
 
 
 def _f__cdist_forward_0(x1, x2, p, compute_mode):
@@ -1287,7 +1333,10 @@ def _cdist_forward(*args, **kwargs):
     else:
         result = _op__cdist_forward.call(x1._keyset | x2._keyset, x1, x2, p, compute_mode)
         return result
-    _ap.raise_invalid_arguments(_f__cdist_forward_sigs, args, kwargs)
+    return _ap.unmatched(_cdist_forward, _f__cdist_forward_sigs, args, kwargs)
+
+
+_cdist_forward.__signature__ = _ap.LazySignature(_f__cdist_forward_0, False, False)
 
 
 def _f__chunk_cat_0(tensors, dim, num_chunks, *, out=None):
@@ -1312,7 +1361,54 @@ def _chunk_cat(*args, **kwargs):
         else:
             result = _op__chunk_cat__out.call(_ap.keyset_of_list(tensors) | out._keyset, tensors, dim, num_chunks, out)
         return result
-    _ap.raise_invalid_arguments(_f__chunk_cat_sigs, args, kwargs)
+    return _ap.unmatched(_chunk_cat, _f__chunk_cat_sigs, args, kwargs)
+
+
+_chunk_cat.__signature__ = _ap.LazySignature(_f__chunk_cat_0, False, False)
+
+
+def _f__coalesce_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f__coalesce_sigs = (_ap.PySig('_coalesce', (('input', 'Tensor', None, False),), False, False),)
+
+
+def _coalesce(*args, **kwargs):
+    try:
+        input, = _f__coalesce_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__coalesce.call(input._keyset, input)
+        return result
+    return _ap.unmatched(_coalesce, _f__coalesce_sigs, args, kwargs)
+
+
+_coalesce.__signature__ = _ap.LazySignature(_f__coalesce_0, False, False)
+
+
+def _f__conj_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f__conj_sigs = (_ap.PySig('_conj', (('input', 'Tensor', None, False),), False, False),)
+
+
+def _conj(*args, **kwargs):
+    try:
+        input, = _f__conj_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__conj.call(input._keyset, input)
+        return result
+    return _ap.unmatched(_conj, _f__conj_sigs, args, kwargs)
+
+
+_conj.__signature__ = _ap.LazySignature(_f__conj_0, False, False)
 
 
 def _f__conj_physical_0(input):
@@ -1331,7 +1427,10 @@ def _conj_physical(*args, **kwargs):
     else:
         result = _op__conj_physical.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f__conj_physical_sigs, args, kwargs)
+    return _ap.unmatched(_conj_physical, _f__conj_physical_sigs, args, kwargs)
+
+
+_conj_physical.__signature__ = _ap.LazySignature(_f__conj_physical_0, False, False)
 
 
 def _f__convolution_0(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32):
@@ -1343,7 +1442,7 @@ def _f__convolution_0(input, weight, bias, stride, padding, dilation, transposed
     dilation = _ap.to_intlist(dilation)
     if transposed is not True and transposed is not False: raise _Mismatch
     output_padding = _ap.to_intlist(output_padding)
-    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_symint(groups)
     if benchmark is not True and benchmark is not False: raise _Mismatch
     if deterministic is not True and deterministic is not False: raise _Mismatch
     if cudnn_enabled is not True and cudnn_enabled is not False: raise _Mismatch
@@ -1362,7 +1461,10 @@ def _convolution(*args, **kwargs):
     else:
         result = _op__convolution.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, benchmark, deterministic, cudnn_enabled, allow_tf32)
         return result
-    _ap.raise_invalid_arguments(_f__convolution_sigs, args, kwargs)
+    return _ap.unmatched(_convolution, _f__convolution_sigs, args, kwargs)
+
+
+_convolution.__signature__ = _ap.LazySignature(_f__convolution_0, False, False)
 
 
 def _f__convolution_mode_0(input, weight, bias, stride, padding, dilation, groups):
@@ -1372,7 +1474,7 @@ def _f__convolution_mode_0(input, weight, bias, stride, padding, dilation, group
     stride = _ap.to_intlist(stride)
     padding = _ap.to_str(padding)
     dilation = _ap.to_intlist(dilation)
-    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_symint(groups)
     return input, weight, bias, stride, padding, dilation, groups
 
 
@@ -1387,7 +1489,10 @@ def _convolution_mode(*args, **kwargs):
     else:
         result = _op__convolution_mode.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias, stride, padding, dilation, groups)
         return result
-    _ap.raise_invalid_arguments(_f__convolution_mode_sigs, args, kwargs)
+    return _ap.unmatched(_convolution_mode, _f__convolution_mode_sigs, args, kwargs)
+
+
+_convolution_mode.__signature__ = _ap.LazySignature(_f__convolution_mode_0, False, False)
 
 
 def _f__ctc_loss_0(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
@@ -1430,7 +1535,10 @@ def _ctc_loss(*args, **kwargs):
         else:
             result = _op__ctc_loss__Tensor.call(log_probs._keyset | targets._keyset | input_lengths._keyset | target_lengths._keyset, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
             return result
-    _ap.raise_invalid_arguments(_f__ctc_loss_sigs, args, kwargs)
+    return _ap.unmatched(_ctc_loss, _f__ctc_loss_sigs, args, kwargs)
+
+
+_ctc_loss.__signature__ = _ap.LazySignature(_f__ctc_loss_0, False, False)
 
 
 def _f__ctc_loss_backward_0(grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity=False):
@@ -1479,7 +1587,10 @@ def _ctc_loss_backward(*args, **kwargs):
         else:
             result = _op__ctc_loss_backward__Tensor.call(grad._keyset | log_probs._keyset | targets._keyset | input_lengths._keyset | target_lengths._keyset | neg_log_likelihood._keyset | log_alpha._keyset, grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
             return result
-    _ap.raise_invalid_arguments(_f__ctc_loss_backward_sigs, args, kwargs)
+    return _ap.unmatched(_ctc_loss_backward, _f__ctc_loss_backward_sigs, args, kwargs)
+
+
+_ctc_loss_backward.__signature__ = _ap.LazySignature(_f__ctc_loss_backward_0, False, False)
 
 
 def _f__embedding_bag_0(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=-1):
@@ -1506,7 +1617,10 @@ def _embedding_bag(*args, **kwargs):
     else:
         result = _op__embedding_bag.call(weight._keyset | indices._keyset | offsets._keyset | (per_sample_weights._keyset if per_sample_weights is not None else 0), weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
         return result
-    _ap.raise_invalid_arguments(_f__embedding_bag_sigs, args, kwargs)
+    return _ap.unmatched(_embedding_bag, _f__embedding_bag_sigs, args, kwargs)
+
+
+_embedding_bag.__signature__ = _ap.LazySignature(_f__embedding_bag_0, False, False)
 
 
 def _f__embedding_bag_forward_only_0(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=-1):
@@ -1533,7 +1647,10 @@ def _embedding_bag_forward_only(*args, **kwargs):
     else:
         result = _op__embedding_bag_forward_only.call(weight._keyset | indices._keyset | offsets._keyset | (per_sample_weights._keyset if per_sample_weights is not None else 0), weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
         return result
-    _ap.raise_invalid_arguments(_f__embedding_bag_forward_only_sigs, args, kwargs)
+    return _ap.unmatched(_embedding_bag_forward_only, _f__embedding_bag_forward_only_sigs, args, kwargs)
+
+
+_embedding_bag_forward_only.__signature__ = _ap.LazySignature(_f__embedding_bag_forward_only_0, False, False)
 
 
 def _f__euclidean_dist_0(x1, x2):
@@ -1553,7 +1670,10 @@ def _euclidean_dist(*args, **kwargs):
     else:
         result = _op__euclidean_dist.call(x1._keyset | x2._keyset, x1, x2)
         return result
-    _ap.raise_invalid_arguments(_f__euclidean_dist_sigs, args, kwargs)
+    return _ap.unmatched(_euclidean_dist, _f__euclidean_dist_sigs, args, kwargs)
+
+
+_euclidean_dist.__signature__ = _ap.LazySignature(_f__euclidean_dist_0, False, False)
 
 
 def _f__fft_c2c_0(input, dim, normalization, forward, *, out=None):
@@ -1579,14 +1699,17 @@ def _fft_c2c(*args, **kwargs):
         else:
             result = _op__fft_c2c__out.call(input._keyset | out._keyset, input, dim, normalization, forward, out)
         return result
-    _ap.raise_invalid_arguments(_f__fft_c2c_sigs, args, kwargs)
+    return _ap.unmatched(_fft_c2c, _f__fft_c2c_sigs, args, kwargs)
+
+
+_fft_c2c.__signature__ = _ap.LazySignature(_f__fft_c2c_0, False, False)
 
 
 def _f__fft_c2r_0(input, dim, normalization, last_dim_size, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     dim = _ap.to_intlist(dim)
     if (type(normalization) is not int or not -9223372036854775808 <= normalization <= 9223372036854775807): normalization = _ap.to_int(normalization)
-    if (type(last_dim_size) is not int or not -9223372036854775808 <= last_dim_size <= 9223372036854775807): last_dim_size = _ap.to_int(last_dim_size)
+    if (type(last_dim_size) is not int or not -9223372036854775808 <= last_dim_size <= 9223372036854775807): last_dim_size = _ap.to_symint(last_dim_size)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, normalization, last_dim_size, out
 
@@ -1605,7 +1728,10 @@ def _fft_c2r(*args, **kwargs):
         else:
             result = _op__fft_c2r__out.call(input._keyset | out._keyset, input, dim, normalization, last_dim_size, out)
         return result
-    _ap.raise_invalid_arguments(_f__fft_c2r_sigs, args, kwargs)
+    return _ap.unmatched(_fft_c2r, _f__fft_c2r_sigs, args, kwargs)
+
+
+_fft_c2r.__signature__ = _ap.LazySignature(_f__fft_c2r_0, False, False)
 
 
 def _f__fft_r2c_0(input, dim, normalization, onesided, *, out=None):
@@ -1631,7 +1757,10 @@ def _fft_r2c(*args, **kwargs):
         else:
             result = _op__fft_r2c__out.call(input._keyset | out._keyset, input, dim, normalization, onesided, out)
         return result
-    _ap.raise_invalid_arguments(_f__fft_r2c_sigs, args, kwargs)
+    return _ap.unmatched(_fft_r2c, _f__fft_r2c_sigs, args, kwargs)
+
+
+_fft_r2c.__signature__ = _ap.LazySignature(_f__fft_r2c_0, False, False)
 
 
 def _f__fused_rms_norm_0(input, normalized_shape, weight, eps):
@@ -1653,7 +1782,10 @@ def _fused_rms_norm(*args, **kwargs):
     else:
         result = _op__fused_rms_norm.call(input._keyset | (weight._keyset if weight is not None else 0), input, normalized_shape, weight, eps)
         return result
-    _ap.raise_invalid_arguments(_f__fused_rms_norm_sigs, args, kwargs)
+    return _ap.unmatched(_fused_rms_norm, _f__fused_rms_norm_sigs, args, kwargs)
+
+
+_fused_rms_norm.__signature__ = _ap.LazySignature(_f__fused_rms_norm_0, False, False)
 
 
 def _f__histogramdd_bin_edges_0(input, bins, *, range=None, weight=None, density=False):
@@ -1675,7 +1807,10 @@ def _histogramdd_bin_edges(*args, **kwargs):
     else:
         result = _op__histogramdd_bin_edges.call(input._keyset | (weight._keyset if weight is not None else 0), input, bins, range, weight, density)
         return result
-    _ap.raise_invalid_arguments(_f__histogramdd_bin_edges_sigs, args, kwargs)
+    return _ap.unmatched(_histogramdd_bin_edges, _f__histogramdd_bin_edges_sigs, args, kwargs)
+
+
+_histogramdd_bin_edges.__signature__ = _ap.LazySignature(_f__histogramdd_bin_edges_0, False, False)
 
 
 def _f__histogramdd_from_bin_cts_0(input, bins, *, range=None, weight=None, density=False):
@@ -1697,7 +1832,10 @@ def _histogramdd_from_bin_cts(*args, **kwargs):
     else:
         result = _op__histogramdd_from_bin_cts.call(input._keyset | (weight._keyset if weight is not None else 0), input, bins, range, weight, density)
         return result
-    _ap.raise_invalid_arguments(_f__histogramdd_from_bin_cts_sigs, args, kwargs)
+    return _ap.unmatched(_histogramdd_from_bin_cts, _f__histogramdd_from_bin_cts_sigs, args, kwargs)
+
+
+_histogramdd_from_bin_cts.__signature__ = _ap.LazySignature(_f__histogramdd_from_bin_cts_0, False, False)
 
 
 def _f__histogramdd_from_bin_tensors_0(input, bins, *, weight=None, density=False):
@@ -1719,7 +1857,10 @@ def _histogramdd_from_bin_tensors(*args, **kwargs):
     else:
         result = _op__histogramdd_from_bin_tensors.call(input._keyset | _ap.keyset_of_list(bins) | (weight._keyset if weight is not None else 0), input, bins, weight, density)
         return result
-    _ap.raise_invalid_arguments(_f__histogramdd_from_bin_tensors_sigs, args, kwargs)
+    return _ap.unmatched(_histogramdd_from_bin_tensors, _f__histogramdd_from_bin_tensors_sigs, args, kwargs)
+
+
+_histogramdd_from_bin_tensors.__signature__ = _ap.LazySignature(_f__histogramdd_from_bin_tensors_0, False, False)
 
 
 def _f__local_scalar_dense_0(input):
@@ -1738,7 +1879,10 @@ def _local_scalar_dense(*args, **kwargs):
     else:
         result = _op__local_scalar_dense.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f__local_scalar_dense_sigs, args, kwargs)
+    return _ap.unmatched(_local_scalar_dense, _f__local_scalar_dense_sigs, args, kwargs)
+
+
+_local_scalar_dense.__signature__ = _ap.LazySignature(_f__local_scalar_dense_0, False, False)
 
 
 def _f__log_softmax_0(input, dim, half_to_float, *, out=None):
@@ -1763,7 +1907,10 @@ def _log_softmax(*args, **kwargs):
         else:
             result = _op__log_softmax__out.call(input._keyset | out._keyset, input, dim, half_to_float, out)
         return result
-    _ap.raise_invalid_arguments(_f__log_softmax_sigs, args, kwargs)
+    return _ap.unmatched(_log_softmax, _f__log_softmax_sigs, args, kwargs)
+
+
+_log_softmax.__signature__ = _ap.LazySignature(_f__log_softmax_0, False, False)
 
 
 def _f__log_softmax_backward_data_0(grad_output, output, dim, input_dtype, *, out=None):
@@ -1789,7 +1936,10 @@ def _log_softmax_backward_data(*args, **kwargs):
         else:
             result = _op__log_softmax_backward_data__out.call(grad_output._keyset | output._keyset | out._keyset, grad_output, output, dim, input_dtype, out)
         return result
-    _ap.raise_invalid_arguments(_f__log_softmax_backward_data_sigs, args, kwargs)
+    return _ap.unmatched(_log_softmax_backward_data, _f__log_softmax_backward_data_sigs, args, kwargs)
+
+
+_log_softmax_backward_data.__signature__ = _ap.LazySignature(_f__log_softmax_backward_data_0, False, False)
 
 
 def _f__lu_with_info_0(input, pivot=True, check_errors=True):
@@ -1810,7 +1960,10 @@ def _lu_with_info(*args, **kwargs):
     else:
         result = _rt__lu_with_info(_op__lu_with_info.call(input._keyset, input, pivot, check_errors))
         return result
-    _ap.raise_invalid_arguments(_f__lu_with_info_sigs, args, kwargs)
+    return _ap.unmatched(_lu_with_info, _f__lu_with_info_sigs, args, kwargs)
+
+
+_lu_with_info.__signature__ = _ap.LazySignature(_f__lu_with_info_0, False, False)
 
 
 def _f__native_batch_norm_legit_0(input, weight, bias, running_mean, running_var, training, momentum, eps):
@@ -1855,7 +2008,10 @@ def _native_batch_norm_legit(*args, **kwargs):
         else:
             result = _op__native_batch_norm_legit__no_stats.call(input._keyset | (weight._keyset if weight is not None else 0) | (bias._keyset if bias is not None else 0), input, weight, bias, training, momentum, eps)
             return result
-    _ap.raise_invalid_arguments(_f__native_batch_norm_legit_sigs, args, kwargs)
+    return _ap.unmatched(_native_batch_norm_legit, _f__native_batch_norm_legit_sigs, args, kwargs)
+
+
+_native_batch_norm_legit.__signature__ = _ap.LazySignature(_f__native_batch_norm_legit_0, False, False)
 
 
 def _f__native_batch_norm_legit_no_training_0(input, weight, bias, running_mean, running_var, momentum, eps):
@@ -1880,7 +2036,32 @@ def _native_batch_norm_legit_no_training(*args, **kwargs):
     else:
         result = _op__native_batch_norm_legit_no_training.call(input._keyset | (weight._keyset if weight is not None else 0) | (bias._keyset if bias is not None else 0) | running_mean._keyset | running_var._keyset, input, weight, bias, running_mean, running_var, momentum, eps)
         return result
-    _ap.raise_invalid_arguments(_f__native_batch_norm_legit_no_training_sigs, args, kwargs)
+    return _ap.unmatched(_native_batch_norm_legit_no_training, _f__native_batch_norm_legit_no_training_sigs, args, kwargs)
+
+
+_native_batch_norm_legit_no_training.__signature__ = _ap.LazySignature(_f__native_batch_norm_legit_no_training_0, False, False)
+
+
+def _f__neg_view_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+_f__neg_view_sigs = (_ap.PySig('_neg_view', (('input', 'Tensor', None, False),), False, False),)
+
+
+def _neg_view(*args, **kwargs):
+    try:
+        input, = _f__neg_view_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__neg_view.call(input._keyset, input)
+        return result
+    return _ap.unmatched(_neg_view, _f__neg_view_sigs, args, kwargs)
+
+
+_neg_view.__signature__ = _ap.LazySignature(_f__neg_view_0, False, False)
 
 
 def _f__pdist_backward_0(grad, input, p, pdist):
@@ -1902,7 +2083,10 @@ def _pdist_backward(*args, **kwargs):
     else:
         result = _op__pdist_backward.call(grad._keyset | input._keyset | pdist._keyset, grad, input, p, pdist)
         return result
-    _ap.raise_invalid_arguments(_f__pdist_backward_sigs, args, kwargs)
+    return _ap.unmatched(_pdist_backward, _f__pdist_backward_sigs, args, kwargs)
+
+
+_pdist_backward.__signature__ = _ap.LazySignature(_f__pdist_backward_0, False, False)
 
 
 def _f__pdist_forward_0(input, p=2):
@@ -1922,7 +2106,10 @@ def _pdist_forward(*args, **kwargs):
     else:
         result = _op__pdist_forward.call(input._keyset, input, p)
         return result
-    _ap.raise_invalid_arguments(_f__pdist_forward_sigs, args, kwargs)
+    return _ap.unmatched(_pdist_forward, _f__pdist_forward_sigs, args, kwargs)
+
+
+_pdist_forward.__signature__ = _ap.LazySignature(_f__pdist_forward_0, False, False)
 
 
 def _f__prelu_kernel_0(input, weight):
@@ -1942,7 +2129,10 @@ def _prelu_kernel(*args, **kwargs):
     else:
         result = _op__prelu_kernel.call(input._keyset | weight._keyset, input, weight)
         return result
-    _ap.raise_invalid_arguments(_f__prelu_kernel_sigs, args, kwargs)
+    return _ap.unmatched(_prelu_kernel, _f__prelu_kernel_sigs, args, kwargs)
+
+
+_prelu_kernel.__signature__ = _ap.LazySignature(_f__prelu_kernel_0, False, False)
 
 
 def _f__reshape_alias_0(input, size, stride):
@@ -1963,7 +2153,10 @@ def _reshape_alias(*args, **kwargs):
     else:
         result = _op__reshape_alias.call(input._keyset, input, size, stride)
         return result
-    _ap.raise_invalid_arguments(_f__reshape_alias_sigs, args, kwargs)
+    return _ap.unmatched(_reshape_alias, _f__reshape_alias_sigs, args, kwargs)
+
+
+_reshape_alias.__signature__ = _ap.LazySignature(_f__reshape_alias_0, False, False)
 
 
 def _f__safe_softmax_0(input, dim, dtype=None):
@@ -1984,7 +2177,10 @@ def _safe_softmax(*args, **kwargs):
     else:
         result = _op__safe_softmax.call(input._keyset, input, dim, dtype)
         return result
-    _ap.raise_invalid_arguments(_f__safe_softmax_sigs, args, kwargs)
+    return _ap.unmatched(_safe_softmax, _f__safe_softmax_sigs, args, kwargs)
+
+
+_safe_softmax.__signature__ = _ap.LazySignature(_f__safe_softmax_0, False, False)
 
 
 def _f__scaled_dot_product_flash_attention_for_cpu_0(query, key, value, dropout_p=0.0, is_causal=False, *, attn_mask=None, scale=None):
@@ -2009,7 +2205,10 @@ def _scaled_dot_product_flash_attention_for_cpu(*args, **kwargs):
     else:
         result = _rt__scaled_dot_product_flash_attention_for_cpu(_op__scaled_dot_product_flash_attention_for_cpu.call(query._keyset | key._keyset | value._keyset | (attn_mask._keyset if attn_mask is not None else 0), query, key, value, dropout_p, is_causal, attn_mask, scale))
         return result
-    _ap.raise_invalid_arguments(_f__scaled_dot_product_flash_attention_for_cpu_sigs, args, kwargs)
+    return _ap.unmatched(_scaled_dot_product_flash_attention_for_cpu, _f__scaled_dot_product_flash_attention_for_cpu_sigs, args, kwargs)
+
+
+_scaled_dot_product_flash_attention_for_cpu.__signature__ = _ap.LazySignature(_f__scaled_dot_product_flash_attention_for_cpu_0, False, False)
 
 
 def _f__segment_reduce_backward_0(grad, output, data, reduce, *, lengths=None, offsets=None, axis=0, initial=None):
@@ -2035,7 +2234,10 @@ def _segment_reduce_backward(*args, **kwargs):
     else:
         result = _op__segment_reduce_backward.call(grad._keyset | output._keyset | data._keyset | (lengths._keyset if lengths is not None else 0) | (offsets._keyset if offsets is not None else 0), grad, output, data, reduce, lengths, offsets, axis, initial)
         return result
-    _ap.raise_invalid_arguments(_f__segment_reduce_backward_sigs, args, kwargs)
+    return _ap.unmatched(_segment_reduce_backward, _f__segment_reduce_backward_sigs, args, kwargs)
+
+
+_segment_reduce_backward.__signature__ = _ap.LazySignature(_f__segment_reduce_backward_0, False, False)
 
 
 def _f__softmax_0(input, dim, half_to_float, *, out=None):
@@ -2060,7 +2262,10 @@ def _softmax(*args, **kwargs):
         else:
             result = _op__softmax__out.call(input._keyset | out._keyset, input, dim, half_to_float, out)
         return result
-    _ap.raise_invalid_arguments(_f__softmax_sigs, args, kwargs)
+    return _ap.unmatched(_softmax, _f__softmax_sigs, args, kwargs)
+
+
+_softmax.__signature__ = _ap.LazySignature(_f__softmax_0, False, False)
 
 
 def _f__softmax_backward_data_0(grad_output, output, dim, input_dtype, *, out=None):
@@ -2086,7 +2291,561 @@ def _softmax_backward_data(*args, **kwargs):
         else:
             result = _op__softmax_backward_data__out.call(grad_output._keyset | output._keyset | grad_input._keyset, grad_output, output, dim, input_dtype, grad_input)
         return result
-    _ap.raise_invalid_arguments(_f__softmax_backward_data_sigs, args, kwargs)
+    return _ap.unmatched(_softmax_backward_data, _f__softmax_backward_data_sigs, args, kwargs)
+
+
+_softmax_backward_data.__signature__ = _ap.LazySignature(_f__softmax_backward_data_0, False, False)
+
+
+def _f__sparse_addmm_0(input, mat1, mat2, *, beta=1, alpha=1):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(mat1, _Tensor): raise _Mismatch
+    if not isinstance(mat2, _Tensor): raise _Mismatch
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
+    return input, mat1, mat2, beta, alpha
+
+
+_f__sparse_addmm_sigs = (_ap.PySig('_sparse_addmm', (('input', 'Tensor', None, False), ('mat1', 'Tensor', None, False), ('mat2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, False),)
+
+
+def _sparse_addmm(*args, **kwargs):
+    try:
+        input, mat1, mat2, beta, alpha = _f__sparse_addmm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__sparse_addmm.call(input._keyset | mat1._keyset | mat2._keyset, input, mat1, mat2, beta, alpha)
+        return result
+    return _ap.unmatched(_sparse_addmm, _f__sparse_addmm_sigs, args, kwargs)
+
+
+_sparse_addmm.__signature__ = _ap.LazySignature(_f__sparse_addmm_0, False, False)
+
+
+def _f__sparse_bsc_tensor_unsafe_0(ccol_indices, row_indices, values, size, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if not isinstance(ccol_indices, _Tensor): raise _Mismatch
+    if not isinstance(row_indices, _Tensor): raise _Mismatch
+    if not isinstance(values, _Tensor): raise _Mismatch
+    size = _ap.to_intlist(size)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return ccol_indices, row_indices, values, size, dtype, layout, device, pin_memory, requires_grad
+
+
+_f__sparse_bsc_tensor_unsafe_sigs = (_ap.PySig('_sparse_bsc_tensor_unsafe', (('ccol_indices', 'Tensor', None, False), ('row_indices', 'Tensor', None, False), ('values', 'Tensor', None, False), ('size', 'int[]', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+
+
+def _sparse_bsc_tensor_unsafe(*args, **kwargs):
+    try:
+        ccol_indices, row_indices, values, size, dtype, layout, device, pin_memory, requires_grad = _f__sparse_bsc_tensor_unsafe_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__sparse_bsc_tensor_unsafe.call(ccol_indices._keyset | row_indices._keyset | values._keyset, ccol_indices, row_indices, values, size, dtype, layout, device, pin_memory)
+        if requires_grad:
+            _ap.factory_requires_grad(result)
+        return result
+    return _ap.unmatched(_sparse_bsc_tensor_unsafe, _f__sparse_bsc_tensor_unsafe_sigs, args, kwargs)
+
+
+_sparse_bsc_tensor_unsafe.__signature__ = _ap.LazySignature(_f__sparse_bsc_tensor_unsafe_0, False, False)
+
+
+def _f__sparse_bsr_tensor_unsafe_0(crow_indices, col_indices, values, size, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if not isinstance(crow_indices, _Tensor): raise _Mismatch
+    if not isinstance(col_indices, _Tensor): raise _Mismatch
+    if not isinstance(values, _Tensor): raise _Mismatch
+    size = _ap.to_intlist(size)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return crow_indices, col_indices, values, size, dtype, layout, device, pin_memory, requires_grad
+
+
+_f__sparse_bsr_tensor_unsafe_sigs = (_ap.PySig('_sparse_bsr_tensor_unsafe', (('crow_indices', 'Tensor', None, False), ('col_indices', 'Tensor', None, False), ('values', 'Tensor', None, False), ('size', 'int[]', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+
+
+def _sparse_bsr_tensor_unsafe(*args, **kwargs):
+    try:
+        crow_indices, col_indices, values, size, dtype, layout, device, pin_memory, requires_grad = _f__sparse_bsr_tensor_unsafe_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__sparse_bsr_tensor_unsafe.call(crow_indices._keyset | col_indices._keyset | values._keyset, crow_indices, col_indices, values, size, dtype, layout, device, pin_memory)
+        if requires_grad:
+            _ap.factory_requires_grad(result)
+        return result
+    return _ap.unmatched(_sparse_bsr_tensor_unsafe, _f__sparse_bsr_tensor_unsafe_sigs, args, kwargs)
+
+
+_sparse_bsr_tensor_unsafe.__signature__ = _ap.LazySignature(_f__sparse_bsr_tensor_unsafe_0, False, False)
+
+
+def _f__sparse_compressed_tensor_unsafe_0(compressed_indices, plain_indices, values, size, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if not isinstance(compressed_indices, _Tensor): raise _Mismatch
+    if not isinstance(plain_indices, _Tensor): raise _Mismatch
+    if not isinstance(values, _Tensor): raise _Mismatch
+    size = _ap.to_intlist(size)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return compressed_indices, plain_indices, values, size, dtype, layout, device, pin_memory, requires_grad
+
+
+_f__sparse_compressed_tensor_unsafe_sigs = (_ap.PySig('_sparse_compressed_tensor_unsafe', (('compressed_indices', 'Tensor', None, False), ('plain_indices', 'Tensor', None, False), ('values', 'Tensor', None, False), ('size', 'SymInt[]', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+
+
+def _sparse_compressed_tensor_unsafe(*args, **kwargs):
+    try:
+        compressed_indices, plain_indices, values, size, dtype, layout, device, pin_memory, requires_grad = _f__sparse_compressed_tensor_unsafe_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__sparse_compressed_tensor_unsafe.call(compressed_indices._keyset | plain_indices._keyset | values._keyset, compressed_indices, plain_indices, values, size, dtype, layout, device, pin_memory)
+        if requires_grad:
+            _ap.factory_requires_grad(result)
+        return result
+    return _ap.unmatched(_sparse_compressed_tensor_unsafe, _f__sparse_compressed_tensor_unsafe_sigs, args, kwargs)
+
+
+_sparse_compressed_tensor_unsafe.__signature__ = _ap.LazySignature(_f__sparse_compressed_tensor_unsafe_0, False, False)
+
+
+def _f__sparse_coo_tensor_unsafe_0(indices, values, size, *, is_coalesced=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if not isinstance(indices, _Tensor): raise _Mismatch
+    if not isinstance(values, _Tensor): raise _Mismatch
+    size = _ap.to_intlist(size)
+    if is_coalesced is not None and is_coalesced is not True and is_coalesced is not False: raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return indices, values, size, is_coalesced, dtype, layout, device, pin_memory, requires_grad
+
+
+_f__sparse_coo_tensor_unsafe_sigs = (_ap.PySig('_sparse_coo_tensor_unsafe', (('indices', 'Tensor', None, False), ('values', 'Tensor', None, False), ('size', 'SymInt[]', None, False), ('is_coalesced', 'bool?', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+
+
+def _sparse_coo_tensor_unsafe(*args, **kwargs):
+    try:
+        indices, values, size, is_coalesced, dtype, layout, device, pin_memory, requires_grad = _f__sparse_coo_tensor_unsafe_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__sparse_coo_tensor_unsafe.call(indices._keyset | values._keyset, indices, values, size, dtype, layout, device, pin_memory, is_coalesced)
+        if requires_grad:
+            _ap.factory_requires_grad(result)
+        return result
+    return _ap.unmatched(_sparse_coo_tensor_unsafe, _f__sparse_coo_tensor_unsafe_sigs, args, kwargs)
+
+
+_sparse_coo_tensor_unsafe.__signature__ = _ap.LazySignature(_f__sparse_coo_tensor_unsafe_0, False, False)
+
+
+def _f__sparse_coo_tensor_with_dims_0(sparse_dim, dense_dim, size, *, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
+    if (type(sparse_dim) is not int or not -9223372036854775808 <= sparse_dim <= 9223372036854775807): sparse_dim = _ap.to_int(sparse_dim)
+    if (type(dense_dim) is not int or not -9223372036854775808 <= dense_dim <= 9223372036854775807): dense_dim = _ap.to_int(dense_dim)
+    size = _ap.to_intlist(size)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not False and pin_memory is not True and pin_memory is not None: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return sparse_dim, dense_dim, size, dtype, layout, device, pin_memory, requires_grad
+
+
+_f__sparse_coo_tensor_with_dims_sigs = (_ap.PySig('_sparse_coo_tensor_with_dims', (('sparse_dim', 'int', None, False), ('dense_dim', 'int', None, False), ('size', 'int[]', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+
+
+def _sparse_coo_tensor_with_dims(*args, **kwargs):
+    try:
+        sparse_dim, dense_dim, size, dtype, layout, device, pin_memory, requires_grad = _f__sparse_coo_tensor_with_dims_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__sparse_coo_tensor_with_dims.call(_ap.keyset_of_device(device), sparse_dim, dense_dim, size, dtype, layout, device, pin_memory)
+        if requires_grad:
+            _ap.factory_requires_grad(result)
+        return result
+    return _ap.unmatched(_sparse_coo_tensor_with_dims, _f__sparse_coo_tensor_with_dims_sigs, args, kwargs)
+
+
+_sparse_coo_tensor_with_dims.__signature__ = _ap.LazySignature(_f__sparse_coo_tensor_with_dims_0, False, False)
+
+
+def _f__sparse_coo_tensor_with_dims_and_tensors_0(sparse_dim, dense_dim, size, indices, values, *, is_coalesced=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
+    if (type(sparse_dim) is not int or not -9223372036854775808 <= sparse_dim <= 9223372036854775807): sparse_dim = _ap.to_int(sparse_dim)
+    if (type(dense_dim) is not int or not -9223372036854775808 <= dense_dim <= 9223372036854775807): dense_dim = _ap.to_int(dense_dim)
+    size = _ap.to_intlist(size)
+    if not isinstance(indices, _Tensor): raise _Mismatch
+    if not isinstance(values, _Tensor): raise _Mismatch
+    if is_coalesced is not None and is_coalesced is not True and is_coalesced is not False: raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not False and pin_memory is not True and pin_memory is not None: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return sparse_dim, dense_dim, size, indices, values, is_coalesced, dtype, layout, device, pin_memory, requires_grad
+
+
+_f__sparse_coo_tensor_with_dims_and_tensors_sigs = (_ap.PySig('_sparse_coo_tensor_with_dims_and_tensors', (('sparse_dim', 'int', None, False), ('dense_dim', 'int', None, False), ('size', 'SymInt[]', None, False), ('indices', 'Tensor', None, False), ('values', 'Tensor', None, False), ('is_coalesced', 'bool?', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+
+
+def _sparse_coo_tensor_with_dims_and_tensors(*args, **kwargs):
+    try:
+        sparse_dim, dense_dim, size, indices, values, is_coalesced, dtype, layout, device, pin_memory, requires_grad = _f__sparse_coo_tensor_with_dims_and_tensors_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__sparse_coo_tensor_with_dims_and_tensors.call(indices._keyset | values._keyset, sparse_dim, dense_dim, size, indices, values, dtype, layout, device, pin_memory, is_coalesced)
+        if requires_grad:
+            _ap.factory_requires_grad(result)
+        return result
+    return _ap.unmatched(_sparse_coo_tensor_with_dims_and_tensors, _f__sparse_coo_tensor_with_dims_and_tensors_sigs, args, kwargs)
+
+
+_sparse_coo_tensor_with_dims_and_tensors.__signature__ = _ap.LazySignature(_f__sparse_coo_tensor_with_dims_and_tensors_0, False, False)
+
+
+def _f__sparse_csc_tensor_unsafe_0(ccol_indices, row_indices, values, size, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if not isinstance(ccol_indices, _Tensor): raise _Mismatch
+    if not isinstance(row_indices, _Tensor): raise _Mismatch
+    if not isinstance(values, _Tensor): raise _Mismatch
+    size = _ap.to_intlist(size)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return ccol_indices, row_indices, values, size, dtype, layout, device, pin_memory, requires_grad
+
+
+_f__sparse_csc_tensor_unsafe_sigs = (_ap.PySig('_sparse_csc_tensor_unsafe', (('ccol_indices', 'Tensor', None, False), ('row_indices', 'Tensor', None, False), ('values', 'Tensor', None, False), ('size', 'int[]', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+
+
+def _sparse_csc_tensor_unsafe(*args, **kwargs):
+    try:
+        ccol_indices, row_indices, values, size, dtype, layout, device, pin_memory, requires_grad = _f__sparse_csc_tensor_unsafe_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__sparse_csc_tensor_unsafe.call(ccol_indices._keyset | row_indices._keyset | values._keyset, ccol_indices, row_indices, values, size, dtype, layout, device, pin_memory)
+        if requires_grad:
+            _ap.factory_requires_grad(result)
+        return result
+    return _ap.unmatched(_sparse_csc_tensor_unsafe, _f__sparse_csc_tensor_unsafe_sigs, args, kwargs)
+
+
+_sparse_csc_tensor_unsafe.__signature__ = _ap.LazySignature(_f__sparse_csc_tensor_unsafe_0, False, False)
+
+
+def _f__sparse_csr_sum_0(input, dim, keepdim=False, *, dtype=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    dim = _ap.to_intlist(dim, 1)
+    if keepdim is not False and keepdim is not True: raise _Mismatch
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return input, dim, keepdim, dtype
+
+
+_f__sparse_csr_sum_sigs = (_ap.PySig('_sparse_csr_sum', (('input', 'Tensor', None, False), ('dim', 'int[1]', None, False), ('keepdim', 'bool', 'False', False), ('dtype', 'ScalarType?', 'None', True)), False, False),)
+
+
+def _sparse_csr_sum(*args, **kwargs):
+    try:
+        input, dim, keepdim, dtype = _f__sparse_csr_sum_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__sparse_csr_sum__dim_dtype.call(input._keyset, input, dim, keepdim, dtype)
+        return result
+    return _ap.unmatched(_sparse_csr_sum, _f__sparse_csr_sum_sigs, args, kwargs)
+
+
+_sparse_csr_sum.__signature__ = _ap.LazySignature(_f__sparse_csr_sum_0, False, False)
+
+
+def _f__sparse_csr_tensor_unsafe_0(crow_indices, col_indices, values, size, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if not isinstance(crow_indices, _Tensor): raise _Mismatch
+    if not isinstance(col_indices, _Tensor): raise _Mismatch
+    if not isinstance(values, _Tensor): raise _Mismatch
+    size = _ap.to_intlist(size)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    if layout is not None: layout = _ap.to_layout(layout)
+    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
+    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
+    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
+    return crow_indices, col_indices, values, size, dtype, layout, device, pin_memory, requires_grad
+
+
+_f__sparse_csr_tensor_unsafe_sigs = (_ap.PySig('_sparse_csr_tensor_unsafe', (('crow_indices', 'Tensor', None, False), ('col_indices', 'Tensor', None, False), ('values', 'Tensor', None, False), ('size', 'int[]', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
+
+
+def _sparse_csr_tensor_unsafe(*args, **kwargs):
+    try:
+        crow_indices, col_indices, values, size, dtype, layout, device, pin_memory, requires_grad = _f__sparse_csr_tensor_unsafe_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__sparse_csr_tensor_unsafe.call(crow_indices._keyset | col_indices._keyset | values._keyset, crow_indices, col_indices, values, size, dtype, layout, device, pin_memory)
+        if requires_grad:
+            _ap.factory_requires_grad(result)
+        return result
+    return _ap.unmatched(_sparse_csr_tensor_unsafe, _f__sparse_csr_tensor_unsafe_sigs, args, kwargs)
+
+
+_sparse_csr_tensor_unsafe.__signature__ = _ap.LazySignature(_f__sparse_csr_tensor_unsafe_0, False, False)
+
+
+def _f__sparse_log_softmax_0(input, dim, dtype=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return input, dim, dtype
+
+
+def _f__sparse_log_softmax_1(input, dim, half_to_float):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if half_to_float is not True and half_to_float is not False: raise _Mismatch
+    return input, dim, half_to_float
+
+
+_f__sparse_log_softmax_sigs = (_ap.PySig('_sparse_log_softmax', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('dtype', 'ScalarType?', 'None', False)), False, False), _ap.PySig('_sparse_log_softmax', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('half_to_float', 'bool', None, False)), False, False),)
+
+
+def _sparse_log_softmax(*args, **kwargs):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, dtype = _f__sparse_log_softmax_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__sparse_log_softmax__int.call(input._keyset, input, dim, dtype)
+            return result
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, half_to_float = _f__sparse_log_softmax_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__sparse_log_softmax.call(input._keyset, input, dim, half_to_float)
+            return result
+    return _ap.unmatched(_sparse_log_softmax, _f__sparse_log_softmax_sigs, args, kwargs)
+
+
+_sparse_log_softmax.__signature__ = _ap.LazySignature(_f__sparse_log_softmax_0, False, False)
+
+
+def _f__sparse_log_softmax_backward_data_0(grad_output, output, dim, input):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(output, _Tensor): raise _Mismatch
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return grad_output, output, dim, input
+
+
+_f__sparse_log_softmax_backward_data_sigs = (_ap.PySig('_sparse_log_softmax_backward_data', (('grad_output', 'Tensor', None, False), ('output', 'Tensor', None, False), ('dim', 'int', None, False), ('input', 'Tensor', None, False)), False, False),)
+
+
+def _sparse_log_softmax_backward_data(*args, **kwargs):
+    try:
+        grad_output, output, dim, input = _f__sparse_log_softmax_backward_data_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__sparse_log_softmax_backward_data.call(grad_output._keyset | output._keyset | input._keyset, grad_output, output, dim, input)
+        return result
+    return _ap.unmatched(_sparse_log_softmax_backward_data, _f__sparse_log_softmax_backward_data_sigs, args, kwargs)
+
+
+_sparse_log_softmax_backward_data.__signature__ = _ap.LazySignature(_f__sparse_log_softmax_backward_data_0, False, False)
+
+
+def _f__sparse_mm_0(sparse, dense):
+    if not isinstance(sparse, _Tensor): raise _Mismatch
+    if not isinstance(dense, _Tensor): raise _Mismatch
+    return sparse, dense
+
+
+_f__sparse_mm_sigs = (_ap.PySig('_sparse_mm', (('sparse', 'Tensor', None, False), ('dense', 'Tensor', None, False)), False, False),)
+
+
+def _sparse_mm(*args, **kwargs):
+    try:
+        sparse, dense = _f__sparse_mm_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__sparse_mm.call(sparse._keyset | dense._keyset, sparse, dense)
+        return result
+    return _ap.unmatched(_sparse_mm, _f__sparse_mm_sigs, args, kwargs)
+
+
+_sparse_mm.__signature__ = _ap.LazySignature(_f__sparse_mm_0, False, False)
+
+
+def _f__sparse_softmax_0(input, dim, dtype=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return input, dim, dtype
+
+
+def _f__sparse_softmax_1(input, dim, half_to_float):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if half_to_float is not True and half_to_float is not False: raise _Mismatch
+    return input, dim, half_to_float
+
+
+_f__sparse_softmax_sigs = (_ap.PySig('_sparse_softmax', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('dtype', 'ScalarType?', 'None', False)), False, False), _ap.PySig('_sparse_softmax', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('half_to_float', 'bool', None, False)), False, False),)
+
+
+def _sparse_softmax(*args, **kwargs):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, dtype = _f__sparse_softmax_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__sparse_softmax__int.call(input._keyset, input, dim, dtype)
+            return result
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, half_to_float = _f__sparse_softmax_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__sparse_softmax.call(input._keyset, input, dim, half_to_float)
+            return result
+    return _ap.unmatched(_sparse_softmax, _f__sparse_softmax_sigs, args, kwargs)
+
+
+_sparse_softmax.__signature__ = _ap.LazySignature(_f__sparse_softmax_0, False, False)
+
+
+def _f__sparse_softmax_backward_data_0(grad_output, output, dim, input):
+    if not isinstance(grad_output, _Tensor): raise _Mismatch
+    if not isinstance(output, _Tensor): raise _Mismatch
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return grad_output, output, dim, input
+
+
+_f__sparse_softmax_backward_data_sigs = (_ap.PySig('_sparse_softmax_backward_data', (('grad_output', 'Tensor', None, False), ('output', 'Tensor', None, False), ('dim', 'int', None, False), ('input', 'Tensor', None, False)), False, False),)
+
+
+def _sparse_softmax_backward_data(*args, **kwargs):
+    try:
+        grad_output, output, dim, input = _f__sparse_softmax_backward_data_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__sparse_softmax_backward_data.call(grad_output._keyset | output._keyset | input._keyset, grad_output, output, dim, input)
+        return result
+    return _ap.unmatched(_sparse_softmax_backward_data, _f__sparse_softmax_backward_data_sigs, args, kwargs)
+
+
+_sparse_softmax_backward_data.__signature__ = _ap.LazySignature(_f__sparse_softmax_backward_data_0, False, False)
+
+
+def _f__sparse_sum_0(input):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    return input,
+
+
+def _f__sparse_sum_1(input, *, dtype):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return input, dtype
+
+
+def _f__sparse_sum_2(input, dim):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    dim = _ap.to_intlist(dim, 1)
+    return input, dim
+
+
+def _f__sparse_sum_3(input, dim, *, dtype):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    dim = _ap.to_intlist(dim, 1)
+    if dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
+    return input, dim, dtype
+
+
+_f__sparse_sum_sigs = (_ap.PySig('_sparse_sum', (('input', 'Tensor', None, False),), False, False), _ap.PySig('_sparse_sum', (('input', 'Tensor', None, False), ('dtype', 'ScalarType', None, True)), False, False), _ap.PySig('_sparse_sum', (('input', 'Tensor', None, False), ('dim', 'int[1]', None, False)), False, False), _ap.PySig('_sparse_sum', (('input', 'Tensor', None, False), ('dim', 'int[1]', None, False), ('dtype', 'ScalarType', None, True)), False, False),)
+
+
+def _sparse_sum(*args, **kwargs):
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, = _f__sparse_sum_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__sparse_sum.call(input._keyset, input)
+            return result
+    if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dtype = _f__sparse_sum_1(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__sparse_sum__dtype.call(input._keyset, input, dtype)
+            return result
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim = _f__sparse_sum_2(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__sparse_sum__dim.call(input._keyset, input, dim)
+            return result
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            input, dim, dtype = _f__sparse_sum_3(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op__sparse_sum__dim_dtype.call(input._keyset, input, dim, dtype)
+            return result
+    return _ap.unmatched(_sparse_sum, _f__sparse_sum_sigs, args, kwargs)
+
+
+_sparse_sum.__signature__ = _ap.LazySignature(_f__sparse_sum_3, False, False, ('dim', 'dtype'))
+
+
+def _f__sparse_sum_backward_0(grad, input, dim):
+    if not isinstance(grad, _Tensor): raise _Mismatch
+    if not isinstance(input, _Tensor): raise _Mismatch
+    dim = _ap.to_intlist(dim)
+    return grad, input, dim
+
+
+_f__sparse_sum_backward_sigs = (_ap.PySig('_sparse_sum_backward', (('grad', 'Tensor', None, False), ('input', 'Tensor', None, False), ('dim', 'int[]', None, False)), False, False),)
+
+
+def _sparse_sum_backward(*args, **kwargs):
+    try:
+        grad, input, dim = _f__sparse_sum_backward_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__sparse_sum_backward.call(grad._keyset | input._keyset, grad, input, dim)
+        return result
+    return _ap.unmatched(_sparse_sum_backward, _f__sparse_sum_backward_sigs, args, kwargs)
+
+
+_sparse_sum_backward.__signature__ = _ap.LazySignature(_f__sparse_sum_backward_0, False, False)
 
 
 def _f__to_copy_0(input, *, non_blocking=False, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -2114,7 +2873,10 @@ def _to_copy(*args, **kwargs):
         if requires_grad:
             _ap.factory_requires_grad(result)
         return result
-    _ap.raise_invalid_arguments(_f__to_copy_sigs, args, kwargs)
+    return _ap.unmatched(_to_copy, _f__to_copy_sigs, args, kwargs)
+
+
+_to_copy.__signature__ = _ap.LazySignature(_f__to_copy_0, False, False)
 
 
 def _f__trilinear_0(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1, *, out=None):
@@ -2144,7 +2906,10 @@ def _trilinear(*args, **kwargs):
         else:
             result = _op__trilinear__out.call(i1._keyset | i2._keyset | i3._keyset | out._keyset, i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim, out)
         return result
-    _ap.raise_invalid_arguments(_f__trilinear_sigs, args, kwargs)
+    return _ap.unmatched(_trilinear, _f__trilinear_sigs, args, kwargs)
+
+
+_trilinear.__signature__ = _ap.LazySignature(_f__trilinear_0, False, False)
 
 
 def _f__unique2_0(input, sorted=True, return_inverse=False, return_counts=False):
@@ -2166,7 +2931,10 @@ def _unique2(*args, **kwargs):
     else:
         result = _op__unique2.call(input._keyset, input, sorted, return_inverse, return_counts)
         return result
-    _ap.raise_invalid_arguments(_f__unique2_sigs, args, kwargs)
+    return _ap.unmatched(_unique2, _f__unique2_sigs, args, kwargs)
+
+
+_unique2.__signature__ = _ap.LazySignature(_f__unique2_0, False, False)
 
 
 def _f__unsafe_masked_index_0(input, mask, indices, fill):
@@ -2188,7 +2956,10 @@ def _unsafe_masked_index(*args, **kwargs):
     else:
         result = _op__unsafe_masked_index.call(input._keyset | mask._keyset | _ap.keyset_of_list(indices), input, mask, indices, fill)
         return result
-    _ap.raise_invalid_arguments(_f__unsafe_masked_index_sigs, args, kwargs)
+    return _ap.unmatched(_unsafe_masked_index, _f__unsafe_masked_index_sigs, args, kwargs)
+
+
+_unsafe_masked_index.__signature__ = _ap.LazySignature(_f__unsafe_masked_index_0, False, False)
 
 
 def _f__unsafe_masked_index_put_accumulate_0(input, mask, indices, values):
@@ -2210,7 +2981,10 @@ def _unsafe_masked_index_put_accumulate(*args, **kwargs):
     else:
         result = _op__unsafe_masked_index_put_accumulate.call(input._keyset | mask._keyset | _ap.keyset_of_list(indices) | values._keyset, input, mask, indices, values)
         return result
-    _ap.raise_invalid_arguments(_f__unsafe_masked_index_put_accumulate_sigs, args, kwargs)
+    return _ap.unmatched(_unsafe_masked_index_put_accumulate, _f__unsafe_masked_index_put_accumulate_sigs, args, kwargs)
+
+
+_unsafe_masked_index_put_accumulate.__signature__ = _ap.LazySignature(_f__unsafe_masked_index_put_accumulate_0, False, False)
 
 
 def _f__unsafe_view_0(input, size):
@@ -2230,7 +3004,167 @@ def _unsafe_view(*args, **kwargs):
     else:
         result = _op__unsafe_view.call(input._keyset, input, size)
         return result
-    _ap.raise_invalid_arguments(_f__unsafe_view_sigs, args, kwargs)
+    return _ap.unmatched(_unsafe_view, _f__unsafe_view_sigs, args, kwargs)
+
+
+_unsafe_view.__signature__ = _ap.LazySignature(_f__unsafe_view_0, False, False)
+
+
+def _f__validate_sparse_bsc_tensor_args_0(ccol_indices, row_indices, values, size, check_pinning=None):
+    if not isinstance(ccol_indices, _Tensor): raise _Mismatch
+    if not isinstance(row_indices, _Tensor): raise _Mismatch
+    if not isinstance(values, _Tensor): raise _Mismatch
+    size = _ap.to_intlist(size)
+    if check_pinning is not None and check_pinning is not True and check_pinning is not False: raise _Mismatch
+    return ccol_indices, row_indices, values, size, check_pinning
+
+
+_f__validate_sparse_bsc_tensor_args_sigs = (_ap.PySig('_validate_sparse_bsc_tensor_args', (('ccol_indices', 'Tensor', None, False), ('row_indices', 'Tensor', None, False), ('values', 'Tensor', None, False), ('size', 'int[]', None, False), ('check_pinning', 'bool?', 'None', False)), False, False),)
+
+
+def _validate_sparse_bsc_tensor_args(*args, **kwargs):
+    try:
+        ccol_indices, row_indices, values, size, check_pinning = _f__validate_sparse_bsc_tensor_args_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__validate_sparse_bsc_tensor_args.call(ccol_indices._keyset | row_indices._keyset | values._keyset, ccol_indices, row_indices, values, size, check_pinning)
+        return result
+    return _ap.unmatched(_validate_sparse_bsc_tensor_args, _f__validate_sparse_bsc_tensor_args_sigs, args, kwargs)
+
+
+_validate_sparse_bsc_tensor_args.__signature__ = _ap.LazySignature(_f__validate_sparse_bsc_tensor_args_0, False, False)
+
+
+def _f__validate_sparse_bsr_tensor_args_0(crow_indices, col_indices, values, size, check_pinning=None):
+    if not isinstance(crow_indices, _Tensor): raise _Mismatch
+    if not isinstance(col_indices, _Tensor): raise _Mismatch
+    if not isinstance(values, _Tensor): raise _Mismatch
+    size = _ap.to_intlist(size)
+    if check_pinning is not None and check_pinning is not True and check_pinning is not False: raise _Mismatch
+    return crow_indices, col_indices, values, size, check_pinning
+
+
+_f__validate_sparse_bsr_tensor_args_sigs = (_ap.PySig('_validate_sparse_bsr_tensor_args', (('crow_indices', 'Tensor', None, False), ('col_indices', 'Tensor', None, False), ('values', 'Tensor', None, False), ('size', 'int[]', None, False), ('check_pinning', 'bool?', 'None', False)), False, False),)
+
+
+def _validate_sparse_bsr_tensor_args(*args, **kwargs):
+    try:
+        crow_indices, col_indices, values, size, check_pinning = _f__validate_sparse_bsr_tensor_args_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__validate_sparse_bsr_tensor_args.call(crow_indices._keyset | col_indices._keyset | values._keyset, crow_indices, col_indices, values, size, check_pinning)
+        return result
+    return _ap.unmatched(_validate_sparse_bsr_tensor_args, _f__validate_sparse_bsr_tensor_args_sigs, args, kwargs)
+
+
+_validate_sparse_bsr_tensor_args.__signature__ = _ap.LazySignature(_f__validate_sparse_bsr_tensor_args_0, False, False)
+
+
+def _f__validate_sparse_compressed_tensor_args_0(compressed_indices, plain_indices, values, size, layout, check_pinning=None):
+    if not isinstance(compressed_indices, _Tensor): raise _Mismatch
+    if not isinstance(plain_indices, _Tensor): raise _Mismatch
+    if not isinstance(values, _Tensor): raise _Mismatch
+    size = _ap.to_intlist(size)
+    layout = _ap.to_layout(layout)
+    if check_pinning is not None and check_pinning is not True and check_pinning is not False: raise _Mismatch
+    return compressed_indices, plain_indices, values, size, layout, check_pinning
+
+
+_f__validate_sparse_compressed_tensor_args_sigs = (_ap.PySig('_validate_sparse_compressed_tensor_args', (('compressed_indices', 'Tensor', None, False), ('plain_indices', 'Tensor', None, False), ('values', 'Tensor', None, False), ('size', 'int[]', None, False), ('layout', 'Layout', None, False), ('check_pinning', 'bool?', 'None', False)), False, False),)
+
+
+def _validate_sparse_compressed_tensor_args(*args, **kwargs):
+    try:
+        compressed_indices, plain_indices, values, size, layout, check_pinning = _f__validate_sparse_compressed_tensor_args_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__validate_sparse_compressed_tensor_args.call(compressed_indices._keyset | plain_indices._keyset | values._keyset, compressed_indices, plain_indices, values, size, layout, check_pinning)
+        return result
+    return _ap.unmatched(_validate_sparse_compressed_tensor_args, _f__validate_sparse_compressed_tensor_args_sigs, args, kwargs)
+
+
+_validate_sparse_compressed_tensor_args.__signature__ = _ap.LazySignature(_f__validate_sparse_compressed_tensor_args_0, False, False)
+
+
+def _f__validate_sparse_coo_tensor_args_0(indices, values, size, is_coalesced=None, check_pinning=None):
+    if not isinstance(indices, _Tensor): raise _Mismatch
+    if not isinstance(values, _Tensor): raise _Mismatch
+    size = _ap.to_intlist(size)
+    if is_coalesced is not None and is_coalesced is not True and is_coalesced is not False: raise _Mismatch
+    if check_pinning is not None and check_pinning is not True and check_pinning is not False: raise _Mismatch
+    return indices, values, size, is_coalesced, check_pinning
+
+
+_f__validate_sparse_coo_tensor_args_sigs = (_ap.PySig('_validate_sparse_coo_tensor_args', (('indices', 'Tensor', None, False), ('values', 'Tensor', None, False), ('size', 'int[]', None, False), ('is_coalesced', 'bool?', 'None', False), ('check_pinning', 'bool?', 'None', False)), False, False),)
+
+
+def _validate_sparse_coo_tensor_args(*args, **kwargs):
+    try:
+        indices, values, size, is_coalesced, check_pinning = _f__validate_sparse_coo_tensor_args_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__validate_sparse_coo_tensor_args.call(indices._keyset | values._keyset, indices, values, size, is_coalesced, check_pinning)
+        return result
+    return _ap.unmatched(_validate_sparse_coo_tensor_args, _f__validate_sparse_coo_tensor_args_sigs, args, kwargs)
+
+
+_validate_sparse_coo_tensor_args.__signature__ = _ap.LazySignature(_f__validate_sparse_coo_tensor_args_0, False, False)
+
+
+def _f__validate_sparse_csc_tensor_args_0(ccol_indices, row_indices, values, size, check_pinning=None):
+    if not isinstance(ccol_indices, _Tensor): raise _Mismatch
+    if not isinstance(row_indices, _Tensor): raise _Mismatch
+    if not isinstance(values, _Tensor): raise _Mismatch
+    size = _ap.to_intlist(size)
+    if check_pinning is not None and check_pinning is not True and check_pinning is not False: raise _Mismatch
+    return ccol_indices, row_indices, values, size, check_pinning
+
+
+_f__validate_sparse_csc_tensor_args_sigs = (_ap.PySig('_validate_sparse_csc_tensor_args', (('ccol_indices', 'Tensor', None, False), ('row_indices', 'Tensor', None, False), ('values', 'Tensor', None, False), ('size', 'int[]', None, False), ('check_pinning', 'bool?', 'None', False)), False, False),)
+
+
+def _validate_sparse_csc_tensor_args(*args, **kwargs):
+    try:
+        ccol_indices, row_indices, values, size, check_pinning = _f__validate_sparse_csc_tensor_args_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__validate_sparse_csc_tensor_args.call(ccol_indices._keyset | row_indices._keyset | values._keyset, ccol_indices, row_indices, values, size, check_pinning)
+        return result
+    return _ap.unmatched(_validate_sparse_csc_tensor_args, _f__validate_sparse_csc_tensor_args_sigs, args, kwargs)
+
+
+_validate_sparse_csc_tensor_args.__signature__ = _ap.LazySignature(_f__validate_sparse_csc_tensor_args_0, False, False)
+
+
+def _f__validate_sparse_csr_tensor_args_0(crow_indices, col_indices, values, size, check_pinning=None):
+    if not isinstance(crow_indices, _Tensor): raise _Mismatch
+    if not isinstance(col_indices, _Tensor): raise _Mismatch
+    if not isinstance(values, _Tensor): raise _Mismatch
+    size = _ap.to_intlist(size)
+    if check_pinning is not None and check_pinning is not True and check_pinning is not False: raise _Mismatch
+    return crow_indices, col_indices, values, size, check_pinning
+
+
+_f__validate_sparse_csr_tensor_args_sigs = (_ap.PySig('_validate_sparse_csr_tensor_args', (('crow_indices', 'Tensor', None, False), ('col_indices', 'Tensor', None, False), ('values', 'Tensor', None, False), ('size', 'int[]', None, False), ('check_pinning', 'bool?', 'None', False)), False, False),)
+
+
+def _validate_sparse_csr_tensor_args(*args, **kwargs):
+    try:
+        crow_indices, col_indices, values, size, check_pinning = _f__validate_sparse_csr_tensor_args_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op__validate_sparse_csr_tensor_args.call(crow_indices._keyset | col_indices._keyset | values._keyset, crow_indices, col_indices, values, size, check_pinning)
+        return result
+    return _ap.unmatched(_validate_sparse_csr_tensor_args, _f__validate_sparse_csr_tensor_args_sigs, args, kwargs)
+
+
+_validate_sparse_csr_tensor_args.__signature__ = _ap.LazySignature(_f__validate_sparse_csr_tensor_args_0, False, False)
 
 
 def _f__weight_norm_0(v, g, dim=0):
@@ -2251,7 +3185,10 @@ def _weight_norm(*args, **kwargs):
     else:
         result = _op__weight_norm.call(v._keyset | g._keyset, v, g, dim)
         return result
-    _ap.raise_invalid_arguments(_f__weight_norm_sigs, args, kwargs)
+    return _ap.unmatched(_weight_norm, _f__weight_norm_sigs, args, kwargs)
+
+
+_weight_norm.__signature__ = _ap.LazySignature(_f__weight_norm_0, False, False)
 
 
 def _f__weight_norm_interface_0(v, g, dim=0):
@@ -2272,7 +3209,10 @@ def _weight_norm_interface(*args, **kwargs):
     else:
         result = _op__weight_norm_interface.call(v._keyset | g._keyset, v, g, dim)
         return result
-    _ap.raise_invalid_arguments(_f__weight_norm_interface_sigs, args, kwargs)
+    return _ap.unmatched(_weight_norm_interface, _f__weight_norm_interface_sigs, args, kwargs)
+
+
+_weight_norm_interface.__signature__ = _ap.LazySignature(_f__weight_norm_interface_0, False, False)
 
 
 def _f_abs_0(input, *, out=None):
@@ -2295,7 +3235,10 @@ def abs(*args, **kwargs):
         else:
             result = _op_abs__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_abs_sigs, args, kwargs)
+    return _ap.unmatched(abs, _f_abs_sigs, args, kwargs)
+
+
+abs.__signature__ = _ap.LazySignature(_f_abs_0, False, False)
 
 
 def _f_abs__0(input):
@@ -2314,7 +3257,10 @@ def abs_(*args, **kwargs):
     else:
         result = _op_abs_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_abs__sigs, args, kwargs)
+    return _ap.unmatched(abs_, _f_abs__sigs, args, kwargs)
+
+
+abs_.__signature__ = _ap.LazySignature(_f_abs__0, False, False)
 
 
 def _f_absolute_0(input, *, out=None):
@@ -2337,7 +3283,10 @@ def absolute(*args, **kwargs):
         else:
             result = _op_absolute__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_absolute_sigs, args, kwargs)
+    return _ap.unmatched(absolute, _f_absolute_sigs, args, kwargs)
+
+
+absolute.__signature__ = _ap.LazySignature(_f_absolute_0, False, False)
 
 
 def _f_acos_0(input, *, out=None):
@@ -2360,7 +3309,10 @@ def acos(*args, **kwargs):
         else:
             result = _op_acos__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_acos_sigs, args, kwargs)
+    return _ap.unmatched(acos, _f_acos_sigs, args, kwargs)
+
+
+acos.__signature__ = _ap.LazySignature(_f_acos_0, False, False)
 
 
 def _f_acos__0(input):
@@ -2379,7 +3331,10 @@ def acos_(*args, **kwargs):
     else:
         result = _op_acos_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_acos__sigs, args, kwargs)
+    return _ap.unmatched(acos_, _f_acos__sigs, args, kwargs)
+
+
+acos_.__signature__ = _ap.LazySignature(_f_acos__0, False, False)
 
 
 def _f_acosh_0(input, *, out=None):
@@ -2402,7 +3357,10 @@ def acosh(*args, **kwargs):
         else:
             result = _op_acosh__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_acosh_sigs, args, kwargs)
+    return _ap.unmatched(acosh, _f_acosh_sigs, args, kwargs)
+
+
+acosh.__signature__ = _ap.LazySignature(_f_acosh_0, False, False)
 
 
 def _f_acosh__0(input):
@@ -2421,7 +3379,10 @@ def acosh_(*args, **kwargs):
     else:
         result = _op_acosh_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_acosh__sigs, args, kwargs)
+    return _ap.unmatched(acosh_, _f_acosh__sigs, args, kwargs)
+
+
+acosh_.__signature__ = _ap.LazySignature(_f_acosh__0, False, False)
 
 
 def _f_adaptive_avg_pool1d_0(input, output_size):
@@ -2441,7 +3402,10 @@ def adaptive_avg_pool1d(*args, **kwargs):
     else:
         result = _op_adaptive_avg_pool1d.call(input._keyset, input, output_size)
         return result
-    _ap.raise_invalid_arguments(_f_adaptive_avg_pool1d_sigs, args, kwargs)
+    return _ap.unmatched(adaptive_avg_pool1d, _f_adaptive_avg_pool1d_sigs, args, kwargs)
+
+
+adaptive_avg_pool1d.__signature__ = _ap.LazySignature(_f_adaptive_avg_pool1d_0, False, False)
 
 
 def _f_adaptive_max_pool1d_0(input, output_size):
@@ -2461,7 +3425,10 @@ def adaptive_max_pool1d(*args, **kwargs):
     else:
         result = _op_adaptive_max_pool1d.call(input._keyset, input, output_size)
         return result
-    _ap.raise_invalid_arguments(_f_adaptive_max_pool1d_sigs, args, kwargs)
+    return _ap.unmatched(adaptive_max_pool1d, _f_adaptive_max_pool1d_sigs, args, kwargs)
+
+
+adaptive_max_pool1d.__signature__ = _ap.LazySignature(_f_adaptive_max_pool1d_0, False, False)
 
 
 def _f_add_0(input, other, *, alpha=1, out=None):
@@ -2486,7 +3453,10 @@ def add(*args, **kwargs):
         else:
             result = _op_add__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, alpha, out)
         return result
-    _ap.raise_invalid_arguments(_f_add_sigs, args, kwargs)
+    return _ap.unmatched(add, _f_add_sigs, args, kwargs)
+
+
+add.__signature__ = _ap.LazySignature(_f_add_0, False, False)
 
 
 def _f_addbmm_0(input, batch1, batch2, *, beta=1, alpha=1, out=None):
@@ -2513,7 +3483,10 @@ def addbmm(*args, **kwargs):
         else:
             result = _op_addbmm__out.call(input._keyset | batch1._keyset | batch2._keyset | out._keyset, input, batch1, batch2, beta, alpha, out)
         return result
-    _ap.raise_invalid_arguments(_f_addbmm_sigs, args, kwargs)
+    return _ap.unmatched(addbmm, _f_addbmm_sigs, args, kwargs)
+
+
+addbmm.__signature__ = _ap.LazySignature(_f_addbmm_0, False, False)
 
 
 def _f_addcdiv_0(input, tensor1, tensor2, *, value=1, out=None):
@@ -2539,7 +3512,10 @@ def addcdiv(*args, **kwargs):
         else:
             result = _op_addcdiv__out.call(input._keyset | tensor1._keyset | tensor2._keyset | out._keyset, input, tensor1, tensor2, value, out)
         return result
-    _ap.raise_invalid_arguments(_f_addcdiv_sigs, args, kwargs)
+    return _ap.unmatched(addcdiv, _f_addcdiv_sigs, args, kwargs)
+
+
+addcdiv.__signature__ = _ap.LazySignature(_f_addcdiv_0, False, False)
 
 
 def _f_addcmul_0(input, tensor1, tensor2, *, value=1, out=None):
@@ -2565,7 +3541,10 @@ def addcmul(*args, **kwargs):
         else:
             result = _op_addcmul__out.call(input._keyset | tensor1._keyset | tensor2._keyset | out._keyset, input, tensor1, tensor2, value, out)
         return result
-    _ap.raise_invalid_arguments(_f_addcmul_sigs, args, kwargs)
+    return _ap.unmatched(addcmul, _f_addcmul_sigs, args, kwargs)
+
+
+addcmul.__signature__ = _ap.LazySignature(_f_addcmul_0, False, False)
 
 
 def _f_addmm_0(input, mat1, mat2, *, beta=1, alpha=1, out=None):
@@ -2592,7 +3571,10 @@ def addmm(*args, **kwargs):
         else:
             result = _op_addmm__out.call(input._keyset | mat1._keyset | mat2._keyset | out._keyset, input, mat1, mat2, beta, alpha, out)
         return result
-    _ap.raise_invalid_arguments(_f_addmm_sigs, args, kwargs)
+    return _ap.unmatched(addmm, _f_addmm_sigs, args, kwargs)
+
+
+addmm.__signature__ = _ap.LazySignature(_f_addmm_0, False, False)
 
 
 def _f_addmv_0(input, mat, vec, *, beta=1, alpha=1, out=None):
@@ -2619,7 +3601,10 @@ def addmv(*args, **kwargs):
         else:
             result = _op_addmv__out.call(input._keyset | mat._keyset | vec._keyset | out._keyset, input, mat, vec, beta, alpha, out)
         return result
-    _ap.raise_invalid_arguments(_f_addmv_sigs, args, kwargs)
+    return _ap.unmatched(addmv, _f_addmv_sigs, args, kwargs)
+
+
+addmv.__signature__ = _ap.LazySignature(_f_addmv_0, False, False)
 
 
 def _f_addmv__0(input, mat, vec, *, beta=1, alpha=1):
@@ -2642,7 +3627,10 @@ def addmv_(*args, **kwargs):
     else:
         result = _op_addmv_.call(input._keyset | mat._keyset | vec._keyset, input, mat, vec, beta, alpha)
         return result
-    _ap.raise_invalid_arguments(_f_addmv__sigs, args, kwargs)
+    return _ap.unmatched(addmv_, _f_addmv__sigs, args, kwargs)
+
+
+addmv_.__signature__ = _ap.LazySignature(_f_addmv__0, False, False)
 
 
 def _f_addr_0(input, vec1, vec2, *, beta=1, alpha=1, out=None):
@@ -2669,7 +3657,10 @@ def addr(*args, **kwargs):
         else:
             result = _op_addr__out.call(input._keyset | vec1._keyset | vec2._keyset | out._keyset, input, vec1, vec2, beta, alpha, out)
         return result
-    _ap.raise_invalid_arguments(_f_addr_sigs, args, kwargs)
+    return _ap.unmatched(addr, _f_addr_sigs, args, kwargs)
+
+
+addr.__signature__ = _ap.LazySignature(_f_addr_0, False, False)
 
 
 def _f_adjoint_0(input):
@@ -2688,7 +3679,10 @@ def adjoint(*args, **kwargs):
     else:
         result = _op_adjoint.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_adjoint_sigs, args, kwargs)
+    return _ap.unmatched(adjoint, _f_adjoint_sigs, args, kwargs)
+
+
+adjoint.__signature__ = _ap.LazySignature(_f_adjoint_0, False, False)
 
 
 def _f_affine_grid_generator_0(theta, size, align_corners):
@@ -2709,7 +3703,10 @@ def affine_grid_generator(*args, **kwargs):
     else:
         result = _op_affine_grid_generator.call(theta._keyset, theta, size, align_corners)
         return result
-    _ap.raise_invalid_arguments(_f_affine_grid_generator_sigs, args, kwargs)
+    return _ap.unmatched(affine_grid_generator, _f_affine_grid_generator_sigs, args, kwargs)
+
+
+affine_grid_generator.__signature__ = _ap.LazySignature(_f_affine_grid_generator_0, False, False)
 
 
 def _f_affine_grid_generator_backward_0(grad, size, align_corners):
@@ -2730,7 +3727,10 @@ def affine_grid_generator_backward(*args, **kwargs):
     else:
         result = _op_affine_grid_generator_backward.call(grad._keyset, grad, size, align_corners)
         return result
-    _ap.raise_invalid_arguments(_f_affine_grid_generator_backward_sigs, args, kwargs)
+    return _ap.unmatched(affine_grid_generator_backward, _f_affine_grid_generator_backward_sigs, args, kwargs)
+
+
+affine_grid_generator_backward.__signature__ = _ap.LazySignature(_f_affine_grid_generator_backward_0, False, False)
 
 
 def _f_alias_0(input):
@@ -2749,7 +3749,10 @@ def alias(*args, **kwargs):
     else:
         result = _op_alias.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_alias_sigs, args, kwargs)
+    return _ap.unmatched(alias, _f_alias_sigs, args, kwargs)
+
+
+alias.__signature__ = _ap.LazySignature(_f_alias_0, False, False)
 
 
 def _f_alias_copy_0(input, *, out=None):
@@ -2772,7 +3775,10 @@ def alias_copy(*args, **kwargs):
         else:
             result = _op_alias_copy__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_alias_copy_sigs, args, kwargs)
+    return _ap.unmatched(alias_copy, _f_alias_copy_sigs, args, kwargs)
+
+
+alias_copy.__signature__ = _ap.LazySignature(_f_alias_copy_0, False, False)
 
 
 def _f_all_0(input, *, out=None):
@@ -2834,7 +3840,10 @@ def all(*args, **kwargs):
             else:
                 result = _op_all__dims_out.call(input._keyset | out._keyset, input, dim, keepdim, out)
             return result
-    _ap.raise_invalid_arguments(_f_all_sigs, args, kwargs)
+    return _ap.unmatched(all, _f_all_sigs, args, kwargs)
+
+
+all.__signature__ = _ap.LazySignature(_f_all_2, False, False)
 
 
 def _f_allclose_0(input, other, rtol=1.0000000000000001e-05, atol=1e-08, equal_nan=False):
@@ -2857,7 +3866,10 @@ def allclose(*args, **kwargs):
     else:
         result = _op_allclose.call(input._keyset | other._keyset, input, other, rtol, atol, equal_nan)
         return result
-    _ap.raise_invalid_arguments(_f_allclose_sigs, args, kwargs)
+    return _ap.unmatched(allclose, _f_allclose_sigs, args, kwargs)
+
+
+allclose.__signature__ = _ap.LazySignature(_f_allclose_0, False, False)
 
 
 def _f_alpha_dropout_0(input, p, train):
@@ -2878,7 +3890,10 @@ def alpha_dropout(*args, **kwargs):
     else:
         result = _op_alpha_dropout.call(input._keyset, input, p, train)
         return result
-    _ap.raise_invalid_arguments(_f_alpha_dropout_sigs, args, kwargs)
+    return _ap.unmatched(alpha_dropout, _f_alpha_dropout_sigs, args, kwargs)
+
+
+alpha_dropout.__signature__ = _ap.LazySignature(_f_alpha_dropout_0, False, False)
 
 
 def _f_alpha_dropout__0(input, p, train):
@@ -2899,7 +3914,10 @@ def alpha_dropout_(*args, **kwargs):
     else:
         result = _op_alpha_dropout_.call(input._keyset, input, p, train)
         return result
-    _ap.raise_invalid_arguments(_f_alpha_dropout__sigs, args, kwargs)
+    return _ap.unmatched(alpha_dropout_, _f_alpha_dropout__sigs, args, kwargs)
+
+
+alpha_dropout_.__signature__ = _ap.LazySignature(_f_alpha_dropout__0, False, False)
 
 
 def _f_amax_0(input, dim=(), keepdim=False, *, out=None):
@@ -2924,7 +3942,10 @@ def amax(*args, **kwargs):
         else:
             result = _op_amax__out.call(input._keyset | out._keyset, input, dim, keepdim, out)
         return result
-    _ap.raise_invalid_arguments(_f_amax_sigs, args, kwargs)
+    return _ap.unmatched(amax, _f_amax_sigs, args, kwargs)
+
+
+amax.__signature__ = _ap.LazySignature(_f_amax_0, False, False)
 
 
 def _f_amin_0(input, dim=(), keepdim=False, *, out=None):
@@ -2949,7 +3970,10 @@ def amin(*args, **kwargs):
         else:
             result = _op_amin__out.call(input._keyset | out._keyset, input, dim, keepdim, out)
         return result
-    _ap.raise_invalid_arguments(_f_amin_sigs, args, kwargs)
+    return _ap.unmatched(amin, _f_amin_sigs, args, kwargs)
+
+
+amin.__signature__ = _ap.LazySignature(_f_amin_0, False, False)
 
 
 def _f_aminmax_0(input, *, dim=None, keepdim=False, out=None):
@@ -2974,7 +3998,10 @@ def aminmax(*args, **kwargs):
         else:
             result = _rt_aminmax_out(_op_aminmax__out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, dim, keepdim, out[0], out[1]))
         return result
-    _ap.raise_invalid_arguments(_f_aminmax_sigs, args, kwargs)
+    return _ap.unmatched(aminmax, _f_aminmax_sigs, args, kwargs)
+
+
+aminmax.__signature__ = _ap.LazySignature(_f_aminmax_0, False, False)
 
 
 def _f_angle_0(input, *, out=None):
@@ -2997,7 +4024,10 @@ def angle(*args, **kwargs):
         else:
             result = _op_angle__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_angle_sigs, args, kwargs)
+    return _ap.unmatched(angle, _f_angle_sigs, args, kwargs)
+
+
+angle.__signature__ = _ap.LazySignature(_f_angle_0, False, False)
 
 
 def _f_any_0(input, *, out=None):
@@ -3059,7 +4089,10 @@ def any(*args, **kwargs):
             else:
                 result = _op_any__dims_out.call(input._keyset | out._keyset, input, dim, keepdim, out)
             return result
-    _ap.raise_invalid_arguments(_f_any_sigs, args, kwargs)
+    return _ap.unmatched(any, _f_any_sigs, args, kwargs)
+
+
+any.__signature__ = _ap.LazySignature(_f_any_2, False, False)
 
 
 def _f_arange_0(end, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -3139,7 +4172,10 @@ def arange(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    _ap.raise_invalid_arguments(_f_arange_sigs, args, kwargs)
+    return _ap.unmatched(arange, _f_arange_sigs, args, kwargs)
+
+
+arange.__signature__ = _ap.LazySignature(_f_arange_2, False, False)
 
 
 def _f_arccos_0(input, *, out=None):
@@ -3162,7 +4198,10 @@ def arccos(*args, **kwargs):
         else:
             result = _op_arccos__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_arccos_sigs, args, kwargs)
+    return _ap.unmatched(arccos, _f_arccos_sigs, args, kwargs)
+
+
+arccos.__signature__ = _ap.LazySignature(_f_arccos_0, False, False)
 
 
 def _f_arccos__0(input):
@@ -3181,7 +4220,10 @@ def arccos_(*args, **kwargs):
     else:
         result = _op_arccos_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_arccos__sigs, args, kwargs)
+    return _ap.unmatched(arccos_, _f_arccos__sigs, args, kwargs)
+
+
+arccos_.__signature__ = _ap.LazySignature(_f_arccos__0, False, False)
 
 
 def _f_arccosh_0(input, *, out=None):
@@ -3204,7 +4246,10 @@ def arccosh(*args, **kwargs):
         else:
             result = _op_arccosh__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_arccosh_sigs, args, kwargs)
+    return _ap.unmatched(arccosh, _f_arccosh_sigs, args, kwargs)
+
+
+arccosh.__signature__ = _ap.LazySignature(_f_arccosh_0, False, False)
 
 
 def _f_arccosh__0(input):
@@ -3223,7 +4268,10 @@ def arccosh_(*args, **kwargs):
     else:
         result = _op_arccosh_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_arccosh__sigs, args, kwargs)
+    return _ap.unmatched(arccosh_, _f_arccosh__sigs, args, kwargs)
+
+
+arccosh_.__signature__ = _ap.LazySignature(_f_arccosh__0, False, False)
 
 
 def _f_arcsin_0(input, *, out=None):
@@ -3246,7 +4294,10 @@ def arcsin(*args, **kwargs):
         else:
             result = _op_arcsin__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_arcsin_sigs, args, kwargs)
+    return _ap.unmatched(arcsin, _f_arcsin_sigs, args, kwargs)
+
+
+arcsin.__signature__ = _ap.LazySignature(_f_arcsin_0, False, False)
 
 
 def _f_arcsin__0(input):
@@ -3265,7 +4316,10 @@ def arcsin_(*args, **kwargs):
     else:
         result = _op_arcsin_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_arcsin__sigs, args, kwargs)
+    return _ap.unmatched(arcsin_, _f_arcsin__sigs, args, kwargs)
+
+
+arcsin_.__signature__ = _ap.LazySignature(_f_arcsin__0, False, False)
 
 
 def _f_arcsinh_0(input, *, out=None):
@@ -3288,7 +4342,10 @@ def arcsinh(*args, **kwargs):
         else:
             result = _op_arcsinh__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_arcsinh_sigs, args, kwargs)
+    return _ap.unmatched(arcsinh, _f_arcsinh_sigs, args, kwargs)
+
+
+arcsinh.__signature__ = _ap.LazySignature(_f_arcsinh_0, False, False)
 
 
 def _f_arcsinh__0(input):
@@ -3307,7 +4364,10 @@ def arcsinh_(*args, **kwargs):
     else:
         result = _op_arcsinh_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_arcsinh__sigs, args, kwargs)
+    return _ap.unmatched(arcsinh_, _f_arcsinh__sigs, args, kwargs)
+
+
+arcsinh_.__signature__ = _ap.LazySignature(_f_arcsinh__0, False, False)
 
 
 def _f_arctan_0(input, *, out=None):
@@ -3330,7 +4390,10 @@ def arctan(*args, **kwargs):
         else:
             result = _op_arctan__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_arctan_sigs, args, kwargs)
+    return _ap.unmatched(arctan, _f_arctan_sigs, args, kwargs)
+
+
+arctan.__signature__ = _ap.LazySignature(_f_arctan_0, False, False)
 
 
 def _f_arctan2_0(input, other, *, out=None):
@@ -3354,7 +4417,10 @@ def arctan2(*args, **kwargs):
         else:
             result = _op_arctan2__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
-    _ap.raise_invalid_arguments(_f_arctan2_sigs, args, kwargs)
+    return _ap.unmatched(arctan2, _f_arctan2_sigs, args, kwargs)
+
+
+arctan2.__signature__ = _ap.LazySignature(_f_arctan2_0, False, False)
 
 
 def _f_arctan__0(input):
@@ -3373,7 +4439,10 @@ def arctan_(*args, **kwargs):
     else:
         result = _op_arctan_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_arctan__sigs, args, kwargs)
+    return _ap.unmatched(arctan_, _f_arctan__sigs, args, kwargs)
+
+
+arctan_.__signature__ = _ap.LazySignature(_f_arctan__0, False, False)
 
 
 def _f_arctanh_0(input, *, out=None):
@@ -3396,7 +4465,10 @@ def arctanh(*args, **kwargs):
         else:
             result = _op_arctanh__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_arctanh_sigs, args, kwargs)
+    return _ap.unmatched(arctanh, _f_arctanh_sigs, args, kwargs)
+
+
+arctanh.__signature__ = _ap.LazySignature(_f_arctanh_0, False, False)
 
 
 def _f_arctanh__0(input):
@@ -3415,7 +4487,10 @@ def arctanh_(*args, **kwargs):
     else:
         result = _op_arctanh_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_arctanh__sigs, args, kwargs)
+    return _ap.unmatched(arctanh_, _f_arctanh__sigs, args, kwargs)
+
+
+arctanh_.__signature__ = _ap.LazySignature(_f_arctanh__0, False, False)
 
 
 def _f_argmax_0(input, dim=None, keepdim=False, *, out=None):
@@ -3440,7 +4515,10 @@ def argmax(*args, **kwargs):
         else:
             result = _op_argmax__out.call(input._keyset | out._keyset, input, dim, keepdim, out)
         return result
-    _ap.raise_invalid_arguments(_f_argmax_sigs, args, kwargs)
+    return _ap.unmatched(argmax, _f_argmax_sigs, args, kwargs)
+
+
+argmax.__signature__ = _ap.LazySignature(_f_argmax_0, False, False)
 
 
 def _f_argmin_0(input, dim=None, keepdim=False, *, out=None):
@@ -3465,7 +4543,10 @@ def argmin(*args, **kwargs):
         else:
             result = _op_argmin__out.call(input._keyset | out._keyset, input, dim, keepdim, out)
         return result
-    _ap.raise_invalid_arguments(_f_argmin_sigs, args, kwargs)
+    return _ap.unmatched(argmin, _f_argmin_sigs, args, kwargs)
+
+
+argmin.__signature__ = _ap.LazySignature(_f_argmin_0, False, False)
 
 
 def _f_argsort_0(input, *, stable, dim=-1, descending=False, out=None):
@@ -3507,7 +4588,10 @@ def argsort(*args, **kwargs):
         else:
             result = _op_argsort.call(input._keyset, input, dim, descending)
             return result
-    _ap.raise_invalid_arguments(_f_argsort_sigs, args, kwargs)
+    return _ap.unmatched(argsort, _f_argsort_sigs, args, kwargs)
+
+
+argsort.__signature__ = _ap.LazySignature(_f_argsort_0, False, False, ('stable',))
 
 
 def _f_argwhere_0(input):
@@ -3526,14 +4610,17 @@ def argwhere(*args, **kwargs):
     else:
         result = _op_argwhere.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_argwhere_sigs, args, kwargs)
+    return _ap.unmatched(argwhere, _f_argwhere_sigs, args, kwargs)
+
+
+argwhere.__signature__ = _ap.LazySignature(_f_argwhere_0, False, False)
 
 
 def _f_as_strided_0(input, size, stride, storage_offset=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     size = _ap.to_intlist(size)
     stride = _ap.to_intlist(stride)
-    if storage_offset is not None and (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_int(storage_offset)
+    if storage_offset is not None and (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_symint(storage_offset)
     return input, size, stride, storage_offset
 
 
@@ -3548,14 +4635,17 @@ def as_strided(*args, **kwargs):
     else:
         result = _op_as_strided.call(input._keyset, input, size, stride, storage_offset)
         return result
-    _ap.raise_invalid_arguments(_f_as_strided_sigs, args, kwargs)
+    return _ap.unmatched(as_strided, _f_as_strided_sigs, args, kwargs)
+
+
+as_strided.__signature__ = _ap.LazySignature(_f_as_strided_0, False, False)
 
 
 def _f_as_strided__0(input, size, stride, storage_offset=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     size = _ap.to_intlist(size)
     stride = _ap.to_intlist(stride)
-    if storage_offset is not None and (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_int(storage_offset)
+    if storage_offset is not None and (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_symint(storage_offset)
     return input, size, stride, storage_offset
 
 
@@ -3570,14 +4660,17 @@ def as_strided_(*args, **kwargs):
     else:
         result = _op_as_strided_.call(input._keyset, input, size, stride, storage_offset)
         return result
-    _ap.raise_invalid_arguments(_f_as_strided__sigs, args, kwargs)
+    return _ap.unmatched(as_strided_, _f_as_strided__sigs, args, kwargs)
+
+
+as_strided_.__signature__ = _ap.LazySignature(_f_as_strided__0, False, False)
 
 
 def _f_as_strided_copy_0(input, size, stride, storage_offset=None, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     size = _ap.to_intlist(size)
     stride = _ap.to_intlist(stride)
-    if storage_offset is not None and (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_int(storage_offset)
+    if storage_offset is not None and (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_symint(storage_offset)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, size, stride, storage_offset, out
 
@@ -3596,7 +4689,10 @@ def as_strided_copy(*args, **kwargs):
         else:
             result = _op_as_strided_copy__out.call(input._keyset | out._keyset, input, size, stride, storage_offset, out)
         return result
-    _ap.raise_invalid_arguments(_f_as_strided_copy_sigs, args, kwargs)
+    return _ap.unmatched(as_strided_copy, _f_as_strided_copy_sigs, args, kwargs)
+
+
+as_strided_copy.__signature__ = _ap.LazySignature(_f_as_strided_copy_0, False, False)
 
 
 def _f_as_strided_scatter_0(input, src, size, stride, storage_offset=None):
@@ -3604,7 +4700,7 @@ def _f_as_strided_scatter_0(input, src, size, stride, storage_offset=None):
     if not isinstance(src, _Tensor): raise _Mismatch
     size = _ap.to_intlist(size)
     stride = _ap.to_intlist(stride)
-    if storage_offset is not None and (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_int(storage_offset)
+    if storage_offset is not None and (type(storage_offset) is not int or not -9223372036854775808 <= storage_offset <= 9223372036854775807): storage_offset = _ap.to_symint(storage_offset)
     return input, src, size, stride, storage_offset
 
 
@@ -3619,7 +4715,10 @@ def as_strided_scatter(*args, **kwargs):
     else:
         result = _op_as_strided_scatter.call(input._keyset | src._keyset, input, src, size, stride, storage_offset)
         return result
-    _ap.raise_invalid_arguments(_f_as_strided_scatter_sigs, args, kwargs)
+    return _ap.unmatched(as_strided_scatter, _f_as_strided_scatter_sigs, args, kwargs)
+
+
+as_strided_scatter.__signature__ = _ap.LazySignature(_f_as_strided_scatter_0, False, False)
 
 
 def _f_asin_0(input, *, out=None):
@@ -3642,7 +4741,10 @@ def asin(*args, **kwargs):
         else:
             result = _op_asin__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_asin_sigs, args, kwargs)
+    return _ap.unmatched(asin, _f_asin_sigs, args, kwargs)
+
+
+asin.__signature__ = _ap.LazySignature(_f_asin_0, False, False)
 
 
 def _f_asin__0(input):
@@ -3661,7 +4763,10 @@ def asin_(*args, **kwargs):
     else:
         result = _op_asin_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_asin__sigs, args, kwargs)
+    return _ap.unmatched(asin_, _f_asin__sigs, args, kwargs)
+
+
+asin_.__signature__ = _ap.LazySignature(_f_asin__0, False, False)
 
 
 def _f_asinh_0(input, *, out=None):
@@ -3684,7 +4789,10 @@ def asinh(*args, **kwargs):
         else:
             result = _op_asinh__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_asinh_sigs, args, kwargs)
+    return _ap.unmatched(asinh, _f_asinh_sigs, args, kwargs)
+
+
+asinh.__signature__ = _ap.LazySignature(_f_asinh_0, False, False)
 
 
 def _f_asinh__0(input):
@@ -3703,7 +4811,10 @@ def asinh_(*args, **kwargs):
     else:
         result = _op_asinh_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_asinh__sigs, args, kwargs)
+    return _ap.unmatched(asinh_, _f_asinh__sigs, args, kwargs)
+
+
+asinh_.__signature__ = _ap.LazySignature(_f_asinh__0, False, False)
 
 
 def _f_atan_0(input, *, out=None):
@@ -3726,7 +4837,10 @@ def atan(*args, **kwargs):
         else:
             result = _op_atan__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_atan_sigs, args, kwargs)
+    return _ap.unmatched(atan, _f_atan_sigs, args, kwargs)
+
+
+atan.__signature__ = _ap.LazySignature(_f_atan_0, False, False)
 
 
 def _f_atan2_0(input, other, *, out=None):
@@ -3750,7 +4864,10 @@ def atan2(*args, **kwargs):
         else:
             result = _op_atan2__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
-    _ap.raise_invalid_arguments(_f_atan2_sigs, args, kwargs)
+    return _ap.unmatched(atan2, _f_atan2_sigs, args, kwargs)
+
+
+atan2.__signature__ = _ap.LazySignature(_f_atan2_0, False, False)
 
 
 def _f_atan__0(input):
@@ -3769,7 +4886,10 @@ def atan_(*args, **kwargs):
     else:
         result = _op_atan_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_atan__sigs, args, kwargs)
+    return _ap.unmatched(atan_, _f_atan__sigs, args, kwargs)
+
+
+atan_.__signature__ = _ap.LazySignature(_f_atan__0, False, False)
 
 
 def _f_atanh_0(input, *, out=None):
@@ -3792,7 +4912,10 @@ def atanh(*args, **kwargs):
         else:
             result = _op_atanh__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_atanh_sigs, args, kwargs)
+    return _ap.unmatched(atanh, _f_atanh_sigs, args, kwargs)
+
+
+atanh.__signature__ = _ap.LazySignature(_f_atanh_0, False, False)
 
 
 def _f_atanh__0(input):
@@ -3811,7 +4934,10 @@ def atanh_(*args, **kwargs):
     else:
         result = _op_atanh_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_atanh__sigs, args, kwargs)
+    return _ap.unmatched(atanh_, _f_atanh__sigs, args, kwargs)
+
+
+atanh_.__signature__ = _ap.LazySignature(_f_atanh__0, False, False)
 
 
 def _f_atleast_1d_0(input):
@@ -3844,7 +4970,10 @@ def atleast_1d(*args, **kwargs):
         else:
             result = _op_atleast_1d__Sequence.call(_ap.keyset_of_list(tensors), tensors)
             return result
-    _ap.raise_invalid_arguments(_f_atleast_1d_sigs, args, kwargs)
+    return _ap.unmatched(atleast_1d, _f_atleast_1d_sigs, args, kwargs)
+
+
+atleast_1d.__signature__ = _ap.LazySignature(_f_atleast_1d_0, False, False, ('input',))
 
 
 def _f_atleast_2d_0(input):
@@ -3877,7 +5006,10 @@ def atleast_2d(*args, **kwargs):
         else:
             result = _op_atleast_2d__Sequence.call(_ap.keyset_of_list(tensors), tensors)
             return result
-    _ap.raise_invalid_arguments(_f_atleast_2d_sigs, args, kwargs)
+    return _ap.unmatched(atleast_2d, _f_atleast_2d_sigs, args, kwargs)
+
+
+atleast_2d.__signature__ = _ap.LazySignature(_f_atleast_2d_0, False, False, ('input',))
 
 
 def _f_atleast_3d_0(input):
@@ -3910,7 +5042,10 @@ def atleast_3d(*args, **kwargs):
         else:
             result = _op_atleast_3d__Sequence.call(_ap.keyset_of_list(tensors), tensors)
             return result
-    _ap.raise_invalid_arguments(_f_atleast_3d_sigs, args, kwargs)
+    return _ap.unmatched(atleast_3d, _f_atleast_3d_sigs, args, kwargs)
+
+
+atleast_3d.__signature__ = _ap.LazySignature(_f_atleast_3d_0, False, False, ('input',))
 
 
 def _f_avg_pool1d_0(input, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True):
@@ -3934,7 +5069,10 @@ def avg_pool1d(*args, **kwargs):
     else:
         result = _op_avg_pool1d.call(input._keyset, input, kernel_size, stride, padding, ceil_mode, count_include_pad)
         return result
-    _ap.raise_invalid_arguments(_f_avg_pool1d_sigs, args, kwargs)
+    return _ap.unmatched(avg_pool1d, _f_avg_pool1d_sigs, args, kwargs)
+
+
+avg_pool1d.__signature__ = _ap.LazySignature(_f_avg_pool1d_0, False, False)
 
 
 def _f_baddbmm_0(input, batch1, batch2, *, beta=1, alpha=1, out=None):
@@ -3961,7 +5099,10 @@ def baddbmm(*args, **kwargs):
         else:
             result = _op_baddbmm__out.call(input._keyset | batch1._keyset | batch2._keyset | out._keyset, input, batch1, batch2, beta, alpha, out)
         return result
-    _ap.raise_invalid_arguments(_f_baddbmm_sigs, args, kwargs)
+    return _ap.unmatched(baddbmm, _f_baddbmm_sigs, args, kwargs)
+
+
+baddbmm.__signature__ = _ap.LazySignature(_f_baddbmm_0, False, False)
 
 
 def _f_bartlett_window_0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -4009,7 +5150,10 @@ def bartlett_window(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    _ap.raise_invalid_arguments(_f_bartlett_window_sigs, args, kwargs)
+    return _ap.unmatched(bartlett_window, _f_bartlett_window_sigs, args, kwargs)
+
+
+bartlett_window.__signature__ = _ap.LazySignature(_f_bartlett_window_1, False, False, ('periodic',))
 
 
 def _f_batch_norm_0(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
@@ -4036,7 +5180,10 @@ def batch_norm(*args, **kwargs):
     else:
         result = _op_batch_norm.call(input._keyset | (weight._keyset if weight is not None else 0) | (bias._keyset if bias is not None else 0) | (running_mean._keyset if running_mean is not None else 0) | (running_var._keyset if running_var is not None else 0), input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
         return result
-    _ap.raise_invalid_arguments(_f_batch_norm_sigs, args, kwargs)
+    return _ap.unmatched(batch_norm, _f_batch_norm_sigs, args, kwargs)
+
+
+batch_norm.__signature__ = _ap.LazySignature(_f_batch_norm_0, False, False)
 
 
 def _f_bernoulli_0(input, *, generator=None, out=None):
@@ -4076,7 +5223,10 @@ def bernoulli(*args, **kwargs):
         else:
             result = _op_bernoulli__p.call(input._keyset, input, p, generator)
             return result
-    _ap.raise_invalid_arguments(_f_bernoulli_sigs, args, kwargs)
+    return _ap.unmatched(bernoulli, _f_bernoulli_sigs, args, kwargs)
+
+
+bernoulli.__signature__ = _ap.LazySignature(_f_bernoulli_0, False, False)
 
 
 def _f_bilinear_0(input1, input2, weight, bias=None):
@@ -4098,7 +5248,10 @@ def bilinear(*args, **kwargs):
     else:
         result = _op_bilinear.call(input1._keyset | input2._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input1, input2, weight, bias)
         return result
-    _ap.raise_invalid_arguments(_f_bilinear_sigs, args, kwargs)
+    return _ap.unmatched(bilinear, _f_bilinear_sigs, args, kwargs)
+
+
+bilinear.__signature__ = _ap.LazySignature(_f_bilinear_0, False, False)
 
 
 def _f_binary_cross_entropy_with_logits_0(input, target, weight=None, pos_weight=None, reduction=0):
@@ -4121,13 +5274,16 @@ def binary_cross_entropy_with_logits(*args, **kwargs):
     else:
         result = _op_binary_cross_entropy_with_logits.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | (pos_weight._keyset if pos_weight is not None else 0), input, target, weight, pos_weight, reduction)
         return result
-    _ap.raise_invalid_arguments(_f_binary_cross_entropy_with_logits_sigs, args, kwargs)
+    return _ap.unmatched(binary_cross_entropy_with_logits, _f_binary_cross_entropy_with_logits_sigs, args, kwargs)
+
+
+binary_cross_entropy_with_logits.__signature__ = _ap.LazySignature(_f_binary_cross_entropy_with_logits_0, False, False)
 
 
 def _f_bincount_0(input, weights=None, minlength=0):
     if not isinstance(input, _Tensor): raise _Mismatch
     if weights is not None and not isinstance(weights, _Tensor): raise _Mismatch
-    if (type(minlength) is not int or not -9223372036854775808 <= minlength <= 9223372036854775807): minlength = _ap.to_int(minlength)
+    if (type(minlength) is not int or not -9223372036854775808 <= minlength <= 9223372036854775807): minlength = _ap.to_symint(minlength)
     return input, weights, minlength
 
 
@@ -4142,7 +5298,10 @@ def bincount(*args, **kwargs):
     else:
         result = _op_bincount.call(input._keyset | (weights._keyset if weights is not None else 0), input, weights, minlength)
         return result
-    _ap.raise_invalid_arguments(_f_bincount_sigs, args, kwargs)
+    return _ap.unmatched(bincount, _f_bincount_sigs, args, kwargs)
+
+
+bincount.__signature__ = _ap.LazySignature(_f_bincount_0, False, False)
 
 
 def _f_bitwise_and_0(input, other, *, out=None):
@@ -4199,7 +5358,10 @@ def bitwise_and(*args, **kwargs):
             else:
                 result = _op_bitwise_and__Scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
-    _ap.raise_invalid_arguments(_f_bitwise_and_sigs, args, kwargs)
+    return _ap.unmatched(bitwise_and, _f_bitwise_and_sigs, args, kwargs)
+
+
+bitwise_and.__signature__ = _ap.LazySignature(_f_bitwise_and_0, False, False)
 
 
 def _f_bitwise_left_shift_0(input, other, *, out=None):
@@ -4256,7 +5418,10 @@ def bitwise_left_shift(*args, **kwargs):
             else:
                 result = _op_bitwise_left_shift__Tensor_Scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
-    _ap.raise_invalid_arguments(_f_bitwise_left_shift_sigs, args, kwargs)
+    return _ap.unmatched(bitwise_left_shift, _f_bitwise_left_shift_sigs, args, kwargs)
+
+
+bitwise_left_shift.__signature__ = _ap.LazySignature(_f_bitwise_left_shift_0, False, False)
 
 
 def _f_bitwise_not_0(input, *, out=None):
@@ -4279,7 +5444,10 @@ def bitwise_not(*args, **kwargs):
         else:
             result = _op_bitwise_not__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_bitwise_not_sigs, args, kwargs)
+    return _ap.unmatched(bitwise_not, _f_bitwise_not_sigs, args, kwargs)
+
+
+bitwise_not.__signature__ = _ap.LazySignature(_f_bitwise_not_0, False, False)
 
 
 def _f_bitwise_or_0(input, other, *, out=None):
@@ -4336,7 +5504,10 @@ def bitwise_or(*args, **kwargs):
             else:
                 result = _op_bitwise_or__Scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
-    _ap.raise_invalid_arguments(_f_bitwise_or_sigs, args, kwargs)
+    return _ap.unmatched(bitwise_or, _f_bitwise_or_sigs, args, kwargs)
+
+
+bitwise_or.__signature__ = _ap.LazySignature(_f_bitwise_or_0, False, False)
 
 
 def _f_bitwise_right_shift_0(input, other, *, out=None):
@@ -4393,7 +5564,10 @@ def bitwise_right_shift(*args, **kwargs):
             else:
                 result = _op_bitwise_right_shift__Tensor_Scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
-    _ap.raise_invalid_arguments(_f_bitwise_right_shift_sigs, args, kwargs)
+    return _ap.unmatched(bitwise_right_shift, _f_bitwise_right_shift_sigs, args, kwargs)
+
+
+bitwise_right_shift.__signature__ = _ap.LazySignature(_f_bitwise_right_shift_0, False, False)
 
 
 def _f_bitwise_xor_0(input, other, *, out=None):
@@ -4450,7 +5624,10 @@ def bitwise_xor(*args, **kwargs):
             else:
                 result = _op_bitwise_xor__Scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
-    _ap.raise_invalid_arguments(_f_bitwise_xor_sigs, args, kwargs)
+    return _ap.unmatched(bitwise_xor, _f_bitwise_xor_sigs, args, kwargs)
+
+
+bitwise_xor.__signature__ = _ap.LazySignature(_f_bitwise_xor_0, False, False)
 
 
 def _f_blackman_window_0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -4498,7 +5675,10 @@ def blackman_window(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    _ap.raise_invalid_arguments(_f_blackman_window_sigs, args, kwargs)
+    return _ap.unmatched(blackman_window, _f_blackman_window_sigs, args, kwargs)
+
+
+blackman_window.__signature__ = _ap.LazySignature(_f_blackman_window_1, False, False, ('periodic',))
 
 
 def _f_block_diag_0(tensors):
@@ -4517,7 +5697,10 @@ def block_diag(*args, **kwargs):
     else:
         result = _op_block_diag.call(_ap.keyset_of_list(tensors), tensors)
         return result
-    _ap.raise_invalid_arguments(_f_block_diag_sigs, args, kwargs)
+    return _ap.unmatched(block_diag, _f_block_diag_sigs, args, kwargs)
+
+
+block_diag.__signature__ = _ap.LazySignature(_f_block_diag_0, False, False)
 
 
 def _f_bmm_0(input, mat2, *, out=None):
@@ -4541,7 +5724,10 @@ def bmm(*args, **kwargs):
         else:
             result = _op_bmm__out.call(input._keyset | mat2._keyset | out._keyset, input, mat2, out)
         return result
-    _ap.raise_invalid_arguments(_f_bmm_sigs, args, kwargs)
+    return _ap.unmatched(bmm, _f_bmm_sigs, args, kwargs)
+
+
+bmm.__signature__ = _ap.LazySignature(_f_bmm_0, False, False)
 
 
 def _f_broadcast_tensors_0(tensors):
@@ -4560,7 +5746,10 @@ def broadcast_tensors(*args, **kwargs):
     else:
         result = _op_broadcast_tensors.call(_ap.keyset_of_list(tensors), tensors)
         return result
-    _ap.raise_invalid_arguments(_f_broadcast_tensors_sigs, args, kwargs)
+    return _ap.unmatched(broadcast_tensors, _f_broadcast_tensors_sigs, args, kwargs)
+
+
+broadcast_tensors.__signature__ = _ap.LazySignature(_f_broadcast_tensors_0, False, False)
 
 
 def _f_broadcast_to_0(input, size):
@@ -4580,7 +5769,10 @@ def broadcast_to(*args, **kwargs):
     else:
         result = _op_broadcast_to.call(input._keyset, input, size)
         return result
-    _ap.raise_invalid_arguments(_f_broadcast_to_sigs, args, kwargs)
+    return _ap.unmatched(broadcast_to, _f_broadcast_to_sigs, args, kwargs)
+
+
+broadcast_to.__signature__ = _ap.LazySignature(_f_broadcast_to_0, False, False)
 
 
 def _f_bucketize_0(input, boundaries, *, out_int32=False, right=False, out=None):
@@ -4623,7 +5815,10 @@ def bucketize(*args, **kwargs):
         else:
             result = _op_bucketize__Scalar.call(boundaries._keyset, self, boundaries, out_int32, right)
             return result
-    _ap.raise_invalid_arguments(_f_bucketize_sigs, args, kwargs)
+    return _ap.unmatched(bucketize, _f_bucketize_sigs, args, kwargs)
+
+
+bucketize.__signature__ = _ap.LazySignature(_f_bucketize_0, False, False)
 
 
 def _f_cartesian_prod_0(tensors):
@@ -4642,7 +5837,10 @@ def cartesian_prod(*args, **kwargs):
     else:
         result = _op_cartesian_prod.call(_ap.keyset_of_list(tensors), tensors)
         return result
-    _ap.raise_invalid_arguments(_f_cartesian_prod_sigs, args, kwargs)
+    return _ap.unmatched(cartesian_prod, _f_cartesian_prod_sigs, args, kwargs)
+
+
+cartesian_prod.__signature__ = _ap.LazySignature(_f_cartesian_prod_0, False, False)
 
 
 def _f_cat_0(tensors, dim=0, *, out=None):
@@ -4666,7 +5864,10 @@ def cat(*args, **kwargs):
         else:
             result = _op_cat__out.call(_ap.keyset_of_list(tensors) | out._keyset, tensors, dim, out)
         return result
-    _ap.raise_invalid_arguments(_f_cat_sigs, args, kwargs)
+    return _ap.unmatched(cat, _f_cat_sigs, args, kwargs)
+
+
+cat.__signature__ = _ap.LazySignature(_f_cat_0, False, False)
 
 
 def _f_cdist_0(x1, x2, p=2, compute_mode=None):
@@ -4688,7 +5889,10 @@ def cdist(*args, **kwargs):
     else:
         result = _op_cdist.call(x1._keyset | x2._keyset, x1, x2, p, compute_mode)
         return result
-    _ap.raise_invalid_arguments(_f_cdist_sigs, args, kwargs)
+    return _ap.unmatched(cdist, _f_cdist_sigs, args, kwargs)
+
+
+cdist.__signature__ = _ap.LazySignature(_f_cdist_0, False, False)
 
 
 def _f_ceil_0(input, *, out=None):
@@ -4711,7 +5915,10 @@ def ceil(*args, **kwargs):
         else:
             result = _op_ceil__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_ceil_sigs, args, kwargs)
+    return _ap.unmatched(ceil, _f_ceil_sigs, args, kwargs)
+
+
+ceil.__signature__ = _ap.LazySignature(_f_ceil_0, False, False)
 
 
 def _f_ceil__0(input):
@@ -4730,7 +5937,10 @@ def ceil_(*args, **kwargs):
     else:
         result = _op_ceil_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_ceil__sigs, args, kwargs)
+    return _ap.unmatched(ceil_, _f_ceil__sigs, args, kwargs)
+
+
+ceil_.__signature__ = _ap.LazySignature(_f_ceil__0, False, False)
 
 
 def _f_celu_0(input, alpha=1.0):
@@ -4750,7 +5960,10 @@ def celu(*args, **kwargs):
     else:
         result = _op_celu.call(input._keyset, input, alpha)
         return result
-    _ap.raise_invalid_arguments(_f_celu_sigs, args, kwargs)
+    return _ap.unmatched(celu, _f_celu_sigs, args, kwargs)
+
+
+celu.__signature__ = _ap.LazySignature(_f_celu_0, False, False)
 
 
 def _f_celu__0(input, alpha=1.0):
@@ -4770,7 +5983,10 @@ def celu_(*args, **kwargs):
     else:
         result = _op_celu_.call(input._keyset, input, alpha)
         return result
-    _ap.raise_invalid_arguments(_f_celu__sigs, args, kwargs)
+    return _ap.unmatched(celu_, _f_celu__sigs, args, kwargs)
+
+
+celu_.__signature__ = _ap.LazySignature(_f_celu__0, False, False)
 
 
 def _f_chain_matmul_0(matrices, *, out=None):
@@ -4793,12 +6009,15 @@ def chain_matmul(*args, **kwargs):
         else:
             result = _op_chain_matmul__out.call(_ap.keyset_of_list(matrices) | out._keyset, matrices, out)
         return result
-    _ap.raise_invalid_arguments(_f_chain_matmul_sigs, args, kwargs)
+    return _ap.unmatched(chain_matmul, _f_chain_matmul_sigs, args, kwargs)
+
+
+chain_matmul.__signature__ = _ap.LazySignature(_f_chain_matmul_0, False, False)
 
 
 def _f_channel_shuffle_0(input, groups):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_symint(groups)
     return input, groups
 
 
@@ -4813,7 +6032,10 @@ def channel_shuffle(*args, **kwargs):
     else:
         result = _op_channel_shuffle.call(input._keyset, input, groups)
         return result
-    _ap.raise_invalid_arguments(_f_channel_shuffle_sigs, args, kwargs)
+    return _ap.unmatched(channel_shuffle, _f_channel_shuffle_sigs, args, kwargs)
+
+
+channel_shuffle.__signature__ = _ap.LazySignature(_f_channel_shuffle_0, False, False)
 
 
 def _f_cholesky_0(input, upper=False, *, out=None):
@@ -4837,7 +6059,10 @@ def cholesky(*args, **kwargs):
         else:
             result = _op_cholesky__out.call(input._keyset | out._keyset, input, upper, out)
         return result
-    _ap.raise_invalid_arguments(_f_cholesky_sigs, args, kwargs)
+    return _ap.unmatched(cholesky, _f_cholesky_sigs, args, kwargs)
+
+
+cholesky.__signature__ = _ap.LazySignature(_f_cholesky_0, False, False)
 
 
 def _f_cholesky_inverse_0(input, upper=False, *, out=None):
@@ -4861,7 +6086,10 @@ def cholesky_inverse(*args, **kwargs):
         else:
             result = _op_cholesky_inverse__out.call(input._keyset | out._keyset, input, upper, out)
         return result
-    _ap.raise_invalid_arguments(_f_cholesky_inverse_sigs, args, kwargs)
+    return _ap.unmatched(cholesky_inverse, _f_cholesky_inverse_sigs, args, kwargs)
+
+
+cholesky_inverse.__signature__ = _ap.LazySignature(_f_cholesky_inverse_0, False, False)
 
 
 def _f_cholesky_solve_0(input, input2, upper=False, *, out=None):
@@ -4886,7 +6114,10 @@ def cholesky_solve(*args, **kwargs):
         else:
             result = _op_cholesky_solve__out.call(input._keyset | input2._keyset | out._keyset, input, input2, upper, out)
         return result
-    _ap.raise_invalid_arguments(_f_cholesky_solve_sigs, args, kwargs)
+    return _ap.unmatched(cholesky_solve, _f_cholesky_solve_sigs, args, kwargs)
+
+
+cholesky_solve.__signature__ = _ap.LazySignature(_f_cholesky_solve_0, False, False)
 
 
 def _f_chunk_0(input, chunks, dim=0):
@@ -4907,7 +6138,10 @@ def chunk(*args, **kwargs):
     else:
         result = _op_chunk.call(input._keyset, input, chunks, dim)
         return result
-    _ap.raise_invalid_arguments(_f_chunk_sigs, args, kwargs)
+    return _ap.unmatched(chunk, _f_chunk_sigs, args, kwargs)
+
+
+chunk.__signature__ = _ap.LazySignature(_f_chunk_0, False, False)
 
 
 def _f_clamp_0(input, min=None, max=None, *, out=None):
@@ -4952,7 +6186,10 @@ def clamp(*args, **kwargs):
             else:
                 result = _op_clamp__out.call(input._keyset | out._keyset, input, min, max, out)
             return result
-    _ap.raise_invalid_arguments(_f_clamp_sigs, args, kwargs)
+    return _ap.unmatched(clamp, _f_clamp_sigs, args, kwargs)
+
+
+clamp.__signature__ = _ap.LazySignature(_f_clamp_0, False, False)
 
 
 def _f_clamp__0(input, min=None, max=None):
@@ -4989,7 +6226,10 @@ def clamp_(*args, **kwargs):
         else:
             result = _op_clamp_.call(input._keyset, input, min, max)
             return result
-    _ap.raise_invalid_arguments(_f_clamp__sigs, args, kwargs)
+    return _ap.unmatched(clamp_, _f_clamp__sigs, args, kwargs)
+
+
+clamp_.__signature__ = _ap.LazySignature(_f_clamp__0, False, False)
 
 
 def _f_clamp_max_0(input, max, *, out=None):
@@ -5032,7 +6272,10 @@ def clamp_max(*args, **kwargs):
             else:
                 result = _op_clamp_max__out.call(input._keyset | out._keyset, input, max, out)
             return result
-    _ap.raise_invalid_arguments(_f_clamp_max_sigs, args, kwargs)
+    return _ap.unmatched(clamp_max, _f_clamp_max_sigs, args, kwargs)
+
+
+clamp_max.__signature__ = _ap.LazySignature(_f_clamp_max_0, False, False)
 
 
 def _f_clamp_max__0(input, max):
@@ -5067,7 +6310,10 @@ def clamp_max_(*args, **kwargs):
         else:
             result = _op_clamp_max_.call(input._keyset, input, max)
             return result
-    _ap.raise_invalid_arguments(_f_clamp_max__sigs, args, kwargs)
+    return _ap.unmatched(clamp_max_, _f_clamp_max__sigs, args, kwargs)
+
+
+clamp_max_.__signature__ = _ap.LazySignature(_f_clamp_max__0, False, False)
 
 
 def _f_clamp_min_0(input, min, *, out=None):
@@ -5110,7 +6356,10 @@ def clamp_min(*args, **kwargs):
             else:
                 result = _op_clamp_min__out.call(input._keyset | out._keyset, input, min, out)
             return result
-    _ap.raise_invalid_arguments(_f_clamp_min_sigs, args, kwargs)
+    return _ap.unmatched(clamp_min, _f_clamp_min_sigs, args, kwargs)
+
+
+clamp_min.__signature__ = _ap.LazySignature(_f_clamp_min_0, False, False)
 
 
 def _f_clamp_min__0(input, min):
@@ -5145,7 +6394,10 @@ def clamp_min_(*args, **kwargs):
         else:
             result = _op_clamp_min_.call(input._keyset, input, min)
             return result
-    _ap.raise_invalid_arguments(_f_clamp_min__sigs, args, kwargs)
+    return _ap.unmatched(clamp_min_, _f_clamp_min__sigs, args, kwargs)
+
+
+clamp_min_.__signature__ = _ap.LazySignature(_f_clamp_min__0, False, False)
 
 
 def _f_clip_0(input, min=None, max=None, *, out=None):
@@ -5190,7 +6442,10 @@ def clip(*args, **kwargs):
             else:
                 result = _op_clip__out.call(input._keyset | out._keyset, input, min, max, out)
             return result
-    _ap.raise_invalid_arguments(_f_clip_sigs, args, kwargs)
+    return _ap.unmatched(clip, _f_clip_sigs, args, kwargs)
+
+
+clip.__signature__ = _ap.LazySignature(_f_clip_0, False, False)
 
 
 def _f_clip__0(input, min=None, max=None):
@@ -5227,7 +6482,10 @@ def clip_(*args, **kwargs):
         else:
             result = _op_clip_.call(input._keyset, input, min, max)
             return result
-    _ap.raise_invalid_arguments(_f_clip__sigs, args, kwargs)
+    return _ap.unmatched(clip_, _f_clip__sigs, args, kwargs)
+
+
+clip_.__signature__ = _ap.LazySignature(_f_clip__0, False, False)
 
 
 def _f_clone_0(input, *, memory_format=None):
@@ -5247,7 +6505,10 @@ def clone(*args, **kwargs):
     else:
         result = _op_clone.call(input._keyset, input, memory_format)
         return result
-    _ap.raise_invalid_arguments(_f_clone_sigs, args, kwargs)
+    return _ap.unmatched(clone, _f_clone_sigs, args, kwargs)
+
+
+clone.__signature__ = _ap.LazySignature(_f_clone_0, False, False)
 
 
 def _f_column_stack_0(tensors, *, out=None):
@@ -5270,7 +6531,10 @@ def column_stack(*args, **kwargs):
         else:
             result = _op_column_stack__out.call(_ap.keyset_of_list(tensors) | out._keyset, tensors, out)
         return result
-    _ap.raise_invalid_arguments(_f_column_stack_sigs, args, kwargs)
+    return _ap.unmatched(column_stack, _f_column_stack_sigs, args, kwargs)
+
+
+column_stack.__signature__ = _ap.LazySignature(_f_column_stack_0, False, False)
 
 
 def _f_combinations_0(input, r=2, with_replacement=False):
@@ -5291,7 +6555,10 @@ def combinations(*args, **kwargs):
     else:
         result = _op_combinations.call(input._keyset, input, r, with_replacement)
         return result
-    _ap.raise_invalid_arguments(_f_combinations_sigs, args, kwargs)
+    return _ap.unmatched(combinations, _f_combinations_sigs, args, kwargs)
+
+
+combinations.__signature__ = _ap.LazySignature(_f_combinations_0, False, False)
 
 
 def _f_complex_0(real, imag, *, out=None):
@@ -5315,7 +6582,10 @@ def complex(*args, **kwargs):
         else:
             result = _op_complex__out.call(real._keyset | imag._keyset | out._keyset, real, imag, out)
         return result
-    _ap.raise_invalid_arguments(_f_complex_sigs, args, kwargs)
+    return _ap.unmatched(complex, _f_complex_sigs, args, kwargs)
+
+
+complex.__signature__ = _ap.LazySignature(_f_complex_0, False, False)
 
 
 def _f_concat_0(tensors, dim=0, *, out=None):
@@ -5339,7 +6609,10 @@ def concat(*args, **kwargs):
         else:
             result = _op_concat__out.call(_ap.keyset_of_list(tensors) | out._keyset, tensors, dim, out)
         return result
-    _ap.raise_invalid_arguments(_f_concat_sigs, args, kwargs)
+    return _ap.unmatched(concat, _f_concat_sigs, args, kwargs)
+
+
+concat.__signature__ = _ap.LazySignature(_f_concat_0, False, False)
 
 
 def _f_concatenate_0(tensors, dim=0, *, out=None):
@@ -5363,7 +6636,10 @@ def concatenate(*args, **kwargs):
         else:
             result = _op_concatenate__out.call(_ap.keyset_of_list(tensors) | out._keyset, tensors, dim, out)
         return result
-    _ap.raise_invalid_arguments(_f_concatenate_sigs, args, kwargs)
+    return _ap.unmatched(concatenate, _f_concatenate_sigs, args, kwargs)
+
+
+concatenate.__signature__ = _ap.LazySignature(_f_concatenate_0, False, False)
 
 
 def _f_conj_0(input):
@@ -5382,7 +6658,10 @@ def conj(*args, **kwargs):
     else:
         result = _op_conj.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_conj_sigs, args, kwargs)
+    return _ap.unmatched(conj, _f_conj_sigs, args, kwargs)
+
+
+conj.__signature__ = _ap.LazySignature(_f_conj_0, False, False)
 
 
 def _f_conj_physical_0(input):
@@ -5401,7 +6680,10 @@ def conj_physical(*args, **kwargs):
     else:
         result = _op_conj_physical.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_conj_physical_sigs, args, kwargs)
+    return _ap.unmatched(conj_physical, _f_conj_physical_sigs, args, kwargs)
+
+
+conj_physical.__signature__ = _ap.LazySignature(_f_conj_physical_0, False, False)
 
 
 def _f_conj_physical__0(input):
@@ -5420,7 +6702,10 @@ def conj_physical_(*args, **kwargs):
     else:
         result = _op_conj_physical_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_conj_physical__sigs, args, kwargs)
+    return _ap.unmatched(conj_physical_, _f_conj_physical__sigs, args, kwargs)
+
+
+conj_physical_.__signature__ = _ap.LazySignature(_f_conj_physical__0, False, False)
 
 
 def _f_constant_pad_nd_0(input, pad, value=0):
@@ -5441,7 +6726,10 @@ def constant_pad_nd(*args, **kwargs):
     else:
         result = _op_constant_pad_nd.call(input._keyset, input, pad, value)
         return result
-    _ap.raise_invalid_arguments(_f_constant_pad_nd_sigs, args, kwargs)
+    return _ap.unmatched(constant_pad_nd, _f_constant_pad_nd_sigs, args, kwargs)
+
+
+constant_pad_nd.__signature__ = _ap.LazySignature(_f_constant_pad_nd_0, False, False)
 
 
 def _f_conv1d_0(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -5451,7 +6739,7 @@ def _f_conv1d_0(input, weight, bias=None, stride=1, padding=0, dilation=1, group
     stride = _ap.to_intlist(stride, 1)
     padding = _ap.to_intlist(padding, 1)
     dilation = _ap.to_intlist(dilation, 1)
-    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_symint(groups)
     return input, weight, bias, stride, padding, dilation, groups
 
 
@@ -5462,7 +6750,7 @@ def _f_conv1d_1(input, weight, bias=None, stride=1, padding='valid', dilation=1,
     stride = _ap.to_intlist(stride, 1)
     padding = _ap.to_str(padding)
     dilation = _ap.to_intlist(dilation, 1)
-    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_symint(groups)
     return input, weight, bias, stride, padding, dilation, groups
 
 
@@ -5486,7 +6774,10 @@ def conv1d(*args, **kwargs):
         else:
             result = _op_conv1d__padding.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias, stride, padding, dilation, groups)
             return result
-    _ap.raise_invalid_arguments(_f_conv1d_sigs, args, kwargs)
+    return _ap.unmatched(conv1d, _f_conv1d_sigs, args, kwargs)
+
+
+conv1d.__signature__ = _ap.LazySignature(_f_conv1d_0, False, False)
 
 
 def _f_conv2d_0(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -5496,7 +6787,7 @@ def _f_conv2d_0(input, weight, bias=None, stride=1, padding=0, dilation=1, group
     stride = _ap.to_intlist(stride, 2)
     padding = _ap.to_intlist(padding, 2)
     dilation = _ap.to_intlist(dilation, 2)
-    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_symint(groups)
     return input, weight, bias, stride, padding, dilation, groups
 
 
@@ -5507,7 +6798,7 @@ def _f_conv2d_1(input, weight, bias=None, stride=1, padding='valid', dilation=1,
     stride = _ap.to_intlist(stride, 2)
     padding = _ap.to_str(padding)
     dilation = _ap.to_intlist(dilation, 2)
-    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_symint(groups)
     return input, weight, bias, stride, padding, dilation, groups
 
 
@@ -5531,7 +6822,10 @@ def conv2d(*args, **kwargs):
         else:
             result = _op_conv2d__padding.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias, stride, padding, dilation, groups)
             return result
-    _ap.raise_invalid_arguments(_f_conv2d_sigs, args, kwargs)
+    return _ap.unmatched(conv2d, _f_conv2d_sigs, args, kwargs)
+
+
+conv2d.__signature__ = _ap.LazySignature(_f_conv2d_0, False, False)
 
 
 def _f_conv3d_0(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -5541,7 +6835,7 @@ def _f_conv3d_0(input, weight, bias=None, stride=1, padding=0, dilation=1, group
     stride = _ap.to_intlist(stride, 3)
     padding = _ap.to_intlist(padding, 3)
     dilation = _ap.to_intlist(dilation, 3)
-    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_symint(groups)
     return input, weight, bias, stride, padding, dilation, groups
 
 
@@ -5552,7 +6846,7 @@ def _f_conv3d_1(input, weight, bias=None, stride=1, padding='valid', dilation=1,
     stride = _ap.to_intlist(stride, 3)
     padding = _ap.to_str(padding)
     dilation = _ap.to_intlist(dilation, 3)
-    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_symint(groups)
     return input, weight, bias, stride, padding, dilation, groups
 
 
@@ -5576,7 +6870,10 @@ def conv3d(*args, **kwargs):
         else:
             result = _op_conv3d__padding.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias, stride, padding, dilation, groups)
             return result
-    _ap.raise_invalid_arguments(_f_conv3d_sigs, args, kwargs)
+    return _ap.unmatched(conv3d, _f_conv3d_sigs, args, kwargs)
+
+
+conv3d.__signature__ = _ap.LazySignature(_f_conv3d_0, False, False)
 
 
 def _f_conv_transpose1d_0(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
@@ -5586,7 +6883,7 @@ def _f_conv_transpose1d_0(input, weight, bias=None, stride=1, padding=0, output_
     stride = _ap.to_intlist(stride, 1)
     padding = _ap.to_intlist(padding, 1)
     output_padding = _ap.to_intlist(output_padding, 1)
-    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_symint(groups)
     dilation = _ap.to_intlist(dilation, 1)
     return input, weight, bias, stride, padding, output_padding, groups, dilation
 
@@ -5602,7 +6899,10 @@ def conv_transpose1d(*args, **kwargs):
     else:
         result = _op_conv_transpose1d.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias, stride, padding, output_padding, groups, dilation)
         return result
-    _ap.raise_invalid_arguments(_f_conv_transpose1d_sigs, args, kwargs)
+    return _ap.unmatched(conv_transpose1d, _f_conv_transpose1d_sigs, args, kwargs)
+
+
+conv_transpose1d.__signature__ = _ap.LazySignature(_f_conv_transpose1d_0, False, False)
 
 
 def _f_conv_transpose2d_0(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
@@ -5612,7 +6912,7 @@ def _f_conv_transpose2d_0(input, weight, bias=None, stride=1, padding=0, output_
     stride = _ap.to_intlist(stride, 2)
     padding = _ap.to_intlist(padding, 2)
     output_padding = _ap.to_intlist(output_padding, 2)
-    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_symint(groups)
     dilation = _ap.to_intlist(dilation, 2)
     return input, weight, bias, stride, padding, output_padding, groups, dilation
 
@@ -5628,7 +6928,10 @@ def conv_transpose2d(*args, **kwargs):
     else:
         result = _op_conv_transpose2d__input.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias, stride, padding, output_padding, groups, dilation)
         return result
-    _ap.raise_invalid_arguments(_f_conv_transpose2d_sigs, args, kwargs)
+    return _ap.unmatched(conv_transpose2d, _f_conv_transpose2d_sigs, args, kwargs)
+
+
+conv_transpose2d.__signature__ = _ap.LazySignature(_f_conv_transpose2d_0, False, False)
 
 
 def _f_conv_transpose3d_0(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
@@ -5638,7 +6941,7 @@ def _f_conv_transpose3d_0(input, weight, bias=None, stride=1, padding=0, output_
     stride = _ap.to_intlist(stride, 3)
     padding = _ap.to_intlist(padding, 3)
     output_padding = _ap.to_intlist(output_padding, 3)
-    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_symint(groups)
     dilation = _ap.to_intlist(dilation, 3)
     return input, weight, bias, stride, padding, output_padding, groups, dilation
 
@@ -5654,7 +6957,10 @@ def conv_transpose3d(*args, **kwargs):
     else:
         result = _op_conv_transpose3d__input.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias, stride, padding, output_padding, groups, dilation)
         return result
-    _ap.raise_invalid_arguments(_f_conv_transpose3d_sigs, args, kwargs)
+    return _ap.unmatched(conv_transpose3d, _f_conv_transpose3d_sigs, args, kwargs)
+
+
+conv_transpose3d.__signature__ = _ap.LazySignature(_f_conv_transpose3d_0, False, False)
 
 
 def _f_convolution_0(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
@@ -5666,7 +6972,7 @@ def _f_convolution_0(input, weight, bias, stride, padding, dilation, transposed,
     dilation = _ap.to_intlist(dilation)
     if transposed is not True and transposed is not False: raise _Mismatch
     output_padding = _ap.to_intlist(output_padding)
-    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_symint(groups)
     return input, weight, bias, stride, padding, dilation, transposed, output_padding, groups
 
 
@@ -5681,7 +6987,10 @@ def convolution(*args, **kwargs):
     else:
         result = _op_convolution.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
         return result
-    _ap.raise_invalid_arguments(_f_convolution_sigs, args, kwargs)
+    return _ap.unmatched(convolution, _f_convolution_sigs, args, kwargs)
+
+
+convolution.__signature__ = _ap.LazySignature(_f_convolution_0, False, False)
 
 
 def _f_copysign_0(input, other, *, out=None):
@@ -5724,7 +7033,10 @@ def copysign(*args, **kwargs):
             else:
                 result = _op_copysign__Scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
-    _ap.raise_invalid_arguments(_f_copysign_sigs, args, kwargs)
+    return _ap.unmatched(copysign, _f_copysign_sigs, args, kwargs)
+
+
+copysign.__signature__ = _ap.LazySignature(_f_copysign_0, False, False)
 
 
 def _f_corrcoef_0(input):
@@ -5743,7 +7055,10 @@ def corrcoef(*args, **kwargs):
     else:
         result = _op_corrcoef.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_corrcoef_sigs, args, kwargs)
+    return _ap.unmatched(corrcoef, _f_corrcoef_sigs, args, kwargs)
+
+
+corrcoef.__signature__ = _ap.LazySignature(_f_corrcoef_0, False, False)
 
 
 def _f_cos_0(input, *, out=None):
@@ -5766,7 +7081,10 @@ def cos(*args, **kwargs):
         else:
             result = _op_cos__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_cos_sigs, args, kwargs)
+    return _ap.unmatched(cos, _f_cos_sigs, args, kwargs)
+
+
+cos.__signature__ = _ap.LazySignature(_f_cos_0, False, False)
 
 
 def _f_cos__0(input):
@@ -5785,7 +7103,10 @@ def cos_(*args, **kwargs):
     else:
         result = _op_cos_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_cos__sigs, args, kwargs)
+    return _ap.unmatched(cos_, _f_cos__sigs, args, kwargs)
+
+
+cos_.__signature__ = _ap.LazySignature(_f_cos__0, False, False)
 
 
 def _f_cosh_0(input, *, out=None):
@@ -5808,7 +7129,10 @@ def cosh(*args, **kwargs):
         else:
             result = _op_cosh__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_cosh_sigs, args, kwargs)
+    return _ap.unmatched(cosh, _f_cosh_sigs, args, kwargs)
+
+
+cosh.__signature__ = _ap.LazySignature(_f_cosh_0, False, False)
 
 
 def _f_cosh__0(input):
@@ -5827,7 +7151,10 @@ def cosh_(*args, **kwargs):
     else:
         result = _op_cosh_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_cosh__sigs, args, kwargs)
+    return _ap.unmatched(cosh_, _f_cosh__sigs, args, kwargs)
+
+
+cosh_.__signature__ = _ap.LazySignature(_f_cosh__0, False, False)
 
 
 def _f_cosine_embedding_loss_0(input1, input2, target, margin=0.0, reduction=0):
@@ -5850,7 +7177,10 @@ def cosine_embedding_loss(*args, **kwargs):
     else:
         result = _op_cosine_embedding_loss.call(input1._keyset | input2._keyset | target._keyset, input1, input2, target, margin, reduction)
         return result
-    _ap.raise_invalid_arguments(_f_cosine_embedding_loss_sigs, args, kwargs)
+    return _ap.unmatched(cosine_embedding_loss, _f_cosine_embedding_loss_sigs, args, kwargs)
+
+
+cosine_embedding_loss.__signature__ = _ap.LazySignature(_f_cosine_embedding_loss_0, False, False)
 
 
 def _f_cosine_similarity_0(x1, x2, dim=1, eps=1e-08):
@@ -5872,7 +7202,10 @@ def cosine_similarity(*args, **kwargs):
     else:
         result = _op_cosine_similarity.call(x1._keyset | x2._keyset, x1, x2, dim, eps)
         return result
-    _ap.raise_invalid_arguments(_f_cosine_similarity_sigs, args, kwargs)
+    return _ap.unmatched(cosine_similarity, _f_cosine_similarity_sigs, args, kwargs)
+
+
+cosine_similarity.__signature__ = _ap.LazySignature(_f_cosine_similarity_0, False, False)
 
 
 def _f_count_nonzero_0(input, dim):
@@ -5907,7 +7240,10 @@ def count_nonzero(*args, **kwargs):
         else:
             result = _op_count_nonzero.call(input._keyset, input, dim)
             return result
-    _ap.raise_invalid_arguments(_f_count_nonzero_sigs, args, kwargs)
+    return _ap.unmatched(count_nonzero, _f_count_nonzero_sigs, args, kwargs)
+
+
+count_nonzero.__signature__ = _ap.LazySignature(_f_count_nonzero_1, False, False)
 
 
 def _f_cov_0(input, *, correction=1, fweights=None, aweights=None):
@@ -5929,7 +7265,10 @@ def cov(*args, **kwargs):
     else:
         result = _op_cov.call(input._keyset | (fweights._keyset if fweights is not None else 0) | (aweights._keyset if aweights is not None else 0), input, correction, fweights, aweights)
         return result
-    _ap.raise_invalid_arguments(_f_cov_sigs, args, kwargs)
+    return _ap.unmatched(cov, _f_cov_sigs, args, kwargs)
+
+
+cov.__signature__ = _ap.LazySignature(_f_cov_0, False, False)
 
 
 def _f_cross_0(input, other, dim=None, *, out=None):
@@ -5954,7 +7293,10 @@ def cross(*args, **kwargs):
         else:
             result = _op_cross__out.call(input._keyset | other._keyset | out._keyset, input, other, dim, out)
         return result
-    _ap.raise_invalid_arguments(_f_cross_sigs, args, kwargs)
+    return _ap.unmatched(cross, _f_cross_sigs, args, kwargs)
+
+
+cross.__signature__ = _ap.LazySignature(_f_cross_0, False, False)
 
 
 def _f_ctc_loss_0(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
@@ -5999,7 +7341,10 @@ def ctc_loss(*args, **kwargs):
         else:
             result = _op_ctc_loss__Tensor.call(log_probs._keyset | targets._keyset | input_lengths._keyset | target_lengths._keyset, log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
             return result
-    _ap.raise_invalid_arguments(_f_ctc_loss_sigs, args, kwargs)
+    return _ap.unmatched(ctc_loss, _f_ctc_loss_sigs, args, kwargs)
+
+
+ctc_loss.__signature__ = _ap.LazySignature(_f_ctc_loss_0, False, False)
 
 
 def _f_cummax_0(input, dim, *, out=None):
@@ -6023,7 +7368,10 @@ def cummax(*args, **kwargs):
         else:
             result = _rt_cummax_out(_op_cummax__out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, dim, out[0], out[1]))
         return result
-    _ap.raise_invalid_arguments(_f_cummax_sigs, args, kwargs)
+    return _ap.unmatched(cummax, _f_cummax_sigs, args, kwargs)
+
+
+cummax.__signature__ = _ap.LazySignature(_f_cummax_0, False, False)
 
 
 def _f_cummin_0(input, dim, *, out=None):
@@ -6047,7 +7395,10 @@ def cummin(*args, **kwargs):
         else:
             result = _rt_cummin_out(_op_cummin__out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, dim, out[0], out[1]))
         return result
-    _ap.raise_invalid_arguments(_f_cummin_sigs, args, kwargs)
+    return _ap.unmatched(cummin, _f_cummin_sigs, args, kwargs)
+
+
+cummin.__signature__ = _ap.LazySignature(_f_cummin_0, False, False)
 
 
 def _f_cumprod_0(input, dim, *, dtype=None, out=None):
@@ -6072,7 +7423,10 @@ def cumprod(*args, **kwargs):
         else:
             result = _op_cumprod__out.call(input._keyset | out._keyset, input, dim, dtype, out)
         return result
-    _ap.raise_invalid_arguments(_f_cumprod_sigs, args, kwargs)
+    return _ap.unmatched(cumprod, _f_cumprod_sigs, args, kwargs)
+
+
+cumprod.__signature__ = _ap.LazySignature(_f_cumprod_0, False, False)
 
 
 def _f_cumsum_0(input, dim, *, dtype=None, out=None):
@@ -6097,7 +7451,10 @@ def cumsum(*args, **kwargs):
         else:
             result = _op_cumsum__out.call(input._keyset | out._keyset, input, dim, dtype, out)
         return result
-    _ap.raise_invalid_arguments(_f_cumsum_sigs, args, kwargs)
+    return _ap.unmatched(cumsum, _f_cumsum_sigs, args, kwargs)
+
+
+cumsum.__signature__ = _ap.LazySignature(_f_cumsum_0, False, False)
 
 
 def _f_cumulative_trapezoid_0(y, x, *, dim=-1):
@@ -6134,7 +7491,10 @@ def cumulative_trapezoid(*args, **kwargs):
         else:
             result = _op_cumulative_trapezoid__dx.call(y._keyset, y, dx, dim)
             return result
-    _ap.raise_invalid_arguments(_f_cumulative_trapezoid_sigs, args, kwargs)
+    return _ap.unmatched(cumulative_trapezoid, _f_cumulative_trapezoid_sigs, args, kwargs)
+
+
+cumulative_trapezoid.__signature__ = _ap.LazySignature(_f_cumulative_trapezoid_1, False, False)
 
 
 def _f_deg2rad_0(input, *, out=None):
@@ -6157,7 +7517,10 @@ def deg2rad(*args, **kwargs):
         else:
             result = _op_deg2rad__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_deg2rad_sigs, args, kwargs)
+    return _ap.unmatched(deg2rad, _f_deg2rad_sigs, args, kwargs)
+
+
+deg2rad.__signature__ = _ap.LazySignature(_f_deg2rad_0, False, False)
 
 
 def _f_deg2rad__0(input):
@@ -6176,7 +7539,10 @@ def deg2rad_(*args, **kwargs):
     else:
         result = _op_deg2rad_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_deg2rad__sigs, args, kwargs)
+    return _ap.unmatched(deg2rad_, _f_deg2rad__sigs, args, kwargs)
+
+
+deg2rad_.__signature__ = _ap.LazySignature(_f_deg2rad__0, False, False)
 
 
 def _f_det_0(input):
@@ -6195,7 +7561,10 @@ def det(*args, **kwargs):
     else:
         result = _op_det.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_det_sigs, args, kwargs)
+    return _ap.unmatched(det, _f_det_sigs, args, kwargs)
+
+
+det.__signature__ = _ap.LazySignature(_f_det_0, False, False)
 
 
 def _f_detach_0(input):
@@ -6214,7 +7583,10 @@ def detach(*args, **kwargs):
     else:
         result = _op_detach.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_detach_sigs, args, kwargs)
+    return _ap.unmatched(detach, _f_detach_sigs, args, kwargs)
+
+
+detach.__signature__ = _ap.LazySignature(_f_detach_0, False, False)
 
 
 def _f_detach__0(input):
@@ -6233,7 +7605,10 @@ def detach_(*args, **kwargs):
     else:
         result = _op_detach_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_detach__sigs, args, kwargs)
+    return _ap.unmatched(detach_, _f_detach__sigs, args, kwargs)
+
+
+detach_.__signature__ = _ap.LazySignature(_f_detach__0, False, False)
 
 
 def _f_detach_copy_0(input, *, out=None):
@@ -6256,7 +7631,10 @@ def detach_copy(*args, **kwargs):
         else:
             result = _op_detach_copy__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_detach_copy_sigs, args, kwargs)
+    return _ap.unmatched(detach_copy, _f_detach_copy_sigs, args, kwargs)
+
+
+detach_copy.__signature__ = _ap.LazySignature(_f_detach_copy_0, False, False)
 
 
 def _f_diag_0(input, diagonal=0, *, out=None):
@@ -6280,7 +7658,10 @@ def diag(*args, **kwargs):
         else:
             result = _op_diag__out.call(input._keyset | out._keyset, input, diagonal, out)
         return result
-    _ap.raise_invalid_arguments(_f_diag_sigs, args, kwargs)
+    return _ap.unmatched(diag, _f_diag_sigs, args, kwargs)
+
+
+diag.__signature__ = _ap.LazySignature(_f_diag_0, False, False)
 
 
 def _f_diag_embed_0(input, offset=0, dim1=-2, dim2=-1):
@@ -6302,7 +7683,10 @@ def diag_embed(*args, **kwargs):
     else:
         result = _op_diag_embed.call(input._keyset, input, offset, dim1, dim2)
         return result
-    _ap.raise_invalid_arguments(_f_diag_embed_sigs, args, kwargs)
+    return _ap.unmatched(diag_embed, _f_diag_embed_sigs, args, kwargs)
+
+
+diag_embed.__signature__ = _ap.LazySignature(_f_diag_embed_0, False, False)
 
 
 def _f_diagflat_0(input, offset=0):
@@ -6322,7 +7706,10 @@ def diagflat(*args, **kwargs):
     else:
         result = _op_diagflat.call(input._keyset, input, offset)
         return result
-    _ap.raise_invalid_arguments(_f_diagflat_sigs, args, kwargs)
+    return _ap.unmatched(diagflat, _f_diagflat_sigs, args, kwargs)
+
+
+diagflat.__signature__ = _ap.LazySignature(_f_diagflat_0, False, False)
 
 
 def _f_diagonal_0(input, offset=0, dim1=0, dim2=1):
@@ -6344,7 +7731,10 @@ def diagonal(*args, **kwargs):
     else:
         result = _op_diagonal.call(input._keyset, input, offset, dim1, dim2)
         return result
-    _ap.raise_invalid_arguments(_f_diagonal_sigs, args, kwargs)
+    return _ap.unmatched(diagonal, _f_diagonal_sigs, args, kwargs)
+
+
+diagonal.__signature__ = _ap.LazySignature(_f_diagonal_0, False, False)
 
 
 def _f_diagonal_copy_0(input, offset=0, dim1=0, dim2=1, *, out=None):
@@ -6370,7 +7760,10 @@ def diagonal_copy(*args, **kwargs):
         else:
             result = _op_diagonal_copy__out.call(input._keyset | out._keyset, input, offset, dim1, dim2, out)
         return result
-    _ap.raise_invalid_arguments(_f_diagonal_copy_sigs, args, kwargs)
+    return _ap.unmatched(diagonal_copy, _f_diagonal_copy_sigs, args, kwargs)
+
+
+diagonal_copy.__signature__ = _ap.LazySignature(_f_diagonal_copy_0, False, False)
 
 
 def _f_diagonal_scatter_0(input, src, offset=0, dim1=0, dim2=1):
@@ -6393,7 +7786,10 @@ def diagonal_scatter(*args, **kwargs):
     else:
         result = _op_diagonal_scatter.call(input._keyset | src._keyset, input, src, offset, dim1, dim2)
         return result
-    _ap.raise_invalid_arguments(_f_diagonal_scatter_sigs, args, kwargs)
+    return _ap.unmatched(diagonal_scatter, _f_diagonal_scatter_sigs, args, kwargs)
+
+
+diagonal_scatter.__signature__ = _ap.LazySignature(_f_diagonal_scatter_0, False, False)
 
 
 def _f_diff_0(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
@@ -6420,7 +7816,10 @@ def diff(*args, **kwargs):
         else:
             result = _op_diff__out.call(input._keyset | (prepend._keyset if prepend is not None else 0) | (append._keyset if append is not None else 0) | out._keyset, input, n, dim, prepend, append, out)
         return result
-    _ap.raise_invalid_arguments(_f_diff_sigs, args, kwargs)
+    return _ap.unmatched(diff, _f_diff_sigs, args, kwargs)
+
+
+diff.__signature__ = _ap.LazySignature(_f_diff_0, False, False)
 
 
 def _f_digamma_0(input, *, out=None):
@@ -6443,7 +7842,10 @@ def digamma(*args, **kwargs):
         else:
             result = _op_digamma__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_digamma_sigs, args, kwargs)
+    return _ap.unmatched(digamma, _f_digamma_sigs, args, kwargs)
+
+
+digamma.__signature__ = _ap.LazySignature(_f_digamma_0, False, False)
 
 
 def _f_dist_0(input, other, p=2):
@@ -6464,7 +7866,10 @@ def dist(*args, **kwargs):
     else:
         result = _op_dist.call(input._keyset | other._keyset, input, other, p)
         return result
-    _ap.raise_invalid_arguments(_f_dist_sigs, args, kwargs)
+    return _ap.unmatched(dist, _f_dist_sigs, args, kwargs)
+
+
+dist.__signature__ = _ap.LazySignature(_f_dist_0, False, False)
 
 
 def _f_div_0(input, other, *, out=None):
@@ -6523,7 +7928,10 @@ def div(*args, **kwargs):
         else:
             result = _op_div__Scalar_mode.call(getattr(input, '_keyset', _CPU_KEYSET), input, other, rounding_mode)
             return result
-    _ap.raise_invalid_arguments(_f_div_sigs, args, kwargs)
+    return _ap.unmatched(div, _f_div_sigs, args, kwargs)
+
+
+div.__signature__ = _ap.LazySignature(_f_div_1, False, False, ('rounding_mode',))
 
 
 def _f_divide_0(input, other, *, out=None):
@@ -6596,7 +8004,10 @@ def divide(*args, **kwargs):
         else:
             result = _op_divide__Scalar_mode.call(getattr(input, '_keyset', _CPU_KEYSET), input, other, rounding_mode)
             return result
-    _ap.raise_invalid_arguments(_f_divide_sigs, args, kwargs)
+    return _ap.unmatched(divide, _f_divide_sigs, args, kwargs)
+
+
+divide.__signature__ = _ap.LazySignature(_f_divide_1, False, False, ('rounding_mode',))
 
 
 def _f_dot_0(input, tensor, *, out=None):
@@ -6620,7 +8031,10 @@ def dot(*args, **kwargs):
         else:
             result = _op_dot__out.call(input._keyset | tensor._keyset | out._keyset, input, tensor, out)
         return result
-    _ap.raise_invalid_arguments(_f_dot_sigs, args, kwargs)
+    return _ap.unmatched(dot, _f_dot_sigs, args, kwargs)
+
+
+dot.__signature__ = _ap.LazySignature(_f_dot_0, False, False)
 
 
 def _f_dropout_0(input, p, train):
@@ -6641,7 +8055,10 @@ def dropout(*args, **kwargs):
     else:
         result = _op_dropout.call(input._keyset, input, p, train)
         return result
-    _ap.raise_invalid_arguments(_f_dropout_sigs, args, kwargs)
+    return _ap.unmatched(dropout, _f_dropout_sigs, args, kwargs)
+
+
+dropout.__signature__ = _ap.LazySignature(_f_dropout_0, False, False)
 
 
 def _f_dropout__0(input, p, train):
@@ -6662,7 +8079,10 @@ def dropout_(*args, **kwargs):
     else:
         result = _op_dropout_.call(input._keyset, input, p, train)
         return result
-    _ap.raise_invalid_arguments(_f_dropout__sigs, args, kwargs)
+    return _ap.unmatched(dropout_, _f_dropout__sigs, args, kwargs)
+
+
+dropout_.__signature__ = _ap.LazySignature(_f_dropout__0, False, False)
 
 
 def _f_dsplit_0(input, sections):
@@ -6697,7 +8117,10 @@ def dsplit(*args, **kwargs):
         else:
             result = _op_dsplit__array.call(input._keyset, input, indices)
             return result
-    _ap.raise_invalid_arguments(_f_dsplit_sigs, args, kwargs)
+    return _ap.unmatched(dsplit, _f_dsplit_sigs, args, kwargs)
+
+
+dsplit.__signature__ = _ap.LazySignature(_f_dsplit_0, False, False, ('sections',))
 
 
 def _f_dstack_0(tensors, *, out=None):
@@ -6720,7 +8143,10 @@ def dstack(*args, **kwargs):
         else:
             result = _op_dstack__out.call(_ap.keyset_of_list(tensors) | out._keyset, tensors, out)
         return result
-    _ap.raise_invalid_arguments(_f_dstack_sigs, args, kwargs)
+    return _ap.unmatched(dstack, _f_dstack_sigs, args, kwargs)
+
+
+dstack.__signature__ = _ap.LazySignature(_f_dstack_0, False, False)
 
 
 def _f_einsum_0(equation, tensors, *, path=None):
@@ -6741,13 +8167,16 @@ def einsum(*args, **kwargs):
     else:
         result = _op_einsum.call(_ap.keyset_of_list(tensors), equation, tensors, path)
         return result
-    _ap.raise_invalid_arguments(_f_einsum_sigs, args, kwargs)
+    return _ap.unmatched(einsum, _f_einsum_sigs, args, kwargs)
+
+
+einsum.__signature__ = _ap.LazySignature(_f_einsum_0, False, False)
 
 
 def _f_embedding_0(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
     if not isinstance(weight, _Tensor): raise _Mismatch
     if not isinstance(indices, _Tensor): raise _Mismatch
-    if (type(padding_idx) is not int or not -9223372036854775808 <= padding_idx <= 9223372036854775807): padding_idx = _ap.to_int(padding_idx)
+    if (type(padding_idx) is not int or not -9223372036854775808 <= padding_idx <= 9223372036854775807): padding_idx = _ap.to_symint(padding_idx)
     if scale_grad_by_freq is not False and scale_grad_by_freq is not True: raise _Mismatch
     if sparse is not False and sparse is not True: raise _Mismatch
     return weight, indices, padding_idx, scale_grad_by_freq, sparse
@@ -6764,7 +8193,10 @@ def embedding(*args, **kwargs):
     else:
         result = _op_embedding.call(weight._keyset | indices._keyset, weight, indices, padding_idx, scale_grad_by_freq, sparse)
         return result
-    _ap.raise_invalid_arguments(_f_embedding_sigs, args, kwargs)
+    return _ap.unmatched(embedding, _f_embedding_sigs, args, kwargs)
+
+
+embedding.__signature__ = _ap.LazySignature(_f_embedding_0, False, False)
 
 
 def _f_embedding_bag_0(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False):
@@ -6812,7 +8244,10 @@ def embedding_bag(*args, **kwargs):
         else:
             result = _op_embedding_bag__padding_idx.call(weight._keyset | indices._keyset | offsets._keyset | (per_sample_weights._keyset if per_sample_weights is not None else 0), weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
             return result
-    _ap.raise_invalid_arguments(_f_embedding_bag_sigs, args, kwargs)
+    return _ap.unmatched(embedding_bag, _f_embedding_bag_sigs, args, kwargs)
+
+
+embedding_bag.__signature__ = _ap.LazySignature(_f_embedding_bag_1, False, False, ('padding_idx',))
 
 
 def _f_embedding_renorm__0(input, indices, max_norm, norm_type):
@@ -6834,7 +8269,10 @@ def embedding_renorm_(*args, **kwargs):
     else:
         result = _op_embedding_renorm_.call(input._keyset | indices._keyset, input, indices, max_norm, norm_type)
         return result
-    _ap.raise_invalid_arguments(_f_embedding_renorm__sigs, args, kwargs)
+    return _ap.unmatched(embedding_renorm_, _f_embedding_renorm__sigs, args, kwargs)
+
+
+embedding_renorm_.__signature__ = _ap.LazySignature(_f_embedding_renorm__0, False, False)
 
 
 def _f_empty_0(size, *, memory_format=None, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -6867,7 +8305,10 @@ def empty(*args, **kwargs):
         if requires_grad:
             _ap.factory_requires_grad(result)
         return result
-    _ap.raise_invalid_arguments(_f_empty_sigs, args, kwargs)
+    return _ap.unmatched(empty, _f_empty_sigs, args, kwargs)
+
+
+empty.__signature__ = _ap.LazySignature(_f_empty_0, True, False)
 
 
 def _f_empty_like_0(input, *, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -6894,7 +8335,10 @@ def empty_like(*args, **kwargs):
         if requires_grad:
             _ap.factory_requires_grad(result)
         return result
-    _ap.raise_invalid_arguments(_f_empty_like_sigs, args, kwargs)
+    return _ap.unmatched(empty_like, _f_empty_like_sigs, args, kwargs)
+
+
+empty_like.__signature__ = _ap.LazySignature(_f_empty_like_0, False, False)
 
 
 def _f_empty_permuted_0(size, physical_layout, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -6921,7 +8365,10 @@ def empty_permuted(*args, **kwargs):
         if requires_grad:
             _ap.factory_requires_grad(result)
         return result
-    _ap.raise_invalid_arguments(_f_empty_permuted_sigs, args, kwargs)
+    return _ap.unmatched(empty_permuted, _f_empty_permuted_sigs, args, kwargs)
+
+
+empty_permuted.__signature__ = _ap.LazySignature(_f_empty_permuted_0, False, False)
 
 
 def _f_empty_strided_0(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -6948,7 +8395,10 @@ def empty_strided(*args, **kwargs):
         if requires_grad:
             _ap.factory_requires_grad(result)
         return result
-    _ap.raise_invalid_arguments(_f_empty_strided_sigs, args, kwargs)
+    return _ap.unmatched(empty_strided, _f_empty_strided_sigs, args, kwargs)
+
+
+empty_strided.__signature__ = _ap.LazySignature(_f_empty_strided_0, False, False)
 
 
 def _f_eq_0(input, other, *, out=None):
@@ -6991,7 +8441,10 @@ def eq(*args, **kwargs):
             else:
                 result = _op_eq__Scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
-    _ap.raise_invalid_arguments(_f_eq_sigs, args, kwargs)
+    return _ap.unmatched(eq, _f_eq_sigs, args, kwargs)
+
+
+eq.__signature__ = _ap.LazySignature(_f_eq_0, False, False)
 
 
 def _f_equal_0(input, other):
@@ -7011,7 +8464,10 @@ def equal(*args, **kwargs):
     else:
         result = _op_equal.call(input._keyset | other._keyset, input, other)
         return result
-    _ap.raise_invalid_arguments(_f_equal_sigs, args, kwargs)
+    return _ap.unmatched(equal, _f_equal_sigs, args, kwargs)
+
+
+equal.__signature__ = _ap.LazySignature(_f_equal_0, False, False)
 
 
 def _f_erf_0(input, *, out=None):
@@ -7034,7 +8490,10 @@ def erf(*args, **kwargs):
         else:
             result = _op_erf__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_erf_sigs, args, kwargs)
+    return _ap.unmatched(erf, _f_erf_sigs, args, kwargs)
+
+
+erf.__signature__ = _ap.LazySignature(_f_erf_0, False, False)
 
 
 def _f_erf__0(input):
@@ -7053,7 +8512,10 @@ def erf_(*args, **kwargs):
     else:
         result = _op_erf_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_erf__sigs, args, kwargs)
+    return _ap.unmatched(erf_, _f_erf__sigs, args, kwargs)
+
+
+erf_.__signature__ = _ap.LazySignature(_f_erf__0, False, False)
 
 
 def _f_erfc_0(input, *, out=None):
@@ -7076,7 +8538,10 @@ def erfc(*args, **kwargs):
         else:
             result = _op_erfc__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_erfc_sigs, args, kwargs)
+    return _ap.unmatched(erfc, _f_erfc_sigs, args, kwargs)
+
+
+erfc.__signature__ = _ap.LazySignature(_f_erfc_0, False, False)
 
 
 def _f_erfc__0(input):
@@ -7095,7 +8560,10 @@ def erfc_(*args, **kwargs):
     else:
         result = _op_erfc_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_erfc__sigs, args, kwargs)
+    return _ap.unmatched(erfc_, _f_erfc__sigs, args, kwargs)
+
+
+erfc_.__signature__ = _ap.LazySignature(_f_erfc__0, False, False)
 
 
 def _f_erfinv_0(input, *, out=None):
@@ -7118,7 +8586,10 @@ def erfinv(*args, **kwargs):
         else:
             result = _op_erfinv__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_erfinv_sigs, args, kwargs)
+    return _ap.unmatched(erfinv, _f_erfinv_sigs, args, kwargs)
+
+
+erfinv.__signature__ = _ap.LazySignature(_f_erfinv_0, False, False)
 
 
 def _f_exp_0(input, *, out=None):
@@ -7141,7 +8612,10 @@ def exp(*args, **kwargs):
         else:
             result = _op_exp__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_exp_sigs, args, kwargs)
+    return _ap.unmatched(exp, _f_exp_sigs, args, kwargs)
+
+
+exp.__signature__ = _ap.LazySignature(_f_exp_0, False, False)
 
 
 def _f_exp2_0(input, *, out=None):
@@ -7164,7 +8638,10 @@ def exp2(*args, **kwargs):
         else:
             result = _op_exp2__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_exp2_sigs, args, kwargs)
+    return _ap.unmatched(exp2, _f_exp2_sigs, args, kwargs)
+
+
+exp2.__signature__ = _ap.LazySignature(_f_exp2_0, False, False)
 
 
 def _f_exp2__0(input):
@@ -7183,7 +8660,10 @@ def exp2_(*args, **kwargs):
     else:
         result = _op_exp2_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_exp2__sigs, args, kwargs)
+    return _ap.unmatched(exp2_, _f_exp2__sigs, args, kwargs)
+
+
+exp2_.__signature__ = _ap.LazySignature(_f_exp2__0, False, False)
 
 
 def _f_exp__0(input):
@@ -7202,7 +8682,10 @@ def exp_(*args, **kwargs):
     else:
         result = _op_exp_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_exp__sigs, args, kwargs)
+    return _ap.unmatched(exp_, _f_exp__sigs, args, kwargs)
+
+
+exp_.__signature__ = _ap.LazySignature(_f_exp__0, False, False)
 
 
 def _f_expand_copy_0(input, size, *, implicit=False, out=None):
@@ -7227,7 +8710,10 @@ def expand_copy(*args, **kwargs):
         else:
             result = _op_expand_copy__out.call(input._keyset | out._keyset, input, size, implicit, out)
         return result
-    _ap.raise_invalid_arguments(_f_expand_copy_sigs, args, kwargs)
+    return _ap.unmatched(expand_copy, _f_expand_copy_sigs, args, kwargs)
+
+
+expand_copy.__signature__ = _ap.LazySignature(_f_expand_copy_0, False, False)
 
 
 def _f_expm1_0(input, *, out=None):
@@ -7250,7 +8736,10 @@ def expm1(*args, **kwargs):
         else:
             result = _op_expm1__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_expm1_sigs, args, kwargs)
+    return _ap.unmatched(expm1, _f_expm1_sigs, args, kwargs)
+
+
+expm1.__signature__ = _ap.LazySignature(_f_expm1_0, False, False)
 
 
 def _f_expm1__0(input):
@@ -7269,11 +8758,14 @@ def expm1_(*args, **kwargs):
     else:
         result = _op_expm1_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_expm1__sigs, args, kwargs)
+    return _ap.unmatched(expm1_, _f_expm1__sigs, args, kwargs)
+
+
+expm1_.__signature__ = _ap.LazySignature(_f_expm1__0, False, False)
 
 
 def _f_eye_0(n, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
+    if (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_symint(n)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
@@ -7284,8 +8776,8 @@ def _f_eye_0(n, *, out=None, dtype=None, layout=None, device=None, pin_memory=No
 
 
 def _f_eye_1(n, m, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
-    if (type(m) is not int or not -9223372036854775808 <= m <= 9223372036854775807): m = _ap.to_int(m)
+    if (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_symint(n)
+    if (type(m) is not int or not -9223372036854775808 <= m <= 9223372036854775807): m = _ap.to_symint(m)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
@@ -7327,7 +8819,10 @@ def eye(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    _ap.raise_invalid_arguments(_f_eye_sigs, args, kwargs)
+    return _ap.unmatched(eye, _f_eye_sigs, args, kwargs)
+
+
+eye.__signature__ = _ap.LazySignature(_f_eye_1, False, False, ('m',))
 
 
 def _f_feature_alpha_dropout_0(input, p, train):
@@ -7348,7 +8843,10 @@ def feature_alpha_dropout(*args, **kwargs):
     else:
         result = _op_feature_alpha_dropout.call(input._keyset, input, p, train)
         return result
-    _ap.raise_invalid_arguments(_f_feature_alpha_dropout_sigs, args, kwargs)
+    return _ap.unmatched(feature_alpha_dropout, _f_feature_alpha_dropout_sigs, args, kwargs)
+
+
+feature_alpha_dropout.__signature__ = _ap.LazySignature(_f_feature_alpha_dropout_0, False, False)
 
 
 def _f_feature_alpha_dropout__0(input, p, train):
@@ -7369,7 +8867,10 @@ def feature_alpha_dropout_(*args, **kwargs):
     else:
         result = _op_feature_alpha_dropout_.call(input._keyset, input, p, train)
         return result
-    _ap.raise_invalid_arguments(_f_feature_alpha_dropout__sigs, args, kwargs)
+    return _ap.unmatched(feature_alpha_dropout_, _f_feature_alpha_dropout__sigs, args, kwargs)
+
+
+feature_alpha_dropout_.__signature__ = _ap.LazySignature(_f_feature_alpha_dropout__0, False, False)
 
 
 def _f_feature_dropout_0(input, p, train):
@@ -7390,7 +8891,10 @@ def feature_dropout(*args, **kwargs):
     else:
         result = _op_feature_dropout.call(input._keyset, input, p, train)
         return result
-    _ap.raise_invalid_arguments(_f_feature_dropout_sigs, args, kwargs)
+    return _ap.unmatched(feature_dropout, _f_feature_dropout_sigs, args, kwargs)
+
+
+feature_dropout.__signature__ = _ap.LazySignature(_f_feature_dropout_0, False, False)
 
 
 def _f_feature_dropout__0(input, p, train):
@@ -7411,7 +8915,10 @@ def feature_dropout_(*args, **kwargs):
     else:
         result = _op_feature_dropout_.call(input._keyset, input, p, train)
         return result
-    _ap.raise_invalid_arguments(_f_feature_dropout__sigs, args, kwargs)
+    return _ap.unmatched(feature_dropout_, _f_feature_dropout__sigs, args, kwargs)
+
+
+feature_dropout_.__signature__ = _ap.LazySignature(_f_feature_dropout__0, False, False)
 
 
 def _f_fill_0(input, value):
@@ -7446,7 +8953,10 @@ def fill(*args, **kwargs):
         else:
             result = _op_fill__Scalar.call(input._keyset, input, value)
             return result
-    _ap.raise_invalid_arguments(_f_fill_sigs, args, kwargs)
+    return _ap.unmatched(fill, _f_fill_sigs, args, kwargs)
+
+
+fill.__signature__ = _ap.LazySignature(_f_fill_0, False, False)
 
 
 def _f_fill__0(input, value):
@@ -7481,7 +8991,10 @@ def fill_(*args, **kwargs):
         else:
             result = _op_fill___Scalar.call(input._keyset, input, value)
             return result
-    _ap.raise_invalid_arguments(_f_fill__sigs, args, kwargs)
+    return _ap.unmatched(fill_, _f_fill__sigs, args, kwargs)
+
+
+fill_.__signature__ = _ap.LazySignature(_f_fill__0, False, False)
 
 
 def _f_fix_0(input, *, out=None):
@@ -7504,7 +9017,10 @@ def fix(*args, **kwargs):
         else:
             result = _op_fix__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_fix_sigs, args, kwargs)
+    return _ap.unmatched(fix, _f_fix_sigs, args, kwargs)
+
+
+fix.__signature__ = _ap.LazySignature(_f_fix_0, False, False)
 
 
 def _f_fix__0(input):
@@ -7523,7 +9039,10 @@ def fix_(*args, **kwargs):
     else:
         result = _op_fix_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_fix__sigs, args, kwargs)
+    return _ap.unmatched(fix_, _f_fix__sigs, args, kwargs)
+
+
+fix_.__signature__ = _ap.LazySignature(_f_fix__0, False, False)
 
 
 def _f_flatten_0(input, start_dim=0, end_dim=-1):
@@ -7544,7 +9063,10 @@ def flatten(*args, **kwargs):
     else:
         result = _op_flatten__using_ints.call(input._keyset, input, start_dim, end_dim)
         return result
-    _ap.raise_invalid_arguments(_f_flatten_sigs, args, kwargs)
+    return _ap.unmatched(flatten, _f_flatten_sigs, args, kwargs)
+
+
+flatten.__signature__ = _ap.LazySignature(_f_flatten_0, False, False)
 
 
 def _f_flip_0(input, dims):
@@ -7564,7 +9086,10 @@ def flip(*args, **kwargs):
     else:
         result = _op_flip.call(input._keyset, input, dims)
         return result
-    _ap.raise_invalid_arguments(_f_flip_sigs, args, kwargs)
+    return _ap.unmatched(flip, _f_flip_sigs, args, kwargs)
+
+
+flip.__signature__ = _ap.LazySignature(_f_flip_0, False, False)
 
 
 def _f_fliplr_0(input):
@@ -7583,7 +9108,10 @@ def fliplr(*args, **kwargs):
     else:
         result = _op_fliplr.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_fliplr_sigs, args, kwargs)
+    return _ap.unmatched(fliplr, _f_fliplr_sigs, args, kwargs)
+
+
+fliplr.__signature__ = _ap.LazySignature(_f_fliplr_0, False, False)
 
 
 def _f_flipud_0(input):
@@ -7602,7 +9130,10 @@ def flipud(*args, **kwargs):
     else:
         result = _op_flipud.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_flipud_sigs, args, kwargs)
+    return _ap.unmatched(flipud, _f_flipud_sigs, args, kwargs)
+
+
+flipud.__signature__ = _ap.LazySignature(_f_flipud_0, False, False)
 
 
 def _f_float_power_0(input, exponent, *, out=None):
@@ -7663,7 +9194,10 @@ def float_power(*args, **kwargs):
             else:
                 result = _op_float_power__Tensor_Scalar_out.call(input._keyset | out._keyset, input, exponent, out)
             return result
-    _ap.raise_invalid_arguments(_f_float_power_sigs, args, kwargs)
+    return _ap.unmatched(float_power, _f_float_power_sigs, args, kwargs)
+
+
+float_power.__signature__ = _ap.LazySignature(_f_float_power_0, False, False)
 
 
 def _f_floor_0(input, *, out=None):
@@ -7686,7 +9220,10 @@ def floor(*args, **kwargs):
         else:
             result = _op_floor__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_floor_sigs, args, kwargs)
+    return _ap.unmatched(floor, _f_floor_sigs, args, kwargs)
+
+
+floor.__signature__ = _ap.LazySignature(_f_floor_0, False, False)
 
 
 def _f_floor__0(input):
@@ -7705,7 +9242,10 @@ def floor_(*args, **kwargs):
     else:
         result = _op_floor_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_floor__sigs, args, kwargs)
+    return _ap.unmatched(floor_, _f_floor__sigs, args, kwargs)
+
+
+floor_.__signature__ = _ap.LazySignature(_f_floor__0, False, False)
 
 
 def _f_floor_divide_0(input, other, *, out=None):
@@ -7748,7 +9288,10 @@ def floor_divide(*args, **kwargs):
             else:
                 result = _op_floor_divide__Scalar_out.call(getattr(input, '_keyset', _CPU_KEYSET) | out._keyset, input, other, out)
             return result
-    _ap.raise_invalid_arguments(_f_floor_divide_sigs, args, kwargs)
+    return _ap.unmatched(floor_divide, _f_floor_divide_sigs, args, kwargs)
+
+
+floor_divide.__signature__ = _ap.LazySignature(_f_floor_divide_0, False, False)
 
 
 def _f_fmax_0(input, other, *, out=None):
@@ -7772,7 +9315,10 @@ def fmax(*args, **kwargs):
         else:
             result = _op_fmax__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
-    _ap.raise_invalid_arguments(_f_fmax_sigs, args, kwargs)
+    return _ap.unmatched(fmax, _f_fmax_sigs, args, kwargs)
+
+
+fmax.__signature__ = _ap.LazySignature(_f_fmax_0, False, False)
 
 
 def _f_fmin_0(input, other, *, out=None):
@@ -7796,7 +9342,10 @@ def fmin(*args, **kwargs):
         else:
             result = _op_fmin__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
-    _ap.raise_invalid_arguments(_f_fmin_sigs, args, kwargs)
+    return _ap.unmatched(fmin, _f_fmin_sigs, args, kwargs)
+
+
+fmin.__signature__ = _ap.LazySignature(_f_fmin_0, False, False)
 
 
 def _f_fmod_0(input, other, *, out=None):
@@ -7839,7 +9388,10 @@ def fmod(*args, **kwargs):
             else:
                 result = _op_fmod__Scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
-    _ap.raise_invalid_arguments(_f_fmod_sigs, args, kwargs)
+    return _ap.unmatched(fmod, _f_fmod_sigs, args, kwargs)
+
+
+fmod.__signature__ = _ap.LazySignature(_f_fmod_0, False, False)
 
 
 def _f_frac_0(input, *, out=None):
@@ -7862,7 +9414,10 @@ def frac(*args, **kwargs):
         else:
             result = _op_frac__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_frac_sigs, args, kwargs)
+    return _ap.unmatched(frac, _f_frac_sigs, args, kwargs)
+
+
+frac.__signature__ = _ap.LazySignature(_f_frac_0, False, False)
 
 
 def _f_frac__0(input):
@@ -7881,7 +9436,10 @@ def frac_(*args, **kwargs):
     else:
         result = _op_frac_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_frac__sigs, args, kwargs)
+    return _ap.unmatched(frac_, _f_frac__sigs, args, kwargs)
+
+
+frac_.__signature__ = _ap.LazySignature(_f_frac__0, False, False)
 
 
 def _f_frexp_0(input, *, out=None):
@@ -7904,7 +9462,10 @@ def frexp(*args, **kwargs):
         else:
             result = _rt_frexp_out(_op_frexp__Tensor_out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, out[0], out[1]))
         return result
-    _ap.raise_invalid_arguments(_f_frexp_sigs, args, kwargs)
+    return _ap.unmatched(frexp, _f_frexp_sigs, args, kwargs)
+
+
+frexp.__signature__ = _ap.LazySignature(_f_frexp_0, False, False)
 
 
 def _f_full_0(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -7936,7 +9497,10 @@ def full(*args, **kwargs):
         if requires_grad:
             _ap.factory_requires_grad(result)
         return result
-    _ap.raise_invalid_arguments(_f_full_sigs, args, kwargs)
+    return _ap.unmatched(full, _f_full_sigs, args, kwargs)
+
+
+full.__signature__ = _ap.LazySignature(_f_full_0, False, False)
 
 
 def _f_full_like_0(input, fill_value, *, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -7964,7 +9528,10 @@ def full_like(*args, **kwargs):
         if requires_grad:
             _ap.factory_requires_grad(result)
         return result
-    _ap.raise_invalid_arguments(_f_full_like_sigs, args, kwargs)
+    return _ap.unmatched(full_like, _f_full_like_sigs, args, kwargs)
+
+
+full_like.__signature__ = _ap.LazySignature(_f_full_like_0, False, False)
 
 
 def _f_gather_0(input, dim, index, *, sparse_grad=False, out=None):
@@ -7990,7 +9557,10 @@ def gather(*args, **kwargs):
         else:
             result = _op_gather__out.call(input._keyset | index._keyset | out._keyset, input, dim, index, sparse_grad, out)
         return result
-    _ap.raise_invalid_arguments(_f_gather_sigs, args, kwargs)
+    return _ap.unmatched(gather, _f_gather_sigs, args, kwargs)
+
+
+gather.__signature__ = _ap.LazySignature(_f_gather_0, False, False)
 
 
 def _f_gcd_0(input, other, *, out=None):
@@ -8014,7 +9584,10 @@ def gcd(*args, **kwargs):
         else:
             result = _op_gcd__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
-    _ap.raise_invalid_arguments(_f_gcd_sigs, args, kwargs)
+    return _ap.unmatched(gcd, _f_gcd_sigs, args, kwargs)
+
+
+gcd.__signature__ = _ap.LazySignature(_f_gcd_0, False, False)
 
 
 def _f_gcd__0(input, other):
@@ -8034,7 +9607,10 @@ def gcd_(*args, **kwargs):
     else:
         result = _op_gcd_.call(input._keyset | other._keyset, input, other)
         return result
-    _ap.raise_invalid_arguments(_f_gcd__sigs, args, kwargs)
+    return _ap.unmatched(gcd_, _f_gcd__sigs, args, kwargs)
+
+
+gcd_.__signature__ = _ap.LazySignature(_f_gcd__0, False, False)
 
 
 def _f_ge_0(input, other, *, out=None):
@@ -8077,7 +9653,10 @@ def ge(*args, **kwargs):
             else:
                 result = _op_ge__Scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
-    _ap.raise_invalid_arguments(_f_ge_sigs, args, kwargs)
+    return _ap.unmatched(ge, _f_ge_sigs, args, kwargs)
+
+
+ge.__signature__ = _ap.LazySignature(_f_ge_0, False, False)
 
 
 def _f_geqrf_0(input):
@@ -8096,7 +9675,10 @@ def geqrf(*args, **kwargs):
     else:
         result = _rt_geqrf(_op_geqrf.call(input._keyset, input))
         return result
-    _ap.raise_invalid_arguments(_f_geqrf_sigs, args, kwargs)
+    return _ap.unmatched(geqrf, _f_geqrf_sigs, args, kwargs)
+
+
+geqrf.__signature__ = _ap.LazySignature(_f_geqrf_0, False, False)
 
 
 def _f_ger_0(input, vec2, *, out=None):
@@ -8120,7 +9702,10 @@ def ger(*args, **kwargs):
         else:
             result = _op_ger__out.call(input._keyset | vec2._keyset | out._keyset, input, vec2, out)
         return result
-    _ap.raise_invalid_arguments(_f_ger_sigs, args, kwargs)
+    return _ap.unmatched(ger, _f_ger_sigs, args, kwargs)
+
+
+ger.__signature__ = _ap.LazySignature(_f_ger_0, False, False)
 
 
 def _f_gradient_0(input, *, spacing, dim=None, edge_order=1):
@@ -8236,7 +9821,10 @@ def gradient(*args, **kwargs):
         else:
             result = _op_gradient__scalarrayarray.call(input._keyset, input, spacing, dim, edge_order)
             return result
-    _ap.raise_invalid_arguments(_f_gradient_sigs, args, kwargs)
+    return _ap.unmatched(gradient, _f_gradient_sigs, args, kwargs)
+
+
+gradient.__signature__ = _ap.LazySignature(_f_gradient_2, False, False)
 
 
 def _f_greater_0(input, other, *, out=None):
@@ -8279,7 +9867,10 @@ def greater(*args, **kwargs):
             else:
                 result = _op_greater__Scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
-    _ap.raise_invalid_arguments(_f_greater_sigs, args, kwargs)
+    return _ap.unmatched(greater, _f_greater_sigs, args, kwargs)
+
+
+greater.__signature__ = _ap.LazySignature(_f_greater_0, False, False)
 
 
 def _f_greater_equal_0(input, other, *, out=None):
@@ -8322,7 +9913,10 @@ def greater_equal(*args, **kwargs):
             else:
                 result = _op_greater_equal__Scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
-    _ap.raise_invalid_arguments(_f_greater_equal_sigs, args, kwargs)
+    return _ap.unmatched(greater_equal, _f_greater_equal_sigs, args, kwargs)
+
+
+greater_equal.__signature__ = _ap.LazySignature(_f_greater_equal_0, False, False)
 
 
 def _f_grid_sampler_0(input, grid, interpolation_mode, padding_mode, align_corners):
@@ -8345,7 +9939,10 @@ def grid_sampler(*args, **kwargs):
     else:
         result = _op_grid_sampler.call(input._keyset | grid._keyset, input, grid, interpolation_mode, padding_mode, align_corners)
         return result
-    _ap.raise_invalid_arguments(_f_grid_sampler_sigs, args, kwargs)
+    return _ap.unmatched(grid_sampler, _f_grid_sampler_sigs, args, kwargs)
+
+
+grid_sampler.__signature__ = _ap.LazySignature(_f_grid_sampler_0, False, False)
 
 
 def _f_grid_sampler_2d_0(input, grid, interpolation_mode, padding_mode, align_corners):
@@ -8368,7 +9965,10 @@ def grid_sampler_2d(*args, **kwargs):
     else:
         result = _op_grid_sampler_2d.call(input._keyset | grid._keyset, input, grid, interpolation_mode, padding_mode, align_corners)
         return result
-    _ap.raise_invalid_arguments(_f_grid_sampler_2d_sigs, args, kwargs)
+    return _ap.unmatched(grid_sampler_2d, _f_grid_sampler_2d_sigs, args, kwargs)
+
+
+grid_sampler_2d.__signature__ = _ap.LazySignature(_f_grid_sampler_2d_0, False, False)
 
 
 def _f_grid_sampler_2d_backward_0(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask):
@@ -8392,7 +9992,10 @@ def grid_sampler_2d_backward(*args, **kwargs):
     else:
         result = _op_grid_sampler_2d_backward.call(grad_output._keyset | input._keyset | grid._keyset, grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask)
         return result
-    _ap.raise_invalid_arguments(_f_grid_sampler_2d_backward_sigs, args, kwargs)
+    return _ap.unmatched(grid_sampler_2d_backward, _f_grid_sampler_2d_backward_sigs, args, kwargs)
+
+
+grid_sampler_2d_backward.__signature__ = _ap.LazySignature(_f_grid_sampler_2d_backward_0, False, False)
 
 
 def _f_grid_sampler_3d_0(input, grid, interpolation_mode, padding_mode, align_corners):
@@ -8415,7 +10018,10 @@ def grid_sampler_3d(*args, **kwargs):
     else:
         result = _op_grid_sampler_3d.call(input._keyset | grid._keyset, input, grid, interpolation_mode, padding_mode, align_corners)
         return result
-    _ap.raise_invalid_arguments(_f_grid_sampler_3d_sigs, args, kwargs)
+    return _ap.unmatched(grid_sampler_3d, _f_grid_sampler_3d_sigs, args, kwargs)
+
+
+grid_sampler_3d.__signature__ = _ap.LazySignature(_f_grid_sampler_3d_0, False, False)
 
 
 def _f_grid_sampler_3d_backward_0(grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask):
@@ -8439,7 +10045,10 @@ def grid_sampler_3d_backward(*args, **kwargs):
     else:
         result = _op_grid_sampler_3d_backward.call(grad_output._keyset | input._keyset | grid._keyset, grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask)
         return result
-    _ap.raise_invalid_arguments(_f_grid_sampler_3d_backward_sigs, args, kwargs)
+    return _ap.unmatched(grid_sampler_3d_backward, _f_grid_sampler_3d_backward_sigs, args, kwargs)
+
+
+grid_sampler_3d_backward.__signature__ = _ap.LazySignature(_f_grid_sampler_3d_backward_0, False, False)
 
 
 def _f_group_norm_0(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
@@ -8463,7 +10072,10 @@ def group_norm(*args, **kwargs):
     else:
         result = _op_group_norm.call(input._keyset | (weight._keyset if weight is not None else 0) | (bias._keyset if bias is not None else 0), input, num_groups, weight, bias, eps, cudnn_enabled)
         return result
-    _ap.raise_invalid_arguments(_f_group_norm_sigs, args, kwargs)
+    return _ap.unmatched(group_norm, _f_group_norm_sigs, args, kwargs)
+
+
+group_norm.__signature__ = _ap.LazySignature(_f_group_norm_0, False, False)
 
 
 def _f_gru_0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
@@ -8512,7 +10124,10 @@ def gru(*args, **kwargs):
         else:
             result = _op_gru__data.call(data._keyset | batch_sizes._keyset | hx._keyset | _ap.keyset_of_list(params), data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
             return result
-    _ap.raise_invalid_arguments(_f_gru_sigs, args, kwargs)
+    return _ap.unmatched(gru, _f_gru_sigs, args, kwargs)
+
+
+gru.__signature__ = _ap.LazySignature(_f_gru_0, False, False, ('batch_first',))
 
 
 def _f_gru_cell_0(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
@@ -8536,7 +10151,10 @@ def gru_cell(*args, **kwargs):
     else:
         result = _op_gru_cell.call(input._keyset | hx._keyset | w_ih._keyset | w_hh._keyset | (b_ih._keyset if b_ih is not None else 0) | (b_hh._keyset if b_hh is not None else 0), input, hx, w_ih, w_hh, b_ih, b_hh)
         return result
-    _ap.raise_invalid_arguments(_f_gru_cell_sigs, args, kwargs)
+    return _ap.unmatched(gru_cell, _f_gru_cell_sigs, args, kwargs)
+
+
+gru_cell.__signature__ = _ap.LazySignature(_f_gru_cell_0, False, False)
 
 
 def _f_gt_0(input, other, *, out=None):
@@ -8579,7 +10197,10 @@ def gt(*args, **kwargs):
             else:
                 result = _op_gt__Scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
-    _ap.raise_invalid_arguments(_f_gt_sigs, args, kwargs)
+    return _ap.unmatched(gt, _f_gt_sigs, args, kwargs)
+
+
+gt.__signature__ = _ap.LazySignature(_f_gt_0, False, False)
 
 
 def _f_hamming_window_0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -8672,7 +10293,10 @@ def hamming_window(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    _ap.raise_invalid_arguments(_f_hamming_window_sigs, args, kwargs)
+    return _ap.unmatched(hamming_window, _f_hamming_window_sigs, args, kwargs)
+
+
+hamming_window.__signature__ = _ap.LazySignature(_f_hamming_window_3, False, False, ('periodic', 'alpha', 'beta'))
 
 
 def _f_hann_window_0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -8720,7 +10344,10 @@ def hann_window(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    _ap.raise_invalid_arguments(_f_hann_window_sigs, args, kwargs)
+    return _ap.unmatched(hann_window, _f_hann_window_sigs, args, kwargs)
+
+
+hann_window.__signature__ = _ap.LazySignature(_f_hann_window_1, False, False, ('periodic',))
 
 
 def _f_hardshrink_0(input, lambd=0.5, *, out=None):
@@ -8744,7 +10371,10 @@ def hardshrink(*args, **kwargs):
         else:
             result = _op_hardshrink__out.call(input._keyset | out._keyset, input, lambd, out)
         return result
-    _ap.raise_invalid_arguments(_f_hardshrink_sigs, args, kwargs)
+    return _ap.unmatched(hardshrink, _f_hardshrink_sigs, args, kwargs)
+
+
+hardshrink.__signature__ = _ap.LazySignature(_f_hardshrink_0, False, False)
 
 
 def _f_hash_tensor_0(input, dim=(), *, keepdim=False, mode=0, out=None):
@@ -8770,7 +10400,10 @@ def hash_tensor(*args, **kwargs):
         else:
             result = _op_hash_tensor__out.call(input._keyset | out._keyset, input, dim, keepdim, mode, out)
         return result
-    _ap.raise_invalid_arguments(_f_hash_tensor_sigs, args, kwargs)
+    return _ap.unmatched(hash_tensor, _f_hash_tensor_sigs, args, kwargs)
+
+
+hash_tensor.__signature__ = _ap.LazySignature(_f_hash_tensor_0, False, False)
 
 
 def _f_heaviside_0(input, values, *, out=None):
@@ -8794,7 +10427,10 @@ def heaviside(*args, **kwargs):
         else:
             result = _op_heaviside__out.call(input._keyset | values._keyset | out._keyset, input, values, out)
         return result
-    _ap.raise_invalid_arguments(_f_heaviside_sigs, args, kwargs)
+    return _ap.unmatched(heaviside, _f_heaviside_sigs, args, kwargs)
+
+
+heaviside.__signature__ = _ap.LazySignature(_f_heaviside_0, False, False)
 
 
 def _f_hinge_embedding_loss_0(input, target, margin=1.0, reduction=0):
@@ -8816,7 +10452,10 @@ def hinge_embedding_loss(*args, **kwargs):
     else:
         result = _op_hinge_embedding_loss.call(input._keyset | target._keyset, input, target, margin, reduction)
         return result
-    _ap.raise_invalid_arguments(_f_hinge_embedding_loss_sigs, args, kwargs)
+    return _ap.unmatched(hinge_embedding_loss, _f_hinge_embedding_loss_sigs, args, kwargs)
+
+
+hinge_embedding_loss.__signature__ = _ap.LazySignature(_f_hinge_embedding_loss_0, False, False)
 
 
 def _f_histc_0(input, bins=100, min=0, max=0, *, out=None):
@@ -8842,7 +10481,10 @@ def histc(*args, **kwargs):
         else:
             result = _op_histc__out.call(input._keyset | out._keyset, input, bins, min, max, out)
         return result
-    _ap.raise_invalid_arguments(_f_histc_sigs, args, kwargs)
+    return _ap.unmatched(histc, _f_histc_sigs, args, kwargs)
+
+
+histc.__signature__ = _ap.LazySignature(_f_histc_0, False, False)
 
 
 def _f_histogram_0(input, bins, *, weight=None, density=False, out=None):
@@ -8889,7 +10531,10 @@ def histogram(*args, **kwargs):
             else:
                 result = _rt_histogram_out(_op_histogram__bin_ct_out.call(input._keyset | (weight._keyset if weight is not None else 0) | out[0]._keyset | out[1]._keyset, input, bins, range, weight, density, out[0], out[1]))
             return result
-    _ap.raise_invalid_arguments(_f_histogram_sigs, args, kwargs)
+    return _ap.unmatched(histogram, _f_histogram_sigs, args, kwargs)
+
+
+histogram.__signature__ = _ap.LazySignature(_f_histogram_1, False, False)
 
 
 def _f_histogramdd_0(input, bins, range=None, weight=None, density=False):
@@ -8944,7 +10589,10 @@ def histogramdd(*args, **kwargs):
         else:
             result = _rt_histogramdd(_op_histogramdd__TensorList_bins.call(input._keyset | _ap.keyset_of_list(bins) | (weight._keyset if weight is not None else 0), input, bins, range, weight, density))
             return result
-    _ap.raise_invalid_arguments(_f_histogramdd_sigs, args, kwargs)
+    return _ap.unmatched(histogramdd, _f_histogramdd_sigs, args, kwargs)
+
+
+histogramdd.__signature__ = _ap.LazySignature(_f_histogramdd_0, False, False)
 
 
 def _f_hsplit_0(input, sections):
@@ -8979,7 +10627,10 @@ def hsplit(*args, **kwargs):
         else:
             result = _op_hsplit__array.call(input._keyset, input, indices)
             return result
-    _ap.raise_invalid_arguments(_f_hsplit_sigs, args, kwargs)
+    return _ap.unmatched(hsplit, _f_hsplit_sigs, args, kwargs)
+
+
+hsplit.__signature__ = _ap.LazySignature(_f_hsplit_0, False, False, ('sections',))
 
 
 def _f_hstack_0(tensors, *, out=None):
@@ -9002,7 +10653,10 @@ def hstack(*args, **kwargs):
         else:
             result = _op_hstack__out.call(_ap.keyset_of_list(tensors) | out._keyset, tensors, out)
         return result
-    _ap.raise_invalid_arguments(_f_hstack_sigs, args, kwargs)
+    return _ap.unmatched(hstack, _f_hstack_sigs, args, kwargs)
+
+
+hstack.__signature__ = _ap.LazySignature(_f_hstack_0, False, False)
 
 
 def _f_hypot_0(input, other, *, out=None):
@@ -9026,7 +10680,10 @@ def hypot(*args, **kwargs):
         else:
             result = _op_hypot__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
-    _ap.raise_invalid_arguments(_f_hypot_sigs, args, kwargs)
+    return _ap.unmatched(hypot, _f_hypot_sigs, args, kwargs)
+
+
+hypot.__signature__ = _ap.LazySignature(_f_hypot_0, False, False)
 
 
 def _f_i0_0(input, *, out=None):
@@ -9049,7 +10706,10 @@ def i0(*args, **kwargs):
         else:
             result = _op_i0__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_i0_sigs, args, kwargs)
+    return _ap.unmatched(i0, _f_i0_sigs, args, kwargs)
+
+
+i0.__signature__ = _ap.LazySignature(_f_i0_0, False, False)
 
 
 def _f_i0__0(input):
@@ -9068,7 +10728,10 @@ def i0_(*args, **kwargs):
     else:
         result = _op_i0_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_i0__sigs, args, kwargs)
+    return _ap.unmatched(i0_, _f_i0__sigs, args, kwargs)
+
+
+i0_.__signature__ = _ap.LazySignature(_f_i0__0, False, False)
 
 
 def _f_igamma_0(input, other, *, out=None):
@@ -9092,7 +10755,10 @@ def igamma(*args, **kwargs):
         else:
             result = _op_igamma__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
-    _ap.raise_invalid_arguments(_f_igamma_sigs, args, kwargs)
+    return _ap.unmatched(igamma, _f_igamma_sigs, args, kwargs)
+
+
+igamma.__signature__ = _ap.LazySignature(_f_igamma_0, False, False)
 
 
 def _f_igammac_0(input, other, *, out=None):
@@ -9116,7 +10782,10 @@ def igammac(*args, **kwargs):
         else:
             result = _op_igammac__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
-    _ap.raise_invalid_arguments(_f_igammac_sigs, args, kwargs)
+    return _ap.unmatched(igammac, _f_igammac_sigs, args, kwargs)
+
+
+igammac.__signature__ = _ap.LazySignature(_f_igammac_0, False, False)
 
 
 def _f_imag_0(input):
@@ -9135,7 +10804,10 @@ def imag(*args, **kwargs):
     else:
         result = _op_imag.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_imag_sigs, args, kwargs)
+    return _ap.unmatched(imag, _f_imag_sigs, args, kwargs)
+
+
+imag.__signature__ = _ap.LazySignature(_f_imag_0, False, False)
 
 
 def _f_index_0(input, indices, *, out=None):
@@ -9159,7 +10831,10 @@ def index(*args, **kwargs):
         else:
             result = _op_index__Tensor_out.call(input._keyset | _ap.keyset_of_list(indices) | out._keyset, input, indices, out)
         return result
-    _ap.raise_invalid_arguments(_f_index_sigs, args, kwargs)
+    return _ap.unmatched(index, _f_index_sigs, args, kwargs)
+
+
+index.__signature__ = _ap.LazySignature(_f_index_0, False, False)
 
 
 def _f_index_add_0(input, dim, index, source, *, alpha=1, out=None):
@@ -9186,7 +10861,10 @@ def index_add(*args, **kwargs):
         else:
             result = _op_index_add__out.call(input._keyset | index._keyset | source._keyset | out._keyset, input, dim, index, source, alpha, out)
         return result
-    _ap.raise_invalid_arguments(_f_index_add_sigs, args, kwargs)
+    return _ap.unmatched(index_add, _f_index_add_sigs, args, kwargs)
+
+
+index_add.__signature__ = _ap.LazySignature(_f_index_add_0, False, False)
 
 
 def _f_index_copy_0(input, dim, index, source, *, out=None):
@@ -9212,7 +10890,10 @@ def index_copy(*args, **kwargs):
         else:
             result = _op_index_copy__out.call(input._keyset | index._keyset | source._keyset | out._keyset, input, dim, index, source, out)
         return result
-    _ap.raise_invalid_arguments(_f_index_copy_sigs, args, kwargs)
+    return _ap.unmatched(index_copy, _f_index_copy_sigs, args, kwargs)
+
+
+index_copy.__signature__ = _ap.LazySignature(_f_index_copy_0, False, False)
 
 
 def _f_index_fill_0(input, dim, index, value):
@@ -9251,7 +10932,10 @@ def index_fill(*args, **kwargs):
         else:
             result = _op_index_fill__int_Scalar.call(input._keyset | index._keyset, input, dim, index, value)
             return result
-    _ap.raise_invalid_arguments(_f_index_fill_sigs, args, kwargs)
+    return _ap.unmatched(index_fill, _f_index_fill_sigs, args, kwargs)
+
+
+index_fill.__signature__ = _ap.LazySignature(_f_index_fill_0, False, False)
 
 
 def _f_index_put_0(input, indices, values, accumulate=False):
@@ -9273,7 +10957,10 @@ def index_put(*args, **kwargs):
     else:
         result = _op_index_put.call(input._keyset | _ap.keyset_of_list(indices) | values._keyset, input, indices, values, accumulate)
         return result
-    _ap.raise_invalid_arguments(_f_index_put_sigs, args, kwargs)
+    return _ap.unmatched(index_put, _f_index_put_sigs, args, kwargs)
+
+
+index_put.__signature__ = _ap.LazySignature(_f_index_put_0, False, False)
 
 
 def _f_index_put__0(input, indices, values, accumulate=False):
@@ -9295,7 +10982,10 @@ def index_put_(*args, **kwargs):
     else:
         result = _op_index_put_.call(input._keyset | _ap.keyset_of_list(indices) | values._keyset, input, indices, values, accumulate)
         return result
-    _ap.raise_invalid_arguments(_f_index_put__sigs, args, kwargs)
+    return _ap.unmatched(index_put_, _f_index_put__sigs, args, kwargs)
+
+
+index_put_.__signature__ = _ap.LazySignature(_f_index_put__0, False, False)
 
 
 def _f_index_reduce_0(input, dim, index, source, reduce, *, include_self=True, out=None):
@@ -9323,7 +11013,10 @@ def index_reduce(*args, **kwargs):
         else:
             result = _op_index_reduce__out.call(input._keyset | index._keyset | source._keyset | out._keyset, input, dim, index, source, reduce, include_self, out)
         return result
-    _ap.raise_invalid_arguments(_f_index_reduce_sigs, args, kwargs)
+    return _ap.unmatched(index_reduce, _f_index_reduce_sigs, args, kwargs)
+
+
+index_reduce.__signature__ = _ap.LazySignature(_f_index_reduce_0, False, False)
 
 
 def _f_index_select_0(input, dim, index, *, out=None):
@@ -9348,7 +11041,10 @@ def index_select(*args, **kwargs):
         else:
             result = _op_index_select__out.call(input._keyset | index._keyset | out._keyset, input, dim, index, out)
         return result
-    _ap.raise_invalid_arguments(_f_index_select_sigs, args, kwargs)
+    return _ap.unmatched(index_select, _f_index_select_sigs, args, kwargs)
+
+
+index_select.__signature__ = _ap.LazySignature(_f_index_select_0, False, False)
 
 
 def _f_inner_0(input, other, *, out=None):
@@ -9372,7 +11068,10 @@ def inner(*args, **kwargs):
         else:
             result = _op_inner__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
-    _ap.raise_invalid_arguments(_f_inner_sigs, args, kwargs)
+    return _ap.unmatched(inner, _f_inner_sigs, args, kwargs)
+
+
+inner.__signature__ = _ap.LazySignature(_f_inner_0, False, False)
 
 
 def _f_instance_norm_0(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
@@ -9399,7 +11098,10 @@ def instance_norm(*args, **kwargs):
     else:
         result = _op_instance_norm.call(input._keyset | (weight._keyset if weight is not None else 0) | (bias._keyset if bias is not None else 0) | (running_mean._keyset if running_mean is not None else 0) | (running_var._keyset if running_var is not None else 0), input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
         return result
-    _ap.raise_invalid_arguments(_f_instance_norm_sigs, args, kwargs)
+    return _ap.unmatched(instance_norm, _f_instance_norm_sigs, args, kwargs)
+
+
+instance_norm.__signature__ = _ap.LazySignature(_f_instance_norm_0, False, False)
 
 
 def _f_inverse_0(input, *, out=None):
@@ -9422,7 +11124,10 @@ def inverse(*args, **kwargs):
         else:
             result = _op_inverse__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_inverse_sigs, args, kwargs)
+    return _ap.unmatched(inverse, _f_inverse_sigs, args, kwargs)
+
+
+inverse.__signature__ = _ap.LazySignature(_f_inverse_0, False, False)
 
 
 def _f_is_conj_0(input):
@@ -9441,7 +11146,10 @@ def is_conj(*args, **kwargs):
     else:
         result = _op_is_conj.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_is_conj_sigs, args, kwargs)
+    return _ap.unmatched(is_conj, _f_is_conj_sigs, args, kwargs)
+
+
+is_conj.__signature__ = _ap.LazySignature(_f_is_conj_0, False, False)
 
 
 def _f_is_neg_0(input):
@@ -9460,7 +11168,10 @@ def is_neg(*args, **kwargs):
     else:
         result = _op_is_neg.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_is_neg_sigs, args, kwargs)
+    return _ap.unmatched(is_neg, _f_is_neg_sigs, args, kwargs)
+
+
+is_neg.__signature__ = _ap.LazySignature(_f_is_neg_0, False, False)
 
 
 def _f_isclose_0(input, other, rtol=1.0000000000000001e-05, atol=1e-08, equal_nan=False):
@@ -9483,7 +11194,10 @@ def isclose(*args, **kwargs):
     else:
         result = _op_isclose.call(input._keyset | other._keyset, input, other, rtol, atol, equal_nan)
         return result
-    _ap.raise_invalid_arguments(_f_isclose_sigs, args, kwargs)
+    return _ap.unmatched(isclose, _f_isclose_sigs, args, kwargs)
+
+
+isclose.__signature__ = _ap.LazySignature(_f_isclose_0, False, False)
 
 
 def _f_isfinite_0(input):
@@ -9502,7 +11216,10 @@ def isfinite(*args, **kwargs):
     else:
         result = _op_isfinite.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_isfinite_sigs, args, kwargs)
+    return _ap.unmatched(isfinite, _f_isfinite_sigs, args, kwargs)
+
+
+isfinite.__signature__ = _ap.LazySignature(_f_isfinite_0, False, False)
 
 
 def _f_isin_0(elements, test_elements, *, assume_unique=False, invert=False, out=None):
@@ -9569,7 +11286,10 @@ def isin(*args, **kwargs):
             else:
                 result = _op_isin__Scalar_Tensor_out.call(test_elements._keyset | out._keyset, element, test_elements, assume_unique, invert, out)
             return result
-    _ap.raise_invalid_arguments(_f_isin_sigs, args, kwargs)
+    return _ap.unmatched(isin, _f_isin_sigs, args, kwargs)
+
+
+isin.__signature__ = _ap.LazySignature(_f_isin_0, False, False, ('elements', 'test_elements'))
 
 
 def _f_isinf_0(input):
@@ -9588,7 +11308,10 @@ def isinf(*args, **kwargs):
     else:
         result = _op_isinf.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_isinf_sigs, args, kwargs)
+    return _ap.unmatched(isinf, _f_isinf_sigs, args, kwargs)
+
+
+isinf.__signature__ = _ap.LazySignature(_f_isinf_0, False, False)
 
 
 def _f_isnan_0(input):
@@ -9607,7 +11330,10 @@ def isnan(*args, **kwargs):
     else:
         result = _op_isnan.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_isnan_sigs, args, kwargs)
+    return _ap.unmatched(isnan, _f_isnan_sigs, args, kwargs)
+
+
+isnan.__signature__ = _ap.LazySignature(_f_isnan_0, False, False)
 
 
 def _f_isneginf_0(input, *, out=None):
@@ -9630,7 +11356,10 @@ def isneginf(*args, **kwargs):
         else:
             result = _op_isneginf__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_isneginf_sigs, args, kwargs)
+    return _ap.unmatched(isneginf, _f_isneginf_sigs, args, kwargs)
+
+
+isneginf.__signature__ = _ap.LazySignature(_f_isneginf_0, False, False)
 
 
 def _f_isposinf_0(input, *, out=None):
@@ -9653,7 +11382,10 @@ def isposinf(*args, **kwargs):
         else:
             result = _op_isposinf__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_isposinf_sigs, args, kwargs)
+    return _ap.unmatched(isposinf, _f_isposinf_sigs, args, kwargs)
+
+
+isposinf.__signature__ = _ap.LazySignature(_f_isposinf_0, False, False)
 
 
 def _f_isreal_0(input):
@@ -9672,7 +11404,10 @@ def isreal(*args, **kwargs):
     else:
         result = _op_isreal.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_isreal_sigs, args, kwargs)
+    return _ap.unmatched(isreal, _f_isreal_sigs, args, kwargs)
+
+
+isreal.__signature__ = _ap.LazySignature(_f_isreal_0, False, False)
 
 
 def _f_istft_0(input, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False, onesided=None, length=None, return_complex=False):
@@ -9700,7 +11435,10 @@ def istft(*args, **kwargs):
     else:
         result = _op_istft.call(input._keyset | (window._keyset if window is not None else 0), input, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
         return result
-    _ap.raise_invalid_arguments(_f_istft_sigs, args, kwargs)
+    return _ap.unmatched(istft, _f_istft_sigs, args, kwargs)
+
+
+istft.__signature__ = _ap.LazySignature(_f_istft_0, False, False)
 
 
 def _f_kaiser_window_0(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -9770,7 +11508,10 @@ def kaiser_window(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    _ap.raise_invalid_arguments(_f_kaiser_window_sigs, args, kwargs)
+    return _ap.unmatched(kaiser_window, _f_kaiser_window_sigs, args, kwargs)
+
+
+kaiser_window.__signature__ = _ap.LazySignature(_f_kaiser_window_2, False, False, ('periodic', 'beta'))
 
 
 def _f_kl_div_0(input, target, reduction=0, *, log_target=False):
@@ -9792,7 +11533,10 @@ def kl_div(*args, **kwargs):
     else:
         result = _op_kl_div.call(input._keyset | target._keyset, input, target, reduction, log_target)
         return result
-    _ap.raise_invalid_arguments(_f_kl_div_sigs, args, kwargs)
+    return _ap.unmatched(kl_div, _f_kl_div_sigs, args, kwargs)
+
+
+kl_div.__signature__ = _ap.LazySignature(_f_kl_div_0, False, False)
 
 
 def _f_kron_0(input, other, *, out=None):
@@ -9816,12 +11560,15 @@ def kron(*args, **kwargs):
         else:
             result = _op_kron__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
-    _ap.raise_invalid_arguments(_f_kron_sigs, args, kwargs)
+    return _ap.unmatched(kron, _f_kron_sigs, args, kwargs)
+
+
+kron.__signature__ = _ap.LazySignature(_f_kron_0, False, False)
 
 
 def _f_kthvalue_0(input, k, dim=-1, keepdim=False, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if (type(k) is not int or not -9223372036854775808 <= k <= 9223372036854775807): k = _ap.to_int(k)
+    if (type(k) is not int or not -9223372036854775808 <= k <= 9223372036854775807): k = _ap.to_symint(k)
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if keepdim is not False and keepdim is not True: raise _Mismatch
     if out is not None: out = _ap.to_tensorlist_n(out, 2)
@@ -9842,7 +11589,10 @@ def kthvalue(*args, **kwargs):
         else:
             result = _rt_kthvalue_out(_op_kthvalue__values.call(input._keyset | out[0]._keyset | out[1]._keyset, input, k, dim, keepdim, out[0], out[1]))
         return result
-    _ap.raise_invalid_arguments(_f_kthvalue_sigs, args, kwargs)
+    return _ap.unmatched(kthvalue, _f_kthvalue_sigs, args, kwargs)
+
+
+kthvalue.__signature__ = _ap.LazySignature(_f_kthvalue_0, False, False)
 
 
 def _f_layer_norm_0(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
@@ -9866,7 +11616,10 @@ def layer_norm(*args, **kwargs):
     else:
         result = _op_layer_norm.call(input._keyset | (weight._keyset if weight is not None else 0) | (bias._keyset if bias is not None else 0), input, normalized_shape, weight, bias, eps, cudnn_enable)
         return result
-    _ap.raise_invalid_arguments(_f_layer_norm_sigs, args, kwargs)
+    return _ap.unmatched(layer_norm, _f_layer_norm_sigs, args, kwargs)
+
+
+layer_norm.__signature__ = _ap.LazySignature(_f_layer_norm_0, False, False)
 
 
 def _f_lcm_0(input, other, *, out=None):
@@ -9890,7 +11643,10 @@ def lcm(*args, **kwargs):
         else:
             result = _op_lcm__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
-    _ap.raise_invalid_arguments(_f_lcm_sigs, args, kwargs)
+    return _ap.unmatched(lcm, _f_lcm_sigs, args, kwargs)
+
+
+lcm.__signature__ = _ap.LazySignature(_f_lcm_0, False, False)
 
 
 def _f_lcm__0(input, other):
@@ -9910,7 +11666,10 @@ def lcm_(*args, **kwargs):
     else:
         result = _op_lcm_.call(input._keyset | other._keyset, input, other)
         return result
-    _ap.raise_invalid_arguments(_f_lcm__sigs, args, kwargs)
+    return _ap.unmatched(lcm_, _f_lcm__sigs, args, kwargs)
+
+
+lcm_.__signature__ = _ap.LazySignature(_f_lcm__0, False, False)
 
 
 def _f_ldexp_0(input, other, *, out=None):
@@ -9934,7 +11693,10 @@ def ldexp(*args, **kwargs):
         else:
             result = _op_ldexp__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
-    _ap.raise_invalid_arguments(_f_ldexp_sigs, args, kwargs)
+    return _ap.unmatched(ldexp, _f_ldexp_sigs, args, kwargs)
+
+
+ldexp.__signature__ = _ap.LazySignature(_f_ldexp_0, False, False)
 
 
 def _f_ldexp__0(input, other):
@@ -9954,7 +11716,10 @@ def ldexp_(*args, **kwargs):
     else:
         result = _op_ldexp_.call(input._keyset | other._keyset, input, other)
         return result
-    _ap.raise_invalid_arguments(_f_ldexp__sigs, args, kwargs)
+    return _ap.unmatched(ldexp_, _f_ldexp__sigs, args, kwargs)
+
+
+ldexp_.__signature__ = _ap.LazySignature(_f_ldexp__0, False, False)
 
 
 def _f_le_0(input, other, *, out=None):
@@ -9997,7 +11762,10 @@ def le(*args, **kwargs):
             else:
                 result = _op_le__Scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
-    _ap.raise_invalid_arguments(_f_le_sigs, args, kwargs)
+    return _ap.unmatched(le, _f_le_sigs, args, kwargs)
+
+
+le.__signature__ = _ap.LazySignature(_f_le_0, False, False)
 
 
 def _f_lerp_0(input, end, weight, *, out=None):
@@ -10042,7 +11810,10 @@ def lerp(*args, **kwargs):
             else:
                 result = _op_lerp__Scalar_out.call(input._keyset | end._keyset | out._keyset, input, end, weight, out)
             return result
-    _ap.raise_invalid_arguments(_f_lerp_sigs, args, kwargs)
+    return _ap.unmatched(lerp, _f_lerp_sigs, args, kwargs)
+
+
+lerp.__signature__ = _ap.LazySignature(_f_lerp_0, False, False)
 
 
 def _f_less_0(input, other, *, out=None):
@@ -10085,7 +11856,10 @@ def less(*args, **kwargs):
             else:
                 result = _op_less__Scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
-    _ap.raise_invalid_arguments(_f_less_sigs, args, kwargs)
+    return _ap.unmatched(less, _f_less_sigs, args, kwargs)
+
+
+less.__signature__ = _ap.LazySignature(_f_less_0, False, False)
 
 
 def _f_less_equal_0(input, other, *, out=None):
@@ -10128,7 +11902,10 @@ def less_equal(*args, **kwargs):
             else:
                 result = _op_less_equal__Scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
-    _ap.raise_invalid_arguments(_f_less_equal_sigs, args, kwargs)
+    return _ap.unmatched(less_equal, _f_less_equal_sigs, args, kwargs)
+
+
+less_equal.__signature__ = _ap.LazySignature(_f_less_equal_0, False, False)
 
 
 def _f_lgamma_0(input, *, out=None):
@@ -10151,7 +11928,10 @@ def lgamma(*args, **kwargs):
         else:
             result = _op_lgamma__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_lgamma_sigs, args, kwargs)
+    return _ap.unmatched(lgamma, _f_lgamma_sigs, args, kwargs)
+
+
+lgamma.__signature__ = _ap.LazySignature(_f_lgamma_0, False, False)
 
 
 def _f_linspace_0(start, end, steps, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -10266,7 +12046,10 @@ def linspace(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    _ap.raise_invalid_arguments(_f_linspace_sigs, args, kwargs)
+    return _ap.unmatched(linspace, _f_linspace_sigs, args, kwargs)
+
+
+linspace.__signature__ = _ap.LazySignature(_f_linspace_0, False, False)
 
 
 def _f_log_0(input, *, out=None):
@@ -10289,7 +12072,10 @@ def log(*args, **kwargs):
         else:
             result = _op_log__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_log_sigs, args, kwargs)
+    return _ap.unmatched(log, _f_log_sigs, args, kwargs)
+
+
+log.__signature__ = _ap.LazySignature(_f_log_0, False, False)
 
 
 def _f_log10_0(input, *, out=None):
@@ -10312,7 +12098,10 @@ def log10(*args, **kwargs):
         else:
             result = _op_log10__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_log10_sigs, args, kwargs)
+    return _ap.unmatched(log10, _f_log10_sigs, args, kwargs)
+
+
+log10.__signature__ = _ap.LazySignature(_f_log10_0, False, False)
 
 
 def _f_log10__0(input):
@@ -10331,7 +12120,10 @@ def log10_(*args, **kwargs):
     else:
         result = _op_log10_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_log10__sigs, args, kwargs)
+    return _ap.unmatched(log10_, _f_log10__sigs, args, kwargs)
+
+
+log10_.__signature__ = _ap.LazySignature(_f_log10__0, False, False)
 
 
 def _f_log1p_0(input, *, out=None):
@@ -10354,7 +12146,10 @@ def log1p(*args, **kwargs):
         else:
             result = _op_log1p__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_log1p_sigs, args, kwargs)
+    return _ap.unmatched(log1p, _f_log1p_sigs, args, kwargs)
+
+
+log1p.__signature__ = _ap.LazySignature(_f_log1p_0, False, False)
 
 
 def _f_log1p__0(input):
@@ -10373,7 +12168,10 @@ def log1p_(*args, **kwargs):
     else:
         result = _op_log1p_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_log1p__sigs, args, kwargs)
+    return _ap.unmatched(log1p_, _f_log1p__sigs, args, kwargs)
+
+
+log1p_.__signature__ = _ap.LazySignature(_f_log1p__0, False, False)
 
 
 def _f_log2_0(input, *, out=None):
@@ -10396,7 +12194,10 @@ def log2(*args, **kwargs):
         else:
             result = _op_log2__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_log2_sigs, args, kwargs)
+    return _ap.unmatched(log2, _f_log2_sigs, args, kwargs)
+
+
+log2.__signature__ = _ap.LazySignature(_f_log2_0, False, False)
 
 
 def _f_log2__0(input):
@@ -10415,7 +12216,10 @@ def log2_(*args, **kwargs):
     else:
         result = _op_log2_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_log2__sigs, args, kwargs)
+    return _ap.unmatched(log2_, _f_log2__sigs, args, kwargs)
+
+
+log2_.__signature__ = _ap.LazySignature(_f_log2__0, False, False)
 
 
 def _f_log__0(input):
@@ -10434,7 +12238,10 @@ def log_(*args, **kwargs):
     else:
         result = _op_log_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_log__sigs, args, kwargs)
+    return _ap.unmatched(log_, _f_log__sigs, args, kwargs)
+
+
+log_.__signature__ = _ap.LazySignature(_f_log__0, False, False)
 
 
 def _f_log_softmax_0(input, dim, dtype=None, *, out=None):
@@ -10459,7 +12266,10 @@ def log_softmax(*args, **kwargs):
         else:
             result = _op_log_softmax__int_out.call(input._keyset | out._keyset, input, dim, dtype, out)
         return result
-    _ap.raise_invalid_arguments(_f_log_softmax_sigs, args, kwargs)
+    return _ap.unmatched(log_softmax, _f_log_softmax_sigs, args, kwargs)
+
+
+log_softmax.__signature__ = _ap.LazySignature(_f_log_softmax_0, False, False)
 
 
 def _f_logaddexp_0(input, other, *, out=None):
@@ -10483,7 +12293,10 @@ def logaddexp(*args, **kwargs):
         else:
             result = _op_logaddexp__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
-    _ap.raise_invalid_arguments(_f_logaddexp_sigs, args, kwargs)
+    return _ap.unmatched(logaddexp, _f_logaddexp_sigs, args, kwargs)
+
+
+logaddexp.__signature__ = _ap.LazySignature(_f_logaddexp_0, False, False)
 
 
 def _f_logaddexp2_0(input, other, *, out=None):
@@ -10507,7 +12320,10 @@ def logaddexp2(*args, **kwargs):
         else:
             result = _op_logaddexp2__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
-    _ap.raise_invalid_arguments(_f_logaddexp2_sigs, args, kwargs)
+    return _ap.unmatched(logaddexp2, _f_logaddexp2_sigs, args, kwargs)
+
+
+logaddexp2.__signature__ = _ap.LazySignature(_f_logaddexp2_0, False, False)
 
 
 def _f_logcumsumexp_0(input, dim, *, out=None):
@@ -10531,7 +12347,10 @@ def logcumsumexp(*args, **kwargs):
         else:
             result = _op_logcumsumexp__out.call(input._keyset | out._keyset, input, dim, out)
         return result
-    _ap.raise_invalid_arguments(_f_logcumsumexp_sigs, args, kwargs)
+    return _ap.unmatched(logcumsumexp, _f_logcumsumexp_sigs, args, kwargs)
+
+
+logcumsumexp.__signature__ = _ap.LazySignature(_f_logcumsumexp_0, False, False)
 
 
 def _f_logdet_0(input):
@@ -10550,7 +12369,10 @@ def logdet(*args, **kwargs):
     else:
         result = _op_logdet.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_logdet_sigs, args, kwargs)
+    return _ap.unmatched(logdet, _f_logdet_sigs, args, kwargs)
+
+
+logdet.__signature__ = _ap.LazySignature(_f_logdet_0, False, False)
 
 
 def _f_logical_and_0(input, other, *, out=None):
@@ -10574,7 +12396,10 @@ def logical_and(*args, **kwargs):
         else:
             result = _op_logical_and__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
-    _ap.raise_invalid_arguments(_f_logical_and_sigs, args, kwargs)
+    return _ap.unmatched(logical_and, _f_logical_and_sigs, args, kwargs)
+
+
+logical_and.__signature__ = _ap.LazySignature(_f_logical_and_0, False, False)
 
 
 def _f_logical_not_0(input, *, out=None):
@@ -10597,7 +12422,10 @@ def logical_not(*args, **kwargs):
         else:
             result = _op_logical_not__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_logical_not_sigs, args, kwargs)
+    return _ap.unmatched(logical_not, _f_logical_not_sigs, args, kwargs)
+
+
+logical_not.__signature__ = _ap.LazySignature(_f_logical_not_0, False, False)
 
 
 def _f_logical_or_0(input, other, *, out=None):
@@ -10621,7 +12449,10 @@ def logical_or(*args, **kwargs):
         else:
             result = _op_logical_or__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
-    _ap.raise_invalid_arguments(_f_logical_or_sigs, args, kwargs)
+    return _ap.unmatched(logical_or, _f_logical_or_sigs, args, kwargs)
+
+
+logical_or.__signature__ = _ap.LazySignature(_f_logical_or_0, False, False)
 
 
 def _f_logical_xor_0(input, other, *, out=None):
@@ -10645,7 +12476,10 @@ def logical_xor(*args, **kwargs):
         else:
             result = _op_logical_xor__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
-    _ap.raise_invalid_arguments(_f_logical_xor_sigs, args, kwargs)
+    return _ap.unmatched(logical_xor, _f_logical_xor_sigs, args, kwargs)
+
+
+logical_xor.__signature__ = _ap.LazySignature(_f_logical_xor_0, False, False)
 
 
 def _f_logit_0(input, eps=None, *, out=None):
@@ -10669,7 +12503,10 @@ def logit(*args, **kwargs):
         else:
             result = _op_logit__out.call(input._keyset | out._keyset, input, eps, out)
         return result
-    _ap.raise_invalid_arguments(_f_logit_sigs, args, kwargs)
+    return _ap.unmatched(logit, _f_logit_sigs, args, kwargs)
+
+
+logit.__signature__ = _ap.LazySignature(_f_logit_0, False, False)
 
 
 def _f_logit__0(input, eps=None):
@@ -10689,7 +12526,10 @@ def logit_(*args, **kwargs):
     else:
         result = _op_logit_.call(input._keyset, input, eps)
         return result
-    _ap.raise_invalid_arguments(_f_logit__sigs, args, kwargs)
+    return _ap.unmatched(logit_, _f_logit__sigs, args, kwargs)
+
+
+logit_.__signature__ = _ap.LazySignature(_f_logit__0, False, False)
 
 
 def _f_logspace_0(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -10808,7 +12648,10 @@ def logspace(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    _ap.raise_invalid_arguments(_f_logspace_sigs, args, kwargs)
+    return _ap.unmatched(logspace, _f_logspace_sigs, args, kwargs)
+
+
+logspace.__signature__ = _ap.LazySignature(_f_logspace_0, False, False)
 
 
 def _f_logsumexp_0(input, dim, keepdim=False, *, out=None):
@@ -10833,7 +12676,10 @@ def logsumexp(*args, **kwargs):
         else:
             result = _op_logsumexp__out.call(input._keyset | out._keyset, input, dim, keepdim, out)
         return result
-    _ap.raise_invalid_arguments(_f_logsumexp_sigs, args, kwargs)
+    return _ap.unmatched(logsumexp, _f_logsumexp_sigs, args, kwargs)
+
+
+logsumexp.__signature__ = _ap.LazySignature(_f_logsumexp_0, False, False)
 
 
 def _f_lstm_0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
@@ -10882,7 +12728,10 @@ def lstm(*args, **kwargs):
         else:
             result = _op_lstm__data.call(data._keyset | batch_sizes._keyset | _ap.keyset_of_list(hx) | _ap.keyset_of_list(params), data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
             return result
-    _ap.raise_invalid_arguments(_f_lstm_sigs, args, kwargs)
+    return _ap.unmatched(lstm, _f_lstm_sigs, args, kwargs)
+
+
+lstm.__signature__ = _ap.LazySignature(_f_lstm_0, False, False, ('batch_first',))
 
 
 def _f_lstm_cell_0(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
@@ -10906,7 +12755,10 @@ def lstm_cell(*args, **kwargs):
     else:
         result = _op_lstm_cell.call(input._keyset | _ap.keyset_of_list(hx) | w_ih._keyset | w_hh._keyset | (b_ih._keyset if b_ih is not None else 0) | (b_hh._keyset if b_hh is not None else 0), input, hx, w_ih, w_hh, b_ih, b_hh)
         return result
-    _ap.raise_invalid_arguments(_f_lstm_cell_sigs, args, kwargs)
+    return _ap.unmatched(lstm_cell, _f_lstm_cell_sigs, args, kwargs)
+
+
+lstm_cell.__signature__ = _ap.LazySignature(_f_lstm_cell_0, False, False)
 
 
 def _f_lt_0(input, other, *, out=None):
@@ -10949,7 +12801,10 @@ def lt(*args, **kwargs):
             else:
                 result = _op_lt__Scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
-    _ap.raise_invalid_arguments(_f_lt_sigs, args, kwargs)
+    return _ap.unmatched(lt, _f_lt_sigs, args, kwargs)
+
+
+lt.__signature__ = _ap.LazySignature(_f_lt_0, False, False)
 
 
 def _f_lu_solve_0(input, LU_data, LU_pivots, *, out=None):
@@ -10974,7 +12829,10 @@ def lu_solve(*args, **kwargs):
         else:
             result = _op_lu_solve__out.call(input._keyset | LU_data._keyset | LU_pivots._keyset | out._keyset, input, LU_data, LU_pivots, out)
         return result
-    _ap.raise_invalid_arguments(_f_lu_solve_sigs, args, kwargs)
+    return _ap.unmatched(lu_solve, _f_lu_solve_sigs, args, kwargs)
+
+
+lu_solve.__signature__ = _ap.LazySignature(_f_lu_solve_0, False, False)
 
 
 def _f_lu_unpack_0(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
@@ -11000,7 +12858,10 @@ def lu_unpack(*args, **kwargs):
         else:
             result = _rt_lu_unpack_out(_op_lu_unpack__out.call(LU_data._keyset | LU_pivots._keyset | out[0]._keyset | out[1]._keyset | out[2]._keyset, LU_data, LU_pivots, unpack_data, unpack_pivots, out[0], out[1], out[2]))
         return result
-    _ap.raise_invalid_arguments(_f_lu_unpack_sigs, args, kwargs)
+    return _ap.unmatched(lu_unpack, _f_lu_unpack_sigs, args, kwargs)
+
+
+lu_unpack.__signature__ = _ap.LazySignature(_f_lu_unpack_0, False, False)
 
 
 def _f_margin_ranking_loss_0(input1, input2, target, margin=0.0, reduction=0):
@@ -11023,7 +12884,10 @@ def margin_ranking_loss(*args, **kwargs):
     else:
         result = _op_margin_ranking_loss.call(input1._keyset | input2._keyset | target._keyset, input1, input2, target, margin, reduction)
         return result
-    _ap.raise_invalid_arguments(_f_margin_ranking_loss_sigs, args, kwargs)
+    return _ap.unmatched(margin_ranking_loss, _f_margin_ranking_loss_sigs, args, kwargs)
+
+
+margin_ranking_loss.__signature__ = _ap.LazySignature(_f_margin_ranking_loss_0, False, False)
 
 
 def _f_masked_fill_0(input, mask, value):
@@ -11060,7 +12924,10 @@ def masked_fill(*args, **kwargs):
         else:
             result = _op_masked_fill__Scalar.call(input._keyset | mask._keyset, input, mask, value)
             return result
-    _ap.raise_invalid_arguments(_f_masked_fill_sigs, args, kwargs)
+    return _ap.unmatched(masked_fill, _f_masked_fill_sigs, args, kwargs)
+
+
+masked_fill.__signature__ = _ap.LazySignature(_f_masked_fill_0, False, False)
 
 
 def _f_masked_scatter_0(input, mask, source):
@@ -11081,7 +12948,10 @@ def masked_scatter(*args, **kwargs):
     else:
         result = _op_masked_scatter.call(input._keyset | mask._keyset | source._keyset, input, mask, source)
         return result
-    _ap.raise_invalid_arguments(_f_masked_scatter_sigs, args, kwargs)
+    return _ap.unmatched(masked_scatter, _f_masked_scatter_sigs, args, kwargs)
+
+
+masked_scatter.__signature__ = _ap.LazySignature(_f_masked_scatter_0, False, False)
 
 
 def _f_masked_select_0(input, mask, *, out=None):
@@ -11105,7 +12975,10 @@ def masked_select(*args, **kwargs):
         else:
             result = _op_masked_select__out.call(input._keyset | mask._keyset | out._keyset, input, mask, out)
         return result
-    _ap.raise_invalid_arguments(_f_masked_select_sigs, args, kwargs)
+    return _ap.unmatched(masked_select, _f_masked_select_sigs, args, kwargs)
+
+
+masked_select.__signature__ = _ap.LazySignature(_f_masked_select_0, False, False)
 
 
 def _f_matmul_0(input, other, *, out=None):
@@ -11129,7 +13002,10 @@ def matmul(*args, **kwargs):
         else:
             result = _op_matmul__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
-    _ap.raise_invalid_arguments(_f_matmul_sigs, args, kwargs)
+    return _ap.unmatched(matmul, _f_matmul_sigs, args, kwargs)
+
+
+matmul.__signature__ = _ap.LazySignature(_f_matmul_0, False, False)
 
 
 def _f_matrix_exp_0(input):
@@ -11148,7 +13024,10 @@ def matrix_exp(*args, **kwargs):
     else:
         result = _op_matrix_exp.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_matrix_exp_sigs, args, kwargs)
+    return _ap.unmatched(matrix_exp, _f_matrix_exp_sigs, args, kwargs)
+
+
+matrix_exp.__signature__ = _ap.LazySignature(_f_matrix_exp_0, False, False)
 
 
 def _f_matrix_power_0(input, n, *, out=None):
@@ -11172,7 +13051,10 @@ def matrix_power(*args, **kwargs):
         else:
             result = _op_matrix_power__out.call(input._keyset | out._keyset, input, n, out)
         return result
-    _ap.raise_invalid_arguments(_f_matrix_power_sigs, args, kwargs)
+    return _ap.unmatched(matrix_power, _f_matrix_power_sigs, args, kwargs)
+
+
+matrix_power.__signature__ = _ap.LazySignature(_f_matrix_power_0, False, False)
 
 
 def _f_max_0(input, *, out=None):
@@ -11233,7 +13115,10 @@ def max(*args, **kwargs):
             else:
                 result = _rt_max_out(_op_max__dim_max.call(input._keyset | out[0]._keyset | out[1]._keyset, input, dim, keepdim, out[0], out[1]))
             return result
-    _ap.raise_invalid_arguments(_f_max_sigs, args, kwargs)
+    return _ap.unmatched(max, _f_max_sigs, args, kwargs)
+
+
+max.__signature__ = _ap.LazySignature(_f_max_2, False, False, ('dim',))
 
 
 def _f_max_pool1d_0(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
@@ -11257,7 +13142,10 @@ def max_pool1d(*args, **kwargs):
     else:
         result = _op_max_pool1d.call(input._keyset, input, kernel_size, stride, padding, dilation, ceil_mode)
         return result
-    _ap.raise_invalid_arguments(_f_max_pool1d_sigs, args, kwargs)
+    return _ap.unmatched(max_pool1d, _f_max_pool1d_sigs, args, kwargs)
+
+
+max_pool1d.__signature__ = _ap.LazySignature(_f_max_pool1d_0, False, False)
 
 
 def _f_max_pool1d_with_indices_0(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
@@ -11281,7 +13169,10 @@ def max_pool1d_with_indices(*args, **kwargs):
     else:
         result = _op_max_pool1d_with_indices.call(input._keyset, input, kernel_size, stride, padding, dilation, ceil_mode)
         return result
-    _ap.raise_invalid_arguments(_f_max_pool1d_with_indices_sigs, args, kwargs)
+    return _ap.unmatched(max_pool1d_with_indices, _f_max_pool1d_with_indices_sigs, args, kwargs)
+
+
+max_pool1d_with_indices.__signature__ = _ap.LazySignature(_f_max_pool1d_with_indices_0, False, False)
 
 
 def _f_max_pool2d_0(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
@@ -11305,7 +13196,10 @@ def max_pool2d(*args, **kwargs):
     else:
         result = _op_max_pool2d.call(input._keyset, input, kernel_size, stride, padding, dilation, ceil_mode)
         return result
-    _ap.raise_invalid_arguments(_f_max_pool2d_sigs, args, kwargs)
+    return _ap.unmatched(max_pool2d, _f_max_pool2d_sigs, args, kwargs)
+
+
+max_pool2d.__signature__ = _ap.LazySignature(_f_max_pool2d_0, False, False)
 
 
 def _f_max_pool3d_0(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
@@ -11329,7 +13223,10 @@ def max_pool3d(*args, **kwargs):
     else:
         result = _op_max_pool3d.call(input._keyset, input, kernel_size, stride, padding, dilation, ceil_mode)
         return result
-    _ap.raise_invalid_arguments(_f_max_pool3d_sigs, args, kwargs)
+    return _ap.unmatched(max_pool3d, _f_max_pool3d_sigs, args, kwargs)
+
+
+max_pool3d.__signature__ = _ap.LazySignature(_f_max_pool3d_0, False, False)
 
 
 def _f_maximum_0(input, other, *, out=None):
@@ -11353,7 +13250,10 @@ def maximum(*args, **kwargs):
         else:
             result = _op_maximum__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
-    _ap.raise_invalid_arguments(_f_maximum_sigs, args, kwargs)
+    return _ap.unmatched(maximum, _f_maximum_sigs, args, kwargs)
+
+
+maximum.__signature__ = _ap.LazySignature(_f_maximum_0, False, False)
 
 
 def _f_mean_0(input, *, dtype=None, out=None):
@@ -11398,7 +13298,10 @@ def mean(*args, **kwargs):
             else:
                 result = _op_mean__out.call(input._keyset | out._keyset, input, dim, keepdim, dtype, out)
             return result
-    _ap.raise_invalid_arguments(_f_mean_sigs, args, kwargs)
+    return _ap.unmatched(mean, _f_mean_sigs, args, kwargs)
+
+
+mean.__signature__ = _ap.LazySignature(_f_mean_1, False, False, ('dim',))
 
 
 def _f_median_0(input):
@@ -11437,7 +13340,10 @@ def median(*args, **kwargs):
             else:
                 result = _rt_median_out(_op_median__dim_values.call(input._keyset | out[0]._keyset | out[1]._keyset, input, dim, keepdim, out[0], out[1]))
             return result
-    _ap.raise_invalid_arguments(_f_median_sigs, args, kwargs)
+    return _ap.unmatched(median, _f_median_sigs, args, kwargs)
+
+
+median.__signature__ = _ap.LazySignature(_f_median_1, False, False, ('dim',))
 
 
 def _f_meshgrid_0(tensors):
@@ -11471,7 +13377,10 @@ def meshgrid(*args, **kwargs):
         else:
             result = _op_meshgrid__indexing.call(_ap.keyset_of_list(tensors), tensors, indexing)
             return result
-    _ap.raise_invalid_arguments(_f_meshgrid_sigs, args, kwargs)
+    return _ap.unmatched(meshgrid, _f_meshgrid_sigs, args, kwargs)
+
+
+meshgrid.__signature__ = _ap.LazySignature(_f_meshgrid_1, False, False, ('indexing',))
 
 
 def _f_min_0(input, *, out=None):
@@ -11532,7 +13441,10 @@ def min(*args, **kwargs):
             else:
                 result = _rt_min_out(_op_min__dim_min.call(input._keyset | out[0]._keyset | out[1]._keyset, input, dim, keepdim, out[0], out[1]))
             return result
-    _ap.raise_invalid_arguments(_f_min_sigs, args, kwargs)
+    return _ap.unmatched(min, _f_min_sigs, args, kwargs)
+
+
+min.__signature__ = _ap.LazySignature(_f_min_2, False, False, ('dim',))
 
 
 def _f_minimum_0(input, other, *, out=None):
@@ -11556,7 +13468,10 @@ def minimum(*args, **kwargs):
         else:
             result = _op_minimum__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
-    _ap.raise_invalid_arguments(_f_minimum_sigs, args, kwargs)
+    return _ap.unmatched(minimum, _f_minimum_sigs, args, kwargs)
+
+
+minimum.__signature__ = _ap.LazySignature(_f_minimum_0, False, False)
 
 
 def _f_mkldnn_rnn_layer_0(input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train):
@@ -11590,7 +13505,10 @@ def mkldnn_rnn_layer(*args, **kwargs):
     else:
         result = _op_mkldnn_rnn_layer.call(input._keyset | weight0._keyset | weight1._keyset | weight2._keyset | weight3._keyset | hx_._keyset | cx_._keyset, input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train)
         return result
-    _ap.raise_invalid_arguments(_f_mkldnn_rnn_layer_sigs, args, kwargs)
+    return _ap.unmatched(mkldnn_rnn_layer, _f_mkldnn_rnn_layer_sigs, args, kwargs)
+
+
+mkldnn_rnn_layer.__signature__ = _ap.LazySignature(_f_mkldnn_rnn_layer_0, False, False)
 
 
 def _f_mkldnn_rnn_layer_backward_0(input, weight1, weight2, weight3, weight4, hx_, cx_tmp, output, hy_, cy_, grad_output, grad_hy, grad_cy, reverse, mode, hidden_size, num_layers, has_biases, train, bidirectional, batch_sizes, batch_first, workspace):
@@ -11631,7 +13549,10 @@ def mkldnn_rnn_layer_backward(*args, **kwargs):
     else:
         result = _op_mkldnn_rnn_layer_backward.call(input._keyset | weight1._keyset | weight2._keyset | weight3._keyset | weight4._keyset | hx_._keyset | cx_tmp._keyset | output._keyset | hy_._keyset | cy_._keyset | (grad_output._keyset if grad_output is not None else 0) | (grad_hy._keyset if grad_hy is not None else 0) | (grad_cy._keyset if grad_cy is not None else 0) | workspace._keyset, input, weight1, weight2, weight3, weight4, hx_, cx_tmp, output, hy_, cy_, grad_output, grad_hy, grad_cy, reverse, mode, hidden_size, num_layers, has_biases, train, bidirectional, batch_sizes, batch_first, workspace)
         return result
-    _ap.raise_invalid_arguments(_f_mkldnn_rnn_layer_backward_sigs, args, kwargs)
+    return _ap.unmatched(mkldnn_rnn_layer_backward, _f_mkldnn_rnn_layer_backward_sigs, args, kwargs)
+
+
+mkldnn_rnn_layer_backward.__signature__ = _ap.LazySignature(_f_mkldnn_rnn_layer_backward_0, False, False)
 
 
 def _f_mm_0(input, mat2, *, out=None):
@@ -11655,7 +13576,10 @@ def mm(*args, **kwargs):
         else:
             result = _op_mm__out.call(input._keyset | mat2._keyset | out._keyset, input, mat2, out)
         return result
-    _ap.raise_invalid_arguments(_f_mm_sigs, args, kwargs)
+    return _ap.unmatched(mm, _f_mm_sigs, args, kwargs)
+
+
+mm.__signature__ = _ap.LazySignature(_f_mm_0, False, False)
 
 
 def _f_mode_0(input, dim=-1, keepdim=False, *, out=None):
@@ -11680,7 +13604,10 @@ def mode(*args, **kwargs):
         else:
             result = _rt_mode_out(_op_mode__values.call(input._keyset | out[0]._keyset | out[1]._keyset, input, dim, keepdim, out[0], out[1]))
         return result
-    _ap.raise_invalid_arguments(_f_mode_sigs, args, kwargs)
+    return _ap.unmatched(mode, _f_mode_sigs, args, kwargs)
+
+
+mode.__signature__ = _ap.LazySignature(_f_mode_0, False, False)
 
 
 def _f_moveaxis_0(input, source, destination):
@@ -11717,7 +13644,10 @@ def moveaxis(*args, **kwargs):
         else:
             result = _op_moveaxis__int.call(input._keyset, input, source, destination)
             return result
-    _ap.raise_invalid_arguments(_f_moveaxis_sigs, args, kwargs)
+    return _ap.unmatched(moveaxis, _f_moveaxis_sigs, args, kwargs)
+
+
+moveaxis.__signature__ = _ap.LazySignature(_f_moveaxis_0, False, False)
 
 
 def _f_movedim_0(input, source, destination):
@@ -11754,7 +13684,10 @@ def movedim(*args, **kwargs):
         else:
             result = _op_movedim__int.call(input._keyset, input, source, destination)
             return result
-    _ap.raise_invalid_arguments(_f_movedim_sigs, args, kwargs)
+    return _ap.unmatched(movedim, _f_movedim_sigs, args, kwargs)
+
+
+movedim.__signature__ = _ap.LazySignature(_f_movedim_0, False, False)
 
 
 def _f_msort_0(input, *, out=None):
@@ -11777,7 +13710,10 @@ def msort(*args, **kwargs):
         else:
             result = _op_msort__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_msort_sigs, args, kwargs)
+    return _ap.unmatched(msort, _f_msort_sigs, args, kwargs)
+
+
+msort.__signature__ = _ap.LazySignature(_f_msort_0, False, False)
 
 
 def _f_mul_0(input, other, *, out=None):
@@ -11801,12 +13737,15 @@ def mul(*args, **kwargs):
         else:
             result = _op_mul__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, out)
         return result
-    _ap.raise_invalid_arguments(_f_mul_sigs, args, kwargs)
+    return _ap.unmatched(mul, _f_mul_sigs, args, kwargs)
+
+
+mul.__signature__ = _ap.LazySignature(_f_mul_0, False, False)
 
 
 def _f_multinomial_0(input, num_samples, replacement=False, *, generator=None, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if (type(num_samples) is not int or not -9223372036854775808 <= num_samples <= 9223372036854775807): num_samples = _ap.to_int(num_samples)
+    if (type(num_samples) is not int or not -9223372036854775808 <= num_samples <= 9223372036854775807): num_samples = _ap.to_symint(num_samples)
     if replacement is not False and replacement is not True: raise _Mismatch
     if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -11827,7 +13766,10 @@ def multinomial(*args, **kwargs):
         else:
             result = _op_multinomial__out.call(input._keyset | out._keyset, input, num_samples, replacement, generator, out)
         return result
-    _ap.raise_invalid_arguments(_f_multinomial_sigs, args, kwargs)
+    return _ap.unmatched(multinomial, _f_multinomial_sigs, args, kwargs)
+
+
+multinomial.__signature__ = _ap.LazySignature(_f_multinomial_0, False, False)
 
 
 def _f_multiply_0(input, other, *, out=None):
@@ -11866,7 +13808,10 @@ def multiply(*args, **kwargs):
         else:
             result = _op_multiply__Scalar.call(getattr(input, '_keyset', _CPU_KEYSET), input, other)
             return result
-    _ap.raise_invalid_arguments(_f_multiply_sigs, args, kwargs)
+    return _ap.unmatched(multiply, _f_multiply_sigs, args, kwargs)
+
+
+multiply.__signature__ = _ap.LazySignature(_f_multiply_0, False, False)
 
 
 def _f_mv_0(input, vec, *, out=None):
@@ -11890,7 +13835,10 @@ def mv(*args, **kwargs):
         else:
             result = _op_mv__out.call(input._keyset | vec._keyset | out._keyset, input, vec, out)
         return result
-    _ap.raise_invalid_arguments(_f_mv_sigs, args, kwargs)
+    return _ap.unmatched(mv, _f_mv_sigs, args, kwargs)
+
+
+mv.__signature__ = _ap.LazySignature(_f_mv_0, False, False)
 
 
 def _f_mvlgamma_0(input, p, *, out=None):
@@ -11914,7 +13862,10 @@ def mvlgamma(*args, **kwargs):
         else:
             result = _op_mvlgamma__out.call(input._keyset | out._keyset, input, p, out)
         return result
-    _ap.raise_invalid_arguments(_f_mvlgamma_sigs, args, kwargs)
+    return _ap.unmatched(mvlgamma, _f_mvlgamma_sigs, args, kwargs)
+
+
+mvlgamma.__signature__ = _ap.LazySignature(_f_mvlgamma_0, False, False)
 
 
 def _f_nan_to_num_0(input, nan=None, posinf=None, neginf=None, *, out=None):
@@ -11940,7 +13891,10 @@ def nan_to_num(*args, **kwargs):
         else:
             result = _op_nan_to_num__out.call(input._keyset | out._keyset, input, nan, posinf, neginf, out)
         return result
-    _ap.raise_invalid_arguments(_f_nan_to_num_sigs, args, kwargs)
+    return _ap.unmatched(nan_to_num, _f_nan_to_num_sigs, args, kwargs)
+
+
+nan_to_num.__signature__ = _ap.LazySignature(_f_nan_to_num_0, False, False)
 
 
 def _f_nan_to_num__0(input, nan=None, posinf=None, neginf=None):
@@ -11962,7 +13916,10 @@ def nan_to_num_(*args, **kwargs):
     else:
         result = _op_nan_to_num_.call(input._keyset, input, nan, posinf, neginf)
         return result
-    _ap.raise_invalid_arguments(_f_nan_to_num__sigs, args, kwargs)
+    return _ap.unmatched(nan_to_num_, _f_nan_to_num__sigs, args, kwargs)
+
+
+nan_to_num_.__signature__ = _ap.LazySignature(_f_nan_to_num__0, False, False)
 
 
 def _f_nanmean_0(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -11988,7 +13945,10 @@ def nanmean(*args, **kwargs):
         else:
             result = _op_nanmean__out.call(input._keyset | out._keyset, input, dim, keepdim, dtype, out)
         return result
-    _ap.raise_invalid_arguments(_f_nanmean_sigs, args, kwargs)
+    return _ap.unmatched(nanmean, _f_nanmean_sigs, args, kwargs)
+
+
+nanmean.__signature__ = _ap.LazySignature(_f_nanmean_0, False, False)
 
 
 def _f_nanmedian_0(input):
@@ -12027,7 +13987,10 @@ def nanmedian(*args, **kwargs):
             else:
                 result = _rt_nanmedian_out(_op_nanmedian__dim_values.call(input._keyset | out[0]._keyset | out[1]._keyset, input, dim, keepdim, out[0], out[1]))
             return result
-    _ap.raise_invalid_arguments(_f_nanmedian_sigs, args, kwargs)
+    return _ap.unmatched(nanmedian, _f_nanmedian_sigs, args, kwargs)
+
+
+nanmedian.__signature__ = _ap.LazySignature(_f_nanmedian_1, False, False, ('dim',))
 
 
 def _f_nanquantile_0(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
@@ -12076,7 +14039,10 @@ def nanquantile(*args, **kwargs):
             else:
                 result = _op_nanquantile__scalar_out.call(input._keyset | out._keyset, input, q, dim, keepdim, interpolation, out)
             return result
-    _ap.raise_invalid_arguments(_f_nanquantile_sigs, args, kwargs)
+    return _ap.unmatched(nanquantile, _f_nanquantile_sigs, args, kwargs)
+
+
+nanquantile.__signature__ = _ap.LazySignature(_f_nanquantile_0, False, False)
 
 
 def _f_nansum_0(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -12102,14 +14068,17 @@ def nansum(*args, **kwargs):
         else:
             result = _op_nansum__out.call(input._keyset | out._keyset, input, dim, keepdim, dtype, out)
         return result
-    _ap.raise_invalid_arguments(_f_nansum_sigs, args, kwargs)
+    return _ap.unmatched(nansum, _f_nansum_sigs, args, kwargs)
+
+
+nansum.__signature__ = _ap.LazySignature(_f_nansum_0, False, False)
 
 
 def _f_narrow_0(input, dim, start, length):
     if not isinstance(input, _Tensor): raise _Mismatch
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    if (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_int(start)
-    if (type(length) is not int or not -9223372036854775808 <= length <= 9223372036854775807): length = _ap.to_int(length)
+    if (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_symint(start)
+    if (type(length) is not int or not -9223372036854775808 <= length <= 9223372036854775807): length = _ap.to_symint(length)
     return input, dim, start, length
 
 
@@ -12117,7 +14086,7 @@ def _f_narrow_1(input, dim, start, length):
     if not isinstance(input, _Tensor): raise _Mismatch
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if not isinstance(start, _Tensor): raise _Mismatch
-    if (type(length) is not int or not -9223372036854775808 <= length <= 9223372036854775807): length = _ap.to_int(length)
+    if (type(length) is not int or not -9223372036854775808 <= length <= 9223372036854775807): length = _ap.to_symint(length)
     return input, dim, start, length
 
 
@@ -12141,14 +14110,17 @@ def narrow(*args, **kwargs):
         else:
             result = _op_narrow__Tensor.call(input._keyset | start._keyset, input, dim, start, length)
             return result
-    _ap.raise_invalid_arguments(_f_narrow_sigs, args, kwargs)
+    return _ap.unmatched(narrow, _f_narrow_sigs, args, kwargs)
+
+
+narrow.__signature__ = _ap.LazySignature(_f_narrow_0, False, False)
 
 
 def _f_narrow_copy_0(input, dim, start, length, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    if (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_int(start)
-    if (type(length) is not int or not -9223372036854775808 <= length <= 9223372036854775807): length = _ap.to_int(length)
+    if (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_symint(start)
+    if (type(length) is not int or not -9223372036854775808 <= length <= 9223372036854775807): length = _ap.to_symint(length)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, start, length, out
 
@@ -12167,7 +14139,10 @@ def narrow_copy(*args, **kwargs):
         else:
             result = _op_narrow_copy__out.call(input._keyset | out._keyset, input, dim, start, length, out)
         return result
-    _ap.raise_invalid_arguments(_f_narrow_copy_sigs, args, kwargs)
+    return _ap.unmatched(narrow_copy, _f_narrow_copy_sigs, args, kwargs)
+
+
+narrow_copy.__signature__ = _ap.LazySignature(_f_narrow_copy_0, False, False)
 
 
 def _f_native_batch_norm_0(input, weight, bias, running_mean, running_var, training, momentum, eps, *, out=None):
@@ -12197,12 +14172,15 @@ def native_batch_norm(*args, **kwargs):
         else:
             result = _op_native_batch_norm__out.call(input._keyset | (weight._keyset if weight is not None else 0) | (bias._keyset if bias is not None else 0) | (running_mean._keyset if running_mean is not None else 0) | (running_var._keyset if running_var is not None else 0) | out[0]._keyset | out[1]._keyset | out[2]._keyset, input, weight, bias, running_mean, running_var, training, momentum, eps, out[0], out[1], out[2])
         return result
-    _ap.raise_invalid_arguments(_f_native_batch_norm_sigs, args, kwargs)
+    return _ap.unmatched(native_batch_norm, _f_native_batch_norm_sigs, args, kwargs)
+
+
+native_batch_norm.__signature__ = _ap.LazySignature(_f_native_batch_norm_0, False, False)
 
 
 def _f_native_channel_shuffle_0(input, groups):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_int(groups)
+    if (type(groups) is not int or not -9223372036854775808 <= groups <= 9223372036854775807): groups = _ap.to_symint(groups)
     return input, groups
 
 
@@ -12217,7 +14195,10 @@ def native_channel_shuffle(*args, **kwargs):
     else:
         result = _op_native_channel_shuffle.call(input._keyset, input, groups)
         return result
-    _ap.raise_invalid_arguments(_f_native_channel_shuffle_sigs, args, kwargs)
+    return _ap.unmatched(native_channel_shuffle, _f_native_channel_shuffle_sigs, args, kwargs)
+
+
+native_channel_shuffle.__signature__ = _ap.LazySignature(_f_native_channel_shuffle_0, False, False)
 
 
 def _f_native_dropout_0(input, p, train):
@@ -12238,16 +14219,19 @@ def native_dropout(*args, **kwargs):
     else:
         result = _op_native_dropout.call(input._keyset, input, p, train)
         return result
-    _ap.raise_invalid_arguments(_f_native_dropout_sigs, args, kwargs)
+    return _ap.unmatched(native_dropout, _f_native_dropout_sigs, args, kwargs)
+
+
+native_dropout.__signature__ = _ap.LazySignature(_f_native_dropout_0, False, False)
 
 
 def _f_native_group_norm_0(input, weight, bias, N, C, HxW, group, eps):
     if not isinstance(input, _Tensor): raise _Mismatch
     if weight is not None and not isinstance(weight, _Tensor): raise _Mismatch
     if bias is not None and not isinstance(bias, _Tensor): raise _Mismatch
-    if (type(N) is not int or not -9223372036854775808 <= N <= 9223372036854775807): N = _ap.to_int(N)
-    if (type(C) is not int or not -9223372036854775808 <= C <= 9223372036854775807): C = _ap.to_int(C)
-    if (type(HxW) is not int or not -9223372036854775808 <= HxW <= 9223372036854775807): HxW = _ap.to_int(HxW)
+    if (type(N) is not int or not -9223372036854775808 <= N <= 9223372036854775807): N = _ap.to_symint(N)
+    if (type(C) is not int or not -9223372036854775808 <= C <= 9223372036854775807): C = _ap.to_symint(C)
+    if (type(HxW) is not int or not -9223372036854775808 <= HxW <= 9223372036854775807): HxW = _ap.to_symint(HxW)
     if (type(group) is not int or not -9223372036854775808 <= group <= 9223372036854775807): group = _ap.to_int(group)
     if type(eps) is not float: eps = _ap.to_float(eps)
     return input, weight, bias, N, C, HxW, group, eps
@@ -12264,7 +14248,10 @@ def native_group_norm(*args, **kwargs):
     else:
         result = _op_native_group_norm.call(input._keyset | (weight._keyset if weight is not None else 0) | (bias._keyset if bias is not None else 0), input, weight, bias, N, C, HxW, group, eps)
         return result
-    _ap.raise_invalid_arguments(_f_native_group_norm_sigs, args, kwargs)
+    return _ap.unmatched(native_group_norm, _f_native_group_norm_sigs, args, kwargs)
+
+
+native_group_norm.__signature__ = _ap.LazySignature(_f_native_group_norm_0, False, False)
 
 
 def _f_native_layer_norm_0(input, normalized_shape, weight, bias, eps):
@@ -12287,7 +14274,10 @@ def native_layer_norm(*args, **kwargs):
     else:
         result = _op_native_layer_norm.call(input._keyset | (weight._keyset if weight is not None else 0) | (bias._keyset if bias is not None else 0), input, normalized_shape, weight, bias, eps)
         return result
-    _ap.raise_invalid_arguments(_f_native_layer_norm_sigs, args, kwargs)
+    return _ap.unmatched(native_layer_norm, _f_native_layer_norm_sigs, args, kwargs)
+
+
+native_layer_norm.__signature__ = _ap.LazySignature(_f_native_layer_norm_0, False, False)
 
 
 def _f_ne_0(input, other, *, out=None):
@@ -12330,7 +14320,10 @@ def ne(*args, **kwargs):
             else:
                 result = _op_ne__Scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
-    _ap.raise_invalid_arguments(_f_ne_sigs, args, kwargs)
+    return _ap.unmatched(ne, _f_ne_sigs, args, kwargs)
+
+
+ne.__signature__ = _ap.LazySignature(_f_ne_0, False, False)
 
 
 def _f_neg_0(input, *, out=None):
@@ -12353,7 +14346,10 @@ def neg(*args, **kwargs):
         else:
             result = _op_neg__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_neg_sigs, args, kwargs)
+    return _ap.unmatched(neg, _f_neg_sigs, args, kwargs)
+
+
+neg.__signature__ = _ap.LazySignature(_f_neg_0, False, False)
 
 
 def _f_neg__0(input):
@@ -12372,7 +14368,10 @@ def neg_(*args, **kwargs):
     else:
         result = _op_neg_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_neg__sigs, args, kwargs)
+    return _ap.unmatched(neg_, _f_neg__sigs, args, kwargs)
+
+
+neg_.__signature__ = _ap.LazySignature(_f_neg__0, False, False)
 
 
 def _f_negative_0(input, *, out=None):
@@ -12395,7 +14394,10 @@ def negative(*args, **kwargs):
         else:
             result = _op_negative__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_negative_sigs, args, kwargs)
+    return _ap.unmatched(negative, _f_negative_sigs, args, kwargs)
+
+
+negative.__signature__ = _ap.LazySignature(_f_negative_0, False, False)
 
 
 def _f_negative__0(input):
@@ -12414,7 +14416,10 @@ def negative_(*args, **kwargs):
     else:
         result = _op_negative_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_negative__sigs, args, kwargs)
+    return _ap.unmatched(negative_, _f_negative__sigs, args, kwargs)
+
+
+negative_.__signature__ = _ap.LazySignature(_f_negative__0, False, False)
 
 
 def _f_nextafter_0(input, other, *, out=None):
@@ -12438,12 +14443,15 @@ def nextafter(*args, **kwargs):
         else:
             result = _op_nextafter__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
-    _ap.raise_invalid_arguments(_f_nextafter_sigs, args, kwargs)
+    return _ap.unmatched(nextafter, _f_nextafter_sigs, args, kwargs)
+
+
+nextafter.__signature__ = _ap.LazySignature(_f_nextafter_0, False, False)
 
 
 def _f_nonzero_static_0(input, *, size, fill_value=-1, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if (type(size) is not int or not -9223372036854775808 <= size <= 9223372036854775807): size = _ap.to_int(size)
+    if (type(size) is not int or not -9223372036854775808 <= size <= 9223372036854775807): size = _ap.to_symint(size)
     if (type(fill_value) is not int or not -9223372036854775808 <= fill_value <= 9223372036854775807): fill_value = _ap.to_int(fill_value)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, size, fill_value, out
@@ -12463,7 +14471,10 @@ def nonzero_static(*args, **kwargs):
         else:
             result = _op_nonzero_static__out.call(input._keyset | out._keyset, input, size, fill_value, out)
         return result
-    _ap.raise_invalid_arguments(_f_nonzero_static_sigs, args, kwargs)
+    return _ap.unmatched(nonzero_static, _f_nonzero_static_sigs, args, kwargs)
+
+
+nonzero_static.__signature__ = _ap.LazySignature(_f_nonzero_static_0, False, False)
 
 
 def _f_norm_0(input, p, *, dtype):
@@ -12536,7 +14547,10 @@ def norm(*args, **kwargs):
             else:
                 result = _op_norm__out.call(input._keyset | out._keyset, input, p, dim, keepdim, out)
             return result
-    _ap.raise_invalid_arguments(_f_norm_sigs, args, kwargs)
+    return _ap.unmatched(norm, _f_norm_sigs, args, kwargs)
+
+
+norm.__signature__ = _ap.LazySignature(_f_norm_3, False, False, ('dim',))
 
 
 def _f_norm_except_dim_0(v, pow=2, dim=0):
@@ -12557,7 +14571,10 @@ def norm_except_dim(*args, **kwargs):
     else:
         result = _op_norm_except_dim.call(v._keyset, v, pow, dim)
         return result
-    _ap.raise_invalid_arguments(_f_norm_except_dim_sigs, args, kwargs)
+    return _ap.unmatched(norm_except_dim, _f_norm_except_dim_sigs, args, kwargs)
+
+
+norm_except_dim.__signature__ = _ap.LazySignature(_f_norm_except_dim_0, False, False)
 
 
 def _f_normal_0(mean, std, *, generator=None, out=None):
@@ -12649,7 +14666,10 @@ def normal(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    _ap.raise_invalid_arguments(_f_normal_sigs, args, kwargs)
+    return _ap.unmatched(normal, _f_normal_sigs, args, kwargs)
+
+
+normal.__signature__ = _ap.LazySignature(_f_normal_3, False, False, ('size',))
 
 
 def _f_not_equal_0(input, other, *, out=None):
@@ -12692,7 +14712,10 @@ def not_equal(*args, **kwargs):
             else:
                 result = _op_not_equal__Scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
-    _ap.raise_invalid_arguments(_f_not_equal_sigs, args, kwargs)
+    return _ap.unmatched(not_equal, _f_not_equal_sigs, args, kwargs)
+
+
+not_equal.__signature__ = _ap.LazySignature(_f_not_equal_0, False, False)
 
 
 def _f_ones_0(size, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -12724,7 +14747,10 @@ def ones(*args, **kwargs):
         if requires_grad:
             _ap.factory_requires_grad(result)
         return result
-    _ap.raise_invalid_arguments(_f_ones_sigs, args, kwargs)
+    return _ap.unmatched(ones, _f_ones_sigs, args, kwargs)
+
+
+ones.__signature__ = _ap.LazySignature(_f_ones_0, True, False)
 
 
 def _f_ones_like_0(input, *, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -12751,7 +14777,10 @@ def ones_like(*args, **kwargs):
         if requires_grad:
             _ap.factory_requires_grad(result)
         return result
-    _ap.raise_invalid_arguments(_f_ones_like_sigs, args, kwargs)
+    return _ap.unmatched(ones_like, _f_ones_like_sigs, args, kwargs)
+
+
+ones_like.__signature__ = _ap.LazySignature(_f_ones_like_0, False, False)
 
 
 def _f_orgqr_0(input, input2):
@@ -12771,7 +14800,10 @@ def orgqr(*args, **kwargs):
     else:
         result = _op_orgqr.call(input._keyset | input2._keyset, input, input2)
         return result
-    _ap.raise_invalid_arguments(_f_orgqr_sigs, args, kwargs)
+    return _ap.unmatched(orgqr, _f_orgqr_sigs, args, kwargs)
+
+
+orgqr.__signature__ = _ap.LazySignature(_f_orgqr_0, False, False)
 
 
 def _f_ormqr_0(input, input2, input3, left=True, transpose=False, *, out=None):
@@ -12798,7 +14830,10 @@ def ormqr(*args, **kwargs):
         else:
             result = _op_ormqr__out.call(input._keyset | input2._keyset | input3._keyset | out._keyset, input, input2, input3, left, transpose, out)
         return result
-    _ap.raise_invalid_arguments(_f_ormqr_sigs, args, kwargs)
+    return _ap.unmatched(ormqr, _f_ormqr_sigs, args, kwargs)
+
+
+ormqr.__signature__ = _ap.LazySignature(_f_ormqr_0, False, False)
 
 
 def _f_outer_0(input, vec2, *, out=None):
@@ -12822,7 +14857,10 @@ def outer(*args, **kwargs):
         else:
             result = _op_outer__out.call(input._keyset | vec2._keyset | out._keyset, input, vec2, out)
         return result
-    _ap.raise_invalid_arguments(_f_outer_sigs, args, kwargs)
+    return _ap.unmatched(outer, _f_outer_sigs, args, kwargs)
+
+
+outer.__signature__ = _ap.LazySignature(_f_outer_0, False, False)
 
 
 def _f_pairwise_distance_0(x1, x2, p=2, eps=1e-06, keepdim=False):
@@ -12845,7 +14883,10 @@ def pairwise_distance(*args, **kwargs):
     else:
         result = _op_pairwise_distance.call(x1._keyset | x2._keyset, x1, x2, p, eps, keepdim)
         return result
-    _ap.raise_invalid_arguments(_f_pairwise_distance_sigs, args, kwargs)
+    return _ap.unmatched(pairwise_distance, _f_pairwise_distance_sigs, args, kwargs)
+
+
+pairwise_distance.__signature__ = _ap.LazySignature(_f_pairwise_distance_0, False, False)
 
 
 def _f_pdist_0(input, p=2):
@@ -12865,7 +14906,10 @@ def pdist(*args, **kwargs):
     else:
         result = _op_pdist.call(input._keyset, input, p)
         return result
-    _ap.raise_invalid_arguments(_f_pdist_sigs, args, kwargs)
+    return _ap.unmatched(pdist, _f_pdist_sigs, args, kwargs)
+
+
+pdist.__signature__ = _ap.LazySignature(_f_pdist_0, False, False)
 
 
 def _f_permute_0(input, dims):
@@ -12885,7 +14929,10 @@ def permute(*args, **kwargs):
     else:
         result = _op_permute.call(input._keyset, input, dims)
         return result
-    _ap.raise_invalid_arguments(_f_permute_sigs, args, kwargs)
+    return _ap.unmatched(permute, _f_permute_sigs, args, kwargs)
+
+
+permute.__signature__ = _ap.LazySignature(_f_permute_0, False, False)
 
 
 def _f_permute_copy_0(input, dims, *, out=None):
@@ -12909,7 +14956,10 @@ def permute_copy(*args, **kwargs):
         else:
             result = _op_permute_copy__out.call(input._keyset | out._keyset, input, dims, out)
         return result
-    _ap.raise_invalid_arguments(_f_permute_copy_sigs, args, kwargs)
+    return _ap.unmatched(permute_copy, _f_permute_copy_sigs, args, kwargs)
+
+
+permute_copy.__signature__ = _ap.LazySignature(_f_permute_copy_0, False, False)
 
 
 def _f_pinverse_0(input, rcond=1e-15):
@@ -12929,7 +14979,10 @@ def pinverse(*args, **kwargs):
     else:
         result = _op_pinverse.call(input._keyset, input, rcond)
         return result
-    _ap.raise_invalid_arguments(_f_pinverse_sigs, args, kwargs)
+    return _ap.unmatched(pinverse, _f_pinverse_sigs, args, kwargs)
+
+
+pinverse.__signature__ = _ap.LazySignature(_f_pinverse_0, False, False)
 
 
 def _f_pixel_shuffle_0(input, upscale_factor):
@@ -12949,7 +15002,10 @@ def pixel_shuffle(*args, **kwargs):
     else:
         result = _op_pixel_shuffle.call(input._keyset, input, upscale_factor)
         return result
-    _ap.raise_invalid_arguments(_f_pixel_shuffle_sigs, args, kwargs)
+    return _ap.unmatched(pixel_shuffle, _f_pixel_shuffle_sigs, args, kwargs)
+
+
+pixel_shuffle.__signature__ = _ap.LazySignature(_f_pixel_shuffle_0, False, False)
 
 
 def _f_pixel_unshuffle_0(input, downscale_factor):
@@ -12969,7 +15025,10 @@ def pixel_unshuffle(*args, **kwargs):
     else:
         result = _op_pixel_unshuffle.call(input._keyset, input, downscale_factor)
         return result
-    _ap.raise_invalid_arguments(_f_pixel_unshuffle_sigs, args, kwargs)
+    return _ap.unmatched(pixel_unshuffle, _f_pixel_unshuffle_sigs, args, kwargs)
+
+
+pixel_unshuffle.__signature__ = _ap.LazySignature(_f_pixel_unshuffle_0, False, False)
 
 
 def _f_poisson_0(input, generator=None):
@@ -12989,7 +15048,10 @@ def poisson(*args, **kwargs):
     else:
         result = _op_poisson.call(input._keyset, input, generator)
         return result
-    _ap.raise_invalid_arguments(_f_poisson_sigs, args, kwargs)
+    return _ap.unmatched(poisson, _f_poisson_sigs, args, kwargs)
+
+
+poisson.__signature__ = _ap.LazySignature(_f_poisson_0, False, False)
 
 
 def _f_poisson_nll_loss_0(input, target, log_input, full, eps, reduction):
@@ -13013,7 +15075,10 @@ def poisson_nll_loss(*args, **kwargs):
     else:
         result = _op_poisson_nll_loss.call(input._keyset | target._keyset, input, target, log_input, full, eps, reduction)
         return result
-    _ap.raise_invalid_arguments(_f_poisson_nll_loss_sigs, args, kwargs)
+    return _ap.unmatched(poisson_nll_loss, _f_poisson_nll_loss_sigs, args, kwargs)
+
+
+poisson_nll_loss.__signature__ = _ap.LazySignature(_f_poisson_nll_loss_0, False, False)
 
 
 def _f_polar_0(abs, angle, *, out=None):
@@ -13037,7 +15102,10 @@ def polar(*args, **kwargs):
         else:
             result = _op_polar__out.call(abs._keyset | angle._keyset | out._keyset, abs, angle, out)
         return result
-    _ap.raise_invalid_arguments(_f_polar_sigs, args, kwargs)
+    return _ap.unmatched(polar, _f_polar_sigs, args, kwargs)
+
+
+polar.__signature__ = _ap.LazySignature(_f_polar_0, False, False)
 
 
 def _f_polygamma_0(n, input, *, out=None):
@@ -13061,7 +15129,10 @@ def polygamma(*args, **kwargs):
         else:
             result = _op_polygamma__out.call(input._keyset | out._keyset, n, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_polygamma_sigs, args, kwargs)
+    return _ap.unmatched(polygamma, _f_polygamma_sigs, args, kwargs)
+
+
+polygamma.__signature__ = _ap.LazySignature(_f_polygamma_0, False, False)
 
 
 def _f_positive_0(input):
@@ -13080,7 +15151,10 @@ def positive(*args, **kwargs):
     else:
         result = _op_positive.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_positive_sigs, args, kwargs)
+    return _ap.unmatched(positive, _f_positive_sigs, args, kwargs)
+
+
+positive.__signature__ = _ap.LazySignature(_f_positive_0, False, False)
 
 
 def _f_pow_0(input, exponent, *, out=None):
@@ -13141,7 +15215,10 @@ def pow(*args, **kwargs):
             else:
                 result = _op_pow__Tensor_Scalar_out.call(input._keyset | out._keyset, input, exponent, out)
             return result
-    _ap.raise_invalid_arguments(_f_pow_sigs, args, kwargs)
+    return _ap.unmatched(pow, _f_pow_sigs, args, kwargs)
+
+
+pow.__signature__ = _ap.LazySignature(_f_pow_0, False, False)
 
 
 def _f_prelu_0(input, weight):
@@ -13161,7 +15238,10 @@ def prelu(*args, **kwargs):
     else:
         result = _op_prelu.call(input._keyset | weight._keyset, input, weight)
         return result
-    _ap.raise_invalid_arguments(_f_prelu_sigs, args, kwargs)
+    return _ap.unmatched(prelu, _f_prelu_sigs, args, kwargs)
+
+
+prelu.__signature__ = _ap.LazySignature(_f_prelu_0, False, False)
 
 
 def _f_prod_0(input, *, dtype=None):
@@ -13202,7 +15282,10 @@ def prod(*args, **kwargs):
             else:
                 result = _op_prod__int_out.call(input._keyset | out._keyset, input, dim, keepdim, dtype, out)
             return result
-    _ap.raise_invalid_arguments(_f_prod_sigs, args, kwargs)
+    return _ap.unmatched(prod, _f_prod_sigs, args, kwargs)
+
+
+prod.__signature__ = _ap.LazySignature(_f_prod_1, False, False, ('dim',))
 
 
 def _f_put_0(input, index, source, accumulate=False):
@@ -13224,7 +15307,10 @@ def put(*args, **kwargs):
     else:
         result = _op_put.call(input._keyset | index._keyset | source._keyset, input, index, source, accumulate)
         return result
-    _ap.raise_invalid_arguments(_f_put_sigs, args, kwargs)
+    return _ap.unmatched(put, _f_put_sigs, args, kwargs)
+
+
+put.__signature__ = _ap.LazySignature(_f_put_0, False, False)
 
 
 def _f_qr_0(input, some=True):
@@ -13244,7 +15330,10 @@ def qr(*args, **kwargs):
     else:
         result = _rt_qr(_op_qr.call(input._keyset, input, some))
         return result
-    _ap.raise_invalid_arguments(_f_qr_sigs, args, kwargs)
+    return _ap.unmatched(qr, _f_qr_sigs, args, kwargs)
+
+
+qr.__signature__ = _ap.LazySignature(_f_qr_0, False, False)
 
 
 def _f_quantile_0(input, q, dim=None, keepdim=False, *, interpolation='linear', out=None):
@@ -13293,7 +15382,10 @@ def quantile(*args, **kwargs):
             else:
                 result = _op_quantile__scalar_out.call(input._keyset | out._keyset, input, q, dim, keepdim, interpolation, out)
             return result
-    _ap.raise_invalid_arguments(_f_quantile_sigs, args, kwargs)
+    return _ap.unmatched(quantile, _f_quantile_sigs, args, kwargs)
+
+
+quantile.__signature__ = _ap.LazySignature(_f_quantile_0, False, False)
 
 
 def _f_rad2deg_0(input, *, out=None):
@@ -13316,7 +15408,10 @@ def rad2deg(*args, **kwargs):
         else:
             result = _op_rad2deg__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_rad2deg_sigs, args, kwargs)
+    return _ap.unmatched(rad2deg, _f_rad2deg_sigs, args, kwargs)
+
+
+rad2deg.__signature__ = _ap.LazySignature(_f_rad2deg_0, False, False)
 
 
 def _f_rad2deg__0(input):
@@ -13335,7 +15430,10 @@ def rad2deg_(*args, **kwargs):
     else:
         result = _op_rad2deg_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_rad2deg__sigs, args, kwargs)
+    return _ap.unmatched(rad2deg_, _f_rad2deg__sigs, args, kwargs)
+
+
+rad2deg_.__signature__ = _ap.LazySignature(_f_rad2deg__0, False, False)
 
 
 def _f_rand_0(size, *, generator, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -13393,7 +15491,10 @@ def rand(*args, **kwargs):
         if requires_grad:
             _ap.factory_requires_grad(result)
         return result
-    _ap.raise_invalid_arguments(_f_rand_sigs, args, kwargs)
+    return _ap.unmatched(rand, _f_rand_sigs, args, kwargs)
+
+
+rand.__signature__ = _ap.LazySignature(_f_rand_0, True, False, ('generator',))
 
 
 def _f_rand_like_0(input, *, generator, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -13443,11 +15544,14 @@ def rand_like(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    _ap.raise_invalid_arguments(_f_rand_like_sigs, args, kwargs)
+    return _ap.unmatched(rand_like, _f_rand_like_sigs, args, kwargs)
+
+
+rand_like.__signature__ = _ap.LazySignature(_f_rand_like_0, False, False, ('generator',))
 
 
 def _f_randint_0(high, size, *, generator, out=None, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if (type(high) is not int or not -9223372036854775808 <= high <= 9223372036854775807): high = _ap.to_int(high)
+    if (type(high) is not int or not -9223372036854775808 <= high <= 9223372036854775807): high = _ap.to_symint(high)
     size = _ap.to_intlist(size)
     if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -13460,7 +15564,7 @@ def _f_randint_0(high, size, *, generator, out=None, dtype=_dt.int64, layout=Non
 
 
 def _f_randint_1(high, size, *, out=None, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if (type(high) is not int or not -9223372036854775808 <= high <= 9223372036854775807): high = _ap.to_int(high)
+    if (type(high) is not int or not -9223372036854775808 <= high <= 9223372036854775807): high = _ap.to_symint(high)
     size = _ap.to_intlist(size)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -13472,8 +15576,8 @@ def _f_randint_1(high, size, *, out=None, dtype=_dt.int64, layout=None, device=N
 
 
 def _f_randint_2(low, high, size, *, generator, out=None, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if (type(low) is not int or not -9223372036854775808 <= low <= 9223372036854775807): low = _ap.to_int(low)
-    if (type(high) is not int or not -9223372036854775808 <= high <= 9223372036854775807): high = _ap.to_int(high)
+    if (type(low) is not int or not -9223372036854775808 <= low <= 9223372036854775807): low = _ap.to_symint(low)
+    if (type(high) is not int or not -9223372036854775808 <= high <= 9223372036854775807): high = _ap.to_symint(high)
     size = _ap.to_intlist(size)
     if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
@@ -13486,8 +15590,8 @@ def _f_randint_2(low, high, size, *, generator, out=None, dtype=_dt.int64, layou
 
 
 def _f_randint_3(low, high, size, *, out=None, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if (type(low) is not int or not -9223372036854775808 <= low <= 9223372036854775807): low = _ap.to_int(low)
-    if (type(high) is not int or not -9223372036854775808 <= high <= 9223372036854775807): high = _ap.to_int(high)
+    if (type(low) is not int or not -9223372036854775808 <= low <= 9223372036854775807): low = _ap.to_symint(low)
+    if (type(high) is not int or not -9223372036854775808 <= high <= 9223372036854775807): high = _ap.to_symint(high)
     size = _ap.to_intlist(size)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -13558,13 +15662,16 @@ def randint(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    _ap.raise_invalid_arguments(_f_randint_sigs, args, kwargs)
+    return _ap.unmatched(randint, _f_randint_sigs, args, kwargs)
+
+
+randint.__signature__ = _ap.LazySignature(_f_randint_2, False, False, ('generator',))
 
 
 def _f_randint_like_0(input, low, high, *, generator, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if (type(low) is not int or not -9223372036854775808 <= low <= 9223372036854775807): low = _ap.to_int(low)
-    if (type(high) is not int or not -9223372036854775808 <= high <= 9223372036854775807): high = _ap.to_int(high)
+    if (type(low) is not int or not -9223372036854775808 <= low <= 9223372036854775807): low = _ap.to_symint(low)
+    if (type(high) is not int or not -9223372036854775808 <= high <= 9223372036854775807): high = _ap.to_symint(high)
     if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
     if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -13577,8 +15684,8 @@ def _f_randint_like_0(input, low, high, *, generator, memory_format=None, dtype=
 
 def _f_randint_like_1(input, low, high, *, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if (type(low) is not int or not -9223372036854775808 <= low <= 9223372036854775807): low = _ap.to_int(low)
-    if (type(high) is not int or not -9223372036854775808 <= high <= 9223372036854775807): high = _ap.to_int(high)
+    if (type(low) is not int or not -9223372036854775808 <= low <= 9223372036854775807): low = _ap.to_symint(low)
+    if (type(high) is not int or not -9223372036854775808 <= high <= 9223372036854775807): high = _ap.to_symint(high)
     if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
@@ -13615,7 +15722,7 @@ def _f_randint_like_3(input, high, *, memory_format=None, dtype=None, layout=Non
 
 def _f_randint_like_4(input, high, *, generator, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if (type(high) is not int or not -9223372036854775808 <= high <= 9223372036854775807): high = _ap.to_int(high)
+    if (type(high) is not int or not -9223372036854775808 <= high <= 9223372036854775807): high = _ap.to_symint(high)
     if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
     if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -13628,7 +15735,7 @@ def _f_randint_like_4(input, high, *, generator, memory_format=None, dtype=None,
 
 def _f_randint_like_5(input, high, *, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if (type(high) is not int or not -9223372036854775808 <= high <= 9223372036854775807): high = _ap.to_int(high)
+    if (type(high) is not int or not -9223372036854775808 <= high <= 9223372036854775807): high = _ap.to_symint(high)
     if memory_format is not None: memory_format = _ap.to_memory_format(memory_format)
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
@@ -13702,7 +15809,10 @@ def randint_like(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    _ap.raise_invalid_arguments(_f_randint_like_sigs, args, kwargs)
+    return _ap.unmatched(randint_like, _f_randint_like_sigs, args, kwargs)
+
+
+randint_like.__signature__ = _ap.LazySignature(_f_randint_like_0, False, False, ('generator',))
 
 
 def _f_randn_0(size, *, generator, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -13760,7 +15870,10 @@ def randn(*args, **kwargs):
         if requires_grad:
             _ap.factory_requires_grad(result)
         return result
-    _ap.raise_invalid_arguments(_f_randn_sigs, args, kwargs)
+    return _ap.unmatched(randn, _f_randn_sigs, args, kwargs)
+
+
+randn.__signature__ = _ap.LazySignature(_f_randn_0, True, False, ('generator',))
 
 
 def _f_randn_like_0(input, *, generator, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -13810,11 +15923,14 @@ def randn_like(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    _ap.raise_invalid_arguments(_f_randn_like_sigs, args, kwargs)
+    return _ap.unmatched(randn_like, _f_randn_like_sigs, args, kwargs)
+
+
+randn_like.__signature__ = _ap.LazySignature(_f_randn_like_0, False, False, ('generator',))
 
 
 def _f_randperm_0(n, *, generator, out=None, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
+    if (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_symint(n)
     if generator is not None and not isinstance(generator, _Generator): raise _Mismatch
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
@@ -13826,7 +15942,7 @@ def _f_randperm_0(n, *, generator, out=None, dtype=_dt.int64, layout=None, devic
 
 
 def _f_randperm_1(n, *, out=None, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_int(n)
+    if (type(n) is not int or not -9223372036854775808 <= n <= 9223372036854775807): n = _ap.to_symint(n)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
     if layout is not None: layout = _ap.to_layout(layout)
@@ -13868,7 +15984,10 @@ def randperm(*args, **kwargs):
             if requires_grad:
                 _ap.factory_requires_grad(result)
             return result
-    _ap.raise_invalid_arguments(_f_randperm_sigs, args, kwargs)
+    return _ap.unmatched(randperm, _f_randperm_sigs, args, kwargs)
+
+
+randperm.__signature__ = _ap.LazySignature(_f_randperm_0, False, False, ('generator',))
 
 
 def _f_ravel_0(input):
@@ -13887,7 +16006,10 @@ def ravel(*args, **kwargs):
     else:
         result = _op_ravel.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_ravel_sigs, args, kwargs)
+    return _ap.unmatched(ravel, _f_ravel_sigs, args, kwargs)
+
+
+ravel.__signature__ = _ap.LazySignature(_f_ravel_0, False, False)
 
 
 def _f_real_0(input):
@@ -13906,7 +16028,10 @@ def real(*args, **kwargs):
     else:
         result = _op_real.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_real_sigs, args, kwargs)
+    return _ap.unmatched(real, _f_real_sigs, args, kwargs)
+
+
+real.__signature__ = _ap.LazySignature(_f_real_0, False, False)
 
 
 def _f_reciprocal_0(input, *, out=None):
@@ -13929,7 +16054,10 @@ def reciprocal(*args, **kwargs):
         else:
             result = _op_reciprocal__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_reciprocal_sigs, args, kwargs)
+    return _ap.unmatched(reciprocal, _f_reciprocal_sigs, args, kwargs)
+
+
+reciprocal.__signature__ = _ap.LazySignature(_f_reciprocal_0, False, False)
 
 
 def _f_reciprocal__0(input):
@@ -13948,7 +16076,10 @@ def reciprocal_(*args, **kwargs):
     else:
         result = _op_reciprocal_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_reciprocal__sigs, args, kwargs)
+    return _ap.unmatched(reciprocal_, _f_reciprocal__sigs, args, kwargs)
+
+
+reciprocal_.__signature__ = _ap.LazySignature(_f_reciprocal__0, False, False)
 
 
 def _f_relu_0(input):
@@ -13967,7 +16098,10 @@ def relu(*args, **kwargs):
     else:
         result = _op_relu.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_relu_sigs, args, kwargs)
+    return _ap.unmatched(relu, _f_relu_sigs, args, kwargs)
+
+
+relu.__signature__ = _ap.LazySignature(_f_relu_0, False, False)
 
 
 def _f_relu__0(input):
@@ -13986,7 +16120,10 @@ def relu_(*args, **kwargs):
     else:
         result = _op_relu_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_relu__sigs, args, kwargs)
+    return _ap.unmatched(relu_, _f_relu__sigs, args, kwargs)
+
+
+relu_.__signature__ = _ap.LazySignature(_f_relu__0, False, False)
 
 
 def _f_remainder_0(input, other, *, out=None):
@@ -14043,7 +16180,10 @@ def remainder(*args, **kwargs):
             else:
                 result = _op_remainder__Scalar_out.call(input._keyset | out._keyset, input, other, out)
             return result
-    _ap.raise_invalid_arguments(_f_remainder_sigs, args, kwargs)
+    return _ap.unmatched(remainder, _f_remainder_sigs, args, kwargs)
+
+
+remainder.__signature__ = _ap.LazySignature(_f_remainder_0, False, False)
 
 
 def _f_renorm_0(input, p, dim, maxnorm, *, out=None):
@@ -14069,12 +16209,15 @@ def renorm(*args, **kwargs):
         else:
             result = _op_renorm__out.call(input._keyset | out._keyset, input, p, dim, maxnorm, out)
         return result
-    _ap.raise_invalid_arguments(_f_renorm_sigs, args, kwargs)
+    return _ap.unmatched(renorm, _f_renorm_sigs, args, kwargs)
+
+
+renorm.__signature__ = _ap.LazySignature(_f_renorm_0, False, False)
 
 
 def _f_repeat_interleave_0(repeats, *, output_size=None):
     if not isinstance(repeats, _Tensor): raise _Mismatch
-    if output_size is not None and (type(output_size) is not int or not -9223372036854775808 <= output_size <= 9223372036854775807): output_size = _ap.to_int(output_size)
+    if output_size is not None and (type(output_size) is not int or not -9223372036854775808 <= output_size <= 9223372036854775807): output_size = _ap.to_symint(output_size)
     return repeats, output_size
 
 
@@ -14082,15 +16225,15 @@ def _f_repeat_interleave_1(input, repeats, dim=None, *, output_size=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(repeats, _Tensor): raise _Mismatch
     if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    if output_size is not None and (type(output_size) is not int or not -9223372036854775808 <= output_size <= 9223372036854775807): output_size = _ap.to_int(output_size)
+    if output_size is not None and (type(output_size) is not int or not -9223372036854775808 <= output_size <= 9223372036854775807): output_size = _ap.to_symint(output_size)
     return input, repeats, dim, output_size
 
 
 def _f_repeat_interleave_2(input, repeats, dim=None, *, output_size=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if (type(repeats) is not int or not -9223372036854775808 <= repeats <= 9223372036854775807): repeats = _ap.to_int(repeats)
+    if (type(repeats) is not int or not -9223372036854775808 <= repeats <= 9223372036854775807): repeats = _ap.to_symint(repeats)
     if dim is not None and (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    if output_size is not None and (type(output_size) is not int or not -9223372036854775808 <= output_size <= 9223372036854775807): output_size = _ap.to_int(output_size)
+    if output_size is not None and (type(output_size) is not int or not -9223372036854775808 <= output_size <= 9223372036854775807): output_size = _ap.to_symint(output_size)
     return input, repeats, dim, output_size
 
 
@@ -14122,7 +16265,10 @@ def repeat_interleave(*args, **kwargs):
         else:
             result = _op_repeat_interleave__self_int.call(input._keyset, input, repeats, dim, output_size)
             return result
-    _ap.raise_invalid_arguments(_f_repeat_interleave_sigs, args, kwargs)
+    return _ap.unmatched(repeat_interleave, _f_repeat_interleave_sigs, args, kwargs)
+
+
+repeat_interleave.__signature__ = _ap.LazySignature(_f_repeat_interleave_1, False, False)
 
 
 def _f_reshape_0(input, shape):
@@ -14142,7 +16288,10 @@ def reshape(*args, **kwargs):
     else:
         result = _op_reshape.call(input._keyset, input, shape)
         return result
-    _ap.raise_invalid_arguments(_f_reshape_sigs, args, kwargs)
+    return _ap.unmatched(reshape, _f_reshape_sigs, args, kwargs)
+
+
+reshape.__signature__ = _ap.LazySignature(_f_reshape_0, False, False)
 
 
 def _f_resize_as__0(input, the_template, *, memory_format=None):
@@ -14163,7 +16312,10 @@ def resize_as_(*args, **kwargs):
     else:
         result = _op_resize_as_.call(input._keyset | the_template._keyset, input, the_template, memory_format)
         return result
-    _ap.raise_invalid_arguments(_f_resize_as__sigs, args, kwargs)
+    return _ap.unmatched(resize_as_, _f_resize_as__sigs, args, kwargs)
+
+
+resize_as_.__signature__ = _ap.LazySignature(_f_resize_as__0, False, False)
 
 
 def _f_resolve_conj_0(input):
@@ -14182,7 +16334,10 @@ def resolve_conj(*args, **kwargs):
     else:
         result = _op_resolve_conj.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_resolve_conj_sigs, args, kwargs)
+    return _ap.unmatched(resolve_conj, _f_resolve_conj_sigs, args, kwargs)
+
+
+resolve_conj.__signature__ = _ap.LazySignature(_f_resolve_conj_0, False, False)
 
 
 def _f_resolve_neg_0(input):
@@ -14201,7 +16356,10 @@ def resolve_neg(*args, **kwargs):
     else:
         result = _op_resolve_neg.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_resolve_neg_sigs, args, kwargs)
+    return _ap.unmatched(resolve_neg, _f_resolve_neg_sigs, args, kwargs)
+
+
+resolve_neg.__signature__ = _ap.LazySignature(_f_resolve_neg_0, False, False)
 
 
 def _f_rms_norm_0(input, normalized_shape, weight=None, eps=None):
@@ -14223,7 +16381,10 @@ def rms_norm(*args, **kwargs):
     else:
         result = _op_rms_norm.call(input._keyset | (weight._keyset if weight is not None else 0), input, normalized_shape, weight, eps)
         return result
-    _ap.raise_invalid_arguments(_f_rms_norm_sigs, args, kwargs)
+    return _ap.unmatched(rms_norm, _f_rms_norm_sigs, args, kwargs)
+
+
+rms_norm.__signature__ = _ap.LazySignature(_f_rms_norm_0, False, False)
 
 
 def _f_rnn_relu_0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
@@ -14272,7 +16433,10 @@ def rnn_relu(*args, **kwargs):
         else:
             result = _op_rnn_relu__data.call(data._keyset | batch_sizes._keyset | hx._keyset | _ap.keyset_of_list(params), data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
             return result
-    _ap.raise_invalid_arguments(_f_rnn_relu_sigs, args, kwargs)
+    return _ap.unmatched(rnn_relu, _f_rnn_relu_sigs, args, kwargs)
+
+
+rnn_relu.__signature__ = _ap.LazySignature(_f_rnn_relu_0, False, False, ('batch_first',))
 
 
 def _f_rnn_relu_cell_0(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
@@ -14296,7 +16460,10 @@ def rnn_relu_cell(*args, **kwargs):
     else:
         result = _op_rnn_relu_cell.call(input._keyset | hx._keyset | w_ih._keyset | w_hh._keyset | (b_ih._keyset if b_ih is not None else 0) | (b_hh._keyset if b_hh is not None else 0), input, hx, w_ih, w_hh, b_ih, b_hh)
         return result
-    _ap.raise_invalid_arguments(_f_rnn_relu_cell_sigs, args, kwargs)
+    return _ap.unmatched(rnn_relu_cell, _f_rnn_relu_cell_sigs, args, kwargs)
+
+
+rnn_relu_cell.__signature__ = _ap.LazySignature(_f_rnn_relu_cell_0, False, False)
 
 
 def _f_rnn_tanh_0(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
@@ -14345,7 +16512,10 @@ def rnn_tanh(*args, **kwargs):
         else:
             result = _op_rnn_tanh__data.call(data._keyset | batch_sizes._keyset | hx._keyset | _ap.keyset_of_list(params), data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
             return result
-    _ap.raise_invalid_arguments(_f_rnn_tanh_sigs, args, kwargs)
+    return _ap.unmatched(rnn_tanh, _f_rnn_tanh_sigs, args, kwargs)
+
+
+rnn_tanh.__signature__ = _ap.LazySignature(_f_rnn_tanh_0, False, False, ('batch_first',))
 
 
 def _f_rnn_tanh_cell_0(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
@@ -14369,7 +16539,10 @@ def rnn_tanh_cell(*args, **kwargs):
     else:
         result = _op_rnn_tanh_cell.call(input._keyset | hx._keyset | w_ih._keyset | w_hh._keyset | (b_ih._keyset if b_ih is not None else 0) | (b_hh._keyset if b_hh is not None else 0), input, hx, w_ih, w_hh, b_ih, b_hh)
         return result
-    _ap.raise_invalid_arguments(_f_rnn_tanh_cell_sigs, args, kwargs)
+    return _ap.unmatched(rnn_tanh_cell, _f_rnn_tanh_cell_sigs, args, kwargs)
+
+
+rnn_tanh_cell.__signature__ = _ap.LazySignature(_f_rnn_tanh_cell_0, False, False)
 
 
 def _f_roll_0(input, shifts, dims=()):
@@ -14390,7 +16563,10 @@ def roll(*args, **kwargs):
     else:
         result = _op_roll.call(input._keyset, input, shifts, dims)
         return result
-    _ap.raise_invalid_arguments(_f_roll_sigs, args, kwargs)
+    return _ap.unmatched(roll, _f_roll_sigs, args, kwargs)
+
+
+roll.__signature__ = _ap.LazySignature(_f_roll_0, False, False)
 
 
 def _f_rot90_0(input, k=1, dims=(0,1)):
@@ -14411,7 +16587,10 @@ def rot90(*args, **kwargs):
     else:
         result = _op_rot90.call(input._keyset, input, k, dims)
         return result
-    _ap.raise_invalid_arguments(_f_rot90_sigs, args, kwargs)
+    return _ap.unmatched(rot90, _f_rot90_sigs, args, kwargs)
+
+
+rot90.__signature__ = _ap.LazySignature(_f_rot90_0, False, False)
 
 
 def _f_round_0(input, *, out=None):
@@ -14453,7 +16632,10 @@ def round(*args, **kwargs):
             else:
                 result = _op_round__decimals_out.call(input._keyset | out._keyset, input, decimals, out)
             return result
-    _ap.raise_invalid_arguments(_f_round_sigs, args, kwargs)
+    return _ap.unmatched(round, _f_round_sigs, args, kwargs)
+
+
+round.__signature__ = _ap.LazySignature(_f_round_1, False, False, ('decimals',))
 
 
 def _f_round__0(input):
@@ -14487,7 +16669,10 @@ def round_(*args, **kwargs):
         else:
             result = _op_round___decimals.call(input._keyset, input, decimals)
             return result
-    _ap.raise_invalid_arguments(_f_round__sigs, args, kwargs)
+    return _ap.unmatched(round_, _f_round__sigs, args, kwargs)
+
+
+round_.__signature__ = _ap.LazySignature(_f_round__1, False, False, ('decimals',))
 
 
 def _f_row_stack_0(tensors, *, out=None):
@@ -14510,7 +16695,10 @@ def row_stack(*args, **kwargs):
         else:
             result = _op_row_stack__out.call(_ap.keyset_of_list(tensors) | out._keyset, tensors, out)
         return result
-    _ap.raise_invalid_arguments(_f_row_stack_sigs, args, kwargs)
+    return _ap.unmatched(row_stack, _f_row_stack_sigs, args, kwargs)
+
+
+row_stack.__signature__ = _ap.LazySignature(_f_row_stack_0, False, False)
 
 
 def _f_rrelu_0(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
@@ -14533,7 +16721,10 @@ def rrelu(*args, **kwargs):
     else:
         result = _op_rrelu.call(input._keyset, input, lower, upper, training, generator)
         return result
-    _ap.raise_invalid_arguments(_f_rrelu_sigs, args, kwargs)
+    return _ap.unmatched(rrelu, _f_rrelu_sigs, args, kwargs)
+
+
+rrelu.__signature__ = _ap.LazySignature(_f_rrelu_0, False, False)
 
 
 def _f_rrelu__0(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
@@ -14556,7 +16747,10 @@ def rrelu_(*args, **kwargs):
     else:
         result = _op_rrelu_.call(input._keyset, input, lower, upper, training, generator)
         return result
-    _ap.raise_invalid_arguments(_f_rrelu__sigs, args, kwargs)
+    return _ap.unmatched(rrelu_, _f_rrelu__sigs, args, kwargs)
+
+
+rrelu_.__signature__ = _ap.LazySignature(_f_rrelu__0, False, False)
 
 
 def _f_rsqrt_0(input, *, out=None):
@@ -14579,7 +16773,10 @@ def rsqrt(*args, **kwargs):
         else:
             result = _op_rsqrt__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_rsqrt_sigs, args, kwargs)
+    return _ap.unmatched(rsqrt, _f_rsqrt_sigs, args, kwargs)
+
+
+rsqrt.__signature__ = _ap.LazySignature(_f_rsqrt_0, False, False)
 
 
 def _f_rsqrt__0(input):
@@ -14598,7 +16795,10 @@ def rsqrt_(*args, **kwargs):
     else:
         result = _op_rsqrt_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_rsqrt__sigs, args, kwargs)
+    return _ap.unmatched(rsqrt_, _f_rsqrt__sigs, args, kwargs)
+
+
+rsqrt_.__signature__ = _ap.LazySignature(_f_rsqrt__0, False, False)
 
 
 def _f_rsub_0(input, other, *, alpha=1):
@@ -14635,7 +16835,10 @@ def rsub(*args, **kwargs):
         else:
             result = _op_rsub__Scalar.call(input._keyset, input, other, alpha)
             return result
-    _ap.raise_invalid_arguments(_f_rsub_sigs, args, kwargs)
+    return _ap.unmatched(rsub, _f_rsub_sigs, args, kwargs)
+
+
+rsub.__signature__ = _ap.LazySignature(_f_rsub_0, False, False)
 
 
 def _f_scalar_tensor_0(s, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -14661,7 +16864,10 @@ def scalar_tensor(*args, **kwargs):
         if requires_grad:
             _ap.factory_requires_grad(result)
         return result
-    _ap.raise_invalid_arguments(_f_scalar_tensor_sigs, args, kwargs)
+    return _ap.unmatched(scalar_tensor, _f_scalar_tensor_sigs, args, kwargs)
+
+
+scalar_tensor.__signature__ = _ap.LazySignature(_f_scalar_tensor_0, False, False)
 
 
 def _f_scatter_0(input, dim, index, src, *, out=None):
@@ -14750,7 +16956,10 @@ def scatter(*args, **kwargs):
             else:
                 result = _op_scatter__value_reduce_out.call(input._keyset | index._keyset | out._keyset, input, dim, index, value, reduce, out)
             return result
-    _ap.raise_invalid_arguments(_f_scatter_sigs, args, kwargs)
+    return _ap.unmatched(scatter, _f_scatter_sigs, args, kwargs)
+
+
+scatter.__signature__ = _ap.LazySignature(_f_scatter_1, False, False, ('src', 'reduce'))
 
 
 def _f_scatter_add_0(input, dim, index, src, *, out=None):
@@ -14776,7 +16985,10 @@ def scatter_add(*args, **kwargs):
         else:
             result = _op_scatter_add__out.call(input._keyset | index._keyset | src._keyset | out._keyset, input, dim, index, src, out)
         return result
-    _ap.raise_invalid_arguments(_f_scatter_add_sigs, args, kwargs)
+    return _ap.unmatched(scatter_add, _f_scatter_add_sigs, args, kwargs)
+
+
+scatter_add.__signature__ = _ap.LazySignature(_f_scatter_add_0, False, False)
 
 
 def _f_scatter_reduce_0(input, dim, index, src, reduce, *, include_self=True, out=None):
@@ -14804,7 +17016,10 @@ def scatter_reduce(*args, **kwargs):
         else:
             result = _op_scatter_reduce__two_out.call(input._keyset | index._keyset | src._keyset | out._keyset, input, dim, index, src, reduce, include_self, out)
         return result
-    _ap.raise_invalid_arguments(_f_scatter_reduce_sigs, args, kwargs)
+    return _ap.unmatched(scatter_reduce, _f_scatter_reduce_sigs, args, kwargs)
+
+
+scatter_reduce.__signature__ = _ap.LazySignature(_f_scatter_reduce_0, False, False)
 
 
 def _f_searchsorted_0(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
@@ -14855,7 +17070,10 @@ def searchsorted(*args, **kwargs):
             else:
                 result = _op_searchsorted__Scalar_out.call(sorted_sequence._keyset | (sorter._keyset if sorter is not None else 0) | out._keyset, sorted_sequence, self, out_int32, right, side, sorter, out)
             return result
-    _ap.raise_invalid_arguments(_f_searchsorted_sigs, args, kwargs)
+    return _ap.unmatched(searchsorted, _f_searchsorted_sigs, args, kwargs)
+
+
+searchsorted.__signature__ = _ap.LazySignature(_f_searchsorted_0, False, False, ('input',))
 
 
 def _f_segment_reduce_0(data, reduce, *, lengths=None, indices=None, offsets=None, axis=0, unsafe=False, initial=None, out=None):
@@ -14885,13 +17103,16 @@ def segment_reduce(*args, **kwargs):
         else:
             result = _op_segment_reduce__out.call(data._keyset | (lengths._keyset if lengths is not None else 0) | (indices._keyset if indices is not None else 0) | (offsets._keyset if offsets is not None else 0) | out._keyset, data, reduce, lengths, indices, offsets, axis, unsafe, initial, out)
         return result
-    _ap.raise_invalid_arguments(_f_segment_reduce_sigs, args, kwargs)
+    return _ap.unmatched(segment_reduce, _f_segment_reduce_sigs, args, kwargs)
+
+
+segment_reduce.__signature__ = _ap.LazySignature(_f_segment_reduce_0, False, False)
 
 
 def _f_select_0(input, dim, index):
     if not isinstance(input, _Tensor): raise _Mismatch
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    if (type(index) is not int or not -9223372036854775808 <= index <= 9223372036854775807): index = _ap.to_int(index)
+    if (type(index) is not int or not -9223372036854775808 <= index <= 9223372036854775807): index = _ap.to_symint(index)
     return input, dim, index
 
 
@@ -14906,13 +17127,16 @@ def select(*args, **kwargs):
     else:
         result = _op_select__int.call(input._keyset, input, dim, index)
         return result
-    _ap.raise_invalid_arguments(_f_select_sigs, args, kwargs)
+    return _ap.unmatched(select, _f_select_sigs, args, kwargs)
+
+
+select.__signature__ = _ap.LazySignature(_f_select_0, False, False)
 
 
 def _f_select_copy_0(input, dim, index, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    if (type(index) is not int or not -9223372036854775808 <= index <= 9223372036854775807): index = _ap.to_int(index)
+    if (type(index) is not int or not -9223372036854775808 <= index <= 9223372036854775807): index = _ap.to_symint(index)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, index, out
 
@@ -14931,14 +17155,17 @@ def select_copy(*args, **kwargs):
         else:
             result = _op_select_copy__int_out.call(input._keyset | out._keyset, input, dim, index, out)
         return result
-    _ap.raise_invalid_arguments(_f_select_copy_sigs, args, kwargs)
+    return _ap.unmatched(select_copy, _f_select_copy_sigs, args, kwargs)
+
+
+select_copy.__signature__ = _ap.LazySignature(_f_select_copy_0, False, False)
 
 
 def _f_select_scatter_0(input, src, dim, index):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(src, _Tensor): raise _Mismatch
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    if (type(index) is not int or not -9223372036854775808 <= index <= 9223372036854775807): index = _ap.to_int(index)
+    if (type(index) is not int or not -9223372036854775808 <= index <= 9223372036854775807): index = _ap.to_symint(index)
     return input, src, dim, index
 
 
@@ -14953,7 +17180,10 @@ def select_scatter(*args, **kwargs):
     else:
         result = _op_select_scatter.call(input._keyset | src._keyset, input, src, dim, index)
         return result
-    _ap.raise_invalid_arguments(_f_select_scatter_sigs, args, kwargs)
+    return _ap.unmatched(select_scatter, _f_select_scatter_sigs, args, kwargs)
+
+
+select_scatter.__signature__ = _ap.LazySignature(_f_select_scatter_0, False, False)
 
 
 def _f_selu_0(input):
@@ -14972,7 +17202,10 @@ def selu(*args, **kwargs):
     else:
         result = _op_selu.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_selu_sigs, args, kwargs)
+    return _ap.unmatched(selu, _f_selu_sigs, args, kwargs)
+
+
+selu.__signature__ = _ap.LazySignature(_f_selu_0, False, False)
 
 
 def _f_selu__0(input):
@@ -14991,7 +17224,10 @@ def selu_(*args, **kwargs):
     else:
         result = _op_selu_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_selu__sigs, args, kwargs)
+    return _ap.unmatched(selu_, _f_selu__sigs, args, kwargs)
+
+
+selu_.__signature__ = _ap.LazySignature(_f_selu__0, False, False)
 
 
 def _f_sgn_0(input, *, out=None):
@@ -15014,7 +17250,10 @@ def sgn(*args, **kwargs):
         else:
             result = _op_sgn__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_sgn_sigs, args, kwargs)
+    return _ap.unmatched(sgn, _f_sgn_sigs, args, kwargs)
+
+
+sgn.__signature__ = _ap.LazySignature(_f_sgn_0, False, False)
 
 
 def _f_sigmoid_0(input, *, out=None):
@@ -15037,7 +17276,10 @@ def sigmoid(*args, **kwargs):
         else:
             result = _op_sigmoid__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_sigmoid_sigs, args, kwargs)
+    return _ap.unmatched(sigmoid, _f_sigmoid_sigs, args, kwargs)
+
+
+sigmoid.__signature__ = _ap.LazySignature(_f_sigmoid_0, False, False)
 
 
 def _f_sigmoid__0(input):
@@ -15056,7 +17298,10 @@ def sigmoid_(*args, **kwargs):
     else:
         result = _op_sigmoid_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_sigmoid__sigs, args, kwargs)
+    return _ap.unmatched(sigmoid_, _f_sigmoid__sigs, args, kwargs)
+
+
+sigmoid_.__signature__ = _ap.LazySignature(_f_sigmoid__0, False, False)
 
 
 def _f_sign_0(input, *, out=None):
@@ -15079,7 +17324,10 @@ def sign(*args, **kwargs):
         else:
             result = _op_sign__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_sign_sigs, args, kwargs)
+    return _ap.unmatched(sign, _f_sign_sigs, args, kwargs)
+
+
+sign.__signature__ = _ap.LazySignature(_f_sign_0, False, False)
 
 
 def _f_signbit_0(input, *, out=None):
@@ -15102,7 +17350,10 @@ def signbit(*args, **kwargs):
         else:
             result = _op_signbit__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_signbit_sigs, args, kwargs)
+    return _ap.unmatched(signbit, _f_signbit_sigs, args, kwargs)
+
+
+signbit.__signature__ = _ap.LazySignature(_f_signbit_0, False, False)
 
 
 def _f_sin_0(input, *, out=None):
@@ -15125,7 +17376,10 @@ def sin(*args, **kwargs):
         else:
             result = _op_sin__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_sin_sigs, args, kwargs)
+    return _ap.unmatched(sin, _f_sin_sigs, args, kwargs)
+
+
+sin.__signature__ = _ap.LazySignature(_f_sin_0, False, False)
 
 
 def _f_sin__0(input):
@@ -15144,7 +17398,10 @@ def sin_(*args, **kwargs):
     else:
         result = _op_sin_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_sin__sigs, args, kwargs)
+    return _ap.unmatched(sin_, _f_sin__sigs, args, kwargs)
+
+
+sin_.__signature__ = _ap.LazySignature(_f_sin__0, False, False)
 
 
 def _f_sinc_0(input, *, out=None):
@@ -15167,7 +17424,10 @@ def sinc(*args, **kwargs):
         else:
             result = _op_sinc__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_sinc_sigs, args, kwargs)
+    return _ap.unmatched(sinc, _f_sinc_sigs, args, kwargs)
+
+
+sinc.__signature__ = _ap.LazySignature(_f_sinc_0, False, False)
 
 
 def _f_sinc__0(input):
@@ -15186,7 +17446,10 @@ def sinc_(*args, **kwargs):
     else:
         result = _op_sinc_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_sinc__sigs, args, kwargs)
+    return _ap.unmatched(sinc_, _f_sinc__sigs, args, kwargs)
+
+
+sinc_.__signature__ = _ap.LazySignature(_f_sinc__0, False, False)
 
 
 def _f_sinh_0(input, *, out=None):
@@ -15209,7 +17472,10 @@ def sinh(*args, **kwargs):
         else:
             result = _op_sinh__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_sinh_sigs, args, kwargs)
+    return _ap.unmatched(sinh, _f_sinh_sigs, args, kwargs)
+
+
+sinh.__signature__ = _ap.LazySignature(_f_sinh_0, False, False)
 
 
 def _f_sinh__0(input):
@@ -15228,15 +17494,18 @@ def sinh_(*args, **kwargs):
     else:
         result = _op_sinh_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_sinh__sigs, args, kwargs)
+    return _ap.unmatched(sinh_, _f_sinh__sigs, args, kwargs)
+
+
+sinh_.__signature__ = _ap.LazySignature(_f_sinh__0, False, False)
 
 
 def _f_slice_0(input, dim=0, start=None, end=None, step=1):
     if not isinstance(input, _Tensor): raise _Mismatch
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    if start is not None and (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_int(start)
-    if end is not None and (type(end) is not int or not -9223372036854775808 <= end <= 9223372036854775807): end = _ap.to_int(end)
-    if (type(step) is not int or not -9223372036854775808 <= step <= 9223372036854775807): step = _ap.to_int(step)
+    if start is not None and (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_symint(start)
+    if end is not None and (type(end) is not int or not -9223372036854775808 <= end <= 9223372036854775807): end = _ap.to_symint(end)
+    if (type(step) is not int or not -9223372036854775808 <= step <= 9223372036854775807): step = _ap.to_symint(step)
     return input, dim, start, end, step
 
 
@@ -15251,15 +17520,18 @@ def slice(*args, **kwargs):
     else:
         result = _op_slice__Tensor.call(input._keyset, input, dim, start, end, step)
         return result
-    _ap.raise_invalid_arguments(_f_slice_sigs, args, kwargs)
+    return _ap.unmatched(slice, _f_slice_sigs, args, kwargs)
+
+
+slice.__signature__ = _ap.LazySignature(_f_slice_0, False, False)
 
 
 def _f_slice_copy_0(input, dim=0, start=None, end=None, step=1, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    if start is not None and (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_int(start)
-    if end is not None and (type(end) is not int or not -9223372036854775808 <= end <= 9223372036854775807): end = _ap.to_int(end)
-    if (type(step) is not int or not -9223372036854775808 <= step <= 9223372036854775807): step = _ap.to_int(step)
+    if start is not None and (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_symint(start)
+    if end is not None and (type(end) is not int or not -9223372036854775808 <= end <= 9223372036854775807): end = _ap.to_symint(end)
+    if (type(step) is not int or not -9223372036854775808 <= step <= 9223372036854775807): step = _ap.to_symint(step)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, dim, start, end, step, out
 
@@ -15278,16 +17550,19 @@ def slice_copy(*args, **kwargs):
         else:
             result = _op_slice_copy__Tensor_out.call(input._keyset | out._keyset, input, dim, start, end, step, out)
         return result
-    _ap.raise_invalid_arguments(_f_slice_copy_sigs, args, kwargs)
+    return _ap.unmatched(slice_copy, _f_slice_copy_sigs, args, kwargs)
+
+
+slice_copy.__signature__ = _ap.LazySignature(_f_slice_copy_0, False, False)
 
 
 def _f_slice_scatter_0(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(src, _Tensor): raise _Mismatch
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    if start is not None and (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_int(start)
-    if end is not None and (type(end) is not int or not -9223372036854775808 <= end <= 9223372036854775807): end = _ap.to_int(end)
-    if (type(step) is not int or not -9223372036854775808 <= step <= 9223372036854775807): step = _ap.to_int(step)
+    if start is not None and (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_symint(start)
+    if end is not None and (type(end) is not int or not -9223372036854775808 <= end <= 9223372036854775807): end = _ap.to_symint(end)
+    if (type(step) is not int or not -9223372036854775808 <= step <= 9223372036854775807): step = _ap.to_symint(step)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, src, dim, start, end, step, out
 
@@ -15306,7 +17581,10 @@ def slice_scatter(*args, **kwargs):
         else:
             result = _op_slice_scatter__out.call(input._keyset | src._keyset | out._keyset, input, src, dim, start, end, step, out)
         return result
-    _ap.raise_invalid_arguments(_f_slice_scatter_sigs, args, kwargs)
+    return _ap.unmatched(slice_scatter, _f_slice_scatter_sigs, args, kwargs)
+
+
+slice_scatter.__signature__ = _ap.LazySignature(_f_slice_scatter_0, False, False)
 
 
 def _f_slogdet_0(input, *, out=None):
@@ -15329,7 +17607,10 @@ def slogdet(*args, **kwargs):
         else:
             result = _rt_slogdet_out(_op_slogdet__out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, out[0], out[1]))
         return result
-    _ap.raise_invalid_arguments(_f_slogdet_sigs, args, kwargs)
+    return _ap.unmatched(slogdet, _f_slogdet_sigs, args, kwargs)
+
+
+slogdet.__signature__ = _ap.LazySignature(_f_slogdet_0, False, False)
 
 
 def _f_softmax_0(input, dim, dtype=None, *, out=None):
@@ -15354,7 +17635,10 @@ def softmax(*args, **kwargs):
         else:
             result = _op_softmax__int_out.call(input._keyset | out._keyset, input, dim, dtype, out)
         return result
-    _ap.raise_invalid_arguments(_f_softmax_sigs, args, kwargs)
+    return _ap.unmatched(softmax, _f_softmax_sigs, args, kwargs)
+
+
+softmax.__signature__ = _ap.LazySignature(_f_softmax_0, False, False)
 
 
 def _f_sort_0(input, *, stable, dim=-1, descending=False, out=None):
@@ -15400,12 +17684,15 @@ def sort(*args, **kwargs):
             else:
                 result = _rt_sort_out(_op_sort__values.call(input._keyset | out[0]._keyset | out[1]._keyset, input, dim, descending, out[0], out[1]))
             return result
-    _ap.raise_invalid_arguments(_f_sort_sigs, args, kwargs)
+    return _ap.unmatched(sort, _f_sort_sigs, args, kwargs)
+
+
+sort.__signature__ = _ap.LazySignature(_f_sort_0, False, False, ('stable',))
 
 
 def _f_split_0(input, split_size, dim=0):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if (type(split_size) is not int or not -9223372036854775808 <= split_size <= 9223372036854775807): split_size = _ap.to_int(split_size)
+    if (type(split_size) is not int or not -9223372036854775808 <= split_size <= 9223372036854775807): split_size = _ap.to_symint(split_size)
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return input, split_size, dim
 
@@ -15437,12 +17724,15 @@ def split(*args, **kwargs):
         else:
             result = _op_split__sizes.call(input._keyset, input, split_size, dim)
             return result
-    _ap.raise_invalid_arguments(_f_split_sigs, args, kwargs)
+    return _ap.unmatched(split, _f_split_sigs, args, kwargs)
+
+
+split.__signature__ = _ap.LazySignature(_f_split_0, False, False)
 
 
 def _f_split_copy_0(input, split_size, dim=0, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if (type(split_size) is not int or not -9223372036854775808 <= split_size <= 9223372036854775807): split_size = _ap.to_int(split_size)
+    if (type(split_size) is not int or not -9223372036854775808 <= split_size <= 9223372036854775807): split_size = _ap.to_symint(split_size)
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if out is not None: out = _ap.to_tensorlist(out)
     return input, split_size, dim, out
@@ -15462,7 +17752,10 @@ def split_copy(*args, **kwargs):
         else:
             result = _op_split_copy__Tensor_out.call(input._keyset | _ap.keyset_of_list(out), input, split_size, dim, out)
         return result
-    _ap.raise_invalid_arguments(_f_split_copy_sigs, args, kwargs)
+    return _ap.unmatched(split_copy, _f_split_copy_sigs, args, kwargs)
+
+
+split_copy.__signature__ = _ap.LazySignature(_f_split_copy_0, False, False)
 
 
 def _f_split_with_sizes_0(input, split_sizes, dim=0):
@@ -15483,7 +17776,10 @@ def split_with_sizes(*args, **kwargs):
     else:
         result = _op_split_with_sizes.call(input._keyset, input, split_sizes, dim)
         return result
-    _ap.raise_invalid_arguments(_f_split_with_sizes_sigs, args, kwargs)
+    return _ap.unmatched(split_with_sizes, _f_split_with_sizes_sigs, args, kwargs)
+
+
+split_with_sizes.__signature__ = _ap.LazySignature(_f_split_with_sizes_0, False, False)
 
 
 def _f_split_with_sizes_copy_0(input, split_sizes, dim=0, *, out=None):
@@ -15508,7 +17804,10 @@ def split_with_sizes_copy(*args, **kwargs):
         else:
             result = _op_split_with_sizes_copy__out.call(input._keyset | _ap.keyset_of_list(out), input, split_sizes, dim, out)
         return result
-    _ap.raise_invalid_arguments(_f_split_with_sizes_copy_sigs, args, kwargs)
+    return _ap.unmatched(split_with_sizes_copy, _f_split_with_sizes_copy_sigs, args, kwargs)
+
+
+split_with_sizes_copy.__signature__ = _ap.LazySignature(_f_split_with_sizes_copy_0, False, False)
 
 
 def _f_sqrt_0(input, *, out=None):
@@ -15531,7 +17830,10 @@ def sqrt(*args, **kwargs):
         else:
             result = _op_sqrt__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_sqrt_sigs, args, kwargs)
+    return _ap.unmatched(sqrt, _f_sqrt_sigs, args, kwargs)
+
+
+sqrt.__signature__ = _ap.LazySignature(_f_sqrt_0, False, False)
 
 
 def _f_sqrt__0(input):
@@ -15550,7 +17852,10 @@ def sqrt_(*args, **kwargs):
     else:
         result = _op_sqrt_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_sqrt__sigs, args, kwargs)
+    return _ap.unmatched(sqrt_, _f_sqrt__sigs, args, kwargs)
+
+
+sqrt_.__signature__ = _ap.LazySignature(_f_sqrt__0, False, False)
 
 
 def _f_square_0(input, *, out=None):
@@ -15573,7 +17878,10 @@ def square(*args, **kwargs):
         else:
             result = _op_square__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_square_sigs, args, kwargs)
+    return _ap.unmatched(square, _f_square_sigs, args, kwargs)
+
+
+square.__signature__ = _ap.LazySignature(_f_square_0, False, False)
 
 
 def _f_square__0(input):
@@ -15592,7 +17900,10 @@ def square_(*args, **kwargs):
     else:
         result = _op_square_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_square__sigs, args, kwargs)
+    return _ap.unmatched(square_, _f_square__sigs, args, kwargs)
+
+
+square_.__signature__ = _ap.LazySignature(_f_square__0, False, False)
 
 
 def _f_squeeze_0(input):
@@ -15640,7 +17951,10 @@ def squeeze(*args, **kwargs):
         else:
             result = _op_squeeze__dims.call(input._keyset, input, dim)
             return result
-    _ap.raise_invalid_arguments(_f_squeeze_sigs, args, kwargs)
+    return _ap.unmatched(squeeze, _f_squeeze_sigs, args, kwargs)
+
+
+squeeze.__signature__ = _ap.LazySignature(_f_squeeze_1, False, False, ('dim',))
 
 
 def _f_squeeze_copy_0(input, *, out=None):
@@ -15700,7 +18014,10 @@ def squeeze_copy(*args, **kwargs):
             else:
                 result = _op_squeeze_copy__dims_out.call(input._keyset | out._keyset, input, dim, out)
             return result
-    _ap.raise_invalid_arguments(_f_squeeze_copy_sigs, args, kwargs)
+    return _ap.unmatched(squeeze_copy, _f_squeeze_copy_sigs, args, kwargs)
+
+
+squeeze_copy.__signature__ = _ap.LazySignature(_f_squeeze_copy_1, False, False, ('dim',))
 
 
 def _f_stack_0(tensors, dim=0, *, out=None):
@@ -15724,7 +18041,10 @@ def stack(*args, **kwargs):
         else:
             result = _op_stack__out.call(_ap.keyset_of_list(tensors) | out._keyset, tensors, dim, out)
         return result
-    _ap.raise_invalid_arguments(_f_stack_sigs, args, kwargs)
+    return _ap.unmatched(stack, _f_stack_sigs, args, kwargs)
+
+
+stack.__signature__ = _ap.LazySignature(_f_stack_0, False, False)
 
 
 def _f_std_0(input, unbiased=True):
@@ -15785,7 +18105,10 @@ def std(*args, **kwargs):
             else:
                 result = _op_std__correction_out.call(input._keyset | out._keyset, input, dim, correction, keepdim, out)
             return result
-    _ap.raise_invalid_arguments(_f_std_sigs, args, kwargs)
+    return _ap.unmatched(std, _f_std_sigs, args, kwargs)
+
+
+std.__signature__ = _ap.LazySignature(_f_std_2, False, False)
 
 
 def _f_std_mean_0(input, unbiased=True):
@@ -15838,7 +18161,10 @@ def std_mean(*args, **kwargs):
         else:
             result = _op_std_mean__correction.call(input._keyset, input, dim, correction, keepdim)
             return result
-    _ap.raise_invalid_arguments(_f_std_mean_sigs, args, kwargs)
+    return _ap.unmatched(std_mean, _f_std_mean_sigs, args, kwargs)
+
+
+std_mean.__signature__ = _ap.LazySignature(_f_std_mean_2, False, False)
 
 
 def _f_stft_0(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode='reflect', normalized=False, onesided=None, return_complex=None, align_to_window=None):
@@ -15867,7 +18193,10 @@ def stft(*args, **kwargs):
     else:
         result = _op_stft__center.call(input._keyset | (window._keyset if window is not None else 0), input, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window)
         return result
-    _ap.raise_invalid_arguments(_f_stft_sigs, args, kwargs)
+    return _ap.unmatched(stft, _f_stft_sigs, args, kwargs)
+
+
+stft.__signature__ = _ap.LazySignature(_f_stft_0, False, False)
 
 
 def _f_sub_0(input, other, *, alpha=1, out=None):
@@ -15892,7 +18221,10 @@ def sub(*args, **kwargs):
         else:
             result = _op_sub__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, alpha, out)
         return result
-    _ap.raise_invalid_arguments(_f_sub_sigs, args, kwargs)
+    return _ap.unmatched(sub, _f_sub_sigs, args, kwargs)
+
+
+sub.__signature__ = _ap.LazySignature(_f_sub_0, False, False)
 
 
 def _f_subtract_0(input, other, *, alpha=1, out=None):
@@ -15933,7 +18265,10 @@ def subtract(*args, **kwargs):
         else:
             result = _op_subtract__Scalar.call(getattr(input, '_keyset', _CPU_KEYSET), input, other, alpha)
             return result
-    _ap.raise_invalid_arguments(_f_subtract_sigs, args, kwargs)
+    return _ap.unmatched(subtract, _f_subtract_sigs, args, kwargs)
+
+
+subtract.__signature__ = _ap.LazySignature(_f_subtract_0, False, False)
 
 
 def _f_sum_0(input, *, dtype=None):
@@ -15974,7 +18309,10 @@ def sum(*args, **kwargs):
             else:
                 result = _op_sum__IntList_out.call(input._keyset | out._keyset, input, dim, keepdim, dtype, out)
             return result
-    _ap.raise_invalid_arguments(_f_sum_sigs, args, kwargs)
+    return _ap.unmatched(sum, _f_sum_sigs, args, kwargs)
+
+
+sum.__signature__ = _ap.LazySignature(_f_sum_1, False, False, ('dim',))
 
 
 def _f_svd_0(input, some=True, compute_uv=True):
@@ -15995,7 +18333,10 @@ def svd(*args, **kwargs):
     else:
         result = _rt_svd(_op_svd.call(input._keyset, input, some, compute_uv))
         return result
-    _ap.raise_invalid_arguments(_f_svd_sigs, args, kwargs)
+    return _ap.unmatched(svd, _f_svd_sigs, args, kwargs)
+
+
+svd.__signature__ = _ap.LazySignature(_f_svd_0, False, False)
 
 
 def _f_swapaxes_0(input, axis0, axis1):
@@ -16016,7 +18357,10 @@ def swapaxes(*args, **kwargs):
     else:
         result = _op_swapaxes.call(input._keyset, input, axis0, axis1)
         return result
-    _ap.raise_invalid_arguments(_f_swapaxes_sigs, args, kwargs)
+    return _ap.unmatched(swapaxes, _f_swapaxes_sigs, args, kwargs)
+
+
+swapaxes.__signature__ = _ap.LazySignature(_f_swapaxes_0, False, False)
 
 
 def _f_swapdims_0(input, dim0, dim1):
@@ -16037,7 +18381,10 @@ def swapdims(*args, **kwargs):
     else:
         result = _op_swapdims.call(input._keyset, input, dim0, dim1)
         return result
-    _ap.raise_invalid_arguments(_f_swapdims_sigs, args, kwargs)
+    return _ap.unmatched(swapdims, _f_swapdims_sigs, args, kwargs)
+
+
+swapdims.__signature__ = _ap.LazySignature(_f_swapdims_0, False, False)
 
 
 def _f_t_0(input):
@@ -16056,7 +18403,10 @@ def t(*args, **kwargs):
     else:
         result = _op_t.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_t_sigs, args, kwargs)
+    return _ap.unmatched(t, _f_t_sigs, args, kwargs)
+
+
+t.__signature__ = _ap.LazySignature(_f_t_0, False, False)
 
 
 def _f_t_copy_0(input, *, out=None):
@@ -16079,7 +18429,10 @@ def t_copy(*args, **kwargs):
         else:
             result = _op_t_copy__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_t_copy_sigs, args, kwargs)
+    return _ap.unmatched(t_copy, _f_t_copy_sigs, args, kwargs)
+
+
+t_copy.__signature__ = _ap.LazySignature(_f_t_copy_0, False, False)
 
 
 def _f_take_0(input, index, *, out=None):
@@ -16103,7 +18456,10 @@ def take(*args, **kwargs):
         else:
             result = _op_take__out.call(input._keyset | index._keyset | out._keyset, input, index, out)
         return result
-    _ap.raise_invalid_arguments(_f_take_sigs, args, kwargs)
+    return _ap.unmatched(take, _f_take_sigs, args, kwargs)
+
+
+take.__signature__ = _ap.LazySignature(_f_take_0, False, False)
 
 
 def _f_take_along_dim_0(input, indices, dim=None, *, out=None):
@@ -16128,7 +18484,10 @@ def take_along_dim(*args, **kwargs):
         else:
             result = _op_take_along_dim__out.call(input._keyset | indices._keyset | out._keyset, input, indices, dim, out)
         return result
-    _ap.raise_invalid_arguments(_f_take_along_dim_sigs, args, kwargs)
+    return _ap.unmatched(take_along_dim, _f_take_along_dim_sigs, args, kwargs)
+
+
+take_along_dim.__signature__ = _ap.LazySignature(_f_take_along_dim_0, False, False)
 
 
 def _f_tan_0(input, *, out=None):
@@ -16151,7 +18510,10 @@ def tan(*args, **kwargs):
         else:
             result = _op_tan__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_tan_sigs, args, kwargs)
+    return _ap.unmatched(tan, _f_tan_sigs, args, kwargs)
+
+
+tan.__signature__ = _ap.LazySignature(_f_tan_0, False, False)
 
 
 def _f_tan__0(input):
@@ -16170,7 +18532,10 @@ def tan_(*args, **kwargs):
     else:
         result = _op_tan_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_tan__sigs, args, kwargs)
+    return _ap.unmatched(tan_, _f_tan__sigs, args, kwargs)
+
+
+tan_.__signature__ = _ap.LazySignature(_f_tan__0, False, False)
 
 
 def _f_tanh_0(input, *, out=None):
@@ -16193,7 +18558,10 @@ def tanh(*args, **kwargs):
         else:
             result = _op_tanh__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_tanh_sigs, args, kwargs)
+    return _ap.unmatched(tanh, _f_tanh_sigs, args, kwargs)
+
+
+tanh.__signature__ = _ap.LazySignature(_f_tanh_0, False, False)
 
 
 def _f_tanh__0(input):
@@ -16212,12 +18580,15 @@ def tanh_(*args, **kwargs):
     else:
         result = _op_tanh_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_tanh__sigs, args, kwargs)
+    return _ap.unmatched(tanh_, _f_tanh__sigs, args, kwargs)
+
+
+tanh_.__signature__ = _ap.LazySignature(_f_tanh__0, False, False)
 
 
 def _f_tensor_split_0(input, sections, dim=0):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if (type(sections) is not int or not -9223372036854775808 <= sections <= 9223372036854775807): sections = _ap.to_int(sections)
+    if (type(sections) is not int or not -9223372036854775808 <= sections <= 9223372036854775807): sections = _ap.to_symint(sections)
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return input, sections, dim
 
@@ -16264,7 +18635,10 @@ def tensor_split(*args, **kwargs):
         else:
             result = _op_tensor_split__tensor_indices_or_sections.call(input._keyset | tensor_indices_or_sections._keyset, input, tensor_indices_or_sections, dim)
             return result
-    _ap.raise_invalid_arguments(_f_tensor_split_sigs, args, kwargs)
+    return _ap.unmatched(tensor_split, _f_tensor_split_sigs, args, kwargs)
+
+
+tensor_split.__signature__ = _ap.LazySignature(_f_tensor_split_0, False, False, ('sections',))
 
 
 def _f_tensordot_0(input, other, dims_self, dims_other, *, out=None):
@@ -16290,7 +18664,10 @@ def tensordot(*args, **kwargs):
         else:
             result = _op_tensordot__out.call(input._keyset | other._keyset | out._keyset, input, other, dims_self, dims_other, out)
         return result
-    _ap.raise_invalid_arguments(_f_tensordot_sigs, args, kwargs)
+    return _ap.unmatched(tensordot, _f_tensordot_sigs, args, kwargs)
+
+
+tensordot.__signature__ = _ap.LazySignature(_f_tensordot_0, False, False)
 
 
 def _f_threshold_0(input, threshold, value, *, out=None):
@@ -16315,7 +18692,10 @@ def threshold(*args, **kwargs):
         else:
             result = _op_threshold__out.call(input._keyset | out._keyset, input, threshold, value, out)
         return result
-    _ap.raise_invalid_arguments(_f_threshold_sigs, args, kwargs)
+    return _ap.unmatched(threshold, _f_threshold_sigs, args, kwargs)
+
+
+threshold.__signature__ = _ap.LazySignature(_f_threshold_0, False, False)
 
 
 def _f_threshold__0(input, threshold, value):
@@ -16336,7 +18716,10 @@ def threshold_(*args, **kwargs):
     else:
         result = _op_threshold_.call(input._keyset, input, threshold, value)
         return result
-    _ap.raise_invalid_arguments(_f_threshold__sigs, args, kwargs)
+    return _ap.unmatched(threshold_, _f_threshold__sigs, args, kwargs)
+
+
+threshold_.__signature__ = _ap.LazySignature(_f_threshold__0, False, False)
 
 
 def _f_tile_0(input, dims):
@@ -16356,12 +18739,15 @@ def tile(*args, **kwargs):
     else:
         result = _op_tile.call(input._keyset, input, dims)
         return result
-    _ap.raise_invalid_arguments(_f_tile_sigs, args, kwargs)
+    return _ap.unmatched(tile, _f_tile_sigs, args, kwargs)
+
+
+tile.__signature__ = _ap.LazySignature(_f_tile_0, False, False)
 
 
 def _f_topk_0(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if (type(k) is not int or not -9223372036854775808 <= k <= 9223372036854775807): k = _ap.to_int(k)
+    if (type(k) is not int or not -9223372036854775808 <= k <= 9223372036854775807): k = _ap.to_symint(k)
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     if largest is not True and largest is not False: raise _Mismatch
     if sorted is not True and sorted is not False: raise _Mismatch
@@ -16383,7 +18769,10 @@ def topk(*args, **kwargs):
         else:
             result = _rt_topk_out(_op_topk__values.call(input._keyset | out[0]._keyset | out[1]._keyset, input, k, dim, largest, sorted, out[0], out[1]))
         return result
-    _ap.raise_invalid_arguments(_f_topk_sigs, args, kwargs)
+    return _ap.unmatched(topk, _f_topk_sigs, args, kwargs)
+
+
+topk.__signature__ = _ap.LazySignature(_f_topk_0, False, False)
 
 
 def _f_trace_0(input):
@@ -16402,7 +18791,10 @@ def trace(*args, **kwargs):
     else:
         result = _op_trace.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_trace_sigs, args, kwargs)
+    return _ap.unmatched(trace, _f_trace_sigs, args, kwargs)
+
+
+trace.__signature__ = _ap.LazySignature(_f_trace_0, False, False)
 
 
 def _f_transpose_0(input, dim0, dim1):
@@ -16423,7 +18815,10 @@ def transpose(*args, **kwargs):
     else:
         result = _op_transpose__int.call(input._keyset, input, dim0, dim1)
         return result
-    _ap.raise_invalid_arguments(_f_transpose_sigs, args, kwargs)
+    return _ap.unmatched(transpose, _f_transpose_sigs, args, kwargs)
+
+
+transpose.__signature__ = _ap.LazySignature(_f_transpose_0, False, False)
 
 
 def _f_transpose_copy_0(input, dim0, dim1, *, out=None):
@@ -16448,7 +18843,10 @@ def transpose_copy(*args, **kwargs):
         else:
             result = _op_transpose_copy__int_out.call(input._keyset | out._keyset, input, dim0, dim1, out)
         return result
-    _ap.raise_invalid_arguments(_f_transpose_copy_sigs, args, kwargs)
+    return _ap.unmatched(transpose_copy, _f_transpose_copy_sigs, args, kwargs)
+
+
+transpose_copy.__signature__ = _ap.LazySignature(_f_transpose_copy_0, False, False)
 
 
 def _f_trapezoid_0(y, x, *, dim=-1):
@@ -16485,7 +18883,10 @@ def trapezoid(*args, **kwargs):
         else:
             result = _op_trapezoid__dx.call(y._keyset, y, dx, dim)
             return result
-    _ap.raise_invalid_arguments(_f_trapezoid_sigs, args, kwargs)
+    return _ap.unmatched(trapezoid, _f_trapezoid_sigs, args, kwargs)
+
+
+trapezoid.__signature__ = _ap.LazySignature(_f_trapezoid_1, False, False)
 
 
 def _f_trapz_0(y, x, *, dim=-1):
@@ -16522,7 +18923,10 @@ def trapz(*args, **kwargs):
         else:
             result = _op_trapz__dx.call(y._keyset, y, dx, dim)
             return result
-    _ap.raise_invalid_arguments(_f_trapz_sigs, args, kwargs)
+    return _ap.unmatched(trapz, _f_trapz_sigs, args, kwargs)
+
+
+trapz.__signature__ = _ap.LazySignature(_f_trapz_1, False, False)
 
 
 def _f_triangular_solve_0(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
@@ -16549,12 +18953,15 @@ def triangular_solve(*args, **kwargs):
         else:
             result = _rt_triangular_solve_out(_op_triangular_solve__X.call(input._keyset | A._keyset | out[0]._keyset | out[1]._keyset, input, A, upper, transpose, unitriangular, out[0], out[1]))
         return result
-    _ap.raise_invalid_arguments(_f_triangular_solve_sigs, args, kwargs)
+    return _ap.unmatched(triangular_solve, _f_triangular_solve_sigs, args, kwargs)
+
+
+triangular_solve.__signature__ = _ap.LazySignature(_f_triangular_solve_0, False, False)
 
 
 def _f_tril_0(input, diagonal=0, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if (type(diagonal) is not int or not -9223372036854775808 <= diagonal <= 9223372036854775807): diagonal = _ap.to_int(diagonal)
+    if (type(diagonal) is not int or not -9223372036854775808 <= diagonal <= 9223372036854775807): diagonal = _ap.to_symint(diagonal)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, diagonal, out
 
@@ -16573,7 +18980,10 @@ def tril(*args, **kwargs):
         else:
             result = _op_tril__out.call(input._keyset | out._keyset, input, diagonal, out)
         return result
-    _ap.raise_invalid_arguments(_f_tril_sigs, args, kwargs)
+    return _ap.unmatched(tril, _f_tril_sigs, args, kwargs)
+
+
+tril.__signature__ = _ap.LazySignature(_f_tril_0, False, False)
 
 
 def _f_tril_indices_0(row, col, offset=0, *, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -16601,7 +19011,10 @@ def tril_indices(*args, **kwargs):
         if requires_grad:
             _ap.factory_requires_grad(result)
         return result
-    _ap.raise_invalid_arguments(_f_tril_indices_sigs, args, kwargs)
+    return _ap.unmatched(tril_indices, _f_tril_indices_sigs, args, kwargs)
+
+
+tril_indices.__signature__ = _ap.LazySignature(_f_tril_indices_0, False, False)
 
 
 def _f_triplet_margin_loss_0(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, reduction=0):
@@ -16627,12 +19040,15 @@ def triplet_margin_loss(*args, **kwargs):
     else:
         result = _op_triplet_margin_loss.call(anchor._keyset | positive._keyset | negative._keyset, anchor, positive, negative, margin, p, eps, swap, reduction)
         return result
-    _ap.raise_invalid_arguments(_f_triplet_margin_loss_sigs, args, kwargs)
+    return _ap.unmatched(triplet_margin_loss, _f_triplet_margin_loss_sigs, args, kwargs)
+
+
+triplet_margin_loss.__signature__ = _ap.LazySignature(_f_triplet_margin_loss_0, False, False)
 
 
 def _f_triu_0(input, diagonal=0, *, out=None):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if (type(diagonal) is not int or not -9223372036854775808 <= diagonal <= 9223372036854775807): diagonal = _ap.to_int(diagonal)
+    if (type(diagonal) is not int or not -9223372036854775808 <= diagonal <= 9223372036854775807): diagonal = _ap.to_symint(diagonal)
     if out is not None and not isinstance(out, _Tensor): raise _Mismatch
     return input, diagonal, out
 
@@ -16651,7 +19067,10 @@ def triu(*args, **kwargs):
         else:
             result = _op_triu__out.call(input._keyset | out._keyset, input, diagonal, out)
         return result
-    _ap.raise_invalid_arguments(_f_triu_sigs, args, kwargs)
+    return _ap.unmatched(triu, _f_triu_sigs, args, kwargs)
+
+
+triu.__signature__ = _ap.LazySignature(_f_triu_0, False, False)
 
 
 def _f_triu_indices_0(row, col, offset=0, *, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -16679,7 +19098,10 @@ def triu_indices(*args, **kwargs):
         if requires_grad:
             _ap.factory_requires_grad(result)
         return result
-    _ap.raise_invalid_arguments(_f_triu_indices_sigs, args, kwargs)
+    return _ap.unmatched(triu_indices, _f_triu_indices_sigs, args, kwargs)
+
+
+triu_indices.__signature__ = _ap.LazySignature(_f_triu_indices_0, False, False)
 
 
 def _f_true_divide_0(input, other, *, out=None):
@@ -16718,7 +19140,10 @@ def true_divide(*args, **kwargs):
         else:
             result = _op_true_divide__Scalar.call(getattr(input, '_keyset', _CPU_KEYSET), input, other)
             return result
-    _ap.raise_invalid_arguments(_f_true_divide_sigs, args, kwargs)
+    return _ap.unmatched(true_divide, _f_true_divide_sigs, args, kwargs)
+
+
+true_divide.__signature__ = _ap.LazySignature(_f_true_divide_0, False, False)
 
 
 def _f_trunc_0(input, *, out=None):
@@ -16741,7 +19166,10 @@ def trunc(*args, **kwargs):
         else:
             result = _op_trunc__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_trunc_sigs, args, kwargs)
+    return _ap.unmatched(trunc, _f_trunc_sigs, args, kwargs)
+
+
+trunc.__signature__ = _ap.LazySignature(_f_trunc_0, False, False)
 
 
 def _f_trunc__0(input):
@@ -16760,7 +19188,10 @@ def trunc_(*args, **kwargs):
     else:
         result = _op_trunc_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_trunc__sigs, args, kwargs)
+    return _ap.unmatched(trunc_, _f_trunc__sigs, args, kwargs)
+
+
+trunc_.__signature__ = _ap.LazySignature(_f_trunc__0, False, False)
 
 
 def _f_unbind_0(input, dim=0):
@@ -16780,7 +19211,10 @@ def unbind(*args, **kwargs):
     else:
         result = _op_unbind__int.call(input._keyset, input, dim)
         return result
-    _ap.raise_invalid_arguments(_f_unbind_sigs, args, kwargs)
+    return _ap.unmatched(unbind, _f_unbind_sigs, args, kwargs)
+
+
+unbind.__signature__ = _ap.LazySignature(_f_unbind_0, False, False)
 
 
 def _f_unbind_copy_0(input, dim=0, *, out=None):
@@ -16804,7 +19238,10 @@ def unbind_copy(*args, **kwargs):
         else:
             result = _op_unbind_copy__int_out.call(input._keyset | _ap.keyset_of_list(out), input, dim, out)
         return result
-    _ap.raise_invalid_arguments(_f_unbind_copy_sigs, args, kwargs)
+    return _ap.unmatched(unbind_copy, _f_unbind_copy_sigs, args, kwargs)
+
+
+unbind_copy.__signature__ = _ap.LazySignature(_f_unbind_copy_0, False, False)
 
 
 def _f_unflatten_0(input, dim, sizes):
@@ -16825,7 +19262,10 @@ def unflatten(*args, **kwargs):
     else:
         result = _op_unflatten__int.call(input._keyset, input, dim, sizes)
         return result
-    _ap.raise_invalid_arguments(_f_unflatten_sigs, args, kwargs)
+    return _ap.unmatched(unflatten, _f_unflatten_sigs, args, kwargs)
+
+
+unflatten.__signature__ = _ap.LazySignature(_f_unflatten_0, False, False)
 
 
 def _f_unfold_copy_0(input, dimension, size, step, *, out=None):
@@ -16851,7 +19291,10 @@ def unfold_copy(*args, **kwargs):
         else:
             result = _op_unfold_copy__out.call(input._keyset | out._keyset, input, dimension, size, step, out)
         return result
-    _ap.raise_invalid_arguments(_f_unfold_copy_sigs, args, kwargs)
+    return _ap.unmatched(unfold_copy, _f_unfold_copy_sigs, args, kwargs)
+
+
+unfold_copy.__signature__ = _ap.LazySignature(_f_unfold_copy_0, False, False)
 
 
 def _f_unique_consecutive_0(input, return_inverse=False, return_counts=False, dim=None):
@@ -16873,7 +19316,10 @@ def unique_consecutive(*args, **kwargs):
     else:
         result = _op_unique_consecutive.call(input._keyset, input, return_inverse, return_counts, dim)
         return result
-    _ap.raise_invalid_arguments(_f_unique_consecutive_sigs, args, kwargs)
+    return _ap.unmatched(unique_consecutive, _f_unique_consecutive_sigs, args, kwargs)
+
+
+unique_consecutive.__signature__ = _ap.LazySignature(_f_unique_consecutive_0, False, False)
 
 
 def _f_unique_dim_0(input, dim, sorted=True, return_inverse=False, return_counts=False):
@@ -16896,7 +19342,10 @@ def unique_dim(*args, **kwargs):
     else:
         result = _op_unique_dim.call(input._keyset, input, dim, sorted, return_inverse, return_counts)
         return result
-    _ap.raise_invalid_arguments(_f_unique_dim_sigs, args, kwargs)
+    return _ap.unmatched(unique_dim, _f_unique_dim_sigs, args, kwargs)
+
+
+unique_dim.__signature__ = _ap.LazySignature(_f_unique_dim_0, False, False)
 
 
 def _f_unsafe_chunk_0(input, chunks, dim=0):
@@ -16917,12 +19366,15 @@ def unsafe_chunk(*args, **kwargs):
     else:
         result = _op_unsafe_chunk.call(input._keyset, input, chunks, dim)
         return result
-    _ap.raise_invalid_arguments(_f_unsafe_chunk_sigs, args, kwargs)
+    return _ap.unmatched(unsafe_chunk, _f_unsafe_chunk_sigs, args, kwargs)
+
+
+unsafe_chunk.__signature__ = _ap.LazySignature(_f_unsafe_chunk_0, False, False)
 
 
 def _f_unsafe_split_0(input, split_size, dim=0):
     if not isinstance(input, _Tensor): raise _Mismatch
-    if (type(split_size) is not int or not -9223372036854775808 <= split_size <= 9223372036854775807): split_size = _ap.to_int(split_size)
+    if (type(split_size) is not int or not -9223372036854775808 <= split_size <= 9223372036854775807): split_size = _ap.to_symint(split_size)
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return input, split_size, dim
 
@@ -16938,7 +19390,10 @@ def unsafe_split(*args, **kwargs):
     else:
         result = _op_unsafe_split__Tensor.call(input._keyset, input, split_size, dim)
         return result
-    _ap.raise_invalid_arguments(_f_unsafe_split_sigs, args, kwargs)
+    return _ap.unmatched(unsafe_split, _f_unsafe_split_sigs, args, kwargs)
+
+
+unsafe_split.__signature__ = _ap.LazySignature(_f_unsafe_split_0, False, False)
 
 
 def _f_unsafe_split_with_sizes_0(input, split_sizes, dim=0):
@@ -16959,7 +19414,10 @@ def unsafe_split_with_sizes(*args, **kwargs):
     else:
         result = _op_unsafe_split_with_sizes.call(input._keyset, input, split_sizes, dim)
         return result
-    _ap.raise_invalid_arguments(_f_unsafe_split_with_sizes_sigs, args, kwargs)
+    return _ap.unmatched(unsafe_split_with_sizes, _f_unsafe_split_with_sizes_sigs, args, kwargs)
+
+
+unsafe_split_with_sizes.__signature__ = _ap.LazySignature(_f_unsafe_split_with_sizes_0, False, False)
 
 
 def _f_unsqueeze_0(input, dim):
@@ -16979,7 +19437,10 @@ def unsqueeze(*args, **kwargs):
     else:
         result = _op_unsqueeze.call(input._keyset, input, dim)
         return result
-    _ap.raise_invalid_arguments(_f_unsqueeze_sigs, args, kwargs)
+    return _ap.unmatched(unsqueeze, _f_unsqueeze_sigs, args, kwargs)
+
+
+unsqueeze.__signature__ = _ap.LazySignature(_f_unsqueeze_0, False, False)
 
 
 def _f_unsqueeze_copy_0(input, dim, *, out=None):
@@ -17003,7 +19464,10 @@ def unsqueeze_copy(*args, **kwargs):
         else:
             result = _op_unsqueeze_copy__out.call(input._keyset | out._keyset, input, dim, out)
         return result
-    _ap.raise_invalid_arguments(_f_unsqueeze_copy_sigs, args, kwargs)
+    return _ap.unmatched(unsqueeze_copy, _f_unsqueeze_copy_sigs, args, kwargs)
+
+
+unsqueeze_copy.__signature__ = _ap.LazySignature(_f_unsqueeze_copy_0, False, False)
 
 
 def _f_vander_0(x, N=None, increasing=False):
@@ -17024,7 +19488,10 @@ def vander(*args, **kwargs):
     else:
         result = _op_vander.call(x._keyset, x, N, increasing)
         return result
-    _ap.raise_invalid_arguments(_f_vander_sigs, args, kwargs)
+    return _ap.unmatched(vander, _f_vander_sigs, args, kwargs)
+
+
+vander.__signature__ = _ap.LazySignature(_f_vander_0, False, False)
 
 
 def _f_var_0(input, unbiased=True):
@@ -17085,7 +19552,10 @@ def var(*args, **kwargs):
             else:
                 result = _op_var__correction_out.call(input._keyset | out._keyset, input, dim, correction, keepdim, out)
             return result
-    _ap.raise_invalid_arguments(_f_var_sigs, args, kwargs)
+    return _ap.unmatched(var, _f_var_sigs, args, kwargs)
+
+
+var.__signature__ = _ap.LazySignature(_f_var_2, False, False)
 
 
 def _f_var_mean_0(input, unbiased=True):
@@ -17138,7 +19608,10 @@ def var_mean(*args, **kwargs):
         else:
             result = _op_var_mean__correction.call(input._keyset, input, dim, correction, keepdim)
             return result
-    _ap.raise_invalid_arguments(_f_var_mean_sigs, args, kwargs)
+    return _ap.unmatched(var_mean, _f_var_mean_sigs, args, kwargs)
+
+
+var_mean.__signature__ = _ap.LazySignature(_f_var_mean_2, False, False)
 
 
 def _f_vdot_0(input, other, *, out=None):
@@ -17162,7 +19635,10 @@ def vdot(*args, **kwargs):
         else:
             result = _op_vdot__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
         return result
-    _ap.raise_invalid_arguments(_f_vdot_sigs, args, kwargs)
+    return _ap.unmatched(vdot, _f_vdot_sigs, args, kwargs)
+
+
+vdot.__signature__ = _ap.LazySignature(_f_vdot_0, False, False)
 
 
 def _f_view_as_complex_0(input):
@@ -17181,7 +19657,10 @@ def view_as_complex(*args, **kwargs):
     else:
         result = _op_view_as_complex.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_view_as_complex_sigs, args, kwargs)
+    return _ap.unmatched(view_as_complex, _f_view_as_complex_sigs, args, kwargs)
+
+
+view_as_complex.__signature__ = _ap.LazySignature(_f_view_as_complex_0, False, False)
 
 
 def _f_view_as_complex_copy_0(input, *, out=None):
@@ -17204,7 +19683,10 @@ def view_as_complex_copy(*args, **kwargs):
         else:
             result = _op_view_as_complex_copy__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_view_as_complex_copy_sigs, args, kwargs)
+    return _ap.unmatched(view_as_complex_copy, _f_view_as_complex_copy_sigs, args, kwargs)
+
+
+view_as_complex_copy.__signature__ = _ap.LazySignature(_f_view_as_complex_copy_0, False, False)
 
 
 def _f_view_as_real_0(input):
@@ -17223,7 +19705,10 @@ def view_as_real(*args, **kwargs):
     else:
         result = _op_view_as_real.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_view_as_real_sigs, args, kwargs)
+    return _ap.unmatched(view_as_real, _f_view_as_real_sigs, args, kwargs)
+
+
+view_as_real.__signature__ = _ap.LazySignature(_f_view_as_real_0, False, False)
 
 
 def _f_view_as_real_copy_0(input, *, out=None):
@@ -17246,7 +19731,10 @@ def view_as_real_copy(*args, **kwargs):
         else:
             result = _op_view_as_real_copy__out.call(input._keyset | out._keyset, input, out)
         return result
-    _ap.raise_invalid_arguments(_f_view_as_real_copy_sigs, args, kwargs)
+    return _ap.unmatched(view_as_real_copy, _f_view_as_real_copy_sigs, args, kwargs)
+
+
+view_as_real_copy.__signature__ = _ap.LazySignature(_f_view_as_real_copy_0, False, False)
 
 
 def _f_view_copy_0(input, size, *, out=None):
@@ -17289,7 +19777,10 @@ def view_copy(*args, **kwargs):
             else:
                 result = _op_view_copy__dtype_out.call(input._keyset | out._keyset, input, dtype, out)
             return result
-    _ap.raise_invalid_arguments(_f_view_copy_sigs, args, kwargs)
+    return _ap.unmatched(view_copy, _f_view_copy_sigs, args, kwargs)
+
+
+view_copy.__signature__ = _ap.LazySignature(_f_view_copy_0, False, False, ('size',))
 
 
 def _f_vsplit_0(input, sections):
@@ -17324,7 +19815,10 @@ def vsplit(*args, **kwargs):
         else:
             result = _op_vsplit__array.call(input._keyset, input, indices)
             return result
-    _ap.raise_invalid_arguments(_f_vsplit_sigs, args, kwargs)
+    return _ap.unmatched(vsplit, _f_vsplit_sigs, args, kwargs)
+
+
+vsplit.__signature__ = _ap.LazySignature(_f_vsplit_0, False, False, ('sections',))
 
 
 def _f_vstack_0(tensors, *, out=None):
@@ -17347,7 +19841,10 @@ def vstack(*args, **kwargs):
         else:
             result = _op_vstack__out.call(_ap.keyset_of_list(tensors) | out._keyset, tensors, out)
         return result
-    _ap.raise_invalid_arguments(_f_vstack_sigs, args, kwargs)
+    return _ap.unmatched(vstack, _f_vstack_sigs, args, kwargs)
+
+
+vstack.__signature__ = _ap.LazySignature(_f_vstack_0, False, False)
 
 
 def _f_where_0(condition):
@@ -17431,7 +19928,10 @@ def where(*args, **kwargs):
         else:
             result = _op_where__Scalar.call(condition._keyset, condition, self, other)
             return result
-    _ap.raise_invalid_arguments(_f_where_sigs, args, kwargs)
+    return _ap.unmatched(where, _f_where_sigs, args, kwargs)
+
+
+where.__signature__ = _ap.LazySignature(_f_where_1, False, False, ('input', 'other'))
 
 
 def _f_xlogy_0(input, other, *, out=None):
@@ -17492,7 +19992,10 @@ def xlogy(*args, **kwargs):
             else:
                 result = _op_xlogy__OutScalar_Other.call(input._keyset | out._keyset, input, other, out)
             return result
-    _ap.raise_invalid_arguments(_f_xlogy_sigs, args, kwargs)
+    return _ap.unmatched(xlogy, _f_xlogy_sigs, args, kwargs)
+
+
+xlogy.__signature__ = _ap.LazySignature(_f_xlogy_0, False, False)
 
 
 def _f_xlogy__0(input, other):
@@ -17527,7 +20030,10 @@ def xlogy_(*args, **kwargs):
         else:
             result = _op_xlogy___Scalar_Other.call(input._keyset, input, other)
             return result
-    _ap.raise_invalid_arguments(_f_xlogy__sigs, args, kwargs)
+    return _ap.unmatched(xlogy_, _f_xlogy__sigs, args, kwargs)
+
+
+xlogy_.__signature__ = _ap.LazySignature(_f_xlogy__0, False, False)
 
 
 def _f_zero__0(input):
@@ -17546,7 +20052,10 @@ def zero_(*args, **kwargs):
     else:
         result = _op_zero_.call(input._keyset, input)
         return result
-    _ap.raise_invalid_arguments(_f_zero__sigs, args, kwargs)
+    return _ap.unmatched(zero_, _f_zero__sigs, args, kwargs)
+
+
+zero_.__signature__ = _ap.LazySignature(_f_zero__0, False, False)
 
 
 def _f_zeros_0(size, *, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -17578,7 +20087,10 @@ def zeros(*args, **kwargs):
         if requires_grad:
             _ap.factory_requires_grad(result)
         return result
-    _ap.raise_invalid_arguments(_f_zeros_sigs, args, kwargs)
+    return _ap.unmatched(zeros, _f_zeros_sigs, args, kwargs)
+
+
+zeros.__signature__ = _ap.LazySignature(_f_zeros_0, True, False)
 
 
 def _f_zeros_like_0(input, *, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -17605,7 +20117,10 @@ def zeros_like(*args, **kwargs):
         if requires_grad:
             _ap.factory_requires_grad(result)
         return result
-    _ap.raise_invalid_arguments(_f_zeros_like_sigs, args, kwargs)
+    return _ap.unmatched(zeros_like, _f_zeros_like_sigs, args, kwargs)
+
+
+zeros_like.__signature__ = _ap.LazySignature(_f_zeros_like_0, False, False)
 
 
 
@@ -17615,4 +20130,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_batch_norm_impl_index', '_batch_norm_with_update', '_cdist_backward', '_cdist_forward', '_chunk_cat', '_conj_physical', '_convolution', '_convolution_mode', '_ctc_loss', '_ctc_loss_backward', '_embedding_bag', '_embedding_bag_forward_only', '_euclidean_dist', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_fused_rms_norm', '_histogramdd_bin_edges', '_histogramdd_from_bin_cts', '_histogramdd_from_bin_tensors', '_local_scalar_dense', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', '_pdist_backward', '_pdist_forward', '_prelu_kernel', '_reshape_alias', '_safe_softmax', '_scaled_dot_product_flash_attention_for_cpu', '_segment_reduce_backward', '_softmax', '_softmax_backward_data', '_to_copy', '_trilinear', '_unique2', '_unsafe_masked_index', '_unsafe_masked_index_put_accumulate', '_unsafe_view', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'addr', 'adjoint', 'affine_grid_generator', 'affine_grid_generator_backward', 'alias', 'alias_copy', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'angle', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'as_strided_copy', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'avg_pool1d', 'baddbmm', 'bartlett_window', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'blackman_window', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'chain_matmul', 'channel_shuffle', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'cumulative_trapezoid', 'deg2rad', 'deg2rad_', 'det', 'detach', 'detach_', 'detach_copy', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_copy', 'diagonal_scatter', 'diff', 'digamma', 'dist', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_permuted', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expand_copy', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'frexp', 'full', 'full_like', 'gather', 'gcd', 'gcd_', 'ge', 'geqrf', 'ger', 'gradient', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'grid_sampler_2d_backward', 'grid_sampler_3d', 'grid_sampler_3d_backward', 'group_norm', 'gru', 'gru_cell', 'gt', 'hamming_window', 'hann_window', 'hardshrink', 'hash_tensor', 'heaviside', 'hinge_embedding_loss', 'histc', 'histogram', 'histogramdd', 'hsplit', 'hstack', 'hypot', 'i0', 'i0_', 'igamma', 'igammac', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'is_conj', 'is_neg', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'isneginf', 'isposinf', 'isreal', 'istft', 'kaiser_window', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'lcm', 'lcm_', 'ldexp', 'ldexp_', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logaddexp2', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lstm', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mkldnn_rnn_layer', 'mkldnn_rnn_layer_backward', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_channel_shuffle', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'nextafter', 'nonzero_static', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'orgqr', 'ormqr', 'outer', 'pairwise_distance', 'pdist', 'permute', 'permute_copy', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rad2deg', 'rad2deg_', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'renorm', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu', 'rnn_relu_cell', 'rnn_tanh', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'segment_reduce', 'select', 'select_copy', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'signbit', 'sin', 'sin_', 'sinc', 'sinc_', 'sinh', 'sinh_', 'slice', 'slice_copy', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_copy', 'split_with_sizes', 'split_with_sizes_copy', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'squeeze_copy', 'stack', 'std', 'std_mean', 'stft', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 't_copy', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'transpose_copy', 'trapezoid', 'trapz', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unbind_copy', 'unflatten', 'unfold_copy', 'unique_consecutive', 'unique_dim', 'unsafe_chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsqueeze', 'unsqueeze_copy', 'vander', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_complex_copy', 'view_as_real', 'view_as_real_copy', 'view_copy', 'vsplit', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_batch_norm_impl_index', '_batch_norm_with_update', '_cdist_backward', '_cdist_forward', '_chunk_cat', '_coalesce', '_conj', '_conj_physical', '_convolution', '_convolution_mode', '_ctc_loss', '_ctc_loss_backward', '_embedding_bag', '_embedding_bag_forward_only', '_euclidean_dist', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_fused_rms_norm', '_histogramdd_bin_edges', '_histogramdd_from_bin_cts', '_histogramdd_from_bin_tensors', '_local_scalar_dense', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', '_neg_view', '_pdist_backward', '_pdist_forward', '_prelu_kernel', '_reshape_alias', '_safe_softmax', '_scaled_dot_product_flash_attention_for_cpu', '_segment_reduce_backward', '_softmax', '_softmax_backward_data', '_sparse_addmm', '_sparse_bsc_tensor_unsafe', '_sparse_bsr_tensor_unsafe', '_sparse_compressed_tensor_unsafe', '_sparse_coo_tensor_unsafe', '_sparse_coo_tensor_with_dims', '_sparse_coo_tensor_with_dims_and_tensors', '_sparse_csc_tensor_unsafe', '_sparse_csr_sum', '_sparse_csr_tensor_unsafe', '_sparse_log_softmax', '_sparse_log_softmax_backward_data', '_sparse_mm', '_sparse_softmax', '_sparse_softmax_backward_data', '_sparse_sum', '_sparse_sum_backward', '_to_copy', '_trilinear', '_unique2', '_unsafe_masked_index', '_unsafe_masked_index_put_accumulate', '_unsafe_view', '_validate_sparse_bsc_tensor_args', '_validate_sparse_bsr_tensor_args', '_validate_sparse_compressed_tensor_args', '_validate_sparse_coo_tensor_args', '_validate_sparse_csc_tensor_args', '_validate_sparse_csr_tensor_args', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'addr', 'adjoint', 'affine_grid_generator', 'affine_grid_generator_backward', 'alias', 'alias_copy', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'angle', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'as_strided_copy', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'avg_pool1d', 'baddbmm', 'bartlett_window', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'blackman_window', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'chain_matmul', 'channel_shuffle', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'cumulative_trapezoid', 'deg2rad', 'deg2rad_', 'det', 'detach', 'detach_', 'detach_copy', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_copy', 'diagonal_scatter', 'diff', 'digamma', 'dist', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_permuted', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expand_copy', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'frexp', 'full', 'full_like', 'gather', 'gcd', 'gcd_', 'ge', 'geqrf', 'ger', 'gradient', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'grid_sampler_2d_backward', 'grid_sampler_3d', 'grid_sampler_3d_backward', 'group_norm', 'gru', 'gru_cell', 'gt', 'hamming_window', 'hann_window', 'hardshrink', 'hash_tensor', 'heaviside', 'hinge_embedding_loss', 'histc', 'histogram', 'histogramdd', 'hsplit', 'hstack', 'hypot', 'i0', 'i0_', 'igamma', 'igammac', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'is_conj', 'is_neg', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'isneginf', 'isposinf', 'isreal', 'istft', 'kaiser_window', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'lcm', 'lcm_', 'ldexp', 'ldexp_', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logaddexp2', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lstm', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mkldnn_rnn_layer', 'mkldnn_rnn_layer_backward', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_channel_shuffle', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'nextafter', 'nonzero_static', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'orgqr', 'ormqr', 'outer', 'pairwise_distance', 'pdist', 'permute', 'permute_copy', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rad2deg', 'rad2deg_', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'renorm', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu', 'rnn_relu_cell', 'rnn_tanh', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'segment_reduce', 'select', 'select_copy', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'signbit', 'sin', 'sin_', 'sinc', 'sinc_', 'sinh', 'sinh_', 'slice', 'slice_copy', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_copy', 'split_with_sizes', 'split_with_sizes_copy', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'squeeze_copy', 'stack', 'std', 'std_mean', 'stft', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 't_copy', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'transpose_copy', 'trapezoid', 'trapz', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unbind_copy', 'unflatten', 'unfold_copy', 'unique_consecutive', 'unique_dim', 'unsafe_chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsqueeze', 'unsqueeze_copy', 'vander', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_complex_copy', 'view_as_real', 'view_as_real_copy', 'view_copy', 'vsplit', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
