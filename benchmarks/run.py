@@ -13,6 +13,7 @@ import argparse
 import math
 import os
 import sys
+import time
 import timeit
 from pathlib import Path
 
@@ -31,15 +32,18 @@ sys.path.insert(0, str(Path(__file__).parent))
 from cases import CASES  # noqa: E402
 
 
-def best_time(fn, number: int, repeat: int) -> float:
+def best_time(fn, number: int, repeat: int, timer=timeit.default_timer) -> float:
     fn()
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
+    return min(timeit.repeat(fn, number=number, repeat=repeat, timer=timer)) / number
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("filters", nargs="*")
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    parser.add_argument("--cpu", action="store_true", help=(
+        "time the calling thread's CPU time (time.thread_time) instead of wall-clock time: "
+        "steadier on a shared machine; both libraries run on this one thread here"))
     ns = parser.parse_args(argv)
     torch.set_num_threads(1)
     repeat = 3 if ns.quick else 7
@@ -49,7 +53,8 @@ def main(argv=None) -> int:
         if ns.filters and not any(f in case.name for f in ns.filters):
             continue
         fns = case.setup(strided, torch, np)
-        times = {lib: best_time(fn, case.number, repeat) if fn is not None else None
+        timer = time.thread_time if ns.cpu else timeit.default_timer
+        times = {lib: best_time(fn, case.number, repeat, timer) if fn is not None else None
                  for lib, fn in fns.items()}
         s, t, n = times["strided"], times["torch"], times.get("numpy")
         extra = f"  {case.note(s)}" if case.note else ""
