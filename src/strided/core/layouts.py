@@ -67,3 +67,13 @@ def channels_last_order(sizes, strides):
             return None
         smallest = strides[d] * (sizes[d] if sizes[d] > 1 else 1)
     return order
+
+
+def suggest_memory_format(sizes, strides):
+    """torch's ``suggest_memory_format``: ``channels_last`` (``channels_last_3d``) for a 4-d
+    (5-d) tensor whose strides order the dims N, H, W, C (N, D, H, W, C), else
+    ``contiguous_format``. Kernels that lay their result out like their input (pads, pools,
+    convolutions, norms, upsampling) allocate it in this format."""
+    if channels_last_order(sizes, strides) is None:
+        return contiguous_format
+    return channels_last if len(sizes) == 4 else channels_last_3d

@@ -782,13 +782,18 @@ def constant_pad_nd(self, pad, value=0):
             check(length >= 0, "narrow(): length must be non-negative.")
             src = views.narrow(src, d, start, length)
         sizes[d] = self._sizes[d] + lo + hi
+    if all(p <= 0 for p in pad):   # torch returns a clone of the cropped input (layout kept)
+        from .factory import clone
+        return clone(src)
     for d, s in enumerate(sizes):
         check(s >= 0, lambda d=d, s=s: (
             f"The input size {self._sizes[d]}, plus negative padding {pad[2 * (ndim - 1 - d)]} "
             f"and {pad[2 * (ndim - 1 - d) + 1]} resulted in a negative output size, which is "
             f"invalid. Check dimension {d} of your input."))
-    from .factory import full
-    result = full(tuple(sizes), value, self._dtype, None, self._device)
+    from .factory import _filled
+    # the result has the input's suggested memory format, as torch's (a dense block either way)
+    result = _filled(empty(tuple(sizes), self._dtype, None, self._device, None,
+                           layouts.suggest_memory_format(self._sizes, self._strides)), value)
     if _is_meta(self) or not numel_of(src._sizes):
         return result
     index = [slice(None)] * ndim
