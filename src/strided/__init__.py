@@ -57,7 +57,11 @@ from .core.layouts import (  # noqa: F401
     layout,
     memory_format,
     preserve_format,
+    sparse_bsc,
+    sparse_bsr,
     sparse_coo,
+    sparse_csc,
+    sparse_csr,
     strided,
 )
 from .core.storage import UntypedStorage  # noqa: F401
@@ -167,6 +171,13 @@ def is_floating_point(input) -> bool:
 
 def is_complex(input) -> bool:
     return input.is_complex()
+
+
+def is_inference(input) -> bool:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"is_inference(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return input.is_inference()
 
 
 def numel(input) -> int:
@@ -284,6 +295,11 @@ from .autograd.recording import install_fallback as _install_autograd_fallback  
 _install_autograd_fallback()
 _install_autograd(_FORMULAS)
 del _FORMULAS, _install_autograd, _install_autograd_fallback
+# the Conjugate / Negative keys' fallback and fallthroughs (issue 15)
+from .kernels.math_bits import install as _install_math_bits  # noqa: E402
+
+_install_math_bits()
+del _install_math_bits
 # -- namespaces: cuda, backends, accelerator, amp, compile, fft, signal, special -------------
 from . import (  # noqa: E402, F401
     accelerator,
@@ -302,6 +318,16 @@ from . import (  # noqa: E402, F401
     xpu,
 )
 from ._compile import compile  # noqa: E402, F401
+# torch.sparse and the sparse constructors (issue 16)
+from . import sparse  # noqa: E402, F401
+from .sparse._construct import sparse_coo_tensor  # noqa: E402, F401
+from .sparse._construct_compressed import (  # noqa: E402, F401
+    sparse_bsc_tensor,
+    sparse_bsr_tensor,
+    sparse_compressed_tensor,
+    sparse_csc_tensor,
+    sparse_csr_tensor,
+)
 from .amp.autocast_mode import (  # noqa: E402, F401
     autocast,
     autocast_decrement_nesting,

@@ -621,9 +621,41 @@ COMPOSITE.update({
 # (op_db fix) conj_physical: the input itself for real dtypes, else _conj_physical
 COMPOSITE["conj_physical"] = (lambda m, x: (m.conj_physical(x * 2), x.real.conj_physical()),
                               [(3, 4)], "complex128")
+# issue 15: conj, resolve_conj and resolve_neg are composites over _conj / clone (math bits)
+COMPOSITE.update({
+    "conj": (lambda m, x: (x * 2).conj() * 1j, [(3, 4)], "complex128"),
+    "resolve_conj": (lambda m, x: (x * 2).conj().resolve_conj(), [(3, 4)], "complex128"),
+    "resolve_neg": (lambda m, x: (x * 2)._neg_view().resolve_neg(), [(3, 4)], "complex128"),
+})
 # the plain stft overload has no Python binding (torch.stft is the center one): via aten
 COMPOSITE["stft"] = (lambda m, x: m.ops.aten.stft(
     x, 4, None, None, m.hann_window(4, dtype=m.float64), False, None, True).abs(), [(10,)])
+
+
+# the sparse COO layout (issue 16): gradients of the values of a COO tensor, read back dense
+def _coo(m, v):
+    return m.sparse_coo_tensor(m.tensor([[0, 2, 0, 1], [1, 0, 1, 1]]), v, (3, 2))
+
+
+COMPOSITE.update({
+    "sparse_coo_tensor.indices": (
+        lambda m, v: m.sparse_coo_tensor(m.tensor([[0, 2, 0]]), v).to_dense(), [(3, 2)]),
+    "sparse_coo_tensor.indices_size": (lambda m, v: _coo(m, v).to_dense(), [(4,)]),
+    "_sparse_coo_tensor_unsafe": (lambda m, v: m.ops.aten._sparse_coo_tensor_unsafe(
+        m.tensor([[0, 2, 0]]), v, [3]).to_dense(), [(3,)]),
+    "coalesce": (lambda m, v: _coo(m, v).coalesce().values(), [(4,)]),
+    "to_dense": (lambda m, v: _coo(m, v).to_dense() * 2, [(4,)]),
+    "to_sparse": (lambda m, x: x.to_sparse().to_dense(), [(3, 2)]),
+    "to_sparse.sparse_dim": (lambda m, x: x.to_sparse(1).to_dense(), [(3, 2)]),
+    "_sparse_sum": (lambda m, v: m.sparse.sum(_coo(m, v)), [(4,)]),
+    "_sparse_sum.dtype": (lambda m, v: m.sparse.sum(_coo(m, v), dtype=m.float64), [(4,)]),
+    "_sparse_sum.dim_dtype": (lambda m, v: m.sparse.sum(_coo(m, v), 1, dtype=m.float64)
+                              .to_dense(), [(4,)]),
+    "_sparse_softmax.int": (lambda m, v: m.sparse.softmax(_coo(m, v), 1).to_dense(), [(4,)]),
+    "_sparse_log_softmax.int": (lambda m, v: m.sparse.log_softmax(_coo(m, v), 0).to_dense(),
+                                [(4,)]),
+    "_sparse_mm": (lambda m, v, d: m.sparse.mm(_coo(m, v), d), [(4,), (2, 3)]),
+})
 
 # -- the operators and the rules --------------------------------------------------------------
 

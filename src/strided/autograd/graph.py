@@ -51,12 +51,17 @@ import re
 import threading
 import weakref
 
+from ..core.dispatch_keys import DispatchKey as _DispatchKey
 from ..core.tensor_impl import AutogradMeta, make_tensor
+from ..core.sparse_tensor import NO_STORAGE as _NO_STORAGE
+from ..core.sparse_tensor import alias as _sparse_alias
 from ..core.tensor_impl import TensorImpl as _TensorImpl
 
 __all__ = ["AccumulateGrad", "Node", "SavedTensor", "disable_saved_tensors_hooks",
            "gradient_edge", "save_on_cpu", "saved_tensors_hooks"]
 
+# the conjugate / negative bits a saved tensor keeps (Note [Conjugate and negative bits])
+_MATH_BITS = _DispatchKey.Conjugate.bit | _DispatchKey.Negative.bit
 _FREED = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
     "after they have already been freed). Saved intermediate values of the graph are freed "
@@ -184,6 +189,20 @@ def _metadata_of(t) -> tuple:
     return (t._sizes, t._dtype, t._device)
 
 
+_SAVE_INFERENCE = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`.")
+
+
+def _output_alias(t):
+    """A new tensor object over ``t``'s data (a saved output must not own its grad_fn)."""
+    if t._storage is _NO_STORAGE:       # sparse (Note [Sparse tensors])
+        return _sparse_alias(t)
+    return make_tensor(t._storage, t._sizes, t._strides, t._offset, t._dtype, t._vc, t._base)
+
+
 class SavedTensor:
     """A tensor a node saved for backward, with the version it had (Note [Saved tensors and
     cycles])."""
@@ -192,6 +211,8 @@ class SavedTensor:
                  "_requires_grad", "_hooks", "_edge")
 
     def __init__(self, tensor, is_output: bool = False, node=None):
+        if tensor._vc.__class__ is not list and tensor.is_inference():
+            raise RuntimeError(_SAVE_INFERENCE)             # Note [Inference tensors]
         self._version = tensor._vc[0]
         self._is_output = is_output
         meta = tensor._autograd_meta
@@ -205,8 +226,8 @@ class SavedTensor:
             self._pack(tensor, meta, hooks[-1])
             return
         if is_output:
-            self._data = make_tensor(tensor._storage, tensor._sizes, tensor._strides,
-                                     tensor._offset, tensor._dtype, tensor._vc, tensor._base)
+            self._data = _output_alias(tensor)
+            self._data._keyset |= tensor._keyset & _MATH_BITS
             self._output_nr = meta.output_nr if meta is not None else 0
             self._owner_name = node.name() if node is not None else None
         else:
@@ -223,8 +244,8 @@ class SavedTensor:
         if data._vc[0] != self._version:
             raise RuntimeError(self._version_error(data, node))
         if self._is_output and self._requires_grad and node is not None:
-            out = make_tensor(data._storage, data._sizes, data._strides, data._offset,
-                              data._dtype, data._vc, data._base)
+            out = _output_alias(data)
+            out._keyset |= data._keyset & _MATH_BITS
             meta = out._autograd_meta = AutogradMeta(True)
             meta.grad_fn = node
             meta.output_nr = self._output_nr
@@ -290,6 +311,7 @@ class SavedTensor:
         # a plain tensor over the unpacked data (saved views come back as non-views)
         out = make_tensor(data._storage, data._sizes, data._strides, data._offset,
                           data._dtype, data._vc, None)
+        out._keyset |= data._keyset & _MATH_BITS
         if not self._requires_grad:
             return out
         meta = out._autograd_meta = AutogradMeta(True)

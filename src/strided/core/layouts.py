@@ -9,7 +9,11 @@ __all__ = [
     "layout",
     "memory_format",
     "preserve_format",
+    "sparse_bsc",
+    "sparse_bsr",
     "sparse_coo",
+    "sparse_csc",
+    "sparse_csr",
     "strided",
 ]
 
@@ -42,6 +46,10 @@ class memory_format:
 
 strided = layout("strided")
 sparse_coo = layout("sparse_coo")
+sparse_csr = layout("sparse_csr")
+sparse_csc = layout("sparse_csc")
+sparse_bsr = layout("sparse_bsr")
+sparse_bsc = layout("sparse_bsc")
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
 channels_last = memory_format("channels_last")

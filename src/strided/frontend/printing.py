@@ -363,3 +363,58 @@ def tensor_repr(t, values, *, prefix: str = "tensor(") -> str:
 
 # torch's str() of a tensor is its repr()
 tensor_str = tensor_repr
+
+
+def sparse_repr(t, *, prefix: str = "tensor(") -> str:
+    """``repr`` of a sparse tensor, any layout (Note [Sparse tensors] in
+    core/sparse_tensor.py): its member tensors' bodies, then size, nnz, dtype, layout."""
+    from ..core import layouts
+    indent = len(prefix)
+    sp = t._sparse
+    layout = sp.layout
+    dtype = t.dtype
+    default = _dtypes.get_default_dtype()
+    meta = t.device.type == "meta"
+    suffixes = []
+    if t.device.type != "cpu":
+        suffixes.append(f"device='{t.device}'")
+    suffixes.append(f"size={tuple(t.shape)}")
+    if not meta:
+        nnz = sp.indices.shape[1] if sp.indices is not None else sp.plain_indices.shape[-1]
+        suffixes.append(f"nnz={nnz}")
+    implicit = (default.name, _dtypes.default_complex_dtype().name, "int64", "bool")
+    if dtype.name not in implicit:
+        suffixes.append(f"dtype={dtype!r}")
+    if sp.indices is not None:
+        members = (("indices", sp.indices), ("values", sp.values))
+    else:
+        row = layout in (layouts.sparse_csr, layouts.sparse_bsr)
+        members = (("crow_indices" if row else "ccol_indices", sp.compressed_indices),
+                   ("col_indices" if row else "row_indices", sp.plain_indices),
+                   ("values", sp.values))
+    texts = []
+    for name, member in members:
+        head = f"{name}=tensor("
+        shape = tuple(member.shape)
+        if meta:
+            body = "..."
+        elif math.prod(shape) == 0:
+            body = "[]"
+        else:
+            body = _body(np.asarray(member.detach()._array()).reshape(shape), member.dtype,
+                         indent + len(head))
+        if meta or math.prod(shape) == 0:
+            body += f", size={shape}"
+        texts.append(head + body + ")")
+    text = prefix + (",\n" + " " * indent).join(texts)
+    suffixes.append(f"layout={layout!r}")
+    grad_fn = getattr(t, "grad_fn", None)
+    if grad_fn is not None:
+        suffixes.append(f"grad_fn=<{grad_fn.name().rsplit('::', 1)[-1]}>")
+    elif t.requires_grad:
+        suffixes.append("requires_grad=True")
+    if sp.indices is None:
+        return _with_suffixes(text, suffixes, indent)
+    # torch starts a COO tensor's suffixes on a new line
+    first = suffixes[0]
+    return _with_suffixes(text + ",\n" + " " * indent + first, suffixes[1:], indent)

@@ -19,16 +19,19 @@ from ..autograd import graph as _graph
 from ..autograd import views as _autograd_views
 from ..core import dtypes as dt
 from ..core import layouts
+from ..core import sparse_tensor as _sparse
 from ..core.checks import check, maybe_wrap_dim
 from ..core.dispatch_keys import DispatchKey as _DispatchKey
 from ..core.tensor_impl import (
     ArrayExport,
     AutogradMeta,
+    InferenceVersion,
     TensorImpl,
     compute_is_contiguous,
     numel_of,
     set_tensor_class,
 )
+from ..kernels import complex32 as _c32
 from ..kernels import factory as _factory
 from ..ops._generated import tensor_methods as _gen_methods
 from ..ops._generated import torch_functions as _gen_functions
@@ -43,6 +46,18 @@ __all__ = ["Size", "Tensor"]
 _matmul_op = get_op("aten::matmul")
 _object_new = object.__new__
 _AUTOGRAD_BIT = _DispatchKey.Autograd.bit
+_CONJ_BIT = _DispatchKey.Conjugate.bit
+_NEG_BIT = _DispatchKey.Negative.bit
+_MATH_BITS = _CONJ_BIT | _NEG_BIT      # Note [Conjugate and negative bits] in view_ops.py
+_SPARSE_BITS = _sparse.SPARSE_BITS
+
+
+def _resolved(t):
+    """``t``'s values without conjugate / negative bits (a copy only when it has one)."""
+    if not t._keyset & _MATH_BITS:
+        return t
+    from ..kernels.factory import clone
+    return clone(t)
 
 
 def _py_type_name(v) -> str:
@@ -161,6 +176,8 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
         return self._sizes[maybe_wrap_dim(dim, len(self._sizes), False)]
 
     def stride(self, dim=None):
+        if self._strides is None:
+            raise _sparse.strides_error(self)
         if dim is None:
             return self._strides
         if type(dim) is not int:
@@ -199,6 +216,8 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
 
     @property
     def layout(self):
+        if self._keyset & _SPARSE_BITS:
+            return self._sparse.layout
         return layouts.strided
 
     @property
@@ -213,7 +232,16 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
     def is_meta(self) -> bool:
         return self._device.type == "meta"
 
-    is_sparse = False
+    @property
+    def is_sparse(self) -> bool:
+        return bool(self._keyset & _sparse.SPARSE_COO_BITS)
+
+    @property
+    def is_sparse_csr(self) -> bool:
+        # torch: True for the CSR layout only, not for CSC/BSR/BSC
+        return bool(self._keyset & _sparse.SPARSE_CSR_BITS) and \
+            self._sparse.layout is layouts.sparse_csr
+
     is_quantized = False
     is_mkldnn = False
     is_nested = False
@@ -227,11 +255,15 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
 
     @property
     def nbytes(self) -> int:
+        if self._keyset & _SPARSE_BITS:
+            return _sparse.nbytes(self)
         return numel_of(self._sizes) * self._dtype.itemsize
 
     def is_contiguous(self, *args, **kwargs) -> bool:
         """``is_contiguous(*, memory_format=torch.contiguous_format)``: torch's flags, read
         off the sizes and strides (``kernels.factory.is_contiguous_in``)."""
+        if self._keyset & _SPARSE_BITS:
+            return _sparse.is_contiguous(self)
         if not args and not kwargs:
             return compute_is_contiguous(self._sizes, self._strides)
         try:
@@ -253,6 +285,8 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
         return self._storage._ptr + self._offset * self._dtype.itemsize
 
     def untyped_storage(self):
+        if self._keyset & _SPARSE_BITS:
+            raise _sparse.storage_error(self)
         return self._storage
 
     def get_device(self) -> int:
@@ -260,7 +294,14 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
 
     @property
     def _version(self) -> int:
-        return self._vc[0]
+        vc = self._vc
+        if vc.__class__ is not list and vc.__class__ is InferenceVersion:
+            raise RuntimeError("Inference tensors do not track version counter.")
+        return vc[0]
+
+    def is_inference(self) -> bool:
+        """Whether this tensor was allocated in inference mode (or aliases one that was)."""
+        return self._vc.__class__ is InferenceVersion
 
     def nonzero(self, *args, **kwargs):
         """``nonzero(*, as_tuple=False)``, bound by hand (see ``frontend/nonzero.py``)."""
@@ -373,6 +414,10 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
         return self._set_requires_grad(requires_grad)
 
     def _set_requires_grad(self, requires_grad: bool):
+        if requires_grad and self._vc.__class__ is InferenceVersion and \
+                not _grad_mode.STATE.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
         meta = self._autograd_meta
         if meta is None:
             if not requires_grad:
@@ -521,9 +566,11 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
             # torch's check on a null data pointer (a storage resized to 0 under the tensor)
             raise RuntimeError("tolist() shouldn't be called on a tensor with unallocated "
                                "storage")
-        arr = self._array()
+        arr = _resolved(self)._array()
         if self._dtype is dt.bfloat16 or self._dtype is dt.float16:
             arr = arr.astype(np.float64)
+        elif self._dtype is dt.complex32:
+            arr = _c32.widen(arr).astype(np.complex128)
         return arr.tolist()
 
     def __len__(self):
@@ -630,7 +677,9 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
         raise TypeError("Tensor does not support deleting items")
 
     def __repr__(self, *, tensor_contents=None):
-        values = None if self._device.type == "meta" else self._array()
+        if self._keyset & _SPARSE_BITS:
+            return printing.sparse_repr(self)
+        values = None if self._device.type == "meta" else _resolved(self)._array()
         return printing.tensor_repr(self, values)
 
     __str__ = __repr__
@@ -645,16 +694,23 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
     def numpy(self, *, force=False):
         """A NumPy array sharing this tensor's memory (torch's rules for when it can't)."""
         if force:
-            t = self.detach().to("cpu")
+            t = _resolved(self.detach().to("cpu"))
             if t._dtype is dt.bfloat16:
                 raise TypeError("Got unsupported ScalarType BFloat16")
             return np.asarray(ArrayExport(t))
+        if self._keyset & _SPARSE_BITS:
+            raise _sparse.numpy_error(self)
         check(self._device.type == "cpu", lambda: (
             f"can't convert {self._device.type} device type tensor to numpy. Use Tensor.cpu() to "
             f"copy the tensor to host memory first."), TypeError)
         check(not (self.requires_grad and _grad_mode.is_grad_enabled()), (
             "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
             "instead."))
+        if self._keyset & _MATH_BITS:
+            check(not self._keyset & _CONJ_BIT, "Can't call numpy() on Tensor that has conjugate "
+                  "bit set. Use tensor.resolve_conj().numpy() instead.")
+            raise RuntimeError("Can't call numpy() on Tensor that has negative bit set. Use "
+                               "tensor.resolve_neg().numpy() instead.")
         if self._dtype is dt.bfloat16:
             raise TypeError("Got unsupported ScalarType BFloat16")
         if 0 in self._sizes:
@@ -730,6 +786,8 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
     def storage(self):
         """The tensor's storage as a (deprecated) TypedStorage of its dtype."""
         from ..storage import typed_storage_of
+        if self._keyset & _SPARSE_BITS:
+            raise _sparse.storage_error(self)
         return typed_storage_of(self)
 
     def is_nonzero(self) -> bool:
@@ -748,6 +806,7 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
     bool = _dtype_method(dt.bool_, "bool")
     cfloat = _dtype_method(dt.complex64, "cfloat")
     cdouble = _dtype_method(dt.complex128, "cdouble")
+    chalf = _dtype_method(dt.complex32, "chalf")
 
     def contiguous(self, *args, **kwargs):
         """``contiguous(*, memory_format=torch.contiguous_format)``."""
@@ -812,7 +871,7 @@ _LEGACY_TYPE_NAMES = {
     "float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
     "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
     "bool": "Bool", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64",
-    "complex64": "ComplexFloat", "complex128": "ComplexDouble",
+    "complex64": "ComplexFloat", "complex128": "ComplexDouble", "complex32": "ComplexHalf",
 }
 _TWO_63 = 2 ** 63
 

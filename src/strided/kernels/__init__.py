@@ -71,6 +71,19 @@ from . import fft as _fft  # noqa: E402
 
 _MODULES += (_fft,)
 
+# the sparse layouts (issue 16): kernels/sparse_*.py. Their DISPATCH rows (qualname, key,
+# kernel) add sparse kernels to ops declared elsewhere (Note [Sparse tensors] in
+# core/sparse_tensor.py); ops/registry.py registers them.
+from . import sparse_coo  # noqa: E402
+
+_MODULES += (sparse_coo,)
+EXTRA_DISPATCH: list = list(sparse_coo.DISPATCH)
+
+from . import sparse_compressed  # noqa: E402
+
+_MODULES += (sparse_compressed,)
+EXTRA_DISPATCH += sparse_compressed.DISPATCH
+
 def _collect() -> dict:
     table = {}
     for module in _MODULES:

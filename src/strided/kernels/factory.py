@@ -27,7 +27,7 @@ from ..core.tensor_impl import (
     storage_nbytes_needed,
 )
 from . import complex32 as _c32
-from .copy import copy_
+from .copy import _MATH_BITS, copy_
 from .memory_overlap import is_non_overlapping_and_dense
 from .resize import resize_impl as resize_
 from .scalars import check_scalar_fits, scalar_dtype, scalar_to_store
@@ -62,6 +62,12 @@ def _check_layout(layout):
           lambda: f"strided supports only the strided layout, got {layout}")
 
 
+def _sparse_factory(size, dtype, layout, device):
+    """``empty``/``zeros`` with a sparse layout: an empty sparse tensor (issue 16)."""
+    from .sparse_coo import sparse_factory
+    return sparse_factory(size, dtype, layout, device)
+
+
 def new_strided(size, stride, dtype, device):
     """Allocate a tensor with the given (sizes, strides); nothing is initialised."""
     dtype = dtype or dt._default_dtype[0]
@@ -79,6 +85,8 @@ def new_strided(size, stride, dtype, device):
 def empty(size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     if type(size) is not tuple:
         size = tuple(size)
+    if layout is not None and layout is not layouts.strided:
+        return _sparse_factory(size, dtype, layout, device)
     numel = 1
     for s in size:
         if s < 0:
@@ -113,6 +121,8 @@ def _format_strides(size, memory_format):
             acc *= size[d]
         strides[0] = acc
         return tuple(strides)
+    check(memory_format is not layouts.preserve_format,
+          "unsupported memory format Preserve")
     return contiguous_strides(size)
 
 
@@ -134,6 +144,8 @@ def empty_strided(size, stride, dtype=None, layout=None, device=None, pin_memory
 
 
 def zeros(size, dtype=None, layout=None, device=None, pin_memory=None):
+    if layout is not None and layout is not layouts.strided:
+        return _sparse_factory(tuple(size), dtype, layout, device)
     for s in size:
         check(s >= 0, "zeros: Dimension size must be non-negative.")
     t = empty(size, dtype, layout, device, pin_memory)
@@ -323,7 +335,8 @@ def clone(self, memory_format=None):
     buf = self._storage._buf
     if (buf is not None and memory_format is not layouts.channels_last
             and memory_format is not layouts.channels_last_3d
-            and self._strides == contiguous_strides(sizes)):
+            and self._strides == contiguous_strides(sizes)
+            and not self._keyset & _MATH_BITS):   # bits: copy_ resolves them
         # A row-major source: the copy is one run of bytes with the same strides.
         out = empty(sizes, self._dtype, None, self._device)
         nbytes = numel_of(sizes) * self._dtype.itemsize
@@ -339,6 +352,8 @@ def clone(self, memory_format=None):
 def contiguous(self, memory_format=layouts.contiguous_format):
     if is_contiguous_in(self._sizes, self._strides, memory_format):
         return self
+    check(memory_format is not layouts.preserve_format,
+          "preserve memory format is unsupported by the contiguous operator")
     return clone(self, memory_format)
 
 
@@ -389,13 +404,13 @@ def local_scalar_dense(self):
     value = self._array().reshape(-1)[0]
     if self._dtype is dt.bfloat16 or self._dtype is dt.float16:
         return float(value)
+    if self._dtype is dt.complex32:
+        return complex(float(value["real"]), float(value["imag"]))
     return value.item()
 
 
 # -- ranges -----------------------------------------------------------------------------------
 #
-    if self._dtype is dt.complex32:
-        return complex(float(value["real"]), float(value["imag"]))
 # Note [Vectorized range kernels]
 # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 # torch's CPU arange runs a vectorized loop (256-bit vectors, two per iteration, the

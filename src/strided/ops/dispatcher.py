@@ -54,6 +54,7 @@ __all__ = [
 ]
 
 K = DispatchKey
+_SPARSE_KEYS = (K.SparseCPU, K.SparseMeta, K.SparseCsrCPU, K.SparseCsrMeta)
 
 
 class _Fallthrough:
@@ -130,7 +131,9 @@ class OperatorHandle:
                 if kernels.get(alias):
                     return kernels[alias][-1], alias
         implicit = kernels.get(K.CompositeImplicitAutograd)
-        if implicit and (key in BACKEND_KEYS or key == K.Autograd):
+        # sparse keys: a kernel of their own or an implicit composite, never an explicit one
+        # (Note [Sparse tensors] in core/sparse_tensor.py)
+        if implicit and (key in BACKEND_KEYS or key == K.Autograd or key in _SPARSE_KEYS):
             return implicit[-1], K.CompositeImplicitAutograd
         stack = _fallbacks.get(key)
         if stack:
@@ -182,7 +185,10 @@ class OperatorHandle:
                     f"schema {qualname}.")
             raise NotImplementedError(
                 f"Could not run '{qualname}' with arguments from the '{key.name}' backend. "
-                f"This could be because the operator doesn't exist for this backend. "
+                f"This could be because the operator doesn't exist for this backend, or was "
+                f"omitted during the selective/custom build process (if using custom build). If "
+                f"you are a Facebook employee using PyTorch on mobile, please visit "
+                f"https://fburl.com/ptmfixes for possible resolutions. "
                 f"'{qualname}' is only available for these backends: "
                 f"[{', '.join(self.available_keys())}].")
         missing_kernel.__qualname__ = f"missing_kernel[{qualname}, {key.name}]"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..core.dispatch_keys import DispatchKey
-from ..kernels import kernel
+from ..kernels import EXTRA_DISPATCH, kernel
 from . import dispatcher
 from ._generated.registrations import OPS
 
@@ -17,4 +17,14 @@ def register_native_functions() -> None:
             fn = kernel(kernel_name)
             if fn is not None:
                 op.kernels.setdefault(DispatchKey[key], []).append(fn)
+        op._rebuild()
+    # kernels for further dispatch keys of ops declared in another file (the sparse layouts)
+    touched = set()
+    for qualname, key, fn in EXTRA_DISPATCH:
+        op = dispatcher.get_op(qualname)
+        stack = op.kernels.setdefault(DispatchKey[key], [])
+        if fn not in stack:
+            stack.append(fn)
+            touched.add(op)
+    for op in touched:
         op._rebuild()

@@ -26,6 +26,8 @@ from ..formulas_nn_vision import *
 from ..formulas_reductions import *
 from ..formulas_shape import *
 from ..formulas_shape_extra import *
+from ..formulas_sparse import *
+from ..formulas_sparse_compressed import *
 from ..formulas_special import *
 from ..recording import FormulaNode, _u
 
@@ -511,7 +513,7 @@ class RsubBackward1(FormulaNode):
 
 
 class ConjBackward0(FormulaNode):
-    """Backward of ``conj(Tensor(a) self) -> Tensor(a)``."""
+    """Backward of ``_conj(Tensor(a) self) -> Tensor(a)``."""
 
     __slots__ = ()
     _SAVED = ()
@@ -521,6 +523,20 @@ class ConjBackward0(FormulaNode):
         r_self = None
         if node._need(0):
             r_self = grad.conj()
+        return node._flatten((r_self,))
+
+
+class NegViewBackward0(FormulaNode):
+    """Backward of ``_neg_view(Tensor(a) self) -> Tensor(a)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = grad.neg()
         return node._flatten((r_self,))
 
 
@@ -549,34 +565,6 @@ class ConjPhysicalBackward1(FormulaNode):
         r_self = None
         if node._need(0):
             r_self = grad.conj_physical()
-        return node._flatten((r_self,))
-
-
-class ResolveConjBackward0(FormulaNode):
-    """Backward of ``resolve_conj(Tensor(a) self) -> Tensor(a)``."""
-
-    __slots__ = ()
-    _SAVED = ()
-
-    def apply(node, grads):
-        grad = grads[0]
-        r_self = None
-        if node._need(0):
-            r_self = grad
-        return node._flatten((r_self,))
-
-
-class ResolveNegBackward0(FormulaNode):
-    """Backward of ``resolve_neg(Tensor(a) self) -> Tensor(a)``."""
-
-    __slots__ = ()
-    _SAVED = ()
-
-    def apply(node, grads):
-        grad = grads[0]
-        r_self = None
-        if node._need(0):
-            r_self = grad
         return node._flatten((r_self,))
 
 
@@ -4096,37 +4084,39 @@ class SqueezeBackward0(FormulaNode):
         r_self = None
         if node._need(0):
             self_sizes = _u(node._s_self_sizes, node)
-            r_self = grad.reshape(self_sizes)
+            r_self = unsqueeze_to(grad, self_sizes)
         return node._flatten((r_self,))
 
 
 class SqueezeBackward1(FormulaNode):
     """Backward of ``squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)``."""
 
-    __slots__ = ('_s_self_sizes',)
-    _SAVED = ('self_sizes',)
+    __slots__ = ('_s_dim', '_s_self_sizes')
+    _SAVED = ('dim', 'self_sizes')
 
     def apply(node, grads):
         grad = grads[0]
         r_self = None
         if node._need(0):
+            dim = _u(node._s_dim, node)
             self_sizes = _u(node._s_self_sizes, node)
-            r_self = grad.reshape(self_sizes)
+            r_self = unsqueeze_to(grad, self_sizes, dim)
         return node._flatten((r_self,))
 
 
 class SqueezeBackward2(FormulaNode):
     """Backward of ``squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)``."""
 
-    __slots__ = ('_s_self_sizes',)
-    _SAVED = ('self_sizes',)
+    __slots__ = ('_s_dim', '_s_self_sizes')
+    _SAVED = ('dim', 'self_sizes')
 
     def apply(node, grads):
         grad = grads[0]
         r_self = None
         if node._need(0):
+            dim = _u(node._s_dim, node)
             self_sizes = _u(node._s_self_sizes, node)
-            r_self = grad.reshape(self_sizes)
+            r_self = unsqueeze_to(grad, self_sizes, dim)
         return node._flatten((r_self,))
 
 
@@ -4141,37 +4131,39 @@ class SqueezeBackward3(FormulaNode):
         r_self = None
         if node._need(0):
             self_sizes = _u(node._s_self_sizes, node)
-            r_self = grad.reshape(self_sizes)
+            r_self = unsqueeze_to(grad, self_sizes)
         return node._flatten((r_self,))
 
 
 class SqueezeBackward4(FormulaNode):
     """Backward of ``squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)``."""
 
-    __slots__ = ('_s_self_sizes',)
-    _SAVED = ('self_sizes',)
+    __slots__ = ('_s_dim', '_s_self_sizes')
+    _SAVED = ('dim', 'self_sizes')
 
     def apply(node, grads):
         grad = grads[0]
         r_self = None
         if node._need(0):
+            dim = _u(node._s_dim, node)
             self_sizes = _u(node._s_self_sizes, node)
-            r_self = grad.reshape(self_sizes)
+            r_self = unsqueeze_to(grad, self_sizes, dim)
         return node._flatten((r_self,))
 
 
 class SqueezeBackward5(FormulaNode):
     """Backward of ``squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)``."""
 
-    __slots__ = ('_s_self_sizes',)
-    _SAVED = ('self_sizes',)
+    __slots__ = ('_s_dim', '_s_self_sizes')
+    _SAVED = ('dim', 'self_sizes')
 
     def apply(node, grads):
         grad = grads[0]
         r_self = None
         if node._need(0):
+            dim = _u(node._s_dim, node)
             self_sizes = _u(node._s_self_sizes, node)
-            r_self = grad.reshape(self_sizes)
+            r_self = unsqueeze_to(grad, self_sizes, dim)
         return node._flatten((r_self,))
 
 
@@ -8409,6 +8401,412 @@ class SegmentReduceBackwardBackward0(FormulaNode):
         return node._flatten((r_grad, r_output, r_data))
 
 
+class SparseCooTensorWithDimsAndTensorsBackward0(FormulaNode):
+    """Backward of ``_sparse_coo_tensor_with_dims_and_tensors(int sparse_dim, int dense_dim, SymInt[] size, Tensor indices, Tensor values, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? is_coalesced=None) -> Tensor``."""
+
+    __slots__ = ('_s_result',)
+    _SAVED = ('result',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_values = None
+        if node._need(0):
+            result = _u(node._s_result, node)
+            r_values = sparse_constructor_values_grad(grad, result)
+        return node._flatten((r_values,))
+
+
+class ToDenseBackward0(FormulaNode):
+    """Backward of ``_to_dense(Tensor self, ScalarType? dtype=None, bool? masked_grad=None) -> Tensor``."""
+
+    __slots__ = ('_s_masked_grad', '_s_self')
+    _SAVED = ('masked_grad', 'self')
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            masked_grad = _u(node._s_masked_grad, node)
+            self = _u(node._s_self, node)
+            r_self = to_dense_backward(grad, self, masked_grad)
+        return node._flatten((r_self,))
+
+
+class ValuesBackward0(FormulaNode):
+    """Backward of ``values(Tensor(a) self) -> Tensor(a)``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = values_backward(grad, self)
+        return node._flatten((r_self,))
+
+
+class ValuesBackward1(FormulaNode):
+    """Backward of ``_values(Tensor(a) self) -> Tensor(a)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class IndicesBackward0(FormulaNode):
+    """Backward of ``indices(Tensor(a) self) -> Tensor(a)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class IndicesBackward1(FormulaNode):
+    """Backward of ``_indices(Tensor(a) self) -> Tensor(a)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class CoalesceBackward0(FormulaNode):
+    """Backward of ``_coalesce(Tensor self) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = grad
+        return node._flatten((r_self,))
+
+
+class ToSparseBackward0(FormulaNode):
+    """Backward of ``_to_sparse.sparse_dim(Tensor self, int sparse_dim) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = to_sparse_backward(grad, self)
+        return node._flatten((r_self,))
+
+
+class ToSparseBackward1(FormulaNode):
+    """Backward of ``_to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = to_sparse_backward(grad, self)
+        return node._flatten((r_self,))
+
+
+class SparseMaskBackward0(FormulaNode):
+    """Backward of ``sparse_mask(Tensor self, Tensor mask) -> Tensor``."""
+
+    __slots__ = ('_s_mask', '_s_self')
+    _SAVED = ('mask', 'self')
+    _TENSOR_VALUES = ('mask', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            mask = _u(node._s_mask, node)
+            self = _u(node._s_self, node)
+            r_self = sparse_mask_backward(grad, mask, self)
+        return node._flatten((r_self,))
+
+
+class SparseSumBackward0(FormulaNode):
+    """Backward of ``_sparse_sum.dim(Tensor self, int[1] dim) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_self')
+    _SAVED = ('dim', 'self')
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            self = _u(node._s_self, node)
+            r_self = sparse_sum_grad(grad, self, dim)
+        return node._flatten((r_self,))
+
+
+class SparseAddmmBackward0(FormulaNode):
+    """Backward of ``_sparse_addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor``."""
+
+    __slots__ = ('_s_beta', '_s_alpha', '_s_mat1', '_s_mat2')
+    _SAVED = ('beta', 'alpha', 'mat1', 'mat2')
+    _TENSOR_VALUES = ('mat1', 'mat2')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_mat1 = r_mat2 = None
+        if node._need(0):
+            beta = _u(node._s_beta, node)
+            r_self = maybe_multiply(grad, beta)
+        if node._need(1):
+            alpha = _u(node._s_alpha, node)
+            mat1 = _u(node._s_mat1, node)
+            mat2 = _u(node._s_mat2, node)
+            r_mat1 = mm_mat1_sparse_backward(grad, mat1, mat2, alpha)
+        if node._need(2):
+            alpha = _u(node._s_alpha, node)
+            mat1 = _u(node._s_mat1, node)
+            r_mat2 = mm_mat2_sparse_backward(grad, mat1, alpha)
+        return node._flatten((r_self, r_mat1, r_mat2))
+
+
+class SparseSoftmaxBackward0(FormulaNode):
+    """Backward of ``_sparse_softmax(Tensor self, int dim, bool half_to_float) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_self', '_s_result')
+    _SAVED = ('dim', 'self', 'result')
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = sparse_softmax_grad(grad, result, dim, self)
+        return node._flatten((r_self,))
+
+
+class SparseLogSoftmaxBackward0(FormulaNode):
+    """Backward of ``_sparse_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor``."""
+
+    __slots__ = ('_s_dim', '_s_self', '_s_result')
+    _SAVED = ('dim', 'self', 'result')
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            dim = _u(node._s_dim, node)
+            self = _u(node._s_self, node)
+            result = _u(node._s_result, node)
+            r_self = sparse_log_softmax_grad(grad, result, dim, self)
+        return node._flatten((r_self,))
+
+
+class SparseSumBackwardBackward0(FormulaNode):
+    """Backward of ``_sparse_sum_backward(Tensor grad, Tensor self, int[] dim) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad = None
+        if node._need(0):
+            r_grad = sparse_not_implemented("_sparse_sum_backward")
+        return node._flatten((r_grad,))
+
+
+class SparseSoftmaxBackwardDataBackward0(FormulaNode):
+    """Backward of ``_sparse_softmax_backward_data(Tensor grad_output, Tensor output, int dim, Tensor self) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = r_output = None
+        if node._need(0) or node._need(1):
+            r_grad_output, r_output = sparse_not_implemented("_sparse_softmax_backward_data")
+        return node._flatten((r_grad_output, r_output))
+
+
+class SparseLogSoftmaxBackwardDataBackward0(FormulaNode):
+    """Backward of ``_sparse_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, Tensor self) -> Tensor``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = r_output = None
+        if node._need(0) or node._need(1):
+            r_grad_output, r_output = sparse_not_implemented("_sparse_log_softmax_backward_data")
+        return node._flatten((r_grad_output, r_output))
+
+
+class CoalescedBackward0(FormulaNode):
+    """Backward of ``_coalesced_(Tensor(a!) self, bool coalesced) -> Tensor(a!)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            r_self = grad
+        return node._flatten((r_self,))
+
+
+class SparseCompressedTensorBackward0(FormulaNode):
+    """Backward of ``sparse_compressed_tensor.comp_plain_value_size(Tensor compressed_indices, Tensor plain_indices, Tensor values, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False) -> Tensor``."""
+
+    __slots__ = ('_s_compressed_indices', '_s_layout', '_s_plain_indices', '_s_size', '_s_values')
+    _SAVED = ('compressed_indices', 'layout', 'plain_indices', 'size', 'values')
+    _TENSOR_VALUES = ('compressed_indices', 'plain_indices', 'values')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_values = None
+        if node._need(0):
+            compressed_indices = _u(node._s_compressed_indices, node)
+            layout = _u(node._s_layout, node)
+            plain_indices = _u(node._s_plain_indices, node)
+            size = _u(node._s_size, node)
+            values = _u(node._s_values, node)
+            r_values = compressed_constructor_values_grad(grad, compressed_indices, plain_indices, values, size, layout)
+        return node._flatten((r_values,))
+
+
+class ToSparseCsrBackward0(FormulaNode):
+    """Backward of ``_to_sparse_csr(Tensor self, int? dense_dim=None) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = to_compressed_backward(grad, self)
+        return node._flatten((r_self,))
+
+
+class ToSparseCscBackward0(FormulaNode):
+    """Backward of ``_to_sparse_csc(Tensor self, int? dense_dim=None) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = to_compressed_backward(grad, self)
+        return node._flatten((r_self,))
+
+
+class ToSparseBsrBackward0(FormulaNode):
+    """Backward of ``_to_sparse_bsr(Tensor self, int[2] blocksize, int? dense_dim=None) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = to_compressed_backward(grad, self)
+        return node._flatten((r_self,))
+
+
+class ToSparseBscBackward0(FormulaNode):
+    """Backward of ``_to_sparse_bsc(Tensor self, int[2] blocksize, int? dense_dim=None) -> Tensor``."""
+
+    __slots__ = ('_s_self',)
+    _SAVED = ('self',)
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            r_self = to_compressed_backward(grad, self)
+        return node._flatten((r_self,))
+
+
+class CrowIndicesBackward0(FormulaNode):
+    """Backward of ``crow_indices(Tensor(a) self) -> Tensor(a)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class ColIndicesBackward0(FormulaNode):
+    """Backward of ``col_indices(Tensor(a) self) -> Tensor(a)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class CcolIndicesBackward0(FormulaNode):
+    """Backward of ``ccol_indices(Tensor(a) self) -> Tensor(a)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
+class RowIndicesBackward0(FormulaNode):
+    """Backward of ``row_indices(Tensor(a) self) -> Tensor(a)``."""
+
+    __slots__ = ()
+    _SAVED = ()
+
+    def apply(node, grads):
+        grad = grads[0]
+        return node._flatten(())
+
+
 class XlogyBackward0(FormulaNode):
     """Backward of ``xlogy.Tensor(Tensor self, Tensor other) -> Tensor``."""
 
@@ -9535,11 +9933,10 @@ FORMULAS = {
     'aten::zero_': (ZeroBackward0, ('self',), (), (), None),
     'aten::rsub.Tensor': (RsubBackward0, ('self', 'other'), (('alpha', 'alpha', 'value', (0,)),), (), None),
     'aten::rsub.Scalar': (RsubBackward1, ('self',), (('alpha', 'alpha', 'value', (0,)),), (), None),
-    'aten::conj': (ConjBackward0, ('self',), (), (), None),
+    'aten::_conj': (ConjBackward0, ('self',), (), (), None),
+    'aten::_neg_view': (NegViewBackward0, ('self',), (), (), None),
     'aten::_conj_physical': (ConjPhysicalBackward0, ('self',), (), (), None),
     'aten::conj_physical_': (ConjPhysicalBackward1, ('self',), (), (), None),
-    'aten::resolve_conj': (ResolveConjBackward0, ('self',), (), (), None),
-    'aten::resolve_neg': (ResolveNegBackward0, ('self',), (), (), None),
     'aten::abs': (AbsBackward0, ('self',), (('self', 'self', 'value', (0,)),), (), None),
     'aten::sign': (SignBackward0, ('self',), (), (), None),
     'aten::sgn': (SgnBackward0, ('self',), (('self', 'self', 'value', (0,)),), (('result', 0, (0,)),), None),
@@ -9752,11 +10149,11 @@ FORMULAS = {
     'aten::view.dtype': (ViewBackward1, (), (), (), (False,)),
     'aten::_unsafe_view': (UnsafeViewBackward0, ('self',), (('self_sizes', 'self', 'sizes', (0,)),), (), None),
     'aten::squeeze': (SqueezeBackward0, ('self',), (('self_sizes', 'self', 'sizes', (0,)),), (), None),
-    'aten::squeeze.dim': (SqueezeBackward1, ('self',), (('self_sizes', 'self', 'sizes', (0,)),), (), None),
-    'aten::squeeze.dims': (SqueezeBackward2, ('self',), (('self_sizes', 'self', 'sizes', (0,)),), (), None),
+    'aten::squeeze.dim': (SqueezeBackward1, ('self',), (('dim', 'dim', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
+    'aten::squeeze.dims': (SqueezeBackward2, ('self',), (('dim', 'dim', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
     'aten::squeeze_': (SqueezeBackward3, ('self',), (('self_sizes', 'self', 'sizes', (0,)),), (), None),
-    'aten::squeeze_.dim': (SqueezeBackward4, ('self',), (('self_sizes', 'self', 'sizes', (0,)),), (), None),
-    'aten::squeeze_.dims': (SqueezeBackward5, ('self',), (('self_sizes', 'self', 'sizes', (0,)),), (), None),
+    'aten::squeeze_.dim': (SqueezeBackward4, ('self',), (('dim', 'dim', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
+    'aten::squeeze_.dims': (SqueezeBackward5, ('self',), (('dim', 'dim', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
     'aten::unsqueeze': (UnsqueezeBackward0, ('self',), (('dim', 'dim', 'value', (0,)),), (), None),
     'aten::unsqueeze_': (UnsqueezeBackward1, ('self',), (('dim', 'dim', 'value', (0,)),), (), None),
     'aten::t_': (TBackward1, ('self',), (), (), None),
@@ -9987,6 +10384,33 @@ FORMULAS = {
     'aten::hash_tensor': (HashTensorBackward0, (), (), (), (False,)),
     'aten::segment_reduce': (SegmentReduceBackward0, ('data',), (('axis', 'axis', 'value', (0,)), ('data', 'data', 'value', (0,)), ('initial', 'initial', 'value', (0,)), ('lengths', 'lengths', 'value', (0,)), ('offsets', 'offsets', 'value', (0,)), ('reduce', 'reduce', 'value', (0,))), (('result', 0, (0,)),), None),
     'aten::_segment_reduce_backward': (SegmentReduceBackwardBackward0, ('grad', 'output', 'data'), (), (), None),
+    'aten::_sparse_coo_tensor_with_dims_and_tensors': (SparseCooTensorWithDimsAndTensorsBackward0, ('values',), (), (('result', 0, (0,)),), None),
+    'aten::_to_dense': (ToDenseBackward0, ('self',), (('masked_grad', 'masked_grad', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
+    'aten::values': (ValuesBackward0, ('self',), (('self', 'self', 'value', (0,)),), (), None),
+    'aten::_values': (ValuesBackward1, (), (), (), (False,)),
+    'aten::indices': (IndicesBackward0, (), (), (), (False,)),
+    'aten::_indices': (IndicesBackward1, (), (), (), (False,)),
+    'aten::_coalesce': (CoalesceBackward0, ('self',), (), (), None),
+    'aten::_to_sparse.sparse_dim': (ToSparseBackward0, ('self',), (('self', 'self', 'value', (0,)),), (), None),
+    'aten::_to_sparse': (ToSparseBackward1, ('self',), (('self', 'self', 'value', (0,)),), (), None),
+    'aten::sparse_mask': (SparseMaskBackward0, ('self',), (('mask', 'mask', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
+    'aten::_sparse_sum.dim': (SparseSumBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
+    'aten::_sparse_addmm': (SparseAddmmBackward0, ('self', 'mat1', 'mat2'), (('beta', 'beta', 'value', (0,)), ('alpha', 'alpha', 'value', (1, 2)), ('mat1', 'mat1', 'value', (1, 2)), ('mat2', 'mat2', 'value', (1,))), (), None),
+    'aten::_sparse_softmax': (SparseSoftmaxBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('self', 'self', 'value', (0,))), (('result', 0, (0,)),), None),
+    'aten::_sparse_log_softmax': (SparseLogSoftmaxBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('self', 'self', 'value', (0,))), (('result', 0, (0,)),), None),
+    'aten::_sparse_sum_backward': (SparseSumBackwardBackward0, ('grad',), (), (), None),
+    'aten::_sparse_softmax_backward_data': (SparseSoftmaxBackwardDataBackward0, ('grad_output', 'output'), (), (), None),
+    'aten::_sparse_log_softmax_backward_data': (SparseLogSoftmaxBackwardDataBackward0, ('grad_output', 'output'), (), (), None),
+    'aten::_coalesced_': (CoalescedBackward0, ('self',), (), (), None),
+    'aten::sparse_compressed_tensor.comp_plain_value_size': (SparseCompressedTensorBackward0, ('values',), (('compressed_indices', 'compressed_indices', 'value', (0,)), ('layout', 'layout', 'value', (0,)), ('plain_indices', 'plain_indices', 'value', (0,)), ('size', 'size', 'value', (0,)), ('values', 'values', 'value', (0,))), (), None),
+    'aten::_to_sparse_csr': (ToSparseCsrBackward0, ('self',), (('self', 'self', 'value', (0,)),), (), None),
+    'aten::_to_sparse_csc': (ToSparseCscBackward0, ('self',), (('self', 'self', 'value', (0,)),), (), None),
+    'aten::_to_sparse_bsr': (ToSparseBsrBackward0, ('self',), (('self', 'self', 'value', (0,)),), (), None),
+    'aten::_to_sparse_bsc': (ToSparseBscBackward0, ('self',), (('self', 'self', 'value', (0,)),), (), None),
+    'aten::crow_indices': (CrowIndicesBackward0, (), (), (), (False,)),
+    'aten::col_indices': (ColIndicesBackward0, (), (), (), (False,)),
+    'aten::ccol_indices': (CcolIndicesBackward0, (), (), (), (False,)),
+    'aten::row_indices': (RowIndicesBackward0, (), (), (), (False,)),
     'aten::xlogy.Tensor': (XlogyBackward0, ('self', 'other'), (('other', 'other', 'value', (0, 1)), ('self', 'self', 'value', (0, 1))), (), None),
     'aten::xlogy.Scalar_Self': (XlogyBackward1, ('other',), (('other', 'other', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),
     'aten::xlogy.Scalar_Other': (XlogyBackward2, ('self',), (('other', 'other', 'value', (0,)), ('self', 'self', 'value', (0,))), (), None),

@@ -1790,7 +1790,7 @@ def argsort(self, *args, **kwargs):
     return _ap.unmatched(argsort, _m_argsort_sigs, args, kwargs, self)
 
 
-argsort.__signature__ = _ap.LazySignature(_m_argsort_0, False, True, ('stable',))
+argsort.__signature__ = _ap.LazySignature(_m_argsort_1, False, True, (), ('stable',))
 
 
 def argwhere(self, *args, **kwargs):
@@ -3737,7 +3737,7 @@ def div(self, *args, **kwargs):
     return _ap.unmatched(div, _m_div_sigs, args, kwargs, self)
 
 
-div.__signature__ = _ap.LazySignature(_m_div_1, False, True, ('rounding_mode',))
+div.__signature__ = _ap.LazySignature(_m_div_0, False, True, (), ('rounding_mode',))
 
 
 def _m_div__0(other):
@@ -3788,7 +3788,7 @@ def div_(self, *args, **kwargs):
     return _ap.unmatched(div_, _m_div__sigs, args, kwargs, self)
 
 
-div_.__signature__ = _ap.LazySignature(_m_div__1, False, True, ('rounding_mode',))
+div_.__signature__ = _ap.LazySignature(_m_div__0, False, True, (), ('rounding_mode',))
 
 
 def _m_divide_0(other):
@@ -3852,7 +3852,7 @@ def divide(self, *args, **kwargs):
     return _ap.unmatched(divide, _m_divide_sigs, args, kwargs, self)
 
 
-divide.__signature__ = _ap.LazySignature(_m_divide_1, False, True, ('rounding_mode',))
+divide.__signature__ = _ap.LazySignature(_m_divide_0, False, True, (), ('rounding_mode',))
 
 
 def _m_divide__0(other):
@@ -3916,7 +3916,7 @@ def divide_(self, *args, **kwargs):
     return _ap.unmatched(divide_, _m_divide__sigs, args, kwargs, self)
 
 
-divide_.__signature__ = _ap.LazySignature(_m_divide__1, False, True, ('rounding_mode',))
+divide_.__signature__ = _ap.LazySignature(_m_divide__0, False, True, (), ('rounding_mode',))
 
 
 def _m_dot_0(tensor):
@@ -3974,7 +3974,7 @@ def dsplit(self, *args, **kwargs):
     return _ap.unmatched(dsplit, _m_dsplit_sigs, args, kwargs, self)
 
 
-dsplit.__signature__ = _ap.LazySignature(_m_dsplit_0, False, True, ('sections',))
+dsplit.__signature__ = _ap.LazySignature(_m_dsplit_0, False, True)
 
 
 def _m_eq_0(other):
@@ -5302,7 +5302,7 @@ def hsplit(self, *args, **kwargs):
     return _ap.unmatched(hsplit, _m_hsplit_sigs, args, kwargs, self)
 
 
-hsplit.__signature__ = _ap.LazySignature(_m_hsplit_0, False, True, ('sections',))
+hsplit.__signature__ = _ap.LazySignature(_m_hsplit_0, False, True)
 
 
 def _m_hypot_0(other):
@@ -7882,14 +7882,14 @@ nansum.__signature__ = _ap.LazySignature(_m_nansum_0, False, True)
 
 def _m_narrow_0(dim, start, length):
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    if (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_symint(start)
+    if not isinstance(start, _Tensor): raise _Mismatch
     if (type(length) is not int or not -9223372036854775808 <= length <= 9223372036854775807): length = _ap.to_symint(length)
     return dim, start, length
 
 
 def _m_narrow_1(dim, start, length):
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    if not isinstance(start, _Tensor): raise _Mismatch
+    if (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_symint(start)
     if (type(length) is not int or not -9223372036854775808 <= length <= 9223372036854775807): length = _ap.to_symint(length)
     return dim, start, length
 
@@ -7898,26 +7898,26 @@ _m_narrow_sigs = (_ap.PySig('narrow', (('dim', 'int', None, False), ('start', 'T
 
 
 def narrow(self, *args, **kwargs):
-    if len(args) <= 3:
+    if len(args) <= 3 and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             dim, start, length = _m_narrow_0(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
-            result = _op_narrow.call(self._keyset, self, dim, start, length)
+            result = _op_narrow__Tensor.call(self._keyset | start._keyset, self, dim, start, length)
             return result
-    if len(args) <= 3 and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+    if len(args) <= 3:
         try:
             dim, start, length = _m_narrow_1(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
-            result = _op_narrow__Tensor.call(self._keyset | start._keyset, self, dim, start, length)
+            result = _op_narrow.call(self._keyset, self, dim, start, length)
             return result
     return _ap.unmatched(narrow, _m_narrow_sigs, args, kwargs, self)
 
 
-narrow.__signature__ = _ap.LazySignature(_m_narrow_0, False, True)
+narrow.__signature__ = _ap.LazySignature(_m_narrow_1, False, True)
 
 
 def _m_narrow_copy_0(dim, start, length):
@@ -8334,7 +8334,7 @@ def norm(self, *args, **kwargs):
     return _ap.unmatched(norm, _m_norm_sigs, args, kwargs, self)
 
 
-norm.__signature__ = _ap.LazySignature(_m_norm_2, False, True, ('dim', 'keepdim', 'dtype'))
+norm.__signature__ = _ap.LazySignature(_m_norm_3, False, True, ('dim',), ('dtype',))
 
 
 def _m_normal__0(mean=0, std=1, *, generator=None):
@@ -9353,7 +9353,7 @@ def round(self, *args, **kwargs):
     return _ap.unmatched(round, _m_round_sigs, args, kwargs, self)
 
 
-round.__signature__ = _ap.LazySignature(_m_round_1, False, True, ('decimals',))
+round.__signature__ = _ap.LazySignature(_m_round_0, False, True, (), ('decimals',))
 
 
 def _m_round__0():
@@ -9390,7 +9390,7 @@ def round_(self, *args, **kwargs):
     return _ap.unmatched(round_, _m_round__sigs, args, kwargs, self)
 
 
-round_.__signature__ = _ap.LazySignature(_m_round__1, False, True, ('decimals',))
+round_.__signature__ = _ap.LazySignature(_m_round__0, False, True, (), ('decimals',))
 
 
 def row_indices(self, *args, **kwargs):
@@ -9489,7 +9489,7 @@ def scatter(self, *args, **kwargs):
     return _ap.unmatched(scatter, _m_scatter_sigs, args, kwargs, self)
 
 
-scatter.__signature__ = _ap.LazySignature(_m_scatter_1, False, True, ('src', 'reduce'))
+scatter.__signature__ = _ap.LazySignature(_m_scatter_0, False, True, (), ('reduce',))
 
 
 def _m_scatter__0(dim, index, src):
@@ -9561,7 +9561,7 @@ def scatter_(self, *args, **kwargs):
     return _ap.unmatched(scatter_, _m_scatter__sigs, args, kwargs, self)
 
 
-scatter_.__signature__ = _ap.LazySignature(_m_scatter__1, False, True, ('src', 'reduce'))
+scatter_.__signature__ = _ap.LazySignature(_m_scatter__0, False, True, (), ('reduce',))
 
 
 def _m_scatter_add_0(dim, index, src):
@@ -10029,7 +10029,7 @@ def sort(self, *args, **kwargs):
     return _ap.unmatched(sort, _m_sort_sigs, args, kwargs, self)
 
 
-sort.__signature__ = _ap.LazySignature(_m_sort_0, False, True, ('stable',))
+sort.__signature__ = _ap.LazySignature(_m_sort_1, False, True, (), ('stable',))
 
 
 def sparse_dim(self, *args, **kwargs):
@@ -10701,31 +10701,39 @@ def tanh_(self, *args, **kwargs):
 tanh_.__signature__ = _ap.LazySignature(None, False, True)
 
 
-def _m_tensor_split_0(sections, dim=0):
+def _m_tensor_split_0(tensor_indices_or_sections, dim=0):
+    if not isinstance(tensor_indices_or_sections, _Tensor): raise _Mismatch
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    return tensor_indices_or_sections, dim
+
+
+def _m_tensor_split_1(sections, dim=0):
     if (type(sections) is not int or not -9223372036854775808 <= sections <= 9223372036854775807): sections = _ap.to_symint(sections)
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return sections, dim
 
 
-def _m_tensor_split_1(indices, dim=0):
+def _m_tensor_split_2(indices, dim=0):
     indices = _ap.to_intlist(indices)
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return indices, dim
-
-
-def _m_tensor_split_2(tensor_indices_or_sections, dim=0):
-    if not isinstance(tensor_indices_or_sections, _Tensor): raise _Mismatch
-    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    return tensor_indices_or_sections, dim
 
 
 _m_tensor_split_sigs = (_ap.PySig('tensor_split', (('indices', 'SymInt[]', None, False), ('dim', 'int', '0', False)), False, True), _ap.PySig('tensor_split', (('tensor_indices_or_sections', 'Tensor', None, False), ('dim', 'int', '0', False)), False, True), _ap.PySig('tensor_split', (('sections', 'SymInt', None, False), ('dim', 'int', '0', False)), False, True),)
 
 
 def tensor_split(self, *args, **kwargs):
+    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
+        try:
+            tensor_indices_or_sections, dim = _m_tensor_split_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_tensor_split__tensor_indices_or_sections.call(self._keyset | tensor_indices_or_sections._keyset, self, tensor_indices_or_sections, dim)
+            return result
     if len(args) <= 2:
         try:
-            sections, dim = _m_tensor_split_0(*args, **kwargs)
+            sections, dim = _m_tensor_split_1(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
@@ -10733,24 +10741,16 @@ def tensor_split(self, *args, **kwargs):
             return result
     if len(args) <= 2:
         try:
-            indices, dim = _m_tensor_split_1(*args, **kwargs)
+            indices, dim = _m_tensor_split_2(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
             result = _op_tensor_split__indices.call(self._keyset, self, indices, dim)
             return result
-    if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
-        try:
-            tensor_indices_or_sections, dim = _m_tensor_split_2(*args, **kwargs)
-        except _PARSE_ERRORS:
-            pass
-        else:
-            result = _op_tensor_split__tensor_indices_or_sections.call(self._keyset | tensor_indices_or_sections._keyset, self, tensor_indices_or_sections, dim)
-            return result
     return _ap.unmatched(tensor_split, _m_tensor_split_sigs, args, kwargs, self)
 
 
-tensor_split.__signature__ = _ap.LazySignature(_m_tensor_split_0, False, True, ('sections',))
+tensor_split.__signature__ = _ap.LazySignature(_m_tensor_split_1, False, True)
 
 
 def _m_tile_0(dims):
@@ -11611,7 +11611,7 @@ def vsplit(self, *args, **kwargs):
     return _ap.unmatched(vsplit, _m_vsplit_sigs, args, kwargs, self)
 
 
-vsplit.__signature__ = _ap.LazySignature(_m_vsplit_0, False, True, ('sections',))
+vsplit.__signature__ = _ap.LazySignature(_m_vsplit_0, False, True)
 
 
 def _m_where_0(condition, other):

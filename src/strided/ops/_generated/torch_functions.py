@@ -77,28 +77,18 @@ _op__softmax = get_op('aten::_softmax')
 _op__softmax__out = get_op('aten::_softmax.out')
 _op__softmax_backward_data = get_op('aten::_softmax_backward_data')
 _op__softmax_backward_data__out = get_op('aten::_softmax_backward_data.out')
-_op__sparse_addmm = get_op('aten::_sparse_addmm')
 _op__sparse_bsc_tensor_unsafe = get_op('aten::_sparse_bsc_tensor_unsafe')
 _op__sparse_bsr_tensor_unsafe = get_op('aten::_sparse_bsr_tensor_unsafe')
 _op__sparse_compressed_tensor_unsafe = get_op('aten::_sparse_compressed_tensor_unsafe')
-_op__sparse_coo_tensor_unsafe = get_op('aten::_sparse_coo_tensor_unsafe')
-_op__sparse_coo_tensor_with_dims = get_op('aten::_sparse_coo_tensor_with_dims')
-_op__sparse_coo_tensor_with_dims_and_tensors = get_op('aten::_sparse_coo_tensor_with_dims_and_tensors')
 _op__sparse_csc_tensor_unsafe = get_op('aten::_sparse_csc_tensor_unsafe')
 _op__sparse_csr_sum__dim_dtype = get_op('aten::_sparse_csr_sum.dim_dtype')
 _op__sparse_csr_tensor_unsafe = get_op('aten::_sparse_csr_tensor_unsafe')
-_op__sparse_log_softmax = get_op('aten::_sparse_log_softmax')
-_op__sparse_log_softmax__int = get_op('aten::_sparse_log_softmax.int')
 _op__sparse_log_softmax_backward_data = get_op('aten::_sparse_log_softmax_backward_data')
-_op__sparse_mm = get_op('aten::_sparse_mm')
-_op__sparse_softmax = get_op('aten::_sparse_softmax')
-_op__sparse_softmax__int = get_op('aten::_sparse_softmax.int')
 _op__sparse_softmax_backward_data = get_op('aten::_sparse_softmax_backward_data')
 _op__sparse_sum = get_op('aten::_sparse_sum')
 _op__sparse_sum__dim = get_op('aten::_sparse_sum.dim')
 _op__sparse_sum__dim_dtype = get_op('aten::_sparse_sum.dim_dtype')
 _op__sparse_sum__dtype = get_op('aten::_sparse_sum.dtype')
-_op__sparse_sum_backward = get_op('aten::_sparse_sum_backward')
 _op__to_copy = get_op('aten::_to_copy')
 _op__trilinear = get_op('aten::_trilinear')
 _op__trilinear__out = get_op('aten::_trilinear.out')
@@ -2297,32 +2287,6 @@ def _softmax_backward_data(*args, **kwargs):
 _softmax_backward_data.__signature__ = _ap.LazySignature(_f__softmax_backward_data_0, False, False)
 
 
-def _f__sparse_addmm_0(input, mat1, mat2, *, beta=1, alpha=1):
-    if not isinstance(input, _Tensor): raise _Mismatch
-    if not isinstance(mat1, _Tensor): raise _Mismatch
-    if not isinstance(mat2, _Tensor): raise _Mismatch
-    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
-    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
-    return input, mat1, mat2, beta, alpha
-
-
-_f__sparse_addmm_sigs = (_ap.PySig('_sparse_addmm', (('input', 'Tensor', None, False), ('mat1', 'Tensor', None, False), ('mat2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, False),)
-
-
-def _sparse_addmm(*args, **kwargs):
-    try:
-        input, mat1, mat2, beta, alpha = _f__sparse_addmm_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op__sparse_addmm.call(input._keyset | mat1._keyset | mat2._keyset, input, mat1, mat2, beta, alpha)
-        return result
-    return _ap.unmatched(_sparse_addmm, _f__sparse_addmm_sigs, args, kwargs)
-
-
-_sparse_addmm.__signature__ = _ap.LazySignature(_f__sparse_addmm_0, False, False)
-
-
 def _f__sparse_bsc_tensor_unsafe_0(ccol_indices, row_indices, values, size, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if not isinstance(ccol_indices, _Tensor): raise _Mismatch
     if not isinstance(row_indices, _Tensor): raise _Mismatch
@@ -2419,103 +2383,6 @@ def _sparse_compressed_tensor_unsafe(*args, **kwargs):
 _sparse_compressed_tensor_unsafe.__signature__ = _ap.LazySignature(_f__sparse_compressed_tensor_unsafe_0, False, False)
 
 
-def _f__sparse_coo_tensor_unsafe_0(indices, values, size, *, is_coalesced=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if not isinstance(indices, _Tensor): raise _Mismatch
-    if not isinstance(values, _Tensor): raise _Mismatch
-    size = _ap.to_intlist(size)
-    if is_coalesced is not None and is_coalesced is not True and is_coalesced is not False: raise _Mismatch
-    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
-    if layout is not None: layout = _ap.to_layout(layout)
-    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
-    if pin_memory is not None and pin_memory is not True and pin_memory is not False: raise _Mismatch
-    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
-    return indices, values, size, is_coalesced, dtype, layout, device, pin_memory, requires_grad
-
-
-_f__sparse_coo_tensor_unsafe_sigs = (_ap.PySig('_sparse_coo_tensor_unsafe', (('indices', 'Tensor', None, False), ('values', 'Tensor', None, False), ('size', 'SymInt[]', None, False), ('is_coalesced', 'bool?', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
-
-
-def _sparse_coo_tensor_unsafe(*args, **kwargs):
-    try:
-        indices, values, size, is_coalesced, dtype, layout, device, pin_memory, requires_grad = _f__sparse_coo_tensor_unsafe_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op__sparse_coo_tensor_unsafe.call(indices._keyset | values._keyset, indices, values, size, dtype, layout, device, pin_memory, is_coalesced)
-        if requires_grad:
-            _ap.factory_requires_grad(result)
-        return result
-    return _ap.unmatched(_sparse_coo_tensor_unsafe, _f__sparse_coo_tensor_unsafe_sigs, args, kwargs)
-
-
-_sparse_coo_tensor_unsafe.__signature__ = _ap.LazySignature(_f__sparse_coo_tensor_unsafe_0, False, False)
-
-
-def _f__sparse_coo_tensor_with_dims_0(sparse_dim, dense_dim, size, *, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
-    if (type(sparse_dim) is not int or not -9223372036854775808 <= sparse_dim <= 9223372036854775807): sparse_dim = _ap.to_int(sparse_dim)
-    if (type(dense_dim) is not int or not -9223372036854775808 <= dense_dim <= 9223372036854775807): dense_dim = _ap.to_int(dense_dim)
-    size = _ap.to_intlist(size)
-    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
-    if layout is not None: layout = _ap.to_layout(layout)
-    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
-    if pin_memory is not False and pin_memory is not True and pin_memory is not None: raise _Mismatch
-    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
-    return sparse_dim, dense_dim, size, dtype, layout, device, pin_memory, requires_grad
-
-
-_f__sparse_coo_tensor_with_dims_sigs = (_ap.PySig('_sparse_coo_tensor_with_dims', (('sparse_dim', 'int', None, False), ('dense_dim', 'int', None, False), ('size', 'int[]', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
-
-
-def _sparse_coo_tensor_with_dims(*args, **kwargs):
-    try:
-        sparse_dim, dense_dim, size, dtype, layout, device, pin_memory, requires_grad = _f__sparse_coo_tensor_with_dims_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op__sparse_coo_tensor_with_dims.call(_ap.keyset_of_device(device), sparse_dim, dense_dim, size, dtype, layout, device, pin_memory)
-        if requires_grad:
-            _ap.factory_requires_grad(result)
-        return result
-    return _ap.unmatched(_sparse_coo_tensor_with_dims, _f__sparse_coo_tensor_with_dims_sigs, args, kwargs)
-
-
-_sparse_coo_tensor_with_dims.__signature__ = _ap.LazySignature(_f__sparse_coo_tensor_with_dims_0, False, False)
-
-
-def _f__sparse_coo_tensor_with_dims_and_tensors_0(sparse_dim, dense_dim, size, indices, values, *, is_coalesced=None, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
-    if (type(sparse_dim) is not int or not -9223372036854775808 <= sparse_dim <= 9223372036854775807): sparse_dim = _ap.to_int(sparse_dim)
-    if (type(dense_dim) is not int or not -9223372036854775808 <= dense_dim <= 9223372036854775807): dense_dim = _ap.to_int(dense_dim)
-    size = _ap.to_intlist(size)
-    if not isinstance(indices, _Tensor): raise _Mismatch
-    if not isinstance(values, _Tensor): raise _Mismatch
-    if is_coalesced is not None and is_coalesced is not True and is_coalesced is not False: raise _Mismatch
-    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
-    if layout is not None: layout = _ap.to_layout(layout)
-    if device is not None and device.__class__ is not _device: device = _ap.to_device(device)
-    if pin_memory is not False and pin_memory is not True and pin_memory is not None: raise _Mismatch
-    if requires_grad is not False and requires_grad is not True and requires_grad is not None: raise _Mismatch
-    return sparse_dim, dense_dim, size, indices, values, is_coalesced, dtype, layout, device, pin_memory, requires_grad
-
-
-_f__sparse_coo_tensor_with_dims_and_tensors_sigs = (_ap.PySig('_sparse_coo_tensor_with_dims_and_tensors', (('sparse_dim', 'int', None, False), ('dense_dim', 'int', None, False), ('size', 'SymInt[]', None, False), ('indices', 'Tensor', None, False), ('values', 'Tensor', None, False), ('is_coalesced', 'bool?', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
-
-
-def _sparse_coo_tensor_with_dims_and_tensors(*args, **kwargs):
-    try:
-        sparse_dim, dense_dim, size, indices, values, is_coalesced, dtype, layout, device, pin_memory, requires_grad = _f__sparse_coo_tensor_with_dims_and_tensors_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op__sparse_coo_tensor_with_dims_and_tensors.call(indices._keyset | values._keyset, sparse_dim, dense_dim, size, indices, values, dtype, layout, device, pin_memory, is_coalesced)
-        if requires_grad:
-            _ap.factory_requires_grad(result)
-        return result
-    return _ap.unmatched(_sparse_coo_tensor_with_dims_and_tensors, _f__sparse_coo_tensor_with_dims_and_tensors_sigs, args, kwargs)
-
-
-_sparse_coo_tensor_with_dims_and_tensors.__signature__ = _ap.LazySignature(_f__sparse_coo_tensor_with_dims_and_tensors_0, False, False)
-
-
 def _f__sparse_csc_tensor_unsafe_0(ccol_indices, row_indices, values, size, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if not isinstance(ccol_indices, _Tensor): raise _Mismatch
     if not isinstance(row_indices, _Tensor): raise _Mismatch
@@ -2605,46 +2472,6 @@ def _sparse_csr_tensor_unsafe(*args, **kwargs):
 _sparse_csr_tensor_unsafe.__signature__ = _ap.LazySignature(_f__sparse_csr_tensor_unsafe_0, False, False)
 
 
-def _f__sparse_log_softmax_0(input, dim, dtype=None):
-    if not isinstance(input, _Tensor): raise _Mismatch
-    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
-    return input, dim, dtype
-
-
-def _f__sparse_log_softmax_1(input, dim, half_to_float):
-    if not isinstance(input, _Tensor): raise _Mismatch
-    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    if half_to_float is not True and half_to_float is not False: raise _Mismatch
-    return input, dim, half_to_float
-
-
-_f__sparse_log_softmax_sigs = (_ap.PySig('_sparse_log_softmax', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('dtype', 'ScalarType?', 'None', False)), False, False), _ap.PySig('_sparse_log_softmax', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('half_to_float', 'bool', None, False)), False, False),)
-
-
-def _sparse_log_softmax(*args, **kwargs):
-    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
-        try:
-            input, dim, dtype = _f__sparse_log_softmax_0(*args, **kwargs)
-        except _PARSE_ERRORS:
-            pass
-        else:
-            result = _op__sparse_log_softmax__int.call(input._keyset, input, dim, dtype)
-            return result
-    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
-        try:
-            input, dim, half_to_float = _f__sparse_log_softmax_1(*args, **kwargs)
-        except _PARSE_ERRORS:
-            pass
-        else:
-            result = _op__sparse_log_softmax.call(input._keyset, input, dim, half_to_float)
-            return result
-    return _ap.unmatched(_sparse_log_softmax, _f__sparse_log_softmax_sigs, args, kwargs)
-
-
-_sparse_log_softmax.__signature__ = _ap.LazySignature(_f__sparse_log_softmax_0, False, False)
-
-
 def _f__sparse_log_softmax_backward_data_0(grad_output, output, dim, input):
     if not isinstance(grad_output, _Tensor): raise _Mismatch
     if not isinstance(output, _Tensor): raise _Mismatch
@@ -2668,69 +2495,6 @@ def _sparse_log_softmax_backward_data(*args, **kwargs):
 
 
 _sparse_log_softmax_backward_data.__signature__ = _ap.LazySignature(_f__sparse_log_softmax_backward_data_0, False, False)
-
-
-def _f__sparse_mm_0(sparse, dense):
-    if not isinstance(sparse, _Tensor): raise _Mismatch
-    if not isinstance(dense, _Tensor): raise _Mismatch
-    return sparse, dense
-
-
-_f__sparse_mm_sigs = (_ap.PySig('_sparse_mm', (('sparse', 'Tensor', None, False), ('dense', 'Tensor', None, False)), False, False),)
-
-
-def _sparse_mm(*args, **kwargs):
-    try:
-        sparse, dense = _f__sparse_mm_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op__sparse_mm.call(sparse._keyset | dense._keyset, sparse, dense)
-        return result
-    return _ap.unmatched(_sparse_mm, _f__sparse_mm_sigs, args, kwargs)
-
-
-_sparse_mm.__signature__ = _ap.LazySignature(_f__sparse_mm_0, False, False)
-
-
-def _f__sparse_softmax_0(input, dim, dtype=None):
-    if not isinstance(input, _Tensor): raise _Mismatch
-    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    if dtype is not None and dtype.__class__ is not _dtype: dtype = _ap.to_dtype(dtype)
-    return input, dim, dtype
-
-
-def _f__sparse_softmax_1(input, dim, half_to_float):
-    if not isinstance(input, _Tensor): raise _Mismatch
-    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    if half_to_float is not True and half_to_float is not False: raise _Mismatch
-    return input, dim, half_to_float
-
-
-_f__sparse_softmax_sigs = (_ap.PySig('_sparse_softmax', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('dtype', 'ScalarType?', 'None', False)), False, False), _ap.PySig('_sparse_softmax', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('half_to_float', 'bool', None, False)), False, False),)
-
-
-def _sparse_softmax(*args, **kwargs):
-    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
-        try:
-            input, dim, dtype = _f__sparse_softmax_0(*args, **kwargs)
-        except _PARSE_ERRORS:
-            pass
-        else:
-            result = _op__sparse_softmax__int.call(input._keyset, input, dim, dtype)
-            return result
-    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
-        try:
-            input, dim, half_to_float = _f__sparse_softmax_1(*args, **kwargs)
-        except _PARSE_ERRORS:
-            pass
-        else:
-            result = _op__sparse_softmax.call(input._keyset, input, dim, half_to_float)
-            return result
-    return _ap.unmatched(_sparse_softmax, _f__sparse_softmax_sigs, args, kwargs)
-
-
-_sparse_softmax.__signature__ = _ap.LazySignature(_f__sparse_softmax_0, False, False)
 
 
 def _f__sparse_softmax_backward_data_0(grad_output, output, dim, input):
@@ -2821,31 +2585,7 @@ def _sparse_sum(*args, **kwargs):
     return _ap.unmatched(_sparse_sum, _f__sparse_sum_sigs, args, kwargs)
 
 
-_sparse_sum.__signature__ = _ap.LazySignature(_f__sparse_sum_3, False, False, ('dim', 'dtype'))
-
-
-def _f__sparse_sum_backward_0(grad, input, dim):
-    if not isinstance(grad, _Tensor): raise _Mismatch
-    if not isinstance(input, _Tensor): raise _Mismatch
-    dim = _ap.to_intlist(dim)
-    return grad, input, dim
-
-
-_f__sparse_sum_backward_sigs = (_ap.PySig('_sparse_sum_backward', (('grad', 'Tensor', None, False), ('input', 'Tensor', None, False), ('dim', 'int[]', None, False)), False, False),)
-
-
-def _sparse_sum_backward(*args, **kwargs):
-    try:
-        grad, input, dim = _f__sparse_sum_backward_0(*args, **kwargs)
-    except _PARSE_ERRORS:
-        pass
-    else:
-        result = _op__sparse_sum_backward.call(grad._keyset | input._keyset, grad, input, dim)
-        return result
-    return _ap.unmatched(_sparse_sum_backward, _f__sparse_sum_backward_sigs, args, kwargs)
-
-
-_sparse_sum_backward.__signature__ = _ap.LazySignature(_f__sparse_sum_backward_0, False, False)
+_sparse_sum.__signature__ = _ap.LazySignature(_f__sparse_sum_2, False, False, ('dim',), ('dtype',))
 
 
 def _f__to_copy_0(input, *, non_blocking=False, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -4973,7 +4713,7 @@ def atleast_1d(*args, **kwargs):
     return _ap.unmatched(atleast_1d, _f_atleast_1d_sigs, args, kwargs)
 
 
-atleast_1d.__signature__ = _ap.LazySignature(_f_atleast_1d_0, False, False, ('input',))
+atleast_1d.__signature__ = _ap.LazySignature(_f_atleast_1d_0, False, False)
 
 
 def _f_atleast_2d_0(input):
@@ -5009,7 +4749,7 @@ def atleast_2d(*args, **kwargs):
     return _ap.unmatched(atleast_2d, _f_atleast_2d_sigs, args, kwargs)
 
 
-atleast_2d.__signature__ = _ap.LazySignature(_f_atleast_2d_0, False, False, ('input',))
+atleast_2d.__signature__ = _ap.LazySignature(_f_atleast_2d_0, False, False)
 
 
 def _f_atleast_3d_0(input):
@@ -5045,7 +4785,7 @@ def atleast_3d(*args, **kwargs):
     return _ap.unmatched(atleast_3d, _f_atleast_3d_sigs, args, kwargs)
 
 
-atleast_3d.__signature__ = _ap.LazySignature(_f_atleast_3d_0, False, False, ('input',))
+atleast_3d.__signature__ = _ap.LazySignature(_f_atleast_3d_0, False, False)
 
 
 def _f_avg_pool1d_0(input, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True):
@@ -7931,7 +7671,7 @@ def div(*args, **kwargs):
     return _ap.unmatched(div, _f_div_sigs, args, kwargs)
 
 
-div.__signature__ = _ap.LazySignature(_f_div_1, False, False, ('rounding_mode',))
+div.__signature__ = _ap.LazySignature(_f_div_0, False, False, (), ('rounding_mode',))
 
 
 def _f_divide_0(input, other, *, out=None):
@@ -8007,7 +7747,7 @@ def divide(*args, **kwargs):
     return _ap.unmatched(divide, _f_divide_sigs, args, kwargs)
 
 
-divide.__signature__ = _ap.LazySignature(_f_divide_1, False, False, ('rounding_mode',))
+divide.__signature__ = _ap.LazySignature(_f_divide_0, False, False, (), ('rounding_mode',))
 
 
 def _f_dot_0(input, tensor, *, out=None):
@@ -8120,7 +7860,7 @@ def dsplit(*args, **kwargs):
     return _ap.unmatched(dsplit, _f_dsplit_sigs, args, kwargs)
 
 
-dsplit.__signature__ = _ap.LazySignature(_f_dsplit_0, False, False, ('sections',))
+dsplit.__signature__ = _ap.LazySignature(_f_dsplit_0, False, False)
 
 
 def _f_dstack_0(tensors, *, out=None):
@@ -10127,7 +9867,7 @@ def gru(*args, **kwargs):
     return _ap.unmatched(gru, _f_gru_sigs, args, kwargs)
 
 
-gru.__signature__ = _ap.LazySignature(_f_gru_0, False, False, ('batch_first',))
+gru.__signature__ = _ap.LazySignature(_f_gru_0, False, False)
 
 
 def _f_gru_cell_0(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
@@ -10630,7 +10370,7 @@ def hsplit(*args, **kwargs):
     return _ap.unmatched(hsplit, _f_hsplit_sigs, args, kwargs)
 
 
-hsplit.__signature__ = _ap.LazySignature(_f_hsplit_0, False, False, ('sections',))
+hsplit.__signature__ = _ap.LazySignature(_f_hsplit_0, False, False)
 
 
 def _f_hstack_0(tensors, *, out=None):
@@ -11289,7 +11029,7 @@ def isin(*args, **kwargs):
     return _ap.unmatched(isin, _f_isin_sigs, args, kwargs)
 
 
-isin.__signature__ = _ap.LazySignature(_f_isin_0, False, False, ('elements', 'test_elements'))
+isin.__signature__ = _ap.LazySignature(_f_isin_0, False, False)
 
 
 def _f_isinf_0(input):
@@ -12731,7 +12471,7 @@ def lstm(*args, **kwargs):
     return _ap.unmatched(lstm, _f_lstm_sigs, args, kwargs)
 
 
-lstm.__signature__ = _ap.LazySignature(_f_lstm_0, False, False, ('batch_first',))
+lstm.__signature__ = _ap.LazySignature(_f_lstm_0, False, False)
 
 
 def _f_lstm_cell_0(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
@@ -13380,7 +13120,7 @@ def meshgrid(*args, **kwargs):
     return _ap.unmatched(meshgrid, _f_meshgrid_sigs, args, kwargs)
 
 
-meshgrid.__signature__ = _ap.LazySignature(_f_meshgrid_1, False, False, ('indexing',))
+meshgrid.__signature__ = _ap.LazySignature(_f_meshgrid_0, False, False, (), ('indexing',))
 
 
 def _f_min_0(input, *, out=None):
@@ -14077,7 +13817,7 @@ nansum.__signature__ = _ap.LazySignature(_f_nansum_0, False, False)
 def _f_narrow_0(input, dim, start, length):
     if not isinstance(input, _Tensor): raise _Mismatch
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    if (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_symint(start)
+    if not isinstance(start, _Tensor): raise _Mismatch
     if (type(length) is not int or not -9223372036854775808 <= length <= 9223372036854775807): length = _ap.to_symint(length)
     return input, dim, start, length
 
@@ -14085,7 +13825,7 @@ def _f_narrow_0(input, dim, start, length):
 def _f_narrow_1(input, dim, start, length):
     if not isinstance(input, _Tensor): raise _Mismatch
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    if not isinstance(start, _Tensor): raise _Mismatch
+    if (type(start) is not int or not -9223372036854775808 <= start <= 9223372036854775807): start = _ap.to_symint(start)
     if (type(length) is not int or not -9223372036854775808 <= length <= 9223372036854775807): length = _ap.to_symint(length)
     return input, dim, start, length
 
@@ -14094,26 +13834,26 @@ _f_narrow_sigs = (_ap.PySig('narrow', (('input', 'Tensor', None, False), ('dim',
 
 
 def narrow(*args, **kwargs):
-    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
         try:
             input, dim, start, length = _f_narrow_0(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
-            result = _op_narrow.call(input._keyset, input, dim, start, length)
+            result = _op_narrow__Tensor.call(input._keyset | start._keyset, input, dim, start, length)
             return result
-    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
+    if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dim, start, length = _f_narrow_1(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
-            result = _op_narrow__Tensor.call(input._keyset | start._keyset, input, dim, start, length)
+            result = _op_narrow.call(input._keyset, input, dim, start, length)
             return result
     return _ap.unmatched(narrow, _f_narrow_sigs, args, kwargs)
 
 
-narrow.__signature__ = _ap.LazySignature(_f_narrow_0, False, False)
+narrow.__signature__ = _ap.LazySignature(_f_narrow_1, False, False)
 
 
 def _f_narrow_copy_0(input, dim, start, length, *, out=None):
@@ -15494,7 +15234,7 @@ def rand(*args, **kwargs):
     return _ap.unmatched(rand, _f_rand_sigs, args, kwargs)
 
 
-rand.__signature__ = _ap.LazySignature(_f_rand_0, True, False, ('generator',))
+rand.__signature__ = _ap.LazySignature(_f_rand_1, True, False, (), ('generator',))
 
 
 def _f_rand_like_0(input, *, generator, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -15547,7 +15287,7 @@ def rand_like(*args, **kwargs):
     return _ap.unmatched(rand_like, _f_rand_like_sigs, args, kwargs)
 
 
-rand_like.__signature__ = _ap.LazySignature(_f_rand_like_0, False, False, ('generator',))
+rand_like.__signature__ = _ap.LazySignature(_f_rand_like_1, False, False, (), ('generator',))
 
 
 def _f_randint_0(high, size, *, generator, out=None, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -15665,7 +15405,7 @@ def randint(*args, **kwargs):
     return _ap.unmatched(randint, _f_randint_sigs, args, kwargs)
 
 
-randint.__signature__ = _ap.LazySignature(_f_randint_2, False, False, ('generator',))
+randint.__signature__ = _ap.LazySignature(_f_randint_3, False, False, (), ('generator',))
 
 
 def _f_randint_like_0(input, low, high, *, generator, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -15812,7 +15552,7 @@ def randint_like(*args, **kwargs):
     return _ap.unmatched(randint_like, _f_randint_like_sigs, args, kwargs)
 
 
-randint_like.__signature__ = _ap.LazySignature(_f_randint_like_0, False, False, ('generator',))
+randint_like.__signature__ = _ap.LazySignature(_f_randint_like_1, False, False, (), ('generator',))
 
 
 def _f_randn_0(size, *, generator, out=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -15873,7 +15613,7 @@ def randn(*args, **kwargs):
     return _ap.unmatched(randn, _f_randn_sigs, args, kwargs)
 
 
-randn.__signature__ = _ap.LazySignature(_f_randn_0, True, False, ('generator',))
+randn.__signature__ = _ap.LazySignature(_f_randn_1, True, False, (), ('generator',))
 
 
 def _f_randn_like_0(input, *, generator, memory_format=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -15926,7 +15666,7 @@ def randn_like(*args, **kwargs):
     return _ap.unmatched(randn_like, _f_randn_like_sigs, args, kwargs)
 
 
-randn_like.__signature__ = _ap.LazySignature(_f_randn_like_0, False, False, ('generator',))
+randn_like.__signature__ = _ap.LazySignature(_f_randn_like_1, False, False, (), ('generator',))
 
 
 def _f_randperm_0(n, *, generator, out=None, dtype=_dt.int64, layout=None, device=None, pin_memory=None, requires_grad=False):
@@ -15987,7 +15727,7 @@ def randperm(*args, **kwargs):
     return _ap.unmatched(randperm, _f_randperm_sigs, args, kwargs)
 
 
-randperm.__signature__ = _ap.LazySignature(_f_randperm_0, False, False, ('generator',))
+randperm.__signature__ = _ap.LazySignature(_f_randperm_1, False, False, (), ('generator',))
 
 
 def _f_ravel_0(input):
@@ -16436,7 +16176,7 @@ def rnn_relu(*args, **kwargs):
     return _ap.unmatched(rnn_relu, _f_rnn_relu_sigs, args, kwargs)
 
 
-rnn_relu.__signature__ = _ap.LazySignature(_f_rnn_relu_0, False, False, ('batch_first',))
+rnn_relu.__signature__ = _ap.LazySignature(_f_rnn_relu_0, False, False)
 
 
 def _f_rnn_relu_cell_0(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
@@ -16515,7 +16255,7 @@ def rnn_tanh(*args, **kwargs):
     return _ap.unmatched(rnn_tanh, _f_rnn_tanh_sigs, args, kwargs)
 
 
-rnn_tanh.__signature__ = _ap.LazySignature(_f_rnn_tanh_0, False, False, ('batch_first',))
+rnn_tanh.__signature__ = _ap.LazySignature(_f_rnn_tanh_0, False, False)
 
 
 def _f_rnn_tanh_cell_0(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
@@ -16635,7 +16375,7 @@ def round(*args, **kwargs):
     return _ap.unmatched(round, _f_round_sigs, args, kwargs)
 
 
-round.__signature__ = _ap.LazySignature(_f_round_1, False, False, ('decimals',))
+round.__signature__ = _ap.LazySignature(_f_round_0, False, False, (), ('decimals',))
 
 
 def _f_round__0(input):
@@ -16672,7 +16412,7 @@ def round_(*args, **kwargs):
     return _ap.unmatched(round_, _f_round__sigs, args, kwargs)
 
 
-round_.__signature__ = _ap.LazySignature(_f_round__1, False, False, ('decimals',))
+round_.__signature__ = _ap.LazySignature(_f_round__0, False, False, (), ('decimals',))
 
 
 def _f_row_stack_0(tensors, *, out=None):
@@ -16959,7 +16699,7 @@ def scatter(*args, **kwargs):
     return _ap.unmatched(scatter, _f_scatter_sigs, args, kwargs)
 
 
-scatter.__signature__ = _ap.LazySignature(_f_scatter_1, False, False, ('src', 'reduce'))
+scatter.__signature__ = _ap.LazySignature(_f_scatter_0, False, False, (), ('reduce',))
 
 
 def _f_scatter_add_0(input, dim, index, src, *, out=None):
@@ -17073,7 +16813,7 @@ def searchsorted(*args, **kwargs):
     return _ap.unmatched(searchsorted, _f_searchsorted_sigs, args, kwargs)
 
 
-searchsorted.__signature__ = _ap.LazySignature(_f_searchsorted_0, False, False, ('input',))
+searchsorted.__signature__ = _ap.LazySignature(_f_searchsorted_0, False, False)
 
 
 def _f_segment_reduce_0(data, reduce, *, lengths=None, indices=None, offsets=None, axis=0, unsafe=False, initial=None, out=None):
@@ -17687,7 +17427,7 @@ def sort(*args, **kwargs):
     return _ap.unmatched(sort, _f_sort_sigs, args, kwargs)
 
 
-sort.__signature__ = _ap.LazySignature(_f_sort_0, False, False, ('stable',))
+sort.__signature__ = _ap.LazySignature(_f_sort_1, False, False, (), ('stable',))
 
 
 def _f_split_0(input, split_size, dim=0):
@@ -18586,34 +18326,42 @@ def tanh_(*args, **kwargs):
 tanh_.__signature__ = _ap.LazySignature(_f_tanh__0, False, False)
 
 
-def _f_tensor_split_0(input, sections, dim=0):
-    if not isinstance(input, _Tensor): raise _Mismatch
-    if (type(sections) is not int or not -9223372036854775808 <= sections <= 9223372036854775807): sections = _ap.to_symint(sections)
-    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    return input, sections, dim
-
-
-def _f_tensor_split_1(input, indices, dim=0):
-    if not isinstance(input, _Tensor): raise _Mismatch
-    indices = _ap.to_intlist(indices)
-    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
-    return input, indices, dim
-
-
-def _f_tensor_split_2(input, tensor_indices_or_sections, dim=0):
+def _f_tensor_split_0(input, tensor_indices_or_sections, dim=0):
     if not isinstance(input, _Tensor): raise _Mismatch
     if not isinstance(tensor_indices_or_sections, _Tensor): raise _Mismatch
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return input, tensor_indices_or_sections, dim
 
 
+def _f_tensor_split_1(input, sections, dim=0):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if (type(sections) is not int or not -9223372036854775808 <= sections <= 9223372036854775807): sections = _ap.to_symint(sections)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    return input, sections, dim
+
+
+def _f_tensor_split_2(input, indices, dim=0):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    indices = _ap.to_intlist(indices)
+    if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
+    return input, indices, dim
+
+
 _f_tensor_split_sigs = (_ap.PySig('tensor_split', (('input', 'Tensor', None, False), ('indices', 'SymInt[]', None, False), ('dim', 'int', '0', False)), False, False), _ap.PySig('tensor_split', (('input', 'Tensor', None, False), ('tensor_indices_or_sections', 'Tensor', None, False), ('dim', 'int', '0', False)), False, False), _ap.PySig('tensor_split', (('input', 'Tensor', None, False), ('sections', 'SymInt', None, False), ('dim', 'int', '0', False)), False, False),)
 
 
 def tensor_split(*args, **kwargs):
+    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
+        try:
+            input, tensor_indices_or_sections, dim = _f_tensor_split_0(*args, **kwargs)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_tensor_split__tensor_indices_or_sections.call(input._keyset | tensor_indices_or_sections._keyset, input, tensor_indices_or_sections, dim)
+            return result
     if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
-            input, sections, dim = _f_tensor_split_0(*args, **kwargs)
+            input, sections, dim = _f_tensor_split_1(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
@@ -18621,24 +18369,16 @@ def tensor_split(*args, **kwargs):
             return result
     if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
-            input, indices, dim = _f_tensor_split_1(*args, **kwargs)
+            input, indices, dim = _f_tensor_split_2(*args, **kwargs)
         except _PARSE_ERRORS:
             pass
         else:
             result = _op_tensor_split__indices.call(input._keyset, input, indices, dim)
             return result
-    if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
-        try:
-            input, tensor_indices_or_sections, dim = _f_tensor_split_2(*args, **kwargs)
-        except _PARSE_ERRORS:
-            pass
-        else:
-            result = _op_tensor_split__tensor_indices_or_sections.call(input._keyset | tensor_indices_or_sections._keyset, input, tensor_indices_or_sections, dim)
-            return result
     return _ap.unmatched(tensor_split, _f_tensor_split_sigs, args, kwargs)
 
 
-tensor_split.__signature__ = _ap.LazySignature(_f_tensor_split_0, False, False, ('sections',))
+tensor_split.__signature__ = _ap.LazySignature(_f_tensor_split_1, False, False)
 
 
 def _f_tensordot_0(input, other, dims_self, dims_other, *, out=None):
@@ -19780,7 +19520,7 @@ def view_copy(*args, **kwargs):
     return _ap.unmatched(view_copy, _f_view_copy_sigs, args, kwargs)
 
 
-view_copy.__signature__ = _ap.LazySignature(_f_view_copy_0, False, False, ('size',))
+view_copy.__signature__ = _ap.LazySignature(_f_view_copy_0, False, False)
 
 
 def _f_vsplit_0(input, sections):
@@ -19818,7 +19558,7 @@ def vsplit(*args, **kwargs):
     return _ap.unmatched(vsplit, _f_vsplit_sigs, args, kwargs)
 
 
-vsplit.__signature__ = _ap.LazySignature(_f_vsplit_0, False, False, ('sections',))
+vsplit.__signature__ = _ap.LazySignature(_f_vsplit_0, False, False)
 
 
 def _f_vstack_0(tensors, *, out=None):
@@ -20130,4 +19870,4 @@ def bind_tensor_class(cls):
 
 
 
-__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_batch_norm_impl_index', '_batch_norm_with_update', '_cdist_backward', '_cdist_forward', '_chunk_cat', '_coalesce', '_conj', '_conj_physical', '_convolution', '_convolution_mode', '_ctc_loss', '_ctc_loss_backward', '_embedding_bag', '_embedding_bag_forward_only', '_euclidean_dist', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_fused_rms_norm', '_histogramdd_bin_edges', '_histogramdd_from_bin_cts', '_histogramdd_from_bin_tensors', '_local_scalar_dense', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', '_neg_view', '_pdist_backward', '_pdist_forward', '_prelu_kernel', '_reshape_alias', '_safe_softmax', '_scaled_dot_product_flash_attention_for_cpu', '_segment_reduce_backward', '_softmax', '_softmax_backward_data', '_sparse_addmm', '_sparse_bsc_tensor_unsafe', '_sparse_bsr_tensor_unsafe', '_sparse_compressed_tensor_unsafe', '_sparse_coo_tensor_unsafe', '_sparse_coo_tensor_with_dims', '_sparse_coo_tensor_with_dims_and_tensors', '_sparse_csc_tensor_unsafe', '_sparse_csr_sum', '_sparse_csr_tensor_unsafe', '_sparse_log_softmax', '_sparse_log_softmax_backward_data', '_sparse_mm', '_sparse_softmax', '_sparse_softmax_backward_data', '_sparse_sum', '_sparse_sum_backward', '_to_copy', '_trilinear', '_unique2', '_unsafe_masked_index', '_unsafe_masked_index_put_accumulate', '_unsafe_view', '_validate_sparse_bsc_tensor_args', '_validate_sparse_bsr_tensor_args', '_validate_sparse_compressed_tensor_args', '_validate_sparse_coo_tensor_args', '_validate_sparse_csc_tensor_args', '_validate_sparse_csr_tensor_args', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'addr', 'adjoint', 'affine_grid_generator', 'affine_grid_generator_backward', 'alias', 'alias_copy', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'angle', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'as_strided_copy', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'avg_pool1d', 'baddbmm', 'bartlett_window', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'blackman_window', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'chain_matmul', 'channel_shuffle', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'cumulative_trapezoid', 'deg2rad', 'deg2rad_', 'det', 'detach', 'detach_', 'detach_copy', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_copy', 'diagonal_scatter', 'diff', 'digamma', 'dist', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_permuted', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expand_copy', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'frexp', 'full', 'full_like', 'gather', 'gcd', 'gcd_', 'ge', 'geqrf', 'ger', 'gradient', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'grid_sampler_2d_backward', 'grid_sampler_3d', 'grid_sampler_3d_backward', 'group_norm', 'gru', 'gru_cell', 'gt', 'hamming_window', 'hann_window', 'hardshrink', 'hash_tensor', 'heaviside', 'hinge_embedding_loss', 'histc', 'histogram', 'histogramdd', 'hsplit', 'hstack', 'hypot', 'i0', 'i0_', 'igamma', 'igammac', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'is_conj', 'is_neg', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'isneginf', 'isposinf', 'isreal', 'istft', 'kaiser_window', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'lcm', 'lcm_', 'ldexp', 'ldexp_', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logaddexp2', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lstm', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mkldnn_rnn_layer', 'mkldnn_rnn_layer_backward', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_channel_shuffle', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'nextafter', 'nonzero_static', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'orgqr', 'ormqr', 'outer', 'pairwise_distance', 'pdist', 'permute', 'permute_copy', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rad2deg', 'rad2deg_', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'renorm', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu', 'rnn_relu_cell', 'rnn_tanh', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'segment_reduce', 'select', 'select_copy', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'signbit', 'sin', 'sin_', 'sinc', 'sinc_', 'sinh', 'sinh_', 'slice', 'slice_copy', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_copy', 'split_with_sizes', 'split_with_sizes_copy', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'squeeze_copy', 'stack', 'std', 'std_mean', 'stft', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 't_copy', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'transpose_copy', 'trapezoid', 'trapz', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unbind_copy', 'unflatten', 'unfold_copy', 'unique_consecutive', 'unique_dim', 'unsafe_chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsqueeze', 'unsqueeze_copy', 'vander', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_complex_copy', 'view_as_real', 'view_as_real_copy', 'view_copy', 'vsplit', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_adaptive_avg_pool2d', '_adaptive_avg_pool3d', '_batch_norm_impl_index', '_batch_norm_with_update', '_cdist_backward', '_cdist_forward', '_chunk_cat', '_coalesce', '_conj', '_conj_physical', '_convolution', '_convolution_mode', '_ctc_loss', '_ctc_loss_backward', '_embedding_bag', '_embedding_bag_forward_only', '_euclidean_dist', '_fft_c2c', '_fft_c2r', '_fft_r2c', '_fused_rms_norm', '_histogramdd_bin_edges', '_histogramdd_from_bin_cts', '_histogramdd_from_bin_tensors', '_local_scalar_dense', '_log_softmax', '_log_softmax_backward_data', '_lu_with_info', '_native_batch_norm_legit', '_native_batch_norm_legit_no_training', '_neg_view', '_pdist_backward', '_pdist_forward', '_prelu_kernel', '_reshape_alias', '_safe_softmax', '_scaled_dot_product_flash_attention_for_cpu', '_segment_reduce_backward', '_softmax', '_softmax_backward_data', '_sparse_bsc_tensor_unsafe', '_sparse_bsr_tensor_unsafe', '_sparse_compressed_tensor_unsafe', '_sparse_csc_tensor_unsafe', '_sparse_csr_sum', '_sparse_csr_tensor_unsafe', '_sparse_log_softmax_backward_data', '_sparse_softmax_backward_data', '_sparse_sum', '_to_copy', '_trilinear', '_unique2', '_unsafe_masked_index', '_unsafe_masked_index_put_accumulate', '_unsafe_view', '_validate_sparse_bsc_tensor_args', '_validate_sparse_bsr_tensor_args', '_validate_sparse_compressed_tensor_args', '_validate_sparse_coo_tensor_args', '_validate_sparse_csc_tensor_args', '_validate_sparse_csr_tensor_args', '_weight_norm', '_weight_norm_interface', 'abs', 'abs_', 'absolute', 'acos', 'acos_', 'acosh', 'acosh_', 'adaptive_avg_pool1d', 'adaptive_max_pool1d', 'add', 'addbmm', 'addcdiv', 'addcmul', 'addmm', 'addmv', 'addmv_', 'addr', 'adjoint', 'affine_grid_generator', 'affine_grid_generator_backward', 'alias', 'alias_copy', 'all', 'allclose', 'alpha_dropout', 'alpha_dropout_', 'amax', 'amin', 'aminmax', 'angle', 'any', 'arange', 'arccos', 'arccos_', 'arccosh', 'arccosh_', 'arcsin', 'arcsin_', 'arcsinh', 'arcsinh_', 'arctan', 'arctan2', 'arctan_', 'arctanh', 'arctanh_', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'as_strided_', 'as_strided_copy', 'as_strided_scatter', 'asin', 'asin_', 'asinh', 'asinh_', 'atan', 'atan2', 'atan_', 'atanh', 'atanh_', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'avg_pool1d', 'baddbmm', 'bartlett_window', 'batch_norm', 'bernoulli', 'bilinear', 'binary_cross_entropy_with_logits', 'bincount', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'blackman_window', 'block_diag', 'bmm', 'broadcast_tensors', 'broadcast_to', 'bucketize', 'cartesian_prod', 'cat', 'cdist', 'ceil', 'ceil_', 'celu', 'celu_', 'chain_matmul', 'channel_shuffle', 'cholesky', 'cholesky_inverse', 'cholesky_solve', 'chunk', 'clamp', 'clamp_', 'clamp_max', 'clamp_max_', 'clamp_min', 'clamp_min_', 'clip', 'clip_', 'clone', 'column_stack', 'combinations', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conj_physical_', 'constant_pad_nd', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d', 'conv_transpose3d', 'convolution', 'copysign', 'corrcoef', 'cos', 'cos_', 'cosh', 'cosh_', 'cosine_embedding_loss', 'cosine_similarity', 'count_nonzero', 'cov', 'cross', 'ctc_loss', 'cummax', 'cummin', 'cumprod', 'cumsum', 'cumulative_trapezoid', 'deg2rad', 'deg2rad_', 'det', 'detach', 'detach_', 'detach_copy', 'diag', 'diag_embed', 'diagflat', 'diagonal', 'diagonal_copy', 'diagonal_scatter', 'diff', 'digamma', 'dist', 'div', 'divide', 'dot', 'dropout', 'dropout_', 'dsplit', 'dstack', 'einsum', 'embedding', 'embedding_bag', 'embedding_renorm_', 'empty', 'empty_like', 'empty_permuted', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'erfc', 'erfc_', 'erfinv', 'exp', 'exp2', 'exp2_', 'exp_', 'expand_copy', 'expm1', 'expm1_', 'eye', 'feature_alpha_dropout', 'feature_alpha_dropout_', 'feature_dropout', 'feature_dropout_', 'fill', 'fill_', 'fix', 'fix_', 'flatten', 'flip', 'fliplr', 'flipud', 'float_power', 'floor', 'floor_', 'floor_divide', 'fmax', 'fmin', 'fmod', 'frac', 'frac_', 'frexp', 'full', 'full_like', 'gather', 'gcd', 'gcd_', 'ge', 'geqrf', 'ger', 'gradient', 'greater', 'greater_equal', 'grid_sampler', 'grid_sampler_2d', 'grid_sampler_2d_backward', 'grid_sampler_3d', 'grid_sampler_3d_backward', 'group_norm', 'gru', 'gru_cell', 'gt', 'hamming_window', 'hann_window', 'hardshrink', 'hash_tensor', 'heaviside', 'hinge_embedding_loss', 'histc', 'histogram', 'histogramdd', 'hsplit', 'hstack', 'hypot', 'i0', 'i0_', 'igamma', 'igammac', 'imag', 'index', 'index_add', 'index_copy', 'index_fill', 'index_put', 'index_put_', 'index_reduce', 'index_select', 'inner', 'instance_norm', 'inverse', 'is_conj', 'is_neg', 'isclose', 'isfinite', 'isin', 'isinf', 'isnan', 'isneginf', 'isposinf', 'isreal', 'istft', 'kaiser_window', 'kl_div', 'kron', 'kthvalue', 'layer_norm', 'lcm', 'lcm_', 'ldexp', 'ldexp_', 'le', 'lerp', 'less', 'less_equal', 'lgamma', 'linspace', 'log', 'log10', 'log10_', 'log1p', 'log1p_', 'log2', 'log2_', 'log_', 'log_softmax', 'logaddexp', 'logaddexp2', 'logcumsumexp', 'logdet', 'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'logit', 'logit_', 'logspace', 'logsumexp', 'lstm', 'lstm_cell', 'lt', 'lu_solve', 'lu_unpack', 'margin_ranking_loss', 'masked_fill', 'masked_scatter', 'masked_select', 'matmul', 'matrix_exp', 'matrix_power', 'max', 'max_pool1d', 'max_pool1d_with_indices', 'max_pool2d', 'max_pool3d', 'maximum', 'mean', 'median', 'meshgrid', 'min', 'minimum', 'mkldnn_rnn_layer', 'mkldnn_rnn_layer_backward', 'mm', 'mode', 'moveaxis', 'movedim', 'msort', 'mul', 'multinomial', 'multiply', 'mv', 'mvlgamma', 'nan_to_num', 'nan_to_num_', 'nanmean', 'nanmedian', 'nanquantile', 'nansum', 'narrow', 'narrow_copy', 'native_batch_norm', 'native_channel_shuffle', 'native_dropout', 'native_group_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'negative', 'negative_', 'nextafter', 'nonzero_static', 'norm', 'norm_except_dim', 'normal', 'not_equal', 'ones', 'ones_like', 'orgqr', 'ormqr', 'outer', 'pairwise_distance', 'pdist', 'permute', 'permute_copy', 'pinverse', 'pixel_shuffle', 'pixel_unshuffle', 'poisson', 'poisson_nll_loss', 'polar', 'polygamma', 'positive', 'pow', 'prelu', 'prod', 'put', 'qr', 'quantile', 'rad2deg', 'rad2deg_', 'rand', 'rand_like', 'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'ravel', 'real', 'reciprocal', 'reciprocal_', 'relu', 'relu_', 'remainder', 'renorm', 'repeat_interleave', 'reshape', 'resize_as_', 'resolve_conj', 'resolve_neg', 'rms_norm', 'rnn_relu', 'rnn_relu_cell', 'rnn_tanh', 'rnn_tanh_cell', 'roll', 'rot90', 'round', 'round_', 'row_stack', 'rrelu', 'rrelu_', 'rsqrt', 'rsqrt_', 'rsub', 'scalar_tensor', 'scatter', 'scatter_add', 'scatter_reduce', 'searchsorted', 'segment_reduce', 'select', 'select_copy', 'select_scatter', 'selu', 'selu_', 'sgn', 'sigmoid', 'sigmoid_', 'sign', 'signbit', 'sin', 'sin_', 'sinc', 'sinc_', 'sinh', 'sinh_', 'slice', 'slice_copy', 'slice_scatter', 'slogdet', 'softmax', 'sort', 'split', 'split_copy', 'split_with_sizes', 'split_with_sizes_copy', 'sqrt', 'sqrt_', 'square', 'square_', 'squeeze', 'squeeze_copy', 'stack', 'std', 'std_mean', 'stft', 'sub', 'subtract', 'sum', 'svd', 'swapaxes', 'swapdims', 't', 't_copy', 'take', 'take_along_dim', 'tan', 'tan_', 'tanh', 'tanh_', 'tensor_split', 'tensordot', 'threshold', 'threshold_', 'tile', 'topk', 'trace', 'transpose', 'transpose_copy', 'trapezoid', 'trapz', 'triangular_solve', 'tril', 'tril_indices', 'triplet_margin_loss', 'triu', 'triu_indices', 'true_divide', 'trunc', 'trunc_', 'unbind', 'unbind_copy', 'unflatten', 'unfold_copy', 'unique_consecutive', 'unique_dim', 'unsafe_chunk', 'unsafe_split', 'unsafe_split_with_sizes', 'unsqueeze', 'unsqueeze_copy', 'vander', 'var', 'var_mean', 'vdot', 'view_as_complex', 'view_as_complex_copy', 'view_as_real', 'view_as_real_copy', 'view_copy', 'vsplit', 'vstack', 'where', 'xlogy', 'xlogy_', 'zero_', 'zeros', 'zeros_like']
