@@ -610,15 +610,18 @@ def _tensor_guard(ov: Overload) -> str | None:
 
 def _optional_in_signature(overloads: list[Overload], best: int) -> tuple:
     """The required parameters of overload ``best`` that its signature shows as ``=None``
-    because another overload goes without them (``sum(input, dim=None, ...)``, ``rand(*size,
-    *, generator=None, ...)``); a positional one only when all after it are optional."""
-    others = [{p.name for p in _sig_params(ov)} for j, ov in enumerate(overloads) if j != best]
+    because another overload is the same call without them (its parameters are some of
+    ``best``'s: ``sum(input, dim=None, ...)``, ``rand(*size, *, generator=None, ...)``); a
+    positional one only when all after it are optional."""
     params = _sig_params(overloads[best])
+    names = {p.name for p in params}
+    others = [o for o in ({p.name for p in _sig_params(ov)}
+                          for j, ov in enumerate(overloads) if j != best) if o <= names]
     if _packs_varargs(overloads[best]):
         params = params[1:]
 
     def droppable(p):
-        return p.default is None and any(p.name not in names for names in others)
+        return p.default is None and any(p.name not in other for other in others)
     optional = [p.name for p in params if p.kwarg_only and droppable(p)]
     for p in reversed([p for p in params if not p.kwarg_only]):
         if p.default is not None:
@@ -629,8 +632,33 @@ def _optional_in_signature(overloads: list[Overload], best: int) -> tuple:
     return tuple(optional)
 
 
+def _tensor_first(overloads: list[Overload]) -> list[Overload]:
+    """``overloads`` in YAML order, except that an overload taking a Tensor where an earlier
+    one takes an int or SymInt (and is otherwise the same) moves before it, as in torch's
+    order (Note [torch's overload order]): a one-element integer tensor is a SymInt too, and
+    torch gives it to the Tensor overload (``tensor_split(x, tensor([1]))``,
+    ``narrow(x, 0, tensor([1]), 1)``)."""
+    def types(ov):
+        return [p.type for p in _sig_params(ov) if p.name != "out"]
+
+    def tensor_version(b, a):
+        ta, tb = types(a), types(b)
+        return len(ta) == len(tb) and ta != tb and all(
+            x == y or (x in ("int", "SymInt") and y == "Tensor") for x, y in zip(ta, tb))
+    order = list(overloads)
+    for b in list(order):
+        for a in order[:order.index(b)]:
+            if tensor_version(b, a):
+                order.remove(b)
+                order.insert(order.index(a), b)
+                break
+    return order
+
+
 def emit_binding(name: str, overloads: list[Overload], is_method: bool) -> tuple[str, str]:
     """Returns (module-level helpers, the binding function's source)."""
+    yaml_order = overloads
+    overloads = _tensor_first(overloads)
     prefix = f"_{'m' if is_method else 'f'}_{name}"
     head = f"def {name}(self, *args, **kwargs):" if is_method else \
         f"def {name}(*args, **kwargs):"
@@ -685,13 +713,31 @@ def emit_binding(name: str, overloads: list[Overload], is_method: bool) -> tuple
     self_arg = ", self" if is_method else ""
     body.append(f"    return _ap.unmatched({name}, {prefix}_sigs, args, kwargs{self_arg})")
     # Note [Signatures of the generated bindings] in frontend/arg_parser.py
-    best = max(range(len(overloads)), key=lambda i: (
-        len(_sig_params(overloads[i])),
-        sum(p.default is not None for p in _sig_params(overloads[i])), -i))
+    best = overloads.index(max(yaml_order, key=lambda ov: (
+        len(_sig_params(ov)), sum(p.default is not None for p in _sig_params(ov)),
+        -yaml_order.index(ov))))
     optional = _optional_in_signature(overloads, best)
-    body.append(f"\n\n{name}.__signature__ = _ap.LazySignature({prefix}_{best}, "
-                f"{_packs_varargs(overloads[best])!r}, {is_method!r}"
-                f"{', ' + repr(optional) if optional else ''})")
+    extra = ()
+    # best's own required keywords that another overload goes without (``sort(input, *,
+    # stable, dim=-1, descending=False)`` beside ``sort(input, dim=-1, descending=False)``):
+    # that overload's signature with the keywords added, as torch documents them
+    dropped = {p.name for p in _sig_params(overloads[best])
+               if p.kwarg_only and p.name in optional}
+    if dropped:
+        rest = {p.name for p in _sig_params(overloads[best])} - dropped
+        for i, ov in enumerate(overloads):
+            names = {p.name for p in _sig_params(ov)}
+            if names <= rest and rest - names <= {"out"}:
+                extra = tuple(p.name for p in _sig_params(overloads[best])
+                              if p.name in dropped or p.name in rest - names)
+                best, optional = i, _optional_in_signature(overloads, i)
+                break
+    args = [f"{prefix}_{best}", repr(_packs_varargs(overloads[best])), repr(is_method)]
+    if optional or extra:
+        args.append(repr(optional))
+    if extra:
+        args.append(repr(extra))
+    body.append(f"\n\n{name}.__signature__ = _ap.LazySignature({', '.join(args)})")
     return "\n\n\n".join(helpers), "\n".join(body)
 
 

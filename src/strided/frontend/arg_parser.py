@@ -111,7 +111,8 @@ def _list_int(v) -> int:
 
 
 def to_intlist(x, size=None):
-    """``int[]``: a tuple/list/Size of ints; a single int when the list has a fixed size."""
+    """``int[]``: a tuple/list/Size of ints; when the list has a fixed size, a single index
+    (``sum(x, 1)``, ``roll(x, 1, tensor([0]))``)."""
     if type(x) is tuple:
         for v in x:
             if type(v) is not int or not INT64_MIN <= v <= INT64_MAX:
@@ -120,8 +121,26 @@ def to_intlist(x, size=None):
     if isinstance(x, (list, tuple)):
         return _intlist_slow(x)
     if size is not None:
-        return (to_int(x),) * size
+        return (_single_index(x),) * size
     raise Mismatch
+
+
+def _single_index(x) -> int:
+    """The one value given for a whole ``int[N]``: anything with ``__index__`` but a Python
+    bool, so a one-element integer or bool tensor of any shape too, as torch's parser takes
+    it (``x.sum(tensor([[1]]))``)."""
+    if type(x) is int:
+        return to_int(x)
+    if isinstance(x, bool):
+        raise Mismatch
+    if isinstance(x, _tensor_cls[0]):
+        if x.numel() != 1 or x.dtype.is_floating_point or x.dtype.is_complex:
+            raise Mismatch
+        return int(x.item())
+    try:
+        return to_int(operator.index(x))
+    except TypeError:
+        raise Mismatch from None
 
 
 def _intlist_slow(x) -> tuple:
@@ -750,17 +769,25 @@ def unmatched(fn, sigs, args, kwargs, *self):
 # out=None)``), which is one of the signatures torch's documentation lists. Its
 # parameters and defaults are those of the overload's matcher, so they are what the binding
 # really uses, except that a parameter another overload goes without shows ``=None``
-# (``sum(input, dim=None, ...)``: ``sum(x)`` binds); a method's begins with ``self``; an
+# (``sum(input, dim=None, ...)``: ``sum(x)`` binds), and a required keyword of the most
+# general overload that a simpler one goes without is added to the simpler one's signature
+# (``sort(input, dim=-1, descending=False, *, stable=None, out=None)``, as torch documents
+# it); a method's begins with ``self``; an
 # int list that also takes varargs ints is ``*size``. The ``inspect.Parameter`` objects are
 # built on first use, not at import.
 _SIGNATURE_PARAMS = inspect.Signature._parameters    # the slot LazySignature fills late
 _P = inspect.Parameter
 
 
-def _signature_parameters(matcher, packs_varargs: bool, is_method: bool, optional) -> dict:
+def _signature_parameters(matcher, packs_varargs: bool, is_method: bool, optional,
+                          extra) -> dict:
     params = [] if matcher is None else list(inspect.signature(matcher).parameters.values())
     params = [p.replace(default=None) if p.name in optional else p for p in params]
-    if packs_varargs and params:
+    if extra:
+        at = next((i for i, p in enumerate(params) if p.kind is _P.KEYWORD_ONLY), len(params))
+        params[at:at] = [_P(name, _P.KEYWORD_ONLY, default=None) for name in extra]
+    if packs_varargs and params and params[0].default is _P.empty:
+        # torch documents a required one as ``*size``; an optional one stays a parameter
         params[0] = _P(params[0].name, _P.VAR_POSITIONAL)
     if is_method:
         params.insert(0, _P("self", _P.POSITIONAL_OR_KEYWORD))
@@ -774,8 +801,8 @@ class LazySignature(inspect.Signature):
     __slots__ = ("_spec",)
 
     def __init__(self, matcher, packs_varargs: bool = False, is_method: bool = False,
-                 optional: tuple = ()):
-        self._spec = (matcher, packs_varargs, is_method, optional)
+                 optional: tuple = (), extra: tuple = ()):
+        self._spec = (matcher, packs_varargs, is_method, optional, extra)
         self._return_annotation = inspect.Signature.empty
 
     @property

@@ -19,10 +19,13 @@ from __future__ import annotations
 
 from ..core import dtypes as dt
 from ..core.checks import check
+from ..core.devices import CPU
+from ..core.dispatch_keys import backend_keyset
 from ..core.tensor_impl import TensorImpl
 from ..ops.dispatcher import get_op
 
 __all__: list = []   # the kernels are looked up by name (kernels/__init__.py)
+_CPU_KEYSET = backend_keyset(CPU)
 
 
 def _keyset(args) -> int:
@@ -30,7 +33,8 @@ def _keyset(args) -> int:
     for a in args:
         if isinstance(a, TensorImpl):
             ks |= a._keyset
-    return ks
+    # only Python numbers (``torch.true_divide(1, 2)``): torch wraps them as CPU tensors
+    return ks or _CPU_KEYSET
 
 
 def _redispatch(target: str, name: str):

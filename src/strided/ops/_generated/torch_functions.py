@@ -4331,7 +4331,7 @@ def argsort(*args, **kwargs):
     return _ap.unmatched(argsort, _f_argsort_sigs, args, kwargs)
 
 
-argsort.__signature__ = _ap.LazySignature(_f_argsort_0, False, False, ('stable',))
+argsort.__signature__ = _ap.LazySignature(_f_argsort_1, False, False, (), ('stable', 'out'))
 
 
 def _f_argwhere_0(input):
