@@ -199,6 +199,8 @@ ONCE_PER_PROCESS = (
     "Casting complex values to real discards the imaginary part",
     "Creating a tensor from a list of numpy.ndarrays is extremely slow",
     "The given NumPy array is not writable",
+    "Sparse CSR tensor support is in beta state",
+    "Sparse invariant checks are implicitly disabled",
 )
 
 
