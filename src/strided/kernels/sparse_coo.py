@@ -364,8 +364,25 @@ def coalesce_sparse(self):
     sp = self._sparse
     if self._device.type == "meta":
         return make_coo(sp.indices, sp.values, self._sizes, True)
-    idx, vals = _coalesce_arrays(_idx_np(self), _val_np(self), _sparse_shape(self))
-    return _coo_np(idx, vals, self._dtype, self._sizes, True)
+    src_idx = _idx_np(self)
+    idx, vals = _coalesce_arrays(src_idx, _val_np(self), _sparse_shape(self))
+    nnz, k = src_idx.shape[1], idx.shape[1]
+    if k == nnz:
+        return _coo_np(idx, vals, self._dtype, self._sizes, True)
+    # torch keeps the indices' row stride at the old nnz (a narrowed buffer)
+    indices = _narrowed_indices(idx, nnz, self._device)
+    return make_coo(indices, _wrap(vals, self._dtype), self._sizes, True)
+
+
+def _narrowed_indices(idx, capacity, device):
+    """Indices as torch leaves them after merging entries in place: the first columns of a
+    buffer of the old nnz (its row stride is the old nnz)."""
+    k = idx.shape[1]
+    if k == capacity:
+        return _wrap(idx, _INT64, device)
+    full = np.zeros((idx.shape[0], capacity), np.int64)
+    full[:, :k] = idx
+    return _wrap(full, _INT64, device).narrow(1, 0, k)
 
 
 def coalesce_composite(self):
@@ -572,10 +589,12 @@ def _unary(name, coalesce_first=True):
         src = _coalesced_if(self, coalesce_first)
         sp = src._sparse
         values = getattr(_S(), name)(sp.values, *args)
-        return make_coo(sp.indices, values, self._sizes, sp.coalesced)
+        return make_coo(sp.indices.clone(), values, self._sizes, sp.coalesced)
 
     def inplace(self, *args):
-        src = _coalesced_if(self, coalesce_first)
+        check(not coalesce_first or self._sparse.coalesced, lambda: (
+            f"{name}_ requires coalesced input"))
+        src = self
         sp = self._sparse
         ssp = src._sparse
         values = ssp.values if src is self else ssp.values
@@ -789,7 +808,8 @@ def _sparse_sum_impl(self, dims, dtype=None):
     sizes = tuple(s for d, s in enumerate(self._sizes) if d not in dims)
     if sdims:
         new_idx, new_vals = _coalesce_arrays(idx, values._array(), [self._sizes[d] for d in keep])
-        return _coo_np(new_idx, new_vals, values._dtype, sizes, True)
+        return make_coo(_narrowed_indices(new_idx, idx.shape[1], self._device),
+                        _wrap(new_vals, values._dtype), sizes, True)
     c = make_coo(_wrap(idx, _INT64), values, sizes, sp.coalesced)
     return coalesce_sparse(c) if not sp.coalesced else c
 
@@ -867,9 +887,8 @@ def transpose_sparse(self, dim0, dim1):
     if d0 == d1:
         return make_coo(sp.indices, sp.values, self._sizes, sp.coalesced)
     check(d0 < sp.sparse_dim and d1 < sp.sparse_dim, lambda: (
-        f"transpose(): can't transpose between sparse and dense dimensions, unless "
-        f"transposing between two dense dimensions. Got sparse_dim: {sp.sparse_dim}, d0: {d0}, "
-        f"d1: {d1}"))
+        f"sparse transpose: transposed dimensions must be sparse Got sparse_dim: "
+        f"{sp.sparse_dim}, d0: {d0}, d1: {d1}"))
     idx = _idx_np(self).copy()
     idx[[d0, d1]] = idx[[d1, d0]]
     sizes = list(self._sizes)
@@ -895,7 +914,8 @@ def narrow_copy_sparse(self, dim, start, length):
     if start < 0:
         start += size
     check(0 <= start and length >= 0 and start + length <= size, lambda: (
-        f"start ({start}) + length ({length}) exceeds dimension size ({size})."))
+        f"Invalid range to narrow. range(start, start+length) must be a subset of range(0, "
+        f"{size})."))
     sizes = list(self._sizes)
     sizes[dim] = length
     if dim < sp.sparse_dim:
@@ -1213,9 +1233,9 @@ def unsqueeze_sparse(self, dim):
     if dim <= sp.sparse_dim:
         idx = _idx_np(self)
         new_idx = np.concatenate([idx[:dim], np.zeros((1, idx.shape[1]), np.int64), idx[dim:]])
-        return _new_coo(new_idx, sp.values, sizes, sp.coalesced)
+        return _new_coo(new_idx, sp.values, sizes, idx.shape[1] < 2)
     vals = sp.values.unsqueeze(dim - sp.sparse_dim + 1)
-    return make_coo(sp.indices, vals, sizes, sp.coalesced)
+    return make_coo(sp.indices, vals, sizes, sp.indices._sizes[1] < 2)
 
 
 def pow_sparse_scalar(self, exponent):
