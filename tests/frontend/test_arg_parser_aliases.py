@@ -110,6 +110,12 @@ ALIASES = [
     "m.special.logsumexp(x, axis=1)",
     "m.special.softmax(x, axis=0)",
     "m.nn.functional.logsigmoid(x=x)",
+    # torch's hand-written bindings parse the same way
+    "x.size(axis=1)",
+    "x.stride(axis=-1)",
+    "x.size(axis=None)",
+    "m.nonzero(x=x)",
+    "m.nonzero(a=x, as_tuple=True)",
 ]
 
 ALIAS_ERRORS = [
@@ -136,6 +142,13 @@ ALIAS_ERRORS = [
     "m.abs(y=x)",
     "m.nn.functional.relu(x=x)",
     "m.sum(x, axes=0)",
+    "x.size(dim=1, axis=0)",
+    "x.size(1, axis=0)",
+    "x.size(axis='a')",
+    "x.stride(axis=1.0)",
+    "m.nonzero(x=1)",
+    "m.nonzero(x=x, input=x)",
+    "m.nonzero(x, y=1)",
 ]
 
 NONE_INT_LISTS = [

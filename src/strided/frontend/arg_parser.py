@@ -251,6 +251,17 @@ def to_dim_arg(name: str, x) -> int:
                         f"{tp_name(x)}") from None
 
 
+def axis_as_dim(name: str, dim, axis) -> int:
+    """``size(axis=1)`` / ``stride(axis=1)``: torch's parser takes NumPy's ``axis`` for their
+    ``dim`` too (Note [NumPy-style keyword aliases]); given both, ``axis`` is left over."""
+    if dim is not None:
+        raise TypeError(f"{name}() got an unexpected keyword argument 'axis'")
+    try:
+        return to_int(axis)
+    except Mismatch:
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {tp_name(axis)}") from None
+
+
 def to_number_tensor(x):
     """A Python number for a Tensor parameter of ``copy_`` (torch's parser takes numbers
     there): a 0-dim tensor of the number's Python type (int64, float64, bool, complex128)."""

@@ -37,7 +37,14 @@ def nonzero(*args, **kwargs):
     try:
         input, as_tuple, out = _parse_function(*args, **kwargs)
     except _ap.PARSE_ERRORS:
-        _ap.raise_invalid_arguments((_FUNCTION_SIG,), args, kwargs)
+        # ``nonzero(x=t)``: Note [NumPy-style keyword aliases] in frontend/arg_parser.py
+        renamed = _ap.alias_kwargs(kwargs, (_FUNCTION_SIG,))
+        try:
+            if renamed is None:
+                raise _ap.Mismatch
+            input, as_tuple, out = _parse_function(*args, **renamed)
+        except _ap.PARSE_ERRORS:
+            _ap.raise_invalid_arguments((_FUNCTION_SIG,), args, kwargs)
     if as_tuple:
         if out is not None:
             raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")

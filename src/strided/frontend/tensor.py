@@ -168,16 +168,20 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
     def shape(self) -> Size:
         return Size(self._sizes)
 
-    def size(self, dim=None):
+    def size(self, dim=None, *, axis=None):
+        if axis is not None:
+            dim = _ap.axis_as_dim("size", dim, axis)
         if dim is None:
             return Size(self._sizes)
         if type(dim) is not int:
             dim = _ap.to_dim_arg("size", dim)
         return self._sizes[maybe_wrap_dim(dim, len(self._sizes), False)]
 
-    def stride(self, dim=None):
+    def stride(self, dim=None, *, axis=None):
         if self._strides is None:
             raise _sparse.strides_error(self)
+        if axis is not None:
+            dim = _ap.axis_as_dim("stride", dim, axis)
         if dim is None:
             return self._strides
         if type(dim) is not int:
