@@ -87,21 +87,35 @@ def _to_strided_tensor(x):
         whole = None if _SHARED is None else _SHARED.get(key)
         if whole is None:
             flat = t.new_empty(0).set_(t.untyped_storage(), 0, (n,), (1,))
-            arr = (flat.float() if t.dtype == torch.bfloat16 else flat).numpy().copy()
+            arr = _numpy_of(flat)
             whole = strided.from_numpy(arr).clone()    # a resizable storage, as torch's
             if t.dtype == torch.bfloat16:
                 whole = whole.to(strided.bfloat16)
+            elif t.dtype == torch.complex32:
+                whole = strided.view_as_complex(whole).clone()
             if _SHARED is not None:
                 _SHARED[key] = whole
         s = whole.as_strided(tuple(t.shape), t.stride(), t.storage_offset()).detach()
     else:
-        arr = (t.float() if t.dtype == torch.bfloat16 else t).resolve_conj().numpy().copy()
+        arr = _numpy_of(t.resolve_conj())
         s = strided.from_numpy(arr)
         if t.dtype == torch.bfloat16:
             s = s.to(strided.bfloat16)
+        elif t.dtype == torch.complex32:
+            s = strided.view_as_complex(s).clone()
     if x.requires_grad:
         s.requires_grad_(True)
     return s
+
+
+def _numpy_of(t: torch.Tensor) -> np.ndarray:
+    """A copy of ``t``'s values in NumPy: bfloat16 widened to float32 (exact), complex32 as
+    its (..., 2) float16 pairs (NumPy has neither type)."""
+    if t.dtype == torch.bfloat16:
+        t = t.float()
+    elif t.dtype == torch.complex32:
+        t = torch.view_as_real(t)
+    return t.numpy().copy()
 
 
 _SHARED: dict | None = None
@@ -206,9 +220,13 @@ def values(t) -> np.ndarray:
     if isinstance(t, torch.Tensor):
         if t.dtype in (torch.bfloat16,):
             t = t.float()
+        elif t.dtype == torch.complex32:    # (exact)
+            t = t.to(torch.complex64)
         return t.numpy(force=True)          # resolves conjugate views and zero tensors
     if t.dtype is strided.bfloat16:
         t = t.to(strided.float32)
+    elif t.dtype is strided.complex32:
+        t = t.to(strided.complex64)
     return t.numpy()
 
 
@@ -248,6 +266,8 @@ def backward_both(outs_s, outs_t, seed: int = 0) -> bool:
     rng = np.random.default_rng(seed)
     total_s, total_t = None, None
     for s, t in pairs:
+        if t.dtype == torch.complex32:     # (torch sums no complex32: widen, exactly, first)
+            s, t = s.to(strided.complex64), t.to(torch.complex64)
         cot = rng.standard_normal(tuple(t.shape))
         if t.is_complex():
             cot = cot + 1j * rng.standard_normal(tuple(t.shape))

@@ -69,8 +69,8 @@ UNINITIALIZED = {"empty", "empty_like", "empty_strided", "empty_permuted", "new_
 FLOAT_PREFERENCE = (torch.float64, torch.float32, torch.complex128, torch.complex64)
 EXACT_PREFERENCE = (torch.int64, torch.int32, torch.bool, torch.uint8)
 FULL_DTYPES = (torch.float64, torch.float32, torch.float16, torch.bfloat16, torch.complex128,
-               torch.complex64, torch.int64, torch.int32, torch.int16, torch.int8,
-               torch.uint8, torch.bool)
+               torch.complex64, torch.complex32, torch.int64, torch.int32, torch.int16,
+               torch.int8, torch.uint8, torch.bool)
 
 ENTRIES = [o for o in op_db if o.supported_dtypes("cpu") and o.name not in NOT_COVERED]
 
@@ -84,7 +84,8 @@ def _dtypes(o) -> list:
     if FULL:
         return [d for d in FULL_DTYPES if d in supported]
     chosen = [next((d for d in FLOAT_PREFERENCE if d in supported), None),
-              next((d for d in EXACT_PREFERENCE if d in supported), None)]
+              next((d for d in EXACT_PREFERENCE if d in supported), None),
+              torch.complex32 if torch.complex32 in supported else None]   # (few have it)
     return [d for d in chosen if d is not None]
 
 
@@ -144,8 +145,6 @@ def _check_sample(o, fn, sample, dtype) -> None:
 
 # (entry id, dtype) -> why strided still differs; strict: a fixed one fails until removed
 KNOWN_DIFFERENCES = {
-    ("chalf", torch.float64): "complex32 (chalf) is issue 15",
-    ("chalf", torch.int64): "complex32 (chalf) is issue 15",
     **{(name, torch.uint8): "uint8 bilinear/bicubic/antialiased interpolation raises (torch "
        "has a fixed-point path; README, Differences from torch)" for name in (
            "nn.functional.interpolate.bilinear", "nn.functional.interpolate.bicubic",

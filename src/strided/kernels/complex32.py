@@ -95,3 +95,62 @@ def warn_experimental() -> None:
         import warnings
         warnings.warn("ComplexHalf support is experimental and many operators don't support it "
                       "yet.", UserWarning, stacklevel=2)
+
+
+def numeric(arr):
+    """``arr`` ready for NumPy arithmetic: a complex32 array widened to complex64, any other
+    array (or number) unchanged."""
+    return widen(arr) if is_c32(arr) else arr
+
+
+def magnitude(arr) -> np.ndarray:
+    """``abs`` of an array; complex32 as torch computes it: hypotf of the float32 parts."""
+    if is_c32(arr):
+        c = widen(arr)
+        return np.hypot(c.real, c.imag)
+    return np.abs(arr)
+
+
+def ufunc_at(ufunc, flat: np.ndarray, offsets: np.ndarray, values) -> None:
+    """``ufunc.at(flat, offsets, values)`` for a 1-D complex32 ``flat``: torch's loops apply
+    the op element by element in index order, rounding after each, so repeated offsets are
+    done in rounds (the k-th occurrence of every offset in round k)."""
+    offsets = np.asarray(offsets, np.int64)
+    vals = narrow(np.broadcast_to(numeric(np.asarray(values)), offsets.shape)).reshape(-1)
+    offsets = offsets.reshape(-1)
+    if not offsets.size:
+        return
+    order = np.argsort(offsets, kind="stable")
+    ranked = offsets[order]
+    starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
+    lengths = np.diff(np.r_[starts, ranked.size])
+    rank = np.arange(ranked.size) - np.repeat(starts, lengths)
+    for r in range(int(rank.max()) + 1):
+        pick = order[rank == r]
+        at = offsets[pick]
+        cur = widen(flat[at])
+        with np.errstate(all="ignore"):
+            res = ufunc(cur, vals[pick])
+        out = np.empty(at.shape, COMPLEX32_NP)
+        store(out, res)
+        flat[at] = out
+
+
+def truth(arr):
+    """``arr`` where NumPy reads truth values: a complex32 array as "either part nonzero"."""
+    if is_c32(arr):
+        return (arr["real"] != 0) | (arr["imag"] != 0)
+    return arr
+
+
+def castable(arr, dst_dtype: np.dtype):
+    """``arr`` in a form NumPy can cast (``copyto``, ``concatenate``) into ``dst_dtype``: a
+    complex32 array widened for any other dtype, any array stored as complex32 (rounded)
+    for a complex32 destination."""
+    if dst_dtype == COMPLEX32_NP:
+        if is_c32(arr):
+            return arr
+        out = np.empty(np.shape(arr), COMPLEX32_NP)
+        store(out, arr)
+        return out
+    return widen(arr) if is_c32(arr) else arr

@@ -65,6 +65,7 @@ from ..core.tensor_impl import (
     make_tensor,
     numel_of,
 )
+from . import complex32 as _c32
 from .factory import empty as _factory_empty
 from .factory import new_strided, preserved_strides
 from .memory_overlap import (
@@ -239,7 +240,7 @@ def _scalar_for(value, dtype, numel=2):
 
 def _item(t):
     """``t.item()`` as a Python scalar."""
-    v = t._array().reshape(-1)[0]
+    v = _c32.numeric(t._array().reshape(-1)[:1])[0]
     if t._dtype.is_complex:
         return complex(v)
     if t._dtype.is_floating_point:
@@ -281,6 +282,16 @@ def _iterator_strides(shape, operands, zero_sizes_count=True) -> tuple:
         strides[d] = acc
         acc *= shape[d] if zero_sizes_count else max(shape[d], 1)
     return tuple(strides)
+
+
+def _element_offsets(t) -> np.ndarray:
+    """The storage offset of every element of ``t`` (an int64 array of its shape)."""
+    offs = np.full(t._sizes, t._offset, np.int64)
+    for d, (n, st) in enumerate(zip(t._sizes, t._strides)):
+        shape = [1] * len(t._sizes)
+        shape[d] = n
+        offs += np.arange(n, dtype=np.int64).reshape(shape) * st
+    return offs
 
 
 def _flat_strided(t):
@@ -348,6 +359,9 @@ def _flat_offsets(t, key):
 def _ufunc_at(t, ufunc, key, values):
     """``ufunc.at(t[key], values)`` in index order (Note [Fast paths])."""
     arr = t._array()
+    if arr.dtype == dt.COMPLEX32_NP:
+        _c32.ufunc_at(ufunc, _flat_strided(t), _element_offsets(t)[key], values)
+        return
     if arr.ndim == 1 and len(key) == 1:
         ufunc.at(arr, key[0], values)
         return
@@ -987,6 +1001,16 @@ def _index_add_into(out, dim, index, source, alpha):
     if not idx.size or not numel_of(out._sizes):
         return out
     src = source._array()
+    if out._dtype is dt.complex32:    # Note [complex32]: round(alpha * src), then the adds
+        if alpha != 1:
+            src = _c32.narrow(_c32.widen(src) * _c32.scalar(alpha))
+        offs = _element_offsets(out).reshape(out._sizes or (1,))
+        sel = [slice(None)] * offs.ndim
+        sel[dim] = idx
+        offs = offs[tuple(sel)]
+        _c32.ufunc_at(np.add, _flat_strided(out), offs,
+                      np.reshape(_c32.numeric(src), offs.shape))
+        return out
     if alpha != 1:
         a = _scalar_for(alpha, out._dtype) if out._dtype is not dt.bool_ else bool(alpha)
         src = (src * np.asarray(a, out._dtype.np)).astype(out._dtype.np, copy=False)
@@ -2065,7 +2089,7 @@ def masked_scatter(self, mask, source):
 
 def _nonzero_coords(self):
     """(n, coordinate arrays) of the nonzero elements of ``self`` in C order."""
-    arr = self._array()
+    arr = _c32.truth(self._array())
     if arr.ndim == 0:
         return (1 if arr.item() else 0), ()
     if arr.ndim == 1:

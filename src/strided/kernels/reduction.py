@@ -57,6 +57,7 @@ import numpy as np
 from ..core import dtypes as dt
 from ..core.checks import check, maybe_wrap_dim
 from ..core.tensor_impl import numel_of
+from . import complex32 as _c32
 from .factory import empty
 from .resize import resize_output
 
@@ -840,7 +841,7 @@ def _vector_norm_impl(self, ord, dim, keepdim, dtype, out, name="linalg.vector_n
     res = _alloc(self, _shape(self._sizes, axes, keepdim), real, out)
     if _is_meta(self) or not numel_of(res._sizes):
         return res
-    arr = np.abs(self._array())
+    arr = _c32.magnitude(self._array())
     acc = _acc(real)
     arr = arr.astype(acc, copy=False)
     ax = _np_axes(self, axes)

@@ -26,6 +26,8 @@ from ..core.devices import CPU as _CPU
 from ..core.storage import UntypedStorage
 from ..core.tensor_impl import check_storage_bounds, contiguous_strides, make_tensor, numel_of
 from . import views
+from . import complex32 as _c32
+from .copy import copy_array
 from .factory import _allocator, empty, empty_like, new_strided
 from .memory_overlap import FULL, PARTIAL, get_overlap_status
 from .resize import resize_output
@@ -55,7 +57,7 @@ def _fill_from(result, values: np.ndarray):
     """Copy ``values`` into ``result`` (casting like a C++ assignment)."""
     if numel_of(result._sizes):
         with np.errstate(all="ignore"):
-            np.copyto(result._array(), values, casting="unsafe")
+            copy_array(result._array(), values)
     return result
 
 
@@ -147,6 +149,8 @@ def _cat(tensors, dim, out):
         return result if out is None else _written(result)
     arrays = [t._array() for t in parts if numel_of(t._sizes)]
     dst = result._array()
+    if result._dtype is dt.complex32 or any(a.dtype == dt.COMPLEX32_NP for a in arrays):
+        arrays = [_c32.castable(a, dst.dtype) for a in arrays]    # Note [complex32]
     if len(arrays) == 1:
         np.copyto(dst, arrays[0], casting="unsafe")
     else:
@@ -638,7 +642,7 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
         result._array()[...] = 0
         target = views.diagonal(result, offset, d1, d2)
         with np.errstate(all="ignore"):
-            np.copyto(target._array(), self._array(), casting="unsafe")
+            copy_array(target._array(), self._array())
     return result
 
 
@@ -670,7 +674,7 @@ def block_diag(tensors):
         for m in mats:
             h, w = m._sizes
             if h and w:
-                np.copyto(dst[r:r + h, c:c + w], m._array(), casting="unsafe")
+                copy_array(dst[r:r + h, c:c + w], m._array())
             r += h
             c += w
     return result
@@ -802,7 +806,7 @@ def constant_pad_nd(self, pad, value=0):
         lo = max(pad[2 * i], 0)
         index[d] = slice(lo, lo + src._sizes[d])
     with np.errstate(all="ignore"):
-        np.copyto(result._array()[tuple(index)], src._array(), casting="unsafe")
+        copy_array(result._array()[tuple(index)], src._array())
     return result
 
 
