@@ -566,6 +566,8 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
     def tolist(self):
         check(self._device.type != "meta", "Cannot copy out of meta tensor; no data!",
               NotImplementedError)
+        if self._keyset & _SPARSE_BITS:
+            raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
         if not self._storage._nbytes and not self._offset and 0 not in self._sizes:
             # torch's check on a null data pointer (a storage resized to 0 under the tensor)
             raise RuntimeError("tolist() shouldn't be called on a tensor with unallocated "

@@ -62,10 +62,10 @@ def _check_layout(layout):
           lambda: f"strided supports only the strided layout, got {layout}")
 
 
-def _sparse_factory(size, dtype, layout, device):
+def _sparse_factory(size, dtype, layout, device, name="empty"):
     """``empty``/``zeros`` with a sparse layout: an empty sparse tensor (issue 16)."""
     from .sparse_coo import sparse_factory
-    return sparse_factory(size, dtype, layout, device)
+    return sparse_factory(size, dtype, layout, device, name)
 
 
 def new_strided(size, stride, dtype, device):
@@ -145,7 +145,7 @@ def empty_strided(size, stride, dtype=None, layout=None, device=None, pin_memory
 
 def zeros(size, dtype=None, layout=None, device=None, pin_memory=None):
     if layout is not None and layout is not layouts.strided:
-        return _sparse_factory(tuple(size), dtype, layout, device)
+        return _sparse_factory(tuple(size), dtype, layout, device, "zeros")
     for s in size:
         check(s >= 0, "zeros: Dimension size must be non-negative.")
     t = empty(size, dtype, layout, device, pin_memory)

@@ -396,7 +396,7 @@ def coalesce_composite(self):
 # ------------------------------------------------------------------------------ to_dense
 
 def sparse_to_dense(self, dtype=None, masked_grad=None):
-    check(dtype is None or dtype is self._dtype or True, "")
+    check(dtype is None, "dtype argument is not supported by sparse_to_dense")
     out_dtype = dtype or self._dtype
     sp = self._sparse
     out = _empty(self._sizes, out_dtype, None, self._device)
@@ -449,12 +449,19 @@ def _dense_to_coo_arrays(arr: np.ndarray, sparse_dim: int):
 def dense_to_sparse_dim(self, sparse_dim):
     ndim = len(self._sizes)
     check(0 <= sparse_dim <= ndim, lambda: (
-        f"sparse_dim argument must be in [0,{ndim}] range, but {sparse_dim} is given"))
+        f"dense_to_sparse: sparse_dim argument must be in [0,{ndim}] range, but {sparse_dim} "
+        f"is given"))
+    check(sparse_dim > 0 or ndim == 0, lambda: (
+        "dense_to_sparse: sparse_dim argument must be in >0 when self.dim()>0"))
     if self._device.type == "meta":
         return make_coo(_empty((sparse_dim, 0), _INT64, None, self._device),
                         _empty((0,) + self._sizes[sparse_dim:], self._dtype, None,
                                self._device), self._sizes, True)
     idx, vals = _dense_to_coo_arrays(self._array(), sparse_dim)
+    if sparse_dim == 1 and ndim > 1:
+        # torch's indices are then a transposed column (strides (1, 1))
+        indices = _wrap(idx.reshape(-1, 1), _INT64).t()
+        return make_coo(indices, _wrap(vals, self._dtype), self._sizes, True)
     return _coo_np(idx, vals, self._dtype, self._sizes, True)
 
 
@@ -627,9 +634,12 @@ def _scalar_mul_values(values, scalar):
 # ----------------------------------------------------------------- binary ops (add, sub, mul)
 
 def _same_indices(a, b) -> bool:
+    """Whether two COO tensors list the same indices in the same order (torch then adds the
+    values entry by entry and keeps the indices)."""
     ia, ib = a._sparse.indices, b._sparse.indices
-    return ia is ib or (ia._storage is ib._storage and ia._offset == ib._offset
-                        and ia._sizes == ib._sizes and ia._strides == ib._strides)
+    if ia is ib:
+        return True
+    return ia._sizes == ib._sizes and bool(np.array_equal(ia._array(), ib._array()))
 
 
 def _result_dtype(a, b):
@@ -655,14 +665,17 @@ def _add_sparse_sparse(self, other, alpha):
     if sb.indices._sizes[1] == 0:
         return make_coo(sa.indices.clone(), sa.values.to(out_dtype, copy=True), self._sizes,
                         sa.coalesced)
-    if _same_indices(self, other):
-        return make_coo(sa.indices.clone(), S.add(sa.values.to(out_dtype), vb.to(out_dtype)),
-                        self._sizes, sa.coalesced)
+    capacity = sa.indices._sizes[1] + sb.indices._sizes[1]
+    if not (sa.coalesced and sb.coalesced) and _same_indices(self, other):
+        return make_coo(_narrowed_indices(_idx_np(self), capacity, self._device),
+                        S.add(sa.values.to(out_dtype), vb.to(out_dtype)), self._sizes,
+                        sa.coalesced)
     idx = np.concatenate([_idx_np(self), _idx_np(other)], axis=1)
     vals = np.concatenate([sa.values.to(out_dtype)._array(), vb.to(out_dtype)._array()], 0)
     if sa.coalesced and sb.coalesced:
         idx, vals = _coalesce_arrays(idx, vals, _sparse_shape(self))
-        return _coo_np(idx, vals, out_dtype, self._sizes, True)
+        return make_coo(_narrowed_indices(idx, capacity, self._device),
+                        _wrap(vals, out_dtype), self._sizes, True)
     return _coo_np(idx, vals, out_dtype, self._sizes, False)
 
 
@@ -942,7 +955,7 @@ def index_select_sparse(self, dim, index):
         bad = (ind < -size) | (ind >= size)
         check(not bad.any(), lambda: (
             f"index_select(): index contains {int(ind[bad][0])} that is out of range for "
-            f"tensor of size {list(self._sizes)} at dimension {dim}"))
+            f"tensor of size {list(self._sizes)} at dimension {dim}"), IndexError)
     ind = np.where(ind < 0, ind + size, ind)
     sizes = list(self._sizes)
     sizes[dim] = ind.size
@@ -991,7 +1004,8 @@ def _coo_matmul_dense(sparse, dense_arr, out_dtype):
 
 
 def _dense_matmul_coo(dense_arr, sparse, out_dtype):
-    """``dense @ sparse``: column scatter of scaled dense columns."""
+    """``dense @ sparse``: column scatter of scaled dense columns, returned transposed (n, m):
+    torch's result is ``(sparse^T @ dense^T)^T``, column-major."""
     rows, cols = _idx_np(sparse)
     vals = _val_np(sparse).astype(out_dtype.np, copy=False)
     n = sparse._sizes[1]
@@ -999,13 +1013,17 @@ def _dense_matmul_coo(dense_arr, sparse, out_dtype):
     if rows.size:
         contrib = vals[:, None] * dense_arr.T[rows].astype(out_dtype.np, copy=False)
         np.add.at(out, cols, contrib)
-    return np.ascontiguousarray(out.T)
+    return out
 
 
 def _mm_dtype(a, b):
     check(a._dtype is b._dtype, lambda: (
-        f"expected mat1 and mat2 to have the same dtype, but got: {a._dtype} != {b._dtype}"))
+        f"expected scalar type {_cpp(a._dtype)} but found {_cpp(b._dtype)}"))
     return a._dtype
+
+
+def _cpp(dtype) -> str:
+    return dtype._scalar_name
 
 
 def mm_sparse(self, mat2):
@@ -1015,7 +1033,7 @@ def mm_sparse(self, mat2):
     S = _S()
     if _is_coo(self) and _is_coo(mat2):
         check(self._sizes[1] == mat2._sizes[0], lambda: (
-            f"mm: Argument #3 (dense): Expected dim 0 size {self._sizes[1]}, got "
+            f"addmm: Argument #3 (dense): Expected dim 0 size {self._sizes[1]}, got "
             f"{mat2._sizes[0]}"))
         dense = mat2._to_dense()
         out = S.mm(self, dense)
@@ -1023,7 +1041,7 @@ def mm_sparse(self, mat2):
     if _is_coo(self):
         check(self._sparse.dense_dim == 0, "mm: scalar values expected, got hybrid tensor")
         check(self._sizes[1] == mat2._sizes[0], lambda: (
-            f"mm: Argument #3 (dense): Expected dim 0 size {self._sizes[1]}, got "
+            f"addmm: Argument #3 (dense): Expected dim 0 size {self._sizes[1]}, got "
             f"{mat2._sizes[0]}"))
         dtype = _mm_dtype(self, mat2)
         return _wrap(_coo_matmul_dense(self, mat2._array(), dtype), dtype)
@@ -1031,7 +1049,7 @@ def mm_sparse(self, mat2):
         f"mat1 and mat2 shapes cannot be multiplied ({self._sizes[0]}x{self._sizes[1]} and "
         f"{mat2._sizes[0]}x{mat2._sizes[1]})"))
     dtype = _mm_dtype(self, mat2)
-    return _wrap(_dense_matmul_coo(self._array(), mat2, dtype), dtype)
+    return _wrap(_dense_matmul_coo(self._array(), mat2, dtype), dtype).t()
 
 
 def addmm_sparse(self, mat1, mat2, beta=1, alpha=1):
@@ -1248,6 +1266,10 @@ def pow_sparse_scalar(self, exponent):
 
 
 def _local_scalar_sparse(self):
+    n = 1
+    for s in self._sizes:
+        n *= s
+    check(n == 1, lambda: f"a Tensor with {n} elements cannot be converted to Scalar")
     return _S().sum(self._sparse.values).item() if self._sparse.indices._sizes[1] else \
         self._dtype.np.type(0).item()
 
@@ -1307,12 +1329,12 @@ del _name, _k, _k_
 COMPRESSED_FACTORY: dict = {}
 
 
-def sparse_factory(size, dtype, layout, device):
+def sparse_factory(size, dtype, layout, device, name="empty"):
     if layout is layouts.sparse_coo:
         for n in size:
             if n < 0:
-                raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
-                                   f"{list(size)}")
+                raise RuntimeError("numel: integer multiplication overflow" if name == "empty"
+                                   else f"{name}: Dimension size must be non-negative.")
         return sparse_coo_tensor_with_dims(len(size), 0, tuple(size), dtype, None, device)
     fn = COMPRESSED_FACTORY.get(layout)
     check(fn is not None, lambda: f"strided supports only the strided layout, got {layout}")

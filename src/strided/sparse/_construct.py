@@ -118,6 +118,9 @@ def sparse_coo_tensor(indices, values=_MISSING, size=None, *, dtype=None, device
         out = _op_indices_size.call(ks, indices, values, size, values.dtype, None,
                                     values.device, pin_memory, is_coalesced)
     if requires_grad:
+        if not (out.dtype.is_floating_point or out.dtype.is_complex):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
         out.requires_grad_(True)
     return out
 
