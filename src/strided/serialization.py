@@ -65,6 +65,7 @@ import numpy as np
 from . import _weights_only_unpickler
 from .core import dtypes as _dt
 from .core.devices import device as _device
+from .core.dispatch_keys import DispatchKey
 from .core.layouts import layout as _layout
 from .core.layouts import memory_format as _memory_format
 from .core.storage import UntypedStorage
@@ -220,12 +221,29 @@ def _tensor_on(storage: UntypedStorage, dtype, offset, size, stride):
     return empty((0,), dtype=dtype, device=storage.device).set_(storage, offset, size, stride)
 
 
+def tensor_metadata(t):
+    """torch's ``_utils.get_tensor_metadata``: the conjugate / negative bits a pickled tensor
+    carries (Note [Conjugate and negative bits] in kernels/view_ops.py)."""
+    metadata = {}
+    if t._keyset & _NEG_BIT:
+        metadata["neg"] = True
+    if t._keyset & _CONJ_BIT:
+        metadata["conj"] = True
+    return metadata
+
+
 def _apply_metadata(tensor, metadata):
-    if metadata and metadata.get("conj"):
-        tensor = tensor.conj()            # strided has no lazy conjugate bit: a copy
-    if metadata and metadata.get("neg"):
-        tensor = tensor.neg()
+    """torch's ``set_tensor_metadata``: the bits set on the rebuilt tensor."""
+    if metadata:
+        if metadata.get("conj"):
+            tensor._keyset |= _CONJ_BIT
+        if metadata.get("neg"):
+            tensor._keyset |= _NEG_BIT
     return tensor
+
+
+_CONJ_BIT = DispatchKey.Conjugate.bit
+_NEG_BIT = DispatchKey.Negative.bit
 
 
 def _rebuild_tensor(storage, storage_offset, size, stride):
@@ -498,6 +516,9 @@ def _reduce_tensor(t):
         else:
             func = _rebuild_tensor_v2
             args = (_StorageRef(t.untyped_storage(), dtype),) + base
+        metadata = tensor_metadata(t)
+        if metadata:
+            args += (metadata,)
     if cls is not Tensor or state:
         return _rebuild_from_type_v2, (func, cls, args, state or {})
     return func, args

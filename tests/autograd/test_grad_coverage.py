@@ -627,6 +627,12 @@ COMPOSITE.update({
     "resolve_conj": (lambda m, x: (x * 2).conj().resolve_conj(), [(3, 4)], "complex128"),
     "resolve_neg": (lambda m, x: (x * 2)._neg_view().resolve_neg(), [(3, 4)], "complex128"),
 })
+# issue 15: conj, resolve_conj and resolve_neg are composites over _conj / clone (math bits)
+COMPOSITE.update({
+    "conj": (lambda m, x: (x * 2).conj() * 1j, [(3, 4)], "complex128"),
+    "resolve_conj": (lambda m, x: (x * 2).conj().resolve_conj(), [(3, 4)], "complex128"),
+    "resolve_neg": (lambda m, x: (x * 2)._neg_view().resolve_neg(), [(3, 4)], "complex128"),
+})
 # the plain stft overload has no Python binding (torch.stft is the center one): via aten
 COMPOSITE["stft"] = (lambda m, x: m.ops.aten.stft(
     x, 4, None, None, m.hann_window(4, dtype=m.float64), False, None, True).abs(), [(10,)])

@@ -567,14 +567,18 @@ CONJ_VIEWS = [
 
 @pytest.mark.parametrize("op", [pytest.param(op, id=name) for name, op in CONJ_VIEWS])
 def test_conjugate_transposes_of_complex_tensors(op):
-    """Note [No conjugate bit]: values, sizes, strides and dtype match torch (whose result
-    is a lazily conjugated view); strided's result is a conjugated copy."""
+    """Note [Conjugate and negative bits]: as torch's, the result is a view carrying the
+    conjugate bit; sizes, strides, offset and the resolved values match torch."""
     def make(m):
         return m.view_as_complex(m.arange(48.).view(2, 3, 4, 2))
-    s = op(make(strided))
-    t = op(make(torch)).resolve_conj()
+    base = make(strided)
+    s = op(base)
+    t = op(make(torch))
+    assert s.is_conj() and t.is_conj()
+    assert s.untyped_storage().data_ptr() == base.untyped_storage().data_ptr()
     assert tuple(s.shape) == tuple(t.shape) and s.stride() == t.stride()
-    assert np.array_equal(s._array(), t.numpy())
+    assert s.storage_offset() == t.storage_offset()
+    assert np.array_equal(s.resolve_conj().numpy(), t.resolve_conj().numpy())
     m = op(strided.empty(2, 3, 4, dtype=strided.complex64, device="meta"))
     mt = op(torch.empty(2, 3, 4, dtype=torch.complex64, device="meta"))
     assert (tuple(m.shape), m.stride(), str(m.dtype)) == (tuple(mt.shape), mt.stride(),

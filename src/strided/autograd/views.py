@@ -26,6 +26,7 @@ regenerates its ``grad_fn`` the same way the next time it is asked for
 
 from __future__ import annotations
 
+from ..core.dispatch_keys import DispatchKey
 from ..core.tensor_impl import AutogradMeta
 from . import grad_mode
 from .graph import Node, _metadata_of, gradient_edge
@@ -37,7 +38,7 @@ class CopySlices(Node):
     """The base's node after an in-place op on one of its views."""
 
     __slots__ = ("fn", "base_sizes", "base_strides", "base_offset", "view_sizes",
-                 "view_strides", "view_offset", "view_real")
+                 "view_strides", "view_offset", "view_real", "view_bits")
 
     def __init__(self, base, view, fn):
         super().__init__()
@@ -49,6 +50,7 @@ class CopySlices(Node):
         self.view_strides = view._strides
         self.view_offset = view._offset
         self.view_real = _real_view_of_complex(view, base)   # (fix by shape helper)
+        self.view_bits = _bits_between(view, base)
         self.next_functions = (gradient_edge(base),) + tuple(fn.next_functions[1:])
         self._input_metadata = (_metadata_of(base),) + tuple(fn._input_metadata[1:])
 
@@ -67,11 +69,13 @@ class CopySlices(Node):
         result.copy_(grad)
         src = _as_real(result) if self.view_real else result   # (fix by shape helper)
         grad_slice = src.as_strided(self.view_sizes, self.view_strides, self.view_offset)
-        res = self.fn.apply((grad_slice.clone(),))
+        # a conjugate / negative view is conj / neg of the part it covers: its gradient is
+        # that part's gradient conjugated / negated, and back (Note [Rebasing a view's history])
+        res = self.fn.apply((_math_bits_applied(grad_slice, self.view_bits).clone(),))
         if res[0] is None:
             grad_slice.zero_()
         else:
-            grad_slice.copy_(res[0])
+            grad_slice.copy_(_math_bits_applied(res[0], self.view_bits))
         return (result,) + tuple(res[1:])
 
     def _release(self) -> None:
@@ -99,13 +103,36 @@ def _as_real(t):
     return strided.view_as_real(t)
 
 
+_CONJ_BIT = DispatchKey.Conjugate.bit
+_NEG_BIT = DispatchKey.Negative.bit
+
+
+def _bits_between(view, base) -> int:
+    """The conjugate / negative bits that ``view`` has and ``base`` has not, or the reverse
+    (Note [Conjugate and negative bits] in kernels/view_ops.py): the view's values are
+    those of ``base``'s part conjugated / negated (a real view of a complex base counts
+    only the negative bit)."""
+    return (view._keyset ^ base._keyset) & (_CONJ_BIT | _NEG_BIT)
+
+
+def _math_bits_applied(t, bits, lazy=False):
+    """``t`` conjugated / negated as ``bits`` say: as views (``_conj``, ``_neg_view``) when
+    ``lazy``, else as values (recorded either way)."""
+    if bits & _CONJ_BIT and t.is_complex():
+        t = t._conj() if lazy else t.conj_physical()
+    if bits & _NEG_BIT:
+        t = t._neg_view() if lazy else t.neg()
+    return t
+
+
 def _view_history(view, base):
     """``as_strided`` of ``base`` with ``view``'s geometry, recorded: its grad_fn."""
     prev = grad_mode.STATE.enabled
     grad_mode.STATE.enabled = True
     try:
         src = _as_real(base) if _real_view_of_complex(view, base) else base  # (fix by shape helper)
-        fresh = src.as_strided(view._sizes, view._strides, view._offset)
+        fresh = _math_bits_applied(src.as_strided(view._sizes, view._strides, view._offset),
+                                   _bits_between(view, base), lazy=True)
     finally:
         grad_mode.STATE.enabled = prev
     return fresh._autograd_meta.grad_fn if fresh._autograd_meta is not None else None

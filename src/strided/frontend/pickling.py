@@ -96,9 +96,12 @@ def _reduce_internal(t):
     if t._device.type == "meta":
         return serialization._rebuild_meta_tensor_no_storage, (
             t._dtype, tuple(t._sizes), tuple(t._strides), requires_grad)
-    return serialization._rebuild_tensor_v2, (
-        TypedStorage(t._storage, t._dtype), t._offset, tuple(t._sizes), tuple(t._strides),
-        requires_grad, OrderedDict())
+    args = (TypedStorage(t._storage, t._dtype), t._offset, tuple(t._sizes), tuple(t._strides),
+            requires_grad, OrderedDict())
+    metadata = serialization.tensor_metadata(t)     # the conjugate / negative bits
+    if metadata:
+        args += (metadata,)
+    return serialization._rebuild_tensor_v2, args
 
 
 def reduce_tensor(t, proto):
@@ -162,6 +165,10 @@ def deepcopy_tensor(t, memo):
             if type(new) is not type(t):
                 raise RuntimeError(_NON_WRAPPER_SUBCLASS)
             new.set_(storage, t._offset, t._sizes, t._strides)
+            if t.is_conj():       # torch resolves the bits of a deep copy this way
+                new = new.conj_physical()
+            if t.is_neg():
+                new = new.neg()
         if t.requires_grad:
             new.requires_grad_()
         grad = t.grad

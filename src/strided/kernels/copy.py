@@ -21,6 +21,7 @@ import warnings
 
 import numpy as np
 
+from ..core.dispatch_keys import DispatchKey
 from ..core.dtypes import BOOL, COMPLEX32_NP
 from ..core.tensor_impl import check_storage_bounds
 from . import complex32 as c32
@@ -32,11 +33,20 @@ SRC_RUN = 1024
 _MIN_TILED_ELEMENTS = 1 << 16
 
 
+_CONJ_BIT = DispatchKey.Conjugate.bit
+_NEG_BIT = DispatchKey.Negative.bit
+_MATH_BITS = _CONJ_BIT | _NEG_BIT
+
+
 def copy_(self, src, non_blocking=False):
+    """``self``'s values become ``src``'s. Where their conjugate / negative bits differ, the
+    bytes written are conjugated / negated afterwards (Note [Conjugate and negative bits]
+    in view_ops.py)."""
     sizes = self._sizes
+    flip = (self._keyset ^ src._keyset) & _MATH_BITS
     if self is src or (self._storage is src._storage and self._offset == src._offset
                        and self._strides == src._strides and sizes == src._sizes
-                       and self._dtype is src._dtype):
+                       and self._dtype is src._dtype and not flip):
         # the same data: nothing to move (torch returns before its overlap checks)
         self._vc[0] += 1
         return self
@@ -68,6 +78,12 @@ def copy_(self, src, non_blocking=False):
         if self._dtype.category != BOOL:   # bool keeps "either part is nonzero"
             src_arr = src_arr.real
     copy_array(dst_arr, src_arr)
+    if flip:
+        from .view_ops import _conj_bytes_, _neg_bytes_
+        if flip & _CONJ_BIT:
+            _conj_bytes_(dst_arr)
+        if flip & _NEG_BIT:
+            _neg_bytes_(dst_arr)
     self._vc[0] += 1
     return self
 

@@ -2,18 +2,33 @@
 
 Each result is built by the geometry kernels of ``views.py`` (narrow, slice,
 select, transpose, permute) or by ``make_tensor`` over the same storage; nothing
-here reads data, except the conjugating copies of Note [No conjugate bit] and
-the index tensor of ``tensor_split``.
+here reads data, except the index tensor of ``tensor_split``.
 
-Note [No conjugate bit]
-~~~~~~~~~~~~~~~~~~~~~~~
-torch's ``H`` / ``mH`` / ``adjoint`` on a complex tensor return a *view* that
-carries a lazy "conjugate" flag (``is_conj()``), resolved whenever data is read.
-strided has no such flag, so for complex inputs these ops return the conjugated
-values as a new tensor laid out like the transposed view (``empty_like``
-preserves its strides). Values, sizes, strides and dtype match torch; storage
-sharing, ``_base`` and the storage offset do not. For real dtypes the conjugate
-is the identity, and the results are ordinary views exactly as in torch.
+Note [Conjugate and negative bits]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+As in torch, ``conj()`` of a complex tensor copies nothing: it returns a view whose
+key set carries the ``Conjugate`` bit (``is_conj()``), meaning "the values are the
+conjugates of the bytes". ``imag`` of such a view, and ``_neg_view``, carry the
+``Negative`` bit the same way ("the values are the negated bytes"). ``H``, ``mH`` and
+``adjoint`` are a transpose plus ``_conj``: views too. The bits are dispatch keys, so
+that a tensor without them pays nothing (Note [Fallthrough masks]):
+
+- every view kernel copies the bits of ``self`` to its result (``make_view``);
+  ``real``/``imag`` drop the conjugate bit and set the negative bit where the
+  conjugate negates (``imag``); ``view(dtype)`` and ``view_as_real`` refuse a
+  conjugated tensor, as torch does;
+- ``copy_`` and ``clone`` understand the bits of both sides (``copy_`` conjugates or
+  negates what it wrote where the bits of ``self`` and ``src`` differ), and so do the
+  ops registered as fallthroughs in kernels/math_bits.py (views, factories ``*_like``,
+  queries, ``conj_physical_``, ``neg_``);
+- every other op reaches the boxed "math bits" fallback of kernels/math_bits.py,
+  which materializes the inputs carrying the bit (``clone``) and re-dispatches below
+  the key; an in-place or ``out=`` op whose written tensor carries the bit runs on a
+  resolved clone that is then copied back (torch's MathBitsFallback).
+
+Kernels therefore read ``_array()`` (the bytes) only of tensors without bits. What
+reads data outside the dispatcher (printing, ``tolist``, pickling) resolves first;
+``numpy()`` and ``__dlpack__`` refuse, as torch does.
 """
 
 from __future__ import annotations
@@ -22,6 +37,7 @@ import numpy as np
 
 from ..core import dtypes as dt
 from ..core.checks import check, maybe_wrap_dim
+from ..core.dispatch_keys import DispatchKey
 from ..core.storage import UntypedStorage
 from ..core.tensor_impl import (
     bounds_message,
@@ -30,15 +46,34 @@ from ..core.tensor_impl import (
     make_tensor,
     storage_nbytes_needed,
 )
-from .views import _call_op, narrow, permute, select, slice_Tensor, transpose, warn_once
+from .views import (
+    _call_op,
+    make_view,
+    narrow,
+    permute,
+    select,
+    slice_Tensor,
+    transpose,
+    warn_once,
+)
 
 # -- dtype views --------------------------------------------------------------------------------
 
 
 def _alias_as(self, sizes, strides, offset, dtype):
-    """A view with another dtype. Shares the version counter and ``_base`` chain."""
+    """A view with another dtype. Shares the version counter and ``_base`` chain, and the
+    negative bit of ``self`` (Note [Conjugate and negative bits])."""
     base = self._base if self._base is not None else self
-    return make_tensor(self._storage, sizes, strides, offset, dtype, self._vc, base)
+    out = make_tensor(self._storage, sizes, strides, offset, dtype, self._vc, base)
+    out._keyset |= self._keyset & _NEG_BIT
+    return out
+
+
+def _check_no_bits_for_dtype_view(self):
+    check(not self._keyset & _CONJ_BIT, "torch.Tensor.view is not supported for conjugate view "
+                                        "tensors when converting to a different dtype.")
+    check(not self._keyset & _NEG_BIT, "torch.Tensor.view is not supported for tensors with "
+                                       "negative bit set when converting to a different dtype.")
 
 
 def view_dtype(self, dtype):
@@ -46,6 +81,8 @@ def view_dtype(self, dtype):
     (stride 1) grows or shrinks by the size ratio and the other strides and the offset
     are rescaled. Like torch, the result is not a view for autograd (no ``_base``) but
     shares the version counter."""
+    if self._keyset & (_CONJ_BIT | _NEG_BIT):
+        _check_no_bits_for_dtype_view(self)
     old = self._dtype
     sizes = self._sizes
     strides = self._strides
@@ -86,6 +123,10 @@ def view_dtype(self, dtype):
 def view_as_real(self):
     """A complex tensor as pairs of reals: a trailing dim of 2, every stride and the
     offset doubled (counted in reals now)."""
+    check(not self._keyset & _CONJ_BIT, (
+        "view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate "
+        "tensor so you can view it as real, use self.resolve_conj(); however, be warned that "
+        "the resulting tensor will NOT alias the original."))
     check(self._dtype.is_complex, "view_as_real is only supported for complex tensors")
     return _alias_as(self, self._sizes + (2,), tuple(s * 2 for s in self._strides) + (1,),
                      self._offset * 2, self._dtype.to_real())
@@ -112,35 +153,68 @@ def view_as_complex(self):
 
 
 def real(self):
-    """The real parts of a complex tensor (a view); a real tensor is its own real part."""
+    """The real parts of a complex tensor (a view); a real tensor is its own real part. As
+    torch's: of a conjugate view, the real parts of ``_conj(self)`` (the bytes)."""
     if not self._dtype.is_complex:
         return self
+    if self._keyset & _CONJ_BIT:
+        self = alias_conj(self)
     return select(view_as_real(self), -1, 0)
 
 
 def imag(self):
+    """The imaginary parts (a view); those of a conjugate view are the negated imaginary
+    parts of ``_conj(self)``: a negative view (Note [Conjugate and negative bits])."""
     check(self._dtype.is_complex, "imag is not implemented for tensors with non-complex dtypes.")
+    if self._keyset & _CONJ_BIT:
+        return select(alias_neg(view_as_real(alias_conj(self))), -1, 1)
     return select(view_as_real(self), -1, 1)
 
 
-# -- matrix transposes ----------------------------------------------------------------------------
+# -- matrix transposes and the conjugate / negative bits ------------------------------------------
+# (Note [Conjugate and negative bits])
 
-def _conj(t):
-    """Note [No conjugate bit]: real tensors are their own conjugate; complex ones get a
-    conjugated copy laid out like ``t``."""
-    if not t._dtype.is_complex:
-        return t
-    from .factory import empty_like
-    out = empty_like(t)
-    if out._device.type != "meta":
-        np.conjugate(t._array(), out=out._array())
+_CONJ_BIT = DispatchKey.Conjugate.bit
+_NEG_BIT = DispatchKey.Negative.bit
+_SPARSE_BITS = (DispatchKey.SparseCPU.bit | DispatchKey.SparseMeta.bit
+                | DispatchKey.SparseCsrCPU.bit | DispatchKey.SparseCsrMeta.bit)
+
+
+def _flipped(self, bit):
+    """An alias of ``self`` (same geometry) with ``bit`` of its key set flipped."""
+    out = make_view(self, self._sizes, self._strides, self._offset)
+    out._keyset ^= bit
     return out
 
 
+def alias_conj(self):
+    """``_conj``: a view whose conjugate bit is the opposite of ``self``'s."""
+    return _flipped(self, _CONJ_BIT)
+
+
+def alias_neg(self):
+    """``_neg_view``: a view whose negative bit is the opposite of ``self``'s."""
+    return _flipped(self, _NEG_BIT)
+
+
+def _conj(t):
+    """``t.conj()`` at the kernel level: ``t`` itself for real dtypes, else a conjugate view
+    (a sparse tensor is conjugated physically, as torch does)."""
+    if not t._dtype.is_complex:
+        return t
+    if t._keyset & _SPARSE_BITS:
+        return _call_op("aten::conj_physical", t)
+    return alias_conj(t)
+
+
 def conj(self):
-    """``conj``: the tensor itself for real dtypes, the conjugated values (a copy, Note [No
-    conjugate bit]) for complex ones."""
-    return _conj(self)
+    """torch's composite ``conj``: ``self`` for real dtypes, ``_conj(self)`` (a view with the
+    conjugate bit flipped, ConjBackward0) for complex ones."""
+    if not self._dtype.is_complex:
+        return self
+    if self._keyset & _SPARSE_BITS:
+        return _call_op("aten::conj_physical", self)
+    return _call_op("aten::_conj", self)
 
 
 def conj_physical(self):
@@ -148,41 +222,72 @@ def conj_physical(self):
     ``_conj_physical`` (ConjPhysicalBackward0)."""
     if not self._dtype.is_complex:
         return self
-    from .views import _call_op
     return _call_op("aten::_conj_physical", self)
 
 
 def conj_physical_copy(self):
-    return _conj(self) if self._dtype.is_complex else _conj_copy(self)
-
-
-def _conj_copy(self):
+    """``_conj_physical``: the conjugated values in a new tensor without bits."""
     from .factory import clone
-    return clone(self)
+    if not self._dtype.is_complex:
+        return clone(self)
+    if self._keyset & _CONJ_BIT:
+        return clone(alias_conj(self))      # the bytes already are the conjugates
+    out = clone(self)
+    if out._device.type != "meta":
+        _conj_bytes_(out._array())
+    return out
+
+
+def _conj_bytes_(arr) -> None:
+    """Conjugate the complex values of ``arr`` in place (complex32 too: two float16 fields)."""
+    if arr.dtype.kind == "c":
+        np.conjugate(arr, out=arr)
+    elif arr.dtype.names and "imag" in arr.dtype.names:
+        imag = arr["imag"]
+        np.negative(imag, out=imag)
+
+
+def _neg_bytes_(arr) -> None:
+    if arr.dtype.names:
+        for name in arr.dtype.names:
+            field = arr[name]
+            np.negative(field, out=field)
+    elif arr.dtype.kind == "b":
+        raise NotImplementedError('"neg_cpu" not implemented for \'Bool\'')   # torch's copy_
+    else:
+        with np.errstate(all="ignore"):
+            np.negative(arr, out=arr)
 
 
 def conj_physical_(self):
+    """Conjugating the bytes conjugates the values whatever bits ``self`` carries (conj and
+    neg commute), so this kernel serves conjugate and negative views directly."""
     if self._dtype.is_complex and self._device.type != "meta":
-        arr = self._array()
-        np.conjugate(arr, out=arr)
+        _conj_bytes_(self._array())
         self._vc[0] += 1
     return self
 
 
 def resolve_conj(self):
-    return self                     # strided tensors never carry a conjugate bit
+    """torch's composite: ``self`` without the conjugate bit, else a clone (which resolves
+    every bit, the negative one included)."""
+    if not self._keyset & _CONJ_BIT:
+        return self
+    return _call_op("aten::clone", self, None)
 
 
 def resolve_neg(self):
-    return self
+    if not self._keyset & _NEG_BIT:
+        return self
+    return _call_op("aten::clone", self, None)
 
 
 def is_conj(self):
-    return False
+    return bool(self._keyset & _CONJ_BIT)
 
 
 def is_neg(self):
-    return False
+    return bool(self._keyset & _NEG_BIT)
 
 
 def numpy_T(self):
@@ -592,12 +697,19 @@ def dsplit_array_autograd(self, indices):
 def real_autograd(self):
     if not self._dtype.is_complex:
         return self
+    if self._keyset & _CONJ_BIT:
+        self = _call_op("aten::_conj", self)
     return _call_op("aten::select.int", _call_op("aten::view_as_real", self), -1, 0)
 
 
 def imag_autograd(self):
-    imag(self)     # its check
-    return _call_op("aten::select.int", _call_op("aten::view_as_real", self), -1, 1)
+    check(self._dtype.is_complex, "imag is not implemented for tensors with non-complex dtypes.")
+    if self._keyset & _CONJ_BIT:
+        parts = _call_op("aten::_neg_view", _call_op("aten::view_as_real",
+                                                     _call_op("aten::_conj", self)))
+    else:
+        parts = _call_op("aten::view_as_real", self)
+    return _call_op("aten::select.int", parts, -1, 1)
 
 
 def numpy_T_autograd(self):

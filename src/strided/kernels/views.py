@@ -44,9 +44,19 @@ from .broadcast import broadcast_pair
 _INT64_MAX = (1 << 63) - 1
 
 
+_MATH_BITS = DispatchKey.Conjugate.bit | DispatchKey.Negative.bit
+
+
 def make_view(self, sizes: tuple, strides: tuple, offset: int):
+    """A view of ``self``: same storage, version counter and ``_base`` chain, and the
+    conjugate / negative bits of ``self`` (Note [Conjugate and negative bits] in
+    view_ops.py)."""
     base = self._base if self._base is not None else self
-    return make_tensor(self._storage, sizes, strides, offset, self._dtype, self._vc, base)
+    out = make_tensor(self._storage, sizes, strides, offset, self._dtype, self._vc, base)
+    bits = self._keyset & _MATH_BITS
+    if bits:
+        out._keyset |= bits
+    return out
 
 
 def _checked_view(self, sizes: tuple, strides: tuple, offset: int):
@@ -302,7 +312,9 @@ def unsafe_view(self, size):
     check(strides is not None, (
         "view size is not compatible with input tensor's size and stride (at least one "
         "dimension spans across two contiguous subspaces). Use .reshape(...) instead."))
-    return make_tensor(self._storage, sizes, strides, self._offset, self._dtype)
+    out = make_tensor(self._storage, sizes, strides, self._offset, self._dtype)
+    out._keyset |= self._keyset & _MATH_BITS
+    return out
 
 
 def reshape_as(self, other):
@@ -720,8 +732,10 @@ def unfold(self, dimension, size, step):
 
 def detach(self):
     """Shares storage and version counter, but is not a view for autograd: no ``_base``."""
-    return make_tensor(self._storage, self._sizes, self._strides, self._offset, self._dtype,
-                       self._vc)
+    out = make_tensor(self._storage, self._sizes, self._strides, self._offset, self._dtype,
+                      self._vc)
+    out._keyset |= self._keyset & _MATH_BITS
+    return out
 
 
 def detach_(self):

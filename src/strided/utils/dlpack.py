@@ -216,6 +216,8 @@ def to_dlpack_capsule(t, *, stream=None, max_version=None, dl_device=None, copy=
     """
     if t.requires_grad:
         raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+    if t.is_conj():
+        raise BufferError("Can't export tensors with the conjugate bit set")
     if stream is not None and type(stream) is not int:
         raise TypeError("stream must be ``int`` or ``none``")
     dev = t._device
@@ -259,7 +261,10 @@ def to_dlpack_capsule(t, *, stream=None, max_version=None, dl_device=None, copy=
 
 
 def to_dlpack(t):
-    """``torch.utils.dlpack.to_dlpack``: a legacy ``dltensor`` capsule of ``t``."""
+    """``torch.utils.dlpack.to_dlpack``: a legacy ``dltensor`` capsule of ``t``. Like torch's,
+    it does not refuse a conjugate or negative view: it exports the bytes as they are."""
+    if t.is_conj() or t.is_neg():
+        t = make_tensor(t._storage, t._sizes, t._strides, t._offset, t._dtype, t._vc)
     return to_dlpack_capsule(t)
 
 
