@@ -300,11 +300,6 @@ from .kernels.math_bits import install as _install_math_bits  # noqa: E402
 
 _install_math_bits()
 del _install_math_bits
-# the Conjugate / Negative keys' fallback and fallthroughs (issue 15)
-from .kernels.math_bits import install as _install_math_bits  # noqa: E402
-
-_install_math_bits()
-del _install_math_bits
 # -- namespaces: cuda, backends, accelerator, amp, compile, fft, signal, special -------------
 from . import (  # noqa: E402, F401
     accelerator,

@@ -52,7 +52,6 @@ import threading
 import weakref
 
 from ..core.dispatch_keys import DispatchKey as _DispatchKey
-from ..core.dispatch_keys import DispatchKey as _DispatchKey
 from ..core.tensor_impl import AutogradMeta, make_tensor
 from ..core.sparse_tensor import NO_STORAGE as _NO_STORAGE
 from ..core.sparse_tensor import alias as _sparse_alias
@@ -61,8 +60,6 @@ from ..core.tensor_impl import TensorImpl as _TensorImpl
 __all__ = ["AccumulateGrad", "Node", "SavedTensor", "disable_saved_tensors_hooks",
            "gradient_edge", "save_on_cpu", "saved_tensors_hooks"]
 
-# the conjugate / negative bits a saved tensor keeps (Note [Conjugate and negative bits])
-_MATH_BITS = _DispatchKey.Conjugate.bit | _DispatchKey.Negative.bit
 # the conjugate / negative bits a saved tensor keeps (Note [Conjugate and negative bits])
 _MATH_BITS = _DispatchKey.Conjugate.bit | _DispatchKey.Negative.bit
 _FREED = (

@@ -49,14 +49,6 @@ _AUTOGRAD_BIT = _DispatchKey.Autograd.bit
 _CONJ_BIT = _DispatchKey.Conjugate.bit
 _NEG_BIT = _DispatchKey.Negative.bit
 _MATH_BITS = _CONJ_BIT | _NEG_BIT      # Note [Conjugate and negative bits] in view_ops.py
-
-
-def _resolved(t):
-    """``t``'s values without conjugate / negative bits (a copy only when it has one)."""
-    return _factory.clone(t) if t._keyset & _MATH_BITS else t
-_CONJ_BIT = _DispatchKey.Conjugate.bit
-_NEG_BIT = _DispatchKey.Negative.bit
-_MATH_BITS = _CONJ_BIT | _NEG_BIT      # Note [Conjugate and negative bits] in view_ops.py
 _SPARSE_BITS = _sparse.SPARSE_BITS
 
 
