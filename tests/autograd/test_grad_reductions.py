@@ -259,8 +259,10 @@ CASES = [
       values=[[[1.0, NAN, 2.0], [0.5, 3.0, -1.0]]]),
     C("aminmax_nan", lambda m, x: m.aminmax(x, dim=1), [(2, 3)], gradcheck=False,
       values=[[[1.0, NAN, 2.0], [0.5, 3.0, -1.0]]]),
-    # zero-dim inputs
-    *[C(f"0dim_{name}", program, [()]) for name, program in [
+    # zero-dim inputs (std of one element with correction=0 is 0: its double backward is
+    # 0/0 in torch too, torch's own gradgradcheck fails there)
+    *[C(f"0dim_{name}", program, [()], second=name != "std_mean_correction0")
+      for name, program in [
         ("nansum", lambda m, x: x.nansum()),
         ("amax", lambda m, x: x.amax()),
         ("amin_dim", lambda m, x: x.amin(0)),

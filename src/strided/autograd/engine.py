@@ -239,9 +239,10 @@ def _collect(roots):
     """Dependency counts of every node reachable from ``roots`` (Note [Engine order])."""
     deps: dict = {}
     seen = set()
-    stack = [node for node, _ in roots if node is not None]
-    for node in stack:
-        seen.add(node)
+    # a node can be the root of several edges (``grad([a, b])`` with ``a, b = x.chunk(2)``):
+    # it is walked once, or its children's counts would never reach zero
+    stack = list({node: None for node, _ in roots if node is not None})
+    seen.update(stack)
     while stack:
         node = stack.pop()
         for nxt, _ in node.next_functions:

@@ -23,7 +23,7 @@ __all__ = [n for n in dir(_s) if not n.startswith("_") and not hasattr(builtins,
     "as_strided_backward", "conj_if_complex", "expand_reduced", "grad_zeros_like",
     "index_backward", "math", "matmul_backward", "mean_backward", "norm_backward",
     "prod_backward", "reduced_dims", "restore_reduced_dims", "select_backward",
-    "slice_backward", "std_backward", "sum_backward", "unsqueeze_multiple",
+    "slice_backward", "std_backward", "sum_backward", "unsqueeze_multiple", "unsqueeze_to",
     "value_selecting_reduction_backward", "var_backward",
 ]
 globals().update({n: getattr(_s, n) for n in __all__ if hasattr(_s, n)})
@@ -61,6 +61,22 @@ def unsqueeze_multiple(t, dims, ndim):
     return t
 
 
+def unsqueeze_to(grad, sizes, dim=None):
+    """The gradient of ``squeeze``: ``grad`` unsqueezed back at every squeezed dim (of
+    ``dim``: an int, a list, or None for all) where ``sizes`` has a 1. Views, as torch's
+    formula: a reshape would give other strides where the sizes contain a 0."""
+    ndim = len(sizes)
+    if dim is None:
+        dims = range(ndim)
+    else:
+        dims = sorted({d % ndim for d in ([dim] if isinstance(dim, int) else dim)}) \
+            if ndim else ()
+    for d in dims:
+        if sizes[d] == 1:
+            grad = grad.unsqueeze(d)
+    return grad
+
+
 def restore_reduced_dims(grad, dim, keepdim, sizes):
     """``grad`` of a reduction's output with the reduced dims put back as size 1."""
     ndim = len(sizes)
@@ -79,12 +95,10 @@ def sum_backward(grad, sizes, dim=None, keepdim=False):
 
 def mean_backward(grad, sizes, dim, numel, keepdim):
     ndim = len(sizes)
-    dims = reduced_dims(dim, ndim)
     n = 1
-    for d in dims:
-        n *= sizes[d]
-    if ndim == 0:
-        n = 1
+    if ndim:                      # a 0-d self reduces over its one (size 1) element
+        for d in reduced_dims(dim, ndim):
+            n *= sizes[d]
     return expand_reduced(grad, dim, keepdim, sizes) / n
 
 

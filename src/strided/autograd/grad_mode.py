@@ -16,9 +16,9 @@ The autograd kernels read ``STATE.enabled`` directly: one thread-local attribute
 recorded op, no function call.
 
 ``inference_mode`` is grad mode off, plus a flag that ``is_inference_mode_enabled``
-reports; tensors made inside it are ordinary tensors that never require grad (torch's
-inference tensors additionally refuse to be saved for backward; strided does not track
-that bit).
+reports; tensors allocated inside it are inference tensors (Note [Inference tensors] in
+core/tensor_impl.py): no version counter, no in-place writes outside inference mode, never
+saved for backward.
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+
+from ..core import tensor_impl as _tensor_impl
 
 __all__ = ["enable_grad", "inference_mode", "is_grad_enabled", "is_inference_mode_enabled",
            "is_multithreading_enabled", "no_grad", "set_grad_enabled",
@@ -46,6 +48,7 @@ class _State(threading.local):
 
 
 STATE = _State()
+_tensor_impl.INFERENCE_STATE[0] = STATE
 
 
 def is_grad_enabled() -> bool:
@@ -179,6 +182,16 @@ class inference_mode(_Mode):
         if self.mode:
             state["enabled"] = False
             state["inference"] = True
+        else:                         # inference_mode(False) inside inference_mode()
+            state["inference"] = False
+
+    def __enter__(self):
+        _tensor_impl.INFERENCE_ACTIVE[0] += 1     # Note [Inference tensors]
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        _tensor_impl.INFERENCE_ACTIVE[0] -= 1
+        return super().__exit__(*exc)
 
 
 class set_multithreading_enabled(_Mode):

@@ -21,8 +21,8 @@ import numpy as np
 from .dispatch_keys import backend_keyset
 from .storage import SHRUNK, UntypedStorage
 
-__all__ = ["TensorImpl", "check_storage_bounds", "compute_is_contiguous", "contiguous_strides",
-           "make_tensor", "storage_nbytes_needed"]
+__all__ = ["InferenceVersion", "TensorImpl", "check_storage_bounds", "compute_is_contiguous",
+           "contiguous_strides", "make_tensor", "new_version_counter", "storage_nbytes_needed"]
 
 
 _strides_cache: dict = {}
@@ -226,6 +226,41 @@ def set_tensor_class(cls) -> None:
     _tensor_cls[0] = cls
 
 
+# Note [Inference tensors]
+# ~~~~~~~~~~~~~~~~~~~~~~~~
+# A tensor allocated while its thread is in inference mode is an inference tensor, and so
+# is every view or detached alias of it: they share its version counter, which is an
+# ``InferenceVersion`` instead of a plain ``[0]``. Such a counter does not count: reading it
+# (``_version``) raises, bumping it (every in-place or out= write bumps, after the write, as
+# torch's VariableVersion::bump does) raises outside inference mode, and a node refuses to
+# save a tensor that has one. ``INFERENCE_ACTIVE`` counts the inference_mode blocks open in
+# any thread, so that allocation reads the thread's state only while one is open.
+INFERENCE_ACTIVE = [0]
+INFERENCE_STATE = [None]          # grad_mode.STATE (the per-thread modes), set by grad_mode
+_INPLACE_INFERENCE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
+class InferenceVersion(list):
+    """The version counter of an inference tensor (Note [Inference tensors])."""
+
+    __slots__ = ()
+
+    def __setitem__(self, i, value):
+        if not INFERENCE_STATE[0].inference:
+            raise RuntimeError(_INPLACE_INFERENCE)
+
+
+def new_version_counter() -> list:
+    """A fresh tensor's version counter: ``[0]``, or an ``InferenceVersion`` when the calling
+    thread is in inference mode."""
+    if INFERENCE_ACTIVE[0] and INFERENCE_STATE[0].inference:
+        return InferenceVersion((0,))
+    return [0]
+
+
 def make_tensor(storage: UntypedStorage, sizes: tuple, strides: tuple, offset: int, dtype,
                 vc=None, base=None):
     """A new tensor over ``storage``. Views pass their base's ``vc`` and ``base``."""
@@ -238,7 +273,7 @@ def make_tensor(storage: UntypedStorage, sizes: tuple, strides: tuple, offset: i
     t._dtype = dtype
     dev = storage.device
     t._device = dev
-    t._vc = [0] if vc is None else vc
+    t._vc = vc if vc is not None else [0] if not INFERENCE_ACTIVE[0] else new_version_counter()
     t._base = base
     t._autograd_meta = None
     t._np = None

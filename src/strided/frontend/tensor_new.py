@@ -523,19 +523,65 @@ def as_tensor(data=_MISSING, *args, dtype=None, device=None, **kwargs) -> Tensor
     return _new_from_data(data, dtype, device, copy_tensor=False, name="as_tensor")
 
 
-def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+_ASARRAY_GRAD_WARNING = (
+    "torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of "
+    "False. Pass requires_grad=False explicitly to get the old behavior and silence this "
+    "warning.")
+_warned_asarray_grad = [False]
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
+    """``obj`` as a tensor, aliasing it when it can (tensors, NumPy arrays, buffers) unless
+    ``copy`` is True; ``copy=None`` copies only for another dtype or device. An unspecified
+    ``requires_grad`` follows ``obj``'s; ``requires_grad=False`` of a non-leaf detaches it,
+    of a leaf switches the leaf's own flag off (torch's set_requires_grad on the alias)."""
     dtype = _check_dtype_arg("asarray", dtype)
     device = _check_device_arg("asarray", device)
-    if copy:
+    src = obj if isinstance(obj, Tensor) else None
+    want_grad = requires_grad if requires_grad is not None else (
+        src is not None and src.requires_grad)
+    if want_grad and requires_grad is None and not _warned_asarray_grad[0]:
+        _warned_asarray_grad[0] = True          # torch's TORCH_WARN_ONCE
+        warnings.warn(_ASARRAY_GRAD_WARNING, UserWarning, stacklevel=2)
+    force_copy = bool(copy)
+    if src is None and isinstance(obj, (np.ndarray, np.generic)):
+        if not isinstance(obj, np.ndarray):
+            if copy is False:
+                raise RuntimeError("can't alias NumPy scalars. Either remove copy=False or "
+                                   "transform it in a ndarray. ")
+            src = _from_numpy(np.asarray(obj), warn_readonly=False).clone()
+            force_copy = False
+        else:
+            src = _from_numpy(obj, warn_readonly=copy is False)
+    if src is None:
+        if copy is False:
+            raise ValueError("can't alias arbitrary sequence into a tensor.")
         t = _new_from_data(obj, dtype, device, copy_tensor=True, name="asarray")
+        if want_grad:
+            _require_grad(t)
+        return t
+    wrong_device = device is not None and device != src._device
+    wrong_dtype = dtype is not None and dtype is not src._dtype
+    if force_copy or (copy is None and (wrong_device or wrong_dtype)):
+        if wrong_device or wrong_dtype:
+            t = src.to(device=device if device is not None else src._device,
+                       dtype=dtype if dtype is not None else src._dtype, copy=force_copy)
+        else:
+            t = src.clone()
     else:
-        if copy is False and isinstance(obj, Tensor) and dtype is not None and \
-                dtype is not obj._dtype:
-            raise ValueError(f"can't alias tensor with dtype '{obj._dtype._scalar_name}' into "
+        if wrong_device:
+            raise ValueError(f"can't alias tensor from device '{src._device}' to '{device}'.")
+        if wrong_dtype:
+            raise ValueError(f"can't alias tensor with dtype '{src._dtype._scalar_name}' into "
                              f"dtype '{dtype._scalar_name}'.")
-        t = _new_from_data(obj, dtype, device, copy_tensor=False, name="asarray")
-    if requires_grad:
-        t.requires_grad_(True)
+        t = src
+    if not t.is_leaf and not want_grad:
+        return t.detach()
+    if want_grad:
+        if not t.requires_grad:
+            _require_grad(t)
+    elif t.requires_grad:
+        t.requires_grad_(False)
     return t
 
 

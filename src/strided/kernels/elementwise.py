@@ -47,9 +47,11 @@ from ..core.dispatch_keys import backend_keyset
 from ..core.promotion import result_type_of
 from ..core.storage import UntypedStorage
 from ..core.tensor_impl import (
+    INFERENCE_ACTIVE,
     TensorImpl,
     _tensor_cls,
     contiguous_strides,
+    new_version_counter,
     numel_of,
 )
 from . import _special
@@ -165,7 +167,7 @@ def _new_contiguous(sizes, dtype):
     t._offset = 0
     t._dtype = dtype
     t._device = CPU
-    t._vc = [0]
+    t._vc = [0] if not INFERENCE_ACTIVE[0] else new_version_counter()
     t._base = None
     t._autograd_meta = None
     t._keyset = _CPU_KEYSET
@@ -192,6 +194,12 @@ _KIND_CONFIGS = {
     "binary_nocast": dict(allow_cpu_scalars=True, promote_inputs_to_common_dtype=True),
 }
 _BOOL_KINDS = ("comparison", "logical", "unary_bool")
+
+# the kernel names torch's errors give for a complex32 input where its CPU kernel is a
+# vectorised-math (VML) one, or another dispatch than the other dtypes reach
+_C32_ERROR_NAMES = {"div": "div_cpu", "exp2": "exp2", **{n: f"{n}_vml_cpu" for n in (
+    "sqrt", "exp", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin",
+    "acos", "atan", "tanh")}}
 
 
 class Op:
@@ -256,8 +264,10 @@ class Op:
             err = self.dtype_errors.get(ct) or self.dtype_errors.get(ct.category)
             if err is not None:
                 raise err[0](err[1])
-            raise NotImplementedError(
-                f'"{self.error_name}" not implemented for \'{ct._scalar_name}\'')
+            name = self.error_name
+            if ct is dt.complex32:     # torch's vectorised-math kernels name themselves
+                name = _C32_ERROR_NAMES.get(self.name, name)
+            raise NotImplementedError(f'"{name}" not implemented for \'{ct._scalar_name}\'')
 
     def same_dtype(self, dtype):
         """(output dtype, common dtype, ufunc or None) when every input has ``dtype`` (Note
@@ -487,6 +497,8 @@ def _fast_binary(op: Op, a, b, params):
     if b.__class__ is cls:
         if b._dtype is not dtype or b._sizes != sizes or b._strides != strides or \
                 b._device is not CPU or strides != contiguous_strides(sizes):
+            if b._dtype is dtype and b._device is CPU and b._sizes != sizes:
+                return _fast_suffix_broadcast(op, a, b, params)
             return None
         res = op._fast_cache.get(dtype, 0)
         if res == 0:
@@ -537,6 +549,45 @@ def _fast_binary(op: Op, a, b, params):
                 uf(x, y, out=arr)
             else:
                 op.compute(arr, [x, y], ct, *params)
+        finally:
+            _EXTOBJ.reset(token)
+    return result
+
+
+def _fast_suffix_broadcast(op: Op, a, b, params):
+    """Note [Fast paths], broadcast: ``x + bias`` or ``x * scale``, two row-major CPU tensors
+    of one dtype where the smaller one's shape is the end of the larger one's (sizes equal,
+    no size-1 dim stretched; a 0-dim tensor too). The result is row-major in the larger
+    shape, as the iterator would lay it out, and NumPy broadcasts the smaller operand."""
+    sa, sb = a._sizes, b._sizes
+    big, small = (sa, sb) if len(sa) > len(sb) else (sb, sa)
+    k = len(small)
+    if len(big) == k or (k and big[len(big) - k:] != small):
+        return None
+    if a._strides != contiguous_strides(sa) or b._strides != contiguous_strides(sb):
+        return None
+    dtype = a._dtype
+    res = op._fast_cache.get(dtype, 0)
+    if res == 0:
+        res = op.same_dtype(dtype)
+    if res is None:
+        return None
+    out_dtype, ct, uf = res
+    if params and not _is_default(params, op.defaults):
+        for chk in op.post_checks:
+            chk(op, ct, (a, b), params)
+        uf = None
+    result, arr = _new_contiguous(big, out_dtype)
+    if arr.size:
+        x = a._array()
+        y = b._array()
+        token = _EXTOBJ.set(_QUIET)
+        try:
+            if uf is not None:
+                uf(x, y, out=arr)
+            else:     # the row's own compute sees operands of the result's shape
+                op.compute(arr, [np.broadcast_to(x, big), np.broadcast_to(y, big)], ct,
+                           *params)
         finally:
             _EXTOBJ.reset(token)
     return result
@@ -1072,9 +1123,36 @@ _digamma = _special.digamma
 
 # -- activations -----------------------------------------------------------------------
 
+# Note [relu against an array of zeros]
+# NumPy's vectorised ``maximum`` runs only when both operands are arrays: against a
+# scalar 0 it takes a scalar loop three times slower. Row-major float inputs are therefore
+# compared with a read-only zeros array (chunks of ``_ZEROS_CHUNK`` elements, cached per
+# dtype). ``maximum(0, x)`` with the zero first returns ``x`` on a tie, so relu(-0.0) is
+# -0.0 as in torch, and NaN propagates.
+_ZEROS_CHUNK = 1 << 16
+_ZEROS: dict = {}
+
+
 def _relu(out, ins, ct):
     x = ins[0]
-    np.maximum(x, _opmath(ct).type(0), out=out, dtype=_opmath(ct), casting="unsafe")
+    opmath = _opmath(ct)
+    if (x.__class__ is np.ndarray and x.dtype == opmath and out.dtype == opmath
+            and opmath.kind == "f" and x.shape == out.shape and x.flags.c_contiguous
+            and out.flags.c_contiguous):
+        zeros = _ZEROS.get(opmath)
+        if zeros is None:
+            zeros = _ZEROS[opmath] = np.zeros(_ZEROS_CHUNK, opmath)
+            zeros.flags.writeable = False
+        xf, of = x.reshape(-1), out.reshape(-1)
+        n = xf.shape[0]
+        if n <= _ZEROS_CHUNK:
+            np.maximum(zeros[:n], xf, out=of)
+            return
+        for i in range(0, n, _ZEROS_CHUNK):
+            j = i + _ZEROS_CHUNK if i + _ZEROS_CHUNK < n else n
+            np.maximum(zeros[:j - i], xf[i:j], out=of[i:j])
+        return
+    np.maximum(opmath.type(0), x, out=out, dtype=opmath, casting="unsafe")
 
 
 def _gelu(x, approximate="none"):
@@ -1448,7 +1526,60 @@ def where_self_out(condition, self, other, out):
     return _where(condition, self, other, out)
 
 
+# Note [where as bit selection]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# ``np.where`` picks element by element with a branch, and on a random condition that
+# branch mispredicts half the time (torch's own loop pays the same: both take about 3 ns an
+# element). For three row-major tensors of one shape (a bool condition, two operands of one
+# dtype) the fast path selects bits instead: with ``m`` the condition widened to an integer
+# of the element's size and negated (all ones where true, zero where false),
+# ``((a ^ b) & m) ^ b`` is ``a`` where true and ``b`` where false, bit for bit (NaN
+# payloads and signed zeros included), in four branch-free vectorised passes, about five
+# times faster than ``np.where`` from a few thousand elements up. Smaller inputs copy
+# ``other`` then ``self`` where true (two NumPy calls, cheaper than ``np.where``'s
+# temporary); dtypes without a same-size integer view (complex, bfloat16) do that too.
+
+_WHERE_BITS_MIN = 4096
+_INT_OF_SIZE = {1: np.dtype(np.int8), 2: np.dtype(np.int16), 4: np.dtype(np.int32),
+                8: np.dtype(np.int64)}
+
+
+def _fast_where(condition, self, other):
+    cls = _tensor_cls[0]
+    if (condition.__class__ is not cls or self.__class__ is not cls
+            or other.__class__ is not cls or condition._dtype is not dt.bool_):
+        return None
+    sizes = self._sizes
+    dtype = self._dtype
+    strides = contiguous_strides(sizes)
+    if (other._dtype is not dtype or other._sizes != sizes or condition._sizes != sizes
+            or self._strides != strides or other._strides != strides
+            or condition._strides != strides or self._device is not CPU
+            or other._device is not CPU or condition._device is not CPU):
+        return None
+    result, arr = _new_contiguous(sizes, dtype)
+    if arr.size:
+        c, a, b = condition._array(), self._array(), other._array()
+        np_dtype = arr.dtype
+        int_type = _INT_OF_SIZE.get(np_dtype.itemsize) if np_dtype.kind in "fiub" else None
+        if arr.size < _WHERE_BITS_MIN or int_type is None:
+            np.copyto(arr, b)
+            np.copyto(arr, a, where=c)
+        else:
+            mask = c.view(np.int8).astype(int_type)
+            np.negative(mask, out=mask)
+            ai, bi, oi = a.view(int_type), b.view(int_type), arr.view(int_type)
+            np.bitwise_xor(ai, bi, out=oi)
+            np.bitwise_and(oi, mask, out=oi)
+            np.bitwise_xor(oi, bi, out=oi)
+    return result
+
+
 def _where(condition, self, other, out):
+    if out is None:
+        result = _fast_where(condition, self, other)
+        if result is not None:
+            return result
     ct = result_type_of([self, other])
     if out is not None:   # torch checks out='s dtype first
         check(out._dtype is ct, lambda: (

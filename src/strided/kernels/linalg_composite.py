@@ -118,7 +118,10 @@ def _matmul_composite(a, b):
         t2 = (a.t() if da == 2 else a) if transpose else b
         sizes1 = tuple(t1.shape)
         out_shape = sizes1[:-1] + ((t2.shape[-1],) if t2.dim() == 2 else ())
-        t1 = t1.reshape(-1, sizes1[-1])
+        rows = 1                         # explicit, not -1: the inner size may be 0
+        for s in sizes1[:-1]:
+            rows *= s
+        t1 = t1.reshape(rows, sizes1[-1])
         out = t1.mm(t2) if t2.dim() == 2 else t1.mv(t2)
         out = _unsafe_view(out, out_shape)
         if transpose and t2.dim() == 2:
