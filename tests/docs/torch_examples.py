@@ -144,7 +144,6 @@ KNOWN: dict[str, str] = {
     "torch.sort": "unspecified: the order of equal keys in torch's unstable sort",
     "torch.set_flush_denormal": "torch-only: CPU denormal flushing (NumPy kernels)",
     "torch.masked.is_masked_tensor": "torch-only: the MaskedTensor prototype",
-    "torch.nn.CrossEntropyLoss": "issue 15: argument aliases (sum(axis=))",
     "Tensor.grad_dtype": "gap: Tensor.grad_dtype (torch 2.13's leaf gradient dtype)",
     "torch.vmap": "gap: torch.func.vmap",
     "torch.autograd.enforce_grad_layout_policy": "gap: torch 2.13's "
