@@ -46,7 +46,9 @@ import threading
 import warnings
 
 from ..core.layouts import contiguous_format as _contiguous
+from ..core.tensor_impl import compute_is_contiguous
 from ..kernels.factory import empty_like
+from ..kernels.memory_overlap import is_non_overlapping_and_dense
 from . import anomaly_mode, grad_mode
 from .graph import AccumulateGrad
 
@@ -155,8 +157,32 @@ def _expected_refs(like) -> list:
     return _EXPECTED
 
 
+# Note [Gradient layout contract]
+# torch's AccumulateGrad keeps a gradient's layout only where it "obeys the contract" with
+# its leaf: for a non-overlapping and dense leaf, the same strides on every dim of size > 1
+# (a size-1 dim may have any stride but 0); for any other leaf, a row-major gradient. A
+# copy is laid out like a dense leaf, else row-major.
+
+def _obeys_layout_contract(grad, variable) -> bool:
+    vstrides = variable._strides
+    if is_non_overlapping_and_dense(variable._sizes, vstrides):
+        for size, gs, vs in zip(grad._sizes, grad._strides, vstrides):
+            if gs != vs if size != 1 else gs == 0:
+                return False
+        return True
+    return compute_is_contiguous(grad._sizes, grad._strides)
+
+
+def _copy_obeying_contract(variable, grad):
+    if is_non_overlapping_and_dense(variable._sizes, variable._strides):
+        new = empty_like(variable, dtype=grad._dtype)
+    else:
+        new = empty_like(variable, dtype=grad._dtype, memory_format=_contiguous)
+    return new.copy_(grad)
+
+
 def _can_steal(variable, grad) -> bool:
-    if grad._strides != variable._strides or grad._offset != variable._offset or \
+    if not _obeys_layout_contract(grad, variable) or grad._offset != variable._offset or \
             grad._dtype is not variable._dtype or grad._device is not variable._device or \
             grad._autograd_meta is not None:
         return False
@@ -177,15 +203,13 @@ def accumulate_into_leaf(variable, grad) -> None:
     _GRAD_LOCK.acquire()       # Note [Backward from several threads]
     try:
         old = meta.grad
-        if grad_mode.STATE.enabled:
-            meta.grad = grad if old is None else old + grad
+        if grad_mode.STATE.enabled:   # a copy (recorded) or a sum, as torch's
+            meta.grad = _copy_obeying_contract(variable, grad) if old is None else old + grad
         elif old is None:
             if _can_steal(variable, grad):
                 meta.grad = grad if grad._base is None else grad.detach()
             else:
-                new = empty_like(variable, dtype=grad._dtype)
-                new.copy_(grad)
-                meta.grad = new
+                meta.grad = _copy_obeying_contract(variable, grad)
         elif old.requires_grad:
             meta.grad = old + grad
         else:

@@ -30,9 +30,16 @@ and layout rules.
 Note [Convolution output layout]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 torch's CPU backends give a channels-last result for 4-d convolutions when the input or
-the weight is channels-last (``suggest_memory_format``), and for 5-d float32 ones (oneDNN)
-a channels_last_3d result likewise; everything else is contiguous. The gradients of the
-input and weight follow the same rule.
+the weight is channels-last (``suggest_memory_format``), and for 5-d ones a channels_last_3d
+result likewise when oneDNN runs them; everything else is contiguous. The gradients of the
+input and weight follow the same rule, except that torch's own (non-oneDNN) kernels make the
+weight gradient like ``weight.contiguous(format)``: a weight already dense in that format
+(size-1 dims aside) keeps its strides.
+
+Which backend runs is torch's ``use_mkldnn`` choice (``_onednn``): float32 unless the
+convolution is small and plain (batch 1, one group, a kernel of at most 3x3, few elements;
+or a 1x1 kernel, unit stride and dilation, batch under 16, one thread); bfloat16 and
+float16 where the CPU has the instructions torch checks for; never other dtypes.
 """
 
 from __future__ import annotations
@@ -44,9 +51,14 @@ from numpy.lib.stride_tricks import as_strided
 
 from ...core import dtypes as dt
 from ...core.checks import check
-from ...core.layouts import channels_last_order
+from ...core.layouts import (
+    channels_last,
+    channels_last_3d,
+    channels_last_order,
+    contiguous_format,
+)
 from ...core.tensor_impl import contiguous_strides, numel_of
-from ..factory import new_strided
+from ..factory import is_contiguous_in, new_strided
 from ..views import _call_op, type_string
 
 __all__ = [
@@ -253,7 +265,63 @@ def _unsqueezed2(sizes, strides):
     return sizes[:2] + (1,) + sizes[2:], strides[:2] + (inner,) + strides[2:]
 
 
-def _layout(input, weight, sizes):
+_CPU_FLAGS: list = []
+
+
+def _cpu_flags() -> frozenset:
+    if not _CPU_FLAGS:
+        flags = set()
+        try:
+            with open("/proc/cpuinfo") as f:
+                for line in f:
+                    if line.startswith(("flags", "Features")):
+                        flags.update(line.split(":", 1)[1].split())
+        except OSError:
+            pass
+        _CPU_FLAGS.append(frozenset(flags))
+    return _CPU_FLAGS[0]
+
+
+def _onednn(input, weight, stride, dilation, groups, transposed, output_padding) -> bool:
+    """Whether torch's CPU convolution would run this one through oneDNN (its
+    ``use_mkldnn``), whose layouts differ from its own kernels' (Note [Convolution output
+    layout])."""
+    if transposed and any(op >= s for op, s in zip(output_padding, stride)):
+        return False
+    dtype = input._dtype
+    if dtype is dt.bfloat16:   # mkldnn_bf16_device_check
+        flags = _cpu_flags()
+        return {"avx512bw", "avx512vl", "avx512dq"} <= flags or "bf16" in flags
+    if dtype is dt.float16:    # mkldnn_fp16_device_check
+        flags = _cpu_flags()
+        return "avx512_fp16" in flags or "amx_fp16" in flags
+    if dtype is not dt.float32:
+        return False
+    isz, wsz = input._sizes, weight._sizes
+    if len(isz) == 3:          # torch runs it as a 2-d one (H = 1)
+        isz, wsz = isz[:2] + (1,) + isz[2:], wsz[:2] + (1,) + wsz[2:]
+    if not (any(s != 1 for s in stride) or any(d != 1 for d in dilation) or isz[0] >= 16
+            or wsz[-1] != 1 or wsz[-2] != 1):
+        from ...utils.env import get_num_threads
+        if get_num_threads() <= 1:
+            return False
+    return (groups > 1 or (wsz[-1] > 3 and wsz[-2] > 3) or isz[0] > 1
+            or isz[0] * isz[1] * isz[2] * isz[3] > 20480)
+
+
+def _weight_grad_layout(input, weight, onednn):
+    """Strides of the weight gradient (Note [Convolution output layout])."""
+    wsizes = weight._sizes
+    strides = _layout(input, weight, wsizes, onednn)
+    if not onednn and len(wsizes) > 3:
+        fmt = (contiguous_format if strides == contiguous_strides(wsizes) else
+               channels_last if len(wsizes) == 4 else channels_last_3d)
+        if is_contiguous_in(wsizes, weight._strides, fmt):
+            return weight._strides
+    return strides
+
+
+def _layout(input, weight, sizes, onednn):
     """Strides of a convolution result of ``sizes`` (Note [Convolution output layout])."""
     n = len(sizes)
     if n == 3:
@@ -267,7 +335,7 @@ def _layout(input, weight, sizes):
             strides = _channels_last_strides(sizes4)
             return strides[:2] + strides[3:]
         return contiguous_strides(tuple(sizes))
-    if n == 4 or (n == 5 and input._dtype is dt.float32):
+    if n == 4 or (n == 5 and onednn):
         if (channels_last_order(input._sizes, input._strides) is not None or
                 channels_last_order(weight._sizes, weight._strides) is not None):
             return _channels_last_strides(sizes)
@@ -467,7 +535,8 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         if 0 in dilation:
             _zero_dilation(input, weight, dilation, transposed, groups)
         _check_kernel_dtype(input, dim, transposed, any(d != 1 for d in dilation))
-    result = _new_like_layout(sizes, _layout(input, weight, sizes), input._dtype,
+    onednn = _onednn(input, weight, stride, dilation, groups, transposed, output_padding)
+    result = _new_like_layout(sizes, _layout(input, weight, sizes, onednn), input._dtype,
                               input._device)
     if _is_meta(input) or _is_meta(weight) or numel_of(sizes) == 0:
         return result
@@ -507,12 +576,13 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     want_i, want_w, want_b = (bool(m) for m in output_mask)
     gi = gw = gb = None
     isizes, wsizes = input._sizes, weight._sizes
+    onednn = _onednn(input, weight, stride, dilation, groups, transposed, output_padding)
     if want_i:
-        gi = _new_like_layout(isizes, _layout(input, weight, isizes), input._dtype,
+        gi = _new_like_layout(isizes, _layout(input, weight, isizes, onednn), input._dtype,
                               input._device)
     if want_w:
-        gw = _new_like_layout(wsizes, _layout(input, weight, wsizes), weight._dtype,
-                              weight._device)
+        gw = _new_like_layout(wsizes, _weight_grad_layout(input, weight, onednn),
+                              weight._dtype, weight._device)
     if want_b:
         bsizes = tuple(bias_sizes) if bias_sizes is not None else (grad_output._sizes[1],)
         gb = new_strided(bsizes, contiguous_strides(bsizes), grad_output._dtype,
