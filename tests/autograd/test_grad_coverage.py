@@ -627,12 +627,6 @@ COMPOSITE.update({
     "resolve_conj": (lambda m, x: (x * 2).conj().resolve_conj(), [(3, 4)], "complex128"),
     "resolve_neg": (lambda m, x: (x * 2)._neg_view().resolve_neg(), [(3, 4)], "complex128"),
 })
-# issue 15: conj, resolve_conj and resolve_neg are composites over _conj / clone (math bits)
-COMPOSITE.update({
-    "conj": (lambda m, x: (x * 2).conj() * 1j, [(3, 4)], "complex128"),
-    "resolve_conj": (lambda m, x: (x * 2).conj().resolve_conj(), [(3, 4)], "complex128"),
-    "resolve_neg": (lambda m, x: (x * 2)._neg_view().resolve_neg(), [(3, 4)], "complex128"),
-})
 # the plain stft overload has no Python binding (torch.stft is the center one): via aten
 COMPOSITE["stft"] = (lambda m, x: m.ops.aten.stft(
     x, 4, None, None, m.hann_window(4, dtype=m.float64), False, None, True).abs(), [(10,)])
@@ -661,6 +655,56 @@ COMPOSITE.update({
     "_sparse_log_softmax.int": (lambda m, v: m.sparse.log_softmax(_coo(m, v), 0).to_dense(),
                                 [(4,)]),
     "_sparse_mm": (lambda m, v, d: m.sparse.mm(_coo(m, v), d), [(4,), (2, 3)]),
+})
+
+
+# the compressed sparse layouts (issue 16): gradients of the values, read back dense; the
+# constructors without a size have no formula in torch (their backward raises)
+def _cidx(m):
+    return m.tensor([0, 2, 3]), m.tensor([0, 2, 1])
+
+
+def _blk(m):
+    return m.tensor([0, 1, 2]), m.tensor([0, 1])
+
+
+COMPOSITE.update({
+    "sparse_csr_tensor.crow_col_value_size": (
+        lambda m, v: m.sparse_csr_tensor(*_cidx(m), v, (2, 3)).to_dense(), [(3,)]),
+    "sparse_csc_tensor.ccol_row_value_size": (
+        lambda m, v: m.sparse_csc_tensor(*_cidx(m), v, (3, 2)).to_dense(), [(3,)]),
+    "sparse_bsr_tensor.crow_col_value_size": (
+        lambda m, v: m.sparse_bsr_tensor(*_blk(m), v, (4, 4)).to_dense(), [(2, 2, 2)]),
+    "sparse_bsc_tensor.ccol_row_value_size": (
+        lambda m, v: m.sparse_bsc_tensor(*_blk(m), v, (4, 4)).to_dense(), [(2, 2, 2)]),
+    "sparse_csr_tensor.crow_col_value": (
+        lambda m, v: m.sparse_csr_tensor(*_cidx(m), v).to_dense(), [(3,)]),
+    "sparse_csc_tensor.ccol_row_value": (
+        lambda m, v: m.sparse_csc_tensor(*_cidx(m), v).to_dense(), [(3,)]),
+    "sparse_bsr_tensor.crow_col_value": (
+        lambda m, v: m.sparse_bsr_tensor(*_blk(m), v).to_dense(), [(2, 2, 2)]),
+    "sparse_bsc_tensor.ccol_row_value": (
+        lambda m, v: m.sparse_bsc_tensor(*_blk(m), v).to_dense(), [(2, 2, 2)]),
+    "_sparse_compressed_tensor_unsafe": (lambda m, v: m.ops.aten._sparse_compressed_tensor_unsafe(
+        *_cidx(m), v, [2, 3], dtype=m.float64, layout=m.sparse_csr).to_dense(), [(3,)]),
+    "_sparse_csr_tensor_unsafe": (lambda m, v: m.ops.aten._sparse_csr_tensor_unsafe(
+        *_cidx(m), v, [2, 3], dtype=m.float64).to_dense(), [(3,)]),
+    "_sparse_csc_tensor_unsafe": (lambda m, v: m.ops.aten._sparse_csc_tensor_unsafe(
+        *_cidx(m), v, [3, 2], dtype=m.float64).to_dense(), [(3,)]),
+    "_sparse_bsr_tensor_unsafe": (lambda m, v: m.ops.aten._sparse_bsr_tensor_unsafe(
+        *_blk(m), v, [4, 4], dtype=m.float64).to_dense(), [(2, 2, 2)]),
+    "_sparse_bsc_tensor_unsafe": (lambda m, v: m.ops.aten._sparse_bsc_tensor_unsafe(
+        *_blk(m), v, [4, 4], dtype=m.float64).to_dense(), [(2, 2, 2)]),
+    "to_sparse_csr": (lambda m, x: x.to_sparse_csr().to_dense() * 2, [(3, 2)]),
+    "to_sparse_csc": (lambda m, x: x.to_sparse_csc().to_dense() * 2, [(3, 2)]),
+    "to_sparse_bsr": (lambda m, x: x.to_sparse_bsr((1, 2)).to_dense() * 2, [(3, 2)]),
+    "to_sparse_bsc": (lambda m, x: x.to_sparse_bsc((3, 1)).to_dense() * 2, [(3, 2)]),
+})
+NOT_DIFFERENTIABLE_IN_TORCH.update({
+    "sparse_compressed_tensor.comp_plain_value": lambda m, x: m.sparse_compressed_tensor(
+        *_cidx(m), x[0], layout=m.sparse_csr).to_dense(),
+    "_sparse_csr_sum.dim_dtype": lambda m, x: m.ops.aten._sparse_csr_sum(
+        x.to_sparse_csr(), [1], True).to_dense(),
 })
 
 # -- the operators and the rules --------------------------------------------------------------

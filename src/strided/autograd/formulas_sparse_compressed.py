@@ -17,7 +17,8 @@ def compressed_constructor_values_grad(grad, compressed_indices, plain_indices, 
     if grad.layout is not _s.strided:
         grad = grad.to_dense()
     mask = _s._sparse_compressed_tensor_unsafe(compressed_indices, plain_indices,
-                                               values.detach(), size, layout=layout)
+                                               values.detach(), size, dtype=values.dtype,
+                                               layout=layout)
     return grad.sparse_mask(mask).values()
 
 

@@ -398,11 +398,10 @@ def _validate_indices(row_major, cidx_t, pidx_t, ncomp, nplain, nnz) -> None:
         if total:
             offset = np.arange(total) - np.repeat(np.cumsum(lengths) - lengths, lengths)
             pos = np.repeat(starts, lengths) + offset
-            # a slice reaching past nnz reads past the indices: torch's loop finds
-            # garbage there, counted as unsorted
+            # (a slice reaching past nnz makes torch read past the indices: not checked)
             inner = (offset > 0) & (pos < nnz)
             pb = pi[b]
-            bad = (offset > 0) & (pos >= nnz)
+            bad = np.zeros(total, bool)
             bad[inner] = pb[pos[inner]] <= pb[pos[inner] - 1]
             if bad.any():
                 raise RuntimeError(
@@ -470,8 +469,10 @@ def _check_enabled() -> bool:
 def _make_checked(cidx, pidx, values, size, dtype, layout, device, check_now: bool):
     if check_now or _check_enabled():
         _validate(cidx, pidx, values, size, layout)
-    if dtype is not None and values._dtype is not dtype:
-        values = _call("_to_copy", values, dtype, None, None, None, False, None)
+    dtype = dtype or dt._default_dtype[0]
+    check(values._dtype is dtype, lambda: f"dtype of values ({values._dtype._scalar_name}) "
+                                          f"must match dtype of sparse tensor "
+                                          f"({dtype._scalar_name})")
     return _sp.make_compressed(layout, cidx, pidx, values, tuple(size))
 
 
