@@ -45,6 +45,7 @@ import sys
 import threading
 import warnings
 
+from ..core import sparse_tensor as _sparse_tensor
 from ..core.layouts import contiguous_format as _contiguous
 from ..core.tensor_impl import compute_is_contiguous
 from ..kernels.factory import empty_like
@@ -206,7 +207,11 @@ def accumulate_into_leaf(variable, grad) -> None:
         if grad_mode.STATE.enabled:   # a copy (recorded) or a sum, as torch's
             meta.grad = _copy_obeying_contract(variable, grad) if old is None else old + grad
         elif old is None:
-            if _can_steal(variable, grad):
+            if "_sparse" in grad.__dict__ or "_sparse" in variable.__dict__:
+                # a sparse gradient (or leaf) has no strides to lay out: keep a clone (a COO
+                # gradient with contiguous members is re-wrapped, as torch's AccumulateGrad)
+                meta.grad = _sparse_tensor.adopt_grad(grad)
+            elif _can_steal(variable, grad):
                 meta.grad = grad if grad._base is None else grad.detach()
             else:
                 meta.grad = _copy_obeying_contract(variable, grad)

@@ -229,3 +229,15 @@ def alias(t):
     out._dtype = t._dtype
     out._vc = t._vc
     return out
+
+
+def adopt_grad(grad):
+    """What AccumulateGrad stores as a leaf's first gradient when sparsity is involved: a COO
+    gradient whose members are contiguous is re-wrapped around them (the coalesced flag then
+    only survives for nnz < 2, as torch's ``_sparse_coo_tensor_unsafe``); anything else is
+    cloned."""
+    if grad._keyset & SPARSE_COO_BITS:
+        sp = grad._sparse
+        if sp.indices.is_contiguous() and sp.values.is_contiguous():
+            return make_coo(sp.indices, sp.values, grad._sizes, sp.indices._sizes[1] < 2)
+    return grad.clone()

@@ -887,7 +887,7 @@ def sparse_sum_backward(grad, self, dim):
         picked = np.expand_dims(picked, d - sp.sparse_dim + 1)
     picked = np.broadcast_to(picked, (nnz,) + tuple(dense_shape))
     vals = _wrap(np.ascontiguousarray(picked), grad._dtype)
-    return make_coo(sp.indices, vals, self._sizes, sp.coalesced)
+    return make_coo(sp.indices, vals, self._sizes, nnz < 2)
 
 
 # -------------------------------------------------------------------------------- shape ops
@@ -1130,7 +1130,10 @@ def sparse_mask(self, mask):
     else:
         picked = arr[None]
     vals = _wrap(np.ascontiguousarray(picked), self._dtype)
-    return make_coo(msp.indices, vals, mask._sizes, msp.coalesced)
+    # torch's result shares the mask's indices only when self has the very same ones
+    same = _is_coo(self) and _same_indices(self, mask)
+    return make_coo(msp.indices if same else msp.indices.clone(), vals, mask._sizes,
+                    msp.coalesced)
 
 
 def _softmax_impl(self, dim, log):
@@ -1143,7 +1146,7 @@ def _softmax_impl(self, dim, log):
     if dim >= sp.sparse_dim:
         f = S.log_softmax if log else S.softmax
         out_vals = f(vals, dim - sp.sparse_dim + 1)
-        return make_coo(src._sparse.indices, out_vals, self._sizes, True)
+        return make_coo(src._sparse.indices.clone(), out_vals, self._sizes, True)
     idx = _idx_np(src)
     varr = vals._array()
     nnz = idx.shape[1]
@@ -1163,7 +1166,7 @@ def _softmax_impl(self, dim, log):
         tot = np.add.reduceat(ex, starts, axis=0)
         res = shifted - np.log(tot[group]) if log else ex / tot[group]
         out[order] = res
-    return make_coo(src._sparse.indices, _wrap(out, vals._dtype), self._sizes, True)
+    return make_coo(src._sparse.indices.clone(), _wrap(out, vals._dtype), self._sizes, True)
 
 
 def softmax_sparse(self, dim, half_to_float=False):
