@@ -586,3 +586,8 @@ CASES.extend(SPECIAL_CASES)
 from cases_perf import PERF_CASES  # noqa: E402
 
 CASES.extend(PERF_CASES)
+
+# the sparse layouts (issue 16)
+from cases_sparse import SPARSE_CASES  # noqa: E402
+
+CASES.extend(SPARSE_CASES)

@@ -1,0 +1,35 @@
+"""Benchmark cases for the sparse layouts (issue 16's speed targets), timed with one
+thread for both libraries: ``CSR (4096 x 4096, 1% density, float32) @ dense (4096 x 64)``
+(target: strided/torch <= 1.5). The same matrix is built from one NumPy array in each
+library; the NumPy column is SciPy's ``csr_matrix @ ndarray`` when SciPy is present."""
+
+from __future__ import annotations
+
+import numpy as np
+from cases import Case
+
+SPARSE_CASES: list = []
+
+
+def _csr_mm_setup(st, torch, np_):
+    rng = np.random.default_rng(0)
+    n, k = 4096, 64
+    dense = rng.random((n, n), dtype=np.float32)
+    dense *= rng.random((n, n), dtype=np.float32) < 0.01
+    rhs = rng.random((n, k), dtype=np.float32)
+    fns = {}
+    for name, lib in (("strided", st), ("torch", torch)):
+        a = lib.tensor(dense).to_sparse_csr()
+        b = lib.tensor(rhs)
+        fns[name] = (lambda a, b: lambda: a @ b)(a, b)
+    try:
+        import scipy.sparse as sp
+        m = sp.csr_matrix(dense)
+        fns["numpy"] = lambda: m @ rhs
+    except ImportError:
+        fns["numpy"] = None
+    return fns
+
+
+SPARSE_CASES.append(Case("sparse CSR(4096x4096, 1%) @ dense(4096x64) float32", _csr_mm_setup,
+                         number=50))
