@@ -334,9 +334,41 @@ def _restore_device(device):
 
 # torch's rebuild functions for tensors strided does not have: loading one says so
 _UNSUPPORTED_REBUILDS = {
-    "_rebuild_sparse_tensor": "sparse", "_rebuild_qtensor": "quantized",
+    "_rebuild_qtensor": "quantized",
     "_rebuild_nested_tensor": "nested", "_rebuild_wrapper_subclass": "wrapper subclass",
 }
+
+
+def _rebuild_sparse_tensor(layout, data):
+    """A sparse tensor from its members (torch's ``_rebuild_sparse_tensor``): COO
+    ``(indices, values, size[, is_coalesced])``, compressed ``(compressed_indices,
+    plain_indices, values, size)``."""
+    import strided
+    if layout is strided.sparse_coo:
+        if len(data) == 3:
+            indices, values, size = data
+            is_coalesced = None
+        else:
+            indices, values, size, is_coalesced = data
+        return strided.sparse_coo_tensor(indices, values, size, check_invariants=False,
+                                         is_coalesced=is_coalesced)
+    if layout in (strided.sparse_csr, strided.sparse_csc, strided.sparse_bsr,
+                  strided.sparse_bsc):
+        compressed_indices, plain_indices, values, size = data
+        return strided.sparse_compressed_tensor(compressed_indices, plain_indices, values, size,
+                                                layout=layout, check_invariants=False)
+    raise NotImplementedError(f"rebuilding sparse tensor for layout {layout}")
+
+
+def sparse_reduce_args(t):
+    """``(layout, data)`` of a sparse tensor for ``_rebuild_sparse_tensor``."""
+    import strided
+    layout = t.layout
+    if layout is strided.sparse_coo:
+        return layout, (t._indices(), t._values(), t.size(), t.is_coalesced())
+    if layout in (strided.sparse_csr, strided.sparse_bsr):
+        return layout, (t.crow_indices(), t.col_indices(), t.values(), t.size())
+    return layout, (t.ccol_indices(), t.row_indices(), t.values(), t.size())
 
 
 def _refuse(name: str, kind: str):
@@ -375,6 +407,7 @@ def _build_name_tables():
             _rebuild_device_tensor_from_cpu_tensor,
         "torch._utils._rebuild_device_tensor_from_numpy": _rebuild_device_tensor_from_numpy,
         "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
+        "torch._utils._rebuild_sparse_tensor": _rebuild_sparse_tensor,
         "torch.serialization._get_layout": _get_layout,
         "torch.storage.UntypedStorage": UntypedStorage,
         "torch.Size": Size,
@@ -498,6 +531,10 @@ def _reduce_tensor(t):
     from .nn.parameter import Parameter
     cls = type(t)
     state = _obj_state(t)
+    if "_sparse" in t.__dict__:          # Note [Sparse tensors] in core/sparse_tensor.py
+        state = {k: v for k, v in state.items() if k != "_sparse"} or None
+        if cls is Tensor and not state:
+            return _rebuild_sparse_tensor, sparse_reduce_args(t)
     if cls is Parameter:
         data = t.detach()
         if state:

@@ -60,11 +60,14 @@ def _load_typed_storage(data, nbytes, device, dtype) -> TypedStorage:
 
 
 def _obj_state(t):
-    """A tensor's own attributes (its ``__dict__``), or None."""
+    """A tensor's own attributes (its ``__dict__``), or None (a sparse tensor's members
+    are not attributes: Note [Sparse tensors] in core/sparse_tensor.py)."""
     try:
         state = object.__getattribute__(t, "__dict__")
     except AttributeError:
         return None
+    if "_sparse" in state:
+        state = {k: v for k, v in state.items() if k != "_sparse"}
     return state if state else None
 
 
@@ -93,6 +96,8 @@ def _reduce_internal(t):
     from .. import serialization
     _warn_if_has_hooks(t)
     requires_grad = t.requires_grad
+    if "_sparse" in t.__dict__:
+        return serialization._rebuild_sparse_tensor, serialization.sparse_reduce_args(t)
     if t._device.type == "meta":
         return serialization._rebuild_meta_tensor_no_storage, (
             t._dtype, tuple(t._sizes), tuple(t._strides), requires_grad)
