@@ -71,8 +71,8 @@ def u24(gen, n: int, out: np.ndarray | None = None) -> np.ndarray:
     for start in range(0, n, _CHUNK):
         w = gen._words(min(_CHUNK, n - start))
         np.bitwise_and(w, _MASK24, out=w)
-        # (w * 2**-24 is exact in any precision; NumPy computes it in float64 here)
-        np.multiply(w, _U24, out=out[start:start + w.size], casting="unsafe")
+        # w * 2**-24 is exact in float32 (a 24-bit integer times a power of two)
+        np.multiply(w, _U24, out=out[start:start + w.size], dtype=f32, casting="unsafe")
     return out
 
 

@@ -481,12 +481,24 @@ def _sized(size, dtype, layout, device):
     return empty(tuple(size), dtype, layout, device)
 
 
+def _rand(size, dtype, layout, device, generator):
+    t = _sized(size, dtype, layout, device)
+    if t._dtype is dt.float32 and t._storage._buf is not None:
+        # a fresh row-major float32 tensor: [0, 1) fits it and it cannot overlap itself, so
+        # uniform_'s bounds and overlap checks have nothing to find
+        n = numel_of(t._sizes)
+        if n:
+            D.u24(_gen(generator), n, t._array().reshape(n))
+        return _fresh(t)
+    return _fresh(_uniform(t, 0.0, 1.0, generator))
+
+
 def rand(size, dtype=None, layout=None, device=None, pin_memory=None):
-    return _fresh(_uniform(_sized(size, dtype, layout, device), 0.0, 1.0, None))
+    return _rand(size, dtype, layout, device, None)
 
 
 def rand_generator(size, generator, dtype=None, layout=None, device=None, pin_memory=None):
-    return _fresh(_uniform(_sized(size, dtype, layout, device), 0.0, 1.0, generator))
+    return _rand(size, dtype, layout, device, generator)
 
 
 def rand_out(size, out):
