@@ -33,3 +33,27 @@ def _csr_mm_setup(st, torch, np_):
 
 SPARSE_CASES.append(Case("sparse CSR(4096x4096, 1%) @ dense(4096x64) float32", _csr_mm_setup,
                          number=50))
+
+
+def _coalesce_setup(st, torch, np_):
+    """``coalesce`` of 1M COO entries (2-d, 100k x 100k, about 0.1% duplicates, random
+    order); NumPy's column is the same sort + reduce done with ``np.unique``."""
+    rng = np.random.default_rng(0)
+    nnz, n = 1_000_000, 100_000
+    idx = np.stack([rng.integers(0, n, nnz), rng.integers(0, n // 2000, nnz) * 2000 +
+                    rng.integers(0, 2000, nnz)])
+    vals = rng.random(nnz, dtype=np.float32)
+    fns = {}
+    for name, lib in (("strided", st), ("torch", torch)):
+        s = lib.sparse_coo_tensor(lib.tensor(idx), lib.tensor(vals), (n, n))
+        fns[name] = (lambda s: lambda: s.coalesce())(s)
+
+    def numpy_coalesce():
+        lin = idx[0] * n + idx[1]
+        uniq, inv = np.unique(lin, return_inverse=True)
+        return uniq, np.bincount(inv, weights=vals)
+    fns["numpy"] = numpy_coalesce
+    return fns
+
+
+SPARSE_CASES.append(Case("sparse COO coalesce, 1M entries float32", _coalesce_setup, number=5))
