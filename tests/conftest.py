@@ -93,7 +93,10 @@ def assert_same(s, t, *, exact: bool = True, values: bool = True) -> None:
     assert dtype_name(s.dtype) == dtype_name(t.dtype), (s.dtype, t.dtype)
     assert s.device.type == t.device.type, (s.device, t.device)
     assert s.requires_grad == t.requires_grad
+    assert (s.is_conj(), s.is_neg()) == (t.is_conj(), t.is_neg()), "conjugate / negative bits"
     if values and t.device.type != "meta":
+        if t.is_conj() or t.is_neg():      # compare the values the bits stand for
+            s, t = s.resolve_conj().resolve_neg(), t.resolve_conj().resolve_neg()
         assert_values_equal(_strided_values(s), _torch_values(t), exact=exact)
 
 
