@@ -314,12 +314,15 @@ def _convert_fast(leaves, target):
         return None
     if target is dt.uint64:
         return None
-    lo, hi = _int_range(target)
     if types <= _PY_INTS:
         try:
             values = np.array(leaves, dtype=np.int64)
         except OverflowError:
             raise ValueError("Overflow when unpacking long long") from None
+        if target is dt.int64:
+            return values
+    lo, hi = _int_range(target)
+    if types <= _PY_INTS:
         if lo == 0:
             bad = (values > hi) | (values < -hi)
         else:
@@ -403,6 +406,8 @@ def _new_from_data(data, dtype, device, *, copy_tensor, name):
         raise TypeError(f"new(): invalid data type '{_typename(data)}'")
     if type(data) is list and device is None and data:
         fast = _flat_float_list(data, dtype)
+        if fast is None:
+            fast = _number_lists(data, dtype)
         if fast is not None:
             return fast
     if isinstance(data, (list, tuple)) and data and isinstance(data[0], np.ndarray):
@@ -429,6 +434,40 @@ def _flat_float_list(data, dtype):
     out = _op_empty.call(_CPU_KEYSET, (n,), target, None, None, None, None)
     values = np.array(data, dtype=np.float64)
     out._storage._buf.view(target.np)[:n] = _finish(values, target)
+    return out
+
+
+def _number_lists(data, dtype):
+    """The common ``tensor([1, 2, 3])`` and ``tensor([[1, 2], [3, 4]])``: a list of Python
+    bools/ints/floats, or a list of equally long such lists, gathered in one pass; the
+    dtype is inferred as the general path would (any float: the default dtype, else any
+    int: int64, else bool) and the values go through the same conversion (``_convert``,
+    with its overflow errors). None when the general path must decide."""
+    first = data[0]
+    if type(first) is list:
+        n = len(first)
+        if not n:
+            return None
+        leaves = []
+        for row in data:
+            if type(row) is not list or len(row) != n:
+                return None
+            leaves += row
+        sizes = (len(data), n)
+    else:
+        leaves = data
+        sizes = (len(data),)
+    types = set(map(type, leaves))
+    if not types <= _PY_REALS:
+        return None
+    if dtype is None:
+        dtype = dt._default_dtype[0] if float in types else dt.int64 if int in types \
+            else dt.bool_
+    if dtype is dt.complex32 or dtype.category == dt.COMPLEX:
+        return None
+    values = _convert(leaves, dtype)
+    out = _op_empty.call(_CPU_KEYSET, sizes, dtype, None, None, None, None)
+    out._array()[...] = values.reshape(sizes)
     return out
 
 

@@ -127,6 +127,9 @@ def _format_strides(size, memory_format):
 
 
 def empty_out(size, memory_format, out):
+    # torch's Python binding refuses the pair before anything else
+    check(memory_format is None,
+          "'memory_format' argument is incompatible with 'out' tensor argument")
     resize_(out, tuple(size))
     return out
 
@@ -401,6 +404,9 @@ def local_scalar_dense(self):
     n = numel_of(self._sizes)
     check(n == 1, lambda: f"a Tensor with {n} elements cannot be converted to Scalar")
     check(self._device.type != "meta", "Tensor.item() cannot be called on meta tensors")
+    dtype = self._dtype
+    if dtype is not dt.bfloat16 and dtype is not dt.complex32:
+        return self._array().item()     # NumPy's own Python scalar (float16 -> float too)
     value = self._array().reshape(-1)[0]
     if self._dtype is dt.bfloat16 or self._dtype is dt.float16:
         return float(value)
