@@ -423,3 +423,53 @@ def test_constructor_and_to_dense_gradients():
         v = m.tensor([1., 2, 3], requires_grad=True)
         return repr(m.sparse_csr_tensor([0, 1, 3], [1, 0, 2], v).grad_fn).split()[0]
     check(nosize)
+
+
+# ------------------------------------------------------------------ save / load / pickle
+
+MAKERS = [lambda m: _mat(m).to_sparse_csr(), lambda m: _mat(m, "int64").to_sparse_csc(),
+          lambda m: _mat(m, "complex64").to_sparse_bsr((2, 3)),
+          lambda m: m.ones(2, 4, 4, dtype=m.float64).to_sparse_bsc((2, 2)),
+          lambda m: m.zeros(3, 3).to_sparse_csr()]
+
+
+@pytest.mark.parametrize("make", MAKERS)
+def test_save_load_pickle_across_libraries(make):
+    import io
+    import pickle
+    buf = io.BytesIO()
+    strided.save(make(strided), buf)
+    buf.seek(0)
+    loaded = torch.load(buf)
+    check(lambda m: comps(loaded if m is torch else strided.load(_saved_by_torch(make))))
+    check(lambda m: comps(pickle.loads(pickle.dumps(make(m)))))
+
+
+def _saved_by_torch(make):
+    import io
+    buf = io.BytesIO()
+    torch.save(make(torch), buf)
+    buf.seek(0)
+    return buf
+
+
+# ------------------------------------------------------------------ select, refused layouts
+
+def test_select():
+    check(lambda m: coo_comps(_mat(m).to_sparse_csr().select(0, 1)))
+    check(lambda m: coo_comps(_mat(m).to_sparse_csr()[2]))
+    check(lambda m: coo_comps(_mat(m).to_sparse_csc().select(1, -1)))
+    check(lambda m: coo_comps(_mat(m, shape=(4, 4)).to_sparse_bsr((2, 2)).select(0, 3)))
+    check(lambda m: comps(_mat(m, shape=(3, 4, 4)).to_sparse_csr().select(0, 1)))
+    check(lambda m: comps(m.ones(2, 3, 2).to_sparse_csr(dense_dim=1).select(2, 1)))
+    check(lambda m: _mat(m).to_sparse_csr().select(0, 5))
+    check(lambda m: _mat(m).to_sparse_csr().select(2, 0))
+
+
+@pytest.mark.parametrize("op", [lambda c: c.exp(), lambda c: c - c, lambda c: c / 2,
+                                lambda c: c == c, lambda c: c ** 2, lambda c: c.sigmoid_(),
+                                lambda c: torch.maximum(c, c) if isinstance(c, torch.Tensor)
+                                else strided.maximum(c, c)])
+def test_tensor_iterator_ops_refuse_compressed_operands(op):
+    check(lambda m: op(_mat(m).to_sparse_csr()))
+    check(lambda m: op(_mat(m).to_sparse_bsc((2, 3))))

@@ -1439,6 +1439,81 @@ def _mv_compressed(self, vec):
     return S.mm(self, vec.unsqueeze(1)).squeeze(1)
 
 
+# -- select ------------------------------------------------------------------------------
+
+def _select_compressed(self, dim, index):
+    """``select`` of a compressed tensor: a batch dim selects every member's batch (still
+    compressed), a sparse dim gives the row / column as COO, a dense dim selects in the
+    values (still compressed)."""
+    from ..core.checks import maybe_wrap_dim
+    p = self._sparse
+    nd = len(self._sizes)
+    d = maybe_wrap_dim(dim, nd)
+    size = self._sizes[d]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(self._sizes)} at dimension {d}")
+    if index < 0:
+        index += size
+    nb = p.compressed_indices.dim() - 1
+    sizes = self._sizes[:d] + self._sizes[d + 1:]
+    if d < nb:
+        return _sp.make_compressed(p.layout, p.compressed_indices.select(d, index),
+                                   p.plain_indices.select(d, index), p.values.select(d, index),
+                                   sizes)
+    if d >= nb + 2:
+        off = 1 + (2 if _facts(p.layout)[1] else 0) - 2
+        return _sp.make_compressed(p.layout, p.compressed_indices, p.plain_indices,
+                                   p.values.select(d + off, index), sizes)
+    check(nb == 0, "select(): selecting a sparse dimension of a batched compressed tensor "
+                   "is not supported")
+    ci, pi, v, batch = _normal(self)
+    check(v.shape[2] * v.shape[3] == 1, "select(): no view exists for the given input, "
+                                        "consider using torch.select_copy.")
+    b, r, c, vals = _np_compressed_to_elements(ci, pi, v, _facts(p.layout)[0])
+    on, other = (r, c) if d == nb else (c, r)
+    keep = on == index
+    other, vals = other[keep], vals[keep]
+    order = np.argsort(other, kind="stable")
+    indices = _tensor(other[order].reshape(1, -1).astype(np.int64), dt.int64, self._device)
+    values = _tensor(np.ascontiguousarray(vals[order]), self._dtype, self._device)
+    return _sp.make_coo(indices, values, sizes, coalesced=True)
+
+
+# -- TensorIterator ops: torch refuses a compressed operand ---------------------------------
+
+# torch's structured elementwise kernels (TensorIterator) reject compressed operands with
+# "unsupported tensor layout: SparseCsr" instead of the dispatcher's missing-kernel error
+_ITER_UNARY = ("exp", "cos", "log", "sigmoid", "exp2", "reciprocal", "rsqrt", "cosh", "acos",
+               "acosh", "log2", "log10", "lgamma", "digamma", "sinc", "i0", "bitwise_not",
+               "isfinite")
+_ITER_BINARY = ("sub", "div", "remainder", "eq", "ne", "lt", "gt", "le", "ge", "maximum",
+                "minimum", "atan2", "fmod", "hypot", "xlogy", "heaviside", "copysign",
+                "bitwise_and", "bitwise_or", "fmax", "fmin", "nextafter", "pow")
+
+
+def _unsupported_layout(*args, **kwargs):
+    for a in args:
+        if _is_compressed(a):
+            raise RuntimeError(f"unsupported tensor layout: {_layout_title(_layout_of(a))}")
+    raise RuntimeError("unsupported tensor layout")
+
+
+def _iter_rows():
+    """The declared overloads of the ops above (the generated operator table)."""
+    from ..ops._generated.registrations import OPS
+    declared = {q for q, _, _ in OPS}
+    rows = []
+    for name in _ITER_UNARY + _ITER_BINARY:
+        for base in (name, name + "_"):
+            for overload in ("", ".Tensor", ".Scalar", ".Tensor_Scalar", ".Tensor_Tensor",
+                             ".Scalar_Other", ".Tensor_mode", ".Scalar_mode", ".other"):
+                qualname = f"aten::{base}{overload}"
+                if qualname in declared:
+                    rows.append(qualname)
+    return rows
+
+
 # -- registration of kernels for operators declared elsewhere ----------------------------
 
 DISPATCH: list = []
@@ -1483,4 +1558,10 @@ _row("aten::addmm", _addmm_compressed)
 _row("aten::_sparse_addmm", _addmm_compressed)
 _row("aten::matmul", _matmul_compressed)
 _row("aten::mv", _mv_compressed)
-del _name, _k, _k_
+_row("aten::select.int", _select_compressed)
+
+_HANDLED = {q for q, _, _ in DISPATCH}
+for _q in _iter_rows():
+    if _q not in _HANDLED:
+        _row(_q, _unsupported_layout)
+del _q
