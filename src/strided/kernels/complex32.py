@@ -154,3 +154,116 @@ def castable(arr, dst_dtype: np.dtype):
         store(out, arr)
         return out
     return widen(arr) if is_c32(arr) else arr
+
+
+# Note [complex32 refusals]
+# torch's CPU kernels dispatch on a list of dtypes that mostly leaves ComplexHalf out; a
+# complex32 input then raises NotImplementedError naming the kernel. Kernels of the ops
+# below (by aten name, "name.overload" before "name") are wrapped at registration
+# (ops/registry.py) to raise torch's error for a complex32 tensor argument off the meta
+# device; the elementwise table refuses through its dtype sets instead.
+REFUSED = {
+    "sum": "sum_cpu", "mean": "sum_cpu", "prod": "prod_out_cpu", "cumsum": "cumsum_out_cpu",
+    "cumsum_": "cumsum_out_cpu", "cumprod": "cumprod_out_cpu", "cumprod_": "cumprod_out_cpu",
+    "logsumexp": "exp_vml_cpu", "trace": "trace", "dot": "dot", "vdot": "vdot",
+    "mm": "addmm_impl_cpu_", "addmm": "addmm_impl_cpu_", "addmm_": "addmm_impl_cpu_",
+    "addbmm": "addmm_impl_cpu_", "addbmm_": "addmm_impl_cpu_", "addmv": "addmv_impl_cpu",
+    "addmv_": "addmv_impl_cpu", "mv": "addmv_impl_cpu", "bmm": "bmm", "baddbmm": "baddbmm",
+    "baddbmm_": "baddbmm", "addr": "addr_cpu", "addr_": "addr_cpu",
+    "addcdiv": "addcdiv_cpu_out", "addcdiv_": "addcdiv_cpu_out", "linalg_cross": "cross",
+    "equal": "equal_cpu", "flip": "flip_cpu", "masked_scatter": "masked_scatter",
+    "masked_scatter_": "masked_scatter", "gather": "scatter_gather_tensor_cpu",
+    "scatter": "scatter_gather_tensor_cpu", "scatter_": "scatter_gather_tensor_cpu",
+    "scatter.value": "scatter_gather_scalar_cpu", "scatter_.value": "scatter_gather_scalar_cpu",
+    "scatter.value_out": "scatter_gather_scalar_cpu",
+    "scatter.value_reduce": "scatter_gather_scalar_cpu",
+    "scatter_.value_reduce": "scatter_gather_scalar_cpu",
+    "scatter.value_reduce_out": "scatter_gather_scalar_cpu",
+    "scatter_add": "scatter_gather_tensor_cpu", "scatter_add_": "scatter_gather_tensor_cpu",
+    "scatter_reduce": "scatter_gather_tensor_cpu", "scatter_reduce_": "scatter_gather_tensor_cpu",
+    "take": "take_cpu", "put": "take_put_cpu", "put_": "take_put_cpu", "eye": "eye",
+    "angle": "angle_cpu", "reflection_pad1d": "reflection_pad1d",
+    "reflection_pad2d": "reflection_pad2d", "reflection_pad3d": "reflection_pad3d",
+    "replication_pad1d": "replication_pad1d", "replication_pad2d": "replication_pad2d",
+    "replication_pad3d": "replication_pad3d", "im2col": "im2col_out_cpu",
+    "pixel_shuffle": "pixel_shuffle", "pixel_unshuffle": "pixel_unshuffle",
+    "channel_shuffle": "channel_shuffle", "cholesky": "cholesky_cpu",
+    "linalg_cholesky_ex": "cholesky_cpu", "linalg_eig": "linalg_eig_out_cpu",
+    "linalg_eigh": "linalg_eigh_cpu", "linalg_svd": "linalg_svd_cpu", "geqrf": "geqrf_cpu",
+    "linalg_qr": "geqrf_cpu", "linalg_lu_factor_ex": "lu_cpu",
+    "linalg_lu_solve": "linalg.lu_solve_cpu", "linalg_ldl_factor_ex": "ldl_factor_kernel_cpu",
+    "linalg_ldl_solve": "ldl_solve_kernel_cpu", "arange": "arange_cpu",
+    "linspace": "linspace_cpu", "logspace": "logspace_cpu", "_unique2": "unique",
+    "unique_consecutive": "unique", "unique_dim": "unique_dim",
+    "lerp.Scalar": "lerp_kernel_scalar", "lerp_.Scalar": "lerp_kernel_scalar",
+    "lerp.Scalar_out": "lerp_kernel_scalar", "lerp": "lerp_kernel_tensor",
+    "lerp_": "lerp_kernel_tensor", "bernoulli": "bernoulli_tensor_cpu_self_",
+    "bernoulli_.Tensor": "bernoulli_tensor_cpu_self_", "bernoulli_": "bernoulli_scalar_cpu_",
+    "bernoulli.p": "bernoulli_scalar_cpu_", "nan_to_num": "nan_to_num",
+    "nan_to_num_": "nan_to_num", "rms_norm": "rms_norm", "cummax": "cummax_cpu",
+    "cummin": "cummin_cpu", "amax": "max_values_cpu", "amin": "min_values_cpu",
+    "max": "max_all", "min": "min_all", "median": "median_cpu", "median.dim": "median_out",
+    "median.dim_values": "median_out", "nanmedian": "median_cpu", "mode": "mode_cpu",
+    "histc": "aminmax_cpu", "aminmax": "aminmax_cpu",
+}
+
+
+# (max.dim, min.dim... refuse every complex input with their own RuntimeError)
+_EXACT = frozenset(("max", "min"))
+
+
+def _has_c32(args, kwargs) -> bool:
+    """A complex32 tensor off the meta device, or ``dtype=complex32`` (factories, sum's
+    dtype) with no meta device named."""
+    from ..core.dtypes import complex32
+    dtype_asked = False
+    for a in (*args, *kwargs.values()):
+        if a is complex32:
+            dtype_asked = True
+        elif getattr(a, "_dtype", None) is complex32 and a._device.type != "meta":
+            return True
+    if dtype_asked:
+        device = kwargs.get("device")
+        return getattr(device, "type", device) != "meta"
+    return False
+
+
+def _matmul_kernel_name(args) -> str:
+    """The kernel torch's matmul reaches first for these operand ranks (dot, mv, mm, bmm)."""
+    a, b = args[0], args[1]
+    da, db = len(a._sizes), len(b._sizes)
+    if da == 1 and db == 1:
+        return "dot"
+    if da == 2 and db == 1:
+        return "addmv_impl_cpu"
+    if db <= 2:
+        return "addmm_impl_cpu_"
+    return "bmm"
+
+
+def guard(qualname: str, fn):
+    """``fn`` itself, or for an op of ``REFUSED`` a wrapper raising torch's error first
+    (Note [complex32 refusals])."""
+    name = qualname.split("::", 1)[-1]
+    if name.split(".", 1)[0] == "matmul":
+        def guarded_matmul(*args, **kwargs):
+            if _has_c32(args, kwargs):
+                raise NotImplementedError(f"\"{_matmul_kernel_name(args)}\" not implemented "
+                                          "for 'ComplexHalf'")
+            return fn(*args, **kwargs)
+        guarded_matmul.__wrapped__ = fn
+        return guarded_matmul
+    kernel_name = REFUSED.get(name)
+    if kernel_name is None and "." in name and name.split(".", 1)[0] not in _EXACT:
+        kernel_name = REFUSED.get(name.split(".", 1)[0])
+    if kernel_name is None:
+        return fn
+    message = f"\"{kernel_name}\" not implemented for 'ComplexHalf'"
+
+    def guarded(*args, **kwargs):
+        if _has_c32(args, kwargs):
+            raise NotImplementedError(message)
+        return fn(*args, **kwargs)
+    guarded.__name__ = getattr(fn, "__name__", name)
+    guarded.__wrapped__ = fn
+    return guarded

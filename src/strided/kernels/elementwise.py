@@ -1915,8 +1915,8 @@ def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         b = other._array().astype(np.float64)
     else:
         c = _opmath(self._dtype)
-        a = self._array().astype(c)
-        b = other._array().astype(c)
+        a = _c32.numeric(self._array()).astype(c)
+        b = _c32.numeric(other._array()).astype(c)
     with np.errstate(all="ignore"):
         res = a == b
         if equal_nan:

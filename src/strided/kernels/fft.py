@@ -202,6 +202,7 @@ def _run_c2c(x, out, dims, normalization, forward):
 def _check_complex(self):
     check(self._dtype.is_complex, lambda: (
         f"Only supports complex dtypes, but found: {self._dtype._scalar_name}"))
+    check(self._dtype is not dt.complex32, "MKL FFT doesn't support tensors of type: Half")
 
 
 def _check_real(self):

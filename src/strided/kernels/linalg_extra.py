@@ -31,6 +31,7 @@ from ..core import dtypes as dt
 from ..core.checks import check, maybe_wrap_dim
 from ..core.promotion import result_type_of
 from ..core.tensor_impl import numel_of
+from . import complex32 as _c32
 from . import views
 from .broadcast import broadcast_pair
 from .linalg import (
@@ -434,8 +435,13 @@ def dist(self, other, p=2):
     result = _new((), real, self._device)
     if _is_meta(self, other):
         return result
-    a = self._array().astype(dtype.np, copy=False)
-    b = other._array().astype(dtype.np, copy=False)
+    if dtype is dt.complex32:    # Note [complex32]: the difference rounds to complex32
+        with np.errstate(all="ignore"):
+            d = _c32.narrow(_c32.narrow(self._array()) - _c32.narrow(other._array()))
+        a, b = np.broadcast_to(d, shape), 0
+    else:
+        a = self._array().astype(dtype.np, copy=False)
+        b = other._array().astype(dtype.np, copy=False)
     with np.errstate(all="ignore"):
         d = np.broadcast_to(a - b, shape).reshape(-1)
         if real.name in ("float16", "bfloat16"):

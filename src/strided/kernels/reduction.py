@@ -125,6 +125,9 @@ def _store(res, value) -> None:
         value = np.asarray(value)
     if value.shape != arr.shape:
         value = value.reshape(arr.shape)
+    if arr.dtype == dt.COMPLEX32_NP:
+        _c32.store(arr, value)
+        return
     if value.dtype.kind == "c" and arr.dtype.kind != "c":
         value = value.real
     np.copyto(arr, value, casting="unsafe")
@@ -580,7 +583,7 @@ def _logical(self, dim, keepdim, out, ufunc):
     res = _alloc(self, _shape(self._sizes, axes, keepdim), out_dtype, out)
     if _is_meta(self) or not numel_of(res._sizes):
         return res
-    arr = self._array()
+    arr = _c32.truth(self._array())
     if arr.dtype != np.bool_:
         arr = arr != 0
     _store(res, ufunc.reduce(arr, axis=_np_axes(self, axes), keepdims=keepdim))
@@ -616,7 +619,7 @@ def count_nonzero_dim_IntList(self, dim):
     res = _alloc(self, _shape(self._sizes, axes, False), dt.int64)
     if _is_meta(self) or not numel_of(res._sizes):
         return res
-    _store(res, np.count_nonzero(self._array(), axis=_np_axes(self, axes)))
+    _store(res, np.count_nonzero(_c32.truth(self._array()), axis=_np_axes(self, axes)))
     return res
 
 
@@ -649,7 +652,7 @@ def _var_impl(name, self, dim, correction, keepdim, out=None, take_sqrt=False,
                       f"Correction should be strictly less than the reduction factor (input "
                       f"numel divided by output numel).", UserWarning, stacklevel=4)
     if m:
-        arr = self._array()
+        arr = _c32.numeric(self._array())
         if self._dtype in _LOW_FLOATS:
             arr = arr.astype(np.float32)
         with np.errstate(all="ignore"), warnings.catch_warnings():

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from ..core.dispatch_keys import DispatchKey
 from ..kernels import EXTRA_DISPATCH, kernel
+from ..kernels import complex32 as _c32
 from . import dispatcher
 from ._generated.registrations import OPS
+
+_C32_KEYS = ("CPU", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
 
 
 def register_native_functions() -> None:
@@ -16,6 +19,8 @@ def register_native_functions() -> None:
         for key, kernel_name in dispatch.items():
             fn = kernel(kernel_name)
             if fn is not None:
+                if key in _C32_KEYS:   # Note [complex32 refusals]
+                    fn = _c32.guard(qualname, fn)
                 op.kernels.setdefault(DispatchKey[key], []).append(fn)
         op._rebuild()
     # kernels for further dispatch keys of ops declared in another file (the sparse layouts)
