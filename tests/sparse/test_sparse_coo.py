@@ -441,3 +441,28 @@ def test_save_load_interop(tmp_path, weights_only):
     for k in ("a", "h"):
         assert repr(got_t[k]) == repr(got_s[k])
         assert got_s[k].is_coalesced() == got_t[k].is_coalesced()
+
+
+# ----------------------------------------------------------------- nn and optim, deepcopy
+
+@pytest.mark.parametrize("padding_idx", [None, 2])
+def test_embedding_sparse_gradient_and_sgd(padding_idx):
+    def recipe(m):
+        m.manual_seed(0)
+        e = m.nn.Embedding(5, 3, sparse=True, padding_idx=padding_idx)
+        x = m.tensor([[0, 2, 0], [4, 3, 2]])
+        (e(x) * m.arange(3.0)).sum().backward()
+        grad = e.weight.grad
+        m.optim.SGD(e.parameters(), lr=0.1).step()
+        return grad, e.weight.detach()
+    chk(recipe)
+
+
+def test_deepcopy():
+    import copy
+
+    def recipe(m):
+        s = _data(m).requires_grad_()
+        c = copy.deepcopy(s)
+        return c, c is s, c._values().data_ptr() == s._values().data_ptr()
+    chk(recipe)

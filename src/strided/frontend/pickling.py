@@ -160,7 +160,8 @@ def deepcopy_tensor(t, memo):
     if key in memo:
         return memo[key]
     with no_grad():
-        if t._device.type == "meta" or (type(t) is not Tensor and t.data_ptr() == 0):
+        if t._device.type == "meta" or "_sparse" in t.__dict__ or (
+                type(t) is not Tensor and t.data_ptr() == 0):
             new = t.clone()
             if type(new) is not type(t):
                 raise RuntimeError(_WRAPPER_SUBCLASS)

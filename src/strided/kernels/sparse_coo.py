@@ -692,7 +692,29 @@ def add_sparse(self, other, alpha=1):
         f"add: expected 'self' and 'other' to have same size, but self has size "
         f"{list(self._sizes)} while other has size {list(other._sizes)} (FYI: dense-sparse "
         f"addition does not currently support broadcasting)"))
-    return S.add(self, other._to_dense(), alpha=alpha)
+    out_dtype = dt.promote_types(self._dtype, other._dtype)
+    out = self.to(out_dtype, copy=True)
+    _scatter_add_into(out, other, alpha)
+    return out
+
+
+def _scatter_add_into(out, sparse, alpha):
+    """``out[index] += alpha * value`` entry by entry, in order (torch's dense += sparse:
+    duplicates are added one at a time, so the rounding is torch's)."""
+    sp = sparse._sparse
+    if out._device.type == "meta" or sp.indices._sizes[1] == 0:
+        return
+    arr = out._array()
+    sshape = _sparse_shape(sparse)
+    nsp = int(np.prod(sshape, dtype=np.int64)) if sshape else 1
+    flat = arr.reshape((nsp,) + tuple(sparse._sizes[sp.sparse_dim:]))
+    vals = _val_np(sparse).astype(arr.dtype, copy=False)
+    if alpha != 1:
+        vals = vals * np.asarray(alpha, arr.dtype)
+    if arr.dtype == np.bool_:
+        np.logical_or.at(flat, _linear(_idx_np(sparse), sshape), vals)
+    else:
+        np.add.at(flat, _linear(_idx_np(sparse), sshape), vals)
 
 
 def sub_sparse(self, other, alpha=1):
@@ -708,6 +730,12 @@ def sub_sparse(self, other, alpha=1):
 
 
 def add_sparse_(self, other, alpha=1):
+    if not _is_sparse(self) and _is_coo(other) and self._sizes == other._sizes and \
+            dt.promote_types(self._dtype, other._dtype) is self._dtype and \
+            self.is_contiguous():
+        _scatter_add_into(self, other, alpha)
+        self._vc[0] += 1
+        return self
     out = add_sparse(self, other, alpha)
     if _is_coo(self):
         check(out._dtype is self._dtype or dt.can_cast(out._dtype, self._dtype), lambda: (
@@ -1342,3 +1370,22 @@ def sparse_factory(size, dtype, layout, device, name="empty"):
     fn = COMPRESSED_FACTORY.get(layout)
     check(fn is not None, lambda: f"strided supports only the strided layout, got {layout}")
     return fn(tuple(size), dtype, device)
+
+
+def embedding_sparse_grad(grad, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """``embedding_backward(..., sparse=True)``: one COO row per looked-up index (duplicates
+    kept, uncoalesced), as torch's embedding_sparse_backward."""
+    S = _S()
+    check(not scale_grad_by_freq,
+          "embedding_backward: scale_grad_by_freq not supported with sparse gradients")
+    if padding_idx != -1:
+        keep = indices != padding_idx
+        indices = indices[keep]
+        grad = grad[keep]
+    num_features = grad.shape[-1]
+    size = [num_weights, num_features]
+    unsafe = S.ops.aten._sparse_coo_tensor_unsafe
+    if grad.numel() == 0:
+        return unsafe(S.empty(1, 0, dtype=S.int64), S.empty(0, num_features, dtype=grad.dtype),
+                      size)
+    return unsafe(indices.reshape(1, -1).to(S.int64), grad.reshape(-1, num_features), size)

@@ -166,7 +166,10 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx,
 
 def embedding_backward_composite(grad, indices, num_weights, padding_idx, scale_grad_by_freq,
                                  sparse):
-    check(not sparse, "embedding_backward: sparse gradients are not supported by strided")
+    if sparse:          # a COO gradient (issue 16)
+        from ..sparse_coo import embedding_sparse_grad
+        return embedding_sparse_grad(grad, indices, num_weights, padding_idx,
+                                     scale_grad_by_freq)
     from ... import ops
     return ops.aten.embedding_dense_backward(grad, indices, num_weights, padding_idx,
                                              scale_grad_by_freq)
