@@ -47,7 +47,6 @@ SAMPLES = 4
 NOT_COVERED = {
     "sparse.mm": "sparse layouts are issue 16",
     "sparse.sampled_addmm": "sparse layouts are issue 16",
-    "to_sparse": "sparse layouts are issue 16",
     "torch._scaled_mm": "float8 matrix multiply with scales: strided has no float8 dtypes",
     "torch._scaled_mm_v2": "float8 matrix multiply with scales: strided has no float8 dtypes",
     "torch.ops.aten._flash_attention_forward": "a CUDA kernel's entry point",

@@ -699,13 +699,13 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
 
     def numpy(self, *, force=False):
         """A NumPy array sharing this tensor's memory (torch's rules for when it can't)."""
+        if self._keyset & _SPARSE_BITS:
+            raise _sparse.numpy_error(self)
         if force:
             t = _resolved(self.detach().to("cpu"))
             if t._dtype is dt.bfloat16:
                 raise TypeError("Got unsupported ScalarType BFloat16")
             return np.asarray(ArrayExport(t))
-        if self._keyset & _SPARSE_BITS:
-            raise _sparse.numpy_error(self)
         check(self._device.type == "cpu", lambda: (
             f"can't convert {self._device.type} device type tensor to numpy. Use Tensor.cpu() to "
             f"copy the tensor to host memory first."), TypeError)
@@ -769,8 +769,15 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
         return _op_to_copy.call(self._keyset, self, dtype, None, device, None, non_blocking,
                                 memory_format)
 
-    def cpu(self):
-        return self.to("cpu")
+    def cpu(self, *args, **kwargs):
+        """``cpu(*, memory_format=torch.preserve_format)``: ``self.to("cpu", ...)``."""
+        if not args and not kwargs:
+            return self.to("cpu")
+        try:
+            memory_format = _cast_args(*args, **kwargs)
+        except _ap.PARSE_ERRORS:
+            _ap.raise_invalid_arguments(_CPU_SIGS, args, kwargs)
+        return self.to("cpu", memory_format=memory_format)
 
     def type(self, dtype=None, non_blocking=False):
         if dtype is None:
@@ -914,6 +921,8 @@ def _contiguous_args(*, memory_format=layouts.contiguous_format):
 
 _IS_CONTIGUOUS_SIGS = (_ap.PySig("is_contiguous", (
     ("memory_format", "MemoryFormat", "contiguous_format", True),), False, True),)
+_CPU_SIGS = (_ap.PySig("cpu", (
+    ("memory_format", "MemoryFormat?", "None", True),), False, True),)
 
 
 def _requires_grad_args(requires_grad=True):
