@@ -473,3 +473,32 @@ def test_select():
 def test_tensor_iterator_ops_refuse_compressed_operands(op):
     check(lambda m: op(_mat(m).to_sparse_csr()))
     check(lambda m: op(_mat(m).to_sparse_bsc((2, 3))))
+
+
+def test_factories_with_a_compressed_layout():
+    check(lambda m: comps(m.zeros(2, 3, layout=m.sparse_csr)))
+    check(lambda m: comps(m.zeros(2, 2, 3, layout=m.sparse_csc, dtype=m.int32)))
+    check(lambda m: m.zeros(3, layout=m.sparse_csr))
+    check(lambda m: m.zeros(2, 3, layout=m.sparse_bsr))
+    check(lambda m: m.empty(2, 3, layout=m.sparse_bsc))
+    check(lambda m: m.zeros(-1, 3, layout=m.sparse_csr))
+    check(lambda m: m.empty(2, 3, layout=m.sparse_csr).shape)
+
+
+@pytest.mark.parametrize("needs", [(True, False), (False, True), (True, True)])
+def test_mm_and_addmm_gradients(needs):
+    def recipe(m, how):
+        c = _mat(m, "float64").to_sparse_csr().requires_grad_(needs[0])
+        b = _mat(m, "float64", shape=(6, 3), seed=3, density=1.0).requires_grad_(needs[1])
+        if how == "mm":
+            y = c @ b
+        elif how == "rmm":
+            y = b.t() @ c.t()
+        else:
+            y = m.addmm(m.ones(4, 3, dtype=m.float64), c, b, beta=2, alpha=3)
+        (y * m.arange(float(y.numel()), dtype=m.float64).reshape(y.shape)).sum().backward()
+        # (torch lays the sparse leaf's dense gradient out column-major: values compared)
+        return (type(y.grad_fn).__name__, None if c.grad is None else c.grad.contiguous(),
+                b.grad)
+    for how in ("mm", "rmm", "addmm"):
+        check(lambda m: recipe(m, how), exact=False)

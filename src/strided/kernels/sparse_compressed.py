@@ -1480,6 +1480,43 @@ def _select_compressed(self, dim, index):
     return _sp.make_coo(indices, values, sizes, coalesced=True)
 
 
+# -- empty / zeros with a compressed layout ------------------------------------------------
+
+def _compressed_factory(layout):
+    def make(size, dtype=None, device=None, name="empty"):
+        for n in size:
+            if n < 0:
+                if name == "empty":
+                    raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
+                                       f"{list(size)}")
+                raise RuntimeError(f"{name}: Dimension size must be non-negative.")
+        check(len(size) >= 2, lambda: f"torch.{name}: Only batched sparse compressed "
+                                      f"(non-block) tensors are supported, but got size "
+                                      f"{list(size)}")
+        check(not _facts(layout)[1],
+              lambda: f"{name}_sparse_compressed expected sparse compressed (non-block) tensor "
+                      f"layout but got {_layout_title(layout)}")
+        from ..core.devices import DEFAULT_DEVICE
+        device = device or DEFAULT_DEVICE[0]
+        dtype = dtype or dt._default_dtype[0]
+        batch = tuple(size[:-2])
+        ncomp = size[-2] if _facts(layout)[0] else size[-1]
+        ci = _tensor(np.zeros(batch + (ncomp + 1,), np.int64), dt.int64, device)
+        pi = empty(batch + (0,), dt.int64, None, device)
+        v = empty(batch + (0,), dtype, None, device)
+        return _sp.make_compressed(layout, ci, pi, v, tuple(size))
+    return make
+
+
+def _register_factories():
+    from .sparse_coo import COMPRESSED_FACTORY
+    for lay in _COMPRESSED:
+        COMPRESSED_FACTORY[lay] = _compressed_factory(lay)
+
+
+_register_factories()
+
+
 # -- TensorIterator ops: torch refuses a compressed operand ---------------------------------
 
 # torch's structured elementwise kernels (TensorIterator) reject compressed operands with
