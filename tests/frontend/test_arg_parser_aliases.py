@@ -8,7 +8,8 @@
 - ``None`` for an optional int list, a single int for a sized int list;
 - integer tensors where an int is expected (0-dim for ``int``, one element for ``SymInt``
   and sized int lists);
-- Python numbers for the Tensor parameters of the few bindings torch allows them in.
+- Python numbers for the Tensor parameters of the few bindings torch allows them in;
+- torch's deprecated signatures (``add(x, 2, y)``, ``addmm(beta, x, alpha, m1, m2)``).
 """
 
 from __future__ import annotations
@@ -268,6 +269,63 @@ NUMBERS_AS_TENSORS = [
     "x.clone().copy_('a')",
     "x.clone().copy_(None)",
 ]
+
+
+# torch's deprecated signatures (Note [Deprecated signatures] in tools/codegen/gen_bindings.py):
+# the old argument orders, tried after every other overload
+DEPRECATED = [
+    "m.add(x, 2, y)",
+    "m.sub(x, 2, y)",
+    "x.add(2, y)",
+    "x.clone().add_(2, y)",
+    "x.clone().sub_(2, y)",
+    "m.add(x, 2, y, out=y.clone())",
+    "m.sub(x, 2, y, out=y.clone())",
+    "m.add(x, 2, 3)",
+    "m.add(x, 2, x2=y)",
+    "m.addcmul(x, 2, y, y)",
+    "m.addcdiv(x, 2, y, y + 1)",
+    "x.addcmul(2, y, y)",
+    "x.clone().addcmul_(2, y, y)",
+    "m.addcmul(x, 2, y, y, out=y.clone())",
+    "m.addmm(2, x[:, :3], 3, x, y.T[:, :3])",
+    "m.addmm(2, m.ones(3, 3), x, y.T)",
+    "x[:, :3].addmm(2, 3, x, y.T[:, :3])",
+    "m.addmv(2, x[:, 0], 3, x, y[0])",
+    "m.addr(2, x, 3, x[:, 0], y[0])",
+    "m.baddbmm(2, x[None], 3, x[None, :, :1], y[None, :1])",
+    "m.addbmm(2, x, 3, x[None, :, :1], y[None, :1])",
+    # the hidden signatures count in torch's choice of message, and are never listed
+    "m.add(x, 'a', y)",
+    "m.add(x, y, 2)",
+    "m.add(foo=y)",
+    "m.add(x2=y)",
+    "m.add(x1=x)",
+    "m.addmm(2, x, 3, x, y.T)",
+]
+
+
+@pytest.mark.parametrize("expr", DEPRECATED)
+def test_deprecated_signatures(expr):
+    # torch warns once per process (below), so warnings are not compared here
+    check(_recipe(expr), exact=False, warns=False)
+
+
+def test_deprecated_signature_warns_once_with_torchs_text():
+    from strided.frontend import arg_parser
+    saved = arg_parser._deprecation_warned[0]
+    arg_parser._deprecation_warned[0] = False
+    x = strided.ones(2)
+    try:
+        with pytest.warns(UserWarning) as record:
+            x.addcmul(2, x, x)
+            x.add(2, x)                     # once per process, whichever the signature
+    finally:
+        arg_parser._deprecation_warned[0] = saved
+    assert [str(w.message) for w in record] == [
+        "This overload of addcmul is deprecated:\n\taddcmul(Number value, Tensor tensor1, "
+        "Tensor tensor2)\nConsider using one of the following signatures instead:\n\t"
+        "addcmul(Tensor tensor1, Tensor tensor2, *, Number value = 1)"]
 
 
 @pytest.mark.parametrize("expr", ALIASES)

@@ -87,6 +87,115 @@ NUMBERS_AS_TENSORS = frozenset(
 NUMBERS_AS_TENSOR_ARGS = frozenset({"copy_"})
 
 
+# Note [Deprecated signatures]: torch's parser also takes the old argument orders of a few
+# binary and BLAS-like functions (``add(input, alpha, other)``, ``addmm(beta, input, alpha,
+# mat1, mat2)``...), warning once per process. They come from torchgen's
+# ``packaged/autograd/deprecated.yaml`` (schema data, below): each is the Python signature
+# and the call of the real operator it stands for. They are tried after every other
+# overload, as torch tries them last, and listed in no error message (hidden signatures).
+DEPRECATED_SIGNATURES = [
+    ('add(Tensor self, Scalar alpha, Tensor other) -> Tensor',
+     'add(self, other, alpha)'),
+    ('add_(Tensor(a!) self, Scalar alpha, Tensor other) -> Tensor(a!)',
+     'add_(self, other, alpha)'),
+    ('add(Tensor self, Scalar alpha, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+     'add_out(out, self, other, alpha)'),
+    ('addbmm(Scalar beta, Tensor self, Scalar alpha, Tensor batch1, Tensor batch2) -> Tensor',
+     'addbmm(self, batch1, batch2, beta, alpha)'),
+    ('addbmm_(Scalar beta, Tensor(a!) self, Scalar alpha, Tensor batch1, Tensor batch2)'
+     ' -> Tensor(a!)',
+     'addbmm_(self, batch1, batch2, beta, alpha)'),
+    ('addbmm(Scalar beta, Tensor self, Scalar alpha, Tensor batch1, Tensor batch2, '
+     '*, Tensor(a!) out) -> Tensor(a!)',
+     'addbmm_out(out, self, batch1, batch2, beta, alpha)'),
+    ('addbmm(Scalar beta, Tensor self, Tensor batch1, Tensor batch2) -> Tensor',
+     'addbmm(self, batch1, batch2, beta, 1)'),
+    ('addbmm_(Scalar beta, Tensor(a!) self, Tensor batch1, Tensor batch2) -> Tensor(a!)',
+     'addbmm_(self, batch1, batch2, beta, 1)'),
+    ('addbmm(Scalar beta, Tensor self, Tensor batch1, Tensor batch2, '
+     '*, Tensor(a!) out) -> Tensor(a!)',
+     'addbmm_out(out, self, batch1, batch2, beta, 1)'),
+    ('addcdiv(Tensor self, Scalar value, Tensor tensor1, Tensor tensor2) -> Tensor',
+     'addcdiv(self, tensor1, tensor2, value)'),
+    ('addcdiv_(Tensor(a!) self, Scalar value, Tensor tensor1, Tensor tensor2) -> Tensor(a!)',
+     'addcdiv_(self, tensor1, tensor2, value)'),
+    ('addcdiv(Tensor self, Scalar value, Tensor tensor1, Tensor tensor2, '
+     '*, Tensor(a!) out) -> Tensor(a!)',
+     'addcdiv_out(out, self, tensor1, tensor2, value)'),
+    ('addcmul(Tensor self, Scalar value, Tensor tensor1, Tensor tensor2) -> Tensor',
+     'addcmul(self, tensor1, tensor2, value)'),
+    ('addcmul_(Tensor(a!) self, Scalar value, Tensor tensor1, Tensor tensor2) -> Tensor(a!)',
+     'addcmul_(self, tensor1, tensor2, value)'),
+    ('addcmul(Tensor self, Scalar value, Tensor tensor1, Tensor tensor2, '
+     '*, Tensor(a!) out) -> Tensor(a!)',
+     'addcmul_out(out, self, tensor1, tensor2, value)'),
+    ('addmm(Scalar beta, Tensor self, Scalar alpha, Tensor mat1, Tensor mat2) -> Tensor',
+     'addmm(self, mat1, mat2, beta, alpha)'),
+    ('addmm_(Scalar beta, Tensor(a!) self, Scalar alpha, Tensor mat1, Tensor mat2) -> Tensor(a!)',
+     'addmm_(self, mat1, mat2, beta, alpha)'),
+    ('addmm(Scalar beta, Tensor self, Scalar alpha, Tensor mat1, Tensor mat2, '
+     '*, Tensor(a!) out) -> Tensor(a!)',
+     'addmm_out(out, self, mat1, mat2, beta, alpha)'),
+    ('addmm(Scalar beta, Tensor self, Tensor mat1, Tensor mat2) -> Tensor',
+     'addmm(self, mat1, mat2, beta, 1)'),
+    ('addmm_(Scalar beta, Tensor(a!) self, Tensor mat1, Tensor mat2) -> Tensor(a!)',
+     'addmm_(self, mat1, mat2, beta, 1)'),
+    ('addmm(Scalar beta, Tensor self, Tensor mat1, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)',
+     'addmm_out(out, self, mat1, mat2, beta, 1)'),
+    ('sspaddmm(Scalar beta, Tensor self, Scalar alpha, Tensor mat1, Tensor mat2) -> Tensor',
+     'sspaddmm(self, mat1, mat2, beta, alpha)'),
+    ('sspaddmm(Scalar beta, Tensor self, Tensor mat1, Tensor mat2) -> Tensor',
+     'sspaddmm(self, mat1, mat2, beta, 1)'),
+    ('addmv(Scalar beta, Tensor self, Scalar alpha, Tensor mat, Tensor vec) -> Tensor',
+     'addmv(self, mat, vec, beta, alpha)'),
+    ('addmv_(Scalar beta, Tensor(a!) self, Scalar alpha, Tensor mat, Tensor vec) -> Tensor(a!)',
+     'addmv_(self, mat, vec, beta, alpha)'),
+    ('addmv(Scalar beta, Tensor self, Scalar alpha, Tensor mat, Tensor vec, '
+     '*, Tensor(a!) out) -> Tensor(a!)',
+     'addmv_out(out, self, mat, vec, beta, alpha)'),
+    ('addmv(Scalar beta, Tensor self, Tensor mat, Tensor vec) -> Tensor',
+     'addmv(self, mat, vec, beta, 1)'),
+    ('addmv_(Scalar beta, Tensor(a!) self, Tensor mat, Tensor vec) -> Tensor(a!)',
+     'addmv_(self, mat, vec, beta, 1)'),
+    ('addmv(Scalar beta, Tensor self, Tensor mat, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)',
+     'addmv_out(out, self, mat, vec, beta, 1)'),
+    ('addr(Scalar beta, Tensor self, Scalar alpha, Tensor vec1, Tensor vec2) -> Tensor',
+     'addr(self, vec1, vec2, beta, alpha)'),
+    ('addr_(Scalar beta, Tensor(a!) self, Scalar alpha, Tensor vec1, Tensor vec2) -> Tensor(a!)',
+     'addr_(self, vec1, vec2, beta, alpha)'),
+    ('addr(Scalar beta, Tensor self, Scalar alpha, Tensor vec1, Tensor vec2, '
+     '*, Tensor(a!) out) -> Tensor(a!)',
+     'addr_out(out, self, vec1, vec2, beta, alpha)'),
+    ('addr(Scalar beta, Tensor self, Tensor vec1, Tensor vec2) -> Tensor',
+     'addr(self, vec1, vec2, beta, 1)'),
+    ('addr_(Scalar beta, Tensor(a!) self, Tensor vec1, Tensor vec2) -> Tensor(a!)',
+     'addr_(self, vec1, vec2, beta, 1)'),
+    ('addr(Scalar beta, Tensor self, Tensor vec1, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)',
+     'addr_out(out, self, vec1, vec2, beta, 1)'),
+    ('baddbmm(Scalar beta, Tensor self, Scalar alpha, Tensor batch1, Tensor batch2) -> Tensor',
+     'baddbmm(self, batch1, batch2, beta, alpha)'),
+    ('baddbmm_(Scalar beta, Tensor(a!) self, Scalar alpha, Tensor batch1, Tensor batch2)'
+     ' -> Tensor(a!)',
+     'baddbmm_(self, batch1, batch2, beta, alpha)'),
+    ('baddbmm(Scalar beta, Tensor self, Scalar alpha, Tensor batch1, Tensor batch2, '
+     '*, Tensor(a!) out) -> Tensor(a!)',
+     'baddbmm_out(out, self, batch1, batch2, beta, alpha)'),
+    ('baddbmm(Scalar beta, Tensor self, Tensor batch1, Tensor batch2) -> Tensor',
+     'baddbmm(self, batch1, batch2, beta, 1)'),
+    ('baddbmm_(Scalar beta, Tensor(a!) self, Tensor batch1, Tensor batch2) -> Tensor(a!)',
+     'baddbmm_(self, batch1, batch2, beta, 1)'),
+    ('baddbmm(Scalar beta, Tensor self, Tensor batch1, Tensor batch2, '
+     '*, Tensor(a!) out) -> Tensor(a!)',
+     'baddbmm_out(out, self, batch1, batch2, beta, 1)'),
+    ('sub(Tensor self, Scalar alpha, Tensor other) -> Tensor',
+     'sub(self, other, alpha)'),
+    ('sub_(Tensor(a!) self, Scalar alpha, Tensor other) -> Tensor(a!)',
+     'sub_(self, other, alpha)'),
+    ('sub(Tensor self, Scalar alpha, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+     'sub_out(out, self, other, alpha)'),
+]
+
+
 # -- a view of the parsed schema that the generator needs ----------------------------------
 
 @dataclass
@@ -655,6 +764,80 @@ def _tensor_first(overloads: list[Overload]) -> list[Overload]:
     return order
 
 
+@dataclass
+class Deprecated:
+    """One of torch's deprecated signatures of a binding (Note [Deprecated signatures])."""
+    ov: Overload                 # its parameters, for the matcher and the hidden PySig
+    target: Overload             # the overload whose operator it calls
+    call: list[str]              # the operator's arguments (out excluded)
+    has_out: bool
+
+
+def _deprecated_for(name: str, overloads: list[Overload], is_method: bool) -> list[Deprecated]:
+    found = []
+    entries = [(_schema.FunctionSchema.parse(text), aten) for text, aten in
+               DEPRECATED_SIGNATURES]
+    for schema, aten in entries:
+        if str(schema.name.name) != name or schema.arguments.out:
+            continue
+        if is_method and schema.arguments.self_arg is None:
+            continue
+        has_out = not is_method and any(
+            str(s.name.name) == name and s.arguments.out and
+            [a.name for a in s.arguments.flat_all if a.name != "out"] ==
+            [a.name for a in schema.arguments.flat_all] for s, _ in entries)
+        target_name, inner = aten[:aten.index("(")], aten[aten.index("(") + 1:-1]
+        values = [v.strip() for v in inner.split(",")]
+        target = None
+        for ov in overloads:
+            fn = ov.nf.func
+            names = [a.name for a in fn.arguments.flat_all if a not in fn.arguments.out]
+            if str(fn.name.name) == target_name and len(names) == len(values) and all(
+                    v == n or not v.isidentifier() for v, n in zip(values, names)):
+                target = ov
+                break
+        if target is None:
+            raise SystemExit(f"deprecated signature {schema}: no overload for {aten}")
+        params = _params_of(schema, drop_self=is_method, rename_self=not is_method)
+        py = {p.schema_name: p.name for p in params}
+        if "self" not in py:
+            py["self"] = "self" if is_method else "input"
+        if name in NUMBERS_AS_TENSORS:
+            written = {a.name for a in schema.arguments.flat_all
+                       if a.annotation is not None and a.annotation.is_write}
+            for p in params:
+                p.number_ok = p.type == "Tensor" and p.schema_name not in written
+        if has_out:
+            params.append(Param("out", "out", "Tensor", "None", True))
+        dep_ov = Overload(None, "", params, [], [], False)
+        found.append(Deprecated(dep_ov, target, [py.get(v, v) for v in values], has_out))
+    return found
+
+
+def _emit_deprecated(prefix: str, i: int, dep: Deprecated, sig_index: int) -> list[str]:
+    names = [p.name for p in _sig_params(dep.ov)]
+    tensors = [p for p in dep.ov.params if p.type.startswith("Tensor") and p.name != "out"]
+    parts = [f"getattr({p.name}, '_keyset', _CPU_KEYSET)" if p.number_ok
+             else f"{p.name}._keyset" for p in tensors]
+    if "self" in dep.call:
+        parts.insert(0, "self._keyset")
+    keyset = " | ".join(parts)
+    args = ", ".join(dep.call)
+    lines = ["    try:",
+             f"        {', '.join(names)}{',' if len(names) == 1 else ''} = "
+             f"{prefix}_d{i}(*args, **kwargs)",
+             "    except _PARSE_ERRORS:",
+             "        pass",
+             "    else:",
+             f"        _ap.warn_deprecated({prefix}_sigs, {sig_index})"]
+    if dep.has_out:
+        out_call = (f"{_opvar(dep.target.out.qualname)}.call({keyset} | out._keyset, "
+                    f"{args}, out)")
+        lines += ["        if out is not None:", f"            return {out_call}"]
+    lines.append(f"        return {_opvar(dep.target.qualname)}.call({keyset}, {args})")
+    return lines
+
+
 def emit_binding(name: str, overloads: list[Overload], is_method: bool) -> tuple[str, str]:
     """Returns (module-level helpers, the binding function's source)."""
     yaml_order = overloads
@@ -679,6 +862,13 @@ def emit_binding(name: str, overloads: list[Overload], is_method: bool) -> tuple
     sigs = [_sig_literal(name, ov, is_method) for ov in _torch_order(overloads, is_method)]
     sigs += [_pysig_literal(name, params, False, is_method, True)
              for ov in overloads for params in ov.hidden]
+    deprecated = _deprecated_for(name, overloads, is_method)
+    for i, dep in enumerate(deprecated):
+        helpers.append(_matcher(f"{prefix}_d{i}", dep.ov))
+    first_deprecated = len(sigs)
+    sigs += [_pysig_literal(name, [(p.name, p.type, p.default, p.kwarg_only)
+                                   for p in _sig_params(dep.ov)], False, is_method, True)
+             for dep in deprecated]
     helpers.append(f"{prefix}_sigs = ({', '.join(sigs)},)")
     # Fast path: a method called with no arguments when every parameter has a default.
     if is_method and all(p.default is not None for p in first.params) and not first.is_factory:
@@ -708,8 +898,11 @@ def emit_binding(name: str, overloads: list[Overload], is_method: bool) -> tuple
         body.append(f"{indent}    pass")
         body.append(f"{indent}else:")
         body.extend(_call(ov, indent + "    "))
-    # the slow path: NumPy-style keyword aliases, else torch's TypeError (Note [NumPy-style
-    # keyword aliases] in frontend/arg_parser.py)
+    # the slow path: torch's deprecated signatures (Note [Deprecated signatures]), NumPy-style
+    # keyword aliases, else torch's TypeError (Note [NumPy-style keyword aliases] in
+    # frontend/arg_parser.py)
+    for i, dep in enumerate(deprecated):
+        body.extend(_emit_deprecated(prefix, i, dep, first_deprecated + i))
     self_arg = ", self" if is_method else ""
     body.append(f"    return _ap.unmatched({name}, {prefix}_sigs, args, kwargs{self_arg})")
     # Note [Signatures of the generated bindings] in frontend/arg_parser.py

@@ -22,6 +22,7 @@ import inspect
 import numbers
 import operator
 import threading
+import warnings
 
 import numpy as np
 
@@ -830,6 +831,24 @@ class LazySignature(inspect.Signature):
         if parameters is None:
             parameters = self.parameters.values()
         return inspect.Signature(parameters, return_annotation=return_annotation)
+
+
+_deprecation_warned = [False]
+
+
+def warn_deprecated(sigs, index: int) -> None:
+    """torch's warning for a call that took a deprecated signature (``add(x, 2, y)``): once
+    per process, whichever the signature, as torch's TORCH_WARN_ONCE is shared by all."""
+    if _deprecation_warned[0]:
+        return
+    _deprecation_warned[0] = True
+    sig = sigs[index]
+    text = f"This overload of {sig.name} is deprecated:\n\t{sig.name}{sig.display()}"
+    others = [s for s in sigs if not s.hidden]
+    if others:
+        text += "\nConsider using one of the following signatures instead:" + "".join(
+            f"\n\t{sig.name}{s.display()}" for s in others)
+    warnings.warn(text, UserWarning, stacklevel=3)
 
 
 def raise_invalid_arguments(sigs, args, kwargs):

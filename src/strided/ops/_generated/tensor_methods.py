@@ -985,7 +985,13 @@ def _m_add_0(other, *, alpha=1):
     return other, alpha
 
 
-_m_add_sigs = (_ap.PySig('add', (('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True)), False, True),)
+def _m_add_d0(alpha, other):
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    return alpha, other
+
+
+_m_add_sigs = (_ap.PySig('add', (('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('add', (('alpha', 'Scalar', None, False), ('other', 'Tensor', None, False)), False, True, hidden=True),)
 
 
 def add(self, *args, **kwargs):
@@ -996,6 +1002,13 @@ def add(self, *args, **kwargs):
     else:
         result = _op_add__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
         return result
+    try:
+        alpha, other = _m_add_d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_add_sigs, 1)
+        return _op_add__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
     return _ap.unmatched(add, _m_add_sigs, args, kwargs, self)
 
 
@@ -1008,7 +1021,13 @@ def _m_add__0(other, *, alpha=1):
     return other, alpha
 
 
-_m_add__sigs = (_ap.PySig('add_', (('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True)), False, True),)
+def _m_add__d0(alpha, other):
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    return alpha, other
+
+
+_m_add__sigs = (_ap.PySig('add_', (('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('add_', (('alpha', 'Scalar', None, False), ('other', 'Tensor', None, False)), False, True, hidden=True),)
 
 
 def add_(self, *args, **kwargs):
@@ -1019,6 +1038,13 @@ def add_(self, *args, **kwargs):
     else:
         result = _op_add___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
         return result
+    try:
+        alpha, other = _m_add__d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_add__sigs, 1)
+        return _op_add___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
     return _ap.unmatched(add_, _m_add__sigs, args, kwargs, self)
 
 
@@ -1033,7 +1059,22 @@ def _m_addbmm_0(batch1, batch2, *, beta=1, alpha=1):
     return batch1, batch2, beta, alpha
 
 
-_m_addbmm_sigs = (_ap.PySig('addbmm', (('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True),)
+def _m_addbmm_d0(beta, alpha, batch1, batch2):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
+    if not isinstance(batch1, _Tensor): raise _Mismatch
+    if not isinstance(batch2, _Tensor): raise _Mismatch
+    return beta, alpha, batch1, batch2
+
+
+def _m_addbmm_d1(beta, batch1, batch2):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if not isinstance(batch1, _Tensor): raise _Mismatch
+    if not isinstance(batch2, _Tensor): raise _Mismatch
+    return beta, batch1, batch2
+
+
+_m_addbmm_sigs = (_ap.PySig('addbmm', (('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('addbmm', (('beta', 'Scalar', None, False), ('alpha', 'Scalar', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False)), False, True, hidden=True), _ap.PySig('addbmm', (('beta', 'Scalar', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False)), False, True, hidden=True),)
 
 
 def addbmm(self, *args, **kwargs):
@@ -1044,6 +1085,20 @@ def addbmm(self, *args, **kwargs):
     else:
         result = _op_addbmm.call(self._keyset | batch1._keyset | batch2._keyset, self, batch1, batch2, beta, alpha)
         return result
+    try:
+        beta, alpha, batch1, batch2 = _m_addbmm_d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_addbmm_sigs, 1)
+        return _op_addbmm.call(self._keyset | batch1._keyset | batch2._keyset, self, batch1, batch2, beta, alpha)
+    try:
+        beta, batch1, batch2 = _m_addbmm_d1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_addbmm_sigs, 2)
+        return _op_addbmm.call(self._keyset | batch1._keyset | batch2._keyset, self, batch1, batch2, beta, 1)
     return _ap.unmatched(addbmm, _m_addbmm_sigs, args, kwargs, self)
 
 
@@ -1058,7 +1113,22 @@ def _m_addbmm__0(batch1, batch2, *, beta=1, alpha=1):
     return batch1, batch2, beta, alpha
 
 
-_m_addbmm__sigs = (_ap.PySig('addbmm_', (('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True),)
+def _m_addbmm__d0(beta, alpha, batch1, batch2):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
+    if not isinstance(batch1, _Tensor): raise _Mismatch
+    if not isinstance(batch2, _Tensor): raise _Mismatch
+    return beta, alpha, batch1, batch2
+
+
+def _m_addbmm__d1(beta, batch1, batch2):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if not isinstance(batch1, _Tensor): raise _Mismatch
+    if not isinstance(batch2, _Tensor): raise _Mismatch
+    return beta, batch1, batch2
+
+
+_m_addbmm__sigs = (_ap.PySig('addbmm_', (('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('addbmm_', (('beta', 'Scalar', None, False), ('alpha', 'Scalar', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False)), False, True, hidden=True), _ap.PySig('addbmm_', (('beta', 'Scalar', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False)), False, True, hidden=True),)
 
 
 def addbmm_(self, *args, **kwargs):
@@ -1069,6 +1139,20 @@ def addbmm_(self, *args, **kwargs):
     else:
         result = _op_addbmm_.call(self._keyset | batch1._keyset | batch2._keyset, self, batch1, batch2, beta, alpha)
         return result
+    try:
+        beta, alpha, batch1, batch2 = _m_addbmm__d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_addbmm__sigs, 1)
+        return _op_addbmm_.call(self._keyset | batch1._keyset | batch2._keyset, self, batch1, batch2, beta, alpha)
+    try:
+        beta, batch1, batch2 = _m_addbmm__d1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_addbmm__sigs, 2)
+        return _op_addbmm_.call(self._keyset | batch1._keyset | batch2._keyset, self, batch1, batch2, beta, 1)
     return _ap.unmatched(addbmm_, _m_addbmm__sigs, args, kwargs, self)
 
 
@@ -1082,7 +1166,14 @@ def _m_addcdiv_0(tensor1, tensor2, *, value=1):
     return tensor1, tensor2, value
 
 
-_m_addcdiv_sigs = (_ap.PySig('addcdiv', (('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('value', 'Scalar', '1', True)), False, True),)
+def _m_addcdiv_d0(value, tensor1, tensor2):
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
+    if not isinstance(tensor1, _Tensor): raise _Mismatch
+    if not isinstance(tensor2, _Tensor): raise _Mismatch
+    return value, tensor1, tensor2
+
+
+_m_addcdiv_sigs = (_ap.PySig('addcdiv', (('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('value', 'Scalar', '1', True)), False, True), _ap.PySig('addcdiv', (('value', 'Scalar', None, False), ('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False)), False, True, hidden=True),)
 
 
 def addcdiv(self, *args, **kwargs):
@@ -1093,6 +1184,13 @@ def addcdiv(self, *args, **kwargs):
     else:
         result = _op_addcdiv.call(self._keyset | tensor1._keyset | tensor2._keyset, self, tensor1, tensor2, value)
         return result
+    try:
+        value, tensor1, tensor2 = _m_addcdiv_d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_addcdiv_sigs, 1)
+        return _op_addcdiv.call(self._keyset | tensor1._keyset | tensor2._keyset, self, tensor1, tensor2, value)
     return _ap.unmatched(addcdiv, _m_addcdiv_sigs, args, kwargs, self)
 
 
@@ -1106,7 +1204,14 @@ def _m_addcdiv__0(tensor1, tensor2, *, value=1):
     return tensor1, tensor2, value
 
 
-_m_addcdiv__sigs = (_ap.PySig('addcdiv_', (('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('value', 'Scalar', '1', True)), False, True),)
+def _m_addcdiv__d0(value, tensor1, tensor2):
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
+    if not isinstance(tensor1, _Tensor): raise _Mismatch
+    if not isinstance(tensor2, _Tensor): raise _Mismatch
+    return value, tensor1, tensor2
+
+
+_m_addcdiv__sigs = (_ap.PySig('addcdiv_', (('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('value', 'Scalar', '1', True)), False, True), _ap.PySig('addcdiv_', (('value', 'Scalar', None, False), ('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False)), False, True, hidden=True),)
 
 
 def addcdiv_(self, *args, **kwargs):
@@ -1117,6 +1222,13 @@ def addcdiv_(self, *args, **kwargs):
     else:
         result = _op_addcdiv_.call(self._keyset | tensor1._keyset | tensor2._keyset, self, tensor1, tensor2, value)
         return result
+    try:
+        value, tensor1, tensor2 = _m_addcdiv__d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_addcdiv__sigs, 1)
+        return _op_addcdiv_.call(self._keyset | tensor1._keyset | tensor2._keyset, self, tensor1, tensor2, value)
     return _ap.unmatched(addcdiv_, _m_addcdiv__sigs, args, kwargs, self)
 
 
@@ -1130,7 +1242,14 @@ def _m_addcmul_0(tensor1, tensor2, *, value=1):
     return tensor1, tensor2, value
 
 
-_m_addcmul_sigs = (_ap.PySig('addcmul', (('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('value', 'Scalar', '1', True)), False, True),)
+def _m_addcmul_d0(value, tensor1, tensor2):
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
+    if not isinstance(tensor1, _Tensor): raise _Mismatch
+    if not isinstance(tensor2, _Tensor): raise _Mismatch
+    return value, tensor1, tensor2
+
+
+_m_addcmul_sigs = (_ap.PySig('addcmul', (('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('value', 'Scalar', '1', True)), False, True), _ap.PySig('addcmul', (('value', 'Scalar', None, False), ('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False)), False, True, hidden=True),)
 
 
 def addcmul(self, *args, **kwargs):
@@ -1141,6 +1260,13 @@ def addcmul(self, *args, **kwargs):
     else:
         result = _op_addcmul.call(self._keyset | tensor1._keyset | tensor2._keyset, self, tensor1, tensor2, value)
         return result
+    try:
+        value, tensor1, tensor2 = _m_addcmul_d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_addcmul_sigs, 1)
+        return _op_addcmul.call(self._keyset | tensor1._keyset | tensor2._keyset, self, tensor1, tensor2, value)
     return _ap.unmatched(addcmul, _m_addcmul_sigs, args, kwargs, self)
 
 
@@ -1154,7 +1280,14 @@ def _m_addcmul__0(tensor1, tensor2, *, value=1):
     return tensor1, tensor2, value
 
 
-_m_addcmul__sigs = (_ap.PySig('addcmul_', (('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('value', 'Scalar', '1', True)), False, True),)
+def _m_addcmul__d0(value, tensor1, tensor2):
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
+    if not isinstance(tensor1, _Tensor): raise _Mismatch
+    if not isinstance(tensor2, _Tensor): raise _Mismatch
+    return value, tensor1, tensor2
+
+
+_m_addcmul__sigs = (_ap.PySig('addcmul_', (('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('value', 'Scalar', '1', True)), False, True), _ap.PySig('addcmul_', (('value', 'Scalar', None, False), ('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False)), False, True, hidden=True),)
 
 
 def addcmul_(self, *args, **kwargs):
@@ -1165,6 +1298,13 @@ def addcmul_(self, *args, **kwargs):
     else:
         result = _op_addcmul_.call(self._keyset | tensor1._keyset | tensor2._keyset, self, tensor1, tensor2, value)
         return result
+    try:
+        value, tensor1, tensor2 = _m_addcmul__d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_addcmul__sigs, 1)
+        return _op_addcmul_.call(self._keyset | tensor1._keyset | tensor2._keyset, self, tensor1, tensor2, value)
     return _ap.unmatched(addcmul_, _m_addcmul__sigs, args, kwargs, self)
 
 
@@ -1179,7 +1319,22 @@ def _m_addmm_0(mat1, mat2, *, beta=1, alpha=1):
     return mat1, mat2, beta, alpha
 
 
-_m_addmm_sigs = (_ap.PySig('addmm', (('mat1', 'Tensor', None, False), ('mat2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True),)
+def _m_addmm_d0(beta, alpha, mat1, mat2):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
+    if not isinstance(mat1, _Tensor): raise _Mismatch
+    if not isinstance(mat2, _Tensor): raise _Mismatch
+    return beta, alpha, mat1, mat2
+
+
+def _m_addmm_d1(beta, mat1, mat2):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if not isinstance(mat1, _Tensor): raise _Mismatch
+    if not isinstance(mat2, _Tensor): raise _Mismatch
+    return beta, mat1, mat2
+
+
+_m_addmm_sigs = (_ap.PySig('addmm', (('mat1', 'Tensor', None, False), ('mat2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('addmm', (('beta', 'Scalar', None, False), ('alpha', 'Scalar', None, False), ('mat1', 'Tensor', None, False), ('mat2', 'Tensor', None, False)), False, True, hidden=True), _ap.PySig('addmm', (('beta', 'Scalar', None, False), ('mat1', 'Tensor', None, False), ('mat2', 'Tensor', None, False)), False, True, hidden=True),)
 
 
 def addmm(self, *args, **kwargs):
@@ -1190,6 +1345,20 @@ def addmm(self, *args, **kwargs):
     else:
         result = _op_addmm.call(self._keyset | mat1._keyset | mat2._keyset, self, mat1, mat2, beta, alpha)
         return result
+    try:
+        beta, alpha, mat1, mat2 = _m_addmm_d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_addmm_sigs, 1)
+        return _op_addmm.call(self._keyset | mat1._keyset | mat2._keyset, self, mat1, mat2, beta, alpha)
+    try:
+        beta, mat1, mat2 = _m_addmm_d1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_addmm_sigs, 2)
+        return _op_addmm.call(self._keyset | mat1._keyset | mat2._keyset, self, mat1, mat2, beta, 1)
     return _ap.unmatched(addmm, _m_addmm_sigs, args, kwargs, self)
 
 
@@ -1204,7 +1373,22 @@ def _m_addmm__0(mat1, mat2, *, beta=1, alpha=1):
     return mat1, mat2, beta, alpha
 
 
-_m_addmm__sigs = (_ap.PySig('addmm_', (('mat1', 'Tensor', None, False), ('mat2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True),)
+def _m_addmm__d0(beta, alpha, mat1, mat2):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
+    if not isinstance(mat1, _Tensor): raise _Mismatch
+    if not isinstance(mat2, _Tensor): raise _Mismatch
+    return beta, alpha, mat1, mat2
+
+
+def _m_addmm__d1(beta, mat1, mat2):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if not isinstance(mat1, _Tensor): raise _Mismatch
+    if not isinstance(mat2, _Tensor): raise _Mismatch
+    return beta, mat1, mat2
+
+
+_m_addmm__sigs = (_ap.PySig('addmm_', (('mat1', 'Tensor', None, False), ('mat2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('addmm_', (('beta', 'Scalar', None, False), ('alpha', 'Scalar', None, False), ('mat1', 'Tensor', None, False), ('mat2', 'Tensor', None, False)), False, True, hidden=True), _ap.PySig('addmm_', (('beta', 'Scalar', None, False), ('mat1', 'Tensor', None, False), ('mat2', 'Tensor', None, False)), False, True, hidden=True),)
 
 
 def addmm_(self, *args, **kwargs):
@@ -1215,6 +1399,20 @@ def addmm_(self, *args, **kwargs):
     else:
         result = _op_addmm_.call(self._keyset | mat1._keyset | mat2._keyset, self, mat1, mat2, beta, alpha)
         return result
+    try:
+        beta, alpha, mat1, mat2 = _m_addmm__d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_addmm__sigs, 1)
+        return _op_addmm_.call(self._keyset | mat1._keyset | mat2._keyset, self, mat1, mat2, beta, alpha)
+    try:
+        beta, mat1, mat2 = _m_addmm__d1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_addmm__sigs, 2)
+        return _op_addmm_.call(self._keyset | mat1._keyset | mat2._keyset, self, mat1, mat2, beta, 1)
     return _ap.unmatched(addmm_, _m_addmm__sigs, args, kwargs, self)
 
 
@@ -1229,7 +1427,22 @@ def _m_addmv_0(mat, vec, *, beta=1, alpha=1):
     return mat, vec, beta, alpha
 
 
-_m_addmv_sigs = (_ap.PySig('addmv', (('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True),)
+def _m_addmv_d0(beta, alpha, mat, vec):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
+    if not isinstance(mat, _Tensor): raise _Mismatch
+    if not isinstance(vec, _Tensor): raise _Mismatch
+    return beta, alpha, mat, vec
+
+
+def _m_addmv_d1(beta, mat, vec):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if not isinstance(mat, _Tensor): raise _Mismatch
+    if not isinstance(vec, _Tensor): raise _Mismatch
+    return beta, mat, vec
+
+
+_m_addmv_sigs = (_ap.PySig('addmv', (('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('addmv', (('beta', 'Scalar', None, False), ('alpha', 'Scalar', None, False), ('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False)), False, True, hidden=True), _ap.PySig('addmv', (('beta', 'Scalar', None, False), ('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False)), False, True, hidden=True),)
 
 
 def addmv(self, *args, **kwargs):
@@ -1240,6 +1453,20 @@ def addmv(self, *args, **kwargs):
     else:
         result = _op_addmv.call(self._keyset | mat._keyset | vec._keyset, self, mat, vec, beta, alpha)
         return result
+    try:
+        beta, alpha, mat, vec = _m_addmv_d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_addmv_sigs, 1)
+        return _op_addmv.call(self._keyset | mat._keyset | vec._keyset, self, mat, vec, beta, alpha)
+    try:
+        beta, mat, vec = _m_addmv_d1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_addmv_sigs, 2)
+        return _op_addmv.call(self._keyset | mat._keyset | vec._keyset, self, mat, vec, beta, 1)
     return _ap.unmatched(addmv, _m_addmv_sigs, args, kwargs, self)
 
 
@@ -1254,7 +1481,22 @@ def _m_addmv__0(mat, vec, *, beta=1, alpha=1):
     return mat, vec, beta, alpha
 
 
-_m_addmv__sigs = (_ap.PySig('addmv_', (('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True),)
+def _m_addmv__d0(beta, alpha, mat, vec):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
+    if not isinstance(mat, _Tensor): raise _Mismatch
+    if not isinstance(vec, _Tensor): raise _Mismatch
+    return beta, alpha, mat, vec
+
+
+def _m_addmv__d1(beta, mat, vec):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if not isinstance(mat, _Tensor): raise _Mismatch
+    if not isinstance(vec, _Tensor): raise _Mismatch
+    return beta, mat, vec
+
+
+_m_addmv__sigs = (_ap.PySig('addmv_', (('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('addmv_', (('beta', 'Scalar', None, False), ('alpha', 'Scalar', None, False), ('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False)), False, True, hidden=True), _ap.PySig('addmv_', (('beta', 'Scalar', None, False), ('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False)), False, True, hidden=True),)
 
 
 def addmv_(self, *args, **kwargs):
@@ -1265,6 +1507,20 @@ def addmv_(self, *args, **kwargs):
     else:
         result = _op_addmv_.call(self._keyset | mat._keyset | vec._keyset, self, mat, vec, beta, alpha)
         return result
+    try:
+        beta, alpha, mat, vec = _m_addmv__d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_addmv__sigs, 1)
+        return _op_addmv_.call(self._keyset | mat._keyset | vec._keyset, self, mat, vec, beta, alpha)
+    try:
+        beta, mat, vec = _m_addmv__d1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_addmv__sigs, 2)
+        return _op_addmv_.call(self._keyset | mat._keyset | vec._keyset, self, mat, vec, beta, 1)
     return _ap.unmatched(addmv_, _m_addmv__sigs, args, kwargs, self)
 
 
@@ -1279,7 +1535,22 @@ def _m_addr_0(vec1, vec2, *, beta=1, alpha=1):
     return vec1, vec2, beta, alpha
 
 
-_m_addr_sigs = (_ap.PySig('addr', (('vec1', 'Tensor', None, False), ('vec2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True),)
+def _m_addr_d0(beta, alpha, vec1, vec2):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
+    if not isinstance(vec1, _Tensor): raise _Mismatch
+    if not isinstance(vec2, _Tensor): raise _Mismatch
+    return beta, alpha, vec1, vec2
+
+
+def _m_addr_d1(beta, vec1, vec2):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if not isinstance(vec1, _Tensor): raise _Mismatch
+    if not isinstance(vec2, _Tensor): raise _Mismatch
+    return beta, vec1, vec2
+
+
+_m_addr_sigs = (_ap.PySig('addr', (('vec1', 'Tensor', None, False), ('vec2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('addr', (('beta', 'Scalar', None, False), ('alpha', 'Scalar', None, False), ('vec1', 'Tensor', None, False), ('vec2', 'Tensor', None, False)), False, True, hidden=True), _ap.PySig('addr', (('beta', 'Scalar', None, False), ('vec1', 'Tensor', None, False), ('vec2', 'Tensor', None, False)), False, True, hidden=True),)
 
 
 def addr(self, *args, **kwargs):
@@ -1290,6 +1561,20 @@ def addr(self, *args, **kwargs):
     else:
         result = _op_addr.call(self._keyset | vec1._keyset | vec2._keyset, self, vec1, vec2, beta, alpha)
         return result
+    try:
+        beta, alpha, vec1, vec2 = _m_addr_d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_addr_sigs, 1)
+        return _op_addr.call(self._keyset | vec1._keyset | vec2._keyset, self, vec1, vec2, beta, alpha)
+    try:
+        beta, vec1, vec2 = _m_addr_d1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_addr_sigs, 2)
+        return _op_addr.call(self._keyset | vec1._keyset | vec2._keyset, self, vec1, vec2, beta, 1)
     return _ap.unmatched(addr, _m_addr_sigs, args, kwargs, self)
 
 
@@ -1304,7 +1589,22 @@ def _m_addr__0(vec1, vec2, *, beta=1, alpha=1):
     return vec1, vec2, beta, alpha
 
 
-_m_addr__sigs = (_ap.PySig('addr_', (('vec1', 'Tensor', None, False), ('vec2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True),)
+def _m_addr__d0(beta, alpha, vec1, vec2):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
+    if not isinstance(vec1, _Tensor): raise _Mismatch
+    if not isinstance(vec2, _Tensor): raise _Mismatch
+    return beta, alpha, vec1, vec2
+
+
+def _m_addr__d1(beta, vec1, vec2):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if not isinstance(vec1, _Tensor): raise _Mismatch
+    if not isinstance(vec2, _Tensor): raise _Mismatch
+    return beta, vec1, vec2
+
+
+_m_addr__sigs = (_ap.PySig('addr_', (('vec1', 'Tensor', None, False), ('vec2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('addr_', (('beta', 'Scalar', None, False), ('alpha', 'Scalar', None, False), ('vec1', 'Tensor', None, False), ('vec2', 'Tensor', None, False)), False, True, hidden=True), _ap.PySig('addr_', (('beta', 'Scalar', None, False), ('vec1', 'Tensor', None, False), ('vec2', 'Tensor', None, False)), False, True, hidden=True),)
 
 
 def addr_(self, *args, **kwargs):
@@ -1315,6 +1615,20 @@ def addr_(self, *args, **kwargs):
     else:
         result = _op_addr_.call(self._keyset | vec1._keyset | vec2._keyset, self, vec1, vec2, beta, alpha)
         return result
+    try:
+        beta, alpha, vec1, vec2 = _m_addr__d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_addr__sigs, 1)
+        return _op_addr_.call(self._keyset | vec1._keyset | vec2._keyset, self, vec1, vec2, beta, alpha)
+    try:
+        beta, vec1, vec2 = _m_addr__d1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_addr__sigs, 2)
+        return _op_addr_.call(self._keyset | vec1._keyset | vec2._keyset, self, vec1, vec2, beta, 1)
     return _ap.unmatched(addr_, _m_addr__sigs, args, kwargs, self)
 
 
@@ -1999,7 +2313,22 @@ def _m_baddbmm_0(batch1, batch2, *, beta=1, alpha=1):
     return batch1, batch2, beta, alpha
 
 
-_m_baddbmm_sigs = (_ap.PySig('baddbmm', (('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True),)
+def _m_baddbmm_d0(beta, alpha, batch1, batch2):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
+    if not isinstance(batch1, _Tensor): raise _Mismatch
+    if not isinstance(batch2, _Tensor): raise _Mismatch
+    return beta, alpha, batch1, batch2
+
+
+def _m_baddbmm_d1(beta, batch1, batch2):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if not isinstance(batch1, _Tensor): raise _Mismatch
+    if not isinstance(batch2, _Tensor): raise _Mismatch
+    return beta, batch1, batch2
+
+
+_m_baddbmm_sigs = (_ap.PySig('baddbmm', (('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('baddbmm', (('beta', 'Scalar', None, False), ('alpha', 'Scalar', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False)), False, True, hidden=True), _ap.PySig('baddbmm', (('beta', 'Scalar', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False)), False, True, hidden=True),)
 
 
 def baddbmm(self, *args, **kwargs):
@@ -2010,6 +2339,20 @@ def baddbmm(self, *args, **kwargs):
     else:
         result = _op_baddbmm.call(self._keyset | batch1._keyset | batch2._keyset, self, batch1, batch2, beta, alpha)
         return result
+    try:
+        beta, alpha, batch1, batch2 = _m_baddbmm_d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_baddbmm_sigs, 1)
+        return _op_baddbmm.call(self._keyset | batch1._keyset | batch2._keyset, self, batch1, batch2, beta, alpha)
+    try:
+        beta, batch1, batch2 = _m_baddbmm_d1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_baddbmm_sigs, 2)
+        return _op_baddbmm.call(self._keyset | batch1._keyset | batch2._keyset, self, batch1, batch2, beta, 1)
     return _ap.unmatched(baddbmm, _m_baddbmm_sigs, args, kwargs, self)
 
 
@@ -2024,7 +2367,22 @@ def _m_baddbmm__0(batch1, batch2, *, beta=1, alpha=1):
     return batch1, batch2, beta, alpha
 
 
-_m_baddbmm__sigs = (_ap.PySig('baddbmm_', (('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True),)
+def _m_baddbmm__d0(beta, alpha, batch1, batch2):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
+    if not isinstance(batch1, _Tensor): raise _Mismatch
+    if not isinstance(batch2, _Tensor): raise _Mismatch
+    return beta, alpha, batch1, batch2
+
+
+def _m_baddbmm__d1(beta, batch1, batch2):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if not isinstance(batch1, _Tensor): raise _Mismatch
+    if not isinstance(batch2, _Tensor): raise _Mismatch
+    return beta, batch1, batch2
+
+
+_m_baddbmm__sigs = (_ap.PySig('baddbmm_', (('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('baddbmm_', (('beta', 'Scalar', None, False), ('alpha', 'Scalar', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False)), False, True, hidden=True), _ap.PySig('baddbmm_', (('beta', 'Scalar', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False)), False, True, hidden=True),)
 
 
 def baddbmm_(self, *args, **kwargs):
@@ -2035,6 +2393,20 @@ def baddbmm_(self, *args, **kwargs):
     else:
         result = _op_baddbmm_.call(self._keyset | batch1._keyset | batch2._keyset, self, batch1, batch2, beta, alpha)
         return result
+    try:
+        beta, alpha, batch1, batch2 = _m_baddbmm__d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_baddbmm__sigs, 1)
+        return _op_baddbmm_.call(self._keyset | batch1._keyset | batch2._keyset, self, batch1, batch2, beta, alpha)
+    try:
+        beta, batch1, batch2 = _m_baddbmm__d1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_baddbmm__sigs, 2)
+        return _op_baddbmm_.call(self._keyset | batch1._keyset | batch2._keyset, self, batch1, batch2, beta, 1)
     return _ap.unmatched(baddbmm_, _m_baddbmm__sigs, args, kwargs, self)
 
 
@@ -10352,7 +10724,13 @@ def _m_sub_0(other, *, alpha=1):
     return other, alpha
 
 
-_m_sub_sigs = (_ap.PySig('sub', (('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True)), False, True),)
+def _m_sub_d0(alpha, other):
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    return alpha, other
+
+
+_m_sub_sigs = (_ap.PySig('sub', (('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('sub', (('alpha', 'Scalar', None, False), ('other', 'Tensor', None, False)), False, True, hidden=True),)
 
 
 def sub(self, *args, **kwargs):
@@ -10363,6 +10741,13 @@ def sub(self, *args, **kwargs):
     else:
         result = _op_sub__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
         return result
+    try:
+        alpha, other = _m_sub_d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_sub_sigs, 1)
+        return _op_sub__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
     return _ap.unmatched(sub, _m_sub_sigs, args, kwargs, self)
 
 
@@ -10375,7 +10760,13 @@ def _m_sub__0(other, *, alpha=1):
     return other, alpha
 
 
-_m_sub__sigs = (_ap.PySig('sub_', (('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True)), False, True),)
+def _m_sub__d0(alpha, other):
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    return alpha, other
+
+
+_m_sub__sigs = (_ap.PySig('sub_', (('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('sub_', (('alpha', 'Scalar', None, False), ('other', 'Tensor', None, False)), False, True, hidden=True),)
 
 
 def sub_(self, *args, **kwargs):
@@ -10386,6 +10777,13 @@ def sub_(self, *args, **kwargs):
     else:
         result = _op_sub___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
         return result
+    try:
+        alpha, other = _m_sub__d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_m_sub__sigs, 1)
+        return _op_sub___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
     return _ap.unmatched(sub_, _m_sub__sigs, args, kwargs, self)
 
 

@@ -3179,7 +3179,15 @@ def _f_add_0(input, other, *, alpha=1, out=None):
     return input, other, alpha, out
 
 
-_f_add_sigs = (_ap.PySig('add', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False),)
+def _f_add_d0(input, alpha, other, *, out=None):
+    if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, alpha, other, out
+
+
+_f_add_sigs = (_ap.PySig('add', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('add', (('input', 'Tensor', None, False), ('alpha', 'Scalar', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True),)
 
 
 def add(*args, **kwargs):
@@ -3193,6 +3201,15 @@ def add(*args, **kwargs):
         else:
             result = _op_add__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, alpha, out)
         return result
+    try:
+        input, alpha, other, out = _f_add_d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_f_add_sigs, 1)
+        if out is not None:
+            return _op_add__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, alpha, out)
+        return _op_add__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other, alpha)
     return _ap.unmatched(add, _f_add_sigs, args, kwargs)
 
 
@@ -3209,7 +3226,26 @@ def _f_addbmm_0(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return input, batch1, batch2, beta, alpha, out
 
 
-_f_addbmm_sigs = (_ap.PySig('addbmm', (('input', 'Tensor', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False),)
+def _f_addbmm_d0(beta, input, alpha, batch1, batch2, *, out=None):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
+    if not isinstance(batch1, _Tensor): raise _Mismatch
+    if not isinstance(batch2, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return beta, input, alpha, batch1, batch2, out
+
+
+def _f_addbmm_d1(beta, input, batch1, batch2, *, out=None):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(batch1, _Tensor): raise _Mismatch
+    if not isinstance(batch2, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return beta, input, batch1, batch2, out
+
+
+_f_addbmm_sigs = (_ap.PySig('addbmm', (('input', 'Tensor', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('addbmm', (('beta', 'Scalar', None, False), ('input', 'Tensor', None, False), ('alpha', 'Scalar', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True), _ap.PySig('addbmm', (('beta', 'Scalar', None, False), ('input', 'Tensor', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True),)
 
 
 def addbmm(*args, **kwargs):
@@ -3223,6 +3259,24 @@ def addbmm(*args, **kwargs):
         else:
             result = _op_addbmm__out.call(input._keyset | batch1._keyset | batch2._keyset | out._keyset, input, batch1, batch2, beta, alpha, out)
         return result
+    try:
+        beta, input, alpha, batch1, batch2, out = _f_addbmm_d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_f_addbmm_sigs, 1)
+        if out is not None:
+            return _op_addbmm__out.call(input._keyset | batch1._keyset | batch2._keyset | out._keyset, input, batch1, batch2, beta, alpha, out)
+        return _op_addbmm.call(input._keyset | batch1._keyset | batch2._keyset, input, batch1, batch2, beta, alpha)
+    try:
+        beta, input, batch1, batch2, out = _f_addbmm_d1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_f_addbmm_sigs, 2)
+        if out is not None:
+            return _op_addbmm__out.call(input._keyset | batch1._keyset | batch2._keyset | out._keyset, input, batch1, batch2, beta, 1, out)
+        return _op_addbmm.call(input._keyset | batch1._keyset | batch2._keyset, input, batch1, batch2, beta, 1)
     return _ap.unmatched(addbmm, _f_addbmm_sigs, args, kwargs)
 
 
@@ -3238,7 +3292,16 @@ def _f_addcdiv_0(input, tensor1, tensor2, *, value=1, out=None):
     return input, tensor1, tensor2, value, out
 
 
-_f_addcdiv_sigs = (_ap.PySig('addcdiv', (('input', 'Tensor', None, False), ('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('value', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False),)
+def _f_addcdiv_d0(input, value, tensor1, tensor2, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
+    if not isinstance(tensor1, _Tensor): raise _Mismatch
+    if not isinstance(tensor2, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, value, tensor1, tensor2, out
+
+
+_f_addcdiv_sigs = (_ap.PySig('addcdiv', (('input', 'Tensor', None, False), ('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('value', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('addcdiv', (('input', 'Tensor', None, False), ('value', 'Scalar', None, False), ('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True),)
 
 
 def addcdiv(*args, **kwargs):
@@ -3252,6 +3315,15 @@ def addcdiv(*args, **kwargs):
         else:
             result = _op_addcdiv__out.call(input._keyset | tensor1._keyset | tensor2._keyset | out._keyset, input, tensor1, tensor2, value, out)
         return result
+    try:
+        input, value, tensor1, tensor2, out = _f_addcdiv_d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_f_addcdiv_sigs, 1)
+        if out is not None:
+            return _op_addcdiv__out.call(input._keyset | tensor1._keyset | tensor2._keyset | out._keyset, input, tensor1, tensor2, value, out)
+        return _op_addcdiv.call(input._keyset | tensor1._keyset | tensor2._keyset, input, tensor1, tensor2, value)
     return _ap.unmatched(addcdiv, _f_addcdiv_sigs, args, kwargs)
 
 
@@ -3267,7 +3339,16 @@ def _f_addcmul_0(input, tensor1, tensor2, *, value=1, out=None):
     return input, tensor1, tensor2, value, out
 
 
-_f_addcmul_sigs = (_ap.PySig('addcmul', (('input', 'Tensor', None, False), ('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('value', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False),)
+def _f_addcmul_d0(input, value, tensor1, tensor2, *, out=None):
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if (type(value) not in _PYNUM or type(value) is int and not -9223372036854775808 <= value < 18446744073709551616): value = _ap.to_scalar(value)
+    if not isinstance(tensor1, _Tensor): raise _Mismatch
+    if not isinstance(tensor2, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, value, tensor1, tensor2, out
+
+
+_f_addcmul_sigs = (_ap.PySig('addcmul', (('input', 'Tensor', None, False), ('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('value', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('addcmul', (('input', 'Tensor', None, False), ('value', 'Scalar', None, False), ('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True),)
 
 
 def addcmul(*args, **kwargs):
@@ -3281,6 +3362,15 @@ def addcmul(*args, **kwargs):
         else:
             result = _op_addcmul__out.call(input._keyset | tensor1._keyset | tensor2._keyset | out._keyset, input, tensor1, tensor2, value, out)
         return result
+    try:
+        input, value, tensor1, tensor2, out = _f_addcmul_d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_f_addcmul_sigs, 1)
+        if out is not None:
+            return _op_addcmul__out.call(input._keyset | tensor1._keyset | tensor2._keyset | out._keyset, input, tensor1, tensor2, value, out)
+        return _op_addcmul.call(input._keyset | tensor1._keyset | tensor2._keyset, input, tensor1, tensor2, value)
     return _ap.unmatched(addcmul, _f_addcmul_sigs, args, kwargs)
 
 
@@ -3297,7 +3387,26 @@ def _f_addmm_0(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     return input, mat1, mat2, beta, alpha, out
 
 
-_f_addmm_sigs = (_ap.PySig('addmm', (('input', 'Tensor', None, False), ('mat1', 'Tensor', None, False), ('mat2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False),)
+def _f_addmm_d0(beta, input, alpha, mat1, mat2, *, out=None):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
+    if not isinstance(mat1, _Tensor): raise _Mismatch
+    if not isinstance(mat2, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return beta, input, alpha, mat1, mat2, out
+
+
+def _f_addmm_d1(beta, input, mat1, mat2, *, out=None):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(mat1, _Tensor): raise _Mismatch
+    if not isinstance(mat2, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return beta, input, mat1, mat2, out
+
+
+_f_addmm_sigs = (_ap.PySig('addmm', (('input', 'Tensor', None, False), ('mat1', 'Tensor', None, False), ('mat2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('addmm', (('beta', 'Scalar', None, False), ('input', 'Tensor', None, False), ('alpha', 'Scalar', None, False), ('mat1', 'Tensor', None, False), ('mat2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True), _ap.PySig('addmm', (('beta', 'Scalar', None, False), ('input', 'Tensor', None, False), ('mat1', 'Tensor', None, False), ('mat2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True),)
 
 
 def addmm(*args, **kwargs):
@@ -3311,6 +3420,24 @@ def addmm(*args, **kwargs):
         else:
             result = _op_addmm__out.call(input._keyset | mat1._keyset | mat2._keyset | out._keyset, input, mat1, mat2, beta, alpha, out)
         return result
+    try:
+        beta, input, alpha, mat1, mat2, out = _f_addmm_d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_f_addmm_sigs, 1)
+        if out is not None:
+            return _op_addmm__out.call(input._keyset | mat1._keyset | mat2._keyset | out._keyset, input, mat1, mat2, beta, alpha, out)
+        return _op_addmm.call(input._keyset | mat1._keyset | mat2._keyset, input, mat1, mat2, beta, alpha)
+    try:
+        beta, input, mat1, mat2, out = _f_addmm_d1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_f_addmm_sigs, 2)
+        if out is not None:
+            return _op_addmm__out.call(input._keyset | mat1._keyset | mat2._keyset | out._keyset, input, mat1, mat2, beta, 1, out)
+        return _op_addmm.call(input._keyset | mat1._keyset | mat2._keyset, input, mat1, mat2, beta, 1)
     return _ap.unmatched(addmm, _f_addmm_sigs, args, kwargs)
 
 
@@ -3327,7 +3454,26 @@ def _f_addmv_0(input, mat, vec, *, beta=1, alpha=1, out=None):
     return input, mat, vec, beta, alpha, out
 
 
-_f_addmv_sigs = (_ap.PySig('addmv', (('input', 'Tensor', None, False), ('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False),)
+def _f_addmv_d0(beta, input, alpha, mat, vec, *, out=None):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
+    if not isinstance(mat, _Tensor): raise _Mismatch
+    if not isinstance(vec, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return beta, input, alpha, mat, vec, out
+
+
+def _f_addmv_d1(beta, input, mat, vec, *, out=None):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(mat, _Tensor): raise _Mismatch
+    if not isinstance(vec, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return beta, input, mat, vec, out
+
+
+_f_addmv_sigs = (_ap.PySig('addmv', (('input', 'Tensor', None, False), ('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('addmv', (('beta', 'Scalar', None, False), ('input', 'Tensor', None, False), ('alpha', 'Scalar', None, False), ('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True), _ap.PySig('addmv', (('beta', 'Scalar', None, False), ('input', 'Tensor', None, False), ('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True),)
 
 
 def addmv(*args, **kwargs):
@@ -3341,6 +3487,24 @@ def addmv(*args, **kwargs):
         else:
             result = _op_addmv__out.call(input._keyset | mat._keyset | vec._keyset | out._keyset, input, mat, vec, beta, alpha, out)
         return result
+    try:
+        beta, input, alpha, mat, vec, out = _f_addmv_d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_f_addmv_sigs, 1)
+        if out is not None:
+            return _op_addmv__out.call(input._keyset | mat._keyset | vec._keyset | out._keyset, input, mat, vec, beta, alpha, out)
+        return _op_addmv.call(input._keyset | mat._keyset | vec._keyset, input, mat, vec, beta, alpha)
+    try:
+        beta, input, mat, vec, out = _f_addmv_d1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_f_addmv_sigs, 2)
+        if out is not None:
+            return _op_addmv__out.call(input._keyset | mat._keyset | vec._keyset | out._keyset, input, mat, vec, beta, 1, out)
+        return _op_addmv.call(input._keyset | mat._keyset | vec._keyset, input, mat, vec, beta, 1)
     return _ap.unmatched(addmv, _f_addmv_sigs, args, kwargs)
 
 
@@ -3356,7 +3520,24 @@ def _f_addmv__0(input, mat, vec, *, beta=1, alpha=1):
     return input, mat, vec, beta, alpha
 
 
-_f_addmv__sigs = (_ap.PySig('addmv_', (('input', 'Tensor', None, False), ('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, False),)
+def _f_addmv__d0(beta, input, alpha, mat, vec):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
+    if not isinstance(mat, _Tensor): raise _Mismatch
+    if not isinstance(vec, _Tensor): raise _Mismatch
+    return beta, input, alpha, mat, vec
+
+
+def _f_addmv__d1(beta, input, mat, vec):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(mat, _Tensor): raise _Mismatch
+    if not isinstance(vec, _Tensor): raise _Mismatch
+    return beta, input, mat, vec
+
+
+_f_addmv__sigs = (_ap.PySig('addmv_', (('input', 'Tensor', None, False), ('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, False), _ap.PySig('addmv_', (('beta', 'Scalar', None, False), ('input', 'Tensor', None, False), ('alpha', 'Scalar', None, False), ('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False)), False, False, hidden=True), _ap.PySig('addmv_', (('beta', 'Scalar', None, False), ('input', 'Tensor', None, False), ('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False)), False, False, hidden=True),)
 
 
 def addmv_(*args, **kwargs):
@@ -3367,6 +3548,20 @@ def addmv_(*args, **kwargs):
     else:
         result = _op_addmv_.call(input._keyset | mat._keyset | vec._keyset, input, mat, vec, beta, alpha)
         return result
+    try:
+        beta, input, alpha, mat, vec = _f_addmv__d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_f_addmv__sigs, 1)
+        return _op_addmv_.call(input._keyset | mat._keyset | vec._keyset, input, mat, vec, beta, alpha)
+    try:
+        beta, input, mat, vec = _f_addmv__d1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_f_addmv__sigs, 2)
+        return _op_addmv_.call(input._keyset | mat._keyset | vec._keyset, input, mat, vec, beta, 1)
     return _ap.unmatched(addmv_, _f_addmv__sigs, args, kwargs)
 
 
@@ -3383,7 +3578,26 @@ def _f_addr_0(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     return input, vec1, vec2, beta, alpha, out
 
 
-_f_addr_sigs = (_ap.PySig('addr', (('input', 'Tensor', None, False), ('vec1', 'Tensor', None, False), ('vec2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False),)
+def _f_addr_d0(beta, input, alpha, vec1, vec2, *, out=None):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
+    if not isinstance(vec1, _Tensor): raise _Mismatch
+    if not isinstance(vec2, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return beta, input, alpha, vec1, vec2, out
+
+
+def _f_addr_d1(beta, input, vec1, vec2, *, out=None):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(vec1, _Tensor): raise _Mismatch
+    if not isinstance(vec2, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return beta, input, vec1, vec2, out
+
+
+_f_addr_sigs = (_ap.PySig('addr', (('input', 'Tensor', None, False), ('vec1', 'Tensor', None, False), ('vec2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('addr', (('beta', 'Scalar', None, False), ('input', 'Tensor', None, False), ('alpha', 'Scalar', None, False), ('vec1', 'Tensor', None, False), ('vec2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True), _ap.PySig('addr', (('beta', 'Scalar', None, False), ('input', 'Tensor', None, False), ('vec1', 'Tensor', None, False), ('vec2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True),)
 
 
 def addr(*args, **kwargs):
@@ -3397,6 +3611,24 @@ def addr(*args, **kwargs):
         else:
             result = _op_addr__out.call(input._keyset | vec1._keyset | vec2._keyset | out._keyset, input, vec1, vec2, beta, alpha, out)
         return result
+    try:
+        beta, input, alpha, vec1, vec2, out = _f_addr_d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_f_addr_sigs, 1)
+        if out is not None:
+            return _op_addr__out.call(input._keyset | vec1._keyset | vec2._keyset | out._keyset, input, vec1, vec2, beta, alpha, out)
+        return _op_addr.call(input._keyset | vec1._keyset | vec2._keyset, input, vec1, vec2, beta, alpha)
+    try:
+        beta, input, vec1, vec2, out = _f_addr_d1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_f_addr_sigs, 2)
+        if out is not None:
+            return _op_addr__out.call(input._keyset | vec1._keyset | vec2._keyset | out._keyset, input, vec1, vec2, beta, 1, out)
+        return _op_addr.call(input._keyset | vec1._keyset | vec2._keyset, input, vec1, vec2, beta, 1)
     return _ap.unmatched(addr, _f_addr_sigs, args, kwargs)
 
 
@@ -4825,7 +5057,26 @@ def _f_baddbmm_0(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return input, batch1, batch2, beta, alpha, out
 
 
-_f_baddbmm_sigs = (_ap.PySig('baddbmm', (('input', 'Tensor', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False),)
+def _f_baddbmm_d0(beta, input, alpha, batch1, batch2, *, out=None):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
+    if not isinstance(batch1, _Tensor): raise _Mismatch
+    if not isinstance(batch2, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return beta, input, alpha, batch1, batch2, out
+
+
+def _f_baddbmm_d1(beta, input, batch1, batch2, *, out=None):
+    if (type(beta) not in _PYNUM or type(beta) is int and not -9223372036854775808 <= beta < 18446744073709551616): beta = _ap.to_scalar(beta)
+    if not isinstance(input, _Tensor): raise _Mismatch
+    if not isinstance(batch1, _Tensor): raise _Mismatch
+    if not isinstance(batch2, _Tensor): raise _Mismatch
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return beta, input, batch1, batch2, out
+
+
+_f_baddbmm_sigs = (_ap.PySig('baddbmm', (('input', 'Tensor', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('baddbmm', (('beta', 'Scalar', None, False), ('input', 'Tensor', None, False), ('alpha', 'Scalar', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True), _ap.PySig('baddbmm', (('beta', 'Scalar', None, False), ('input', 'Tensor', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True),)
 
 
 def baddbmm(*args, **kwargs):
@@ -4839,6 +5090,24 @@ def baddbmm(*args, **kwargs):
         else:
             result = _op_baddbmm__out.call(input._keyset | batch1._keyset | batch2._keyset | out._keyset, input, batch1, batch2, beta, alpha, out)
         return result
+    try:
+        beta, input, alpha, batch1, batch2, out = _f_baddbmm_d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_f_baddbmm_sigs, 1)
+        if out is not None:
+            return _op_baddbmm__out.call(input._keyset | batch1._keyset | batch2._keyset | out._keyset, input, batch1, batch2, beta, alpha, out)
+        return _op_baddbmm.call(input._keyset | batch1._keyset | batch2._keyset, input, batch1, batch2, beta, alpha)
+    try:
+        beta, input, batch1, batch2, out = _f_baddbmm_d1(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_f_baddbmm_sigs, 2)
+        if out is not None:
+            return _op_baddbmm__out.call(input._keyset | batch1._keyset | batch2._keyset | out._keyset, input, batch1, batch2, beta, 1, out)
+        return _op_baddbmm.call(input._keyset | batch1._keyset | batch2._keyset, input, batch1, batch2, beta, 1)
     return _ap.unmatched(baddbmm, _f_baddbmm_sigs, args, kwargs)
 
 
@@ -17947,7 +18216,15 @@ def _f_sub_0(input, other, *, alpha=1, out=None):
     return input, other, alpha, out
 
 
-_f_sub_sigs = (_ap.PySig('sub', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False),)
+def _f_sub_d0(input, alpha, other, *, out=None):
+    if not isinstance(input, _Tensor): input = _ap.to_wrapped_number(input)
+    if (type(alpha) not in _PYNUM or type(alpha) is int and not -9223372036854775808 <= alpha < 18446744073709551616): alpha = _ap.to_scalar(alpha)
+    if not isinstance(other, _Tensor): other = _ap.to_wrapped_number(other)
+    if out is not None and not isinstance(out, _Tensor): raise _Mismatch
+    return input, alpha, other, out
+
+
+_f_sub_sigs = (_ap.PySig('sub', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('sub', (('input', 'Tensor', None, False), ('alpha', 'Scalar', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True),)
 
 
 def sub(*args, **kwargs):
@@ -17961,6 +18238,15 @@ def sub(*args, **kwargs):
         else:
             result = _op_sub__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, alpha, out)
         return result
+    try:
+        input, alpha, other, out = _f_sub_d0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        _ap.warn_deprecated(_f_sub_sigs, 1)
+        if out is not None:
+            return _op_sub__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, alpha, out)
+        return _op_sub__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other, alpha)
     return _ap.unmatched(sub, _f_sub_sigs, args, kwargs)
 
 
