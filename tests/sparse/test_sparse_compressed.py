@@ -501,4 +501,4 @@ def test_mm_and_addmm_gradients(needs):
         return (type(y.grad_fn).__name__, None if c.grad is None else c.grad.contiguous(),
                 b.grad)
     for how in ("mm", "rmm", "addmm"):
-        check(lambda m: recipe(m, how), exact=False)
+        check(lambda m, how=how: recipe(m, how), exact=False)
