@@ -502,3 +502,27 @@ def test_mm_and_addmm_gradients(needs):
                 b.grad)
     for how in ("mm", "rmm", "addmm"):
         check(lambda m, how=how: recipe(m, how), exact=False)
+
+
+def test_int32_indices_survive_as_torch():
+    def c32(m):
+        i32 = lambda x: m.tensor(x, dtype=m.int32)  # noqa: E731
+        return m.sparse_csr_tensor(i32([0, 2, 3]), i32([0, 2, 1]), m.tensor([1., 2, 3]), (2, 3))
+    check(lambda m: comps(c32(m).to_sparse_csc()))
+    check(lambda m: comps(c32(m).to_sparse_bsr((1, 1))))
+    check(lambda m: comps(c32(m) + c32(m)))
+    check(lambda m: comps(c32(m) * c32(m)))
+    check(lambda m: comps(c32(m).t()))
+    check(lambda m: comps(c32(m).sum(1, keepdim=True)))
+    check(lambda m: coo_comps(c32(m).to_sparse()))
+    check(lambda m: c32(m) @ m.ones(3, 2))
+    check(lambda m: m.sparse.sum(c32(m)))
+
+
+def test_values_gradient():
+    def recipe(m):
+        d = _mat(m, "float64").to_sparse_csr().requires_grad_()
+        v = d.values()
+        (v * m.arange(float(v.numel()), dtype=m.float64)).sum().backward()
+        return type(v.grad_fn).__name__, comps(d.grad)
+    check(recipe)

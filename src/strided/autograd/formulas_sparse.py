@@ -40,6 +40,13 @@ def to_dense_backward(grad, self, masked_grad=None):
 
 def values_backward(grad, self):
     """The gradient of ``values()``: a COO tensor with self's indices and ``grad`` values."""
+    if self.layout in (_s.sparse_csr, _s.sparse_bsr, _s.sparse_csc, _s.sparse_bsc):
+        # a compressed tensor: its own indices around the gradient (engineer 7's edit)
+        row = self.layout in (_s.sparse_csr, _s.sparse_bsr)
+        ci = self.crow_indices() if row else self.ccol_indices()
+        pi = self.col_indices() if row else self.row_indices()
+        return _s._sparse_compressed_tensor_unsafe(ci, pi, grad, self.shape, dtype=grad.dtype,
+                                                   layout=self.layout)
     return _s.ops.aten._sparse_coo_tensor_unsafe(self._indices(), grad, self.shape,
                                                  is_coalesced=self.is_coalesced())
 

@@ -1190,7 +1190,8 @@ def _mul_compressed(self, other):
               lambda: f"mul(sparse, sparse): expected 'self' and 'other' to have same size, "
                       f"but {list(self._sizes)} != {list(other._sizes)}")
         both = _elementwise_pair(self, other, lambda a, b: S.mul(a, b))
-        return _drop_missing(both, self, other)
+        # torch's sparse-sparse product comes back with int64 indices
+        return _drop_missing(both, self, other, dt.int64)
     sparse, dense = (self, other) if _is_compressed(self) else (other, self)
     if self._dtype is dt.bool_ and other._dtype is dt.bool_:
         raise NotImplementedError("\"mul_out_sparse\" not implemented for 'Bool'")
@@ -1202,7 +1203,7 @@ def _mul_compressed(self, other):
                         else S.mul(picked, sparse._sparse.values))
 
 
-def _drop_missing(result, a, b):
+def _drop_missing(result, a, b, index_dtype=None):
     """Keep only the entries present in both ``a`` and ``b`` (mul's intersection)."""
     lay = a._sparse.layout
     row_major = _facts(lay)[0]
@@ -1230,7 +1231,7 @@ def _drop_missing(result, a, b):
         b[keep], r[keep], c[keep], vals[keep], B, R, C, row_major,
         (bh, bw) if _facts(lay)[1] else None)
     return _from_normal(lay, cidx, pidx, out, batch, a._sizes, result._dtype, a._device,
-                        a._sparse.compressed_indices._dtype)
+                        index_dtype or a._sparse.compressed_indices._dtype)
 
 
 def _gather_dense(dense, sparse):
