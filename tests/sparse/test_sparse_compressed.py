@@ -526,3 +526,34 @@ def test_values_gradient():
         (v * m.arange(float(v.numel()), dtype=m.float64)).sum().backward()
         return type(v.grad_fn).__name__, comps(d.grad)
     check(recipe)
+
+
+# ------------------------------------------------------------------ random shapes
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from conftest import hyp  # noqa: E402
+
+
+@hyp(40)
+@given(batch=st.lists(st.integers(1, 3), max_size=1), rows=st.integers(0, 3),
+       cols=st.integers(0, 3), bh=st.integers(1, 2), bw=st.integers(1, 2),
+       dense=st.lists(st.integers(1, 2), max_size=1), layout=st.sampled_from(
+           ["sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc"]),
+       seed=st.integers(0, 50))
+def test_random_round_trips(batch, rows, cols, bh, bw, dense, layout, seed):
+    shape = tuple(batch) + (rows * bh, cols * bw) + tuple(dense)
+    blocksize = (bh, bw) if layout in ("sparse_bsr", "sparse_bsc") else None
+
+    def recipe(m):
+        d = _mat(m, shape=shape, seed=seed, density=0.5) if 0 not in shape else m.zeros(shape)
+        # batches must hold the same nnz: make every batch the first one
+        if batch:
+            d = d[:1].expand(shape).clone()
+        t = d.to_sparse(layout=getattr(m, layout), blocksize=blocksize, dense_dim=len(dense))
+        out = comps(t) + (t.to_dense(),)
+        if not dense and not batch:
+            out += (comps(t.to_sparse_csr() if layout in ("sparse_csr", "sparse_csc")
+                          else t.to_sparse_bsr(blocksize)),)
+        return out
+    check(recipe)
