@@ -133,10 +133,9 @@ def var_backward(grad, self, dim, correction, keepdim):
     ndim = self.dim()
     dims = reduced_dims(dim, ndim)
     n = 1
-    for d in dims:
-        n *= self.shape[d]
-    if ndim == 0:
-        n = 1
+    if ndim:                      # a 0-d self reduces over its one element
+        for d in dims:
+            n *= self.shape[d]
     corr = 1 if correction is None else correction
     grad = restore_reduced_dims(grad, dim, keepdim, self.shape)
     mean = self.mean(dims, keepdim=True) if ndim else self

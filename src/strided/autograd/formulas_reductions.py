@@ -77,8 +77,9 @@ def _unused_degenerate(grad, self, dim, correction):
     in zeros) and has no degrees of freedom: its formula would turn those zeros into NaN
     (0 * inf), where torch, which sees no gradient there, skips it."""
     n = 1
-    for d in reduced_dims(dim, self.dim()):
-        n *= self.shape[d]
+    if self.dim():                # a 0-d self reduces over its one element
+        for d in reduced_dims(dim, self.dim()):
+            n *= self.shape[d]
     corr = 1 if correction is None else correction
     return n - corr <= 0 and not bool(grad.ne(0).any())
 

@@ -153,6 +153,8 @@ class TensorImpl:
                                  strides=[s * itemsize for s in strides])
         except (TypeError, ValueError):
             check_storage_bounds(self)
+            if len(sizes) > 64:        # NumPy's limit; torch's dim bitsets have the same one
+                raise RuntimeError("only tensors with up to 64 dims are supported") from None
             raise
         self._np = arr
         self._np_buf = buf

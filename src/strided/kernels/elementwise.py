@@ -1637,7 +1637,10 @@ def _clamp_scalar(self, min, max, out, inplace=False):
             f"{_typemeta_name(d)}"))
     check(not ct.is_complex, "clamp is not supported for complex types", NotImplementedError)
     if ct.category == dt.BOOL or ct in UBARE:
-        raise NotImplementedError(f'"clamp_scalar_cpu" not implemented for '
+        # (torch's clamp with one bound is clamp_min / clamp_max, named so in the error)
+        kernel = "clamp" if min is not None and max is not None else \
+            "clamp_min" if max is None else "clamp_max"
+        raise NotImplementedError(f'"{kernel}_scalar_cpu" not implemented for '
                                   f"'{ct._scalar_name}'")
     src = self if ct is d else _to(self, ct)
     it = TensorIteratorConfig(outputs=[out], inputs=[src]).build() if not inplace else \
@@ -1666,8 +1669,12 @@ def _clamp_tensor(self, min, max, out):
                               enforce_safe_casting_to_output=True).build()
     ct = it.common_dtype
     check(not ct.is_complex, "clamp is not supported for complex types", NotImplementedError)
-    if ct.category == dt.BOOL or ct in UBARE:
-        raise NotImplementedError(f'"clamp_cpu" not implemented for \'{ct._scalar_name}\'')
+    if min is not None and max is not None:
+        if ct.category == dt.BOOL or ct in UBARE:
+            raise NotImplementedError(f'"clamp_cpu" not implemented for \'{ct._scalar_name}\'')
+    elif ct in UBARE:     # one Tensor bound: torch's maximum / minimum kernels (bool works)
+        kernel = "maximum_cpu" if max is None else "minimum_cpu"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{ct._scalar_name}\'')
     result = it.output(0)
     if it.numel and not it.is_meta:
         arrays = it.arrays()

@@ -22,6 +22,7 @@ from ..core.checks import maybe_wrap_dim
 from ..core.devices import META
 from ..core.tensor_impl import TensorImpl
 from . import linalg as _L
+from .broadcast import broadcast_pair
 from .factory import empty
 
 _STATE = _grad_mode.STATE
@@ -134,7 +135,7 @@ def _matmul_composite(a, b):
     p = b.shape[-1] if db > 1 else 1
     batch_a = tuple(a.shape[:-2]) if da > 2 else ()
     batch_b = tuple(b.shape[:-2]) if db > 2 else ()
-    batch = tuple(_s().broadcast_shapes(batch_a, batch_b))
+    batch = broadcast_pair(batch_a, batch_b)             # torch's infer_size (its error)
     nb = 1
     for s in batch:
         nb *= s

@@ -742,8 +742,11 @@ def _logsumexp_np(arr, axes, keepdim):
     with np.errstate(all="ignore"):
         if arr.size == 0:
             return np.log(np.add.reduce(np.exp(arr), axis=axes, keepdims=keepdim))
-        m = np.maximum.reduce(arr, axis=axes, keepdims=True)
-        m = np.where(np.isinf(m), np.zeros((), arr.dtype), m)
+        # complex input: the shift is the max of the real parts (torch's amax(real(x))), so
+        # that the imaginary part comes out of log() in (-pi, pi]
+        m = np.maximum.reduce(arr.real if arr.dtype.kind == "c" else arr, axis=axes,
+                              keepdims=True)
+        m = np.where(np.isinf(m), np.zeros((), m.dtype), m)
         s = np.add.reduce(np.exp(arr - m), axis=axes, keepdims=True)
         r = np.log(s) + m
         return r if keepdim else np.squeeze(r, axis=axes)
@@ -763,7 +766,7 @@ def _logsumexp_impl(self, dim, keepdim, out):
     arr = self._array()
     acc = _acc(out_dtype) if out_dtype.category >= dt.FLOAT else out_dtype.np
     arr = arr.astype(acc, copy=False)
-    if not self._sizes:
+    if not self._sizes and arr.dtype.kind != "c":
         _store(res, arr)
         return res
     _store(res, _logsumexp_np(arr, axes, keepdim))
@@ -835,10 +838,17 @@ def _vector_norm_impl(self, ord, dim, keepdim, dtype, out, name="linalg.vector_n
     ord = float(ord)
     axes = _dims(self, dim)
     if not numel_of(self._sizes) and (ord < 0 or ord == float("inf")):
-        for a in axes:
-            check(self._sizes[a] != 0, lambda: (
-                f"{name} cannot compute the {ord:g} norm on an empty tensor because the "
-                f"operation does not have an identity"), IndexError)
+        # (torch names linalg.vector_norm here for torch.norm too, and prints each dim as
+        # it was given, in the order given)
+        given = (dim,) if type(dim) is int else tuple(dim or ())
+        check(given, lambda: (
+            f"linalg.vector_norm cannot compute the {ord:g} norm on an empty tensor because "
+            f"the operation does not have an identity"))
+        for a in given:
+            check(self._sizes[maybe_wrap_dim(a, len(self._sizes))] != 0, lambda a=a: (
+                f"linalg.vector_norm cannot compute the {ord:g} norm on the dimension {a}"
+                f"because this dimension is empty and the operation does not have an "
+                f"identity"))
     base = dtype or self._dtype
     real = base._real if base.is_complex else base
     res = _alloc(self, _shape(self._sizes, axes, keepdim), real, out)

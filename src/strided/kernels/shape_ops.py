@@ -401,7 +401,7 @@ def roll(self, shifts, dims=()):
     ndim = len(self._sizes)
     axes = tuple(maybe_wrap_dim(d, ndim) for d in dims)
     check_index(ndim > 0 or not axes, lambda: (
-        f"Dimension specified as {axes[0]} but tensor has no dimensions"))
+        f"Dimension specified as {dims[0]} but tensor has no dimensions"))
     if not numel_of(self._sizes):
         from .factory import clone
         return clone(self)   # torch: an empty input is cloned, its strides kept
