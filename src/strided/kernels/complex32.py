@@ -204,7 +204,32 @@ REFUSED = {
     "cummin": "cummin_cpu", "amax": "max_values_cpu", "amin": "min_values_cpu",
     "max": "max_all", "min": "min_all", "median": "median_cpu", "median.dim": "median_out",
     "median.dim_values": "median_out", "nanmedian": "median_cpu", "mode": "mode_cpu",
-    "histc": "aminmax_cpu", "aminmax": "aminmax_cpu",
+    "histc": "aminmax_cpu", "aminmax": "aminmax_cpu", "cross": "cross", "qr": "geqrf_cpu",
+    "einsum": "sum_cpu", "take_along_dim": "scatter_gather_tensor_cpu", "inner": "dot",
+    "tensordot": "addmm_impl_cpu_", "linalg_cholesky": "cholesky_cpu",
+    "linalg_eigvals": "linalg_eig_out_cpu", "linalg_eigvalsh": "linalg_eigh_cpu",
+    "linalg_svdvals": "linalg_svd_cpu", "linalg_cond": "linalg_svd_cpu",
+    "linalg_matrix_power": "eye", "matrix_power": "eye", "linalg_multi_dot": "addmm_impl_cpu_",
+    "linalg_solve": "lu_cpu", "linalg_solve_ex": "lu_cpu", "linalg_tensorsolve": "lu_cpu",
+    "matrix_exp": "bmm", "lu_unpack": "scatter_gather_scalar_cpu", "linalg_det": "lu_cpu",
+    "det": "lu_cpu", "linalg_svd": "linalg_svd_cpu", "svd": "linalg_svd_cpu",
+    "linalg_vecdot": "vdot",
+    "pinverse": lambda args: (RuntimeError, (
+        f"linalg.pinv(ComplexHalf{{{list(args[0]._sizes)}}}): expected a tensor with 2 or "
+        "more dimensions of float, double, cfloat or cdouble types")),
+    "linalg_pinv": lambda args: (RuntimeError, (
+        f"linalg.pinv(ComplexHalf{{{list(args[0]._sizes)}}}): expected a tensor with 2 or "
+        "more dimensions of float, double, cfloat or cdouble types")),
+    # (RuntimeErrors of torch's linalg dtype checks)
+    "logdet": (RuntimeError, "logdet: Low precision dtypes not supported. Got ComplexHalf"),
+    "linalg_slogdet": (RuntimeError, "linalg.slogdet: Low precision dtypes not supported. Got "
+                                     "ComplexHalf"),
+    "slogdet": (RuntimeError, "linalg.slogdet: Low precision dtypes not supported. Got "
+                              "ComplexHalf"),
+    **{name: (RuntimeError, "linalg.inv: Low precision dtypes not supported. Got ComplexHalf")
+       for name in ("linalg_inv", "linalg_inv_ex", "inverse", "linalg_tensorinv")},
+    **{name: (RuntimeError, "This function doesn't handle types other than float and double")
+       for name in ("linalg_lstsq", "linalg_matrix_rank")},
 }
 
 
@@ -212,20 +237,61 @@ REFUSED = {
 _EXACT = frozenset(("max", "min"))
 
 
-def _has_c32(args, kwargs) -> bool:
-    """A complex32 tensor off the meta device, or ``dtype=complex32`` (factories, sum's
-    dtype) with no meta device named."""
+# ops whose TensorIterator dispatches on the dtype even with no elements; the other kernels
+# return early for empty inputs, before their dtype dispatch
+_EVEN_EMPTY = frozenset(("angle", "lerp", "lerp_", "addcdiv", "addcdiv_", "nan_to_num",
+                         "nan_to_num_", "im2col", "linalg_vecdot"))
+
+
+def _has_c32(args, kwargs, empty_too=True) -> bool:
+    """A complex32 tensor off the meta device (with elements, unless ``empty_too``), or
+    ``dtype=complex32`` (factories, sum's dtype) with no meta device named."""
     from ..core.dtypes import complex32
     dtype_asked = False
     for a in (*args, *kwargs.values()):
         if a is complex32:
             dtype_asked = True
         elif getattr(a, "_dtype", None) is complex32 and a._device.type != "meta":
+            if empty_too or 0 not in a._sizes:
+                return True
+        elif type(a) in (list, tuple) and _has_c32(a, {}, empty_too):   # (TensorLists)
             return True
     if dtype_asked:
         device = kwargs.get("device")
         return getattr(device, "type", device) != "meta"
     return False
+
+
+def _swap_c32(value, to_wide: bool):
+    """Tensors (nested in lists and tuples) converted complex32 -> complex64 (``to_wide``),
+    or complex64 -> complex32 and float32 -> float16 back."""
+    from ..core import dtypes as dt
+    from .factory import to_copy
+    d = getattr(value, "_dtype", None)
+    if d is not None:
+        if to_wide:
+            return to_copy(value, dt.complex64) if d is dt.complex32 else value
+        if d is dt.complex64:
+            return to_copy(value, dt.complex32)
+        return to_copy(value, dt.float16) if d is dt.float32 else value
+    if type(value) in (list, tuple):
+        return type(value)(_swap_c32(v, to_wide) for v in value)
+    if isinstance(value, tuple) and hasattr(value, "_fields"):    # torch.return_types
+        return type(value)(*(_swap_c32(v, to_wide) for v in value))
+    return value
+
+
+def _empty_call(name, fn, args, kwargs):
+    """A refused op on complex32 inputs that are all empty: torch's kernel returns before its
+    dtype dispatch, so the result is computed in complex64 and narrowed (no element
+    rounds). ``mean`` still divides, and its division refuses."""
+    if name == "mean":
+        raise NotImplementedError("\"div_cpu\" not implemented for 'ComplexHalf'")
+    if any(getattr(a, "_dtype", None) is not None and a is kwargs.get("out") for a in
+           kwargs.values()):
+        return fn(*args, **kwargs)
+    wide = fn(*_swap_c32(args, True), **_swap_c32(kwargs, True))
+    return _swap_c32(wide, False)
 
 
 def _matmul_kernel_name(args) -> str:
@@ -247,9 +313,11 @@ def guard(qualname: str, fn):
     name = qualname.split("::", 1)[-1]
     if name.split(".", 1)[0] == "matmul":
         def guarded_matmul(*args, **kwargs):
-            if _has_c32(args, kwargs):
+            if _has_c32(args, kwargs, False):
                 raise NotImplementedError(f"\"{_matmul_kernel_name(args)}\" not implemented "
                                           "for 'ComplexHalf'")
+            if _has_c32(args, kwargs):
+                return _empty_call(name, fn, args, kwargs)
             return fn(*args, **kwargs)
         guarded_matmul.__wrapped__ = fn
         return guarded_matmul
@@ -258,11 +326,28 @@ def guard(qualname: str, fn):
         kernel_name = REFUSED.get(name.split(".", 1)[0])
     if kernel_name is None:
         return fn
-    message = f"\"{kernel_name}\" not implemented for 'ComplexHalf'"
+    if callable(kernel_name):     # the message depends on the arguments
+        def guarded_call(*args, **kwargs):
+            if _has_c32(args, kwargs):
+                error, message = kernel_name(args)
+                raise error(message)
+            return fn(*args, **kwargs)
+        guarded_call.__wrapped__ = fn
+        return guarded_call
+    empty_too = True
+    if isinstance(kernel_name, tuple):
+        error, message = kernel_name
+    else:
+        error, message = NotImplementedError, f"\"{kernel_name}\" not implemented for 'ComplexHalf'"
+        empty_too = name.split(".", 1)[0] in _EVEN_EMPTY
+
+    base = name.split(".", 1)[0]
 
     def guarded(*args, **kwargs):
-        if _has_c32(args, kwargs):
-            raise NotImplementedError(message)
+        if _has_c32(args, kwargs, empty_too):
+            raise error(message)
+        if not empty_too and _has_c32(args, kwargs):
+            return _empty_call(base, fn, args, kwargs)
         return fn(*args, **kwargs)
     guarded.__name__ = getattr(fn, "__name__", name)
     guarded.__wrapped__ = fn

@@ -31,6 +31,7 @@ from ..core.checks import check
 from ..core.devices import CPU as _CPU
 from ..core.storage import UntypedStorage
 from ..core.tensor_impl import contiguous_strides, make_tensor, numel_of
+from . import complex32 as _c32
 from . import views
 from .broadcast import broadcast_pair
 from .factory import _allocator, empty
@@ -2261,7 +2262,12 @@ def _matrix_norm_impl(A, ord, dim, keepdim, dtype, out):
     result = _result_or_out(out, shape, real, A._device)
     if _is_meta(A):
         return result if out is None else _written(result)
-    arr = A._array().astype(base.np, copy=False)
+    if A._dtype is dt.complex32 or base is dt.complex32:   # Note [complex32]
+        check(ord not in ("nuc", 2, -2), lambda: (
+            f"{fname}: Low precision dtypes not supported. Got ComplexHalf"))
+        arr = _c32.narrow(A._array())
+    else:
+        arr = A._array().astype(base.np, copy=False)
     arr = np.moveaxis(arr, (d0, d1), (-2, -1))
     compute = np.float32 if base.name in _HALF_TYPES else None
     with np.errstate(all="ignore"):
