@@ -89,14 +89,15 @@ def test_classification_rules_have_reasons():
     assert te.excuse(_snippet(">>> torch.ones(2, device='cuda')\n")) == "needs CUDA/MPS"
     assert te.not_run(_snippet(">>> torch.save(x, 'x.pt')\n")) == "needs files"
     assert te.not_run(_snippet(">>> torch.ones(2)  # doctest: +SKIP\n")) == "doctest +SKIP"
-    assert te.not_run(_snippet(">>> torch.ones(2).to_sparse()\n")) is None
-    assert te.excuse(_snippet(">>> torch.ones(2).to_sparse()\n")).startswith("issue 16")
+    float8 = ">>> torch.ones(2).to(torch.float8_e4m3fn)\n"
+    assert te.not_run(_snippet(float8)) is None
+    assert te.excuse(_snippet(float8)).startswith("torch-only")
     assert te.classify(_snippet(">>> torch.ones(2)\n")) is None
     # an excused snippet that agrees counts as agreeing
     [(_, outcome, _)] = te.evaluate([_snippet(">>> torch.ones(2).is_conj()\n")])
     assert outcome == "agree"
-    [(_, outcome, _)] = te.evaluate([_snippet(">>> torch.ones(2).to_sparse()\n")])
-    assert outcome == "excused: issue 16: sparse layouts"
+    [(_, outcome, _)] = te.evaluate([_snippet(float8)])
+    assert outcome == "excused: torch-only: runtime/storage internals"
 
 
 # ---------------------------------------------------------------- fixes the corpus found

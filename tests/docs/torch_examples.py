@@ -115,7 +115,6 @@ SOURCE_RULES = [
     (r"torch\.jit|torch\.compile|torch\._dynamo|torch\.fx|torch\.export|torch\.library",
      "torch-only: compiler/jit"),
     (r"quantiz|qint|quint", "torch-only: quantization"),
-    (r"sparse|to_sparse|coo|csr|csc|bsr|bsc", "issue 16: sparse layouts"),
     (r"names=|\.refine_names|\.align_to|\.rename\(|\.names\b", "torch-only: named tensors"),
     (r"nested", "torch-only: nested tensors"),
     (r"distributed|dist\.", "torch-only: distributed"),

@@ -703,8 +703,8 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
             raise _sparse.numpy_error(self)
         if force:
             t = _resolved(self.detach().to("cpu"))
-            if t._dtype is dt.bfloat16:
-                raise TypeError("Got unsupported ScalarType BFloat16")
+            if t._dtype is dt.bfloat16 or t._dtype is dt.complex32:
+                raise TypeError(f"Got unsupported ScalarType {t._dtype._scalar_name}")
             return np.asarray(ArrayExport(t))
         check(self._device.type == "cpu", lambda: (
             f"can't convert {self._device.type} device type tensor to numpy. Use Tensor.cpu() to "
@@ -717,8 +717,8 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
                   "bit set. Use tensor.resolve_conj().numpy() instead.")
             raise RuntimeError("Can't call numpy() on Tensor that has negative bit set. Use "
                                "tensor.resolve_neg().numpy() instead.")
-        if self._dtype is dt.bfloat16:
-            raise TypeError("Got unsupported ScalarType BFloat16")
+        if self._dtype is dt.bfloat16 or self._dtype is dt.complex32:   # (no NumPy type)
+            raise TypeError(f"Got unsupported ScalarType {self._dtype._scalar_name}")
         if 0 in self._sizes:
             return np.empty(self._sizes, self._dtype.np)
         return np.asarray(ArrayExport(self))
@@ -795,6 +795,10 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
         if not sizes:
             raise RuntimeError("unflatten: sizes must be non-empty")
         return _gen_methods.TensorMethods.unflatten(self, dim, sizes)
+
+    def to_sparse_coo(self):
+        """A COO copy (``to_sparse()``; torch's Python method)."""
+        return self.to_sparse()
 
     def storage(self):
         """The tensor's storage as a (deprecated) TypedStorage of its dtype."""

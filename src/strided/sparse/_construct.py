@@ -90,6 +90,8 @@ def sparse_coo_tensor(indices, values=_MISSING, size=None, *, dtype=None, device
     if isinstance(device, (str, int)):
         device = _device(device)
     check = _CHECK[0] if check_invariants is None else check_invariants
+    if device is not None and device.type == "cuda":
+        raise RuntimeError("PyTorch is not linked with support for cuda devices")
     if values is _MISSING:
         if not _is_size(indices) and not isinstance(indices, S.Size):
             raise TypeError("sparse_coo_tensor() missing required argument 'values'")
