@@ -8,7 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from conftest import assert_same, check
+from conftest import assert_same, check, hyp
+from hypothesis import given
+from hypothesis import strategies as st
 
 import strided
 
@@ -530,11 +532,6 @@ def test_values_gradient():
 
 # ------------------------------------------------------------------ random shapes
 
-from hypothesis import given  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-from conftest import hyp  # noqa: E402
-
-
 @hyp(40)
 @given(batch=st.lists(st.integers(1, 3), max_size=1), rows=st.integers(0, 3),
        cols=st.integers(0, 3), bh=st.integers(1, 2), bw=st.integers(1, 2),
@@ -557,3 +554,9 @@ def test_random_round_trips(batch, rows, cols, bh, bw, dense, layout, seed):
                           else t.to_sparse_bsr(blocksize)),)
         return out
     check(recipe)
+
+
+def test_sparse_sparse_products():
+    check(lambda m: comps(_mat(m).to_sparse_csr() @ _mat(m, shape=(6, 4), seed=2)
+                          .to_sparse_csr()))
+    check(lambda m: comps(m.mm(_mat(m).to_sparse_csr(), m.zeros(6, 2).to_sparse_csr())))
