@@ -190,7 +190,7 @@ _DTYPE_TO_STORAGE_NAME = {
 }
 _STORAGE_NAME_TO_DTYPE = {v: k for k, v in _DTYPE_TO_STORAGE_NAME.items()}
 _STORAGE_TYPES = {name: StorageType(name) for name in _STORAGE_NAME_TO_DTYPE}
-_V3_DTYPES = (_dt.uint16, _dt.uint32, _dt.uint64)
+_V3_DTYPES = (_dt.uint16, _dt.uint32, _dt.uint64, _dt.complex32)
 
 
 class _StorageRef:

@@ -337,6 +337,8 @@ def run(op: Op, out, inputs, params):
             return result
         ins = [a if a.__class__ is np.ndarray else _scalar_in(a, ct, op.scalar_opmath)
                for a in arrays[1:]]
+        if ct.is_complex and any(o.dtype is dt.complex32 for o in it.operands):
+            ins = [_c32.numeric(a) for a in ins]     # (complex32 meeting a wider type)
         target = arrays[0]
         if (ct is dt.float16 or ct is dt.bfloat16) and target.dtype != ct.np and \
                 op.kind not in _BOOL_KINDS:
@@ -1505,6 +1507,15 @@ def abs_out(self, out):
     if self._dtype.is_complex and not out._dtype.is_complex:
         real = self._dtype.to_real()
         check(real.category <= out._dtype.category, lambda: (
+    if self._dtype is dt.complex32 and not out._dtype.is_complex:
+        # (the magnitudes as ``abs`` computes them, then torch's out= cast rules)
+        from .copy import copy_
+        real = abs(self)
+        check(real._dtype.category <= out._dtype.category, lambda: (
+            f"result type {real._dtype._scalar_name} can't be cast to the desired output "
+            f"type {out._dtype._scalar_name}"))
+        resize_output(out, real._sizes)
+        return copy_(out, real)
             f"result type {real._scalar_name} can't be cast to the desired output type "
             f"{out._dtype._scalar_name}"))
         tmp = run(_ABS, None, (self,), ())
@@ -1611,6 +1622,13 @@ def _where(condition, self, other, out):
     if out is not None:
         out._vc[0] += 1
     return result
+        if ct is dt.complex32 or ct.is_complex and any(o.dtype is dt.complex32 for o in
+                                                       it.operands):
+            # Note [complex32]: the values as complex64, each rounded to ct first
+            _write(arrays[0], np.where(c, _as_ct(_c32.numeric(a), ct), _as_ct(_c32.numeric(b), ct)))
+            if out is not None:
+                out._vc[0] += 1
+            return result
 
 
 def _clamp_compute(out, ins, ct, has_min, has_max):
@@ -1807,7 +1825,13 @@ def _addc(self, t1, t2, value, out, divide: bool):
         raise RuntimeError(f"value cannot be converted to type {_C_VALUE_TYPES[ct.name]} "
                            f"without overflow")
     result = it.output(0)
-    if it.numel and not it.is_meta:
+    if it.numel and not it.is_meta and ct is dt.complex32:
+        # Note [complex32]: torch's loop in c10::complex<Half>, rounding after each operation
+        arrays = it.arrays()
+        a, b, c = (_as_ct(x, ct) for x in arrays[1:])
+        with np.errstate(all="ignore"):
+            _write(arrays[0], a + _c32.narrow(_c32.narrow(_c32.scalar(value) * b) * c))
+    elif it.numel and not it.is_meta:
         arrays = it.arrays()
         a, b, c = (_as_ct(x, ct) for x in arrays[1:])
         v = _opmath(ct).type(value) if ct.category >= dt.FLOAT else _scalar_as(value, ct)

@@ -85,7 +85,7 @@ def check_scalar_fits(value, dtype, numel: int = 2) -> None:
         # the range of torch's Scalar (int64, or uint64 for large positives)
         raise OverflowError("can't convert negative int to unsigned" if value < 0 else
                             "int too big to convert")
-    if dtype is dt.bool_:
+    if dtype is dt.bool_ or dtype is dt.complex32:   # (c10::complex<Half> converts unchecked)
         return
     check_reduced = numel != 1
     if not check_reduced and dtype.itemsize == 2 and dtype.category == dt.FLOAT:

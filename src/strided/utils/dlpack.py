@@ -167,7 +167,8 @@ def _export_keeper(t, readonly: bool):
     through NumPy (which has no DLPack code for it); the struct's dtype is rewritten
     afterwards. See Note [DLPack lifetimes].
     """
-    np_dtype = np.dtype(np.uint16) if t._dtype is dt.bfloat16 else None
+    np_dtype = np.dtype(np.uint16) if t._dtype is dt.bfloat16 else \
+        np.dtype(np.uint32) if t._dtype is dt.complex32 else None   # (complex32 likewise)
     return ArrayExport(t, readonly, np_dtype)
 
 
@@ -180,7 +181,7 @@ _DL_CODE = {
     dt.int8: kDLInt, dt.int16: kDLInt, dt.int32: kDLInt, dt.int64: kDLInt,
     dt.float16: kDLFloat, dt.float32: kDLFloat, dt.float64: kDLFloat,
     dt.bfloat16: kDLBfloat,
-    dt.complex64: kDLComplex, dt.complex128: kDLComplex,
+    dt.complex64: kDLComplex, dt.complex128: kDLComplex, dt.complex32: kDLComplex,
 }
 _FROM_DL = {(code, d.itemsize * 8): d for d, code in _DL_CODE.items()}
 _CODE_NAMES = {kDLInt: "kDLInt", kDLUInt: "kDLUInt", kDLFloat: "kDLFloat",
