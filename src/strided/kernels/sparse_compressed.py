@@ -1394,10 +1394,51 @@ def _spmm(mat1, mat2, self_title="Strided"):
     return np.ascontiguousarray(out_t.T)
 
 
+def _np_csr_spgemm(ca, pa, va, cb, pb, vb, nrows):
+    """CSR @ CSR in Gustavson's order: row i's columns come in the order they first appear
+    while A's row i is scanned in storage order and, for each of its entries (i, k), B's
+    row k; products add up in that same order (as torch's CPU kernel leaves them)."""
+    ca = ca.astype(np.int64)
+    cb = cb.astype(np.int64)
+    a_rows = np.repeat(np.arange(nrows), np.diff(ca))
+    k = pa.astype(np.int64)
+    lens = cb[k + 1] - cb[k]
+    total = int(lens.sum())
+    if total == 0:
+        return np.zeros(nrows + 1, np.int64), np.zeros(0, np.int64), np.zeros(0, va.dtype)
+    starts = np.repeat(cb[k], lens)
+    offs = np.arange(total) - np.repeat(np.cumsum(lens) - lens, lens)
+    bpos = starts + offs
+    rows = np.repeat(a_rows, lens)
+    cols = pb.astype(np.int64)[bpos]
+    prods = np.repeat(va, lens) * vb[bpos]
+    ncols = int(cols.max()) + 1
+    key = rows * ncols + cols
+    ukey, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    inv = inv.reshape(-1)
+    sums = np.zeros(ukey.size, prods.dtype)
+    np.add.at(sums, inv, prods)
+    order = np.lexsort((first, ukey // ncols))     # by row, then by first appearance
+    out_rows = (ukey // ncols)[order]
+    cidx = np.zeros(nrows + 1, np.int64)
+    np.cumsum(np.bincount(out_rows, minlength=nrows), out=cidx[1:])
+    return cidx, (ukey % ncols)[order], sums[order]
+
+
 def _mm_compressed(self, mat2):
     S = _S()
     if _is_compressed(self) and _is_compressed(mat2):
         _check_mm_args(self, mat2)
+        if self._sparse.layout is layouts.sparse_csr and \
+                mat2._sparse.layout is layouts.sparse_csr and self._dtype.name in _MM_DTYPES:
+            ca, pa, va, _ = _normal(self)
+            cb, pb, vb, _ = _normal(mat2)
+            cidx, pidx, vals = _np_csr_spgemm(ca[0], pa[0], va.reshape(-1), cb[0], pb[0],
+                                              vb.reshape(-1), self._sizes[0])
+            return _from_normal(layouts.sparse_csr, cidx[None], pidx[None],
+                                vals.reshape(1, -1, 1, 1), (),
+                                (self._sizes[0], mat2._sizes[1]), self._dtype, self._device,
+                                self._sparse.compressed_indices._dtype)
         dense = S.mm(self._to_dense(), mat2._to_dense())
         return dense_to_sparse_csr(dense) if self._sparse.layout is layouts.sparse_csr else \
             dense._to_sparse(layout=self._sparse.layout, blocksize=_blocksize_of(self))
