@@ -1504,9 +1504,6 @@ def abs_(self):
 
 
 def abs_out(self, out):
-    if self._dtype.is_complex and not out._dtype.is_complex:
-        real = self._dtype.to_real()
-        check(real.category <= out._dtype.category, lambda: (
     if self._dtype is dt.complex32 and not out._dtype.is_complex:
         # (the magnitudes as ``abs`` computes them, then torch's out= cast rules)
         from .copy import copy_
@@ -1516,6 +1513,9 @@ def abs_out(self, out):
             f"type {out._dtype._scalar_name}"))
         resize_output(out, real._sizes)
         return copy_(out, real)
+    if self._dtype.is_complex and not out._dtype.is_complex:
+        real = self._dtype.to_real()
+        check(real.category <= out._dtype.category, lambda: (
             f"result type {real._scalar_name} can't be cast to the desired output type "
             f"{out._dtype._scalar_name}"))
         tmp = run(_ABS, None, (self,), ())
@@ -1612,6 +1612,13 @@ def _where(condition, self, other, out):
     if it.numel and not it.is_meta:
         arrays = it.arrays()
         c, a, b = arrays[1:]
+        if ct is dt.complex32 or ct.is_complex and any(o.dtype is dt.complex32 for o in
+                                                       it.operands):
+            # Note [complex32]: the values as complex64, each rounded to ct first
+            _write(arrays[0], np.where(c, _as_ct(_c32.numeric(a), ct), _as_ct(_c32.numeric(b), ct)))
+            if out is not None:
+                out._vc[0] += 1
+            return result
         a = _as_ct(a, ct) if not isinstance(a, np.ndarray) else a
         b = _as_ct(b, ct) if not isinstance(b, np.ndarray) else b
         if isinstance(a, np.ndarray) and a.dtype != ct.np:
@@ -1622,13 +1629,6 @@ def _where(condition, self, other, out):
     if out is not None:
         out._vc[0] += 1
     return result
-        if ct is dt.complex32 or ct.is_complex and any(o.dtype is dt.complex32 for o in
-                                                       it.operands):
-            # Note [complex32]: the values as complex64, each rounded to ct first
-            _write(arrays[0], np.where(c, _as_ct(_c32.numeric(a), ct), _as_ct(_c32.numeric(b), ct)))
-            if out is not None:
-                out._vc[0] += 1
-            return result
 
 
 def _clamp_compute(out, ins, ct, has_min, has_max):
