@@ -466,3 +466,34 @@ def test_deepcopy():
         c = copy.deepcopy(s)
         return c, c is s, c._values().data_ptr() == s._values().data_ptr()
     chk(recipe)
+
+
+# ------------------------------------------------------------------------------ meta
+
+def _meta(m):
+    return m.sparse_coo_tensor(m.zeros(2, 3, dtype=m.long, device="meta"),
+                               m.zeros(3, device="meta"), (4, 5))
+
+
+@pytest.mark.parametrize("recipe", [
+    lambda m: _meta(m),
+    lambda m: m.empty(2, 3, layout=m.sparse_coo, device="meta"),
+    lambda m: (_meta(m)._nnz(), _meta(m).is_coalesced(), _meta(m).sparse_dim()),
+    lambda m: _meta(m) + _meta(m),
+    lambda m: _meta(m).t(),
+    lambda m: _meta(m).clone(),
+    lambda m: _meta(m).to(m.float64),
+    lambda m: m.zeros_like(_meta(m)),
+    lambda m: _meta(m).sum(),
+    lambda m: (_meta(m)._indices(), _meta(m)._values()),
+    lambda m: _meta(m).coalesce(),
+    lambda m: _meta(m).to_dense(),
+])
+def test_meta(recipe):
+    errs = []
+    for mod in (strided, torch):
+        try:
+            errs.append(("ok", repr(recipe(mod))))
+        except NotImplementedError as e:
+            errs.append(("missing", str(e).split(" backend.")[0]))
+    assert errs[0] == errs[1]

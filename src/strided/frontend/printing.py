@@ -415,6 +415,16 @@ def sparse_repr(t, *, prefix: str = "tensor(") -> str:
         suffixes.append("requires_grad=True")
     if sp.indices is None:
         return _with_suffixes(text, suffixes, indent)
-    # torch starts a COO tensor's suffixes on a new line
-    first = suffixes[0]
-    return _with_suffixes(text + ",\n" + " " * indent + first, suffixes[1:], indent)
+    # torch starts a COO tensor's suffixes on a new line (its _add_suffixes with
+    # force_newline: the line then counts from the indent)
+    pieces = [text, ",\n" + " " * indent + suffixes[0]]
+    tail = indent + len(suffixes[0])
+    for suffix in suffixes[1:]:
+        if tail + len(suffix) + 2 > _OPTS.linewidth:
+            pieces.append(",\n" + " " * indent + suffix)
+            tail = indent + len(suffix)
+        else:
+            pieces.append(", " + suffix)
+            tail += len(suffix) + 2
+    pieces.append(")")
+    return "".join(pieces)

@@ -1305,6 +1305,49 @@ def _local_scalar_sparse(self):
         self._dtype.np.type(0).item()
 
 
+# ------------------------------------------------------------------- meta (SparseMeta)
+# torch's meta kernels of the sparse ops know shapes, not entries: their results have no
+# entries (nnz 0) with the right size, dims and dtype
+
+def _meta_result(self, sizes=None, dtype=None):
+    sp = self._sparse
+    sizes = self._sizes if sizes is None else tuple(sizes)
+    return sparse_coo_tensor_with_dims(sp.sparse_dim, sp.dense_dim, sizes,
+                                       dtype or self._dtype, None, self._device)
+
+
+def add_sparse_meta(self, other, alpha=1):
+    S = _S()
+    if not isinstance(other, S.Tensor) or not _is_coo(other) or not _is_coo(self):
+        return add_sparse(self, other, alpha)
+    check(self._sizes == other._sizes, lambda: (
+        f"add: expected 'self' and 'other' to have same size, but self has size "
+        f"{list(self._sizes)} while other has size {list(other._sizes)} (FYI: dense-sparse "
+        f"addition does not currently support broadcasting)"))
+    return _meta_result(self, dtype=dt.promote_types(self._dtype, other._dtype))
+
+
+def transpose_sparse_meta(self, dim0, dim1):
+    ndim = len(self._sizes)
+    d0, d1 = maybe_wrap_dim(dim0, ndim), maybe_wrap_dim(dim1, ndim)
+    sizes = list(self._sizes)
+    sizes[d0], sizes[d1] = sizes[d1], sizes[d0]
+    return _meta_result(self, sizes)
+
+
+def t_sparse_meta(self):
+    return transpose_sparse_meta(self, 0, 1) if len(self._sizes) == 2 else _meta_result(self)
+
+
+def clone_sparse_meta(self, memory_format=None):
+    return _meta_result(self)
+
+
+def to_copy_sparse_meta(self, dtype=None, layout=None, device=None, pin_memory=None,
+                        non_blocking=False, memory_format=None):
+    return _meta_result(self, dtype=dtype)
+
+
 # -------------------------------------------------------------------------- registrations
 
 DISPATCH = []
@@ -1322,6 +1365,7 @@ for _name, (_k, _k_) in _unary_kernels.items():
 
 _BOTH = ("SparseCPU", "SparseMeta")
 _row("aten::add.Tensor", add_sparse)
+_row("aten::add.Tensor", add_sparse_meta, ("SparseMeta",))
 _row("aten::add_.Tensor", add_sparse_)
 _row("aten::sub.Tensor", sub_sparse)
 _row("aten::sub_.Tensor", sub_sparse_)
@@ -1331,17 +1375,21 @@ _row("aten::div.Tensor", div_sparse)
 _row("aten::div.Tensor_mode", div_sparse)
 _row("aten::sum", sum_coo, _BOTH)
 _row("aten::sum.dim_IntList", sum_sparse_coo_dim)
-_row("aten::transpose.int", transpose_sparse, _BOTH)
-_row("aten::t", t_sparse, _BOTH)
+_row("aten::transpose.int", transpose_sparse)
+_row("aten::transpose.int", transpose_sparse_meta, ("SparseMeta",))
+_row("aten::t", t_sparse)
+_row("aten::t", t_sparse_meta, ("SparseMeta",))
 _row("aten::narrow_copy", narrow_copy_sparse)
 _row("aten::index_select", index_select_sparse)
 _row("aten::mm", mm_sparse)
 _row("aten::addmm", addmm_sparse)
 _row("aten::matmul", matmul_sparse)
 _row("aten::mv", mv_sparse)
-_row("aten::clone", clone_sparse, _BOTH)
+_row("aten::clone", clone_sparse)
+_row("aten::clone", clone_sparse_meta, ("SparseMeta",))
 _row("aten::detach", detach_sparse, _BOTH)
-_row("aten::_to_copy", to_copy_sparse, _BOTH)
+_row("aten::_to_copy", to_copy_sparse)
+_row("aten::_to_copy", to_copy_sparse_meta, ("SparseMeta",))
 _row("aten::empty_like", empty_like_sparse, _BOTH)
 _row("aten::zeros_like", zeros_like_sparse, _BOTH)
 _row("aten::zero_", zero_sparse_, _BOTH)
@@ -1369,7 +1417,7 @@ def sparse_factory(size, dtype, layout, device, name="empty"):
         return sparse_coo_tensor_with_dims(len(size), 0, tuple(size), dtype, None, device)
     fn = COMPRESSED_FACTORY.get(layout)
     check(fn is not None, lambda: f"strided supports only the strided layout, got {layout}")
-    return fn(tuple(size), dtype, device)
+    return fn(tuple(size), dtype, device, name)
 
 
 def embedding_sparse_grad(grad, indices, num_weights, padding_idx, scale_grad_by_freq):
