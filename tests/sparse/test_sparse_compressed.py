@@ -560,3 +560,17 @@ def test_sparse_sparse_products():
     check(lambda m: comps(_mat(m).to_sparse_csr() @ _mat(m, shape=(6, 4), seed=2)
                           .to_sparse_csr()))
     check(lambda m: comps(m.mm(_mat(m).to_sparse_csr(), m.zeros(6, 2).to_sparse_csr())))
+
+
+def test_meta_compressed_tensors():
+    def meta(m):
+        return m.sparse_csr_tensor([0, 1, 2], [0, 1], [1., 2], (2, 2), device="meta")
+
+    def shape_of(r):
+        return (str(r.layout), r.shape, r.dtype, str(r.device), repr(r))
+    for op in (lambda c: c.t(), lambda c: c.clone(), lambda c: c.detach(), lambda c: c.sin(),
+               lambda c: -c, lambda c: c.to(c.values().dtype), lambda c: c * 2,
+               lambda c: c + c, lambda c: c.to_dense(), lambda c: c.sum(),
+               lambda c: c.values()):
+        check(lambda m, op=op: shape_of(op(meta(m))))
+    check(lambda m: meta(m)._nnz())

@@ -819,6 +819,8 @@ def sparse_compressed_to_sparse_bsc(self, blocksize, dense_dim=None):
 
 def sparse_compressed_to_dense(self, dtype=None, masked_grad=None):
     check(dtype is None, lambda: "dtype argument is not supported by sparse_csr_to_dense")
+    if self._device.type == "meta":
+        return empty(self._sizes, self._dtype, None, self._device)
     ci, pi, v, batch = _normal(self)
     nb = len(batch)
     arr = _np_compressed_to_dense(ci, pi, v, batch, self._sizes[nb], self._sizes[nb + 1],
@@ -1048,6 +1050,9 @@ def _conj_physical_compressed(self):
 
 def _same_pattern(a, b) -> bool:
     pa, pb = a._sparse, b._sparse
+    if a._device.type == "meta":
+        # no indices to compare: the shapes decide (a meta result is shape-only)
+        return pa.layout is pb.layout and pa.values._sizes == pb.values._sizes
     return (pa.layout is pb.layout and a._sizes == b._sizes
             and pa.plain_indices._sizes == pb.plain_indices._sizes
             and np.array_equal(pa.compressed_indices._array(), pb.compressed_indices._array())
@@ -1597,6 +1602,7 @@ def _iter_rows():
 
 DISPATCH: list = []
 _KEYS = ("SparseCsrCPU",)
+_BOTH = ("SparseCsrCPU", "SparseCsrMeta")    # kernels that work on meta members too
 
 
 def _row(qualname, fn, keys=_KEYS):
@@ -1606,31 +1612,31 @@ def _row(qualname, fn, keys=_KEYS):
 
 for _name in _UNARY:
     _k, _k_ = _unary_kernel(_name)
-    _row(f"aten::{_name}", _k)
-    _row(f"aten::{_name}_", _k_)
+    _row(f"aten::{_name}", _k, _BOTH)
+    _row(f"aten::{_name}_", _k_, _BOTH)
 for _name in _UNARY_NO_INPLACE:
-    _row(f"aten::{_name}", _unary_kernel(_name)[0])
+    _row(f"aten::{_name}", _unary_kernel(_name)[0], _BOTH)
 
-_row("aten::_conj_physical", _conj_physical_compressed)
-_row("aten::values", _values_compressed)
-_row("aten::_nnz", _nnz_compressed)
-_row("aten::sparse_dim", _sparse_dim_compressed)
-_row("aten::dense_dim", _dense_dim_compressed)
-_row("aten::_to_dense", sparse_compressed_to_dense)
+_row("aten::_conj_physical", _conj_physical_compressed, _BOTH)
+_row("aten::values", _values_compressed, _BOTH)
+_row("aten::_nnz", _nnz_compressed, _BOTH)
+_row("aten::sparse_dim", _sparse_dim_compressed, _BOTH)
+_row("aten::dense_dim", _dense_dim_compressed, _BOTH)
+_row("aten::_to_dense", sparse_compressed_to_dense, _BOTH)
 _row("aten::_to_sparse", sparse_compressed_to_sparse)
 _row("aten::_to_sparse.sparse_dim", sparse_compressed_to_sparse_sparse_dim)
-_row("aten::clone", _clone_compressed)
-_row("aten::detach", _detach_compressed)
-_row("aten::_to_copy", _to_copy_compressed)
-_row("aten::transpose.int", _transpose_compressed)
-_row("aten::t", _t_compressed)
-_row("aten::add.Tensor", _add_compressed)
+_row("aten::clone", _clone_compressed, _BOTH)
+_row("aten::detach", _detach_compressed, _BOTH)
+_row("aten::_to_copy", _to_copy_compressed, _BOTH)
+_row("aten::transpose.int", _transpose_compressed, _BOTH)
+_row("aten::t", _t_compressed, _BOTH)
+_row("aten::add.Tensor", _add_compressed, _BOTH)
 _row("aten::add_.Tensor", _add_compressed_)
-_row("aten::mul.Tensor", _mul_compressed)
+_row("aten::mul.Tensor", _mul_compressed, _BOTH)
 _row("aten::mul_.Tensor", _mul_compressed_)
 _row("aten::zero_", _zero_compressed_)
 _row("aten::sparse_mask", _sparse_mask_compressed)
-_row("aten::sum", _sum_compressed)
+_row("aten::sum", _sum_compressed, _BOTH)
 _row("aten::sum.dim_IntList", _sum_dim_compressed)
 _row("aten::mm", _mm_compressed)
 _row("aten::addmm", _addmm_compressed)
