@@ -455,3 +455,71 @@ def test_inference_tensors_in_threads():
         results["here"] = strided.ones(2).is_inference()
     assert results == {"other": False, "here": True}
     assert not strided.ones(2).is_inference()
+
+
+# -- torch's order for ties: sort (stable or not), argsort, msort, topk, kthvalue, mode ------
+
+_TIE_DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+               "float32", "float64"]
+
+
+@st.composite
+def _tied_rows(draw):
+    dtype = draw(st.sampled_from(_TIE_DTYPES))
+    n = draw(st.sampled_from([1, 2, 5, 16, 17, 24, 40, 70, 130]))
+    rows = draw(st.integers(1, 3))
+    levels = draw(st.integers(1, 4))
+    vals = np.array(draw(st.lists(st.integers(0, levels - 1), min_size=rows * n,
+                                  max_size=rows * n)), dtype=np.float64).reshape(rows, n)
+    if dtype.startswith(("float", "bfloat")) and draw(st.booleans()):
+        nan = np.array(draw(st.lists(st.booleans(), min_size=rows * n, max_size=rows * n)))
+        vals[nan.reshape(rows, n)] = np.nan
+    transpose = draw(st.booleans())
+    return dtype, vals, transpose
+
+
+def _tied(m, dtype, vals, transpose):
+    t = m.from_numpy(vals.copy()).to(getattr(m, dtype))
+    return t.t() if transpose else t
+
+
+@hyp(60)
+@given(case=_tied_rows(), descending=st.booleans(), stable=st.sampled_from([False, True, None]))
+def test_sort_tie_order(case, descending, stable):
+    dtype, vals, transpose = case
+    dim = 0 if transpose else -1
+    kw = {} if stable is None else {"stable": stable}
+    check(lambda m: tuple(m.sort(_tied(m, dtype, vals, transpose), dim=dim,
+                                 descending=descending, **kw)))
+    check(lambda m: m.argsort(_tied(m, dtype, vals, transpose), dim=dim,
+                              descending=descending))
+    check(lambda m: tuple(_tied(m, dtype, vals, transpose).sort(dim, descending)))
+    if transpose:
+        check(lambda m: m.msort(_tied(m, dtype, vals, transpose)))
+
+
+@hyp(60)
+@given(case=_tied_rows(), data=st.data())
+def test_topk_kthvalue_mode_tie_order(case, data):
+    dtype, vals, transpose = case
+    dim = 0 if transpose else -1
+    n = vals.shape[-1]
+    k = data.draw(st.sampled_from(sorted({1, 2, max(1, n // 64), max(1, n // 2), n})))
+    largest, srt = data.draw(st.booleans()), data.draw(st.booleans())
+    check(lambda m: tuple(m.topk(_tied(m, dtype, vals, transpose), k, dim=dim, largest=largest,
+                                 sorted=srt)))
+    check(lambda m: tuple(m.kthvalue(_tied(m, dtype, vals, transpose), k, dim=dim)))
+    check(lambda m: tuple(m.mode(_tied(m, dtype, vals, transpose), dim=dim)))
+    check(lambda m: tuple(m.median(_tied(m, dtype, vals, transpose), dim=dim)))
+
+
+def test_sort_ties_examples():
+    row = [1, 0] * 12                                      # 24 elements: past the insertion sort
+    for dtype in ("int64", "uint8", "float32", "bool"):
+        check(lambda m, d=dtype: tuple(m.sort(m.tensor(row).to(getattr(m, d)))))
+        check(lambda m, d=dtype: tuple(m.sort(m.tensor(row).to(getattr(m, d)), descending=True)))
+    nan_row = [float("nan"), 1.0, 0.0] * 8
+    check(lambda m: tuple(m.sort(m.tensor(nan_row))))
+    check(lambda m: tuple(m.sort(m.tensor(nan_row), descending=True)))
+    check(lambda m: tuple(m.topk(m.tensor(nan_row * 4), 1)))    # k * 64 <= n: partial_sort
+    check(lambda m: tuple(m.kthvalue(m.tensor(nan_row), 5)))

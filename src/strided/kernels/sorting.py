@@ -37,13 +37,13 @@ positions, which is what torch's sort gives for rows of up to 16 elements; longe
 rows holding NaN, are sorted as libstdc++'s ``std::sort`` does, Note [mode with NaN], up to
 ``_MODE_EXACT_LIMIT`` elements).
 
-torch leaves the rest to its introsort / nth_element / x86-simd-sort: ``sort(stable=False)``
-on rows longer than 16, ``topk``, ``kthvalue``, ``mode`` on inputs past that limit, and
-``nanmedian`` of an all-NaN row. There strided takes the stable choice (the element of the
-stable order: the first of equal values for ascending order and for ``topk``'s largest
-values); the values always match torch, the indices whenever the row has no ties.
-``topk(sorted=False)`` returns the same sorted result (torch's unsorted order is whatever its
-selection left behind).
+``sort(stable=False)`` (Note [sort's ties]), ``topk`` (Note [topk's ties]) and
+``kthvalue`` (Note [kthvalue's ties]) replay torch's std::sort / partial_sort /
+nth_element / quickselect steps on inputs up to a size limit. Past those limits, for
+``mode``, and for ``nanmedian`` of an all-NaN row, strided takes the stable choice (the
+element of the stable order: the first of equal values for ascending order and for
+``topk``'s largest values); the values always match torch, the indices whenever the row has
+no ties.
 
 Note [Outputs of kthvalue and mode]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -161,8 +161,8 @@ def _keepdim_shape(self, d):
 # -- sort / argsort / msort ------------------------------------------------------------------
 
 def _sort_impl(self, stable, dim, descending, values=None, indices=None, want_values=True):
-    # ``stable`` changes nothing: strided always sorts stably, which is one of the orders
-    # torch's unstable sort may give (Note [Which index for ties])
+    # Note [sort's ties]: the stable order, which is torch's for rows of up to 16 elements
+    # whatever ``stable`` says; unstable sorts of longer rows with ties replay std::sort
     ndim = len(self._sizes)
     d = maybe_wrap_dim(dim, ndim)
     if not _is_meta(self):
@@ -190,11 +190,58 @@ def _sort_impl(self, stable, dim, descending, values=None, indices=None, want_va
             _store(v, arr)
         _store(i, np.zeros((), np.int64))
         return v, i
-    order = _stable_order(_key(arr), d, descending)
+    key = _key(arr)
+    order = _stable_order(key, d, descending)
+    if not stable and arr.shape[d] > 16 and arr.size <= _SORT_EXACT_LIMIT:
+        order = _unstable_order(key, order, d, descending)
     if v is not None:
         _store(v, np.take_along_axis(arr, order, d))
     _store(i, order)
     return v, i
+
+
+# Note [sort's ties]
+# ~~~~~~~~~~~~~~~~~~
+# torch's CPU sort (without x86-simd-sort, as the CPU builds are) runs libstdc++'s
+# ``std::sort`` of each row's (value, index) pairs for ``stable=False`` (the default), and
+# ``std::stable_sort`` for ``stable=True``. std::sort is an introsort whose final pass is an
+# insertion sort, so rows of up to 16 elements come out in the stable order; a longer row
+# with tied values (NaNs tie with each other) comes out in the order of the introsort's
+# partitions. strided replays those partitions (``_stl_sort``, with torch's comparators: NaN
+# above every number) for such rows while the input is small, and keeps the stable order
+# (one of the orders an unstable sort may give) past ``_SORT_EXACT_LIMIT`` elements, where a
+# Python replay would cost too much. (1-D integer inputs of 32768 elements or more go
+# through fbgemm's stable radix sort in torch.)
+_SORT_EXACT_LIMIT = 1 << 14
+
+
+def _unstable_order(key: np.ndarray, order: np.ndarray, d: int, descending: bool):
+    """``order`` (the stable order along ``d``) with each row that holds ties replaced by
+    the order std::sort gives it (Note [sort's ties])."""
+    k = np.moveaxis(key, d, -1)
+    o = np.moveaxis(order, d, -1)
+    ranked = np.take_along_axis(k, o, -1)
+    tie = ranked[..., 1:] == ranked[..., :-1]
+    nan = _isnan(ranked)
+    if nan is not None:
+        tie |= nan[..., 1:] & nan[..., :-1]
+    rows = np.nonzero(tie.any(-1).reshape(-1))[0]
+    if not len(rows):
+        return order
+    flat_k = k.reshape(-1, k.shape[-1])
+    out = o.reshape(-1, o.shape[-1]).copy()
+    for r in rows.tolist():
+        vals = flat_k[r].tolist()
+        if nan is not None and nan.reshape(-1, k.shape[-1])[r].any():
+            # std::sort's comparator as a key: NaNs after (ascending) or before
+            # (descending) every number, equal to each other
+            items = [((1, 0) if x != x else (0, x), j) if not descending else
+                     ((0, 0) if x != x else (1, -x), j) for j, x in enumerate(vals)]
+        else:
+            items = [(-x if descending else x, j) for j, x in enumerate(vals)]
+        _stl_sort(items)
+        out[r] = [j for _, j in items]
+    return np.moveaxis(out.reshape(o.shape), -1, d)
 
 
 def sort_stable(self, stable=None, dim=-1, descending=False):
@@ -288,9 +335,8 @@ def _topk_impl(self, k, dim, largest, sorted, values, indices):
     if not numel_of(shape):
         return v, i
     arr = np.moveaxis(self._array(), d, -1)
-    if (arr.dtype.kind in "iu" and arr.size <= _KTH_EXACT_LIMIT
-            and k * 64 > arr.shape[-1]):                     # Note [topk's ties]
-        idx = _topk_torch_order(arr, k, largest, sorted)
+    if arr.size <= _KTH_EXACT_LIMIT:                          # Note [topk's ties]
+        idx = _topk_torch_order(_key(arr), k, largest, sorted)
         vals = np.take_along_axis(arr, idx, -1)
     else:
         vals, idx = _topk_np(arr, k, largest)
@@ -301,23 +347,59 @@ def _topk_impl(self, k, dim, largest, sorted, values, indices):
 
 # Note [topk's ties]
 # ~~~~~~~~~~~~~~~~~~
-# Unless k is small next to the row (k * 64 <= n: a partial sort), torch's CPU topk puts
-# each row's (value, index) pairs through libstdc++'s ``std::nth_element`` at k - 1 and,
-# when ``sorted``, ``std::sort`` of the k - 1 before it, then reports the first k. For
-# integer rows strided replays those steps (keys negated for ``largest``) on small inputs.
+# torch's CPU topk puts each row's (value, index) pairs through libstdc++'s
+# ``std::partial_sort`` of the first k when k is small next to the row (k * 64 <= n), else
+# through ``std::nth_element`` at k - 1 and, when ``sorted``, ``std::sort`` of the k - 1
+# before it; it reports the first k. Its comparators put NaN above every number. strided
+# replays those steps on small inputs (keys negated for ``largest``; a row holding NaN on
+# (rank, value) keys that order NaN as torch's comparator does).
 
-def _topk_torch_order(arr: np.ndarray, k: int, largest: bool, sorted: bool) -> np.ndarray:
-    rows = arr.reshape(-1, arr.shape[-1])
+def _topk_torch_order(key: np.ndarray, k: int, largest: bool, sorted: bool) -> np.ndarray:
+    rows = key.reshape(-1, key.shape[-1])
+    n = rows.shape[-1]
+    nan = _isnan(rows)
+    nan_rows = nan.any(-1).tolist() if nan is not None else [False] * rows.shape[0]
     out = np.empty((rows.shape[0], k), np.int64)
     for r, row in enumerate(rows.tolist()):
-        items = [(-x if largest else x, j) for j, x in enumerate(row)]
-        _stl_nth_element(items, k - 1)
-        if sorted and k > 2:
-            head = items[:k - 1]
-            _stl_sort(head)
-            items[:k - 1] = head
+        if nan_rows[r]:
+            items = [(((0, 0) if x != x else (1, -x)) if largest else
+                      ((1, 0) if x != x else (0, x)), j) for j, x in enumerate(row)]
+        else:
+            items = [(-x if largest else x, j) for j, x in enumerate(row)]
+        if k * 64 <= n:
+            _stl_partial_sort(items, k)
+        else:
+            _stl_nth_element(items, k - 1)
+            if sorted and k > 2:
+                head = items[:k - 1]
+                _stl_sort(head)
+                items[:k - 1] = head
         out[r] = [j for _, j in items[:k]]
-    return out.reshape(arr.shape[:-1] + (k,))
+    return out.reshape(key.shape[:-1] + (k,))
+
+
+def _stl_partial_sort(a: list, middle: int) -> None:
+    """libstdc++'s ``std::partial_sort(first, first + middle, last)`` of ``(key, index)``
+    pairs by ``key <``: a heap of the first ``middle``, each later pair that beats its top
+    swapped in, then the heap sorted."""
+    if middle >= 2:
+        parent = (middle - 2) // 2
+        while True:
+            _adjust_heap(a, 0, parent, middle, a[parent])
+            if parent == 0:
+                break
+            parent -= 1
+    for i in range(middle, len(a)):
+        if a[i][0] < a[0][0]:
+            value = a[i]
+            a[i] = a[0]
+            _adjust_heap(a, 0, 0, middle, value)
+    last = middle
+    while last > 1:
+        last -= 1
+        value = a[last]
+        a[last] = a[0]
+        _adjust_heap(a, 0, 0, last, value)
 
 
 def _stl_nth_element(a: list, nth: int) -> None:
@@ -399,8 +481,8 @@ def _kthvalue_impl(self, k, dim, keepdim, values, indices):
     _require(self, _NUMERIC, "kthvalue_cpu")
     if numel_of(v._sizes):
         arr = np.moveaxis(self._array(), d, -1)
-        if arr.dtype.kind in "iub" and arr.size <= _KTH_EXACT_LIMIT:
-            idx = _kth_torch_order(arr, k - 1)[..., None]   # Note [kthvalue's ties]
+        if arr.size <= _KTH_EXACT_LIMIT:
+            idx = _kth_torch_order(_key(arr), k - 1)[..., None]   # Note [kthvalue's ties]
         else:
             idx = _nth_stable(_key(arr), k - 1)[..., None]
         _store(v, np.take_along_axis(arr, idx, -1))
@@ -413,16 +495,21 @@ def _kthvalue_impl(self, k, dim, keepdim, values, indices):
 # torch's CPU kthvalue runs a Sedgewick-style quickselect on each row's (value, index)
 # pairs (median of three moved next to the left end, a Hoare partition around it, then the
 # side holding k kept), and reports the index that lands at position k. With tied values
-# that index depends on the partition steps, so for integer and bool rows (no NaN to
-# order) strided replays those steps on Python ints while the input is small; float rows
-# and large inputs keep the vectorized stable choice.
+# that index depends on the partition steps, so strided replays those steps on Python
+# numbers while the input is small (a row holding NaN on (rank, value) keys that order NaN
+# above every number, as torch's gt_or_nan comparator does); large inputs keep the
+# vectorized stable choice.
 _KTH_EXACT_LIMIT = 1 << 16
 
 
 def _kth_torch_order(arr: np.ndarray, k: int) -> np.ndarray:
     rows = arr.reshape(-1, arr.shape[-1])
+    nan = _isnan(rows)
+    nan_rows = nan.any(-1).tolist() if nan is not None else [False] * rows.shape[0]
     out = np.empty(rows.shape[0], np.int64)
     for r, row in enumerate(rows.tolist()):
+        if nan_rows[r]:           # torch's gt_or_nan: NaN above every number
+            row = [(1, 0) if x != x else (0, x) for x in row]
         out[r] = _quickselect_index(row, k)
     return out.reshape(arr.shape[:-1])
 
