@@ -497,3 +497,73 @@ def test_meta(recipe):
         except NotImplementedError as e:
             errs.append(("missing", str(e).split(" backend.")[0]))
     assert errs[0] == errs[1]
+
+
+# ------------------------------------------- every op x layouts of entries x dtypes
+
+def _entries(m, dtype, kind):
+    if kind == "empty":
+        return m.sparse_coo_tensor(m.zeros(2, 0, dtype=m.long), m.zeros(0, dtype=dtype), (3, 4))
+    if kind == "hybrid":
+        return m.sparse_coo_tensor(m.tensor([[2, 0, 2]]),
+                                   (m.arange(6).reshape(3, 2) - 2).to(dtype), (3, 2))
+    return m.sparse_coo_tensor(m.tensor([[1, 0, 1, 2], [2, 1, 2, 0]]),
+                               m.tensor([1, 0, 3, 4]).to(dtype), (3, 4))
+
+
+OPS = {
+    "coalesce": lambda m, s: s.coalesce(),
+    "to_dense": lambda m, s: s.to_dense(),
+    "add": lambda m, s: s + s.coalesce(),
+    "add_coalesced": lambda m, s: s.coalesce() + s.coalesce(),
+    "dense_add": lambda m, s: m.ones(s.shape, dtype=s.dtype) + s,
+    "mul_scalar": lambda m, s: s * 2,
+    "mul_sparse": lambda m, s: s.coalesce() * s.coalesce(),
+    "mul_dense": lambda m, s: s * m.ones(s.shape, dtype=s.dtype),
+    "neg": lambda m, s: -s,
+    "abs": lambda m, s: s.abs(),
+    "sqrt": lambda m, s: s.sqrt(),
+    "pow": lambda m, s: s.pow(2),
+    "sub": lambda m, s: s - s.coalesce(),
+    "div": lambda m, s: s / 2,
+    "sum": lambda m, s: s.sum(),
+    "sparse_sum0": lambda m, s: m.sparse.sum(s, 0),
+    "sparse_sum1": lambda m, s: m.sparse.sum(s, 1),
+    "t": lambda m, s: s.t(),
+    "narrow0": lambda m, s: s.narrow_copy(0, 1, 2),
+    "narrow1": lambda m, s: s.narrow_copy(1, 1, 1),
+    "index_select0": lambda m, s: s.index_select(0, m.tensor([2, 1, 2])),
+    "index_select1": lambda m, s: s.index_select(1, m.tensor([1, 0])),
+    "mm": lambda m, s: m.mm(s, m.ones(s.shape[1], 2, dtype=s.dtype)),
+    "dense_mm": lambda m, s: m.mm(m.ones(2, s.shape[0], dtype=s.dtype), s),
+    "softmax": lambda m, s: m.sparse.softmax(s, 0),
+    "sparse_mask": lambda m, s: m.ones(s.shape, dtype=s.dtype).sparse_mask(s.coalesce()),
+    "to_sparse": lambda m, s: s.to_dense().to_sparse(),
+    "any": lambda m, s: s.any(),
+    "clone": lambda m, s: s.clone(),
+    "zero_": lambda m, s: s.clone().zero_(),
+    "copy_": lambda m, s: m.zeros(s.shape, layout=m.sparse_coo, dtype=s.dtype).copy_(s),
+}
+
+
+def _observed(m, x):
+    """Values, dtypes, flags and the members' strides (what torch's kernels lay out)."""
+    if isinstance(x, m.Tensor) and x.layout == m.sparse_coo:
+        return (repr(x), tuple(x._indices().stride()), tuple(x._values().stride()),
+                x.is_coalesced())
+    if isinstance(x, m.Tensor):
+        return repr(x), tuple(x.stride())
+    return x
+
+
+@pytest.mark.parametrize("kind", ["entries", "empty", "hybrid"])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_ops_by_kind_and_dtype(kind, dtype):
+    for name, op in OPS.items():
+        out = []
+        for m in (strided, torch):
+            try:
+                out.append(_observed(m, op(m, _entries(m, getattr(m, dtype), kind))))
+            except Exception as e:              # noqa: BLE001 (compared below)
+                out.append((type(e).__name__, str(e).split(" is only available")[0]))
+        assert out[0] == out[1], (name, out[0], out[1])

@@ -12,6 +12,15 @@ int64 per entry, ``sum(index[d] * stride[d])``), then sums runs of equal keys wi
 ``np.add.reduceat``. Sorting one key is much cheaper than a lexsort over sparse_dim
 rows, and an already sorted key (the common case: entries made in order) skips the sort.
 
+Note [Adding COO tensors]
+~~~~~~~~~~~~~~~~~~~~~~~~~
+torch adds two COO tensors by merging their entry lists as if both were sorted: it walks
+them together, takes the smaller index, and combines two equal indices into one entry. On
+sorted inputs this pairs the k-th entry of an index in one operand with the k-th in the
+other (duplicates beyond that stay separate entries); on unsorted inputs the walk's result
+depends on the order, so strided replays the walk itself. The result is coalesced only when
+both operands were, and its indices are the first columns of an nnz_a + nnz_b buffer.
+
 ``DISPATCH`` lists kernels for operators declared elsewhere (``aten::add.Tensor``...) per
 sparse key; ops/registry.py registers them after the YAML-declared kernels.
 """
@@ -647,36 +656,114 @@ def _result_dtype(a, b):
     return dt.promote_types(a._dtype, b._dtype)
 
 
+_NO_MERGE_DTYPES = ("bool", "float16", "bfloat16", "complex32")
+
+
+def _not_implemented_for(kernel, dtype):
+    return NotImplementedError(f'"{kernel}" not implemented for \'{dtype._scalar_name}\'')
+
+
+def _merge_positions(la, lb):
+    """torch's merge of two index sequences (Note [Adding COO tensors]): for each output
+    entry, the position in ``a`` and in ``b`` it takes (-1: none)."""
+    na, nb = la.shape[0], lb.shape[0]
+    if (na < 2 or bool(np.all(la[1:] >= la[:-1]))) and \
+            (nb < 2 or bool(np.all(lb[1:] >= lb[:-1]))):
+        # sorted runs: the k-th entry of key K in a pairs with the k-th one in b
+        def ranks(keys):
+            starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+            run = np.repeat(starts, np.diff(np.append(starts, keys.shape[0])))
+            return np.arange(keys.shape[0]) - run
+        ra, rb = ranks(la) if na else la, ranks(lb) if nb else lb
+        keys = np.concatenate([la, lb])
+        rank = np.concatenate([ra, rb])
+        order = np.lexsort((rank, keys))
+        k, r = keys[order], rank[order]
+        first = np.concatenate(([True], (k[1:] != k[:-1]) | (r[1:] != r[:-1])))
+        group = np.cumsum(first) - 1
+        n = int(group[-1]) + 1 if group.size else 0
+        pa = np.full(n, -1, np.int64)
+        pb = np.full(n, -1, np.int64)
+        from_a = order < na
+        pa[group[from_a]] = order[from_a]
+        pb[group[~from_a]] = order[~from_a] - na
+        return pa, pb
+    # unsorted input: torch's sequential merge, step by step
+    la_l, lb_l = la.tolist(), lb.tolist()
+    i = j = 0
+    pa, pb = [], []
+    while i < na or j < nb:
+        if i >= na:
+            cmp = -1
+        elif j >= nb:
+            cmp = 1
+        else:
+            cmp = 1 if la_l[i] < lb_l[j] else (-1 if la_l[i] > lb_l[j] else 0)
+        if cmp >= 0:
+            pa.append(i)
+            i += 1
+        else:
+            pa.append(-1)
+        if cmp <= 0:
+            pb.append(j)
+            j += 1
+        else:
+            pb.append(-1)
+    return np.asarray(pa, np.int64), np.asarray(pb, np.int64)
+
+
 def _add_sparse_sparse(self, other, alpha):
+    """sparse + alpha * sparse (Note [Adding COO tensors])."""
     check(self._sizes == other._sizes, lambda: (
-        f"add: expected 'self' and 'other' to have same size, but self has size "
-        f"{list(self._sizes)} while other has size {list(other._sizes)} (FYI: dense-sparse "
-        f"addition does not currently support broadcasting)"))
+        f"add: expected sizes of 'self' and 'other' to match, but {list(self._sizes)} != "
+        f"{list(other._sizes)}"))
     sa, sb = self._sparse, other._sparse
-    check(sa.sparse_dim == sb.sparse_dim, lambda: (
-        f"add: expected 'self' and 'other' to have same sparse dimensions, but got "
-        f"{sa.sparse_dim} and {sb.sparse_dim}"))
     S = _S()
     out_dtype = dt.promote_types(self._dtype, other._dtype)
-    vb = sb.values if alpha == 1 else S.mul(sb.values, alpha)
-    if sa.indices._sizes[1] == 0:
-        return make_coo(sb.indices.clone(), vb.to(out_dtype, copy=True), self._sizes,
-                        sb.coalesced)
-    if sb.indices._sizes[1] == 0:
-        return make_coo(sa.indices.clone(), sa.values.to(out_dtype, copy=True), self._sizes,
-                        sa.coalesced)
-    capacity = sa.indices._sizes[1] + sb.indices._sizes[1]
-    if not (sa.coalesced and sb.coalesced) and _same_indices(self, other):
-        return make_coo(_narrowed_indices(_idx_np(self), capacity, self._device),
-                        S.add(sa.values.to(out_dtype), vb.to(out_dtype)), self._sizes,
-                        sa.coalesced)
+    nb = sb.indices._sizes[1]
+    na = sa.indices._sizes[1]
+    if nb == 0:
+        return make_coo(_fresh_indices(sa.indices), sa.values.to(out_dtype, copy=True),
+                        self._sizes, sa.coalesced)
+    if na == 0:
+        vb = S.mul(sb.values, alpha).to(out_dtype)
+        return make_coo(_fresh_indices(sb.indices), vb, self._sizes, sb.coalesced)
+    check(sa.sparse_dim == sb.sparse_dim, lambda: (
+        f"add: expected 'self' and 'other' to have same density, but 'self' has "
+        f"{sa.sparse_dim} sparse dimensions while 'other' has {sb.sparse_dim} sparse "
+        f"dimensions"))
+    va = sa.values.to(out_dtype)._array()
+    vb = sb.values.to(out_dtype)._array()
+    if sa.values.is_contiguous() and sb.values.is_contiguous():
+        if out_dtype.name in _NO_MERGE_DTYPES:
+            raise _not_implemented_for("cadd_sparse", out_dtype)
+        sshape = _sparse_shape(self)
+        pa, pb = _merge_positions(_linear(_idx_np(self), sshape), _linear(_idx_np(other), sshape))
+        n = pa.shape[0]
+        idx = np.where(pb >= 0, _idx_np(other)[:, np.maximum(pb, 0)],
+                       _idx_np(self)[:, np.maximum(pa, 0)])
+        vals = np.zeros((n,) + va.shape[1:], out_dtype.np)
+        has_a = pa >= 0
+        vals[has_a] += va[pa[has_a]]
+        has_b = pb >= 0
+        scale = np.asarray(alpha, out_dtype.np)
+        vals[has_b] += vb[pb[has_b]] * scale if alpha != 1 else vb[pb[has_b]]
+        return make_coo(_narrowed_indices(idx, na + nb, self._device), _wrap(vals, out_dtype),
+                        self._sizes, sa.coalesced and sb.coalesced)
+    # values that are not contiguous: the entries are concatenated
+    vb_t = S.mul(sb.values.to(out_dtype), alpha) if alpha != 1 else sb.values.to(out_dtype)
     idx = np.concatenate([_idx_np(self), _idx_np(other)], axis=1)
-    vals = np.concatenate([sa.values.to(out_dtype)._array(), vb.to(out_dtype)._array()], 0)
-    if sa.coalesced and sb.coalesced:
-        idx, vals = _coalesce_arrays(idx, vals, _sparse_shape(self))
-        return make_coo(_narrowed_indices(idx, capacity, self._device),
-                        _wrap(vals, out_dtype), self._sizes, True)
-    return _coo_np(idx, vals, out_dtype, self._sizes, False)
+    vals = np.concatenate([va, vb_t._array()], 0)
+    out = _coo_np(idx, vals, out_dtype, self._sizes, False)
+    numel = 1
+    for d in self._sizes:
+        numel *= d
+    return coalesce_sparse(out) if idx.shape[1] > numel else out
+
+
+def _fresh_indices(indices):
+    """A contiguous copy of an index tensor (torch's copies are laid out afresh)."""
+    return _wrap(np.ascontiguousarray(indices._array()), _INT64, indices._device)
 
 
 def add_sparse(self, other, alpha=1):
@@ -774,10 +861,14 @@ def mul_sparse(self, other):
         check(self._sizes == other._sizes, lambda: (
             f"mul(sparse, sparse): expected 'self' and 'other' to have same size, but "
             f"{list(self._sizes)} != {list(other._sizes)}"))
+        out_dtype = dt.promote_types(self._dtype, other._dtype)
+        if out_dtype.name in _NO_MERGE_DTYPES and self._sparse.indices._sizes[1] and \
+                other._sparse.indices._sizes[1]:
+            raise _not_implemented_for("addcmul_cpu_out" if self._sparse.dense_dim else
+                                       "mul_out_sparse", out_dtype)
         a = _coalesced_if(self, True)
         b = _coalesced_if(other, True)
         ia, ib = _intersect(a, b)
-        out_dtype = dt.promote_types(self._dtype, other._dtype)
         va = _wrap(_val_np(a)[ia], a._dtype)
         vb = _wrap(_val_np(b)[ib], b._dtype)
         vals = S.mul(va, vb).to(out_dtype)
@@ -843,7 +934,11 @@ def _sparse_sum_impl(self, dims, dtype=None):
         out = S.sum(values, [0] + ddims) if values._sizes[0] or True else values
         return out
     if ddims:
-        values = S.sum(values, ddims)
+        summed = S.sum(values, ddims)
+        check(summed._dtype is values._dtype, lambda: (
+            f"dtype of values ({summed._dtype._scalar_name}) must match dtype of sparse tensor "
+            f"({values._dtype._scalar_name})"))
+        values = summed
     keep = [d for d in range(sp.sparse_dim) if d not in sdims]
     idx = _idx_np(src)[keep]
     sizes = tuple(s for d, s in enumerate(self._sizes) if d not in dims)
@@ -934,7 +1029,7 @@ def transpose_sparse(self, dim0, dim1):
     idx[[d0, d1]] = idx[[d1, d0]]
     sizes = list(self._sizes)
     sizes[d0], sizes[d1] = sizes[d1], sizes[d0]
-    return _new_coo(idx, sp.values, sizes, False)
+    return _new_coo(idx, sp.values, sizes, idx.shape[1] < 2)
 
 
 def t_sparse(self):
@@ -1006,7 +1101,7 @@ def index_select_sparse(self, dim, index):
     new_idx = idx[:, entry].copy()
     new_idx[dim] = pos
     vals = _val_np(self)[entry]
-    return _coo_np(new_idx, vals, self._dtype, sizes, False)
+    return _coo_np(new_idx, vals, self._dtype, sizes, entry.size < 2)
 
 
 # --------------------------------------------------------------------------------- products
@@ -1067,16 +1162,26 @@ def mm_sparse(self, mat2):
         out = S.mm(self, dense)
         return out.to_sparse()
     if _is_coo(self):
-        check(self._sparse.dense_dim == 0, "mm: scalar values expected, got hybrid tensor")
+        check(self._sparse.sparse_dim == 2, lambda: (
+            f"addmm: matrices expected, got {self._sparse.sparse_dim}D tensor"))
         check(self._sizes[1] == mat2._sizes[0], lambda: (
             f"addmm: Argument #3 (dense): Expected dim 0 size {self._sizes[1]}, got "
             f"{mat2._sizes[0]}"))
         dtype = _mm_dtype(self, mat2)
+        if dtype.name in _NO_MERGE_DTYPES and self._sparse.indices._sizes[1]:
+            raise _not_implemented_for("addmm_sparse_dense", dtype)
         return _wrap(_coo_matmul_dense(self, mat2._array(), dtype), dtype)
+    # dense @ sparse is (sparse^T @ dense^T)^T in torch: the sparse transpose comes first
+    msp = mat2._sparse
+    check(msp.sparse_dim == 2, lambda: (
+        f"sparse transpose: transposed dimensions must be sparse Got sparse_dim: "
+        f"{msp.sparse_dim}, d0: 0, d1: 1"))
     check(self._sizes[1] == mat2._sizes[0], lambda: (
         f"mat1 and mat2 shapes cannot be multiplied ({self._sizes[0]}x{self._sizes[1]} and "
         f"{mat2._sizes[0]}x{mat2._sizes[1]})"))
     dtype = _mm_dtype(self, mat2)
+    if dtype.name in _NO_MERGE_DTYPES and msp.indices._sizes[1]:
+        raise _not_implemented_for("addmm_sparse_dense", dtype)
     return _wrap(_dense_matmul_coo(self._array(), mat2, dtype), dtype).t()
 
 
@@ -1166,6 +1271,8 @@ def sparse_mask(self, mask):
 
 def _softmax_impl(self, dim, log):
     S = _S()
+    if self._dtype not in (dt.float32, dt.float64):
+        raise _not_implemented_for("log_softmax" if log else "softmax", self._dtype)
     sp = self._sparse
     ndim = len(self._sizes)
     dim = maybe_wrap_dim(dim, ndim)
@@ -1174,7 +1281,7 @@ def _softmax_impl(self, dim, log):
     if dim >= sp.sparse_dim:
         f = S.log_softmax if log else S.softmax
         out_vals = f(vals, dim - sp.sparse_dim + 1)
-        return make_coo(src._sparse.indices.clone(), out_vals, self._sizes, True)
+        return make_coo(_fresh_indices(src._sparse.indices), out_vals, self._sizes, True)
     idx = _idx_np(src)
     varr = vals._array()
     nnz = idx.shape[1]
@@ -1194,7 +1301,8 @@ def _softmax_impl(self, dim, log):
         tot = np.add.reduceat(ex, starts, axis=0)
         res = shifted - np.log(tot[group]) if log else ex / tot[group]
         out[order] = res
-    return make_coo(src._sparse.indices.clone(), _wrap(out, vals._dtype), self._sizes, True)
+    return make_coo(_fresh_indices(src._sparse.indices), _wrap(out, vals._dtype), self._sizes,
+                    True)
 
 
 def softmax_sparse(self, dim, half_to_float=False):
@@ -1293,7 +1401,13 @@ def pow_sparse_scalar(self, exponent):
         "dense"))
     src = _coalesced_if(self, True)
     sp = src._sparse
-    return make_coo(sp.indices, _S().pow(sp.values, exponent), self._sizes, True)
+    vals = _S().pow(sp.values, exponent)
+    if vals._dtype is not self._dtype:
+        check(dt.can_cast(vals._dtype, self._dtype), lambda: (
+            f"result type {vals._dtype._scalar_name} can't be cast to the desired output type "
+            f"{self._dtype._scalar_name}"))
+        vals = vals.to(self._dtype)
+    return make_coo(_fresh_indices(sp.indices), vals, self._sizes, True)
 
 
 def _local_scalar_sparse(self):
