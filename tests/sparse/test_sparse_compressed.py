@@ -574,3 +574,21 @@ def test_meta_compressed_tensors():
                lambda c: c.values()):
         check(lambda m, op=op: shape_of(op(meta(m))))
     check(lambda m: meta(m)._nnz())
+
+
+@pytest.mark.parametrize("which", ["sparse_left", "sparse_right", "addmm"])
+def test_torch_sparse_mm_gradients_both_sides(which):
+    def recipe(m):
+        c = _mat(m, "float64").to_sparse_csr().requires_grad_()
+        if which == "sparse_left":
+            b = _mat(m, "float64", shape=(6, 3), seed=3, density=1.0).requires_grad_()
+            y = m.sparse.mm(c, b)
+        elif which == "sparse_right":
+            b = _mat(m, "float64", shape=(3, 4), seed=3, density=1.0).requires_grad_()
+            y = m.sparse.mm(b, c)
+        else:
+            b = _mat(m, "float64", shape=(6, 3), seed=3, density=1.0).requires_grad_()
+            y = m.sparse.addmm(m.ones(4, 3, dtype=m.float64), c, b, beta=0.5, alpha=2.0)
+        (y * m.arange(float(y.numel()), dtype=m.float64).reshape(y.shape)).sum().backward()
+        return type(y.grad_fn).__name__, comps(c.grad), b.grad
+    check(recipe, exact=False)

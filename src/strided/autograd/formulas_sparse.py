@@ -71,6 +71,13 @@ def sparse_mask_backward(grad, mask, self):
 def mm_mat1_sparse_backward(grad, mat1, mat2, alpha):
     """The sparse ``mat1``'s gradient of ``mat1 @ mat2``: ``grad @ mat2^H`` at mat1's
     entries (torch's mm_mat1_sparse_backward)."""
+    if mat1.layout in (_s.sparse_csc, _s.sparse_bsr, _s.sparse_bsc):
+        # torch's masked backward knows COO and CSR only (engineer 7's edit)
+        def title(t):
+            return {_s.strided: "Strided", _s.sparse_coo: "Sparse"}.get(
+                t.layout, "Sparse" + str(t.layout)[13:].capitalize())
+        raise RuntimeError(f"sparse_addmm_sparse_backward: unsupported combination of layouts, "
+                           f"grad: {title(grad)}, mat1: {title(mat1)}, mat2: {title(mat2)}")
     g = grad.to_dense() if _is_sparse(grad) else grad
     if _is_sparse(mat2):
         mat2 = mat2.to_dense()
