@@ -58,6 +58,7 @@ from ..core import dtypes as dt
 from ..core.checks import check, maybe_wrap_dim
 from ..core.tensor_impl import numel_of
 from . import complex32 as _c32
+from .elementwise import _EXTOBJ, _QUIET
 from .factory import empty
 from .resize import resize_output
 
@@ -210,8 +211,14 @@ def _blas_sum(arr, axes, res_arr) -> bool:
     keeps NumPy's reduction."""
     if arr.size < _BLAS_MIN or not arr.flags.c_contiguous:
         return False
-    with np.errstate(all="ignore"):          # an overflow to inf is no warning in torch
+    if _EXTOBJ is None:
+        with np.errstate(all="ignore"):
+            return _blas_sum_contiguous(arr, axes, res_arr)
+    token = _EXTOBJ.set(_QUIET)              # an overflow to inf is no warning in torch
+    try:
         return _blas_sum_contiguous(arr, axes, res_arr)
+    finally:
+        _EXTOBJ.reset(token)
 
 
 def _blas_sum_contiguous(arr, axes, res_arr) -> bool:
@@ -332,6 +339,21 @@ def _mean_impl(self, dim, keepdim, dtype, out, nan=False):
             count *= self._sizes[a]
         res_arr = res._array()
         np.divide(res_arr, count, out=res_arr)
+        return res
+    if not nan and _EXTOBJ is not None:
+        # NumPy's error state set quietly through its context variable (a fraction of
+        # np.errstate's cost; Note [Fast paths] in elementwise.py): the sum and division
+        # warn on nothing then, as torch's mean
+        n = 1
+        for a in axes:
+            n *= self._sizes[a]
+        token = _EXTOBJ.set(_QUIET)
+        try:
+            total = np.add.reduce(arr, axis=_np_axes(self, axes), keepdims=keepdim, dtype=acc)
+            value = np.divide(total, n, dtype=acc) if n else np.full_like(total, np.nan)
+        finally:
+            _EXTOBJ.reset(token)
+        _store(res, value)
         return res
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
