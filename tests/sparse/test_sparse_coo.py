@@ -567,3 +567,14 @@ def test_ops_by_kind_and_dtype(kind, dtype):
             except Exception as e:              # noqa: BLE001 (compared below)
                 out.append((type(e).__name__, str(e).split(" is only available")[0]))
         assert out[0] == out[1], (name, out[0], out[1])
+
+
+@pytest.mark.parametrize("coalesce", [False, True])
+def test_dense_plus_sparse_rounds_as_torch(coalesce):
+    # duplicates are added one at a time, each a fused multiply-add (torch's CPU kernel)
+    def recipe(m):
+        w = m.tensor([0.6380263566970825, 1.0, 3.0])
+        g = m.sparse_coo_tensor(m.tensor([[0, 0, 0, 2]]), m.tensor([0.1, 0.1, 0.7, 0.3]), (3,))
+        g = g.coalesce() if coalesce else g
+        return w.clone().add_(g, alpha=-0.3), m.add(w, g, alpha=-0.3), w + g
+    chk(recipe)

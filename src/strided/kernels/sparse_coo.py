@@ -786,8 +786,8 @@ def add_sparse(self, other, alpha=1):
 
 
 def _scatter_add_into(out, sparse, alpha):
-    """``out[index] += alpha * value`` entry by entry, in order (torch's dense += sparse:
-    duplicates are added one at a time, so the rounding is torch's)."""
+    """``out[index] += alpha * value`` entry by entry, in entry order, each a fused
+    multiply-add rounded once (torch's dense += sparse: duplicates are not summed first)."""
     sp = sparse._sparse
     if out._device.type == "meta" or sp.indices._sizes[1] == 0:
         return
@@ -795,13 +795,28 @@ def _scatter_add_into(out, sparse, alpha):
     sshape = _sparse_shape(sparse)
     nsp = int(np.prod(sshape, dtype=np.int64)) if sshape else 1
     flat = arr.reshape((nsp,) + tuple(sparse._sizes[sp.sparse_dim:]))
+    lin = _linear(_idx_np(sparse), sshape)
     vals = _val_np(sparse).astype(arr.dtype, copy=False)
-    if alpha != 1:
-        vals = vals * np.asarray(alpha, arr.dtype)
-    if arr.dtype == np.bool_:
-        np.logical_or.at(flat, _linear(_idx_np(sparse), sshape), vals)
-    else:
-        np.add.at(flat, _linear(_idx_np(sparse), sshape), vals)
+    # the k-th occurrence of each index is added in round k (one rounding per addition)
+    order = np.argsort(lin, kind="stable")
+    slin = lin[order]
+    starts = np.flatnonzero(np.concatenate(([True], slin[1:] != slin[:-1])))
+    rank = np.empty_like(order)
+    rank[order] = np.arange(lin.shape[0]) - np.repeat(starts, np.diff(np.append(starts,
+                                                                                lin.shape[0])))
+    wide = np.float64 if arr.dtype in (np.float32, np.float16) or \
+        arr.dtype.name == "bfloat16" else None
+    scale = np.asarray(alpha, arr.dtype)
+    for k in range(int(rank.max()) + 1):
+        sel = np.flatnonzero(rank == k)
+        li = lin[sel]
+        if arr.dtype == np.bool_:
+            flat[li] |= vals[sel]
+        elif wide is not None:
+            flat[li] = (flat[li].astype(wide) + scale.astype(wide) * vals[sel].astype(wide)
+                        ).astype(arr.dtype)
+        else:
+            flat[li] = flat[li] + (vals[sel] * scale if alpha != 1 else vals[sel])
 
 
 def sub_sparse(self, other, alpha=1):
