@@ -79,49 +79,55 @@ def _np_dense_to_compressed(arr: np.ndarray, row_major: bool, blocksize, dense_d
     a = a.transpose(perm)                                  # (B, M, N, bh, bw) + dense
     M, N = a.shape[1], a.shape[2]
     inner = bh * bw * math.prod(dense)
-    if inner:
-        mask = (a != 0).reshape(B, M, N, inner).any(-1)
+    if inner == 1:
+        mask = (a != 0).reshape(B * M * N)
+    elif inner:
+        mask = (a != 0).reshape(B * M * N, inner).any(-1)
     else:
-        mask = np.zeros((B, M, N), bool)
-    counts = mask.reshape(B, -1).sum(1)
+        mask = np.zeros(B * M * N, bool)
+    flat = np.flatnonzero(mask)
+    b = flat // max(M * N, 1)
+    counts = np.bincount(b, minlength=B) if B else np.zeros(0, np.int64)
     if B > 1 and (counts != counts[0]).any():
         raise RuntimeError("Expect the same number of specified elements per batch.")
     nnz = int(counts[0]) if B else 0
-    b, m, n = np.nonzero(mask)
     cidx = np.zeros((B, M + 1), np.int64)
     if B and M:
-        np.cumsum(np.bincount(b * M + m, minlength=B * M).reshape(B, M), axis=1,
+        np.cumsum(np.bincount(flat // max(N, 1), minlength=B * M).reshape(B, M), axis=1,
                   out=cidx[:, 1:])
-    pidx = n.astype(np.int64).reshape(B, nnz)
-    values = a[b, m, n].reshape((B, nnz, bh, bw) + dense)
-    return cidx, pidx, values
+    pidx = (flat % max(N, 1)).reshape(B, nnz)
+    if bh * bw == 1 and row_major:
+        values = arr.reshape((B * M * N,) + dense)[flat]
+    else:
+        values = a.reshape((B * M * N, bh, bw) + dense)[flat]
+    return cidx, pidx, values.reshape((B, nnz, bh, bw) + dense)
 
 
-def _np_compressed_to_dense(cidx, pidx, values, batch, R: int, C: int, row_major: bool):
+def _np_compressed_to_dense(cidx, pidx, values, batch, R: int, C: int, row_major: bool,
+                            out=None):
     """The strided array (batch + (R, C) + dense) of a compressed tensor in normal form
-    (module Note); duplicates (only possible without invariant checks) add up."""
+    (module Note), written into ``out`` when given (a zeroed C-contiguous array)."""
     B = cidx.shape[0]
     M = cidx.shape[1] - 1
     nnz = pidx.shape[1]
     bh, bw = values.shape[2], values.shape[3]
     dense = tuple(values.shape[4:])
-    vals = values.reshape((B * nnz, bh, bw) + dense)
     Mr, Mc = R // bh, C // bw
-    out = np.zeros((B, Mr, Mc, bh, bw) + dense, values.dtype)
+    if out is None:
+        out = np.zeros(tuple(batch) + (R, C) + dense, values.dtype)
     if B * nnz:
         counts = np.diff(cidx.astype(np.int64, copy=False), axis=1).ravel()
         comp = np.repeat(np.tile(np.arange(M), B), counts)
         bidx = np.repeat(np.arange(B), nnz)
         plain = pidx.ravel()
-        key = (bidx, comp, plain) if row_major else (bidx, plain, comp)
-        flat = (key[0] * Mr + key[1]) * Mc + key[2]
-        if np.unique(flat).size == flat.size:
-            out[key] = vals
+        r, c = (comp, plain) if row_major else (plain, comp)
+        if bh * bw == 1:
+            view = out.reshape((B, R, C) + dense)
+            view[bidx, r, c] = values.reshape((B * nnz,) + dense)
         else:
-            np.add.at(out, key, vals)
-    nd = len(dense)
-    out = out.transpose((0, 1, 3, 2, 4) + tuple(range(5, 5 + nd)))
-    return out.reshape(tuple(batch) + (R, C) + dense)
+            view = out.reshape((B, Mr, bh, Mc, bw) + dense)
+            view[bidx, r, :, c, :] = values.reshape((B * nnz, bh, bw) + dense)
+    return out
 
 
 # -- compressed <-> element lists (COO form) -------------------------------------------
@@ -823,9 +829,12 @@ def sparse_compressed_to_dense(self, dtype=None, masked_grad=None):
         return empty(self._sizes, self._dtype, None, self._device)
     ci, pi, v, batch = _normal(self)
     nb = len(batch)
-    arr = _np_compressed_to_dense(ci, pi, v, batch, self._sizes[nb], self._sizes[nb + 1],
-                                  _facts(self._sparse.layout)[0])
-    return _tensor(arr, self._dtype, self._device)
+    result = empty(self._sizes, self._dtype, None, self._device)
+    arr = result._array()
+    arr[...] = 0
+    _np_compressed_to_dense(ci, pi, v, batch, self._sizes[nb], self._sizes[nb + 1],
+                            _facts(self._sparse.layout)[0], arr)
+    return result
 
 
 def _to_coo(self, sparse_dim=None):
