@@ -140,15 +140,12 @@ def _skip_option(snippet: Snippet) -> bool:
 # Snippets that disagree for a reason outside the scope of this corpus test or a gap not
 # closed yet, each with its reason (and issue where one is filed).
 KNOWN: dict[str, str] = {
-    "torch.sort": "unspecified: the order of equal keys in torch's unstable sort",
     "torch.set_flush_denormal": "torch-only: CPU denormal flushing (NumPy kernels)",
     "torch.masked.is_masked_tensor": "torch-only: the MaskedTensor prototype",
     "Tensor.grad_dtype": "gap: Tensor.grad_dtype (torch 2.13's leaf gradient dtype)",
     "torch.vmap": "gap: torch.func.vmap",
     "torch.autograd.enforce_grad_layout_policy": "gap: torch 2.13's "
                                                  "autograd.enforce_grad_layout_policy",
-    "torch.autograd.inference_mode": "gap: strided does not track inference tensors "
-                                     "(autograd/grad_mode.py; no _version error)",
     "torch.optim.Muon": "gap: torch.optim.Muon",
     "torch.linalg.solve": "round-off: torch.allclose of a float32 solve at the tolerance edge",
 }
