@@ -592,3 +592,34 @@ def test_torch_sparse_mm_gradients_both_sides(which):
         (y * m.arange(float(y.numel()), dtype=m.float64).reshape(y.shape)).sum().backward()
         return type(y.grad_fn).__name__, comps(c.grad), b.grad
     check(recipe, exact=False)
+
+
+OPS_WITH_GRAD = {
+    "relu": lambda m, c: c.relu().to_dense().sum(),
+    "relu_dense_grad": lambda m, c: c.relu().sum(),
+    "neg": lambda m, c: (-c).to_dense().sum(),
+    "mul": lambda m, c: (c * 2).to_dense().sum(),
+    "add": lambda m, c: (c + c).to_dense().sum(),
+    "sin": lambda m, c: c.sin().to_dense().sum(),
+    "abs": lambda m, c: c.abs().to_dense().sum(),
+    "sum": lambda m, c: c.sum(),
+    "t": lambda m, c: c.t().to_dense().sum(),
+    "clone": lambda m, c: c.clone().to_dense().sum(),
+    "to": lambda m, c: c.to(m.float32).to_dense().sum(),
+    "csc": lambda m, c: c.to_sparse_csc().to_dense().sum(),
+    "coo": lambda m, c: c.to_sparse().to_dense().sum(),
+    "mul_dense": lambda m, c: (c * m.ones(2, 3, dtype=m.float64)).to_dense().sum(),
+    "dense_add": lambda m, c: (m.ones(2, 3, dtype=m.float64) + c).sum(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPS_WITH_GRAD))
+def test_gradients_through_elementwise_ops(name):
+    def recipe(m):
+        c = m.tensor([[0, 1., 0], [2, 0, -3]], dtype=m.float64).to_sparse_csr()
+        c.requires_grad_()
+        y = OPS_WITH_GRAD[name](m, c)
+        y.backward()
+        g = c.grad
+        return type(y.grad_fn).__name__, str(g.layout), g.to_dense()
+    check(recipe)

@@ -42,6 +42,9 @@ def shrink_grad(grad, self, lambd):
 
 def threshold_grad(grad, self, threshold):
     """``threshold_backward``: 0 where ``x <= threshold``."""
+    if self.layout is not _s.strided:      # relu of a compressed sparse tensor (issue 16)
+        from .formulas_sparse_compressed import compressed_threshold_grad
+        return compressed_threshold_grad(grad, self, threshold)
     return _s.where(self <= threshold, _zero(grad), grad)
 
 

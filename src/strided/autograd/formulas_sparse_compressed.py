@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import strided as _s
 
-__all__ = ["compressed_constructor_values_grad", "to_compressed_backward"]
+__all__ = ["compressed_constructor_values_grad", "compressed_threshold_grad",
+           "to_compressed_backward"]
 
 
 def compressed_constructor_values_grad(grad, compressed_indices, plain_indices, values, size,
@@ -37,3 +38,15 @@ def to_compressed_backward(grad, self):
                                               _s.sparse_bsr else self.ccol_indices().dim():][:2])
     return dense.sparse_mask(self) if blocksize is None else \
         dense.to_sparse(layout=self.layout, blocksize=blocksize)
+
+
+def compressed_threshold_grad(grad, self, threshold):
+    """``threshold_backward`` of a compressed ``self`` (relu's gradient): the gradient at
+    self's entries, zero where self's value is at most ``threshold``, in self's layout."""
+    # (a strided gradient fails in grad.values(), as torch's kernel does)
+    values = _s.where(self.values() <= threshold, _s.zeros_like(grad.values()), grad.values())
+    row = self.layout in (_s.sparse_csr, _s.sparse_bsr)
+    ci = self.crow_indices() if row else self.ccol_indices()
+    pi = self.col_indices() if row else self.row_indices()
+    return _s._sparse_compressed_tensor_unsafe(ci, pi, values, self.shape, dtype=values.dtype,
+                                               layout=self.layout)
