@@ -578,3 +578,21 @@ def test_dense_plus_sparse_rounds_as_torch(coalesce):
         g = g.coalesce() if coalesce else g
         return w.clone().add_(g, alpha=-0.3), m.add(w, g, alpha=-0.3), w + g
     chk(recipe)
+
+
+def test_products_round_as_torch_on_random_floats():
+    # one fused axpy per entry, in entry order (torch's COO @ dense kernel): bit-exact
+    rng = np.random.default_rng(2)
+    idx = np.stack([rng.integers(0, 30, 300), rng.integers(0, 20, 300)])
+    vals = rng.standard_normal(300).astype(np.float32)
+    d = rng.standard_normal((20, 5)).astype(np.float32)
+    d2 = rng.standard_normal((4, 30)).astype(np.float32)
+    t0 = rng.standard_normal((30, 5)).astype(np.float32)
+
+    def recipe(m):
+        s = m.sparse_coo_tensor(m.tensor(idx), m.tensor(vals), (30, 20))
+        return (m.mm(s, m.tensor(d)), m.mm(s.coalesce(), m.tensor(d)), m.mm(m.tensor(d2), s),
+                m.addmm(m.tensor(t0), s, m.tensor(d), beta=0.7, alpha=1.3),
+                m.addmm(m.tensor(t0[0]), s, m.tensor(d), beta=1.5),
+                m.sparse.addmm(m.tensor(t0), s, m.tensor(d), beta=0, alpha=2.1))
+    chk(recipe)

@@ -1126,31 +1126,59 @@ def _check_mm_shapes(a_sizes, b_sizes, name):
     check(len(b_sizes) == 2, lambda: f"{name}: expected 2D matrix, got {len(b_sizes)}D tensor")
 
 
-def _coo_matmul_dense(sparse, dense_arr, out_dtype):
-    """``sparse @ dense`` for a 2-d COO matrix: a scatter-add of scaled dense rows."""
+def _axpy_rows(out, rows, coef, src_rows):
+    """``out[rows[i]] += coef[i] * src_rows[i]`` for every entry i in order, each a fused
+    multiply-add rounded once (torch's COO @ dense: one BLAS axpy per entry). Entries that
+    hit the same output row are applied in rounds, the k-th one of each row in round k."""
+    nnz = rows.shape[0]
+    if nnz == 0:
+        return out
+    order = np.argsort(rows, kind="stable")
+    srows = rows[order]
+    starts = np.flatnonzero(np.concatenate(([True], srows[1:] != srows[:-1])))
+    rank = np.empty_like(order)
+    rank[order] = np.arange(nnz) - np.repeat(starts, np.diff(np.append(starts, nnz)))
+    wide = np.float64 if out.dtype in (np.float32, np.float16) or \
+        out.dtype.name == "bfloat16" else None
+    if rank.max() == 0:
+        rounds = [np.arange(nnz)]
+    else:
+        by_rank = np.argsort(rank, kind="stable")
+        cuts = np.flatnonzero(np.diff(rank[by_rank])) + 1
+        rounds = np.split(by_rank, cuts)
+    for sel in rounds:
+        r = rows[sel]
+        if wide is not None:
+            out[r] = (out[r].astype(wide) + coef[sel].astype(wide)[:, None] *
+                      src_rows[sel].astype(wide)).astype(out.dtype)
+        else:
+            out[r] = out[r] + coef[sel][:, None] * src_rows[sel]
+    return out
+
+
+def _coo_matmul_dense(sparse, dense_arr, out_dtype, alpha=1, init=None):
+    """``init + alpha * (sparse @ dense)`` for a 2-d COO matrix, entry by entry as torch's
+    kernel (``_axpy_rows``)."""
     rows, cols = _idx_np(sparse)
     vals = _val_np(sparse).astype(out_dtype.np, copy=False)
     m = sparse._sizes[0]
     n = dense_arr.shape[1]
-    out = np.zeros((m, n), out_dtype.np)
+    out = np.zeros((m, n), out_dtype.np) if init is None else init
     if rows.size == 0 or n == 0:
         return out
-    contrib = vals[:, None] * dense_arr[cols].astype(out_dtype.np, copy=False)
-    if m * n <= 4 * contrib.size or True:
-        np.add.at(out, rows, contrib)
-    return out
+    coef = vals * np.asarray(alpha, out_dtype.np) if alpha != 1 else vals
+    return _axpy_rows(out, rows, coef, dense_arr[cols].astype(out_dtype.np, copy=False))
 
 
 def _dense_matmul_coo(dense_arr, sparse, out_dtype):
-    """``dense @ sparse``: column scatter of scaled dense columns, returned transposed (n, m):
-    torch's result is ``(sparse^T @ dense^T)^T``, column-major."""
+    """``dense @ sparse`` as torch computes it, ``(sparse^T @ dense^T)^T``: returned
+    transposed (n, m), so the result is column-major."""
     rows, cols = _idx_np(sparse)
     vals = _val_np(sparse).astype(out_dtype.np, copy=False)
     n = sparse._sizes[1]
     out = np.zeros((n, dense_arr.shape[0]), out_dtype.np)
     if rows.size:
-        contrib = vals[:, None] * dense_arr.T[rows].astype(out_dtype.np, copy=False)
-        np.add.at(out, cols, contrib)
+        _axpy_rows(out, cols, vals, dense_arr.T[rows].astype(out_dtype.np, copy=False))
     return out
 
 
@@ -1212,14 +1240,22 @@ def addmm_sparse(self, mat1, mat2, beta=1, alpha=1):
         f"addmm: Argument #3 (dense): Expected dim 0 size {k}, got {mat2._sizes[0]}"))
     n = mat2._sizes[1]
     dense_self = self._to_dense() if _is_sparse(self) else self
-    check(dense_self._sizes == (m, n) or True, "")
     dense_self = dense_self.expand(m, n)
     dtype = _mm_dtype(mat1, mat2)
-    prod = _coo_matmul_dense(mat1, mat2._array(), dtype)
-    out = S.mul(_wrap(prod, dtype), alpha) if alpha != 1 else _wrap(prod, dtype)
+    nnz = mat1._sparse.indices._sizes[1]
+    if nnz == 0:
+        return S.mul(dense_self, S.scalar_tensor(beta, dtype=dtype))
+    if dtype.name in _NO_MERGE_DTYPES:
+        raise _not_implemented_for("addmm_sparse_dense", dtype)
+    # torch's worker: r = beta * t (zeros for beta == 0), then one axpy per entry
     if beta == 0:
-        return out
-    return S.add(S.mul(dense_self, beta) if beta != 1 else dense_self, out)
+        init = np.zeros((m, n), dtype.np)
+    elif beta == 1:
+        init = np.array(dense_self._array(), dtype.np)
+    else:
+        init = np.array(S.mul(dense_self, S.scalar_tensor(beta, dtype=dtype))._array(),
+                        dtype.np)
+    return _wrap(_coo_matmul_dense(mat1, mat2._array(), dtype, alpha, init), dtype)
 
 
 def sparse_addmm(self, mat1, mat2, beta=1, alpha=1):
