@@ -623,3 +623,17 @@ def test_gradients_through_elementwise_ops(name):
         g = c.grad
         return type(y.grad_fn).__name__, str(g.layout), g.to_dense()
     check(recipe)
+
+
+def test_like_fill_copy():
+    check(lambda m: comps(m.zeros_like(_mat(m).to_sparse_csr())))
+    check(lambda m: comps(m.zeros_like(_mat(m).to_sparse_csc(), dtype=m.float64)))
+    check(lambda m: comps(m.ones_like(_mat(m).to_sparse_csr())))
+    check(lambda m: m.empty_like(_mat(m).to_sparse_csr()).shape)
+    check(lambda m: m.empty_like(_mat(m).to_sparse_csr(), layout=m.strided))
+    check(lambda m: comps(_mat(m).to_sparse_csr().fill_(2)))
+    check(lambda m: comps((lambda c: c.copy_(c * 3))(_mat(m).to_sparse_csr())))
+    check(lambda m: _mat(m).to_sparse_csr().copy_(m.ones(4, 6).to_sparse_csr()))
+    check(lambda m: _mat(m).to_sparse_csr().copy_(_mat(m).to_sparse_csc()))
+    check(lambda m: _mat(m).to_sparse_csr().copy_(m.ones(4, 6)))
+    check(lambda m: m.zeros(4, 6).copy_(_mat(m).to_sparse_csr()))

@@ -1300,6 +1300,64 @@ def _zero_compressed_(self):
     return self
 
 
+# -- *_like, fill_, copy_ -------------------------------------------------------------------
+
+def _check_like_layout(self, layout):
+    lay = self._sparse.layout
+    check(layout is None or layout is lay,
+          lambda: f"empty_like with different sparse layout is not supported (self is "
+                  f"{_layout_title(lay)} but you requested {_layout_title(layout)})")
+
+
+def _empty_like_compressed(self, dtype=None, layout=None, device=None, pin_memory=None,
+                           memory_format=None):
+    """torch's empty_like of a compressed tensor: copies of its indices around
+    uninitialised values."""
+    _check_like_layout(self, layout)
+    p = self._sparse
+    values = empty(p.values._sizes, dtype or self._dtype, None, device or self._device)
+    return _sp.make_compressed(p.layout, p.compressed_indices.clone(), p.plain_indices.clone(),
+                               values, self._sizes)
+
+
+def _zeros_like_compressed(self, dtype=None, layout=None, device=None, pin_memory=None,
+                           memory_format=None):
+    _check_like_layout(self, layout)
+    out = _empty_like_compressed(self, dtype, layout, device, pin_memory, memory_format)
+    return _zero_compressed_(out)
+
+
+def _ones_like_compressed(self, dtype=None, layout=None, device=None, pin_memory=None,
+                          memory_format=None):
+    out = _empty_like_compressed(self, dtype, layout, device, pin_memory, memory_format)
+    return _fill_compressed_(out, 1)
+
+
+def _fill_compressed_(self, value):
+    _call("fill_.Scalar", self._sparse.values, value)
+    self._vc[0] += 1
+    return self
+
+
+def _copy_compressed_(self, src, non_blocking=False):
+    if not _is_compressed(self):
+        raise RuntimeError(f"copy_sparse_compressed_ expected sparse compressed tensor layout "
+                           f"but got {_layout_title(_layout_of(self))}")
+    ls, lt = self._sparse.layout, _layout_of(src)
+    check(ls is lt, lambda: f"torch.copy_: copy of sparse compressed tensors having different "
+                            f"layouts is not supported. self layout is {_layout_title(ls)} and "
+                            f"src layout is {_layout_title(lt)}")
+    p, q = self._sparse, src._sparse
+    check(p.plain_indices._sizes[-1] == q.plain_indices._sizes[-1],
+          "torch.copy_: only sparse compressed tensors with the same number of specified "
+          "elements are supported.")
+    _call("copy_", p.compressed_indices, q.compressed_indices, non_blocking)
+    _call("copy_", p.plain_indices, q.plain_indices, non_blocking)
+    _call("copy_", p.values, q.values, non_blocking)
+    self._vc[0] += 1
+    return self
+
+
 # -- reductions --------------------------------------------------------------------------
 
 def _sum_compressed(self, dtype=None):
@@ -1644,6 +1702,11 @@ _row("aten::add_.Tensor", _add_compressed_)
 _row("aten::mul.Tensor", _mul_compressed, _BOTH)
 _row("aten::mul_.Tensor", _mul_compressed_)
 _row("aten::zero_", _zero_compressed_)
+_row("aten::empty_like", _empty_like_compressed, _BOTH)
+_row("aten::zeros_like", _zeros_like_compressed, _BOTH)
+_row("aten::ones_like", _ones_like_compressed, _BOTH)
+_row("aten::fill_.Scalar", _fill_compressed_, _BOTH)
+_row("aten::copy_", _copy_compressed_)
 _row("aten::sparse_mask", _sparse_mask_compressed)
 _row("aten::sum", _sum_compressed, _BOTH)
 _row("aten::sum.dim_IntList", _sum_dim_compressed)
