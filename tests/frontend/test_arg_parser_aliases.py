@@ -268,6 +268,29 @@ NUMBERS_AS_TENSORS = [
     "m.add(x, 'a')",
     "x.clone().copy_('a')",
     "x.clone().copy_(None)",
+    # a bad argument after a number in a Tensor position is the one torch names
+    "m.add(x, 1, alpha='a')",
+    "m.add(1, x, alpha='a')",
+    "x.add(1, alpha='a')",
+    "x.clone().copy_(1, non_blocking='a')",
+    "m.sub(x, 'a')",
+]
+
+# a Scalar takes a tensor only when 0-dim and not requiring grad
+SCALARS = [
+    "m.add(x, 1, alpha=t(2))",
+    "m.add(x, 1, alpha=t([2]))",
+    "m.add(x, 1, alpha=t(2.0, requires_grad=True))",
+    "m.full((2,), t(1.5))",
+    "m.full((2,), t([1.5]))",
+    "m.full((2,), t(1.5, requires_grad=True))",
+    "m.arange(t(3))",
+    "m.arange(t([3]))",
+    "m.threshold(x, t(1.0), 0)",
+    "x.clamp(min=t(1.0))",
+    "x.clone().fill_(t([2.0]))",
+    "x.masked_fill(x > 1, t([0.0]))",
+    "m.pow(2, t([2]))",
 ]
 
 
@@ -326,6 +349,11 @@ def test_deprecated_signature_warns_once_with_torchs_text():
         "This overload of addcmul is deprecated:\n\taddcmul(Number value, Tensor tensor1, "
         "Tensor tensor2)\nConsider using one of the following signatures instead:\n\t"
         "addcmul(Tensor tensor1, Tensor tensor2, *, Number value = 1)"]
+
+
+@pytest.mark.parametrize("expr", SCALARS)
+def test_tensors_for_scalars(expr):
+    check(_recipe(expr))
 
 
 @pytest.mark.parametrize("expr", ALIASES)

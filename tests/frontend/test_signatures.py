@@ -258,3 +258,25 @@ def test_torch_builtins_have_no_signature():
     # why the docs are the reference: torch's builtins refuse inspect.signature
     with pytest.raises(ValueError):
         inspect.signature(torch.add)
+
+
+def test_nn_functional_bindings_match_torchs_python_signatures():
+    # where torch.nn.functional.<name> is a Python function, inspect gives its signature:
+    # the generated binding strided exposes under that name has the same parameters
+    import torch.nn.functional as tF
+
+    import strided.nn.functional as sF
+    compared = 0
+    for name in dir(sF):
+        fn = getattr(sF, name)
+        if not callable(fn) or not getattr(fn, "__module__", "").startswith(
+                "strided.ops._generated"):
+            continue
+        try:
+            expected = inspect.signature(getattr(tF, name))
+        except (AttributeError, TypeError, ValueError):
+            continue                  # a builtin in torch: no signature to compare
+        ours = inspect.signature(fn)
+        assert list(ours.parameters) == list(expected.parameters), (name, ours, expected)
+        compared += 1
+    assert compared > 0

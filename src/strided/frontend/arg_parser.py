@@ -203,8 +203,9 @@ def to_scalar(x):
         return x.item()
     if isinstance(x, numbers.Number):
         return x
+    # a tensor only when 0-dim and not requiring grad, as torch's parser checks a Scalar
     t = _tensor_cls[0]
-    if isinstance(x, t) and x.numel() == 1:
+    if isinstance(x, t) and not x._sizes and not x.requires_grad:
         return x.item()
     raise Mismatch
 
@@ -219,6 +220,10 @@ NUMBERS_AS_TENSORS = frozenset(
     f"{base}{suffix}" for base in ("add", "sub", "subtract", "mul", "multiply", "div", "divide",
                                    "true_divide", "floor_divide")
     for suffix in ("", "_"))
+
+
+# the whole of torch's list, for the diagnostics (``to`` and ``copy_`` take numbers too)
+_NUMBERS_FOR_TENSORS = NUMBERS_AS_TENSORS | {"copy_", "to", "_to_copy"}
 
 
 def to_tensor_or_number(x):
@@ -598,6 +603,9 @@ class PySig:
             elif not (value is None and _allows_none(typ, default)):
                 _check_tensor_list_elements(typ, value, i)
                 ok, failed = _torch_check(typ, value)
+                if not ok and self.name in _NUMBERS_FOR_TENSORS and typ == "Tensor" and (
+                        isinstance(value, (int, float, complex)) or _is_numpy_scalar(value)):
+                    ok = True     # torch's should_allow_numbers_as_tensors
                 if not ok:
                     if varargs and arg_pos == 0 and not is_kwd:
                         arg_pos = nargs
