@@ -291,6 +291,12 @@ SCALARS = [
     "x.clone().fill_(t([2.0]))",
     "x.masked_fill(x > 1, t([0.0]))",
     "m.pow(2, t([2]))",
+    # a float likewise
+    "m.dropout(x, t(0.0), False)",
+    "m.dropout(x, t(0.0, requires_grad=True), False)",
+    "m.dropout(x, t([0.0]), False)",
+    "m.pdist(x, t(2))",
+    "m.pdist(x, t(2.0, requires_grad=True))",
 ]
 
 

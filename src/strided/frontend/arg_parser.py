@@ -168,7 +168,7 @@ def to_float(x):
     if isinstance(x, numbers.Real):
         return float(x)
     t = _tensor_cls[0]
-    if isinstance(x, t) and x.dim() == 0 and not x.dtype.is_complex:
+    if isinstance(x, t) and x.dim() == 0 and not x.dtype.is_complex and not x.requires_grad:
         return float(x.item())
     raise Mismatch
 
