@@ -523,3 +523,30 @@ def test_sort_ties_examples():
     check(lambda m: tuple(m.sort(m.tensor(nan_row), descending=True)))
     check(lambda m: tuple(m.topk(m.tensor(nan_row * 4), 1)))    # k * 64 <= n: partial_sort
     check(lambda m: tuple(m.kthvalue(m.tensor(nan_row), 5)))
+
+
+# -- elementwise results of empty tensors: TensorIterator's strides -------------------------
+
+_EMPTY_SHAPES = [(2, 0), (0, 3), (2, 0, 3), (0, 1, 2), (1, 0), (3, 0, 0), (1, 0, 1), (0, 1)]
+_EMPTY_OPS = {
+    "add_scalar": lambda m, x: x + 1,
+    "radd_scalar": lambda m, x: 1 - x,
+    "mul_float": lambda m, x: x * 2.5,
+    "add_alpha": lambda m, x: x.add(1, alpha=2),
+    "div": lambda m, x: x / 3,
+    "mul_self": lambda m, x: x * x,
+    "exp": lambda m, x: x.exp(),
+    "bias": lambda m, x: x + m.zeros(x.shape[-1:]),
+    "zero_dim_tensor": lambda m, x: m.maximum(x, m.tensor(1.)),
+    "gt": lambda m, x: x > 0,
+    "where": lambda m, x: m.where(x > 0, x, 1.0),
+    "clamp": lambda m, x: x.clamp(0, 1),
+}
+
+
+@pytest.mark.parametrize("shape", _EMPTY_SHAPES)
+@pytest.mark.parametrize("name", sorted(_EMPTY_OPS))
+def test_empty_elementwise_strides(shape, name):
+    import itertools
+    for perm in itertools.permutations(range(len(shape))):
+        check(lambda m, p=perm: _EMPTY_OPS[name](m, m.zeros(shape).permute(p)))

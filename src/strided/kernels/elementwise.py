@@ -523,9 +523,10 @@ def _fast_binary(op: Op, a, b, params):
             return None
         else:
             _check_wrapped(b)
-        if strides != contiguous_strides(sizes) and any(strides):
+        if strides != contiguous_strides(sizes) and any(strides) or 0 in sizes:
             # (an expanded scalar, all strides 0, gets a contiguous output: the common
-            # gradient of a full reduction, ``grad.expand(sizes) * k``)
+            # gradient of a full reduction, ``grad.expand(sizes) * k``; an empty tensor
+            # goes through the iterator, whose dim order gives torch's strides there)
             return None
         res = op._fast_cache.get(dtype, 0)
         if res == 0:
@@ -564,8 +565,8 @@ def _fast_suffix_broadcast(op: Op, a, b, params):
     sa, sb = a._sizes, b._sizes
     big, small = (sa, sb) if len(sa) > len(sb) else (sb, sa)
     k = len(small)
-    if len(big) == k or (k and big[len(big) - k:] != small):
-        return None
+    if len(big) == k or (k and big[len(big) - k:] != small) or 0 in big:
+        return None       # (an empty result: the iterator's dim order gives torch's strides)
     if a._strides != contiguous_strides(sa) or b._strides != contiguous_strides(sb):
         return None
     dtype = a._dtype
