@@ -41,6 +41,14 @@ operator): torch hides e.g. ``add.Scalar`` from Python, whose ``add(t, 2)`` goes
 Tensor parameters of a few functions only (``NUMBERS_AS_TENSORS``, torch's own list, by
 name); their bindings pass the number on unchanged (Note [Wrapped numbers] in
 kernels/tensor_iterator.py).
+
+A call that no overload takes goes to the slow path at the end of the binding: torch's
+deprecated signatures (Note [Deprecated signatures]), then ``_ap.unmatched``, which retries
+with NumPy-style keyword aliases (``axis=`` for ``dim``; Note [NumPy-style keyword aliases]
+in frontend/arg_parser.py) and otherwise raises torch's TypeError; a call that binds never
+pays for them. Each binding gets a ``__signature__`` (Note [Signatures of the generated
+bindings] in frontend/arg_parser.py). An overload taking a Tensor where another takes a
+SymInt is tried first, as in torch's order (``_tensor_first``).
 """
 
 from __future__ import annotations
