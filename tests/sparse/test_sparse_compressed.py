@@ -637,3 +637,14 @@ def test_like_fill_copy():
     check(lambda m: _mat(m).to_sparse_csr().copy_(_mat(m).to_sparse_csc()))
     check(lambda m: _mat(m).to_sparse_csr().copy_(m.ones(4, 6)))
     check(lambda m: m.zeros(4, 6).copy_(_mat(m).to_sparse_csr()))
+
+
+@pytest.mark.parametrize("op", [lambda c: c.reshape(6), lambda c: c.narrow(0, 0, 1),
+                                lambda c: c.squeeze(), lambda c: c.squeeze(0),
+                                lambda c: c.expand(2, 3), lambda c: c.flatten(),
+                                lambda c: c.unsqueeze(0), lambda c: c.narrow_copy(0, 0, 1),
+                                lambda c: c.is_coalesced(), lambda c: c.indices(),
+                                lambda c: c.nbytes, lambda c: c.coalesce()])
+def test_metadata_refusals_and_nbytes(op):
+    check(lambda m: op(m.tensor([[0, 1., 0], [2, 0, -3]]).to_sparse_csr()))
+    check(lambda m: op(m.ones(2, 3).to_sparse_bsc((1, 3))))

@@ -206,11 +206,11 @@ def is_contiguous(t) -> bool:
 
 def nbytes(t) -> int:
     if t._keyset & SPARSE_CSR_BITS:
-        v = t._sparse.values
+        # torch answers numel() * element_size() for the compressed layouts (engineer 7)
         n = 1
-        for s in v._sizes:
+        for s in t._sizes:
             n *= s
-        return n * v._dtype.itemsize
+        return n * t._dtype.itemsize
     raise RuntimeError(
         "nbytes is not defined for sparse tensors.  If you want the size of the constituent "
         "tensors, add the nbytes of the indices and values.  If you want the size of the  "

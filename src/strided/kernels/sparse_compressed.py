@@ -1631,6 +1631,28 @@ def _register_factories():
 _register_factories()
 
 
+# -- what torch refuses with a metadata error ----------------------------------------------
+
+def _no_strides(self, *args, **kwargs):
+    raise _sp.strides_error(self)
+
+
+def _no_is_contiguous(self, *args, **kwargs):
+    _sp.is_contiguous(self)
+
+
+def _no_expand(self, *args, **kwargs):
+    raise RuntimeError(f"expand is unsupported for {_layout_title(_layout_of(self))} tensors")
+
+
+def _coo_only(name):
+    def refuse(self, *args, **kwargs):
+        raise RuntimeError(f"{name} expected sparse coordinate tensor layout but got "
+                           f"{_layout_title(_layout_of(self))}")
+    refuse.__name__ = refuse.__qualname__ = f"_{name}_refused"
+    return refuse
+
+
 # -- TensorIterator ops: torch refuses a compressed operand ---------------------------------
 
 # torch's structured elementwise kernels (TensorIterator) reject compressed operands with
@@ -1707,6 +1729,13 @@ _row("aten::zeros_like", _zeros_like_compressed, _BOTH)
 _row("aten::ones_like", _ones_like_compressed, _BOTH)
 _row("aten::fill_.Scalar", _fill_compressed_, _BOTH)
 _row("aten::copy_", _copy_compressed_)
+for _q in ("narrow", "narrow_copy", "squeeze", "squeeze.dim", "squeeze.dims", "unsqueeze"):
+    _row(f"aten::{_q}", _no_strides)
+for _q in ("reshape", "flatten.using_ints", "contiguous"):
+    _row(f"aten::{_q}", _no_is_contiguous)
+_row("aten::expand", _no_expand)
+_row("aten::is_coalesced", _coo_only("is_coalesced"))
+_row("aten::indices", _coo_only("indices"))
 _row("aten::sparse_mask", _sparse_mask_compressed)
 _row("aten::sum", _sum_compressed, _BOTH)
 _row("aten::sum.dim_IntList", _sum_dim_compressed)
