@@ -648,3 +648,14 @@ def test_like_fill_copy():
 def test_metadata_refusals_and_nbytes(op):
     check(lambda m: op(m.tensor([[0, 1., 0], [2, 0, -3]]).to_sparse_csr()))
     check(lambda m: op(m.ones(2, 3).to_sparse_bsc((1, 3))))
+
+
+def test_addmv():
+    def c(m):
+        return m.tensor([[0, 1., 0], [2, 0, -3]]).to_sparse_csr()
+    check(lambda m: m.addmv(m.ones(2), c(m), m.ones(3), beta=2, alpha=3))
+    check(lambda m: m.addmv(m.ones(1), c(m), m.ones(3)))
+    check(lambda m: m.addmv(m.ones(2), c(m).to_sparse_csc(), m.ones(3), beta=0))
+    check(lambda m: m.addmv(m.ones(3), c(m), m.ones(3)))
+    check(lambda m: m.addmv(m.ones(2), c(m), m.ones(4)))
+    check(lambda m: m.addmv(m.ones(2), c(m), m.ones(3, dtype=m.int64)))

@@ -1548,6 +1548,25 @@ def _matmul_compressed(self, other):
     raise RuntimeError(f"expand is unsupported for {_layout_title(_layout_of(self))} tensors")
 
 
+def _addmv_compressed(self, mat, vec, beta=1, alpha=1):
+    S = _S()
+    check(self._dtype is mat._dtype is vec._dtype,
+          lambda: f"addmv input tensors must have the same dtype, but got "
+                  f"{self._dtype._scalar_name}, {mat._dtype._scalar_name}, and "
+                  f"{vec._dtype._scalar_name}")
+    m, k = mat._sizes
+    n = self._sizes[0] if len(self._sizes) == 1 else None
+    check(len(vec._sizes) == 1 and vec._sizes[0] == k and n in (1, m),
+          lambda: f"size mismatch, got input ({n}), mat ({m}x{k}), vec ({vec._sizes[0]})")
+    prod = _tensor(_spmm(mat, vec.unsqueeze(1)).reshape(m), mat._dtype, mat._device)
+    if alpha != 1:
+        prod = S.mul(prod, alpha)
+    if beta == 0:
+        return prod
+    base = self.expand(m)
+    return S.add(S.mul(base, beta) if beta != 1 else base, prod)
+
+
 def _mv_compressed(self, vec):
     S = _S()
     return S.mm(self, vec.unsqueeze(1)).squeeze(1)
@@ -1744,6 +1763,7 @@ _row("aten::addmm", _addmm_compressed)
 _row("aten::_sparse_addmm", _addmm_compressed)
 _row("aten::matmul", _matmul_compressed)
 _row("aten::mv", _mv_compressed)
+_row("aten::addmv", _addmv_compressed)
 _row("aten::select.int", _select_compressed)
 
 _HANDLED = {q for q, _, _ in DISPATCH}
