@@ -550,3 +550,56 @@ def test_empty_elementwise_strides(shape, name):
     import itertools
     for perm in itertools.permutations(range(len(shape))):
         check(lambda m, p=perm: _EMPTY_OPS[name](m, m.zeros(shape).permute(p)))
+
+
+# -- use_deterministic_algorithms: uninitialized memory is filled, as torch's ---------------
+
+@pytest.fixture
+def deterministic():
+    for m in (strided, torch):
+        m.use_deterministic_algorithms(True)
+    yield
+    for m in (strided, torch):
+        m.utils.deterministic.fill_uninitialized_memory = True
+        m.use_deterministic_algorithms(False)
+
+
+_UNINITIALIZED = {
+    **{f"empty_{d}": (lambda m, d=d: m.empty(3, dtype=getattr(m, d)))
+       for d in ["bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32",
+                 "uint64", "float16", "bfloat16", "float32", "float64", "complex64",
+                 "complex128"]},
+    "empty_like": lambda m: m.empty_like(m.ones(2, 3).t(), dtype=m.int32),
+    "new_empty": lambda m: m.ones(2).new_empty(3),
+    "empty_strided": lambda m: m.empty_strided((2, 2), (1, 2)),
+    "resize_grows": lambda m: m.zeros(2).resize_(5),
+    "resize_view_grows": lambda m: m.zeros(6)[2:].resize_(5),
+    "resize_shrinks": lambda m: m.zeros(6).resize_(2),
+    "out_resized": lambda m: m.add(m.ones(4), 1, out=m.zeros(0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_UNINITIALIZED))
+def test_deterministic_fills_uninitialized_memory(deterministic, name):
+    check(_UNINITIALIZED[name])
+
+
+def test_deterministic_fill_switch(deterministic):
+    check(lambda m: setattr(m.utils.deterministic, "fill_uninitialized_memory", 1))
+    for m in (strided, torch):
+        assert m.utils.deterministic.fill_uninitialized_memory is True
+        m.utils.deterministic.fill_uninitialized_memory = False
+        assert m.utils.deterministic.fill_uninitialized_memory is False
+        m.use_deterministic_algorithms(False)
+        m.utils.deterministic.fill_uninitialized_memory = True
+    # deterministic mode off: nothing is filled (the values are whatever memory held)
+    strided.empty(3)
+
+
+def test_reshape_grad_fn_names():
+    def recipe(m):
+        x = m.ones(2, 3, requires_grad=True)
+        return [y.grad_fn.name() for y in (x.reshape(3, 2), x.t().reshape(6), x.reshape(6),
+                                           x[:, :2].reshape(4), x.flatten(), x.reshape_as(x),
+                                           x.expand(2, 2, 3).reshape(4, 3))]
+    check(recipe)

@@ -68,8 +68,36 @@ def _sparse_factory(size, dtype, layout, device, name="empty"):
     return sparse_factory(size, dtype, layout, device, name)
 
 
+# torch.use_deterministic_algorithms(True) with torch.utils.deterministic.
+# fill_uninitialized_memory (its default): set by utils/env.py
+FILL_UNINITIALIZED = [False]
+
+
+def fill_uninitialized(storage, dtype, start: int = 0) -> None:
+    """torch's fill_empty_deterministic_ of a storage's elements from ``start`` (in elements,
+    of ``dtype``) on: NaN (complex: NaN + 0j) for floating types, the largest value for
+    integers (True for bool)."""
+    buf = storage._buf
+    item = dtype.itemsize
+    n = 0 if buf is None else len(buf) // item
+    if n <= start:
+        return
+    raw = buf[start * item:n * item]
+    if dtype.is_complex:
+        parts = raw.view({4: np.float16, 8: np.float32, 16: np.float64}[item])
+        parts[0::2] = np.nan
+        parts[1::2] = 0
+    elif dtype.is_floating_point:
+        raw.view(dtype.np).fill(np.nan)
+    elif dtype is dt.bool_:
+        raw.fill(1)
+    else:
+        raw.view(dtype.np).fill(np.iinfo(dtype.np).max)
+
+
 def new_strided(size, stride, dtype, device):
-    """Allocate a tensor with the given (sizes, strides); nothing is initialised."""
+    """Allocate a tensor with the given (sizes, strides); nothing is initialised (unless
+    deterministic algorithms ask for it)."""
     dtype = dtype or dt._default_dtype[0]
     device = device or DEFAULT_DEVICE[0]
     nbytes = storage_nbytes_needed(size, stride, 0, dtype.itemsize)
@@ -79,6 +107,8 @@ def new_strided(size, stride, dtype, device):
     if dtype is dt.complex32:
         _c32.warn_experimental()
     storage = UntypedStorage._new(nbytes, device, _allocator(device))
+    if FILL_UNINITIALIZED[0]:
+        fill_uninitialized(storage, dtype)
     return make_tensor(storage, size, stride, 0, dtype)
 
 
@@ -102,6 +132,8 @@ def empty(size, dtype=None, layout=None, device=None, pin_memory=None, memory_fo
     if dtype is dt.complex32:
         _c32.warn_experimental()
     storage = UntypedStorage._new(nbytes, device, _allocator(device))
+    if FILL_UNINITIALIZED[0]:
+        fill_uninitialized(storage, dtype)
     return make_tensor(storage, size, _format_strides(size, memory_format), 0, dtype)
 
 

@@ -37,7 +37,11 @@ def resize_impl(self, size: tuple):
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
     storage = self._storage
     if needed > storage._nbytes:
+        old = storage._nbytes
         storage.resize_(needed)
+        from . import factory
+        if factory.FILL_UNINITIALIZED[0]:        # the grown part, as torch's resize_
+            factory.fill_uninitialized(storage, self._dtype, old // itemsize)
     self._sizes = size
     self._strides = contiguous_strides(size)
     self._np = None

@@ -3,8 +3,8 @@ worker machinery is not needed by every program)."""
 
 
 def __getattr__(name):
-    if name == "data":
+    if name in ("data", "deterministic"):
         import importlib
 
-        return importlib.import_module(".data", __name__)
+        return importlib.import_module("." + name, __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

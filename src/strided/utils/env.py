@@ -33,6 +33,7 @@ class _Env:
     matmul_fp32_precision = "none"     # torch 2.9's backend-level spelling, until set
     deterministic = False
     deterministic_warn_only = False
+    fill_uninitialized_memory = True       # torch.utils.deterministic's switch
     num_threads = _cpu_count()
     num_interop_threads = _cpu_count()
 
@@ -74,6 +75,12 @@ def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None
                         f"not {type(warn_only).__name__}")
     ENV.deterministic = mode
     ENV.deterministic_warn_only = warn_only
+    _sync_fill()
+
+
+def _sync_fill() -> None:
+    from ..kernels import factory
+    factory.FILL_UNINITIALIZED[0] = ENV.deterministic and ENV.fill_uninitialized_memory
 
 
 def are_deterministic_algorithms_enabled() -> bool:
