@@ -21,14 +21,16 @@ FORMATS = ["contiguous_format", "channels_last", "channels_last_3d", "preserve_f
 
 
 @st.composite
-def layouts(draw, min_rank=1, max_rank=6):
+def layouts(draw, min_rank=1, max_rank=6, sizes=None):
     """A recipe ``lib -> tensor``: a float32 view of an arange with drawn sizes (0-3), a
     permutation, per-dim steps and possibly one size-1 dim expanded (stride 0)."""
-    rank = draw(st.integers(min_rank, max_rank))
-    sizes = draw(st.lists(st.sampled_from([1, 1, 2, 3, 0, 2, 3]), min_size=rank,
-                          max_size=rank))
-    if draw(st.integers(0, 4)) and 0 in sizes:   # empty tensors, but not most of the time
-        sizes = [s or 2 for s in sizes]
+    if sizes is None:
+        rank = draw(st.integers(min_rank, max_rank))
+        sizes = draw(st.lists(st.sampled_from([1, 1, 2, 3, 0, 2, 3]), min_size=rank,
+                              max_size=rank))
+        if draw(st.integers(0, 4)) and 0 in sizes:   # empty tensors, but not most of the time
+            sizes = [s or 2 for s in sizes]
+    rank = len(sizes)
     perm = draw(st.permutations(range(rank)))
     steps = draw(st.lists(st.sampled_from([1, 1, 1, 2]), min_size=rank, max_size=rank))
     expand = draw(st.sampled_from([None] + [d for d in range(rank) if sizes[d] == 1]))
@@ -265,32 +267,54 @@ def test_rank_errors(rank, name, op):
 
 # -- TensorIterator: results inherit the inputs' layout ----------------------------------------
 
-@hyp(150)
-@given(a=layouts(4, 5), b=layouts(4, 5), op=st.sampled_from(["add", "mul_bcast", "where",
-                                                              "neg", "lt", "add_scalar",
-                                                              "add_0d", "copy_like"]))
-def test_elementwise_result_layout(a, b, op):
+@st.composite
+def operand_pairs(draw):
+    """Two layouts of one shape (ranks 3-5), the second possibly broadcast (some dims set to
+    1, or leading dims dropped), so the drawn permutations compete in TensorIterator."""
+    rank = draw(st.integers(3, 5))
+    sizes = draw(st.lists(st.sampled_from([1, 2, 3, 2, 3, 0]), min_size=rank, max_size=rank))
+    if draw(st.integers(0, 4)):
+        sizes = [s or 2 for s in sizes]
+    other = list(sizes)
+    if draw(st.booleans()):
+        ones = draw(st.lists(st.integers(0, rank - 1), max_size=2))
+        other = [1 if d in ones else s for d, s in enumerate(other)]
+        other = other[draw(st.integers(0, 2)):]
+    return draw(layouts(sizes=sizes)), draw(layouts(sizes=other))
+
+
+@hyp(200)
+@given(pair=operand_pairs(), op=st.sampled_from(["add", "radd", "mul_int", "where", "neg",
+                                                 "lt", "add_scalar", "add_0d", "out",
+                                                 "addcmul", "abs_out"]))
+def test_elementwise_result_layout(pair, op):
+    a, b = pair
+
     def recipe(lib):
         x, y = a(lib), b(lib)
         if op == "neg":
-            return x.neg()
+            return x.neg(), y.neg()
         if op == "add_scalar":
             return x + 1
         if op == "add_0d":
             return lib.tensor(2.0) + x
-        if op == "copy_like":
-            return x.abs()
-        try:
-            z = lib.broadcast_tensors(x, y)[1] * 0 + y.sum() if y.dim() <= x.dim() else y
-        except RuntimeError:
-            z = y.flatten()[:1] if y.numel() else lib.ones(1)
         if op == "add":
-            return x + z, z + x
-        if op == "mul_bcast":
-            return x * z[..., :1] if z.dim() and z.shape[-1] else x * 2, x[:, :1] * x
+            return x + y
+        if op == "radd":
+            return y + x
+        if op == "mul_int":
+            return x.to(lib.int64) * y, y * x.to(lib.int32)
         if op == "lt":
-            return x < z
-        return lib.where(x > 2, x, z), lib.where(z > 2, z, x)
+            return x < y
+        if op == "out":
+            out = lib.empty(0)
+            return lib.sub(y, x, out=out)
+        if op == "abs_out":
+            out = lib.empty(0, dtype=lib.float64)
+            return lib.abs(x, out=out)
+        if op == "addcmul":
+            return lib.addcmul(x, y, x), lib.addcmul(y, x, y)
+        return lib.where(x > 2, x, y), lib.where(y > 2, y, x)
     check(recipe)
 
 
@@ -359,3 +383,96 @@ def test_assert_same_sees_strides():
     t = torch.ones(2, 3, 4, 5)
     with pytest.raises(AssertionError):
         assert_same(s, t)
+
+
+# -- resize, cat/stack, random fills, cpu --------------------------------------------------------
+
+@pytest.mark.parametrize("case", ["same", "grow", "rank3", "preserve", "contig", "cl3d",
+                                  "as_", "as_cl", "as_preserve", "as_preserve_plain"])
+def test_resize_restrides_to_the_memory_format(case):
+    def recipe(lib):
+        cl = lib.channels_last
+        x = lib.ones(2, 3, 4, 5)
+        tmpl = lib.ones(2, 3, 4, 5).contiguous(memory_format=cl)
+        if case == "same":
+            y = x.resize_(2, 3, 4, 5, memory_format=cl)
+        elif case == "grow":
+            y = lib.ones(2).resize_(2, 3, 4, 5, memory_format=cl)
+        elif case == "rank3":
+            y = lib.ones(2).resize_(2, 3, 4, memory_format=cl)
+        elif case == "preserve":
+            y = lib.ones(2).resize_(2, 3, memory_format=lib.preserve_format)
+        elif case == "contig":
+            y = tmpl.clone().resize_(2, 3, 4, 5, memory_format=lib.contiguous_format)
+        elif case == "cl3d":
+            y = lib.ones(2).resize_((2, 3, 4, 5, 1), memory_format=lib.channels_last_3d)
+        elif case == "as_":
+            y = lib.ones(2).resize_as_(tmpl)
+        elif case == "as_cl":
+            y = lib.ones(2).resize_as_(x, memory_format=cl)
+        elif case == "as_preserve":
+            y = lib.ones(2).resize_as_(tmpl, memory_format=lib.preserve_format)
+        else:
+            y = tmpl.clone().resize_as_(x.transpose(0, 1), memory_format=lib.preserve_format)
+        return y.shape, y.stride(), y.is_contiguous(memory_format=cl)
+    check(recipe)
+
+
+def test_empty_out_refuses_a_memory_format():
+    for mf in ("channels_last", "contiguous_format"):
+        check(lambda lib, mf=mf: lib.empty((2, 3, 4, 5), out=lib.empty(0),
+                                           memory_format=getattr(lib, mf)))
+    check(lambda lib: lib.empty((2, 3), out=lib.empty(0), memory_format=None).stride())
+
+
+def test_cpu_takes_memory_format():
+    def recipe(lib):
+        x = lib.ones(2, 3, 4, 5)
+        y = x.cpu(memory_format=lib.channels_last)
+        return y, x.cpu() is x, x.cpu(memory_format=lib.contiguous_format) is x, \
+            y.cpu(memory_format=lib.preserve_format) is y
+    check(recipe)
+    check(lambda lib: lib.ones(2).cpu(lib.channels_last))
+    check(lambda lib: lib.ones(2).cpu(memory_format=1))
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, 3, 4, -1])
+@pytest.mark.parametrize("formats", [("cl", "cl"), ("cl", "c"), ("c", "cl"), ("cl3d", "cl3d")])
+def test_cat_and_stack_layouts(dim, formats):
+    def recipe(lib):
+        def make(f, k):
+            if f == "cl3d":
+                return (lib.arange(240.0).reshape(2, 3, 2, 4, 5) + k).contiguous(
+                    memory_format=lib.channels_last_3d)
+            x = lib.arange(120.0).reshape(2, 3, 4, 5) + k
+            return x.contiguous(memory_format=lib.channels_last) if f == "cl" else x
+        x, y = make(formats[0], 0), make(formats[1], 1000)
+        d = min(dim, x.dim() - 1)
+        out = lib.empty(0)
+        lib.cat([x, y], d, out=out)
+        return (lib.stack([x, y], dim), lib.cat([x, y], d), out, lib.cat([lib.empty(0), x, y]),
+                lib.stack([x, y], dim)._base is None)
+    check(recipe)
+
+
+@pytest.mark.parametrize("op", ["bernoulli", "bernoulli_p", "bernoulli_method", "poisson",
+                                "rand_like", "dropout"])
+@pytest.mark.parametrize("layout", ["channels_last", "transposed"])
+def test_random_results_layout_and_values(op, layout):
+    def recipe(lib):
+        x = lib.arange(120.0).reshape(2, 3, 4, 5) / 120
+        x = x.contiguous(memory_format=lib.channels_last) if layout == "channels_last" else \
+            x.transpose(1, 3)
+        lib.manual_seed(0)
+        if op == "bernoulli":
+            return lib.bernoulli(x)
+        if op == "bernoulli_p":
+            return lib.bernoulli(x, 0.3)
+        if op == "bernoulli_method":
+            return x.bernoulli()
+        if op == "poisson":
+            return lib.poisson(x * 4)
+        if op == "rand_like":
+            return lib.rand_like(x)
+        return lib.nn.functional.dropout(x, 0.4)
+    check(recipe)

@@ -20,6 +20,7 @@ import numpy as np
 from ..core import dtypes as dt
 from ..core.checks import check
 from ..core.generator import default_generator
+from ..core.layouts import contiguous_format
 from ..core.tensor_impl import compute_is_contiguous, contiguous_strides, numel_of
 from . import _distributions as D
 from .factory import _fresh, empty, empty_like
@@ -458,7 +459,7 @@ def bernoulli_Tensor_(self, p, generator=None):
 
 
 def bernoulli(self, generator=None):
-    out = empty_like(self)
+    out = empty_like(self, memory_format=contiguous_format)   # torch's: row-major, whatever p's
     return _fresh(_bernoulli_from(out, self, generator))
 
 
@@ -470,7 +471,7 @@ def bernoulli_out(self, generator, out):
 
 
 def bernoulli_p(self, p, generator=None):
-    out = empty_like(self)
+    out = empty_like(self, memory_format=contiguous_format)
     bernoulli_float_(out, p, generator)
     return _fresh(out)
 
@@ -864,7 +865,7 @@ def poisson(self, generator=None):
     name = self._dtype.name
     if name not in _FLOATS:
         raise _not_implemented("poisson_cpu", self)
-    out = empty_like(self)
+    out = empty_like(self, memory_format=contiguous_format)   # torch's zeros(sizes)
     if _is_meta(self) or numel_of(self._sizes) == 0:
         return _fresh(out)
     rates = np.ascontiguousarray(self._array().transpose(_iter_order(out))) \

@@ -17,7 +17,20 @@ def resize_(self, size, memory_format=None):
     resize_impl(self, size)
     if changed:
         self._vc[0] += 1
+    if memory_format is not None:   # after the resize, as torch's (sizes unchanged or not)
+        from ..core import layouts
+        from ..core.checks import check
+        check(memory_format is not layouts.preserve_format, "Unsupported memory formatPreserve")
+        restride(self, memory_format)
     return self
+
+
+def restride(self, memory_format):
+    """torch's ``empty_tensor_restride``: the dense strides of ``memory_format`` for the
+    tensor's sizes (its storage already holds them)."""
+    from .factory import _format_strides
+    self._strides = _format_strides(self._sizes, memory_format)
+    self._np = None
 
 
 def resize_impl(self, size: tuple):

@@ -25,8 +25,8 @@ from ..core.checks import check, check_index, check_value, maybe_wrap_dim
 from ..core.devices import CPU as _CPU
 from ..core.storage import UntypedStorage
 from ..core.tensor_impl import check_storage_bounds, contiguous_strides, make_tensor, numel_of
-from . import views
 from . import complex32 as _c32
+from . import views
 from .copy import copy_array
 from .factory import _allocator, empty, empty_like, new_strided
 from .memory_overlap import FULL, PARTIAL, get_overlap_status
@@ -120,14 +120,7 @@ def _cat(tensors, dim, out):
     dtype = _promote_all(tensors)
     device = ref._device
     if out is None:
-        order = None
-        if parts and ndim >= 4:
-            order = layouts.channels_last_order(parts[0]._sizes, parts[0]._strides)
-            for t in parts[1:]:
-                if order is None:
-                    break
-                if layouts.channels_last_order(t._sizes, t._strides) != order:
-                    order = None
+        order = _cat_order(tensors)
         if order is None:
             result = empty(size, dtype, None, device)
         else:
@@ -141,7 +134,11 @@ def _cat(tensors, dim, out):
                 "unsupported operation: some elements of the input tensor and the written-to "
                 "tensor refer to a single memory location. Please clone() the tensor before "
                 "performing the operation."))
-        resize_output(out, size)
+        if resize_output(out, size):   # a resized out= takes the result's memory format
+            order = _cat_order(tensors)
+            if order is not None:
+                out._strides = _strides_in_order(size, order)
+                out._np = None
         from .memory_overlap import assert_no_internal_overlap
         assert_no_internal_overlap(out)
         result = out
@@ -238,6 +235,19 @@ def concatenate_out(tensors, dim=0, out=None):
     return _cat(tensors, dim, out)
 
 
+def _cat_order(tensors):
+    """The channels-last dim order of cat's result, or None (row-major): torch's
+    ``compute_output_memory_format`` takes the format every input suggests (a skipped
+    legacy-empty input suggests row-major too) and row-major when they differ."""
+    order = None
+    for i, t in enumerate(tensors):
+        o = layouts.channels_last_order(t._sizes, t._strides)
+        if o is None or (i and o != order):
+            return None
+        order = o
+    return order
+
+
 def _stack(tensors, dim, out):
     check(len(tensors) > 0, "stack expects a non-empty TensorList")
     ref = tensors[0]._sizes
@@ -254,6 +264,14 @@ def _stack(tensors, dim, out):
         result = empty(ref[:dim] + (len(tensors),) + ref[dim:], first._dtype, None, _CPU)
         np.stack([t._array() for t in tensors], dim, out=result._array())
         return result
+    if out is None and dim < len(ref) and _cat_order(tensors) is not None:
+        # torch concatenates along ``dim`` (a channels-last result for channels-last inputs)
+        # and views that as the stack: the new dim splits ``dim`` of the concatenation
+        cat = _cat(tensors, dim, None)
+        st = cat._strides
+        return make_tensor(cat._storage, ref[:dim] + (len(tensors),) + ref[dim:],
+                           st[:dim] + (ref[dim] * st[dim],) + st[dim:], cat._offset,
+                           cat._dtype)
     return _cat([views.unsqueeze(t, dim) for t in tensors], dim, out)
 
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes as dt
+from ..core import layouts
 from ..core.checks import check, maybe_wrap_dim
 from ..core.dispatch_keys import DispatchKey
 from ..core.storage import UntypedStorage
@@ -600,9 +601,18 @@ def set_(self):
 
 
 def resize_as_(self, the_template, memory_format=None):
-    """``resize_`` to the template's sizes (the version moves only when they change)."""
+    """``resize_`` to the template's sizes (the version moves only when they change); a
+    memory format then restrides it, ``preserve_format`` meaning the template's suggested
+    one."""
     from .resize import resize_ as _resize
-    return _resize(self, the_template._sizes, memory_format)
+    from .resize import restride
+    _resize(self, the_template._sizes)
+    if memory_format is not None:
+        if memory_format is layouts.preserve_format:
+            memory_format = layouts.suggest_memory_format(the_template._sizes,
+                                                          the_template._strides)
+        restride(self, memory_format)
+    return self
 
 
 # -- decompositions for the Autograd key (Note [Composite views under autograd] in views.py) ---
