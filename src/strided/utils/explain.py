@@ -241,8 +241,8 @@ def summarize(value, depth: int = 0):
     if isinstance(value, TensorImpl):
         out = {"tensor": list(value._sizes), "dtype": _dtype_name(value._dtype),
                "device": str(value._device)}
-        if value._strides != _contiguous(value._sizes):
-            out["strides"] = list(value._strides)
+        if value._strides is not None and value._strides != _contiguous(value._sizes):
+            out["strides"] = list(value._strides)    # (compressed sparse tensors have none)
         if value._offset:
             out["storage_offset"] = value._offset
         meta = value._autograd_meta
@@ -509,7 +509,8 @@ class Explanation:
         from ..core.tensor_impl import TensorImpl
         if isinstance(result, TensorImpl) and not any(result is a for a in args):
             for a in args:
-                if isinstance(a, TensorImpl) and a._storage is result._storage:
+                if isinstance(a, TensorImpl) and a._storage is result._storage and \
+                        "_sparse" not in result.__dict__:    # (sparse tensors own none)
                     node.view = {"sizes": list(result._sizes), "strides": list(result._strides),
                                  "storage_offset": result._offset,
                                  "of": {"sizes": list(a._sizes), "strides": list(a._strides),
