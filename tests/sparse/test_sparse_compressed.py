@@ -659,3 +659,10 @@ def test_addmv():
     check(lambda m: m.addmv(m.ones(3), c(m), m.ones(3)))
     check(lambda m: m.addmv(m.ones(2), c(m), m.ones(4)))
     check(lambda m: m.addmv(m.ones(2), c(m), m.ones(3, dtype=m.int64)))
+
+
+def test_new_factories():
+    check(lambda m: comps(_mat(m).to_sparse_csr().new_zeros(2, 2)))
+    check(lambda m: comps(_mat(m).to_sparse_csc().new_zeros((3, 2), dtype=m.float64)))
+    check(lambda m: _mat(m).to_sparse_csr().new_empty(2, 2).shape)
+    check(lambda m: _mat(m).to_sparse_csr().new_zeros(3))

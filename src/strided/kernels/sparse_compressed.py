@@ -1333,6 +1333,22 @@ def _ones_like_compressed(self, dtype=None, layout=None, device=None, pin_memory
     return _fill_compressed_(out, 1)
 
 
+def _new_factory(name):
+    def new(self, size, dtype=None, layout=None, device=None, pin_memory=None):
+        lay = layout or self._sparse.layout
+        dtype = dtype or self._dtype
+        device = device or self._device
+        if lay is layouts.strided:
+            out = empty(tuple(size), dtype, None, device)
+            if name == "zeros":
+                out._array()[...] = 0
+            return out
+        # torch's new_zeros is empty + zero_: its refusals name torch.empty
+        return _compressed_factory(lay)(tuple(size), dtype, device, "empty")
+    new.__name__ = new.__qualname__ = f"_new_{name}_compressed"
+    return new
+
+
 def _fill_compressed_(self, value):
     _call("fill_.Scalar", self._sparse.values, value)
     self._vc[0] += 1
@@ -1746,6 +1762,8 @@ _row("aten::zero_", _zero_compressed_)
 _row("aten::empty_like", _empty_like_compressed, _BOTH)
 _row("aten::zeros_like", _zeros_like_compressed, _BOTH)
 _row("aten::ones_like", _ones_like_compressed, _BOTH)
+_row("aten::new_zeros", _new_factory("zeros"), _BOTH)
+_row("aten::new_empty", _new_factory("empty"), _BOTH)
 _row("aten::fill_.Scalar", _fill_compressed_, _BOTH)
 _row("aten::copy_", _copy_compressed_)
 for _q in ("narrow", "narrow_copy", "squeeze", "squeeze.dim", "squeeze.dims", "unsqueeze"):
