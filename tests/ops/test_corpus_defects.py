@@ -50,6 +50,12 @@ CLAMP_BOOL = {
     "bool_int_bound": lambda m, b: b.clamp_min(1),
     "bool_float_bound": lambda m, b: b.clamp_max(0.5),
     "bool_int_tensor_bound": lambda m, b: b.clamp_min(m.tensor(1)),
+    # a complex self is refused before broadcasting; mixed Tensor / Number bounds work
+    "complex_before_broadcast": lambda m, b: m.clamp(b.to(m.complex64), m.ones(2), m.ones(4)),
+    "complex_min_tensor": lambda m, b: b.to(m.complex64).clamp_min(m.ones(2)),
+    "complex_bound_broadcast": lambda m, b: m.clamp(b.float(), m.ones(2, dtype=m.complex64)),
+    "tensor_and_number": lambda m, b: m.clamp(b.float(), m.tensor(0.), 1.0),
+    "number_and_tensor": lambda m, b: b.float().clamp(min=0.5, max=m.tensor(1)),
 }
 
 

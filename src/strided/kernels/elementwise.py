@@ -1690,9 +1690,13 @@ def _clamp_scalar(self, min, max, out, inplace=False):
     return result
 
 
-def _clamp_tensor(self, min, max, out):
+def _clamp_tensor(self, min, max, out, clamp_op=False):
     check(min is not None or max is not None,
           "torch.clamp: At least one of 'min' or 'max' must not be None")
+    # (clamp.Tensor's meta function refuses a complex self before broadcasting; clamp_min /
+    # clamp_max broadcast first)
+    check(not (clamp_op and self._dtype.is_complex), "clamp is not supported for complex types",
+          NotImplementedError)
     inputs = [self] + [v for v in (min, max) if v is not None]
     it = TensorIteratorConfig(outputs=[out], inputs=inputs, promote_inputs_to_common_dtype=True,
                               cast_common_dtype_to_outputs=True,
@@ -1720,6 +1724,9 @@ def _clamp_kernel(name, bound, form, tensor_bounds):
     them (``clamp_min`` / ``clamp_max``); Scalar or Tensor bounds; functional, in-place
     or ``out=``."""
     impl = _clamp_tensor if tensor_bounds else _clamp_scalar
+    if tensor_bounds and bound == "both":
+        def impl(self, min, max, out):
+            return _clamp_tensor(self, min, max, out, clamp_op=True)
 
     def bounds(args):
         if bound == "both":
