@@ -596,3 +596,31 @@ def test_products_round_as_torch_on_random_floats():
                 m.addmm(m.tensor(t0[0]), s, m.tensor(d), beta=1.5),
                 m.sparse.addmm(m.tensor(t0), s, m.tensor(d), beta=0, alpha=2.1))
     chk(recipe)
+
+
+@pytest.mark.parametrize("opt", ["SGD", "Adagrad", "SparseAdam"])
+def test_optimizers_take_sparse_gradients(opt):
+    def recipe(m):
+        m.manual_seed(0)
+        e = m.nn.Embedding(5, 3, sparse=True)
+        o = getattr(m.optim, opt)(e.parameters(), lr=0.1)
+        for _ in range(3):
+            o.zero_grad()
+            (e(m.tensor([[0, 2, 0], [4, 3, 2]])) * m.arange(3.0)).sum().backward()
+            o.step()
+        return e.weight.detach()
+    chk(recipe)
+
+
+@pytest.mark.parametrize("recipe", [
+    lambda m: m.optim.Adam(m.nn.Embedding(3, 2, sparse=True).parameters()).step(),
+    lambda m: m.optim.SparseAdam(m.nn.Embedding(3, 2).parameters(), lr=-1),
+])
+def test_optimizer_sparse_refusals(recipe):
+    def run(m):
+        e = m.nn.Embedding(3, 2, sparse=True)
+        e(m.tensor([1, 2])).sum().backward()
+        o = m.optim.Adam(e.parameters())
+        return o.step()
+    chk(run)
+    chk(recipe)

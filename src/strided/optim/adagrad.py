@@ -105,6 +105,14 @@ def adagrad(params, grads, state_sums, state_steps, *, lr, weight_decay, lr_deca
                                    "gradients")
             grad = grad.add(param, alpha=weight_decay)
         clr = lr / (1 + (step - 1) * lr_decay)
+        if grad.is_sparse:      # a COO gradient (Embedding(sparse=True)): rows it names only
+            grad = grad.coalesce()
+            indices, values = grad._indices(), grad._values()
+            state_sum.add_(torch.sparse_coo_tensor(indices, values.pow(2), grad.size()))
+            std_values = state_sum.sparse_mask(grad)._values().sqrt_().add_(eps)
+            param.add_(torch.sparse_coo_tensor(indices, values / std_values, grad.size()),
+                       alpha=-_value(clr))
+            continue
         grad, state_sum, param = _as_real(grad), _as_real(state_sum), _as_real(param)
         state_sum.addcmul_(grad, grad, value=1)
         std = state_sum.sqrt() + eps if differentiable else state_sum.sqrt().add_(eps)
