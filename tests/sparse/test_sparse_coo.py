@@ -624,3 +624,18 @@ def test_optimizer_sparse_refusals(recipe):
         return o.step()
     chk(run)
     chk(recipe)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m, x: m.sparse.sum(x, 1),
+    lambda m, x: (x.to_dense() ** 2).sum(),
+    lambda m, x: m.sparse.softmax(x, 1),
+    lambda m, x: m.sparse.log_softmax(x, 0),
+    lambda m, x: m.sparse.mm(x, m.arange(6.0, dtype=m.float64).reshape(3, 2)),
+])
+def test_as_sparse_gradcheck(fn):
+    def recipe(m):
+        s = m.sparse_coo_tensor([[0, 1, 1], [2, 0, 2]], [3.0, 4, 5], (2, 3),
+                                dtype=m.float64).requires_grad_()
+        return m.sparse.as_sparse_gradcheck(m.autograd.gradcheck)(lambda x: fn(m, x), (s,))
+    assert chk(recipe)[0] is True

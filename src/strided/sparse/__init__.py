@@ -50,6 +50,30 @@ def log_softmax(input, dim, *, dtype=None):
 
 
 def as_sparse_gradcheck(gradcheck):
-    """torch's decorator: a gradcheck that accepts sparse inputs. strided's gradcheck works on
-    the dense equivalents of sparse inputs, so this returns ``gradcheck`` itself."""
-    return gradcheck
+    """torch's decorator: a ``gradcheck`` that accepts sparse COO inputs. Each COO input that
+    requires grad is checked through the values of its coalesced form (the function sees
+    the COO tensor rebuilt around them); sparse outputs are compared dense."""
+    def gradcheck_with_sparse_support(func, inputs, **kwargs):
+        kwargs.pop("masked", None)
+        single = isinstance(inputs, _s.Tensor)
+        inputs = (inputs,) if single else tuple(inputs)
+        flat, layouts = [], []
+        for x in inputs:
+            if isinstance(x, _s.Tensor) and x.layout is _s.sparse_coo and x.requires_grad:
+                c = x.detach().coalesce()
+                flat.append(c._values().detach().clone().requires_grad_())
+                layouts.append((c._indices(), tuple(x.shape)))
+            else:
+                flat.append(x)
+                layouts.append(None)
+
+        def func_on_values(*args):
+            rebuilt = [a if lay is None else _s.sparse_coo_tensor(lay[0], a, lay[1])
+                       for a, lay in zip(args, layouts)]
+            out = func(*rebuilt)
+            if isinstance(out, (tuple, list)):
+                return type(out)(o.to_dense() if isinstance(o, _s.Tensor) and
+                                 o.layout is not _s.strided else o for o in out)
+            return out.to_dense() if out.layout is not _s.strided else out
+        return gradcheck(func_on_values, tuple(flat), **kwargs)
+    return gradcheck_with_sparse_support
