@@ -11,6 +11,10 @@ from cases import Case
 SPARSE_CASES: list = []
 
 
+def _matmul_of(a, b):
+    return lambda: a @ b
+
+
 def _csr_mm_setup(st, torch, np_):
     rng = np.random.default_rng(0)
     n, k = 4096, 64
@@ -21,7 +25,7 @@ def _csr_mm_setup(st, torch, np_):
     for name, lib in (("strided", st), ("torch", torch)):
         a = lib.tensor(dense).to_sparse_csr()
         b = lib.tensor(rhs)
-        fns[name] = (lambda a, b: lambda: a @ b)(a, b)
+        fns[name] = _matmul_of(a, b)
     try:
         import scipy.sparse as sp
         m = sp.csr_matrix(dense)
