@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.dtypes import COMPLEX32_NP
+from ..core.dtypes import complex32 as _COMPLEX32
 
 _C64 = np.dtype(np.complex64)
 _F32 = np.dtype(np.float32)
@@ -246,15 +247,20 @@ _EVEN_EMPTY = frozenset(("angle", "lerp", "lerp_", "addcdiv", "addcdiv_", "nan_t
 def _has_c32(args, kwargs, empty_too=True) -> bool:
     """A complex32 tensor off the meta device (with elements, unless ``empty_too``), or
     ``dtype=complex32`` (factories, sum's dtype) with no meta device named."""
-    from ..core.dtypes import complex32
+    # (this guard runs on every call of a guarded kernel: plain numbers and None are
+    # skipped before any attribute lookup, and no import statement runs per call)
+    complex32 = _COMPLEX32
     dtype_asked = False
-    for a in (*args, *kwargs.values()):
+    for a in (*args, *kwargs.values()) if kwargs else args:
+        cls = a.__class__
+        if cls is int or cls is bool or cls is float or a is None:
+            continue
         if a is complex32:
             dtype_asked = True
         elif getattr(a, "_dtype", None) is complex32 and a._device.type != "meta":
             if empty_too or 0 not in a._sizes:
                 return True
-        elif type(a) in (list, tuple) and _has_c32(a, {}, empty_too):   # (TensorLists)
+        elif (cls is list or cls is tuple) and _has_c32(a, {}, empty_too):   # (TensorLists)
             return True
     if dtype_asked:
         device = kwargs.get("device")
