@@ -213,6 +213,15 @@ def test_coalesce_dtypes(dtype):
     lambda m: m.zeros_like(_data(m)),
     lambda m: m.empty_like(_hybrid(m)),
     lambda m: _data(m).requires_grad_(),
+    lambda m: m.tensor([[0.0, 1], [2, 0]]).to_sparse(layout=m.sparse_coo, blocksize=(1, 1)),
+    lambda m: _data(m).to_sparse(layout=m.sparse_coo, blocksize=(1, 1)),
+    lambda m: _data(m).to_sparse(1),
+    lambda m: _data(m).to_sparse(layout=m.sparse_coo, dense_dim=1),
+    lambda m: m.tensor([[0.0, 1], [2, 0]]).to_sparse(dense_dim=3),
+    lambda m: m.tensor([[0.0, 1], [2, 0]]).to_sparse(dense_dim=2),
+    lambda m: m.tensor([[0.0, 1], [2, 0]]).to_sparse(dense_dim=1),
+    lambda m: m.tensor([[0.0, 1], [2, 0]]).to_sparse(dense_dim=0),
+    lambda m: m.tensor([[0.0, 1], [2, 0]]).to_sparse_coo(),
 ])
 def test_conversions(recipe):
     chk(recipe)

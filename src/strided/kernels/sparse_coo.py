@@ -491,21 +491,12 @@ def dense_to_sparse_dim(self, sparse_dim):
     return _coo_np(idx, vals, self._dtype, self._sizes, True)
 
 
-def _to_sparse_layout_check(self, layout, blocksize, dense_dim):
-    if layout is None:
-        layout = layouts.sparse_coo
-    return layout
-
-
 def dense_to_sparse(self, layout=None, blocksize=None, dense_dim=None):
     layout = layout or layouts.sparse_coo
-    if layout is not layouts.sparse_coo:
-        # torch's argument checks of the conversions (kernels/sparse_compressed.py)
-        from .sparse_compressed import _check_to_sparse
-        _check_to_sparse("dense_to_sparse", self, layout, blocksize, dense_dim)
+    # torch's argument checks of the conversions (kernels/sparse_compressed.py)
+    from .sparse_compressed import _check_to_sparse
+    _check_to_sparse("dense_to_sparse", self, layout, blocksize, dense_dim)
     if layout is layouts.sparse_coo:
-        check(blocksize is None, lambda: (
-            "to_sparse for Strided to SparseCoo conversion does not use specified blocksize"))
         ndim = len(self._sizes)
         return self._to_sparse(ndim - (dense_dim or 0)) if dense_dim else \
             dense_to_sparse_dim(self, ndim)
@@ -527,8 +518,8 @@ def _to_compressed(self, layout, blocksize, dense_dim):
 
 def coo_to_sparse_dim(self, sparse_dim):
     check(sparse_dim == self._sparse.sparse_dim, lambda: (
-        "to_sparse: conversion from Sparse to Sparse with sparse_dim argument != self.sparse_dim"
-        "() is not supported"))
+        "sparse_coo_to_sparse: conversion from Sparse to Sparse with sparse_dim argument "
+        "!=self.sparse_dim() is not supported"))
     return self
 
 
@@ -539,14 +530,18 @@ def coo_to_sparse(self, layout=None, blocksize=None, dense_dim=None):
 
 
 def to_sparse_composite(self, layout=None, blocksize=None, dense_dim=None):
-    if layout is not None and self.layout is layout or layout is None and \
-            self.layout is layouts.sparse_coo:
+    if self.layout is (layout or layouts.sparse_coo):
+        from .sparse_compressed import _check_to_sparse
+        _check_to_sparse("to_sparse", self, layout, blocksize, dense_dim)
         return self
     return self._to_sparse(layout=layout, blocksize=blocksize, dense_dim=dense_dim)
 
 
 def to_sparse_dim_composite(self, sparse_dim):
-    if self.layout is layouts.sparse_coo and self._sparse.sparse_dim == sparse_dim:
+    if self.layout is layouts.sparse_coo:
+        check(sparse_dim == self._sparse.sparse_dim, lambda: (
+            "to_sparse: conversion from Sparse to Sparse with sparse_dim argument "
+            "!=self.sparse_dim() is not supported"))
         return self
     return self._to_sparse(sparse_dim)
 
