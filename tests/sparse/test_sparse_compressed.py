@@ -666,3 +666,11 @@ def test_new_factories():
     check(lambda m: comps(_mat(m).to_sparse_csc().new_zeros((3, 2), dtype=m.float64)))
     check(lambda m: _mat(m).to_sparse_csr().new_empty(2, 2).shape)
     check(lambda m: _mat(m).to_sparse_csr().new_zeros(3))
+
+
+def test_sum_dim_refusals():
+    check(lambda m: _mat(m).to_sparse_csc().sum(0, keepdim=True))
+    check(lambda m: _mat(m).to_sparse_bsr((2, 3)).sum(1, keepdim=True))
+    check(lambda m: m.ones(2, 2, 3).to_sparse_csr().sum(1, keepdim=True))
+    check(lambda m: comps(_mat(m).to_sparse_csr().sum((0, 1), keepdim=True)))
+    check(lambda m: comps(_mat(m).to_sparse_csr().sum(-1, keepdim=True, dtype=m.float64)))

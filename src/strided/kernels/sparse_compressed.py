@@ -1391,7 +1391,10 @@ def sparse_csr_sum_cpu(self, dim, keepdim=False, dtype=None):
     check(keepdim, "reduction operations on CSR tensors with keepdim=False is unsupported")
     nd = len(self._sizes)
     dims = sorted({maybe_wrap_dim(d, nd) for d in dim})
-    check(nd == 2, "reduction operations on CSR tensors with batch dimensions are unsupported")
+    # torch's kernel asserts a 2-d input (its message names its source line)
+    check(nd == 2, 'input_dim == 2 INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/'
+                   'ATen/native/sparse/SparseCsrTensorMath.cpp":1320, please report a bug to '
+                   'PyTorch. ')
     dense = self._to_dense()
     out = S.sum(dense, dims, keepdim=True, dtype=dtype)
     ci, pi, v, batch = _normal(self)
@@ -1414,6 +1417,10 @@ def sparse_csr_sum_cpu(self, dim, keepdim=False, dtype=None):
 def _sum_dim_compressed(self, dim, keepdim=False, dtype=None):
     if dim is None or len(dim) == 0:
         return _sum_compressed(self, dtype)
+    lay = self._sparse.layout
+    check(lay is layouts.sparse_csr,
+          lambda: f"Currently the only compressed sparse format supported for sum.dim_IntList "
+                  f"is CSR, but got layout {_layout_title(lay)}")
     return _S()._sparse_csr_sum(self, dim, keepdim, dtype=dtype)
 
 
