@@ -146,6 +146,11 @@ def test_check_sparse_tensor_invariants_context():
     lambda m: _data(m).item(),
     lambda m: len(_data(m)),
     lambda m: m.empty(2, 3, layout=m.sparse_coo, device="meta"),
+    lambda m: (_data(m).type(), _data(m, "float64").type(), _data(m, "int64").type()),
+    lambda m: _meta(m).type(),
+    lambda m: m.zeros(4, 3).copy_(_data(m)),
+    lambda m: _data(m).copy_(m.zeros(3, 4)),
+    lambda m: m.zeros(3, 4, layout=m.sparse_coo, dtype=m.float64).copy_(_data(m)),
 ])
 def test_accessors(recipe):
     chk(recipe)

@@ -241,3 +241,12 @@ def adopt_grad(grad):
         if sp.indices.is_contiguous() and sp.values.is_contiguous():
             return make_coo(sp.indices, sp.values, grad._sizes, sp.indices._sizes[1] < 2)
     return grad.clone()
+
+
+def check_legacy_type(t) -> None:
+    """``Tensor.type()`` of a sparse tensor: torch names CPU COO tensors only."""
+    meta = t._device.type == "meta"
+    if t._keyset & SPARSE_CSR_BITS:
+        raise RuntimeError(f"Unimplemented backend {'SparseCsrMeta' if meta else 'SparseCsrCPU'}")
+    if meta:
+        raise RuntimeError("Unrecognized tensor type ID: SparseMeta")

@@ -782,6 +782,9 @@ class Tensor(TensorImpl, TensorOperators, _gen_methods.TensorMethods):
     def type(self, dtype=None, non_blocking=False):
         if dtype is None:
             kind = self._device.type
+            if self._keyset & _SPARSE_BITS:      # torch.sparse.FloatTensor, as torch names it
+                _sparse.check_legacy_type(self)
+                kind = "sparse"
             return (f"torch.{'' if kind == 'cpu' else kind + '.'}"
                     f"{_LEGACY_TYPE_NAMES[self._dtype.name]}Tensor")
         from .._legacy import tensor_type_dtype

@@ -1442,8 +1442,9 @@ def to_dense_backward_coo(grad, self, masked_grad=None):
 
 
 def copy_sparse_(self, src, non_blocking=False):
-    check(_is_coo(src), "copy_() between dense and sparse Tensors is not implemented! Found "
-                        "self type = SparseCPU and src type = CPU")
+    check(_is_coo(src) and _is_coo(self), lambda: (
+        f"copy_() between dense and sparse Tensors is not implemented! Found self type = "
+        f"{self.type()} and src type = {src.type()}"))
     sp, ss = self._sparse, src._sparse
     self._sizes = src._sizes
     self._strides = (0,) * len(src._sizes)
