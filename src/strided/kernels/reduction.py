@@ -459,8 +459,9 @@ def _all_extreme(self, ufunc, name):
     if not _is_meta(self):
         arr = self._array()
         if self._dtype in _LOW_FLOATS:
-            arr = arr.astype(np.float32)
-        _store(res, ufunc.reduce(arr, axis=None))
+            _store(res, ufunc.reduce(arr.astype(np.float32), axis=None))
+        else:
+            ufunc.reduce(arr, axis=None, out=res._array())    # straight into the 0-dim result
     return res
 
 
