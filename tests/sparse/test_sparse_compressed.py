@@ -674,3 +674,13 @@ def test_sum_dim_refusals():
     check(lambda m: m.ones(2, 2, 3).to_sparse_csr().sum(1, keepdim=True))
     check(lambda m: comps(_mat(m).to_sparse_csr().sum((0, 1), keepdim=True)))
     check(lambda m: comps(_mat(m).to_sparse_csr().sum(-1, keepdim=True, dtype=m.float64)))
+
+
+@pytest.mark.parametrize("op", [
+    lambda m, c: c * m.ones(3), lambda m, c: m.ones(3) * c, lambda m, c: c.int().mul_(2.5),
+    lambda m, c: comps(c.int().mul_(2)), lambda m, c: c.add_(m.ones(2, 3)),
+    lambda m, c: c.int().add_(c), lambda m, c: comps(c.add_(c)), lambda m, c: c.add_(1),
+    lambda m, c: c.add_(m.tensor(1.)), lambda m, c: c.add_(c.double()),
+    lambda m, c: c + c.double(), lambda m, c: comps(c * m.ones(2, 3, dtype=m.float64))])
+def test_binary_dtype_and_inplace_rules(op):
+    check(lambda m: op(m, m.tensor([[0, 1., 0], [2, 0, -3]]).to_sparse_csr()))

@@ -1171,6 +1171,16 @@ def _add_compressed(self, other, alpha=1):
 
 
 def _add_compressed_(self, other, alpha=1):
+    if _is_compressed(self) and not _is_compressed(other):
+        _sp.is_contiguous(self)          # torch: a dense result cannot go into self
+    if _is_compressed(self) and (self._dtype.category not in (dt.FLOAT, dt.COMPLEX) or
+                                 self._dtype in (dt.float16, dt.bfloat16)):
+        raise NotImplementedError(f"\"add_out_sparse_csr_impl_mkl\" not implemented for "
+                                  f"'{self._dtype._scalar_name}'")
+    if _is_compressed(self) and _is_compressed(other):
+        check(self._dtype is other._dtype,
+              lambda: f"expected scalar type {self._dtype._scalar_name} but found "
+                      f"{other._dtype._scalar_name}")
     out = _add_compressed(self, other, alpha)
     if _is_compressed(self):
         _assign(self, out)
@@ -1183,6 +1193,9 @@ def _assign(self, out):
     """Make ``self`` hold ``out``'s members (in-place ops on a compressed tensor)."""
     p, q = self._sparse, out._sparse
     values = q.values
+    check(dt.can_cast(values._dtype, self._dtype),
+          lambda: f"result type {values._dtype._scalar_name} can't be cast to the desired "
+                  f"output type {self._dtype._scalar_name}")
     if values._dtype is not self._dtype:
         values = _call("_to_copy", values, self._dtype, None, None, None, False, None)
     p.compressed_indices, p.plain_indices, p.values = (q.compressed_indices, q.plain_indices,
@@ -1210,8 +1223,8 @@ def _mul_compressed(self, other):
     if self._dtype is dt.bool_ and other._dtype is dt.bool_:
         raise NotImplementedError("\"mul_out_sparse\" not implemented for 'Bool'")
     check(sparse._sizes == dense._sizes,
-          lambda: f"mul(sparse, dense): expected 'self' and 'other' to have same size, but "
-                  f"{list(self._sizes)} != {list(other._sizes)}")
+          lambda: f"sparse_mask(): operands have incompatible sizes; self has size "
+                  f"{list(dense._sizes)} but mask has size {list(sparse._sizes)}")
     picked = _gather_dense(dense, sparse)
     return _with_values(sparse, S.mul(sparse._sparse.values, picked) if sparse is self
                         else S.mul(picked, sparse._sparse.values))
@@ -1271,7 +1284,18 @@ def _gather_dense(dense, sparse):
     return _tensor(np.ascontiguousarray(picked).reshape(shape), dense._dtype, dense._device)
 
 
+_SCALAR_DTYPES = ((bool, "bool_"), (int, "int64"), (float, "float64"), (complex, "complex128"))
+
+
 def _mul_compressed_(self, other):
+    if not _is_tensor(other):
+        # torch checks a number's own type (double for a float) against self's
+        for kind, name in _SCALAR_DTYPES:
+            if type(other) is kind:
+                sd = getattr(dt, name)
+                check(dt.can_cast(sd, self._dtype),
+                      lambda sd=sd: f"result type {sd._scalar_name} can't be cast to the "
+                                    f"desired output type {self._dtype._scalar_name}")
     out = _mul_compressed(self, other)
     _assign(self, out)
     return self
