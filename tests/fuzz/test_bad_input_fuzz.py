@@ -37,9 +37,6 @@ OPEN = [
     (r"split\(", r"split_with_sizes\(\)",
      "torch's Tensor.split is Python that calls split_with_sizes for a non-int split_size, "
      "so its TypeErrors name split_with_sizes"),
-    (r"clamp", r"",
-     "clamp's overloads: torch refuses a Tensor bound mixed with a Number bound and checks "
-     "complex inputs before broadcasting"),
     (r"index_(fill|copy)", r"setStorage",
      "torch fails on an empty self inside its own restride (setStorage) before checking the "
      "index"),
