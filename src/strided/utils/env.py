@@ -66,7 +66,8 @@ def set_float32_matmul_precision(precision: str) -> None:
 
 def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
     """Record the request: every strided kernel is already deterministic, so nothing raises
-    or warns under it."""
+    or warns under it (torch's CPU kernels raise for none either); while it is on, memory
+    handed out uninitialised is filled (``strided.utils.deterministic``)."""
     if mode is not True and mode is not False:
         raise TypeError(f"_set_deterministic_algorithms(): argument 'mode' (position 1) must "
                         f"be bool, not {type(mode).__name__}")
