@@ -684,3 +684,20 @@ def test_sum_dim_refusals():
     lambda m, c: c + c.double(), lambda m, c: comps(c * m.ones(2, 3, dtype=m.float64))])
 def test_binary_dtype_and_inplace_rules(op):
     check(lambda m: op(m, m.tensor([[0, 1., 0], [2, 0, -3]]).to_sparse_csr()))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.sparse_csr_tensor([0, 1], [0]),
+    lambda m: m.sparse_compressed_tensor([0, 1], [0]),
+    lambda m: m.sparse_csr_tensor([0, 1], [0], [1.], size=3),
+    lambda m: m.sparse_csr_tensor([0, 1], [0], [1], requires_grad=True),
+    lambda m: m.sparse_csr_tensor([0, 1], [0], [1.], (1, 1), m.float64),
+    lambda m: m.sparse_csc_tensor([0, 1], [0], [1.], foo=1),
+    lambda m: comps(m.sparse_csr_tensor(crow_indices=[0, 1], col_indices=[0], values=[1.],
+                                        size=(1, 3))),
+    lambda m: comps(m.sparse_bsc_tensor([0, 1], [0], [[[1.]]], (1, 1), dtype=m.float64,
+                                        requires_grad=True)),
+    lambda m: m.sparse_csr_tensor("a", [0], [1.]),
+])
+def test_constructor_argument_parsing(call):
+    check(call)

@@ -54,15 +54,62 @@ def _construct(name, layout, compressed_indices, plain_indices, values, size, dt
     finally:
         _CHECK[0] = saved
     if requires_grad:
+        if not (out.dtype.is_floating_point or out.dtype.is_complex):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
         out.requires_grad_(True)
     return out
 
 
-def sparse_compressed_tensor(compressed_indices, plain_indices, values, size=None, *,
-                             dtype=None, layout=None, device=None, pin_memory=False,
-                             requires_grad=False, check_invariants=None):
-    """A sparse tensor in the compressed ``layout`` (CSR, CSC, BSR or BSC) of ``size``
-    (inferred from the indices when omitted)."""
+_KEYWORDS = ("dtype", "layout", "device", "pin_memory", "requires_grad", "check_invariants")
+
+
+def _options(compressed: str, plain: str) -> list:
+    tail = ("*, torch.dtype dtype = None, torch.layout layout = None, torch.device device = "
+            "None, bool pin_memory = False, bool requires_grad = False, bool check_invariants "
+            "= None)")
+    head = f"(object {compressed}, object {plain}, object values, "
+    return [head + "tuple of ints size, " + tail, head + tail]
+
+
+def _bind(name, names, args, kwargs):
+    """torch's parse of ``name(c, p, values, size=None, *, ...)``: the arguments as a dict,
+    or torch's TypeError for a call none of its two signatures takes."""
+    def refuse():
+        from ..frontend.arg_parser import format_invalid_args
+        raise TypeError(format_invalid_args(name, args, kwargs, _options(*names)))
+    allowed = set(names) | {"values", "size"} | set(_KEYWORDS)
+    if len(args) > 4 or set(kwargs) - allowed:
+        refuse()
+    bound = dict(zip((*names, "values", "size"), args))
+    for k, v in kwargs.items():
+        if k in bound:
+            refuse()
+        bound[k] = v
+    if not {*names, "values"} <= set(bound):
+        refuse()
+    size = bound.get("size")
+    if size is not None:
+        try:
+            bound["size"] = tuple(operator.index(v) for v in size)
+        except TypeError:
+            refuse()
+    return bound
+
+
+def sparse_compressed_tensor(*args, **kwargs):
+    """``sparse_compressed_tensor(compressed_indices, plain_indices, values, size=None, *,
+    dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False,
+    check_invariants=None)``: a sparse tensor in the compressed ``layout`` (CSR, CSC, BSR or
+    BSC) of ``size`` (inferred from the indices when omitted)."""
+    b = _bind("sparse_compressed_tensor", ("compressed_indices", "plain_indices"), args, kwargs)
+    return _compressed(b["compressed_indices"], b["plain_indices"], b["values"], b.get("size"),
+                       **{k: b[k] for k in _KEYWORDS if k in b})
+
+
+def _compressed(compressed_indices, plain_indices, values, size=None, *, dtype=None,
+                layout=None, device=None, pin_memory=False, requires_grad=False,
+                check_invariants=None):
     if layout is None:
         raise RuntimeError("sparse_compressed_tensor expected sparse compressed tensor layout "
                            "but got none")
@@ -75,8 +122,18 @@ def sparse_compressed_tensor(compressed_indices, plain_indices, values, size=Non
 
 
 def _fixed(name, required):
-    def ctor(compressed_indices, plain_indices, values, size=None, *, dtype=None, device=None,
-             pin_memory=False, requires_grad=False, check_invariants=None, layout=None):
+    names = (("crow_indices", "col_indices") if required in (layouts.sparse_csr,
+                                                               layouts.sparse_bsr)
+             else ("ccol_indices", "row_indices"))
+
+    def ctor(*args, **kwargs):
+        b = _bind(name, names, args, kwargs)
+        return _fixed_ctor(b[names[0]], b[names[1]], b["values"], b.get("size"),
+                           **{k: b[k] for k in _KEYWORDS if k in b})
+
+    def _fixed_ctor(compressed_indices, plain_indices, values, size=None, *, dtype=None,
+                    device=None, pin_memory=False, requires_grad=False, check_invariants=None,
+                    layout=None):
         if layout is not None and layout is not required:
             raise RuntimeError(f"{name}: layout must be {_TITLE[required]} but got "
                                f"{_TITLE.get(layout, layout)}")
