@@ -609,3 +609,25 @@ def test_reshape_grad_fn_names():
                                            x[:, :2].reshape(4), x.flatten(), x.reshape_as(x),
                                            x.expand(2, 2, 3).reshape(4, 3))]
     check(recipe)
+
+
+@pytest.mark.parametrize("warn_only", [False, True])
+@pytest.mark.parametrize("name", ["put_", "put", "put_bad_index", "put_accumulate",
+                                  "index_put_", "scatter_"])
+def test_deterministic_alerts(name, warn_only):
+    recipes = {
+        "put_": lambda m: m.zeros(5).put_(m.tensor([0, 0]), m.tensor([1., 2.])),
+        "put": lambda m: m.put(m.zeros(5), m.tensor([0, 0]), m.tensor([1., 2.])),
+        "put_bad_index": lambda m: m.zeros(5).put_(m.tensor([9]), m.tensor([1.])),
+        "put_accumulate": lambda m: m.zeros(5).put_(m.tensor([0, 0]), m.tensor([1., 2.]),
+                                                    accumulate=True),
+        "index_put_": lambda m: m.zeros(5).index_put_((m.tensor([0, 0]),), m.tensor([1., 2.])),
+        "scatter_": lambda m: m.zeros(5).scatter_(0, m.tensor([0, 0]), m.tensor([1., 2.])),
+    }
+    try:
+        for m in (strided, torch):
+            m.use_deterministic_algorithms(True, warn_only=warn_only)
+        check(recipes[name])
+    finally:
+        for m in (strided, torch):
+            m.use_deterministic_algorithms(False)

@@ -73,6 +73,30 @@ def _sparse_factory(size, dtype, layout, device, name="empty"):
 FILL_UNINITIALIZED = [False]
 
 
+DETERMINISTIC = [False, False]     # use_deterministic_algorithms(mode, warn_only=): utils/env.py
+
+
+def alert_not_deterministic(name: str) -> None:
+    """torch's alertNotDeterministic: an op with no deterministic CPU implementation raises
+    (or, with ``warn_only``, warns) while deterministic algorithms are on."""
+    if not DETERMINISTIC[0]:
+        return
+    if DETERMINISTIC[1]:
+        warnings.warn(
+            f"{name} does not have a deterministic implementation, but you set "
+            f"'torch.use_deterministic_algorithms(True, warn_only=True)'. You can file an "
+            f"issue at https://github.com/pytorch/pytorch/issues to help us prioritize adding "
+            f"deterministic support for this operation.", UserWarning, stacklevel=3)
+        return
+    raise RuntimeError(
+        f"{name} does not have a deterministic implementation, but you set "
+        f"'torch.use_deterministic_algorithms(True)'. You can turn off determinism just for "
+        f"this operation, or you can use the 'warn_only=True' option, if that's acceptable "
+        f"for your application. You can also file an issue at "
+        f"https://github.com/pytorch/pytorch/issues to help us prioritize adding "
+        f"deterministic support for this operation.")
+
+
 def fill_uninitialized(storage, dtype, start: int = 0) -> None:
     """torch's fill_empty_deterministic_ of a storage's elements from ``start`` (in elements,
     of ``dtype``) on: NaN (complex: NaN + 0j) for floating types, the largest value for

@@ -66,8 +66,8 @@ from ..core.tensor_impl import (
     numel_of,
 )
 from . import complex32 as _c32
+from .factory import alert_not_deterministic, new_strided, preserved_strides
 from .factory import empty as _factory_empty
-from .factory import new_strided, preserved_strides
 from .memory_overlap import (
     FULL,
     PARTIAL,
@@ -1865,6 +1865,8 @@ def _put_into(self, index, source, accumulate):
 
 
 def put_(self, index, source, accumulate=False):
+    if not accumulate:        # duplicate indices: which write wins is unspecified in torch
+        alert_not_deterministic("put_")
     _put_checks(self, index, source)
     assert_no_internal_overlap(self)
     _assert_no_overlap(self, index)
@@ -1875,6 +1877,8 @@ def put_(self, index, source, accumulate=False):
 
 
 def put(self, index, source, accumulate=False):
+    if not accumulate:
+        alert_not_deterministic("put_")
     _put_checks(self, index, source)
     out = _clone_preserve(self)
     return _put_into(out, index, source, accumulate)

@@ -66,8 +66,8 @@ def set_float32_matmul_precision(precision: str) -> None:
 
 def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
     """Record the request: every strided kernel is already deterministic, so nothing raises
-    or warns under it (torch's CPU kernels raise for none either); while it is on, memory
-    handed out uninitialised is filled (``strided.utils.deterministic``)."""
+    or warns under it except ``put_`` without ``accumulate`` (as torch's CPU kernels); while
+    it is on, memory handed out uninitialised is filled (``strided.utils.deterministic``)."""
     if mode is not True and mode is not False:
         raise TypeError(f"_set_deterministic_algorithms(): argument 'mode' (position 1) must "
                         f"be bool, not {type(mode).__name__}")
@@ -82,6 +82,7 @@ def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None
 def _sync_fill() -> None:
     from ..kernels import factory
     factory.FILL_UNINITIALIZED[0] = ENV.deterministic and ENV.fill_uninitialized_memory
+    factory.DETERMINISTIC[:] = [ENV.deterministic, ENV.deterministic_warn_only]
 
 
 def are_deterministic_algorithms_enabled() -> bool:
