@@ -227,7 +227,7 @@ def values(t) -> np.ndarray:
         t = t.to(strided.float32)
     elif t.dtype is strided.complex32:
         t = t.to(strided.complex64)
-    return t.numpy()
+    return t.resolve_conj().resolve_neg().numpy()     # the values conj / neg views stand for
 
 
 def dtype_name(d) -> str:

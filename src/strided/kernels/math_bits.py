@@ -8,6 +8,13 @@ kernel, the fallback does what torch's MathBitsFallback does, reading the op's s
 
 - an op whose aliasing arguments are all read-only (``Tensor(a) self``: a view op)
   passes through: its kernel copies the bits to the view it makes;
+- an op with a ``CompositeImplicitAutograd`` kernel runs it: in torch such a kernel runs
+  at the ``Autograd`` key, above the bits, and the ops it calls see them (``atleast_2d``
+  or ``broadcast_tensors`` of a conjugate view give conjugate views, ``matmul`` of two
+  vectors is a bit-aware ``dot``). For the ops of ``_DECOMPOSED``, strided's
+  decompositions registered for the Autograd key only (Note [Composite views under
+  autograd] in views.py) serve here too; other such decompositions may read their
+  arguments' bytes (they run the backend kernel for its checks), so those ops resolve;
 - otherwise every tensor argument carrying the bit is replaced by a resolved clone
   (``clone`` resolves every bit), and the op runs below the key. A written argument
   (``Tensor(a!)``: in-place or ``out=``) is cloned too, so that an input sharing its
@@ -35,7 +42,14 @@ _CONJ = DispatchKey.Conjugate
 _NEG = DispatchKey.Negative
 _NAMES = {_CONJ: "conjugate", _NEG: "negation"}
 
-_VIEW, _FUNCTIONAL, _MUTATING = 0, 1, 2
+_VIEW, _FUNCTIONAL, _MUTATING, _COMPOSITE = 0, 1, 2, 3
+# ops torch implements as composites that strided serves with a kernel of its own on the
+# backends and a decomposition (over dispatched ops) on the Autograd key: the fallback runs
+# the decomposition, so that the bits reach the ops it calls as in torch
+_DECOMPOSED = frozenset((
+    "broadcast_tensors", "meshgrid", "atleast_1d", "atleast_2d", "atleast_3d",
+    "cartesian_prod", "matmul", "inner",
+))
 _plans: dict = {}
 
 
@@ -56,7 +70,11 @@ def _plan(op):
             else:
                 aliased = True
     positions = tuple(i for i, a in enumerate(args) if str(a.type).startswith("Tensor"))
-    if aliased and not written:
+    implicit = op.kernels.get(DispatchKey.CompositeImplicitAutograd)
+    if implicit and (op.resolved_key(DispatchKey.CPU) == DispatchKey.CompositeImplicitAutograd
+                     or op.qualname.split("::")[-1].split(".")[0] in _DECOMPOSED):
+        kind = (_COMPOSITE, implicit[-1])
+    elif aliased and not written:
         kind = _VIEW
     else:
         kind = _MUTATING if written else _FUNCTIONAL
@@ -84,6 +102,8 @@ def _fallback(key, op, *args):
     kind, positions, written = _plan(op)
     if kind == _VIEW:
         return op.redispatch(_keyset_of(args) & below, *args)
+    if type(kind) is tuple and kind[0] == _COMPOSITE:
+        return kind[1](*args)
     name = _NAMES[key]
     if type(kind) is tuple:
         raise RuntimeError(
@@ -135,6 +155,9 @@ def _fallback(key, op, *args):
 
 # ops whose kernels read no values, or handle the bits themselves (both keys)
 _FALLTHROUGH = (
+    # views changed in place: their metadata only
+    "as_strided_", "squeeze_", "unsqueeze_", "transpose_", "t_", "swapdims_", "swapaxes_",
+    "resize_", "resize_as_",
     "copy_", "clone", "conj_physical_", "neg_", "resolve_conj", "resolve_neg", "is_conj",
     "is_neg", "_unsafe_view", "empty_like", "zeros_like", "ones_like", "full_like",
     "rand_like", "randn_like", "randint_like", "new_empty", "new_empty_strided", "new_zeros",
@@ -144,10 +167,45 @@ _FALLTHROUGH = (
 )
 
 
+# -- dot and vdot read the conjugate bit, as torch's BLAS-backed kernels do ----------------------
+# conj(a).b = vdot(a, b), a.conj(b) = vdot(b, a), conj(a).conj(b) = conj(a.b); for vdot,
+# which conjugates its first argument: vdot(conj(a), b) = a.b, vdot(conj(a), conj(b)) =
+# vdot(b, a), vdot(a, conj(b)) = conj(a.b). A result "conj(...)" is a conjugate view.
+
+def _call(name, *args):
+    from .views import _call_op
+    return _call_op(name, *args)
+
+
+def _raw(t):
+    from .view_ops import alias_conj
+    return alias_conj(t) if t._keyset & _CONJ.bit else t
+
+
+def _dot_conjugate(self, other):
+    sc, oc = self._keyset & _CONJ.bit, other._keyset & _CONJ.bit
+    if sc and oc:
+        return _call("aten::_conj", _call("aten::dot", _raw(self), _raw(other)))
+    if sc:
+        return _call("aten::vdot", _raw(self), other)
+    return _call("aten::vdot", _raw(other), self)
+
+
+def _vdot_conjugate(self, other):
+    sc, oc = self._keyset & _CONJ.bit, other._keyset & _CONJ.bit
+    if sc and oc:
+        return _call("aten::vdot", _raw(other), _raw(self))
+    if sc:
+        return _call("aten::dot", _raw(self), other)
+    return _call("aten::_conj", _call("aten::dot", self, _raw(other)))
+
+
 def install() -> None:
-    """Register the fallback for both keys and the fallthroughs."""
+    """Register the fallback for both keys, the fallthroughs and dot / vdot's kernels."""
     for key in (_CONJ, _NEG):
         register_fallback(key, BoxedFallback(_fallback_for(key)))
+    register_kernel("aten::dot", _CONJ, _dot_conjugate)
+    register_kernel("aten::vdot", _CONJ, _vdot_conjugate)
     names = set(_FALLTHROUGH)
     for qualname in all_ops():
         base = qualname.split("::", 1)[-1].split(".", 1)[0]
