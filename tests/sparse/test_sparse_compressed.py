@@ -701,3 +701,11 @@ def test_binary_dtype_and_inplace_rules(op):
 ])
 def test_constructor_argument_parsing(call):
     check(call)
+
+
+@pytest.mark.parametrize("name", ["sparse_csr_tensor", "sparse_csc_tensor", "sparse_bsr_tensor",
+                                  "sparse_bsc_tensor", "sparse_compressed_tensor"])
+def test_signature_is_torchs_documented_one(name):
+    import inspect
+    doc_line = getattr(torch, name).__doc__.strip().splitlines()[0]
+    assert doc_line == f"{name}{inspect.signature(getattr(strided, name))} -> Tensor"

@@ -5,6 +5,7 @@ sparse_compressed.yaml) take tensors. The kernels are in kernels/sparse_compress
 
 from __future__ import annotations
 
+import inspect
 import operator
 
 from ..core import layouts
@@ -70,6 +71,19 @@ def _options(compressed: str, plain: str) -> list:
             "= None)")
     head = f"(object {compressed}, object {plain}, object values, "
     return [head + "tuple of ints size, " + tail, head + tail]
+
+
+def _signature(names, with_layout: bool) -> inspect.Signature:
+    """The signature torch documents (``sparse_csr_tensor(crow_indices, col_indices, values,
+    size=None, *, dtype=None, device=None, ...)``)."""
+    P = inspect.Parameter
+    params = [P(n, P.POSITIONAL_OR_KEYWORD) for n in (*names, "values")]
+    params.append(P("size", P.POSITIONAL_OR_KEYWORD, default=None))
+    kw = [("dtype", None)] + ([("layout", None)] if with_layout else []) + [
+        ("device", None), ("pin_memory", False), ("requires_grad", False),
+        ("check_invariants", None)]
+    params += [P(k, P.KEYWORD_ONLY, default=d) for k, d in kw]
+    return inspect.Signature(params)
 
 
 def _bind(name, names, args, kwargs):
@@ -140,12 +154,15 @@ def _fixed(name, required):
         return _construct(name, required, compressed_indices, plain_indices, values, size,
                           dtype, device, pin_memory, requires_grad, check_invariants)
     ctor.__name__ = ctor.__qualname__ = name
+    ctor.__signature__ = _signature(names, False)
     ctor.__doc__ = (f"A {_TITLE[required][6:].upper()} tensor: ``{name}(compressed_indices, "
                     f"plain_indices, values, size=None, *, dtype=None, device=None, "
                     f"pin_memory=False, requires_grad=False, check_invariants=None)``.")
     return ctor
 
 
+sparse_compressed_tensor.__signature__ = _signature(("compressed_indices", "plain_indices"),
+                                                    True)
 sparse_csr_tensor = _fixed("sparse_csr_tensor", layouts.sparse_csr)
 sparse_csc_tensor = _fixed("sparse_csc_tensor", layouts.sparse_csc)
 sparse_bsr_tensor = _fixed("sparse_bsr_tensor", layouts.sparse_bsr)
