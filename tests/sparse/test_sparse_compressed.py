@@ -709,3 +709,20 @@ def test_signature_is_torchs_documented_one(name):
     import inspect
     doc_line = getattr(torch, name).__doc__.strip().splitlines()[0]
     assert doc_line == f"{name}{inspect.signature(getattr(strided, name))} -> Tensor"
+
+
+@pytest.mark.parametrize("layout", ["csr", "csc", "bsr"])
+@pytest.mark.parametrize("how", ["mm", "sparse.mm", "addmm"])
+def test_product_gradients_per_layout(layout, how):
+    def recipe(m):
+        d = m.tensor([[0, 1., 0, 2], [3, 0, -3, 0]], dtype=m.float64)
+        c = (d.to_sparse_bsr((2, 2)) if layout == "bsr" else
+             getattr(d, f"to_sparse_{layout}")()).requires_grad_()
+        b = m.arange(12., dtype=m.float64).reshape(4, 3).requires_grad_()
+        y = (c @ b if how == "mm" else m.sparse.mm(c, b) if how == "sparse.mm" else
+             m.addmm(m.zeros(2, 3, dtype=m.float64), c, b))
+        y.sum().backward()
+        g = c.grad
+        return (type(y.grad_fn).__name__, str(g.layout),
+                g.to_dense() if g.layout is not m.strided else g.contiguous(), b.grad)
+    check(recipe)
