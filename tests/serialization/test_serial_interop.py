@@ -638,10 +638,20 @@ def test_tar_format_of_old_torch(tmp_path):
 
 
 def test_tensors_strided_lacks_are_refused_clearly():
+    data = via_torch({"q": torch.quantize_per_tensor(torch.tensor([1.0, 2.0]), 0.1, 0,
+                                                     torch.quint8)})
+    assert tload(data, weights_only=False)["q"].is_quantized
+    with pytest.raises(AttributeError, match="the checkpoint names torch.QUInt8Storage"):
+        sload(data, weights_only=False)
+
+
+def test_sparse_tensors_load_both_ways():
+    # torch's _rebuild_sparse_tensor (issue 16)
     data = via_torch({"s": torch.eye(2).to_sparse()})
-    assert tload(data)["s"].is_sparse
-    with pytest.raises(RuntimeError, match="strided has no sparse tensors"):
-        sload(data)
+    got = sload(data)["s"]
+    assert got.is_sparse and repr(got) == repr(tload(data)["s"])
+    back = tload(via_strided({"s": got}))["s"]
+    assert back.is_sparse and repr(back) == repr(got)
 
 
 def test_rng_state_in_a_checkpoint_resumes_the_same_stream():
