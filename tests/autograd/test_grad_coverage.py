@@ -660,6 +660,10 @@ COMPOSITE.update({
 
 # the compressed sparse layouts (issue 16): gradients of the values, read back dense; the
 # constructors without a size have no formula in torch (their backward raises)
+# memory formats (ops/native_functions/memory_format.yaml): type_as is to(other's dtype)
+COMPOSITE["type_as"] = (lambda m, x: x.type_as(m.ones(1, dtype=m.float32)), [(3, 4)])
+
+
 def _cidx(m):
     return m.tensor([0, 2, 3]), m.tensor([0, 2, 1])
 

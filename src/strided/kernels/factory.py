@@ -442,6 +442,12 @@ def to_copy(self, dtype=None, layout=None, device=None, pin_memory=None, non_blo
     return _fresh(copy_(out, self))
 
 
+def type_as(self, other):
+    """torch's ``self.to(other.options())``: ``self`` itself when the dtype and device
+    already agree, else a converted copy (ToCopyBackward0 under autograd)."""
+    return to_dtype_layout(self, other._dtype, None, other._device)
+
+
 def to_dtype_layout(self, dtype=None, layout=None, device=None, pin_memory=None,
                     non_blocking=False, copy=False, memory_format=None):
     same = ((dtype is None or dtype is self._dtype) and (device is None or device ==

@@ -11,6 +11,7 @@ from ..formulas_fft import *
 from ..formulas_indexing import *
 from ..formulas_linalg import *
 from ..formulas_linalg_extra import *
+from ..formulas_memory_format import *
 from ..formulas_nn_activation import *
 from ..formulas_nn_attention import *
 from ..formulas_nn_conv import *
@@ -246,8 +247,8 @@ class MeanBackward1(FormulaNode):
 class MmBackward0(FormulaNode):
     """Backward of ``mm(Tensor self, Tensor mat2) -> Tensor``."""
 
-    __slots__ = ('_s_mat2', '_s_self')
-    _SAVED = ('mat2', 'self')
+    __slots__ = ('_s_mat2', '_s_self_sizes', '_s_self_strides', '_s_mat2_sizes', '_s_mat2_strides', '_s_self')
+    _SAVED = ('mat2', 'self_sizes', 'self_strides', 'mat2_sizes', 'mat2_strides', 'self')
     _TENSOR_VALUES = ('mat2', 'self')
 
     def apply(node, grads):
@@ -255,10 +256,14 @@ class MmBackward0(FormulaNode):
         r_self = r_mat2 = None
         if node._need(0):
             mat2 = _u(node._s_mat2, node)
-            r_self = grad.mm(conj_if_complex(mat2).t())
+            self_sizes = _u(node._s_self_sizes, node)
+            self_strides = _u(node._s_self_strides, node)
+            r_self = mm_mat1_backward(grad, mat2, self_sizes, self_strides)
         if node._need(1):
+            mat2_sizes = _u(node._s_mat2_sizes, node)
+            mat2_strides = _u(node._s_mat2_strides, node)
             self = _u(node._s_self, node)
-            r_mat2 = conj_if_complex(self).t().mm(grad)
+            r_mat2 = mm_mat2_backward(grad, self, mat2_sizes, mat2_strides)
         return node._flatten((r_self, r_mat2))
 
 
@@ -3104,8 +3109,8 @@ class VdotBackward0(FormulaNode):
 class AddmmBackward0(FormulaNode):
     """Backward of ``addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor``."""
 
-    __slots__ = ('_s_beta', '_s_alpha', '_s_mat2', '_s_mat1')
-    _SAVED = ('beta', 'alpha', 'mat2', 'mat1')
+    __slots__ = ('_s_beta', '_s_alpha', '_s_mat1_sizes', '_s_mat1_strides', '_s_mat2', '_s_mat1', '_s_mat2_sizes', '_s_mat2_strides')
+    _SAVED = ('beta', 'alpha', 'mat1_sizes', 'mat1_strides', 'mat2', 'mat1', 'mat2_sizes', 'mat2_strides')
     _TENSOR_VALUES = ('mat2', 'mat1')
 
     def apply(node, grads):
@@ -3116,12 +3121,16 @@ class AddmmBackward0(FormulaNode):
             r_self = linalg_scale(grad, beta)
         if node._need(1):
             alpha = _u(node._s_alpha, node)
+            mat1_sizes = _u(node._s_mat1_sizes, node)
+            mat1_strides = _u(node._s_mat1_strides, node)
             mat2 = _u(node._s_mat2, node)
-            r_mat1 = linalg_scale(grad.mm(linalg_adj(mat2)), alpha)
+            r_mat1 = mm_mat1_backward(grad, mat2, mat1_sizes, mat1_strides, alpha)
         if node._need(2):
             alpha = _u(node._s_alpha, node)
             mat1 = _u(node._s_mat1, node)
-            r_mat2 = linalg_scale(linalg_adj(mat1).mm(grad), alpha)
+            mat2_sizes = _u(node._s_mat2_sizes, node)
+            mat2_strides = _u(node._s_mat2_strides, node)
+            r_mat2 = mm_mat2_backward(grad, mat1, mat2_sizes, mat2_strides, alpha)
         return node._flatten((r_self, r_mat1, r_mat2))
 
 
@@ -9916,7 +9925,7 @@ FORMULAS = {
     'aten::sum.dim_IntList': (SumBackward1, ('self',), (('dim', 'dim', 'value', (0,)), ('keepdim', 'keepdim', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
     'aten::mean': (MeanBackward0, ('self',), (('self_numel', 'self', 'numel', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
     'aten::mean.dim': (MeanBackward1, ('self',), (('dim', 'dim', 'value', (0,)), ('keepdim', 'keepdim', 'value', (0,)), ('self_numel', 'self', 'numel', (0,)), ('self_sizes', 'self', 'sizes', (0,))), (), None),
-    'aten::mm': (MmBackward0, ('self', 'mat2'), (('mat2', 'mat2', 'value', (0,)), ('self', 'self', 'value', (1,))), (), None),
+    'aten::mm': (MmBackward0, ('self', 'mat2'), (('mat2', 'mat2', 'value', (0,)), ('self_sizes', 'self', 'sizes', (0,)), ('self_strides', 'self', 'strides', (0,)), ('mat2_sizes', 'mat2', 'sizes', (1,)), ('mat2_strides', 'mat2', 'strides', (1,)), ('self', 'self', 'value', (1,))), (), None),
     'aten::relu': (ReluBackward0, ('self',), (), (('result', 0, (0,)),), None),
     'aten::view': (ViewBackward0, ('self',), (('self_sizes', 'self', 'sizes', (0,)),), (), None),
     'aten::t': (TBackward0, ('self',), (), (), None),
@@ -10096,7 +10105,7 @@ FORMULAS = {
     'aten::mv': (MvBackward0, ('self', 'vec'), (('vec', 'vec', 'value', (0,)), ('self', 'self', 'value', (1,))), (), None),
     'aten::dot': (DotBackward0, ('self', 'tensor'), (('tensor', 'tensor', 'value', (0,)), ('self', 'self', 'value', (1,))), (), None),
     'aten::vdot': (VdotBackward0, ('self', 'other'), (('other', 'other', 'value', (0,)), ('self', 'self', 'value', (1,))), (), None),
-    'aten::addmm': (AddmmBackward0, ('self', 'mat1', 'mat2'), (('beta', 'beta', 'value', (0,)), ('alpha', 'alpha', 'value', (1, 2)), ('mat2', 'mat2', 'value', (1,)), ('mat1', 'mat1', 'value', (2,))), (), None),
+    'aten::addmm': (AddmmBackward0, ('self', 'mat1', 'mat2'), (('beta', 'beta', 'value', (0,)), ('alpha', 'alpha', 'value', (1, 2)), ('mat1_sizes', 'mat1', 'sizes', (1,)), ('mat1_strides', 'mat1', 'strides', (1,)), ('mat2', 'mat2', 'value', (1,)), ('mat1', 'mat1', 'value', (2,)), ('mat2_sizes', 'mat2', 'sizes', (2,)), ('mat2_strides', 'mat2', 'strides', (2,))), (), None),
     'aten::addmv': (AddmvBackward0, ('self', 'mat', 'vec'), (('beta', 'beta', 'value', (0,)), ('alpha', 'alpha', 'value', (1, 2)), ('vec', 'vec', 'value', (1,)), ('mat', 'mat', 'value', (2,))), (), None),
     'aten::baddbmm': (BaddbmmBackward0, ('self', 'batch1', 'batch2'), (('beta', 'beta', 'value', (0,)), ('alpha', 'alpha', 'value', (1, 2)), ('batch2', 'batch2', 'value', (1,)), ('batch1', 'batch1', 'value', (2,))), (), None),
     'aten::addbmm': (AddbmmBackward0, ('self', 'batch1', 'batch2'), (('beta', 'beta', 'value', (0,)), ('alpha', 'alpha', 'value', (1, 2)), ('batch1', 'batch1', 'value', (1, 2)), ('batch2', 'batch2', 'value', (1, 2))), (), None),

@@ -1219,6 +1219,7 @@ OPS = [
     ('aten::linalg_ldl_solve', 'linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor', {'CPU': 'linalg_ldl_solve', 'Meta': 'linalg_ldl_solve'}),
     ('aten::linalg_ldl_solve.out', 'linalg_ldl_solve.out(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)', {'CPU': 'linalg_ldl_solve_out', 'Meta': 'linalg_ldl_solve_out'}),
     ('aten::_reshape_alias', '_reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride) -> Tensor(a)', {'CPU': 'reshape_alias', 'Meta': 'reshape_alias'}),
+    ('aten::type_as', 'type_as(Tensor self, Tensor other) -> Tensor', {'CompositeImplicitAutograd': 'type_as'}),
     ('aten::relu6', 'relu6(Tensor self) -> Tensor', {'CompositeImplicitAutograd': 'relu6_composite'}),
     ('aten::relu6_', 'relu6_(Tensor(a!) self) -> Tensor(a!)', {'CompositeImplicitAutograd': 'relu6__composite'}),
     ('aten::hardswish', 'hardswish(Tensor self) -> Tensor', {'CPU': 'hardswish', 'Meta': 'hardswish'}),

@@ -626,6 +626,7 @@ _op_true_divide___Scalar = get_op('aten::true_divide_.Scalar')
 _op_true_divide___Tensor = get_op('aten::true_divide_.Tensor')
 _op_trunc = get_op('aten::trunc')
 _op_trunc_ = get_op('aten::trunc_')
+_op_type_as = get_op('aten::type_as')
 _op_unbind__int = get_op('aten::unbind.int')
 _op_unflatten__int = get_op('aten::unflatten.int')
 _op_unfold = get_op('aten::unfold')
@@ -11622,6 +11623,28 @@ def trunc_(self, *args, **kwargs):
 trunc_.__signature__ = _ap.LazySignature(None, False, True)
 
 
+def _m_type_as_0(other):
+    if not isinstance(other, _Tensor): raise _Mismatch
+    return other,
+
+
+_m_type_as_sigs = (_ap.PySig('type_as', (('other', 'Tensor', None, False),), False, True),)
+
+
+def type_as(self, *args, **kwargs):
+    try:
+        other, = _m_type_as_0(*args, **kwargs)
+    except _PARSE_ERRORS:
+        pass
+    else:
+        result = _op_type_as.call(self._keyset | other._keyset, self, other)
+        return result
+    return _ap.unmatched(type_as, _m_type_as_sigs, args, kwargs, self)
+
+
+type_as.__signature__ = _ap.LazySignature(_m_type_as_0, False, True)
+
+
 def _m_unbind_0(dim=0):
     if (type(dim) is not int or not -9223372036854775808 <= dim <= 9223372036854775807): dim = _ap.to_int(dim)
     return dim,
@@ -12633,6 +12656,7 @@ class TensorMethods:
     true_divide_ = true_divide_
     trunc = trunc
     trunc_ = trunc_
+    type_as = type_as
     unbind = unbind
     unflatten = unflatten
     unfold = unfold
