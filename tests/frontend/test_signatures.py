@@ -81,6 +81,10 @@ def test_public_names_carry_the_signature():
     assert inspect.signature(strided.randperm).parameters["generator"].default is None
 
 
+def test_hand_written_nonzero_has_its_signature():
+    assert str(inspect.signature(strided.nonzero)) == "(input, *, as_tuple=False, out=None)"
+
+
 def test_signatures_compare_and_hash_like_inspect_signatures():
     a, b = inspect.signature(strided.add), inspect.signature(strided.add)
     assert a == b and hash(a) == hash(b)

@@ -91,3 +91,8 @@ def tensor_nonzero(self, *args, **kwargs):
     raise TypeError(
         f"nonzero() received an invalid combination of arguments - got ({got}, ), but expected "
         f"one of:\n * ()\n * (*, bool as_tuple)\n{why}")
+
+
+# Note [Signatures of the generated bindings] in frontend/arg_parser.py: this hand-written
+# binding carries its signature too
+nonzero.__signature__ = _ap.LazySignature(_parse_function)
