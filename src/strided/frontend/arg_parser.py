@@ -715,7 +715,7 @@ def _unpacks_as_index(v) -> bool:
 NUMPY_ALIASES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"),
                  "other": ("x2",)}
 _ALIAS_KEYS = frozenset(a for aliases in NUMPY_ALIASES.values() for a in aliases)
-_PARAM_NAMES: dict = {}     # id(sigs) -> the names of the binding's parameters
+_PARAM_NAMES: dict = {}     # id(sigs) -> (sigs, the names of the binding's parameters)
 
 
 class _AliasRetryFailed(Exception):
@@ -745,9 +745,12 @@ def alias_kwargs(kwargs, sigs):
     None when there is nothing to rename (Note [NumPy-style keyword aliases])."""
     if _ALIAS_KEYS.isdisjoint(kwargs):
         return None
-    names = _PARAM_NAMES.get(id(sigs))
-    if names is None:
-        names = _PARAM_NAMES[id(sigs)] = frozenset(p[0] for s in sigs for p in s.params)
+    cached = _PARAM_NAMES.get(id(sigs))
+    if cached is not None and cached[0] is sigs:
+        names = cached[1]
+    else:   # (the tuple is kept, so that its id is not reused by another one)
+        names = frozenset(p[0] for s in sigs for p in s.params)
+        _PARAM_NAMES[id(sigs)] = (sigs, names)
     renamed = None
     for param, aliases in NUMPY_ALIASES.items():
         if param in names and param not in kwargs:

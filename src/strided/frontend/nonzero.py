@@ -21,6 +21,7 @@ _op_nonzero_out = get_op("aten::nonzero.out")
 _FUNCTION_SIG = _ap.PySig("nonzero", (("input", "Tensor", None, False),
                                       ("as_tuple", "bool", "False", True),
                                       ("out", "Tensor", "None", True)))
+_FUNCTION_SIGS = (_FUNCTION_SIG,)
 _METHOD_SIGS = (_ap.PySig("nonzero", (), is_method=True),
                 _ap.PySig("nonzero", (("as_tuple", "bool", None, True),), is_method=True))
 
@@ -38,7 +39,7 @@ def nonzero(*args, **kwargs):
         input, as_tuple, out = _parse_function(*args, **kwargs)
     except _ap.PARSE_ERRORS:
         # ``nonzero(x=t)``: Note [NumPy-style keyword aliases] in frontend/arg_parser.py
-        renamed = _ap.alias_kwargs(kwargs, (_FUNCTION_SIG,))
+        renamed = _ap.alias_kwargs(kwargs, _FUNCTION_SIGS)
         try:
             if renamed is None:
                 raise _ap.Mismatch
