@@ -158,6 +158,7 @@ def _rsubs(c, t):
 # -- _softmax / _log_softmax (Note [Softmax in one pass per row]) -----------------------------
 
 _BLOCK = 1 << 16      # elements per row block of the last-dim kernels (256 KiB of float32)
+_SMALL = 256          # up to this many elements, the last dim takes the whole-array steps
 
 
 def _row_sums(block, ones):
@@ -246,10 +247,10 @@ def _softmax_impl(self, dim, half_to_float, log, out=None):
     target = res._array()
     if target.dtype != acc or not target.flags.writeable or not target.flags.c_contiguous:
         target = np.empty(arr.shape, acc)
-    if d == ndim - 1:
+    if d == ndim - 1 and arr.size > _SMALL:
         c = arr.shape[-1]
         _softmax_rows(arr.reshape(-1, c), target.reshape(-1, c), log, acc)
-    else:
+    else:       # (a few elements: the plain steps cost fewer NumPy calls than the blocks)
         with np.errstate(all="ignore"):
             m = np.maximum.reduce(arr, axis=d, keepdims=True)
             np.subtract(arr, m, out=target)
