@@ -653,3 +653,19 @@ def test_as_sparse_gradcheck(fn):
                                 dtype=m.float64).requires_grad_()
         return m.sparse.as_sparse_gradcheck(m.autograd.gradcheck)(lambda x: fn(m, x), (s,))
     assert chk(recipe)[0] is True
+
+
+@pytest.mark.parametrize("recipe", [
+    lambda m, a, b: m.mm(a, b),
+    lambda m, a, b: m.sparse.mm(a, b),
+    lambda m, a, b: a @ b,
+    lambda m, a, b: m.mm(a, m.sparse_coo_tensor(m.tensor([[0], [0]]), m.tensor([0.0]), (3, 2))),
+])
+def test_sparse_sparse_products(recipe):
+    # explicit zeros of the product stay entries (a structural product)
+    def run(m):
+        a = m.sparse_coo_tensor(m.tensor([[0, 1, 1, 0], [2, 0, 2, 2]]), m.tensor([3., -4, 5, 1]),
+                                (2, 3))
+        b = m.sparse_coo_tensor(m.tensor([[2, 0, 2], [0, 1, 1]]), m.tensor([1., 0., -1.]), (3, 2))
+        return recipe(m, a, b)
+    chk(run)

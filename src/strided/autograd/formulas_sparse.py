@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import strided as _s
 
-__all__ = ["maybe_multiply", "sparse_not_implemented", "sparse_sum_grad", "sparse_softmax_grad",
-           "sparse_log_softmax_grad", "mm_mat1_sparse_backward", "mm_mat2_sparse_backward",
-           "sparse_constructor_values_grad", "sparse_mask_backward", "to_dense_backward",
-           "to_sparse_backward", "values_backward"]
+__all__ = ["maybe_multiply", "mm_mat1_sparse_backward", "mm_mat2_sparse_backward",
+           "sparse_constructor_values_grad", "sparse_log_softmax_grad", "sparse_mask_backward",
+           "sparse_not_implemented", "sparse_softmax_grad", "sparse_sparse_matmul_grad",
+           "sparse_sum_grad", "to_dense_backward", "to_sparse_backward", "values_backward"]
 
 
 def _is_sparse(t) -> bool:
@@ -111,3 +111,11 @@ def sparse_softmax_grad(grad, result, dim, self):
 
 def sparse_log_softmax_grad(grad, result, dim, self):
     return _s._sparse_log_softmax_backward_data(grad, result, dim, self)
+
+
+def sparse_sparse_matmul_grad(grad, a, b, which):
+    """COO @ COO's gradients, at each operand's own entries: ``grad @ b^H`` for ``a``,
+    ``a^H @ grad`` for ``b``."""
+    if which == 0:
+        return _s._sparse_sparse_matmul(grad, b.conj().t()).sparse_mask(a.coalesce())
+    return _s._sparse_sparse_matmul(a.conj().t(), grad).sparse_mask(b.coalesce())

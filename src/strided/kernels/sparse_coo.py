@@ -1207,6 +1207,36 @@ def _dense_matmul_coo(dense_arr, sparse, out_dtype):
     return out
 
 
+def sparse_sparse_matmul(self, other):
+    """COO @ COO: a COO result holding every (i, k) that some entries (i, j) and (j, k) of
+    the coalesced operands meet at, explicit zeros included, coalesced."""
+    check(self._sparse.sparse_dim == 2 and other._sparse.sparse_dim == 2 and
+          self._sparse.dense_dim == 0 and other._sparse.dense_dim == 0, lambda: (
+              "sparse_sparse_matmul_cpu: expected 2-D sparse tensors with scalar values"))
+    check(self._sizes[1] == other._sizes[0], lambda: (
+        f"mat1 and mat2 shapes cannot be multiplied ({self._sizes[0]}x{self._sizes[1]} and "
+        f"{other._sizes[0]}x{other._sizes[1]})"))
+    dtype = _mm_dtype(self, other)
+    a = _coalesced_if(self, True)
+    b = _coalesced_if(other, True)
+    ai, aj = _idx_np(a)
+    bj, bk = _idx_np(b)
+    av, bv = _val_np(a), _val_np(b)
+    lo = np.searchsorted(bj, aj, "left")
+    counts = np.searchsorted(bj, aj, "right") - lo
+    a_pos = np.repeat(np.arange(ai.shape[0]), counts)
+    first = np.repeat(lo - np.concatenate(([0], np.cumsum(counts)[:-1])), counts)
+    b_pos = np.arange(a_pos.shape[0]) + first
+    n_out = other._sizes[1]
+    prods = av[a_pos] * bv[b_pos]
+    idx = np.stack([ai[a_pos], bk[b_pos]]) if a_pos.size else np.zeros((2, 0), np.int64)
+    idx, vals = _coalesce_arrays(idx, prods.astype(dtype.np, copy=False),
+                                 (self._sizes[0], n_out))
+    if vals.dtype.kind in "fc":
+        vals = vals + vals.dtype.type(0)        # torch's sums start from +0 (no -0 entries)
+    return _coo_np(idx, vals, dtype, (self._sizes[0], n_out), True)
+
+
 def _mm_dtype(a, b):
     check(a._dtype is b._dtype, lambda: (
         f"expected scalar type {_cpp(a._dtype)} but found {_cpp(b._dtype)}"))
@@ -1221,14 +1251,11 @@ def mm_sparse(self, mat2):
     """``mm`` with a COO operand: sparse @ dense and dense @ sparse are dense; sparse @ sparse
     is sparse."""
     _check_mm_shapes(self._sizes, mat2._sizes, "mm")
-    S = _S()
     if _is_coo(self) and _is_coo(mat2):
         check(self._sizes[1] == mat2._sizes[0], lambda: (
             f"addmm: Argument #3 (dense): Expected dim 0 size {self._sizes[1]}, got "
             f"{mat2._sizes[0]}"))
-        dense = mat2._to_dense()
-        out = S.mm(self, dense)
-        return out.to_sparse()
+        return sparse_sparse_matmul(self, mat2)
     if _is_coo(self):
         check(self._sparse.sparse_dim == 2, lambda: (
             f"addmm: matrices expected, got {self._sparse.sparse_dim}D tensor"))
@@ -1293,7 +1320,7 @@ def sparse_mm_composite(sparse, dense):
     transposes."""
     S = _S()
     if _is_sparse(sparse) and _is_sparse(dense):
-        return S.mm(sparse, dense)
+        return S._sparse_sparse_matmul(sparse, dense)
     if _is_sparse(sparse):
         t = S.zeros(sparse.shape[-2], dense.shape[-1], dtype=dense.dtype)
         return _S().ops.aten._sparse_addmm(t, sparse, dense, beta=0, alpha=1)

@@ -8688,6 +8688,27 @@ class CoalescedBackward0(FormulaNode):
         return node._flatten((r_self,))
 
 
+class SparseSparseMatmulBackward0(FormulaNode):
+    """Backward of ``_sparse_sparse_matmul(Tensor self, Tensor other) -> Tensor``."""
+
+    __slots__ = ('_s_other', '_s_self')
+    _SAVED = ('other', 'self')
+    _TENSOR_VALUES = ('other', 'self')
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_self = r_other = None
+        if node._need(0):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_self = sparse_sparse_matmul_grad(grad, self, other, 0)
+        if node._need(1):
+            other = _u(node._s_other, node)
+            self = _u(node._s_self, node)
+            r_other = sparse_sparse_matmul_grad(grad, self, other, 1)
+        return node._flatten((r_self, r_other))
+
+
 class SparseCompressedTensorBackward0(FormulaNode):
     """Backward of ``sparse_compressed_tensor.comp_plain_value_size(Tensor compressed_indices, Tensor plain_indices, Tensor values, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False) -> Tensor``."""
 
@@ -10411,6 +10432,7 @@ FORMULAS = {
     'aten::_sparse_softmax_backward_data': (SparseSoftmaxBackwardDataBackward0, ('grad_output', 'output'), (), (), None),
     'aten::_sparse_log_softmax_backward_data': (SparseLogSoftmaxBackwardDataBackward0, ('grad_output', 'output'), (), (), None),
     'aten::_coalesced_': (CoalescedBackward0, ('self',), (), (), None),
+    'aten::_sparse_sparse_matmul': (SparseSparseMatmulBackward0, ('self', 'other'), (('other', 'other', 'value', (0, 1)), ('self', 'self', 'value', (0, 1))), (), None),
     'aten::sparse_compressed_tensor.comp_plain_value_size': (SparseCompressedTensorBackward0, ('values',), (('compressed_indices', 'compressed_indices', 'value', (0,)), ('layout', 'layout', 'value', (0,)), ('plain_indices', 'plain_indices', 'value', (0,)), ('size', 'size', 'value', (0,)), ('values', 'values', 'value', (0,))), (), None),
     'aten::_to_sparse_csr': (ToSparseCsrBackward0, ('self',), (('self', 'self', 'value', (0,)),), (), None),
     'aten::_to_sparse_csc': (ToSparseCscBackward0, ('self',), (('self', 'self', 'value', (0,)),), (), None),
