@@ -120,8 +120,6 @@ SOURCE_RULES = [
     (r"distributed|dist\.", "torch-only: distributed"),
     (r"complex32|chalf", "issue 15: complex32"),
     (r"channels_last|memory_format", "issue 15: memory formats"),
-    (r"\.conj\(\)|is_conj|resolve_conj|is_neg|resolve_neg|_neg_view|conj_physical",
-     "issue 15: conj/neg bit"),
     (r"torch\.utils\.(checkpoint|benchmark|tensorboard|cpp_extension|mobile)|torch\.hub|"
      r"torch\.profiler|torch\.autograd\.profiler|torch\.package|torch\.onnx",
      "torch-only: tooling outside strided's scope"),

@@ -1728,17 +1728,9 @@ def svd(self, some=True, compute_uv=True):
     u, s, vh = _svd_impl(self, not some, None)
     v = views.transpose(vh, -2, -1)
     if self._dtype.is_complex:
-        v = _conj_copy(v)
+        from .view_ops import alias_conj
+        v = alias_conj(v)     # Vh.mH: a conjugate view, as torch's
     return u, s, v
-
-
-def _conj_copy(t):
-    """A copy of ``t.conj()`` with ``t``'s strides (torch shows a conjugate view)."""
-    from .factory import new_strided
-    out = new_strided(t._sizes, t._strides, t._dtype, t._device)
-    if not _is_meta(t):
-        _fill(out, t._array().conj())
-    return out
 
 
 def _check_uplo(uplo) -> str:

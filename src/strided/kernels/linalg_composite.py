@@ -22,6 +22,7 @@ from ..core.checks import maybe_wrap_dim
 from ..core.devices import META
 from ..core.tensor_impl import TensorImpl
 from . import linalg as _L
+from . import math_bits as _math_bits
 from .broadcast import broadcast_pair
 from .factory import empty
 
@@ -52,8 +53,10 @@ def _composite(explicit):
     def decorate(fn):
         @functools.wraps(fn)
         def kernel(*args):
-            if not _STATE.enabled:
+            if not _STATE.enabled and not _math_bits.has_bits(args):
                 return explicit(*args)
+            # (a conjugate / negative view goes through the decomposition's dispatched ops,
+            # which read the bits: the explicit kernel would read its bytes)
             return fn(*args)
         return kernel
     return decorate
@@ -647,6 +650,8 @@ def _refuse_out(explicit, name, inputs=1):
                 raise RuntimeError(
                     f"{op}(): functions with out=... arguments don't support automatic "
                     f"differentiation, but one of the arguments requires grad.")
+        if _math_bits.has_bits(args):      # the keys below Autograd are bypassed here
+            return _math_bits.run_resolved(explicit, args, (len(args) - 1,))
         return explicit(*args)
     return kernel
 

@@ -153,6 +153,42 @@ def _fallback(key, op, *args):
     return out
 
 
+def has_bits(args) -> bool:
+    """Whether a tensor among ``args`` (tensor lists included) carries a bit."""
+    return bool(_keyset_of(args) & (_CONJ.bit | _NEG.bit))
+
+
+def run_resolved(kernel, args, written=()):
+    """``kernel(*args)`` on resolved copies of the arguments that carry a bit; the written
+    argument at a position of ``written`` (``out=``) gets the result copied back, as the
+    fallback does (Note [The math bits fallback]). For kernels that an Autograd-key
+    decomposition calls directly, bypassing the keys below it."""
+    from .copy import copy_
+    from .factory import clone
+    from .resize import resize_output
+    args = list(args)
+    mutable = None
+    for p, a in enumerate(args):
+        if type(a) in (list, tuple):
+            args[p] = type(a)(clone(t) if getattr(t, "_keyset", 0) & _MATH else t for t in a)
+        elif getattr(a, "_keyset", 0) & _MATH:
+            args[p] = clone(a)
+            if p in written:
+                mutable = (a, args[p])
+    out = kernel(*args)
+    if mutable is None:
+        return out
+    original, resolved = mutable
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        resize_output(original, resolved._sizes)
+    copy_(original, resolved)
+    return original if out is resolved else out
+
+
+_MATH = _CONJ.bit | _NEG.bit
+
+
 # ops whose kernels read no values, or handle the bits themselves (both keys)
 _FALLTHROUGH = (
     # views changed in place: their metadata only
