@@ -341,6 +341,14 @@ def _dense(m, *shape):
     lambda m: m.mm(_data(m), _dense(m, 3, 2)),
     lambda m: m.mm(_data(m), _dense(m, 4, 2).double()),
     lambda m: m.mm(_data(m, "float64"), _dense(m, 4, 2).double()),
+    lambda m: m.mm(_hybrid(m), _dense(m, 2, 2)),
+    lambda m: m.mm(_dense(m, 2, 3), _hybrid(m)),
+    lambda m: m.mm(_data(m), _dense(m, 4)),
+    lambda m: m.mm(_data(m), _dense(m, 4, 2, 2)),
+    lambda m: m.mm(m.sparse_coo_tensor(m.tensor([[0, 1], [1, 0]]), m.ones(2, 3), (2, 2, 3)),
+                   _dense(m, 2, 2)),
+    lambda m: m.mm(_dense(m, 2, 2),
+                   m.sparse_coo_tensor(m.tensor([[0, 1], [1, 0]]), m.ones(2, 3), (2, 2, 3))),
 ])
 def test_products(recipe):
     chk(recipe)

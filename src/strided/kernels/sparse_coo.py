@@ -1250,8 +1250,8 @@ def _cpp(dtype) -> str:
 def mm_sparse(self, mat2):
     """``mm`` with a COO operand: sparse @ dense and dense @ sparse are dense; sparse @ sparse
     is sparse."""
-    _check_mm_shapes(self._sizes, mat2._sizes, "mm")
     if _is_coo(self) and _is_coo(mat2):
+        _check_mm_shapes(self._sizes, mat2._sizes, "mm")
         check(self._sizes[1] == mat2._sizes[0], lambda: (
             f"addmm: Argument #3 (dense): Expected dim 0 size {self._sizes[1]}, got "
             f"{mat2._sizes[0]}"))
@@ -1259,6 +1259,13 @@ def mm_sparse(self, mat2):
     if _is_coo(self):
         check(self._sparse.sparse_dim == 2, lambda: (
             f"addmm: matrices expected, got {self._sparse.sparse_dim}D tensor"))
+        check(self._sparse.dense_dim == 0, lambda: (
+            f"addmm: scalar values expected, got {self._sparse.dense_dim}D values"))
+        if len(mat2._sizes) < 2:      # torch reads mat2.size(1) first
+            raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but "
+                             "got 1)")
+        check(len(mat2._sizes) == 2, lambda: (
+            f"addmm: matrices expected, got {len(mat2._sizes)}D tensor"))
         check(self._sizes[1] == mat2._sizes[0], lambda: (
             f"addmm: Argument #3 (dense): Expected dim 0 size {self._sizes[1]}, got "
             f"{mat2._sizes[0]}"))
@@ -1268,9 +1275,11 @@ def mm_sparse(self, mat2):
         return _wrap(_coo_matmul_dense(self, mat2._array(), dtype), dtype)
     # dense @ sparse is (sparse^T @ dense^T)^T in torch: the sparse transpose comes first
     msp = mat2._sparse
-    check(msp.sparse_dim == 2, lambda: (
+    nd = len(mat2._sizes)
+    check(nd - 1 < msp.sparse_dim, lambda: (
         f"sparse transpose: transposed dimensions must be sparse Got sparse_dim: "
-        f"{msp.sparse_dim}, d0: 0, d1: 1"))
+        f"{msp.sparse_dim}, d0: {nd - 2}, d1: {nd - 1}"))
+    _check_mm_shapes(self._sizes, mat2._sizes, "mm")
     check(self._sizes[1] == mat2._sizes[0], lambda: (
         f"mat1 and mat2 shapes cannot be multiplied ({self._sizes[0]}x{self._sizes[1]} and "
         f"{mat2._sizes[0]}x{mat2._sizes[1]})"))
