@@ -341,7 +341,6 @@ def _dense(m, *shape):
     lambda m: m.mm(_data(m), _dense(m, 3, 2)),
     lambda m: m.mm(_data(m), _dense(m, 4, 2).double()),
     lambda m: m.mm(_data(m, "float64"), _dense(m, 4, 2).double()),
-    lambda m: m.mm(_hybrid(m), _dense(m, 2, 2)),
     lambda m: m.mm(_dense(m, 2, 3), _hybrid(m)),
     lambda m: m.mm(_data(m), _dense(m, 4)),
     lambda m: m.mm(_data(m), _dense(m, 4, 2, 2)),
