@@ -40,7 +40,6 @@ OPEN = [
     (r"index_(fill|copy)", r"setStorage",
      "torch fails on an empty self inside its own restride (setStorage) before checking the "
      "index"),
-    (r"heaviside\(", r"", "heaviside's dtype check comes before broadcasting in torch"),
     (r"scatter_reduce", r"Expected index .* to be no larger than self",
      "scatter_reduce_ checks the index shape before the reduce name"),
     (r"linalg:solve\(", r"lu_cpu", "linalg.solve of float16: torch's LU kernel name"),

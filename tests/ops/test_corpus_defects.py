@@ -631,3 +631,15 @@ def test_deterministic_alerts(name, warn_only):
     finally:
         for m in (strided, torch):
             m.use_deterministic_algorithms(False)
+
+
+@pytest.mark.parametrize("recipe", [
+    lambda m: m.heaviside(m.ones(2, 4, dtype=m.float16), m.ones(1, 3, dtype=m.float16),
+                          out=m.empty(5, 7)),
+    lambda m: m.heaviside(m.ones(3), m.ones(3), out=m.empty(3, dtype=m.complex64)),
+    lambda m: m.heaviside(m.ones(3), m.zeros(3), out=m.empty(3)),
+    lambda m: m.heaviside(m.ones(3), m.ones(2, dtype=m.float64)),
+    lambda m: m.ones(3).heaviside_(m.ones(2, 3)),
+])
+def test_heaviside_checks_dtypes_before_broadcasting(recipe):
+    check(recipe)

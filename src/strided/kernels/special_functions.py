@@ -1280,6 +1280,19 @@ def signbit_out(self, out):
     return _signbit_out_iter(self, out)
 
 
+_heaviside_out_iter = heaviside_out  # noqa: F821 - stamped above
+
+
+def heaviside_out(self, values, out):
+    # torch's meta function checks out='s dtype with the inputs', before broadcasting
+    dv = _ew._dtype_of(values)
+    check(not (self._dtype.is_complex or dv.is_complex or out._dtype.is_complex),
+          "heaviside is not yet implemented for complex tensors.")
+    check(self._dtype is dv and out._dtype is self._dtype,
+          "heaviside is not yet implemented for tensors with different dtypes.")
+    return _heaviside_out_iter(self, values, out)
+
+
 # -- kernels whose schema orders the arguments differently -----------------------------------
 
 def polygamma(n, self):
