@@ -227,3 +227,46 @@ def test_accumulate_grad_layout_contract(case):
         (w.contiguous() * 3).sum().backward()
         return w.grad.stride(), w.grad.is_contiguous(memory_format=lib.channels_last)
     check(recipe, warns=False)
+
+
+# -- gradient strides of leaves with size-1 dims (mm's column-major rule, the contract) -------
+
+def _leaf(lib, *shape):
+    return lib.randn(*shape, dtype=lib.float64).requires_grad_()
+
+
+_GRAD_CASES = {
+    "linear_one_out": (lambda lib, w, b, x: lib.nn.functional.linear(x, w, b),
+                       [(1, 3), (1,), (4, 3)]),
+    "linear_one_in": (lambda lib, w, b, x: lib.nn.functional.linear(x, w, b),
+                      [(3, 1), (3,), (4, 1)]),
+    "linear_batch1": (lambda lib, w, x: lib.nn.functional.linear(x, w), [(3, 5), (1, 5)]),
+    "mm_transposed": (lambda lib, a, b: a.t() @ b.t(), [(3, 1), (2, 3)]),
+    "addmm_alpha": (lambda lib, c, a, b: lib.addmm(c, a.t(), b, alpha=2.5),
+                    [(1, 2), (3, 1), (3, 2)]),
+    "bmm": (lambda lib, a, b: a.bmm(b), [(2, 1, 3), (2, 3, 1)]),
+    "conv_one_out": (lambda lib, w, b, x: lib.nn.functional.conv2d(x, w, b),
+                     [(1, 3, 1, 1), (1,), (2, 3, 4, 4)]),
+    "broadcast": (lambda lib, a, b: (a * b).pow(2), [(1, 3), (4, 3)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_GRAD_CASES))
+def test_leaf_gradient_strides(name):
+    fn, shapes = _GRAD_CASES[name]
+
+    def recipe(lib):
+        lib.manual_seed(0)
+        leaves = [_leaf(lib, *s) for s in shapes]
+        fn(lib, *leaves).sum().backward()
+        return [leaf.grad for leaf in leaves]
+    check(recipe, exact=False)
+
+
+def test_type_as():
+    def recipe(lib):
+        x = lib.ones(2, 3, 4, 5).contiguous(memory_format=lib.channels_last).requires_grad_()
+        y = x.type_as(lib.ones(1, dtype=lib.float64))
+        return y, y.grad_fn.name(), x.type_as(lib.ones(1)) is x
+    check(recipe)
+    check(lambda lib: lib.ones(2).type_as(1))
