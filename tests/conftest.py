@@ -61,6 +61,8 @@ def _torch_values(t: torch.Tensor) -> np.ndarray:
     t = t.detach()
     if t.dtype == torch.bfloat16:
         t = t.float()
+    elif t.dtype == torch.complex32:    # (no NumPy type: its float16 pairs)
+        t = torch.view_as_real(t.resolve_conj().resolve_neg())
     return t.numpy()
 
 
@@ -70,6 +72,8 @@ def _strided_values(s) -> np.ndarray:
     arr = s._array()
     if s.dtype is strided.bfloat16:
         arr = arr.astype(np.float32)
+    elif s.dtype is strided.complex32:   # its float16 pairs, as _torch_values gives them
+        arr = np.stack([arr["real"], arr["imag"]], -1)
     return arr
 
 
@@ -204,6 +208,7 @@ ONCE_PER_PROCESS = (
     "The given NumPy array is not writable",
     "Sparse CSR tensor support is in beta state",
     "Sparse invariant checks are implicitly disabled",
+    "ComplexHalf support is experimental",
 )
 
 

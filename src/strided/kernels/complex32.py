@@ -38,11 +38,16 @@ def is_c32(arr) -> bool:
 
 
 def widen(arr: np.ndarray) -> np.ndarray:
-    """A complex32 array as a new complex64 array (exact)."""
+    """A complex32 array as a new complex64 array (exact; a signalling NaN comes back quiet,
+    as the hardware conversion torch uses gives it)."""
     out = np.empty(arr.shape, _C64)
     if out.size:
         out.real[...] = arr["real"]
         out.imag[...] = arr["imag"]
+        f = out.reshape(-1).view(np.float32)
+        nan = np.isnan(f)
+        if nan.any():
+            f.view(np.uint32)[nan] |= 0x00400000
     return out
 
 
@@ -79,6 +84,28 @@ def store(dst: np.ndarray, src) -> None:
             imag = 0
         dst["real"][...] = real
         dst["imag"][...] = imag
+    _quiet_nans(dst)
+
+
+def _quiet_nans(dst) -> None:
+    """torch's float16 <-> float32 conversions (the hardware's) quiet a signalling NaN;
+    NumPy's keep it: set the quiet bit of every NaN part stored."""
+    quiet_nans(dst["real"])
+    quiet_nans(dst["imag"])
+
+
+def quiet_nans(part) -> None:
+    """Set the quiet bit of the NaNs of a float16 array (or field view) in place."""
+    if True:
+        nan = np.isnan(part)
+        if nan.any():
+            bits = part.view(np.uint16) if part.flags.c_contiguous or part.ndim == 0 else None
+            if bits is not None:
+                bits[nan] |= 0x0200
+            else:       # a strided field view: go through a copy
+                b = np.ascontiguousarray(part).view(np.uint16)
+                b[nan] |= 0x0200
+                part[...] = b.view(np.float16)
 
 
 def scalar(value) -> np.complex64:
@@ -172,7 +199,8 @@ REFUSED = {
     "addmv_": "addmv_impl_cpu", "mv": "addmv_impl_cpu", "bmm": "bmm", "baddbmm": "baddbmm",
     "baddbmm_": "baddbmm", "addr": "addr_cpu", "addr_": "addr_cpu",
     "addcdiv": "addcdiv_cpu_out", "addcdiv_": "addcdiv_cpu_out", "linalg_cross": "cross",
-    "equal": "equal_cpu", "flip": "flip_cpu", "masked_scatter": "masked_scatter",
+    "equal": "equal_notnan_cpu", "flip": lambda args: _flip_refusal(args[0], args[1]),
+    "rot90": lambda args: _rot90_refusal(*args), "masked_scatter": "masked_scatter",
     "masked_scatter_": "masked_scatter", "gather": "scatter_gather_tensor_cpu",
     "scatter": "scatter_gather_tensor_cpu", "scatter_": "scatter_gather_tensor_cpu",
     "scatter.value": "scatter_gather_scalar_cpu", "scatter_.value": "scatter_gather_scalar_cpu",
@@ -213,7 +241,7 @@ REFUSED = {
     "linalg_matrix_power": "eye", "matrix_power": "eye", "linalg_multi_dot": "addmm_impl_cpu_",
     "linalg_solve": "lu_cpu", "linalg_solve_ex": "lu_cpu", "linalg_tensorsolve": "lu_cpu",
     "matrix_exp": "bmm", "lu_unpack": "scatter_gather_scalar_cpu", "linalg_det": "lu_cpu",
-    "det": "lu_cpu", "linalg_svd": "linalg_svd_cpu", "svd": "linalg_svd_cpu",
+    "det": "lu_cpu", "svd": "linalg_svd_cpu",
     "linalg_vecdot": "vdot",
     "pinverse": lambda args: (RuntimeError, (
         f"linalg.pinv(ComplexHalf{{{list(args[0]._sizes)}}}): expected a tensor with 2 or "
@@ -300,6 +328,33 @@ def _empty_call(name, fn, args, kwargs):
     return _swap_c32(wide, False)
 
 
+_FLIP_ERROR = (NotImplementedError, "\"flip_cpu\" not implemented for 'ComplexHalf'")
+
+
+def _flip_refusal(t, dims):
+    """torch's flip reaches its dtype dispatch only when a flipped dim is the innermost one of
+    its iteration (the smallest stride among dims of size > 1); otherwise it moves bytes."""
+    from ..core.checks import maybe_wrap_dim
+    if 0 in t._sizes:
+        return None
+    nd = len(t._sizes)
+    flipped = {maybe_wrap_dim(d, max(nd, 1)) for d in dims}
+    big = [d for d in range(nd) if t._sizes[d] > 1]
+    if not big:
+        return _FLIP_ERROR if nd == 0 and flipped else None
+    inner = min(big, key=lambda d: (abs(t._strides[d]), -d))
+    return _FLIP_ERROR if inner in flipped else None
+
+
+def _rot90_refusal(t, k=1, dims=(0, 1)):
+    """rot90 is flips and a transpose in torch: its error is the flip's."""
+    if len(dims) != 2:
+        return None
+    k %= 4
+    flipped = {1: (dims[1],), 2: tuple(dims), 3: (dims[0],)}.get(k)
+    return None if flipped is None else _flip_refusal(t, flipped)
+
+
 def _matmul_kernel_name(args) -> str:
     """The kernel torch's matmul reaches first for these operand ranks (dot, mv, mm, bmm)."""
     a, b = args[0], args[1]
@@ -332,11 +387,12 @@ def guard(qualname: str, fn):
         kernel_name = REFUSED.get(name.split(".", 1)[0])
     if kernel_name is None:
         return fn
-    if callable(kernel_name):     # the message depends on the arguments
+    if callable(kernel_name):     # the error (or none) depends on the arguments
         def guarded_call(*args, **kwargs):
             if _has_c32(args, kwargs):
-                error, message = kernel_name(args)
-                raise error(message)
+                refusal = kernel_name(args)
+                if refusal is not None:
+                    raise refusal[0](refusal[1])
             return fn(*args, **kwargs)
         guarded_call.__wrapped__ = fn
         return guarded_call

@@ -85,7 +85,8 @@ def copy_(self, src, non_blocking=False):
     else:
         src_arr = _strided_array(src, sizes, src_strides)
     if src_arr.dtype == COMPLEX32_NP and self._dtype is not src._dtype:
-        src_arr = c32.widen(src_arr)     # Note [complex32]
+        # Note [complex32]; (to float16 torch copies the real half as it is)
+        src_arr = src_arr["real"] if self._dtype.np == np.float16 else c32.widen(src_arr)
     if src._dtype.is_complex and not self._dtype.is_complex:
         warnings.warn("Casting complex values to real discards the imaginary part",
                       UserWarning, stacklevel=3)

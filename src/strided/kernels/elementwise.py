@@ -337,9 +337,16 @@ def run(op: Op, out, inputs, params):
             return result
         ins = [a if a.__class__ is np.ndarray else _scalar_in(a, ct, op.scalar_opmath)
                for a in arrays[1:]]
-        if ct.is_complex and any(o.dtype is dt.complex32 for o in it.operands):
-            ins = [_c32.numeric(a) for a in ins]     # (complex32 meeting a wider type)
         target = arrays[0]
+        if any(o.dtype is dt.complex32 for o in it.operands):   # Note [complex32]
+            ins = [_c32.numeric(a) for a in ins]     # (complex32 meeting a wider type)
+            if target.dtype == _C32_NP:              # (an out= of complex32)
+                tmp = np.empty(target.shape, ct.np)
+                _quiet_call(op.compute, tmp, ins, ct, *params)
+                _c32.store(target, tmp)
+                if out is not None:
+                    out._vc[0] += 1
+                return result
         if (ct is dt.float16 or ct is dt.bfloat16) and target.dtype != ct.np and \
                 op.kind not in _BOOL_KINDS:
             # torch rounds to the common dtype before casting to the output's
@@ -809,6 +816,9 @@ def _zero_division_check(op, ct, inputs, params):
 def _add(out, ins, ct, alpha=1):
     a, b = ins
     c = _opmath(ct)
+    if ct is dt.complex32:   # torch's kernel always forms alpha * b, a complex product
+        _add_scaled(out, a, b, ct, alpha)
+        return
     if alpha == 1 and alpha is not True or alpha is True and ct is dt.bool_:
         np.add(a, b, out=out, dtype=c, casting="unsafe")
         return
@@ -851,7 +861,7 @@ def _add_scaled(out, a, b, ct, alpha):
 
 def _sub(out, ins, ct, alpha=1):
     a, b = ins
-    if alpha == 1 and alpha is not True:
+    if alpha == 1 and alpha is not True and ct is not dt.complex32:
         np.subtract(a, b, out=out, dtype=_opmath(ct), casting="unsafe")
         return
     _add_scaled(out, a, b, ct, -alpha)
@@ -2027,6 +2037,13 @@ def isfinite(self):
     if self._dtype.category <= dt.INT:
         from .factory import ones_like
         return ones_like(self, dt.bool_)
+    if self._dtype is dt.complex32:     # torch: both parts finite (the magnitude may overflow)
+        from .factory import empty_like
+        out = empty_like(self, dt.bool_)
+        if self._device.type != "meta" and numel_of(self._sizes):
+            x = self._array()
+            np.logical_and(np.isfinite(x["real"]), np.isfinite(x["imag"]), out=out._array())
+        return out
     if self._dtype.is_complex:
         return _isfinite_iter(abs(self))
     return _isfinite_iter(self)

@@ -47,6 +47,7 @@ from ..core.tensor_impl import (
     make_tensor,
     storage_nbytes_needed,
 )
+from . import complex32 as _c32
 from .views import (
     _call_op,
     make_view,
@@ -246,6 +247,7 @@ def _conj_bytes_(arr) -> None:
     elif arr.dtype.names and "imag" in arr.dtype.names:
         imag = arr["imag"]
         np.negative(imag, out=imag)
+        _c32.quiet_nans(imag)     # (torch negates it as a float: a signalling NaN quiets)
 
 
 def _neg_bytes_(arr) -> None:
