@@ -47,8 +47,6 @@ OPEN = [
     (r"fn:randint\(", r"failed to unpack", "randint overloads with several bad arguments"),
     (r"logical_not_\(T\[[^]]*\]:\w+/g", r"leaf Variable",
      "torch lets a non-differentiable in-place op modify a leaf that requires grad"),
-    (r"nan_to_num_\(T\[[^]]*\]:int\d+/e", r"single memory location",
-     "nan_to_num_ of an integer tensor is a no-op in torch, without the overlap check"),
 ]
 
 

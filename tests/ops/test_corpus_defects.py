@@ -643,3 +643,16 @@ def test_deterministic_alerts(name, warn_only):
 ])
 def test_heaviside_checks_dtypes_before_broadcasting(recipe):
     check(recipe)
+
+
+@pytest.mark.parametrize("recipe", [
+    lambda m: m.zeros(1, dtype=m.int32).expand(3).nan_to_num_(),
+    lambda m: (lambda x: (x.nan_to_num_(), x._version))(m.zeros(3, dtype=m.int32)),
+    lambda m: m.nan_to_num(m.tensor([True]), out=m.zeros(1, dtype=m.bool)),
+    lambda m: m.nan_to_num(m.ones(2, 3, dtype=m.int64).t()),
+    lambda m: m.nan_to_num(m.ones(3, dtype=m.int32), out=m.zeros(1, dtype=m.int32).expand(3)),
+    lambda m: m.nan_to_num(m.ones(3, dtype=m.int32), out=m.zeros(0, dtype=m.int32)),
+    lambda m: m.nan_to_num(m.ones(3, dtype=m.int32), out=m.zeros(3)),
+])
+def test_nan_to_num_of_integers_is_a_copy(recipe):
+    check(recipe)

@@ -1914,6 +1914,13 @@ def _nan_to_num(self, nan, posinf, neginf, out):
     check(out._dtype is self._dtype, lambda: (
         f"nan_to_num: dtype of out: {out._dtype._scalar_name} should be same as input: "
         f"{self._dtype._scalar_name}"))
+    if self._dtype.category <= dt.INT:
+        # torch: integers hold no NaN or inf, the result is a copy (resize_output, copy_):
+        # nan_to_num_ of an integer tensor copies it onto itself, with no overlap check
+        from .copy import copy_
+        from .resize import resize_output
+        resize_output(out, self._sizes)
+        return copy_(out, self)
     it = TensorIteratorConfig(outputs=[out], inputs=[self]).build()
     result = it.output(0)
     ct = it.common_dtype
