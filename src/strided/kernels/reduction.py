@@ -179,8 +179,8 @@ def _sum_like(self, dim, keepdim, dtype, out, ufunc, name):
         arr = np.where(np.isnan(arr), np.zeros((), arr.dtype), arr)
     if not self._sizes:
         _store(res, arr.astype(acc))
-    elif (name == "sum" and out is None and acc in _BLAS_SUM_TYPES and res._dtype.np is acc
-          and arr.dtype == acc and _blas_sum(arr, axes, res._array())):
+    elif (arr.size >= _BLAS_MIN and name == "sum" and out is None and acc in _BLAS_SUM_TYPES
+          and res._dtype.np is acc and arr.dtype == acc and _blas_sum(arr, axes, res._array())):
         pass
     elif res._dtype.np is acc:
         # straight into the output's (possibly strided) memory: no temporary, no copy
@@ -332,8 +332,8 @@ def _mean_impl(self, dim, keepdim, dtype, out, nan=False):
         return res
     acc = _acc(out_dtype)
     arr = self._array().astype(acc, copy=False)
-    if (not nan and out is None and acc in _BLAS_SUM_TYPES and res._dtype.np is acc
-            and self._sizes and _blas_sum(arr, axes, res._array())):
+    if (arr.size >= _BLAS_MIN and not nan and out is None and acc in _BLAS_SUM_TYPES
+            and res._dtype.np is acc and self._sizes and _blas_sum(arr, axes, res._array())):
         count = 1
         for a in axes:
             count *= self._sizes[a]
