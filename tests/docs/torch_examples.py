@@ -118,7 +118,6 @@ SOURCE_RULES = [
     (r"names=|\.refine_names|\.align_to|\.rename\(|\.names\b", "torch-only: named tensors"),
     (r"nested", "torch-only: nested tensors"),
     (r"distributed|dist\.", "torch-only: distributed"),
-    (r"complex32|chalf", "issue 15: complex32"),
     (r"channels_last|memory_format", "issue 15: memory formats"),
     (r"torch\.utils\.(checkpoint|benchmark|tensorboard|cpp_extension|mobile)|torch\.hub|"
      r"torch\.profiler|torch\.autograd\.profiler|torch\.package|torch\.onnx",

@@ -201,8 +201,6 @@ def test_tensor_complex_array_to_real_warns():
 ])
 def test_tensor_dtype_inference_follows_default(default, expr, default_dtype):
     default_dtype(default)
-    if default == "float16" and "j" in expr:
-        return  # torch: complex32, which strided does not have
     check(_recipe(expr))
 
 
