@@ -4395,7 +4395,7 @@ class ViewAsComplexBackward0(FormulaNode):
         grad = grads[0]
         r_self = None
         if node._need(0):
-            r_self = view_as_real(grad.contiguous())
+            r_self = view_as_real(grad.contiguous().resolve_conj())
         return node._flatten((r_self,))
 
 
@@ -8080,7 +8080,7 @@ class ViewAsComplexBackward0_copy(FormulaNode):
         grad = grads[0]
         r_self = None
         if node._need(0):
-            r_self = view_as_real(grad.contiguous())
+            r_self = view_as_real(grad.contiguous().resolve_conj())
         return node._flatten((r_self,))
 
 
