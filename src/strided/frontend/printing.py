@@ -35,7 +35,6 @@ from typing import Any
 import numpy as np
 
 from strided.core import dtypes as _dtypes
-from strided.kernels import complex32 as _c32
 
 __all__ = [
     "get_printoptions",
@@ -216,8 +215,10 @@ def _widen(values: np.ndarray, kind: str) -> np.ndarray:
     every narrower float, bfloat16 included)."""
     if kind == "int":
         return values
-    if values.dtype == _dtypes.COMPLEX32_NP:
-        values = _c32.widen(values)
+    if values.dtype == _dtypes.COMPLEX32_NP:   # (float16 pairs: the parts, exactly)
+        wide = np.empty(values.shape, np.complex128)
+        wide.real, wide.imag = values["real"], values["imag"]
+        return wide
     with np.errstate(invalid="ignore"):  # signalling NaNs
         return values.astype(np.complex128 if kind == "complex" else np.float64)
 
