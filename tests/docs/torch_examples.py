@@ -266,7 +266,7 @@ def _values(t):
         if t.dtype == torch.bfloat16:
             t = t.float()
         return t.numpy() if t.layout == torch.strided else None
-    t = t.detach()
+    t = t.detach().resolve_conj().resolve_neg()
     if str(t.dtype).endswith("bfloat16"):
         t = t.float()
     return t.numpy()

@@ -1092,7 +1092,7 @@ def _summary(x, lib):
         if v.dtype == lib.bfloat16:
             v = v.float()
         if lib.__name__ == "strided":
-            arr = np.array(v._array(), copy=True)
+            arr = np.array(v.resolve_conj().resolve_neg()._array(), copy=True)
         else:
             arr = v.resolve_conj().resolve_neg().numpy().copy()
         return ("T", dt, tuple(x.shape), arr, x.requires_grad)

@@ -43,7 +43,6 @@ OPEN = [
     (r"scatter_reduce", r"Expected index .* to be no larger than self",
      "scatter_reduce_ checks the index shape before the reduce name"),
     (r"linalg:solve\(", r"lu_cpu", "linalg.solve of float16: torch's LU kernel name"),
-    (r"add_\(", r"argument 'alpha'", "add_ with a bad alpha and a number other"),
     (r"fn:randint\(", r"failed to unpack", "randint overloads with several bad arguments"),
     (r"logical_not_\(T\[[^]]*\]:\w+/g", r"leaf Variable",
      "torch lets a non-differentiable in-place op modify a leaf that requires grad"),

@@ -470,7 +470,7 @@ def _arr(t):
     import torch
     if isinstance(t, torch.Tensor):
         return t.resolve_conj().numpy()
-    return t._array()
+    return t.resolve_conj()._array()
 
 
 def _phase_fix(vectors):

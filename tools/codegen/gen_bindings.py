@@ -98,7 +98,7 @@ NUMBERS_AS_TENSOR_ARGS = frozenset({"copy_"})
 # Note [Deprecated signatures]: torch's parser also takes the old argument orders of a few
 # binary and BLAS-like functions (``add(input, alpha, other)``, ``addmm(beta, input, alpha,
 # mat1, mat2)``...), warning once per process. They come from torchgen's
-# ``packaged/autograd/deprecated.yaml`` (schema data, below): each is the Python signature
+# ``torchgen/packaged/autograd/deprecated.yaml`` (schema data, below): each is the Python signature
 # and the call of the real operator it stands for. They are tried after every other
 # overload, as torch tries them last, and listed in no error message (hidden signatures).
 DEPRECATED_SIGNATURES = [

@@ -482,15 +482,20 @@ def _sized(size, dtype, layout, device):
     return empty(tuple(size), dtype, layout, device)
 
 
+def _uniform_fresh(t, lo, hi, generator):
+    """uniform_(0, 1) of a fresh row-major float32 tensor: [0, 1) fits it and it cannot
+    overlap itself, so uniform_'s bounds and overlap checks have nothing to find. (Its own
+    function, with _uniform's signature, so that explain shows it as the uniform_ step.)"""
+    n = numel_of(t._sizes)
+    if n:
+        D.u24(_gen(generator), n, t._array().reshape(n))
+    return t
+
+
 def _rand(size, dtype, layout, device, generator):
     t = _sized(size, dtype, layout, device)
     if t._dtype is dt.float32 and t._storage._buf is not None:
-        # a fresh row-major float32 tensor: [0, 1) fits it and it cannot overlap itself, so
-        # uniform_'s bounds and overlap checks have nothing to find
-        n = numel_of(t._sizes)
-        if n:
-            D.u24(_gen(generator), n, t._array().reshape(n))
-        return _fresh(t)
+        return _fresh(_uniform_fresh(t, 0.0, 1.0, generator))
     return _fresh(_uniform(t, 0.0, 1.0, generator))
 
 

@@ -57,7 +57,7 @@ def _fill_from(result, values: np.ndarray):
     """Copy ``values`` into ``result`` (casting like a C++ assignment)."""
     if numel_of(result._sizes):
         with np.errstate(all="ignore"):
-            copy_array(result._array(), values)
+            copy_array(result._array(), np.asarray(values))
     return result
 
 

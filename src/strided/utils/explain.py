@@ -777,6 +777,11 @@ def _install_probes(ex: Explanation) -> list:
     swap(factory, "empty", inner("empty", empty_details))
     swap(factory, "new_strided", inner("empty_strided", empty_details))
     swap(random, "_uniform", inner("uniform_", uniform_details))
+    swap(random, "_uniform_fresh", inner("uniform_", uniform_details))
+    # The suffix-broadcast fast path (x + bias) computes what the iterator would, but the
+    # seeds' example (rand(3, 4)[0] + rand(3, 4)) is there to show TensorIterator
+    # broadcasting: while explaining, broadcasts take the iterator.
+    swap(elementwise, "_fast_suffix_broadcast", lambda original: lambda *args: None)
     swap(views, "make_view", inner("as_strided", view_details))
     swap(indexing, "apply_slicing", inner("applySlicing", slicing_details))
     swap(indexing, "copy_to", inner("copy_to", copy_to_details))
