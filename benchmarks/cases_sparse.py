@@ -50,7 +50,7 @@ def _coalesce_setup(st, torch, np_):
     fns = {}
     for name, lib in (("strided", st), ("torch", torch)):
         s = lib.sparse_coo_tensor(lib.tensor(idx), lib.tensor(vals), (n, n))
-        fns[name] = (lambda s: lambda: s.coalesce())(s)
+        fns[name] = s.coalesce
 
     def numpy_coalesce():
         lin = idx[0] * n + idx[1]

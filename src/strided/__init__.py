@@ -301,6 +301,7 @@ from .kernels.math_bits import install as _install_math_bits  # noqa: E402
 _install_math_bits()
 del _install_math_bits
 # -- namespaces: cuda, backends, accelerator, amp, compile, fft, signal, special -------------
+# torch.sparse and the sparse constructors (issue 16)
 from . import (  # noqa: E402, F401
     accelerator,
     amp,
@@ -312,22 +313,13 @@ from . import (  # noqa: E402, F401
     optim,  # noqa: E402  (issue 11: torch.optim)
     serialization,  # noqa: E402  (issue 11: torch's checkpoint format)
     signal,
+    sparse,  # noqa: E402, F401
     special,
     version,
     viz,  # noqa: E402  (issue 6: strided.viz.storage_map)
     xpu,
 )
 from ._compile import compile  # noqa: E402, F401
-# torch.sparse and the sparse constructors (issue 16)
-from . import sparse  # noqa: E402, F401
-from .sparse._construct import sparse_coo_tensor  # noqa: E402, F401
-from .sparse._construct_compressed import (  # noqa: E402, F401
-    sparse_bsc_tensor,
-    sparse_bsr_tensor,
-    sparse_compressed_tensor,
-    sparse_csc_tensor,
-    sparse_csr_tensor,
-)
 from .amp.autocast_mode import (  # noqa: E402, F401
     autocast,
     autocast_decrement_nesting,
@@ -346,6 +338,14 @@ from .amp.autocast_mode import (  # noqa: E402, F401
     set_autocast_enabled,
 )
 from .serialization import load, save  # noqa: E402, F401
+from .sparse._construct import sparse_coo_tensor  # noqa: E402, F401
+from .sparse._construct_compressed import (  # noqa: E402, F401
+    sparse_bsc_tensor,
+    sparse_bsr_tensor,
+    sparse_compressed_tensor,
+    sparse_csc_tensor,
+    sparse_csr_tensor,
+)
 from .utils.env import (  # noqa: E402, F401
     are_deterministic_algorithms_enabled,
     get_default_device,

@@ -198,7 +198,8 @@ def test_out():
                 assert r is out
                 return out
             rs, rt = recipe(strided), recipe(torch)
-            np.testing.assert_allclose(rs.resolve_conj().numpy(), rt.resolve_conj().numpy(), atol=1e-5)
+            np.testing.assert_allclose(rs.resolve_conj().numpy(), rt.resolve_conj().numpy(),
+                                       atol=1e-5)
             assert tuple(rs.shape) == tuple(rt.shape) and str(rs.dtype) == str(rt.dtype)
 
 

@@ -52,9 +52,9 @@ import threading
 import weakref
 
 from ..core.dispatch_keys import DispatchKey as _DispatchKey
-from ..core.tensor_impl import AutogradMeta, make_tensor
 from ..core.sparse_tensor import NO_STORAGE as _NO_STORAGE
 from ..core.sparse_tensor import alias as _sparse_alias
+from ..core.tensor_impl import AutogradMeta, make_tensor
 from ..core.tensor_impl import TensorImpl as _TensorImpl
 
 __all__ = ["AccumulateGrad", "Node", "SavedTensor", "disable_saved_tensors_hooks",

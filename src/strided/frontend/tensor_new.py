@@ -37,12 +37,12 @@ import warnings
 import numpy as np
 
 from ..core import dtypes as dt
-from ..kernels import complex32 as _c32
 from ..core.devices import CPU
 from ..core.devices import DEFAULT_DEVICE as _DEFAULT_DEVICE
 from ..core.devices import device as _device_cls
 from ..core.storage import UntypedStorage
 from ..core.tensor_impl import make_tensor
+from ..kernels import complex32 as _c32
 from ..ops._generated import torch_functions as F
 from ..ops.dispatcher import get_op
 from . import indexing as _indexing
