@@ -726,3 +726,21 @@ def test_product_gradients_per_layout(layout, how):
         return (type(y.grad_fn).__name__, str(g.layout),
                 g.to_dense() if g.layout is not m.strided else g.contiguous(), b.grad)
     check(recipe)
+
+
+def test_csr_matmul_without_scipy_agrees_with_torch(monkeypatch):
+    """SciPy is optional: without it CSR @ dense runs on a whole-array NumPy formulation."""
+    import sys
+
+    import torch
+
+    import strided
+    monkeypatch.setitem(sys.modules, "scipy.sparse._sparsetools", None)   # import fails
+    g = torch.Generator().manual_seed(3)
+    a = torch.randn(30, 20, generator=g)
+    a[a.abs() < 1] = 0
+    a[4] = 0                                   # an empty row
+    d = torch.randn(20, 5, generator=g)
+    got = strided.tensor(a.numpy()).to_sparse_csr() @ strided.tensor(d.numpy())
+    np.testing.assert_allclose(got.numpy(), (a.to_sparse_csr() @ d).numpy(), rtol=1e-5,
+                               atol=1e-5)

@@ -204,9 +204,20 @@ def _np_csr_matmul(cidx, pidx, vals, nrows: int, ncols: int, dense: np.ndarray,
     if work.char not in _SCIPY_DTYPES:       # float16 / bfloat16: accumulate in float32
         work = np.dtype(np.float32)
     idx_dtype = np.int32 if cidx.dtype == np.int32 and pidx.dtype == np.int32 else np.int64
-    from scipy.sparse._sparsetools import csr_matvecs
     x = np.ascontiguousarray(dense, work)
     y = np.zeros((nrows, n), work)
+    try:
+        from scipy.sparse._sparsetools import csr_matvecs
+    except ImportError:     # without SciPy: whole-array NumPy (slower; order per row kept)
+        counts = np.diff(cidx)
+        nonempty = counts > 0
+        nnz = int(cidx[-1])
+        products = np.asarray(vals[:nnz], work)[:, None] * x[pidx[:nnz]]
+        y[nonempty] = np.add.reduceat(products, cidx[:-1][nonempty], axis=0)
+        if y.dtype != out.dtype:
+            out[...] = y
+            return out
+        return y
     csr_matvecs(nrows, ncols, n, np.ascontiguousarray(cidx, idx_dtype),
                 np.ascontiguousarray(pidx, idx_dtype), np.ascontiguousarray(vals, work),
                 x.reshape(-1), y.reshape(-1))
