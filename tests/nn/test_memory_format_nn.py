@@ -10,6 +10,19 @@ import pytest
 from tests.conftest import check
 
 
+@pytest.fixture(autouse=True)
+def _same_thread_count():
+    """torch's convolution backend choice (so its layouts) depends on its thread count, and
+    other test modules pin torch's alone: both libraries run with torch's count here."""
+    import torch
+
+    import strided
+    before = strided.get_num_threads()
+    strided.set_num_threads(torch.get_num_threads())
+    yield
+    strided.set_num_threads(before)
+
+
 def _cl(lib, x):
     if x.dim() == 4:
         return x.contiguous(memory_format=lib.channels_last)
