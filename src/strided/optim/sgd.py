@@ -4,6 +4,11 @@ path] in optimizer.py)."""
 from __future__ import annotations
 
 import strided as torch
+from strided.autograd.grad_mode import STATE as _GRAD_STATE
+from strided.core import dtypes as _dt
+from strided.core.dispatch_keys import DispatchKey as _K
+from strided.core.tensor_impl import contiguous_strides as _contiguous_strides
+from strided.kernels import elementwise as _ew
 
 from .optimizer import (
     Optimizer,
@@ -69,10 +74,56 @@ class SGD(Optimizer):
         return loss
 
 
+# Note [SGD's plain update without the iterator]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The plain update (no momentum, no weight decay, not maximizing, a Python-number lr, grad
+# mode off as in every non-differentiable step) is ``param.add_(grad, alpha=-lr)`` per
+# parameter. Parameters are ``nn.Parameter``s, which the elementwise fast path leaves to the
+# TensorIterator; most of a small model's step went to building one iterator per parameter.
+# ``_plain_add_`` runs the same compute function (``elementwise._add``: torch's fused
+# multiply-add, one rounding) on the two NumPy views directly, and bumps the version counter
+# as the in-place kernel does, when nothing could make the iterator's answer differ: both on
+# the CPU, plain strided (no conj/neg bit, no sparse layout, no Python key), the same float32
+# or float64 dtype and shape, both row-major, separate storages, param a leaf with an
+# ordinary version counter. Anything else takes ``param.add_``.
+_PLAIN_KEYSETS = (_K.CPU.bit, _K.CPU.bit | _K.Autograd.bit)
+_PLAIN_DTYPES = (_dt.float32, _dt.float64)
+
+
+def _plain_add_(param, grad, alpha) -> bool:
+    """``param.add_(grad, alpha=alpha)`` without the iterator (Note [SGD's plain update
+    without the iterator]); False when it does not apply (nothing done)."""
+    sizes = param._sizes
+    dtype = param._dtype
+    if (param._keyset not in _PLAIN_KEYSETS or grad._keyset not in _PLAIN_KEYSETS
+            or param.__class__ not in _plain_classes() or grad.__class__ is not torch.Tensor
+            or dtype not in _PLAIN_DTYPES or grad._dtype is not dtype or grad._sizes != sizes
+            or param._base is not None or param._vc.__class__ is not list
+            or grad._storage is param._storage
+            or param._strides != _contiguous_strides(sizes) or grad._strides != param._strides):
+        return False
+    arr = param._array()
+    if arr.size:
+        _ew._quiet_call(_ew._add, arr, (arr, grad._array()), dtype, alpha)
+    param._vc[0] += 1
+    return True
+
+
+def _plain_classes():
+    return (torch.Tensor, torch.nn.Parameter)
+
+
 def sgd(params, grads, momentum_buffer_list, *, weight_decay, momentum, lr, dampening,
         nesterov, maximize, **_ignored) -> None:
     """The update of ``SGD.step`` on lists (``momentum_buffer_list`` filled in place)."""
     lr = _to_scalar(lr)
+    if (not _GRAD_STATE.enabled and weight_decay == 0 and momentum == 0 and not maximize
+            and lr.__class__ in (float, int) and weight_decay.__class__ in (float, int)):
+        alpha = -lr
+        for param, grad in zip(params, grads):
+            if not _plain_add_(param, grad, alpha):
+                param.add_(grad, alpha=alpha)
+        return
     for i, param in enumerate(params):
         grad = grads[i] if not maximize else -grads[i]
         if weight_decay != 0:
