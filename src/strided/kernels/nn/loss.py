@@ -20,6 +20,14 @@ finishes with ``x - max - log(sum)``. No temporaries of the input's size, no dis
 round trips. Other dims use the same steps on the whole array. The backward kernels are
 the closed forms ``y * (g - sum(g * y))`` and ``g - exp(y) * sum(g)``, blocked the same way.
 
+Note [Tiny softmax without errstate]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Up to ``_SMALL`` elements over the last dim, the whole-array steps (max, shift, exp, sum,
+reciprocal, multiply; log_softmax: max, shift, exp, sum, log, subtract) run without
+``np.errstate`` when no element is infinite (``_all_finite``: Python's min/max over a list
+up to 64 elements): a finite shift cannot overflow, its max term makes every row sum at
+least 1, so no step can raise a floating-point warning. Same operations, same values.
+
 Note [nll_loss is one gather]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 ``nll_loss_forward`` picks ``input[i, target[i]]`` for every sample with one fancy index
@@ -223,6 +231,20 @@ def _softmax_block(ab, ob, m, log, ones, tmp):
         np.multiply(ob, s[:, None], out=ob)
 
 
+def _all_finite(arr) -> bool:
+    """Whether a small ``arr`` holds no infinity (Note [Tiny softmax without errstate]): up
+    to 64 elements Python's min/max over a list beat NumPy's reductions. A NaN either comes
+    out as the min or max (the test fails: the errstate path) or is skipped; NaN rows
+    raise no floating-point warning, so skipping one is harmless."""
+    if arr.size <= 64:
+        vals = arr.ravel().tolist()
+        return -_INF < min(vals) and max(vals) < _INF
+    return bool(np.isfinite(arr).all())
+
+
+_INF = float("inf")
+
+
 def _softmax_impl(self, dim, half_to_float, log, out=None):
     name = "log_softmax" if log else "softmax"
     check(not half_to_float, "softmax with half to float conversion is not supported on CPU")
@@ -250,6 +272,20 @@ def _softmax_impl(self, dim, half_to_float, log, out=None):
     if d == ndim - 1 and arr.size > _SMALL:
         c = arr.shape[-1]
         _softmax_rows(arr.reshape(-1, c), target.reshape(-1, c), log, acc)
+    elif d == ndim - 1 and arr.dtype == acc and _all_finite(arr):
+        # Note [Tiny softmax without errstate]: the whole-array steps below, minus the
+        # errstate, which only inf - inf (an infinite element) could need
+        m = np.maximum.reduce(arr, axis=-1, keepdims=True)
+        np.subtract(arr, m, out=target)
+        if log:
+            s = np.add.reduce(np.exp(target), axis=-1, keepdims=True)
+            np.log(s, out=s)
+            np.subtract(target, s, out=target)
+        else:
+            np.exp(target, out=target)
+            s = np.add.reduce(target, axis=-1, keepdims=True)
+            np.reciprocal(s, out=s)
+            np.multiply(target, s, out=target)
     else:       # (a few elements: the plain steps cost fewer NumPy calls than the blocks)
         with np.errstate(all="ignore"):
             m = np.maximum.reduce(arr, axis=d, keepdims=True)
