@@ -68,6 +68,11 @@ def u24(gen, n: int, out: np.ndarray | None = None) -> np.ndarray:
     written into ``out`` (a contiguous float32 array of n elements) when given."""
     if out is None:
         out = np.empty(n, f32)
+    if n <= _CHUNK:     # one draw (every small tensor): no loop, no slicing
+        w = gen._words(n)
+        np.bitwise_and(w, _MASK24, out=w)
+        np.multiply(w, _U24, out=out, dtype=f32, casting="unsafe")
+        return out
     for start in range(0, n, _CHUNK):
         w = gen._words(min(_CHUNK, n - start))
         np.bitwise_and(w, _MASK24, out=w)
