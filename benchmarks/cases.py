@@ -591,3 +591,8 @@ CASES.extend(PERF_CASES)
 from cases_sparse import SPARSE_CASES  # noqa: E402
 
 CASES.extend(SPARSE_CASES)
+
+# TensorIterator's general set-up (issue 17)
+from cases_iterator import ITERATOR_CASES  # noqa: E402
+
+CASES.extend(ITERATOR_CASES)

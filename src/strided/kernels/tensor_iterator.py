@@ -152,6 +152,54 @@ class _Operand:
 
 
 
+# Note [Set-up plans]
+# ~~~~~~~~~~~~~~~~~~~
+# What the set-up decides (broadcast shape, common dtype, device, permutation, coalesced
+# loop, each new output's strides and dtype) is a function of the configuration, the
+# default dtype and, per operand, its sizes, strides, dtype and device (a wrapped number:
+# its Python type), plus which input an output is (in-place ops). The first call with such
+# a signature records these decisions; later calls with the same signature replay them:
+# they still run, in torch's order, what looks at storages and identities (the overlap
+# checks of the outputs passed in), allocate the new outputs through the same
+# ``_set_output``, and skip the passes over the dims. Not recorded: a call that raises
+# (errors are raised afresh every time), one that resizes an ``out=`` tensor (its resize
+# and warning run every time) and one with a declared static shape.
+
+_PLANS: dict = {}
+_PLANS_MAX = 1024
+
+
+def _signature(config):
+    """The plan key of a call (Note [Set-up plans]), or None when it has none."""
+    if config.static_shape is not None:
+        return None
+    key = [config.check_all_same_dtype, config.check_all_same_device,
+           config.promote_inputs_to_common_dtype, config.promote_integer_inputs_to_float,
+           config.cast_common_dtype_to_outputs, config.enforce_safe_casting_to_output,
+           config.enforce_linear_iteration, config.resize_outputs, config.check_mem_overlap,
+           config.allow_cpu_scalars, config.is_reduction, config.static_dtype,
+           len(config.outputs), dt._default_dtype[0]]
+    inputs = config.inputs
+    for x in inputs:
+        if isinstance(x, TensorImpl):
+            key.append((x._sizes, x._strides, x._dtype, x._device))
+        else:
+            key.append(type(x))
+    for t in config.outputs:
+        if t is None:
+            key.append(None)
+            continue
+        if not isinstance(t, TensorImpl):
+            return None
+        alias = -1     # which input the output is (in-place ops: read-write outputs)
+        for k, x in enumerate(inputs):
+            if x is t:
+                alias = k
+                break
+        key.append((t._sizes, t._strides, t._dtype, t._device, alias))
+    return tuple(key)
+
+
 def sort_dims(shape, strides, reduction_outputs=()) -> list:
     """The dims of ``shape``, innermost first, as TensorIterator orders them (Note [Output
     strides]): an insertion sort where the first operand whose strides differ decides
@@ -300,11 +348,18 @@ class TensorIterator:
 
     __slots__ = ("operands", "noutputs", "shape", "common_dtype", "device", "perm",
                  "iter_shape", "iter_strides", "is_reduction", "all_same_shape",
-                 "fast_setup", "_config")
+                 "fast_setup", "_config", "_np_layout")
 
     def __init__(self, config: TensorIteratorConfig):
         self._config = config
         self.is_reduction = config.is_reduction
+        self._np_layout = None
+        key = _signature(config)
+        if key is not None:
+            plan = _PLANS.get(key)
+            if plan is not None:
+                self._replay(config, plan)
+                return
         ops = [_Operand(t, True) for t in config.outputs]
         ops += [_Operand(t, False) for t in config.inputs]
         self.operands = ops
@@ -319,11 +374,48 @@ class TensorIterator:
         self._compute_shape()
         self._mark_resize_outputs()
         self._compute_types()
+        if key is not None:
+            for op in ops[:self.noutputs]:
+                if op.will_resize:   # out= resizing (and its warning) is never replayed
+                    key = None
+                    break
         if not self._fast_set_up():
             self._compute_strides()
             self._reorder()
             self._allocate_or_resize_outputs()
             self._coalesce()
+        if key is not None:
+            if len(_PLANS) >= _PLANS_MAX:
+                _PLANS.clear()
+            _PLANS[key] = (
+                self.shape, self.all_same_shape, self.common_dtype, self.device,
+                self.fast_setup, tuple(self.perm), tuple(self.iter_shape),
+                tuple(None if st is None else tuple(st) for st in self.iter_strides),
+                tuple((op.tensor._strides, op.dtype, op.device, t is not None)
+                      for op, t in zip(ops, config.outputs)),
+                self._layout())
+
+    def _replay(self, config, plan):
+        """Note [Set-up plans]: the set-up a previous call with this signature computed."""
+        (self.shape, self.all_same_shape, self.common_dtype, self.device, self.fast_setup,
+         perm, iter_shape, iter_strides, outs, self._np_layout) = plan
+        ops = [_Operand(t, True) for t in config.outputs]
+        ops += [_Operand(t, False) for t in config.inputs]
+        self.operands = ops
+        self.noutputs = len(outs)
+        if any(o[3] for o in outs):   # an out= or in-place output: its checks run every time
+            self._mark_outputs()
+            if config.check_mem_overlap:
+                self._check_mem_overlaps()
+        shape = self.shape
+        for op, (strides, dtype, device, given) in zip(ops, outs):
+            if not given:
+                op.target_dtype = dtype
+                op.device = device
+                self._set_output(op, shape, strides)
+        self.perm = list(perm)
+        self.iter_shape = list(iter_shape)
+        self.iter_strides = [None if st is None else list(st) for st in iter_strides]
 
     # -- build steps -------------------------------------------------------------------
 
@@ -642,23 +734,40 @@ class TensorIterator:
         op = self.operands[i]
         return op.is_wrapped or (op.tensor is not None and not op.sizes and op.device is CPU)
 
+    def _layout(self):
+        """The NumPy shape (outermost first) and each operand's byte strides (None for a
+        wrapped number or an undefined operand) of ``arrays()``."""
+        shape = tuple(reversed(self.iter_shape))
+        strides = []
+        for op, st in zip(self.operands, self.iter_strides):
+            t = op.tensor
+            if t is None or st is None:
+                strides.append(None)
+                continue
+            itemsize = t._dtype.itemsize
+            strides.append(tuple(s * itemsize for s in reversed(st)))
+        return shape, tuple(strides)
+
     def arrays(self) -> list:
         """One NumPy view per operand (outputs first) over the coalesced iteration shape,
         outermost dim first; wrapped numbers come back as the Python number."""
         out = []
-        shape = tuple(reversed(self.iter_shape))
-        for op, st in zip(self.operands, self.iter_strides):
+        layout = self._np_layout
+        if layout is None:
+            layout = self._layout()
+        shape, all_strides = layout
+        shrunk = SHRUNK[0]
+        for op, strides in zip(self.operands, all_strides):
             t = op.tensor
             if t is None:
                 out.append(op.value)
                 continue
-            itemsize = t._dtype.itemsize
-            if SHRUNK[0]:
+            if shrunk:
                 check_storage_bounds(t)   # NumPy does not check a zero-length buffer
             try:
                 out.append(np.ndarray(shape, t._dtype.np, buffer=t._storage._buf,
-                                      offset=t._offset * itemsize,
-                                      strides=tuple(s * itemsize for s in reversed(st))))
+                                      offset=t._offset * t._dtype.itemsize,
+                                      strides=strides))
             except (TypeError, ValueError):
                 check_storage_bounds(t)   # a storage shrunk under t (Note [Shrunk storages])
                 raise
