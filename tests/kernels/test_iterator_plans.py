@@ -86,8 +86,10 @@ def _out_cast_error(L):
 
 
 def _partial_overlap(L):
+    y, z = _x(L, 5, 4), _x(L, 5, 4)
+    y[:4].t().add_(z[1:].t())      # records the plan of this signature
     x = _x(L, 5, 4)
-    return x[:4].t().add_(x[1:].t())
+    return x[:4].t().add_(x[1:].t())   # same signature, overlapping: still refused
 
 
 def _internal_overlap(L):
