@@ -14,6 +14,16 @@ to a free list per rounded size (like PyTorch's caching allocators) and are
 handed out again with their address already known. The statistics count a
 cached block as freed (``allocated_bytes`` drops) and report the cache
 separately as ``cached_bytes``; ``empty_cache()`` returns it to the system.
+
+Note [Reusing the NumPy view]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Making the typed NumPy view of a fresh result costs about as much as the block
+itself. A storage made by the row-major fast path (``new_cpu_storage``) keeps
+that view in its ``_view`` slot; when the block goes back to the cache, the
+view goes with it if nothing else holds it (its refcount proves the tensors
+that used it are gone), and ``allocate_view`` hands it out again for a result
+of the same sizes and dtype. A view still held elsewhere keeps the raw block
+alive, so the block is not cached, exactly as for any other NumPy alias.
 """
 
 from __future__ import annotations
@@ -30,6 +40,7 @@ __all__ = ["Allocator", "CPUAllocator", "MetaAllocator", "get_allocator", "regis
 ALIGNMENT = 64
 _getrefcount = sys.getrefcount
 _UNSHARED_REFS = 3   # buf.base itself, the call's argument and the temporary in free()
+_VIEW_REFS = 3       # the storage's ``_view`` slot, free()'s argument, getrefcount's argument
 CACHE_LIMIT_BLOCK = 1 << 16      # blocks above this size are never cached
 CACHE_LIMIT_TOTAL = 64 << 20     # the cache never holds more than this
 
@@ -84,7 +95,7 @@ class CPUAllocator(Allocator):
         # size for the same reason (a cached buffer is reused as it is).
         free_list = self._cache.get(nbytes)
         if free_list:
-            block = free_list.pop()
+            buf, ptr, _ = free_list.pop()
             size = (nbytes + 63) & -64
             self._cached_bytes -= size
             self.num_allocs += 1
@@ -92,8 +103,8 @@ class CPUAllocator(Allocator):
             if used > self.peak_bytes:
                 self.peak_bytes = used
             if self.hooks:
-                self._notify("alloc", size, block[1])
-            return block
+                self._notify("alloc", size, ptr)
+            return buf, ptr
         if nbytes.__class__ is not int:
             nbytes = _as_nbytes(nbytes)
         if nbytes < 0:
@@ -121,20 +132,52 @@ class CPUAllocator(Allocator):
             self._notify("alloc", size, ptr)
         return buf, ptr
 
-    def free(self, buf, nbytes: int, ptr: int):
+    def allocate_view(self, nbytes: int, sizes: tuple, np_dtype):
+        """``allocate`` for a fresh row-major tensor of ``sizes`` and ``np_dtype`` filling the
+        whole block: ``(buf, ptr, view)``, ``view`` being the block's cached NumPy view when
+        it has those sizes and dtype, else None (Note [Reusing the NumPy view])."""
+        free_list = self._cache.get(nbytes)
+        if not free_list:
+            buf, ptr = self.allocate(nbytes)
+            return buf, ptr, None
+        buf, ptr, view = free_list.pop()
+        size = (nbytes + 63) & -64
+        self._cached_bytes -= size
+        self.num_allocs += 1
+        used = self.allocated_bytes = self.allocated_bytes + size
+        if used > self.peak_bytes:
+            self.peak_bytes = used
+        if self.hooks:
+            self._notify("alloc", size, ptr)
+        if view is not None and (view.shape != sizes or view.dtype is not np_dtype):
+            view = None
+        return buf, ptr, view
+
+    def free(self, buf, nbytes: int, ptr: int, view=None):
+        """Return a block. ``view`` is a typed NumPy view over it that its storage kept
+        (Note [Reusing the NumPy view]); it is cached with the block when nothing else holds
+        it."""
         size = (nbytes + 63) & -64
         self.num_frees += 1
         self.allocated_bytes -= size
         # Note [Caching small blocks]: a block may be reused only when nothing but ``buf``
-        # refers to its memory; a NumPy array or DLPack export still reading it holds the raw
-        # allocation (``buf.base``), which then simply stays alive with it.
-        if (size <= CACHE_LIMIT_BLOCK and self._cached_bytes + size <= CACHE_LIMIT_TOTAL
-                and _getrefcount(buf.base) <= _UNSHARED_REFS):
-            free_list = self._cache.get(nbytes)
-            if free_list is None:
-                free_list = self._cache[nbytes] = []
-            free_list.append((buf, ptr))
-            self._cached_bytes += size
+        # (and the storage's own ``view``) refers to its memory; a NumPy array or DLPack
+        # export still reading it holds the raw allocation (``buf.base``), which then simply
+        # stays alive with it.
+        if size <= CACHE_LIMIT_BLOCK and self._cached_bytes + size <= CACHE_LIMIT_TOTAL:
+            if view is None:
+                unshared = _getrefcount(buf.base) <= _UNSHARED_REFS
+            else:
+                # the view counts once on the raw block; itself held by the storage's slot,
+                # the argument and getrefcount's own argument
+                unshared = (_getrefcount(buf.base) <= _UNSHARED_REFS + 1
+                            and _getrefcount(view) <= _VIEW_REFS)
+            if unshared:
+                free_list = self._cache.get(nbytes)
+                if free_list is None:
+                    free_list = self._cache[nbytes] = []
+                free_list.append((buf, ptr, view))
+                self._cached_bytes += size
         if self.hooks:
             self._notify("free", size, ptr)
 
@@ -166,7 +209,7 @@ class MetaAllocator(Allocator):
         self.num_allocs += 1
         return None, 0
 
-    def free(self, buf, nbytes: int, ptr: int):
+    def free(self, buf, nbytes: int, ptr: int, view=None):
         self.num_frees += 1
 
 

@@ -13,7 +13,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from .allocator import get_allocator
+from .allocator import (
+    _UNSHARED_REFS,
+    _VIEW_REFS,
+    _getrefcount,
+    get_allocator,
+)
+from .allocator import (
+    CACHE_LIMIT_BLOCK as _CACHE_LIMIT_BLOCK,
+)
+from .allocator import (
+    CACHE_LIMIT_TOTAL as _CACHE_LIMIT_TOTAL,
+)
 from .devices import device as _device_cls
 from .dtypes import INT
 
@@ -105,13 +116,15 @@ def _parse_size_or_sequence(arg):
 class UntypedStorage:
     """An untyped, resizable buffer. ``buf`` is a uint8 NumPy array (None on meta)."""
 
-    __slots__ = ("__weakref__", "_allocator", "_buf", "_nbytes", "_owner", "_ptr", "device")
+    __slots__ = ("__weakref__", "_allocator", "_buf", "_nbytes", "_owner", "_ptr", "_view",
+                 "device")
 
     def __init__(self, *args, device="cpu"):
         # slots the destructor reads are set first: a failed allocation leaves a storage that
         # ``__del__`` recognises as owning nothing
         self._allocator = None
         self._owner = None
+        self._view = None
         dev = _storage_device(_device_cls(device))
         self.device = dev
         allocator = get_allocator(dev.type)
@@ -137,6 +150,7 @@ class UntypedStorage:
         self = object.__new__(cls)
         self._allocator = allocator      # __del__ tolerates a failed allocate() below
         self._owner = None
+        self._view = None
         if dev.index is not None:
             dev = _storage_device(dev)
         self.device = dev
@@ -150,6 +164,7 @@ class UntypedStorage:
         (default: the array itself). Used by ``from_numpy`` and DLPack imports."""
         self = object.__new__(cls)
         self._allocator = None
+        self._view = None
         self.device = dev
         self._owner = owner if owner is not None else array
         nbytes = 0
@@ -172,8 +187,36 @@ class UntypedStorage:
         # never raises: a storage whose construction failed half way owns nothing
         try:
             allocator = self._allocator
-            if allocator is not None:
-                allocator.free(self._buf, self._nbytes, self._ptr)
+            if allocator is None:
+                return
+            if allocator is not _CPU_ALLOC or allocator.hooks:
+                view = self._view
+                if view is None:      # any allocator's free(buf, nbytes, ptr)
+                    allocator.free(self._buf, self._nbytes, self._ptr)
+                else:
+                    allocator.free(self._buf, self._nbytes, self._ptr, view)
+                return
+            # Note [Freeing without a call]: the CPU allocator's ``free`` written out, as
+            # every result tensor's storage ends here (same statistics, same cache rule)
+            nbytes = self._nbytes
+            size = (nbytes + 63) & -64
+            allocator.num_frees += 1
+            allocator.allocated_bytes -= size
+            cached = allocator._cached_bytes + size
+            if size <= _CACHE_LIMIT_BLOCK and cached <= _CACHE_LIMIT_TOTAL:
+                buf = self._buf
+                view = self._view
+                if view is None:
+                    if _getrefcount(buf.base) > _UNSHARED_REFS:
+                        return
+                elif (_getrefcount(buf.base) > _UNSHARED_REFS + 1
+                      or _getrefcount(view) > _VIEW_REFS):
+                    return
+                free_list = allocator._cache.get(nbytes)
+                if free_list is None:
+                    free_list = allocator._cache[nbytes] = []
+                free_list.append((buf, self._ptr, view))
+                allocator._cached_bytes = cached
         except AttributeError:
             pass
 
@@ -219,6 +262,7 @@ class UntypedStorage:
         if nbytes < old_nbytes:
             SHRUNK[0] = True
         self._buf, self._ptr, self._nbytes = new_buf, new_ptr, nbytes
+        self._view = None
         self._allocator.free(old_buf, old_nbytes, old_ptr)
         return self
 
@@ -263,6 +307,45 @@ class UntypedStorage:
         head = " " + "\n ".join(str(b) for b in self.tolist()) if self._nbytes else ""
         return (f"{head}\n[strided.storage.UntypedStorage(device={self.device}) of size "
                 f"{self._nbytes}]")
+
+
+def new_cpu_storage(sizes: tuple, np_dtype, nbytes: int):
+    """A CPU storage of ``nbytes`` for a fresh row-major tensor of ``sizes`` and ``np_dtype``
+    (``nbytes`` > 0, the whole block), with its typed NumPy view: ``(storage, buf, view)``.
+    The view is reused from the allocator's cache when it can be, and is kept on the storage
+    so that it returns to the cache with the block (Note [Reusing the NumPy view])."""
+    alloc = _CPU_ALLOC
+    free_list = alloc._cache.get(nbytes)
+    if free_list and not alloc.hooks:
+        # the cache hit of ``allocate_view`` written out (the common case in a loop)
+        buf, ptr, view = free_list.pop()
+        size = (nbytes + 63) & -64
+        alloc._cached_bytes -= size
+        alloc.num_allocs += 1
+        used = alloc.allocated_bytes = alloc.allocated_bytes + size
+        if used > alloc.peak_bytes:
+            alloc.peak_bytes = used
+        if view is None or view.shape != sizes or view.dtype is not np_dtype:
+            view = _ndarray(sizes, np_dtype, buffer=buf)
+    else:
+        buf, ptr, view = alloc.allocate_view(nbytes, sizes, np_dtype)
+        if view is None:
+            view = _ndarray(sizes, np_dtype, buffer=buf)
+    self = _object_new(UntypedStorage)
+    self._allocator = alloc
+    self._owner = None
+    self.device = _CPU
+    self._nbytes = nbytes
+    self._buf = buf
+    self._ptr = ptr
+    self._view = view
+    return self, buf, view
+
+
+_CPU_ALLOC = get_allocator("cpu")
+_CPU = _CPU_ALLOC.device
+_object_new = object.__new__
+_ndarray = np.ndarray
 
 
 def _rebuild_storage(data, nbytes: int, device: str) -> UntypedStorage:

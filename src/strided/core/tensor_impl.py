@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .devices import CPU
 from .dispatch_keys import backend_keyset
 from .storage import SHRUNK, UntypedStorage
 
@@ -279,5 +280,9 @@ def make_tensor(storage: UntypedStorage, sizes: tuple, strides: tuple, offset: i
     t._base = base
     t._autograd_meta = None
     t._np = None
-    t._keyset = backend_keyset(dev)
+    t._keyset = _CPU_KEYSET if dev is _CPU else backend_keyset(dev)
     return t
+
+
+_CPU = CPU
+_CPU_KEYSET = backend_keyset(CPU)

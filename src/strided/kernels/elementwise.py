@@ -45,7 +45,7 @@ from ..core.checks import check
 from ..core.devices import CPU
 from ..core.dispatch_keys import backend_keyset
 from ..core.promotion import result_type_of
-from ..core.storage import UntypedStorage
+from ..core.storage import UntypedStorage, new_cpu_storage
 from ..core.tensor_impl import (
     INFERENCE_ACTIVE,
     TensorImpl,
@@ -152,14 +152,14 @@ def _new_contiguous(sizes, dtype):
     n = 1
     for s in sizes:
         n *= s
-    nbytes = n * dtype.itemsize
-    storage = _object_new(UntypedStorage)
-    storage._allocator = _CPU_ALLOC
-    storage.device = CPU
-    storage._owner = None
-    storage._nbytes = nbytes
-    buf, storage._ptr = _CPU_ALLOC.allocate(nbytes)
-    storage._buf = buf
+    if n:
+        # the block and its NumPy view, the view reused with a cached block when it can be
+        # (Note [Reusing the NumPy view])
+        storage, buf, arr = new_cpu_storage(sizes, dtype.np, n * dtype.itemsize)
+    else:
+        storage = _new_storage(0, CPU, _CPU_ALLOC)
+        buf = storage._buf
+        arr = np.empty(sizes, dtype.np)
     t = _object_new(_tensor_cls[0])
     t._storage = storage
     t._sizes = sizes
@@ -171,7 +171,6 @@ def _new_contiguous(sizes, dtype):
     t._base = None
     t._autograd_meta = None
     t._keyset = _CPU_KEYSET
-    arr = np.ndarray(sizes, dtype.np, buffer=buf) if n else np.empty(sizes, dtype.np)
     t._np = arr
     t._np_buf = buf
     return t, arr

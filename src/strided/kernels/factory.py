@@ -15,8 +15,9 @@ from ..core import dtypes as dt
 from ..core import layouts
 from ..core.allocator import get_allocator
 from ..core.checks import check
+from ..core.devices import CPU as _CPU_DEV
 from ..core.devices import DEFAULT_DEVICE
-from ..core.storage import UntypedStorage
+from ..core.storage import UntypedStorage, new_cpu_storage
 from ..core.tensor_impl import (
     check_storage_bounds,
     compute_is_contiguous,
@@ -155,10 +156,25 @@ def empty(size, dtype=None, layout=None, device=None, pin_memory=None, memory_fo
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
     if dtype is dt.complex32:
         _c32.warn_experimental()
+    if memory_format is None or memory_format is layouts.contiguous_format:
+        strides = contiguous_strides(size)
+        row_major = True
+    else:
+        strides = _format_strides(size, memory_format)
+        row_major = strides == contiguous_strides(size)
+    if numel and row_major and device is _CPU_DEV and len(size) <= 64:
+        # a row-major CPU block: its NumPy view comes with it (Note [Reusing the NumPy view])
+        storage, buf, view = new_cpu_storage(size, dtype.np, nbytes)
+        if FILL_UNINITIALIZED[0]:
+            fill_uninitialized(storage, dtype)
+        t = make_tensor(storage, size, strides, 0, dtype)
+        t._np = view
+        t._np_buf = buf
+        return t
     storage = UntypedStorage._new(nbytes, device, _allocator(device))
     if FILL_UNINITIALIZED[0]:
         fill_uninitialized(storage, dtype)
-    return make_tensor(storage, size, _format_strides(size, memory_format), 0, dtype)
+    return make_tensor(storage, size, strides, 0, dtype)
 
 
 def _format_strides(size, memory_format):
