@@ -95,15 +95,7 @@ class CPUAllocator(Allocator):
         # size for the same reason (a cached buffer is reused as it is).
         free_list = self._cache.get(nbytes)
         if free_list:
-            buf, ptr, _ = free_list.pop()
-            size = (nbytes + 63) & -64
-            self._cached_bytes -= size
-            self.num_allocs += 1
-            used = self.allocated_bytes = self.allocated_bytes + size
-            if used > self.peak_bytes:
-                self.peak_bytes = used
-            if self.hooks:
-                self._notify("alloc", size, ptr)
+            buf, ptr, _ = self._pop_cached(free_list, nbytes)
             return buf, ptr
         if nbytes.__class__ is not int:
             nbytes = _as_nbytes(nbytes)
@@ -140,7 +132,15 @@ class CPUAllocator(Allocator):
         if not free_list:
             buf, ptr = self.allocate(nbytes)
             return buf, ptr, None
-        buf, ptr, view = free_list.pop()
+        buf, ptr, view = self._pop_cached(free_list, nbytes)
+        if view is not None and (view.shape != sizes or view.dtype is not np_dtype):
+            view = None
+        return buf, ptr, view
+
+    def _pop_cached(self, free_list, nbytes: int):
+        """Hand out the last cached block of ``free_list`` (of ``nbytes``), counting it as an
+        allocation: ``(buf, ptr, view)``."""
+        entry = free_list.pop()
         size = (nbytes + 63) & -64
         self._cached_bytes -= size
         self.num_allocs += 1
@@ -148,10 +148,8 @@ class CPUAllocator(Allocator):
         if used > self.peak_bytes:
             self.peak_bytes = used
         if self.hooks:
-            self._notify("alloc", size, ptr)
-        if view is not None and (view.shape != sizes or view.dtype is not np_dtype):
-            view = None
-        return buf, ptr, view
+            self._notify("alloc", size, entry[1])
+        return entry
 
     def free(self, buf, nbytes: int, ptr: int, view=None):
         """Return a block. ``view`` is a typed NumPy view over it that its storage kept
