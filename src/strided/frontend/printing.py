@@ -301,12 +301,15 @@ class _WideningCells:
         return self._cells.run(_widen(vec, self._kind))
 
 
-def _with_suffixes(text: str, suffixes: list[str], indent: int) -> str:
+def _with_suffixes(text: str, suffixes: list[str], indent: int,
+                   force_newline: bool = False) -> str:
+    """``text`` closed with its ``, suffix`` parts, wrapped as torch's _add_suffixes wraps
+    them (``force_newline``: the first suffix starts a new line, as for COO tensors)."""
     pieces = [text]
     # Length of the last line, measured the way torch measures it (two over).
     tail = len(text) - text.rfind("\n") + 1
-    for suffix in suffixes:
-        if tail + len(suffix) + 2 > _OPTS.linewidth:
+    for i, suffix in enumerate(suffixes):
+        if (force_newline and not i) or tail + len(suffix) + 2 > _OPTS.linewidth:
             pieces.append(",\n" + " " * indent + suffix)
             tail = indent + len(suffix)
         else:
@@ -414,18 +417,5 @@ def sparse_repr(t, *, prefix: str = "tensor(") -> str:
         suffixes.append(f"grad_fn=<{grad_fn.name().rsplit('::', 1)[-1]}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
-    if sp.indices is None:
-        return _with_suffixes(text, suffixes, indent)
-    # torch starts a COO tensor's suffixes on a new line (its _add_suffixes with
-    # force_newline: the line then counts from the indent)
-    pieces = [text, ",\n" + " " * indent + suffixes[0]]
-    tail = indent + len(suffixes[0])
-    for suffix in suffixes[1:]:
-        if tail + len(suffix) + 2 > _OPTS.linewidth:
-            pieces.append(",\n" + " " * indent + suffix)
-            tail = indent + len(suffix)
-        else:
-            pieces.append(", " + suffix)
-            tail += len(suffix) + 2
-    pieces.append(")")
-    return "".join(pieces)
+    # torch starts a COO tensor's suffixes on a new line
+    return _with_suffixes(text, suffixes, indent, force_newline=sp.indices is not None)
