@@ -368,34 +368,108 @@ def _matmul_kernel_name(args) -> str:
     return "bmm"
 
 
-def guard(qualname: str, fn):
+# Note [The complex32 probe]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The guards below wrap the kernels of sum, mean, max, mm... and run on every call, so the
+# common case (no complex32 anywhere) must cost next to nothing. Each guard gets a probe
+# built once from its op's schema: one expression reading only the arguments that can hold
+# a complex32 tensor or the complex32 dtype (a ``Tensor`` and the ``out`` tensor by their
+# ``_dtype``, a ``Tensor?`` unless None, a ``Tensor[]`` element by element, a
+# ``ScalarType?`` by identity, a ``Scalar`` that is not a plain number), the dispatcher
+# passing every argument positionally. ``sum(Tensor self, *, ScalarType? dtype)`` probes
+# ``args[0]._dtype is C32 or args[1] is C32``. Only when the probe finds one (or the call
+# is unusual: keywords, another argument count, an argument of the wrong kind) does the
+# exact scan ``_has_c32`` decide, so the probe only has to never miss what the scan finds.
+
+_PLAIN = frozenset((int, float, bool, complex, type(None)))
+
+
+def _list_has_c32(values) -> bool:
+    return any(getattr(v, "_dtype", None) is _COMPLEX32 for v in values)
+
+
+def _probe_expression(schema_text: str) -> str:
+    """The probe of an op's positional arguments, as a Python expression over ``args``
+    (Note [The complex32 probe]); ``"True"`` when the schema cannot be read."""
+    from ..ops.schema import FunctionSchema
+    try:
+        arguments = FunctionSchema.parse(schema_text).arguments.flat_all
+    except Exception:       # (a schema the parser refuses: the exact scan always)
+        return "True"
+    terms = [f"len(args) != {len(arguments)}"]
+    for i, arg in enumerate(arguments):
+        kind, x = arg.type, f"args[{i}]"
+        root = kind.root.name
+        if root == "Tensor" and kind.is_list():
+            terms.append(f"_list_has_c32({x})")
+        elif root == "Tensor" and kind.is_optional():
+            terms.append(f"({x} is not None and {x}._dtype is C32)")
+        elif root == "Tensor":
+            terms.append(f"{x}._dtype is C32")
+        elif root == "ScalarType":
+            terms.append(f"{x} is C32")
+        elif root == "Scalar":     # (a number; a tensor only if some caller passes one)
+            terms.append(f"({x}.__class__ not in _PLAIN and "
+                         f"getattr({x}, '_dtype', None) is C32)")
+    return " or ".join(terms)
+
+
+_PROBED = """
+def guarded(*args, **kwargs):
+    if not kwargs:
+        try:
+            clear = not ({probe})
+        except (AttributeError, TypeError, IndexError):
+            clear = False
+        if clear:
+            return fn(*args)
+    return exact(args, kwargs)
+"""
+
+
+def _probed(fn, exact, schema_text):
+    """``fn`` behind the probe of its schema; ``exact(args, kwargs)`` (the scan, then the
+    refusal or the call) takes every call the probe does not clear."""
+    if schema_text is None:
+        def guarded(*args, **kwargs):
+            return exact(args, kwargs)
+    else:
+        scope = {"C32": _COMPLEX32, "_PLAIN": _PLAIN, "_list_has_c32": _list_has_c32,
+                 "fn": fn, "exact": exact}
+        exec(_PROBED.format(probe=_probe_expression(schema_text)), scope)
+        guarded = scope["guarded"]
+    guarded.__name__ = getattr(fn, "__name__", "guarded")
+    guarded.__wrapped__ = fn
+    return guarded
+
+
+def guard(qualname: str, fn, schema_text: str | None = None):
     """``fn`` itself, or for an op of ``REFUSED`` a wrapper raising torch's error first
-    (Note [complex32 refusals])."""
+    (Note [complex32 refusals]); ``schema_text`` gives the wrapper its probe (Note [The
+    complex32 probe])."""
     name = qualname.split("::", 1)[-1]
     if name.split(".", 1)[0] == "matmul":
-        def guarded_matmul(*args, **kwargs):
+        def exact_matmul(args, kwargs):
             if _has_c32(args, kwargs, False):
                 raise NotImplementedError(f"\"{_matmul_kernel_name(args)}\" not implemented "
                                           "for 'ComplexHalf'")
             if _has_c32(args, kwargs):
                 return _empty_call(name, fn, args, kwargs)
             return fn(*args, **kwargs)
-        guarded_matmul.__wrapped__ = fn
-        return guarded_matmul
+        return _probed(fn, exact_matmul, schema_text)
     kernel_name = REFUSED.get(name)
     if kernel_name is None and "." in name and name.split(".", 1)[0] not in _EXACT:
         kernel_name = REFUSED.get(name.split(".", 1)[0])
     if kernel_name is None:
         return fn
     if callable(kernel_name):     # the error (or none) depends on the arguments
-        def guarded_call(*args, **kwargs):
+        def exact_call(args, kwargs):
             if _has_c32(args, kwargs):
                 refusal = kernel_name(args)
                 if refusal is not None:
                     raise refusal[0](refusal[1])
             return fn(*args, **kwargs)
-        guarded_call.__wrapped__ = fn
-        return guarded_call
+        return _probed(fn, exact_call, schema_text)
     empty_too = True
     if isinstance(kernel_name, tuple):
         error, message = kernel_name
@@ -405,12 +479,10 @@ def guard(qualname: str, fn):
 
     base = name.split(".", 1)[0]
 
-    def guarded(*args, **kwargs):
+    def exact(args, kwargs):
         if _has_c32(args, kwargs, empty_too):
             raise error(message)
         if not empty_too and _has_c32(args, kwargs):
             return _empty_call(base, fn, args, kwargs)
         return fn(*args, **kwargs)
-    guarded.__name__ = getattr(fn, "__name__", name)
-    guarded.__wrapped__ = fn
-    return guarded
+    return _probed(fn, exact, schema_text)

@@ -20,7 +20,7 @@ def register_native_functions() -> None:
             fn = kernel(kernel_name)
             if fn is not None:
                 if key in _C32_KEYS:   # Note [complex32 refusals]
-                    fn = _c32.guard(qualname, fn)
+                    fn = _c32.guard(qualname, fn, schema_text)
                 op.kernels.setdefault(DispatchKey[key], []).append(fn)
         op._rebuild()
     # kernels for further dispatch keys of ops declared in another file (the sparse layouts)
