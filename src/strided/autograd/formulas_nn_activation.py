@@ -10,7 +10,8 @@ from __future__ import annotations
 import strided as _s
 
 __all__ = [
-    "hardswish_grad", "hardsigmoid_grad", "shrink_grad", "threshold_grad", "glu_grad",
+    "hardswish_grad", "hardsigmoid_grad", "shrink_grad", "threshold_backward", "threshold_grad",
+    "glu_grad",
     "log_sigmoid_grad", "log_sigmoid_double_backward", "rrelu_with_noise_grad",
     "prelu_kernel_grads", "prelu_kernel_double_backward",
 ]
@@ -40,12 +41,25 @@ def shrink_grad(grad, self, lambd):
     return _s.where(inside, _zero(grad), grad)
 
 
+_THRESHOLD_BACKWARD: list = []
+
+
+def threshold_backward(grad, self, threshold):
+    """``aten::threshold_backward`` through the dispatcher (autograd included, for double
+    backward): 0 where ``self <= threshold``, ``grad`` elsewhere. It has no Python binding,
+    in torch as here."""
+    if not _THRESHOLD_BACKWARD:
+        from strided.ops.dispatcher import get_op
+        _THRESHOLD_BACKWARD.append(get_op("aten::threshold_backward"))
+    return _THRESHOLD_BACKWARD[0].call(grad._keyset | self._keyset, grad, self, threshold)
+
+
 def threshold_grad(grad, self, threshold):
-    """``threshold_backward``: 0 where ``x <= threshold``."""
+    """The gradient of ``relu`` / ``threshold``: ``threshold_backward``, as torch's."""
     if self.layout is not _s.strided:      # relu of a compressed sparse tensor (issue 16)
         from .formulas_sparse_compressed import compressed_threshold_grad
         return compressed_threshold_grad(grad, self, threshold)
-    return _s.where(self <= threshold, _zero(grad), grad)
+    return threshold_backward(grad, self, threshold)
 
 
 def glu_grad(grad, self, dim):

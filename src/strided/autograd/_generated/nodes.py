@@ -5284,6 +5284,25 @@ class SafeSoftmaxBackward0(FormulaNode):
         return node._flatten((r_self,))
 
 
+class ThresholdBackwardBackward0(FormulaNode):
+    """Backward of ``threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor``."""
+
+    __slots__ = ('_s_self', '_s_threshold')
+    _SAVED = ('self', 'threshold')
+    _TENSOR_VALUES = ('self',)
+
+    def apply(node, grads):
+        grad = grads[0]
+        r_grad_output = r_self = None
+        if node._need(0):
+            self = _u(node._s_self, node)
+            threshold = _u(node._s_threshold, node)
+            r_grad_output = threshold_backward(grad, self, threshold)
+        if node._need(1):
+            r_self = zeros_like(grad)
+        return node._flatten((r_grad_output, r_self))
+
+
 class ConvolutionBackward0(FormulaNode):
     """Backward of ``convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor``."""
 
@@ -10249,6 +10268,7 @@ FORMULAS = {
     'aten::_prelu_kernel_backward': (PreluKernelBackwardBackward0, ('grad_output', 'self', 'weight'), (('grad_output', 'grad_output', 'value', (0, 1, 2)), ('self', 'self', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (), None),
     'aten::_scaled_dot_product_flash_attention_for_cpu': (ScaledDotProductFlashAttentionForCpuBackward0, ('query', 'key', 'value'), (('attn_mask', 'attn_mask', 'value', (0, 1, 2)), ('dropout_p', 'dropout_p', 'value', (0, 1, 2)), ('is_causal', 'is_causal', 'value', (0, 1, 2)), ('key', 'key', 'value', (0, 1, 2)), ('query', 'query', 'value', (0, 1, 2)), ('scale', 'scale', 'value', (0, 1, 2)), ('value', 'value', 'value', (0, 1, 2))), (('result0', 0, (0, 1, 2)), ('result1', 1, (0, 1, 2))), (True, False)),
     'aten::_safe_softmax': (SafeSoftmaxBackward0, ('self',), (('dim', 'dim', 'value', (0,)), ('self_dtype', 'self', 'dtype', (0,))), (('result', 0, (0,)),), None),
+    'aten::threshold_backward': (ThresholdBackwardBackward0, ('grad_output', 'self'), (('self', 'self', 'value', (0,)), ('threshold', 'threshold', 'value', (0,))), (), None),
     'aten::convolution': (ConvolutionBackward0, ('input', 'weight', 'bias'), (('bias_sizes', 'bias', 'sizes', (0, 1, 2)), ('dilation', 'dilation', 'value', (0, 1, 2)), ('groups', 'groups', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('output_padding', 'output_padding', 'value', (0, 1, 2)), ('padding', 'padding', 'value', (0, 1, 2)), ('stride', 'stride', 'value', (0, 1, 2)), ('transposed', 'transposed', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (), None),
     'aten::_convolution': (ConvolutionBackward1, ('input', 'weight', 'bias'), (('bias_sizes', 'bias', 'sizes', (0, 1, 2)), ('dilation', 'dilation', 'value', (0, 1, 2)), ('groups', 'groups', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('output_padding', 'output_padding', 'value', (0, 1, 2)), ('padding', 'padding', 'value', (0, 1, 2)), ('stride', 'stride', 'value', (0, 1, 2)), ('transposed', 'transposed', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (), None),
     'aten::convolution_backward': (ConvolutionBackwardBackward0, ('grad_output', 'input', 'weight'), (('dilation', 'dilation', 'value', (0, 1, 2)), ('grad_output', 'grad_output', 'value', (0, 1, 2)), ('groups', 'groups', 'value', (0, 1, 2)), ('input', 'input', 'value', (0, 1, 2)), ('output_padding', 'output_padding', 'value', (0, 1, 2)), ('padding', 'padding', 'value', (0, 1, 2)), ('stride', 'stride', 'value', (0, 1, 2)), ('transposed', 'transposed', 'value', (0, 1, 2)), ('weight', 'weight', 'value', (0, 1, 2))), (), None),

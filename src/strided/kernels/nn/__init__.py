@@ -12,9 +12,10 @@ from . import (  # noqa: F401
     normalization,
     pooling,
     rnn,
+    threshold_backward,
     utils,
     vision,
 )
 
 MODULES = (linear, conv, pooling, normalization, embedding, dropout, activation, loss,
-           vision, distance, utils, attention, rnn)
+           vision, distance, utils, attention, rnn, threshold_backward)
