@@ -46,6 +46,25 @@ stream was measured faster there, so it stays with NumPy; so do small tensors (b
 ``_BLAS_MIN`` elements, where one more NumPy call costs more than it saves), ``out=``
 and every other dtype or layout. NaN and infinities propagate as in a plain sum (x * 1
 is x), and a sum of zeros is +0.0 in both.
+
+Note [The reduction fast path]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+On a 4x4 tensor the work of ``sum`` is a fraction of a microsecond; the general kernel's
+set-up (dim list wrapping and sorting, dtype resolution, the accumulation type, ``empty``
+with its checks) cost more than the reduction. ``_fast_sum`` is the common case written
+out: ``sum`` / ``mean`` of a CPU float32 or float64 tensor with elements, over every dim or
+one int dim, no ``dtype=`` and no ``out=``. Its result dtype is the input's (no promotion
+for these dtypes), so it allocates the row-major result directly (``_new_contiguous``, no
+deterministic fill: every element is written) and reduces into it: through BLAS where
+Note [Summing through BLAS] applies, else one ``np.add.reduce`` with ``out=`` (positional
+arguments: NumPy parses no keywords). ``mean`` divides the sum in place by the count, as
+torch's mean (a sum, then a division) does. NumPy's error state is set quiet through its
+context variable for both steps: an overflow to inf is no warning in torch. Anything else
+(other dtypes, several dims, a bad dim, 0-dim or empty inputs, meta) returns None and runs
+the general kernel, whose errors and promotion rules stay the only ones. The fast path
+sits in the CPU kernel, under the dispatcher, so autograd, explain, inference mode and the
+conj/neg fallbacks see the same call as before. ``max()`` / ``min()`` of all elements
+allocate their 0-dim result the same way.
 """
 
 from __future__ import annotations
@@ -56,9 +75,10 @@ import numpy as np
 
 from ..core import dtypes as dt
 from ..core.checks import check, maybe_wrap_dim
+from ..core.devices import CPU
 from ..core.tensor_impl import numel_of
 from . import complex32 as _c32
-from .elementwise import _EXTOBJ, _QUIET
+from .elementwise import _EXTOBJ, _QUIET, _new_contiguous
 from .factory import empty
 from .resize import resize_output
 
@@ -135,7 +155,9 @@ def _store(res, value) -> None:
 
 
 _F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
 _I64 = np.dtype(np.int64)
+_C64 = np.dtype(np.complex64)
 
 
 def _acc(dtype) -> np.dtype:
@@ -144,7 +166,20 @@ def _acc(dtype) -> np.dtype:
         return _I64
     if dtype in _LOW_FLOATS:
         return _F32
+    if dtype is dt.complex32:
+        return _C64
     return dtype.np
+
+
+_FLOAT32 = dt.float32
+_FLOAT64 = dt.float64
+
+
+def _refuse_complex32(kernel_name):
+    """torch's CPU kernels that leave ComplexHalf out of their dtype dispatch refuse it so
+    (Note [complex32 refusals] in kernels/complex32.py); the reductions check the dtype they
+    compute in themselves, where they already look at it."""
+    raise NotImplementedError(f"\"{kernel_name}\" not implemented for 'ComplexHalf'")
 
 
 def _int_to_long(dtype):
@@ -174,6 +209,12 @@ def _sum_like(self, dim, keepdim, dtype, out, ufunc, name):
     if _is_meta(self):
         return res
     arr = self._array()
+    if out_dtype is dt.complex32 or self._dtype is dt.complex32:
+        # torch casts to the result's dtype and dispatches on it: a complex32 result with
+        # elements to add is refused, a complex32 input summed into complex64 is not
+        if out_dtype is dt.complex32 and numel_of(self._sizes):
+            _refuse_complex32("sum_cpu" if ufunc is np.add else "prod_out_cpu")
+        arr = _c32.numeric(arr)
     acc = _acc(dtype or self._dtype)
     if name == "nansum" and self._dtype.is_floating_point:
         arr = np.where(np.isnan(arr), np.zeros((), arr.dtype), arr)
@@ -261,11 +302,55 @@ def _blas_sum_contiguous(arr, axes, res_arr) -> bool:
     return False
 
 
+def _fast_sum(self, dim, keepdim, mean):
+    """``sum`` / ``mean`` of a CPU float32/float64 tensor with elements over every dim or
+    one dim, ``dtype`` and ``out=`` not given, written out (Note [The reduction fast
+    path]); None where the general kernel must run."""
+    dtype = self._dtype
+    sizes = self._sizes
+    if (dtype is not _FLOAT32 and dtype is not _FLOAT64) or self._device is not CPU or \
+            not sizes or 0 in sizes:
+        return None
+    ndim = len(sizes)
+    if dim is None or not dim:
+        axes = None
+        shape = (1,) * ndim if keepdim else ()
+    else:
+        d = dim if type(dim) is int else dim[0] if len(dim) == 1 else None
+        if type(d) is not int or not -ndim <= d < ndim:
+            return None
+        if d < 0:
+            d += ndim
+        axes = (d,)
+        shape = sizes[:d] + (1,) + sizes[d + 1:] if keepdim else sizes[:d] + sizes[d + 1:]
+    arr = self._array()
+    res, out = _new_contiguous(shape, dtype)
+    token = _EXTOBJ.set(_QUIET)      # an overflow to inf warns in NumPy, not in torch
+    try:
+        n = arr.size
+        if n < _BLAS_MIN or not arr.flags.c_contiguous or not _blas_sum_contiguous(
+                arr, axes or tuple(range(ndim)), out):
+            np.add.reduce(arr, axes, None, out, keepdim)
+        if mean:
+            np.divide(out, n if axes is None else sizes[d], out)
+    finally:
+        _EXTOBJ.reset(token)
+    return res
+
+
 def sum(self, dtype=None):
+    if dtype is None and _EXTOBJ is not None:
+        res = _fast_sum(self, None, False, False)
+        if res is not None:
+            return res
     return _sum_like(self, None, False, dtype, None, np.add, "sum")
 
 
 def sum_dim_IntList(self, dim, keepdim=False, dtype=None):
+    if dtype is None and _EXTOBJ is not None:
+        res = _fast_sum(self, dim, keepdim, False)
+        if res is not None:
+            return res
     return _sum_like(self, dim, keepdim, dtype, None, np.add, "sum")
 
 
@@ -331,7 +416,12 @@ def _mean_impl(self, dim, keepdim, dtype, out, nan=False):
     if _is_meta(self):
         return res
     acc = _acc(out_dtype)
-    arr = self._array().astype(acc, copy=False)
+    arr = self._array()
+    if out_dtype is dt.complex32 or self._dtype is dt.complex32:
+        if out_dtype is dt.complex32:       # torch's sum refuses it, or with nothing to add
+            _refuse_complex32("sum_cpu" if numel_of(self._sizes) else "div_cpu")  # its div
+        arr = _c32.numeric(arr)
+    arr = arr.astype(acc, copy=False)
     if (arr.size >= _BLAS_MIN and not nan and out is None and acc in _BLAS_SUM_TYPES
             and res._dtype.np is acc and self._sizes and _blas_sum(arr, axes, res._array())):
         count = 1
@@ -374,10 +464,18 @@ def _mean_impl(self, dim, keepdim, dtype, out, nan=False):
 
 
 def mean(self, dtype=None):
+    if dtype is None and _EXTOBJ is not None:
+        res = _fast_sum(self, None, False, True)
+        if res is not None:
+            return res
     return _mean_impl(self, None, False, dtype, None)
 
 
 def mean_dim(self, dim, keepdim=False, dtype=None):
+    if dtype is None and _EXTOBJ is not None:
+        res = _fast_sum(self, dim, keepdim, True)
+        if res is not None:
+            return res
     return _mean_impl(self, dim, keepdim, dtype, None)
 
 
@@ -450,18 +548,28 @@ def amin_out(self, dim=(), keepdim=False, out=None):
 
 
 def _all_extreme(self, ufunc, name):
-    check(not self._dtype.is_complex, lambda: (
-        f'"{name}_all" not implemented for \'{self._dtype._scalar_name}\''), NotImplementedError)
-    check(numel_of(self._sizes) > 0, lambda: (
-        f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-        f"Specify the reduction dim with the 'dim' argument."))
-    res = empty((), self._dtype, device=self._device)
-    if not _is_meta(self):
-        arr = self._array()
-        if self._dtype in _LOW_FLOATS:
-            _store(res, ufunc.reduce(arr.astype(np.float32), axis=None))
-        else:
-            ufunc.reduce(arr, axis=None, out=res._array())    # straight into the 0-dim result
+    dtype = self._dtype
+    sizes = self._sizes
+    n = 1
+    for s in sizes:
+        n *= s
+    if not n:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                           f"input.numel() == 0. Specify the reduction dim with the 'dim' "
+                           f"argument.")
+    if dtype.is_complex:
+        raise NotImplementedError(f'"{name}_all" not implemented for \'{dtype._scalar_name}\'')
+    if self._device is not CPU:
+        res = empty((), dtype, device=self._device)
+        if _is_meta(self):
+            return res
+        res_arr = res._array()
+    else:
+        res, res_arr = _new_contiguous((), dtype)
+    if dtype in _LOW_FLOATS:
+        _store(res, ufunc.reduce(self._array().astype(np.float32), None))
+    else:
+        ufunc.reduce(self._array(), None, None, res_arr)    # straight into the 0-dim result
     return res
 
 
@@ -776,6 +884,8 @@ def _logsumexp_np(arr, axes, keepdim):
 
 
 def _logsumexp_impl(self, dim, keepdim, out):
+    if self._dtype is dt.complex32 and not _is_meta(self):
+        _refuse_complex32("exp_vml_cpu")       # torch's exp comes first, even with no elements
     if dim is not None and not len(dim) and not keepdim and self._sizes and \
             numel_of(self._sizes):
         # torch's logsumexp over dim=() adds its keepdim max (all ones) into a 0-dim result
@@ -786,6 +896,8 @@ def _logsumexp_impl(self, dim, keepdim, out):
     res = _alloc(self, _shape(self._sizes, axes, keepdim), out_dtype, out)
     if _is_meta(self) or not numel_of(res._sizes):
         return res
+    if res._dtype is dt.complex32 and numel_of(self._sizes):
+        _refuse_complex32("sum_cpu")           # out=: the sum of the exps is in complex32
     arr = self._array()
     acc = _acc(out_dtype) if out_dtype.category >= dt.FLOAT else out_dtype.np
     arr = arr.astype(acc, copy=False)
@@ -820,6 +932,11 @@ def _cum_impl(self, dim, dtype, out, ufunc, inplace=False):
     if _is_meta(self) or not numel_of(self._sizes):
         return res
     arr = self._array()
+    if res._dtype is dt.complex32 or self._dtype is dt.complex32:
+        # a 0-dim input is copied, not accumulated: torch's dtype dispatch never runs then
+        if res._dtype is dt.complex32 and ndim:
+            _refuse_complex32("cumsum_out_cpu" if ufunc is np.add else "cumprod_out_cpu")
+        arr = _c32.numeric(arr)
     acc = _acc(dtype or self._dtype)
     value = arr.astype(acc) if not ndim else ufunc.accumulate(arr, axis=d, dtype=acc)
     _store(res, value)

@@ -1,0 +1,289 @@
+"""The reductions' fast paths (issue 17) agree with torch: Note [The reduction fast path]
+(sum / mean of float32 / float64 over every dim or one dim, max() / min() of all
+elements) and the complex32 refusals the reduction kernels make themselves (Note
+[complex32 refusals]): values within torch's float tolerances where the summation order
+differs, dtypes, shapes, strides, NaN / inf propagation, warnings, errors, autograd nodes,
+out=, inference mode and the cases that must take the general kernel."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from conftest import assert_same, check
+
+import strided
+from strided.core.dispatch_keys import DispatchKey
+from strided.ops import dispatcher
+
+
+def _arr(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def _both(a):
+    return strided.from_numpy(a.copy()), torch.from_numpy(a.copy())
+
+
+def _close(s, t):
+    """Same dtype, shape and strides; values within torch's float tolerance (the
+    summation order differs from torch's cascade)."""
+    assert_same(s, t, values=False)
+    torch.testing.assert_close(torch.from_numpy(np.array(s.numpy())), t, equal_nan=True)
+
+
+# -- sum / mean over every dim or one dim ----------------------------------------------------
+
+_SHAPES = [(4, 4), (3,), (1,), (2, 3, 4), (256, 256), (64, 33), (5, 1, 7), (1100,)]
+_REDUCE = {
+    "sum()": lambda x: x.sum(),
+    "sum(0)": lambda x: x.sum(0),
+    "sum(-1)": lambda x: x.sum(-1),
+    "sum(-1, keepdim)": lambda x: x.sum(-1, keepdim=True),
+    "sum(dim=None, keepdim)": lambda x: x.sum(None, keepdim=True),
+    "sum(())": lambda x: x.sum(()),
+    "sum((1,))": lambda x: x.sum((1,)) if x.dim() > 1 else x.sum((0,)),
+    "mean()": lambda x: x.mean(),
+    "mean(-1, keepdim)": lambda x: x.mean(-1, keepdim=True),
+    "mean(0)": lambda x: x.mean(0),
+    "mean(None, keepdim)": lambda x: x.mean(None, keepdim=True),
+    "torch.sum(x, 0)": lambda x: (strided if isinstance(x, strided.Tensor) else torch).sum(x, 0),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", _SHAPES, ids=str)
+def test_sum_mean_fast_path(shape, dtype):
+    s, t = _both(_arr(shape, dtype))
+    for fn in _REDUCE.values():
+        _close(fn(s), fn(t))
+
+
+@pytest.mark.parametrize("view", ["t", "step", "offset", "expand"])
+def test_sum_mean_of_views(view):
+    s, t = _both(_arr((40, 36), np.float32, 1))
+    make = {"t": lambda x: x.t(), "step": lambda x: x[::3, 1::2],
+            "offset": lambda x: x[5:, 3:], "expand": lambda x: x[:1].expand(40, 36)}[view]
+    vs, vt = make(s), make(t)
+    for fn in _REDUCE.values():
+        _close(fn(vs), fn(vt))
+
+
+def test_tiny_results_and_strides():
+    # small inputs: the strides of keepdim results and the values bit for bit where the
+    # order cannot differ (a row of < 8 elements is added left to right by both; a longer
+    # one in NumPy's unrolled pairwise order, within 1e-6)
+    a = np.arange(12, dtype=np.float32).reshape(3, 4) / 7
+    for fn in (lambda x: x.sum(-1, keepdim=True), lambda x: x.sum(0, keepdim=True),
+               lambda x: x.mean(1), lambda x: x.mean(0, keepdim=True), lambda x: x.sum(-2)):
+        check(lambda lib, fn=fn: fn(lib.from_numpy(a.copy()) if lib is strided
+                                    else torch.from_numpy(a.copy())))
+    check(lambda lib: (lib.from_numpy(a.copy()) if lib is strided
+                       else torch.from_numpy(a.copy())).sum(), exact=False)
+
+
+def test_special_values_and_no_warning():
+    nan, inf = float("nan"), float("inf")
+    rows = [[1.0, nan, 2.0], [inf, 1.0, 2.0], [inf, -inf, 0.0], [3e38, 3e38, 0.0],
+            [-3e38, -3e38, 1.0], [-0.0, -0.0, -0.0]]
+    for dtype in ("float32", "float64"):
+        for fn in (lambda x: x.sum(), lambda x: x.sum(1), lambda x: x.mean(-1, keepdim=True),
+                   lambda x: x.mean(), lambda x: x.sum(0)):
+            check(lambda lib, fn=fn, d=dtype: fn(lib.tensor(rows, dtype=getattr(lib, d))))
+    big = [3e38] * 2000                            # through BLAS: overflow to inf, quietly
+    check(lambda lib: lib.tensor(big).sum())
+    check(lambda lib: lib.tensor([big, big]).mean(-1))
+
+
+def test_large_sums_within_tolerance():
+    for shape, fn in (((1 << 16,), lambda x: x.sum()), ((300, 1024), lambda x: x.sum(-1)),
+                      ((300, 1024), lambda x: x.mean(-1, keepdim=True)),
+                      ((50, 9000), lambda x: x.sum(1))):
+        s, t = _both(np.abs(_arr(shape, np.float32, 3)))
+        _close(fn(s), fn(t))
+
+
+def test_general_path_cases():
+    """What the fast path leaves to the general kernel still agrees with torch: other dtypes
+    (int -> int64, bool, float16, complex), dtype=, several dims, 0-dim, empty inputs,
+    out=, bad dims."""
+    i = np.arange(-6, 6, dtype=np.int32).reshape(3, 4)
+    check(lambda lib: lib.from_numpy(i.copy()).sum())
+    check(lambda lib: lib.from_numpy(i.copy()).sum(-1, keepdim=True))
+    check(lambda lib: lib.from_numpy(i.copy() > 0).sum(0))
+    check(lambda lib: lib.from_numpy(i.copy()).mean())
+    check(lambda lib: lib.from_numpy(i.copy()).float().sum(0, dtype=lib.float64))
+    check(lambda lib: lib.from_numpy(i.copy()).half().sum(1), exact=False)
+    check(lambda lib: lib.from_numpy(i.copy()).float().sum((0, 1), keepdim=True))
+    check(lambda lib: (lib.from_numpy(i.copy()) * (1 + 2j)).sum(1))
+    check(lambda lib: lib.tensor(2.5).sum())
+    check(lambda lib: lib.tensor(2.5).mean(0))
+    check(lambda lib: lib.tensor(2.5).sum(-1, keepdim=True))
+    check(lambda lib: lib.zeros(0, 3).sum(0))
+    check(lambda lib: lib.zeros(0, 3).sum())
+    check(lambda lib: lib.zeros(0, 3).mean(0))
+    check(lambda lib: lib.zeros(3, 0).mean(1, keepdim=True))
+    check(lambda lib: lib.ones(2, 3).sum(2))
+    check(lambda lib: lib.ones(2, 3).mean(-3))
+    check(lambda lib: lib.ones(2, 3).sum((0, 0)))
+    check(lambda lib: lib.ones(2, 3).mean(1.5))
+    check(lambda lib: lib.sum(lib.ones(2, 3), 1, out=lib.empty(7)))
+    check(lambda lib: lib.mean(lib.ones(2, 3), 1, out=lib.empty(2, dtype=lib.float64)))
+    check(lambda lib: lib.sum(lib.ones(2, 3), 1, out=lib.empty(2, dtype=lib.int64)))
+    m = strided.empty(5, 7, device="meta").mean(-1, keepdim=True)
+    assert m.device.type == "meta" and tuple(m.shape) == (5, 1)
+
+
+def test_fresh_result_autograd_and_modes():
+    a = _arr((6, 5), np.float32, 4)
+    for fn, node in ((lambda x: x.sum(), "SumBackward0"), (lambda x: x.sum(1), "SumBackward1"),
+                     (lambda x: x.mean(), "MeanBackward0"),
+                     (lambda x: x.mean(-1, keepdim=True), "MeanBackward1"),
+                     (lambda x: x.max(), "MaxBackward1")):
+        s = strided.from_numpy(a.copy()).requires_grad_()
+        t = torch.from_numpy(a.copy()).requires_grad_()
+        rs, rt = fn(s), fn(t)
+        assert type(rs.grad_fn).__name__ == type(rt.grad_fn).__name__ == node
+        _close(rs.detach(), rt.detach())
+        rs.sum().backward()
+        rt.sum().backward()
+        _close(s.grad, t.grad)
+    # a fresh tensor: its own storage, version 0; inference mode marks it
+    x = strided.from_numpy(a.copy())
+    r = x.sum(0)
+    assert r.untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
+    assert r._version == 0 and not r.requires_grad
+    with strided.inference_mode():
+        assert x.mean(-1).is_inference() and x.max().is_inference()
+    assert not x.sum().is_inference()
+
+
+# -- max() / min() of all elements ----------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "int64",
+                                   "int8", "uint8", "bool"])
+def test_max_min_all(dtype):
+    vals = [[3, -1, 7, 2], [0, 5, -4, 1]]
+    for fn in (lambda x: x.max(), lambda x: x.min(), lambda x: x.t().max(),
+               lambda x: x[:, ::2].min(), lambda x: x[1, 2].max()):
+        check(lambda lib, fn=fn: fn(lib.tensor(vals).to(getattr(lib, dtype))))
+
+
+def test_max_min_all_nan_and_errors():
+    nan, inf = float("nan"), float("inf")
+    for vals in ([1.0, nan, 3.0], [nan, -inf, inf], [-inf, -inf], [2.0, inf]):
+        check(lambda lib, v=vals: lib.tensor(v).max())
+        check(lambda lib, v=vals: lib.tensor(v).min())
+    check(lambda lib: lib.zeros(0).max())
+    check(lambda lib: lib.zeros(2, 0).min())
+    check(lambda lib: lib.zeros(2, dtype=lib.complex64).max())
+    check(lambda lib: lib.zeros(0, dtype=lib.complex64).max())
+    check(lambda lib: lib.max(lib.tensor([1.0, 5.0]), out=lib.empty(3)))
+    m = strided.empty(3, 4, device="meta").max()
+    assert m.device.type == "meta" and tuple(m.shape) == ()
+
+
+# -- complex32: the kernels' own refusals (without the registration-time guard) -------------
+
+_OPS = ("sum", "mean", "prod", "amax", "amin", "max", "min", "logsumexp", "cumsum",
+        "cumsum_", "cumprod", "cumprod_")
+
+
+@pytest.fixture
+def unguarded():
+    """The reduction kernels registered without the complex32 guard's wrapper, as they
+    serve once the guard is gone (restored afterwards)."""
+    saved = []
+    for handle in [dispatcher.find_op(q) for q in dispatcher._ops]:
+        name = handle.qualname.split("::", 1)[-1].split(".", 1)[0]
+        stack = handle.kernels.get(DispatchKey.CPU)
+        if name not in _OPS or not stack:
+            continue
+        saved.append((handle, DispatchKey.CPU, list(stack)))
+        stack[:] = [getattr(fn, "__wrapped__", fn) for fn in stack]
+        assert all(fn.__module__ == "strided.kernels.reduction" for fn in stack), stack
+        handle._rebuild()
+    assert len(saved) >= 20
+    yield
+    for handle, key, stack in saved:
+        handle.kernels[key] = stack
+        handle._rebuild()
+
+
+def _c32(lib, *shape):
+    x = lib.arange(1.0, 1.0 + 2 * int(np.prod(shape))).reshape(*shape, 2) / 4
+    return lib.view_as_complex(x).to(lib.complex32)
+
+
+_C32_CALLS = {
+    "sum": lambda lib, c, e, f: c.sum(),
+    "sum dim": lambda lib, c, e, f: c.sum(0),
+    "sum 0-dim": lambda lib, c, e, f: c[0, 0].sum(),
+    "sum empty": lambda lib, c, e, f: e.sum(),
+    "sum empty dim keepdim": lambda lib, c, e, f: e.sum(0, keepdim=True),
+    "sum dtype c32": lambda lib, c, e, f: f.sum(dtype=lib.complex32),
+    "sum empty dtype c32": lambda lib, c, e, f: f[:0].sum(dtype=lib.complex32),
+    "sum dtype c64": lambda lib, c, e, f: c.sum(0, dtype=lib.complex64),
+    "sum out c64": lambda lib, c, e, f: lib.sum(c, 0, out=lib.empty(3, dtype=lib.complex64)),
+    "sum out c32": lambda lib, c, e, f: lib.sum(f, 0, out=lib.empty(3, dtype=lib.complex32)),
+    "sum empty out c32": lambda lib, c, e, f: lib.sum(e, 0,
+                                                      out=lib.empty(3, dtype=lib.complex32)),
+    "nansum": lambda lib, c, e, f: c.nansum(),
+    "mean": lambda lib, c, e, f: c.mean(),
+    "mean dim": lambda lib, c, e, f: c.mean(-1, keepdim=True),
+    "mean empty": lambda lib, c, e, f: e.mean(0),
+    "mean dtype c64": lambda lib, c, e, f: c.mean(dtype=lib.complex64),
+    "mean out c64": lambda lib, c, e, f: lib.mean(c, 0, out=lib.empty(3, dtype=lib.complex64)),
+    "mean f dtype c32": lambda lib, c, e, f: f.mean(dtype=lib.complex32),
+    "prod": lambda lib, c, e, f: c.prod(),
+    "prod dim": lambda lib, c, e, f: c.prod(1),
+    "prod empty": lambda lib, c, e, f: e.prod(),
+    "prod empty dim": lambda lib, c, e, f: e.prod(0),
+    "prod dtype c64": lambda lib, c, e, f: c.prod(0, dtype=lib.complex64),
+    "amax": lambda lib, c, e, f: c.amax(),
+    "amin dim": lambda lib, c, e, f: c.amin(1),
+    "amax empty": lambda lib, c, e, f: e.amax(1),
+    "max": lambda lib, c, e, f: c.max(),
+    "min": lambda lib, c, e, f: c.min(),
+    "max empty": lambda lib, c, e, f: e.max(),
+    "logsumexp": lambda lib, c, e, f: c.logsumexp(0),
+    "logsumexp empty": lambda lib, c, e, f: e.logsumexp(1),
+    "logsumexp out c32": lambda lib, c, e, f: lib.logsumexp(
+        f, 0, out=lib.empty(3, dtype=lib.complex32)),
+    "cumsum": lambda lib, c, e, f: c.cumsum(0),
+    "cumsum empty": lambda lib, c, e, f: e.cumsum(1),
+    "cumsum 0-dim": lambda lib, c, e, f: c[1, 1].cumsum(0),
+    "cumsum dtype c32": lambda lib, c, e, f: f.cumsum(0, dtype=lib.complex32),
+    "cumsum dtype c64": lambda lib, c, e, f: c.cumsum(1, dtype=lib.complex64),
+    "cumsum_": lambda lib, c, e, f: c.clone().cumsum_(0),
+    "cumprod": lambda lib, c, e, f: c.cumprod(1),
+    "cumprod empty": lambda lib, c, e, f: e.cumprod(0),
+    "cumprod dtype c64": lambda lib, c, e, f: c.cumprod(0, dtype=lib.complex64),
+    "cumprod_": lambda lib, c, e, f: c.clone().cumprod_(1),
+}
+
+
+@pytest.mark.parametrize("call", list(_C32_CALLS), ids=str)
+def test_complex32_refusals_in_kernel(unguarded, call):
+    fn = _C32_CALLS[call]
+
+    def recipe(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)     # ComplexHalf is experimental
+            c, e = _c32(lib, 2, 3), _c32(lib, 0, 3)
+            f = lib.arange(6.0).reshape(2, 3) / 3
+        return fn(lib, c, e, f)
+    check(recipe, exact=False)
+
+
+def test_complex32_on_meta_is_not_refused(unguarded):
+    for fn in (lambda x: x.sum(0), lambda x: x.mean(), lambda x: x.prod(1),
+               lambda x: x.logsumexp(0), lambda x: x.cumsum(0)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            rs = fn(strided.empty(2, 3, dtype=strided.complex32, device="meta"))
+            rt = fn(torch.empty(2, 3, dtype=torch.complex32, device="meta"))
+        assert_same(rs, rt)
