@@ -846,6 +846,46 @@ def _emit_deprecated(prefix: str, i: int, dep: Deprecated, sig_index: int) -> li
     return lines
 
 
+def _varargs_fast_path(prefix: str, overloads: list[Overload],
+                       helpers: list[str]) -> list[str]:
+    """Note [The varargs fast path]: ``zeros(4, 4)``, ``rand(3, 4)``: the first overload
+    that a call without keywords can match (the ones before it need a keyword, such as
+    ``rand``'s ``generator``) takes a size as varargs and every other parameter has its
+    default. Such a call, plain ints and no keywords, is what that overload's matcher
+    accepts, with the defaults it returns (computed once, at import, by calling it with an
+    empty size); the fast path takes it without the matcher's call. Anything else goes the
+    usual way."""
+    i = 0
+    while i < len(overloads) and any(p.kwarg_only and p.default is None
+                                     for p in _sig_params(overloads[i])):
+        i += 1
+    if i == len(overloads):
+        return []
+    ov = overloads[i]
+    params = _sig_params(ov)
+    if not (_packs_varargs(ov) and params and not params[0].kwarg_only
+            and params[0].type in ("int[]", "SymInt[]")
+            and all(p.default is not None for p in params[1:])):
+        return []
+    conv = _convert_line(params[0])
+    size = params[0].name
+    rest = [p.name for p in params[1:]]
+    helpers.append(f"{prefix}_{i}_defaults = {prefix}_{i}(())[1:]")
+    lines = ["    if not kwargs and args and args[0].__class__ is int:",
+             "        try:",
+             f"            {size} = args"]
+    if conv is not None:
+        lines.append(f"            {conv}")
+    lines += ["        except _PARSE_ERRORS:",
+              "            pass",
+              "        else:"]
+    if rest:
+        lines.append(f"            {', '.join(rest)}{',' if len(rest) == 1 else ''} = "
+                     f"{prefix}_{i}_defaults")
+    lines += _call(ov, "            ")
+    return lines
+
+
 def emit_binding(name: str, overloads: list[Overload], is_method: bool) -> tuple[str, str]:
     """Returns (module-level helpers, the binding function's source)."""
     yaml_order = overloads
@@ -887,6 +927,7 @@ def emit_binding(name: str, overloads: list[Overload], is_method: bool) -> tuple
             body.append("    if not args and not kwargs:")
             body.append("        return " + _wrapped(
                 first, f"{_opvar(first.qualname)}.call({ks}, {args_expr})"))
+    body.extend(_varargs_fast_path(prefix, overloads, helpers))
     for i, ov in enumerate(overloads):
         names = [p.name for p in _sig_params(ov)]
         argv = "args"

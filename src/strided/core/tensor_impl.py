@@ -21,9 +21,11 @@ import numpy as np
 from .devices import CPU
 from .dispatch_keys import backend_keyset
 from .storage import SHRUNK, UntypedStorage
+from .storage import new_cpu_storage as _new_cpu_storage
 
 __all__ = ["InferenceVersion", "TensorImpl", "check_storage_bounds", "compute_is_contiguous",
-           "contiguous_strides", "make_tensor", "new_version_counter", "storage_nbytes_needed"]
+           "contiguous_strides", "make_tensor", "new_cpu_tensor", "new_version_counter",
+           "storage_nbytes_needed"]
 
 
 _strides_cache: dict = {}
@@ -282,6 +284,29 @@ def make_tensor(storage: UntypedStorage, sizes: tuple, strides: tuple, offset: i
     t._np = None
     t._keyset = _CPU_KEYSET if dev is _CPU else backend_keyset(dev)
     return t
+
+
+def new_cpu_tensor(sizes: tuple, dtype, nbytes: int):
+    """A fresh row-major CPU tensor of ``sizes`` (a tuple of ints with ``nbytes`` =
+    numel * itemsize > 0): ``(tensor, view)``, ``view`` the NumPy view of its elements, also
+    cached on the tensor (Note [Reusing the NumPy view]). Its memory is uninitialised: the
+    caller writes every element (or fills it, as ``empty`` does in deterministic mode).
+    This is ``empty`` + ``make_tensor`` for the kernels' fast paths, in one call."""
+    storage, buf, view = _new_cpu_storage(sizes, dtype.np, nbytes)
+    t = _object_new(_tensor_cls[0])
+    t._storage = storage
+    t._sizes = sizes
+    t._strides = contiguous_strides(sizes)
+    t._offset = 0
+    t._dtype = dtype
+    t._device = _CPU
+    t._vc = [0] if not INFERENCE_ACTIVE[0] else new_version_counter()
+    t._base = None
+    t._autograd_meta = None
+    t._keyset = _CPU_KEYSET
+    t._np = view
+    t._np_buf = buf
+    return t, view
 
 
 _CPU = CPU

@@ -23,6 +23,7 @@ from ..core.tensor_impl import (
     compute_is_contiguous,
     contiguous_strides,
     make_tensor,
+    new_cpu_tensor,
     numel_of,
     numel_overflows,
     storage_nbytes_needed,
@@ -140,6 +141,24 @@ def new_strided(size, stride, dtype, device):
 def empty(size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     if type(size) is not tuple:
         size = tuple(size)
+    if layout is None and memory_format is None and (
+            device is _CPU_DEV or (device is None and DEFAULT_DEVICE[0] is _CPU_DEV)):
+        # Note [Factories' fast path]: the everyday call (a row-major CPU tensor with
+        # elements, of a dtype other than complex32) in a few lines; anything else, errors
+        # included, takes the general path below, which checks in torch's order
+        dtype = dtype or dt._default_dtype[0]
+        numel = 1
+        for s in size:
+            if s <= 0:
+                break
+            numel *= s
+        else:
+            nbytes = numel * dtype.itemsize
+            if nbytes <= _INT64_MAX and len(size) <= 64 and dtype is not dt.complex32:
+                t = new_cpu_tensor(size, dtype, nbytes)[0]
+                if FILL_UNINITIALIZED[0]:
+                    fill_uninitialized(t._storage, dtype)
+                return t
     if layout is not None and layout is not layouts.strided:
         return _sparse_factory(size, dtype, layout, device)
     numel = 1
@@ -222,7 +241,8 @@ def zeros(size, dtype=None, layout=None, device=None, pin_memory=None):
     if layout is not None and layout is not layouts.strided:
         return _sparse_factory(tuple(size), dtype, layout, device, "zeros")
     for s in size:
-        check(s >= 0, "zeros: Dimension size must be non-negative.")
+        if s < 0:
+            raise RuntimeError("zeros: Dimension size must be non-negative.")
     t = empty(size, dtype, layout, device, pin_memory)
     buf = t._storage._buf
     if buf is not None:

@@ -2922,7 +2922,19 @@ def _m_broadcast_to_0(size):
 _m_broadcast_to_sigs = (_ap.PySig('broadcast_to', (('size', 'SymInt[]', None, False),), True, True),)
 
 
+_m_broadcast_to_0_defaults = _m_broadcast_to_0(())[1:]
+
+
 def broadcast_to(self, *args, **kwargs):
+    if not kwargs and args and args[0].__class__ is int:
+        try:
+            size = args
+            size = _ap.to_intlist(size)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_broadcast_to.call(self._keyset, self, size)
+            return result
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
         size, = _m_broadcast_to_0(*packed, **kwargs)
@@ -3602,7 +3614,19 @@ def _m_count_nonzero_1(dim=None):
 _m_count_nonzero_sigs = (_ap.PySig('count_nonzero', (('dim', 'int?', 'None', False),), False, True), _ap.PySig('count_nonzero', (('dim', 'int[]', None, False),), True, True),)
 
 
+_m_count_nonzero_0_defaults = _m_count_nonzero_0(())[1:]
+
+
 def count_nonzero(self, *args, **kwargs):
+    if not kwargs and args and args[0].__class__ is int:
+        try:
+            dim = args
+            dim = _ap.to_intlist(dim)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_count_nonzero__dim_IntList.call(self._keyset, self, dim)
+            return result
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
         dim, = _m_count_nonzero_0(*packed, **kwargs)
@@ -4543,7 +4567,20 @@ def _m_expand_0(size, *, implicit=False):
 _m_expand_sigs = (_ap.PySig('expand', (('size', 'SymInt[]', None, False), ('implicit', 'bool', 'False', True)), True, True),)
 
 
+_m_expand_0_defaults = _m_expand_0(())[1:]
+
+
 def expand(self, *args, **kwargs):
+    if not kwargs and args and args[0].__class__ is int:
+        try:
+            size = args
+            size = _ap.to_intlist(size)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            implicit, = _m_expand_0_defaults
+            result = _op_expand.call(self._keyset, self, size, implicit)
+            return result
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
         size, implicit = _m_expand_0(*packed, **kwargs)
@@ -4733,7 +4770,19 @@ def _m_flip_0(dims):
 _m_flip_sigs = (_ap.PySig('flip', (('dims', 'int[]', None, False),), True, True),)
 
 
+_m_flip_0_defaults = _m_flip_0(())[1:]
+
+
 def flip(self, *args, **kwargs):
+    if not kwargs and args and args[0].__class__ is int:
+        try:
+            dims = args
+            dims = _ap.to_intlist(dims)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_flip.call(self._keyset, self, dims)
+            return result
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
         dims, = _m_flip_0(*packed, **kwargs)
@@ -8438,7 +8487,22 @@ def _m_new_empty_0(size, *, dtype=None, layout=None, device=None, pin_memory=Non
 _m_new_empty_sigs = (_ap.PySig('new_empty', (('size', 'SymInt[]', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), True, True),)
 
 
+_m_new_empty_0_defaults = _m_new_empty_0(())[1:]
+
+
 def new_empty(self, *args, **kwargs):
+    if not kwargs and args and args[0].__class__ is int:
+        try:
+            size = args
+            size = _ap.to_intlist(size)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            dtype, layout, device, pin_memory, requires_grad = _m_new_empty_0_defaults
+            result = _op_new_empty.call(self._keyset, self, size, dtype, layout, device, pin_memory)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
         size, dtype, layout, device, pin_memory, requires_grad = _m_new_empty_0(*packed, **kwargs)
@@ -8528,7 +8592,22 @@ def _m_new_ones_0(size, *, dtype=None, layout=None, device=None, pin_memory=None
 _m_new_ones_sigs = (_ap.PySig('new_ones', (('size', 'SymInt[]', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), True, True),)
 
 
+_m_new_ones_0_defaults = _m_new_ones_0(())[1:]
+
+
 def new_ones(self, *args, **kwargs):
+    if not kwargs and args and args[0].__class__ is int:
+        try:
+            size = args
+            size = _ap.to_intlist(size)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            dtype, layout, device, pin_memory, requires_grad = _m_new_ones_0_defaults
+            result = _op_new_ones.call(self._keyset, self, size, dtype, layout, device, pin_memory)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
         size, dtype, layout, device, pin_memory, requires_grad = _m_new_ones_0(*packed, **kwargs)
@@ -8558,7 +8637,22 @@ def _m_new_zeros_0(size, *, dtype=None, layout=None, device=None, pin_memory=Non
 _m_new_zeros_sigs = (_ap.PySig('new_zeros', (('size', 'SymInt[]', None, False), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), True, True),)
 
 
+_m_new_zeros_0_defaults = _m_new_zeros_0(())[1:]
+
+
 def new_zeros(self, *args, **kwargs):
+    if not kwargs and args and args[0].__class__ is int:
+        try:
+            size = args
+            size = _ap.to_intlist(size)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            dtype, layout, device, pin_memory, requires_grad = _m_new_zeros_0_defaults
+            result = _op_new_zeros.call(self._keyset, self, size, dtype, layout, device, pin_memory)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
         size, dtype, layout, device, pin_memory, requires_grad = _m_new_zeros_0(*packed, **kwargs)
@@ -8894,7 +8988,19 @@ def _m_permute_0(dims):
 _m_permute_sigs = (_ap.PySig('permute', (('dims', 'int[]', None, False),), True, True),)
 
 
+_m_permute_0_defaults = _m_permute_0(())[1:]
+
+
 def permute(self, *args, **kwargs):
+    if not kwargs and args and args[0].__class__ is int:
+        try:
+            dims = args
+            dims = _ap.to_intlist(dims)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_permute.call(self._keyset, self, dims)
+            return result
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
         dims, = _m_permute_0(*packed, **kwargs)
@@ -9479,7 +9585,19 @@ def _m_repeat_0(repeats):
 _m_repeat_sigs = (_ap.PySig('repeat', (('repeats', 'SymInt[]', None, False),), True, True),)
 
 
+_m_repeat_0_defaults = _m_repeat_0(())[1:]
+
+
 def repeat(self, *args, **kwargs):
+    if not kwargs and args and args[0].__class__ is int:
+        try:
+            repeats = args
+            repeats = _ap.to_intlist(repeats)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_repeat.call(self._keyset, self, repeats)
+            return result
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
         repeats, = _m_repeat_0(*packed, **kwargs)
@@ -9542,7 +9660,19 @@ def _m_reshape_0(shape):
 _m_reshape_sigs = (_ap.PySig('reshape', (('shape', 'SymInt[]', None, False),), True, True),)
 
 
+_m_reshape_0_defaults = _m_reshape_0(())[1:]
+
+
 def reshape(self, *args, **kwargs):
+    if not kwargs and args and args[0].__class__ is int:
+        try:
+            shape = args
+            shape = _ap.to_intlist(shape)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_reshape.call(self._keyset, self, shape)
+            return result
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
         shape, = _m_reshape_0(*packed, **kwargs)
@@ -9588,7 +9718,20 @@ def _m_resize__0(size, *, memory_format=None):
 _m_resize__sigs = (_ap.PySig('resize_', (('size', 'SymInt[]', None, False), ('memory_format', 'MemoryFormat?', 'None', True)), True, True),)
 
 
+_m_resize__0_defaults = _m_resize__0(())[1:]
+
+
 def resize_(self, *args, **kwargs):
+    if not kwargs and args and args[0].__class__ is int:
+        try:
+            size = args
+            size = _ap.to_intlist(size)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            memory_format, = _m_resize__0_defaults
+            result = _op_resize_.call(self._keyset, self, size, memory_format)
+            return result
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
         size, memory_format = _m_resize__0(*packed, **kwargs)
@@ -10915,7 +11058,19 @@ def _m_sum_to_size_0(size):
 _m_sum_to_size_sigs = (_ap.PySig('sum_to_size', (('size', 'SymInt[]', None, False),), True, True),)
 
 
+_m_sum_to_size_0_defaults = _m_sum_to_size_0(())[1:]
+
+
 def sum_to_size(self, *args, **kwargs):
+    if not kwargs and args and args[0].__class__ is int:
+        try:
+            size = args
+            size = _ap.to_intlist(size)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_sum_to_size.call(self._keyset, self, size)
+            return result
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
         size, = _m_sum_to_size_0(*packed, **kwargs)
@@ -11160,7 +11315,19 @@ def _m_tile_0(dims):
 _m_tile_sigs = (_ap.PySig('tile', (('dims', 'SymInt[]', None, False),), True, True),)
 
 
+_m_tile_0_defaults = _m_tile_0(())[1:]
+
+
 def tile(self, *args, **kwargs):
+    if not kwargs and args and args[0].__class__ is int:
+        try:
+            dims = args
+            dims = _ap.to_intlist(dims)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_tile.call(self._keyset, self, dims)
+            return result
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
         dims, = _m_tile_0(*packed, **kwargs)
@@ -11954,7 +12121,19 @@ def _m_view_1(dtype):
 _m_view_sigs = (_ap.PySig('view', (('dtype', 'ScalarType', None, False),), False, True), _ap.PySig('view', (('size', 'SymInt[]', None, False),), True, True),)
 
 
+_m_view_0_defaults = _m_view_0(())[1:]
+
+
 def view(self, *args, **kwargs):
+    if not kwargs and args and args[0].__class__ is int:
+        try:
+            size = args
+            size = _ap.to_intlist(size)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            result = _op_view.call(self._keyset, self, size)
+            return result
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
         size, = _m_view_0(*packed, **kwargs)

@@ -8323,7 +8323,26 @@ def _f_empty_0(size, *, memory_format=None, out=None, dtype=None, layout=None, d
 _f_empty_sigs = (_ap.PySig('empty', (('size', 'SymInt[]', None, False), ('memory_format', 'MemoryFormat?', 'None', True), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), True, False),)
 
 
+_f_empty_0_defaults = _f_empty_0(())[1:]
+
+
 def empty(*args, **kwargs):
+    if not kwargs and args and args[0].__class__ is int:
+        try:
+            size = args
+            size = _ap.to_intlist(size)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            memory_format, out, dtype, layout, device, pin_memory, requires_grad = _f_empty_0_defaults
+            if out is None:
+                result = _op_empty__memory_format.call(_ap.keyset_of_device(device), size, dtype, layout, device, pin_memory, memory_format)
+            else:
+                _check_factory_out(out, dtype, layout, device)
+                result = _op_empty__out.call(out._keyset, size, memory_format, out)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
         size, memory_format, out, dtype, layout, device, pin_memory, requires_grad = _f_empty_0(*packed, **kwargs)
@@ -14765,7 +14784,26 @@ def _f_ones_0(size, *, out=None, dtype=None, layout=None, device=None, pin_memor
 _f_ones_sigs = (_ap.PySig('ones', (('size', 'SymInt[]', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), True, False),)
 
 
+_f_ones_0_defaults = _f_ones_0(())[1:]
+
+
 def ones(*args, **kwargs):
+    if not kwargs and args and args[0].__class__ is int:
+        try:
+            size = args
+            size = _ap.to_intlist(size)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            out, dtype, layout, device, pin_memory, requires_grad = _f_ones_0_defaults
+            if out is None:
+                result = _op_ones.call(_ap.keyset_of_device(device), size, dtype, layout, device, pin_memory)
+            else:
+                _check_factory_out(out, dtype, layout, device)
+                result = _op_ones__out.call(out._keyset, size, out)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
         size, out, dtype, layout, device, pin_memory, requires_grad = _f_ones_0(*packed, **kwargs)
@@ -15495,7 +15533,26 @@ def _f_rand_1(size, *, out=None, dtype=None, layout=None, device=None, pin_memor
 _f_rand_sigs = (_ap.PySig('rand', (('size', 'SymInt[]', None, False), ('generator', 'Generator?', None, True), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), True, False), _ap.PySig('rand', (('size', 'SymInt[]', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), True, False),)
 
 
+_f_rand_1_defaults = _f_rand_1(())[1:]
+
+
 def rand(*args, **kwargs):
+    if not kwargs and args and args[0].__class__ is int:
+        try:
+            size = args
+            size = _ap.to_intlist(size)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            out, dtype, layout, device, pin_memory, requires_grad = _f_rand_1_defaults
+            if out is None:
+                result = _op_rand.call(_ap.keyset_of_device(device), size, dtype, layout, device, pin_memory)
+            else:
+                _check_factory_out(out, dtype, layout, device)
+                result = _op_rand__out.call(out._keyset, size, out)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
         size, generator, out, dtype, layout, device, pin_memory, requires_grad = _f_rand_0(*packed, **kwargs)
@@ -15874,7 +15931,26 @@ def _f_randn_1(size, *, out=None, dtype=None, layout=None, device=None, pin_memo
 _f_randn_sigs = (_ap.PySig('randn', (('size', 'SymInt[]', None, False), ('generator', 'Generator?', None, True), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), True, False), _ap.PySig('randn', (('size', 'SymInt[]', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), True, False),)
 
 
+_f_randn_1_defaults = _f_randn_1(())[1:]
+
+
 def randn(*args, **kwargs):
+    if not kwargs and args and args[0].__class__ is int:
+        try:
+            size = args
+            size = _ap.to_intlist(size)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            out, dtype, layout, device, pin_memory, requires_grad = _f_randn_1_defaults
+            if out is None:
+                result = _op_randn.call(_ap.keyset_of_device(device), size, dtype, layout, device, pin_memory)
+            else:
+                _check_factory_out(out, dtype, layout, device)
+                result = _op_randn__out.call(out._keyset, size, out)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
         size, generator, out, dtype, layout, device, pin_memory, requires_grad = _f_randn_0(*packed, **kwargs)
@@ -20122,7 +20198,26 @@ def _f_zeros_0(size, *, out=None, dtype=None, layout=None, device=None, pin_memo
 _f_zeros_sigs = (_ap.PySig('zeros', (('size', 'SymInt[]', None, False), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), True, False),)
 
 
+_f_zeros_0_defaults = _f_zeros_0(())[1:]
+
+
 def zeros(*args, **kwargs):
+    if not kwargs and args and args[0].__class__ is int:
+        try:
+            size = args
+            size = _ap.to_intlist(size)
+        except _PARSE_ERRORS:
+            pass
+        else:
+            out, dtype, layout, device, pin_memory, requires_grad = _f_zeros_0_defaults
+            if out is None:
+                result = _op_zeros.call(_ap.keyset_of_device(device), size, dtype, layout, device, pin_memory)
+            else:
+                _check_factory_out(out, dtype, layout, device)
+                result = _op_zeros__out.call(out._keyset, size, out)
+            if requires_grad:
+                _ap.factory_requires_grad(result)
+            return result
     packed = (args,) if args and (len(args) > 1 or _ap.is_int_like(args[0])) else args
     try:
         size, out, dtype, layout, device, pin_memory, requires_grad = _f_zeros_0(*packed, **kwargs)
