@@ -247,6 +247,12 @@ _EINSUM_BYTES = 1 << 23     # from 8 MiB on, rows are summed by einsum
 _ONES: dict = {}
 
 
+_RUN_ONES = {}                # a run's vector of ones, per float type (read-only)
+for _t in _BLAS_SUM_TYPES:
+    _RUN_ONES[_t] = np.ones(_BLAS_RUN, _t)
+    _RUN_ONES[_t].flags.writeable = False
+
+
 def _ones(np_dtype, n):
     ones = _ONES.get(np_dtype)
     if ones is None or ones.shape[0] < n:
@@ -261,7 +267,7 @@ def _row_sums(x, out=None):
     for an ``x`` beyond the caches (Note [Summing through BLAS])."""
     if x.nbytes >= _EINSUM_BYTES:
         return np.einsum("ij->i", x, out=out)
-    return np.matmul(x, _ones(x.dtype, x.shape[1]), out=out)
+    return np.matmul(x, _RUN_ONES[x.dtype][:x.shape[1]], out=out)
 
 
 def _blas_sum(arr, axes, res_arr) -> bool:
@@ -281,40 +287,48 @@ def _blas_sum(arr, axes, res_arr) -> bool:
 
 
 def _blas_sum_contiguous(arr, axes, res_arr) -> bool:
+    """``_blas_sum`` without the error state; ``axes`` None: every dim."""
     n = arr.size
-    ndim, k = arr.ndim, len(axes)
-    if axes[0] == ndim - k and axes[-1] == ndim - 1:           # trailing dims: (R, C)
-        c = 1
+    if axes is None:
+        r, c = 1, n
+    else:
+        ndim, k = arr.ndim, len(axes)
+        if axes[0] == 0 and axes[-1] == k - 1 and k < ndim:      # leading dims: (R, C)
+            r = 1
+            for s in arr.shape[:k]:
+                r *= s
+            if r > 1 << 16:
+                return False
+            np.matmul(_ones(arr.dtype, r), arr.reshape(r, n // r),
+                      out=res_arr.reshape(n // r))
+            return True
+        if axes[0] != ndim - k or axes[-1] != ndim - 1:
+            return False
+        c = 1                                                    # trailing dims: (R, C)
         for s in arr.shape[ndim - k:]:
             c *= s
         r = n // c
-        if c <= _BLAS_RUN:
-            _row_sums(arr.reshape(r, c), res_arr.reshape(r))
+    if c <= _BLAS_RUN:
+        _row_sums(arr.reshape(r, c), res_arr.reshape(r))
+        return True
+    q = q0 = -(-c // _BLAS_RUN)
+    while c % q:                 # the fewest pieces of equal length <= _BLAS_RUN
+        q += 1
+        if q > 4 * q0:           # no piece of 1024..4096 elements divides the row
+            if r != 1:
+                return False
+            # a flat sum: whole runs of _BLAS_RUN, then the short tail on its own
+            q = c // _BLAS_RUN
+            flat = arr.reshape(c)
+            head = _row_sums(flat[:q * _BLAS_RUN].reshape(q, _BLAS_RUN))
+            res_arr[...] = np.add.reduce(head) + np.add.reduce(flat[q * _BLAS_RUN:])
             return True
-        q = q0 = -(-c // _BLAS_RUN)
-        while c % q:                 # the fewest pieces of equal length <= _BLAS_RUN
-            q += 1
-            if q > 4 * q0:           # no piece of 1024..4096 elements divides the row
-                if r != 1:
-                    return False
-                # a flat sum: whole runs of _BLAS_RUN, then the short tail on its own
-                q = c // _BLAS_RUN
-                flat = arr.reshape(c)
-                head = _row_sums(flat[:q * _BLAS_RUN].reshape(q, _BLAS_RUN))
-                res_arr[...] = np.add.reduce(head) + np.add.reduce(flat[q * _BLAS_RUN:])
-                return True
-        part = _row_sums(arr.reshape(r * q, c // q))
-        np.add.reduce(part.reshape(r, q), axis=1, out=res_arr.reshape(r))
-        return True
-    if axes[0] == 0 and axes[-1] == k - 1:                      # leading dims: (R, C)
-        r = 1
-        for s in arr.shape[:k]:
-            r *= s
-        if r > 1 << 16:
-            return False
-        np.matmul(_ones(arr.dtype, r), arr.reshape(r, n // r), out=res_arr.reshape(n // r))
-        return True
-    return False
+    part = _row_sums(arr.reshape(r * q, c // q))
+    if r == 1:
+        np.add.reduce(part, None, None, res_arr.reshape(()))
+    else:
+        np.add.reduce(part.reshape(r, q), 1, None, res_arr.reshape(r))
+    return True
 
 
 def _fast_sum(self, dim, keepdim, mean):
@@ -344,7 +358,7 @@ def _fast_sum(self, dim, keepdim, mean):
     try:
         n = arr.size
         if n < _BLAS_MIN or not arr.flags.c_contiguous or not _blas_sum_contiguous(
-                arr, axes or tuple(range(ndim)), out):
+                arr, axes, out):
             np.add.reduce(arr, axes, None, out, keepdim)
         if mean:
             np.divide(out, n if axes is None else sizes[d], out)
@@ -564,11 +578,7 @@ def amin_out(self, dim=(), keepdim=False, out=None):
 
 def _all_extreme(self, ufunc, name):
     dtype = self._dtype
-    sizes = self._sizes
-    n = 1
-    for s in sizes:
-        n *= s
-    if not n:
+    if 0 in self._sizes:
         raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
                            f"input.numel() == 0. Specify the reduction dim with the 'dim' "
                            f"argument.")
@@ -581,7 +591,7 @@ def _all_extreme(self, ufunc, name):
         res_arr = res._array()
     else:
         res, res_arr = _new_contiguous((), dtype)
-    if dtype in _LOW_FLOATS:
+    if dtype is dt.float16 or dtype is dt.bfloat16:
         _store(res, ufunc.reduce(self._array().astype(np.float32), None))
     else:
         ufunc.reduce(self._array(), None, None, res_arr)    # straight into the 0-dim result
