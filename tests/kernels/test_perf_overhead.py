@@ -92,3 +92,104 @@ def test_guard_takes_the_exact_scan_for_unusual_calls():
         guarded(t, strided.complex32)
     with pytest.raises(NotImplementedError, match="sum_cpu"):
         guarded(t, dtype=strided.complex32)
+
+
+# -- factories, clone, item (Note [Factories' fast path], Note [The varargs fast path]) ---
+
+@pytest.mark.parametrize("recipe", [
+    lambda m: m.zeros(4, 4),
+    lambda m: m.zeros((2, 3), dtype=m.int32),
+    lambda m: m.zeros(2, 0, 3),
+    lambda m: m.zeros(()),
+    lambda m: m.zeros(2, -1),
+    lambda m: m.zeros([2, 3]),
+    lambda m: m.zeros(2, 3.0),
+    lambda m: m.zeros(2, True),
+    lambda m: m.zeros(2, 3, requires_grad=True).requires_grad,
+    lambda m: m.zeros(2, 3, device="meta"),
+    lambda m: m.empty(3, 4).shape,
+    lambda m: m.empty(3, 4).stride(),
+    lambda m: m.empty(0).shape,
+    lambda m: m.empty(-1, 2),
+    lambda m: m.empty(2, 3, dtype=m.float64).dtype,
+    lambda m: m.empty(2, 3, memory_format=m.channels_last),
+    lambda m: m.empty(1, 2, 3, 4, memory_format=m.channels_last).stride(),
+    lambda m: m.ones(3, 2),
+    lambda m: m.ones(2**62, 4),
+    lambda m: m.rand(2, 3, generator=m.Generator().manual_seed(0)),
+])
+def test_factories(recipe):
+    check(recipe)
+
+
+def test_empty_fills_in_deterministic_mode():
+    def recipe(m):
+        m.use_deterministic_algorithms(True)
+        try:
+            return m.empty(3, 2), m.empty(4, dtype=m.int32)
+        finally:
+            m.use_deterministic_algorithms(False)
+    check(recipe)
+
+
+def test_rand_varargs_matches_seeded_torch():
+    check(lambda m: (m.manual_seed(3), m.rand(3, 4), m.randn(2, 2))[1:])
+
+
+def test_view_and_reshape_varargs():
+    check(lambda m: m.arange(12.).view(3, 4).reshape(2, -1).permute(1, 0).flip(0))
+    check(lambda m: m.arange(12.).view(3, 5))
+    check(lambda m: m.arange(12.).view(m.float32).view(-1, 6))
+
+
+@pytest.mark.parametrize("recipe", [
+    lambda m: m.arange(6.).reshape(2, 3).clone(),
+    lambda m: m.arange(6, dtype=m.int16).clone(),
+    lambda m: m.tensor(2.5).clone(),
+    lambda m: m.ones(0, 3).clone(),
+    lambda m: m.arange(6.).reshape(2, 3).t().clone(),
+    lambda m: m.arange(6.).reshape(2, 3)[1].clone(),
+    lambda m: m.arange(12.).reshape(3, 4)[:, 1:].clone(),
+    lambda m: m.tensor([1 + 2j, 3j]).conj().clone(),
+    lambda m: m.tensor([1 + 2j, 3j]).conj().clone().is_conj(),
+    lambda m: m.arange(24.).reshape(1, 2, 3, 4).clone(memory_format=m.channels_last).stride(),
+    lambda m: m.ones(2, 3, device="meta").clone(),
+])
+def test_clone(recipe):
+    check(recipe)
+
+
+def test_clone_is_a_new_block_with_autograd():
+    def recipe(m):
+        a = m.arange(4.).requires_grad_()
+        b = a.clone()
+        b.sum().backward()
+        return b, b.grad_fn.name(), a.grad, b.data_ptr() != a.data_ptr(), b._version
+    check(recipe)
+
+
+@pytest.mark.parametrize("recipe", [
+    lambda m: m.tensor(1.5).item(),
+    lambda m: m.tensor([7]).item(),
+    lambda m: m.tensor([[True]]).item(),
+    lambda m: m.tensor(1.5, dtype=m.float16).item(),
+    lambda m: m.tensor(1.5, dtype=m.bfloat16).item(),
+    lambda m: m.tensor(1 + 2j).item(),
+    lambda m: m.tensor(1 + 2j).conj().item(),
+    lambda m: m.tensor(3, dtype=m.uint8).item(),
+    lambda m: m.arange(4.)[2].item(),
+    lambda m: m.arange(4.).item(),
+    lambda m: m.ones(1, device="meta").item(),
+    lambda m: m.ones(0).item(),
+])
+def test_item(recipe):
+    check(recipe)
+
+
+def test_item_after_the_storage_changes():
+    def recipe(m):
+        t = m.tensor([2.0])
+        first = t.item()
+        t.set_(m.tensor([5.0]))
+        return first, t.item()
+    check(recipe)

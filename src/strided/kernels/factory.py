@@ -433,6 +433,15 @@ def clone(self, memory_format=None):
             and self._strides == contiguous_strides(sizes)
             and not self._keyset & _MATH_BITS):   # bits: copy_ resolves them
         # A row-major source: the copy is one run of bytes with the same strides.
+        dtype = self._dtype
+        if self._device is _CPU_DEV and dtype is not dt.complex32:
+            numel = 1
+            for s in sizes:
+                numel *= s
+            if numel:   # (Note [Factories' fast path]); _array() checks the bounds
+                out, view = new_cpu_tensor(sizes, dtype, numel * dtype.itemsize)
+                view[...] = self._array()
+                return out
         out = empty(sizes, self._dtype, None, self._device)
         nbytes = numel_of(sizes) * self._dtype.itemsize
         start = self._offset * self._dtype.itemsize
@@ -499,6 +508,13 @@ def to_dtype_layout(self, dtype=None, layout=None, device=None, pin_memory=None,
 
 
 def local_scalar_dense(self):
+    arr = self._np
+    if arr is not None and arr.size == 1 and self._np_buf is self._storage._buf:
+        # the cached NumPy view of one element (Note [The NumPy view cache]): NumPy's own
+        # Python scalar, but for the dtypes NumPy's item() does not give as torch does
+        dtype = self._dtype
+        if dtype is not dt.bfloat16 and dtype is not dt.complex32:
+            return arr.item()
     n = numel_of(self._sizes)
     check(n == 1, lambda: f"a Tensor with {n} elements cannot be converted to Scalar")
     check(self._device.type != "meta", "Tensor.item() cannot be called on meta tensors")
