@@ -29,9 +29,10 @@ def _both(a):
 
 
 def _close(s, t):
-    """Same dtype, shape and strides; values within torch's float tolerance (the
-    summation order differs from torch's cascade)."""
+    """Same dtype, shape, strides and storage size; values within torch's float tolerance
+    (the summation order differs from torch's cascade)."""
     assert_same(s, t, values=False)
+    assert s.untyped_storage().nbytes() == t.untyped_storage().nbytes()
     torch.testing.assert_close(torch.from_numpy(np.array(s.numpy())), t, equal_nan=True)
 
 
@@ -153,6 +154,9 @@ def test_fresh_result_autograd_and_modes():
         _close(s.grad, t.grad)
     # a fresh tensor: its own storage, version 0; inference mode marks it
     x = strided.from_numpy(a.copy())
+    for fn in (lambda x: x.sum(), lambda x: x.mean(0, keepdim=True), lambda x: x.max()):
+        assert fn(x).untyped_storage().nbytes() == fn(torch.from_numpy(a)).untyped_storage(
+        ).nbytes()
     r = x.sum(0)
     assert r.untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
     assert r._version == 0 and not r.requires_grad

@@ -63,7 +63,7 @@ set-up (dim list wrapping and sorting, dtype resolution, the accumulation type, 
 with its checks) cost more than the reduction. ``_fast_sum`` is the common case written
 out: ``sum`` / ``mean`` of a CPU float32 or float64 tensor with elements, over every dim or
 one int dim, no ``dtype=`` and no ``out=``. Its result dtype is the input's (no promotion
-for these dtypes), so it allocates the row-major result directly (``_new_contiguous``, no
+for these dtypes), so it allocates the row-major result directly (``new_cpu_tensor``, no
 deterministic fill: every element is written) and reduces into it: through BLAS where
 Note [Summing through BLAS] applies, else one ``np.add.reduce`` with ``out=`` (positional
 arguments: NumPy parses no keywords). ``mean`` divides the sum in place by the count, as
@@ -85,9 +85,9 @@ import numpy as np
 from ..core import dtypes as dt
 from ..core.checks import check, maybe_wrap_dim
 from ..core.devices import CPU
-from ..core.tensor_impl import numel_of
+from ..core.tensor_impl import new_cpu_tensor, numel_of
 from . import complex32 as _c32
-from .elementwise import _EXTOBJ, _QUIET, _new_contiguous
+from .elementwise import _EXTOBJ, _QUIET
 from .factory import empty
 from .resize import resize_output
 
@@ -353,10 +353,11 @@ def _fast_sum(self, dim, keepdim, mean):
         axes = (d,)
         shape = sizes[:d] + (1,) + sizes[d + 1:] if keepdim else sizes[:d] + sizes[d + 1:]
     arr = self._array()
-    res, out = _new_contiguous(shape, dtype)
+    n = arr.size
+    res, out = new_cpu_tensor(shape, dtype, (1 if axes is None else n // sizes[d]) *
+                              dtype.itemsize)
     token = _EXTOBJ.set(_QUIET)      # an overflow to inf warns in NumPy, not in torch
     try:
-        n = arr.size
         if n < _BLAS_MIN or not arr.flags.c_contiguous or not _blas_sum_contiguous(
                 arr, axes, out):
             np.add.reduce(arr, axes, None, out, keepdim)
@@ -590,7 +591,7 @@ def _all_extreme(self, ufunc, name):
             return res
         res_arr = res._array()
     else:
-        res, res_arr = _new_contiguous((), dtype)
+        res, res_arr = new_cpu_tensor((), dtype, dtype.itemsize)
     if dtype is dt.float16 or dtype is dt.bfloat16:
         _store(res, ufunc.reduce(self._array().astype(np.float32), None))
     else:
