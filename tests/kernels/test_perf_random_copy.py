@@ -1,0 +1,158 @@
+"""Issue 17's fast paths in random, copy and cat agree with torch: values (random numbers
+bit for bit after the same seed), dtype, shape, strides, version counters and errors,
+including the cases that must leave the fast path (Notes [Blocked copy], [Copying
+between storages], [The short path of cat], [Bit-exact sampling])."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from conftest import assert_same, check
+
+import strided
+from strided.kernels import copy as copy_kernels
+
+# -- copy_: between storages, and the blocked transposed copy -------------------------------------
+
+_COPY_SHAPES = [(4, 4), (1, 7), (7, 1), (0, 3), (3, 5, 2), (128, 128), (181, 181),
+                (256, 256), (64, 700), (700, 64), (1000, 40), (2, 300, 130)]
+
+
+def _arange(m, shape, dtype="float32"):
+    n = int(np.prod(shape))
+    return m.arange(n, dtype=m.float64).reshape(shape).to(getattr(m, dtype))
+
+
+@pytest.mark.parametrize("shape", _COPY_SHAPES, ids=str)
+def test_transposed_contiguous_and_clone(shape):
+    def recipe(m):
+        x = _arange(m, shape).transpose(0, -1)
+        return x.contiguous(), x.clone(), x.transpose(0, 1).contiguous()
+    check(recipe)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int32", "int64", "uint8", "bool", "float16",
+                                   "complex64"])
+def test_transposed_copy_dtypes(dtype):
+    check(lambda m: _arange(m, (300, 130), dtype).t().contiguous())
+    check(lambda m: _arange(m, (4, 4), dtype).t().contiguous())
+    check(lambda m: m.empty(130, 300, dtype=getattr(m, dtype)).copy_(
+        _arange(m, (300, 130), dtype).t()))
+
+
+def test_copy_between_storages_paths():
+    # same dtype, different storages, row-major destination: the fast path
+    def same(m):
+        dst = m.zeros(5, 6)
+        src = _arange(m, (6, 5)).t()
+        v0 = dst._version
+        out = dst.copy_(src)
+        return out is dst, dst, dst._version - v0
+    check(same)
+    # a non-row-major destination, a broadcast, a cast, a shared storage: the general path
+    check(lambda m: m.zeros(6, 5).t().copy_(_arange(m, (5, 6))))
+    check(lambda m: m.zeros(4, 6).copy_(_arange(m, (6,))))
+    check(lambda m: m.zeros(4, 6, dtype=m.int32).copy_(_arange(m, (4, 6)) * 1.5))
+    check(lambda m: m.zeros(3, dtype=m.float32).copy_(m.tensor([1 + 2j, 3j, 1])))
+
+    def shared(m):
+        base = _arange(m, (4, 4))
+        base[:2].copy_(base[2:])
+        return base
+    check(shared)
+    # errors of the general path are kept
+    check(lambda m: m.zeros(2, 3).expand(4, 2, 3)[0].copy_(m.ones(2, 3)) and
+          m.zeros(3).expand(2, 3).copy_(m.ones(2, 3)))
+    check(lambda m: m.zeros(2, 3).copy_(m.ones(3, 2)))
+    check(lambda m: m.zeros(3, device="meta").copy_(m.ones(3)))
+    check(lambda m: m.zeros(3).copy_(m.ones(3, device="meta")))
+
+
+def test_copy_conj_and_neg_bits():
+    def conj(m):
+        z = m.tensor([1 + 2j, 3 - 1j, 0.5j])
+        a = m.zeros(3, dtype=m.complex64)
+        a.copy_(z.conj())
+        b = m.zeros(3, dtype=m.complex64).conj()
+        b.copy_(z.conj())
+        return a, b.resolve_conj(), b.is_conj()
+    check(conj)
+
+    def neg(m):
+        x = m.tensor([1.0, -2.0, 3.0])
+        a = m.zeros(3)
+        a.copy_(x._neg_view())
+        return a
+    check(neg)
+
+
+def test_copy_requires_grad_and_inplace_version():
+    def recipe(m):
+        w = m.ones(3, 4, requires_grad=True)
+        y = (w * 2).t().contiguous()
+        y.sum().backward()
+        return y, w.grad, y.grad_fn.name()
+    check(recipe)
+
+
+def test_strip_width_rule():
+    # Note [Blocked copy]: one line at a power-of-two stride of 4 KiB and up, wide
+    # strips where the lines spread over the sets, the whole dim when L1 holds it
+    fit = copy_kernels._lines_in_l1
+    assert fit(4096 * 4) == 8 and fit(1024 * 4) == 8
+    assert fit(256 * 4) == 32 and fit(512 * 4) == 16
+    assert fit(1000 * 4) == 512 and fit(4000 * 4) == 256
+    for n in (256, 1000, 1024, 2048):
+        base = np.random.default_rng(n).standard_normal((n, n)).astype(np.float32)
+        dst = np.empty((n, n), np.float32)
+        copy_kernels._copy(dst, base.T)
+        np.testing.assert_array_equal(dst, base.T)
+
+
+def test_blocked_copy_nd_and_offsets():
+    def recipe(m):
+        x = _arange(m, (3, 200, 150))
+        return (x.permute(2, 1, 0).contiguous(), x.transpose(1, 2).contiguous(),
+                x[1:, 5:, 3:].transpose(1, 2).contiguous())
+    check(recipe)
+
+
+# -- cat ----------------------------------------------------------------------------------------
+
+def test_cat_two_inputs():
+    check(lambda m: m.cat([_arange(m, (4, 4)), _arange(m, (2, 4)) + 100]))
+    check(lambda m: m.cat([_arange(m, (128, 256)), _arange(m, (128, 256))]))
+    check(lambda m: m.cat([_arange(m, (3, 4, 5)), _arange(m, (0, 4, 5))]))
+    check(lambda m: m.cat([_arange(m, (2, 3), "int64"), _arange(m, (1, 3), "int64")]))
+    check(lambda m: m.cat([_arange(m, (2, 3), "bool"), _arange(m, (1, 3), "bool")]))
+    check(lambda m: m.cat([_arange(m, (2, 3), "complex64"), _arange(m, (1, 3), "complex64")]))
+    check(lambda m: m.cat([_arange(m, (6, 3))[2:], _arange(m, (9, 3))[4:7]]))   # offsets
+    check(lambda m: m.cat([m.tensor([1.0, 2.0]), m.tensor([3.0])]))
+
+
+def test_cat_leaves_the_short_path():
+    check(lambda m: m.cat([_arange(m, (2, 3)), _arange(m, (2, 3), "float64")]))
+    check(lambda m: m.cat([_arange(m, (3, 2)).t(), _arange(m, (3, 2)).t()]))
+    check(lambda m: m.cat([_arange(m, (2, 3)), _arange(m, (2, 4))]))
+    check(lambda m: m.cat([_arange(m, (2, 3)), _arange(m, (2, 3))], 1))
+    check(lambda m: m.cat([_arange(m, (2, 3)), m.tensor(1.0)]))
+    check(lambda m: m.cat([_arange(m, (2, 3)), m.empty(0)]))
+
+    def grad(m):
+        a = m.ones(2, 3, requires_grad=True)
+        b = m.ones(1, 3, requires_grad=True)
+        y = m.cat([a * 2, b])
+        y.sum().backward()
+        return y, y.grad_fn.name(), a.grad, b.grad
+    check(grad)
+
+
+def test_cat_result_is_independent():
+    a, b = strided.ones(2, 2), strided.zeros(1, 2)
+    y = strided.cat([a, b])
+    a.fill_(5)
+    assert y.tolist() == [[1.0, 1.0], [1.0, 1.0], [0.0, 0.0]]
+    assert y._version == 0 and y.is_contiguous()
+    ta, tb = torch.ones(2, 2), torch.zeros(1, 2)
+    assert_same(y, torch.cat([ta, tb]))
