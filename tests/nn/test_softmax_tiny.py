@@ -1,5 +1,5 @@
-"""The tiny last-dim softmax path (Note [Tiny softmax without errstate] in
-kernels/nn/loss.py) against torch: values to rtol 1e-6, dtypes, strides, special rows."""
+"""The tiny last-dim softmax path (Note [Tiny softmax] in
+kernels/nn/softmax.py) against torch: values to rtol 1e-6, dtypes, strides, special rows."""
 
 import numpy as np
 import pytest

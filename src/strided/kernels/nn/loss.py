@@ -7,26 +7,8 @@ kernels at the end (``softmax.int``, ``nll_loss_nd``, ``cross_entropy_loss``, ``
 CompositeImplicitAutograd kernels do, so that autograd records torch's graph
 (``F.cross_entropy(x, t).grad_fn`` is ``NllLossBackward0`` over ``LogSoftmaxBackward0``).
 
-Note [Softmax in one pass per row]
-~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-Over the last dim, ``_softmax`` works on blocks of rows small enough to stay in cache
-(``_BLOCK`` elements), so that only the first pass over a block reads memory. Per block:
-the rows' max (skipped when the block's min and max show that ``exp`` can neither
-overflow nor underflow a whole row, ``_EXP_SAFE``), one subtract written straight into
-the output buffer, one in-place ``exp``, the row sums as one matrix-vector product
-(BLAS, much faster than a reduction along the last axis) and one in-place multiply by
-their reciprocals. ``_log_softmax`` exponentiates into a scratch block instead and
-finishes with ``x - max - log(sum)``. No temporaries of the input's size, no dispatcher
-round trips. Other dims use the same steps on the whole array. The backward kernels are
-the closed forms ``y * (g - sum(g * y))`` and ``g - exp(y) * sum(g)``, blocked the same way.
-
-Note [Tiny softmax without errstate]
-~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-Up to ``_SMALL`` elements over the last dim, the whole-array steps (max, shift, exp, sum,
-reciprocal, multiply; log_softmax: max, shift, exp, sum, log, subtract) run without
-``np.errstate`` when no element is infinite (``_all_finite``: Python's min/max over a list
-up to 64 elements): a finite shift cannot overflow, its max term makes every row sum at
-least 1, so no step can raise a floating-point warning. Same operations, same values.
+The softmax Notes ([Softmax in one pass per row], [Softmax without the shift], [Tiny
+softmax]) are in kernels/nn/softmax.py, with the computations.
 
 Note [nll_loss is one gather]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -55,12 +37,13 @@ import math
 import numpy as np
 
 from ...core import dtypes as dt
-from ...core.checks import check, check_value, maybe_wrap_dim
+from ...core.checks import check, check_value
 from ...core.tensor_impl import numel_of
 from ...ops.dispatcher import get_op
 from ..broadcast import broadcast_shapes
 from ..factory import empty
 from ..resize import resize_output
+from . import softmax as _sm
 
 _LOW = (dt.float16, dt.bfloat16)
 _MEAN, _SUM, _NONE = 1, 2, 0
@@ -163,256 +146,54 @@ def _rsubs(c, t):
     return s.empty_like(t).fill_(c).sub_(t)
 
 
-# -- _softmax / _log_softmax (Note [Softmax in one pass per row]) -----------------------------
-
-_BLOCK = 1 << 16      # elements per row block of the last-dim kernels (256 KiB of float32)
-_SMALL = 256          # up to this many elements, the last dim takes the whole-array steps
-
-
-def _row_sums(block, ones):
-    """Sums of the rows of a 2-d block: one matrix-vector product (BLAS), several times
-    faster than ``np.add.reduce`` along the last axis."""
-    return block @ ones
-
-
-# Within these bounds exp(x) of every element is a normal number and a row's sum cannot
-# overflow, so the rows need no shift by their max (Note [Softmax in one pass per row]).
-_EXP_SAFE = {np.dtype(np.float32): (-80.0, 60.0), np.dtype(np.float64): (-700.0, 600.0)}
-
-
-def _softmax_rows(a2, o2, log, acc):
-    """Softmax / log-softmax of the rows of ``a2`` into ``o2`` (both 2-d, rows contiguous),
-    a block of rows at a time so that every pass after the first reads from cache."""
-    rows, c = a2.shape
-    ones = np.ones(c, acc)
-    step = max(1, _BLOCK // max(c, 1))
-    tmp = np.empty((min(step, rows), c), acc) if log else None
-    lo, hi = _EXP_SAFE[np.dtype(acc)]
-    for i in range(0, rows, step):
-        ab = a2[i:i + step]
-        if ab.dtype != acc:
-            ab = ab.astype(acc)
-        ob = o2[i:i + step]
-        if lo <= np.minimum.reduce(ab, axis=None) and np.maximum.reduce(ab, axis=None) <= hi:
-            _softmax_block(ab, ob, None, log, ones, tmp)
-            continue
-        m = np.maximum.reduce(ab, axis=1, keepdims=True)
-        if not np.isfinite(m).all():
-            # rows of inf/-inf/nan: inf - inf is nan, as in torch; keep NumPy quiet about it
-            with np.errstate(all="ignore"):
-                _softmax_block(ab, ob, m, log, ones, tmp)
-        else:
-            _softmax_block(ab, ob, m, log, ones, tmp)
-
-
-def _softmax_block(ab, ob, m, log, ones, tmp):
-    """One block of rows; ``m`` is the rows' max, or None when no shift is needed."""
-    if log:
-        e = tmp[:ob.shape[0]]
-        if m is None:
-            np.exp(ab, out=e)
-            s = _row_sums(e, ones)
-            np.log(s, out=s)
-            np.subtract(ab, s[:, None], out=ob)
-        else:
-            np.subtract(ab, m, out=ob)
-            np.exp(ob, out=e)
-            s = _row_sums(e, ones)
-            np.log(s, out=s)
-            np.subtract(ob, s[:, None], out=ob)
-    else:
-        if m is None:
-            np.exp(ab, out=ob)
-        else:
-            np.subtract(ab, m, out=ob)
-            np.exp(ob, out=ob)
-        s = _row_sums(ob, ones)
-        np.reciprocal(s, out=s)
-        np.multiply(ob, s[:, None], out=ob)
-
-
-def _all_finite(arr) -> bool:
-    """Whether a small ``arr`` holds no infinity (Note [Tiny softmax without errstate]): up
-    to 64 elements Python's min/max over a list beat NumPy's reductions. A NaN either comes
-    out as the min or max (the test fails: the errstate path) or is skipped; NaN rows
-    raise no floating-point warning, so skipping one is harmless."""
-    if arr.size <= 64:
-        vals = arr.ravel().tolist()
-        return -_INF < min(vals) and max(vals) < _INF
-    return bool(np.isfinite(arr).all())
-
-
-_INF = float("inf")
-
-
-def _softmax_impl(self, dim, half_to_float, log, out=None):
-    name = "log_softmax" if log else "softmax"
-    check(not half_to_float, "softmax with half to float conversion is not supported on CPU")
-    ndim = len(self._sizes)
-    d = maybe_wrap_dim(dim, ndim)
-    src = self._dtype
-    kernel = name + ("_lastdim_kernel_impl" if d == ndim - 1 or not ndim else "_kernel_impl")
-    if numel_of(self._sizes):   # an empty input never reaches torch's dtype dispatch
-        _check_float(src, kernel)
-    if out is not None:
-        check(out._dtype is src, lambda: (
-            f"Expected out tensor to have dtype {_CPP_NAMES.get(src.name, src.name)}, but got "
-            f"{_CPP_NAMES.get(out._dtype.name, out._dtype.name)} instead"))
-    res = _alloc(self._sizes, src, self._device, out)
-    if _meta(self) or not numel_of(self._sizes):
-        return res
-    acc = _acc(src)
-    arr = self._array()
-    if not ndim:
-        _store(res, np.zeros((), acc) if log else np.ones((), acc))
-        return res
-    target = res._array()
-    if target.dtype != acc or not target.flags.writeable or not target.flags.c_contiguous:
-        target = np.empty(arr.shape, acc)
-    if d == ndim - 1 and arr.size > _SMALL:
-        c = arr.shape[-1]
-        _softmax_rows(arr.reshape(-1, c), target.reshape(-1, c), log, acc)
-    elif d == ndim - 1 and arr.dtype == acc and _all_finite(arr):
-        # Note [Tiny softmax without errstate]: the whole-array steps below, minus the
-        # errstate, which only inf - inf (an infinite element) could need
-        m = np.maximum.reduce(arr, axis=-1, keepdims=True)
-        np.subtract(arr, m, out=target)
-        if log:
-            s = np.add.reduce(np.exp(target), axis=-1, keepdims=True)
-            np.log(s, out=s)
-            np.subtract(target, s, out=target)
-        else:
-            np.exp(target, out=target)
-            s = np.add.reduce(target, axis=-1, keepdims=True)
-            np.reciprocal(s, out=s)
-            np.multiply(target, s, out=target)
-    else:       # (a few elements: the plain steps cost fewer NumPy calls than the blocks)
-        with np.errstate(all="ignore"):
-            m = np.maximum.reduce(arr, axis=d, keepdims=True)
-            np.subtract(arr, m, out=target)
-            if log:
-                s = np.add.reduce(np.exp(target), axis=d, keepdims=True)
-                np.log(s, out=s)
-                np.subtract(target, s, out=target)
-            else:
-                np.exp(target, out=target)
-                s = np.add.reduce(target, axis=d, keepdims=True)
-                np.reciprocal(s, out=s)
-                np.multiply(target, s, out=target)
-    if target is not res._array():
-        _store(res, target)
-    return res
-
+# -- _softmax / _log_softmax: the computations live in kernels/nn/softmax.py ----------------
 
 def softmax_forward(self, dim, half_to_float):
-    return _softmax_impl(self, dim, half_to_float, False)
+    return _sm.forward(self, dim, half_to_float, False)
 
 
 def softmax_forward_out(self, dim, half_to_float, out):
-    return _softmax_impl(self, dim, half_to_float, False, out)
+    return _sm.forward(self, dim, half_to_float, False, out)
 
 
 def log_softmax_forward(self, dim, half_to_float):
-    return _softmax_impl(self, dim, half_to_float, True)
+    return _sm.forward(self, dim, half_to_float, True)
 
 
 def log_softmax_forward_out(self, dim, half_to_float, out):
-    return _softmax_impl(self, dim, half_to_float, True, out)
-
-
-def _softmax_bw_block(g, y, t, log, sums):
-    if log:                                         # g - exp(y) * sum(g)
-        s = sums(g)
-        np.exp(y, out=t)
-        np.multiply(t, s, out=t)
-        np.subtract(g, t, out=t)
-    else:                                           # y * (g - sum(g * y))
-        np.multiply(g, y, out=t)
-        s = sums(t)
-        np.subtract(g, s, out=t)
-        np.multiply(t, y, out=t)
-
-
-def _softmax_bw_rows(g2, y2, t2, log, ones):
-    """The backward kernels over rows, a block of rows at a time (as the forward)."""
-    rows, c = y2.shape
-    step = max(1, _BLOCK // max(c, 1))
-
-    def sums(a):
-        return (a @ ones)[:, None]
-    for i in range(0, rows, step):
-        _softmax_bw_block(g2[i:i + step], y2[i:i + step], t2[i:i + step], log, sums)
-
-
-def _softmax_bw_impl(grad_output, output, dim, input_dtype, log, out=None):
-    ndim = len(output._sizes)
-    d = maybe_wrap_dim(dim, ndim)
-    check(grad_output._sizes == output._sizes, lambda: (
-        f"grad_output and output must have the same shape, got {list(grad_output._sizes)} "
-        f"and {list(output._sizes)}"))
-    dtype = output._dtype
-    res = _alloc(output._sizes, dtype, output._device, out)
-    if _meta(output) or not numel_of(output._sizes):
-        return res
-    acc = _acc(dtype)
-    g = _arr(grad_output, acc)
-    y = _arr(output, acc)
-    target = res._array()
-    if target.dtype != acc or not target.flags.writeable or not target.flags.c_contiguous:
-        target = np.empty(y.shape, acc)
-    if not ndim:
-        _store(res, g - np.exp(y) * g if log else g - g * y)
-        return res
-    with np.errstate(over="ignore", invalid="ignore"):
-        if d == ndim - 1:
-            c = y.shape[-1]
-            _softmax_bw_rows(g.reshape(-1, c), y.reshape(-1, c), target.reshape(-1, c), log,
-                             np.ones(c, acc))
-        else:
-            _softmax_bw_block(g, y, target, log,
-                              lambda a: np.add.reduce(a, axis=d, keepdims=True))
-    if target is not res._array():
-        _store(res, target)
-    return res
+    return _sm.forward(self, dim, half_to_float, True, out)
 
 
 def softmax_backward_data(grad_output, output, dim, input_dtype):
-    return _softmax_bw_impl(grad_output, output, dim, input_dtype, False)
+    return _sm.backward(grad_output, output, dim, input_dtype, False)
 
 
 def softmax_backward_data_out(grad_output, output, dim, input_dtype, grad_input):
-    return _softmax_bw_impl(grad_output, output, dim, input_dtype, False, grad_input)
+    return _sm.backward(grad_output, output, dim, input_dtype, False, grad_input)
 
 
 def log_softmax_backward_data(grad_output, output, dim, input_dtype):
-    return _softmax_bw_impl(grad_output, output, dim, input_dtype, True)
+    return _sm.backward(grad_output, output, dim, input_dtype, True)
 
 
 def log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out):
-    return _softmax_bw_impl(grad_output, output, dim, input_dtype, True, out)
-
-
-# softmax.int / log_softmax.int: torch casts to ``dtype`` first (ToCopyBackward0 in the graph)
-# and then calls _softmax(converted, dim, False).
-
-def _converted(self, dtype):
-    return self if dtype is None or dtype is self._dtype else self.to(dtype)
+    return _sm.backward(grad_output, output, dim, input_dtype, True, out)
 
 
 def softmax_int_composite(self, dim, dtype=None):
-    return _call("_softmax", _converted(self, dtype), dim, False)
+    return _sm.composite(self, dim, dtype, False)
 
 
 def log_softmax_int_composite(self, dim, dtype=None):
-    return _call("_log_softmax", _converted(self, dtype), dim, False)
+    return _sm.composite(self, dim, dtype, True)
 
 
 def softmax_int_out_composite(self, dim, dtype=None, out=None):
-    return _call("_softmax.out", _converted(self, dtype), dim, False, out)
+    return _sm.composite(self, dim, dtype, False, out)
 
 
 def log_softmax_int_out_composite(self, dim, dtype=None, out=None):
-    return _call("_log_softmax.out", _converted(self, dtype), dim, False, out)
+    return _sm.composite(self, dim, dtype, True, out)
 
 
 # -- nll_loss (Note [nll_loss is one gather]) --------------------------------------------------

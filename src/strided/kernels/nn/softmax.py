@@ -1,0 +1,409 @@
+"""The computations behind aten's ``_softmax`` / ``_log_softmax`` and their backward (NumPy).
+
+The registered kernels are the thin public functions in ``kernels/nn/loss.py``
+(``softmax_forward``, ``log_softmax_backward_data``, ``softmax_int_composite``, ...); they
+call ``forward`` / ``backward`` / ``composite`` here.
+
+Note [Softmax in one pass per row]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Over the last dim the rows are worked on in blocks small enough to stay in cache
+(``_BLOCK`` elements: 16K and 32K are slower on 4096x1024, 128K no faster), so that only the
+first pass over a block reads memory. That first pass is ``exp``, straight into the output
+block, unshifted (Note [Softmax without the shift]); then the row sums as one
+matrix-vector product (BLAS: several times faster than a reduction along the last axis),
+and softmax multiplies by their reciprocals as torch does (``exp * (1 / sum)``), while
+log-softmax computes ``x - log(sum)``. A block whose sums say the shift was needed is done
+again from its input the way torch does it (``_shifted``: ``x - max`` first). No
+temporaries of the input's size, no dispatcher round trips. Other dims take torch's
+shifted steps on the whole array, along ``dim``. The backward kernels are the closed forms
+``y * (g - sum(g * y))`` and ``g - exp(y) * sum(g)``, blocked the same way.
+
+The broadcasts of a block (``* (1 / sum)[:, None]``, ``- log(sum)[:, None]``) run with
+NumPy's iterator buffer set to ``_ROW_BUFSIZE`` elements for rows at least that long (the
+``_ROWS`` error-state object): with the default 8192-element buffer NumPy buffers a
+broadcast over rows of 1-8K elements and takes twice as long (12 vs 6 us on 64x1024
+float32); a buffer no longer than a row lets it run the inner loop straight over the row.
+Shorter rows keep the default (a small buffer is slower there).
+
+Note [Softmax without the shift]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+``softmax`` is the same function of ``x`` and of ``x - c``; torch subtracts the row max so
+that ``exp`` cannot overflow. The blocks skip the shift and check afterwards, on the row
+sums ``s`` of ``exp(x)``: ``s`` finite means no ``exp`` overflowed (and no NaN came in);
+``s >= c * exp(-47)`` (float32; ``exp(-660)`` for float64) means the row max is above -47,
+so an element whose ``exp`` is subnormal lies more than 40 below the max, where torch's
+value is below ``exp(-40)`` too. Otherwise the block is redone with the shift. The
+unshifted values differ from torch's only by rounding: for softmax, where torch's own
+``x - max`` rounds (half an ulp of ``|x - max|``, 4.8e-7 relative up to 16 below the max,
+on probabilities under ``exp(-16)`` beyond); for log-softmax, ``x - log(sum)`` is within an
+ulp of ``log(sum)`` (absolute) of torch's ``(x - max) - log(sum)``. Both are well inside
+torch's own float32 test tolerance (rtol 1.3e-6, atol 1e-5; tests/kernels/
+test_perf_softmax.py checks 2e-6 relative, and for log-softmax 2e-6 absolute).
+
+Note [Tiny softmax]
+~~~~~~~~~~~~~~~~~~~
+Up to ``_SMALL`` elements NumPy's fixed cost per call dominates: on 16 elements a
+reduction along an axis costs ~1 us and a broadcast ~0.9 us, an ``exp``, a same-shape
+divide or a small BLAS product ~0.3-0.5 us. So the tiny path computes the row sums already
+broadcast to the input's shape: one ``np.dot`` with a ``c x c`` matrix of ones (cached per
+width up to ``_SQUARE``; every row of the product adds the same terms in the same order,
+so each element of a row sees the same sum), after which the normalisation is a same-shape
+divide (correctly rounded: within an ulp of torch's multiply by the reciprocal). Softmax
+skips the shift when every ``|x| < 8``, which one ``np.vdot(x, x) < 64`` shows (NaN and
+infinities fail it): ``x - max`` then rounds by at most half an ulp of 16 in torch, and no
+step can raise a floating-point warning. Otherwise, and always for log-softmax (whose
+results near 0 only torch's own steps reproduce within 1e-6), the rows are shifted by their
+max first, with warnings off.
+
+Every computation that can meet an infinity runs with NumPy's floating-point warnings off
+through NumPy's own context variable (``_EXTOBJ``, see kernels/elementwise.py), not
+``np.errstate`` (0.9 us): ``-inf`` rows (``-inf - -inf``) and infinite elements give
+torch's NaNs silently.
+
+The composite ``softmax.int`` calls the ``_softmax`` handle with the input's own key set
+(what the dispatcher would compute from the arguments), so autograd records
+``SoftmaxBackward0`` and explain shows the ``_softmax`` step as before.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...core import dtypes as dt
+from ...core.checks import check, maybe_wrap_dim
+from ...core.devices import CPU
+from ...core.tensor_impl import contiguous_strides, numel_of
+from ...ops.dispatcher import get_op
+from ..elementwise import _EXTOBJ
+from ..factory import empty
+from ..resize import resize_output
+
+_LOW = (dt.float16, dt.bfloat16)
+_CPP_NAMES = {
+    "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+    "float64": "double",
+}
+
+_BLOCK = 1 << 16      # elements per row block of the last-dim kernels (256 KiB of float32)
+_SMALL = 256          # up to this many elements, the tiny path (Note [Tiny softmax])
+_SQUARE = 64          # widest row whose sums come from a c x c matrix of ones
+_NORM2 = 64.0         # a tiny input whose squares sum below this has every |x| < 8
+_ROW_BUFSIZE = 512    # Note [Softmax in one pass per row]
+
+# A row of c elements whose unshifted sum is at least c * _SUM_LOW has its max above -47
+# (float32; -660 for float64): an element whose exp is subnormal lies 40 below it (Note
+# [Softmax without the shift]).
+_SUM_LOW = {np.dtype(np.float32): float(np.exp(np.float64(-47.0))),
+            np.dtype(np.float64): float(np.exp(np.float64(-660.0)))}
+_INF = float("inf")
+
+with np.errstate(all="ignore"):
+    _QUIET = _EXTOBJ.get() if _EXTOBJ is not None else None
+    if _EXTOBJ is not None:
+        np.setbufsize(_ROW_BUFSIZE)
+        _ROWS = _EXTOBJ.get()
+
+_ones_cache: dict = {}
+
+
+def _ones(shape, dtype):
+    """A cached read-only array of ones: the vector that sums rows (one BLAS product), or
+    the ``c x c`` matrix that sums them already broadcast (Note [Tiny softmax])."""
+    j = _ones_cache.get((shape, dtype))
+    if j is None:
+        j = np.ones(shape, dtype)
+        j.flags.writeable = False
+        if len(_ones_cache) < 512:
+            _ones_cache[(shape, dtype)] = j
+    return j
+
+
+# -- the last dim -------------------------------------------------------------------------
+
+def _tiny(a2, o2, log):
+    """Note [Tiny softmax]: the rows of ``a2`` (2-d, the computation dtype, at most
+    ``_SMALL`` elements) into ``o2`` (row-major)."""
+    c = a2.shape[1]
+    if not log and np.vdot(a2, a2) < _NORM2:
+        # every |x| < 8: no shift (Note [Softmax without the shift]), and no step can raise
+        # a floating-point warning (exp(x) >= exp(-8), the sums > 0)
+        np.exp(a2, out=o2)
+        if c <= _SQUARE:
+            np.divide(o2, np.dot(o2, _ones((c, c), a2.dtype)), out=o2)
+        else:
+            np.divide(o2, np.dot(o2, _ones(c, a2.dtype))[:, None], out=o2)
+        return
+    _quietly(_tiny_shifted, c, a2, o2, log)
+
+
+def _tiny_shifted(a2, o2, log):
+    c = a2.shape[1]
+    np.subtract(a2, np.maximum.reduce(a2, axis=1, keepdims=True), out=o2)
+    if log:
+        e = np.exp(o2)
+        if c <= _SQUARE:
+            s = np.dot(e, _ones((c, c), a2.dtype))
+            np.log(s, out=s)
+            np.subtract(o2, s, out=o2)
+        else:
+            s = np.dot(e, _ones(c, a2.dtype))
+            np.log(s, out=s)
+            np.subtract(o2, s[:, None], out=o2)
+        return
+    np.exp(o2, out=o2)
+    if c <= _SQUARE:
+        np.divide(o2, np.dot(o2, _ones((c, c), a2.dtype)), out=o2)
+    else:
+        np.divide(o2, np.dot(o2, _ones(c, a2.dtype))[:, None], out=o2)
+
+
+def _blocks(a2, o2, log):
+    """Note [Softmax in one pass per row]: the rows of ``a2`` into ``o2`` (2-d, rows
+    contiguous, the computation dtype), a block of rows at a time."""
+    rows, c = a2.shape
+    acc = o2.dtype
+    ones = _ones(c, acc)
+    step = max(1, _BLOCK // max(c, 1))
+    low = c * _SUM_LOW[acc]
+    for i in range(0, rows, step):
+        ab = a2[i:i + step]
+        if ab.dtype != acc:
+            ab = ab.astype(acc)
+        ob = o2[i:i + step]
+        # exp first, unshifted, into the output: the pass that reads the block from memory
+        # (Note [Softmax without the shift]); the row sums tell whether a shift is needed
+        np.exp(ab, out=ob)
+        s = np.dot(ob, ones)
+        if low <= np.minimum.reduce(s) and np.maximum.reduce(s) < _INF:
+            if log:
+                np.log(s, out=s)
+                np.subtract(ab, s[:, None], out=ob)
+            else:
+                np.reciprocal(s, out=s)
+                np.multiply(ob, s[:, None], out=ob)
+        else:
+            _shifted(ab, ob, log, ones)
+
+
+def _shifted(ab, ob, log, ones):
+    """A block of rows the way torch computes it: ``x - max`` first."""
+    np.subtract(ab, np.maximum.reduce(ab, axis=1, keepdims=True), out=ob)
+    if log:
+        s = np.dot(np.exp(ob), ones)
+        np.log(s, out=s)
+        np.subtract(ob, s[:, None], out=ob)
+    else:
+        np.exp(ob, out=ob)
+        s = np.dot(ob, ones)
+        np.reciprocal(s, out=s)
+        np.multiply(ob, s[:, None], out=ob)
+
+
+def _along(arr, target, d, log):
+    """The whole-array steps along dim ``d`` (other dims than the last)."""
+    m = np.maximum.reduce(arr, axis=d, keepdims=True)
+    np.subtract(arr, m, out=target)
+    if log:
+        s = np.add.reduce(np.exp(target), axis=d, keepdims=True)
+        np.log(s, out=s)
+        np.subtract(target, s, out=target)
+    else:
+        np.exp(target, out=target)
+        s = np.add.reduce(target, axis=d, keepdims=True)
+        np.reciprocal(s, out=s)
+        np.multiply(target, s, out=target)
+
+
+def _quietly(fn, c, *args):
+    """``fn(*args)`` without NumPy's floating-point warnings; rows of ``c`` elements."""
+    if _EXTOBJ is None:
+        with np.errstate(all="ignore"):
+            return fn(*args)
+    token = _EXTOBJ.set(_ROWS if c >= _ROW_BUFSIZE else _QUIET)
+    try:
+        return fn(*args)
+    finally:
+        _EXTOBJ.reset(token)
+
+
+# -- the kernels ------------------------------------------------------------------------------
+
+def _check_float(dtype, name) -> None:
+    check(dtype.category >= dt.FLOAT and not dtype.is_complex,
+          lambda: f'"{name}" not implemented for \'{dtype._scalar_name}\'', NotImplementedError)
+
+
+def forward(self, dim, half_to_float, log, out=None):
+    """``_softmax`` / ``_log_softmax`` (``log``), functional or into ``out``."""
+    sizes = self._sizes
+    dtype = self._dtype
+    if ((dtype is dt.float32 or dtype is dt.float64) and out is None and self._device is CPU
+            and sizes and not half_to_float and self._strides == contiguous_strides(sizes)):
+        # the common case: a row-major float CPU tensor, its last dim, a fresh result
+        ndim = len(sizes)
+        n = numel_of(sizes)
+        if (dim == -1 or dim == ndim - 1) and n:
+            res = empty(sizes, dtype, None, CPU)
+            c = sizes[-1]
+            arr = self._array()
+            target = res._array()
+            if ndim != 2:
+                arr = arr.reshape(-1, c)
+                target = target.reshape(-1, c)
+            if n <= _SMALL:
+                _tiny(arr, target, log)
+            else:
+                _quietly(_blocks, c, arr, target, log)
+            return res
+    return _general(self, dim, half_to_float, log, out)
+
+
+def _general(self, dim, half_to_float, log, out):
+    name = "log_softmax" if log else "softmax"
+    check(not half_to_float, "softmax with half to float conversion is not supported on CPU")
+    ndim = len(self._sizes)
+    d = maybe_wrap_dim(dim, ndim)
+    src = self._dtype
+    kernel = name + ("_lastdim_kernel_impl" if d == ndim - 1 or not ndim else "_kernel_impl")
+    if numel_of(self._sizes):   # an empty input never reaches torch's dtype dispatch
+        _check_float(src, kernel)
+    if out is not None:
+        check(out._dtype is src, lambda: (
+            f"Expected out tensor to have dtype {_CPP_NAMES.get(src.name, src.name)}, but got "
+            f"{_CPP_NAMES.get(out._dtype.name, out._dtype.name)} instead"))
+    res = _alloc(self._sizes, src, self._device, out)
+    if self._device.type == "meta" or not numel_of(self._sizes):
+        return res
+    acc = _acc(src)
+    arr = self._array()
+    if not ndim:
+        _store(res, np.zeros((), acc) if log else np.ones((), acc))
+        return res
+    target = res._array()
+    if target.dtype != acc or not target.flags.writeable or not target.flags.c_contiguous:
+        target = np.empty(arr.shape, acc)
+    if d == ndim - 1:
+        c = arr.shape[-1]
+        a2, o2 = arr.reshape(-1, c), target.reshape(-1, c)
+        if a2.size <= _SMALL and a2.dtype == acc:
+            _tiny(a2, o2, log)
+        else:
+            _quietly(_blocks, c, a2, o2, log)
+    else:
+        if arr.dtype != acc:
+            arr = arr.astype(acc)
+        _quietly(_along, 0, arr, target, d, log)
+    if target is not res._array():
+        _store(res, target)
+    return res
+
+
+def _acc(dtype):
+    return np.dtype(np.float32) if dtype in _LOW else dtype.np
+
+
+def _alloc(shape, dtype, device, out=None):
+    if out is None:
+        return empty(tuple(shape), dtype, device=device)
+    resize_output(out, tuple(shape))
+    return out
+
+
+def _store(res, value) -> None:
+    arr = res._array()
+    if not arr.ndim:
+        arr[()] = np.reshape(value, ())
+        return
+    np.copyto(arr, np.asarray(value).reshape(arr.shape), casting="unsafe")
+
+
+# -- backward ---------------------------------------------------------------------------------
+
+def _bw_block(g, y, t, log, sums):
+    if log:                                         # g - exp(y) * sum(g)
+        s = sums(g)
+        np.exp(y, out=t)
+        np.multiply(t, s, out=t)
+        np.subtract(g, t, out=t)
+    else:                                           # y * (g - sum(g * y))
+        np.multiply(g, y, out=t)
+        s = sums(t)
+        np.subtract(g, s, out=t)
+        np.multiply(t, y, out=t)
+
+
+def _bw_rows(g2, y2, t2, log):
+    """The backward kernels over rows, a block of rows at a time (as the forward)."""
+    rows, c = y2.shape
+    ones = _ones(c, t2.dtype)
+    step = max(1, _BLOCK // max(c, 1))
+
+    def sums(a):
+        return np.dot(a, ones)[:, None]
+    for i in range(0, rows, step):
+        _bw_block(g2[i:i + step], y2[i:i + step], t2[i:i + step], log, sums)
+
+
+def _bw_last_dim(g, y, t, log):
+    c = y.shape[-1]
+    _bw_rows(g.reshape(-1, c), y.reshape(-1, c), t.reshape(-1, c), log)
+
+
+def _bw_along(g, y, t, d, log):
+    _bw_block(g, y, t, log, lambda a: np.add.reduce(a, axis=d, keepdims=True))
+
+
+def backward(grad_output, output, dim, input_dtype, log, out=None):
+    ndim = len(output._sizes)
+    d = maybe_wrap_dim(dim, ndim)
+    check(grad_output._sizes == output._sizes, lambda: (
+        f"grad_output and output must have the same shape, got {list(grad_output._sizes)} "
+        f"and {list(output._sizes)}"))
+    dtype = output._dtype
+    res = _alloc(output._sizes, dtype, output._device, out)
+    if output._device.type == "meta" or not numel_of(output._sizes):
+        return res
+    acc = _acc(dtype)
+    g = grad_output._array()
+    y = output._array()
+    if g.dtype != acc:
+        g = g.astype(acc)
+    if y.dtype != acc:
+        y = y.astype(acc)
+    target = res._array()
+    if target.dtype != acc or not target.flags.writeable or not target.flags.c_contiguous:
+        target = np.empty(y.shape, acc)
+    if not ndim:
+        _store(res, g - np.exp(y) * g if log else g - g * y)
+        return res
+    if d == ndim - 1:
+        _quietly(_bw_last_dim, y.shape[-1], g, y, target, log)
+    else:
+        _quietly(_bw_along, 0, g, y, target, d, log)
+    if target is not res._array():
+        _store(res, target)
+    return res
+
+
+# -- softmax.int / log_softmax.int ------------------------------------------------------------
+# torch casts to ``dtype`` first (ToCopyBackward0 in the graph) and then calls
+# _softmax(converted, dim, False); the handle is called with the tensor's own key set, as the
+# dispatcher's own computation from the arguments would give.
+
+_handles: dict = {}
+
+
+def _handle(qualname):
+    h = _handles.get(qualname)
+    if h is None:
+        h = _handles[qualname] = get_op("aten::" + qualname)
+    return h
+
+
+def composite(self, dim, dtype, log, out=None):
+    if dtype is not None and dtype is not self._dtype:
+        self = self.to(dtype)
+    name = "_log_softmax" if log else "_softmax"
+    if out is None:
+        return _handle(name).call(self._keyset, self, dim, False)
+    return _handle(name + ".out").call(self._keyset | out._keyset, self, dim, False, out)
