@@ -187,9 +187,9 @@ class UntypedStorage:
         # never raises: a storage whose construction failed half way owns nothing
         try:
             allocator = self._allocator
-            if allocator is None:
-                return
-            if allocator is not _CPU_ALLOC or allocator.hooks:
+            if allocator is not _CPU_ALLOC or _CPU_HOOKS:
+                if allocator is None:
+                    return
                 view = self._view
                 if view is None:      # any allocator's free(buf, nbytes, ptr)
                     allocator.free(self._buf, self._nbytes, self._ptr)
@@ -314,11 +314,11 @@ def new_cpu_storage(sizes: tuple, np_dtype, nbytes: int):
     (``nbytes`` > 0, the whole block), with its typed NumPy view: ``(storage, buf, view)``.
     The view is reused from the allocator's cache when it can be, and is kept on the storage
     so that it returns to the cache with the block (Note [Reusing the NumPy view])."""
-    alloc = _CPU_ALLOC
-    free_list = alloc._cache.get(nbytes)
-    if free_list and not alloc.hooks:
+    free_list = _CPU_CACHE.get(nbytes)
+    if free_list and not _CPU_HOOKS:
         # the cache hit of ``allocate_view`` written out (the common case in a loop)
         buf, ptr, view = free_list.pop()
+        alloc = _CPU_ALLOC
         size = (nbytes + 63) & -64
         alloc._cached_bytes -= size
         alloc.num_allocs += 1
@@ -328,6 +328,7 @@ def new_cpu_storage(sizes: tuple, np_dtype, nbytes: int):
         if view is None or view.shape != sizes or view.dtype is not np_dtype:
             view = _ndarray(sizes, np_dtype, buffer=buf)
     else:
+        alloc = _CPU_ALLOC
         buf, ptr, view = alloc.allocate_view(nbytes, sizes, np_dtype)
         if view is None:
             view = _ndarray(sizes, np_dtype, buffer=buf)
@@ -343,6 +344,9 @@ def new_cpu_storage(sizes: tuple, np_dtype, nbytes: int):
 
 
 _CPU_ALLOC = get_allocator("cpu")
+# (the CPU allocator's hook list and free lists: the same objects for its whole life)
+_CPU_HOOKS = _CPU_ALLOC.hooks
+_CPU_CACHE = _CPU_ALLOC._cache
 _CPU = _CPU_ALLOC.device
 _object_new = object.__new__
 _ndarray = np.ndarray

@@ -138,27 +138,34 @@ def new_strided(size, stride, dtype, device):
     return make_tensor(storage, size, stride, 0, dtype)
 
 
+def _row_major_cpu(size: tuple, dtype, device):
+    """Note [Factories' fast path]: the everyday factory call, a row-major CPU tensor with
+    elements, of a dtype other than complex32, made in a few lines: ``(tensor, NumPy view)``
+    of uninitialised memory, or None for any other call (errors included), which takes the
+    general path, checking in torch's order."""
+    if device is not _CPU_DEV and (device is not None or DEFAULT_DEVICE[0] is not _CPU_DEV):
+        return None
+    dtype = dtype or dt._default_dtype[0]
+    numel = 1
+    for s in size:
+        if s <= 0:
+            return None
+        numel *= s
+    nbytes = numel * dtype.itemsize
+    if nbytes > _INT64_MAX or len(size) > 64 or dtype is dt.complex32:
+        return None
+    return new_cpu_tensor(size, dtype, nbytes)
+
+
 def empty(size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     if type(size) is not tuple:
         size = tuple(size)
-    if layout is None and memory_format is None and (
-            device is _CPU_DEV or (device is None and DEFAULT_DEVICE[0] is _CPU_DEV)):
-        # Note [Factories' fast path]: the everyday call (a row-major CPU tensor with
-        # elements, of a dtype other than complex32) in a few lines; anything else, errors
-        # included, takes the general path below, which checks in torch's order
-        dtype = dtype or dt._default_dtype[0]
-        numel = 1
-        for s in size:
-            if s <= 0:
-                break
-            numel *= s
-        else:
-            nbytes = numel * dtype.itemsize
-            if nbytes <= _INT64_MAX and len(size) <= 64 and dtype is not dt.complex32:
-                t = new_cpu_tensor(size, dtype, nbytes)[0]
-                if FILL_UNINITIALIZED[0]:
-                    fill_uninitialized(t._storage, dtype)
-                return t
+    if layout is None and memory_format is None:
+        fast = _row_major_cpu(size, dtype, device)
+        if fast is not None:
+            if FILL_UNINITIALIZED[0]:
+                fill_uninitialized(fast[0]._storage, fast[0]._dtype)
+            return fast[0]
     if layout is not None and layout is not layouts.strided:
         return _sparse_factory(size, dtype, layout, device)
     numel = 1
@@ -240,6 +247,13 @@ def empty_strided(size, stride, dtype=None, layout=None, device=None, pin_memory
 def zeros(size, dtype=None, layout=None, device=None, pin_memory=None):
     if layout is not None and layout is not layouts.strided:
         return _sparse_factory(tuple(size), dtype, layout, device, "zeros")
+    if type(size) is not tuple:
+        size = tuple(size)
+    if layout is None:
+        fast = _row_major_cpu(size, dtype, device)
+        if fast is not None:
+            fast[1].fill(0)
+            return fast[0]
     for s in size:
         if s < 0:
             raise RuntimeError("zeros: Dimension size must be non-negative.")
