@@ -52,6 +52,11 @@ _REDUCE = {
     "mean(0)": lambda x: x.mean(0),
     "mean(None, keepdim)": lambda x: x.mean(None, keepdim=True),
     "torch.sum(x, 0)": lambda x: (strided if isinstance(x, strided.Tensor) else torch).sum(x, 0),
+    "sum((0, -1))": lambda x: x.sum((0, -1) if x.dim() > 1 else (0,)),
+    "sum((-1, 0), keepdim)": lambda x: x.sum((-1, 0) if x.dim() > 1 else (0,), keepdim=True),
+    "mean((0, -1))": lambda x: x.mean((0, -1) if x.dim() > 1 else (-1,)),
+    "mean(all dims listed)": lambda x: x.mean(tuple(range(x.dim()))),
+    "sum([-1])": lambda x: x.sum([-1]),
 }
 
 
@@ -130,6 +135,9 @@ def test_general_path_cases():
     check(lambda lib: lib.ones(2, 3).sum(2))
     check(lambda lib: lib.ones(2, 3).mean(-3))
     check(lambda lib: lib.ones(2, 3).sum((0, 0)))
+    check(lambda lib: lib.ones(2, 3).sum((1, -1)))
+    check(lambda lib: lib.ones(2, 3).mean((0, 2)))
+    check(lambda lib: lib.ones(2, 3).sum((0, -3)))
     check(lambda lib: lib.ones(2, 3).mean(1.5))
     check(lambda lib: lib.sum(lib.ones(2, 3), 1, out=lib.empty(7)))
     check(lambda lib: lib.mean(lib.ones(2, 3), 1, out=lib.empty(2, dtype=lib.float64)))

@@ -61,19 +61,20 @@ Note [The reduction fast path]
 On a 4x4 tensor the work of ``sum`` is a fraction of a microsecond; the general kernel's
 set-up (dim list wrapping and sorting, dtype resolution, the accumulation type, ``empty``
 with its checks) cost more than the reduction. ``_fast_sum`` is the common case written
-out: ``sum`` / ``mean`` of a CPU float32 or float64 tensor with elements, over every dim or
-one int dim, no ``dtype=`` and no ``out=``. Its result dtype is the input's (no promotion
-for these dtypes), so it allocates the row-major result directly (``new_cpu_tensor``, no
-deterministic fill: every element is written) and reduces into it: through BLAS where
-Note [Summing through BLAS] applies, else one ``np.add.reduce`` with ``out=`` (positional
-arguments: NumPy parses no keywords). ``mean`` divides the sum in place by the count, as
-torch's mean (a sum, then a division) does. NumPy's error state is set quiet through its
-context variable for both steps: an overflow to inf is no warning in torch. Anything else
-(other dtypes, several dims, a bad dim, 0-dim or empty inputs, meta) returns None and runs
-the general kernel, whose errors and promotion rules stay the only ones. The fast path
-sits in the CPU kernel, under the dispatcher, so autograd, explain, inference mode and the
-conj/neg fallbacks see the same call as before. ``max()`` / ``min()`` of all elements
-allocate their 0-dim result the same way.
+out: ``sum`` / ``mean`` of a CPU float32 or float64 tensor with elements, no ``dtype=``
+and no ``out=``, over every dim, one int dim (wrapped inline) or a dim list (through the
+general kernel's ``_dims``, so a bad dim raises the same error with the same message).
+Its result dtype is the input's (no promotion for these dtypes), so it allocates the
+row-major result directly (``new_cpu_tensor``, no deterministic fill: every element is
+written) and reduces into it: through BLAS where Note [Summing through BLAS] applies,
+else one ``np.add.reduce`` with ``out=`` (positional arguments: NumPy parses no
+keywords). ``mean`` divides the sum in place by the count, as torch's mean (a sum, then
+a division) does. NumPy's error state is set quiet through its context variable for both
+steps: an overflow to inf is no warning in torch. Other dtypes, 0-dim or empty inputs and
+meta tensors return None and run the general kernel. The fast path sits in the CPU
+kernel, under the dispatcher, so autograd, explain, inference mode and the conj/neg
+fallbacks see the same call as before. ``max()`` / ``min()`` of all elements allocate
+their 0-dim result the same way.
 """
 
 from __future__ import annotations
@@ -332,8 +333,8 @@ def _blas_sum_contiguous(arr, axes, res_arr) -> bool:
 
 
 def _fast_sum(self, dim, keepdim, mean):
-    """``sum`` / ``mean`` of a CPU float32/float64 tensor with elements over every dim or
-    one dim, ``dtype`` and ``out=`` not given, written out (Note [The reduction fast
+    """``sum`` / ``mean`` of a CPU float32/float64 tensor with elements over any dims,
+    ``dtype`` and ``out=`` not given, written out (Note [The reduction fast
     path]); None where the general kernel must run."""
     dtype = self._dtype
     sizes = self._sizes
@@ -341,28 +342,34 @@ def _fast_sum(self, dim, keepdim, mean):
             not sizes or 0 in sizes:
         return None
     ndim = len(sizes)
+    arr = self._array()
+    n = arr.size
     if dim is None or not dim:
         axes = None
         shape = (1,) * ndim if keepdim else ()
+        count = n
     else:
         d = dim if type(dim) is int else dim[0] if len(dim) == 1 else None
-        if type(d) is not int or not -ndim <= d < ndim:
-            return None
-        if d < 0:
-            d += ndim
-        axes = (d,)
-        shape = sizes[:d] + (1,) + sizes[d + 1:] if keepdim else sizes[:d] + sizes[d + 1:]
-    arr = self._array()
-    n = arr.size
-    res, out = new_cpu_tensor(shape, dtype, (1 if axes is None else n // sizes[d]) *
-                              dtype.itemsize)
+        if type(d) is int and -ndim <= d < ndim:           # one dim: nothing to sort
+            if d < 0:
+                d += ndim
+            axes = (d,)
+            shape = sizes[:d] + (1,) + sizes[d + 1:] if keepdim else sizes[:d] + sizes[d + 1:]
+            count = sizes[d]
+        else:       # a dim list, or a bad dim: the general kernel's checks and messages
+            axes = _dims(self, dim)
+            shape = _shape(sizes, axes, keepdim)
+            count = 1
+            for a in axes:
+                count *= sizes[a]
+    res, out = new_cpu_tensor(shape, dtype, n // count * dtype.itemsize)
     token = _EXTOBJ.set(_QUIET)      # an overflow to inf warns in NumPy, not in torch
     try:
         if n < _BLAS_MIN or not arr.flags.c_contiguous or not _blas_sum_contiguous(
                 arr, axes, out):
             np.add.reduce(arr, axes, None, out, keepdim)
         if mean:
-            np.divide(out, n if axes is None else sizes[d], out)
+            np.divide(out, count, out)
     finally:
         _EXTOBJ.reset(token)
     return res
