@@ -156,3 +156,74 @@ def test_cat_result_is_independent():
     assert y._version == 0 and y.is_contiguous()
     ta, tb = torch.ones(2, 2), torch.zeros(1, 2)
     assert_same(y, torch.cat([ta, tb]))
+
+
+# -- random: the fast paths stay bit for bit torch's -----------------------------------------
+
+def _same_bits(fn, seeds=(0, 7, 123456789)):
+    """``fn(lib)`` after ``manual_seed`` in both libraries: the same bits, dtype, shape and
+    strides, and the generators left in the same state."""
+    for seed in seeds:
+        strided.manual_seed(seed)
+        torch.manual_seed(seed)
+        rs, rt = fn(strided), fn(torch)
+        if not isinstance(rt, tuple):
+            rs, rt = (rs,), (rt,)
+        for s, t in zip(rs, rt):
+            assert_same(s, t, values=False)
+            if t.dtype == torch.bfloat16:
+                s, t = s.view(strided.int16), t.view(torch.int16)
+            a = np.ascontiguousarray(s.numpy())
+            b = np.ascontiguousarray(t.numpy())
+            np.testing.assert_array_equal(a.view(f"u{a.itemsize}"), b.view(f"u{b.itemsize}"))
+        np.testing.assert_array_equal(strided.get_rng_state().numpy(),
+                                      torch.get_rng_state().numpy())
+
+
+_RAND_SIZES = [(3, 4), (), (0,), (1,), (4, 0), (2, 3, 5), (4095,), (4096,), (5000,),
+               (1 << 18,), ((1 << 18) + 3,)]
+
+
+@pytest.mark.parametrize("size", _RAND_SIZES, ids=str)
+def test_rand_bits(size):
+    _same_bits(lambda m: (m.rand(size), m.rand(*size) * 1 if size else m.rand(size)))
+
+
+def test_rand_variants():
+    _same_bits(lambda m: m.rand(3, 4, generator=m.Generator().manual_seed(11)))
+    _same_bits(lambda m: (m.rand(3, 4, dtype=m.float64), m.rand(5, dtype=m.float16),
+                          m.rand(2, 2, dtype=m.complex64), m.rand(4, dtype=m.bfloat16)))
+    _same_bits(lambda m: m.rand(3, 4, out=m.empty(12)))
+    _same_bits(lambda m: m.rand_like(m.empty(6, 2).t()))
+
+    def grad(m):
+        x = m.rand(3, 4, requires_grad=True)
+        assert x.requires_grad and x.is_leaf and x._version == 0
+        return x.detach()
+    _same_bits(grad)
+    check(lambda m: m.rand(3, 4, device="meta"))
+    check(lambda m: m.rand(-1, 3))
+    check(lambda m: m.rand(3, dtype=m.int64))
+
+
+def test_rand_default_dtype():
+    strided.set_default_dtype(strided.float64)
+    torch.set_default_dtype(torch.float64)
+    try:
+        _same_bits(lambda m: m.rand(3, 4))
+    finally:
+        strided.set_default_dtype(strided.float32)
+        torch.set_default_dtype(torch.float32)
+
+
+@pytest.mark.parametrize("n", [16, 17, 33, 4096 * 16 + 5, 1 << 17])
+def test_randn_bits(n):
+    _same_bits(lambda m: m.randn(n), seeds=(0, 42))
+    _same_bits(lambda m: m.randn(n, dtype=m.float16) if n < 1000 else m.randn(n // 16, 16),
+               seeds=(3,))
+
+
+def test_randn_affine_and_small():
+    _same_bits(lambda m: (m.randn(5), m.randn(3, 4), m.randn(40).mul_(2)))
+    _same_bits(lambda m: m.empty(1000).normal_(1.5, 0.25))
+    _same_bits(lambda m: m.normal(2.0, 3.0, (20, 7)))

@@ -49,6 +49,8 @@ import math
 
 import numpy as np
 
+from ..core.generator import _BULK
+
 f32 = np.float32
 f64 = np.float64
 _U24 = f32(2.0 ** -24)
@@ -61,14 +63,27 @@ _TWO_PI_F32 = f32(2.0 * math.pi)
 # -- uniform bits ---------------------------------------------------------------------------
 
 _CHUNK = 1 << 18   # words per draw when filling a large buffer: the passes stay in cache
+_MASK24_0D = np.array(0xFFFFFF, np.uint64)
+_U24_0D = np.array(2.0 ** -24, f32)
 
 
 def u24(gen, n: int, out: np.ndarray | None = None) -> np.ndarray:
     """``uniform_real_distribution<float>(0, 1)`` n times: float32 in [0, 1), one word each,
-    written into ``out`` (a contiguous float32 array of n elements) when given."""
+    written into ``out`` (a C-contiguous float32 array of n elements, of any shape when n
+    is below _BULK, else 1-d) when given."""
     if out is None:
         out = np.empty(n, f32)
-    if n <= _CHUNK:     # one draw (every small tensor): no loop, no slicing
+    if n < _BULK:
+        # a small draw: the words as random_raw gives them (uint64), in out's shape, and
+        # the scalars as 0-d arrays (a ufunc converts a scalar operand on every call)
+        if n:
+            gen._fresh = False
+        w = gen._bg.random_raw(out.shape)
+        np.bitwise_and(w, _MASK24_0D, out=w)
+        np.copyto(out, w, casting="unsafe")     # a 24-bit integer is exact in float32
+        np.multiply(out, _U24_0D, out=out)      # and so is its product with 2**-24
+        return out
+    if n <= _CHUNK:     # one draw: no loop, no slicing
         w = gen._words(n)
         np.bitwise_and(w, _MASK24, out=w)
         np.multiply(w, _U24, out=out, dtype=f32, casting="unsafe")

@@ -488,14 +488,17 @@ def _uniform_fresh(t, lo, hi, generator):
     function, with _uniform's signature, so that explain shows it as the uniform_ step.)"""
     n = numel_of(t._sizes)
     if n:
-        D.u24(_gen(generator), n, t._array().reshape(n))
+        arr = t._array()
+        D.u24(default_generator if generator is None else generator, n,
+              arr if n < D._BULK else arr.reshape(n))
     return t
 
 
 def _rand(size, dtype, layout, device, generator):
-    t = _sized(size, dtype, layout, device)
+    t = empty(size, dtype, layout, device)
     if t._dtype is dt.float32 and t._storage._buf is not None:
-        return _fresh(_uniform_fresh(t, 0.0, 1.0, generator))
+        # a fresh tensor: its version counter is still 0
+        return _uniform_fresh(t, 0.0, 1.0, generator)
     return _fresh(_uniform(t, 0.0, 1.0, generator))
 
 
