@@ -198,6 +198,40 @@ def test_max_min_all_nan_and_errors():
     assert m.device.type == "meta" and tuple(m.shape) == ()
 
 
+# -- amax / amin ----------------------------------------------------------------------------
+
+_EXTREMES = [lambda x: x.amax(), lambda x: x.amin(-1), lambda x: x.amax(-1, keepdim=True),
+             lambda x: x.amin(0), lambda x: x.amax((0, -1)), lambda x: x.amin(dim=()),
+             lambda x: x.amax(1, True), lambda x: x.t().amax(-1), lambda x: x[:, ::2].amin(-1)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "uint8", "bool",
+                                   "float16"])
+@pytest.mark.parametrize("shape", [(4, 4), (40, 9), (17, 64), (3, 2, 20)], ids=str)
+def test_amax_amin(shape, dtype):
+    a = np.random.default_rng(7).standard_normal(shape) * 50
+    for fn in _EXTREMES:
+        check(lambda lib, fn=fn: fn(lib.from_numpy(a.copy()).to(getattr(lib, dtype))))
+
+
+def test_amax_amin_nan_inf_and_errors():
+    nan, inf = float("nan"), float("inf")
+    rows = [[1.0, nan, 3.0, 0.0] * 5, [-inf, -inf, -inf, -inf] * 5, [inf, 2.0, nan, -inf] * 5,
+            [0.0, -0.0, 0.0, -0.0] * 5] * 5
+    for fn in _EXTREMES:
+        check(lambda lib, fn=fn: fn(lib.tensor(rows)))
+    check(lambda lib: lib.ones(2, 3).amax(2))
+    check(lambda lib: lib.ones(2, 3).amin((1, 1)))
+    check(lambda lib: lib.zeros(0, 3).amax(0))
+    check(lambda lib: lib.zeros(0, 3).amax(1))
+    check(lambda lib: lib.zeros(2, 3, dtype=lib.complex64).amax(1))
+    check(lambda lib: lib.tensor(3.0).amax(0))
+    check(lambda lib: lib.amax(lib.ones(2, 3), 1, out=lib.empty(5)))
+    s = strided.ones(3, 4, requires_grad=True)
+    t = torch.ones(3, 4, requires_grad=True)
+    assert type(s.amax(-1).grad_fn).__name__ == type(t.amax(-1).grad_fn).__name__
+
+
 # -- complex32: the kernels' own refusals (without the registration-time guard) -------------
 
 _OPS = ("sum", "mean", "prod", "amax", "amin", "max", "min", "logsumexp", "cumsum",

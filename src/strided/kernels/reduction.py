@@ -332,36 +332,46 @@ def _blas_sum_contiguous(arr, axes, res_arr) -> bool:
     return True
 
 
-def _fast_sum(self, dim, keepdim, mean):
-    """``sum`` / ``mean`` of a CPU float32/float64 tensor with elements over any dims,
-    ``dtype`` and ``out=`` not given, written out (Note [The reduction fast
-    path]); None where the general kernel must run."""
-    dtype = self._dtype
+def _fast_plan(self, dim, keepdim):
+    """The reduced dims (None: every dim), the result's shape and the number of elements
+    each result element reduces, for a CPU tensor with elements reduced over ``dim`` (None,
+    an int, or a dim list); None for a 0-dim or empty input or another device (Note [The
+    reduction fast path])."""
     sizes = self._sizes
-    if (dtype is not _FLOAT32 and dtype is not _FLOAT64) or self._device is not CPU or \
-            not sizes or 0 in sizes:
+    if self._device is not CPU or not sizes or 0 in sizes:
         return None
     ndim = len(sizes)
+    if dim is None or not dim:
+        n = 1
+        for s in sizes:
+            n *= s
+        return None, (1,) * ndim if keepdim else (), n
+    d = dim if type(dim) is int else dim[0] if len(dim) == 1 else None
+    if type(d) is int and -ndim <= d < ndim:           # one dim: nothing to sort
+        if d < 0:
+            d += ndim
+        shape = sizes[:d] + (1,) + sizes[d + 1:] if keepdim else sizes[:d] + sizes[d + 1:]
+        return (d,), shape, sizes[d]
+    axes = _dims(self, dim)      # a dim list, or a bad dim: the general kernel's checks
+    count = 1
+    for a in axes:
+        count *= sizes[a]
+    return axes, _shape(sizes, axes, keepdim), count
+
+
+def _fast_sum(self, dim, keepdim, mean):
+    """``sum`` / ``mean`` of a CPU float32/float64 tensor with elements over any dims,
+    ``dtype`` and ``out=`` not given, written out (Note [The reduction fast path]); None
+    where the general kernel must run."""
+    dtype = self._dtype
+    if dtype is not _FLOAT32 and dtype is not _FLOAT64:
+        return None
+    plan = _fast_plan(self, dim, keepdim)
+    if plan is None:
+        return None
+    axes, shape, count = plan
     arr = self._array()
     n = arr.size
-    if dim is None or not dim:
-        axes = None
-        shape = (1,) * ndim if keepdim else ()
-        count = n
-    else:
-        d = dim if type(dim) is int else dim[0] if len(dim) == 1 else None
-        if type(d) is int and -ndim <= d < ndim:           # one dim: nothing to sort
-            if d < 0:
-                d += ndim
-            axes = (d,)
-            shape = sizes[:d] + (1,) + sizes[d + 1:] if keepdim else sizes[:d] + sizes[d + 1:]
-            count = sizes[d]
-        else:       # a dim list, or a bad dim: the general kernel's checks and messages
-            axes = _dims(self, dim)
-            shape = _shape(sizes, axes, keepdim)
-            count = 1
-            for a in axes:
-                count *= sizes[a]
     res, out = new_cpu_tensor(shape, dtype, n // count * dtype.itemsize)
     token = _EXTOBJ.set(_QUIET)      # an overflow to inf warns in NumPy, not in torch
     try:
@@ -568,7 +578,35 @@ def _extreme(self, dim, keepdim, out, ufunc, name):
     return res
 
 
+def _fast_extreme(self, dim, keepdim, ufunc):
+    """``amax`` / ``amin`` of a CPU tensor with elements of a real dtype NumPy compares
+    natively (not float16 / bfloat16), ``out=`` not given (Note [The reduction fast
+    path]); None where the general kernel must run. NaN propagates as in torch."""
+    dtype = self._dtype
+    if dtype.is_complex or dtype is dt.float16 or dtype is dt.bfloat16:
+        return None
+    plan = _fast_plan(self, dim, keepdim)
+    if plan is None:
+        return None
+    axes, shape, count = plan
+    arr = self._array()
+    n = arr.size
+    res, out = new_cpu_tensor(shape, dtype, n // count * dtype.itemsize)
+    if count >= n or count < 4 or n // count < 16 or axes[0] != arr.ndim - 1 or \
+            not arr.flags.c_contiguous:
+        ufunc.reduce(arr, axes, None, out, keepdim)
+    else:
+        # the last dim of many rows: NumPy's reduce pays per row, reduceat (one call over
+        # the flat elements, cut at each row's start) about half of that
+        ufunc.reduceat(arr.reshape(n), np.arange(0, n, count), 0, None,
+                       out.reshape(n // count))
+    return res
+
+
 def amax(self, dim=(), keepdim=False):
+    res = _fast_extreme(self, dim, keepdim, np.maximum)
+    if res is not None:
+        return res
     return _extreme(self, dim, keepdim, None, np.maximum, "amax")
 
 
@@ -577,6 +615,9 @@ def amax_out(self, dim=(), keepdim=False, out=None):
 
 
 def amin(self, dim=(), keepdim=False):
+    res = _fast_extreme(self, dim, keepdim, np.minimum)
+    if res is not None:
+        return res
     return _extreme(self, dim, keepdim, None, np.minimum, "amin")
 
 
