@@ -238,6 +238,7 @@ _LOG_P = [f32(v) for v in (7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1,
 _LOG_Q1 = f32(-2.12194440e-4)
 _LOG_Q2 = f32(0.693359375)
 _SQRTHF = f32(0.707106781186547524)
+_SQRTHF_BITS = np.int32(_SQRTHF.view(np.int32))
 _FOPI = f32(1.27323954473516)
 _DP1, _DP2, _DP3 = f32(-0.78515625), f32(-2.4187564849853515625e-4), \
     f32(-3.77489497744594108e-8)
@@ -260,13 +261,17 @@ def _log_ps(x: np.ndarray) -> np.ndarray:
     contractions: each Horner step is an FMA, ``y * z + e * q1`` is an FMA whose addend is
     the rounded product ``e * q1``; ``y - z * 0.5`` and ``x + e * q2`` are exact either way
     (``z * 0.5`` and ``e * q2`` are exact products)."""
-    m, ex = np.frexp(x)                          # m in [0.5, 1): cephes' e + 1 is ex
-    small = m < _SQRTHF
-    ex -= small
+    # cephes splits x = m 2**(e + 1) with m in [0.5, 1) and takes xm = m - 1, or 2m - 1
+    # and e - 1 when m < sqrt(1/2): that is x = m' 2**e' with m' in [sqrt(1/2), sqrt(2)),
+    # which the bits give at once: e' = (bits - bits(sqrt(1/2))) >> 23 (an arithmetic
+    # shift), m' = bits - (e' << 23) (x is positive and normal)
+    ex = x.view(np.int32) - _SQRTHF_BITS
+    ex >>= 23
     e = ex.astype(f32)
-    xm = m * small                               # (np.where is slow on random masks)
-    xm += m
-    xm -= f32(1)                                 # m - 1, or 2m - 1 below sqrt(1/2): exact
+    ex <<= 23
+    np.subtract(x.view(np.int32), ex, out=ex)
+    xm = ex.view(f32)
+    xm -= f32(1)                                 # m' - 1: exact
     z = xm * xm
     x64 = xm.astype(f64)
     p = x64 * _LOG_P64[0]
@@ -358,14 +363,23 @@ _BLOCK_ROWS = 4096   # 16-element blocks per pass: the temporaries stay in cache
 def _box_muller_rows(blk: np.ndarray) -> None:
     """Rows of 16 float32 uniforms to normals, in place, as ``normal_fill_16_AVX2``
     computes them with mean 0 and std 1."""
-    u1 = f32(1) - blk[:, :8]
+    # the two halves of every row, each made contiguous in one copy: a row half is one
+    # 32-byte item (NumPy's loops over (rows, 8) floats would run 8 elements per call)
+    rows = blk.shape[0]
+    halves = np.ascontiguousarray(blk.view(_HALF).T).view(f32).reshape(2, 8 * rows)
+    u1, theta = halves
+    np.subtract(f32(1), u1, out=u1)
     radius = _log_ps(u1)
     radius *= f32(-2)
     np.sqrt(radius, out=radius)
-    theta = blk[:, 8:] * _TWO_PI_F32
+    theta *= _TWO_PI_F32
     sin, cos = _sincos_ps(theta)
-    np.multiply(radius, cos, out=blk[:, :8])
-    np.multiply(radius, sin, out=blk[:, 8:])
+    np.multiply(radius, cos, out=u1)
+    np.multiply(radius, sin, out=theta)
+    np.copyto(blk.view(_HALF), halves.view(_HALF).reshape(2, rows).T)
+
+
+_HALF = np.dtype("V32")   # eight float32
 
 
 def _affine32(values: np.ndarray, mean, std) -> np.ndarray:
