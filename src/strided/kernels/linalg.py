@@ -29,12 +29,12 @@ import numpy as np
 from ..core import dtypes as dt
 from ..core.checks import check
 from ..core.devices import CPU as _CPU
-from ..core.storage import UntypedStorage
-from ..core.tensor_impl import contiguous_strides, make_tensor, numel_of
+from ..core.tensor_impl import contiguous_strides, numel_of
 from . import complex32 as _c32
 from . import views
 from .broadcast import broadcast_pair
-from .factory import _allocator, empty
+from .elementwise import _new_contiguous, _quiet_call
+from .factory import empty
 from .resize import resize_output
 from .scalars import check_scalar_fits, scalar_to_store
 
@@ -235,19 +235,9 @@ def _mm_fast(self, mat2):
     agree. For tiny products the fixed costs are the whole cost, so the result is built
     directly (storage, tensor, its NumPy view cached) and filled by ``np.dot``, whose
     entry is the cheapest route into BLAS (it requires the C-contiguous out it gets)."""
-    dtype = self._dtype
-    n, p = self._sizes[0], mat2._sizes[1]
-    count = n * p
-    device = self._device
-    storage = UntypedStorage._new(count * dtype.itemsize, device, _allocator(device))
-    size = (n, p)
-    result = make_tensor(storage, size, contiguous_strides(size), 0, dtype)
-    if count:
-        buf = storage._buf
-        arr = np.frombuffer(buf, dtype.np, count).reshape(size)
+    result, arr = _new_contiguous((self._sizes[0], mat2._sizes[1]), self._dtype)
+    if arr.size:
         np.dot(self._array(), mat2._array(), arr)
-        result._np = arr
-        result._np_buf = buf
     return result
 
 
@@ -498,21 +488,10 @@ def _addmm_fast(self, mat1, mat2):
     """Note [The short path of mm], for ``addmm`` with ``beta = alpha = 1`` and a bias of
     the result's shape or one row of it (``nn.Linear``'s call): ``np.dot`` into the new
     result, then the bias added in place."""
-    dtype = mat1._dtype
-    n, p = mat1._sizes[0], mat2._sizes[1]
-    count = n * p
-    device = mat1._device
-    storage = UntypedStorage._new(count * dtype.itemsize, device, _allocator(device))
-    size = (n, p)
-    result = make_tensor(storage, size, contiguous_strides(size), 0, dtype)
-    if count:
-        buf = storage._buf
-        arr = np.frombuffer(buf, dtype.np, count).reshape(size)
+    result, arr = _new_contiguous((mat1._sizes[0], mat2._sizes[1]), mat1._dtype)
+    if arr.size:
         np.dot(mat1._array(), mat2._array(), arr)
-        with np.errstate(all="ignore"):
-            np.add(arr, self._array(), out=arr)
-        result._np = arr
-        result._np_buf = buf
+        _quiet_call(np.add, arr, self._array(), arr)    # an overflow to inf: no warning
     return result
 
 
