@@ -58,8 +58,21 @@ _ANOMALY = anomaly_mode._STATE
 __all__ = ["accumulate_into_leaf", "execute"]
 
 
+_HANDLES: list = []
+
+
+def _handles():
+    """``aten::sum.dim_IntList`` and ``aten::view``: ``_sum_to`` calls them through the
+    dispatcher as a binding would (autograd and hooks included), without parsing."""
+    if not _HANDLES:
+        from ..ops.dispatcher import get_op
+        _HANDLES.extend((get_op("aten::sum.dim_IntList"), get_op("aten::view")))
+    return _HANDLES
+
+
 def _sum_to(grad, sizes):
     """``grad`` summed over the dims that broadcasting added to a tensor of ``sizes``."""
+    sum_op, view_op = _HANDLES or _handles()
     gs = grad._sizes
     lead = len(gs) - len(sizes)
     dims = list(range(lead))
@@ -67,9 +80,10 @@ def _sum_to(grad, sizes):
         if s == 1 and gs[lead + i] != 1:
             dims.append(lead + i)
     if dims:
-        grad = grad.sum(dims, keepdim=True)
-    if lead or grad._sizes != tuple(sizes):
-        grad = grad.view(tuple(sizes))
+        grad = sum_op.call(grad._keyset, grad, tuple(dims), True, None)
+    sizes = tuple(sizes)
+    if lead or grad._sizes != sizes:
+        grad = view_op.call(grad._keyset, grad, sizes)
     return grad
 
 
@@ -350,8 +364,8 @@ def execute(roots, retain_graph: bool, create_graph: bool, capture=None,
             outputs = None
             if grads is not None and (wanted is None or node in wanted) and \
                     _any_defined(grads):
-                if node._tensor_pre_hooks or node._retain_grad_hooks or node._pre_hooks or \
-                        type(node) is AccumulateGrad:
+                if node._tensor_pre_hooks or node._retain_grad_hooks or node._pre_hooks or (
+                        type(node) is AccumulateGrad and node.variable._autograd_meta.hooks):
                     grads = _pre_process(node, grads)
                 if capture is not None:
                     for nr, g in enumerate(grads):

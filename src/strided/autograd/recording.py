@@ -61,6 +61,9 @@ def _u(value, node):
     return value
 
 
+_SAVED_ATTRS: dict = {}     # node class -> ((attribute, saved name), ...) for ``_release``
+
+
 class FormulaNode(Node):
     """Base of the generated nodes: span bookkeeping for ``Tensor[]`` inputs, zero
     gradients for outputs that got none, saved values as ``_saved_<name>``."""
@@ -116,8 +119,12 @@ class FormulaNode(Node):
 
     def _release(self) -> None:
         self._freed = True
-        for name in self._SAVED:
-            value = getattr(self, "_s_" + name, None)
+        cls = type(self)
+        attrs = _SAVED_ATTRS.get(cls)
+        if attrs is None:
+            attrs = _SAVED_ATTRS[cls] = tuple(("_s_" + name, name) for name in cls._SAVED)
+        for attr, name in attrs:
+            value = getattr(self, attr, None)
             t = type(value)
             if t is SavedTensor:
                 value.release()
@@ -130,7 +137,7 @@ class FormulaNode(Node):
                 # number tensor, which is released like any other
                 released = SavedTensor.__new__(SavedTensor)
                 released._data = None
-                setattr(self, "_s_" + name, released)
+                setattr(self, attr, released)
 
     def __getattr__(self, name):
         if name.startswith("_saved_") and name[7:] in type(self)._SAVED:
