@@ -248,3 +248,41 @@ def test_explain_shows_the_steps(fn):
         getattr(strided, fn)(a, -1)
     path = ex.path()
     assert f"aten::{fn}.int" in path and f"aten::_{fn}" in path and "empty" in path
+
+
+# -- backward ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["_softmax_backward_data", "_log_softmax_backward_data"])
+@pytest.mark.parametrize("shape", [(4, 4), (2, 3, 5), (2, 128), (64, 256), (3, 1024)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_backward_data(name, shape, dtype):
+    # the outputs of a forward (rows summing to 1), as autograd passes them
+    fwd = torch.log_softmax if name.startswith("_log") else torch.softmax
+    y = fwd(torch.from_numpy(_data(shape, dtype, 2.0, seed=1)), -1).numpy()
+    g = _data(shape, dtype)
+
+    def recipe(lib):
+        op = getattr(lib.ops.aten, name)
+        return op(lib.from_numpy(g.copy()), lib.from_numpy(y.copy()), -1, getattr(lib, dtype))
+    rs, rt = recipe(strided), recipe(torch)
+    assert str(rs.dtype) == str(rt.dtype) and rs.stride() == rt.stride()
+    rtol, atol = (1e-12, 1e-14) if dtype == "float64" else (2e-6, 1e-6)
+    np.testing.assert_allclose(rs.numpy(), rt.numpy(), rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("fn", FNS)
+@pytest.mark.parametrize("shape", [(4, 4), (64, 256)])
+def test_backward_through_autograd(fn, shape):
+    x = _data(shape)
+
+    def recipe(lib):
+        t = lib.from_numpy(x.copy()).requires_grad_()
+        getattr(lib, fn)(t, -1).sum().backward()         # an expanded grad: the general path
+        g1 = t.grad.clone()
+        t.grad = None
+        w = lib.from_numpy(_data(shape, seed=3))
+        (getattr(lib, fn)(t, -1) * w).sum().backward()    # a row-major grad: the fast path
+        return g1, t.grad
+    rs, rt = recipe(strided), recipe(torch)
+    for a, b in zip(rs, rt):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=2e-6, atol=1e-6)
