@@ -232,6 +232,53 @@ def test_amax_amin_nan_inf_and_errors():
     assert type(s.amax(-1).grad_fn).__name__ == type(t.amax(-1).grad_fn).__name__
 
 
+# -- argmax / argmin, max / min over a dim (values and indices) -------------------------------
+
+# (torch.return_types are compared as plain tuples)
+_ARGS = [lambda x: x.argmax(), lambda x: x.argmin(-1), lambda x: x.argmax(0, keepdim=True),
+         lambda x: x.argmin(keepdim=True), lambda x: tuple(x.max(-1)),
+         lambda x: tuple(x.min(0)), lambda x: tuple(x.max(1, keepdim=True)),
+         lambda x: tuple(x.min(-1, True)), lambda x: tuple(x.t().max(-1)),
+         lambda x: x[:, ::2].argmax(-1), lambda x: tuple(x.max(dim=0, keepdim=True))]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int16", "uint8", "bool",
+                                   "float16"])
+@pytest.mark.parametrize("shape", [(4, 4), (7, 9), (3, 2, 5)], ids=str)
+def test_arg_and_max_dim(shape, dtype):
+    a = np.round(np.random.default_rng(8).standard_normal(shape) * 2)     # with ties
+    for fn in _ARGS:
+        check(lambda lib, fn=fn: fn(lib.from_numpy(a.copy()).to(getattr(lib, dtype))))
+
+
+def test_arg_and_max_dim_nan_ties_errors_autograd():
+    nan, inf = float("nan"), float("inf")
+    rows = [[1.0, nan, 3.0, nan], [2.0, 2.0, -inf, 2.0], [inf, inf, 0.0, -0.0],
+            [-0.0, 0.0, -0.0, 0.0]]
+    for fn in _ARGS:
+        check(lambda lib, fn=fn: fn(lib.tensor(rows)))
+    check(lambda lib: lib.ones(2, 3).argmax(2))
+    check(lambda lib: lib.ones(2, 3).max(-3))
+    check(lambda lib: lib.zeros(0, 3).argmax())
+    check(lambda lib: tuple(lib.zeros(0, 3).max(0)))
+    check(lambda lib: tuple(lib.zeros(0, 3).max(1)))
+    check(lambda lib: lib.zeros(0, 3).argmax(1))
+    check(lambda lib: lib.zeros(2, 3, dtype=lib.complex64).max(1))
+    check(lambda lib: lib.zeros(2, 3, dtype=lib.bool).argmax(1))
+    check(lambda lib: tuple(lib.tensor(3.0).max(0)))
+    check(lambda lib: lib.tensor(3.0).argmax(-1, keepdim=True))
+    check(lambda lib: tuple(lib.max(lib.ones(2, 3), 1, out=(lib.empty(2), lib.empty(2).long()))))
+    a = _arr((5, 6), np.float32, 9)
+    s = strided.from_numpy(a.copy()).requires_grad_()
+    t = torch.from_numpy(a.copy()).requires_grad_()
+    (vs, is_), (vt, it) = s.max(-1), t.max(-1)
+    assert type(vs.grad_fn).__name__ == type(vt.grad_fn).__name__ == "MaxBackward0"
+    assert not is_.requires_grad and not it.requires_grad
+    vs.sum().backward()
+    vt.sum().backward()
+    _close(s.grad, t.grad)
+
+
 # -- complex32: the kernels' own refusals (without the registration-time guard) -------------
 
 _OPS = ("sum", "mean", "prod", "amax", "amin", "max", "min", "logsumexp", "cumsum",

@@ -341,7 +341,7 @@ def _fast_plan(self, dim, keepdim):
     if self._device is not CPU or not sizes or 0 in sizes:
         return None
     ndim = len(sizes)
-    if dim is None or not dim:
+    if dim is None or (type(dim) is not int and not dim):
         n = 1
         for s in sizes:
             n *= s
@@ -661,6 +661,42 @@ def _arg_np(arr, axis, largest):
     return np.argmax(arr, axis=axis) if largest else np.argmin(arr, axis=axis)
 
 
+def _fast_arg(self, dim, keepdim, largest, values):
+    """``argmax`` / ``argmin`` (over every dim or one), or with ``values`` ``max`` /
+    ``min`` over one dim (values and indices), of a CPU tensor with elements of a real
+    dtype NumPy compares natively, ``out=`` not given (Note [The reduction fast path]);
+    None where the general kernel must run. The values are gathered at the indices, as
+    torch takes them (the first extreme; the first NaN)."""
+    dtype = self._dtype
+    if dtype.is_complex or dtype is dt.float16 or dtype is dt.bfloat16 or (
+            dtype is dt.bool_ and not values):
+        return None
+    plan = _fast_plan(self, dim, keepdim)
+    if plan is None:
+        return None
+    axes, shape, count = plan
+    arr = self._array()
+    n = arr.size
+    i_res, i_out = new_cpu_tensor(shape, dt.int64, n // count * 8)
+    find = np.argmax if largest else np.argmin
+    if axes is None:
+        find(arr, None, i_out, keepdims=keepdim)
+        return i_res
+    d = axes[0]
+    sizes = self._sizes
+    keep = i_out if keepdim else i_out.reshape(sizes[:d] + (1,) + sizes[d + 1:])
+    find(arr, d, keep, keepdims=True)
+    if not values:
+        return i_res
+    v_res, v_out = new_cpu_tensor(shape, dtype, n // count * dtype.itemsize)
+    if d == len(sizes) - 1:          # rows: one fancy index (take_along_axis costs twice)
+        r = n // count
+        v_out.reshape(r)[...] = arr.reshape(r, count)[np.arange(r), keep.reshape(r)]
+    else:
+        v_out.reshape(keep.shape)[...] = np.take_along_axis(arr, keep, d)
+    return v_res, i_res
+
+
 def _max_dim_impl(self, dim, keepdim, values, indices, largest, name):
     ndim = len(self._sizes)
     d = maybe_wrap_dim(dim, ndim)
@@ -690,6 +726,9 @@ def _max_dim_impl(self, dim, keepdim, values, indices, largest, name):
 
 
 def max_dim(self, dim, keepdim=False):
+    res = _fast_arg(self, dim, keepdim, True, True)
+    if res is not None:
+        return res
     return _max_dim_impl(self, dim, keepdim, None, None, True, "max")
 
 
@@ -698,6 +737,9 @@ def max_dim_max(self, dim, keepdim=False, max=None, max_values=None):
 
 
 def min_dim(self, dim, keepdim=False):
+    res = _fast_arg(self, dim, keepdim, False, True)
+    if res is not None:
+        return res
     return _max_dim_impl(self, dim, keepdim, None, None, False, "min")
 
 
@@ -764,6 +806,9 @@ def _argext(self, dim, keepdim, out, largest):
 
 
 def argmax(self, dim=None, keepdim=False):
+    res = _fast_arg(self, dim, keepdim, True, False)
+    if res is not None:
+        return res
     return _argext(self, dim, keepdim, None, True)
 
 
@@ -772,6 +817,9 @@ def argmax_out(self, dim=None, keepdim=False, out=None):
 
 
 def argmin(self, dim=None, keepdim=False):
+    res = _fast_arg(self, dim, keepdim, False, False)
+    if res is not None:
+        return res
     return _argext(self, dim, keepdim, None, False)
 
 
