@@ -94,8 +94,7 @@ _ROW_BUFSIZE = 512    # Note [Softmax in one pass per row]
 # A row of c elements whose unshifted sum is at least c * _SUM_LOW has its max above -47
 # (float32; -660 for float64): an element whose exp is subnormal lies 40 below it (Note
 # [Softmax without the shift]).
-_SUM_LOW = {np.dtype(np.float32): float(np.exp(np.float64(-47.0))),
-            np.dtype(np.float64): float(np.exp(np.float64(-660.0)))}
+_SUM_LOW = {4: float(np.exp(np.float64(-47.0))), 8: float(np.exp(np.float64(-660.0)))}
 _INF = float("inf")
 
 with np.errstate(all="ignore"):
@@ -108,18 +107,19 @@ with np.errstate(all="ignore"):
 # ``empty is not _EMPTY[0]`` while explain records, and the kernels then allocate through it
 _EMPTY = (empty,)
 _ones_cache: dict = {}
-_squares: dict = {}     # (c, itemsize) -> the c x c ones (float32 / float64)
 
 
-def _ones(shape, dtype):
-    """A cached read-only array of ones: the vector that sums rows (one BLAS product), or
-    the ``c x c`` matrix that sums them already broadcast (Note [Tiny softmax])."""
-    j = _ones_cache.get((shape, dtype))
+def _ones(shape, like):
+    """A cached read-only array of ones of ``like``'s dtype (float32 or float64): the vector
+    that sums rows (one BLAS product), or the ``c x c`` matrix that sums them already
+    broadcast (Note [Tiny softmax])."""
+    key = (shape, like.itemsize)
+    j = _ones_cache.get(key)
     if j is None:
-        j = np.ones(shape, dtype)
+        j = np.ones(shape, like.dtype)
         j.flags.writeable = False
         if len(_ones_cache) < 512:
-            _ones_cache[(shape, dtype)] = j
+            _ones_cache[key] = j
     return j
 
 
@@ -141,11 +141,8 @@ def _row_sums(e):
     shape (Note [Tiny softmax]), or as a column for wider rows."""
     c = e.shape[1]
     if c <= _SQUARE:
-        j = _squares.get((c, e.itemsize))
-        if j is None:
-            j = _squares[(c, e.itemsize)] = _ones((c, c), e.dtype)
-        return np.dot(e, j)
-    return np.dot(e, _ones(c, e.dtype))[:, None]
+        return np.dot(e, _ones((c, c), e))
+    return np.dot(e, _ones(c, e))[:, None]
 
 
 def _tiny_shifted(a2, o2, log):
@@ -163,28 +160,32 @@ def _blocks(a2, o2, log):
     """Note [Softmax in one pass per row]: the rows of ``a2`` into ``o2`` (2-d, rows
     contiguous, the computation dtype), a block of rows at a time."""
     rows, c = a2.shape
-    acc = o2.dtype
-    ones = _ones(c, acc)
-    step = max(1, _BLOCK // max(c, 1))
-    low = c * _SUM_LOW[acc]
+    ones = _ones(c, o2)
+    low = c * _SUM_LOW[o2.itemsize]
+    step = _BLOCK // c or 1
+    if rows <= step:
+        _block(a2, o2, log, ones, low)
+        return
     for i in range(0, rows, step):
-        ab = a2[i:i + step]
-        if ab.dtype != acc:
-            ab = ab.astype(acc)
-        ob = o2[i:i + step]
-        # exp first, unshifted, into the output: the pass that reads the block from memory
-        # (Note [Softmax without the shift]); the row sums tell whether a shift is needed
-        np.exp(ab, out=ob)
-        s = np.dot(ob, ones)
-        if low <= np.minimum.reduce(s) and np.maximum.reduce(s) < _INF:
-            if log:
-                np.log(s, out=s)
-                np.subtract(ab, s[:, None], out=ob)
-            else:
-                np.reciprocal(s, out=s)
-                np.multiply(ob, s[:, None], out=ob)
+        _block(a2[i:i + step], o2[i:i + step], log, ones, low)
+
+
+def _block(ab, ob, log, ones, low):
+    if ab.dtype != ob.dtype:
+        ab = ab.astype(ob.dtype)
+    # exp first, unshifted, into the output: the pass that reads the block from memory
+    # (Note [Softmax without the shift]); the row sums tell whether a shift is needed
+    np.exp(ab, out=ob)
+    s = np.dot(ob, ones)
+    if low <= np.minimum.reduce(s) and np.maximum.reduce(s) < _INF:
+        if log:
+            np.log(s, out=s)
+            np.subtract(ab, s[:, None], out=ob)
         else:
-            _shifted(ab, ob, log, ones)
+            np.reciprocal(s, out=s)
+            np.multiply(ob, s[:, None], out=ob)
+    else:
+        _shifted(ab, ob, log, ones)
 
 
 def _shifted(ab, ob, log, ones):
@@ -344,7 +345,7 @@ def _bw_rows(g2, y2, t2, log):
     if rows * c <= _SMALL:
         _bw_block(g2, y2, t2, log, _row_sums)
         return
-    ones = _ones(c, t2.dtype)
+    ones = _ones(c, t2)
     step = max(1, _BLOCK // max(c, 1))
 
     def sums(a):
