@@ -73,8 +73,17 @@ a division) does. NumPy's error state is set quiet through its context variable 
 steps: an overflow to inf is no warning in torch. Other dtypes, 0-dim or empty inputs and
 meta tensors return None and run the general kernel. The fast path sits in the CPU
 kernel, under the dispatcher, so autograd, explain, inference mode and the conj/neg
-fallbacks see the same call as before. ``max()`` / ``min()`` of all elements allocate
-their 0-dim result the same way.
+fallbacks see the same call as before.
+
+The other reductions that keep (or fix) their dtype share the plan (``_fast_plan``: the
+reduced dims, the result's shape, the count) on the same conditions: ``amax`` / ``amin``
+(``_fast_extreme``; NumPy's maximum / minimum propagate NaN as torch does; over the last
+dim of many rows through ``reduceat``, since NumPy's reduce pays about 80 ns per row),
+``argmax`` / ``argmin`` and ``max`` / ``min`` over a dim (``_fast_arg``: NumPy's arg
+functions write the indices into the int64 result, the first extreme or the first NaN as
+torch; the values are gathered at those indices, so a tie of 0.0 and -0.0 gives torch's
+sign). ``max()`` / ``min()`` of all elements allocate their 0-dim result the same way.
+float16 / bfloat16 / complex inputs keep the general kernels.
 """
 
 from __future__ import annotations
