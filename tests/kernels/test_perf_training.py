@@ -4,6 +4,8 @@ the engine's gradient handling and SGD's update, against torch."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -163,3 +165,60 @@ def test_mlp_step_hooks_see_gradients():
     _, _, _, seen_s = _mlp_run(strided, 2, hooks=True)
     _, _, _, seen_t = _mlp_run(torch, 2, hooks=True)
     np.testing.assert_allclose(seen_s, seen_t, rtol=1e-4)
+
+
+# -- mse_loss (Note [The short path of mse_loss]) ----------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("shape", [(), (7,), (32, 128), (0, 3)])
+def test_mse_loss_forward_backward(dtype, reduction, shape):
+    a_np, b_np = _f(*shape, dtype=dtype), _f(*shape, dtype=dtype)
+
+    def recipe(m):
+        a = m.from_numpy(a_np.copy()).requires_grad_()
+        b = m.from_numpy(b_np.copy())
+        loss = m.nn.functional.mse_loss(a, b, reduction=reduction)
+        g, = m.autograd.grad(loss.sum(), a)
+        return loss.detach(), g, loss.grad_fn.name()
+    check(recipe, exact=False)      # the sum of squares is one BLAS dot: rounding differs
+
+
+@pytest.mark.parametrize("case", ["transposed", "broadcast", "mixed", "target_grad", "out",
+                                  "grad_scaled", "double_backward"])
+def test_mse_loss_other_cases(case):
+    a_np, b_np = _f(6, 5), _f(6, 5)
+
+    def recipe(m):
+        a = m.from_numpy(a_np.copy()).requires_grad_()
+        b = m.from_numpy(b_np.copy())
+        F = m.nn.functional
+        if case == "transposed":
+            loss = F.mse_loss(a.t(), b.t().contiguous())
+        elif case == "broadcast":
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")       # (the size mismatch warning)
+                loss = F.mse_loss(a, b[0])
+        elif case == "mixed":
+            loss = F.mse_loss(a, b.double())
+        elif case == "target_grad":
+            b.requires_grad_()
+            loss = F.mse_loss(a, b)
+            return loss, m.autograd.grad(loss, (a, b))
+        elif case == "out":
+            out = m.empty(())
+            r = m.ops.aten.mse_loss.out(a.detach(), b, 1, out=out)
+            return r, out
+        elif case == "grad_scaled":
+            loss = F.mse_loss(a, b, reduction="sum")
+            return m.autograd.grad(loss, a, m.tensor(3.5))
+        else:
+            loss = F.mse_loss(a, b)
+            g, = m.autograd.grad(loss, a, create_graph=True)
+            return g.detach(), m.autograd.grad(g.pow(2).sum(), a)
+        return loss, m.autograd.grad(loss, a)
+    check(recipe, exact=False)
+
+
+def test_mse_loss_refuses_ints():
+    check(lambda m: m.nn.functional.mse_loss(m.ones(3, dtype=m.int64), m.ones(3, dtype=m.int64)))

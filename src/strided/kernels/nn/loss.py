@@ -41,6 +41,8 @@ from ...core.checks import check, check_value
 from ...core.tensor_impl import numel_of
 from ...ops.dispatcher import get_op
 from ..broadcast import broadcast_shapes
+from ..elementwise import _new_contiguous as _ew_new_contiguous
+from ..elementwise import _quiet_call as _ew_quiet_call
 from ..factory import empty
 from ..resize import resize_output
 from . import softmax as _sm
@@ -591,7 +593,40 @@ def _finish(res, loss, reduction, acc):
     return res
 
 
+# Note [The short path of mse_loss]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A training step's loss: input and target of one shape and one float32/float64 dtype, on
+# the CPU, reduced by mean or sum, no out=. Then there is nothing to broadcast, promote or
+# check, and the general path's set-up (broadcast shape, allocation through ``empty``,
+# ``np.broadcast_arrays``) costs several times the arithmetic. The short paths compute the
+# very same NumPy expressions as the general ones (so the same bits): forward, the
+# difference and its sum of squares through one BLAS dot; backward, ``(a - b) * (norm *
+# grad)`` in two passes, into a fresh row-major result.
+_MSE_FAST_TYPES = (dt.float32, dt.float64)
+
+
+def _mse_same(self, target) -> bool:
+    dtype = self._dtype
+    return (dtype in _MSE_FAST_TYPES and target._dtype is dtype and self._sizes == target._sizes
+            and self._device.type == "cpu" and target._device.type == "cpu")
+
+
+def _mse_fast(self, target, reduction):
+    """Note [The short path of mse_loss]; None where the general path runs."""
+    if reduction == _NONE or not _mse_same(self, target) or not numel_of(self._sizes):
+        return None
+    res, arr = _ew_new_contiguous((), self._dtype)
+    flat = _ew_quiet_call(np.subtract, self._array(), target._array()).reshape(-1)
+    total = np.dot(flat, flat)                     # the sum of squares in one BLAS call
+    arr[()] = total / flat.size if reduction == _MEAN else total
+    return res
+
+
 def _mse_impl(self, target, reduction, out=None):
+    if out is None:
+        res = _mse_fast(self, target, reduction)
+        if res is not None:
+            return res
     res, a, b, acc = _binary(self, target, "mse_cpu", out, reduction)
     if a is None:
         return res
@@ -612,7 +647,31 @@ def mse_loss_out_kernel(self, target, reduction=_MEAN, out=None):
     return _mse_impl(self, target, reduction, out)
 
 
+def _mse_bw_fast(grad_output, self, target, reduction):
+    """Note [The short path of mse_loss] (a reduced loss's backward); None where the general
+    path runs."""
+    if (reduction == _NONE or grad_output._sizes or grad_output._dtype is not self._dtype
+            or grad_output._device.type != "cpu" or not _mse_same(self, target)
+            or not numel_of(self._sizes)):
+        return None
+    res, out_arr = _ew_new_contiguous(self._sizes, self._dtype)
+    acc = out_arr.dtype
+    norm = 2.0 / numel_of(self._sizes) if reduction == _MEAN else 2.0
+    _ew_quiet_call(_mse_bw_into, out_arr, self._array(), target._array(),
+                   acc.type(norm * grad_output._array().reshape(())))
+    return res
+
+
+def _mse_bw_into(out_arr, a, b, scale):
+    np.subtract(a, b, out=out_arr)
+    np.multiply(out_arr, scale, out=out_arr)
+
+
 def _mse_bw_impl(grad_output, self, target, reduction, out=None):
+    if out is None:
+        res = _mse_bw_fast(grad_output, self, target, reduction)
+        if res is not None:
+            return res
     dtype = dt.promote(self._dtype, target._dtype)
     shape = tuple(np.broadcast_shapes(grad_output._sizes, self._sizes, target._sizes))
     res = _alloc(shape, dtype, self._device, out)
