@@ -110,6 +110,17 @@ def test_strip_width_rule():
         np.testing.assert_array_equal(dst, base.T)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int16"])
+def test_calibrated_blocked_copy(dtype):
+    # destination rows of 16 KiB and more: the strip width is measured (Note [Blocked
+    # copy]); the bytes are the same whichever width wins
+    width = 16384 // np.dtype(dtype).itemsize
+    rows = (1 << 20) // width + 3
+    check(lambda m: _arange(m, (width, rows), dtype).t().contiguous())
+    check(lambda m: m.empty(rows, width, dtype=m.float64).copy_(
+        _arange(m, (width, rows), dtype).t()))
+
+
 def test_blocked_copy_nd_and_offsets():
     def recipe(m):
         x = _arange(m, (3, 200, 150))

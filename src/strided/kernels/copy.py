@@ -11,34 +11,54 @@ as the whole source-fast dim, with the two dims permuted to the end of both view
 source's fastest, then the destination's). NumPy's iterator cannot tell which of two
 operands with conflicting strides to follow and keeps C order, so its inner loop writes
 ``w`` consecutive destination elements while reading one element from each of the
-strip's ``w`` source lines; those lines are reused for the next 15 steps. The working
-set is ``w + 1`` lines whatever the matrix size, so the choice of ``w`` depends on the
-L1d only, and every current x86 L1d has the same geometry where it matters: 64 sets of
-64-byte lines (32 KiB 8-way or 48 KiB 12-way; the L2, 256 KiB to 2 MiB, varies four- to
-eightfold and is not relied on). ``w`` is the most source lines that L1 holds together
-(``_lines_in_l1``): those spanning at most 32 KiB, or 8 in each set they fall into (lines
-4 KiB apart share a set, so a power-of-two stride of 4 KiB or more puts every line of
-the strip in one set), at least one destination line (16 float32) and at most 512 bytes
-(more lines per strip cost TLB entries and win nothing). When the lines of the whole
-destination-fast dim fit, one ``np.copyto`` does it (no Python loop). Measured on
-float32 (this 2-core EPYC: 32 KiB 8-way L1d, 1 MiB L2 per core; CPU time, best of 3):
+strip's ``w`` source lines, which are reused for the next 15 steps. The working set is
+``w + 1`` lines whatever the matrix size; but a narrow strip makes NumPy's inner loop
+short (16 float32 per call for one cache line), and what that costs against the cache
+misses of a wider strip differs between machines. Measured (float32, CPU time, best of
+3; strips named by their width in elements, torch's ``copy_`` into an allocated
+destination for reference), on this 2-core EPYC (32 KiB 8-way L1d, 1 MiB L2):
 
-    N x N    one copyto  strips 16  strips 32  strips 128  tiles 64x64   chosen (w)
-    256         64 us      40 us      36 us       67 us       78 us      34 us  (32)
-    1000       1.2 ms     2.5 ms     1.8 ms      645 us      1.4 ms     748 us  (128)
-    1024       4.2 ms     1.8 ms     2.5 ms      3.1 ms      3.4 ms     1.5 ms  (16)
-    4000      47.7 ms    26.9 ms    41.2 ms     31.3 ms     29.1 ms    21.6 ms  (128)
-    4096     126.4 ms    21.5 ms    47.5 ms     52.7 ms     57.4 ms    20.4 ms  (16)
+    N x N    one copyto  strips 16  strips 32  strips 128  tiles 64x64  taken    torch
+    256          67 us      43 us      35 us      68 us       74 us      34 us    35 us
+    1000        837 us     884 us     1.5 ms     801 us      1.1 ms     888 us   1.1 ms
+    1024        4.0 ms     1.3 ms     2.4 ms     3.1 ms      3.4 ms     1.3 ms   1.2 ms
+    2048       23.7 ms     7.3 ms     9.8 ms    12.6 ms     13.9 ms     7.3 ms   5.6 ms
+    4000       47.3 ms    26.2 ms    32.7 ms    19.1 ms     27.2 ms    19.1 ms  20.8 ms
+    4096      125.2 ms    19.8 ms    41.5 ms    50.2 ms     54.7 ms    21.3 ms  22.1 ms
 
-No single shape wins everywhere: 16-wide strips (one line) are 2-4x faster than the
-rest at power-of-two strides of 4 KiB and up (1024, 4096: 16 lines in one 8-way set
-already spill to L2, 32 or 128 thrash it), but 2-4x slower than 128-wide strips where
-the stride spreads the lines over the sets (1000, 4000), because NumPy's inner loop then
-runs 16 elements at a time. Square tiles (Python loops over both dims) are never best.
-A plain copy wins while its N lines fit L1 (N <= 500 or so at a spread stride) and
-loses 2-6x once they do not, by an amount that depends on the L2 and TLB of the machine:
-the rule above takes it only where L1 holds the lines. The strips loop runs in Python
-(one call per strip: 256 for 4096 x 4096), so it is tried only from 2**14 elements on.
+and on a 16-core Xeon (Sapphire Rapids class: 48 KiB 12-way L1d, 2 MiB L2):
+
+    256          73 us      42 us      31 us      77 us       48 us      32 us    45 us
+    1000        651 us     891 us     666 us     497 us      743 us     511 us   887 us
+    1024        4.4 ms     1.4 ms     1.1 ms     1.3 ms      1.5 ms     1.4 ms   979 us
+    2048       15.7 ms     6.0 ms     4.2 ms     4.7 ms      5.8 ms     6.0 ms   7.8 ms
+    4000       19.0 ms    50.2 ms    34.9 ms    28.1 ms     33.8 ms    28.1 ms  39.0 ms
+    4096      100.9 ms    62.6 ms    45.2 ms    22.8 ms     35.0 ms    24.7 ms  39.2 ms
+
+No fixed shape wins on both: at N = 4096 one-line strips are the best on the EPYC and
+2.7x the best on the Xeon, 128-wide strips the reverse (2.5x); square tiles (a Python
+loop over both dims) are never the best; a plain copy is 2-6x slower from N = 1024 on
+at power-of-two strides (all the source lines fall in a few cache sets). So the width is
+chosen in two ways:
+
+- Up to 16 KiB destination rows (or 2**20 elements), by the L1's geometry, which all
+  current x86 cores share: 64 sets of 64-byte lines (32 KiB 8-way or 48 KiB 12-way).
+  ``_lines_in_l1`` counts the source lines L1 holds together: those within 32 KiB, or 8
+  in each set they fall into (lines 4 KiB apart share a set, so a stride of 4 KiB or a
+  multiple puts every line in one set). A plain copy when the whole dim fits (e.g. 181
+  or 300 float32 columns), else that many lines, at least one destination line and at
+  most 512 bytes, in whole lines: 32 at N = 256, 128 at N = 1000 and 4000, 16 at N =
+  1024 and 2048 (the "taken" column; the Xeon prefers 32 at those two, by 1.3-1.4x).
+- From 16 KiB rows on (4096 float32, 2048 float64), by measuring: ``_calibrate`` copies
+  one strip of each width in _CANDIDATES (64 to 512 bytes) on this thread's CPU clock
+  after an untimed one that takes the destination's first-touch page faults, and copies
+  the rest with the width that was fastest per column. The timed strips are 1/16 of a
+  row, so a poor candidate costs little, and the result is the same bytes whichever
+  width wins: it picked 16 on the EPYC and 128 on the Xeon at N = 4096 (float64: 8 and
+  64: 41 and 40 ms against torch's 44 and 47 ms).
+
+The strips loop runs in Python (one call per strip: 256 for 4096 x 4096 at 16 wide), so
+blocking is tried only from 2**14 elements on.
 
 Note [Copying between storages]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -55,6 +75,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from time import thread_time as _thread_time
 
 import numpy as np
 
@@ -73,6 +94,9 @@ L1_SETS = 64               # sets of 64-byte lines: addresses 4 KiB apart share 
 L1_WAY = L1_SETS * CACHE_LINE
 _MAX_STRIP = 512           # bytes of a destination run (128 float32)
 _MIN_TILED_ELEMENTS = 1 << 14
+_CALIBRATED_ELEMENTS = 1 << 20
+_CALIBRATED_ROW = 16 << 10          # destination row bytes: the timed strips are 1/16 of it
+_CANDIDATES = (64, 128, 256, 512)   # strip widths timed, in destination bytes
 
 
 _CONJ_BIT = DispatchKey.Conjugate.bit
@@ -198,6 +222,25 @@ def _lines_in_l1(stride: int) -> int:
     return max(L1_SPAN // stride, L1_WAYS * sets)
 
 
+def _calibrate(dst, src, line):
+    """The first strips of a large blocked copy (Note [Blocked copy]): one untimed (it
+    takes the destination's first-touch page faults), then one of each width in
+    _CANDIDATES timed on this thread's clock. Returns the next column and the width that
+    copied fastest per element."""
+    itemsize = dst.itemsize
+    np.copyto(dst[..., :line], src[..., :line], casting="unsafe")
+    j, best, best_time = line, line, math.inf
+    for nbytes in _CANDIDATES:
+        w = max(1, nbytes // itemsize)
+        t0 = _thread_time()
+        np.copyto(dst[..., j:j + w], src[..., j:j + w], casting="unsafe")
+        per_column = (_thread_time() - t0) / w
+        j += w
+        if per_column < best_time:
+            best, best_time = w, per_column
+    return j, best
+
+
 def _tiled_copy(dst, src, fast_dst, fast_src):
     """Note [Blocked copy]: strips along ``fast_dst``, as long as the whole ``fast_src``
     dim, iterated with ``fast_dst`` innermost; one strip (a plain copy) when the source
@@ -206,11 +249,16 @@ def _tiled_copy(dst, src, fast_dst, fast_src):
     order += [fast_src, fast_dst]
     dst = dst.transpose(order)
     src = src.transpose(order)
+    n = dst.shape[-1]
     fit = _lines_in_l1(abs(src.strides[-1]))
-    if dst.shape[-1] <= fit:
+    if n <= fit:
         np.copyto(dst, src, casting="unsafe")
         return
-    line = max(1, CACHE_LINE // dst.itemsize)
-    width = max(line, min(fit, _MAX_STRIP // dst.itemsize) // line * line)
-    for j in range(0, dst.shape[-1], width):
+    itemsize = dst.itemsize
+    line = max(1, CACHE_LINE // itemsize)
+    width = max(line, min(fit, _MAX_STRIP // itemsize) // line * line)
+    start = 0
+    if dst.size >= _CALIBRATED_ELEMENTS and n * itemsize >= _CALIBRATED_ROW:
+        start, width = _calibrate(dst, src, line)
+    for j in range(start, n, width):
         np.copyto(dst[..., j:j + width], src[..., j:j + width], casting="unsafe")
