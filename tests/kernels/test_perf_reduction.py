@@ -279,6 +279,49 @@ def test_arg_and_max_dim_nan_ties_errors_autograd():
     _close(s.grad, t.grad)
 
 
+# -- var / std ------------------------------------------------------------------------------
+
+_VARS = [lambda x: x.var(), lambda x: x.std(-1), lambda x: x.var(0, keepdim=True),
+         lambda x: x.std(unbiased=False), lambda x: x.var(-1, correction=0),
+         lambda x: x.std((0, -1), correction=2, keepdim=True), lambda x: x.var(1, correction=0.5),
+         lambda x: x.t().std(-1), lambda x: x[:, ::2].var(0)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(4, 4), (9, 30), (64, 33)], ids=str)
+def test_var_std(shape, dtype):
+    s, t = _both(_arr(shape, dtype, 10) * 3 + 1)
+    for fn in _VARS:
+        _close(fn(s), fn(t))
+
+
+def test_var_std_special_and_general_cases():
+    nan, inf = float("nan"), float("inf")
+    rows = [[1.0, nan, 3.0], [inf, 1.0, 2.0], [inf, -inf, 0.0], [2.0, 2.0, 2.0]]
+    for fn in (lambda x: x.var(-1), lambda x: x.std(0), lambda x: x.var()):
+        check(lambda lib, fn=fn: fn(lib.tensor(rows)), exact=False)
+    # the warning (no degrees of freedom left), other dtypes, out=, 0-dim, empty: general
+    check(lambda lib: lib.ones(2, 3).var(0, correction=2))
+    check(lambda lib: lib.ones(1, 3).std(0))
+    check(lambda lib: lib.ones(2, 3).half().var(1), exact=False)
+    check(lambda lib: (lib.ones(2, 3) * (1 + 1j)).var(1), exact=False)
+    check(lambda lib: lib.ones(2, 3, dtype=lib.int64).var(1))
+    check(lambda lib: lib.tensor(2.0).var())
+    for fn in (lambda x: x.std(1), lambda x: x.std(0), lambda x: x.var(),
+               lambda x: x.t().var(1, correction=0)):     # an empty input warns too
+        check(lambda lib, fn=fn: fn(lib.zeros(0, 3)))
+    check(lambda lib: lib.var(lib.ones(2, 3), 1, out=lib.empty(4)))
+    check(lambda lib: lib.ones(2, 3).std(3))
+    for fn, node in ((lambda x: x.var(-1), "VarBackward0"), (lambda x: x.std(), "StdBackward0")):
+        s = strided.from_numpy(_arr((3, 4), np.float64, 11)).requires_grad_()
+        t = torch.from_numpy(_arr((3, 4), np.float64, 11)).requires_grad_()
+        rs, rt = fn(s), fn(t)
+        assert type(rs.grad_fn).__name__ == type(rt.grad_fn).__name__ == node
+        rs.sum().backward()
+        rt.sum().backward()
+        _close(s.grad, t.grad)
+
+
 # -- complex32: the kernels' own refusals (without the registration-time guard) -------------
 
 _OPS = ("sum", "mean", "prod", "amax", "amin", "max", "min", "logsumexp", "cumsum",

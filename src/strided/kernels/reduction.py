@@ -891,12 +891,40 @@ def count_nonzero(self, dim=None):
 
 # -- var / std -------------------------------------------------------------------------------
 
+def _fast_var(self, dim, correction, keepdim, take_sqrt):
+    """``var`` / ``std`` of a CPU float32/float64 tensor with elements and more elements per
+    result than ``correction`` (no warning to give), ``out=`` not given, through the fast
+    plan (Note [The reduction fast path]); the general kernel's two passes (the mean, then
+    the squared deviations), without its set-up. None where the general kernel must run."""
+    plan = _fast_plan(self, dim, keepdim)
+    if plan is None or plan[2] - correction <= 0:
+        return None
+    axes, shape, count = plan
+    arr = self._array()
+    res, out = new_cpu_tensor(shape, self._dtype, arr.size // count * self._dtype.itemsize)
+    token = _EXTOBJ.set(_QUIET)      # inf - inf is NaN, quietly, as in torch
+    try:
+        dev = arr - np.divide(np.add.reduce(arr, axes, None, None, True), count)
+        np.multiply(dev, dev, dev)
+        np.add.reduce(dev, axes, None, out, keepdim)
+        np.divide(out, count - correction, out)
+        if take_sqrt:
+            np.sqrt(out, out)
+    finally:
+        _EXTOBJ.reset(token)
+    return res
+
+
 def _var_impl(name, self, dim, correction, keepdim, out=None, take_sqrt=False,
               with_mean=False):
     check(self._dtype.category >= dt.FLOAT,
           f"{name} only support floating point and complex dtypes")
     if correction is None:
         correction = 1
+    if out is None and not with_mean and (self._dtype is _FLOAT32 or self._dtype is _FLOAT64):
+        res = _fast_var(self, dim, correction, keepdim, take_sqrt)
+        if res is not None:
+            return res
     axes = _dims(self, dim)
     shape = _shape(self._sizes, axes, keepdim)
     real = self._dtype._real if self._dtype.is_complex else self._dtype
@@ -908,7 +936,8 @@ def _var_impl(name, self, dim, correction, keepdim, out=None, take_sqrt=False,
     for a in axes:
         n *= self._sizes[a]
     m = numel_of(shape)
-    if m and n - correction <= 0 and numel_of(self._sizes):
+    # torch's reduction factor is input numel / output numel, 0 for an empty input
+    if (n if numel_of(self._sizes) else 0) - correction <= 0:
         label = name if name in ("std_mean", "var_mean") else ("std" if take_sqrt else "var")
         warnings.warn(f"{label}(): degrees of freedom is <= 0. "
                       f"Correction should be strictly less than the reduction factor (input "
