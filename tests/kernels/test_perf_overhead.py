@@ -193,3 +193,67 @@ def test_item_after_the_storage_changes():
         t.set_(m.tensor([5.0]))
         return first, t.item()
     check(recipe)
+
+
+@pytest.mark.parametrize("make", [
+    lambda a: strided.zeros(4, 4),
+    lambda a: strided.empty(3, 5, dtype=strided.float64),
+    lambda a: a.clone(),
+])
+def test_fast_factories_keep_the_allocator_statistics(make):
+    a = strided.ones(4, 4)
+    make(a)                                   # (a block of this size in the cache)
+    before = strided.memory_stats()
+    t = make(a)
+    during = strided.memory_stats()
+    nbytes = (t.numel() * t.element_size() + 63) // 64 * 64
+    assert during["allocation.allocated"] == before["allocation.allocated"] + 1
+    assert during["allocated_bytes.current"] == before["allocated_bytes.current"] + nbytes
+    assert t.data_ptr() % 64 == 0
+    del t
+    after = strided.memory_stats()
+    assert after["allocation.freed"] == before["allocation.freed"] + 1
+    assert after["allocated_bytes.current"] == before["allocated_bytes.current"]
+
+
+def test_fast_factories_report_to_allocator_hooks():
+    events = []
+    remove = strided.core.allocator.add_hook(lambda *e: events.append(e[:2]))
+    try:
+        t = strided.zeros(2, 8)
+        del t
+    finally:
+        remove()
+    assert events == [("alloc", 64), ("free", 64)]
+
+
+def test_empty_under_inference_mode_makes_inference_tensors():
+    with strided.inference_mode():
+        t = strided.empty(2, 2)
+        z = strided.zeros(2, 2)
+        c = t.clone()
+    assert t.is_inference() and z.is_inference() and c.is_inference()
+    assert not strided.zeros(2, 2).is_inference()
+
+
+@pytest.mark.parametrize("recipe", [
+    lambda m: m.arange(6.).reshape(2, 3).t().contiguous(),
+    lambda m: m.arange(6.).reshape(2, 3).t().contiguous().stride(),
+    lambda m: m.arange(6, dtype=m.int64).reshape(2, 3).t().clone(memory_format=m.contiguous_format),
+    lambda m: m.arange(6.).reshape(2, 3).t().clone().stride(),
+    lambda m: m.arange(12.).reshape(3, 4)[:, ::2].contiguous(),
+    lambda m: m.tensor([1 + 2j, 3j]).conj().contiguous().is_conj(),
+    lambda m: m.arange(4.).expand(3, 4).contiguous(),
+    lambda m: m.ones(0, 3).t().contiguous(),
+])
+def test_contiguous_of_strided_sources(recipe):
+    check(recipe)
+
+
+def test_contiguous_keeps_autograd_and_versions():
+    def recipe(m):
+        a = m.arange(6.).reshape(2, 3).requires_grad_()
+        b = a.t().contiguous()
+        (b * m.arange(6.).reshape(3, 2)).sum().backward()
+        return b, b.grad_fn.name(), a.grad, b._version
+    check(recipe)

@@ -442,20 +442,23 @@ def zero_(self):
 def clone(self, memory_format=None):
     sizes = self._sizes
     buf = self._storage._buf
-    if (buf is not None and memory_format is not layouts.channels_last
+    row_major = self._strides == contiguous_strides(sizes)
+    if (buf is not None and (row_major or memory_format is layouts.contiguous_format)
+            and memory_format is not layouts.channels_last
             and memory_format is not layouts.channels_last_3d
-            and self._strides == contiguous_strides(sizes)
             and not self._keyset & _MATH_BITS):   # bits: copy_ resolves them
+        # a row-major result (Note [Factories' fast path])
+        fast = _row_major_cpu(sizes, self._dtype, self._device)
+        if fast is not None:
+            out, view = fast
+            if not row_major:      # (copy_ picks its way through the source's strides)
+                return _fresh(copy_(out, self))
+            view[...] = self._array()          # (_array() checks the bounds)
+            return out
+    if buf is not None and row_major and memory_format is not layouts.channels_last \
+            and memory_format is not layouts.channels_last_3d \
+            and not self._keyset & _MATH_BITS:
         # A row-major source: the copy is one run of bytes with the same strides.
-        dtype = self._dtype
-        if self._device is _CPU_DEV and dtype is not dt.complex32:
-            numel = 1
-            for s in sizes:
-                numel *= s
-            if numel:   # (Note [Factories' fast path]); _array() checks the bounds
-                out, view = new_cpu_tensor(sizes, dtype, numel * dtype.itemsize)
-                view[...] = self._array()
-                return out
         out = empty(sizes, self._dtype, None, self._device)
         nbytes = numel_of(sizes) * self._dtype.itemsize
         start = self._offset * self._dtype.itemsize
