@@ -596,3 +596,8 @@ CASES.extend(SPARSE_CASES)
 from cases_iterator import ITERATOR_CASES  # noqa: E402
 
 CASES.extend(ITERATOR_CASES)
+
+# the softmax family beyond the issue's rows (issue 17)
+from cases_softmax import SOFTMAX_CASES  # noqa: E402
+
+CASES.extend(SOFTMAX_CASES)

@@ -32,7 +32,10 @@ that ``exp`` cannot overflow. The blocks skip the shift and check afterwards, on
 sums ``s`` of ``exp(x)``: ``s`` finite means no ``exp`` overflowed (and no NaN came in);
 ``s >= c * exp(-47)`` (float32; ``exp(-660)`` for float64) means the row max is above -47,
 so an element whose ``exp`` is subnormal lies more than 40 below the max, where torch's
-value is below ``exp(-40)`` too. Otherwise the block is redone with the shift. The
+value is below ``exp(-40)`` too. Both are one BLAS product on the reciprocals ``r``:
+``sum(r * (s + 1))`` is NaN when some ``s`` is 0, infinite or NaN, and otherwise at least
+``sum(r)``, so ``<= 1 / (c * exp(-47))`` bounds every ``r`` (two NumPy reductions of the
+64 sums cost 1.9 us, this 1.2). Otherwise the block is redone with the shift. The
 unshifted values differ from torch's only by rounding: for softmax, where torch's own
 ``x - max`` rounds (half an ulp of ``|x - max|``, 4.8e-7 relative up to 16 below the max,
 on probabilities under ``exp(-16)`` beyond); for log-softmax, ``x - log(sum)`` is within an
@@ -177,13 +180,15 @@ def _block(ab, ob, log, ones, low):
     # (Note [Softmax without the shift]); the row sums tell whether a shift is needed
     np.exp(ab, out=ob)
     s = np.dot(ob, ones)
-    if low <= np.minimum.reduce(s) and np.maximum.reduce(s) < _INF:
+    r = np.reciprocal(s)
+    # every s in [low, inf): sum(r * (s + 1)) = rows + sum(r) is NaN for an s of 0, inf or
+    # NaN, and at most 1 / low only if every r is (one product instead of two reductions)
+    if np.dot(r, s + 1.0) <= 1.0 / low:
         if log:
             np.log(s, out=s)
             np.subtract(ab, s[:, None], out=ob)
         else:
-            np.reciprocal(s, out=s)
-            np.multiply(ob, s[:, None], out=ob)
+            np.multiply(ob, r[:, None], out=ob)
     else:
         _shifted(ab, ob, log, ones)
 
