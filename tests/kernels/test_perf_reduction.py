@@ -322,6 +322,44 @@ def test_var_std_special_and_general_cases():
         _close(s.grad, t.grad)
 
 
+# -- the 2-norm ---------------------------------------------------------------------------------
+
+def _norms(lib):
+    return [lambda x: x.norm(), lambda x: lib.linalg.vector_norm(x, dim=-1),
+            lambda x: x.norm(dim=0, keepdim=True), lambda x: lib.norm(x, p=2, dim=(0, 1)),
+            lambda x: lib.linalg.vector_norm(x.t(), 2, -1, True),
+            lambda x: lib.linalg.norm(x[:, ::2], dim=1)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(4, 4), (9, 30), (256, 256), (40, 1100)], ids=str)
+def test_two_norm(shape, dtype):
+    s, t = _both(_arr(shape, dtype, 12))
+    for fs, ft in zip(_norms(strided), _norms(torch)):
+        _close(fs(s), ft(t))
+
+
+def test_two_norm_special_and_general_cases():
+    nan, inf = float("nan"), float("inf")
+    for rows in ([[1.0, nan], [3.0, 4.0]], [[-inf, 1.0], [2e30, 2e30]], [[0.0, -0.0], [0, 0]]):
+        for fn in (lambda x: x.norm(), lambda x: x.norm(dim=1), lambda x: x.norm(dim=0)):
+            check(lambda lib, fn=fn, r=rows: fn(lib.tensor(r)), exact=False)
+    check(lambda lib: lib.zeros(0, 3).norm(dim=1))
+    check(lambda lib: lib.tensor(-3.0).norm())
+    check(lambda lib: lib.ones(2, 3).norm(dim=2))
+    check(lambda lib: lib.ones(2, 3).half().norm(dim=1), exact=False)
+    check(lambda lib: lib.ones(2, 3, dtype=lib.int64).norm())
+    check(lambda lib: lib.linalg.vector_norm(lib.ones(2, 3), dtype=lib.float64))
+    check(lambda lib: lib.linalg.vector_norm(lib.ones(2, 3), 2, 1, out=lib.empty(5)))
+    s = strided.from_numpy(_arr((3, 4), np.float64, 13)).requires_grad_()
+    t = torch.from_numpy(_arr((3, 4), np.float64, 13)).requires_grad_()
+    rs, rt = s.norm(dim=-1), t.norm(dim=-1)
+    assert type(rs.grad_fn).__name__ == type(rt.grad_fn).__name__
+    rs.sum().backward()
+    rt.sum().backward()
+    _close(s.grad, t.grad)
+
+
 # -- complex32: the kernels' own refusals (without the registration-time guard) -------------
 
 _OPS = ("sum", "mean", "prod", "amax", "amin", "max", "min", "logsumexp", "cumsum",

@@ -82,8 +82,10 @@ dim of many rows through ``reduceat``, since NumPy's reduce pays about 80 ns per
 ``argmax`` / ``argmin`` and ``max`` / ``min`` over a dim (``_fast_arg``: NumPy's arg
 functions write the indices into the int64 result, the first extreme or the first NaN as
 torch; the values are gathered at those indices, so a tie of 0.0 and -0.0 gives torch's
-sign). ``max()`` / ``min()`` of all elements allocate their 0-dim result the same way.
-float16 / bfloat16 / complex inputs keep the general kernels.
+sign), ``var`` / ``std`` (``_fast_var``: the general kernel's two passes, when there are
+degrees of freedom left: no warning to give) and the 2-norm (``_fast_norm``: the squares
+summed as ``sum`` sums them). ``max()`` / ``min()`` of all elements allocate their 0-dim
+result the same way. float16 / bfloat16 / complex inputs keep the general kernels.
 """
 
 from __future__ import annotations
@@ -1131,11 +1133,41 @@ def cumprod_(self, dim, dtype=None):
 
 # -- norms -----------------------------------------------------------------------------------
 
+def _fast_norm(self, dim, keepdim):
+    """The 2-norm of a CPU float32/float64 tensor with elements, ``dtype`` and ``out=`` not
+    given, through the fast plan (Note [The reduction fast path]): the squares (no ``abs``
+    pass: x * x is |x| ** 2 for real x) summed as ``sum`` sums them (Note [Summing through
+    BLAS]), then the square root, as torch's sum of squares then sqrt (an overflow to inf
+    included). None where the general kernel must run."""
+    plan = _fast_plan(self, dim, keepdim)
+    if plan is None:
+        return None
+    axes, shape, count = plan
+    arr = self._array()
+    n = arr.size
+    res, out = new_cpu_tensor(shape, self._dtype, n // count * self._dtype.itemsize)
+    token = _EXTOBJ.set(_QUIET)
+    try:
+        sq = np.multiply(arr, arr)
+        if n < _BLAS_MIN or not sq.flags.c_contiguous or not _blas_sum_contiguous(
+                sq, axes, out):
+            np.add.reduce(sq, axes, None, out, keepdim)
+        np.sqrt(out, out)
+    finally:
+        _EXTOBJ.reset(token)
+    return res
+
+
 def _vector_norm_impl(self, ord, dim, keepdim, dtype, out, name="linalg.vector_norm"):
     check(self._dtype.category >= dt.FLOAT, lambda: (
         f"{name}: Expected a floating point or complex tensor as input. Got "
         f"{self._dtype._scalar_name}"))
     ord = float(ord)
+    if ord == 2.0 and out is None and dtype is None and _EXTOBJ is not None and (
+            self._dtype is _FLOAT32 or self._dtype is _FLOAT64):
+        res = _fast_norm(self, dim, keepdim)
+        if res is not None:
+            return res
     axes = _dims(self, dim)
     if not numel_of(self._sizes) and (ord < 0 or ord == float("inf")):
         # (torch names linalg.vector_norm here for torch.norm too, and prints each dim as
