@@ -222,3 +222,21 @@ def test_mse_loss_other_cases(case):
 
 def test_mse_loss_refuses_ints():
     check(lambda m: m.nn.functional.mse_loss(m.ones(3, dtype=m.int64), m.ones(3, dtype=m.int64)))
+
+
+# -- SGD's plain float32 update (kernels/_sgd_update.py) -------------------------------------
+
+@pytest.mark.parametrize("shape", [(1,), (128,), (64, 300), (3, 0)])
+@pytest.mark.parametrize("lr", [0.01, 0.37, 1e-4])
+def test_sgd_float32_update_is_torchs_fused_multiply_add(shape, lr):
+    p_np = _f(*shape)
+    g_np = _f(*shape) * np.float32(3.7)
+
+    def recipe(m):
+        p = m.nn.Parameter(m.from_numpy(p_np.copy()))
+        p.grad = m.from_numpy(g_np.copy())
+        opt = m.optim.SGD([p], lr=lr)
+        opt.step()
+        opt.step()
+        return p.detach(), p._version
+    check(recipe)       # bit for bit

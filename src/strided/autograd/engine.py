@@ -47,7 +47,7 @@ import warnings
 
 from ..core import sparse_tensor as _sparse_tensor
 from ..core.layouts import contiguous_format as _contiguous
-from ..core.tensor_impl import compute_is_contiguous
+from ..core.tensor_impl import compute_is_contiguous, contiguous_strides
 from ..kernels.factory import empty_like
 from ..kernels.memory_overlap import is_non_overlapping_and_dense
 from . import anomaly_mode, grad_mode
@@ -180,6 +180,8 @@ def _expected_refs(like) -> list:
 
 def _obeys_layout_contract(grad, variable) -> bool:
     vstrides = variable._strides
+    if grad._strides == vstrides and vstrides == contiguous_strides(variable._sizes):
+        return True       # (a row-major leaf and its row-major gradient: the common case)
     if is_non_overlapping_and_dense(variable._sizes, vstrides):
         for size, gs, vs in zip(grad._sizes, grad._strides, vstrides):
             if gs != vs if size != 1 else gs == 0:

@@ -8,6 +8,7 @@ from strided.autograd.grad_mode import STATE as _GRAD_STATE
 from strided.core import dtypes as _dt
 from strided.core.dispatch_keys import DispatchKey as _K
 from strided.core.tensor_impl import contiguous_strides as _contiguous_strides
+from strided.kernels import _sgd_update
 from strided.kernels import elementwise as _ew
 
 from .optimizer import (
@@ -80,12 +81,14 @@ class SGD(Optimizer):
 # mode off as in every non-differentiable step) is ``param.add_(grad, alpha=-lr)`` per
 # parameter. Parameters are ``nn.Parameter``s, which the elementwise fast path leaves to the
 # TensorIterator; most of a small model's step went to building one iterator per parameter.
-# ``_plain_add_`` runs the same compute function (``elementwise._add``: torch's fused
-# multiply-add, one rounding) on the two NumPy views directly, and bumps the version counter
-# as the in-place kernel does, when nothing could make the iterator's answer differ: both on
-# the CPU, plain strided (no conj/neg bit, no sparse layout, no Python key), the same float32
-# or float64 dtype and shape, both row-major, separate storages, param a leaf with an
-# ordinary version counter. Anything else takes ``param.add_``.
+# ``_plain_add_`` runs the same arithmetic (torch's fused multiply-add, one rounding: for
+# float32 ``kernels/_sgd_update.py``, without the general compute function's checks, which
+# cost more than a bias's update; for float64 ``elementwise._add``) on the two NumPy views
+# directly, and bumps the version counter as the in-place kernel does, when nothing could
+# make the iterator's answer differ: both on the CPU, plain strided (no conj/neg bit, no
+# sparse layout, no Python key), the same float32 or float64 dtype and shape, both
+# row-major, separate storages, param a leaf with an ordinary version counter. Anything
+# else takes ``param.add_``.
 _PLAIN_KEYSETS = (_K.CPU.bit, _K.CPU.bit | _K.Autograd.bit)
 _PLAIN_DTYPES = (_dt.float32, _dt.float64)
 
@@ -104,7 +107,10 @@ def _plain_add_(param, grad, alpha) -> bool:
         return False
     arr = param._array()
     if arr.size:
-        _ew._quiet_call(_ew._add, arr, (arr, grad._array()), dtype, alpha)
+        if dtype is _dt.float32:
+            _ew._quiet_call(_sgd_update.add_scaled_f32_, arr, grad._array(), alpha)
+        else:
+            _ew._quiet_call(_ew._add, arr, (arr, grad._array()), dtype, alpha)
     param._vc[0] += 1
     return True
 
