@@ -50,12 +50,13 @@ chosen in two ways:
   most 512 bytes, in whole lines: 32 at N = 256, 128 at N = 1000 and 4000, 16 at N =
   1024 and 2048 (the "taken" column; the Xeon prefers 32 at those two, by 1.3-1.4x).
 - From 16 KiB rows on (4096 float32, 2048 float64), by measuring: ``_calibrate`` copies
-  one strip of each width in _CANDIDATES (64 to 512 bytes) on this thread's CPU clock
-  after an untimed one that takes the destination's first-touch page faults, and copies
-  the rest with the width that was fastest per column. The timed strips are 1/16 of a
-  row, so a poor candidate costs little, and the result is the same bytes whichever
-  width wins: it picked 16 on the EPYC and 128 on the Xeon at N = 4096 (float64: 8 and
-  64: 41 and 40 ms against torch's 44 and 47 ms).
+  one strip of each width in _CANDIDATES (64, 128 and 512 bytes) on this thread's CPU
+  clock after an untimed one that takes the destination's first-touch page faults, and
+  copies the rest with the width that was fastest per column. The timed strips are 3/64
+  of a row at most, so the poor candidates cost a few percent (6% on the EPYC at 4096),
+  and the result is the same bytes whichever width wins: it picked 16 on the EPYC and
+  128 on the Xeon at N = 4096 (float64: 8 and 64: 41 and 40 ms against torch's 44 and
+  47 ms).
 
 The strips loop runs in Python (one call per strip: 256 for 4096 x 4096 at 16 wide), so
 blocking is tried only from 2**14 elements on.
@@ -95,8 +96,8 @@ L1_WAY = L1_SETS * CACHE_LINE
 _MAX_STRIP = 512           # bytes of a destination run (128 float32)
 _MIN_TILED_ELEMENTS = 1 << 14
 _CALIBRATED_ELEMENTS = 1 << 20
-_CALIBRATED_ROW = 16 << 10          # destination row bytes: the timed strips are 1/16 of it
-_CANDIDATES = (64, 128, 256, 512)   # strip widths timed, in destination bytes
+_CALIBRATED_ROW = 16 << 10          # destination row bytes: the timed strips are 3/64 of it
+_CANDIDATES = (64, 128, 512)        # strip widths timed, in destination bytes
 
 
 _CONJ_BIT = DispatchKey.Conjugate.bit
