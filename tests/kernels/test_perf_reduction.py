@@ -322,6 +322,30 @@ def test_var_std_special_and_general_cases():
         _close(s.grad, t.grad)
 
 
+# -- any / all ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["bool", "float32", "float64", "int64", "int8", "uint8",
+                                   "float16", "complex64"])
+def test_any_all(dtype):
+    a = np.random.default_rng(14).integers(-1, 2, (6, 5)) * (np.arange(6)[:, None] > 1)
+    for fn in (lambda x: x.any(), lambda x: x.all(), lambda x: x.any(-1),
+               lambda x: x.all(0, keepdim=True), lambda x: x.any((0, 1)), lambda x: x.all(()),
+               lambda x: x.t().any(1), lambda x: x[:, ::2].all(-1), lambda x: x.any(dim=None),
+               lambda x: x[2:].all(1)):
+        check(lambda lib, fn=fn: fn(lib.from_numpy(a.copy()).to(getattr(lib, dtype))))
+
+
+def test_any_all_special_and_general_cases():
+    nan = float("nan")
+    check(lambda lib: lib.tensor([0.0, nan]).all())
+    check(lambda lib: lib.tensor([[0.0, nan], [0.0, -0.0]]).any(1))
+    check(lambda lib: lib.zeros(0, 3).any(1))
+    check(lambda lib: lib.zeros(0, 3).all())
+    check(lambda lib: lib.tensor(0.5).any())
+    check(lambda lib: lib.ones(2, 3).all(2))
+    check(lambda lib: lib.any(lib.ones(2, 3), 1, out=lib.empty(4, dtype=lib.bool)))
+
+
 # -- the 2-norm ---------------------------------------------------------------------------------
 
 def _norms(lib):

@@ -82,10 +82,11 @@ dim of many rows through ``reduceat``, since NumPy's reduce pays about 80 ns per
 ``argmax`` / ``argmin`` and ``max`` / ``min`` over a dim (``_fast_arg``: NumPy's arg
 functions write the indices into the int64 result, the first extreme or the first NaN as
 torch; the values are gathered at those indices, so a tie of 0.0 and -0.0 gives torch's
-sign), ``var`` / ``std`` (``_fast_var``: the general kernel's two passes, when there are
-degrees of freedom left: no warning to give) and the 2-norm (``_fast_norm``: the squares
-summed as ``sum`` sums them). ``max()`` / ``min()`` of all elements allocate their 0-dim
-result the same way. float16 / bfloat16 / complex inputs keep the general kernels.
+sign), ``any`` / ``all`` (``_fast_logical``), ``var`` / ``std`` (``_fast_var``: the
+general kernel's two passes, when there are degrees of freedom left: no warning to give)
+and the 2-norm (``_fast_norm``: the squares summed as ``sum`` sums them). ``max()`` /
+``min()`` of all elements allocate their 0-dim result the same way. Complex inputs (and
+float16 / bfloat16 where NumPy does not compare them natively) keep the general kernels.
 """
 
 from __future__ import annotations
@@ -840,7 +841,28 @@ def argmin_out(self, dim=None, keepdim=False, out=None):
 
 # -- any / all / count_nonzero ---------------------------------------------------------------
 
+def _fast_logical(self, dim, keepdim, ufunc):
+    """``any`` / ``all`` of a CPU tensor with elements, not uint8 (whose result is uint8)
+    nor complex, ``out=`` not given, through the fast plan (Note [The reduction fast
+    path]); None where the general kernel must run."""
+    dtype = self._dtype
+    if dtype is dt.uint8 or dtype.is_complex or (type(dim) is tuple and not dim):
+        return None
+    plan = _fast_plan(self, dim, keepdim)
+    if plan is None:
+        return None
+    axes, shape, count = plan
+    arr = self._array()
+    res, out = new_cpu_tensor(shape, dt.bool_, arr.size // count)
+    ufunc.reduce(arr if dtype is dt.bool_ else arr != 0, axes, None, out, keepdim)
+    return res
+
+
 def _logical(self, dim, keepdim, out, ufunc):
+    if out is None:
+        res = _fast_logical(self, dim, keepdim, ufunc)
+        if res is not None:
+            return res
     # unlike sum's, any/all's empty dim list reduces nothing (torch 2.13)
     axes = () if type(dim) is tuple and not dim else _dims(self, dim)
     out_dtype = dt.uint8 if self._dtype is dt.uint8 else dt.bool_
