@@ -601,3 +601,8 @@ CASES.extend(ITERATOR_CASES)
 from cases_softmax import SOFTMAX_CASES  # noqa: E402
 
 CASES.extend(SOFTMAX_CASES)
+
+# reductions beyond the issue's rows (issue 17)
+from cases_reduction import REDUCTION_CASES  # noqa: E402
+
+CASES.extend(REDUCTION_CASES)
