@@ -64,16 +64,19 @@ def test_probe_clears_other_calls(recipe):
     check(recipe)
 
 
+def _probe(schema):
+    return c32._probe_expression(c32._schema_arguments(schema))
+
+
 def test_probe_expression_reads_every_tensor_and_dtype_argument():
-    text = c32._probe_expression("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor")
-    assert text == "len(args) != 2 or args[0]._dtype is C32 or args[1] is C32"
-    text = c32._probe_expression(
-        "index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) "
-        "-> Tensor")
-    assert "_list_has_c32(args[1])" in text and "args[2]._dtype is C32" in text
-    text = c32._probe_expression("mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> "
-                                 "Tensor(a!)")
-    assert "args[2]._dtype is C32" in text
+    text = _probe("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor")
+    assert text == "a0._dtype is C32 or a1 is C32"
+    text = _probe("index_put(Tensor self, Tensor?[] indices, Tensor values, bool "
+                  "accumulate=False) -> Tensor")
+    assert text == "a0._dtype is C32 or _list_has_c32(a1) or a2._dtype is C32"
+    text = _probe("mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)")
+    assert text == "a0._dtype is C32 or a1._dtype is C32 or a2._dtype is C32"
+    assert _probe("eye(SymInt n) -> Tensor") == "False"
 
 
 def test_guard_takes_the_exact_scan_for_unusual_calls():
@@ -87,7 +90,12 @@ def test_guard_takes_the_exact_scan_for_unusual_calls():
     assert guarded(t, None) == "ran"
     assert guarded(t) == "ran"
     assert guarded(t, dtype=None) == "ran"
+    assert guarded(t, None, "extra") == "ran"
     assert guarded(None, None) == "ran"
+    with pytest.raises(NotImplementedError, match="sum_cpu"):
+        guarded(t.to(strided.complex64).to(strided.complex32))
+    with pytest.raises(NotImplementedError, match="sum_cpu"):
+        guarded(t, None, strided.ones(1).to(strided.complex32))
     with pytest.raises(NotImplementedError, match="sum_cpu"):
         guarded(t, strided.complex32)
     with pytest.raises(NotImplementedError, match="sum_cpu"):

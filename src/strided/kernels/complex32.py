@@ -377,7 +377,7 @@ def _matmul_kernel_name(args) -> str:
 # ``_dtype``, a ``Tensor?`` unless None, a ``Tensor[]`` element by element, a
 # ``ScalarType?`` by identity, a ``Scalar`` that is not a plain number), the dispatcher
 # passing every argument positionally. ``sum(Tensor self, *, ScalarType? dtype)`` probes
-# ``args[0]._dtype is C32 or args[1] is C32``. Only when the probe finds one (or the call
+# ``a0._dtype is C32 or a1 is C32``. Only when the probe finds one (or the call
 # is unusual: keywords, another argument count, an argument of the wrong kind) does the
 # exact scan ``_has_c32`` decide, so the probe only has to never miss what the scan finds.
 
@@ -388,17 +388,20 @@ def _list_has_c32(values) -> bool:
     return any(getattr(v, "_dtype", None) is _COMPLEX32 for v in values)
 
 
-def _probe_expression(schema_text: str) -> str:
-    """The probe of an op's positional arguments, as a Python expression over ``args``
-    (Note [The complex32 probe]); ``"True"`` when the schema cannot be read."""
+def _schema_arguments(schema_text: str):
     from ..ops.schema import FunctionSchema
     try:
-        arguments = FunctionSchema.parse(schema_text).arguments.flat_all
+        return FunctionSchema.parse(schema_text).arguments.flat_all
     except Exception:       # (a schema the parser refuses: the exact scan always)
-        return "True"
-    terms = [f"len(args) != {len(arguments)}"]
+        return None
+
+
+def _probe_expression(arguments) -> str:
+    """The probe of an op's arguments (read from its schema), as a Python expression over
+    ``a0, a1, ...`` (Note [The complex32 probe])."""
+    terms = []
     for i, arg in enumerate(arguments):
-        kind, x = arg.type, f"args[{i}]"
+        kind, x = arg.type, f"a{i}"
         root = kind.root.name
         if root == "Tensor" and kind.is_list():
             terms.append(f"_list_has_c32({x})")
@@ -411,32 +414,42 @@ def _probe_expression(schema_text: str) -> str:
         elif root == "Scalar":     # (a number; a tensor only if some caller passes one)
             terms.append(f"({x}.__class__ not in _PLAIN and "
                          f"getattr({x}, '_dtype', None) is C32)")
-    return " or ".join(terms)
+    return " or ".join(terms) or "False"
 
 
+# The wrapper takes the schema's arguments by position (``a0, a1, ...``: the dispatcher
+# passes them so), which is cheaper than packing ``*args``; a call with fewer or more
+# arguments, or with keywords, goes to the exact scan with the arguments it was given.
 _PROBED = """
-def guarded(*args, **kwargs):
-    if not kwargs:
+def guarded({params}*rest, **kwargs):
+    if not rest and not kwargs and {last} is not _NO:
         try:
             clear = not ({probe})
         except (AttributeError, TypeError, IndexError):
             clear = False
         if clear:
-            return fn(*args)
-    return exact(args, kwargs)
+            return fn({names})
+    return exact(tuple(a for a in ({names}{comma}) if a is not _NO) + rest, kwargs)
 """
+_NO = object()     # (an argument not given)
 
 
 def _probed(fn, exact, schema_text):
     """``fn`` behind the probe of its schema; ``exact(args, kwargs)`` (the scan, then the
     refusal or the call) takes every call the probe does not clear."""
-    if schema_text is None:
+    arguments = None if schema_text is None else _schema_arguments(schema_text)
+    if not arguments:
         def guarded(*args, **kwargs):
             return exact(args, kwargs)
     else:
+        names = ", ".join(f"a{i}" for i in range(len(arguments)))
+        source = _PROBED.format(params="".join(f"a{i}=_NO, " for i in range(len(arguments))),
+                                last=f"a{len(arguments) - 1}", names=names,
+                                comma="," if len(arguments) == 1 else "",
+                                probe=_probe_expression(arguments))
         scope = {"C32": _COMPLEX32, "_PLAIN": _PLAIN, "_list_has_c32": _list_has_c32,
-                 "fn": fn, "exact": exact}
-        exec(_PROBED.format(probe=_probe_expression(schema_text)), scope)
+                 "fn": fn, "exact": exact, "_NO": _NO}
+        exec(source, scope)
         guarded = scope["guarded"]
     guarded.__name__ = getattr(fn, "__name__", "guarded")
     guarded.__wrapped__ = fn
