@@ -462,7 +462,7 @@ def _fast_inplace(op: Op, args):
     if self._strides != contiguous_strides(sizes):
         return False
     arity = op.arity
-    scalar = False
+    y = None
     if arity == 2:
         other = args[1]
         ocls = other.__class__
@@ -471,15 +471,16 @@ def _fast_inplace(op: Op, args):
                     other._device is not CPU or (other._storage is self._storage and
                                                  other is not self):
                 return False
+            y = other._np    # (TensorImpl._array's cache hit, inline)
+            if y is None or other._np_buf is not other._storage._buf:
+                y = other._array()
         elif ocls is float:
             if dtype.category < dt.FLOAT:
                 return False
-            scalar = True
         elif ocls is int:
             if dtype is dt.bool_:
                 return False
             _check_wrapped(other)
-            scalar = True
         else:
             return False
     elif arity != 1:
@@ -491,28 +492,34 @@ def _fast_inplace(op: Op, args):
         return False
     _, ct, uf = res
     params = args[arity:]
-    if scalar:
+    if arity == 2 and y is None:    # a Python number
         for chk in op.scalar_checks:
             chk(op, args[:2], params)
     if params and params[0] is not op.default0 and not _is_default(params, op.defaults):
         for chk in op.post_checks:
             chk(op, ct, args[:arity], params)
         uf = None
-    arr = self._array()
-    if arr.size:
-        if arity == 1:
-            ins = [arr]
-        elif scalar:
-            ins = [arr, _scalar_as(other, ct) if uf is not None else
-                   _scalar_in(other, ct, op.scalar_opmath)]
+    if arity == 2 and y is None:    # (Note [Python numbers to the ufunc])
+        if uf is None:
+            y = _scalar_in(other, ct, op.scalar_opmath)
         else:
-            ins = [arr, other._array()]
+            lo, hi = (_FLOAT_EXACT if ocls is float else _INT_EXACT).get(dtype, _NO_RANGE)
+            y = _np_array(other, dtype.np) if lo <= other <= hi else _scalar_as(other, ct)
+    arr = self._np
+    if arr is None or self._np_buf is not self._storage._buf:
+        arr = self._array()
+    if arr.size:
         token = _EXTOBJ.set(_QUIET)
         try:
-            if uf is not None:
-                uf(*ins, out=arr)
+            if arity == 1:
+                if uf is not None:
+                    uf(arr, out=arr)
+                else:
+                    op.compute(arr, [arr], ct, *params)
+            elif uf is not None:
+                uf(arr, y, out=arr)
             else:
-                op.compute(arr, ins, ct, *params)
+                op.compute(arr, [arr, y], ct, *params)
         finally:
             _EXTOBJ.reset(token)
     self._vc[0] += 1
@@ -1248,7 +1255,9 @@ _digamma = _special.digamma
 # inputs (cached per shape and dtype, so a tiny relu is one ufunc call without a reshape),
 # else chunks of ``_ZEROS_CHUNK`` elements of a flat one (cached per dtype). ``maximum(0, x)``
 # with the zero first returns ``x`` on a tie, so relu(-0.0) is -0.0 as in torch, and NaN
-# (either sign) propagates. Larger chunks are no faster: the zeros then stream from L2.
+# (either sign) propagates. Large inputs run as rows of whole chunks in one call (about 5%
+# faster than a loop of calls; smaller chunks are no faster: the zeros operand's stream
+# costs the same from L1 as from L2).
 _ZEROS_CHUNK = 1 << 16
 _ZEROS: dict = {}
 _ZEROS_SHAPED: dict = {}
@@ -1284,9 +1293,12 @@ def _relu_into(x, out):
     if n <= _ZEROS_CHUNK:
         np.maximum(zeros[:n], xf, out=of)
         return
-    for i in range(0, n, _ZEROS_CHUNK):
-        j = i + _ZEROS_CHUNK if i + _ZEROS_CHUNK < n else n
-        np.maximum(zeros[:j - i], xf[i:j], out=of[i:j])
+    # the whole chunks as the rows of one 2-D call (one inner loop per chunk), then the rest
+    whole = n - n % _ZEROS_CHUNK
+    rows = (whole // _ZEROS_CHUNK, _ZEROS_CHUNK)
+    np.maximum(zeros, xf[:whole].reshape(rows), out=of[:whole].reshape(rows))
+    if whole < n:
+        np.maximum(zeros[:n - whole], xf[whole:], out=of[whole:])
 
 
 def _relu(out, ins, ct):
