@@ -606,3 +606,8 @@ CASES.extend(SOFTMAX_CASES)
 from cases_reduction import REDUCTION_CASES  # noqa: E402
 
 CASES.extend(REDUCTION_CASES)
+
+# the pieces of the mid-size training step (issue 17)
+from cases_training import TRAINING_CASES  # noqa: E402
+
+CASES.extend(TRAINING_CASES)
