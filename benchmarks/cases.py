@@ -611,3 +611,8 @@ CASES.extend(REDUCTION_CASES)
 from cases_training import TRAINING_CASES  # noqa: E402
 
 CASES.extend(TRAINING_CASES)
+
+# elementwise paths beyond the issue's rows (issue 17)
+from cases_elementwise import ELEMENTWISE_CASES  # noqa: E402
+
+CASES.extend(ELEMENTWISE_CASES)
