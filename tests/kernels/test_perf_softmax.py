@@ -14,10 +14,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as st
 
 import strided
 from tests.autograd.grad_harness import check_grads, grad_fn_names
-from tests.conftest import check
+from tests.conftest import check, hyp
 
 FNS = ("softmax", "log_softmax")
 
@@ -286,3 +288,31 @@ def test_backward_through_autograd(fn, shape):
     rs, rt = recipe(strided), recipe(torch)
     for a, b in zip(rs, rt):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=2e-6, atol=1e-6)
+
+
+@hyp(40)
+@given(shape=st.lists(st.integers(1, 40), min_size=1, max_size=3), fn=st.sampled_from(FNS),
+       scale=st.sampled_from([0.1, 1.0, 4.0, 30.0]), dtype=st.sampled_from(["float32",
+                                                                           "float64"]),
+       data=st.data())
+def test_hypothesis_fast_paths(shape, fn, scale, dtype, data):
+    # tiny and blocked, unshifted and shifted, row-major and transposed, forward and backward
+    x = _data(shape, dtype, scale, seed=len(shape))
+    transpose = len(shape) > 1 and data.draw(st.booleans())
+    rs, rt = [], []
+    for lib, out in ((strided, rs), (torch, rt)):
+        t = lib.from_numpy(x.copy())
+        t = (t.transpose(0, -1) if transpose else t).requires_grad_()
+        y = getattr(lib, fn)(t, -1)
+        w = lib.from_numpy(_data(tuple(y.shape), dtype, seed=5))
+        (y * w).sum().backward()
+        out.extend([y.detach(), t.grad])
+    for a, b in zip(rs, rt):
+        assert str(a.dtype) == str(b.dtype) and a.stride() == b.stride()
+    _close(fn, rs[0].numpy(), rt[0].numpy())
+    # the gradients (y * (g - sum(g * y)), g - exp(y) * sum(g)) cancel and carry the
+    # forward's last-ulp differences times sum(g): torch's own tolerance in float32
+    if dtype == "float64":
+        np.testing.assert_allclose(rs[1].numpy(), rt[1].numpy(), rtol=1e-12, atol=1e-13)
+    else:
+        torch.testing.assert_close(torch.from_numpy(rs[1].numpy()), rt[1])
