@@ -234,6 +234,16 @@ def test_randn_bits(n):
                seeds=(3,))
 
 
+def test_randn_small_sizes_in_sequence():
+    # the scalar path on Python floats (up to 32 values) and on NumPy arrays (above),
+    # one after the other so that the cached sine sample passes between them
+    _same_bits(lambda m: tuple(m.randn(k) for k in (1, 2, 3, 5, 7, 13, 15, 31, 32, 33, 3)),
+               seeds=(0, 99))
+    _same_bits(lambda m: tuple(m.empty(k, 3).t().normal_(0.5, 2.0) for k in (1, 5, 11, 12)))
+    _same_bits(lambda m: tuple(m.randn(k, dtype=m.float64) for k in (1, 9, 40)))
+    _same_bits(lambda m: m.empty(7).log_normal_(0.1, 0.5))
+
+
 def test_randn_affine_and_small():
     _same_bits(lambda m: (m.randn(5), m.randn(3, 4), m.randn(40).mul_(2)))
     _same_bits(lambda m: m.empty(1000).normal_(1.5, 0.25))

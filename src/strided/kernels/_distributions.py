@@ -40,7 +40,9 @@ uses glibc's ``log``, ``cos`` and ``sin``.
 Anything smaller than 16 elements, or not contiguous, takes the scalar path instead:
 ``at::normal_distribution<double>`` per element, which makes a pair from two double
 uniforms (``radius = sqrt(-2 log1p(-u2))``, ``theta = 2 pi u1``), returns the cosine
-one and caches the sine one in the generator for the next call.
+one and caches the sine one in the generator for the next call. Up to 32 values it runs
+on Python floats (``_normal_scalar_floats``: ``math`` is glibc, and NumPy's calls would
+cost more than the arithmetic), above on NumPy arrays; the two give the same bits.
 """
 
 from __future__ import annotations
@@ -206,6 +208,9 @@ lgamma = _safe(math.lgamma)
 def normal_scalar(gen, n: int, mean: float, std: float) -> np.ndarray:
     """``at::normal_distribution<double>(mean, std)`` called n times (float64 values),
     using and refilling the generator's cached sample (Note [normal's two algorithms])."""
+    if n <= _SCALAR_IN_PYTHON:
+        out = np.array(_normal_scalar_floats(gen, n), f64)
+        return out if mean == 0.0 and std == 1.0 else fma64(out, std, mean)
     out = np.empty(n, f64)
     i = 0
     if n and gen._next_double_normal is not None:
@@ -228,6 +233,34 @@ def normal_scalar(gen, n: int, mean: float, std: float) -> np.ndarray:
     if not (mean == 0.0 and std == 1.0):
         out = fma64(out, std, mean)
     return out
+
+
+_SCALAR_IN_PYTHON = 32   # values: up to this many, Python floats beat NumPy's calls
+_TWO_PI = 2.0 * math.pi
+_MASK53_INT = (1 << 53) - 1
+
+
+def _normal_scalar_floats(gen, n: int) -> list:
+    """``normal_scalar``'s standard values for a small n, on Python floats: the same words,
+    the same double operations, ``math`` being glibc (sqrt correctly rounded either way)."""
+    values = []
+    if n and gen._next_double_normal is not None:
+        values.append(gen._next_double_normal)
+        gen._next_double_normal = None
+    m = n - len(values)
+    if m:
+        gen._fresh = False
+        w = gen._bg.random_raw(4 * ((m + 1) // 2)).tolist()   # two random64() per pair
+        for k in range(0, len(w), 4):
+            u1 = (((w[k] << 32) | w[k + 1]) & _MASK53_INT) * _U53
+            u2 = (((w[k + 2] << 32) | w[k + 3]) & _MASK53_INT) * _U53
+            radius = math.sqrt(-2.0 * math.log1p(-u2))
+            theta = _TWO_PI * u1
+            values.append(radius * math.cos(theta))
+            values.append(radius * math.sin(theta))
+        if m % 2:
+            gen._next_double_normal = values.pop()   # the sine of the last pair
+    return values
 
 
 # -- normal: the 16-element Box-Muller blocks ------------------------------------------------------

@@ -66,8 +66,9 @@ Note [Copying between storages]
 ``clone``/``contiguous`` copy into a fresh row-major tensor, and most user copies go
 between two tensors of one dtype that live in different storages. Then the overlap
 checks have nothing to find: two storages never share bytes (no partial overlap), and a
-row-major destination has no two elements at one address (NumPy's ``c_contiguous`` flag
-says exactly that, size-1 dims included). With the same sizes (no broadcast), the same
+row-major or column-major destination (a clone of a transposed matrix) has no two
+elements at one address (NumPy's ``c_contiguous``/``f_contiguous`` flags say exactly
+that, size-1 dims included). With the same sizes (no broadcast), the same
 dtype (no cast, no complex-to-real warning) and the same conjugate/negative bits, the
 copy is the NumPy copy alone; everything else takes the general path below.
 """
@@ -116,7 +117,8 @@ def copy_(self, src, non_blocking=False):
             and src._storage._buf is not None):
         # Note [Copying between storages]
         dst_arr = self._array()
-        if dst_arr.flags.c_contiguous:
+        flags = dst_arr.flags
+        if flags.c_contiguous or flags.f_contiguous:
             _copy(dst_arr, src._array())
             self._vc[0] += 1
             return self

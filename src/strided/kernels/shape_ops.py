@@ -150,6 +150,8 @@ def _cat(tensors, dim, out):
         arrays = [_c32.castable(a, dst.dtype) for a in arrays]    # Note [complex32]
     if len(arrays) == 1:
         np.copyto(dst, arrays[0], casting="unsafe")
+    elif all(a.dtype == dst.dtype for a in arrays):
+        np.concatenate(arrays, dim, out=dst)     # no cast: no floating-point warning to hide
     else:
         with np.errstate(all="ignore"):
             np.concatenate(arrays, dim, out=dst, casting="unsafe")
