@@ -616,3 +616,8 @@ CASES.extend(TRAINING_CASES)
 from cases_elementwise import ELEMENTWISE_CASES  # noqa: E402
 
 CASES.extend(ELEMENTWISE_CASES)
+
+# random, copy and cat rows beyond the issue's (issue 17)
+from cases_random_copy import RANDOM_COPY_CASES  # noqa: E402
+
+CASES.extend(RANDOM_COPY_CASES)
