@@ -112,7 +112,7 @@ def to_dtype(values: np.ndarray, np_dtype) -> np.ndarray:
     double goes through float32 first (two roundings, as in C++)."""
     if values.dtype == np_dtype:
         return values
-    if np_dtype.itemsize == 2 and np_dtype.kind in "fV" or np_dtype.name == "bfloat16":
+    if np_dtype.itemsize == 2 and (np_dtype.kind in "fV" or np_dtype.name == "bfloat16"):
         return values.astype(f32).astype(np_dtype)
     return values.astype(np_dtype)
 
@@ -251,13 +251,13 @@ def _normal_scalar_floats(gen, n: int) -> list:
     if m:
         gen._fresh = False
         w = gen._bg.random_raw(4 * ((m + 1) // 2)).tolist()   # two random64() per pair
+        sqrt, log1p_, cos, sin = math.sqrt, math.log1p, math.cos, math.sin
         for k in range(0, len(w), 4):
             u1 = (((w[k] << 32) | w[k + 1]) & _MASK53_INT) * _U53
             u2 = (((w[k + 2] << 32) | w[k + 3]) & _MASK53_INT) * _U53
-            radius = math.sqrt(-2.0 * math.log1p(-u2))
+            radius = sqrt(-2.0 * log1p_(-u2))
             theta = _TWO_PI * u1
-            values.append(radius * math.cos(theta))
-            values.append(radius * math.sin(theta))
+            values += (radius * cos(theta), radius * sin(theta))
         if m % 2:
             gen._next_double_normal = values.pop()   # the sine of the last pair
     return values
