@@ -248,3 +248,11 @@ def test_randn_affine_and_small():
     _same_bits(lambda m: (m.randn(5), m.randn(3, 4), m.randn(40).mul_(2)))
     _same_bits(lambda m: m.empty(1000).normal_(1.5, 0.25))
     _same_bits(lambda m: m.normal(2.0, 3.0, (20, 7)))
+
+
+def test_inplace_samplers_refuse_overlap():
+    for name, args in (("uniform_", ()), ("normal_", ()), ("exponential_", ()),
+                       ("random_", ()), ("bernoulli_", (0.5,))):
+        check(lambda m, name=name, args=args: getattr(m.zeros(3).expand(2, 3), name)(*args))
+    _same_bits(lambda m: (m.empty(4, 5).uniform_(-1, 2), m.empty(5, 4).t().uniform_(),
+                          m.empty(3, 1).exponential_()))
