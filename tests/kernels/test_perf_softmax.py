@@ -129,6 +129,26 @@ def test_block_rows_that_need_the_shift(fn, row):
 
 
 @pytest.mark.parametrize("fn", FNS)
+@pytest.mark.parametrize("shape,dim", [((300, 1), -1), ((1, 300), 0), ((2, 1, 200), 1),
+                                       ((1, 1), 0), ((5, 1), -1)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_one_element_slices_are_exact(fn, shape, dim, dtype):
+    x = _data(shape, dtype, 3.0)
+    x.flat[0] = np.inf
+    check(lambda lib: getattr(lib, fn)(lib.from_numpy(x.copy()), dim))     # exact: 1, 0, NaN
+
+
+@pytest.mark.parametrize("fn", FNS)
+@pytest.mark.parametrize("shape,dim", [((256, 64), 0), ((4, 50, 30), 1), ((30, 20, 2), 0)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_other_dims(fn, shape, dim, dtype):
+    _close(fn, *_both(fn, _data(shape, dtype, 2.0), dim))
+    x = _data(shape, dtype, 1.0)
+    x[(slice(None),) * dim + (slice(0, 1),)] += 300.0        # a slice that needs the shift
+    _close(fn, *_both(fn, x, dim))
+
+
+@pytest.mark.parametrize("fn", FNS)
 def test_block_wide_spread(fn):
     x = _data((128, 512), scale=30.0)      # in exp's range, rows spread far beyond 16
     rs, rt = _both(fn, x)

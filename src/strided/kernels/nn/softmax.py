@@ -14,9 +14,10 @@ matrix-vector product (BLAS: several times faster than a reduction along the las
 and softmax multiplies by their reciprocals as torch does (``exp * (1 / sum)``), while
 log-softmax computes ``x - log(sum)``. A block whose sums say the shift was needed is done
 again from its input the way torch does it (``_shifted``: ``x - max`` first). No
-temporaries of the input's size, no dispatcher round trips. Other dims take torch's
-shifted steps on the whole array, along ``dim``. The backward kernels are the closed forms
-``y * (g - sum(g * y))`` and ``g - exp(y) * sum(g)``, blocked the same way.
+temporaries of the input's size, no dispatcher round trips. Other dims take the same steps
+on the whole array seen as ``(outer, n, inner)`` (``_along``: the sums over ``n`` one
+batched product). The backward kernels are the closed forms ``y * (g - sum(g * y))`` and
+``g - exp(y) * sum(g)``, blocked the same way.
 
 The broadcasts of a block (``* (1 / sum)[:, None]``, ``- log(sum)[:, None]``) run with
 NumPy's iterator buffer set to ``_ROW_BUFSIZE`` elements for rows at least that long (the
@@ -69,6 +70,8 @@ The composite ``softmax.int`` calls the ``_softmax`` handle with the input's own
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -164,7 +167,8 @@ def _blocks(a2, o2, log):
     contiguous, the computation dtype), a block of rows at a time."""
     rows, c = a2.shape
     ones = _ones(c, o2)
-    low = c * _SUM_LOW[o2.itemsize]
+    # rows of one element take the shift, torch's exact 1 and 0 (1 / low = 0 fails the check)
+    low = c * _SUM_LOW[o2.itemsize] if c > 1 else _INF
     step = _BLOCK // c or 1
     if rows <= step:
         _block(a2, o2, log, ones, low)
@@ -208,18 +212,34 @@ def _shifted(ab, ob, log, ones):
 
 
 def _along(arr, target, d, log):
-    """The whole-array steps along dim ``d`` (other dims than the last)."""
-    m = np.maximum.reduce(arr, axis=d, keepdims=True)
-    np.subtract(arr, m, out=target)
+    """Along dim ``d`` (not the last): the blocks' steps on the whole array seen as
+    ``(outer, n, inner)``, the sums over ``n`` as one (batched) BLAS product."""
+    shape = arr.shape
+    n = shape[d]
+    outer = math.prod(shape[:d])
+    a3 = arr.reshape(outer, n, -1)
+    o3 = target.reshape(outer, n, -1)
+    np.exp(a3, out=o3)
+    s = np.matmul(_ones(n, o3), o3)
+    r = np.reciprocal(s)
+    # as in _block; one element per slice takes the shift (torch's exact 1 and 0)
+    if n > 1 and np.vdot(r, s + 1.0) <= 1.0 / (n * _SUM_LOW[o3.itemsize]):
+        if log:
+            np.log(s, out=s)
+            np.subtract(a3, s[:, None], out=o3)
+        else:
+            np.multiply(o3, r[:, None], out=o3)
+        return
+    np.subtract(a3, np.maximum.reduce(a3, axis=1, keepdims=True), out=o3)
     if log:
-        s = np.add.reduce(np.exp(target), axis=d, keepdims=True)
+        s = np.add.reduce(np.exp(o3), axis=1, keepdims=True)
         np.log(s, out=s)
-        np.subtract(target, s, out=target)
+        np.subtract(o3, s, out=o3)
     else:
-        np.exp(target, out=target)
-        s = np.add.reduce(target, axis=d, keepdims=True)
+        np.exp(o3, out=o3)
+        s = np.add.reduce(o3, axis=1, keepdims=True)
         np.reciprocal(s, out=s)
-        np.multiply(target, s, out=target)
+        np.multiply(o3, s, out=o3)
 
 
 def _quietly(fn, c, *args):
