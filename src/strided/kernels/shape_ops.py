@@ -23,7 +23,7 @@ from ..core import dtypes as dt
 from ..core import layouts
 from ..core.checks import check, check_index, check_value, maybe_wrap_dim
 from ..core.devices import CPU as _CPU
-from ..core.storage import UntypedStorage, new_cpu_storage
+from ..core.storage import UntypedStorage
 from ..core.tensor_impl import check_storage_bounds, contiguous_strides, make_tensor, numel_of
 from . import complex32 as _c32
 from . import views
@@ -171,19 +171,19 @@ def cat(tensors, dim=0):
         if (sa and a._device is _CPU and b._device is _CPU and b._dtype is dtype
                 and b._strides == strides and b._sizes[1:] == sa[1:] and 0 not in sa
                 and strides == contiguous_strides(sa)):
-            ra = sa[0]
-            size = (ra + b._sizes[0],) + sa[1:]
-            # the inputs' NumPy views (usually cached: Note [Reusing the NumPy view]) check
-            # the bounds of a storage shrunk under an input (Note [Shrunk storages])
-            src_a, src_b = a._array(), b._array()
-            storage, buf, view = new_cpu_storage(size, dtype.np,
-                                                 numel_of(size) * dtype.itemsize)
-            view[:ra] = src_a
-            view[ra:] = src_b
-            result = make_tensor(storage, size, strides, 0, dtype)
-            result._np = view
-            result._np_buf = buf
-            return result
+            itemsize = dtype.itemsize
+            row_bytes = strides[0] * itemsize
+            ra, rb = sa[0], b._sizes[0]
+            na, nb = ra * row_bytes, rb * row_bytes
+            storage = UntypedStorage._new(na + nb, _CPU, _allocator(_CPU))
+            dst = storage._buf
+            start_a, start_b = a._offset * itemsize, b._offset * itemsize
+            if start_a + na > a._storage._nbytes or start_b + nb > b._storage._nbytes:
+                check_storage_bounds(a)   # a storage shrunk under an input
+                check_storage_bounds(b)   # (Note [Shrunk storages])
+            dst[:na] = a._storage._buf[start_a:start_a + na]
+            dst[na:na + nb] = b._storage._buf[start_b:start_b + nb]
+            return make_tensor(storage, (ra + rb,) + sa[1:], strides, 0, dtype)
     elif dim == 0 and len(tensors) > 2:
         first = tensors[0]
         sizes = first._sizes
