@@ -265,3 +265,42 @@ def test_contiguous_keeps_autograd_and_versions():
         (b * m.arange(6.).reshape(3, 2)).sum().backward()
         return b, b.grad_fn.name(), a.grad, b._version
     check(recipe)
+
+
+# -- the tensor fast path of the bindings (Note [The tensor fast path]) ----------------------
+
+@pytest.mark.parametrize("recipe", [
+    lambda m: m.ones(2, 2).add_(m.full((2, 2), 3.0)),
+    lambda m: m.ones(2, 2).add_(2),
+    lambda m: m.ones(2, 2).add_(m.ones(2), alpha=2),
+    lambda m: m.where(m.tensor([True, False]), m.ones(2), m.zeros(2)),
+    lambda m: m.where(m.tensor([True, False]), 1.0, m.zeros(2)),
+    lambda m: m.where(m.tensor([True, False]), m.ones(2), 0),
+    lambda m: m.where(m.tensor([True, False])),
+    lambda m: m.add(m.ones(2), m.ones(2, dtype=m.int64)),
+    lambda m: m.mul(m.ones(2), m.tensor(3)),
+    lambda m: m.mm(m.ones(2, 3), m.ones(3, 2)),
+    lambda m: m.mm(m.ones(2, 3), m.ones(2, 2)),
+    lambda m: m.ones(3).mul(m.nn.Parameter(m.ones(3))),
+    lambda m: m.nn.functional.mse_loss(m.ones(3), m.zeros(3)),
+    lambda m: m.nn.functional.relu6(m.arange(-3., 9.)),
+    lambda m: m.special.xlogy(m.ones(2), m.ones(2)),
+    lambda m: m.linalg.vecdot(m.ones(3), m.ones(3)),
+    lambda m: m.fft.fft(m.ones(4)),
+    lambda m: m.ones(2, 2).copy_(m.zeros(2, 2)),
+    lambda m: m.maximum(m.ones(2), m.zeros(2)),
+    lambda m: m.maximum(m.ones(2), 1),
+])
+def test_tensor_fast_path(recipe):
+    check(recipe)
+
+
+def test_tensor_fast_path_keeps_autograd():
+    def recipe(m):
+        a = m.ones(3, requires_grad=True)
+        b = m.arange(3.)
+        c = m.mul(a, b)
+        d = m.where(b > 0, c, b)
+        d.sum().backward()
+        return c.grad_fn.name(), d.grad_fn.name(), a.grad
+    check(recipe)

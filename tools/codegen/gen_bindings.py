@@ -886,7 +886,52 @@ def _varargs_fast_path(prefix: str, overloads: list[Overload],
     return lines
 
 
-def emit_binding(name: str, overloads: list[Overload], is_method: bool) -> tuple[str, str]:
+def _tensor_fast_paths(prefix: str, overloads: list[Overload], helpers: list[str],
+                       tails: list[str]) -> list[str]:
+    """Note [The tensor fast path]: ``a.add_(b)``, ``where(m, a, b)``: a call without
+    keywords whose k positional arguments are all tensors. Walking the overloads in the
+    order the binding tries them, those that cannot take k positional arguments (too few
+    parameters, more required ones, a required keyword) reject it; the first other one
+    takes it when its first k parameters are tensors (``Tensor``, or a Tensor that also
+    takes numbers) and then returns the call's tensors and its defaults. Those defaults, as
+    its matcher converts them, are computed once (``bind_tensor_class`` calls the matcher
+    with k bare tensors: a Tensor parameter's conversion only tests the class); the fast
+    path calls the operator with them, skipping the matcher. Any other call goes the usual
+    way, and so does a k for which an earlier overload might take tensors."""
+    lines = []
+    done = set()
+    for k in sorted({sum(not p.kwarg_only and p.default is None for p in _sig_params(ov))
+                     for ov in overloads} - {0}):
+        for i, ov in enumerate(overloads):
+            params = _sig_params(ov)
+            positional = [p for p in params if not p.kwarg_only]
+            required = [p for p in positional if p.default is None]
+            if (len(positional) < k or len(required) > k
+                    or any(p.kwarg_only and p.default is None for p in params)):
+                continue
+            if (ov.is_factory or params[:len(positional)] != positional or k in done
+                    or not all(p.type == "Tensor" and not p.number_tensor
+                               for p in positional[:k])):
+                break
+            done.add(k)
+            names = [p.name for p in params]
+            rest = names[k:]
+            tail = f"{prefix}_{i}_tail{k}"
+            helpers.append(f"{tail} = None  # set by bind_tensor_class()")
+            tails.append(f"{tail} = {prefix}_{i}(*(_dummy,) * {k})[{k}:]")
+            checks = " and ".join(f"isinstance(args[{j}], _Tensor)" for j in range(k))
+            lines.append(f"    if not kwargs and len(args) == {k} and {checks}:")
+            lines.append(f"        {', '.join(names[:k])}{',' if k == 1 else ''} = args")
+            if rest:
+                lines.append(f"        {', '.join(rest)}{',' if len(rest) == 1 else ''} = "
+                             f"{tail}")
+            lines += _call(ov, "        ")
+            break
+    return lines
+
+
+def emit_binding(name: str, overloads: list[Overload], is_method: bool,
+                 tails: list[str] | None = None) -> tuple[str, str]:
     """Returns (module-level helpers, the binding function's source)."""
     yaml_order = overloads
     overloads = _tensor_first(overloads)
@@ -928,6 +973,8 @@ def emit_binding(name: str, overloads: list[Overload], is_method: bool) -> tuple
             body.append("        return " + _wrapped(
                 first, f"{_opvar(first.qualname)}.call({ks}, {args_expr})"))
     body.extend(_varargs_fast_path(prefix, overloads, helpers))
+    if tails is not None:
+        body.extend(_tensor_fast_paths(prefix, overloads, helpers, tails))
     for i, ov in enumerate(overloads):
         names = [p.name for p in _sig_params(ov)]
         argv = "args"
@@ -1019,19 +1066,33 @@ def _op_handles(groups) -> list[str]:
             [f"_rt_{n} = _rt.make({n!r}, {f!r})" for n, f in sorted(return_types.items())])
 
 
+def _bind_tensor_class(tails: list[str]) -> str:
+    """``bind_tensor_class(cls)``: installs the Tensor class, then computes the defaults of
+    the tensor fast paths (Note [The tensor fast path])."""
+    lines = ["", "def bind_tensor_class(cls):"]
+    names = [t.split(" = ", 1)[0] for t in tails]
+    lines.append(f"    global {', '.join(['_Tensor'] + names)}")
+    lines.append("    _Tensor = cls")
+    if tails:
+        lines.append("    _dummy = object.__new__(cls)")
+        lines += [f"    {t}" for t in tails]
+    return "\n".join(lines) + "\n"
+
+
 def gen_functions(nfs, module: str | None) -> str:
     groups = collect(nfs, "function", module)
     parts = [HEADER, _PRELUDE]
     parts.append("_Tensor = None  # set by bind_tensor_class()\n")
     parts.append("\n".join(_op_handles(groups)))
     names = []
+    tails: list[str] = []
     for name in sorted(groups):
-        helpers, fn = emit_binding(name, groups[name], False)
+        helpers, fn = emit_binding(name, groups[name], False, tails)
         if helpers:
             parts.append(helpers)
         parts.append(fn)
         names.append(name)
-    parts.append("\ndef bind_tensor_class(cls):\n    global _Tensor\n    _Tensor = cls\n")
+    parts.append(_bind_tensor_class(tails))
     parts.append(f"__all__ = {names!r}\n")
     return "\n\n\n".join(parts)
 
@@ -1042,8 +1103,9 @@ def gen_methods(nfs) -> str:
     parts.append("_Tensor = None  # set by bind_tensor_class()\n")
     parts.append("\n".join(_op_handles(groups)))
     methods = []
+    tails: list[str] = []
     for name in sorted(groups):
-        helpers, fn = emit_binding(name, groups[name], True)
+        helpers, fn = emit_binding(name, groups[name], True, tails)
         if helpers:
             parts.append(helpers)
         parts.append(fn)
@@ -1051,7 +1113,7 @@ def gen_methods(nfs) -> str:
     body = "\n".join(f"    {m} = {m}" for m in methods) or "    pass"
     parts.append("class TensorMethods:\n    \"\"\"The generated ``Tensor`` methods.\"\"\"\n\n"
                  "    __slots__ = ()\n" + body + "\n")
-    parts.append("\ndef bind_tensor_class(cls):\n    global _Tensor\n    _Tensor = cls\n")
+    parts.append(_bind_tensor_class(tails))
     return "\n\n\n".join(parts)
 
 

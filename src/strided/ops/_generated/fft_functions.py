@@ -82,7 +82,18 @@ def _f_fft_fft_0(input, n=None, dim=-1, norm=None, *, out=None):
 _f_fft_fft_sigs = (_ap.PySig('fft_fft', (('input', 'Tensor', None, False), ('n', 'SymInt?', 'None', False), ('dim', 'int', '-1', False), ('norm', 'str?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_fft_fft_0_tail1 = None  # set by bind_tensor_class()
+
+
 def fft_fft(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        n, dim, norm, out = _f_fft_fft_0_tail1
+        if out is None:
+            result = _op_fft_fft.call(input._keyset, input, n, dim, norm)
+        else:
+            result = _op_fft_fft__out.call(input._keyset | out._keyset, input, n, dim, norm, out)
+        return result
     try:
         input, n, dim, norm, out = _f_fft_fft_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -111,7 +122,18 @@ def _f_fft_fft2_0(input, s=None, dim=(-2,-1), norm=None, *, out=None):
 _f_fft_fft2_sigs = (_ap.PySig('fft_fft2', (('input', 'Tensor', None, False), ('s', 'SymInt[1]?', 'None', False), ('dim', 'int[1]', '[-2,-1]', False), ('norm', 'str?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_fft_fft2_0_tail1 = None  # set by bind_tensor_class()
+
+
 def fft_fft2(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        s, dim, norm, out = _f_fft_fft2_0_tail1
+        if out is None:
+            result = _op_fft_fft2.call(input._keyset, input, s, dim, norm)
+        else:
+            result = _op_fft_fft2__out.call(input._keyset | out._keyset, input, s, dim, norm, out)
+        return result
     try:
         input, s, dim, norm, out = _f_fft_fft2_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -175,7 +197,18 @@ def _f_fft_fftn_0(input, s=None, dim=None, norm=None, *, out=None):
 _f_fft_fftn_sigs = (_ap.PySig('fft_fftn', (('input', 'Tensor', None, False), ('s', 'SymInt[1]?', 'None', False), ('dim', 'int[1]?', 'None', False), ('norm', 'str?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_fft_fftn_0_tail1 = None  # set by bind_tensor_class()
+
+
 def fft_fftn(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        s, dim, norm, out = _f_fft_fftn_0_tail1
+        if out is None:
+            result = _op_fft_fftn.call(input._keyset, input, s, dim, norm)
+        else:
+            result = _op_fft_fftn__out.call(input._keyset | out._keyset, input, s, dim, norm, out)
+        return result
     try:
         input, s, dim, norm, out = _f_fft_fftn_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -201,7 +234,15 @@ def _f_fft_fftshift_0(input, dim=None):
 _f_fft_fftshift_sigs = (_ap.PySig('fft_fftshift', (('input', 'Tensor', None, False), ('dim', 'int[1]?', 'None', False)), False, False),)
 
 
+_f_fft_fftshift_0_tail1 = None  # set by bind_tensor_class()
+
+
 def fft_fftshift(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        dim, = _f_fft_fftshift_0_tail1
+        result = _op_fft_fftshift.call(input._keyset, input, dim)
+        return result
     try:
         input, dim = _f_fft_fftshift_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -227,7 +268,18 @@ def _f_fft_hfft_0(input, n=None, dim=-1, norm=None, *, out=None):
 _f_fft_hfft_sigs = (_ap.PySig('fft_hfft', (('input', 'Tensor', None, False), ('n', 'SymInt?', 'None', False), ('dim', 'int', '-1', False), ('norm', 'str?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_fft_hfft_0_tail1 = None  # set by bind_tensor_class()
+
+
 def fft_hfft(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        n, dim, norm, out = _f_fft_hfft_0_tail1
+        if out is None:
+            result = _op_fft_hfft.call(input._keyset, input, n, dim, norm)
+        else:
+            result = _op_fft_hfft__out.call(input._keyset | out._keyset, input, n, dim, norm, out)
+        return result
     try:
         input, n, dim, norm, out = _f_fft_hfft_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -256,7 +308,18 @@ def _f_fft_hfft2_0(input, s=None, dim=(-2,-1), norm=None, *, out=None):
 _f_fft_hfft2_sigs = (_ap.PySig('fft_hfft2', (('input', 'Tensor', None, False), ('s', 'SymInt[1]?', 'None', False), ('dim', 'int[1]', '[-2,-1]', False), ('norm', 'str?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_fft_hfft2_0_tail1 = None  # set by bind_tensor_class()
+
+
 def fft_hfft2(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        s, dim, norm, out = _f_fft_hfft2_0_tail1
+        if out is None:
+            result = _op_fft_hfft2.call(input._keyset, input, s, dim, norm)
+        else:
+            result = _op_fft_hfft2__out.call(input._keyset | out._keyset, input, s, dim, norm, out)
+        return result
     try:
         input, s, dim, norm, out = _f_fft_hfft2_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -285,7 +348,18 @@ def _f_fft_hfftn_0(input, s=None, dim=None, norm=None, *, out=None):
 _f_fft_hfftn_sigs = (_ap.PySig('fft_hfftn', (('input', 'Tensor', None, False), ('s', 'SymInt[1]?', 'None', False), ('dim', 'int[1]?', 'None', False), ('norm', 'str?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_fft_hfftn_0_tail1 = None  # set by bind_tensor_class()
+
+
 def fft_hfftn(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        s, dim, norm, out = _f_fft_hfftn_0_tail1
+        if out is None:
+            result = _op_fft_hfftn.call(input._keyset, input, s, dim, norm)
+        else:
+            result = _op_fft_hfftn__out.call(input._keyset | out._keyset, input, s, dim, norm, out)
+        return result
     try:
         input, s, dim, norm, out = _f_fft_hfftn_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -314,7 +388,18 @@ def _f_fft_ifft_0(input, n=None, dim=-1, norm=None, *, out=None):
 _f_fft_ifft_sigs = (_ap.PySig('fft_ifft', (('input', 'Tensor', None, False), ('n', 'SymInt?', 'None', False), ('dim', 'int', '-1', False), ('norm', 'str?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_fft_ifft_0_tail1 = None  # set by bind_tensor_class()
+
+
 def fft_ifft(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        n, dim, norm, out = _f_fft_ifft_0_tail1
+        if out is None:
+            result = _op_fft_ifft.call(input._keyset, input, n, dim, norm)
+        else:
+            result = _op_fft_ifft__out.call(input._keyset | out._keyset, input, n, dim, norm, out)
+        return result
     try:
         input, n, dim, norm, out = _f_fft_ifft_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -343,7 +428,18 @@ def _f_fft_ifft2_0(input, s=None, dim=(-2,-1), norm=None, *, out=None):
 _f_fft_ifft2_sigs = (_ap.PySig('fft_ifft2', (('input', 'Tensor', None, False), ('s', 'SymInt[1]?', 'None', False), ('dim', 'int[1]', '[-2,-1]', False), ('norm', 'str?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_fft_ifft2_0_tail1 = None  # set by bind_tensor_class()
+
+
 def fft_ifft2(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        s, dim, norm, out = _f_fft_ifft2_0_tail1
+        if out is None:
+            result = _op_fft_ifft2.call(input._keyset, input, s, dim, norm)
+        else:
+            result = _op_fft_ifft2__out.call(input._keyset | out._keyset, input, s, dim, norm, out)
+        return result
     try:
         input, s, dim, norm, out = _f_fft_ifft2_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -372,7 +468,18 @@ def _f_fft_ifftn_0(input, s=None, dim=None, norm=None, *, out=None):
 _f_fft_ifftn_sigs = (_ap.PySig('fft_ifftn', (('input', 'Tensor', None, False), ('s', 'SymInt[1]?', 'None', False), ('dim', 'int[1]?', 'None', False), ('norm', 'str?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_fft_ifftn_0_tail1 = None  # set by bind_tensor_class()
+
+
 def fft_ifftn(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        s, dim, norm, out = _f_fft_ifftn_0_tail1
+        if out is None:
+            result = _op_fft_ifftn.call(input._keyset, input, s, dim, norm)
+        else:
+            result = _op_fft_ifftn__out.call(input._keyset | out._keyset, input, s, dim, norm, out)
+        return result
     try:
         input, s, dim, norm, out = _f_fft_ifftn_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -398,7 +505,15 @@ def _f_fft_ifftshift_0(input, dim=None):
 _f_fft_ifftshift_sigs = (_ap.PySig('fft_ifftshift', (('input', 'Tensor', None, False), ('dim', 'int[1]?', 'None', False)), False, False),)
 
 
+_f_fft_ifftshift_0_tail1 = None  # set by bind_tensor_class()
+
+
 def fft_ifftshift(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        dim, = _f_fft_ifftshift_0_tail1
+        result = _op_fft_ifftshift.call(input._keyset, input, dim)
+        return result
     try:
         input, dim = _f_fft_ifftshift_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -424,7 +539,18 @@ def _f_fft_ihfft_0(input, n=None, dim=-1, norm=None, *, out=None):
 _f_fft_ihfft_sigs = (_ap.PySig('fft_ihfft', (('input', 'Tensor', None, False), ('n', 'SymInt?', 'None', False), ('dim', 'int', '-1', False), ('norm', 'str?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_fft_ihfft_0_tail1 = None  # set by bind_tensor_class()
+
+
 def fft_ihfft(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        n, dim, norm, out = _f_fft_ihfft_0_tail1
+        if out is None:
+            result = _op_fft_ihfft.call(input._keyset, input, n, dim, norm)
+        else:
+            result = _op_fft_ihfft__out.call(input._keyset | out._keyset, input, n, dim, norm, out)
+        return result
     try:
         input, n, dim, norm, out = _f_fft_ihfft_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -453,7 +579,18 @@ def _f_fft_ihfft2_0(input, s=None, dim=(-2,-1), norm=None, *, out=None):
 _f_fft_ihfft2_sigs = (_ap.PySig('fft_ihfft2', (('input', 'Tensor', None, False), ('s', 'SymInt[1]?', 'None', False), ('dim', 'int[1]', '[-2,-1]', False), ('norm', 'str?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_fft_ihfft2_0_tail1 = None  # set by bind_tensor_class()
+
+
 def fft_ihfft2(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        s, dim, norm, out = _f_fft_ihfft2_0_tail1
+        if out is None:
+            result = _op_fft_ihfft2.call(input._keyset, input, s, dim, norm)
+        else:
+            result = _op_fft_ihfft2__out.call(input._keyset | out._keyset, input, s, dim, norm, out)
+        return result
     try:
         input, s, dim, norm, out = _f_fft_ihfft2_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -482,7 +619,18 @@ def _f_fft_ihfftn_0(input, s=None, dim=None, norm=None, *, out=None):
 _f_fft_ihfftn_sigs = (_ap.PySig('fft_ihfftn', (('input', 'Tensor', None, False), ('s', 'SymInt[1]?', 'None', False), ('dim', 'int[1]?', 'None', False), ('norm', 'str?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_fft_ihfftn_0_tail1 = None  # set by bind_tensor_class()
+
+
 def fft_ihfftn(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        s, dim, norm, out = _f_fft_ihfftn_0_tail1
+        if out is None:
+            result = _op_fft_ihfftn.call(input._keyset, input, s, dim, norm)
+        else:
+            result = _op_fft_ihfftn__out.call(input._keyset | out._keyset, input, s, dim, norm, out)
+        return result
     try:
         input, s, dim, norm, out = _f_fft_ihfftn_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -511,7 +659,18 @@ def _f_fft_irfft_0(input, n=None, dim=-1, norm=None, *, out=None):
 _f_fft_irfft_sigs = (_ap.PySig('fft_irfft', (('input', 'Tensor', None, False), ('n', 'SymInt?', 'None', False), ('dim', 'int', '-1', False), ('norm', 'str?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_fft_irfft_0_tail1 = None  # set by bind_tensor_class()
+
+
 def fft_irfft(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        n, dim, norm, out = _f_fft_irfft_0_tail1
+        if out is None:
+            result = _op_fft_irfft.call(input._keyset, input, n, dim, norm)
+        else:
+            result = _op_fft_irfft__out.call(input._keyset | out._keyset, input, n, dim, norm, out)
+        return result
     try:
         input, n, dim, norm, out = _f_fft_irfft_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -540,7 +699,18 @@ def _f_fft_irfft2_0(input, s=None, dim=(-2,-1), norm=None, *, out=None):
 _f_fft_irfft2_sigs = (_ap.PySig('fft_irfft2', (('input', 'Tensor', None, False), ('s', 'SymInt[1]?', 'None', False), ('dim', 'int[1]', '[-2,-1]', False), ('norm', 'str?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_fft_irfft2_0_tail1 = None  # set by bind_tensor_class()
+
+
 def fft_irfft2(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        s, dim, norm, out = _f_fft_irfft2_0_tail1
+        if out is None:
+            result = _op_fft_irfft2.call(input._keyset, input, s, dim, norm)
+        else:
+            result = _op_fft_irfft2__out.call(input._keyset | out._keyset, input, s, dim, norm, out)
+        return result
     try:
         input, s, dim, norm, out = _f_fft_irfft2_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -569,7 +739,18 @@ def _f_fft_irfftn_0(input, s=None, dim=None, norm=None, *, out=None):
 _f_fft_irfftn_sigs = (_ap.PySig('fft_irfftn', (('input', 'Tensor', None, False), ('s', 'SymInt[1]?', 'None', False), ('dim', 'int[1]?', 'None', False), ('norm', 'str?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_fft_irfftn_0_tail1 = None  # set by bind_tensor_class()
+
+
 def fft_irfftn(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        s, dim, norm, out = _f_fft_irfftn_0_tail1
+        if out is None:
+            result = _op_fft_irfftn.call(input._keyset, input, s, dim, norm)
+        else:
+            result = _op_fft_irfftn__out.call(input._keyset | out._keyset, input, s, dim, norm, out)
+        return result
     try:
         input, s, dim, norm, out = _f_fft_irfftn_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -598,7 +779,18 @@ def _f_fft_rfft_0(input, n=None, dim=-1, norm=None, *, out=None):
 _f_fft_rfft_sigs = (_ap.PySig('fft_rfft', (('input', 'Tensor', None, False), ('n', 'SymInt?', 'None', False), ('dim', 'int', '-1', False), ('norm', 'str?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_fft_rfft_0_tail1 = None  # set by bind_tensor_class()
+
+
 def fft_rfft(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        n, dim, norm, out = _f_fft_rfft_0_tail1
+        if out is None:
+            result = _op_fft_rfft.call(input._keyset, input, n, dim, norm)
+        else:
+            result = _op_fft_rfft__out.call(input._keyset | out._keyset, input, n, dim, norm, out)
+        return result
     try:
         input, n, dim, norm, out = _f_fft_rfft_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -627,7 +819,18 @@ def _f_fft_rfft2_0(input, s=None, dim=(-2,-1), norm=None, *, out=None):
 _f_fft_rfft2_sigs = (_ap.PySig('fft_rfft2', (('input', 'Tensor', None, False), ('s', 'SymInt[1]?', 'None', False), ('dim', 'int[1]', '[-2,-1]', False), ('norm', 'str?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_fft_rfft2_0_tail1 = None  # set by bind_tensor_class()
+
+
 def fft_rfft2(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        s, dim, norm, out = _f_fft_rfft2_0_tail1
+        if out is None:
+            result = _op_fft_rfft2.call(input._keyset, input, s, dim, norm)
+        else:
+            result = _op_fft_rfft2__out.call(input._keyset | out._keyset, input, s, dim, norm, out)
+        return result
     try:
         input, s, dim, norm, out = _f_fft_rfft2_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -691,7 +894,18 @@ def _f_fft_rfftn_0(input, s=None, dim=None, norm=None, *, out=None):
 _f_fft_rfftn_sigs = (_ap.PySig('fft_rfftn', (('input', 'Tensor', None, False), ('s', 'SymInt[1]?', 'None', False), ('dim', 'int[1]?', 'None', False), ('norm', 'str?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_fft_rfftn_0_tail1 = None  # set by bind_tensor_class()
+
+
 def fft_rfftn(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        s, dim, norm, out = _f_fft_rfftn_0_tail1
+        if out is None:
+            result = _op_fft_rfftn.call(input._keyset, input, s, dim, norm)
+        else:
+            result = _op_fft_rfftn__out.call(input._keyset | out._keyset, input, s, dim, norm, out)
+        return result
     try:
         input, s, dim, norm, out = _f_fft_rfftn_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -710,8 +924,29 @@ fft_rfftn.__signature__ = _ap.LazySignature(_f_fft_rfftn_0, False, False)
 
 
 def bind_tensor_class(cls):
-    global _Tensor
+    global _Tensor, _f_fft_fft_0_tail1, _f_fft_fft2_0_tail1, _f_fft_fftn_0_tail1, _f_fft_fftshift_0_tail1, _f_fft_hfft_0_tail1, _f_fft_hfft2_0_tail1, _f_fft_hfftn_0_tail1, _f_fft_ifft_0_tail1, _f_fft_ifft2_0_tail1, _f_fft_ifftn_0_tail1, _f_fft_ifftshift_0_tail1, _f_fft_ihfft_0_tail1, _f_fft_ihfft2_0_tail1, _f_fft_ihfftn_0_tail1, _f_fft_irfft_0_tail1, _f_fft_irfft2_0_tail1, _f_fft_irfftn_0_tail1, _f_fft_rfft_0_tail1, _f_fft_rfft2_0_tail1, _f_fft_rfftn_0_tail1
     _Tensor = cls
+    _dummy = object.__new__(cls)
+    _f_fft_fft_0_tail1 = _f_fft_fft_0(*(_dummy,) * 1)[1:]
+    _f_fft_fft2_0_tail1 = _f_fft_fft2_0(*(_dummy,) * 1)[1:]
+    _f_fft_fftn_0_tail1 = _f_fft_fftn_0(*(_dummy,) * 1)[1:]
+    _f_fft_fftshift_0_tail1 = _f_fft_fftshift_0(*(_dummy,) * 1)[1:]
+    _f_fft_hfft_0_tail1 = _f_fft_hfft_0(*(_dummy,) * 1)[1:]
+    _f_fft_hfft2_0_tail1 = _f_fft_hfft2_0(*(_dummy,) * 1)[1:]
+    _f_fft_hfftn_0_tail1 = _f_fft_hfftn_0(*(_dummy,) * 1)[1:]
+    _f_fft_ifft_0_tail1 = _f_fft_ifft_0(*(_dummy,) * 1)[1:]
+    _f_fft_ifft2_0_tail1 = _f_fft_ifft2_0(*(_dummy,) * 1)[1:]
+    _f_fft_ifftn_0_tail1 = _f_fft_ifftn_0(*(_dummy,) * 1)[1:]
+    _f_fft_ifftshift_0_tail1 = _f_fft_ifftshift_0(*(_dummy,) * 1)[1:]
+    _f_fft_ihfft_0_tail1 = _f_fft_ihfft_0(*(_dummy,) * 1)[1:]
+    _f_fft_ihfft2_0_tail1 = _f_fft_ihfft2_0(*(_dummy,) * 1)[1:]
+    _f_fft_ihfftn_0_tail1 = _f_fft_ihfftn_0(*(_dummy,) * 1)[1:]
+    _f_fft_irfft_0_tail1 = _f_fft_irfft_0(*(_dummy,) * 1)[1:]
+    _f_fft_irfft2_0_tail1 = _f_fft_irfft2_0(*(_dummy,) * 1)[1:]
+    _f_fft_irfftn_0_tail1 = _f_fft_irfftn_0(*(_dummy,) * 1)[1:]
+    _f_fft_rfft_0_tail1 = _f_fft_rfft_0(*(_dummy,) * 1)[1:]
+    _f_fft_rfft2_0_tail1 = _f_fft_rfft2_0(*(_dummy,) * 1)[1:]
+    _f_fft_rfftn_0_tail1 = _f_fft_rfftn_0(*(_dummy,) * 1)[1:]
 
 
 

@@ -162,7 +162,18 @@ def _f_linalg_cholesky_0(input, *, upper=False, out=None):
 _f_linalg_cholesky_sigs = (_ap.PySig('linalg_cholesky', (('input', 'Tensor', None, False), ('upper', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_linalg_cholesky_0_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_cholesky(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        upper, out = _f_linalg_cholesky_0_tail1
+        if out is None:
+            result = _op_linalg_cholesky.call(input._keyset, input, upper)
+        else:
+            result = _op_linalg_cholesky__out.call(input._keyset | out._keyset, input, upper, out)
+        return result
     try:
         input, upper, out = _f_linalg_cholesky_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -190,7 +201,18 @@ def _f_linalg_cholesky_ex_0(input, *, upper=False, check_errors=False, out=None)
 _f_linalg_cholesky_ex_sigs = (_ap.PySig('linalg_cholesky_ex', (('input', 'Tensor', None, False), ('upper', 'bool', 'False', True), ('check_errors', 'bool', 'False', True), ('out', 'Tensor[2]', 'None', True)), False, False),)
 
 
+_f_linalg_cholesky_ex_0_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_cholesky_ex(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        upper, check_errors, out = _f_linalg_cholesky_ex_0_tail1
+        if out is None:
+            result = _rt_linalg_cholesky_ex(_op_linalg_cholesky_ex.call(input._keyset, input, upper, check_errors))
+        else:
+            result = _rt_linalg_cholesky_ex_out(_op_linalg_cholesky_ex__L.call(input._keyset | out[0]._keyset | out[1]._keyset, input, upper, check_errors, out[0], out[1]))
+        return result
     try:
         input, upper, check_errors, out = _f_linalg_cholesky_ex_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -224,7 +246,18 @@ def _f_linalg_cond_1(input, p, *, out=None):
 _f_linalg_cond_sigs = (_ap.PySig('linalg_cond', (('input', 'Tensor', None, False), ('p', 'Scalar?', 'None', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_cond', (('input', 'Tensor', None, False), ('p', 'str', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_linalg_cond_0_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_cond(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        p, out = _f_linalg_cond_0_tail1
+        if out is None:
+            result = _op_linalg_cond.call(input._keyset, input, p)
+        else:
+            result = _op_linalg_cond__out.call(input._keyset | out._keyset, input, p, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, p, out = _f_linalg_cond_0(*args, **kwargs)
@@ -264,7 +297,18 @@ def _f_linalg_cross_0(input, other, *, dim=-1, out=None):
 _f_linalg_cross_sigs = (_ap.PySig('linalg_cross', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('dim', 'int', '-1', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_linalg_cross_0_tail2 = None  # set by bind_tensor_class()
+
+
 def linalg_cross(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        dim, out = _f_linalg_cross_0_tail2
+        if out is None:
+            result = _op_linalg_cross.call(input._keyset | other._keyset, input, other, dim)
+        else:
+            result = _op_linalg_cross__out.call(input._keyset | other._keyset | out._keyset, input, other, dim, out)
+        return result
     try:
         input, other, dim, out = _f_linalg_cross_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -290,7 +334,18 @@ def _f_linalg_det_0(A, *, out=None):
 _f_linalg_det_sigs = (_ap.PySig('linalg_det', (('A', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_linalg_det_0_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_det(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        A, = args
+        out, = _f_linalg_det_0_tail1
+        if out is None:
+            result = _op_linalg_det.call(A._keyset, A)
+        else:
+            result = _op_linalg_det__out.call(A._keyset | out._keyset, A, out)
+        return result
     try:
         A, out = _f_linalg_det_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -318,7 +373,15 @@ def _f_linalg_diagonal_0(A, *, offset=0, dim1=-2, dim2=-1):
 _f_linalg_diagonal_sigs = (_ap.PySig('linalg_diagonal', (('A', 'Tensor', None, False), ('offset', 'int', '0', True), ('dim1', 'int', '-2', True), ('dim2', 'int', '-1', True)), False, False),)
 
 
+_f_linalg_diagonal_0_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_diagonal(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        A, = args
+        offset, dim1, dim2 = _f_linalg_diagonal_0_tail1
+        result = _op_linalg_diagonal.call(A._keyset, A, offset, dim1, dim2)
+        return result
     try:
         A, offset, dim1, dim2 = _f_linalg_diagonal_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -341,7 +404,18 @@ def _f_linalg_eig_0(input, *, out=None):
 _f_linalg_eig_sigs = (_ap.PySig('linalg_eig', (('input', 'Tensor', None, False), ('out', 'Tensor[2]', 'None', True)), False, False),)
 
 
+_f_linalg_eig_0_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_eig(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_linalg_eig_0_tail1
+        if out is None:
+            result = _rt_linalg_eig(_op_linalg_eig.call(input._keyset, input))
+        else:
+            result = _rt_linalg_eig_out(_op_linalg_eig__out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, out[0], out[1]))
+        return result
     try:
         input, out = _f_linalg_eig_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -368,7 +442,18 @@ def _f_linalg_eigh_0(input, UPLO='L', *, out=None):
 _f_linalg_eigh_sigs = (_ap.PySig('linalg_eigh', (('input', 'Tensor', None, False), ('UPLO', 'str', '"L"', False), ('out', 'Tensor[2]', 'None', True)), False, False),)
 
 
+_f_linalg_eigh_0_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_eigh(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        UPLO, out = _f_linalg_eigh_0_tail1
+        if out is None:
+            result = _rt_linalg_eigh(_op_linalg_eigh.call(input._keyset, input, UPLO))
+        else:
+            result = _rt_linalg_eigh_out(_op_linalg_eigh__eigvals.call(input._keyset | out[0]._keyset | out[1]._keyset, input, UPLO, out[0], out[1]))
+        return result
     try:
         input, UPLO, out = _f_linalg_eigh_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -394,7 +479,18 @@ def _f_linalg_eigvals_0(input, *, out=None):
 _f_linalg_eigvals_sigs = (_ap.PySig('linalg_eigvals', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_linalg_eigvals_0_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_eigvals(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_linalg_eigvals_0_tail1
+        if out is None:
+            result = _op_linalg_eigvals.call(input._keyset, input)
+        else:
+            result = _op_linalg_eigvals__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_linalg_eigvals_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -421,7 +517,18 @@ def _f_linalg_eigvalsh_0(input, UPLO='L', *, out=None):
 _f_linalg_eigvalsh_sigs = (_ap.PySig('linalg_eigvalsh', (('input', 'Tensor', None, False), ('UPLO', 'str', '"L"', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_linalg_eigvalsh_0_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_eigvalsh(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        UPLO, out = _f_linalg_eigvalsh_0_tail1
+        if out is None:
+            result = _op_linalg_eigvalsh.call(input._keyset, input, UPLO)
+        else:
+            result = _op_linalg_eigvalsh__out.call(input._keyset | out._keyset, input, UPLO, out)
+        return result
     try:
         input, UPLO, out = _f_linalg_eigvalsh_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -447,7 +554,14 @@ def _f_linalg_householder_product_0(input, tau):
 _f_linalg_householder_product_sigs = (_ap.PySig('linalg_householder_product', (('input', 'Tensor', None, False), ('tau', 'Tensor', None, False)), False, False),)
 
 
+_f_linalg_householder_product_0_tail2 = None  # set by bind_tensor_class()
+
+
 def linalg_householder_product(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, tau = args
+        result = _op_linalg_householder_product.call(input._keyset | tau._keyset, input, tau)
+        return result
     try:
         input, tau = _f_linalg_householder_product_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -470,7 +584,18 @@ def _f_linalg_inv_0(A, *, out=None):
 _f_linalg_inv_sigs = (_ap.PySig('linalg_inv', (('A', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_linalg_inv_0_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_inv(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        A, = args
+        out, = _f_linalg_inv_0_tail1
+        if out is None:
+            result = _op_linalg_inv.call(A._keyset, A)
+        else:
+            result = _op_linalg_inv__out.call(A._keyset | out._keyset, A, out)
+        return result
     try:
         A, out = _f_linalg_inv_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -497,7 +622,18 @@ def _f_linalg_inv_ex_0(A, *, check_errors=False, out=None):
 _f_linalg_inv_ex_sigs = (_ap.PySig('linalg_inv_ex', (('A', 'Tensor', None, False), ('check_errors', 'bool', 'False', True), ('out', 'Tensor[2]', 'None', True)), False, False),)
 
 
+_f_linalg_inv_ex_0_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_inv_ex(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        A, = args
+        check_errors, out = _f_linalg_inv_ex_0_tail1
+        if out is None:
+            result = _rt_linalg_inv_ex(_op_linalg_inv_ex.call(A._keyset, A, check_errors))
+        else:
+            result = _rt_linalg_inv_ex_out(_op_linalg_inv_ex__inverse.call(A._keyset | out[0]._keyset | out[1]._keyset, A, check_errors, out[0], out[1]))
+        return result
     try:
         A, check_errors, out = _f_linalg_inv_ex_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -524,7 +660,18 @@ def _f_linalg_ldl_factor_0(input, *, hermitian=False, out=None):
 _f_linalg_ldl_factor_sigs = (_ap.PySig('linalg_ldl_factor', (('input', 'Tensor', None, False), ('hermitian', 'bool', 'False', True), ('out', 'Tensor[2]', 'None', True)), False, False),)
 
 
+_f_linalg_ldl_factor_0_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_ldl_factor(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        hermitian, out = _f_linalg_ldl_factor_0_tail1
+        if out is None:
+            result = _rt_linalg_ldl_factor(_op_linalg_ldl_factor.call(input._keyset, input, hermitian))
+        else:
+            result = _rt_linalg_ldl_factor_out(_op_linalg_ldl_factor__out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, hermitian, out[0], out[1]))
+        return result
     try:
         input, hermitian, out = _f_linalg_ldl_factor_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -552,7 +699,18 @@ def _f_linalg_ldl_factor_ex_0(input, *, hermitian=False, check_errors=False, out
 _f_linalg_ldl_factor_ex_sigs = (_ap.PySig('linalg_ldl_factor_ex', (('input', 'Tensor', None, False), ('hermitian', 'bool', 'False', True), ('check_errors', 'bool', 'False', True), ('out', 'Tensor[3]', 'None', True)), False, False),)
 
 
+_f_linalg_ldl_factor_ex_0_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_ldl_factor_ex(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        hermitian, check_errors, out = _f_linalg_ldl_factor_ex_0_tail1
+        if out is None:
+            result = _rt_linalg_ldl_factor_ex(_op_linalg_ldl_factor_ex.call(input._keyset, input, hermitian, check_errors))
+        else:
+            result = _rt_linalg_ldl_factor_ex_out(_op_linalg_ldl_factor_ex__out.call(input._keyset | out[0]._keyset | out[1]._keyset | out[2]._keyset, input, hermitian, check_errors, out[0], out[1], out[2]))
+        return result
     try:
         input, hermitian, check_errors, out = _f_linalg_ldl_factor_ex_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -581,7 +739,18 @@ def _f_linalg_ldl_solve_0(LD, pivots, B, *, hermitian=False, out=None):
 _f_linalg_ldl_solve_sigs = (_ap.PySig('linalg_ldl_solve', (('LD', 'Tensor', None, False), ('pivots', 'Tensor', None, False), ('B', 'Tensor', None, False), ('hermitian', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_linalg_ldl_solve_0_tail3 = None  # set by bind_tensor_class()
+
+
 def linalg_ldl_solve(*args, **kwargs):
+    if not kwargs and len(args) == 3 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor):
+        LD, pivots, B = args
+        hermitian, out = _f_linalg_ldl_solve_0_tail3
+        if out is None:
+            result = _op_linalg_ldl_solve.call(LD._keyset | pivots._keyset | B._keyset, LD, pivots, B, hermitian)
+        else:
+            result = _op_linalg_ldl_solve__out.call(LD._keyset | pivots._keyset | B._keyset | out._keyset, LD, pivots, B, hermitian, out)
+        return result
     try:
         LD, pivots, B, hermitian, out = _f_linalg_ldl_solve_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -610,7 +779,18 @@ def _f_linalg_lstsq_0(input, b, rcond=None, *, driver=None, out=None):
 _f_linalg_lstsq_sigs = (_ap.PySig('linalg_lstsq', (('input', 'Tensor', None, False), ('b', 'Tensor', None, False), ('rcond', 'float?', 'None', False), ('driver', 'str?', 'None', True), ('out', 'Tensor[4]', 'None', True)), False, False),)
 
 
+_f_linalg_lstsq_0_tail2 = None  # set by bind_tensor_class()
+
+
 def linalg_lstsq(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, b = args
+        rcond, driver, out = _f_linalg_lstsq_0_tail2
+        if out is None:
+            result = _rt_linalg_lstsq(_op_linalg_lstsq.call(input._keyset | b._keyset, input, b, rcond, driver))
+        else:
+            result = _rt_linalg_lstsq_out(_op_linalg_lstsq__out.call(input._keyset | b._keyset | out[0]._keyset | out[1]._keyset | out[2]._keyset | out[3]._keyset, input, b, rcond, driver, out[0], out[1], out[2], out[3]))
+        return result
     try:
         input, b, rcond, driver, out = _f_linalg_lstsq_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -637,7 +817,18 @@ def _f_linalg_lu_0(A, *, pivot=True, out=None):
 _f_linalg_lu_sigs = (_ap.PySig('linalg_lu', (('A', 'Tensor', None, False), ('pivot', 'bool', 'True', True), ('out', 'Tensor[3]', 'None', True)), False, False),)
 
 
+_f_linalg_lu_0_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_lu(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        A, = args
+        pivot, out = _f_linalg_lu_0_tail1
+        if out is None:
+            result = _rt_linalg_lu(_op_linalg_lu.call(A._keyset, A, pivot))
+        else:
+            result = _rt_linalg_lu_out(_op_linalg_lu__out.call(A._keyset | out[0]._keyset | out[1]._keyset | out[2]._keyset, A, pivot, out[0], out[1], out[2]))
+        return result
     try:
         A, pivot, out = _f_linalg_lu_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -664,7 +855,18 @@ def _f_linalg_lu_factor_0(A, *, pivot=True, out=None):
 _f_linalg_lu_factor_sigs = (_ap.PySig('linalg_lu_factor', (('A', 'Tensor', None, False), ('pivot', 'bool', 'True', True), ('out', 'Tensor[2]', 'None', True)), False, False),)
 
 
+_f_linalg_lu_factor_0_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_lu_factor(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        A, = args
+        pivot, out = _f_linalg_lu_factor_0_tail1
+        if out is None:
+            result = _rt_linalg_lu_factor(_op_linalg_lu_factor.call(A._keyset, A, pivot))
+        else:
+            result = _rt_linalg_lu_factor_out(_op_linalg_lu_factor__out.call(A._keyset | out[0]._keyset | out[1]._keyset, A, pivot, out[0], out[1]))
+        return result
     try:
         A, pivot, out = _f_linalg_lu_factor_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -692,7 +894,18 @@ def _f_linalg_lu_factor_ex_0(A, *, pivot=True, check_errors=False, out=None):
 _f_linalg_lu_factor_ex_sigs = (_ap.PySig('linalg_lu_factor_ex', (('A', 'Tensor', None, False), ('pivot', 'bool', 'True', True), ('check_errors', 'bool', 'False', True), ('out', 'Tensor[3]', 'None', True)), False, False),)
 
 
+_f_linalg_lu_factor_ex_0_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_lu_factor_ex(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        A, = args
+        pivot, check_errors, out = _f_linalg_lu_factor_ex_0_tail1
+        if out is None:
+            result = _rt_linalg_lu_factor_ex(_op_linalg_lu_factor_ex.call(A._keyset, A, pivot, check_errors))
+        else:
+            result = _rt_linalg_lu_factor_ex_out(_op_linalg_lu_factor_ex__out.call(A._keyset | out[0]._keyset | out[1]._keyset | out[2]._keyset, A, pivot, check_errors, out[0], out[1], out[2]))
+        return result
     try:
         A, pivot, check_errors, out = _f_linalg_lu_factor_ex_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -722,7 +935,18 @@ def _f_linalg_lu_solve_0(LU, pivots, B, *, left=True, adjoint=False, out=None):
 _f_linalg_lu_solve_sigs = (_ap.PySig('linalg_lu_solve', (('LU', 'Tensor', None, False), ('pivots', 'Tensor', None, False), ('B', 'Tensor', None, False), ('left', 'bool', 'True', True), ('adjoint', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_linalg_lu_solve_0_tail3 = None  # set by bind_tensor_class()
+
+
 def linalg_lu_solve(*args, **kwargs):
+    if not kwargs and len(args) == 3 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor):
+        LU, pivots, B = args
+        left, adjoint, out = _f_linalg_lu_solve_0_tail3
+        if out is None:
+            result = _op_linalg_lu_solve.call(LU._keyset | pivots._keyset | B._keyset, LU, pivots, B, left, adjoint)
+        else:
+            result = _op_linalg_lu_solve__out.call(LU._keyset | pivots._keyset | B._keyset | out._keyset, LU, pivots, B, left, adjoint, out)
+        return result
     try:
         LU, pivots, B, left, adjoint, out = _f_linalg_lu_solve_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -749,7 +973,18 @@ def _f_linalg_matmul_0(input, other, *, out=None):
 _f_linalg_matmul_sigs = (_ap.PySig('linalg_matmul', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_linalg_matmul_0_tail2 = None  # set by bind_tensor_class()
+
+
 def linalg_matmul(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_linalg_matmul_0_tail2
+        if out is None:
+            result = _op_linalg_matmul.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_linalg_matmul__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     try:
         input, other, out = _f_linalg_matmul_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -774,7 +1009,14 @@ def _f_linalg_matrix_exp_0(input):
 _f_linalg_matrix_exp_sigs = (_ap.PySig('linalg_matrix_exp', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_linalg_matrix_exp_0_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_matrix_exp(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_linalg_matrix_exp.call(input._keyset, input)
+        return result
     try:
         input, = _f_linalg_matrix_exp_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -811,7 +1053,18 @@ def _f_linalg_matrix_norm_1(input, ord='fro', dim=(-2,-1), keepdim=False, *, dty
 _f_linalg_matrix_norm_sigs = (_ap.PySig('linalg_matrix_norm', (('input', 'Tensor', None, False), ('ord', 'Scalar', None, False), ('dim', 'int[]', '[-2,-1]', False), ('keepdim', 'bool', 'False', False), ('dtype', 'ScalarType?', 'None', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_matrix_norm', (('input', 'Tensor', None, False), ('ord', 'str', "'fro'", False), ('dim', 'int[]', '[-2,-1]', False), ('keepdim', 'bool', 'False', False), ('dtype', 'ScalarType?', 'None', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_linalg_matrix_norm_1_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_matrix_norm(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        ord, dim, keepdim, dtype, out = _f_linalg_matrix_norm_1_tail1
+        if out is None:
+            result = _op_linalg_matrix_norm__str_ord.call(input._keyset, input, ord, dim, keepdim, dtype)
+        else:
+            result = _op_linalg_matrix_norm__str_ord_out.call(input._keyset | out._keyset, input, ord, dim, keepdim, dtype, out)
+        return result
     if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, ord, dim, keepdim, dtype, out = _f_linalg_matrix_norm_0(*args, **kwargs)
@@ -904,7 +1157,18 @@ def _f_linalg_matrix_rank_3(input, tol, hermitian=False, *, out=None):
 _f_linalg_matrix_rank_sigs = (_ap.PySig('linalg_matrix_rank', (('input', 'Tensor', None, False), ('atol', 'Tensor?', 'None', True), ('rtol', 'Tensor?', 'None', True), ('hermitian', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_matrix_rank', (('input', 'Tensor', None, False), ('atol', 'float?', 'None', True), ('rtol', 'float?', 'None', True), ('hermitian', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_matrix_rank', (('input', 'Tensor', None, False), ('tol', 'Tensor', None, False), ('hermitian', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_matrix_rank', (('input', 'Tensor', None, False), ('tol', 'float', None, False), ('hermitian', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_linalg_matrix_rank_0_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_matrix_rank(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        atol, rtol, hermitian, out = _f_linalg_matrix_rank_0_tail1
+        if out is None:
+            result = _op_linalg_matrix_rank__atol_rtol_tensor.call(input._keyset | (atol._keyset if atol is not None else 0) | (rtol._keyset if rtol is not None else 0), input, atol, rtol, hermitian)
+        else:
+            result = _op_linalg_matrix_rank__atol_rtol_tensor_out.call(input._keyset | (atol._keyset if atol is not None else 0) | (rtol._keyset if rtol is not None else 0) | out._keyset, input, atol, rtol, hermitian, out)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, atol, rtol, hermitian, out = _f_linalg_matrix_rank_0(*args, **kwargs)
@@ -1004,7 +1268,18 @@ def _f_linalg_norm_1(input, ord, dim=None, keepdim=False, *, dtype=None, out=Non
 _f_linalg_norm_sigs = (_ap.PySig('linalg_norm', (('input', 'Tensor', None, False), ('ord', 'Scalar?', 'None', False), ('dim', 'int[1]?', 'None', False), ('keepdim', 'bool', 'False', False), ('dtype', 'ScalarType?', 'None', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_norm', (('input', 'Tensor', None, False), ('ord', 'str', None, False), ('dim', 'int[1]?', 'None', False), ('keepdim', 'bool', 'False', False), ('dtype', 'ScalarType?', 'None', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_linalg_norm_0_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_norm(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        ord, dim, keepdim, dtype, out = _f_linalg_norm_0_tail1
+        if out is None:
+            result = _op_linalg_norm.call(input._keyset, input, ord, dim, keepdim, dtype)
+        else:
+            result = _op_linalg_norm__out.call(input._keyset | out._keyset, input, ord, dim, keepdim, dtype, out)
+        return result
     if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, ord, dim, keepdim, dtype, out = _f_linalg_norm_0(*args, **kwargs)
@@ -1070,7 +1345,18 @@ def _f_linalg_pinv_3(input, rcond, hermitian=False, *, out=None):
 _f_linalg_pinv_sigs = (_ap.PySig('linalg_pinv', (('input', 'Tensor', None, False), ('atol', 'Tensor?', 'None', True), ('rtol', 'Tensor?', 'None', True), ('hermitian', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_pinv', (('input', 'Tensor', None, False), ('atol', 'float?', 'None', True), ('rtol', 'float?', 'None', True), ('hermitian', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_pinv', (('input', 'Tensor', None, False), ('rcond', 'Tensor', None, False), ('hermitian', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('linalg_pinv', (('input', 'Tensor', None, False), ('rcond', 'float', None, False), ('hermitian', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_linalg_pinv_0_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_pinv(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        atol, rtol, hermitian, out = _f_linalg_pinv_0_tail1
+        if out is None:
+            result = _op_linalg_pinv__atol_rtol_tensor.call(input._keyset | (atol._keyset if atol is not None else 0) | (rtol._keyset if rtol is not None else 0), input, atol, rtol, hermitian)
+        else:
+            result = _op_linalg_pinv__atol_rtol_tensor_out.call(input._keyset | (atol._keyset if atol is not None else 0) | (rtol._keyset if rtol is not None else 0) | out._keyset, input, atol, rtol, hermitian, out)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, atol, rtol, hermitian, out = _f_linalg_pinv_0(*args, **kwargs)
@@ -1131,7 +1417,18 @@ def _f_linalg_qr_0(A, mode='reduced', *, out=None):
 _f_linalg_qr_sigs = (_ap.PySig('linalg_qr', (('A', 'Tensor', None, False), ('mode', 'str', "'reduced'", False), ('out', 'Tensor[2]', 'None', True)), False, False),)
 
 
+_f_linalg_qr_0_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_qr(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        A, = args
+        mode, out = _f_linalg_qr_0_tail1
+        if out is None:
+            result = _rt_linalg_qr(_op_linalg_qr.call(A._keyset, A, mode))
+        else:
+            result = _rt_linalg_qr_out(_op_linalg_qr__out.call(A._keyset | out[0]._keyset | out[1]._keyset, A, mode, out[0], out[1]))
+        return result
     try:
         A, mode, out = _f_linalg_qr_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1157,7 +1454,18 @@ def _f_linalg_slogdet_0(A, *, out=None):
 _f_linalg_slogdet_sigs = (_ap.PySig('linalg_slogdet', (('A', 'Tensor', None, False), ('out', 'Tensor[2]', 'None', True)), False, False),)
 
 
+_f_linalg_slogdet_0_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_slogdet(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        A, = args
+        out, = _f_linalg_slogdet_0_tail1
+        if out is None:
+            result = _rt_linalg_slogdet(_op_linalg_slogdet.call(A._keyset, A))
+        else:
+            result = _rt_linalg_slogdet_out(_op_linalg_slogdet__out.call(A._keyset | out[0]._keyset | out[1]._keyset, A, out[0], out[1]))
+        return result
     try:
         A, out = _f_linalg_slogdet_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1185,7 +1493,18 @@ def _f_linalg_solve_0(A, B, *, left=True, out=None):
 _f_linalg_solve_sigs = (_ap.PySig('linalg_solve', (('A', 'Tensor', None, False), ('B', 'Tensor', None, False), ('left', 'bool', 'True', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_linalg_solve_0_tail2 = None  # set by bind_tensor_class()
+
+
 def linalg_solve(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        A, B = args
+        left, out = _f_linalg_solve_0_tail2
+        if out is None:
+            result = _op_linalg_solve.call(A._keyset | B._keyset, A, B, left)
+        else:
+            result = _op_linalg_solve__out.call(A._keyset | B._keyset | out._keyset, A, B, left, out)
+        return result
     try:
         A, B, left, out = _f_linalg_solve_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1214,7 +1533,18 @@ def _f_linalg_solve_ex_0(A, B, *, left=True, check_errors=False, out=None):
 _f_linalg_solve_ex_sigs = (_ap.PySig('linalg_solve_ex', (('A', 'Tensor', None, False), ('B', 'Tensor', None, False), ('left', 'bool', 'True', True), ('check_errors', 'bool', 'False', True), ('out', 'Tensor[2]', 'None', True)), False, False),)
 
 
+_f_linalg_solve_ex_0_tail2 = None  # set by bind_tensor_class()
+
+
 def linalg_solve_ex(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        A, B = args
+        left, check_errors, out = _f_linalg_solve_ex_0_tail2
+        if out is None:
+            result = _rt_linalg_solve_ex(_op_linalg_solve_ex.call(A._keyset | B._keyset, A, B, left, check_errors))
+        else:
+            result = _rt_linalg_solve_ex_out(_op_linalg_solve_ex__out.call(A._keyset | B._keyset | out[0]._keyset | out[1]._keyset, A, B, left, check_errors, out[0], out[1]))
+        return result
     try:
         A, B, left, check_errors, out = _f_linalg_solve_ex_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1272,7 +1602,18 @@ def _f_linalg_svd_0(A, full_matrices=True, *, driver=None, out=None):
 _f_linalg_svd_sigs = (_ap.PySig('linalg_svd', (('A', 'Tensor', None, False), ('full_matrices', 'bool', 'True', False), ('driver', 'str?', 'None', True), ('out', 'Tensor[3]', 'None', True)), False, False),)
 
 
+_f_linalg_svd_0_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_svd(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        A, = args
+        full_matrices, driver, out = _f_linalg_svd_0_tail1
+        if out is None:
+            result = _rt_linalg_svd(_op_linalg_svd.call(A._keyset, A, full_matrices, driver))
+        else:
+            result = _rt_linalg_svd_out(_op_linalg_svd__U.call(A._keyset | out[0]._keyset | out[1]._keyset | out[2]._keyset, A, full_matrices, driver, out[0], out[1], out[2]))
+        return result
     try:
         A, full_matrices, driver, out = _f_linalg_svd_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1299,7 +1640,18 @@ def _f_linalg_svdvals_0(A, *, driver=None, out=None):
 _f_linalg_svdvals_sigs = (_ap.PySig('linalg_svdvals', (('A', 'Tensor', None, False), ('driver', 'str?', 'None', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_linalg_svdvals_0_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_svdvals(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        A, = args
+        driver, out = _f_linalg_svdvals_0_tail1
+        if out is None:
+            result = _op_linalg_svdvals.call(A._keyset, A, driver)
+        else:
+            result = _op_linalg_svdvals__out.call(A._keyset | out._keyset, A, driver, out)
+        return result
     try:
         A, driver, out = _f_linalg_svdvals_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1326,7 +1678,18 @@ def _f_linalg_tensorinv_0(input, ind=2, *, out=None):
 _f_linalg_tensorinv_sigs = (_ap.PySig('linalg_tensorinv', (('input', 'Tensor', None, False), ('ind', 'int', '2', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_linalg_tensorinv_0_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_tensorinv(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        ind, out = _f_linalg_tensorinv_0_tail1
+        if out is None:
+            result = _op_linalg_tensorinv.call(input._keyset, input, ind)
+        else:
+            result = _op_linalg_tensorinv__out.call(input._keyset | out._keyset, input, ind, out)
+        return result
     try:
         input, ind, out = _f_linalg_tensorinv_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1354,7 +1717,18 @@ def _f_linalg_tensorsolve_0(input, other, dims=None, *, out=None):
 _f_linalg_tensorsolve_sigs = (_ap.PySig('linalg_tensorsolve', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('dims', 'int[]?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_linalg_tensorsolve_0_tail2 = None  # set by bind_tensor_class()
+
+
 def linalg_tensorsolve(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        dims, out = _f_linalg_tensorsolve_0_tail2
+        if out is None:
+            result = _op_linalg_tensorsolve.call(input._keyset | other._keyset, input, other, dims)
+        else:
+            result = _op_linalg_tensorsolve__out.call(input._keyset | other._keyset | out._keyset, input, other, dims, out)
+        return result
     try:
         input, other, dims, out = _f_linalg_tensorsolve_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1380,7 +1754,15 @@ def _f_linalg_vander_0(x, *, N=None):
 _f_linalg_vander_sigs = (_ap.PySig('linalg_vander', (('x', 'Tensor', None, False), ('N', 'SymInt?', 'None', True)), False, False),)
 
 
+_f_linalg_vander_0_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_vander(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        x, = args
+        N, = _f_linalg_vander_0_tail1
+        result = _op_linalg_vander.call(x._keyset, x, N)
+        return result
     try:
         x, N = _f_linalg_vander_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1405,7 +1787,18 @@ def _f_linalg_vecdot_0(x, y, *, dim=-1, out=None):
 _f_linalg_vecdot_sigs = (_ap.PySig('linalg_vecdot', (('x', 'Tensor', None, False), ('y', 'Tensor', None, False), ('dim', 'int', '-1', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_linalg_vecdot_0_tail2 = None  # set by bind_tensor_class()
+
+
 def linalg_vecdot(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        x, y = args
+        dim, out = _f_linalg_vecdot_0_tail2
+        if out is None:
+            result = _op_linalg_vecdot.call(x._keyset | y._keyset, x, y, dim)
+        else:
+            result = _op_linalg_vecdot__out.call(x._keyset | y._keyset | out._keyset, x, y, dim, out)
+        return result
     try:
         x, y, dim, out = _f_linalg_vecdot_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1435,7 +1828,18 @@ def _f_linalg_vector_norm_0(input, ord=2, dim=None, keepdim=False, *, dtype=None
 _f_linalg_vector_norm_sigs = (_ap.PySig('linalg_vector_norm', (('input', 'Tensor', None, False), ('ord', 'Scalar', '2', False), ('dim', 'int[1]?', 'None', False), ('keepdim', 'bool', 'False', False), ('dtype', 'ScalarType?', 'None', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_linalg_vector_norm_0_tail1 = None  # set by bind_tensor_class()
+
+
 def linalg_vector_norm(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        ord, dim, keepdim, dtype, out = _f_linalg_vector_norm_0_tail1
+        if out is None:
+            result = _op_linalg_vector_norm.call(input._keyset, input, ord, dim, keepdim, dtype)
+        else:
+            result = _op_linalg_vector_norm__out.call(input._keyset | out._keyset, input, ord, dim, keepdim, dtype, out)
+        return result
     try:
         input, ord, dim, keepdim, dtype, out = _f_linalg_vector_norm_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1454,8 +1858,47 @@ linalg_vector_norm.__signature__ = _ap.LazySignature(_f_linalg_vector_norm_0, Fa
 
 
 def bind_tensor_class(cls):
-    global _Tensor
+    global _Tensor, _f_linalg_cholesky_0_tail1, _f_linalg_cholesky_ex_0_tail1, _f_linalg_cond_0_tail1, _f_linalg_cross_0_tail2, _f_linalg_det_0_tail1, _f_linalg_diagonal_0_tail1, _f_linalg_eig_0_tail1, _f_linalg_eigh_0_tail1, _f_linalg_eigvals_0_tail1, _f_linalg_eigvalsh_0_tail1, _f_linalg_householder_product_0_tail2, _f_linalg_inv_0_tail1, _f_linalg_inv_ex_0_tail1, _f_linalg_ldl_factor_0_tail1, _f_linalg_ldl_factor_ex_0_tail1, _f_linalg_ldl_solve_0_tail3, _f_linalg_lstsq_0_tail2, _f_linalg_lu_0_tail1, _f_linalg_lu_factor_0_tail1, _f_linalg_lu_factor_ex_0_tail1, _f_linalg_lu_solve_0_tail3, _f_linalg_matmul_0_tail2, _f_linalg_matrix_exp_0_tail1, _f_linalg_matrix_norm_1_tail1, _f_linalg_matrix_rank_0_tail1, _f_linalg_norm_0_tail1, _f_linalg_pinv_0_tail1, _f_linalg_qr_0_tail1, _f_linalg_slogdet_0_tail1, _f_linalg_solve_0_tail2, _f_linalg_solve_ex_0_tail2, _f_linalg_svd_0_tail1, _f_linalg_svdvals_0_tail1, _f_linalg_tensorinv_0_tail1, _f_linalg_tensorsolve_0_tail2, _f_linalg_vander_0_tail1, _f_linalg_vecdot_0_tail2, _f_linalg_vector_norm_0_tail1
     _Tensor = cls
+    _dummy = object.__new__(cls)
+    _f_linalg_cholesky_0_tail1 = _f_linalg_cholesky_0(*(_dummy,) * 1)[1:]
+    _f_linalg_cholesky_ex_0_tail1 = _f_linalg_cholesky_ex_0(*(_dummy,) * 1)[1:]
+    _f_linalg_cond_0_tail1 = _f_linalg_cond_0(*(_dummy,) * 1)[1:]
+    _f_linalg_cross_0_tail2 = _f_linalg_cross_0(*(_dummy,) * 2)[2:]
+    _f_linalg_det_0_tail1 = _f_linalg_det_0(*(_dummy,) * 1)[1:]
+    _f_linalg_diagonal_0_tail1 = _f_linalg_diagonal_0(*(_dummy,) * 1)[1:]
+    _f_linalg_eig_0_tail1 = _f_linalg_eig_0(*(_dummy,) * 1)[1:]
+    _f_linalg_eigh_0_tail1 = _f_linalg_eigh_0(*(_dummy,) * 1)[1:]
+    _f_linalg_eigvals_0_tail1 = _f_linalg_eigvals_0(*(_dummy,) * 1)[1:]
+    _f_linalg_eigvalsh_0_tail1 = _f_linalg_eigvalsh_0(*(_dummy,) * 1)[1:]
+    _f_linalg_householder_product_0_tail2 = _f_linalg_householder_product_0(*(_dummy,) * 2)[2:]
+    _f_linalg_inv_0_tail1 = _f_linalg_inv_0(*(_dummy,) * 1)[1:]
+    _f_linalg_inv_ex_0_tail1 = _f_linalg_inv_ex_0(*(_dummy,) * 1)[1:]
+    _f_linalg_ldl_factor_0_tail1 = _f_linalg_ldl_factor_0(*(_dummy,) * 1)[1:]
+    _f_linalg_ldl_factor_ex_0_tail1 = _f_linalg_ldl_factor_ex_0(*(_dummy,) * 1)[1:]
+    _f_linalg_ldl_solve_0_tail3 = _f_linalg_ldl_solve_0(*(_dummy,) * 3)[3:]
+    _f_linalg_lstsq_0_tail2 = _f_linalg_lstsq_0(*(_dummy,) * 2)[2:]
+    _f_linalg_lu_0_tail1 = _f_linalg_lu_0(*(_dummy,) * 1)[1:]
+    _f_linalg_lu_factor_0_tail1 = _f_linalg_lu_factor_0(*(_dummy,) * 1)[1:]
+    _f_linalg_lu_factor_ex_0_tail1 = _f_linalg_lu_factor_ex_0(*(_dummy,) * 1)[1:]
+    _f_linalg_lu_solve_0_tail3 = _f_linalg_lu_solve_0(*(_dummy,) * 3)[3:]
+    _f_linalg_matmul_0_tail2 = _f_linalg_matmul_0(*(_dummy,) * 2)[2:]
+    _f_linalg_matrix_exp_0_tail1 = _f_linalg_matrix_exp_0(*(_dummy,) * 1)[1:]
+    _f_linalg_matrix_norm_1_tail1 = _f_linalg_matrix_norm_1(*(_dummy,) * 1)[1:]
+    _f_linalg_matrix_rank_0_tail1 = _f_linalg_matrix_rank_0(*(_dummy,) * 1)[1:]
+    _f_linalg_norm_0_tail1 = _f_linalg_norm_0(*(_dummy,) * 1)[1:]
+    _f_linalg_pinv_0_tail1 = _f_linalg_pinv_0(*(_dummy,) * 1)[1:]
+    _f_linalg_qr_0_tail1 = _f_linalg_qr_0(*(_dummy,) * 1)[1:]
+    _f_linalg_slogdet_0_tail1 = _f_linalg_slogdet_0(*(_dummy,) * 1)[1:]
+    _f_linalg_solve_0_tail2 = _f_linalg_solve_0(*(_dummy,) * 2)[2:]
+    _f_linalg_solve_ex_0_tail2 = _f_linalg_solve_ex_0(*(_dummy,) * 2)[2:]
+    _f_linalg_svd_0_tail1 = _f_linalg_svd_0(*(_dummy,) * 1)[1:]
+    _f_linalg_svdvals_0_tail1 = _f_linalg_svdvals_0(*(_dummy,) * 1)[1:]
+    _f_linalg_tensorinv_0_tail1 = _f_linalg_tensorinv_0(*(_dummy,) * 1)[1:]
+    _f_linalg_tensorsolve_0_tail2 = _f_linalg_tensorsolve_0(*(_dummy,) * 2)[2:]
+    _f_linalg_vander_0_tail1 = _f_linalg_vander_0(*(_dummy,) * 1)[1:]
+    _f_linalg_vecdot_0_tail2 = _f_linalg_vecdot_0(*(_dummy,) * 2)[2:]
+    _f_linalg_vector_norm_0_tail1 = _f_linalg_vector_norm_0(*(_dummy,) * 1)[1:]
 
 
 

@@ -780,7 +780,18 @@ def _f_binary_cross_entropy_0(input, target, weight=None, reduction=0, *, out=No
 _f_binary_cross_entropy_sigs = (_ap.PySig('binary_cross_entropy', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('weight', 'Tensor?', 'None', False), ('reduction', 'int', 'Mean', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_binary_cross_entropy_0_tail2 = None  # set by bind_tensor_class()
+
+
 def binary_cross_entropy(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, target = args
+        weight, reduction, out = _f_binary_cross_entropy_0_tail2
+        if out is None:
+            result = _op_binary_cross_entropy.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0), input, target, weight, reduction)
+        else:
+            result = _op_binary_cross_entropy__out.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | out._keyset, input, target, weight, reduction, out)
+        return result
     try:
         input, target, weight, reduction, out = _f_binary_cross_entropy_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -810,7 +821,18 @@ def _f_binary_cross_entropy_backward_0(grad_output, input, target, weight=None, 
 _f_binary_cross_entropy_backward_sigs = (_ap.PySig('binary_cross_entropy_backward', (('grad_output', 'Tensor', None, False), ('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('weight', 'Tensor?', 'None', False), ('reduction', 'int', 'Mean', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_binary_cross_entropy_backward_0_tail3 = None  # set by bind_tensor_class()
+
+
 def binary_cross_entropy_backward(*args, **kwargs):
+    if not kwargs and len(args) == 3 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor):
+        grad_output, input, target = args
+        weight, reduction, out = _f_binary_cross_entropy_backward_0_tail3
+        if out is None:
+            result = _op_binary_cross_entropy_backward.call(grad_output._keyset | input._keyset | target._keyset | (weight._keyset if weight is not None else 0), grad_output, input, target, weight, reduction)
+        else:
+            result = _op_binary_cross_entropy_backward__grad_input.call(grad_output._keyset | input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | grad_input._keyset, grad_output, input, target, weight, reduction, grad_input)
+        return result
     try:
         grad_output, input, target, weight, reduction, out = _f_binary_cross_entropy_backward_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -871,7 +893,15 @@ def _f_cross_entropy_loss_0(input, target, weight=None, reduction=0, ignore_inde
 _f_cross_entropy_loss_sigs = (_ap.PySig('cross_entropy_loss', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('weight', 'Tensor?', 'None', False), ('reduction', 'int', 'Mean', False), ('ignore_index', 'SymInt', '-100', False), ('label_smoothing', 'float', '0.0', False)), False, False),)
 
 
+_f_cross_entropy_loss_0_tail2 = None  # set by bind_tensor_class()
+
+
 def cross_entropy_loss(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, target = args
+        weight, reduction, ignore_index, label_smoothing = _f_cross_entropy_loss_0_tail2
+        result = _op_cross_entropy_loss.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0), input, target, weight, reduction, ignore_index, label_smoothing)
+        return result
     try:
         input, target, weight, reduction, ignore_index, label_smoothing = _f_cross_entropy_loss_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -897,7 +927,18 @@ def _f_elu_0(input, alpha=1, scale=1, input_scale=1, *, out=None):
 _f_elu_sigs = (_ap.PySig('elu', (('input', 'Tensor', None, False), ('alpha', 'Scalar', '1', False), ('scale', 'Scalar', '1', False), ('input_scale', 'Scalar', '1', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_elu_0_tail1 = None  # set by bind_tensor_class()
+
+
 def elu(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        alpha, scale, input_scale, out = _f_elu_0_tail1
+        if out is None:
+            result = _op_elu.call(input._keyset, input, alpha, scale, input_scale)
+        else:
+            result = _op_elu__out.call(input._keyset | out._keyset, input, alpha, scale, input_scale, out)
+        return result
     try:
         input, alpha, scale, input_scale, out = _f_elu_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -925,7 +966,15 @@ def _f_elu__0(input, alpha=1, scale=1, input_scale=1):
 _f_elu__sigs = (_ap.PySig('elu_', (('input', 'Tensor', None, False), ('alpha', 'Scalar', '1', False), ('scale', 'Scalar', '1', False), ('input_scale', 'Scalar', '1', False)), False, False),)
 
 
+_f_elu__0_tail1 = None  # set by bind_tensor_class()
+
+
 def elu_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        alpha, scale, input_scale = _f_elu__0_tail1
+        result = _op_elu_.call(input._keyset, input, alpha, scale, input_scale)
+        return result
     try:
         input, alpha, scale, input_scale = _f_elu__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1007,7 +1056,18 @@ def _f_gelu_0(input, *, approximate='none', out=None):
 _f_gelu_sigs = (_ap.PySig('gelu', (('input', 'Tensor', None, False), ('approximate', 'str', '"none"', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_gelu_0_tail1 = None  # set by bind_tensor_class()
+
+
 def gelu(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        approximate, out = _f_gelu_0_tail1
+        if out is None:
+            result = _op_gelu.call(input._keyset, input, approximate)
+        else:
+            result = _op_gelu__out.call(input._keyset | out._keyset, input, approximate, out)
+        return result
     try:
         input, approximate, out = _f_gelu_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1033,7 +1093,15 @@ def _f_gelu__0(input, *, approximate='none'):
 _f_gelu__sigs = (_ap.PySig('gelu_', (('input', 'Tensor', None, False), ('approximate', 'str', '"none"', True)), False, False),)
 
 
+_f_gelu__0_tail1 = None  # set by bind_tensor_class()
+
+
 def gelu_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        approximate, = _f_gelu__0_tail1
+        result = _op_gelu_.call(input._keyset, input, approximate)
+        return result
     try:
         input, approximate = _f_gelu__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1057,7 +1125,18 @@ def _f_glu_0(input, dim=-1, *, out=None):
 _f_glu_sigs = (_ap.PySig('glu', (('input', 'Tensor', None, False), ('dim', 'int', '-1', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_glu_0_tail1 = None  # set by bind_tensor_class()
+
+
 def glu(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        dim, out = _f_glu_0_tail1
+        if out is None:
+            result = _op_glu.call(input._keyset, input, dim)
+        else:
+            result = _op_glu__out.call(input._keyset | out._keyset, input, dim, out)
+        return result
     try:
         input, dim, out = _f_glu_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1083,7 +1162,18 @@ def _f_hardsigmoid_0(input, *, out=None):
 _f_hardsigmoid_sigs = (_ap.PySig('hardsigmoid', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_hardsigmoid_0_tail1 = None  # set by bind_tensor_class()
+
+
 def hardsigmoid(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_hardsigmoid_0_tail1
+        if out is None:
+            result = _op_hardsigmoid.call(input._keyset, input)
+        else:
+            result = _op_hardsigmoid__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_hardsigmoid_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1108,7 +1198,14 @@ def _f_hardsigmoid__0(input):
 _f_hardsigmoid__sigs = (_ap.PySig('hardsigmoid_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_hardsigmoid__0_tail1 = None  # set by bind_tensor_class()
+
+
 def hardsigmoid_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_hardsigmoid_.call(input._keyset, input)
+        return result
     try:
         input, = _f_hardsigmoid__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1131,7 +1228,18 @@ def _f_hardswish_0(input, *, out=None):
 _f_hardswish_sigs = (_ap.PySig('hardswish', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_hardswish_0_tail1 = None  # set by bind_tensor_class()
+
+
 def hardswish(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_hardswish_0_tail1
+        if out is None:
+            result = _op_hardswish.call(input._keyset, input)
+        else:
+            result = _op_hardswish__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_hardswish_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1156,7 +1264,14 @@ def _f_hardswish__0(input):
 _f_hardswish__sigs = (_ap.PySig('hardswish_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_hardswish__0_tail1 = None  # set by bind_tensor_class()
+
+
 def hardswish_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_hardswish_.call(input._keyset, input)
+        return result
     try:
         input, = _f_hardswish__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1181,7 +1296,18 @@ def _f_hardtanh_0(input, min_val=-1, max_val=1, *, out=None):
 _f_hardtanh_sigs = (_ap.PySig('hardtanh', (('input', 'Tensor', None, False), ('min_val', 'Scalar', '-1', False), ('max_val', 'Scalar', '1', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_hardtanh_0_tail1 = None  # set by bind_tensor_class()
+
+
 def hardtanh(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        min_val, max_val, out = _f_hardtanh_0_tail1
+        if out is None:
+            result = _op_hardtanh.call(input._keyset, input, min_val, max_val)
+        else:
+            result = _op_hardtanh__out.call(input._keyset | out._keyset, input, min_val, max_val, out)
+        return result
     try:
         input, min_val, max_val, out = _f_hardtanh_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1208,7 +1334,15 @@ def _f_hardtanh__0(input, min_val=-1, max_val=1):
 _f_hardtanh__sigs = (_ap.PySig('hardtanh_', (('input', 'Tensor', None, False), ('min_val', 'Scalar', '-1', False), ('max_val', 'Scalar', '1', False)), False, False),)
 
 
+_f_hardtanh__0_tail1 = None  # set by bind_tensor_class()
+
+
 def hardtanh_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        min_val, max_val = _f_hardtanh__0_tail1
+        result = _op_hardtanh_.call(input._keyset, input, min_val, max_val)
+        return result
     try:
         input, min_val, max_val = _f_hardtanh__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1234,7 +1368,18 @@ def _f_huber_loss_0(input, target, reduction=0, delta=1.0, *, out=None):
 _f_huber_loss_sigs = (_ap.PySig('huber_loss', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('reduction', 'int', 'Mean', False), ('delta', 'float', '1.0', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_huber_loss_0_tail2 = None  # set by bind_tensor_class()
+
+
 def huber_loss(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, target = args
+        reduction, delta, out = _f_huber_loss_0_tail2
+        if out is None:
+            result = _op_huber_loss.call(input._keyset | target._keyset, input, target, reduction, delta)
+        else:
+            result = _op_huber_loss__out.call(input._keyset | target._keyset | out._keyset, input, target, reduction, delta, out)
+        return result
     try:
         input, target, reduction, delta, out = _f_huber_loss_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1291,7 +1436,15 @@ def _f_l1_loss_0(input, target, reduction=0):
 _f_l1_loss_sigs = (_ap.PySig('l1_loss', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('reduction', 'int', 'Mean', False)), False, False),)
 
 
+_f_l1_loss_0_tail2 = None  # set by bind_tensor_class()
+
+
 def l1_loss(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, target = args
+        reduction, = _f_l1_loss_0_tail2
+        result = _op_l1_loss.call(input._keyset | target._keyset, input, target, reduction)
+        return result
     try:
         input, target, reduction = _f_l1_loss_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1315,7 +1468,18 @@ def _f_leaky_relu_0(input, negative_slope=0.01, *, out=None):
 _f_leaky_relu_sigs = (_ap.PySig('leaky_relu', (('input', 'Tensor', None, False), ('negative_slope', 'Scalar', '0.01', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_leaky_relu_0_tail1 = None  # set by bind_tensor_class()
+
+
 def leaky_relu(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        negative_slope, out = _f_leaky_relu_0_tail1
+        if out is None:
+            result = _op_leaky_relu.call(input._keyset, input, negative_slope)
+        else:
+            result = _op_leaky_relu__out.call(input._keyset | out._keyset, input, negative_slope, out)
+        return result
     try:
         input, negative_slope, out = _f_leaky_relu_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1341,7 +1505,15 @@ def _f_leaky_relu__0(input, negative_slope=0.01):
 _f_leaky_relu__sigs = (_ap.PySig('leaky_relu_', (('input', 'Tensor', None, False), ('negative_slope', 'Scalar', '0.01', False)), False, False),)
 
 
+_f_leaky_relu__0_tail1 = None  # set by bind_tensor_class()
+
+
 def leaky_relu_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        negative_slope, = _f_leaky_relu__0_tail1
+        result = _op_leaky_relu_.call(input._keyset, input, negative_slope)
+        return result
     try:
         input, negative_slope = _f_leaky_relu__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1366,7 +1538,18 @@ def _f_linear_0(input, weight, bias=None, *, out=None):
 _f_linear_sigs = (_ap.PySig('linear', (('input', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('bias', 'Tensor?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_linear_0_tail2 = None  # set by bind_tensor_class()
+
+
 def linear(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, weight = args
+        bias, out = _f_linear_0_tail2
+        if out is None:
+            result = _op_linear.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias)
+        else:
+            result = _op_linear__out.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0) | out._keyset, input, weight, bias, out)
+        return result
     try:
         input, weight, bias, out = _f_linear_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1392,7 +1575,18 @@ def _f_log_sigmoid_0(input, *, out=None):
 _f_log_sigmoid_sigs = (_ap.PySig('log_sigmoid', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_log_sigmoid_0_tail1 = None  # set by bind_tensor_class()
+
+
 def log_sigmoid(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_log_sigmoid_0_tail1
+        if out is None:
+            result = _op_log_sigmoid.call(input._keyset, input)
+        else:
+            result = _op_log_sigmoid__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_log_sigmoid_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1538,7 +1732,18 @@ def _f_mish_0(input, *, out=None):
 _f_mish_sigs = (_ap.PySig('mish', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_mish_0_tail1 = None  # set by bind_tensor_class()
+
+
 def mish(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_mish_0_tail1
+        if out is None:
+            result = _op_mish.call(input._keyset, input)
+        else:
+            result = _op_mish__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_mish_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1563,7 +1768,14 @@ def _f_mish__0(input):
 _f_mish__sigs = (_ap.PySig('mish_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_mish__0_tail1 = None  # set by bind_tensor_class()
+
+
 def mish_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_mish_.call(input._keyset, input)
+        return result
     try:
         input, = _f_mish__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1588,7 +1800,18 @@ def _f_mse_loss_0(input, target, reduction=0, *, out=None):
 _f_mse_loss_sigs = (_ap.PySig('mse_loss', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('reduction', 'int', 'Mean', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_mse_loss_0_tail2 = None  # set by bind_tensor_class()
+
+
 def mse_loss(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, target = args
+        reduction, out = _f_mse_loss_0_tail2
+        if out is None:
+            result = _op_mse_loss.call(input._keyset | target._keyset, input, target, reduction)
+        else:
+            result = _op_mse_loss__out.call(input._keyset | target._keyset | out._keyset, input, target, reduction, out)
+        return result
     try:
         input, target, reduction, out = _f_mse_loss_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1648,7 +1871,18 @@ def _f_multi_margin_loss_0(input, target, p=1, margin=1, weight=None, reduction=
 _f_multi_margin_loss_sigs = (_ap.PySig('multi_margin_loss', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('p', 'Scalar', '1', False), ('margin', 'Scalar', '1', False), ('weight', 'Tensor?', 'None', False), ('reduction', 'int', 'Mean', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_multi_margin_loss_0_tail2 = None  # set by bind_tensor_class()
+
+
 def multi_margin_loss(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, target = args
+        p, margin, weight, reduction, out = _f_multi_margin_loss_0_tail2
+        if out is None:
+            result = _op_multi_margin_loss.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0), input, target, p, margin, weight, reduction)
+        else:
+            result = _op_multi_margin_loss__out.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | out._keyset, input, target, p, margin, weight, reduction, out)
+        return result
     try:
         input, target, p, margin, weight, reduction, out = _f_multi_margin_loss_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1708,7 +1942,18 @@ def _f_multilabel_margin_loss_0(input, target, reduction=0, *, out=None):
 _f_multilabel_margin_loss_sigs = (_ap.PySig('multilabel_margin_loss', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('reduction', 'int', 'Mean', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_multilabel_margin_loss_0_tail2 = None  # set by bind_tensor_class()
+
+
 def multilabel_margin_loss(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, target = args
+        reduction, out = _f_multilabel_margin_loss_0_tail2
+        if out is None:
+            result = _op_multilabel_margin_loss.call(input._keyset | target._keyset, input, target, reduction)
+        else:
+            result = _op_multilabel_margin_loss__out.call(input._keyset | target._keyset | out._keyset, input, target, reduction, out)
+        return result
     try:
         input, target, reduction, out = _f_multilabel_margin_loss_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1796,7 +2041,18 @@ def _f_nll_loss_0(input, target, weight=None, reduction=0, ignore_index=-100, *,
 _f_nll_loss_sigs = (_ap.PySig('nll_loss', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('weight', 'Tensor?', 'None', False), ('reduction', 'int', 'Mean', False), ('ignore_index', 'SymInt', '-100', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_nll_loss_0_tail2 = None  # set by bind_tensor_class()
+
+
 def nll_loss(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, target = args
+        weight, reduction, ignore_index, out = _f_nll_loss_0_tail2
+        if out is None:
+            result = _op_nll_loss.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0), input, target, weight, reduction, ignore_index)
+        else:
+            result = _op_nll_loss__out.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | out._keyset, input, target, weight, reduction, ignore_index, out)
+        return result
     try:
         input, target, weight, reduction, ignore_index, out = _f_nll_loss_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1826,7 +2082,18 @@ def _f_nll_loss2d_0(input, target, weight=None, reduction=0, ignore_index=-100, 
 _f_nll_loss2d_sigs = (_ap.PySig('nll_loss2d', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('weight', 'Tensor?', 'None', False), ('reduction', 'int', 'Mean', False), ('ignore_index', 'SymInt', '-100', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_nll_loss2d_0_tail2 = None  # set by bind_tensor_class()
+
+
 def nll_loss2d(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, target = args
+        weight, reduction, ignore_index, out = _f_nll_loss2d_0_tail2
+        if out is None:
+            result = _op_nll_loss2d.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0), input, target, weight, reduction, ignore_index)
+        else:
+            result = _op_nll_loss2d__out.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | out._keyset, input, target, weight, reduction, ignore_index, out)
+        return result
     try:
         input, target, weight, reduction, ignore_index, out = _f_nll_loss2d_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1979,7 +2246,15 @@ def _f_nll_loss_nd_0(input, target, weight=None, reduction=0, ignore_index=-100)
 _f_nll_loss_nd_sigs = (_ap.PySig('nll_loss_nd', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('weight', 'Tensor?', 'None', False), ('reduction', 'int', 'Mean', False), ('ignore_index', 'SymInt', '-100', False)), False, False),)
 
 
+_f_nll_loss_nd_0_tail2 = None  # set by bind_tensor_class()
+
+
 def nll_loss_nd(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, target = args
+        weight, reduction, ignore_index = _f_nll_loss_nd_0_tail2
+        result = _op_nll_loss_nd.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0), input, target, weight, reduction, ignore_index)
+        return result
     try:
         input, target, weight, reduction, ignore_index = _f_nll_loss_nd_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2002,7 +2277,15 @@ def _f_one_hot_0(input, num_classes=-1):
 _f_one_hot_sigs = (_ap.PySig('one_hot', (('input', 'Tensor', None, False), ('num_classes', 'int', '-1', False)), False, False),)
 
 
+_f_one_hot_0_tail1 = None  # set by bind_tensor_class()
+
+
 def one_hot(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        num_classes, = _f_one_hot_0_tail1
+        result = _op_one_hot.call(input._keyset, input, num_classes)
+        return result
     try:
         input, num_classes = _f_one_hot_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2190,7 +2473,14 @@ def _f_relu6_0(input):
 _f_relu6_sigs = (_ap.PySig('relu6', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_relu6_0_tail1 = None  # set by bind_tensor_class()
+
+
 def relu6(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_relu6.call(input._keyset, input)
+        return result
     try:
         input, = _f_relu6_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2212,7 +2502,14 @@ def _f_relu6__0(input):
 _f_relu6__sigs = (_ap.PySig('relu6_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_relu6__0_tail1 = None  # set by bind_tensor_class()
+
+
 def relu6_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_relu6_.call(input._keyset, input)
+        return result
     try:
         input, = _f_relu6__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2381,7 +2678,18 @@ def _f_rrelu_with_noise_0(input, noise, lower=0.125, upper=0.3333333333333333, t
 _f_rrelu_with_noise_sigs = (_ap.PySig('rrelu_with_noise', (('input', 'Tensor', None, False), ('noise', 'Tensor', None, False), ('lower', 'Scalar', '0.125', False), ('upper', 'Scalar', '0.3333333333333333', False), ('training', 'bool', 'False', False), ('generator', 'Generator?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_rrelu_with_noise_0_tail2 = None  # set by bind_tensor_class()
+
+
 def rrelu_with_noise(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, noise = args
+        lower, upper, training, generator, out = _f_rrelu_with_noise_0_tail2
+        if out is None:
+            result = _op_rrelu_with_noise.call(input._keyset | noise._keyset, input, noise, lower, upper, training, generator)
+        else:
+            result = _op_rrelu_with_noise__out.call(input._keyset | noise._keyset | out._keyset, input, noise, lower, upper, training, generator, out)
+        return result
     try:
         input, noise, lower, upper, training, generator, out = _f_rrelu_with_noise_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2411,7 +2719,15 @@ def _f_rrelu_with_noise__0(input, noise, lower=0.125, upper=0.3333333333333333, 
 _f_rrelu_with_noise__sigs = (_ap.PySig('rrelu_with_noise_', (('input', 'Tensor', None, False), ('noise', 'Tensor', None, False), ('lower', 'Scalar', '0.125', False), ('upper', 'Scalar', '0.3333333333333333', False), ('training', 'bool', 'False', False), ('generator', 'Generator?', 'None', False)), False, False),)
 
 
+_f_rrelu_with_noise__0_tail2 = None  # set by bind_tensor_class()
+
+
 def rrelu_with_noise_(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, noise = args
+        lower, upper, training, generator = _f_rrelu_with_noise__0_tail2
+        result = _op_rrelu_with_noise_.call(input._keyset | noise._keyset, input, noise, lower, upper, training, generator)
+        return result
     try:
         input, noise, lower, upper, training, generator = _f_rrelu_with_noise__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2440,7 +2756,15 @@ def _f_scaled_dot_product_attention_0(query, key, value, attn_mask=None, dropout
 _f_scaled_dot_product_attention_sigs = (_ap.PySig('scaled_dot_product_attention', (('query', 'Tensor', None, False), ('key', 'Tensor', None, False), ('value', 'Tensor', None, False), ('attn_mask', 'Tensor?', 'None', False), ('dropout_p', 'float', '0.0', False), ('is_causal', 'bool', 'False', False), ('scale', 'float?', 'None', True), ('enable_gqa', 'bool', 'False', True)), False, False),)
 
 
+_f_scaled_dot_product_attention_0_tail3 = None  # set by bind_tensor_class()
+
+
 def scaled_dot_product_attention(*args, **kwargs):
+    if not kwargs and len(args) == 3 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor):
+        query, key, value = args
+        attn_mask, dropout_p, is_causal, scale, enable_gqa = _f_scaled_dot_product_attention_0_tail3
+        result = _op_scaled_dot_product_attention.call(query._keyset | key._keyset | value._keyset | (attn_mask._keyset if attn_mask is not None else 0), query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+        return result
     try:
         query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa = _f_scaled_dot_product_attention_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2463,7 +2787,18 @@ def _f_silu_0(input, *, out=None):
 _f_silu_sigs = (_ap.PySig('silu', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_silu_0_tail1 = None  # set by bind_tensor_class()
+
+
 def silu(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_silu_0_tail1
+        if out is None:
+            result = _op_silu.call(input._keyset, input)
+        else:
+            result = _op_silu__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_silu_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2488,7 +2823,14 @@ def _f_silu__0(input):
 _f_silu__sigs = (_ap.PySig('silu_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_silu__0_tail1 = None  # set by bind_tensor_class()
+
+
 def silu_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_silu_.call(input._keyset, input)
+        return result
     try:
         input, = _f_silu__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2514,7 +2856,18 @@ def _f_smooth_l1_loss_0(input, target, reduction=0, beta=1.0, *, out=None):
 _f_smooth_l1_loss_sigs = (_ap.PySig('smooth_l1_loss', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('reduction', 'int', 'Mean', False), ('beta', 'float', '1.0', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_smooth_l1_loss_0_tail2 = None  # set by bind_tensor_class()
+
+
 def smooth_l1_loss(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, target = args
+        reduction, beta, out = _f_smooth_l1_loss_0_tail2
+        if out is None:
+            result = _op_smooth_l1_loss.call(input._keyset | target._keyset, input, target, reduction, beta)
+        else:
+            result = _op_smooth_l1_loss__out.call(input._keyset | target._keyset | out._keyset, input, target, reduction, beta, out)
+        return result
     try:
         input, target, reduction, beta, out = _f_smooth_l1_loss_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2542,7 +2895,18 @@ def _f_soft_margin_loss_0(input, target, reduction=0, *, out=None):
 _f_soft_margin_loss_sigs = (_ap.PySig('soft_margin_loss', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('reduction', 'int', 'Mean', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_soft_margin_loss_0_tail2 = None  # set by bind_tensor_class()
+
+
 def soft_margin_loss(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, target = args
+        reduction, out = _f_soft_margin_loss_0_tail2
+        if out is None:
+            result = _op_soft_margin_loss.call(input._keyset | target._keyset, input, target, reduction)
+        else:
+            result = _op_soft_margin_loss__out.call(input._keyset | target._keyset | out._keyset, input, target, reduction, out)
+        return result
     try:
         input, target, reduction, out = _f_soft_margin_loss_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2570,7 +2934,18 @@ def _f_softplus_0(input, beta=1, threshold=20, *, out=None):
 _f_softplus_sigs = (_ap.PySig('softplus', (('input', 'Tensor', None, False), ('beta', 'Scalar', '1', False), ('threshold', 'Scalar', '20', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_softplus_0_tail1 = None  # set by bind_tensor_class()
+
+
 def softplus(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        beta, threshold, out = _f_softplus_0_tail1
+        if out is None:
+            result = _op_softplus.call(input._keyset, input, beta, threshold)
+        else:
+            result = _op_softplus__out.call(input._keyset | out._keyset, input, beta, threshold, out)
+        return result
     try:
         input, beta, threshold, out = _f_softplus_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2597,7 +2972,18 @@ def _f_softshrink_0(input, lambd=0.5, *, out=None):
 _f_softshrink_sigs = (_ap.PySig('softshrink', (('input', 'Tensor', None, False), ('lambd', 'Scalar', '0.5', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_softshrink_0_tail1 = None  # set by bind_tensor_class()
+
+
 def softshrink(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        lambd, out = _f_softshrink_0_tail1
+        if out is None:
+            result = _op_softshrink.call(input._keyset, input, lambd)
+        else:
+            result = _op_softshrink__out.call(input._keyset | out._keyset, input, lambd, out)
+        return result
     try:
         input, lambd, out = _f_softshrink_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -3090,8 +3476,49 @@ upsample_trilinear3d_backward.__signature__ = _ap.LazySignature(_f_upsample_tril
 
 
 def bind_tensor_class(cls):
-    global _Tensor
+    global _Tensor, _f_binary_cross_entropy_0_tail2, _f_binary_cross_entropy_backward_0_tail3, _f_cross_entropy_loss_0_tail2, _f_elu_0_tail1, _f_elu__0_tail1, _f_gelu_0_tail1, _f_gelu__0_tail1, _f_glu_0_tail1, _f_hardsigmoid_0_tail1, _f_hardsigmoid__0_tail1, _f_hardswish_0_tail1, _f_hardswish__0_tail1, _f_hardtanh_0_tail1, _f_hardtanh__0_tail1, _f_huber_loss_0_tail2, _f_l1_loss_0_tail2, _f_leaky_relu_0_tail1, _f_leaky_relu__0_tail1, _f_linear_0_tail2, _f_log_sigmoid_0_tail1, _f_mish_0_tail1, _f_mish__0_tail1, _f_mse_loss_0_tail2, _f_multi_margin_loss_0_tail2, _f_multilabel_margin_loss_0_tail2, _f_nll_loss_0_tail2, _f_nll_loss2d_0_tail2, _f_nll_loss_nd_0_tail2, _f_one_hot_0_tail1, _f_relu6_0_tail1, _f_relu6__0_tail1, _f_rrelu_with_noise_0_tail2, _f_rrelu_with_noise__0_tail2, _f_scaled_dot_product_attention_0_tail3, _f_silu_0_tail1, _f_silu__0_tail1, _f_smooth_l1_loss_0_tail2, _f_soft_margin_loss_0_tail2, _f_softplus_0_tail1, _f_softshrink_0_tail1
     _Tensor = cls
+    _dummy = object.__new__(cls)
+    _f_binary_cross_entropy_0_tail2 = _f_binary_cross_entropy_0(*(_dummy,) * 2)[2:]
+    _f_binary_cross_entropy_backward_0_tail3 = _f_binary_cross_entropy_backward_0(*(_dummy,) * 3)[3:]
+    _f_cross_entropy_loss_0_tail2 = _f_cross_entropy_loss_0(*(_dummy,) * 2)[2:]
+    _f_elu_0_tail1 = _f_elu_0(*(_dummy,) * 1)[1:]
+    _f_elu__0_tail1 = _f_elu__0(*(_dummy,) * 1)[1:]
+    _f_gelu_0_tail1 = _f_gelu_0(*(_dummy,) * 1)[1:]
+    _f_gelu__0_tail1 = _f_gelu__0(*(_dummy,) * 1)[1:]
+    _f_glu_0_tail1 = _f_glu_0(*(_dummy,) * 1)[1:]
+    _f_hardsigmoid_0_tail1 = _f_hardsigmoid_0(*(_dummy,) * 1)[1:]
+    _f_hardsigmoid__0_tail1 = _f_hardsigmoid__0(*(_dummy,) * 1)[1:]
+    _f_hardswish_0_tail1 = _f_hardswish_0(*(_dummy,) * 1)[1:]
+    _f_hardswish__0_tail1 = _f_hardswish__0(*(_dummy,) * 1)[1:]
+    _f_hardtanh_0_tail1 = _f_hardtanh_0(*(_dummy,) * 1)[1:]
+    _f_hardtanh__0_tail1 = _f_hardtanh__0(*(_dummy,) * 1)[1:]
+    _f_huber_loss_0_tail2 = _f_huber_loss_0(*(_dummy,) * 2)[2:]
+    _f_l1_loss_0_tail2 = _f_l1_loss_0(*(_dummy,) * 2)[2:]
+    _f_leaky_relu_0_tail1 = _f_leaky_relu_0(*(_dummy,) * 1)[1:]
+    _f_leaky_relu__0_tail1 = _f_leaky_relu__0(*(_dummy,) * 1)[1:]
+    _f_linear_0_tail2 = _f_linear_0(*(_dummy,) * 2)[2:]
+    _f_log_sigmoid_0_tail1 = _f_log_sigmoid_0(*(_dummy,) * 1)[1:]
+    _f_mish_0_tail1 = _f_mish_0(*(_dummy,) * 1)[1:]
+    _f_mish__0_tail1 = _f_mish__0(*(_dummy,) * 1)[1:]
+    _f_mse_loss_0_tail2 = _f_mse_loss_0(*(_dummy,) * 2)[2:]
+    _f_multi_margin_loss_0_tail2 = _f_multi_margin_loss_0(*(_dummy,) * 2)[2:]
+    _f_multilabel_margin_loss_0_tail2 = _f_multilabel_margin_loss_0(*(_dummy,) * 2)[2:]
+    _f_nll_loss_0_tail2 = _f_nll_loss_0(*(_dummy,) * 2)[2:]
+    _f_nll_loss2d_0_tail2 = _f_nll_loss2d_0(*(_dummy,) * 2)[2:]
+    _f_nll_loss_nd_0_tail2 = _f_nll_loss_nd_0(*(_dummy,) * 2)[2:]
+    _f_one_hot_0_tail1 = _f_one_hot_0(*(_dummy,) * 1)[1:]
+    _f_relu6_0_tail1 = _f_relu6_0(*(_dummy,) * 1)[1:]
+    _f_relu6__0_tail1 = _f_relu6__0(*(_dummy,) * 1)[1:]
+    _f_rrelu_with_noise_0_tail2 = _f_rrelu_with_noise_0(*(_dummy,) * 2)[2:]
+    _f_rrelu_with_noise__0_tail2 = _f_rrelu_with_noise__0(*(_dummy,) * 2)[2:]
+    _f_scaled_dot_product_attention_0_tail3 = _f_scaled_dot_product_attention_0(*(_dummy,) * 3)[3:]
+    _f_silu_0_tail1 = _f_silu_0(*(_dummy,) * 1)[1:]
+    _f_silu__0_tail1 = _f_silu__0(*(_dummy,) * 1)[1:]
+    _f_smooth_l1_loss_0_tail2 = _f_smooth_l1_loss_0(*(_dummy,) * 2)[2:]
+    _f_soft_margin_loss_0_tail2 = _f_soft_margin_loss_0(*(_dummy,) * 2)[2:]
+    _f_softplus_0_tail1 = _f_softplus_0(*(_dummy,) * 1)[1:]
+    _f_softshrink_0_tail1 = _f_softshrink_0(*(_dummy,) * 1)[1:]
 
 
 

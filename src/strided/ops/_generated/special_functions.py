@@ -207,7 +207,18 @@ def _f_special_airy_ai_0(x, *, out=None):
 _f_special_airy_ai_sigs = (_ap.PySig('special_airy_ai', (('x', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_airy_ai_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_airy_ai(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        x, = args
+        out, = _f_special_airy_ai_0_tail1
+        if out is None:
+            result = _op_special_airy_ai.call(x._keyset, x)
+        else:
+            result = _op_special_airy_ai__out.call(x._keyset | out._keyset, x, out)
+        return result
     try:
         x, out = _f_special_airy_ai_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -233,7 +244,18 @@ def _f_special_bessel_j0_0(input, *, out=None):
 _f_special_bessel_j0_sigs = (_ap.PySig('special_bessel_j0', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_bessel_j0_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_bessel_j0(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_bessel_j0_0_tail1
+        if out is None:
+            result = _op_special_bessel_j0.call(input._keyset, input)
+        else:
+            result = _op_special_bessel_j0__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_bessel_j0_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -259,7 +281,18 @@ def _f_special_bessel_j1_0(input, *, out=None):
 _f_special_bessel_j1_sigs = (_ap.PySig('special_bessel_j1', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_bessel_j1_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_bessel_j1(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_bessel_j1_0_tail1
+        if out is None:
+            result = _op_special_bessel_j1.call(input._keyset, input)
+        else:
+            result = _op_special_bessel_j1__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_bessel_j1_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -285,7 +318,18 @@ def _f_special_bessel_y0_0(input, *, out=None):
 _f_special_bessel_y0_sigs = (_ap.PySig('special_bessel_y0', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_bessel_y0_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_bessel_y0(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_bessel_y0_0_tail1
+        if out is None:
+            result = _op_special_bessel_y0.call(input._keyset, input)
+        else:
+            result = _op_special_bessel_y0__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_bessel_y0_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -311,7 +355,18 @@ def _f_special_bessel_y1_0(input, *, out=None):
 _f_special_bessel_y1_sigs = (_ap.PySig('special_bessel_y1', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_bessel_y1_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_bessel_y1(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_bessel_y1_0_tail1
+        if out is None:
+            result = _op_special_bessel_y1.call(input._keyset, input)
+        else:
+            result = _op_special_bessel_y1__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_bessel_y1_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -352,7 +407,18 @@ def _f_special_chebyshev_polynomial_t_2(x, n, *, out=None):
 _f_special_chebyshev_polynomial_t_sigs = (_ap.PySig('special_chebyshev_polynomial_t', (('x', 'Tensor', None, False), ('n', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_chebyshev_polynomial_t', (('x', 'Scalar', None, False), ('n', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_chebyshev_polynomial_t', (('x', 'Tensor', None, False), ('n', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_chebyshev_polynomial_t_0_tail2 = None  # set by bind_tensor_class()
+
+
 def special_chebyshev_polynomial_t(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        x, n = args
+        out, = _f_special_chebyshev_polynomial_t_0_tail2
+        if out is None:
+            result = _op_special_chebyshev_polynomial_t.call(x._keyset | n._keyset, x, n)
+        else:
+            result = _op_special_chebyshev_polynomial_t__out.call(x._keyset | n._keyset | out._keyset, x, n, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             x, n, out = _f_special_chebyshev_polynomial_t_0(*args, **kwargs)
@@ -416,7 +482,18 @@ def _f_special_chebyshev_polynomial_u_2(x, n, *, out=None):
 _f_special_chebyshev_polynomial_u_sigs = (_ap.PySig('special_chebyshev_polynomial_u', (('x', 'Tensor', None, False), ('n', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_chebyshev_polynomial_u', (('x', 'Scalar', None, False), ('n', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_chebyshev_polynomial_u', (('x', 'Tensor', None, False), ('n', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_chebyshev_polynomial_u_0_tail2 = None  # set by bind_tensor_class()
+
+
 def special_chebyshev_polynomial_u(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        x, n = args
+        out, = _f_special_chebyshev_polynomial_u_0_tail2
+        if out is None:
+            result = _op_special_chebyshev_polynomial_u.call(x._keyset | n._keyset, x, n)
+        else:
+            result = _op_special_chebyshev_polynomial_u__out.call(x._keyset | n._keyset | out._keyset, x, n, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             x, n, out = _f_special_chebyshev_polynomial_u_0(*args, **kwargs)
@@ -480,7 +557,18 @@ def _f_special_chebyshev_polynomial_v_2(x, n, *, out=None):
 _f_special_chebyshev_polynomial_v_sigs = (_ap.PySig('special_chebyshev_polynomial_v', (('x', 'Tensor', None, False), ('n', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_chebyshev_polynomial_v', (('x', 'Scalar', None, False), ('n', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_chebyshev_polynomial_v', (('x', 'Tensor', None, False), ('n', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_chebyshev_polynomial_v_0_tail2 = None  # set by bind_tensor_class()
+
+
 def special_chebyshev_polynomial_v(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        x, n = args
+        out, = _f_special_chebyshev_polynomial_v_0_tail2
+        if out is None:
+            result = _op_special_chebyshev_polynomial_v.call(x._keyset | n._keyset, x, n)
+        else:
+            result = _op_special_chebyshev_polynomial_v__out.call(x._keyset | n._keyset | out._keyset, x, n, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             x, n, out = _f_special_chebyshev_polynomial_v_0(*args, **kwargs)
@@ -544,7 +632,18 @@ def _f_special_chebyshev_polynomial_w_2(x, n, *, out=None):
 _f_special_chebyshev_polynomial_w_sigs = (_ap.PySig('special_chebyshev_polynomial_w', (('x', 'Tensor', None, False), ('n', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_chebyshev_polynomial_w', (('x', 'Scalar', None, False), ('n', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_chebyshev_polynomial_w', (('x', 'Tensor', None, False), ('n', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_chebyshev_polynomial_w_0_tail2 = None  # set by bind_tensor_class()
+
+
 def special_chebyshev_polynomial_w(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        x, n = args
+        out, = _f_special_chebyshev_polynomial_w_0_tail2
+        if out is None:
+            result = _op_special_chebyshev_polynomial_w.call(x._keyset | n._keyset, x, n)
+        else:
+            result = _op_special_chebyshev_polynomial_w__out.call(x._keyset | n._keyset | out._keyset, x, n, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             x, n, out = _f_special_chebyshev_polynomial_w_0(*args, **kwargs)
@@ -593,7 +692,18 @@ def _f_special_digamma_0(input, *, out=None):
 _f_special_digamma_sigs = (_ap.PySig('special_digamma', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_digamma_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_digamma(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_digamma_0_tail1
+        if out is None:
+            result = _op_special_digamma.call(input._keyset, input)
+        else:
+            result = _op_special_digamma__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_digamma_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -619,7 +729,18 @@ def _f_special_entr_0(input, *, out=None):
 _f_special_entr_sigs = (_ap.PySig('special_entr', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_entr_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_entr(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_entr_0_tail1
+        if out is None:
+            result = _op_special_entr.call(input._keyset, input)
+        else:
+            result = _op_special_entr__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_entr_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -645,7 +766,18 @@ def _f_special_erf_0(input, *, out=None):
 _f_special_erf_sigs = (_ap.PySig('special_erf', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_erf_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_erf(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_erf_0_tail1
+        if out is None:
+            result = _op_special_erf.call(input._keyset, input)
+        else:
+            result = _op_special_erf__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_erf_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -671,7 +803,18 @@ def _f_special_erfc_0(input, *, out=None):
 _f_special_erfc_sigs = (_ap.PySig('special_erfc', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_erfc_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_erfc(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_erfc_0_tail1
+        if out is None:
+            result = _op_special_erfc.call(input._keyset, input)
+        else:
+            result = _op_special_erfc__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_erfc_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -697,7 +840,18 @@ def _f_special_erfcx_0(input, *, out=None):
 _f_special_erfcx_sigs = (_ap.PySig('special_erfcx', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_erfcx_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_erfcx(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_erfcx_0_tail1
+        if out is None:
+            result = _op_special_erfcx.call(input._keyset, input)
+        else:
+            result = _op_special_erfcx__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_erfcx_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -723,7 +877,18 @@ def _f_special_erfinv_0(input, *, out=None):
 _f_special_erfinv_sigs = (_ap.PySig('special_erfinv', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_erfinv_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_erfinv(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_erfinv_0_tail1
+        if out is None:
+            result = _op_special_erfinv.call(input._keyset, input)
+        else:
+            result = _op_special_erfinv__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_erfinv_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -749,7 +914,18 @@ def _f_special_exp2_0(input, *, out=None):
 _f_special_exp2_sigs = (_ap.PySig('special_exp2', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_exp2_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_exp2(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_exp2_0_tail1
+        if out is None:
+            result = _op_special_exp2.call(input._keyset, input)
+        else:
+            result = _op_special_exp2__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_exp2_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -775,7 +951,18 @@ def _f_special_expit_0(input, *, out=None):
 _f_special_expit_sigs = (_ap.PySig('special_expit', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_expit_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_expit(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_expit_0_tail1
+        if out is None:
+            result = _op_special_expit.call(input._keyset, input)
+        else:
+            result = _op_special_expit__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_expit_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -801,7 +988,18 @@ def _f_special_expm1_0(input, *, out=None):
 _f_special_expm1_sigs = (_ap.PySig('special_expm1', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_expm1_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_expm1(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_expm1_0_tail1
+        if out is None:
+            result = _op_special_expm1.call(input._keyset, input)
+        else:
+            result = _op_special_expm1__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_expm1_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -828,7 +1026,18 @@ def _f_special_gammainc_0(input, other, *, out=None):
 _f_special_gammainc_sigs = (_ap.PySig('special_gammainc', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_gammainc_0_tail2 = None  # set by bind_tensor_class()
+
+
 def special_gammainc(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_special_gammainc_0_tail2
+        if out is None:
+            result = _op_special_gammainc.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_special_gammainc__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     try:
         input, other, out = _f_special_gammainc_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -855,7 +1064,18 @@ def _f_special_gammaincc_0(input, other, *, out=None):
 _f_special_gammaincc_sigs = (_ap.PySig('special_gammaincc', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_gammaincc_0_tail2 = None  # set by bind_tensor_class()
+
+
 def special_gammaincc(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_special_gammaincc_0_tail2
+        if out is None:
+            result = _op_special_gammaincc.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_special_gammaincc__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     try:
         input, other, out = _f_special_gammaincc_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -881,7 +1101,18 @@ def _f_special_gammaln_0(input, *, out=None):
 _f_special_gammaln_sigs = (_ap.PySig('special_gammaln', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_gammaln_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_gammaln(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_gammaln_0_tail1
+        if out is None:
+            result = _op_special_gammaln.call(input._keyset, input)
+        else:
+            result = _op_special_gammaln__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_gammaln_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -922,7 +1153,18 @@ def _f_special_hermite_polynomial_h_2(x, n, *, out=None):
 _f_special_hermite_polynomial_h_sigs = (_ap.PySig('special_hermite_polynomial_h', (('x', 'Tensor', None, False), ('n', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_hermite_polynomial_h', (('x', 'Scalar', None, False), ('n', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_hermite_polynomial_h', (('x', 'Tensor', None, False), ('n', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_hermite_polynomial_h_0_tail2 = None  # set by bind_tensor_class()
+
+
 def special_hermite_polynomial_h(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        x, n = args
+        out, = _f_special_hermite_polynomial_h_0_tail2
+        if out is None:
+            result = _op_special_hermite_polynomial_h.call(x._keyset | n._keyset, x, n)
+        else:
+            result = _op_special_hermite_polynomial_h__out.call(x._keyset | n._keyset | out._keyset, x, n, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             x, n, out = _f_special_hermite_polynomial_h_0(*args, **kwargs)
@@ -986,7 +1228,18 @@ def _f_special_hermite_polynomial_he_2(x, n, *, out=None):
 _f_special_hermite_polynomial_he_sigs = (_ap.PySig('special_hermite_polynomial_he', (('x', 'Tensor', None, False), ('n', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_hermite_polynomial_he', (('x', 'Scalar', None, False), ('n', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_hermite_polynomial_he', (('x', 'Tensor', None, False), ('n', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_hermite_polynomial_he_0_tail2 = None  # set by bind_tensor_class()
+
+
 def special_hermite_polynomial_he(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        x, n = args
+        out, = _f_special_hermite_polynomial_he_0_tail2
+        if out is None:
+            result = _op_special_hermite_polynomial_he.call(x._keyset | n._keyset, x, n)
+        else:
+            result = _op_special_hermite_polynomial_he__out.call(x._keyset | n._keyset | out._keyset, x, n, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             x, n, out = _f_special_hermite_polynomial_he_0(*args, **kwargs)
@@ -1035,7 +1288,18 @@ def _f_special_i0_0(input, *, out=None):
 _f_special_i0_sigs = (_ap.PySig('special_i0', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_i0_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_i0(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_i0_0_tail1
+        if out is None:
+            result = _op_special_i0.call(input._keyset, input)
+        else:
+            result = _op_special_i0__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_i0_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1061,7 +1325,18 @@ def _f_special_i0e_0(input, *, out=None):
 _f_special_i0e_sigs = (_ap.PySig('special_i0e', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_i0e_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_i0e(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_i0e_0_tail1
+        if out is None:
+            result = _op_special_i0e.call(input._keyset, input)
+        else:
+            result = _op_special_i0e__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_i0e_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1087,7 +1362,18 @@ def _f_special_i1_0(input, *, out=None):
 _f_special_i1_sigs = (_ap.PySig('special_i1', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_i1_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_i1(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_i1_0_tail1
+        if out is None:
+            result = _op_special_i1.call(input._keyset, input)
+        else:
+            result = _op_special_i1__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_i1_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1113,7 +1399,18 @@ def _f_special_i1e_0(input, *, out=None):
 _f_special_i1e_sigs = (_ap.PySig('special_i1e', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_i1e_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_i1e(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_i1e_0_tail1
+        if out is None:
+            result = _op_special_i1e.call(input._keyset, input)
+        else:
+            result = _op_special_i1e__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_i1e_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1154,7 +1451,18 @@ def _f_special_laguerre_polynomial_l_2(x, n, *, out=None):
 _f_special_laguerre_polynomial_l_sigs = (_ap.PySig('special_laguerre_polynomial_l', (('x', 'Tensor', None, False), ('n', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_laguerre_polynomial_l', (('x', 'Scalar', None, False), ('n', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_laguerre_polynomial_l', (('x', 'Tensor', None, False), ('n', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_laguerre_polynomial_l_0_tail2 = None  # set by bind_tensor_class()
+
+
 def special_laguerre_polynomial_l(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        x, n = args
+        out, = _f_special_laguerre_polynomial_l_0_tail2
+        if out is None:
+            result = _op_special_laguerre_polynomial_l.call(x._keyset | n._keyset, x, n)
+        else:
+            result = _op_special_laguerre_polynomial_l__out.call(x._keyset | n._keyset | out._keyset, x, n, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             x, n, out = _f_special_laguerre_polynomial_l_0(*args, **kwargs)
@@ -1218,7 +1526,18 @@ def _f_special_legendre_polynomial_p_2(x, n, *, out=None):
 _f_special_legendre_polynomial_p_sigs = (_ap.PySig('special_legendre_polynomial_p', (('x', 'Tensor', None, False), ('n', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_legendre_polynomial_p', (('x', 'Scalar', None, False), ('n', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_legendre_polynomial_p', (('x', 'Tensor', None, False), ('n', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_legendre_polynomial_p_0_tail2 = None  # set by bind_tensor_class()
+
+
 def special_legendre_polynomial_p(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        x, n = args
+        out, = _f_special_legendre_polynomial_p_0_tail2
+        if out is None:
+            result = _op_special_legendre_polynomial_p.call(x._keyset | n._keyset, x, n)
+        else:
+            result = _op_special_legendre_polynomial_p__out.call(x._keyset | n._keyset | out._keyset, x, n, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             x, n, out = _f_special_legendre_polynomial_p_0(*args, **kwargs)
@@ -1267,7 +1586,18 @@ def _f_special_log1p_0(input, *, out=None):
 _f_special_log1p_sigs = (_ap.PySig('special_log1p', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_log1p_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_log1p(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_log1p_0_tail1
+        if out is None:
+            result = _op_special_log1p.call(input._keyset, input)
+        else:
+            result = _op_special_log1p__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_log1p_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1293,7 +1623,18 @@ def _f_special_log_ndtr_0(input, *, out=None):
 _f_special_log_ndtr_sigs = (_ap.PySig('special_log_ndtr', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_log_ndtr_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_log_ndtr(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_log_ndtr_0_tail1
+        if out is None:
+            result = _op_special_log_ndtr.call(input._keyset, input)
+        else:
+            result = _op_special_log_ndtr__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_log_ndtr_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1344,7 +1685,18 @@ def _f_special_logit_0(input, eps=None, *, out=None):
 _f_special_logit_sigs = (_ap.PySig('special_logit', (('input', 'Tensor', None, False), ('eps', 'float?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_logit_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_logit(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        eps, out = _f_special_logit_0_tail1
+        if out is None:
+            result = _op_special_logit.call(input._keyset, input, eps)
+        else:
+            result = _op_special_logit__out.call(input._keyset | out._keyset, input, eps, out)
+        return result
     try:
         input, eps, out = _f_special_logit_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1398,7 +1750,18 @@ def _f_special_modified_bessel_i0_0(input, *, out=None):
 _f_special_modified_bessel_i0_sigs = (_ap.PySig('special_modified_bessel_i0', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_modified_bessel_i0_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_modified_bessel_i0(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_modified_bessel_i0_0_tail1
+        if out is None:
+            result = _op_special_modified_bessel_i0.call(input._keyset, input)
+        else:
+            result = _op_special_modified_bessel_i0__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_modified_bessel_i0_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1424,7 +1787,18 @@ def _f_special_modified_bessel_i1_0(input, *, out=None):
 _f_special_modified_bessel_i1_sigs = (_ap.PySig('special_modified_bessel_i1', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_modified_bessel_i1_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_modified_bessel_i1(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_modified_bessel_i1_0_tail1
+        if out is None:
+            result = _op_special_modified_bessel_i1.call(input._keyset, input)
+        else:
+            result = _op_special_modified_bessel_i1__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_modified_bessel_i1_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1450,7 +1824,18 @@ def _f_special_modified_bessel_k0_0(input, *, out=None):
 _f_special_modified_bessel_k0_sigs = (_ap.PySig('special_modified_bessel_k0', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_modified_bessel_k0_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_modified_bessel_k0(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_modified_bessel_k0_0_tail1
+        if out is None:
+            result = _op_special_modified_bessel_k0.call(input._keyset, input)
+        else:
+            result = _op_special_modified_bessel_k0__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_modified_bessel_k0_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1476,7 +1861,18 @@ def _f_special_modified_bessel_k1_0(input, *, out=None):
 _f_special_modified_bessel_k1_sigs = (_ap.PySig('special_modified_bessel_k1', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_modified_bessel_k1_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_modified_bessel_k1(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_modified_bessel_k1_0_tail1
+        if out is None:
+            result = _op_special_modified_bessel_k1.call(input._keyset, input)
+        else:
+            result = _op_special_modified_bessel_k1__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_modified_bessel_k1_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1529,7 +1925,18 @@ def _f_special_ndtr_0(input, *, out=None):
 _f_special_ndtr_sigs = (_ap.PySig('special_ndtr', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_ndtr_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_ndtr(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_ndtr_0_tail1
+        if out is None:
+            result = _op_special_ndtr.call(input._keyset, input)
+        else:
+            result = _op_special_ndtr__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_ndtr_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1555,7 +1962,18 @@ def _f_special_ndtri_0(input, *, out=None):
 _f_special_ndtri_sigs = (_ap.PySig('special_ndtri', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_ndtri_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_ndtri(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_ndtri_0_tail1
+        if out is None:
+            result = _op_special_ndtri.call(input._keyset, input)
+        else:
+            result = _op_special_ndtri__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_ndtri_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1608,7 +2026,18 @@ def _f_special_psi_0(input, *, out=None):
 _f_special_psi_sigs = (_ap.PySig('special_psi', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_psi_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_psi(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_psi_0_tail1
+        if out is None:
+            result = _op_special_psi.call(input._keyset, input)
+        else:
+            result = _op_special_psi__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_psi_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1635,7 +2064,18 @@ def _f_special_round_0(input, *, decimals=0, out=None):
 _f_special_round_sigs = (_ap.PySig('special_round', (('input', 'Tensor', None, False), ('decimals', 'int', '0', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_round_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_round(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        decimals, out = _f_special_round_0_tail1
+        if out is None:
+            result = _op_special_round.call(input._keyset, input, decimals)
+        else:
+            result = _op_special_round__out.call(input._keyset | out._keyset, input, decimals, out)
+        return result
     try:
         input, decimals, out = _f_special_round_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1661,7 +2101,18 @@ def _f_special_scaled_modified_bessel_k0_0(x, *, out=None):
 _f_special_scaled_modified_bessel_k0_sigs = (_ap.PySig('special_scaled_modified_bessel_k0', (('x', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_scaled_modified_bessel_k0_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_scaled_modified_bessel_k0(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        x, = args
+        out, = _f_special_scaled_modified_bessel_k0_0_tail1
+        if out is None:
+            result = _op_special_scaled_modified_bessel_k0.call(x._keyset, x)
+        else:
+            result = _op_special_scaled_modified_bessel_k0__out.call(x._keyset | out._keyset, x, out)
+        return result
     try:
         x, out = _f_special_scaled_modified_bessel_k0_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1687,7 +2138,18 @@ def _f_special_scaled_modified_bessel_k1_0(x, *, out=None):
 _f_special_scaled_modified_bessel_k1_sigs = (_ap.PySig('special_scaled_modified_bessel_k1', (('x', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_scaled_modified_bessel_k1_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_scaled_modified_bessel_k1(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        x, = args
+        out, = _f_special_scaled_modified_bessel_k1_0_tail1
+        if out is None:
+            result = _op_special_scaled_modified_bessel_k1.call(x._keyset, x)
+        else:
+            result = _op_special_scaled_modified_bessel_k1__out.call(x._keyset | out._keyset, x, out)
+        return result
     try:
         x, out = _f_special_scaled_modified_bessel_k1_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1728,7 +2190,18 @@ def _f_special_shifted_chebyshev_polynomial_t_2(x, n, *, out=None):
 _f_special_shifted_chebyshev_polynomial_t_sigs = (_ap.PySig('special_shifted_chebyshev_polynomial_t', (('x', 'Tensor', None, False), ('n', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_shifted_chebyshev_polynomial_t', (('x', 'Scalar', None, False), ('n', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_shifted_chebyshev_polynomial_t', (('x', 'Tensor', None, False), ('n', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_shifted_chebyshev_polynomial_t_0_tail2 = None  # set by bind_tensor_class()
+
+
 def special_shifted_chebyshev_polynomial_t(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        x, n = args
+        out, = _f_special_shifted_chebyshev_polynomial_t_0_tail2
+        if out is None:
+            result = _op_special_shifted_chebyshev_polynomial_t.call(x._keyset | n._keyset, x, n)
+        else:
+            result = _op_special_shifted_chebyshev_polynomial_t__out.call(x._keyset | n._keyset | out._keyset, x, n, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             x, n, out = _f_special_shifted_chebyshev_polynomial_t_0(*args, **kwargs)
@@ -1792,7 +2265,18 @@ def _f_special_shifted_chebyshev_polynomial_u_2(x, n, *, out=None):
 _f_special_shifted_chebyshev_polynomial_u_sigs = (_ap.PySig('special_shifted_chebyshev_polynomial_u', (('x', 'Tensor', None, False), ('n', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_shifted_chebyshev_polynomial_u', (('x', 'Scalar', None, False), ('n', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_shifted_chebyshev_polynomial_u', (('x', 'Tensor', None, False), ('n', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_shifted_chebyshev_polynomial_u_0_tail2 = None  # set by bind_tensor_class()
+
+
 def special_shifted_chebyshev_polynomial_u(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        x, n = args
+        out, = _f_special_shifted_chebyshev_polynomial_u_0_tail2
+        if out is None:
+            result = _op_special_shifted_chebyshev_polynomial_u.call(x._keyset | n._keyset, x, n)
+        else:
+            result = _op_special_shifted_chebyshev_polynomial_u__out.call(x._keyset | n._keyset | out._keyset, x, n, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             x, n, out = _f_special_shifted_chebyshev_polynomial_u_0(*args, **kwargs)
@@ -1856,7 +2340,18 @@ def _f_special_shifted_chebyshev_polynomial_v_2(x, n, *, out=None):
 _f_special_shifted_chebyshev_polynomial_v_sigs = (_ap.PySig('special_shifted_chebyshev_polynomial_v', (('x', 'Tensor', None, False), ('n', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_shifted_chebyshev_polynomial_v', (('x', 'Scalar', None, False), ('n', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_shifted_chebyshev_polynomial_v', (('x', 'Tensor', None, False), ('n', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_shifted_chebyshev_polynomial_v_0_tail2 = None  # set by bind_tensor_class()
+
+
 def special_shifted_chebyshev_polynomial_v(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        x, n = args
+        out, = _f_special_shifted_chebyshev_polynomial_v_0_tail2
+        if out is None:
+            result = _op_special_shifted_chebyshev_polynomial_v.call(x._keyset | n._keyset, x, n)
+        else:
+            result = _op_special_shifted_chebyshev_polynomial_v__out.call(x._keyset | n._keyset | out._keyset, x, n, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             x, n, out = _f_special_shifted_chebyshev_polynomial_v_0(*args, **kwargs)
@@ -1920,7 +2415,18 @@ def _f_special_shifted_chebyshev_polynomial_w_2(x, n, *, out=None):
 _f_special_shifted_chebyshev_polynomial_w_sigs = (_ap.PySig('special_shifted_chebyshev_polynomial_w', (('x', 'Tensor', None, False), ('n', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_shifted_chebyshev_polynomial_w', (('x', 'Scalar', None, False), ('n', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_shifted_chebyshev_polynomial_w', (('x', 'Tensor', None, False), ('n', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_shifted_chebyshev_polynomial_w_0_tail2 = None  # set by bind_tensor_class()
+
+
 def special_shifted_chebyshev_polynomial_w(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        x, n = args
+        out, = _f_special_shifted_chebyshev_polynomial_w_0_tail2
+        if out is None:
+            result = _op_special_shifted_chebyshev_polynomial_w.call(x._keyset | n._keyset, x, n)
+        else:
+            result = _op_special_shifted_chebyshev_polynomial_w__out.call(x._keyset | n._keyset | out._keyset, x, n, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             x, n, out = _f_special_shifted_chebyshev_polynomial_w_0(*args, **kwargs)
@@ -1969,7 +2475,18 @@ def _f_special_sinc_0(input, *, out=None):
 _f_special_sinc_sigs = (_ap.PySig('special_sinc', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_sinc_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_sinc(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_special_sinc_0_tail1
+        if out is None:
+            result = _op_special_sinc.call(input._keyset, input)
+        else:
+            result = _op_special_sinc__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_special_sinc_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2019,7 +2536,18 @@ def _f_special_spherical_bessel_j0_0(x, *, out=None):
 _f_special_spherical_bessel_j0_sigs = (_ap.PySig('special_spherical_bessel_j0', (('x', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_spherical_bessel_j0_0_tail1 = None  # set by bind_tensor_class()
+
+
 def special_spherical_bessel_j0(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        x, = args
+        out, = _f_special_spherical_bessel_j0_0_tail1
+        if out is None:
+            result = _op_special_spherical_bessel_j0.call(x._keyset, x)
+        else:
+            result = _op_special_spherical_bessel_j0__out.call(x._keyset | out._keyset, x, out)
+        return result
     try:
         x, out = _f_special_spherical_bessel_j0_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2060,7 +2588,18 @@ def _f_special_xlog1py_2(input, other, *, out=None):
 _f_special_xlog1py_sigs = (_ap.PySig('special_xlog1py', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_xlog1py', (('self', 'Scalar', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_xlog1py', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_xlog1py_0_tail2 = None  # set by bind_tensor_class()
+
+
 def special_xlog1py(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_special_xlog1py_0_tail2
+        if out is None:
+            result = _op_special_xlog1py.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_special_xlog1py__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_special_xlog1py_0(*args, **kwargs)
@@ -2124,7 +2663,18 @@ def _f_special_xlogy_2(input, other, *, out=None):
 _f_special_xlogy_sigs = (_ap.PySig('special_xlogy', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_xlogy', (('self', 'Scalar', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_xlogy', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_xlogy_0_tail2 = None  # set by bind_tensor_class()
+
+
 def special_xlogy(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_special_xlogy_0_tail2
+        if out is None:
+            result = _op_special_xlogy.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_special_xlogy__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_special_xlogy_0(*args, **kwargs)
@@ -2188,7 +2738,18 @@ def _f_special_zeta_2(input, other, *, out=None):
 _f_special_zeta_sigs = (_ap.PySig('special_zeta', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_zeta', (('self', 'Scalar', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('special_zeta', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_special_zeta_0_tail2 = None  # set by bind_tensor_class()
+
+
 def special_zeta(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_special_zeta_0_tail2
+        if out is None:
+            result = _op_special_zeta.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_special_zeta__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_special_zeta_0(*args, **kwargs)
@@ -2230,8 +2791,60 @@ special_zeta.__signature__ = _ap.LazySignature(_f_special_zeta_0, False, False)
 
 
 def bind_tensor_class(cls):
-    global _Tensor
+    global _Tensor, _f_special_airy_ai_0_tail1, _f_special_bessel_j0_0_tail1, _f_special_bessel_j1_0_tail1, _f_special_bessel_y0_0_tail1, _f_special_bessel_y1_0_tail1, _f_special_chebyshev_polynomial_t_0_tail2, _f_special_chebyshev_polynomial_u_0_tail2, _f_special_chebyshev_polynomial_v_0_tail2, _f_special_chebyshev_polynomial_w_0_tail2, _f_special_digamma_0_tail1, _f_special_entr_0_tail1, _f_special_erf_0_tail1, _f_special_erfc_0_tail1, _f_special_erfcx_0_tail1, _f_special_erfinv_0_tail1, _f_special_exp2_0_tail1, _f_special_expit_0_tail1, _f_special_expm1_0_tail1, _f_special_gammainc_0_tail2, _f_special_gammaincc_0_tail2, _f_special_gammaln_0_tail1, _f_special_hermite_polynomial_h_0_tail2, _f_special_hermite_polynomial_he_0_tail2, _f_special_i0_0_tail1, _f_special_i0e_0_tail1, _f_special_i1_0_tail1, _f_special_i1e_0_tail1, _f_special_laguerre_polynomial_l_0_tail2, _f_special_legendre_polynomial_p_0_tail2, _f_special_log1p_0_tail1, _f_special_log_ndtr_0_tail1, _f_special_logit_0_tail1, _f_special_modified_bessel_i0_0_tail1, _f_special_modified_bessel_i1_0_tail1, _f_special_modified_bessel_k0_0_tail1, _f_special_modified_bessel_k1_0_tail1, _f_special_ndtr_0_tail1, _f_special_ndtri_0_tail1, _f_special_psi_0_tail1, _f_special_round_0_tail1, _f_special_scaled_modified_bessel_k0_0_tail1, _f_special_scaled_modified_bessel_k1_0_tail1, _f_special_shifted_chebyshev_polynomial_t_0_tail2, _f_special_shifted_chebyshev_polynomial_u_0_tail2, _f_special_shifted_chebyshev_polynomial_v_0_tail2, _f_special_shifted_chebyshev_polynomial_w_0_tail2, _f_special_sinc_0_tail1, _f_special_spherical_bessel_j0_0_tail1, _f_special_xlog1py_0_tail2, _f_special_xlogy_0_tail2, _f_special_zeta_0_tail2
     _Tensor = cls
+    _dummy = object.__new__(cls)
+    _f_special_airy_ai_0_tail1 = _f_special_airy_ai_0(*(_dummy,) * 1)[1:]
+    _f_special_bessel_j0_0_tail1 = _f_special_bessel_j0_0(*(_dummy,) * 1)[1:]
+    _f_special_bessel_j1_0_tail1 = _f_special_bessel_j1_0(*(_dummy,) * 1)[1:]
+    _f_special_bessel_y0_0_tail1 = _f_special_bessel_y0_0(*(_dummy,) * 1)[1:]
+    _f_special_bessel_y1_0_tail1 = _f_special_bessel_y1_0(*(_dummy,) * 1)[1:]
+    _f_special_chebyshev_polynomial_t_0_tail2 = _f_special_chebyshev_polynomial_t_0(*(_dummy,) * 2)[2:]
+    _f_special_chebyshev_polynomial_u_0_tail2 = _f_special_chebyshev_polynomial_u_0(*(_dummy,) * 2)[2:]
+    _f_special_chebyshev_polynomial_v_0_tail2 = _f_special_chebyshev_polynomial_v_0(*(_dummy,) * 2)[2:]
+    _f_special_chebyshev_polynomial_w_0_tail2 = _f_special_chebyshev_polynomial_w_0(*(_dummy,) * 2)[2:]
+    _f_special_digamma_0_tail1 = _f_special_digamma_0(*(_dummy,) * 1)[1:]
+    _f_special_entr_0_tail1 = _f_special_entr_0(*(_dummy,) * 1)[1:]
+    _f_special_erf_0_tail1 = _f_special_erf_0(*(_dummy,) * 1)[1:]
+    _f_special_erfc_0_tail1 = _f_special_erfc_0(*(_dummy,) * 1)[1:]
+    _f_special_erfcx_0_tail1 = _f_special_erfcx_0(*(_dummy,) * 1)[1:]
+    _f_special_erfinv_0_tail1 = _f_special_erfinv_0(*(_dummy,) * 1)[1:]
+    _f_special_exp2_0_tail1 = _f_special_exp2_0(*(_dummy,) * 1)[1:]
+    _f_special_expit_0_tail1 = _f_special_expit_0(*(_dummy,) * 1)[1:]
+    _f_special_expm1_0_tail1 = _f_special_expm1_0(*(_dummy,) * 1)[1:]
+    _f_special_gammainc_0_tail2 = _f_special_gammainc_0(*(_dummy,) * 2)[2:]
+    _f_special_gammaincc_0_tail2 = _f_special_gammaincc_0(*(_dummy,) * 2)[2:]
+    _f_special_gammaln_0_tail1 = _f_special_gammaln_0(*(_dummy,) * 1)[1:]
+    _f_special_hermite_polynomial_h_0_tail2 = _f_special_hermite_polynomial_h_0(*(_dummy,) * 2)[2:]
+    _f_special_hermite_polynomial_he_0_tail2 = _f_special_hermite_polynomial_he_0(*(_dummy,) * 2)[2:]
+    _f_special_i0_0_tail1 = _f_special_i0_0(*(_dummy,) * 1)[1:]
+    _f_special_i0e_0_tail1 = _f_special_i0e_0(*(_dummy,) * 1)[1:]
+    _f_special_i1_0_tail1 = _f_special_i1_0(*(_dummy,) * 1)[1:]
+    _f_special_i1e_0_tail1 = _f_special_i1e_0(*(_dummy,) * 1)[1:]
+    _f_special_laguerre_polynomial_l_0_tail2 = _f_special_laguerre_polynomial_l_0(*(_dummy,) * 2)[2:]
+    _f_special_legendre_polynomial_p_0_tail2 = _f_special_legendre_polynomial_p_0(*(_dummy,) * 2)[2:]
+    _f_special_log1p_0_tail1 = _f_special_log1p_0(*(_dummy,) * 1)[1:]
+    _f_special_log_ndtr_0_tail1 = _f_special_log_ndtr_0(*(_dummy,) * 1)[1:]
+    _f_special_logit_0_tail1 = _f_special_logit_0(*(_dummy,) * 1)[1:]
+    _f_special_modified_bessel_i0_0_tail1 = _f_special_modified_bessel_i0_0(*(_dummy,) * 1)[1:]
+    _f_special_modified_bessel_i1_0_tail1 = _f_special_modified_bessel_i1_0(*(_dummy,) * 1)[1:]
+    _f_special_modified_bessel_k0_0_tail1 = _f_special_modified_bessel_k0_0(*(_dummy,) * 1)[1:]
+    _f_special_modified_bessel_k1_0_tail1 = _f_special_modified_bessel_k1_0(*(_dummy,) * 1)[1:]
+    _f_special_ndtr_0_tail1 = _f_special_ndtr_0(*(_dummy,) * 1)[1:]
+    _f_special_ndtri_0_tail1 = _f_special_ndtri_0(*(_dummy,) * 1)[1:]
+    _f_special_psi_0_tail1 = _f_special_psi_0(*(_dummy,) * 1)[1:]
+    _f_special_round_0_tail1 = _f_special_round_0(*(_dummy,) * 1)[1:]
+    _f_special_scaled_modified_bessel_k0_0_tail1 = _f_special_scaled_modified_bessel_k0_0(*(_dummy,) * 1)[1:]
+    _f_special_scaled_modified_bessel_k1_0_tail1 = _f_special_scaled_modified_bessel_k1_0(*(_dummy,) * 1)[1:]
+    _f_special_shifted_chebyshev_polynomial_t_0_tail2 = _f_special_shifted_chebyshev_polynomial_t_0(*(_dummy,) * 2)[2:]
+    _f_special_shifted_chebyshev_polynomial_u_0_tail2 = _f_special_shifted_chebyshev_polynomial_u_0(*(_dummy,) * 2)[2:]
+    _f_special_shifted_chebyshev_polynomial_v_0_tail2 = _f_special_shifted_chebyshev_polynomial_v_0(*(_dummy,) * 2)[2:]
+    _f_special_shifted_chebyshev_polynomial_w_0_tail2 = _f_special_shifted_chebyshev_polynomial_w_0(*(_dummy,) * 2)[2:]
+    _f_special_sinc_0_tail1 = _f_special_sinc_0(*(_dummy,) * 1)[1:]
+    _f_special_spherical_bessel_j0_0_tail1 = _f_special_spherical_bessel_j0_0(*(_dummy,) * 1)[1:]
+    _f_special_xlog1py_0_tail2 = _f_special_xlog1py_0(*(_dummy,) * 2)[2:]
+    _f_special_xlogy_0_tail2 = _f_special_xlogy_0(*(_dummy,) * 2)[2:]
+    _f_special_zeta_0_tail2 = _f_special_zeta_0(*(_dummy,) * 2)[2:]
 
 
 

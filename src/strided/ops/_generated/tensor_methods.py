@@ -995,7 +995,15 @@ def _m_add_d0(alpha, other):
 _m_add_sigs = (_ap.PySig('add', (('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('add', (('alpha', 'Scalar', None, False), ('other', 'Tensor', None, False)), False, True, hidden=True),)
 
 
+_m_add_0_tail1 = None  # set by bind_tensor_class()
+
+
 def add(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        alpha, = _m_add_0_tail1
+        result = _op_add__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
+        return result
     try:
         other, alpha = _m_add_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1031,7 +1039,15 @@ def _m_add__d0(alpha, other):
 _m_add__sigs = (_ap.PySig('add_', (('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('add_', (('alpha', 'Scalar', None, False), ('other', 'Tensor', None, False)), False, True, hidden=True),)
 
 
+_m_add__0_tail1 = None  # set by bind_tensor_class()
+
+
 def add_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        alpha, = _m_add__0_tail1
+        result = _op_add___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
+        return result
     try:
         other, alpha = _m_add__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1078,7 +1094,15 @@ def _m_addbmm_d1(beta, batch1, batch2):
 _m_addbmm_sigs = (_ap.PySig('addbmm', (('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('addbmm', (('beta', 'Scalar', None, False), ('alpha', 'Scalar', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False)), False, True, hidden=True), _ap.PySig('addbmm', (('beta', 'Scalar', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False)), False, True, hidden=True),)
 
 
+_m_addbmm_0_tail2 = None  # set by bind_tensor_class()
+
+
 def addbmm(self, *args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        batch1, batch2 = args
+        beta, alpha = _m_addbmm_0_tail2
+        result = _op_addbmm.call(self._keyset | batch1._keyset | batch2._keyset, self, batch1, batch2, beta, alpha)
+        return result
     try:
         batch1, batch2, beta, alpha = _m_addbmm_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1132,7 +1156,15 @@ def _m_addbmm__d1(beta, batch1, batch2):
 _m_addbmm__sigs = (_ap.PySig('addbmm_', (('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('addbmm_', (('beta', 'Scalar', None, False), ('alpha', 'Scalar', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False)), False, True, hidden=True), _ap.PySig('addbmm_', (('beta', 'Scalar', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False)), False, True, hidden=True),)
 
 
+_m_addbmm__0_tail2 = None  # set by bind_tensor_class()
+
+
 def addbmm_(self, *args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        batch1, batch2 = args
+        beta, alpha = _m_addbmm__0_tail2
+        result = _op_addbmm_.call(self._keyset | batch1._keyset | batch2._keyset, self, batch1, batch2, beta, alpha)
+        return result
     try:
         batch1, batch2, beta, alpha = _m_addbmm__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1177,7 +1209,15 @@ def _m_addcdiv_d0(value, tensor1, tensor2):
 _m_addcdiv_sigs = (_ap.PySig('addcdiv', (('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('value', 'Scalar', '1', True)), False, True), _ap.PySig('addcdiv', (('value', 'Scalar', None, False), ('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False)), False, True, hidden=True),)
 
 
+_m_addcdiv_0_tail2 = None  # set by bind_tensor_class()
+
+
 def addcdiv(self, *args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        tensor1, tensor2 = args
+        value, = _m_addcdiv_0_tail2
+        result = _op_addcdiv.call(self._keyset | tensor1._keyset | tensor2._keyset, self, tensor1, tensor2, value)
+        return result
     try:
         tensor1, tensor2, value = _m_addcdiv_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1215,7 +1255,15 @@ def _m_addcdiv__d0(value, tensor1, tensor2):
 _m_addcdiv__sigs = (_ap.PySig('addcdiv_', (('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('value', 'Scalar', '1', True)), False, True), _ap.PySig('addcdiv_', (('value', 'Scalar', None, False), ('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False)), False, True, hidden=True),)
 
 
+_m_addcdiv__0_tail2 = None  # set by bind_tensor_class()
+
+
 def addcdiv_(self, *args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        tensor1, tensor2 = args
+        value, = _m_addcdiv__0_tail2
+        result = _op_addcdiv_.call(self._keyset | tensor1._keyset | tensor2._keyset, self, tensor1, tensor2, value)
+        return result
     try:
         tensor1, tensor2, value = _m_addcdiv__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1253,7 +1301,15 @@ def _m_addcmul_d0(value, tensor1, tensor2):
 _m_addcmul_sigs = (_ap.PySig('addcmul', (('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('value', 'Scalar', '1', True)), False, True), _ap.PySig('addcmul', (('value', 'Scalar', None, False), ('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False)), False, True, hidden=True),)
 
 
+_m_addcmul_0_tail2 = None  # set by bind_tensor_class()
+
+
 def addcmul(self, *args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        tensor1, tensor2 = args
+        value, = _m_addcmul_0_tail2
+        result = _op_addcmul.call(self._keyset | tensor1._keyset | tensor2._keyset, self, tensor1, tensor2, value)
+        return result
     try:
         tensor1, tensor2, value = _m_addcmul_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1291,7 +1347,15 @@ def _m_addcmul__d0(value, tensor1, tensor2):
 _m_addcmul__sigs = (_ap.PySig('addcmul_', (('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('value', 'Scalar', '1', True)), False, True), _ap.PySig('addcmul_', (('value', 'Scalar', None, False), ('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False)), False, True, hidden=True),)
 
 
+_m_addcmul__0_tail2 = None  # set by bind_tensor_class()
+
+
 def addcmul_(self, *args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        tensor1, tensor2 = args
+        value, = _m_addcmul__0_tail2
+        result = _op_addcmul_.call(self._keyset | tensor1._keyset | tensor2._keyset, self, tensor1, tensor2, value)
+        return result
     try:
         tensor1, tensor2, value = _m_addcmul__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1338,7 +1402,15 @@ def _m_addmm_d1(beta, mat1, mat2):
 _m_addmm_sigs = (_ap.PySig('addmm', (('mat1', 'Tensor', None, False), ('mat2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('addmm', (('beta', 'Scalar', None, False), ('alpha', 'Scalar', None, False), ('mat1', 'Tensor', None, False), ('mat2', 'Tensor', None, False)), False, True, hidden=True), _ap.PySig('addmm', (('beta', 'Scalar', None, False), ('mat1', 'Tensor', None, False), ('mat2', 'Tensor', None, False)), False, True, hidden=True),)
 
 
+_m_addmm_0_tail2 = None  # set by bind_tensor_class()
+
+
 def addmm(self, *args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        mat1, mat2 = args
+        beta, alpha = _m_addmm_0_tail2
+        result = _op_addmm.call(self._keyset | mat1._keyset | mat2._keyset, self, mat1, mat2, beta, alpha)
+        return result
     try:
         mat1, mat2, beta, alpha = _m_addmm_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1392,7 +1464,15 @@ def _m_addmm__d1(beta, mat1, mat2):
 _m_addmm__sigs = (_ap.PySig('addmm_', (('mat1', 'Tensor', None, False), ('mat2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('addmm_', (('beta', 'Scalar', None, False), ('alpha', 'Scalar', None, False), ('mat1', 'Tensor', None, False), ('mat2', 'Tensor', None, False)), False, True, hidden=True), _ap.PySig('addmm_', (('beta', 'Scalar', None, False), ('mat1', 'Tensor', None, False), ('mat2', 'Tensor', None, False)), False, True, hidden=True),)
 
 
+_m_addmm__0_tail2 = None  # set by bind_tensor_class()
+
+
 def addmm_(self, *args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        mat1, mat2 = args
+        beta, alpha = _m_addmm__0_tail2
+        result = _op_addmm_.call(self._keyset | mat1._keyset | mat2._keyset, self, mat1, mat2, beta, alpha)
+        return result
     try:
         mat1, mat2, beta, alpha = _m_addmm__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1446,7 +1526,15 @@ def _m_addmv_d1(beta, mat, vec):
 _m_addmv_sigs = (_ap.PySig('addmv', (('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('addmv', (('beta', 'Scalar', None, False), ('alpha', 'Scalar', None, False), ('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False)), False, True, hidden=True), _ap.PySig('addmv', (('beta', 'Scalar', None, False), ('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False)), False, True, hidden=True),)
 
 
+_m_addmv_0_tail2 = None  # set by bind_tensor_class()
+
+
 def addmv(self, *args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        mat, vec = args
+        beta, alpha = _m_addmv_0_tail2
+        result = _op_addmv.call(self._keyset | mat._keyset | vec._keyset, self, mat, vec, beta, alpha)
+        return result
     try:
         mat, vec, beta, alpha = _m_addmv_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1500,7 +1588,15 @@ def _m_addmv__d1(beta, mat, vec):
 _m_addmv__sigs = (_ap.PySig('addmv_', (('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('addmv_', (('beta', 'Scalar', None, False), ('alpha', 'Scalar', None, False), ('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False)), False, True, hidden=True), _ap.PySig('addmv_', (('beta', 'Scalar', None, False), ('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False)), False, True, hidden=True),)
 
 
+_m_addmv__0_tail2 = None  # set by bind_tensor_class()
+
+
 def addmv_(self, *args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        mat, vec = args
+        beta, alpha = _m_addmv__0_tail2
+        result = _op_addmv_.call(self._keyset | mat._keyset | vec._keyset, self, mat, vec, beta, alpha)
+        return result
     try:
         mat, vec, beta, alpha = _m_addmv__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1554,7 +1650,15 @@ def _m_addr_d1(beta, vec1, vec2):
 _m_addr_sigs = (_ap.PySig('addr', (('vec1', 'Tensor', None, False), ('vec2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('addr', (('beta', 'Scalar', None, False), ('alpha', 'Scalar', None, False), ('vec1', 'Tensor', None, False), ('vec2', 'Tensor', None, False)), False, True, hidden=True), _ap.PySig('addr', (('beta', 'Scalar', None, False), ('vec1', 'Tensor', None, False), ('vec2', 'Tensor', None, False)), False, True, hidden=True),)
 
 
+_m_addr_0_tail2 = None  # set by bind_tensor_class()
+
+
 def addr(self, *args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        vec1, vec2 = args
+        beta, alpha = _m_addr_0_tail2
+        result = _op_addr.call(self._keyset | vec1._keyset | vec2._keyset, self, vec1, vec2, beta, alpha)
+        return result
     try:
         vec1, vec2, beta, alpha = _m_addr_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1608,7 +1712,15 @@ def _m_addr__d1(beta, vec1, vec2):
 _m_addr__sigs = (_ap.PySig('addr_', (('vec1', 'Tensor', None, False), ('vec2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('addr_', (('beta', 'Scalar', None, False), ('alpha', 'Scalar', None, False), ('vec1', 'Tensor', None, False), ('vec2', 'Tensor', None, False)), False, True, hidden=True), _ap.PySig('addr_', (('beta', 'Scalar', None, False), ('vec1', 'Tensor', None, False), ('vec2', 'Tensor', None, False)), False, True, hidden=True),)
 
 
+_m_addr__0_tail2 = None  # set by bind_tensor_class()
+
+
 def addr_(self, *args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        vec1, vec2 = args
+        beta, alpha = _m_addr__0_tail2
+        result = _op_addr_.call(self._keyset | vec1._keyset | vec2._keyset, self, vec1, vec2, beta, alpha)
+        return result
     try:
         vec1, vec2, beta, alpha = _m_addr__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1717,7 +1829,15 @@ def _m_allclose_0(other, rtol=1.0000000000000001e-05, atol=1e-08, equal_nan=Fals
 _m_allclose_sigs = (_ap.PySig('allclose', (('other', 'Tensor', None, False), ('rtol', 'float', '1.0000000000000001e-05', False), ('atol', 'float', '1e-08', False), ('equal_nan', 'bool', 'False', False)), False, True),)
 
 
+_m_allclose_0_tail1 = None  # set by bind_tensor_class()
+
+
 def allclose(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        rtol, atol, equal_nan = _m_allclose_0_tail1
+        result = _op_allclose.call(self._keyset | other._keyset, self, other, rtol, atol, equal_nan)
+        return result
     try:
         other, rtol, atol, equal_nan = _m_allclose_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1956,7 +2076,14 @@ def _m_arctan2_0(other):
 _m_arctan2_sigs = (_ap.PySig('arctan2', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_arctan2_0_tail1 = None  # set by bind_tensor_class()
+
+
 def arctan2(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_arctan2.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_arctan2_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1978,7 +2105,14 @@ def _m_arctan2__0(other):
 _m_arctan2__sigs = (_ap.PySig('arctan2_', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_arctan2__0_tail1 = None  # set by bind_tensor_class()
+
+
 def arctan2_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_arctan2_.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_arctan2__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2243,7 +2377,14 @@ def _m_atan2_0(other):
 _m_atan2_sigs = (_ap.PySig('atan2', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_atan2_0_tail1 = None  # set by bind_tensor_class()
+
+
 def atan2(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_atan2.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_atan2_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2265,7 +2406,14 @@ def _m_atan2__0(other):
 _m_atan2__sigs = (_ap.PySig('atan2_', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_atan2__0_tail1 = None  # set by bind_tensor_class()
+
+
 def atan2_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_atan2_.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_atan2__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2332,7 +2480,15 @@ def _m_baddbmm_d1(beta, batch1, batch2):
 _m_baddbmm_sigs = (_ap.PySig('baddbmm', (('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('baddbmm', (('beta', 'Scalar', None, False), ('alpha', 'Scalar', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False)), False, True, hidden=True), _ap.PySig('baddbmm', (('beta', 'Scalar', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False)), False, True, hidden=True),)
 
 
+_m_baddbmm_0_tail2 = None  # set by bind_tensor_class()
+
+
 def baddbmm(self, *args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        batch1, batch2 = args
+        beta, alpha = _m_baddbmm_0_tail2
+        result = _op_baddbmm.call(self._keyset | batch1._keyset | batch2._keyset, self, batch1, batch2, beta, alpha)
+        return result
     try:
         batch1, batch2, beta, alpha = _m_baddbmm_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2386,7 +2542,15 @@ def _m_baddbmm__d1(beta, batch1, batch2):
 _m_baddbmm__sigs = (_ap.PySig('baddbmm_', (('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('baddbmm_', (('beta', 'Scalar', None, False), ('alpha', 'Scalar', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False)), False, True, hidden=True), _ap.PySig('baddbmm_', (('beta', 'Scalar', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False)), False, True, hidden=True),)
 
 
+_m_baddbmm__0_tail2 = None  # set by bind_tensor_class()
+
+
 def baddbmm_(self, *args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        batch1, batch2 = args
+        beta, alpha = _m_baddbmm__0_tail2
+        result = _op_baddbmm_.call(self._keyset | batch1._keyset | batch2._keyset, self, batch1, batch2, beta, alpha)
+        return result
     try:
         batch1, batch2, beta, alpha = _m_baddbmm__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2468,7 +2632,15 @@ def _m_bernoulli__1(p=0.5, *, generator=None):
 _m_bernoulli__sigs = (_ap.PySig('bernoulli_', (('p', 'Tensor', None, False), ('generator', 'Generator?', 'None', True)), False, True), _ap.PySig('bernoulli_', (('p', 'float', '0.5', False), ('generator', 'Generator?', 'None', True)), False, True),)
 
 
+_m_bernoulli__0_tail1 = None  # set by bind_tensor_class()
+
+
 def bernoulli_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        p, = args
+        generator, = _m_bernoulli__0_tail1
+        result = _op_bernoulli___Tensor.call(self._keyset | p._keyset, self, p, generator)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             p, generator = _m_bernoulli__0(*args, **kwargs)
@@ -2527,7 +2699,14 @@ def _m_bitwise_and_1(other):
 _m_bitwise_and_sigs = (_ap.PySig('bitwise_and', (('other', 'Tensor', None, False),), False, True), _ap.PySig('bitwise_and', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_bitwise_and_0_tail1 = None  # set by bind_tensor_class()
+
+
 def bitwise_and(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_bitwise_and__Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_bitwise_and_0(*args, **kwargs)
@@ -2563,7 +2742,14 @@ def _m_bitwise_and__1(other):
 _m_bitwise_and__sigs = (_ap.PySig('bitwise_and_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('bitwise_and_', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_bitwise_and__0_tail1 = None  # set by bind_tensor_class()
+
+
 def bitwise_and_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_bitwise_and___Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_bitwise_and__0(*args, **kwargs)
@@ -2599,7 +2785,14 @@ def _m_bitwise_left_shift_1(other):
 _m_bitwise_left_shift_sigs = (_ap.PySig('bitwise_left_shift', (('other', 'Tensor', None, False),), False, True), _ap.PySig('bitwise_left_shift', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_bitwise_left_shift_0_tail1 = None  # set by bind_tensor_class()
+
+
 def bitwise_left_shift(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_bitwise_left_shift__Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_bitwise_left_shift_0(*args, **kwargs)
@@ -2635,7 +2828,14 @@ def _m_bitwise_left_shift__1(other):
 _m_bitwise_left_shift__sigs = (_ap.PySig('bitwise_left_shift_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('bitwise_left_shift_', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_bitwise_left_shift__0_tail1 = None  # set by bind_tensor_class()
+
+
 def bitwise_left_shift_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_bitwise_left_shift___Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_bitwise_left_shift__0(*args, **kwargs)
@@ -2689,7 +2889,14 @@ def _m_bitwise_or_1(other):
 _m_bitwise_or_sigs = (_ap.PySig('bitwise_or', (('other', 'Tensor', None, False),), False, True), _ap.PySig('bitwise_or', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_bitwise_or_0_tail1 = None  # set by bind_tensor_class()
+
+
 def bitwise_or(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_bitwise_or__Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_bitwise_or_0(*args, **kwargs)
@@ -2725,7 +2932,14 @@ def _m_bitwise_or__1(other):
 _m_bitwise_or__sigs = (_ap.PySig('bitwise_or_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('bitwise_or_', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_bitwise_or__0_tail1 = None  # set by bind_tensor_class()
+
+
 def bitwise_or_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_bitwise_or___Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_bitwise_or__0(*args, **kwargs)
@@ -2761,7 +2975,14 @@ def _m_bitwise_right_shift_1(other):
 _m_bitwise_right_shift_sigs = (_ap.PySig('bitwise_right_shift', (('other', 'Tensor', None, False),), False, True), _ap.PySig('bitwise_right_shift', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_bitwise_right_shift_0_tail1 = None  # set by bind_tensor_class()
+
+
 def bitwise_right_shift(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_bitwise_right_shift__Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_bitwise_right_shift_0(*args, **kwargs)
@@ -2797,7 +3018,14 @@ def _m_bitwise_right_shift__1(other):
 _m_bitwise_right_shift__sigs = (_ap.PySig('bitwise_right_shift_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('bitwise_right_shift_', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_bitwise_right_shift__0_tail1 = None  # set by bind_tensor_class()
+
+
 def bitwise_right_shift_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_bitwise_right_shift___Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_bitwise_right_shift__0(*args, **kwargs)
@@ -2833,7 +3061,14 @@ def _m_bitwise_xor_1(other):
 _m_bitwise_xor_sigs = (_ap.PySig('bitwise_xor', (('other', 'Tensor', None, False),), False, True), _ap.PySig('bitwise_xor', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_bitwise_xor_0_tail1 = None  # set by bind_tensor_class()
+
+
 def bitwise_xor(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_bitwise_xor__Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_bitwise_xor_0(*args, **kwargs)
@@ -2869,7 +3104,14 @@ def _m_bitwise_xor__1(other):
 _m_bitwise_xor__sigs = (_ap.PySig('bitwise_xor_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('bitwise_xor_', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_bitwise_xor__0_tail1 = None  # set by bind_tensor_class()
+
+
 def bitwise_xor_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_bitwise_xor___Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_bitwise_xor__0(*args, **kwargs)
@@ -2900,7 +3142,14 @@ def _m_bmm_0(mat2):
 _m_bmm_sigs = (_ap.PySig('bmm', (('mat2', 'Tensor', None, False),), False, True),)
 
 
+_m_bmm_0_tail1 = None  # set by bind_tensor_class()
+
+
 def bmm(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        mat2, = args
+        result = _op_bmm.call(self._keyset | mat2._keyset, self, mat2)
+        return result
     try:
         mat2, = _m_bmm_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -3059,7 +3308,15 @@ def _m_cholesky_solve_0(input2, upper=False):
 _m_cholesky_solve_sigs = (_ap.PySig('cholesky_solve', (('input2', 'Tensor', None, False), ('upper', 'bool', 'False', False)), False, True),)
 
 
+_m_cholesky_solve_0_tail1 = None  # set by bind_tensor_class()
+
+
 def cholesky_solve(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input2, = args
+        upper, = _m_cholesky_solve_0_tail1
+        result = _op_cholesky_solve.call(self._keyset | input2._keyset, self, input2, upper)
+        return result
     try:
         input2, upper = _m_cholesky_solve_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -3185,7 +3442,14 @@ def _m_clamp_max_1(max):
 _m_clamp_max_sigs = (_ap.PySig('clamp_max', (('max', 'Tensor', None, False),), False, True), _ap.PySig('clamp_max', (('max', 'Scalar', None, False),), False, True),)
 
 
+_m_clamp_max_0_tail1 = None  # set by bind_tensor_class()
+
+
 def clamp_max(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        max, = args
+        result = _op_clamp_max__Tensor.call(self._keyset | max._keyset, self, max)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             max, = _m_clamp_max_0(*args, **kwargs)
@@ -3221,7 +3485,14 @@ def _m_clamp_max__1(max):
 _m_clamp_max__sigs = (_ap.PySig('clamp_max_', (('max', 'Tensor', None, False),), False, True), _ap.PySig('clamp_max_', (('max', 'Scalar', None, False),), False, True),)
 
 
+_m_clamp_max__0_tail1 = None  # set by bind_tensor_class()
+
+
 def clamp_max_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        max, = args
+        result = _op_clamp_max___Tensor.call(self._keyset | max._keyset, self, max)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             max, = _m_clamp_max__0(*args, **kwargs)
@@ -3257,7 +3528,14 @@ def _m_clamp_min_1(min):
 _m_clamp_min_sigs = (_ap.PySig('clamp_min', (('min', 'Tensor', None, False),), False, True), _ap.PySig('clamp_min', (('min', 'Scalar', None, False),), False, True),)
 
 
+_m_clamp_min_0_tail1 = None  # set by bind_tensor_class()
+
+
 def clamp_min(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        min, = args
+        result = _op_clamp_min__Tensor.call(self._keyset | min._keyset, self, min)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             min, = _m_clamp_min_0(*args, **kwargs)
@@ -3293,7 +3571,14 @@ def _m_clamp_min__1(min):
 _m_clamp_min__sigs = (_ap.PySig('clamp_min_', (('min', 'Tensor', None, False),), False, True), _ap.PySig('clamp_min_', (('min', 'Scalar', None, False),), False, True),)
 
 
+_m_clamp_min__0_tail1 = None  # set by bind_tensor_class()
+
+
 def clamp_min_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        min, = args
+        result = _op_clamp_min___Tensor.call(self._keyset | min._keyset, self, min)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             min, = _m_clamp_min__0(*args, **kwargs)
@@ -3497,7 +3782,14 @@ def _m_copysign_1(other):
 _m_copysign_sigs = (_ap.PySig('copysign', (('other', 'Tensor', None, False),), False, True), _ap.PySig('copysign', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_copysign_0_tail1 = None  # set by bind_tensor_class()
+
+
 def copysign(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_copysign__Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_copysign_0(*args, **kwargs)
@@ -3533,7 +3825,14 @@ def _m_copysign__1(other):
 _m_copysign__sigs = (_ap.PySig('copysign_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('copysign_', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_copysign__0_tail1 = None  # set by bind_tensor_class()
+
+
 def copysign_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_copysign___Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_copysign__0(*args, **kwargs)
@@ -3682,7 +3981,15 @@ def _m_cross_0(other, dim=None):
 _m_cross_sigs = (_ap.PySig('cross', (('other', 'Tensor', None, False), ('dim', 'int?', 'None', False)), False, True),)
 
 
+_m_cross_0_tail1 = None  # set by bind_tensor_class()
+
+
 def cross(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        dim, = _m_cross_0_tail1
+        result = _op_cross.call(self._keyset | other._keyset, self, other, dim)
+        return result
     try:
         other, dim = _m_cross_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4006,7 +4313,15 @@ def _m_diagonal_scatter_0(src, offset=0, dim1=0, dim2=1):
 _m_diagonal_scatter_sigs = (_ap.PySig('diagonal_scatter', (('src', 'Tensor', None, False), ('offset', 'int', '0', False), ('dim1', 'int', '0', False), ('dim2', 'int', '1', False)), False, True),)
 
 
+_m_diagonal_scatter_0_tail1 = None  # set by bind_tensor_class()
+
+
 def diagonal_scatter(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        src, = args
+        offset, dim1, dim2 = _m_diagonal_scatter_0_tail1
+        result = _op_diagonal_scatter.call(self._keyset | src._keyset, self, src, offset, dim1, dim2)
+        return result
     try:
         src, offset, dim1, dim2 = _m_diagonal_scatter_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4072,7 +4387,15 @@ def _m_dist_0(other, p=2):
 _m_dist_sigs = (_ap.PySig('dist', (('other', 'Tensor', None, False), ('p', 'Scalar', '2', False)), False, True),)
 
 
+_m_dist_0_tail1 = None  # set by bind_tensor_class()
+
+
 def dist(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        p, = _m_dist_0_tail1
+        result = _op_dist.call(self._keyset | other._keyset, self, other, p)
+        return result
     try:
         other, p = _m_dist_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4106,7 +4429,14 @@ def _m_div_2(other, *, rounding_mode):
 _m_div_sigs = (_ap.PySig('div', (('other', 'Tensor', None, False),), False, True), _ap.PySig('div', (('other', 'Tensor', None, False), ('rounding_mode', 'str?', None, True)), False, True), _ap.PySig('div', (('other', 'Scalar', None, False), ('rounding_mode', 'str?', None, True)), False, True),)
 
 
+_m_div_0_tail1 = None  # set by bind_tensor_class()
+
+
 def div(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_div__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
+        return result
     if len(args) <= 1:
         try:
             other, = _m_div_0(*args, **kwargs)
@@ -4157,7 +4487,14 @@ def _m_div__2(other, *, rounding_mode):
 _m_div__sigs = (_ap.PySig('div_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('div_', (('other', 'Tensor', None, False), ('rounding_mode', 'str?', None, True)), False, True), _ap.PySig('div_', (('other', 'Scalar', None, False), ('rounding_mode', 'str?', None, True)), False, True),)
 
 
+_m_div__0_tail1 = None  # set by bind_tensor_class()
+
+
 def div_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_div___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
+        return result
     if len(args) <= 1:
         try:
             other, = _m_div__0(*args, **kwargs)
@@ -4213,7 +4550,14 @@ def _m_divide_3(other, *, rounding_mode):
 _m_divide_sigs = (_ap.PySig('divide', (('other', 'Tensor', None, False),), False, True), _ap.PySig('divide', (('other', 'Tensor', None, False), ('rounding_mode', 'str?', None, True)), False, True), _ap.PySig('divide', (('other', 'Scalar', None, False),), False, True), _ap.PySig('divide', (('other', 'Scalar', None, False), ('rounding_mode', 'str?', None, True)), False, True),)
 
 
+_m_divide_0_tail1 = None  # set by bind_tensor_class()
+
+
 def divide(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_divide__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
+        return result
     if len(args) <= 1:
         try:
             other, = _m_divide_0(*args, **kwargs)
@@ -4277,7 +4621,14 @@ def _m_divide__3(other, *, rounding_mode):
 _m_divide__sigs = (_ap.PySig('divide_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('divide_', (('other', 'Tensor', None, False), ('rounding_mode', 'str?', None, True)), False, True), _ap.PySig('divide_', (('other', 'Scalar', None, False),), False, True), _ap.PySig('divide_', (('other', 'Scalar', None, False), ('rounding_mode', 'str?', None, True)), False, True),)
 
 
+_m_divide__0_tail1 = None  # set by bind_tensor_class()
+
+
 def divide_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_divide___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
+        return result
     if len(args) <= 1:
         try:
             other, = _m_divide__0(*args, **kwargs)
@@ -4324,7 +4675,14 @@ def _m_dot_0(tensor):
 _m_dot_sigs = (_ap.PySig('dot', (('tensor', 'Tensor', None, False),), False, True),)
 
 
+_m_dot_0_tail1 = None  # set by bind_tensor_class()
+
+
 def dot(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        tensor, = args
+        result = _op_dot.call(self._keyset | tensor._keyset, self, tensor)
+        return result
     try:
         tensor, = _m_dot_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4387,7 +4745,14 @@ def _m_eq_1(other):
 _m_eq_sigs = (_ap.PySig('eq', (('other', 'Tensor', None, False),), False, True), _ap.PySig('eq', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_eq_0_tail1 = None  # set by bind_tensor_class()
+
+
 def eq(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_eq__Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_eq_0(*args, **kwargs)
@@ -4423,7 +4788,14 @@ def _m_eq__1(other):
 _m_eq__sigs = (_ap.PySig('eq_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('eq_', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_eq__0_tail1 = None  # set by bind_tensor_class()
+
+
 def eq_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_eq___Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_eq__0(*args, **kwargs)
@@ -4454,7 +4826,14 @@ def _m_equal_0(other):
 _m_equal_sigs = (_ap.PySig('equal', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_equal_0_tail1 = None  # set by bind_tensor_class()
+
+
 def equal(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_equal.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_equal_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4603,7 +4982,14 @@ def _m_expand_as_0(other):
 _m_expand_as_sigs = (_ap.PySig('expand_as', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_expand_as_0_tail1 = None  # set by bind_tensor_class()
+
+
 def expand_as(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_expand_as.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_expand_as_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4673,7 +5059,14 @@ def _m_fill__1(value):
 _m_fill__sigs = (_ap.PySig('fill_', (('value', 'Tensor', None, False),), False, True), _ap.PySig('fill_', (('value', 'Scalar', None, False),), False, True),)
 
 
+_m_fill__0_tail1 = None  # set by bind_tensor_class()
+
+
 def fill_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        value, = args
+        result = _op_fill___Tensor.call(self._keyset | value._keyset, self, value)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             value, = _m_fill__0(*args, **kwargs)
@@ -4828,7 +5221,14 @@ def _m_float_power_1(exponent):
 _m_float_power_sigs = (_ap.PySig('float_power', (('exponent', 'Tensor', None, False),), False, True), _ap.PySig('float_power', (('exponent', 'Scalar', None, False),), False, True),)
 
 
+_m_float_power_0_tail1 = None  # set by bind_tensor_class()
+
+
 def float_power(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        exponent, = args
+        result = _op_float_power__Tensor_Tensor.call(self._keyset | exponent._keyset, self, exponent)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             exponent, = _m_float_power_0(*args, **kwargs)
@@ -4864,7 +5264,14 @@ def _m_float_power__1(exponent):
 _m_float_power__sigs = (_ap.PySig('float_power_', (('exponent', 'Tensor', None, False),), False, True), _ap.PySig('float_power_', (('exponent', 'Scalar', None, False),), False, True),)
 
 
+_m_float_power__0_tail1 = None  # set by bind_tensor_class()
+
+
 def float_power_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        exponent, = args
+        result = _op_float_power___Tensor.call(self._keyset | exponent._keyset, self, exponent)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             exponent, = _m_float_power__0(*args, **kwargs)
@@ -4918,7 +5325,14 @@ def _m_floor_divide_1(other):
 _m_floor_divide_sigs = (_ap.PySig('floor_divide', (('other', 'Tensor', None, False),), False, True), _ap.PySig('floor_divide', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_floor_divide_0_tail1 = None  # set by bind_tensor_class()
+
+
 def floor_divide(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_floor_divide.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
+        return result
     if len(args) <= 1:
         try:
             other, = _m_floor_divide_0(*args, **kwargs)
@@ -4954,7 +5368,14 @@ def _m_floor_divide__1(other):
 _m_floor_divide__sigs = (_ap.PySig('floor_divide_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('floor_divide_', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_floor_divide__0_tail1 = None  # set by bind_tensor_class()
+
+
 def floor_divide_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_floor_divide___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
+        return result
     if len(args) <= 1:
         try:
             other, = _m_floor_divide__0(*args, **kwargs)
@@ -4985,7 +5406,14 @@ def _m_fmax_0(other):
 _m_fmax_sigs = (_ap.PySig('fmax', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_fmax_0_tail1 = None  # set by bind_tensor_class()
+
+
 def fmax(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_fmax.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_fmax_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -5007,7 +5435,14 @@ def _m_fmin_0(other):
 _m_fmin_sigs = (_ap.PySig('fmin', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_fmin_0_tail1 = None  # set by bind_tensor_class()
+
+
 def fmin(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_fmin.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_fmin_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -5034,7 +5469,14 @@ def _m_fmod_1(other):
 _m_fmod_sigs = (_ap.PySig('fmod', (('other', 'Tensor', None, False),), False, True), _ap.PySig('fmod', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_fmod_0_tail1 = None  # set by bind_tensor_class()
+
+
 def fmod(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_fmod__Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_fmod_0(*args, **kwargs)
@@ -5070,7 +5512,14 @@ def _m_fmod__1(other):
 _m_fmod__sigs = (_ap.PySig('fmod_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('fmod_', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_fmod__0_tail1 = None  # set by bind_tensor_class()
+
+
 def fmod_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_fmod___Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_fmod__0(*args, **kwargs)
@@ -5152,7 +5601,14 @@ def _m_gcd_0(other):
 _m_gcd_sigs = (_ap.PySig('gcd', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_gcd_0_tail1 = None  # set by bind_tensor_class()
+
+
 def gcd(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_gcd.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_gcd_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -5174,7 +5630,14 @@ def _m_gcd__0(other):
 _m_gcd__sigs = (_ap.PySig('gcd_', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_gcd__0_tail1 = None  # set by bind_tensor_class()
+
+
 def gcd_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_gcd_.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_gcd__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -5201,7 +5664,14 @@ def _m_ge_1(other):
 _m_ge_sigs = (_ap.PySig('ge', (('other', 'Tensor', None, False),), False, True), _ap.PySig('ge', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_ge_0_tail1 = None  # set by bind_tensor_class()
+
+
 def ge(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_ge__Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_ge_0(*args, **kwargs)
@@ -5237,7 +5707,14 @@ def _m_ge__1(other):
 _m_ge__sigs = (_ap.PySig('ge_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('ge_', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_ge__0_tail1 = None  # set by bind_tensor_class()
+
+
 def ge_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_ge___Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_ge__0(*args, **kwargs)
@@ -5300,7 +5777,14 @@ def _m_ger_0(vec2):
 _m_ger_sigs = (_ap.PySig('ger', (('vec2', 'Tensor', None, False),), False, True),)
 
 
+_m_ger_0_tail1 = None  # set by bind_tensor_class()
+
+
 def ger(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        vec2, = args
+        result = _op_ger.call(self._keyset | vec2._keyset, self, vec2)
+        return result
     try:
         vec2, = _m_ger_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -5327,7 +5811,14 @@ def _m_greater_1(other):
 _m_greater_sigs = (_ap.PySig('greater', (('other', 'Tensor', None, False),), False, True), _ap.PySig('greater', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_greater_0_tail1 = None  # set by bind_tensor_class()
+
+
 def greater(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_greater__Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_greater_0(*args, **kwargs)
@@ -5363,7 +5854,14 @@ def _m_greater__1(other):
 _m_greater__sigs = (_ap.PySig('greater_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('greater_', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_greater__0_tail1 = None  # set by bind_tensor_class()
+
+
 def greater_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_greater___Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_greater__0(*args, **kwargs)
@@ -5399,7 +5897,14 @@ def _m_greater_equal_1(other):
 _m_greater_equal_sigs = (_ap.PySig('greater_equal', (('other', 'Tensor', None, False),), False, True), _ap.PySig('greater_equal', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_greater_equal_0_tail1 = None  # set by bind_tensor_class()
+
+
 def greater_equal(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_greater_equal__Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_greater_equal_0(*args, **kwargs)
@@ -5435,7 +5940,14 @@ def _m_greater_equal__1(other):
 _m_greater_equal__sigs = (_ap.PySig('greater_equal_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('greater_equal_', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_greater_equal__0_tail1 = None  # set by bind_tensor_class()
+
+
 def greater_equal_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_greater_equal___Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_greater_equal__0(*args, **kwargs)
@@ -5471,7 +5983,14 @@ def _m_gt_1(other):
 _m_gt_sigs = (_ap.PySig('gt', (('other', 'Tensor', None, False),), False, True), _ap.PySig('gt', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_gt_0_tail1 = None  # set by bind_tensor_class()
+
+
 def gt(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_gt__Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_gt_0(*args, **kwargs)
@@ -5507,7 +6026,14 @@ def _m_gt__1(other):
 _m_gt__sigs = (_ap.PySig('gt_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('gt_', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_gt__0_tail1 = None  # set by bind_tensor_class()
+
+
 def gt_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_gt___Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_gt__0(*args, **kwargs)
@@ -5589,7 +6115,14 @@ def _m_heaviside_0(values):
 _m_heaviside_sigs = (_ap.PySig('heaviside', (('values', 'Tensor', None, False),), False, True),)
 
 
+_m_heaviside_0_tail1 = None  # set by bind_tensor_class()
+
+
 def heaviside(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        values, = args
+        result = _op_heaviside.call(self._keyset | values._keyset, self, values)
+        return result
     try:
         values, = _m_heaviside_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -5611,7 +6144,14 @@ def _m_heaviside__0(values):
 _m_heaviside__sigs = (_ap.PySig('heaviside_', (('values', 'Tensor', None, False),), False, True),)
 
 
+_m_heaviside__0_tail1 = None  # set by bind_tensor_class()
+
+
 def heaviside_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        values, = args
+        result = _op_heaviside_.call(self._keyset | values._keyset, self, values)
+        return result
     try:
         values, = _m_heaviside__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -5668,7 +6208,15 @@ def _m_histogram_1(bins=100, *, range=None, weight=None, density=False):
 _m_histogram_sigs = (_ap.PySig('histogram', (('bins', 'Tensor', None, False), ('weight', 'Tensor?', 'None', True), ('density', 'bool', 'False', True)), False, True), _ap.PySig('histogram', (('bins', 'int', '100', False), ('range', 'float[]?', 'None', True), ('weight', 'Tensor?', 'None', True), ('density', 'bool', 'False', True)), False, True),)
 
 
+_m_histogram_0_tail1 = None  # set by bind_tensor_class()
+
+
 def histogram(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        bins, = args
+        weight, density = _m_histogram_0_tail1
+        result = _rt_histogram(_op_histogram__bins_tensor.call(self._keyset | bins._keyset | (weight._keyset if weight is not None else 0), self, bins, weight, density))
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             bins, weight, density = _m_histogram_0(*args, **kwargs)
@@ -5735,7 +6283,14 @@ def _m_hypot_0(other):
 _m_hypot_sigs = (_ap.PySig('hypot', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_hypot_0_tail1 = None  # set by bind_tensor_class()
+
+
 def hypot(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_hypot.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_hypot_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -5757,7 +6312,14 @@ def _m_hypot__0(other):
 _m_hypot__sigs = (_ap.PySig('hypot_', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_hypot__0_tail1 = None  # set by bind_tensor_class()
+
+
 def hypot_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_hypot_.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_hypot__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -5797,7 +6359,14 @@ def _m_igamma_0(other):
 _m_igamma_sigs = (_ap.PySig('igamma', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_igamma_0_tail1 = None  # set by bind_tensor_class()
+
+
 def igamma(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_igamma.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_igamma_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -5819,7 +6388,14 @@ def _m_igamma__0(other):
 _m_igamma__sigs = (_ap.PySig('igamma_', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_igamma__0_tail1 = None  # set by bind_tensor_class()
+
+
 def igamma_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_igamma_.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_igamma__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -5841,7 +6417,14 @@ def _m_igammac_0(other):
 _m_igammac_sigs = (_ap.PySig('igammac', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_igammac_0_tail1 = None  # set by bind_tensor_class()
+
+
 def igammac(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_igammac.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_igammac_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -5863,7 +6446,14 @@ def _m_igammac__0(other):
 _m_igammac__sigs = (_ap.PySig('igammac_', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_igammac__0_tail1 = None  # set by bind_tensor_class()
+
+
 def igammac_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_igammac_.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_igammac__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -6217,7 +6807,14 @@ def _m_inner_0(other):
 _m_inner_sigs = (_ap.PySig('inner', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_inner_0_tail1 = None  # set by bind_tensor_class()
+
+
 def inner(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_inner.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_inner_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -6278,7 +6875,15 @@ def _m_isclose_0(other, rtol=1.0000000000000001e-05, atol=1e-08, equal_nan=False
 _m_isclose_sigs = (_ap.PySig('isclose', (('other', 'Tensor', None, False), ('rtol', 'float', '1.0000000000000001e-05', False), ('atol', 'float', '1e-08', False), ('equal_nan', 'bool', 'False', False)), False, True),)
 
 
+_m_isclose_0_tail1 = None  # set by bind_tensor_class()
+
+
 def isclose(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        rtol, atol, equal_nan = _m_isclose_0_tail1
+        result = _op_isclose.call(self._keyset | other._keyset, self, other, rtol, atol, equal_nan)
+        return result
     try:
         other, rtol, atol, equal_nan = _m_isclose_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -6384,7 +6989,14 @@ def _m_kron_0(other):
 _m_kron_sigs = (_ap.PySig('kron', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_kron_0_tail1 = None  # set by bind_tensor_class()
+
+
 def kron(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_kron.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_kron_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -6430,7 +7042,14 @@ def _m_lcm_0(other):
 _m_lcm_sigs = (_ap.PySig('lcm', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_lcm_0_tail1 = None  # set by bind_tensor_class()
+
+
 def lcm(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_lcm.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_lcm_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -6452,7 +7071,14 @@ def _m_lcm__0(other):
 _m_lcm__sigs = (_ap.PySig('lcm_', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_lcm__0_tail1 = None  # set by bind_tensor_class()
+
+
 def lcm_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_lcm_.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_lcm__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -6474,7 +7100,14 @@ def _m_ldexp_0(other):
 _m_ldexp_sigs = (_ap.PySig('ldexp', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_ldexp_0_tail1 = None  # set by bind_tensor_class()
+
+
 def ldexp(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_ldexp__Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_ldexp_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -6496,7 +7129,14 @@ def _m_ldexp__0(other):
 _m_ldexp__sigs = (_ap.PySig('ldexp_', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_ldexp__0_tail1 = None  # set by bind_tensor_class()
+
+
 def ldexp_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_ldexp_.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_ldexp__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -6523,7 +7163,14 @@ def _m_le_1(other):
 _m_le_sigs = (_ap.PySig('le', (('other', 'Tensor', None, False),), False, True), _ap.PySig('le', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_le_0_tail1 = None  # set by bind_tensor_class()
+
+
 def le(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_le__Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_le_0(*args, **kwargs)
@@ -6559,7 +7206,14 @@ def _m_le__1(other):
 _m_le__sigs = (_ap.PySig('le_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('le_', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_le__0_tail1 = None  # set by bind_tensor_class()
+
+
 def le_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_le___Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_le__0(*args, **kwargs)
@@ -6597,7 +7251,14 @@ def _m_lerp_1(end, weight):
 _m_lerp_sigs = (_ap.PySig('lerp', (('end', 'Tensor', None, False), ('weight', 'Tensor', None, False)), False, True), _ap.PySig('lerp', (('end', 'Tensor', None, False), ('weight', 'Scalar', None, False)), False, True),)
 
 
+_m_lerp_0_tail2 = None  # set by bind_tensor_class()
+
+
 def lerp(self, *args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        end, weight = args
+        result = _op_lerp__Tensor.call(self._keyset | end._keyset | weight._keyset, self, end, weight)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             end, weight = _m_lerp_0(*args, **kwargs)
@@ -6635,7 +7296,14 @@ def _m_lerp__1(end, weight):
 _m_lerp__sigs = (_ap.PySig('lerp_', (('end', 'Tensor', None, False), ('weight', 'Tensor', None, False)), False, True), _ap.PySig('lerp_', (('end', 'Tensor', None, False), ('weight', 'Scalar', None, False)), False, True),)
 
 
+_m_lerp__0_tail2 = None  # set by bind_tensor_class()
+
+
 def lerp_(self, *args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        end, weight = args
+        result = _op_lerp___Tensor.call(self._keyset | end._keyset | weight._keyset, self, end, weight)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             end, weight = _m_lerp__0(*args, **kwargs)
@@ -6671,7 +7339,14 @@ def _m_less_1(other):
 _m_less_sigs = (_ap.PySig('less', (('other', 'Tensor', None, False),), False, True), _ap.PySig('less', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_less_0_tail1 = None  # set by bind_tensor_class()
+
+
 def less(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_less__Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_less_0(*args, **kwargs)
@@ -6707,7 +7382,14 @@ def _m_less__1(other):
 _m_less__sigs = (_ap.PySig('less_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('less_', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_less__0_tail1 = None  # set by bind_tensor_class()
+
+
 def less_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_less___Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_less__0(*args, **kwargs)
@@ -6743,7 +7425,14 @@ def _m_less_equal_1(other):
 _m_less_equal_sigs = (_ap.PySig('less_equal', (('other', 'Tensor', None, False),), False, True), _ap.PySig('less_equal', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_less_equal_0_tail1 = None  # set by bind_tensor_class()
+
+
 def less_equal(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_less_equal__Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_less_equal_0(*args, **kwargs)
@@ -6779,7 +7468,14 @@ def _m_less_equal__1(other):
 _m_less_equal__sigs = (_ap.PySig('less_equal_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('less_equal_', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_less_equal__0_tail1 = None  # set by bind_tensor_class()
+
+
 def less_equal_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_less_equal___Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_less_equal__0(*args, **kwargs)
@@ -6949,7 +7645,14 @@ def _m_logaddexp_0(other):
 _m_logaddexp_sigs = (_ap.PySig('logaddexp', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_logaddexp_0_tail1 = None  # set by bind_tensor_class()
+
+
 def logaddexp(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_logaddexp.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_logaddexp_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -6971,7 +7674,14 @@ def _m_logaddexp2_0(other):
 _m_logaddexp2_sigs = (_ap.PySig('logaddexp2', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_logaddexp2_0_tail1 = None  # set by bind_tensor_class()
+
+
 def logaddexp2(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_logaddexp2.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_logaddexp2_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7024,7 +7734,14 @@ def _m_logical_and_0(other):
 _m_logical_and_sigs = (_ap.PySig('logical_and', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_logical_and_0_tail1 = None  # set by bind_tensor_class()
+
+
 def logical_and(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_logical_and.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_logical_and_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7046,7 +7763,14 @@ def _m_logical_and__0(other):
 _m_logical_and__sigs = (_ap.PySig('logical_and_', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_logical_and__0_tail1 = None  # set by bind_tensor_class()
+
+
 def logical_and_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_logical_and_.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_logical_and__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7086,7 +7810,14 @@ def _m_logical_or_0(other):
 _m_logical_or_sigs = (_ap.PySig('logical_or', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_logical_or_0_tail1 = None  # set by bind_tensor_class()
+
+
 def logical_or(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_logical_or.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_logical_or_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7108,7 +7839,14 @@ def _m_logical_or__0(other):
 _m_logical_or__sigs = (_ap.PySig('logical_or_', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_logical_or__0_tail1 = None  # set by bind_tensor_class()
+
+
 def logical_or_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_logical_or_.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_logical_or__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7130,7 +7868,14 @@ def _m_logical_xor_0(other):
 _m_logical_xor_sigs = (_ap.PySig('logical_xor', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_logical_xor_0_tail1 = None  # set by bind_tensor_class()
+
+
 def logical_xor(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_logical_xor.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_logical_xor_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7152,7 +7897,14 @@ def _m_logical_xor__0(other):
 _m_logical_xor__sigs = (_ap.PySig('logical_xor_', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_logical_xor__0_tail1 = None  # set by bind_tensor_class()
+
+
 def logical_xor_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_logical_xor_.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_logical_xor__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7250,7 +8002,14 @@ def _m_lt_1(other):
 _m_lt_sigs = (_ap.PySig('lt', (('other', 'Tensor', None, False),), False, True), _ap.PySig('lt', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_lt_0_tail1 = None  # set by bind_tensor_class()
+
+
 def lt(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_lt__Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_lt_0(*args, **kwargs)
@@ -7286,7 +8045,14 @@ def _m_lt__1(other):
 _m_lt__sigs = (_ap.PySig('lt_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('lt_', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_lt__0_tail1 = None  # set by bind_tensor_class()
+
+
 def lt_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_lt___Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_lt__0(*args, **kwargs)
@@ -7318,7 +8084,14 @@ def _m_lu_solve_0(LU_data, LU_pivots):
 _m_lu_solve_sigs = (_ap.PySig('lu_solve', (('LU_data', 'Tensor', None, False), ('LU_pivots', 'Tensor', None, False)), False, True),)
 
 
+_m_lu_solve_0_tail2 = None  # set by bind_tensor_class()
+
+
 def lu_solve(self, *args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        LU_data, LU_pivots = args
+        result = _op_lu_solve.call(self._keyset | LU_data._keyset | LU_pivots._keyset, self, LU_data, LU_pivots)
+        return result
     try:
         LU_data, LU_pivots = _m_lu_solve_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7365,7 +8138,14 @@ def _m_masked_fill_1(mask, value):
 _m_masked_fill_sigs = (_ap.PySig('masked_fill', (('mask', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, True), _ap.PySig('masked_fill', (('mask', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, True),)
 
 
+_m_masked_fill_0_tail2 = None  # set by bind_tensor_class()
+
+
 def masked_fill(self, *args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        mask, value = args
+        result = _op_masked_fill__Tensor.call(self._keyset | mask._keyset | value._keyset, self, mask, value)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             mask, value = _m_masked_fill_0(*args, **kwargs)
@@ -7403,7 +8183,14 @@ def _m_masked_fill__1(mask, value):
 _m_masked_fill__sigs = (_ap.PySig('masked_fill_', (('mask', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, True), _ap.PySig('masked_fill_', (('mask', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, True),)
 
 
+_m_masked_fill__0_tail2 = None  # set by bind_tensor_class()
+
+
 def masked_fill_(self, *args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        mask, value = args
+        result = _op_masked_fill___Tensor.call(self._keyset | mask._keyset | value._keyset, self, mask, value)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             mask, value = _m_masked_fill__0(*args, **kwargs)
@@ -7435,7 +8222,14 @@ def _m_masked_scatter_0(mask, source):
 _m_masked_scatter_sigs = (_ap.PySig('masked_scatter', (('mask', 'Tensor', None, False), ('source', 'Tensor', None, False)), False, True),)
 
 
+_m_masked_scatter_0_tail2 = None  # set by bind_tensor_class()
+
+
 def masked_scatter(self, *args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        mask, source = args
+        result = _op_masked_scatter.call(self._keyset | mask._keyset | source._keyset, self, mask, source)
+        return result
     try:
         mask, source = _m_masked_scatter_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7458,7 +8252,14 @@ def _m_masked_scatter__0(mask, source):
 _m_masked_scatter__sigs = (_ap.PySig('masked_scatter_', (('mask', 'Tensor', None, False), ('source', 'Tensor', None, False)), False, True),)
 
 
+_m_masked_scatter__0_tail2 = None  # set by bind_tensor_class()
+
+
 def masked_scatter_(self, *args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        mask, source = args
+        result = _op_masked_scatter_.call(self._keyset | mask._keyset | source._keyset, self, mask, source)
+        return result
     try:
         mask, source = _m_masked_scatter__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7480,7 +8281,14 @@ def _m_masked_select_0(mask):
 _m_masked_select_sigs = (_ap.PySig('masked_select', (('mask', 'Tensor', None, False),), False, True),)
 
 
+_m_masked_select_0_tail1 = None  # set by bind_tensor_class()
+
+
 def masked_select(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        mask, = args
+        result = _op_masked_select.call(self._keyset | mask._keyset, self, mask)
+        return result
     try:
         mask, = _m_masked_select_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7502,7 +8310,14 @@ def _m_matmul_0(other):
 _m_matmul_sigs = (_ap.PySig('matmul', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_matmul_0_tail1 = None  # set by bind_tensor_class()
+
+
 def matmul(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_matmul.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_matmul_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7574,9 +8389,16 @@ def _m_max_2(dim, keepdim=False):
 _m_max_sigs = (_ap.PySig('max', (), False, True), _ap.PySig('max', (('other', 'Tensor', None, False),), False, True), _ap.PySig('max', (('dim', 'int', None, False), ('keepdim', 'bool', 'False', False)), False, True),)
 
 
+_m_max_1_tail1 = None  # set by bind_tensor_class()
+
+
 def max(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_max.call(self._keyset, self)
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_max__other.call(self._keyset | other._keyset, self, other)
+        return result
     if not args:
         try:
             _m_max_0(*args, **kwargs)
@@ -7615,7 +8437,14 @@ def _m_maximum_0(other):
 _m_maximum_sigs = (_ap.PySig('maximum', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_maximum_0_tail1 = None  # set by bind_tensor_class()
+
+
 def maximum(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_maximum.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_maximum_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7725,9 +8554,16 @@ def _m_min_2(dim, keepdim=False):
 _m_min_sigs = (_ap.PySig('min', (), False, True), _ap.PySig('min', (('other', 'Tensor', None, False),), False, True), _ap.PySig('min', (('dim', 'int', None, False), ('keepdim', 'bool', 'False', False)), False, True),)
 
 
+_m_min_1_tail1 = None  # set by bind_tensor_class()
+
+
 def min(self, *args, **kwargs):
     if not args and not kwargs:
         return _op_min.call(self._keyset, self)
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_min__other.call(self._keyset | other._keyset, self, other)
+        return result
     if not args:
         try:
             _m_min_0(*args, **kwargs)
@@ -7766,7 +8602,14 @@ def _m_minimum_0(other):
 _m_minimum_sigs = (_ap.PySig('minimum', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_minimum_0_tail1 = None  # set by bind_tensor_class()
+
+
 def minimum(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_minimum.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_minimum_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7788,7 +8631,14 @@ def _m_mm_0(mat2):
 _m_mm_sigs = (_ap.PySig('mm', (('mat2', 'Tensor', None, False),), False, True),)
 
 
+_m_mm_0_tail1 = None  # set by bind_tensor_class()
+
+
 def mm(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        mat2, = args
+        result = _op_mm.call(self._keyset | mat2._keyset, self, mat2)
+        return result
     try:
         mat2, = _m_mm_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7920,7 +8770,14 @@ def _m_mul_0(other):
 _m_mul_sigs = (_ap.PySig('mul', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_mul_0_tail1 = None  # set by bind_tensor_class()
+
+
 def mul(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_mul__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
+        return result
     try:
         other, = _m_mul_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7942,7 +8799,14 @@ def _m_mul__0(other):
 _m_mul__sigs = (_ap.PySig('mul_', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_mul__0_tail1 = None  # set by bind_tensor_class()
+
+
 def mul_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_mul___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
+        return result
     try:
         other, = _m_mul__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7993,7 +8857,14 @@ def _m_multiply_1(other):
 _m_multiply_sigs = (_ap.PySig('multiply', (('other', 'Tensor', None, False),), False, True), _ap.PySig('multiply', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_multiply_0_tail1 = None  # set by bind_tensor_class()
+
+
 def multiply(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_multiply__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
+        return result
     if len(args) <= 1:
         try:
             other, = _m_multiply_0(*args, **kwargs)
@@ -8029,7 +8900,14 @@ def _m_multiply__1(other):
 _m_multiply__sigs = (_ap.PySig('multiply_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('multiply_', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_multiply__0_tail1 = None  # set by bind_tensor_class()
+
+
 def multiply_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_multiply___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
+        return result
     if len(args) <= 1:
         try:
             other, = _m_multiply__0(*args, **kwargs)
@@ -8060,7 +8938,14 @@ def _m_mv_0(vec):
 _m_mv_sigs = (_ap.PySig('mv', (('vec', 'Tensor', None, False),), False, True),)
 
 
+_m_mv_0_tail1 = None  # set by bind_tensor_class()
+
+
 def mv(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        vec, = args
+        result = _op_mv.call(self._keyset | vec._keyset, self, vec)
+        return result
     try:
         vec, = _m_mv_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -8253,7 +9138,15 @@ def _m_nanquantile_1(q, dim=None, keepdim=False, *, interpolation='linear'):
 _m_nanquantile_sigs = (_ap.PySig('nanquantile', (('q', 'Tensor', None, False), ('dim', 'int?', 'None', False), ('keepdim', 'bool', 'False', False), ('interpolation', 'str', '"linear"', True)), False, True), _ap.PySig('nanquantile', (('q', 'float', None, False), ('dim', 'int?', 'None', False), ('keepdim', 'bool', 'False', False), ('interpolation', 'str', '"linear"', True)), False, True),)
 
 
+_m_nanquantile_0_tail1 = None  # set by bind_tensor_class()
+
+
 def nanquantile(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        q, = args
+        dim, keepdim, interpolation = _m_nanquantile_0_tail1
+        result = _op_nanquantile.call(self._keyset | q._keyset, self, q, dim, keepdim, interpolation)
+        return result
     if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             q, dim, keepdim, interpolation = _m_nanquantile_0(*args, **kwargs)
@@ -8379,7 +9272,14 @@ def _m_ne_1(other):
 _m_ne_sigs = (_ap.PySig('ne', (('other', 'Tensor', None, False),), False, True), _ap.PySig('ne', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_ne_0_tail1 = None  # set by bind_tensor_class()
+
+
 def ne(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_ne__Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_ne_0(*args, **kwargs)
@@ -8415,7 +9315,14 @@ def _m_ne__1(other):
 _m_ne__sigs = (_ap.PySig('ne_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('ne_', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_ne__0_tail1 = None  # set by bind_tensor_class()
+
+
 def ne_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_ne___Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_ne__0(*args, **kwargs)
@@ -8677,7 +9584,14 @@ def _m_nextafter_0(other):
 _m_nextafter_sigs = (_ap.PySig('nextafter', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_nextafter_0_tail1 = None  # set by bind_tensor_class()
+
+
 def nextafter(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_nextafter.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_nextafter_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -8699,7 +9613,14 @@ def _m_nextafter__0(other):
 _m_nextafter__sigs = (_ap.PySig('nextafter_', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_nextafter__0_tail1 = None  # set by bind_tensor_class()
+
+
 def nextafter_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_nextafter_.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_nextafter__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -8843,7 +9764,14 @@ def _m_not_equal_1(other):
 _m_not_equal_sigs = (_ap.PySig('not_equal', (('other', 'Tensor', None, False),), False, True), _ap.PySig('not_equal', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_not_equal_0_tail1 = None  # set by bind_tensor_class()
+
+
 def not_equal(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_not_equal__Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_not_equal_0(*args, **kwargs)
@@ -8879,7 +9807,14 @@ def _m_not_equal__1(other):
 _m_not_equal__sigs = (_ap.PySig('not_equal_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('not_equal_', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_not_equal__0_tail1 = None  # set by bind_tensor_class()
+
+
 def not_equal_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_not_equal___Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_not_equal__0(*args, **kwargs)
@@ -8919,7 +9854,14 @@ def _m_orgqr_0(input2):
 _m_orgqr_sigs = (_ap.PySig('orgqr', (('input2', 'Tensor', None, False),), False, True),)
 
 
+_m_orgqr_0_tail1 = None  # set by bind_tensor_class()
+
+
 def orgqr(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input2, = args
+        result = _op_orgqr.call(self._keyset | input2._keyset, self, input2)
+        return result
     try:
         input2, = _m_orgqr_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -8944,7 +9886,15 @@ def _m_ormqr_0(input2, input3, left=True, transpose=False):
 _m_ormqr_sigs = (_ap.PySig('ormqr', (('input2', 'Tensor', None, False), ('input3', 'Tensor', None, False), ('left', 'bool', 'True', False), ('transpose', 'bool', 'False', False)), False, True),)
 
 
+_m_ormqr_0_tail2 = None  # set by bind_tensor_class()
+
+
 def ormqr(self, *args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input2, input3 = args
+        left, transpose = _m_ormqr_0_tail2
+        result = _op_ormqr.call(self._keyset | input2._keyset | input3._keyset, self, input2, input3, left, transpose)
+        return result
     try:
         input2, input3, left, transpose = _m_ormqr_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -8966,7 +9916,14 @@ def _m_outer_0(vec2):
 _m_outer_sigs = (_ap.PySig('outer', (('vec2', 'Tensor', None, False),), False, True),)
 
 
+_m_outer_0_tail1 = None  # set by bind_tensor_class()
+
+
 def outer(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        vec2, = args
+        result = _op_outer.call(self._keyset | vec2._keyset, self, vec2)
+        return result
     try:
         vec2, = _m_outer_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -9105,7 +10062,14 @@ def _m_pow_1(exponent):
 _m_pow_sigs = (_ap.PySig('pow', (('exponent', 'Tensor', None, False),), False, True), _ap.PySig('pow', (('exponent', 'Scalar', None, False),), False, True),)
 
 
+_m_pow_0_tail1 = None  # set by bind_tensor_class()
+
+
 def pow(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        exponent, = args
+        result = _op_pow__Tensor_Tensor.call(self._keyset | exponent._keyset, self, exponent)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             exponent, = _m_pow_0(*args, **kwargs)
@@ -9141,7 +10105,14 @@ def _m_pow__1(exponent):
 _m_pow__sigs = (_ap.PySig('pow_', (('exponent', 'Tensor', None, False),), False, True), _ap.PySig('pow_', (('exponent', 'Scalar', None, False),), False, True),)
 
 
+_m_pow__0_tail1 = None  # set by bind_tensor_class()
+
+
 def pow_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        exponent, = args
+        result = _op_pow___Tensor.call(self._keyset | exponent._keyset, self, exponent)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             exponent, = _m_pow__0(*args, **kwargs)
@@ -9172,7 +10143,14 @@ def _m_prelu_0(weight):
 _m_prelu_sigs = (_ap.PySig('prelu', (('weight', 'Tensor', None, False),), False, True),)
 
 
+_m_prelu_0_tail1 = None  # set by bind_tensor_class()
+
+
 def prelu(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        weight, = args
+        result = _op_prelu.call(self._keyset | weight._keyset, self, weight)
+        return result
     try:
         weight, = _m_prelu_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -9236,7 +10214,15 @@ def _m_put_0(index, source, accumulate=False):
 _m_put_sigs = (_ap.PySig('put', (('index', 'Tensor', None, False), ('source', 'Tensor', None, False), ('accumulate', 'bool', 'False', False)), False, True),)
 
 
+_m_put_0_tail2 = None  # set by bind_tensor_class()
+
+
 def put(self, *args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        index, source = args
+        accumulate, = _m_put_0_tail2
+        result = _op_put.call(self._keyset | index._keyset | source._keyset, self, index, source, accumulate)
+        return result
     try:
         index, source, accumulate = _m_put_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -9260,7 +10246,15 @@ def _m_put__0(index, source, accumulate=False):
 _m_put__sigs = (_ap.PySig('put_', (('index', 'Tensor', None, False), ('source', 'Tensor', None, False), ('accumulate', 'bool', 'False', False)), False, True),)
 
 
+_m_put__0_tail2 = None  # set by bind_tensor_class()
+
+
 def put_(self, *args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        index, source = args
+        accumulate, = _m_put__0_tail2
+        result = _op_put_.call(self._keyset | index._keyset | source._keyset, self, index, source, accumulate)
+        return result
     try:
         index, source, accumulate = _m_put__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -9317,7 +10311,15 @@ def _m_quantile_1(q, dim=None, keepdim=False, *, interpolation='linear'):
 _m_quantile_sigs = (_ap.PySig('quantile', (('q', 'Tensor', None, False), ('dim', 'int?', 'None', False), ('keepdim', 'bool', 'False', False), ('interpolation', 'str', '"linear"', True)), False, True), _ap.PySig('quantile', (('q', 'float', None, False), ('dim', 'int?', 'None', False), ('keepdim', 'bool', 'False', False), ('interpolation', 'str', '"linear"', True)), False, True),)
 
 
+_m_quantile_0_tail1 = None  # set by bind_tensor_class()
+
+
 def quantile(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        q, = args
+        dim, keepdim, interpolation = _m_quantile_0_tail1
+        result = _op_quantile.call(self._keyset | q._keyset, self, q, dim, keepdim, interpolation)
+        return result
     if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             q, dim, keepdim, interpolation = _m_quantile_0(*args, **kwargs)
@@ -9470,7 +10472,14 @@ def _m_remainder_1(other):
 _m_remainder_sigs = (_ap.PySig('remainder', (('other', 'Tensor', None, False),), False, True), _ap.PySig('remainder', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_remainder_0_tail1 = None  # set by bind_tensor_class()
+
+
 def remainder(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_remainder__Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_remainder_0(*args, **kwargs)
@@ -9506,7 +10515,14 @@ def _m_remainder__1(other):
 _m_remainder__sigs = (_ap.PySig('remainder_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('remainder_', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_remainder__0_tail1 = None  # set by bind_tensor_class()
+
+
 def remainder_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_remainder___Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_remainder__0(*args, **kwargs)
@@ -9629,7 +10645,15 @@ def _m_repeat_interleave_1(repeats, dim=None, *, output_size=None):
 _m_repeat_interleave_sigs = (_ap.PySig('repeat_interleave', (('repeats', 'Tensor', None, False), ('dim', 'int?', 'None', False), ('output_size', 'SymInt?', 'None', True)), False, True), _ap.PySig('repeat_interleave', (('repeats', 'SymInt', None, False), ('dim', 'int?', 'None', False), ('output_size', 'SymInt?', 'None', True)), False, True),)
 
 
+_m_repeat_interleave_0_tail1 = None  # set by bind_tensor_class()
+
+
 def repeat_interleave(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        repeats, = args
+        dim, output_size = _m_repeat_interleave_0_tail1
+        result = _op_repeat_interleave__self_Tensor.call(self._keyset | repeats._keyset, self, repeats, dim, output_size)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             repeats, dim, output_size = _m_repeat_interleave_0(*args, **kwargs)
@@ -9695,7 +10719,14 @@ def _m_reshape_as_0(other):
 _m_reshape_as_sigs = (_ap.PySig('reshape_as', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_reshape_as_0_tail1 = None  # set by bind_tensor_class()
+
+
 def reshape_as(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_reshape_as.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_reshape_as_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -9755,7 +10786,15 @@ def _m_resize_as__0(the_template, *, memory_format=None):
 _m_resize_as__sigs = (_ap.PySig('resize_as_', (('the_template', 'Tensor', None, False), ('memory_format', 'MemoryFormat?', 'None', True)), False, True),)
 
 
+_m_resize_as__0_tail1 = None  # set by bind_tensor_class()
+
+
 def resize_as_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        the_template, = args
+        memory_format, = _m_resize_as__0_tail1
+        result = _op_resize_as_.call(self._keyset | the_template._keyset, self, the_template, memory_format)
+        return result
     try:
         the_template, memory_format = _m_resize_as__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -10463,7 +11502,15 @@ def _m_slice_scatter_0(src, dim=0, start=None, end=None, step=1):
 _m_slice_scatter_sigs = (_ap.PySig('slice_scatter', (('src', 'Tensor', None, False), ('dim', 'int', '0', False), ('start', 'SymInt?', 'None', False), ('end', 'SymInt?', 'None', False), ('step', 'SymInt', '1', False)), False, True),)
 
 
+_m_slice_scatter_0_tail1 = None  # set by bind_tensor_class()
+
+
 def slice_scatter(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        src, = args
+        dim, start, end, step = _m_slice_scatter_0_tail1
+        result = _op_slice_scatter.call(self._keyset | src._keyset, self, src, dim, start, end, step)
+        return result
     try:
         src, dim, start, end, step = _m_slice_scatter_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -10565,7 +11612,14 @@ def _m_sparse_mask_0(mask):
 _m_sparse_mask_sigs = (_ap.PySig('sparse_mask', (('mask', 'Tensor', None, False),), False, True),)
 
 
+_m_sparse_mask_0_tail1 = None  # set by bind_tensor_class()
+
+
 def sparse_mask(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        mask, = args
+        result = _op_sparse_mask.call(self._keyset | mask._keyset, self, mask)
+        return result
     try:
         mask, = _m_sparse_mask_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -10877,7 +11931,15 @@ def _m_sub_d0(alpha, other):
 _m_sub_sigs = (_ap.PySig('sub', (('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('sub', (('alpha', 'Scalar', None, False), ('other', 'Tensor', None, False)), False, True, hidden=True),)
 
 
+_m_sub_0_tail1 = None  # set by bind_tensor_class()
+
+
 def sub(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        alpha, = _m_sub_0_tail1
+        result = _op_sub__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
+        return result
     try:
         other, alpha = _m_sub_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -10913,7 +11975,15 @@ def _m_sub__d0(alpha, other):
 _m_sub__sigs = (_ap.PySig('sub_', (('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('sub_', (('alpha', 'Scalar', None, False), ('other', 'Tensor', None, False)), False, True, hidden=True),)
 
 
+_m_sub__0_tail1 = None  # set by bind_tensor_class()
+
+
 def sub_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        alpha, = _m_sub__0_tail1
+        result = _op_sub___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
+        return result
     try:
         other, alpha = _m_sub__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -10949,7 +12019,15 @@ def _m_subtract_1(other, alpha=1):
 _m_subtract_sigs = (_ap.PySig('subtract', (('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('subtract', (('other', 'Scalar', None, False), ('alpha', 'Scalar', '1', False)), False, True),)
 
 
+_m_subtract_0_tail1 = None  # set by bind_tensor_class()
+
+
 def subtract(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        alpha, = _m_subtract_0_tail1
+        result = _op_subtract__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
+        return result
     if len(args) <= 1:
         try:
             other, alpha = _m_subtract_0(*args, **kwargs)
@@ -10987,7 +12065,15 @@ def _m_subtract__1(other, alpha=1):
 _m_subtract__sigs = (_ap.PySig('subtract_', (('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True)), False, True), _ap.PySig('subtract_', (('other', 'Scalar', None, False), ('alpha', 'Scalar', '1', False)), False, True),)
 
 
+_m_subtract__0_tail1 = None  # set by bind_tensor_class()
+
+
 def subtract_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        alpha, = _m_subtract__0_tail1
+        result = _op_subtract___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other, alpha)
+        return result
     if len(args) <= 1:
         try:
             other, alpha = _m_subtract__0(*args, **kwargs)
@@ -11182,7 +12268,14 @@ def _m_take_0(index):
 _m_take_sigs = (_ap.PySig('take', (('index', 'Tensor', None, False),), False, True),)
 
 
+_m_take_0_tail1 = None  # set by bind_tensor_class()
+
+
 def take(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        index, = args
+        result = _op_take.call(self._keyset | index._keyset, self, index)
+        return result
     try:
         index, = _m_take_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -11205,7 +12298,15 @@ def _m_take_along_dim_0(indices, dim=None):
 _m_take_along_dim_sigs = (_ap.PySig('take_along_dim', (('indices', 'Tensor', None, False), ('dim', 'int?', 'None', False)), False, True),)
 
 
+_m_take_along_dim_0_tail1 = None  # set by bind_tensor_class()
+
+
 def take_along_dim(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        indices, = args
+        dim, = _m_take_along_dim_0_tail1
+        result = _op_take_along_dim.call(self._keyset | indices._keyset, self, indices, dim)
+        return result
     try:
         indices, dim = _m_take_along_dim_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -11276,7 +12377,15 @@ def _m_tensor_split_2(indices, dim=0):
 _m_tensor_split_sigs = (_ap.PySig('tensor_split', (('indices', 'SymInt[]', None, False), ('dim', 'int', '0', False)), False, True), _ap.PySig('tensor_split', (('tensor_indices_or_sections', 'Tensor', None, False), ('dim', 'int', '0', False)), False, True), _ap.PySig('tensor_split', (('sections', 'SymInt', None, False), ('dim', 'int', '0', False)), False, True),)
 
 
+_m_tensor_split_0_tail1 = None  # set by bind_tensor_class()
+
+
 def tensor_split(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        tensor_indices_or_sections, = args
+        dim, = _m_tensor_split_0_tail1
+        result = _op_tensor_split__tensor_indices_or_sections.call(self._keyset | tensor_indices_or_sections._keyset, self, tensor_indices_or_sections, dim)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             tensor_indices_or_sections, dim = _m_tensor_split_0(*args, **kwargs)
@@ -11590,7 +12699,15 @@ def _m_triangular_solve_0(A, upper=True, transpose=False, unitriangular=False):
 _m_triangular_solve_sigs = (_ap.PySig('triangular_solve', (('A', 'Tensor', None, False), ('upper', 'bool', 'True', False), ('transpose', 'bool', 'False', False), ('unitriangular', 'bool', 'False', False)), False, True),)
 
 
+_m_triangular_solve_0_tail1 = None  # set by bind_tensor_class()
+
+
 def triangular_solve(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        A, = args
+        upper, transpose, unitriangular = _m_triangular_solve_0_tail1
+        result = _rt_triangular_solve(_op_triangular_solve.call(self._keyset | A._keyset, self, A, upper, transpose, unitriangular))
+        return result
     try:
         A, upper, transpose, unitriangular = _m_triangular_solve_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -11713,7 +12830,14 @@ def _m_true_divide_1(other):
 _m_true_divide_sigs = (_ap.PySig('true_divide', (('other', 'Tensor', None, False),), False, True), _ap.PySig('true_divide', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_true_divide_0_tail1 = None  # set by bind_tensor_class()
+
+
 def true_divide(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_true_divide__Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
+        return result
     if len(args) <= 1:
         try:
             other, = _m_true_divide_0(*args, **kwargs)
@@ -11749,7 +12873,14 @@ def _m_true_divide__1(other):
 _m_true_divide__sigs = (_ap.PySig('true_divide_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('true_divide_', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_true_divide__0_tail1 = None  # set by bind_tensor_class()
+
+
 def true_divide_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_true_divide___Tensor.call(self._keyset | getattr(other, '_keyset', _CPU_KEYSET), self, other)
+        return result
     if len(args) <= 1:
         try:
             other, = _m_true_divide__0(*args, **kwargs)
@@ -11798,7 +12929,14 @@ def _m_type_as_0(other):
 _m_type_as_sigs = (_ap.PySig('type_as', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_type_as_0_tail1 = None  # set by bind_tensor_class()
+
+
 def type_as(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_type_as.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_type_as_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -12094,7 +13232,14 @@ def _m_vdot_0(other):
 _m_vdot_sigs = (_ap.PySig('vdot', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_vdot_0_tail1 = None  # set by bind_tensor_class()
+
+
 def vdot(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_vdot.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_vdot_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -12164,7 +13309,14 @@ def _m_view_as_0(other):
 _m_view_as_sigs = (_ap.PySig('view_as', (('other', 'Tensor', None, False),), False, True),)
 
 
+_m_view_as_0_tail1 = None  # set by bind_tensor_class()
+
+
 def view_as(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_view_as.call(self._keyset | other._keyset, self, other)
+        return result
     try:
         other, = _m_view_as_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -12241,7 +13393,14 @@ def _m_where_3(condition, other):
 _m_where_sigs = (_ap.PySig('where', (('condition', 'Tensor', None, False), ('other', 'Tensor', None, False)), False, True), _ap.PySig('where', (('condition', 'Tensor', None, False), ('other', 'Tensor', None, False)), False, True), _ap.PySig('where', (('condition', 'Tensor', None, False), ('other', 'Scalar', None, False)), False, True), _ap.PySig('where', (('condition', 'Tensor', None, False), ('other', 'Scalar', None, False)), False, True),)
 
 
+_m_where_0_tail2 = None  # set by bind_tensor_class()
+
+
 def where(self, *args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        condition, other = args
+        result = _op_where__self.call(condition._keyset | self._keyset | other._keyset, condition, self, other)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             condition, other = _m_where_0(*args, **kwargs)
@@ -12293,7 +13452,14 @@ def _m_xlogy_1(other):
 _m_xlogy_sigs = (_ap.PySig('xlogy', (('other', 'Tensor', None, False),), False, True), _ap.PySig('xlogy', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_xlogy_0_tail1 = None  # set by bind_tensor_class()
+
+
 def xlogy(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_xlogy__Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_xlogy_0(*args, **kwargs)
@@ -12329,7 +13495,14 @@ def _m_xlogy__1(other):
 _m_xlogy__sigs = (_ap.PySig('xlogy_', (('other', 'Tensor', None, False),), False, True), _ap.PySig('xlogy_', (('other', 'Scalar', None, False),), False, True),)
 
 
+_m_xlogy__0_tail1 = None  # set by bind_tensor_class()
+
+
 def xlogy_(self, *args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        other, = args
+        result = _op_xlogy___Tensor.call(self._keyset | other._keyset, self, other)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             other, = _m_xlogy__0(*args, **kwargs)
@@ -12860,5 +14033,168 @@ class TensorMethods:
 
 
 def bind_tensor_class(cls):
-    global _Tensor
+    global _Tensor, _m_add_0_tail1, _m_add__0_tail1, _m_addbmm_0_tail2, _m_addbmm__0_tail2, _m_addcdiv_0_tail2, _m_addcdiv__0_tail2, _m_addcmul_0_tail2, _m_addcmul__0_tail2, _m_addmm_0_tail2, _m_addmm__0_tail2, _m_addmv_0_tail2, _m_addmv__0_tail2, _m_addr_0_tail2, _m_addr__0_tail2, _m_allclose_0_tail1, _m_arctan2_0_tail1, _m_arctan2__0_tail1, _m_atan2_0_tail1, _m_atan2__0_tail1, _m_baddbmm_0_tail2, _m_baddbmm__0_tail2, _m_bernoulli__0_tail1, _m_bitwise_and_0_tail1, _m_bitwise_and__0_tail1, _m_bitwise_left_shift_0_tail1, _m_bitwise_left_shift__0_tail1, _m_bitwise_or_0_tail1, _m_bitwise_or__0_tail1, _m_bitwise_right_shift_0_tail1, _m_bitwise_right_shift__0_tail1, _m_bitwise_xor_0_tail1, _m_bitwise_xor__0_tail1, _m_bmm_0_tail1, _m_cholesky_solve_0_tail1, _m_clamp_max_0_tail1, _m_clamp_max__0_tail1, _m_clamp_min_0_tail1, _m_clamp_min__0_tail1, _m_copysign_0_tail1, _m_copysign__0_tail1, _m_cross_0_tail1, _m_diagonal_scatter_0_tail1, _m_dist_0_tail1, _m_div_0_tail1, _m_div__0_tail1, _m_divide_0_tail1, _m_divide__0_tail1, _m_dot_0_tail1, _m_eq_0_tail1, _m_eq__0_tail1, _m_equal_0_tail1, _m_expand_as_0_tail1, _m_fill__0_tail1, _m_float_power_0_tail1, _m_float_power__0_tail1, _m_floor_divide_0_tail1, _m_floor_divide__0_tail1, _m_fmax_0_tail1, _m_fmin_0_tail1, _m_fmod_0_tail1, _m_fmod__0_tail1, _m_gcd_0_tail1, _m_gcd__0_tail1, _m_ge_0_tail1, _m_ge__0_tail1, _m_ger_0_tail1, _m_greater_0_tail1, _m_greater__0_tail1, _m_greater_equal_0_tail1, _m_greater_equal__0_tail1, _m_gt_0_tail1, _m_gt__0_tail1, _m_heaviside_0_tail1, _m_heaviside__0_tail1, _m_histogram_0_tail1, _m_hypot_0_tail1, _m_hypot__0_tail1, _m_igamma_0_tail1, _m_igamma__0_tail1, _m_igammac_0_tail1, _m_igammac__0_tail1, _m_inner_0_tail1, _m_isclose_0_tail1, _m_kron_0_tail1, _m_lcm_0_tail1, _m_lcm__0_tail1, _m_ldexp_0_tail1, _m_ldexp__0_tail1, _m_le_0_tail1, _m_le__0_tail1, _m_lerp_0_tail2, _m_lerp__0_tail2, _m_less_0_tail1, _m_less__0_tail1, _m_less_equal_0_tail1, _m_less_equal__0_tail1, _m_logaddexp_0_tail1, _m_logaddexp2_0_tail1, _m_logical_and_0_tail1, _m_logical_and__0_tail1, _m_logical_or_0_tail1, _m_logical_or__0_tail1, _m_logical_xor_0_tail1, _m_logical_xor__0_tail1, _m_lt_0_tail1, _m_lt__0_tail1, _m_lu_solve_0_tail2, _m_masked_fill_0_tail2, _m_masked_fill__0_tail2, _m_masked_scatter_0_tail2, _m_masked_scatter__0_tail2, _m_masked_select_0_tail1, _m_matmul_0_tail1, _m_max_1_tail1, _m_maximum_0_tail1, _m_min_1_tail1, _m_minimum_0_tail1, _m_mm_0_tail1, _m_mul_0_tail1, _m_mul__0_tail1, _m_multiply_0_tail1, _m_multiply__0_tail1, _m_mv_0_tail1, _m_nanquantile_0_tail1, _m_ne_0_tail1, _m_ne__0_tail1, _m_nextafter_0_tail1, _m_nextafter__0_tail1, _m_not_equal_0_tail1, _m_not_equal__0_tail1, _m_orgqr_0_tail1, _m_ormqr_0_tail2, _m_outer_0_tail1, _m_pow_0_tail1, _m_pow__0_tail1, _m_prelu_0_tail1, _m_put_0_tail2, _m_put__0_tail2, _m_quantile_0_tail1, _m_remainder_0_tail1, _m_remainder__0_tail1, _m_repeat_interleave_0_tail1, _m_reshape_as_0_tail1, _m_resize_as__0_tail1, _m_slice_scatter_0_tail1, _m_sparse_mask_0_tail1, _m_sub_0_tail1, _m_sub__0_tail1, _m_subtract_0_tail1, _m_subtract__0_tail1, _m_take_0_tail1, _m_take_along_dim_0_tail1, _m_tensor_split_0_tail1, _m_triangular_solve_0_tail1, _m_true_divide_0_tail1, _m_true_divide__0_tail1, _m_type_as_0_tail1, _m_vdot_0_tail1, _m_view_as_0_tail1, _m_where_0_tail2, _m_xlogy_0_tail1, _m_xlogy__0_tail1
     _Tensor = cls
+    _dummy = object.__new__(cls)
+    _m_add_0_tail1 = _m_add_0(*(_dummy,) * 1)[1:]
+    _m_add__0_tail1 = _m_add__0(*(_dummy,) * 1)[1:]
+    _m_addbmm_0_tail2 = _m_addbmm_0(*(_dummy,) * 2)[2:]
+    _m_addbmm__0_tail2 = _m_addbmm__0(*(_dummy,) * 2)[2:]
+    _m_addcdiv_0_tail2 = _m_addcdiv_0(*(_dummy,) * 2)[2:]
+    _m_addcdiv__0_tail2 = _m_addcdiv__0(*(_dummy,) * 2)[2:]
+    _m_addcmul_0_tail2 = _m_addcmul_0(*(_dummy,) * 2)[2:]
+    _m_addcmul__0_tail2 = _m_addcmul__0(*(_dummy,) * 2)[2:]
+    _m_addmm_0_tail2 = _m_addmm_0(*(_dummy,) * 2)[2:]
+    _m_addmm__0_tail2 = _m_addmm__0(*(_dummy,) * 2)[2:]
+    _m_addmv_0_tail2 = _m_addmv_0(*(_dummy,) * 2)[2:]
+    _m_addmv__0_tail2 = _m_addmv__0(*(_dummy,) * 2)[2:]
+    _m_addr_0_tail2 = _m_addr_0(*(_dummy,) * 2)[2:]
+    _m_addr__0_tail2 = _m_addr__0(*(_dummy,) * 2)[2:]
+    _m_allclose_0_tail1 = _m_allclose_0(*(_dummy,) * 1)[1:]
+    _m_arctan2_0_tail1 = _m_arctan2_0(*(_dummy,) * 1)[1:]
+    _m_arctan2__0_tail1 = _m_arctan2__0(*(_dummy,) * 1)[1:]
+    _m_atan2_0_tail1 = _m_atan2_0(*(_dummy,) * 1)[1:]
+    _m_atan2__0_tail1 = _m_atan2__0(*(_dummy,) * 1)[1:]
+    _m_baddbmm_0_tail2 = _m_baddbmm_0(*(_dummy,) * 2)[2:]
+    _m_baddbmm__0_tail2 = _m_baddbmm__0(*(_dummy,) * 2)[2:]
+    _m_bernoulli__0_tail1 = _m_bernoulli__0(*(_dummy,) * 1)[1:]
+    _m_bitwise_and_0_tail1 = _m_bitwise_and_0(*(_dummy,) * 1)[1:]
+    _m_bitwise_and__0_tail1 = _m_bitwise_and__0(*(_dummy,) * 1)[1:]
+    _m_bitwise_left_shift_0_tail1 = _m_bitwise_left_shift_0(*(_dummy,) * 1)[1:]
+    _m_bitwise_left_shift__0_tail1 = _m_bitwise_left_shift__0(*(_dummy,) * 1)[1:]
+    _m_bitwise_or_0_tail1 = _m_bitwise_or_0(*(_dummy,) * 1)[1:]
+    _m_bitwise_or__0_tail1 = _m_bitwise_or__0(*(_dummy,) * 1)[1:]
+    _m_bitwise_right_shift_0_tail1 = _m_bitwise_right_shift_0(*(_dummy,) * 1)[1:]
+    _m_bitwise_right_shift__0_tail1 = _m_bitwise_right_shift__0(*(_dummy,) * 1)[1:]
+    _m_bitwise_xor_0_tail1 = _m_bitwise_xor_0(*(_dummy,) * 1)[1:]
+    _m_bitwise_xor__0_tail1 = _m_bitwise_xor__0(*(_dummy,) * 1)[1:]
+    _m_bmm_0_tail1 = _m_bmm_0(*(_dummy,) * 1)[1:]
+    _m_cholesky_solve_0_tail1 = _m_cholesky_solve_0(*(_dummy,) * 1)[1:]
+    _m_clamp_max_0_tail1 = _m_clamp_max_0(*(_dummy,) * 1)[1:]
+    _m_clamp_max__0_tail1 = _m_clamp_max__0(*(_dummy,) * 1)[1:]
+    _m_clamp_min_0_tail1 = _m_clamp_min_0(*(_dummy,) * 1)[1:]
+    _m_clamp_min__0_tail1 = _m_clamp_min__0(*(_dummy,) * 1)[1:]
+    _m_copysign_0_tail1 = _m_copysign_0(*(_dummy,) * 1)[1:]
+    _m_copysign__0_tail1 = _m_copysign__0(*(_dummy,) * 1)[1:]
+    _m_cross_0_tail1 = _m_cross_0(*(_dummy,) * 1)[1:]
+    _m_diagonal_scatter_0_tail1 = _m_diagonal_scatter_0(*(_dummy,) * 1)[1:]
+    _m_dist_0_tail1 = _m_dist_0(*(_dummy,) * 1)[1:]
+    _m_div_0_tail1 = _m_div_0(*(_dummy,) * 1)[1:]
+    _m_div__0_tail1 = _m_div__0(*(_dummy,) * 1)[1:]
+    _m_divide_0_tail1 = _m_divide_0(*(_dummy,) * 1)[1:]
+    _m_divide__0_tail1 = _m_divide__0(*(_dummy,) * 1)[1:]
+    _m_dot_0_tail1 = _m_dot_0(*(_dummy,) * 1)[1:]
+    _m_eq_0_tail1 = _m_eq_0(*(_dummy,) * 1)[1:]
+    _m_eq__0_tail1 = _m_eq__0(*(_dummy,) * 1)[1:]
+    _m_equal_0_tail1 = _m_equal_0(*(_dummy,) * 1)[1:]
+    _m_expand_as_0_tail1 = _m_expand_as_0(*(_dummy,) * 1)[1:]
+    _m_fill__0_tail1 = _m_fill__0(*(_dummy,) * 1)[1:]
+    _m_float_power_0_tail1 = _m_float_power_0(*(_dummy,) * 1)[1:]
+    _m_float_power__0_tail1 = _m_float_power__0(*(_dummy,) * 1)[1:]
+    _m_floor_divide_0_tail1 = _m_floor_divide_0(*(_dummy,) * 1)[1:]
+    _m_floor_divide__0_tail1 = _m_floor_divide__0(*(_dummy,) * 1)[1:]
+    _m_fmax_0_tail1 = _m_fmax_0(*(_dummy,) * 1)[1:]
+    _m_fmin_0_tail1 = _m_fmin_0(*(_dummy,) * 1)[1:]
+    _m_fmod_0_tail1 = _m_fmod_0(*(_dummy,) * 1)[1:]
+    _m_fmod__0_tail1 = _m_fmod__0(*(_dummy,) * 1)[1:]
+    _m_gcd_0_tail1 = _m_gcd_0(*(_dummy,) * 1)[1:]
+    _m_gcd__0_tail1 = _m_gcd__0(*(_dummy,) * 1)[1:]
+    _m_ge_0_tail1 = _m_ge_0(*(_dummy,) * 1)[1:]
+    _m_ge__0_tail1 = _m_ge__0(*(_dummy,) * 1)[1:]
+    _m_ger_0_tail1 = _m_ger_0(*(_dummy,) * 1)[1:]
+    _m_greater_0_tail1 = _m_greater_0(*(_dummy,) * 1)[1:]
+    _m_greater__0_tail1 = _m_greater__0(*(_dummy,) * 1)[1:]
+    _m_greater_equal_0_tail1 = _m_greater_equal_0(*(_dummy,) * 1)[1:]
+    _m_greater_equal__0_tail1 = _m_greater_equal__0(*(_dummy,) * 1)[1:]
+    _m_gt_0_tail1 = _m_gt_0(*(_dummy,) * 1)[1:]
+    _m_gt__0_tail1 = _m_gt__0(*(_dummy,) * 1)[1:]
+    _m_heaviside_0_tail1 = _m_heaviside_0(*(_dummy,) * 1)[1:]
+    _m_heaviside__0_tail1 = _m_heaviside__0(*(_dummy,) * 1)[1:]
+    _m_histogram_0_tail1 = _m_histogram_0(*(_dummy,) * 1)[1:]
+    _m_hypot_0_tail1 = _m_hypot_0(*(_dummy,) * 1)[1:]
+    _m_hypot__0_tail1 = _m_hypot__0(*(_dummy,) * 1)[1:]
+    _m_igamma_0_tail1 = _m_igamma_0(*(_dummy,) * 1)[1:]
+    _m_igamma__0_tail1 = _m_igamma__0(*(_dummy,) * 1)[1:]
+    _m_igammac_0_tail1 = _m_igammac_0(*(_dummy,) * 1)[1:]
+    _m_igammac__0_tail1 = _m_igammac__0(*(_dummy,) * 1)[1:]
+    _m_inner_0_tail1 = _m_inner_0(*(_dummy,) * 1)[1:]
+    _m_isclose_0_tail1 = _m_isclose_0(*(_dummy,) * 1)[1:]
+    _m_kron_0_tail1 = _m_kron_0(*(_dummy,) * 1)[1:]
+    _m_lcm_0_tail1 = _m_lcm_0(*(_dummy,) * 1)[1:]
+    _m_lcm__0_tail1 = _m_lcm__0(*(_dummy,) * 1)[1:]
+    _m_ldexp_0_tail1 = _m_ldexp_0(*(_dummy,) * 1)[1:]
+    _m_ldexp__0_tail1 = _m_ldexp__0(*(_dummy,) * 1)[1:]
+    _m_le_0_tail1 = _m_le_0(*(_dummy,) * 1)[1:]
+    _m_le__0_tail1 = _m_le__0(*(_dummy,) * 1)[1:]
+    _m_lerp_0_tail2 = _m_lerp_0(*(_dummy,) * 2)[2:]
+    _m_lerp__0_tail2 = _m_lerp__0(*(_dummy,) * 2)[2:]
+    _m_less_0_tail1 = _m_less_0(*(_dummy,) * 1)[1:]
+    _m_less__0_tail1 = _m_less__0(*(_dummy,) * 1)[1:]
+    _m_less_equal_0_tail1 = _m_less_equal_0(*(_dummy,) * 1)[1:]
+    _m_less_equal__0_tail1 = _m_less_equal__0(*(_dummy,) * 1)[1:]
+    _m_logaddexp_0_tail1 = _m_logaddexp_0(*(_dummy,) * 1)[1:]
+    _m_logaddexp2_0_tail1 = _m_logaddexp2_0(*(_dummy,) * 1)[1:]
+    _m_logical_and_0_tail1 = _m_logical_and_0(*(_dummy,) * 1)[1:]
+    _m_logical_and__0_tail1 = _m_logical_and__0(*(_dummy,) * 1)[1:]
+    _m_logical_or_0_tail1 = _m_logical_or_0(*(_dummy,) * 1)[1:]
+    _m_logical_or__0_tail1 = _m_logical_or__0(*(_dummy,) * 1)[1:]
+    _m_logical_xor_0_tail1 = _m_logical_xor_0(*(_dummy,) * 1)[1:]
+    _m_logical_xor__0_tail1 = _m_logical_xor__0(*(_dummy,) * 1)[1:]
+    _m_lt_0_tail1 = _m_lt_0(*(_dummy,) * 1)[1:]
+    _m_lt__0_tail1 = _m_lt__0(*(_dummy,) * 1)[1:]
+    _m_lu_solve_0_tail2 = _m_lu_solve_0(*(_dummy,) * 2)[2:]
+    _m_masked_fill_0_tail2 = _m_masked_fill_0(*(_dummy,) * 2)[2:]
+    _m_masked_fill__0_tail2 = _m_masked_fill__0(*(_dummy,) * 2)[2:]
+    _m_masked_scatter_0_tail2 = _m_masked_scatter_0(*(_dummy,) * 2)[2:]
+    _m_masked_scatter__0_tail2 = _m_masked_scatter__0(*(_dummy,) * 2)[2:]
+    _m_masked_select_0_tail1 = _m_masked_select_0(*(_dummy,) * 1)[1:]
+    _m_matmul_0_tail1 = _m_matmul_0(*(_dummy,) * 1)[1:]
+    _m_max_1_tail1 = _m_max_1(*(_dummy,) * 1)[1:]
+    _m_maximum_0_tail1 = _m_maximum_0(*(_dummy,) * 1)[1:]
+    _m_min_1_tail1 = _m_min_1(*(_dummy,) * 1)[1:]
+    _m_minimum_0_tail1 = _m_minimum_0(*(_dummy,) * 1)[1:]
+    _m_mm_0_tail1 = _m_mm_0(*(_dummy,) * 1)[1:]
+    _m_mul_0_tail1 = _m_mul_0(*(_dummy,) * 1)[1:]
+    _m_mul__0_tail1 = _m_mul__0(*(_dummy,) * 1)[1:]
+    _m_multiply_0_tail1 = _m_multiply_0(*(_dummy,) * 1)[1:]
+    _m_multiply__0_tail1 = _m_multiply__0(*(_dummy,) * 1)[1:]
+    _m_mv_0_tail1 = _m_mv_0(*(_dummy,) * 1)[1:]
+    _m_nanquantile_0_tail1 = _m_nanquantile_0(*(_dummy,) * 1)[1:]
+    _m_ne_0_tail1 = _m_ne_0(*(_dummy,) * 1)[1:]
+    _m_ne__0_tail1 = _m_ne__0(*(_dummy,) * 1)[1:]
+    _m_nextafter_0_tail1 = _m_nextafter_0(*(_dummy,) * 1)[1:]
+    _m_nextafter__0_tail1 = _m_nextafter__0(*(_dummy,) * 1)[1:]
+    _m_not_equal_0_tail1 = _m_not_equal_0(*(_dummy,) * 1)[1:]
+    _m_not_equal__0_tail1 = _m_not_equal__0(*(_dummy,) * 1)[1:]
+    _m_orgqr_0_tail1 = _m_orgqr_0(*(_dummy,) * 1)[1:]
+    _m_ormqr_0_tail2 = _m_ormqr_0(*(_dummy,) * 2)[2:]
+    _m_outer_0_tail1 = _m_outer_0(*(_dummy,) * 1)[1:]
+    _m_pow_0_tail1 = _m_pow_0(*(_dummy,) * 1)[1:]
+    _m_pow__0_tail1 = _m_pow__0(*(_dummy,) * 1)[1:]
+    _m_prelu_0_tail1 = _m_prelu_0(*(_dummy,) * 1)[1:]
+    _m_put_0_tail2 = _m_put_0(*(_dummy,) * 2)[2:]
+    _m_put__0_tail2 = _m_put__0(*(_dummy,) * 2)[2:]
+    _m_quantile_0_tail1 = _m_quantile_0(*(_dummy,) * 1)[1:]
+    _m_remainder_0_tail1 = _m_remainder_0(*(_dummy,) * 1)[1:]
+    _m_remainder__0_tail1 = _m_remainder__0(*(_dummy,) * 1)[1:]
+    _m_repeat_interleave_0_tail1 = _m_repeat_interleave_0(*(_dummy,) * 1)[1:]
+    _m_reshape_as_0_tail1 = _m_reshape_as_0(*(_dummy,) * 1)[1:]
+    _m_resize_as__0_tail1 = _m_resize_as__0(*(_dummy,) * 1)[1:]
+    _m_slice_scatter_0_tail1 = _m_slice_scatter_0(*(_dummy,) * 1)[1:]
+    _m_sparse_mask_0_tail1 = _m_sparse_mask_0(*(_dummy,) * 1)[1:]
+    _m_sub_0_tail1 = _m_sub_0(*(_dummy,) * 1)[1:]
+    _m_sub__0_tail1 = _m_sub__0(*(_dummy,) * 1)[1:]
+    _m_subtract_0_tail1 = _m_subtract_0(*(_dummy,) * 1)[1:]
+    _m_subtract__0_tail1 = _m_subtract__0(*(_dummy,) * 1)[1:]
+    _m_take_0_tail1 = _m_take_0(*(_dummy,) * 1)[1:]
+    _m_take_along_dim_0_tail1 = _m_take_along_dim_0(*(_dummy,) * 1)[1:]
+    _m_tensor_split_0_tail1 = _m_tensor_split_0(*(_dummy,) * 1)[1:]
+    _m_triangular_solve_0_tail1 = _m_triangular_solve_0(*(_dummy,) * 1)[1:]
+    _m_true_divide_0_tail1 = _m_true_divide_0(*(_dummy,) * 1)[1:]
+    _m_true_divide__0_tail1 = _m_true_divide__0(*(_dummy,) * 1)[1:]
+    _m_type_as_0_tail1 = _m_type_as_0(*(_dummy,) * 1)[1:]
+    _m_vdot_0_tail1 = _m_vdot_0(*(_dummy,) * 1)[1:]
+    _m_view_as_0_tail1 = _m_view_as_0(*(_dummy,) * 1)[1:]
+    _m_where_0_tail2 = _m_where_0(*(_dummy,) * 2)[2:]
+    _m_xlogy_0_tail1 = _m_xlogy_0(*(_dummy,) * 1)[1:]
+    _m_xlogy__0_tail1 = _m_xlogy__0(*(_dummy,) * 1)[1:]

@@ -1366,7 +1366,14 @@ def _f__coalesce_0(input):
 _f__coalesce_sigs = (_ap.PySig('_coalesce', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f__coalesce_0_tail1 = None  # set by bind_tensor_class()
+
+
 def _coalesce(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op__coalesce.call(input._keyset, input)
+        return result
     try:
         input, = _f__coalesce_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1388,7 +1395,14 @@ def _f__conj_0(input):
 _f__conj_sigs = (_ap.PySig('_conj', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f__conj_0_tail1 = None  # set by bind_tensor_class()
+
+
 def _conj(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op__conj.call(input._keyset, input)
+        return result
     try:
         input, = _f__conj_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1410,7 +1424,14 @@ def _f__conj_physical_0(input):
 _f__conj_physical_sigs = (_ap.PySig('_conj_physical', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f__conj_physical_0_tail1 = None  # set by bind_tensor_class()
+
+
 def _conj_physical(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op__conj_physical.call(input._keyset, input)
+        return result
     try:
         input, = _f__conj_physical_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1600,7 +1621,15 @@ def _f__embedding_bag_0(weight, indices, offsets, scale_grad_by_freq=False, mode
 _f__embedding_bag_sigs = (_ap.PySig('_embedding_bag', (('weight', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('offsets', 'Tensor', None, False), ('scale_grad_by_freq', 'bool', 'False', False), ('mode', 'int', '0', False), ('sparse', 'bool', 'False', False), ('per_sample_weights', 'Tensor?', 'None', False), ('include_last_offset', 'bool', 'False', False), ('padding_idx', 'int', '-1', False)), False, False),)
 
 
+_f__embedding_bag_0_tail3 = None  # set by bind_tensor_class()
+
+
 def _embedding_bag(*args, **kwargs):
+    if not kwargs and len(args) == 3 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor):
+        weight, indices, offsets = args
+        scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx = _f__embedding_bag_0_tail3
+        result = _op__embedding_bag.call(weight._keyset | indices._keyset | offsets._keyset | (per_sample_weights._keyset if per_sample_weights is not None else 0), weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
+        return result
     try:
         weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx = _f__embedding_bag_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1630,7 +1659,15 @@ def _f__embedding_bag_forward_only_0(weight, indices, offsets, scale_grad_by_fre
 _f__embedding_bag_forward_only_sigs = (_ap.PySig('_embedding_bag_forward_only', (('weight', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('offsets', 'Tensor', None, False), ('scale_grad_by_freq', 'bool', 'False', False), ('mode', 'int', '0', False), ('sparse', 'bool', 'False', False), ('per_sample_weights', 'Tensor?', 'None', False), ('include_last_offset', 'bool', 'False', False), ('padding_idx', 'int', '-1', False)), False, False),)
 
 
+_f__embedding_bag_forward_only_0_tail3 = None  # set by bind_tensor_class()
+
+
 def _embedding_bag_forward_only(*args, **kwargs):
+    if not kwargs and len(args) == 3 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor):
+        weight, indices, offsets = args
+        scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx = _f__embedding_bag_forward_only_0_tail3
+        result = _op__embedding_bag_forward_only.call(weight._keyset | indices._keyset | offsets._keyset | (per_sample_weights._keyset if per_sample_weights is not None else 0), weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
+        return result
     try:
         weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx = _f__embedding_bag_forward_only_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1653,7 +1690,14 @@ def _f__euclidean_dist_0(x1, x2):
 _f__euclidean_dist_sigs = (_ap.PySig('_euclidean_dist', (('x1', 'Tensor', None, False), ('x2', 'Tensor', None, False)), False, False),)
 
 
+_f__euclidean_dist_0_tail2 = None  # set by bind_tensor_class()
+
+
 def _euclidean_dist(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        x1, x2 = args
+        result = _op__euclidean_dist.call(x1._keyset | x2._keyset, x1, x2)
+        return result
     try:
         x1, x2 = _f__euclidean_dist_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1862,7 +1906,14 @@ def _f__local_scalar_dense_0(input):
 _f__local_scalar_dense_sigs = (_ap.PySig('_local_scalar_dense', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f__local_scalar_dense_0_tail1 = None  # set by bind_tensor_class()
+
+
 def _local_scalar_dense(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op__local_scalar_dense.call(input._keyset, input)
+        return result
     try:
         input, = _f__local_scalar_dense_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -1943,7 +1994,15 @@ def _f__lu_with_info_0(input, pivot=True, check_errors=True):
 _f__lu_with_info_sigs = (_ap.PySig('_lu_with_info', (('input', 'Tensor', None, False), ('pivot', 'bool', 'True', False), ('check_errors', 'bool', 'True', False)), False, False),)
 
 
+_f__lu_with_info_0_tail1 = None  # set by bind_tensor_class()
+
+
 def _lu_with_info(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        pivot, check_errors = _f__lu_with_info_0_tail1
+        result = _rt__lu_with_info(_op__lu_with_info.call(input._keyset, input, pivot, check_errors))
+        return result
     try:
         input, pivot, check_errors = _f__lu_with_info_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2041,7 +2100,14 @@ def _f__neg_view_0(input):
 _f__neg_view_sigs = (_ap.PySig('_neg_view', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f__neg_view_0_tail1 = None  # set by bind_tensor_class()
+
+
 def _neg_view(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op__neg_view.call(input._keyset, input)
+        return result
     try:
         input, = _f__neg_view_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2089,7 +2155,15 @@ def _f__pdist_forward_0(input, p=2):
 _f__pdist_forward_sigs = (_ap.PySig('_pdist_forward', (('input', 'Tensor', None, False), ('p', 'float', '2', False)), False, False),)
 
 
+_f__pdist_forward_0_tail1 = None  # set by bind_tensor_class()
+
+
 def _pdist_forward(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        p, = _f__pdist_forward_0_tail1
+        result = _op__pdist_forward.call(input._keyset, input, p)
+        return result
     try:
         input, p = _f__pdist_forward_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2112,7 +2186,14 @@ def _f__prelu_kernel_0(input, weight):
 _f__prelu_kernel_sigs = (_ap.PySig('_prelu_kernel', (('input', 'Tensor', None, False), ('weight', 'Tensor', None, False)), False, False),)
 
 
+_f__prelu_kernel_0_tail2 = None  # set by bind_tensor_class()
+
+
 def _prelu_kernel(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, weight = args
+        result = _op__prelu_kernel.call(input._keyset | weight._keyset, input, weight)
+        return result
     try:
         input, weight = _f__prelu_kernel_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2188,7 +2269,15 @@ def _f__scaled_dot_product_flash_attention_for_cpu_0(query, key, value, dropout_
 _f__scaled_dot_product_flash_attention_for_cpu_sigs = (_ap.PySig('_scaled_dot_product_flash_attention_for_cpu', (('query', 'Tensor', None, False), ('key', 'Tensor', None, False), ('value', 'Tensor', None, False), ('dropout_p', 'float', '0.0', False), ('is_causal', 'bool', 'False', False), ('attn_mask', 'Tensor?', 'None', True), ('scale', 'float?', 'None', True)), False, False),)
 
 
+_f__scaled_dot_product_flash_attention_for_cpu_0_tail3 = None  # set by bind_tensor_class()
+
+
 def _scaled_dot_product_flash_attention_for_cpu(*args, **kwargs):
+    if not kwargs and len(args) == 3 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor):
+        query, key, value = args
+        dropout_p, is_causal, attn_mask, scale = _f__scaled_dot_product_flash_attention_for_cpu_0_tail3
+        result = _rt__scaled_dot_product_flash_attention_for_cpu(_op__scaled_dot_product_flash_attention_for_cpu.call(query._keyset | key._keyset | value._keyset | (attn_mask._keyset if attn_mask is not None else 0), query, key, value, dropout_p, is_causal, attn_mask, scale))
+        return result
     try:
         query, key, value, dropout_p, is_causal, attn_mask, scale = _f__scaled_dot_product_flash_attention_for_cpu_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2532,7 +2621,14 @@ def _f__sparse_sparse_matmul_0(input, other):
 _f__sparse_sparse_matmul_sigs = (_ap.PySig('_sparse_sparse_matmul', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False)), False, False),)
 
 
+_f__sparse_sparse_matmul_0_tail2 = None  # set by bind_tensor_class()
+
+
 def _sparse_sparse_matmul(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        result = _op__sparse_sparse_matmul.call(input._keyset | other._keyset, input, other)
+        return result
     try:
         input, other = _f__sparse_sparse_matmul_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2573,7 +2669,14 @@ def _f__sparse_sum_3(input, dim, *, dtype):
 _f__sparse_sum_sigs = (_ap.PySig('_sparse_sum', (('input', 'Tensor', None, False),), False, False), _ap.PySig('_sparse_sum', (('input', 'Tensor', None, False), ('dtype', 'ScalarType', None, True)), False, False), _ap.PySig('_sparse_sum', (('input', 'Tensor', None, False), ('dim', 'int[1]', None, False)), False, False), _ap.PySig('_sparse_sum', (('input', 'Tensor', None, False), ('dim', 'int[1]', None, False), ('dtype', 'ScalarType', None, True)), False, False),)
 
 
+_f__sparse_sum_0_tail1 = None  # set by bind_tensor_class()
+
+
 def _sparse_sum(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op__sparse_sum.call(input._keyset, input)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, = _f__sparse_sum_0(*args, **kwargs)
@@ -2687,7 +2790,15 @@ def _f__unique2_0(input, sorted=True, return_inverse=False, return_counts=False)
 _f__unique2_sigs = (_ap.PySig('_unique2', (('input', 'Tensor', None, False), ('sorted', 'bool', 'True', False), ('return_inverse', 'bool', 'False', False), ('return_counts', 'bool', 'False', False)), False, False),)
 
 
+_f__unique2_0_tail1 = None  # set by bind_tensor_class()
+
+
 def _unique2(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        sorted, return_inverse, return_counts = _f__unique2_0_tail1
+        result = _op__unique2.call(input._keyset, input, sorted, return_inverse, return_counts)
+        return result
     try:
         input, sorted, return_inverse, return_counts = _f__unique2_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2941,7 +3052,15 @@ def _f__weight_norm_0(v, g, dim=0):
 _f__weight_norm_sigs = (_ap.PySig('_weight_norm', (('v', 'Tensor', None, False), ('g', 'Tensor', None, False), ('dim', 'int', '0', False)), False, False),)
 
 
+_f__weight_norm_0_tail2 = None  # set by bind_tensor_class()
+
+
 def _weight_norm(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        v, g = args
+        dim, = _f__weight_norm_0_tail2
+        result = _op__weight_norm.call(v._keyset | g._keyset, v, g, dim)
+        return result
     try:
         v, g, dim = _f__weight_norm_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2965,7 +3084,15 @@ def _f__weight_norm_interface_0(v, g, dim=0):
 _f__weight_norm_interface_sigs = (_ap.PySig('_weight_norm_interface', (('v', 'Tensor', None, False), ('g', 'Tensor', None, False), ('dim', 'int', '0', False)), False, False),)
 
 
+_f__weight_norm_interface_0_tail2 = None  # set by bind_tensor_class()
+
+
 def _weight_norm_interface(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        v, g = args
+        dim, = _f__weight_norm_interface_0_tail2
+        result = _op__weight_norm_interface.call(v._keyset | g._keyset, v, g, dim)
+        return result
     try:
         v, g, dim = _f__weight_norm_interface_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -2988,7 +3115,18 @@ def _f_abs_0(input, *, out=None):
 _f_abs_sigs = (_ap.PySig('abs', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_abs_0_tail1 = None  # set by bind_tensor_class()
+
+
 def abs(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_abs_0_tail1
+        if out is None:
+            result = _op_abs.call(input._keyset, input)
+        else:
+            result = _op_abs__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_abs_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -3013,7 +3151,14 @@ def _f_abs__0(input):
 _f_abs__sigs = (_ap.PySig('abs_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_abs__0_tail1 = None  # set by bind_tensor_class()
+
+
 def abs_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_abs_.call(input._keyset, input)
+        return result
     try:
         input, = _f_abs__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -3036,7 +3181,18 @@ def _f_absolute_0(input, *, out=None):
 _f_absolute_sigs = (_ap.PySig('absolute', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_absolute_0_tail1 = None  # set by bind_tensor_class()
+
+
 def absolute(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_absolute_0_tail1
+        if out is None:
+            result = _op_absolute.call(input._keyset, input)
+        else:
+            result = _op_absolute__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_absolute_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -3062,7 +3218,18 @@ def _f_acos_0(input, *, out=None):
 _f_acos_sigs = (_ap.PySig('acos', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_acos_0_tail1 = None  # set by bind_tensor_class()
+
+
 def acos(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_acos_0_tail1
+        if out is None:
+            result = _op_acos.call(input._keyset, input)
+        else:
+            result = _op_acos__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_acos_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -3087,7 +3254,14 @@ def _f_acos__0(input):
 _f_acos__sigs = (_ap.PySig('acos_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_acos__0_tail1 = None  # set by bind_tensor_class()
+
+
 def acos_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_acos_.call(input._keyset, input)
+        return result
     try:
         input, = _f_acos__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -3110,7 +3284,18 @@ def _f_acosh_0(input, *, out=None):
 _f_acosh_sigs = (_ap.PySig('acosh', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_acosh_0_tail1 = None  # set by bind_tensor_class()
+
+
 def acosh(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_acosh_0_tail1
+        if out is None:
+            result = _op_acosh.call(input._keyset, input)
+        else:
+            result = _op_acosh__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_acosh_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -3135,7 +3320,14 @@ def _f_acosh__0(input):
 _f_acosh__sigs = (_ap.PySig('acosh_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_acosh__0_tail1 = None  # set by bind_tensor_class()
+
+
 def acosh_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_acosh_.call(input._keyset, input)
+        return result
     try:
         input, = _f_acosh__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -3214,7 +3406,18 @@ def _f_add_d0(input, alpha, other, *, out=None):
 _f_add_sigs = (_ap.PySig('add', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('add', (('input', 'Tensor', None, False), ('alpha', 'Scalar', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True),)
 
 
+_f_add_0_tail2 = None  # set by bind_tensor_class()
+
+
 def add(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        alpha, out = _f_add_0_tail2
+        if out is None:
+            result = _op_add__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other, alpha)
+        else:
+            result = _op_add__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, alpha, out)
+        return result
     try:
         input, other, alpha, out = _f_add_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -3272,7 +3475,18 @@ def _f_addbmm_d1(beta, input, batch1, batch2, *, out=None):
 _f_addbmm_sigs = (_ap.PySig('addbmm', (('input', 'Tensor', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('addbmm', (('beta', 'Scalar', None, False), ('input', 'Tensor', None, False), ('alpha', 'Scalar', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True), _ap.PySig('addbmm', (('beta', 'Scalar', None, False), ('input', 'Tensor', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True),)
 
 
+_f_addbmm_0_tail3 = None  # set by bind_tensor_class()
+
+
 def addbmm(*args, **kwargs):
+    if not kwargs and len(args) == 3 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor):
+        input, batch1, batch2 = args
+        beta, alpha, out = _f_addbmm_0_tail3
+        if out is None:
+            result = _op_addbmm.call(input._keyset | batch1._keyset | batch2._keyset, input, batch1, batch2, beta, alpha)
+        else:
+            result = _op_addbmm__out.call(input._keyset | batch1._keyset | batch2._keyset | out._keyset, input, batch1, batch2, beta, alpha, out)
+        return result
     try:
         input, batch1, batch2, beta, alpha, out = _f_addbmm_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -3328,7 +3542,18 @@ def _f_addcdiv_d0(input, value, tensor1, tensor2, *, out=None):
 _f_addcdiv_sigs = (_ap.PySig('addcdiv', (('input', 'Tensor', None, False), ('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('value', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('addcdiv', (('input', 'Tensor', None, False), ('value', 'Scalar', None, False), ('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True),)
 
 
+_f_addcdiv_0_tail3 = None  # set by bind_tensor_class()
+
+
 def addcdiv(*args, **kwargs):
+    if not kwargs and len(args) == 3 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor):
+        input, tensor1, tensor2 = args
+        value, out = _f_addcdiv_0_tail3
+        if out is None:
+            result = _op_addcdiv.call(input._keyset | tensor1._keyset | tensor2._keyset, input, tensor1, tensor2, value)
+        else:
+            result = _op_addcdiv__out.call(input._keyset | tensor1._keyset | tensor2._keyset | out._keyset, input, tensor1, tensor2, value, out)
+        return result
     try:
         input, tensor1, tensor2, value, out = _f_addcdiv_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -3375,7 +3600,18 @@ def _f_addcmul_d0(input, value, tensor1, tensor2, *, out=None):
 _f_addcmul_sigs = (_ap.PySig('addcmul', (('input', 'Tensor', None, False), ('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('value', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('addcmul', (('input', 'Tensor', None, False), ('value', 'Scalar', None, False), ('tensor1', 'Tensor', None, False), ('tensor2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True),)
 
 
+_f_addcmul_0_tail3 = None  # set by bind_tensor_class()
+
+
 def addcmul(*args, **kwargs):
+    if not kwargs and len(args) == 3 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor):
+        input, tensor1, tensor2 = args
+        value, out = _f_addcmul_0_tail3
+        if out is None:
+            result = _op_addcmul.call(input._keyset | tensor1._keyset | tensor2._keyset, input, tensor1, tensor2, value)
+        else:
+            result = _op_addcmul__out.call(input._keyset | tensor1._keyset | tensor2._keyset | out._keyset, input, tensor1, tensor2, value, out)
+        return result
     try:
         input, tensor1, tensor2, value, out = _f_addcmul_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -3433,7 +3669,18 @@ def _f_addmm_d1(beta, input, mat1, mat2, *, out=None):
 _f_addmm_sigs = (_ap.PySig('addmm', (('input', 'Tensor', None, False), ('mat1', 'Tensor', None, False), ('mat2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('addmm', (('beta', 'Scalar', None, False), ('input', 'Tensor', None, False), ('alpha', 'Scalar', None, False), ('mat1', 'Tensor', None, False), ('mat2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True), _ap.PySig('addmm', (('beta', 'Scalar', None, False), ('input', 'Tensor', None, False), ('mat1', 'Tensor', None, False), ('mat2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True),)
 
 
+_f_addmm_0_tail3 = None  # set by bind_tensor_class()
+
+
 def addmm(*args, **kwargs):
+    if not kwargs and len(args) == 3 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor):
+        input, mat1, mat2 = args
+        beta, alpha, out = _f_addmm_0_tail3
+        if out is None:
+            result = _op_addmm.call(input._keyset | mat1._keyset | mat2._keyset, input, mat1, mat2, beta, alpha)
+        else:
+            result = _op_addmm__out.call(input._keyset | mat1._keyset | mat2._keyset | out._keyset, input, mat1, mat2, beta, alpha, out)
+        return result
     try:
         input, mat1, mat2, beta, alpha, out = _f_addmm_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -3500,7 +3747,18 @@ def _f_addmv_d1(beta, input, mat, vec, *, out=None):
 _f_addmv_sigs = (_ap.PySig('addmv', (('input', 'Tensor', None, False), ('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('addmv', (('beta', 'Scalar', None, False), ('input', 'Tensor', None, False), ('alpha', 'Scalar', None, False), ('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True), _ap.PySig('addmv', (('beta', 'Scalar', None, False), ('input', 'Tensor', None, False), ('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True),)
 
 
+_f_addmv_0_tail3 = None  # set by bind_tensor_class()
+
+
 def addmv(*args, **kwargs):
+    if not kwargs and len(args) == 3 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor):
+        input, mat, vec = args
+        beta, alpha, out = _f_addmv_0_tail3
+        if out is None:
+            result = _op_addmv.call(input._keyset | mat._keyset | vec._keyset, input, mat, vec, beta, alpha)
+        else:
+            result = _op_addmv__out.call(input._keyset | mat._keyset | vec._keyset | out._keyset, input, mat, vec, beta, alpha, out)
+        return result
     try:
         input, mat, vec, beta, alpha, out = _f_addmv_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -3564,7 +3822,15 @@ def _f_addmv__d1(beta, input, mat, vec):
 _f_addmv__sigs = (_ap.PySig('addmv_', (('input', 'Tensor', None, False), ('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True)), False, False), _ap.PySig('addmv_', (('beta', 'Scalar', None, False), ('input', 'Tensor', None, False), ('alpha', 'Scalar', None, False), ('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False)), False, False, hidden=True), _ap.PySig('addmv_', (('beta', 'Scalar', None, False), ('input', 'Tensor', None, False), ('mat', 'Tensor', None, False), ('vec', 'Tensor', None, False)), False, False, hidden=True),)
 
 
+_f_addmv__0_tail3 = None  # set by bind_tensor_class()
+
+
 def addmv_(*args, **kwargs):
+    if not kwargs and len(args) == 3 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor):
+        input, mat, vec = args
+        beta, alpha = _f_addmv__0_tail3
+        result = _op_addmv_.call(input._keyset | mat._keyset | vec._keyset, input, mat, vec, beta, alpha)
+        return result
     try:
         input, mat, vec, beta, alpha = _f_addmv__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -3624,7 +3890,18 @@ def _f_addr_d1(beta, input, vec1, vec2, *, out=None):
 _f_addr_sigs = (_ap.PySig('addr', (('input', 'Tensor', None, False), ('vec1', 'Tensor', None, False), ('vec2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('addr', (('beta', 'Scalar', None, False), ('input', 'Tensor', None, False), ('alpha', 'Scalar', None, False), ('vec1', 'Tensor', None, False), ('vec2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True), _ap.PySig('addr', (('beta', 'Scalar', None, False), ('input', 'Tensor', None, False), ('vec1', 'Tensor', None, False), ('vec2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True),)
 
 
+_f_addr_0_tail3 = None  # set by bind_tensor_class()
+
+
 def addr(*args, **kwargs):
+    if not kwargs and len(args) == 3 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor):
+        input, vec1, vec2 = args
+        beta, alpha, out = _f_addr_0_tail3
+        if out is None:
+            result = _op_addr.call(input._keyset | vec1._keyset | vec2._keyset, input, vec1, vec2, beta, alpha)
+        else:
+            result = _op_addr__out.call(input._keyset | vec1._keyset | vec2._keyset | out._keyset, input, vec1, vec2, beta, alpha, out)
+        return result
     try:
         input, vec1, vec2, beta, alpha, out = _f_addr_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -3667,7 +3944,14 @@ def _f_adjoint_0(input):
 _f_adjoint_sigs = (_ap.PySig('adjoint', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_adjoint_0_tail1 = None  # set by bind_tensor_class()
+
+
 def adjoint(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_adjoint.call(input._keyset, input)
+        return result
     try:
         input, = _f_adjoint_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -3737,7 +4021,14 @@ def _f_alias_0(input):
 _f_alias_sigs = (_ap.PySig('alias', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_alias_0_tail1 = None  # set by bind_tensor_class()
+
+
 def alias(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_alias.call(input._keyset, input)
+        return result
     try:
         input, = _f_alias_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -3760,7 +4051,18 @@ def _f_alias_copy_0(input, *, out=None):
 _f_alias_copy_sigs = (_ap.PySig('alias_copy', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_alias_copy_0_tail1 = None  # set by bind_tensor_class()
+
+
 def alias_copy(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_alias_copy_0_tail1
+        if out is None:
+            result = _op_alias_copy.call(input._keyset, input)
+        else:
+            result = _op_alias_copy__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_alias_copy_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -3802,7 +4104,18 @@ def _f_all_2(input, dim=None, keepdim=False, *, out=None):
 _f_all_sigs = (_ap.PySig('all', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('all', (('input', 'Tensor', None, False), ('dim', 'int[]?', 'None', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('all', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_all_0_tail1 = None  # set by bind_tensor_class()
+
+
 def all(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_all_0_tail1
+        if out is None:
+            result = _op_all.call(input._keyset, input)
+        else:
+            result = _op_all__all_out.call(input._keyset | out._keyset, input, out)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, out = _f_all_0(*args, **kwargs)
@@ -3854,7 +4167,15 @@ def _f_allclose_0(input, other, rtol=1.0000000000000001e-05, atol=1e-08, equal_n
 _f_allclose_sigs = (_ap.PySig('allclose', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('rtol', 'float', '1.0000000000000001e-05', False), ('atol', 'float', '1e-08', False), ('equal_nan', 'bool', 'False', False)), False, False),)
 
 
+_f_allclose_0_tail2 = None  # set by bind_tensor_class()
+
+
 def allclose(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        rtol, atol, equal_nan = _f_allclose_0_tail2
+        result = _op_allclose.call(input._keyset | other._keyset, input, other, rtol, atol, equal_nan)
+        return result
     try:
         input, other, rtol, atol, equal_nan = _f_allclose_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -3927,7 +4248,18 @@ def _f_amax_0(input, dim=(), keepdim=False, *, out=None):
 _f_amax_sigs = (_ap.PySig('amax', (('input', 'Tensor', None, False), ('dim', 'int[1]', '[]', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_amax_0_tail1 = None  # set by bind_tensor_class()
+
+
 def amax(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        dim, keepdim, out = _f_amax_0_tail1
+        if out is None:
+            result = _op_amax.call(input._keyset, input, dim, keepdim)
+        else:
+            result = _op_amax__out.call(input._keyset | out._keyset, input, dim, keepdim, out)
+        return result
     try:
         input, dim, keepdim, out = _f_amax_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -3955,7 +4287,18 @@ def _f_amin_0(input, dim=(), keepdim=False, *, out=None):
 _f_amin_sigs = (_ap.PySig('amin', (('input', 'Tensor', None, False), ('dim', 'int[1]', '[]', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_amin_0_tail1 = None  # set by bind_tensor_class()
+
+
 def amin(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        dim, keepdim, out = _f_amin_0_tail1
+        if out is None:
+            result = _op_amin.call(input._keyset, input, dim, keepdim)
+        else:
+            result = _op_amin__out.call(input._keyset | out._keyset, input, dim, keepdim, out)
+        return result
     try:
         input, dim, keepdim, out = _f_amin_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -3983,7 +4326,18 @@ def _f_aminmax_0(input, *, dim=None, keepdim=False, out=None):
 _f_aminmax_sigs = (_ap.PySig('aminmax', (('input', 'Tensor', None, False), ('dim', 'int?', 'None', True), ('keepdim', 'bool', 'False', True), ('out', 'Tensor[2]', 'None', True)), False, False),)
 
 
+_f_aminmax_0_tail1 = None  # set by bind_tensor_class()
+
+
 def aminmax(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        dim, keepdim, out = _f_aminmax_0_tail1
+        if out is None:
+            result = _rt_aminmax(_op_aminmax.call(input._keyset, input, dim, keepdim))
+        else:
+            result = _rt_aminmax_out(_op_aminmax__out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, dim, keepdim, out[0], out[1]))
+        return result
     try:
         input, dim, keepdim, out = _f_aminmax_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4009,7 +4363,18 @@ def _f_angle_0(input, *, out=None):
 _f_angle_sigs = (_ap.PySig('angle', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_angle_0_tail1 = None  # set by bind_tensor_class()
+
+
 def angle(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_angle_0_tail1
+        if out is None:
+            result = _op_angle.call(input._keyset, input)
+        else:
+            result = _op_angle__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_angle_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4051,7 +4416,18 @@ def _f_any_2(input, dim=None, keepdim=False, *, out=None):
 _f_any_sigs = (_ap.PySig('any', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('any', (('input', 'Tensor', None, False), ('dim', 'int[]?', 'None', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('any', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_any_0_tail1 = None  # set by bind_tensor_class()
+
+
 def any(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_any_0_tail1
+        if out is None:
+            result = _op_any.call(input._keyset, input)
+        else:
+            result = _op_any__all_out.call(input._keyset | out._keyset, input, out)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, out = _f_any_0(*args, **kwargs)
@@ -4183,7 +4559,18 @@ def _f_arccos_0(input, *, out=None):
 _f_arccos_sigs = (_ap.PySig('arccos', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_arccos_0_tail1 = None  # set by bind_tensor_class()
+
+
 def arccos(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_arccos_0_tail1
+        if out is None:
+            result = _op_arccos.call(input._keyset, input)
+        else:
+            result = _op_arccos__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_arccos_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4208,7 +4595,14 @@ def _f_arccos__0(input):
 _f_arccos__sigs = (_ap.PySig('arccos_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_arccos__0_tail1 = None  # set by bind_tensor_class()
+
+
 def arccos_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_arccos_.call(input._keyset, input)
+        return result
     try:
         input, = _f_arccos__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4231,7 +4625,18 @@ def _f_arccosh_0(input, *, out=None):
 _f_arccosh_sigs = (_ap.PySig('arccosh', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_arccosh_0_tail1 = None  # set by bind_tensor_class()
+
+
 def arccosh(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_arccosh_0_tail1
+        if out is None:
+            result = _op_arccosh.call(input._keyset, input)
+        else:
+            result = _op_arccosh__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_arccosh_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4256,7 +4661,14 @@ def _f_arccosh__0(input):
 _f_arccosh__sigs = (_ap.PySig('arccosh_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_arccosh__0_tail1 = None  # set by bind_tensor_class()
+
+
 def arccosh_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_arccosh_.call(input._keyset, input)
+        return result
     try:
         input, = _f_arccosh__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4279,7 +4691,18 @@ def _f_arcsin_0(input, *, out=None):
 _f_arcsin_sigs = (_ap.PySig('arcsin', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_arcsin_0_tail1 = None  # set by bind_tensor_class()
+
+
 def arcsin(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_arcsin_0_tail1
+        if out is None:
+            result = _op_arcsin.call(input._keyset, input)
+        else:
+            result = _op_arcsin__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_arcsin_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4304,7 +4727,14 @@ def _f_arcsin__0(input):
 _f_arcsin__sigs = (_ap.PySig('arcsin_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_arcsin__0_tail1 = None  # set by bind_tensor_class()
+
+
 def arcsin_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_arcsin_.call(input._keyset, input)
+        return result
     try:
         input, = _f_arcsin__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4327,7 +4757,18 @@ def _f_arcsinh_0(input, *, out=None):
 _f_arcsinh_sigs = (_ap.PySig('arcsinh', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_arcsinh_0_tail1 = None  # set by bind_tensor_class()
+
+
 def arcsinh(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_arcsinh_0_tail1
+        if out is None:
+            result = _op_arcsinh.call(input._keyset, input)
+        else:
+            result = _op_arcsinh__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_arcsinh_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4352,7 +4793,14 @@ def _f_arcsinh__0(input):
 _f_arcsinh__sigs = (_ap.PySig('arcsinh_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_arcsinh__0_tail1 = None  # set by bind_tensor_class()
+
+
 def arcsinh_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_arcsinh_.call(input._keyset, input)
+        return result
     try:
         input, = _f_arcsinh__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4375,7 +4823,18 @@ def _f_arctan_0(input, *, out=None):
 _f_arctan_sigs = (_ap.PySig('arctan', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_arctan_0_tail1 = None  # set by bind_tensor_class()
+
+
 def arctan(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_arctan_0_tail1
+        if out is None:
+            result = _op_arctan.call(input._keyset, input)
+        else:
+            result = _op_arctan__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_arctan_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4402,7 +4861,18 @@ def _f_arctan2_0(input, other, *, out=None):
 _f_arctan2_sigs = (_ap.PySig('arctan2', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_arctan2_0_tail2 = None  # set by bind_tensor_class()
+
+
 def arctan2(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_arctan2_0_tail2
+        if out is None:
+            result = _op_arctan2.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_arctan2__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     try:
         input, other, out = _f_arctan2_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4427,7 +4897,14 @@ def _f_arctan__0(input):
 _f_arctan__sigs = (_ap.PySig('arctan_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_arctan__0_tail1 = None  # set by bind_tensor_class()
+
+
 def arctan_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_arctan_.call(input._keyset, input)
+        return result
     try:
         input, = _f_arctan__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4450,7 +4927,18 @@ def _f_arctanh_0(input, *, out=None):
 _f_arctanh_sigs = (_ap.PySig('arctanh', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_arctanh_0_tail1 = None  # set by bind_tensor_class()
+
+
 def arctanh(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_arctanh_0_tail1
+        if out is None:
+            result = _op_arctanh.call(input._keyset, input)
+        else:
+            result = _op_arctanh__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_arctanh_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4475,7 +4963,14 @@ def _f_arctanh__0(input):
 _f_arctanh__sigs = (_ap.PySig('arctanh_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_arctanh__0_tail1 = None  # set by bind_tensor_class()
+
+
 def arctanh_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_arctanh_.call(input._keyset, input)
+        return result
     try:
         input, = _f_arctanh__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4500,7 +4995,18 @@ def _f_argmax_0(input, dim=None, keepdim=False, *, out=None):
 _f_argmax_sigs = (_ap.PySig('argmax', (('input', 'Tensor', None, False), ('dim', 'int?', 'None', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_argmax_0_tail1 = None  # set by bind_tensor_class()
+
+
 def argmax(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        dim, keepdim, out = _f_argmax_0_tail1
+        if out is None:
+            result = _op_argmax.call(input._keyset, input, dim, keepdim)
+        else:
+            result = _op_argmax__out.call(input._keyset | out._keyset, input, dim, keepdim, out)
+        return result
     try:
         input, dim, keepdim, out = _f_argmax_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4528,7 +5034,18 @@ def _f_argmin_0(input, dim=None, keepdim=False, *, out=None):
 _f_argmin_sigs = (_ap.PySig('argmin', (('input', 'Tensor', None, False), ('dim', 'int?', 'None', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_argmin_0_tail1 = None  # set by bind_tensor_class()
+
+
 def argmin(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        dim, keepdim, out = _f_argmin_0_tail1
+        if out is None:
+            result = _op_argmin.call(input._keyset, input, dim, keepdim)
+        else:
+            result = _op_argmin__out.call(input._keyset | out._keyset, input, dim, keepdim, out)
+        return result
     try:
         input, dim, keepdim, out = _f_argmin_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4564,7 +5081,15 @@ def _f_argsort_1(input, dim=-1, descending=False):
 _f_argsort_sigs = (_ap.PySig('argsort', (('input', 'Tensor', None, False), ('stable', 'bool', None, True), ('dim', 'int', '-1', True), ('descending', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('argsort', (('input', 'Tensor', None, False), ('dim', 'int', '-1', False), ('descending', 'bool', 'False', False)), False, False),)
 
 
+_f_argsort_1_tail1 = None  # set by bind_tensor_class()
+
+
 def argsort(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        dim, descending = _f_argsort_1_tail1
+        result = _op_argsort.call(input._keyset, input, dim, descending)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, stable, dim, descending, out = _f_argsort_0(*args, **kwargs)
@@ -4598,7 +5123,14 @@ def _f_argwhere_0(input):
 _f_argwhere_sigs = (_ap.PySig('argwhere', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_argwhere_0_tail1 = None  # set by bind_tensor_class()
+
+
 def argwhere(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_argwhere.call(input._keyset, input)
+        return result
     try:
         input, = _f_argwhere_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4726,7 +5258,18 @@ def _f_asin_0(input, *, out=None):
 _f_asin_sigs = (_ap.PySig('asin', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_asin_0_tail1 = None  # set by bind_tensor_class()
+
+
 def asin(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_asin_0_tail1
+        if out is None:
+            result = _op_asin.call(input._keyset, input)
+        else:
+            result = _op_asin__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_asin_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4751,7 +5294,14 @@ def _f_asin__0(input):
 _f_asin__sigs = (_ap.PySig('asin_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_asin__0_tail1 = None  # set by bind_tensor_class()
+
+
 def asin_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_asin_.call(input._keyset, input)
+        return result
     try:
         input, = _f_asin__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4774,7 +5324,18 @@ def _f_asinh_0(input, *, out=None):
 _f_asinh_sigs = (_ap.PySig('asinh', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_asinh_0_tail1 = None  # set by bind_tensor_class()
+
+
 def asinh(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_asinh_0_tail1
+        if out is None:
+            result = _op_asinh.call(input._keyset, input)
+        else:
+            result = _op_asinh__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_asinh_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4799,7 +5360,14 @@ def _f_asinh__0(input):
 _f_asinh__sigs = (_ap.PySig('asinh_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_asinh__0_tail1 = None  # set by bind_tensor_class()
+
+
 def asinh_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_asinh_.call(input._keyset, input)
+        return result
     try:
         input, = _f_asinh__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4822,7 +5390,18 @@ def _f_atan_0(input, *, out=None):
 _f_atan_sigs = (_ap.PySig('atan', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_atan_0_tail1 = None  # set by bind_tensor_class()
+
+
 def atan(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_atan_0_tail1
+        if out is None:
+            result = _op_atan.call(input._keyset, input)
+        else:
+            result = _op_atan__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_atan_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4849,7 +5428,18 @@ def _f_atan2_0(input, other, *, out=None):
 _f_atan2_sigs = (_ap.PySig('atan2', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_atan2_0_tail2 = None  # set by bind_tensor_class()
+
+
 def atan2(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_atan2_0_tail2
+        if out is None:
+            result = _op_atan2.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_atan2__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     try:
         input, other, out = _f_atan2_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4874,7 +5464,14 @@ def _f_atan__0(input):
 _f_atan__sigs = (_ap.PySig('atan_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_atan__0_tail1 = None  # set by bind_tensor_class()
+
+
 def atan_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_atan_.call(input._keyset, input)
+        return result
     try:
         input, = _f_atan__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4897,7 +5494,18 @@ def _f_atanh_0(input, *, out=None):
 _f_atanh_sigs = (_ap.PySig('atanh', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_atanh_0_tail1 = None  # set by bind_tensor_class()
+
+
 def atanh(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_atanh_0_tail1
+        if out is None:
+            result = _op_atanh.call(input._keyset, input)
+        else:
+            result = _op_atanh__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_atanh_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4922,7 +5530,14 @@ def _f_atanh__0(input):
 _f_atanh__sigs = (_ap.PySig('atanh_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_atanh__0_tail1 = None  # set by bind_tensor_class()
+
+
 def atanh_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_atanh_.call(input._keyset, input)
+        return result
     try:
         input, = _f_atanh__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -4949,7 +5564,14 @@ def _f_atleast_1d_1(tensors):
 _f_atleast_1d_sigs = (_ap.PySig('atleast_1d', (('input', 'Tensor', None, False),), False, False), _ap.PySig('atleast_1d', (('tensors', 'Tensor[]', None, False),), False, False),)
 
 
+_f_atleast_1d_0_tail1 = None  # set by bind_tensor_class()
+
+
 def atleast_1d(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_atleast_1d.call(input._keyset, input)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, = _f_atleast_1d_0(*args, **kwargs)
@@ -4985,7 +5607,14 @@ def _f_atleast_2d_1(tensors):
 _f_atleast_2d_sigs = (_ap.PySig('atleast_2d', (('input', 'Tensor', None, False),), False, False), _ap.PySig('atleast_2d', (('tensors', 'Tensor[]', None, False),), False, False),)
 
 
+_f_atleast_2d_0_tail1 = None  # set by bind_tensor_class()
+
+
 def atleast_2d(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_atleast_2d.call(input._keyset, input)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, = _f_atleast_2d_0(*args, **kwargs)
@@ -5021,7 +5650,14 @@ def _f_atleast_3d_1(tensors):
 _f_atleast_3d_sigs = (_ap.PySig('atleast_3d', (('input', 'Tensor', None, False),), False, False), _ap.PySig('atleast_3d', (('tensors', 'Tensor[]', None, False),), False, False),)
 
 
+_f_atleast_3d_0_tail1 = None  # set by bind_tensor_class()
+
+
 def atleast_3d(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_atleast_3d.call(input._keyset, input)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, = _f_atleast_3d_0(*args, **kwargs)
@@ -5103,7 +5739,18 @@ def _f_baddbmm_d1(beta, input, batch1, batch2, *, out=None):
 _f_baddbmm_sigs = (_ap.PySig('baddbmm', (('input', 'Tensor', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('beta', 'Scalar', '1', True), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('baddbmm', (('beta', 'Scalar', None, False), ('input', 'Tensor', None, False), ('alpha', 'Scalar', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True), _ap.PySig('baddbmm', (('beta', 'Scalar', None, False), ('input', 'Tensor', None, False), ('batch1', 'Tensor', None, False), ('batch2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True),)
 
 
+_f_baddbmm_0_tail3 = None  # set by bind_tensor_class()
+
+
 def baddbmm(*args, **kwargs):
+    if not kwargs and len(args) == 3 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor):
+        input, batch1, batch2 = args
+        beta, alpha, out = _f_baddbmm_0_tail3
+        if out is None:
+            result = _op_baddbmm.call(input._keyset | batch1._keyset | batch2._keyset, input, batch1, batch2, beta, alpha)
+        else:
+            result = _op_baddbmm__out.call(input._keyset | batch1._keyset | batch2._keyset | out._keyset, input, batch1, batch2, beta, alpha, out)
+        return result
     try:
         input, batch1, batch2, beta, alpha, out = _f_baddbmm_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -5236,7 +5883,18 @@ def _f_bernoulli_1(input, p, *, generator=None):
 _f_bernoulli_sigs = (_ap.PySig('bernoulli', (('input', 'Tensor', None, False), ('generator', 'Generator?', 'None', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('bernoulli', (('input', 'Tensor', None, False), ('p', 'float', None, False), ('generator', 'Generator?', 'None', True)), False, False),)
 
 
+_f_bernoulli_0_tail1 = None  # set by bind_tensor_class()
+
+
 def bernoulli(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        generator, out = _f_bernoulli_0_tail1
+        if out is None:
+            result = _op_bernoulli.call(input._keyset, input, generator)
+        else:
+            result = _op_bernoulli__out.call(input._keyset | out._keyset, input, generator, out)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, generator, out = _f_bernoulli_0(*args, **kwargs)
@@ -5273,7 +5931,15 @@ def _f_bilinear_0(input1, input2, weight, bias=None):
 _f_bilinear_sigs = (_ap.PySig('bilinear', (('input1', 'Tensor', None, False), ('input2', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('bias', 'Tensor?', 'None', False)), False, False),)
 
 
+_f_bilinear_0_tail3 = None  # set by bind_tensor_class()
+
+
 def bilinear(*args, **kwargs):
+    if not kwargs and len(args) == 3 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor):
+        input1, input2, weight = args
+        bias, = _f_bilinear_0_tail3
+        result = _op_bilinear.call(input1._keyset | input2._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input1, input2, weight, bias)
+        return result
     try:
         input1, input2, weight, bias = _f_bilinear_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -5299,7 +5965,15 @@ def _f_binary_cross_entropy_with_logits_0(input, target, weight=None, pos_weight
 _f_binary_cross_entropy_with_logits_sigs = (_ap.PySig('binary_cross_entropy_with_logits', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('weight', 'Tensor?', 'None', False), ('pos_weight', 'Tensor?', 'None', False), ('reduction', 'int', 'Mean', False)), False, False),)
 
 
+_f_binary_cross_entropy_with_logits_0_tail2 = None  # set by bind_tensor_class()
+
+
 def binary_cross_entropy_with_logits(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, target = args
+        weight, pos_weight, reduction = _f_binary_cross_entropy_with_logits_0_tail2
+        result = _op_binary_cross_entropy_with_logits.call(input._keyset | target._keyset | (weight._keyset if weight is not None else 0) | (pos_weight._keyset if pos_weight is not None else 0), input, target, weight, pos_weight, reduction)
+        return result
     try:
         input, target, weight, pos_weight, reduction = _f_binary_cross_entropy_with_logits_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -5323,7 +5997,15 @@ def _f_bincount_0(input, weights=None, minlength=0):
 _f_bincount_sigs = (_ap.PySig('bincount', (('input', 'Tensor', None, False), ('weights', 'Tensor?', 'None', False), ('minlength', 'SymInt', '0', False)), False, False),)
 
 
+_f_bincount_0_tail1 = None  # set by bind_tensor_class()
+
+
 def bincount(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        weights, minlength = _f_bincount_0_tail1
+        result = _op_bincount.call(input._keyset | (weights._keyset if weights is not None else 0), input, weights, minlength)
+        return result
     try:
         input, weights, minlength = _f_bincount_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -5360,7 +6042,18 @@ def _f_bitwise_and_2(input, other, *, out=None):
 _f_bitwise_and_sigs = (_ap.PySig('bitwise_and', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('bitwise_and', (('self', 'Scalar', None, False), ('other', 'Tensor', None, False)), False, False), _ap.PySig('bitwise_and', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_bitwise_and_0_tail2 = None  # set by bind_tensor_class()
+
+
 def bitwise_and(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_bitwise_and_0_tail2
+        if out is None:
+            result = _op_bitwise_and__Tensor.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_bitwise_and__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_bitwise_and_0(*args, **kwargs)
@@ -5420,7 +6113,18 @@ def _f_bitwise_left_shift_2(input, other, *, out=None):
 _f_bitwise_left_shift_sigs = (_ap.PySig('bitwise_left_shift', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('bitwise_left_shift', (('self', 'Scalar', None, False), ('other', 'Tensor', None, False)), False, False), _ap.PySig('bitwise_left_shift', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_bitwise_left_shift_0_tail2 = None  # set by bind_tensor_class()
+
+
 def bitwise_left_shift(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_bitwise_left_shift_0_tail2
+        if out is None:
+            result = _op_bitwise_left_shift__Tensor.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_bitwise_left_shift__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_bitwise_left_shift_0(*args, **kwargs)
@@ -5466,7 +6170,18 @@ def _f_bitwise_not_0(input, *, out=None):
 _f_bitwise_not_sigs = (_ap.PySig('bitwise_not', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_bitwise_not_0_tail1 = None  # set by bind_tensor_class()
+
+
 def bitwise_not(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_bitwise_not_0_tail1
+        if out is None:
+            result = _op_bitwise_not.call(input._keyset, input)
+        else:
+            result = _op_bitwise_not__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_bitwise_not_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -5506,7 +6221,18 @@ def _f_bitwise_or_2(input, other, *, out=None):
 _f_bitwise_or_sigs = (_ap.PySig('bitwise_or', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('bitwise_or', (('self', 'Scalar', None, False), ('other', 'Tensor', None, False)), False, False), _ap.PySig('bitwise_or', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_bitwise_or_0_tail2 = None  # set by bind_tensor_class()
+
+
 def bitwise_or(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_bitwise_or_0_tail2
+        if out is None:
+            result = _op_bitwise_or__Tensor.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_bitwise_or__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_bitwise_or_0(*args, **kwargs)
@@ -5566,7 +6292,18 @@ def _f_bitwise_right_shift_2(input, other, *, out=None):
 _f_bitwise_right_shift_sigs = (_ap.PySig('bitwise_right_shift', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('bitwise_right_shift', (('self', 'Scalar', None, False), ('other', 'Tensor', None, False)), False, False), _ap.PySig('bitwise_right_shift', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_bitwise_right_shift_0_tail2 = None  # set by bind_tensor_class()
+
+
 def bitwise_right_shift(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_bitwise_right_shift_0_tail2
+        if out is None:
+            result = _op_bitwise_right_shift__Tensor.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_bitwise_right_shift__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_bitwise_right_shift_0(*args, **kwargs)
@@ -5626,7 +6363,18 @@ def _f_bitwise_xor_2(input, other, *, out=None):
 _f_bitwise_xor_sigs = (_ap.PySig('bitwise_xor', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('bitwise_xor', (('self', 'Scalar', None, False), ('other', 'Tensor', None, False)), False, False), _ap.PySig('bitwise_xor', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_bitwise_xor_0_tail2 = None  # set by bind_tensor_class()
+
+
 def bitwise_xor(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_bitwise_xor_0_tail2
+        if out is None:
+            result = _op_bitwise_xor__Tensor.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_bitwise_xor__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_bitwise_xor_0(*args, **kwargs)
@@ -5746,7 +6494,18 @@ def _f_bmm_0(input, mat2, *, out=None):
 _f_bmm_sigs = (_ap.PySig('bmm', (('input', 'Tensor', None, False), ('mat2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_bmm_0_tail2 = None  # set by bind_tensor_class()
+
+
 def bmm(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, mat2 = args
+        out, = _f_bmm_0_tail2
+        if out is None:
+            result = _op_bmm.call(input._keyset | mat2._keyset, input, mat2)
+        else:
+            result = _op_bmm__out.call(input._keyset | mat2._keyset | out._keyset, input, mat2, out)
+        return result
     try:
         input, mat2, out = _f_bmm_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -5828,7 +6587,18 @@ def _f_bucketize_1(self, boundaries, *, out_int32=False, right=False):
 _f_bucketize_sigs = (_ap.PySig('bucketize', (('input', 'Tensor', None, False), ('boundaries', 'Tensor', None, False), ('out_int32', 'bool', 'False', True), ('right', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('bucketize', (('self', 'Scalar', None, False), ('boundaries', 'Tensor', None, False), ('out_int32', 'bool', 'False', True), ('right', 'bool', 'False', True)), False, False),)
 
 
+_f_bucketize_0_tail2 = None  # set by bind_tensor_class()
+
+
 def bucketize(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, boundaries = args
+        out_int32, right, out = _f_bucketize_0_tail2
+        if out is None:
+            result = _op_bucketize__Tensor.call(input._keyset | boundaries._keyset, input, boundaries, out_int32, right)
+        else:
+            result = _op_bucketize__Tensor_out.call(input._keyset | boundaries._keyset | out._keyset, input, boundaries, out_int32, right, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, boundaries, out_int32, right, out = _f_bucketize_0(*args, **kwargs)
@@ -5914,7 +6684,15 @@ def _f_cdist_0(x1, x2, p=2, compute_mode=None):
 _f_cdist_sigs = (_ap.PySig('cdist', (('x1', 'Tensor', None, False), ('x2', 'Tensor', None, False), ('p', 'float', '2', False), ('compute_mode', 'int?', 'None', False)), False, False),)
 
 
+_f_cdist_0_tail2 = None  # set by bind_tensor_class()
+
+
 def cdist(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        x1, x2 = args
+        p, compute_mode = _f_cdist_0_tail2
+        result = _op_cdist.call(x1._keyset | x2._keyset, x1, x2, p, compute_mode)
+        return result
     try:
         x1, x2, p, compute_mode = _f_cdist_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -5937,7 +6715,18 @@ def _f_ceil_0(input, *, out=None):
 _f_ceil_sigs = (_ap.PySig('ceil', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_ceil_0_tail1 = None  # set by bind_tensor_class()
+
+
 def ceil(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_ceil_0_tail1
+        if out is None:
+            result = _op_ceil.call(input._keyset, input)
+        else:
+            result = _op_ceil__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_ceil_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -5962,7 +6751,14 @@ def _f_ceil__0(input):
 _f_ceil__sigs = (_ap.PySig('ceil_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_ceil__0_tail1 = None  # set by bind_tensor_class()
+
+
 def ceil_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_ceil_.call(input._keyset, input)
+        return result
     try:
         input, = _f_ceil__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -5985,7 +6781,15 @@ def _f_celu_0(input, alpha=1.0):
 _f_celu_sigs = (_ap.PySig('celu', (('input', 'Tensor', None, False), ('alpha', 'Scalar', '1.0', False)), False, False),)
 
 
+_f_celu_0_tail1 = None  # set by bind_tensor_class()
+
+
 def celu(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        alpha, = _f_celu_0_tail1
+        result = _op_celu.call(input._keyset, input, alpha)
+        return result
     try:
         input, alpha = _f_celu_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -6008,7 +6812,15 @@ def _f_celu__0(input, alpha=1.0):
 _f_celu__sigs = (_ap.PySig('celu_', (('input', 'Tensor', None, False), ('alpha', 'Scalar', '1.0', False)), False, False),)
 
 
+_f_celu__0_tail1 = None  # set by bind_tensor_class()
+
+
 def celu_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        alpha, = _f_celu__0_tail1
+        result = _op_celu_.call(input._keyset, input, alpha)
+        return result
     try:
         input, alpha = _f_celu__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -6081,7 +6893,18 @@ def _f_cholesky_0(input, upper=False, *, out=None):
 _f_cholesky_sigs = (_ap.PySig('cholesky', (('input', 'Tensor', None, False), ('upper', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_cholesky_0_tail1 = None  # set by bind_tensor_class()
+
+
 def cholesky(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        upper, out = _f_cholesky_0_tail1
+        if out is None:
+            result = _op_cholesky.call(input._keyset, input, upper)
+        else:
+            result = _op_cholesky__out.call(input._keyset | out._keyset, input, upper, out)
+        return result
     try:
         input, upper, out = _f_cholesky_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -6108,7 +6931,18 @@ def _f_cholesky_inverse_0(input, upper=False, *, out=None):
 _f_cholesky_inverse_sigs = (_ap.PySig('cholesky_inverse', (('input', 'Tensor', None, False), ('upper', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_cholesky_inverse_0_tail1 = None  # set by bind_tensor_class()
+
+
 def cholesky_inverse(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        upper, out = _f_cholesky_inverse_0_tail1
+        if out is None:
+            result = _op_cholesky_inverse.call(input._keyset, input, upper)
+        else:
+            result = _op_cholesky_inverse__out.call(input._keyset | out._keyset, input, upper, out)
+        return result
     try:
         input, upper, out = _f_cholesky_inverse_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -6136,7 +6970,18 @@ def _f_cholesky_solve_0(input, input2, upper=False, *, out=None):
 _f_cholesky_solve_sigs = (_ap.PySig('cholesky_solve', (('input', 'Tensor', None, False), ('input2', 'Tensor', None, False), ('upper', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_cholesky_solve_0_tail2 = None  # set by bind_tensor_class()
+
+
 def cholesky_solve(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, input2 = args
+        upper, out = _f_cholesky_solve_0_tail2
+        if out is None:
+            result = _op_cholesky_solve.call(input._keyset | input2._keyset, input, input2, upper)
+        else:
+            result = _op_cholesky_solve__out.call(input._keyset | input2._keyset | out._keyset, input, input2, upper, out)
+        return result
     try:
         input, input2, upper, out = _f_cholesky_solve_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -6196,7 +7041,18 @@ def _f_clamp_1(input, min=None, max=None, *, out=None):
 _f_clamp_sigs = (_ap.PySig('clamp', (('input', 'Tensor', None, False), ('min', 'Tensor?', 'None', False), ('max', 'Tensor?', 'None', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('clamp', (('input', 'Tensor', None, False), ('min', 'Scalar?', 'None', False), ('max', 'Scalar?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_clamp_0_tail1 = None  # set by bind_tensor_class()
+
+
 def clamp(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        min, max, out = _f_clamp_0_tail1
+        if out is None:
+            result = _op_clamp__Tensor.call(input._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0), input, min, max)
+        else:
+            result = _op_clamp__Tensor_out.call(input._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0) | out._keyset, input, min, max, out)
+        return result
     if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, min, max, out = _f_clamp_0(*args, **kwargs)
@@ -6242,7 +7098,15 @@ def _f_clamp__1(input, min=None, max=None):
 _f_clamp__sigs = (_ap.PySig('clamp_', (('input', 'Tensor', None, False), ('min', 'Tensor?', 'None', False), ('max', 'Tensor?', 'None', False)), False, False), _ap.PySig('clamp_', (('input', 'Tensor', None, False), ('min', 'Scalar?', 'None', False), ('max', 'Scalar?', 'None', False)), False, False),)
 
 
+_f_clamp__0_tail1 = None  # set by bind_tensor_class()
+
+
 def clamp_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        min, max = _f_clamp__0_tail1
+        result = _op_clamp___Tensor.call(input._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0), input, min, max)
+        return result
     if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, min, max = _f_clamp__0(*args, **kwargs)
@@ -6282,7 +7146,18 @@ def _f_clamp_max_1(input, max, *, out=None):
 _f_clamp_max_sigs = (_ap.PySig('clamp_max', (('input', 'Tensor', None, False), ('max', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('clamp_max', (('input', 'Tensor', None, False), ('max', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_clamp_max_0_tail2 = None  # set by bind_tensor_class()
+
+
 def clamp_max(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, max = args
+        out, = _f_clamp_max_0_tail2
+        if out is None:
+            result = _op_clamp_max__Tensor.call(input._keyset | max._keyset, input, max)
+        else:
+            result = _op_clamp_max__Tensor_out.call(input._keyset | max._keyset | out._keyset, input, max, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, max, out = _f_clamp_max_0(*args, **kwargs)
@@ -6326,7 +7201,14 @@ def _f_clamp_max__1(input, max):
 _f_clamp_max__sigs = (_ap.PySig('clamp_max_', (('input', 'Tensor', None, False), ('max', 'Tensor', None, False)), False, False), _ap.PySig('clamp_max_', (('input', 'Tensor', None, False), ('max', 'Scalar', None, False)), False, False),)
 
 
+_f_clamp_max__0_tail2 = None  # set by bind_tensor_class()
+
+
 def clamp_max_(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, max = args
+        result = _op_clamp_max___Tensor.call(input._keyset | max._keyset, input, max)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, max = _f_clamp_max__0(*args, **kwargs)
@@ -6366,7 +7248,18 @@ def _f_clamp_min_1(input, min, *, out=None):
 _f_clamp_min_sigs = (_ap.PySig('clamp_min', (('input', 'Tensor', None, False), ('min', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('clamp_min', (('input', 'Tensor', None, False), ('min', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_clamp_min_0_tail2 = None  # set by bind_tensor_class()
+
+
 def clamp_min(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, min = args
+        out, = _f_clamp_min_0_tail2
+        if out is None:
+            result = _op_clamp_min__Tensor.call(input._keyset | min._keyset, input, min)
+        else:
+            result = _op_clamp_min__Tensor_out.call(input._keyset | min._keyset | out._keyset, input, min, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, min, out = _f_clamp_min_0(*args, **kwargs)
@@ -6410,7 +7303,14 @@ def _f_clamp_min__1(input, min):
 _f_clamp_min__sigs = (_ap.PySig('clamp_min_', (('input', 'Tensor', None, False), ('min', 'Tensor', None, False)), False, False), _ap.PySig('clamp_min_', (('input', 'Tensor', None, False), ('min', 'Scalar', None, False)), False, False),)
 
 
+_f_clamp_min__0_tail2 = None  # set by bind_tensor_class()
+
+
 def clamp_min_(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, min = args
+        result = _op_clamp_min___Tensor.call(input._keyset | min._keyset, input, min)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, min = _f_clamp_min__0(*args, **kwargs)
@@ -6452,7 +7352,18 @@ def _f_clip_1(input, min=None, max=None, *, out=None):
 _f_clip_sigs = (_ap.PySig('clip', (('input', 'Tensor', None, False), ('min', 'Tensor?', 'None', False), ('max', 'Tensor?', 'None', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('clip', (('input', 'Tensor', None, False), ('min', 'Scalar?', 'None', False), ('max', 'Scalar?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_clip_0_tail1 = None  # set by bind_tensor_class()
+
+
 def clip(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        min, max, out = _f_clip_0_tail1
+        if out is None:
+            result = _op_clip__Tensor.call(input._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0), input, min, max)
+        else:
+            result = _op_clip__Tensor_out.call(input._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0) | out._keyset, input, min, max, out)
+        return result
     if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, min, max, out = _f_clip_0(*args, **kwargs)
@@ -6498,7 +7409,15 @@ def _f_clip__1(input, min=None, max=None):
 _f_clip__sigs = (_ap.PySig('clip_', (('input', 'Tensor', None, False), ('min', 'Tensor?', 'None', False), ('max', 'Tensor?', 'None', False)), False, False), _ap.PySig('clip_', (('input', 'Tensor', None, False), ('min', 'Scalar?', 'None', False), ('max', 'Scalar?', 'None', False)), False, False),)
 
 
+_f_clip__0_tail1 = None  # set by bind_tensor_class()
+
+
 def clip_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        min, max = _f_clip__0_tail1
+        result = _op_clip___Tensor.call(input._keyset | (min._keyset if min is not None else 0) | (max._keyset if max is not None else 0), input, min, max)
+        return result
     if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, min, max = _f_clip__0(*args, **kwargs)
@@ -6530,7 +7449,15 @@ def _f_clone_0(input, *, memory_format=None):
 _f_clone_sigs = (_ap.PySig('clone', (('input', 'Tensor', None, False), ('memory_format', 'MemoryFormat?', 'None', True)), False, False),)
 
 
+_f_clone_0_tail1 = None  # set by bind_tensor_class()
+
+
 def clone(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        memory_format, = _f_clone_0_tail1
+        result = _op_clone.call(input._keyset, input, memory_format)
+        return result
     try:
         input, memory_format = _f_clone_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -6580,7 +7507,15 @@ def _f_combinations_0(input, r=2, with_replacement=False):
 _f_combinations_sigs = (_ap.PySig('combinations', (('input', 'Tensor', None, False), ('r', 'int', '2', False), ('with_replacement', 'bool', 'False', False)), False, False),)
 
 
+_f_combinations_0_tail1 = None  # set by bind_tensor_class()
+
+
 def combinations(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        r, with_replacement = _f_combinations_0_tail1
+        result = _op_combinations.call(input._keyset, input, r, with_replacement)
+        return result
     try:
         input, r, with_replacement = _f_combinations_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -6604,7 +7539,18 @@ def _f_complex_0(real, imag, *, out=None):
 _f_complex_sigs = (_ap.PySig('complex', (('real', 'Tensor', None, False), ('imag', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_complex_0_tail2 = None  # set by bind_tensor_class()
+
+
 def complex(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        real, imag = args
+        out, = _f_complex_0_tail2
+        if out is None:
+            result = _op_complex.call(real._keyset | imag._keyset, real, imag)
+        else:
+            result = _op_complex__out.call(real._keyset | imag._keyset | out._keyset, real, imag, out)
+        return result
     try:
         real, imag, out = _f_complex_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -6683,7 +7629,14 @@ def _f_conj_0(input):
 _f_conj_sigs = (_ap.PySig('conj', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_conj_0_tail1 = None  # set by bind_tensor_class()
+
+
 def conj(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_conj.call(input._keyset, input)
+        return result
     try:
         input, = _f_conj_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -6705,7 +7658,14 @@ def _f_conj_physical_0(input):
 _f_conj_physical_sigs = (_ap.PySig('conj_physical', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_conj_physical_0_tail1 = None  # set by bind_tensor_class()
+
+
 def conj_physical(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_conj_physical.call(input._keyset, input)
+        return result
     try:
         input, = _f_conj_physical_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -6727,7 +7687,14 @@ def _f_conj_physical__0(input):
 _f_conj_physical__sigs = (_ap.PySig('conj_physical_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_conj_physical__0_tail1 = None  # set by bind_tensor_class()
+
+
 def conj_physical_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_conj_physical_.call(input._keyset, input)
+        return result
     try:
         input, = _f_conj_physical__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -6790,7 +7757,15 @@ def _f_conv1d_1(input, weight, bias=None, stride=1, padding='valid', dilation=1,
 _f_conv1d_sigs = (_ap.PySig('conv1d', (('input', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('bias', 'Tensor?', 'None', False), ('stride', 'SymInt[1]', '1', False), ('padding', 'SymInt[1]', '0', False), ('dilation', 'SymInt[1]', '1', False), ('groups', 'SymInt', '1', False)), False, False), _ap.PySig('conv1d', (('input', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('bias', 'Tensor?', 'None', False), ('stride', 'SymInt[1]', '1', False), ('padding', 'str', '"valid"', False), ('dilation', 'SymInt[1]', '1', False), ('groups', 'SymInt', '1', False)), False, False),)
 
 
+_f_conv1d_0_tail2 = None  # set by bind_tensor_class()
+
+
 def conv1d(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, weight = args
+        bias, stride, padding, dilation, groups = _f_conv1d_0_tail2
+        result = _op_conv1d.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias, stride, padding, dilation, groups)
+        return result
     if len(args) <= 7 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, weight, bias, stride, padding, dilation, groups = _f_conv1d_0(*args, **kwargs)
@@ -6838,7 +7813,15 @@ def _f_conv2d_1(input, weight, bias=None, stride=1, padding='valid', dilation=1,
 _f_conv2d_sigs = (_ap.PySig('conv2d', (('input', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('bias', 'Tensor?', 'None', False), ('stride', 'SymInt[2]', '1', False), ('padding', 'SymInt[2]', '0', False), ('dilation', 'SymInt[2]', '1', False), ('groups', 'SymInt', '1', False)), False, False), _ap.PySig('conv2d', (('input', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('bias', 'Tensor?', 'None', False), ('stride', 'SymInt[2]', '1', False), ('padding', 'str', '"valid"', False), ('dilation', 'SymInt[2]', '1', False), ('groups', 'SymInt', '1', False)), False, False),)
 
 
+_f_conv2d_0_tail2 = None  # set by bind_tensor_class()
+
+
 def conv2d(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, weight = args
+        bias, stride, padding, dilation, groups = _f_conv2d_0_tail2
+        result = _op_conv2d.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias, stride, padding, dilation, groups)
+        return result
     if len(args) <= 7 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, weight, bias, stride, padding, dilation, groups = _f_conv2d_0(*args, **kwargs)
@@ -6886,7 +7869,15 @@ def _f_conv3d_1(input, weight, bias=None, stride=1, padding='valid', dilation=1,
 _f_conv3d_sigs = (_ap.PySig('conv3d', (('input', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('bias', 'Tensor?', 'None', False), ('stride', 'SymInt[3]', '1', False), ('padding', 'SymInt[3]', '0', False), ('dilation', 'SymInt[3]', '1', False), ('groups', 'SymInt', '1', False)), False, False), _ap.PySig('conv3d', (('input', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('bias', 'Tensor?', 'None', False), ('stride', 'SymInt[3]', '1', False), ('padding', 'str', '"valid"', False), ('dilation', 'SymInt[3]', '1', False), ('groups', 'SymInt', '1', False)), False, False),)
 
 
+_f_conv3d_0_tail2 = None  # set by bind_tensor_class()
+
+
 def conv3d(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, weight = args
+        bias, stride, padding, dilation, groups = _f_conv3d_0_tail2
+        result = _op_conv3d.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias, stride, padding, dilation, groups)
+        return result
     if len(args) <= 7 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, weight, bias, stride, padding, dilation, groups = _f_conv3d_0(*args, **kwargs)
@@ -6924,7 +7915,15 @@ def _f_conv_transpose1d_0(input, weight, bias=None, stride=1, padding=0, output_
 _f_conv_transpose1d_sigs = (_ap.PySig('conv_transpose1d', (('input', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('bias', 'Tensor?', 'None', False), ('stride', 'SymInt[1]', '1', False), ('padding', 'SymInt[1]', '0', False), ('output_padding', 'SymInt[1]', '0', False), ('groups', 'SymInt', '1', False), ('dilation', 'SymInt[1]', '1', False)), False, False),)
 
 
+_f_conv_transpose1d_0_tail2 = None  # set by bind_tensor_class()
+
+
 def conv_transpose1d(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, weight = args
+        bias, stride, padding, output_padding, groups, dilation = _f_conv_transpose1d_0_tail2
+        result = _op_conv_transpose1d.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias, stride, padding, output_padding, groups, dilation)
+        return result
     try:
         input, weight, bias, stride, padding, output_padding, groups, dilation = _f_conv_transpose1d_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -6953,7 +7952,15 @@ def _f_conv_transpose2d_0(input, weight, bias=None, stride=1, padding=0, output_
 _f_conv_transpose2d_sigs = (_ap.PySig('conv_transpose2d', (('input', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('bias', 'Tensor?', 'None', False), ('stride', 'SymInt[2]', '1', False), ('padding', 'SymInt[2]', '0', False), ('output_padding', 'SymInt[2]', '0', False), ('groups', 'SymInt', '1', False), ('dilation', 'SymInt[2]', '1', False)), False, False),)
 
 
+_f_conv_transpose2d_0_tail2 = None  # set by bind_tensor_class()
+
+
 def conv_transpose2d(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, weight = args
+        bias, stride, padding, output_padding, groups, dilation = _f_conv_transpose2d_0_tail2
+        result = _op_conv_transpose2d__input.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias, stride, padding, output_padding, groups, dilation)
+        return result
     try:
         input, weight, bias, stride, padding, output_padding, groups, dilation = _f_conv_transpose2d_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -6982,7 +7989,15 @@ def _f_conv_transpose3d_0(input, weight, bias=None, stride=1, padding=0, output_
 _f_conv_transpose3d_sigs = (_ap.PySig('conv_transpose3d', (('input', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('bias', 'Tensor?', 'None', False), ('stride', 'SymInt[3]', '1', False), ('padding', 'SymInt[3]', '0', False), ('output_padding', 'SymInt[3]', '0', False), ('groups', 'SymInt', '1', False), ('dilation', 'SymInt[3]', '1', False)), False, False),)
 
 
+_f_conv_transpose3d_0_tail2 = None  # set by bind_tensor_class()
+
+
 def conv_transpose3d(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, weight = args
+        bias, stride, padding, output_padding, groups, dilation = _f_conv_transpose3d_0_tail2
+        result = _op_conv_transpose3d__input.call(input._keyset | weight._keyset | (bias._keyset if bias is not None else 0), input, weight, bias, stride, padding, output_padding, groups, dilation)
+        return result
     try:
         input, weight, bias, stride, padding, output_padding, groups, dilation = _f_conv_transpose3d_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7043,7 +8058,18 @@ def _f_copysign_1(input, other, *, out=None):
 _f_copysign_sigs = (_ap.PySig('copysign', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('copysign', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_copysign_0_tail2 = None  # set by bind_tensor_class()
+
+
 def copysign(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_copysign_0_tail2
+        if out is None:
+            result = _op_copysign__Tensor.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_copysign__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_copysign_0(*args, **kwargs)
@@ -7080,7 +8106,14 @@ def _f_corrcoef_0(input):
 _f_corrcoef_sigs = (_ap.PySig('corrcoef', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_corrcoef_0_tail1 = None  # set by bind_tensor_class()
+
+
 def corrcoef(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_corrcoef.call(input._keyset, input)
+        return result
     try:
         input, = _f_corrcoef_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7103,7 +8136,18 @@ def _f_cos_0(input, *, out=None):
 _f_cos_sigs = (_ap.PySig('cos', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_cos_0_tail1 = None  # set by bind_tensor_class()
+
+
 def cos(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_cos_0_tail1
+        if out is None:
+            result = _op_cos.call(input._keyset, input)
+        else:
+            result = _op_cos__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_cos_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7128,7 +8172,14 @@ def _f_cos__0(input):
 _f_cos__sigs = (_ap.PySig('cos_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_cos__0_tail1 = None  # set by bind_tensor_class()
+
+
 def cos_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_cos_.call(input._keyset, input)
+        return result
     try:
         input, = _f_cos__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7151,7 +8202,18 @@ def _f_cosh_0(input, *, out=None):
 _f_cosh_sigs = (_ap.PySig('cosh', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_cosh_0_tail1 = None  # set by bind_tensor_class()
+
+
 def cosh(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_cosh_0_tail1
+        if out is None:
+            result = _op_cosh.call(input._keyset, input)
+        else:
+            result = _op_cosh__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_cosh_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7176,7 +8238,14 @@ def _f_cosh__0(input):
 _f_cosh__sigs = (_ap.PySig('cosh_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_cosh__0_tail1 = None  # set by bind_tensor_class()
+
+
 def cosh_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_cosh_.call(input._keyset, input)
+        return result
     try:
         input, = _f_cosh__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7202,7 +8271,15 @@ def _f_cosine_embedding_loss_0(input1, input2, target, margin=0.0, reduction=0):
 _f_cosine_embedding_loss_sigs = (_ap.PySig('cosine_embedding_loss', (('input1', 'Tensor', None, False), ('input2', 'Tensor', None, False), ('target', 'Tensor', None, False), ('margin', 'float', '0.0', False), ('reduction', 'int', 'Mean', False)), False, False),)
 
 
+_f_cosine_embedding_loss_0_tail3 = None  # set by bind_tensor_class()
+
+
 def cosine_embedding_loss(*args, **kwargs):
+    if not kwargs and len(args) == 3 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor):
+        input1, input2, target = args
+        margin, reduction = _f_cosine_embedding_loss_0_tail3
+        result = _op_cosine_embedding_loss.call(input1._keyset | input2._keyset | target._keyset, input1, input2, target, margin, reduction)
+        return result
     try:
         input1, input2, target, margin, reduction = _f_cosine_embedding_loss_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7227,7 +8304,15 @@ def _f_cosine_similarity_0(x1, x2, dim=1, eps=1e-08):
 _f_cosine_similarity_sigs = (_ap.PySig('cosine_similarity', (('x1', 'Tensor', None, False), ('x2', 'Tensor', None, False), ('dim', 'int', '1', False), ('eps', 'float', '1e-08', False)), False, False),)
 
 
+_f_cosine_similarity_0_tail2 = None  # set by bind_tensor_class()
+
+
 def cosine_similarity(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        x1, x2 = args
+        dim, eps = _f_cosine_similarity_0_tail2
+        result = _op_cosine_similarity.call(x1._keyset | x2._keyset, x1, x2, dim, eps)
+        return result
     try:
         x1, x2, dim, eps = _f_cosine_similarity_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7256,7 +8341,15 @@ def _f_count_nonzero_1(input, dim=None):
 _f_count_nonzero_sigs = (_ap.PySig('count_nonzero', (('input', 'Tensor', None, False), ('dim', 'int?', 'None', False)), False, False), _ap.PySig('count_nonzero', (('input', 'Tensor', None, False), ('dim', 'int[]', None, False)), False, False),)
 
 
+_f_count_nonzero_1_tail1 = None  # set by bind_tensor_class()
+
+
 def count_nonzero(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        dim, = _f_count_nonzero_1_tail1
+        result = _op_count_nonzero.call(input._keyset, input, dim)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dim = _f_count_nonzero_0(*args, **kwargs)
@@ -7290,7 +8383,15 @@ def _f_cov_0(input, *, correction=1, fweights=None, aweights=None):
 _f_cov_sigs = (_ap.PySig('cov', (('input', 'Tensor', None, False), ('correction', 'int', '1', True), ('fweights', 'Tensor?', 'None', True), ('aweights', 'Tensor?', 'None', True)), False, False),)
 
 
+_f_cov_0_tail1 = None  # set by bind_tensor_class()
+
+
 def cov(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        correction, fweights, aweights = _f_cov_0_tail1
+        result = _op_cov.call(input._keyset | (fweights._keyset if fweights is not None else 0) | (aweights._keyset if aweights is not None else 0), input, correction, fweights, aweights)
+        return result
     try:
         input, correction, fweights, aweights = _f_cov_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7315,7 +8416,18 @@ def _f_cross_0(input, other, dim=None, *, out=None):
 _f_cross_sigs = (_ap.PySig('cross', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('dim', 'int?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_cross_0_tail2 = None  # set by bind_tensor_class()
+
+
 def cross(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        dim, out = _f_cross_0_tail2
+        if out is None:
+            result = _op_cross.call(input._keyset | other._keyset, input, other, dim)
+        else:
+            result = _op_cross__out.call(input._keyset | other._keyset | out._keyset, input, other, dim, out)
+        return result
     try:
         input, other, dim, out = _f_cross_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7507,7 +8619,23 @@ def _f_cumulative_trapezoid_1(y, *, dx=1, dim=-1):
 _f_cumulative_trapezoid_sigs = (_ap.PySig('cumulative_trapezoid', (('y', 'Tensor', None, False), ('x', 'Tensor', None, False), ('dim', 'int', '-1', True)), False, False), _ap.PySig('cumulative_trapezoid', (('y', 'Tensor', None, False), ('dx', 'Scalar', '1', True), ('dim', 'int', '-1', True)), False, False),)
 
 
+_f_cumulative_trapezoid_1_tail1 = None  # set by bind_tensor_class()
+
+
+_f_cumulative_trapezoid_0_tail2 = None  # set by bind_tensor_class()
+
+
 def cumulative_trapezoid(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        y, = args
+        dx, dim = _f_cumulative_trapezoid_1_tail1
+        result = _op_cumulative_trapezoid__dx.call(y._keyset, y, dx, dim)
+        return result
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        y, x = args
+        dim, = _f_cumulative_trapezoid_0_tail2
+        result = _op_cumulative_trapezoid__x.call(y._keyset | x._keyset, y, x, dim)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             y, x, dim = _f_cumulative_trapezoid_0(*args, **kwargs)
@@ -7539,7 +8667,18 @@ def _f_deg2rad_0(input, *, out=None):
 _f_deg2rad_sigs = (_ap.PySig('deg2rad', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_deg2rad_0_tail1 = None  # set by bind_tensor_class()
+
+
 def deg2rad(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_deg2rad_0_tail1
+        if out is None:
+            result = _op_deg2rad.call(input._keyset, input)
+        else:
+            result = _op_deg2rad__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_deg2rad_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7564,7 +8703,14 @@ def _f_deg2rad__0(input):
 _f_deg2rad__sigs = (_ap.PySig('deg2rad_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_deg2rad__0_tail1 = None  # set by bind_tensor_class()
+
+
 def deg2rad_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_deg2rad_.call(input._keyset, input)
+        return result
     try:
         input, = _f_deg2rad__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7586,7 +8732,14 @@ def _f_det_0(input):
 _f_det_sigs = (_ap.PySig('det', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_det_0_tail1 = None  # set by bind_tensor_class()
+
+
 def det(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_det.call(input._keyset, input)
+        return result
     try:
         input, = _f_det_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7608,7 +8761,14 @@ def _f_detach_0(input):
 _f_detach_sigs = (_ap.PySig('detach', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_detach_0_tail1 = None  # set by bind_tensor_class()
+
+
 def detach(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_detach.call(input._keyset, input)
+        return result
     try:
         input, = _f_detach_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7630,7 +8790,14 @@ def _f_detach__0(input):
 _f_detach__sigs = (_ap.PySig('detach_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_detach__0_tail1 = None  # set by bind_tensor_class()
+
+
 def detach_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_detach_.call(input._keyset, input)
+        return result
     try:
         input, = _f_detach__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7653,7 +8820,18 @@ def _f_detach_copy_0(input, *, out=None):
 _f_detach_copy_sigs = (_ap.PySig('detach_copy', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_detach_copy_0_tail1 = None  # set by bind_tensor_class()
+
+
 def detach_copy(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_detach_copy_0_tail1
+        if out is None:
+            result = _op_detach_copy.call(input._keyset, input)
+        else:
+            result = _op_detach_copy__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_detach_copy_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7680,7 +8858,18 @@ def _f_diag_0(input, diagonal=0, *, out=None):
 _f_diag_sigs = (_ap.PySig('diag', (('input', 'Tensor', None, False), ('diagonal', 'int', '0', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_diag_0_tail1 = None  # set by bind_tensor_class()
+
+
 def diag(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        diagonal, out = _f_diag_0_tail1
+        if out is None:
+            result = _op_diag.call(input._keyset, input, diagonal)
+        else:
+            result = _op_diag__out.call(input._keyset | out._keyset, input, diagonal, out)
+        return result
     try:
         input, diagonal, out = _f_diag_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7708,7 +8897,15 @@ def _f_diag_embed_0(input, offset=0, dim1=-2, dim2=-1):
 _f_diag_embed_sigs = (_ap.PySig('diag_embed', (('input', 'Tensor', None, False), ('offset', 'int', '0', False), ('dim1', 'int', '-2', False), ('dim2', 'int', '-1', False)), False, False),)
 
 
+_f_diag_embed_0_tail1 = None  # set by bind_tensor_class()
+
+
 def diag_embed(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        offset, dim1, dim2 = _f_diag_embed_0_tail1
+        result = _op_diag_embed.call(input._keyset, input, offset, dim1, dim2)
+        return result
     try:
         input, offset, dim1, dim2 = _f_diag_embed_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7731,7 +8928,15 @@ def _f_diagflat_0(input, offset=0):
 _f_diagflat_sigs = (_ap.PySig('diagflat', (('input', 'Tensor', None, False), ('offset', 'int', '0', False)), False, False),)
 
 
+_f_diagflat_0_tail1 = None  # set by bind_tensor_class()
+
+
 def diagflat(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        offset, = _f_diagflat_0_tail1
+        result = _op_diagflat.call(input._keyset, input, offset)
+        return result
     try:
         input, offset = _f_diagflat_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7756,7 +8961,15 @@ def _f_diagonal_0(input, offset=0, dim1=0, dim2=1):
 _f_diagonal_sigs = (_ap.PySig('diagonal', (('input', 'Tensor', None, False), ('offset', 'int', '0', False), ('dim1', 'int', '0', False), ('dim2', 'int', '1', False)), False, False),)
 
 
+_f_diagonal_0_tail1 = None  # set by bind_tensor_class()
+
+
 def diagonal(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        offset, dim1, dim2 = _f_diagonal_0_tail1
+        result = _op_diagonal.call(input._keyset, input, offset, dim1, dim2)
+        return result
     try:
         input, offset, dim1, dim2 = _f_diagonal_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7782,7 +8995,18 @@ def _f_diagonal_copy_0(input, offset=0, dim1=0, dim2=1, *, out=None):
 _f_diagonal_copy_sigs = (_ap.PySig('diagonal_copy', (('input', 'Tensor', None, False), ('offset', 'int', '0', False), ('dim1', 'int', '0', False), ('dim2', 'int', '1', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_diagonal_copy_0_tail1 = None  # set by bind_tensor_class()
+
+
 def diagonal_copy(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        offset, dim1, dim2, out = _f_diagonal_copy_0_tail1
+        if out is None:
+            result = _op_diagonal_copy.call(input._keyset, input, offset, dim1, dim2)
+        else:
+            result = _op_diagonal_copy__out.call(input._keyset | out._keyset, input, offset, dim1, dim2, out)
+        return result
     try:
         input, offset, dim1, dim2, out = _f_diagonal_copy_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7811,7 +9035,15 @@ def _f_diagonal_scatter_0(input, src, offset=0, dim1=0, dim2=1):
 _f_diagonal_scatter_sigs = (_ap.PySig('diagonal_scatter', (('input', 'Tensor', None, False), ('src', 'Tensor', None, False), ('offset', 'int', '0', False), ('dim1', 'int', '0', False), ('dim2', 'int', '1', False)), False, False),)
 
 
+_f_diagonal_scatter_0_tail2 = None  # set by bind_tensor_class()
+
+
 def diagonal_scatter(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, src = args
+        offset, dim1, dim2 = _f_diagonal_scatter_0_tail2
+        result = _op_diagonal_scatter.call(input._keyset | src._keyset, input, src, offset, dim1, dim2)
+        return result
     try:
         input, src, offset, dim1, dim2 = _f_diagonal_scatter_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7838,7 +9070,18 @@ def _f_diff_0(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
 _f_diff_sigs = (_ap.PySig('diff', (('input', 'Tensor', None, False), ('n', 'int', '1', False), ('dim', 'int', '-1', False), ('prepend', 'Tensor?', 'None', False), ('append', 'Tensor?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_diff_0_tail1 = None  # set by bind_tensor_class()
+
+
 def diff(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        n, dim, prepend, append, out = _f_diff_0_tail1
+        if out is None:
+            result = _op_diff.call(input._keyset | (prepend._keyset if prepend is not None else 0) | (append._keyset if append is not None else 0), input, n, dim, prepend, append)
+        else:
+            result = _op_diff__out.call(input._keyset | (prepend._keyset if prepend is not None else 0) | (append._keyset if append is not None else 0) | out._keyset, input, n, dim, prepend, append, out)
+        return result
     try:
         input, n, dim, prepend, append, out = _f_diff_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7864,7 +9107,18 @@ def _f_digamma_0(input, *, out=None):
 _f_digamma_sigs = (_ap.PySig('digamma', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_digamma_0_tail1 = None  # set by bind_tensor_class()
+
+
 def digamma(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_digamma_0_tail1
+        if out is None:
+            result = _op_digamma.call(input._keyset, input)
+        else:
+            result = _op_digamma__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_digamma_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7891,7 +9145,15 @@ def _f_dist_0(input, other, p=2):
 _f_dist_sigs = (_ap.PySig('dist', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('p', 'Scalar', '2', False)), False, False),)
 
 
+_f_dist_0_tail2 = None  # set by bind_tensor_class()
+
+
 def dist(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        p, = _f_dist_0_tail2
+        result = _op_dist.call(input._keyset | other._keyset, input, other, p)
+        return result
     try:
         input, other, p = _f_dist_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -7930,7 +9192,18 @@ def _f_div_2(input, other, *, rounding_mode):
 _f_div_sigs = (_ap.PySig('div', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('div', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('rounding_mode', 'str?', None, True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('div', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('rounding_mode', 'str?', None, True)), False, False),)
 
 
+_f_div_0_tail2 = None  # set by bind_tensor_class()
+
+
 def div(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_div_0_tail2
+        if out is None:
+            result = _op_div__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other)
+        else:
+            result = _op_div__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, out)
+        return result
     if len(args) <= 2:
         try:
             input, other, out = _f_div_0(*args, **kwargs)
@@ -7998,7 +9271,18 @@ def _f_divide_3(input, other, *, rounding_mode):
 _f_divide_sigs = (_ap.PySig('divide', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('divide', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('rounding_mode', 'str?', None, True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('divide', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False)), False, False), _ap.PySig('divide', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('rounding_mode', 'str?', None, True)), False, False),)
 
 
+_f_divide_0_tail2 = None  # set by bind_tensor_class()
+
+
 def divide(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_divide_0_tail2
+        if out is None:
+            result = _op_divide__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other)
+        else:
+            result = _op_divide__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, out)
+        return result
     if len(args) <= 2:
         try:
             input, other, out = _f_divide_0(*args, **kwargs)
@@ -8053,7 +9337,18 @@ def _f_dot_0(input, tensor, *, out=None):
 _f_dot_sigs = (_ap.PySig('dot', (('input', 'Tensor', None, False), ('tensor', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_dot_0_tail2 = None  # set by bind_tensor_class()
+
+
 def dot(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, tensor = args
+        out, = _f_dot_0_tail2
+        if out is None:
+            result = _op_dot.call(input._keyset | tensor._keyset, input, tensor)
+        else:
+            result = _op_dot__out.call(input._keyset | tensor._keyset | out._keyset, input, tensor, out)
+        return result
     try:
         input, tensor, out = _f_dot_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -8218,7 +9513,15 @@ def _f_embedding_0(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sp
 _f_embedding_sigs = (_ap.PySig('embedding', (('weight', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('padding_idx', 'SymInt', '-1', False), ('scale_grad_by_freq', 'bool', 'False', False), ('sparse', 'bool', 'False', False)), False, False),)
 
 
+_f_embedding_0_tail2 = None  # set by bind_tensor_class()
+
+
 def embedding(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        weight, indices = args
+        padding_idx, scale_grad_by_freq, sparse = _f_embedding_0_tail2
+        result = _op_embedding.call(weight._keyset | indices._keyset, weight, indices, padding_idx, scale_grad_by_freq, sparse)
+        return result
     try:
         weight, indices, padding_idx, scale_grad_by_freq, sparse = _f_embedding_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -8260,7 +9563,15 @@ def _f_embedding_bag_1(weight, indices, offsets, scale_grad_by_freq, mode, spars
 _f_embedding_bag_sigs = (_ap.PySig('embedding_bag', (('weight', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('offsets', 'Tensor', None, False), ('scale_grad_by_freq', 'bool', None, False), ('mode', 'int', None, False), ('sparse', 'bool', None, False), ('per_sample_weights', 'Tensor?', None, False), ('include_last_offset', 'bool', None, False), ('padding_idx', 'int?', None, False)), False, False), _ap.PySig('embedding_bag', (('weight', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('offsets', 'Tensor', None, False), ('scale_grad_by_freq', 'bool', 'False', False), ('mode', 'int', '0', False), ('sparse', 'bool', 'False', False), ('per_sample_weights', 'Tensor?', 'None', False), ('include_last_offset', 'bool', 'False', False)), False, False),)
 
 
+_f_embedding_bag_0_tail3 = None  # set by bind_tensor_class()
+
+
 def embedding_bag(*args, **kwargs):
+    if not kwargs and len(args) == 3 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor):
+        weight, indices, offsets = args
+        scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset = _f_embedding_bag_0_tail3
+        result = _op_embedding_bag.call(weight._keyset | indices._keyset | offsets._keyset | (per_sample_weights._keyset if per_sample_weights is not None else 0), weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset)
+        return result
     if len(args) <= 8 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
         try:
             weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset = _f_embedding_bag_0(*args, **kwargs)
@@ -8470,7 +9781,18 @@ def _f_eq_1(input, other, *, out=None):
 _f_eq_sigs = (_ap.PySig('eq', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('eq', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_eq_0_tail2 = None  # set by bind_tensor_class()
+
+
 def eq(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_eq_0_tail2
+        if out is None:
+            result = _op_eq__Tensor.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_eq__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_eq_0(*args, **kwargs)
@@ -8508,7 +9830,14 @@ def _f_equal_0(input, other):
 _f_equal_sigs = (_ap.PySig('equal', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False)), False, False),)
 
 
+_f_equal_0_tail2 = None  # set by bind_tensor_class()
+
+
 def equal(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        result = _op_equal.call(input._keyset | other._keyset, input, other)
+        return result
     try:
         input, other = _f_equal_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -8531,7 +9860,18 @@ def _f_erf_0(input, *, out=None):
 _f_erf_sigs = (_ap.PySig('erf', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_erf_0_tail1 = None  # set by bind_tensor_class()
+
+
 def erf(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_erf_0_tail1
+        if out is None:
+            result = _op_erf.call(input._keyset, input)
+        else:
+            result = _op_erf__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_erf_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -8556,7 +9896,14 @@ def _f_erf__0(input):
 _f_erf__sigs = (_ap.PySig('erf_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_erf__0_tail1 = None  # set by bind_tensor_class()
+
+
 def erf_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_erf_.call(input._keyset, input)
+        return result
     try:
         input, = _f_erf__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -8579,7 +9926,18 @@ def _f_erfc_0(input, *, out=None):
 _f_erfc_sigs = (_ap.PySig('erfc', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_erfc_0_tail1 = None  # set by bind_tensor_class()
+
+
 def erfc(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_erfc_0_tail1
+        if out is None:
+            result = _op_erfc.call(input._keyset, input)
+        else:
+            result = _op_erfc__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_erfc_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -8604,7 +9962,14 @@ def _f_erfc__0(input):
 _f_erfc__sigs = (_ap.PySig('erfc_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_erfc__0_tail1 = None  # set by bind_tensor_class()
+
+
 def erfc_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_erfc_.call(input._keyset, input)
+        return result
     try:
         input, = _f_erfc__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -8627,7 +9992,18 @@ def _f_erfinv_0(input, *, out=None):
 _f_erfinv_sigs = (_ap.PySig('erfinv', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_erfinv_0_tail1 = None  # set by bind_tensor_class()
+
+
 def erfinv(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_erfinv_0_tail1
+        if out is None:
+            result = _op_erfinv.call(input._keyset, input)
+        else:
+            result = _op_erfinv__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_erfinv_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -8653,7 +10029,18 @@ def _f_exp_0(input, *, out=None):
 _f_exp_sigs = (_ap.PySig('exp', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_exp_0_tail1 = None  # set by bind_tensor_class()
+
+
 def exp(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_exp_0_tail1
+        if out is None:
+            result = _op_exp.call(input._keyset, input)
+        else:
+            result = _op_exp__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_exp_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -8679,7 +10066,18 @@ def _f_exp2_0(input, *, out=None):
 _f_exp2_sigs = (_ap.PySig('exp2', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_exp2_0_tail1 = None  # set by bind_tensor_class()
+
+
 def exp2(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_exp2_0_tail1
+        if out is None:
+            result = _op_exp2.call(input._keyset, input)
+        else:
+            result = _op_exp2__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_exp2_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -8704,7 +10102,14 @@ def _f_exp2__0(input):
 _f_exp2__sigs = (_ap.PySig('exp2_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_exp2__0_tail1 = None  # set by bind_tensor_class()
+
+
 def exp2_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_exp2_.call(input._keyset, input)
+        return result
     try:
         input, = _f_exp2__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -8726,7 +10131,14 @@ def _f_exp__0(input):
 _f_exp__sigs = (_ap.PySig('exp_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_exp__0_tail1 = None  # set by bind_tensor_class()
+
+
 def exp_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_exp_.call(input._keyset, input)
+        return result
     try:
         input, = _f_exp__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -8777,7 +10189,18 @@ def _f_expm1_0(input, *, out=None):
 _f_expm1_sigs = (_ap.PySig('expm1', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_expm1_0_tail1 = None  # set by bind_tensor_class()
+
+
 def expm1(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_expm1_0_tail1
+        if out is None:
+            result = _op_expm1.call(input._keyset, input)
+        else:
+            result = _op_expm1__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_expm1_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -8802,7 +10225,14 @@ def _f_expm1__0(input):
 _f_expm1__sigs = (_ap.PySig('expm1_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_expm1__0_tail1 = None  # set by bind_tensor_class()
+
+
 def expm1_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_expm1_.call(input._keyset, input)
+        return result
     try:
         input, = _f_expm1__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -8988,7 +10418,14 @@ def _f_fill_1(input, value):
 _f_fill_sigs = (_ap.PySig('fill', (('input', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, False), _ap.PySig('fill', (('input', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, False),)
 
 
+_f_fill_0_tail2 = None  # set by bind_tensor_class()
+
+
 def fill(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, value = args
+        result = _op_fill__Tensor.call(input._keyset | value._keyset, input, value)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, value = _f_fill_0(*args, **kwargs)
@@ -9026,7 +10463,14 @@ def _f_fill__1(input, value):
 _f_fill__sigs = (_ap.PySig('fill_', (('input', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, False), _ap.PySig('fill_', (('input', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, False),)
 
 
+_f_fill__0_tail2 = None  # set by bind_tensor_class()
+
+
 def fill_(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, value = args
+        result = _op_fill___Tensor.call(input._keyset | value._keyset, input, value)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, value = _f_fill__0(*args, **kwargs)
@@ -9058,7 +10502,18 @@ def _f_fix_0(input, *, out=None):
 _f_fix_sigs = (_ap.PySig('fix', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_fix_0_tail1 = None  # set by bind_tensor_class()
+
+
 def fix(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_fix_0_tail1
+        if out is None:
+            result = _op_fix.call(input._keyset, input)
+        else:
+            result = _op_fix__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_fix_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -9083,7 +10538,14 @@ def _f_fix__0(input):
 _f_fix__sigs = (_ap.PySig('fix_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_fix__0_tail1 = None  # set by bind_tensor_class()
+
+
 def fix_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_fix_.call(input._keyset, input)
+        return result
     try:
         input, = _f_fix__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -9107,7 +10569,15 @@ def _f_flatten_0(input, start_dim=0, end_dim=-1):
 _f_flatten_sigs = (_ap.PySig('flatten', (('input', 'Tensor', None, False), ('start_dim', 'int', '0', False), ('end_dim', 'int', '-1', False)), False, False),)
 
 
+_f_flatten_0_tail1 = None  # set by bind_tensor_class()
+
+
 def flatten(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        start_dim, end_dim = _f_flatten_0_tail1
+        result = _op_flatten__using_ints.call(input._keyset, input, start_dim, end_dim)
+        return result
     try:
         input, start_dim, end_dim = _f_flatten_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -9152,7 +10622,14 @@ def _f_fliplr_0(input):
 _f_fliplr_sigs = (_ap.PySig('fliplr', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_fliplr_0_tail1 = None  # set by bind_tensor_class()
+
+
 def fliplr(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_fliplr.call(input._keyset, input)
+        return result
     try:
         input, = _f_fliplr_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -9174,7 +10651,14 @@ def _f_flipud_0(input):
 _f_flipud_sigs = (_ap.PySig('flipud', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_flipud_0_tail1 = None  # set by bind_tensor_class()
+
+
 def flipud(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_flipud.call(input._keyset, input)
+        return result
     try:
         input, = _f_flipud_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -9212,7 +10696,18 @@ def _f_float_power_2(input, exponent, *, out=None):
 _f_float_power_sigs = (_ap.PySig('float_power', (('input', 'Tensor', None, False), ('exponent', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('float_power', (('self', 'Scalar', None, False), ('exponent', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('float_power', (('input', 'Tensor', None, False), ('exponent', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_float_power_0_tail2 = None  # set by bind_tensor_class()
+
+
 def float_power(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, exponent = args
+        out, = _f_float_power_0_tail2
+        if out is None:
+            result = _op_float_power__Tensor_Tensor.call(input._keyset | exponent._keyset, input, exponent)
+        else:
+            result = _op_float_power__Tensor_Tensor_out.call(input._keyset | exponent._keyset | out._keyset, input, exponent, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, exponent, out = _f_float_power_0(*args, **kwargs)
@@ -9261,7 +10756,18 @@ def _f_floor_0(input, *, out=None):
 _f_floor_sigs = (_ap.PySig('floor', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_floor_0_tail1 = None  # set by bind_tensor_class()
+
+
 def floor(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_floor_0_tail1
+        if out is None:
+            result = _op_floor.call(input._keyset, input)
+        else:
+            result = _op_floor__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_floor_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -9286,7 +10792,14 @@ def _f_floor__0(input):
 _f_floor__sigs = (_ap.PySig('floor_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_floor__0_tail1 = None  # set by bind_tensor_class()
+
+
 def floor_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_floor_.call(input._keyset, input)
+        return result
     try:
         input, = _f_floor__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -9317,7 +10830,18 @@ def _f_floor_divide_1(input, other, *, out=None):
 _f_floor_divide_sigs = (_ap.PySig('floor_divide', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('floor_divide', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_floor_divide_0_tail2 = None  # set by bind_tensor_class()
+
+
 def floor_divide(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_floor_divide_0_tail2
+        if out is None:
+            result = _op_floor_divide.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other)
+        else:
+            result = _op_floor_divide__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, out)
+        return result
     if len(args) <= 2:
         try:
             input, other, out = _f_floor_divide_0(*args, **kwargs)
@@ -9356,7 +10880,18 @@ def _f_fmax_0(input, other, *, out=None):
 _f_fmax_sigs = (_ap.PySig('fmax', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_fmax_0_tail2 = None  # set by bind_tensor_class()
+
+
 def fmax(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_fmax_0_tail2
+        if out is None:
+            result = _op_fmax.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_fmax__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     try:
         input, other, out = _f_fmax_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -9383,7 +10918,18 @@ def _f_fmin_0(input, other, *, out=None):
 _f_fmin_sigs = (_ap.PySig('fmin', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_fmin_0_tail2 = None  # set by bind_tensor_class()
+
+
 def fmin(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_fmin_0_tail2
+        if out is None:
+            result = _op_fmin.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_fmin__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     try:
         input, other, out = _f_fmin_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -9417,7 +10963,18 @@ def _f_fmod_1(input, other, *, out=None):
 _f_fmod_sigs = (_ap.PySig('fmod', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('fmod', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_fmod_0_tail2 = None  # set by bind_tensor_class()
+
+
 def fmod(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_fmod_0_tail2
+        if out is None:
+            result = _op_fmod__Tensor.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_fmod__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_fmod_0(*args, **kwargs)
@@ -9455,7 +11012,18 @@ def _f_frac_0(input, *, out=None):
 _f_frac_sigs = (_ap.PySig('frac', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_frac_0_tail1 = None  # set by bind_tensor_class()
+
+
 def frac(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_frac_0_tail1
+        if out is None:
+            result = _op_frac.call(input._keyset, input)
+        else:
+            result = _op_frac__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_frac_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -9480,7 +11048,14 @@ def _f_frac__0(input):
 _f_frac__sigs = (_ap.PySig('frac_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_frac__0_tail1 = None  # set by bind_tensor_class()
+
+
 def frac_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_frac_.call(input._keyset, input)
+        return result
     try:
         input, = _f_frac__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -9503,7 +11078,18 @@ def _f_frexp_0(input, *, out=None):
 _f_frexp_sigs = (_ap.PySig('frexp', (('input', 'Tensor', None, False), ('out', 'Tensor[2]', 'None', True)), False, False),)
 
 
+_f_frexp_0_tail1 = None  # set by bind_tensor_class()
+
+
 def frexp(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_frexp_0_tail1
+        if out is None:
+            result = _rt_frexp(_op_frexp__Tensor.call(input._keyset, input))
+        else:
+            result = _rt_frexp_out(_op_frexp__Tensor_out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, out[0], out[1]))
+        return result
     try:
         input, out = _f_frexp_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -9625,7 +11211,18 @@ def _f_gcd_0(input, other, *, out=None):
 _f_gcd_sigs = (_ap.PySig('gcd', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_gcd_0_tail2 = None  # set by bind_tensor_class()
+
+
 def gcd(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_gcd_0_tail2
+        if out is None:
+            result = _op_gcd.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_gcd__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     try:
         input, other, out = _f_gcd_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -9651,7 +11248,14 @@ def _f_gcd__0(input, other):
 _f_gcd__sigs = (_ap.PySig('gcd_', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False)), False, False),)
 
 
+_f_gcd__0_tail2 = None  # set by bind_tensor_class()
+
+
 def gcd_(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        result = _op_gcd_.call(input._keyset | other._keyset, input, other)
+        return result
     try:
         input, other = _f_gcd__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -9682,7 +11286,18 @@ def _f_ge_1(input, other, *, out=None):
 _f_ge_sigs = (_ap.PySig('ge', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('ge', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_ge_0_tail2 = None  # set by bind_tensor_class()
+
+
 def ge(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_ge_0_tail2
+        if out is None:
+            result = _op_ge__Tensor.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_ge__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_ge_0(*args, **kwargs)
@@ -9719,7 +11334,14 @@ def _f_geqrf_0(input):
 _f_geqrf_sigs = (_ap.PySig('geqrf', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_geqrf_0_tail1 = None  # set by bind_tensor_class()
+
+
 def geqrf(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _rt_geqrf(_op_geqrf.call(input._keyset, input))
+        return result
     try:
         input, = _f_geqrf_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -9743,7 +11365,18 @@ def _f_ger_0(input, vec2, *, out=None):
 _f_ger_sigs = (_ap.PySig('ger', (('input', 'Tensor', None, False), ('vec2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_ger_0_tail2 = None  # set by bind_tensor_class()
+
+
 def ger(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, vec2 = args
+        out, = _f_ger_0_tail2
+        if out is None:
+            result = _op_ger.call(input._keyset | vec2._keyset, input, vec2)
+        else:
+            result = _op_ger__out.call(input._keyset | vec2._keyset | out._keyset, input, vec2, out)
+        return result
     try:
         input, vec2, out = _f_ger_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -9816,7 +11449,15 @@ def _f_gradient_6(input, *, spacing, dim, edge_order=1):
 _f_gradient_sigs = (_ap.PySig('gradient', (('input', 'Tensor', None, False), ('dim', 'int[]', None, True), ('edge_order', 'int', '1', True)), False, False), _ap.PySig('gradient', (('input', 'Tensor', None, False), ('spacing', 'Scalar', None, True), ('dim', 'int[]', None, True), ('edge_order', 'int', '1', True)), False, False), _ap.PySig('gradient', (('input', 'Tensor', None, False), ('spacing', 'Scalar?', 'None', True), ('dim', 'int?', 'None', True), ('edge_order', 'int', '1', True)), False, False), _ap.PySig('gradient', (('input', 'Tensor', None, False), ('spacing', 'Scalar[]', None, True), ('dim', 'int?', 'None', True), ('edge_order', 'int', '1', True)), False, False), _ap.PySig('gradient', (('input', 'Tensor', None, False), ('spacing', 'Scalar[]', None, True), ('dim', 'int[]', None, True), ('edge_order', 'int', '1', True)), False, False), _ap.PySig('gradient', (('input', 'Tensor', None, False), ('spacing', 'Tensor[]', None, True), ('dim', 'int?', 'None', True), ('edge_order', 'int', '1', True)), False, False), _ap.PySig('gradient', (('input', 'Tensor', None, False), ('spacing', 'Tensor[]', None, True), ('dim', 'int[]', None, True), ('edge_order', 'int', '1', True)), False, False),)
 
 
+_f_gradient_2_tail1 = None  # set by bind_tensor_class()
+
+
 def gradient(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        spacing, dim, edge_order = _f_gradient_2_tail1
+        result = _op_gradient__scalarint.call(input._keyset, input, spacing, dim, edge_order)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, spacing, dim, edge_order = _f_gradient_0(*args, **kwargs)
@@ -9896,7 +11537,18 @@ def _f_greater_1(input, other, *, out=None):
 _f_greater_sigs = (_ap.PySig('greater', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('greater', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_greater_0_tail2 = None  # set by bind_tensor_class()
+
+
 def greater(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_greater_0_tail2
+        if out is None:
+            result = _op_greater__Tensor.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_greater__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_greater_0(*args, **kwargs)
@@ -9942,7 +11594,18 @@ def _f_greater_equal_1(input, other, *, out=None):
 _f_greater_equal_sigs = (_ap.PySig('greater_equal', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('greater_equal', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_greater_equal_0_tail2 = None  # set by bind_tensor_class()
+
+
 def greater_equal(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_greater_equal_0_tail2
+        if out is None:
+            result = _op_greater_equal__Tensor.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_greater_equal__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_greater_equal_0(*args, **kwargs)
@@ -10195,7 +11858,15 @@ def _f_gru_cell_0(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 _f_gru_cell_sigs = (_ap.PySig('gru_cell', (('input', 'Tensor', None, False), ('hx', 'Tensor', None, False), ('w_ih', 'Tensor', None, False), ('w_hh', 'Tensor', None, False), ('b_ih', 'Tensor?', 'None', False), ('b_hh', 'Tensor?', 'None', False)), False, False),)
 
 
+_f_gru_cell_0_tail4 = None  # set by bind_tensor_class()
+
+
 def gru_cell(*args, **kwargs):
+    if not kwargs and len(args) == 4 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor) and isinstance(args[3], _Tensor):
+        input, hx, w_ih, w_hh = args
+        b_ih, b_hh = _f_gru_cell_0_tail4
+        result = _op_gru_cell.call(input._keyset | hx._keyset | w_ih._keyset | w_hh._keyset | (b_ih._keyset if b_ih is not None else 0) | (b_hh._keyset if b_hh is not None else 0), input, hx, w_ih, w_hh, b_ih, b_hh)
+        return result
     try:
         input, hx, w_ih, w_hh, b_ih, b_hh = _f_gru_cell_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -10226,7 +11897,18 @@ def _f_gt_1(input, other, *, out=None):
 _f_gt_sigs = (_ap.PySig('gt', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('gt', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_gt_0_tail2 = None  # set by bind_tensor_class()
+
+
 def gt(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_gt_0_tail2
+        if out is None:
+            result = _op_gt__Tensor.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_gt__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_gt_0(*args, **kwargs)
@@ -10412,7 +12094,18 @@ def _f_hardshrink_0(input, lambd=0.5, *, out=None):
 _f_hardshrink_sigs = (_ap.PySig('hardshrink', (('input', 'Tensor', None, False), ('lambd', 'Scalar', '0.5', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_hardshrink_0_tail1 = None  # set by bind_tensor_class()
+
+
 def hardshrink(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        lambd, out = _f_hardshrink_0_tail1
+        if out is None:
+            result = _op_hardshrink.call(input._keyset, input, lambd)
+        else:
+            result = _op_hardshrink__out.call(input._keyset | out._keyset, input, lambd, out)
+        return result
     try:
         input, lambd, out = _f_hardshrink_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -10441,7 +12134,18 @@ def _f_hash_tensor_0(input, dim=(), *, keepdim=False, mode=0, out=None):
 _f_hash_tensor_sigs = (_ap.PySig('hash_tensor', (('input', 'Tensor', None, False), ('dim', 'int[1]', '[]', False), ('keepdim', 'bool', 'False', True), ('mode', 'int', '0', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_hash_tensor_0_tail1 = None  # set by bind_tensor_class()
+
+
 def hash_tensor(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        dim, keepdim, mode, out = _f_hash_tensor_0_tail1
+        if out is None:
+            result = _op_hash_tensor.call(input._keyset, input, dim, keepdim, mode)
+        else:
+            result = _op_hash_tensor__out.call(input._keyset | out._keyset, input, dim, keepdim, mode, out)
+        return result
     try:
         input, dim, keepdim, mode, out = _f_hash_tensor_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -10468,7 +12172,18 @@ def _f_heaviside_0(input, values, *, out=None):
 _f_heaviside_sigs = (_ap.PySig('heaviside', (('input', 'Tensor', None, False), ('values', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_heaviside_0_tail2 = None  # set by bind_tensor_class()
+
+
 def heaviside(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, values = args
+        out, = _f_heaviside_0_tail2
+        if out is None:
+            result = _op_heaviside.call(input._keyset | values._keyset, input, values)
+        else:
+            result = _op_heaviside__out.call(input._keyset | values._keyset | out._keyset, input, values, out)
+        return result
     try:
         input, values, out = _f_heaviside_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -10496,7 +12211,15 @@ def _f_hinge_embedding_loss_0(input, target, margin=1.0, reduction=0):
 _f_hinge_embedding_loss_sigs = (_ap.PySig('hinge_embedding_loss', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('margin', 'float', '1.0', False), ('reduction', 'int', 'Mean', False)), False, False),)
 
 
+_f_hinge_embedding_loss_0_tail2 = None  # set by bind_tensor_class()
+
+
 def hinge_embedding_loss(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, target = args
+        margin, reduction = _f_hinge_embedding_loss_0_tail2
+        result = _op_hinge_embedding_loss.call(input._keyset | target._keyset, input, target, margin, reduction)
+        return result
     try:
         input, target, margin, reduction = _f_hinge_embedding_loss_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -10522,7 +12245,18 @@ def _f_histc_0(input, bins=100, min=0, max=0, *, out=None):
 _f_histc_sigs = (_ap.PySig('histc', (('input', 'Tensor', None, False), ('bins', 'int', '100', False), ('min', 'Scalar', '0', False), ('max', 'Scalar', '0', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_histc_0_tail1 = None  # set by bind_tensor_class()
+
+
 def histc(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        bins, min, max, out = _f_histc_0_tail1
+        if out is None:
+            result = _op_histc.call(input._keyset, input, bins, min, max)
+        else:
+            result = _op_histc__out.call(input._keyset | out._keyset, input, bins, min, max, out)
+        return result
     try:
         input, bins, min, max, out = _f_histc_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -10560,7 +12294,29 @@ def _f_histogram_1(input, bins=100, *, range=None, weight=None, density=False, o
 _f_histogram_sigs = (_ap.PySig('histogram', (('input', 'Tensor', None, False), ('bins', 'Tensor', None, False), ('weight', 'Tensor?', 'None', True), ('density', 'bool', 'False', True), ('out', 'Tensor[2]', 'None', True)), False, False), _ap.PySig('histogram', (('input', 'Tensor', None, False), ('bins', 'int', '100', False), ('range', 'float[]?', 'None', True), ('weight', 'Tensor?', 'None', True), ('density', 'bool', 'False', True), ('out', 'Tensor[2]', 'None', True)), False, False),)
 
 
+_f_histogram_1_tail1 = None  # set by bind_tensor_class()
+
+
+_f_histogram_0_tail2 = None  # set by bind_tensor_class()
+
+
 def histogram(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        bins, range, weight, density, out = _f_histogram_1_tail1
+        if out is None:
+            result = _rt_histogram(_op_histogram__bin_ct.call(input._keyset | (weight._keyset if weight is not None else 0), input, bins, range, weight, density))
+        else:
+            result = _rt_histogram_out(_op_histogram__bin_ct_out.call(input._keyset | (weight._keyset if weight is not None else 0) | out[0]._keyset | out[1]._keyset, input, bins, range, weight, density, out[0], out[1]))
+        return result
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, bins = args
+        weight, density, out = _f_histogram_0_tail2
+        if out is None:
+            result = _rt_histogram(_op_histogram__bins_tensor.call(input._keyset | bins._keyset | (weight._keyset if weight is not None else 0), input, bins, weight, density))
+        else:
+            result = _rt_histogram_out(_op_histogram__bins_tensor_out.call(input._keyset | bins._keyset | (weight._keyset if weight is not None else 0) | out[0]._keyset | out[1]._keyset, input, bins, weight, density, out[0], out[1]))
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, bins, weight, density, out = _f_histogram_0(*args, **kwargs)
@@ -10721,7 +12477,18 @@ def _f_hypot_0(input, other, *, out=None):
 _f_hypot_sigs = (_ap.PySig('hypot', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_hypot_0_tail2 = None  # set by bind_tensor_class()
+
+
 def hypot(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_hypot_0_tail2
+        if out is None:
+            result = _op_hypot.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_hypot__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     try:
         input, other, out = _f_hypot_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -10747,7 +12514,18 @@ def _f_i0_0(input, *, out=None):
 _f_i0_sigs = (_ap.PySig('i0', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_i0_0_tail1 = None  # set by bind_tensor_class()
+
+
 def i0(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_i0_0_tail1
+        if out is None:
+            result = _op_i0.call(input._keyset, input)
+        else:
+            result = _op_i0__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_i0_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -10772,7 +12550,14 @@ def _f_i0__0(input):
 _f_i0__sigs = (_ap.PySig('i0_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_i0__0_tail1 = None  # set by bind_tensor_class()
+
+
 def i0_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_i0_.call(input._keyset, input)
+        return result
     try:
         input, = _f_i0__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -10796,7 +12581,18 @@ def _f_igamma_0(input, other, *, out=None):
 _f_igamma_sigs = (_ap.PySig('igamma', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_igamma_0_tail2 = None  # set by bind_tensor_class()
+
+
 def igamma(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_igamma_0_tail2
+        if out is None:
+            result = _op_igamma.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_igamma__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     try:
         input, other, out = _f_igamma_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -10823,7 +12619,18 @@ def _f_igammac_0(input, other, *, out=None):
 _f_igammac_sigs = (_ap.PySig('igammac', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_igammac_0_tail2 = None  # set by bind_tensor_class()
+
+
 def igammac(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_igammac_0_tail2
+        if out is None:
+            result = _op_igammac.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_igammac__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     try:
         input, other, out = _f_igammac_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -10848,7 +12655,14 @@ def _f_imag_0(input):
 _f_imag_sigs = (_ap.PySig('imag', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_imag_0_tail1 = None  # set by bind_tensor_class()
+
+
 def imag(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_imag.call(input._keyset, input)
+        return result
     try:
         input, = _f_imag_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -11109,7 +12923,18 @@ def _f_inner_0(input, other, *, out=None):
 _f_inner_sigs = (_ap.PySig('inner', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_inner_0_tail2 = None  # set by bind_tensor_class()
+
+
 def inner(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_inner_0_tail2
+        if out is None:
+            result = _op_inner.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_inner__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     try:
         input, other, out = _f_inner_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -11165,7 +12990,18 @@ def _f_inverse_0(input, *, out=None):
 _f_inverse_sigs = (_ap.PySig('inverse', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_inverse_0_tail1 = None  # set by bind_tensor_class()
+
+
 def inverse(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_inverse_0_tail1
+        if out is None:
+            result = _op_inverse.call(input._keyset, input)
+        else:
+            result = _op_inverse__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_inverse_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -11190,7 +13026,14 @@ def _f_is_conj_0(input):
 _f_is_conj_sigs = (_ap.PySig('is_conj', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_is_conj_0_tail1 = None  # set by bind_tensor_class()
+
+
 def is_conj(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_is_conj.call(input._keyset, input)
+        return result
     try:
         input, = _f_is_conj_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -11212,7 +13055,14 @@ def _f_is_neg_0(input):
 _f_is_neg_sigs = (_ap.PySig('is_neg', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_is_neg_0_tail1 = None  # set by bind_tensor_class()
+
+
 def is_neg(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_is_neg.call(input._keyset, input)
+        return result
     try:
         input, = _f_is_neg_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -11238,7 +13088,15 @@ def _f_isclose_0(input, other, rtol=1.0000000000000001e-05, atol=1e-08, equal_na
 _f_isclose_sigs = (_ap.PySig('isclose', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('rtol', 'float', '1.0000000000000001e-05', False), ('atol', 'float', '1e-08', False), ('equal_nan', 'bool', 'False', False)), False, False),)
 
 
+_f_isclose_0_tail2 = None  # set by bind_tensor_class()
+
+
 def isclose(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        rtol, atol, equal_nan = _f_isclose_0_tail2
+        result = _op_isclose.call(input._keyset | other._keyset, input, other, rtol, atol, equal_nan)
+        return result
     try:
         input, other, rtol, atol, equal_nan = _f_isclose_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -11260,7 +13118,14 @@ def _f_isfinite_0(input):
 _f_isfinite_sigs = (_ap.PySig('isfinite', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_isfinite_0_tail1 = None  # set by bind_tensor_class()
+
+
 def isfinite(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_isfinite.call(input._keyset, input)
+        return result
     try:
         input, = _f_isfinite_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -11304,7 +13169,18 @@ def _f_isin_2(element, test_elements, *, assume_unique=False, invert=False, out=
 _f_isin_sigs = (_ap.PySig('isin', (('elements', 'Tensor', None, False), ('test_elements', 'Tensor', None, False), ('assume_unique', 'bool', 'False', True), ('invert', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('isin', (('element', 'Scalar', None, False), ('test_elements', 'Tensor', None, False), ('assume_unique', 'bool', 'False', True), ('invert', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('isin', (('elements', 'Tensor', None, False), ('test_element', 'Scalar', None, False), ('assume_unique', 'bool', 'False', True), ('invert', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_isin_0_tail2 = None  # set by bind_tensor_class()
+
+
 def isin(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        elements, test_elements = args
+        assume_unique, invert, out = _f_isin_0_tail2
+        if out is None:
+            result = _op_isin__Tensor_Tensor.call(elements._keyset | test_elements._keyset, elements, test_elements, assume_unique, invert)
+        else:
+            result = _op_isin__Tensor_Tensor_out.call(elements._keyset | test_elements._keyset | out._keyset, elements, test_elements, assume_unique, invert, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             elements, test_elements, assume_unique, invert, out = _f_isin_0(*args, **kwargs)
@@ -11352,7 +13228,14 @@ def _f_isinf_0(input):
 _f_isinf_sigs = (_ap.PySig('isinf', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_isinf_0_tail1 = None  # set by bind_tensor_class()
+
+
 def isinf(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_isinf.call(input._keyset, input)
+        return result
     try:
         input, = _f_isinf_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -11374,7 +13257,14 @@ def _f_isnan_0(input):
 _f_isnan_sigs = (_ap.PySig('isnan', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_isnan_0_tail1 = None  # set by bind_tensor_class()
+
+
 def isnan(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_isnan.call(input._keyset, input)
+        return result
     try:
         input, = _f_isnan_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -11397,7 +13287,18 @@ def _f_isneginf_0(input, *, out=None):
 _f_isneginf_sigs = (_ap.PySig('isneginf', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_isneginf_0_tail1 = None  # set by bind_tensor_class()
+
+
 def isneginf(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_isneginf_0_tail1
+        if out is None:
+            result = _op_isneginf.call(input._keyset, input)
+        else:
+            result = _op_isneginf__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_isneginf_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -11423,7 +13324,18 @@ def _f_isposinf_0(input, *, out=None):
 _f_isposinf_sigs = (_ap.PySig('isposinf', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_isposinf_0_tail1 = None  # set by bind_tensor_class()
+
+
 def isposinf(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_isposinf_0_tail1
+        if out is None:
+            result = _op_isposinf.call(input._keyset, input)
+        else:
+            result = _op_isposinf__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_isposinf_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -11448,7 +13360,14 @@ def _f_isreal_0(input):
 _f_isreal_sigs = (_ap.PySig('isreal', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_isreal_0_tail1 = None  # set by bind_tensor_class()
+
+
 def isreal(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_isreal.call(input._keyset, input)
+        return result
     try:
         input, = _f_isreal_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -11577,7 +13496,15 @@ def _f_kl_div_0(input, target, reduction=0, *, log_target=False):
 _f_kl_div_sigs = (_ap.PySig('kl_div', (('input', 'Tensor', None, False), ('target', 'Tensor', None, False), ('reduction', 'int', 'Mean', False), ('log_target', 'bool', 'False', True)), False, False),)
 
 
+_f_kl_div_0_tail2 = None  # set by bind_tensor_class()
+
+
 def kl_div(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, target = args
+        reduction, log_target = _f_kl_div_0_tail2
+        result = _op_kl_div.call(input._keyset | target._keyset, input, target, reduction, log_target)
+        return result
     try:
         input, target, reduction, log_target = _f_kl_div_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -11601,7 +13528,18 @@ def _f_kron_0(input, other, *, out=None):
 _f_kron_sigs = (_ap.PySig('kron', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_kron_0_tail2 = None  # set by bind_tensor_class()
+
+
 def kron(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_kron_0_tail2
+        if out is None:
+            result = _op_kron.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_kron__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     try:
         input, other, out = _f_kron_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -11684,7 +13622,18 @@ def _f_lcm_0(input, other, *, out=None):
 _f_lcm_sigs = (_ap.PySig('lcm', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_lcm_0_tail2 = None  # set by bind_tensor_class()
+
+
 def lcm(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_lcm_0_tail2
+        if out is None:
+            result = _op_lcm.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_lcm__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     try:
         input, other, out = _f_lcm_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -11710,7 +13659,14 @@ def _f_lcm__0(input, other):
 _f_lcm__sigs = (_ap.PySig('lcm_', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False)), False, False),)
 
 
+_f_lcm__0_tail2 = None  # set by bind_tensor_class()
+
+
 def lcm_(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        result = _op_lcm_.call(input._keyset | other._keyset, input, other)
+        return result
     try:
         input, other = _f_lcm__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -11734,7 +13690,18 @@ def _f_ldexp_0(input, other, *, out=None):
 _f_ldexp_sigs = (_ap.PySig('ldexp', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_ldexp_0_tail2 = None  # set by bind_tensor_class()
+
+
 def ldexp(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_ldexp_0_tail2
+        if out is None:
+            result = _op_ldexp__Tensor.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_ldexp__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     try:
         input, other, out = _f_ldexp_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -11760,7 +13727,14 @@ def _f_ldexp__0(input, other):
 _f_ldexp__sigs = (_ap.PySig('ldexp_', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False)), False, False),)
 
 
+_f_ldexp__0_tail2 = None  # set by bind_tensor_class()
+
+
 def ldexp_(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        result = _op_ldexp_.call(input._keyset | other._keyset, input, other)
+        return result
     try:
         input, other = _f_ldexp__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -11791,7 +13765,18 @@ def _f_le_1(input, other, *, out=None):
 _f_le_sigs = (_ap.PySig('le', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('le', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_le_0_tail2 = None  # set by bind_tensor_class()
+
+
 def le(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_le_0_tail2
+        if out is None:
+            result = _op_le__Tensor.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_le__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_le_0(*args, **kwargs)
@@ -11839,7 +13824,18 @@ def _f_lerp_1(input, end, weight, *, out=None):
 _f_lerp_sigs = (_ap.PySig('lerp', (('input', 'Tensor', None, False), ('end', 'Tensor', None, False), ('weight', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('lerp', (('input', 'Tensor', None, False), ('end', 'Tensor', None, False), ('weight', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_lerp_0_tail3 = None  # set by bind_tensor_class()
+
+
 def lerp(*args, **kwargs):
+    if not kwargs and len(args) == 3 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor):
+        input, end, weight = args
+        out, = _f_lerp_0_tail3
+        if out is None:
+            result = _op_lerp__Tensor.call(input._keyset | end._keyset | weight._keyset, input, end, weight)
+        else:
+            result = _op_lerp__Tensor_out.call(input._keyset | end._keyset | weight._keyset | out._keyset, input, end, weight, out)
+        return result
     if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
         try:
             input, end, weight, out = _f_lerp_0(*args, **kwargs)
@@ -11885,7 +13881,18 @@ def _f_less_1(input, other, *, out=None):
 _f_less_sigs = (_ap.PySig('less', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('less', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_less_0_tail2 = None  # set by bind_tensor_class()
+
+
 def less(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_less_0_tail2
+        if out is None:
+            result = _op_less__Tensor.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_less__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_less_0(*args, **kwargs)
@@ -11931,7 +13938,18 @@ def _f_less_equal_1(input, other, *, out=None):
 _f_less_equal_sigs = (_ap.PySig('less_equal', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('less_equal', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_less_equal_0_tail2 = None  # set by bind_tensor_class()
+
+
 def less_equal(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_less_equal_0_tail2
+        if out is None:
+            result = _op_less_equal__Tensor.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_less_equal__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_less_equal_0(*args, **kwargs)
@@ -11969,7 +13987,18 @@ def _f_lgamma_0(input, *, out=None):
 _f_lgamma_sigs = (_ap.PySig('lgamma', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_lgamma_0_tail1 = None  # set by bind_tensor_class()
+
+
 def lgamma(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_lgamma_0_tail1
+        if out is None:
+            result = _op_lgamma.call(input._keyset, input)
+        else:
+            result = _op_lgamma__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_lgamma_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -12113,7 +14142,18 @@ def _f_log_0(input, *, out=None):
 _f_log_sigs = (_ap.PySig('log', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_log_0_tail1 = None  # set by bind_tensor_class()
+
+
 def log(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_log_0_tail1
+        if out is None:
+            result = _op_log.call(input._keyset, input)
+        else:
+            result = _op_log__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_log_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -12139,7 +14179,18 @@ def _f_log10_0(input, *, out=None):
 _f_log10_sigs = (_ap.PySig('log10', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_log10_0_tail1 = None  # set by bind_tensor_class()
+
+
 def log10(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_log10_0_tail1
+        if out is None:
+            result = _op_log10.call(input._keyset, input)
+        else:
+            result = _op_log10__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_log10_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -12164,7 +14215,14 @@ def _f_log10__0(input):
 _f_log10__sigs = (_ap.PySig('log10_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_log10__0_tail1 = None  # set by bind_tensor_class()
+
+
 def log10_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_log10_.call(input._keyset, input)
+        return result
     try:
         input, = _f_log10__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -12187,7 +14245,18 @@ def _f_log1p_0(input, *, out=None):
 _f_log1p_sigs = (_ap.PySig('log1p', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_log1p_0_tail1 = None  # set by bind_tensor_class()
+
+
 def log1p(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_log1p_0_tail1
+        if out is None:
+            result = _op_log1p.call(input._keyset, input)
+        else:
+            result = _op_log1p__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_log1p_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -12212,7 +14281,14 @@ def _f_log1p__0(input):
 _f_log1p__sigs = (_ap.PySig('log1p_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_log1p__0_tail1 = None  # set by bind_tensor_class()
+
+
 def log1p_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_log1p_.call(input._keyset, input)
+        return result
     try:
         input, = _f_log1p__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -12235,7 +14311,18 @@ def _f_log2_0(input, *, out=None):
 _f_log2_sigs = (_ap.PySig('log2', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_log2_0_tail1 = None  # set by bind_tensor_class()
+
+
 def log2(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_log2_0_tail1
+        if out is None:
+            result = _op_log2.call(input._keyset, input)
+        else:
+            result = _op_log2__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_log2_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -12260,7 +14347,14 @@ def _f_log2__0(input):
 _f_log2__sigs = (_ap.PySig('log2_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_log2__0_tail1 = None  # set by bind_tensor_class()
+
+
 def log2_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_log2_.call(input._keyset, input)
+        return result
     try:
         input, = _f_log2__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -12282,7 +14376,14 @@ def _f_log__0(input):
 _f_log__sigs = (_ap.PySig('log_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_log__0_tail1 = None  # set by bind_tensor_class()
+
+
 def log_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_log_.call(input._keyset, input)
+        return result
     try:
         input, = _f_log__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -12334,7 +14435,18 @@ def _f_logaddexp_0(input, other, *, out=None):
 _f_logaddexp_sigs = (_ap.PySig('logaddexp', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_logaddexp_0_tail2 = None  # set by bind_tensor_class()
+
+
 def logaddexp(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_logaddexp_0_tail2
+        if out is None:
+            result = _op_logaddexp.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_logaddexp__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     try:
         input, other, out = _f_logaddexp_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -12361,7 +14473,18 @@ def _f_logaddexp2_0(input, other, *, out=None):
 _f_logaddexp2_sigs = (_ap.PySig('logaddexp2', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_logaddexp2_0_tail2 = None  # set by bind_tensor_class()
+
+
 def logaddexp2(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_logaddexp2_0_tail2
+        if out is None:
+            result = _op_logaddexp2.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_logaddexp2__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     try:
         input, other, out = _f_logaddexp2_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -12413,7 +14536,14 @@ def _f_logdet_0(input):
 _f_logdet_sigs = (_ap.PySig('logdet', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_logdet_0_tail1 = None  # set by bind_tensor_class()
+
+
 def logdet(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_logdet.call(input._keyset, input)
+        return result
     try:
         input, = _f_logdet_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -12437,7 +14567,18 @@ def _f_logical_and_0(input, other, *, out=None):
 _f_logical_and_sigs = (_ap.PySig('logical_and', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_logical_and_0_tail2 = None  # set by bind_tensor_class()
+
+
 def logical_and(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_logical_and_0_tail2
+        if out is None:
+            result = _op_logical_and.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_logical_and__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     try:
         input, other, out = _f_logical_and_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -12463,7 +14604,18 @@ def _f_logical_not_0(input, *, out=None):
 _f_logical_not_sigs = (_ap.PySig('logical_not', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_logical_not_0_tail1 = None  # set by bind_tensor_class()
+
+
 def logical_not(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_logical_not_0_tail1
+        if out is None:
+            result = _op_logical_not.call(input._keyset, input)
+        else:
+            result = _op_logical_not__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_logical_not_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -12490,7 +14642,18 @@ def _f_logical_or_0(input, other, *, out=None):
 _f_logical_or_sigs = (_ap.PySig('logical_or', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_logical_or_0_tail2 = None  # set by bind_tensor_class()
+
+
 def logical_or(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_logical_or_0_tail2
+        if out is None:
+            result = _op_logical_or.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_logical_or__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     try:
         input, other, out = _f_logical_or_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -12517,7 +14680,18 @@ def _f_logical_xor_0(input, other, *, out=None):
 _f_logical_xor_sigs = (_ap.PySig('logical_xor', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_logical_xor_0_tail2 = None  # set by bind_tensor_class()
+
+
 def logical_xor(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_logical_xor_0_tail2
+        if out is None:
+            result = _op_logical_xor.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_logical_xor__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     try:
         input, other, out = _f_logical_xor_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -12544,7 +14718,18 @@ def _f_logit_0(input, eps=None, *, out=None):
 _f_logit_sigs = (_ap.PySig('logit', (('input', 'Tensor', None, False), ('eps', 'float?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_logit_0_tail1 = None  # set by bind_tensor_class()
+
+
 def logit(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        eps, out = _f_logit_0_tail1
+        if out is None:
+            result = _op_logit.call(input._keyset, input, eps)
+        else:
+            result = _op_logit__out.call(input._keyset | out._keyset, input, eps, out)
+        return result
     try:
         input, eps, out = _f_logit_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -12570,7 +14755,15 @@ def _f_logit__0(input, eps=None):
 _f_logit__sigs = (_ap.PySig('logit_', (('input', 'Tensor', None, False), ('eps', 'float?', 'None', False)), False, False),)
 
 
+_f_logit__0_tail1 = None  # set by bind_tensor_class()
+
+
 def logit_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        eps, = _f_logit__0_tail1
+        result = _op_logit_.call(input._keyset, input, eps)
+        return result
     try:
         input, eps = _f_logit__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -12830,7 +15023,18 @@ def _f_lt_1(input, other, *, out=None):
 _f_lt_sigs = (_ap.PySig('lt', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('lt', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_lt_0_tail2 = None  # set by bind_tensor_class()
+
+
 def lt(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_lt_0_tail2
+        if out is None:
+            result = _op_lt__Tensor.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_lt__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_lt_0(*args, **kwargs)
@@ -12870,7 +15074,18 @@ def _f_lu_solve_0(input, LU_data, LU_pivots, *, out=None):
 _f_lu_solve_sigs = (_ap.PySig('lu_solve', (('input', 'Tensor', None, False), ('LU_data', 'Tensor', None, False), ('LU_pivots', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_lu_solve_0_tail3 = None  # set by bind_tensor_class()
+
+
 def lu_solve(*args, **kwargs):
+    if not kwargs and len(args) == 3 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor):
+        input, LU_data, LU_pivots = args
+        out, = _f_lu_solve_0_tail3
+        if out is None:
+            result = _op_lu_solve.call(input._keyset | LU_data._keyset | LU_pivots._keyset, input, LU_data, LU_pivots)
+        else:
+            result = _op_lu_solve__out.call(input._keyset | LU_data._keyset | LU_pivots._keyset | out._keyset, input, LU_data, LU_pivots, out)
+        return result
     try:
         input, LU_data, LU_pivots, out = _f_lu_solve_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -12899,7 +15114,18 @@ def _f_lu_unpack_0(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, 
 _f_lu_unpack_sigs = (_ap.PySig('lu_unpack', (('LU_data', 'Tensor', None, False), ('LU_pivots', 'Tensor', None, False), ('unpack_data', 'bool', 'True', False), ('unpack_pivots', 'bool', 'True', False), ('out', 'Tensor[3]', 'None', True)), False, False),)
 
 
+_f_lu_unpack_0_tail2 = None  # set by bind_tensor_class()
+
+
 def lu_unpack(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        LU_data, LU_pivots = args
+        unpack_data, unpack_pivots, out = _f_lu_unpack_0_tail2
+        if out is None:
+            result = _rt_lu_unpack(_op_lu_unpack.call(LU_data._keyset | LU_pivots._keyset, LU_data, LU_pivots, unpack_data, unpack_pivots))
+        else:
+            result = _rt_lu_unpack_out(_op_lu_unpack__out.call(LU_data._keyset | LU_pivots._keyset | out[0]._keyset | out[1]._keyset | out[2]._keyset, LU_data, LU_pivots, unpack_data, unpack_pivots, out[0], out[1], out[2]))
+        return result
     try:
         LU_data, LU_pivots, unpack_data, unpack_pivots, out = _f_lu_unpack_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -12928,7 +15154,15 @@ def _f_margin_ranking_loss_0(input1, input2, target, margin=0.0, reduction=0):
 _f_margin_ranking_loss_sigs = (_ap.PySig('margin_ranking_loss', (('input1', 'Tensor', None, False), ('input2', 'Tensor', None, False), ('target', 'Tensor', None, False), ('margin', 'float', '0.0', False), ('reduction', 'int', 'Mean', False)), False, False),)
 
 
+_f_margin_ranking_loss_0_tail3 = None  # set by bind_tensor_class()
+
+
 def margin_ranking_loss(*args, **kwargs):
+    if not kwargs and len(args) == 3 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor):
+        input1, input2, target = args
+        margin, reduction = _f_margin_ranking_loss_0_tail3
+        result = _op_margin_ranking_loss.call(input1._keyset | input2._keyset | target._keyset, input1, input2, target, margin, reduction)
+        return result
     try:
         input1, input2, target, margin, reduction = _f_margin_ranking_loss_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -12959,7 +15193,14 @@ def _f_masked_fill_1(input, mask, value):
 _f_masked_fill_sigs = (_ap.PySig('masked_fill', (('input', 'Tensor', None, False), ('mask', 'Tensor', None, False), ('value', 'Tensor', None, False)), False, False), _ap.PySig('masked_fill', (('input', 'Tensor', None, False), ('mask', 'Tensor', None, False), ('value', 'Scalar', None, False)), False, False),)
 
 
+_f_masked_fill_0_tail3 = None  # set by bind_tensor_class()
+
+
 def masked_fill(*args, **kwargs):
+    if not kwargs and len(args) == 3 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor):
+        input, mask, value = args
+        result = _op_masked_fill__Tensor.call(input._keyset | mask._keyset | value._keyset, input, mask, value)
+        return result
     if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)) and (len(args) <= 2 or isinstance(args[2], _Tensor)):
         try:
             input, mask, value = _f_masked_fill_0(*args, **kwargs)
@@ -12992,7 +15233,14 @@ def _f_masked_scatter_0(input, mask, source):
 _f_masked_scatter_sigs = (_ap.PySig('masked_scatter', (('input', 'Tensor', None, False), ('mask', 'Tensor', None, False), ('source', 'Tensor', None, False)), False, False),)
 
 
+_f_masked_scatter_0_tail3 = None  # set by bind_tensor_class()
+
+
 def masked_scatter(*args, **kwargs):
+    if not kwargs and len(args) == 3 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor):
+        input, mask, source = args
+        result = _op_masked_scatter.call(input._keyset | mask._keyset | source._keyset, input, mask, source)
+        return result
     try:
         input, mask, source = _f_masked_scatter_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -13016,7 +15264,18 @@ def _f_masked_select_0(input, mask, *, out=None):
 _f_masked_select_sigs = (_ap.PySig('masked_select', (('input', 'Tensor', None, False), ('mask', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_masked_select_0_tail2 = None  # set by bind_tensor_class()
+
+
 def masked_select(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, mask = args
+        out, = _f_masked_select_0_tail2
+        if out is None:
+            result = _op_masked_select.call(input._keyset | mask._keyset, input, mask)
+        else:
+            result = _op_masked_select__out.call(input._keyset | mask._keyset | out._keyset, input, mask, out)
+        return result
     try:
         input, mask, out = _f_masked_select_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -13043,7 +15302,18 @@ def _f_matmul_0(input, other, *, out=None):
 _f_matmul_sigs = (_ap.PySig('matmul', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_matmul_0_tail2 = None  # set by bind_tensor_class()
+
+
 def matmul(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_matmul_0_tail2
+        if out is None:
+            result = _op_matmul.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_matmul__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     try:
         input, other, out = _f_matmul_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -13068,7 +15338,14 @@ def _f_matrix_exp_0(input):
 _f_matrix_exp_sigs = (_ap.PySig('matrix_exp', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_matrix_exp_0_tail1 = None  # set by bind_tensor_class()
+
+
 def matrix_exp(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_matrix_exp.call(input._keyset, input)
+        return result
     try:
         input, = _f_matrix_exp_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -13133,7 +15410,29 @@ def _f_max_2(input, dim, keepdim=False, *, out=None):
 _f_max_sigs = (_ap.PySig('max', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('max', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('max', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor[2]', 'None', True)), False, False),)
 
 
+_f_max_0_tail1 = None  # set by bind_tensor_class()
+
+
+_f_max_1_tail2 = None  # set by bind_tensor_class()
+
+
 def max(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_max_0_tail1
+        if out is None:
+            result = _op_max.call(input._keyset, input)
+        else:
+            result = _op_max__unary_out.call(input._keyset | out._keyset, input, out)
+        return result
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_max_1_tail2
+        if out is None:
+            result = _op_max__other.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_max__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, out = _f_max_0(*args, **kwargs)
@@ -13291,7 +15590,18 @@ def _f_maximum_0(input, other, *, out=None):
 _f_maximum_sigs = (_ap.PySig('maximum', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_maximum_0_tail2 = None  # set by bind_tensor_class()
+
+
 def maximum(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_maximum_0_tail2
+        if out is None:
+            result = _op_maximum.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_maximum__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     try:
         input, other, out = _f_maximum_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -13327,7 +15637,18 @@ def _f_mean_1(input, dim, keepdim=False, *, dtype=None, out=None):
 _f_mean_sigs = (_ap.PySig('mean', (('input', 'Tensor', None, False), ('dtype', 'ScalarType?', 'None', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('mean', (('input', 'Tensor', None, False), ('dim', 'int[1]?', None, False), ('keepdim', 'bool', 'False', False), ('dtype', 'ScalarType?', 'None', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_mean_0_tail1 = None  # set by bind_tensor_class()
+
+
 def mean(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        dtype, out = _f_mean_0_tail1
+        if out is None:
+            result = _op_mean.call(input._keyset, input, dtype)
+        else:
+            result = _op_mean__dtype_out.call(input._keyset | out._keyset, input, dtype, out)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dtype, out = _f_mean_0(*args, **kwargs)
@@ -13372,7 +15693,14 @@ def _f_median_1(input, dim, keepdim=False, *, out=None):
 _f_median_sigs = (_ap.PySig('median', (('input', 'Tensor', None, False),), False, False), _ap.PySig('median', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor[2]', 'None', True)), False, False),)
 
 
+_f_median_0_tail1 = None  # set by bind_tensor_class()
+
+
 def median(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_median.call(input._keyset, input)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, = _f_median_0(*args, **kwargs)
@@ -13459,7 +15787,29 @@ def _f_min_2(input, dim, keepdim=False, *, out=None):
 _f_min_sigs = (_ap.PySig('min', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('min', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('min', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor[2]', 'None', True)), False, False),)
 
 
+_f_min_0_tail1 = None  # set by bind_tensor_class()
+
+
+_f_min_1_tail2 = None  # set by bind_tensor_class()
+
+
 def min(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_min_0_tail1
+        if out is None:
+            result = _op_min.call(input._keyset, input)
+        else:
+            result = _op_min__unary_out.call(input._keyset | out._keyset, input, out)
+        return result
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_min_1_tail2
+        if out is None:
+            result = _op_min__other.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_min__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, out = _f_min_0(*args, **kwargs)
@@ -13509,7 +15859,18 @@ def _f_minimum_0(input, other, *, out=None):
 _f_minimum_sigs = (_ap.PySig('minimum', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_minimum_0_tail2 = None  # set by bind_tensor_class()
+
+
 def minimum(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_minimum_0_tail2
+        if out is None:
+            result = _op_minimum.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_minimum__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     try:
         input, other, out = _f_minimum_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -13617,7 +15978,18 @@ def _f_mm_0(input, mat2, *, out=None):
 _f_mm_sigs = (_ap.PySig('mm', (('input', 'Tensor', None, False), ('mat2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_mm_0_tail2 = None  # set by bind_tensor_class()
+
+
 def mm(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, mat2 = args
+        out, = _f_mm_0_tail2
+        if out is None:
+            result = _op_mm.call(input._keyset | mat2._keyset, input, mat2)
+        else:
+            result = _op_mm__out.call(input._keyset | mat2._keyset | out._keyset, input, mat2, out)
+        return result
     try:
         input, mat2, out = _f_mm_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -13645,7 +16017,18 @@ def _f_mode_0(input, dim=-1, keepdim=False, *, out=None):
 _f_mode_sigs = (_ap.PySig('mode', (('input', 'Tensor', None, False), ('dim', 'int', '-1', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor[2]', 'None', True)), False, False),)
 
 
+_f_mode_0_tail1 = None  # set by bind_tensor_class()
+
+
 def mode(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        dim, keepdim, out = _f_mode_0_tail1
+        if out is None:
+            result = _rt_mode(_op_mode.call(input._keyset, input, dim, keepdim))
+        else:
+            result = _rt_mode_out(_op_mode__values.call(input._keyset | out[0]._keyset | out[1]._keyset, input, dim, keepdim, out[0], out[1]))
+        return result
     try:
         input, dim, keepdim, out = _f_mode_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -13751,7 +16134,18 @@ def _f_msort_0(input, *, out=None):
 _f_msort_sigs = (_ap.PySig('msort', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_msort_0_tail1 = None  # set by bind_tensor_class()
+
+
 def msort(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_msort_0_tail1
+        if out is None:
+            result = _op_msort.call(input._keyset, input)
+        else:
+            result = _op_msort__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_msort_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -13778,7 +16172,18 @@ def _f_mul_0(input, other, *, out=None):
 _f_mul_sigs = (_ap.PySig('mul', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_mul_0_tail2 = None  # set by bind_tensor_class()
+
+
 def mul(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_mul_0_tail2
+        if out is None:
+            result = _op_mul__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other)
+        else:
+            result = _op_mul__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, out)
+        return result
     try:
         input, other, out = _f_mul_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -13840,7 +16245,18 @@ def _f_multiply_1(input, other):
 _f_multiply_sigs = (_ap.PySig('multiply', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('multiply', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False)), False, False),)
 
 
+_f_multiply_0_tail2 = None  # set by bind_tensor_class()
+
+
 def multiply(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_multiply_0_tail2
+        if out is None:
+            result = _op_multiply__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other)
+        else:
+            result = _op_multiply__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, out)
+        return result
     if len(args) <= 2:
         try:
             input, other, out = _f_multiply_0(*args, **kwargs)
@@ -13876,7 +16292,18 @@ def _f_mv_0(input, vec, *, out=None):
 _f_mv_sigs = (_ap.PySig('mv', (('input', 'Tensor', None, False), ('vec', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_mv_0_tail2 = None  # set by bind_tensor_class()
+
+
 def mv(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, vec = args
+        out, = _f_mv_0_tail2
+        if out is None:
+            result = _op_mv.call(input._keyset | vec._keyset, input, vec)
+        else:
+            result = _op_mv__out.call(input._keyset | vec._keyset | out._keyset, input, vec, out)
+        return result
     try:
         input, vec, out = _f_mv_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -13932,7 +16359,18 @@ def _f_nan_to_num_0(input, nan=None, posinf=None, neginf=None, *, out=None):
 _f_nan_to_num_sigs = (_ap.PySig('nan_to_num', (('input', 'Tensor', None, False), ('nan', 'float?', 'None', False), ('posinf', 'float?', 'None', False), ('neginf', 'float?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_nan_to_num_0_tail1 = None  # set by bind_tensor_class()
+
+
 def nan_to_num(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        nan, posinf, neginf, out = _f_nan_to_num_0_tail1
+        if out is None:
+            result = _op_nan_to_num.call(input._keyset, input, nan, posinf, neginf)
+        else:
+            result = _op_nan_to_num__out.call(input._keyset | out._keyset, input, nan, posinf, neginf, out)
+        return result
     try:
         input, nan, posinf, neginf, out = _f_nan_to_num_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -13960,7 +16398,15 @@ def _f_nan_to_num__0(input, nan=None, posinf=None, neginf=None):
 _f_nan_to_num__sigs = (_ap.PySig('nan_to_num_', (('input', 'Tensor', None, False), ('nan', 'float?', 'None', False), ('posinf', 'float?', 'None', False), ('neginf', 'float?', 'None', False)), False, False),)
 
 
+_f_nan_to_num__0_tail1 = None  # set by bind_tensor_class()
+
+
 def nan_to_num_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        nan, posinf, neginf = _f_nan_to_num__0_tail1
+        result = _op_nan_to_num_.call(input._keyset, input, nan, posinf, neginf)
+        return result
     try:
         input, nan, posinf, neginf = _f_nan_to_num__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -13986,7 +16432,18 @@ def _f_nanmean_0(input, dim=None, keepdim=False, *, dtype=None, out=None):
 _f_nanmean_sigs = (_ap.PySig('nanmean', (('input', 'Tensor', None, False), ('dim', 'int[1]?', 'None', False), ('keepdim', 'bool', 'False', False), ('dtype', 'ScalarType?', 'None', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_nanmean_0_tail1 = None  # set by bind_tensor_class()
+
+
 def nanmean(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        dim, keepdim, dtype, out = _f_nanmean_0_tail1
+        if out is None:
+            result = _op_nanmean.call(input._keyset, input, dim, keepdim, dtype)
+        else:
+            result = _op_nanmean__out.call(input._keyset | out._keyset, input, dim, keepdim, dtype, out)
+        return result
     try:
         input, dim, keepdim, dtype, out = _f_nanmean_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -14019,7 +16476,14 @@ def _f_nanmedian_1(input, dim, keepdim=False, *, out=None):
 _f_nanmedian_sigs = (_ap.PySig('nanmedian', (('input', 'Tensor', None, False),), False, False), _ap.PySig('nanmedian', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor[2]', 'None', True)), False, False),)
 
 
+_f_nanmedian_0_tail1 = None  # set by bind_tensor_class()
+
+
 def nanmedian(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_nanmedian.call(input._keyset, input)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, = _f_nanmedian_0(*args, **kwargs)
@@ -14068,7 +16532,18 @@ def _f_nanquantile_1(input, q, dim=None, keepdim=False, *, interpolation='linear
 _f_nanquantile_sigs = (_ap.PySig('nanquantile', (('input', 'Tensor', None, False), ('q', 'Tensor', None, False), ('dim', 'int?', 'None', False), ('keepdim', 'bool', 'False', False), ('interpolation', 'str', '"linear"', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('nanquantile', (('input', 'Tensor', None, False), ('q', 'float', None, False), ('dim', 'int?', 'None', False), ('keepdim', 'bool', 'False', False), ('interpolation', 'str', '"linear"', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_nanquantile_0_tail2 = None  # set by bind_tensor_class()
+
+
 def nanquantile(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, q = args
+        dim, keepdim, interpolation, out = _f_nanquantile_0_tail2
+        if out is None:
+            result = _op_nanquantile.call(input._keyset | q._keyset, input, q, dim, keepdim, interpolation)
+        else:
+            result = _op_nanquantile__out.call(input._keyset | q._keyset | out._keyset, input, q, dim, keepdim, interpolation, out)
+        return result
     if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, q, dim, keepdim, interpolation, out = _f_nanquantile_0(*args, **kwargs)
@@ -14109,7 +16584,18 @@ def _f_nansum_0(input, dim=None, keepdim=False, *, dtype=None, out=None):
 _f_nansum_sigs = (_ap.PySig('nansum', (('input', 'Tensor', None, False), ('dim', 'int[1]?', 'None', False), ('keepdim', 'bool', 'False', False), ('dtype', 'ScalarType?', 'None', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_nansum_0_tail1 = None  # set by bind_tensor_class()
+
+
 def nansum(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        dim, keepdim, dtype, out = _f_nansum_0_tail1
+        if out is None:
+            result = _op_nansum.call(input._keyset, input, dim, keepdim, dtype)
+        else:
+            result = _op_nansum__out.call(input._keyset | out._keyset, input, dim, keepdim, dtype, out)
+        return result
     try:
         input, dim, keepdim, dtype, out = _f_nansum_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -14349,7 +16835,18 @@ def _f_ne_1(input, other, *, out=None):
 _f_ne_sigs = (_ap.PySig('ne', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('ne', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_ne_0_tail2 = None  # set by bind_tensor_class()
+
+
 def ne(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_ne_0_tail2
+        if out is None:
+            result = _op_ne__Tensor.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_ne__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_ne_0(*args, **kwargs)
@@ -14387,7 +16884,18 @@ def _f_neg_0(input, *, out=None):
 _f_neg_sigs = (_ap.PySig('neg', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_neg_0_tail1 = None  # set by bind_tensor_class()
+
+
 def neg(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_neg_0_tail1
+        if out is None:
+            result = _op_neg.call(input._keyset, input)
+        else:
+            result = _op_neg__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_neg_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -14412,7 +16920,14 @@ def _f_neg__0(input):
 _f_neg__sigs = (_ap.PySig('neg_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_neg__0_tail1 = None  # set by bind_tensor_class()
+
+
 def neg_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_neg_.call(input._keyset, input)
+        return result
     try:
         input, = _f_neg__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -14435,7 +16950,18 @@ def _f_negative_0(input, *, out=None):
 _f_negative_sigs = (_ap.PySig('negative', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_negative_0_tail1 = None  # set by bind_tensor_class()
+
+
 def negative(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_negative_0_tail1
+        if out is None:
+            result = _op_negative.call(input._keyset, input)
+        else:
+            result = _op_negative__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_negative_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -14460,7 +16986,14 @@ def _f_negative__0(input):
 _f_negative__sigs = (_ap.PySig('negative_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_negative__0_tail1 = None  # set by bind_tensor_class()
+
+
 def negative_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_negative_.call(input._keyset, input)
+        return result
     try:
         input, = _f_negative__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -14484,7 +17017,18 @@ def _f_nextafter_0(input, other, *, out=None):
 _f_nextafter_sigs = (_ap.PySig('nextafter', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_nextafter_0_tail2 = None  # set by bind_tensor_class()
+
+
 def nextafter(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_nextafter_0_tail2
+        if out is None:
+            result = _op_nextafter.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_nextafter__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     try:
         input, other, out = _f_nextafter_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -14563,7 +17107,15 @@ def _f_norm_3(input, p, dim, keepdim=False, *, out=None):
 _f_norm_sigs = (_ap.PySig('norm', (('input', 'Tensor', None, False), ('p', 'Scalar', '2', False)), False, False), _ap.PySig('norm', (('input', 'Tensor', None, False), ('p', 'Scalar?', None, False), ('dtype', 'ScalarType', None, True)), False, False), _ap.PySig('norm', (('input', 'Tensor', None, False), ('p', 'Scalar?', None, False), ('dim', 'int[1]', None, False), ('keepdim', 'bool', None, False), ('dtype', 'ScalarType', None, True)), False, False), _ap.PySig('norm', (('input', 'Tensor', None, False), ('p', 'Scalar?', None, False), ('dim', 'int[1]', None, False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_norm_1_tail1 = None  # set by bind_tensor_class()
+
+
 def norm(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        p, = _f_norm_1_tail1
+        result = _op_norm__Scalar.call(input._keyset, input, p)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, p, dtype = _f_norm_0(*args, **kwargs)
@@ -14615,7 +17167,15 @@ def _f_norm_except_dim_0(v, pow=2, dim=0):
 _f_norm_except_dim_sigs = (_ap.PySig('norm_except_dim', (('v', 'Tensor', None, False), ('pow', 'int', '2', False), ('dim', 'int', '0', False)), False, False),)
 
 
+_f_norm_except_dim_0_tail1 = None  # set by bind_tensor_class()
+
+
 def norm_except_dim(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        v, = args
+        pow, dim = _f_norm_except_dim_0_tail1
+        result = _op_norm_except_dim.call(v._keyset, v, pow, dim)
+        return result
     try:
         v, pow, dim = _f_norm_except_dim_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -14670,7 +17230,29 @@ def _f_normal_3(mean, std, size, *, generator=None, out=None, dtype=None, layout
 _f_normal_sigs = (_ap.PySig('normal', (('mean', 'Tensor', None, False), ('std', 'Tensor', None, False), ('generator', 'Generator?', 'None', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('normal', (('mean', 'Tensor', None, False), ('std', 'float', '1', False), ('generator', 'Generator?', 'None', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('normal', (('mean', 'float', None, False), ('std', 'Tensor', None, False), ('generator', 'Generator?', 'None', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('normal', (('mean', 'float', None, False), ('std', 'float', None, False), ('size', 'SymInt[]', None, False), ('generator', 'Generator?', 'None', True), ('out', 'Tensor', 'None', True), ('dtype', 'ScalarType?', 'None', True), ('layout', 'Layout?', 'None', True), ('device', 'Device?', 'None', True), ('pin_memory', 'bool?', 'False', True), ('requires_grad', 'bool?', 'False', True)), False, False),)
 
 
+_f_normal_1_tail1 = None  # set by bind_tensor_class()
+
+
+_f_normal_0_tail2 = None  # set by bind_tensor_class()
+
+
 def normal(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        mean, = args
+        std, generator, out = _f_normal_1_tail1
+        if out is None:
+            result = _op_normal__Tensor_float.call(mean._keyset, mean, std, generator)
+        else:
+            result = _op_normal__Tensor_float_out.call(mean._keyset | out._keyset, mean, std, generator, out)
+        return result
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        mean, std = args
+        generator, out = _f_normal_0_tail2
+        if out is None:
+            result = _op_normal__Tensor_Tensor.call(mean._keyset | std._keyset, mean, std, generator)
+        else:
+            result = _op_normal__Tensor_Tensor_out.call(mean._keyset | std._keyset | out._keyset, mean, std, generator, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             mean, std, generator, out = _f_normal_0(*args, **kwargs)
@@ -14741,7 +17323,18 @@ def _f_not_equal_1(input, other, *, out=None):
 _f_not_equal_sigs = (_ap.PySig('not_equal', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('not_equal', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_not_equal_0_tail2 = None  # set by bind_tensor_class()
+
+
 def not_equal(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_not_equal_0_tail2
+        if out is None:
+            result = _op_not_equal__Tensor.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_not_equal__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_not_equal_0(*args, **kwargs)
@@ -14863,7 +17456,14 @@ def _f_orgqr_0(input, input2):
 _f_orgqr_sigs = (_ap.PySig('orgqr', (('input', 'Tensor', None, False), ('input2', 'Tensor', None, False)), False, False),)
 
 
+_f_orgqr_0_tail2 = None  # set by bind_tensor_class()
+
+
 def orgqr(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, input2 = args
+        result = _op_orgqr.call(input._keyset | input2._keyset, input, input2)
+        return result
     try:
         input, input2 = _f_orgqr_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -14890,7 +17490,18 @@ def _f_ormqr_0(input, input2, input3, left=True, transpose=False, *, out=None):
 _f_ormqr_sigs = (_ap.PySig('ormqr', (('input', 'Tensor', None, False), ('input2', 'Tensor', None, False), ('input3', 'Tensor', None, False), ('left', 'bool', 'True', False), ('transpose', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_ormqr_0_tail3 = None  # set by bind_tensor_class()
+
+
 def ormqr(*args, **kwargs):
+    if not kwargs and len(args) == 3 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor):
+        input, input2, input3 = args
+        left, transpose, out = _f_ormqr_0_tail3
+        if out is None:
+            result = _op_ormqr.call(input._keyset | input2._keyset | input3._keyset, input, input2, input3, left, transpose)
+        else:
+            result = _op_ormqr__out.call(input._keyset | input2._keyset | input3._keyset | out._keyset, input, input2, input3, left, transpose, out)
+        return result
     try:
         input, input2, input3, left, transpose, out = _f_ormqr_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -14917,7 +17528,18 @@ def _f_outer_0(input, vec2, *, out=None):
 _f_outer_sigs = (_ap.PySig('outer', (('input', 'Tensor', None, False), ('vec2', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_outer_0_tail2 = None  # set by bind_tensor_class()
+
+
 def outer(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, vec2 = args
+        out, = _f_outer_0_tail2
+        if out is None:
+            result = _op_outer.call(input._keyset | vec2._keyset, input, vec2)
+        else:
+            result = _op_outer__out.call(input._keyset | vec2._keyset | out._keyset, input, vec2, out)
+        return result
     try:
         input, vec2, out = _f_outer_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -14946,7 +17568,15 @@ def _f_pairwise_distance_0(x1, x2, p=2, eps=1e-06, keepdim=False):
 _f_pairwise_distance_sigs = (_ap.PySig('pairwise_distance', (('x1', 'Tensor', None, False), ('x2', 'Tensor', None, False), ('p', 'float', '2', False), ('eps', 'float', '1e-06', False), ('keepdim', 'bool', 'False', False)), False, False),)
 
 
+_f_pairwise_distance_0_tail2 = None  # set by bind_tensor_class()
+
+
 def pairwise_distance(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        x1, x2 = args
+        p, eps, keepdim = _f_pairwise_distance_0_tail2
+        result = _op_pairwise_distance.call(x1._keyset | x2._keyset, x1, x2, p, eps, keepdim)
+        return result
     try:
         x1, x2, p, eps, keepdim = _f_pairwise_distance_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -14969,7 +17599,15 @@ def _f_pdist_0(input, p=2):
 _f_pdist_sigs = (_ap.PySig('pdist', (('input', 'Tensor', None, False), ('p', 'float', '2', False)), False, False),)
 
 
+_f_pdist_0_tail1 = None  # set by bind_tensor_class()
+
+
 def pdist(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        p, = _f_pdist_0_tail1
+        result = _op_pdist.call(input._keyset, input, p)
+        return result
     try:
         input, p = _f_pdist_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -15042,7 +17680,15 @@ def _f_pinverse_0(input, rcond=1e-15):
 _f_pinverse_sigs = (_ap.PySig('pinverse', (('input', 'Tensor', None, False), ('rcond', 'float', '1e-15', False)), False, False),)
 
 
+_f_pinverse_0_tail1 = None  # set by bind_tensor_class()
+
+
 def pinverse(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        rcond, = _f_pinverse_0_tail1
+        result = _op_pinverse.call(input._keyset, input, rcond)
+        return result
     try:
         input, rcond = _f_pinverse_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -15111,7 +17757,15 @@ def _f_poisson_0(input, generator=None):
 _f_poisson_sigs = (_ap.PySig('poisson', (('input', 'Tensor', None, False), ('generator', 'Generator?', 'None', False)), False, False),)
 
 
+_f_poisson_0_tail1 = None  # set by bind_tensor_class()
+
+
 def poisson(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        generator, = _f_poisson_0_tail1
+        result = _op_poisson.call(input._keyset, input, generator)
+        return result
     try:
         input, generator = _f_poisson_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -15162,7 +17816,18 @@ def _f_polar_0(abs, angle, *, out=None):
 _f_polar_sigs = (_ap.PySig('polar', (('abs', 'Tensor', None, False), ('angle', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_polar_0_tail2 = None  # set by bind_tensor_class()
+
+
 def polar(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        abs, angle = args
+        out, = _f_polar_0_tail2
+        if out is None:
+            result = _op_polar.call(abs._keyset | angle._keyset, abs, angle)
+        else:
+            result = _op_polar__out.call(abs._keyset | angle._keyset | out._keyset, abs, angle, out)
+        return result
     try:
         abs, angle, out = _f_polar_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -15214,7 +17879,14 @@ def _f_positive_0(input):
 _f_positive_sigs = (_ap.PySig('positive', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_positive_0_tail1 = None  # set by bind_tensor_class()
+
+
 def positive(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_positive.call(input._keyset, input)
+        return result
     try:
         input, = _f_positive_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -15252,7 +17924,18 @@ def _f_pow_2(input, exponent, *, out=None):
 _f_pow_sigs = (_ap.PySig('pow', (('input', 'Tensor', None, False), ('exponent', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('pow', (('self', 'Scalar', None, False), ('exponent', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('pow', (('input', 'Tensor', None, False), ('exponent', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_pow_0_tail2 = None  # set by bind_tensor_class()
+
+
 def pow(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, exponent = args
+        out, = _f_pow_0_tail2
+        if out is None:
+            result = _op_pow__Tensor_Tensor.call(input._keyset | exponent._keyset, input, exponent)
+        else:
+            result = _op_pow__Tensor_Tensor_out.call(input._keyset | exponent._keyset | out._keyset, input, exponent, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, exponent, out = _f_pow_0(*args, **kwargs)
@@ -15301,7 +17984,14 @@ def _f_prelu_0(input, weight):
 _f_prelu_sigs = (_ap.PySig('prelu', (('input', 'Tensor', None, False), ('weight', 'Tensor', None, False)), False, False),)
 
 
+_f_prelu_0_tail2 = None  # set by bind_tensor_class()
+
+
 def prelu(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, weight = args
+        result = _op_prelu.call(input._keyset | weight._keyset, input, weight)
+        return result
     try:
         input, weight = _f_prelu_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -15333,7 +18023,15 @@ def _f_prod_1(input, dim, keepdim=False, *, dtype=None, out=None):
 _f_prod_sigs = (_ap.PySig('prod', (('input', 'Tensor', None, False), ('dtype', 'ScalarType?', 'None', True)), False, False), _ap.PySig('prod', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('keepdim', 'bool', 'False', False), ('dtype', 'ScalarType?', 'None', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_prod_0_tail1 = None  # set by bind_tensor_class()
+
+
 def prod(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        dtype, = _f_prod_0_tail1
+        result = _op_prod.call(input._keyset, input, dtype)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dtype = _f_prod_0(*args, **kwargs)
@@ -15370,7 +18068,15 @@ def _f_put_0(input, index, source, accumulate=False):
 _f_put_sigs = (_ap.PySig('put', (('input', 'Tensor', None, False), ('index', 'Tensor', None, False), ('source', 'Tensor', None, False), ('accumulate', 'bool', 'False', False)), False, False),)
 
 
+_f_put_0_tail3 = None  # set by bind_tensor_class()
+
+
 def put(*args, **kwargs):
+    if not kwargs and len(args) == 3 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor):
+        input, index, source = args
+        accumulate, = _f_put_0_tail3
+        result = _op_put.call(input._keyset | index._keyset | source._keyset, input, index, source, accumulate)
+        return result
     try:
         input, index, source, accumulate = _f_put_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -15393,7 +18099,15 @@ def _f_qr_0(input, some=True):
 _f_qr_sigs = (_ap.PySig('qr', (('input', 'Tensor', None, False), ('some', 'bool', 'True', False)), False, False),)
 
 
+_f_qr_0_tail1 = None  # set by bind_tensor_class()
+
+
 def qr(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        some, = _f_qr_0_tail1
+        result = _rt_qr(_op_qr.call(input._keyset, input, some))
+        return result
     try:
         input, some = _f_qr_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -15430,7 +18144,18 @@ def _f_quantile_1(input, q, dim=None, keepdim=False, *, interpolation='linear', 
 _f_quantile_sigs = (_ap.PySig('quantile', (('input', 'Tensor', None, False), ('q', 'Tensor', None, False), ('dim', 'int?', 'None', False), ('keepdim', 'bool', 'False', False), ('interpolation', 'str', '"linear"', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('quantile', (('input', 'Tensor', None, False), ('q', 'float', None, False), ('dim', 'int?', 'None', False), ('keepdim', 'bool', 'False', False), ('interpolation', 'str', '"linear"', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_quantile_0_tail2 = None  # set by bind_tensor_class()
+
+
 def quantile(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, q = args
+        dim, keepdim, interpolation, out = _f_quantile_0_tail2
+        if out is None:
+            result = _op_quantile.call(input._keyset | q._keyset, input, q, dim, keepdim, interpolation)
+        else:
+            result = _op_quantile__out.call(input._keyset | q._keyset | out._keyset, input, q, dim, keepdim, interpolation, out)
+        return result
     if len(args) <= 4 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, q, dim, keepdim, interpolation, out = _f_quantile_0(*args, **kwargs)
@@ -15468,7 +18193,18 @@ def _f_rad2deg_0(input, *, out=None):
 _f_rad2deg_sigs = (_ap.PySig('rad2deg', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_rad2deg_0_tail1 = None  # set by bind_tensor_class()
+
+
 def rad2deg(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_rad2deg_0_tail1
+        if out is None:
+            result = _op_rad2deg.call(input._keyset, input)
+        else:
+            result = _op_rad2deg__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_rad2deg_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -15493,7 +18229,14 @@ def _f_rad2deg__0(input):
 _f_rad2deg__sigs = (_ap.PySig('rad2deg_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_rad2deg__0_tail1 = None  # set by bind_tensor_class()
+
+
 def rad2deg_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_rad2deg_.call(input._keyset, input)
+        return result
     try:
         input, = _f_rad2deg__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -16107,7 +18850,14 @@ def _f_ravel_0(input):
 _f_ravel_sigs = (_ap.PySig('ravel', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_ravel_0_tail1 = None  # set by bind_tensor_class()
+
+
 def ravel(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_ravel.call(input._keyset, input)
+        return result
     try:
         input, = _f_ravel_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -16129,7 +18879,14 @@ def _f_real_0(input):
 _f_real_sigs = (_ap.PySig('real', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_real_0_tail1 = None  # set by bind_tensor_class()
+
+
 def real(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_real.call(input._keyset, input)
+        return result
     try:
         input, = _f_real_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -16152,7 +18909,18 @@ def _f_reciprocal_0(input, *, out=None):
 _f_reciprocal_sigs = (_ap.PySig('reciprocal', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_reciprocal_0_tail1 = None  # set by bind_tensor_class()
+
+
 def reciprocal(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_reciprocal_0_tail1
+        if out is None:
+            result = _op_reciprocal.call(input._keyset, input)
+        else:
+            result = _op_reciprocal__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_reciprocal_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -16177,7 +18945,14 @@ def _f_reciprocal__0(input):
 _f_reciprocal__sigs = (_ap.PySig('reciprocal_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_reciprocal__0_tail1 = None  # set by bind_tensor_class()
+
+
 def reciprocal_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_reciprocal_.call(input._keyset, input)
+        return result
     try:
         input, = _f_reciprocal__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -16199,7 +18974,14 @@ def _f_relu_0(input):
 _f_relu_sigs = (_ap.PySig('relu', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_relu_0_tail1 = None  # set by bind_tensor_class()
+
+
 def relu(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_relu.call(input._keyset, input)
+        return result
     try:
         input, = _f_relu_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -16221,7 +19003,14 @@ def _f_relu__0(input):
 _f_relu__sigs = (_ap.PySig('relu_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_relu__0_tail1 = None  # set by bind_tensor_class()
+
+
 def relu_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_relu_.call(input._keyset, input)
+        return result
     try:
         input, = _f_relu__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -16258,7 +19047,18 @@ def _f_remainder_2(input, other, *, out=None):
 _f_remainder_sigs = (_ap.PySig('remainder', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('remainder', (('self', 'Scalar', None, False), ('other', 'Tensor', None, False)), False, False), _ap.PySig('remainder', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_remainder_0_tail2 = None  # set by bind_tensor_class()
+
+
 def remainder(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_remainder_0_tail2
+        if out is None:
+            result = _op_remainder__Tensor.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_remainder__Tensor_out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_remainder_0(*args, **kwargs)
@@ -16349,7 +19149,23 @@ def _f_repeat_interleave_2(input, repeats, dim=None, *, output_size=None):
 _f_repeat_interleave_sigs = (_ap.PySig('repeat_interleave', (('input', 'Tensor', None, False), ('repeats', 'Tensor', None, False), ('dim', 'int?', 'None', False), ('output_size', 'SymInt?', 'None', True)), False, False), _ap.PySig('repeat_interleave', (('repeats', 'Tensor', None, False), ('output_size', 'SymInt?', 'None', True)), False, False), _ap.PySig('repeat_interleave', (('input', 'Tensor', None, False), ('repeats', 'SymInt', None, False), ('dim', 'int?', 'None', False), ('output_size', 'SymInt?', 'None', True)), False, False),)
 
 
+_f_repeat_interleave_0_tail1 = None  # set by bind_tensor_class()
+
+
+_f_repeat_interleave_1_tail2 = None  # set by bind_tensor_class()
+
+
 def repeat_interleave(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        repeats, = args
+        output_size, = _f_repeat_interleave_0_tail1
+        result = _op_repeat_interleave__Tensor.call(repeats._keyset, repeats, output_size)
+        return result
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, repeats = args
+        dim, output_size = _f_repeat_interleave_1_tail2
+        result = _op_repeat_interleave__self_Tensor.call(input._keyset | repeats._keyset, input, repeats, dim, output_size)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             repeats, output_size = _f_repeat_interleave_0(*args, **kwargs)
@@ -16413,7 +19229,15 @@ def _f_resize_as__0(input, the_template, *, memory_format=None):
 _f_resize_as__sigs = (_ap.PySig('resize_as_', (('input', 'Tensor', None, False), ('the_template', 'Tensor', None, False), ('memory_format', 'MemoryFormat?', 'None', True)), False, False),)
 
 
+_f_resize_as__0_tail2 = None  # set by bind_tensor_class()
+
+
 def resize_as_(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, the_template = args
+        memory_format, = _f_resize_as__0_tail2
+        result = _op_resize_as_.call(input._keyset | the_template._keyset, input, the_template, memory_format)
+        return result
     try:
         input, the_template, memory_format = _f_resize_as__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -16435,7 +19259,14 @@ def _f_resolve_conj_0(input):
 _f_resolve_conj_sigs = (_ap.PySig('resolve_conj', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_resolve_conj_0_tail1 = None  # set by bind_tensor_class()
+
+
 def resolve_conj(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_resolve_conj.call(input._keyset, input)
+        return result
     try:
         input, = _f_resolve_conj_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -16457,7 +19288,14 @@ def _f_resolve_neg_0(input):
 _f_resolve_neg_sigs = (_ap.PySig('resolve_neg', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_resolve_neg_0_tail1 = None  # set by bind_tensor_class()
+
+
 def resolve_neg(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_resolve_neg.call(input._keyset, input)
+        return result
     try:
         input, = _f_resolve_neg_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -16561,7 +19399,15 @@ def _f_rnn_relu_cell_0(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 _f_rnn_relu_cell_sigs = (_ap.PySig('rnn_relu_cell', (('input', 'Tensor', None, False), ('hx', 'Tensor', None, False), ('w_ih', 'Tensor', None, False), ('w_hh', 'Tensor', None, False), ('b_ih', 'Tensor?', 'None', False), ('b_hh', 'Tensor?', 'None', False)), False, False),)
 
 
+_f_rnn_relu_cell_0_tail4 = None  # set by bind_tensor_class()
+
+
 def rnn_relu_cell(*args, **kwargs):
+    if not kwargs and len(args) == 4 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor) and isinstance(args[3], _Tensor):
+        input, hx, w_ih, w_hh = args
+        b_ih, b_hh = _f_rnn_relu_cell_0_tail4
+        result = _op_rnn_relu_cell.call(input._keyset | hx._keyset | w_ih._keyset | w_hh._keyset | (b_ih._keyset if b_ih is not None else 0) | (b_hh._keyset if b_hh is not None else 0), input, hx, w_ih, w_hh, b_ih, b_hh)
+        return result
     try:
         input, hx, w_ih, w_hh, b_ih, b_hh = _f_rnn_relu_cell_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -16640,7 +19486,15 @@ def _f_rnn_tanh_cell_0(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 _f_rnn_tanh_cell_sigs = (_ap.PySig('rnn_tanh_cell', (('input', 'Tensor', None, False), ('hx', 'Tensor', None, False), ('w_ih', 'Tensor', None, False), ('w_hh', 'Tensor', None, False), ('b_ih', 'Tensor?', 'None', False), ('b_hh', 'Tensor?', 'None', False)), False, False),)
 
 
+_f_rnn_tanh_cell_0_tail4 = None  # set by bind_tensor_class()
+
+
 def rnn_tanh_cell(*args, **kwargs):
+    if not kwargs and len(args) == 4 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor) and isinstance(args[3], _Tensor):
+        input, hx, w_ih, w_hh = args
+        b_ih, b_hh = _f_rnn_tanh_cell_0_tail4
+        result = _op_rnn_tanh_cell.call(input._keyset | hx._keyset | w_ih._keyset | w_hh._keyset | (b_ih._keyset if b_ih is not None else 0) | (b_hh._keyset if b_hh is not None else 0), input, hx, w_ih, w_hh, b_ih, b_hh)
+        return result
     try:
         input, hx, w_ih, w_hh, b_ih, b_hh = _f_rnn_tanh_cell_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -16688,7 +19542,15 @@ def _f_rot90_0(input, k=1, dims=(0,1)):
 _f_rot90_sigs = (_ap.PySig('rot90', (('input', 'Tensor', None, False), ('k', 'int', '1', False), ('dims', 'int[]', '[0,1]', False)), False, False),)
 
 
+_f_rot90_0_tail1 = None  # set by bind_tensor_class()
+
+
 def rot90(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        k, dims = _f_rot90_0_tail1
+        result = _op_rot90.call(input._keyset, input, k, dims)
+        return result
     try:
         input, k, dims = _f_rot90_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -16718,7 +19580,18 @@ def _f_round_1(input, *, decimals, out=None):
 _f_round_sigs = (_ap.PySig('round', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('round', (('input', 'Tensor', None, False), ('decimals', 'int', None, True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_round_0_tail1 = None  # set by bind_tensor_class()
+
+
 def round(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_round_0_tail1
+        if out is None:
+            result = _op_round.call(input._keyset, input)
+        else:
+            result = _op_round__out.call(input._keyset | out._keyset, input, out)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, out = _f_round_0(*args, **kwargs)
@@ -16761,7 +19634,14 @@ def _f_round__1(input, *, decimals):
 _f_round__sigs = (_ap.PySig('round_', (('input', 'Tensor', None, False),), False, False), _ap.PySig('round_', (('input', 'Tensor', None, False), ('decimals', 'int', None, True)), False, False),)
 
 
+_f_round__0_tail1 = None  # set by bind_tensor_class()
+
+
 def round_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_round_.call(input._keyset, input)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, = _f_round__0(*args, **kwargs)
@@ -16822,7 +19702,15 @@ def _f_rrelu_0(input, lower=0.125, upper=0.3333333333333333, training=False, gen
 _f_rrelu_sigs = (_ap.PySig('rrelu', (('input', 'Tensor', None, False), ('lower', 'Scalar', '0.125', False), ('upper', 'Scalar', '0.3333333333333333', False), ('training', 'bool', 'False', False), ('generator', 'Generator?', 'None', False)), False, False),)
 
 
+_f_rrelu_0_tail1 = None  # set by bind_tensor_class()
+
+
 def rrelu(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        lower, upper, training, generator = _f_rrelu_0_tail1
+        result = _op_rrelu.call(input._keyset, input, lower, upper, training, generator)
+        return result
     try:
         input, lower, upper, training, generator = _f_rrelu_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -16848,7 +19736,15 @@ def _f_rrelu__0(input, lower=0.125, upper=0.3333333333333333, training=False, ge
 _f_rrelu__sigs = (_ap.PySig('rrelu_', (('input', 'Tensor', None, False), ('lower', 'Scalar', '0.125', False), ('upper', 'Scalar', '0.3333333333333333', False), ('training', 'bool', 'False', False), ('generator', 'Generator?', 'None', False)), False, False),)
 
 
+_f_rrelu__0_tail1 = None  # set by bind_tensor_class()
+
+
 def rrelu_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        lower, upper, training, generator = _f_rrelu__0_tail1
+        result = _op_rrelu_.call(input._keyset, input, lower, upper, training, generator)
+        return result
     try:
         input, lower, upper, training, generator = _f_rrelu__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -16871,7 +19767,18 @@ def _f_rsqrt_0(input, *, out=None):
 _f_rsqrt_sigs = (_ap.PySig('rsqrt', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_rsqrt_0_tail1 = None  # set by bind_tensor_class()
+
+
 def rsqrt(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_rsqrt_0_tail1
+        if out is None:
+            result = _op_rsqrt.call(input._keyset, input)
+        else:
+            result = _op_rsqrt__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_rsqrt_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -16896,7 +19803,14 @@ def _f_rsqrt__0(input):
 _f_rsqrt__sigs = (_ap.PySig('rsqrt_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_rsqrt__0_tail1 = None  # set by bind_tensor_class()
+
+
 def rsqrt_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_rsqrt_.call(input._keyset, input)
+        return result
     try:
         input, = _f_rsqrt__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -16927,7 +19841,15 @@ def _f_rsub_1(input, other, alpha=1):
 _f_rsub_sigs = (_ap.PySig('rsub', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True)), False, False), _ap.PySig('rsub', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('alpha', 'Scalar', '1', False)), False, False),)
 
 
+_f_rsub_0_tail2 = None  # set by bind_tensor_class()
+
+
 def rsub(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        alpha, = _f_rsub_0_tail2
+        result = _op_rsub__Tensor.call(input._keyset | other._keyset, input, other, alpha)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, alpha = _f_rsub_0(*args, **kwargs)
@@ -17156,7 +20078,18 @@ def _f_searchsorted_1(sorted_sequence, self, *, out_int32=False, right=False, si
 _f_searchsorted_sigs = (_ap.PySig('searchsorted', (('sorted_sequence', 'Tensor', None, False), ('input', 'Tensor', None, False), ('out_int32', 'bool', 'False', True), ('right', 'bool', 'False', True), ('side', 'str?', 'None', True), ('sorter', 'Tensor?', 'None', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('searchsorted', (('sorted_sequence', 'Tensor', None, False), ('self', 'Scalar', None, False), ('out_int32', 'bool', 'False', True), ('right', 'bool', 'False', True), ('side', 'str?', 'None', True), ('sorter', 'Tensor?', 'None', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_searchsorted_0_tail2 = None  # set by bind_tensor_class()
+
+
 def searchsorted(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        sorted_sequence, input = args
+        out_int32, right, side, sorter, out = _f_searchsorted_0_tail2
+        if out is None:
+            result = _op_searchsorted__Tensor.call(sorted_sequence._keyset | input._keyset | (sorter._keyset if sorter is not None else 0), sorted_sequence, input, out_int32, right, side, sorter)
+        else:
+            result = _op_searchsorted__Tensor_out.call(sorted_sequence._keyset | input._keyset | (sorter._keyset if sorter is not None else 0) | out._keyset, sorted_sequence, input, out_int32, right, side, sorter, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             sorted_sequence, input, out_int32, right, side, sorter, out = _f_searchsorted_0(*args, **kwargs)
@@ -17303,7 +20236,14 @@ def _f_selu_0(input):
 _f_selu_sigs = (_ap.PySig('selu', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_selu_0_tail1 = None  # set by bind_tensor_class()
+
+
 def selu(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_selu.call(input._keyset, input)
+        return result
     try:
         input, = _f_selu_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -17325,7 +20265,14 @@ def _f_selu__0(input):
 _f_selu__sigs = (_ap.PySig('selu_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_selu__0_tail1 = None  # set by bind_tensor_class()
+
+
 def selu_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_selu_.call(input._keyset, input)
+        return result
     try:
         input, = _f_selu__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -17348,7 +20295,18 @@ def _f_sgn_0(input, *, out=None):
 _f_sgn_sigs = (_ap.PySig('sgn', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_sgn_0_tail1 = None  # set by bind_tensor_class()
+
+
 def sgn(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_sgn_0_tail1
+        if out is None:
+            result = _op_sgn.call(input._keyset, input)
+        else:
+            result = _op_sgn__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_sgn_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -17374,7 +20332,18 @@ def _f_sigmoid_0(input, *, out=None):
 _f_sigmoid_sigs = (_ap.PySig('sigmoid', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_sigmoid_0_tail1 = None  # set by bind_tensor_class()
+
+
 def sigmoid(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_sigmoid_0_tail1
+        if out is None:
+            result = _op_sigmoid.call(input._keyset, input)
+        else:
+            result = _op_sigmoid__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_sigmoid_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -17399,7 +20368,14 @@ def _f_sigmoid__0(input):
 _f_sigmoid__sigs = (_ap.PySig('sigmoid_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_sigmoid__0_tail1 = None  # set by bind_tensor_class()
+
+
 def sigmoid_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_sigmoid_.call(input._keyset, input)
+        return result
     try:
         input, = _f_sigmoid__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -17422,7 +20398,18 @@ def _f_sign_0(input, *, out=None):
 _f_sign_sigs = (_ap.PySig('sign', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_sign_0_tail1 = None  # set by bind_tensor_class()
+
+
 def sign(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_sign_0_tail1
+        if out is None:
+            result = _op_sign.call(input._keyset, input)
+        else:
+            result = _op_sign__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_sign_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -17448,7 +20435,18 @@ def _f_signbit_0(input, *, out=None):
 _f_signbit_sigs = (_ap.PySig('signbit', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_signbit_0_tail1 = None  # set by bind_tensor_class()
+
+
 def signbit(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_signbit_0_tail1
+        if out is None:
+            result = _op_signbit.call(input._keyset, input)
+        else:
+            result = _op_signbit__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_signbit_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -17474,7 +20472,18 @@ def _f_sin_0(input, *, out=None):
 _f_sin_sigs = (_ap.PySig('sin', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_sin_0_tail1 = None  # set by bind_tensor_class()
+
+
 def sin(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_sin_0_tail1
+        if out is None:
+            result = _op_sin.call(input._keyset, input)
+        else:
+            result = _op_sin__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_sin_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -17499,7 +20508,14 @@ def _f_sin__0(input):
 _f_sin__sigs = (_ap.PySig('sin_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_sin__0_tail1 = None  # set by bind_tensor_class()
+
+
 def sin_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_sin_.call(input._keyset, input)
+        return result
     try:
         input, = _f_sin__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -17522,7 +20538,18 @@ def _f_sinc_0(input, *, out=None):
 _f_sinc_sigs = (_ap.PySig('sinc', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_sinc_0_tail1 = None  # set by bind_tensor_class()
+
+
 def sinc(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_sinc_0_tail1
+        if out is None:
+            result = _op_sinc.call(input._keyset, input)
+        else:
+            result = _op_sinc__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_sinc_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -17547,7 +20574,14 @@ def _f_sinc__0(input):
 _f_sinc__sigs = (_ap.PySig('sinc_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_sinc__0_tail1 = None  # set by bind_tensor_class()
+
+
 def sinc_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_sinc_.call(input._keyset, input)
+        return result
     try:
         input, = _f_sinc__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -17570,7 +20604,18 @@ def _f_sinh_0(input, *, out=None):
 _f_sinh_sigs = (_ap.PySig('sinh', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_sinh_0_tail1 = None  # set by bind_tensor_class()
+
+
 def sinh(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_sinh_0_tail1
+        if out is None:
+            result = _op_sinh.call(input._keyset, input)
+        else:
+            result = _op_sinh__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_sinh_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -17595,7 +20640,14 @@ def _f_sinh__0(input):
 _f_sinh__sigs = (_ap.PySig('sinh_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_sinh__0_tail1 = None  # set by bind_tensor_class()
+
+
 def sinh_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_sinh_.call(input._keyset, input)
+        return result
     try:
         input, = _f_sinh__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -17621,7 +20673,15 @@ def _f_slice_0(input, dim=0, start=None, end=None, step=1):
 _f_slice_sigs = (_ap.PySig('slice', (('input', 'Tensor', None, False), ('dim', 'int', '0', False), ('start', 'SymInt?', 'None', False), ('end', 'SymInt?', 'None', False), ('step', 'SymInt', '1', False)), False, False),)
 
 
+_f_slice_0_tail1 = None  # set by bind_tensor_class()
+
+
 def slice(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        dim, start, end, step = _f_slice_0_tail1
+        result = _op_slice__Tensor.call(input._keyset, input, dim, start, end, step)
+        return result
     try:
         input, dim, start, end, step = _f_slice_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -17648,7 +20708,18 @@ def _f_slice_copy_0(input, dim=0, start=None, end=None, step=1, *, out=None):
 _f_slice_copy_sigs = (_ap.PySig('slice_copy', (('input', 'Tensor', None, False), ('dim', 'int', '0', False), ('start', 'SymInt?', 'None', False), ('end', 'SymInt?', 'None', False), ('step', 'SymInt', '1', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_slice_copy_0_tail1 = None  # set by bind_tensor_class()
+
+
 def slice_copy(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        dim, start, end, step, out = _f_slice_copy_0_tail1
+        if out is None:
+            result = _op_slice_copy__Tensor.call(input._keyset, input, dim, start, end, step)
+        else:
+            result = _op_slice_copy__Tensor_out.call(input._keyset | out._keyset, input, dim, start, end, step, out)
+        return result
     try:
         input, dim, start, end, step, out = _f_slice_copy_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -17679,7 +20750,18 @@ def _f_slice_scatter_0(input, src, dim=0, start=None, end=None, step=1, *, out=N
 _f_slice_scatter_sigs = (_ap.PySig('slice_scatter', (('input', 'Tensor', None, False), ('src', 'Tensor', None, False), ('dim', 'int', '0', False), ('start', 'SymInt?', 'None', False), ('end', 'SymInt?', 'None', False), ('step', 'SymInt', '1', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_slice_scatter_0_tail2 = None  # set by bind_tensor_class()
+
+
 def slice_scatter(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, src = args
+        dim, start, end, step, out = _f_slice_scatter_0_tail2
+        if out is None:
+            result = _op_slice_scatter.call(input._keyset | src._keyset, input, src, dim, start, end, step)
+        else:
+            result = _op_slice_scatter__out.call(input._keyset | src._keyset | out._keyset, input, src, dim, start, end, step, out)
+        return result
     try:
         input, src, dim, start, end, step, out = _f_slice_scatter_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -17705,7 +20787,18 @@ def _f_slogdet_0(input, *, out=None):
 _f_slogdet_sigs = (_ap.PySig('slogdet', (('input', 'Tensor', None, False), ('out', 'Tensor[2]', 'None', True)), False, False),)
 
 
+_f_slogdet_0_tail1 = None  # set by bind_tensor_class()
+
+
 def slogdet(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_slogdet_0_tail1
+        if out is None:
+            result = _rt_slogdet(_op_slogdet.call(input._keyset, input))
+        else:
+            result = _rt_slogdet_out(_op_slogdet__out.call(input._keyset | out[0]._keyset | out[1]._keyset, input, out[0], out[1]))
+        return result
     try:
         input, out = _f_slogdet_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -17770,7 +20863,18 @@ def _f_sort_1(input, dim=-1, descending=False, *, out=None):
 _f_sort_sigs = (_ap.PySig('sort', (('input', 'Tensor', None, False), ('stable', 'bool?', None, True), ('dim', 'int', '-1', True), ('descending', 'bool', 'False', True), ('out', 'Tensor[2]', 'None', True)), False, False), _ap.PySig('sort', (('input', 'Tensor', None, False), ('dim', 'int', '-1', False), ('descending', 'bool', 'False', False), ('out', 'Tensor[2]', 'None', True)), False, False),)
 
 
+_f_sort_1_tail1 = None  # set by bind_tensor_class()
+
+
 def sort(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        dim, descending, out = _f_sort_1_tail1
+        if out is None:
+            result = _rt_sort(_op_sort.call(input._keyset, input, dim, descending))
+        else:
+            result = _rt_sort_out(_op_sort__values.call(input._keyset | out[0]._keyset | out[1]._keyset, input, dim, descending, out[0], out[1]))
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, stable, dim, descending, out = _f_sort_0(*args, **kwargs)
@@ -17928,7 +21032,18 @@ def _f_sqrt_0(input, *, out=None):
 _f_sqrt_sigs = (_ap.PySig('sqrt', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_sqrt_0_tail1 = None  # set by bind_tensor_class()
+
+
 def sqrt(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_sqrt_0_tail1
+        if out is None:
+            result = _op_sqrt.call(input._keyset, input)
+        else:
+            result = _op_sqrt__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_sqrt_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -17953,7 +21068,14 @@ def _f_sqrt__0(input):
 _f_sqrt__sigs = (_ap.PySig('sqrt_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_sqrt__0_tail1 = None  # set by bind_tensor_class()
+
+
 def sqrt_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_sqrt_.call(input._keyset, input)
+        return result
     try:
         input, = _f_sqrt__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -17976,7 +21098,18 @@ def _f_square_0(input, *, out=None):
 _f_square_sigs = (_ap.PySig('square', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_square_0_tail1 = None  # set by bind_tensor_class()
+
+
 def square(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_square_0_tail1
+        if out is None:
+            result = _op_square.call(input._keyset, input)
+        else:
+            result = _op_square__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_square_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -18001,7 +21134,14 @@ def _f_square__0(input):
 _f_square__sigs = (_ap.PySig('square_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_square__0_tail1 = None  # set by bind_tensor_class()
+
+
 def square_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_square_.call(input._keyset, input)
+        return result
     try:
         input, = _f_square__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -18035,7 +21175,14 @@ def _f_squeeze_2(input, dim):
 _f_squeeze_sigs = (_ap.PySig('squeeze', (('input', 'Tensor', None, False),), False, False), _ap.PySig('squeeze', (('input', 'Tensor', None, False), ('dim', 'int', None, False)), False, False), _ap.PySig('squeeze', (('input', 'Tensor', None, False), ('dim', 'int[]', None, False)), False, False),)
 
 
+_f_squeeze_0_tail1 = None  # set by bind_tensor_class()
+
+
 def squeeze(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_squeeze.call(input._keyset, input)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, = _f_squeeze_0(*args, **kwargs)
@@ -18089,7 +21236,18 @@ def _f_squeeze_copy_2(input, dim, *, out=None):
 _f_squeeze_copy_sigs = (_ap.PySig('squeeze_copy', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('squeeze_copy', (('input', 'Tensor', None, False), ('dim', 'int', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('squeeze_copy', (('input', 'Tensor', None, False), ('dim', 'int[]', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_squeeze_copy_0_tail1 = None  # set by bind_tensor_class()
+
+
 def squeeze_copy(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_squeeze_copy_0_tail1
+        if out is None:
+            result = _op_squeeze_copy.call(input._keyset, input)
+        else:
+            result = _op_squeeze_copy__out.call(input._keyset | out._keyset, input, out)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, out = _f_squeeze_copy_0(*args, **kwargs)
@@ -18183,7 +21341,15 @@ def _f_std_2(input, dim=None, *, correction=None, keepdim=False, out=None):
 _f_std_sigs = (_ap.PySig('std', (('input', 'Tensor', None, False), ('dim', 'int[1]?', None, False), ('unbiased', 'bool', 'True', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('std', (('input', 'Tensor', None, False), ('dim', 'int[1]?', 'None', False), ('correction', 'Scalar?', 'None', True), ('keepdim', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('std', (('input', 'Tensor', None, False), ('unbiased', 'bool', 'True', False)), False, False),)
 
 
+_f_std_0_tail1 = None  # set by bind_tensor_class()
+
+
 def std(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        unbiased, = _f_std_0_tail1
+        result = _op_std.call(input._keyset, input, unbiased)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, unbiased = _f_std_0(*args, **kwargs)
@@ -18245,7 +21411,15 @@ def _f_std_mean_2(input, dim=None, *, correction=None, keepdim=False):
 _f_std_mean_sigs = (_ap.PySig('std_mean', (('input', 'Tensor', None, False), ('dim', 'int[1]?', None, False), ('unbiased', 'bool', 'True', False), ('keepdim', 'bool', 'False', False)), False, False), _ap.PySig('std_mean', (('input', 'Tensor', None, False), ('dim', 'int[1]?', 'None', False), ('correction', 'Scalar?', 'None', True), ('keepdim', 'bool', 'False', True)), False, False), _ap.PySig('std_mean', (('input', 'Tensor', None, False), ('unbiased', 'bool', 'True', False)), False, False),)
 
 
+_f_std_mean_0_tail1 = None  # set by bind_tensor_class()
+
+
 def std_mean(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        unbiased, = _f_std_mean_0_tail1
+        result = _op_std_mean.call(input._keyset, input, unbiased)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, unbiased = _f_std_mean_0(*args, **kwargs)
@@ -18327,7 +21501,18 @@ def _f_sub_d0(input, alpha, other, *, out=None):
 _f_sub_sigs = (_ap.PySig('sub', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('sub', (('input', 'Tensor', None, False), ('alpha', 'Scalar', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False, hidden=True),)
 
 
+_f_sub_0_tail2 = None  # set by bind_tensor_class()
+
+
 def sub(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        alpha, out = _f_sub_0_tail2
+        if out is None:
+            result = _op_sub__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other, alpha)
+        else:
+            result = _op_sub__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, alpha, out)
+        return result
     try:
         input, other, alpha, out = _f_sub_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -18371,7 +21556,18 @@ def _f_subtract_1(input, other, alpha=1):
 _f_subtract_sigs = (_ap.PySig('subtract', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('alpha', 'Scalar', '1', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('subtract', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('alpha', 'Scalar', '1', False)), False, False),)
 
 
+_f_subtract_0_tail2 = None  # set by bind_tensor_class()
+
+
 def subtract(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        alpha, out = _f_subtract_0_tail2
+        if out is None:
+            result = _op_subtract__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other, alpha)
+        else:
+            result = _op_subtract__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, alpha, out)
+        return result
     if len(args) <= 2:
         try:
             input, other, alpha, out = _f_subtract_0(*args, **kwargs)
@@ -18415,7 +21611,15 @@ def _f_sum_1(input, dim, keepdim=False, *, dtype=None, out=None):
 _f_sum_sigs = (_ap.PySig('sum', (('input', 'Tensor', None, False), ('dtype', 'ScalarType?', 'None', True)), False, False), _ap.PySig('sum', (('input', 'Tensor', None, False), ('dim', 'int[1]?', None, False), ('keepdim', 'bool', 'False', False), ('dtype', 'ScalarType?', 'None', True), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_sum_0_tail1 = None  # set by bind_tensor_class()
+
+
 def sum(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        dtype, = _f_sum_0_tail1
+        result = _op_sum.call(input._keyset, input, dtype)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, dtype = _f_sum_0(*args, **kwargs)
@@ -18451,7 +21655,15 @@ def _f_svd_0(input, some=True, compute_uv=True):
 _f_svd_sigs = (_ap.PySig('svd', (('input', 'Tensor', None, False), ('some', 'bool', 'True', False), ('compute_uv', 'bool', 'True', False)), False, False),)
 
 
+_f_svd_0_tail1 = None  # set by bind_tensor_class()
+
+
 def svd(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        some, compute_uv = _f_svd_0_tail1
+        result = _rt_svd(_op_svd.call(input._keyset, input, some, compute_uv))
+        return result
     try:
         input, some, compute_uv = _f_svd_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -18521,7 +21733,14 @@ def _f_t_0(input):
 _f_t_sigs = (_ap.PySig('t', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_t_0_tail1 = None  # set by bind_tensor_class()
+
+
 def t(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_t.call(input._keyset, input)
+        return result
     try:
         input, = _f_t_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -18544,7 +21763,18 @@ def _f_t_copy_0(input, *, out=None):
 _f_t_copy_sigs = (_ap.PySig('t_copy', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_t_copy_0_tail1 = None  # set by bind_tensor_class()
+
+
 def t_copy(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_t_copy_0_tail1
+        if out is None:
+            result = _op_t_copy.call(input._keyset, input)
+        else:
+            result = _op_t_copy__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_t_copy_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -18571,7 +21801,18 @@ def _f_take_0(input, index, *, out=None):
 _f_take_sigs = (_ap.PySig('take', (('input', 'Tensor', None, False), ('index', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_take_0_tail2 = None  # set by bind_tensor_class()
+
+
 def take(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, index = args
+        out, = _f_take_0_tail2
+        if out is None:
+            result = _op_take.call(input._keyset | index._keyset, input, index)
+        else:
+            result = _op_take__out.call(input._keyset | index._keyset | out._keyset, input, index, out)
+        return result
     try:
         input, index, out = _f_take_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -18599,7 +21840,18 @@ def _f_take_along_dim_0(input, indices, dim=None, *, out=None):
 _f_take_along_dim_sigs = (_ap.PySig('take_along_dim', (('input', 'Tensor', None, False), ('indices', 'Tensor', None, False), ('dim', 'int?', 'None', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_take_along_dim_0_tail2 = None  # set by bind_tensor_class()
+
+
 def take_along_dim(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, indices = args
+        dim, out = _f_take_along_dim_0_tail2
+        if out is None:
+            result = _op_take_along_dim.call(input._keyset | indices._keyset, input, indices, dim)
+        else:
+            result = _op_take_along_dim__out.call(input._keyset | indices._keyset | out._keyset, input, indices, dim, out)
+        return result
     try:
         input, indices, dim, out = _f_take_along_dim_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -18625,7 +21877,18 @@ def _f_tan_0(input, *, out=None):
 _f_tan_sigs = (_ap.PySig('tan', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_tan_0_tail1 = None  # set by bind_tensor_class()
+
+
 def tan(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_tan_0_tail1
+        if out is None:
+            result = _op_tan.call(input._keyset, input)
+        else:
+            result = _op_tan__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_tan_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -18650,7 +21913,14 @@ def _f_tan__0(input):
 _f_tan__sigs = (_ap.PySig('tan_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_tan__0_tail1 = None  # set by bind_tensor_class()
+
+
 def tan_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_tan_.call(input._keyset, input)
+        return result
     try:
         input, = _f_tan__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -18673,7 +21943,18 @@ def _f_tanh_0(input, *, out=None):
 _f_tanh_sigs = (_ap.PySig('tanh', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_tanh_0_tail1 = None  # set by bind_tensor_class()
+
+
 def tanh(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_tanh_0_tail1
+        if out is None:
+            result = _op_tanh.call(input._keyset, input)
+        else:
+            result = _op_tanh__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_tanh_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -18698,7 +21979,14 @@ def _f_tanh__0(input):
 _f_tanh__sigs = (_ap.PySig('tanh_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_tanh__0_tail1 = None  # set by bind_tensor_class()
+
+
 def tanh_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_tanh_.call(input._keyset, input)
+        return result
     try:
         input, = _f_tanh__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -18736,7 +22024,15 @@ def _f_tensor_split_2(input, indices, dim=0):
 _f_tensor_split_sigs = (_ap.PySig('tensor_split', (('input', 'Tensor', None, False), ('indices', 'SymInt[]', None, False), ('dim', 'int', '0', False)), False, False), _ap.PySig('tensor_split', (('input', 'Tensor', None, False), ('tensor_indices_or_sections', 'Tensor', None, False), ('dim', 'int', '0', False)), False, False), _ap.PySig('tensor_split', (('input', 'Tensor', None, False), ('sections', 'SymInt', None, False), ('dim', 'int', '0', False)), False, False),)
 
 
+_f_tensor_split_0_tail2 = None  # set by bind_tensor_class()
+
+
 def tensor_split(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, tensor_indices_or_sections = args
+        dim, = _f_tensor_split_0_tail2
+        result = _op_tensor_split__tensor_indices_or_sections.call(input._keyset | tensor_indices_or_sections._keyset, input, tensor_indices_or_sections, dim)
+        return result
     if len(args) <= 3 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, tensor_indices_or_sections, dim = _f_tensor_split_0(*args, **kwargs)
@@ -18909,7 +22205,14 @@ def _f_trace_0(input):
 _f_trace_sigs = (_ap.PySig('trace', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_trace_0_tail1 = None  # set by bind_tensor_class()
+
+
 def trace(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_trace.call(input._keyset, input)
+        return result
     try:
         input, = _f_trace_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -18992,7 +22295,23 @@ def _f_trapezoid_1(y, *, dx=1, dim=-1):
 _f_trapezoid_sigs = (_ap.PySig('trapezoid', (('y', 'Tensor', None, False), ('x', 'Tensor', None, False), ('dim', 'int', '-1', True)), False, False), _ap.PySig('trapezoid', (('y', 'Tensor', None, False), ('dx', 'Scalar', '1', True), ('dim', 'int', '-1', True)), False, False),)
 
 
+_f_trapezoid_1_tail1 = None  # set by bind_tensor_class()
+
+
+_f_trapezoid_0_tail2 = None  # set by bind_tensor_class()
+
+
 def trapezoid(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        y, = args
+        dx, dim = _f_trapezoid_1_tail1
+        result = _op_trapezoid__dx.call(y._keyset, y, dx, dim)
+        return result
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        y, x = args
+        dim, = _f_trapezoid_0_tail2
+        result = _op_trapezoid__x.call(y._keyset | x._keyset, y, x, dim)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             y, x, dim = _f_trapezoid_0(*args, **kwargs)
@@ -19032,7 +22351,23 @@ def _f_trapz_1(y, *, dx=1, dim=-1):
 _f_trapz_sigs = (_ap.PySig('trapz', (('y', 'Tensor', None, False), ('dx', 'float', '1', True), ('dim', 'int', '-1', True)), False, False), _ap.PySig('trapz', (('y', 'Tensor', None, False), ('x', 'Tensor', None, False), ('dim', 'int', '-1', True)), False, False),)
 
 
+_f_trapz_1_tail1 = None  # set by bind_tensor_class()
+
+
+_f_trapz_0_tail2 = None  # set by bind_tensor_class()
+
+
 def trapz(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        y, = args
+        dx, dim = _f_trapz_1_tail1
+        result = _op_trapz__dx.call(y._keyset, y, dx, dim)
+        return result
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        y, x = args
+        dim, = _f_trapz_0_tail2
+        result = _op_trapz__x.call(y._keyset | x._keyset, y, x, dim)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             y, x, dim = _f_trapz_0(*args, **kwargs)
@@ -19068,7 +22403,18 @@ def _f_triangular_solve_0(input, A, upper=True, transpose=False, unitriangular=F
 _f_triangular_solve_sigs = (_ap.PySig('triangular_solve', (('input', 'Tensor', None, False), ('A', 'Tensor', None, False), ('upper', 'bool', 'True', False), ('transpose', 'bool', 'False', False), ('unitriangular', 'bool', 'False', False), ('out', 'Tensor[2]', 'None', True)), False, False),)
 
 
+_f_triangular_solve_0_tail2 = None  # set by bind_tensor_class()
+
+
 def triangular_solve(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, A = args
+        upper, transpose, unitriangular, out = _f_triangular_solve_0_tail2
+        if out is None:
+            result = _rt_triangular_solve(_op_triangular_solve.call(input._keyset | A._keyset, input, A, upper, transpose, unitriangular))
+        else:
+            result = _rt_triangular_solve_out(_op_triangular_solve__X.call(input._keyset | A._keyset | out[0]._keyset | out[1]._keyset, input, A, upper, transpose, unitriangular, out[0], out[1]))
+        return result
     try:
         input, A, upper, transpose, unitriangular, out = _f_triangular_solve_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -19095,7 +22441,18 @@ def _f_tril_0(input, diagonal=0, *, out=None):
 _f_tril_sigs = (_ap.PySig('tril', (('input', 'Tensor', None, False), ('diagonal', 'SymInt', '0', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_tril_0_tail1 = None  # set by bind_tensor_class()
+
+
 def tril(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        diagonal, out = _f_tril_0_tail1
+        if out is None:
+            result = _op_tril.call(input._keyset, input, diagonal)
+        else:
+            result = _op_tril__out.call(input._keyset | out._keyset, input, diagonal, out)
+        return result
     try:
         input, diagonal, out = _f_tril_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -19158,7 +22515,15 @@ def _f_triplet_margin_loss_0(anchor, positive, negative, margin=1.0, p=2, eps=1e
 _f_triplet_margin_loss_sigs = (_ap.PySig('triplet_margin_loss', (('anchor', 'Tensor', None, False), ('positive', 'Tensor', None, False), ('negative', 'Tensor', None, False), ('margin', 'float', '1.0', False), ('p', 'float', '2', False), ('eps', 'float', '1e-06', False), ('swap', 'bool', 'False', False), ('reduction', 'int', 'Mean', False)), False, False),)
 
 
+_f_triplet_margin_loss_0_tail3 = None  # set by bind_tensor_class()
+
+
 def triplet_margin_loss(*args, **kwargs):
+    if not kwargs and len(args) == 3 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor):
+        anchor, positive, negative = args
+        margin, p, eps, swap, reduction = _f_triplet_margin_loss_0_tail3
+        result = _op_triplet_margin_loss.call(anchor._keyset | positive._keyset | negative._keyset, anchor, positive, negative, margin, p, eps, swap, reduction)
+        return result
     try:
         anchor, positive, negative, margin, p, eps, swap, reduction = _f_triplet_margin_loss_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -19182,7 +22547,18 @@ def _f_triu_0(input, diagonal=0, *, out=None):
 _f_triu_sigs = (_ap.PySig('triu', (('input', 'Tensor', None, False), ('diagonal', 'SymInt', '0', False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_triu_0_tail1 = None  # set by bind_tensor_class()
+
+
 def triu(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        diagonal, out = _f_triu_0_tail1
+        if out is None:
+            result = _op_triu.call(input._keyset, input, diagonal)
+        else:
+            result = _op_triu__out.call(input._keyset | out._keyset, input, diagonal, out)
+        return result
     try:
         input, diagonal, out = _f_triu_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -19246,7 +22622,18 @@ def _f_true_divide_1(input, other):
 _f_true_divide_sigs = (_ap.PySig('true_divide', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('true_divide', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False)), False, False),)
 
 
+_f_true_divide_0_tail2 = None  # set by bind_tensor_class()
+
+
 def true_divide(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_true_divide_0_tail2
+        if out is None:
+            result = _op_true_divide__Tensor.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET), input, other)
+        else:
+            result = _op_true_divide__out.call(getattr(input, '_keyset', _CPU_KEYSET) | getattr(other, '_keyset', _CPU_KEYSET) | out._keyset, input, other, out)
+        return result
     if len(args) <= 2:
         try:
             input, other, out = _f_true_divide_0(*args, **kwargs)
@@ -19281,7 +22668,18 @@ def _f_trunc_0(input, *, out=None):
 _f_trunc_sigs = (_ap.PySig('trunc', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_trunc_0_tail1 = None  # set by bind_tensor_class()
+
+
 def trunc(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_trunc_0_tail1
+        if out is None:
+            result = _op_trunc.call(input._keyset, input)
+        else:
+            result = _op_trunc__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_trunc_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -19306,7 +22704,14 @@ def _f_trunc__0(input):
 _f_trunc__sigs = (_ap.PySig('trunc_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_trunc__0_tail1 = None  # set by bind_tensor_class()
+
+
 def trunc_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_trunc_.call(input._keyset, input)
+        return result
     try:
         input, = _f_trunc__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -19329,7 +22734,15 @@ def _f_unbind_0(input, dim=0):
 _f_unbind_sigs = (_ap.PySig('unbind', (('input', 'Tensor', None, False), ('dim', 'int', '0', False)), False, False),)
 
 
+_f_unbind_0_tail1 = None  # set by bind_tensor_class()
+
+
 def unbind(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        dim, = _f_unbind_0_tail1
+        result = _op_unbind__int.call(input._keyset, input, dim)
+        return result
     try:
         input, dim = _f_unbind_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -19353,7 +22766,18 @@ def _f_unbind_copy_0(input, dim=0, *, out=None):
 _f_unbind_copy_sigs = (_ap.PySig('unbind_copy', (('input', 'Tensor', None, False), ('dim', 'int', '0', False), ('out', 'Tensor[]', 'None', True)), False, False),)
 
 
+_f_unbind_copy_0_tail1 = None  # set by bind_tensor_class()
+
+
 def unbind_copy(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        dim, out = _f_unbind_copy_0_tail1
+        if out is None:
+            result = _op_unbind_copy__int.call(input._keyset, input, dim)
+        else:
+            result = _op_unbind_copy__int_out.call(input._keyset | _ap.keyset_of_list(out), input, dim, out)
+        return result
     try:
         input, dim, out = _f_unbind_copy_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -19434,7 +22858,15 @@ def _f_unique_consecutive_0(input, return_inverse=False, return_counts=False, di
 _f_unique_consecutive_sigs = (_ap.PySig('unique_consecutive', (('input', 'Tensor', None, False), ('return_inverse', 'bool', 'False', False), ('return_counts', 'bool', 'False', False), ('dim', 'int?', 'None', False)), False, False),)
 
 
+_f_unique_consecutive_0_tail1 = None  # set by bind_tensor_class()
+
+
 def unique_consecutive(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        return_inverse, return_counts, dim = _f_unique_consecutive_0_tail1
+        result = _op_unique_consecutive.call(input._keyset, input, return_inverse, return_counts, dim)
+        return result
     try:
         input, return_inverse, return_counts, dim = _f_unique_consecutive_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -19606,7 +23038,15 @@ def _f_vander_0(x, N=None, increasing=False):
 _f_vander_sigs = (_ap.PySig('vander', (('x', 'Tensor', None, False), ('N', 'int?', 'None', False), ('increasing', 'bool', 'False', False)), False, False),)
 
 
+_f_vander_0_tail1 = None  # set by bind_tensor_class()
+
+
 def vander(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        x, = args
+        N, increasing = _f_vander_0_tail1
+        result = _op_vander.call(x._keyset, x, N, increasing)
+        return result
     try:
         x, N, increasing = _f_vander_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -19647,7 +23087,15 @@ def _f_var_2(input, dim=None, *, correction=None, keepdim=False, out=None):
 _f_var_sigs = (_ap.PySig('var', (('input', 'Tensor', None, False), ('dim', 'int[1]?', None, False), ('unbiased', 'bool', 'True', False), ('keepdim', 'bool', 'False', False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('var', (('input', 'Tensor', None, False), ('dim', 'int[1]?', 'None', False), ('correction', 'Scalar?', 'None', True), ('keepdim', 'bool', 'False', True), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('var', (('input', 'Tensor', None, False), ('unbiased', 'bool', 'True', False)), False, False),)
 
 
+_f_var_0_tail1 = None  # set by bind_tensor_class()
+
+
 def var(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        unbiased, = _f_var_0_tail1
+        result = _op_var.call(input._keyset, input, unbiased)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, unbiased = _f_var_0(*args, **kwargs)
@@ -19709,7 +23157,15 @@ def _f_var_mean_2(input, dim=None, *, correction=None, keepdim=False):
 _f_var_mean_sigs = (_ap.PySig('var_mean', (('input', 'Tensor', None, False), ('dim', 'int[1]?', None, False), ('unbiased', 'bool', 'True', False), ('keepdim', 'bool', 'False', False)), False, False), _ap.PySig('var_mean', (('input', 'Tensor', None, False), ('dim', 'int[1]?', 'None', False), ('correction', 'Scalar?', 'None', True), ('keepdim', 'bool', 'False', True)), False, False), _ap.PySig('var_mean', (('input', 'Tensor', None, False), ('unbiased', 'bool', 'True', False)), False, False),)
 
 
+_f_var_mean_0_tail1 = None  # set by bind_tensor_class()
+
+
 def var_mean(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        unbiased, = _f_var_mean_0_tail1
+        result = _op_var_mean.call(input._keyset, input, unbiased)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)):
         try:
             input, unbiased = _f_var_mean_0(*args, **kwargs)
@@ -19750,7 +23206,18 @@ def _f_vdot_0(input, other, *, out=None):
 _f_vdot_sigs = (_ap.PySig('vdot', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_vdot_0_tail2 = None  # set by bind_tensor_class()
+
+
 def vdot(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_vdot_0_tail2
+        if out is None:
+            result = _op_vdot.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_vdot__out.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     try:
         input, other, out = _f_vdot_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -19775,7 +23242,14 @@ def _f_view_as_complex_0(input):
 _f_view_as_complex_sigs = (_ap.PySig('view_as_complex', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_view_as_complex_0_tail1 = None  # set by bind_tensor_class()
+
+
 def view_as_complex(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_view_as_complex.call(input._keyset, input)
+        return result
     try:
         input, = _f_view_as_complex_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -19798,7 +23272,18 @@ def _f_view_as_complex_copy_0(input, *, out=None):
 _f_view_as_complex_copy_sigs = (_ap.PySig('view_as_complex_copy', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_view_as_complex_copy_0_tail1 = None  # set by bind_tensor_class()
+
+
 def view_as_complex_copy(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_view_as_complex_copy_0_tail1
+        if out is None:
+            result = _op_view_as_complex_copy.call(input._keyset, input)
+        else:
+            result = _op_view_as_complex_copy__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_view_as_complex_copy_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -19823,7 +23308,14 @@ def _f_view_as_real_0(input):
 _f_view_as_real_sigs = (_ap.PySig('view_as_real', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_view_as_real_0_tail1 = None  # set by bind_tensor_class()
+
+
 def view_as_real(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_view_as_real.call(input._keyset, input)
+        return result
     try:
         input, = _f_view_as_real_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -19846,7 +23338,18 @@ def _f_view_as_real_copy_0(input, *, out=None):
 _f_view_as_real_copy_sigs = (_ap.PySig('view_as_real_copy', (('input', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_view_as_real_copy_0_tail1 = None  # set by bind_tensor_class()
+
+
 def view_as_real_copy(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        out, = _f_view_as_real_copy_0_tail1
+        if out is None:
+            result = _op_view_as_real_copy.call(input._keyset, input)
+        else:
+            result = _op_view_as_real_copy__out.call(input._keyset | out._keyset, input, out)
+        return result
     try:
         input, out = _f_view_as_real_copy_0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -20010,7 +23513,25 @@ def _f_where_4(condition, self, other):
 _f_where_sigs = (_ap.PySig('where', (('condition', 'Tensor', None, False),), False, False), _ap.PySig('where', (('condition', 'Tensor', None, False), ('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('where', (('condition', 'Tensor', None, False), ('self', 'Scalar', None, False), ('other', 'Tensor', None, False)), False, False), _ap.PySig('where', (('condition', 'Tensor', None, False), ('input', 'Tensor', None, False), ('other', 'Scalar', None, False)), False, False), _ap.PySig('where', (('condition', 'Tensor', None, False), ('self', 'Scalar', None, False), ('other', 'Scalar', None, False)), False, False),)
 
 
+_f_where_0_tail1 = None  # set by bind_tensor_class()
+
+
+_f_where_1_tail3 = None  # set by bind_tensor_class()
+
+
 def where(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        condition, = args
+        result = _op_where.call(condition._keyset, condition)
+        return result
+    if not kwargs and len(args) == 3 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor) and isinstance(args[2], _Tensor):
+        condition, input, other = args
+        out, = _f_where_1_tail3
+        if out is None:
+            result = _op_where__self.call(condition._keyset | input._keyset | other._keyset, condition, input, other)
+        else:
+            result = _op_where__self_out.call(condition._keyset | input._keyset | other._keyset | out._keyset, condition, input, other, out)
+        return result
     if len(args) <= 1 and (not args or isinstance(args[0], _Tensor)):
         try:
             condition, = _f_where_0(*args, **kwargs)
@@ -20084,7 +23605,18 @@ def _f_xlogy_2(input, other, *, out=None):
 _f_xlogy_sigs = (_ap.PySig('xlogy', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('xlogy', (('self', 'Scalar', None, False), ('other', 'Tensor', None, False), ('out', 'Tensor', 'None', True)), False, False), _ap.PySig('xlogy', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False), ('out', 'Tensor', 'None', True)), False, False),)
 
 
+_f_xlogy_0_tail2 = None  # set by bind_tensor_class()
+
+
 def xlogy(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        out, = _f_xlogy_0_tail2
+        if out is None:
+            result = _op_xlogy__Tensor.call(input._keyset | other._keyset, input, other)
+        else:
+            result = _op_xlogy__OutTensor.call(input._keyset | other._keyset | out._keyset, input, other, out)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other, out = _f_xlogy_0(*args, **kwargs)
@@ -20139,7 +23671,14 @@ def _f_xlogy__1(input, other):
 _f_xlogy__sigs = (_ap.PySig('xlogy_', (('input', 'Tensor', None, False), ('other', 'Tensor', None, False)), False, False), _ap.PySig('xlogy_', (('input', 'Tensor', None, False), ('other', 'Scalar', None, False)), False, False),)
 
 
+_f_xlogy__0_tail2 = None  # set by bind_tensor_class()
+
+
 def xlogy_(*args, **kwargs):
+    if not kwargs and len(args) == 2 and isinstance(args[0], _Tensor) and isinstance(args[1], _Tensor):
+        input, other = args
+        result = _op_xlogy___Tensor.call(input._keyset | other._keyset, input, other)
+        return result
     if len(args) <= 2 and (not args or isinstance(args[0], _Tensor)) and (len(args) <= 1 or isinstance(args[1], _Tensor)):
         try:
             input, other = _f_xlogy__0(*args, **kwargs)
@@ -20170,7 +23709,14 @@ def _f_zero__0(input):
 _f_zero__sigs = (_ap.PySig('zero_', (('input', 'Tensor', None, False),), False, False),)
 
 
+_f_zero__0_tail1 = None  # set by bind_tensor_class()
+
+
 def zero_(*args, **kwargs):
+    if not kwargs and len(args) == 1 and isinstance(args[0], _Tensor):
+        input, = args
+        result = _op_zero_.call(input._keyset, input)
+        return result
     try:
         input, = _f_zero__0(*args, **kwargs)
     except _PARSE_ERRORS:
@@ -20270,8 +23816,394 @@ zeros_like.__signature__ = _ap.LazySignature(_f_zeros_like_0, False, False)
 
 
 def bind_tensor_class(cls):
-    global _Tensor
+    global _Tensor, _f__coalesce_0_tail1, _f__conj_0_tail1, _f__conj_physical_0_tail1, _f__embedding_bag_0_tail3, _f__embedding_bag_forward_only_0_tail3, _f__euclidean_dist_0_tail2, _f__local_scalar_dense_0_tail1, _f__lu_with_info_0_tail1, _f__neg_view_0_tail1, _f__pdist_forward_0_tail1, _f__prelu_kernel_0_tail2, _f__scaled_dot_product_flash_attention_for_cpu_0_tail3, _f__sparse_sparse_matmul_0_tail2, _f__sparse_sum_0_tail1, _f__unique2_0_tail1, _f__weight_norm_0_tail2, _f__weight_norm_interface_0_tail2, _f_abs_0_tail1, _f_abs__0_tail1, _f_absolute_0_tail1, _f_acos_0_tail1, _f_acos__0_tail1, _f_acosh_0_tail1, _f_acosh__0_tail1, _f_add_0_tail2, _f_addbmm_0_tail3, _f_addcdiv_0_tail3, _f_addcmul_0_tail3, _f_addmm_0_tail3, _f_addmv_0_tail3, _f_addmv__0_tail3, _f_addr_0_tail3, _f_adjoint_0_tail1, _f_alias_0_tail1, _f_alias_copy_0_tail1, _f_all_0_tail1, _f_allclose_0_tail2, _f_amax_0_tail1, _f_amin_0_tail1, _f_aminmax_0_tail1, _f_angle_0_tail1, _f_any_0_tail1, _f_arccos_0_tail1, _f_arccos__0_tail1, _f_arccosh_0_tail1, _f_arccosh__0_tail1, _f_arcsin_0_tail1, _f_arcsin__0_tail1, _f_arcsinh_0_tail1, _f_arcsinh__0_tail1, _f_arctan_0_tail1, _f_arctan2_0_tail2, _f_arctan__0_tail1, _f_arctanh_0_tail1, _f_arctanh__0_tail1, _f_argmax_0_tail1, _f_argmin_0_tail1, _f_argsort_1_tail1, _f_argwhere_0_tail1, _f_asin_0_tail1, _f_asin__0_tail1, _f_asinh_0_tail1, _f_asinh__0_tail1, _f_atan_0_tail1, _f_atan2_0_tail2, _f_atan__0_tail1, _f_atanh_0_tail1, _f_atanh__0_tail1, _f_atleast_1d_0_tail1, _f_atleast_2d_0_tail1, _f_atleast_3d_0_tail1, _f_baddbmm_0_tail3, _f_bernoulli_0_tail1, _f_bilinear_0_tail3, _f_binary_cross_entropy_with_logits_0_tail2, _f_bincount_0_tail1, _f_bitwise_and_0_tail2, _f_bitwise_left_shift_0_tail2, _f_bitwise_not_0_tail1, _f_bitwise_or_0_tail2, _f_bitwise_right_shift_0_tail2, _f_bitwise_xor_0_tail2, _f_bmm_0_tail2, _f_bucketize_0_tail2, _f_cdist_0_tail2, _f_ceil_0_tail1, _f_ceil__0_tail1, _f_celu_0_tail1, _f_celu__0_tail1, _f_cholesky_0_tail1, _f_cholesky_inverse_0_tail1, _f_cholesky_solve_0_tail2, _f_clamp_0_tail1, _f_clamp__0_tail1, _f_clamp_max_0_tail2, _f_clamp_max__0_tail2, _f_clamp_min_0_tail2, _f_clamp_min__0_tail2, _f_clip_0_tail1, _f_clip__0_tail1, _f_clone_0_tail1, _f_combinations_0_tail1, _f_complex_0_tail2, _f_conj_0_tail1, _f_conj_physical_0_tail1, _f_conj_physical__0_tail1, _f_conv1d_0_tail2, _f_conv2d_0_tail2, _f_conv3d_0_tail2, _f_conv_transpose1d_0_tail2, _f_conv_transpose2d_0_tail2, _f_conv_transpose3d_0_tail2, _f_copysign_0_tail2, _f_corrcoef_0_tail1, _f_cos_0_tail1, _f_cos__0_tail1, _f_cosh_0_tail1, _f_cosh__0_tail1, _f_cosine_embedding_loss_0_tail3, _f_cosine_similarity_0_tail2, _f_count_nonzero_1_tail1, _f_cov_0_tail1, _f_cross_0_tail2, _f_cumulative_trapezoid_1_tail1, _f_cumulative_trapezoid_0_tail2, _f_deg2rad_0_tail1, _f_deg2rad__0_tail1, _f_det_0_tail1, _f_detach_0_tail1, _f_detach__0_tail1, _f_detach_copy_0_tail1, _f_diag_0_tail1, _f_diag_embed_0_tail1, _f_diagflat_0_tail1, _f_diagonal_0_tail1, _f_diagonal_copy_0_tail1, _f_diagonal_scatter_0_tail2, _f_diff_0_tail1, _f_digamma_0_tail1, _f_dist_0_tail2, _f_div_0_tail2, _f_divide_0_tail2, _f_dot_0_tail2, _f_embedding_0_tail2, _f_embedding_bag_0_tail3, _f_eq_0_tail2, _f_equal_0_tail2, _f_erf_0_tail1, _f_erf__0_tail1, _f_erfc_0_tail1, _f_erfc__0_tail1, _f_erfinv_0_tail1, _f_exp_0_tail1, _f_exp2_0_tail1, _f_exp2__0_tail1, _f_exp__0_tail1, _f_expm1_0_tail1, _f_expm1__0_tail1, _f_fill_0_tail2, _f_fill__0_tail2, _f_fix_0_tail1, _f_fix__0_tail1, _f_flatten_0_tail1, _f_fliplr_0_tail1, _f_flipud_0_tail1, _f_float_power_0_tail2, _f_floor_0_tail1, _f_floor__0_tail1, _f_floor_divide_0_tail2, _f_fmax_0_tail2, _f_fmin_0_tail2, _f_fmod_0_tail2, _f_frac_0_tail1, _f_frac__0_tail1, _f_frexp_0_tail1, _f_gcd_0_tail2, _f_gcd__0_tail2, _f_ge_0_tail2, _f_geqrf_0_tail1, _f_ger_0_tail2, _f_gradient_2_tail1, _f_greater_0_tail2, _f_greater_equal_0_tail2, _f_gru_cell_0_tail4, _f_gt_0_tail2, _f_hardshrink_0_tail1, _f_hash_tensor_0_tail1, _f_heaviside_0_tail2, _f_hinge_embedding_loss_0_tail2, _f_histc_0_tail1, _f_histogram_1_tail1, _f_histogram_0_tail2, _f_hypot_0_tail2, _f_i0_0_tail1, _f_i0__0_tail1, _f_igamma_0_tail2, _f_igammac_0_tail2, _f_imag_0_tail1, _f_inner_0_tail2, _f_inverse_0_tail1, _f_is_conj_0_tail1, _f_is_neg_0_tail1, _f_isclose_0_tail2, _f_isfinite_0_tail1, _f_isin_0_tail2, _f_isinf_0_tail1, _f_isnan_0_tail1, _f_isneginf_0_tail1, _f_isposinf_0_tail1, _f_isreal_0_tail1, _f_kl_div_0_tail2, _f_kron_0_tail2, _f_lcm_0_tail2, _f_lcm__0_tail2, _f_ldexp_0_tail2, _f_ldexp__0_tail2, _f_le_0_tail2, _f_lerp_0_tail3, _f_less_0_tail2, _f_less_equal_0_tail2, _f_lgamma_0_tail1, _f_log_0_tail1, _f_log10_0_tail1, _f_log10__0_tail1, _f_log1p_0_tail1, _f_log1p__0_tail1, _f_log2_0_tail1, _f_log2__0_tail1, _f_log__0_tail1, _f_logaddexp_0_tail2, _f_logaddexp2_0_tail2, _f_logdet_0_tail1, _f_logical_and_0_tail2, _f_logical_not_0_tail1, _f_logical_or_0_tail2, _f_logical_xor_0_tail2, _f_logit_0_tail1, _f_logit__0_tail1, _f_lt_0_tail2, _f_lu_solve_0_tail3, _f_lu_unpack_0_tail2, _f_margin_ranking_loss_0_tail3, _f_masked_fill_0_tail3, _f_masked_scatter_0_tail3, _f_masked_select_0_tail2, _f_matmul_0_tail2, _f_matrix_exp_0_tail1, _f_max_0_tail1, _f_max_1_tail2, _f_maximum_0_tail2, _f_mean_0_tail1, _f_median_0_tail1, _f_min_0_tail1, _f_min_1_tail2, _f_minimum_0_tail2, _f_mm_0_tail2, _f_mode_0_tail1, _f_msort_0_tail1, _f_mul_0_tail2, _f_multiply_0_tail2, _f_mv_0_tail2, _f_nan_to_num_0_tail1, _f_nan_to_num__0_tail1, _f_nanmean_0_tail1, _f_nanmedian_0_tail1, _f_nanquantile_0_tail2, _f_nansum_0_tail1, _f_ne_0_tail2, _f_neg_0_tail1, _f_neg__0_tail1, _f_negative_0_tail1, _f_negative__0_tail1, _f_nextafter_0_tail2, _f_norm_1_tail1, _f_norm_except_dim_0_tail1, _f_normal_1_tail1, _f_normal_0_tail2, _f_not_equal_0_tail2, _f_orgqr_0_tail2, _f_ormqr_0_tail3, _f_outer_0_tail2, _f_pairwise_distance_0_tail2, _f_pdist_0_tail1, _f_pinverse_0_tail1, _f_poisson_0_tail1, _f_polar_0_tail2, _f_positive_0_tail1, _f_pow_0_tail2, _f_prelu_0_tail2, _f_prod_0_tail1, _f_put_0_tail3, _f_qr_0_tail1, _f_quantile_0_tail2, _f_rad2deg_0_tail1, _f_rad2deg__0_tail1, _f_ravel_0_tail1, _f_real_0_tail1, _f_reciprocal_0_tail1, _f_reciprocal__0_tail1, _f_relu_0_tail1, _f_relu__0_tail1, _f_remainder_0_tail2, _f_repeat_interleave_0_tail1, _f_repeat_interleave_1_tail2, _f_resize_as__0_tail2, _f_resolve_conj_0_tail1, _f_resolve_neg_0_tail1, _f_rnn_relu_cell_0_tail4, _f_rnn_tanh_cell_0_tail4, _f_rot90_0_tail1, _f_round_0_tail1, _f_round__0_tail1, _f_rrelu_0_tail1, _f_rrelu__0_tail1, _f_rsqrt_0_tail1, _f_rsqrt__0_tail1, _f_rsub_0_tail2, _f_searchsorted_0_tail2, _f_selu_0_tail1, _f_selu__0_tail1, _f_sgn_0_tail1, _f_sigmoid_0_tail1, _f_sigmoid__0_tail1, _f_sign_0_tail1, _f_signbit_0_tail1, _f_sin_0_tail1, _f_sin__0_tail1, _f_sinc_0_tail1, _f_sinc__0_tail1, _f_sinh_0_tail1, _f_sinh__0_tail1, _f_slice_0_tail1, _f_slice_copy_0_tail1, _f_slice_scatter_0_tail2, _f_slogdet_0_tail1, _f_sort_1_tail1, _f_sqrt_0_tail1, _f_sqrt__0_tail1, _f_square_0_tail1, _f_square__0_tail1, _f_squeeze_0_tail1, _f_squeeze_copy_0_tail1, _f_std_0_tail1, _f_std_mean_0_tail1, _f_sub_0_tail2, _f_subtract_0_tail2, _f_sum_0_tail1, _f_svd_0_tail1, _f_t_0_tail1, _f_t_copy_0_tail1, _f_take_0_tail2, _f_take_along_dim_0_tail2, _f_tan_0_tail1, _f_tan__0_tail1, _f_tanh_0_tail1, _f_tanh__0_tail1, _f_tensor_split_0_tail2, _f_trace_0_tail1, _f_trapezoid_1_tail1, _f_trapezoid_0_tail2, _f_trapz_1_tail1, _f_trapz_0_tail2, _f_triangular_solve_0_tail2, _f_tril_0_tail1, _f_triplet_margin_loss_0_tail3, _f_triu_0_tail1, _f_true_divide_0_tail2, _f_trunc_0_tail1, _f_trunc__0_tail1, _f_unbind_0_tail1, _f_unbind_copy_0_tail1, _f_unique_consecutive_0_tail1, _f_vander_0_tail1, _f_var_0_tail1, _f_var_mean_0_tail1, _f_vdot_0_tail2, _f_view_as_complex_0_tail1, _f_view_as_complex_copy_0_tail1, _f_view_as_real_0_tail1, _f_view_as_real_copy_0_tail1, _f_where_0_tail1, _f_where_1_tail3, _f_xlogy_0_tail2, _f_xlogy__0_tail2, _f_zero__0_tail1
     _Tensor = cls
+    _dummy = object.__new__(cls)
+    _f__coalesce_0_tail1 = _f__coalesce_0(*(_dummy,) * 1)[1:]
+    _f__conj_0_tail1 = _f__conj_0(*(_dummy,) * 1)[1:]
+    _f__conj_physical_0_tail1 = _f__conj_physical_0(*(_dummy,) * 1)[1:]
+    _f__embedding_bag_0_tail3 = _f__embedding_bag_0(*(_dummy,) * 3)[3:]
+    _f__embedding_bag_forward_only_0_tail3 = _f__embedding_bag_forward_only_0(*(_dummy,) * 3)[3:]
+    _f__euclidean_dist_0_tail2 = _f__euclidean_dist_0(*(_dummy,) * 2)[2:]
+    _f__local_scalar_dense_0_tail1 = _f__local_scalar_dense_0(*(_dummy,) * 1)[1:]
+    _f__lu_with_info_0_tail1 = _f__lu_with_info_0(*(_dummy,) * 1)[1:]
+    _f__neg_view_0_tail1 = _f__neg_view_0(*(_dummy,) * 1)[1:]
+    _f__pdist_forward_0_tail1 = _f__pdist_forward_0(*(_dummy,) * 1)[1:]
+    _f__prelu_kernel_0_tail2 = _f__prelu_kernel_0(*(_dummy,) * 2)[2:]
+    _f__scaled_dot_product_flash_attention_for_cpu_0_tail3 = _f__scaled_dot_product_flash_attention_for_cpu_0(*(_dummy,) * 3)[3:]
+    _f__sparse_sparse_matmul_0_tail2 = _f__sparse_sparse_matmul_0(*(_dummy,) * 2)[2:]
+    _f__sparse_sum_0_tail1 = _f__sparse_sum_0(*(_dummy,) * 1)[1:]
+    _f__unique2_0_tail1 = _f__unique2_0(*(_dummy,) * 1)[1:]
+    _f__weight_norm_0_tail2 = _f__weight_norm_0(*(_dummy,) * 2)[2:]
+    _f__weight_norm_interface_0_tail2 = _f__weight_norm_interface_0(*(_dummy,) * 2)[2:]
+    _f_abs_0_tail1 = _f_abs_0(*(_dummy,) * 1)[1:]
+    _f_abs__0_tail1 = _f_abs__0(*(_dummy,) * 1)[1:]
+    _f_absolute_0_tail1 = _f_absolute_0(*(_dummy,) * 1)[1:]
+    _f_acos_0_tail1 = _f_acos_0(*(_dummy,) * 1)[1:]
+    _f_acos__0_tail1 = _f_acos__0(*(_dummy,) * 1)[1:]
+    _f_acosh_0_tail1 = _f_acosh_0(*(_dummy,) * 1)[1:]
+    _f_acosh__0_tail1 = _f_acosh__0(*(_dummy,) * 1)[1:]
+    _f_add_0_tail2 = _f_add_0(*(_dummy,) * 2)[2:]
+    _f_addbmm_0_tail3 = _f_addbmm_0(*(_dummy,) * 3)[3:]
+    _f_addcdiv_0_tail3 = _f_addcdiv_0(*(_dummy,) * 3)[3:]
+    _f_addcmul_0_tail3 = _f_addcmul_0(*(_dummy,) * 3)[3:]
+    _f_addmm_0_tail3 = _f_addmm_0(*(_dummy,) * 3)[3:]
+    _f_addmv_0_tail3 = _f_addmv_0(*(_dummy,) * 3)[3:]
+    _f_addmv__0_tail3 = _f_addmv__0(*(_dummy,) * 3)[3:]
+    _f_addr_0_tail3 = _f_addr_0(*(_dummy,) * 3)[3:]
+    _f_adjoint_0_tail1 = _f_adjoint_0(*(_dummy,) * 1)[1:]
+    _f_alias_0_tail1 = _f_alias_0(*(_dummy,) * 1)[1:]
+    _f_alias_copy_0_tail1 = _f_alias_copy_0(*(_dummy,) * 1)[1:]
+    _f_all_0_tail1 = _f_all_0(*(_dummy,) * 1)[1:]
+    _f_allclose_0_tail2 = _f_allclose_0(*(_dummy,) * 2)[2:]
+    _f_amax_0_tail1 = _f_amax_0(*(_dummy,) * 1)[1:]
+    _f_amin_0_tail1 = _f_amin_0(*(_dummy,) * 1)[1:]
+    _f_aminmax_0_tail1 = _f_aminmax_0(*(_dummy,) * 1)[1:]
+    _f_angle_0_tail1 = _f_angle_0(*(_dummy,) * 1)[1:]
+    _f_any_0_tail1 = _f_any_0(*(_dummy,) * 1)[1:]
+    _f_arccos_0_tail1 = _f_arccos_0(*(_dummy,) * 1)[1:]
+    _f_arccos__0_tail1 = _f_arccos__0(*(_dummy,) * 1)[1:]
+    _f_arccosh_0_tail1 = _f_arccosh_0(*(_dummy,) * 1)[1:]
+    _f_arccosh__0_tail1 = _f_arccosh__0(*(_dummy,) * 1)[1:]
+    _f_arcsin_0_tail1 = _f_arcsin_0(*(_dummy,) * 1)[1:]
+    _f_arcsin__0_tail1 = _f_arcsin__0(*(_dummy,) * 1)[1:]
+    _f_arcsinh_0_tail1 = _f_arcsinh_0(*(_dummy,) * 1)[1:]
+    _f_arcsinh__0_tail1 = _f_arcsinh__0(*(_dummy,) * 1)[1:]
+    _f_arctan_0_tail1 = _f_arctan_0(*(_dummy,) * 1)[1:]
+    _f_arctan2_0_tail2 = _f_arctan2_0(*(_dummy,) * 2)[2:]
+    _f_arctan__0_tail1 = _f_arctan__0(*(_dummy,) * 1)[1:]
+    _f_arctanh_0_tail1 = _f_arctanh_0(*(_dummy,) * 1)[1:]
+    _f_arctanh__0_tail1 = _f_arctanh__0(*(_dummy,) * 1)[1:]
+    _f_argmax_0_tail1 = _f_argmax_0(*(_dummy,) * 1)[1:]
+    _f_argmin_0_tail1 = _f_argmin_0(*(_dummy,) * 1)[1:]
+    _f_argsort_1_tail1 = _f_argsort_1(*(_dummy,) * 1)[1:]
+    _f_argwhere_0_tail1 = _f_argwhere_0(*(_dummy,) * 1)[1:]
+    _f_asin_0_tail1 = _f_asin_0(*(_dummy,) * 1)[1:]
+    _f_asin__0_tail1 = _f_asin__0(*(_dummy,) * 1)[1:]
+    _f_asinh_0_tail1 = _f_asinh_0(*(_dummy,) * 1)[1:]
+    _f_asinh__0_tail1 = _f_asinh__0(*(_dummy,) * 1)[1:]
+    _f_atan_0_tail1 = _f_atan_0(*(_dummy,) * 1)[1:]
+    _f_atan2_0_tail2 = _f_atan2_0(*(_dummy,) * 2)[2:]
+    _f_atan__0_tail1 = _f_atan__0(*(_dummy,) * 1)[1:]
+    _f_atanh_0_tail1 = _f_atanh_0(*(_dummy,) * 1)[1:]
+    _f_atanh__0_tail1 = _f_atanh__0(*(_dummy,) * 1)[1:]
+    _f_atleast_1d_0_tail1 = _f_atleast_1d_0(*(_dummy,) * 1)[1:]
+    _f_atleast_2d_0_tail1 = _f_atleast_2d_0(*(_dummy,) * 1)[1:]
+    _f_atleast_3d_0_tail1 = _f_atleast_3d_0(*(_dummy,) * 1)[1:]
+    _f_baddbmm_0_tail3 = _f_baddbmm_0(*(_dummy,) * 3)[3:]
+    _f_bernoulli_0_tail1 = _f_bernoulli_0(*(_dummy,) * 1)[1:]
+    _f_bilinear_0_tail3 = _f_bilinear_0(*(_dummy,) * 3)[3:]
+    _f_binary_cross_entropy_with_logits_0_tail2 = _f_binary_cross_entropy_with_logits_0(*(_dummy,) * 2)[2:]
+    _f_bincount_0_tail1 = _f_bincount_0(*(_dummy,) * 1)[1:]
+    _f_bitwise_and_0_tail2 = _f_bitwise_and_0(*(_dummy,) * 2)[2:]
+    _f_bitwise_left_shift_0_tail2 = _f_bitwise_left_shift_0(*(_dummy,) * 2)[2:]
+    _f_bitwise_not_0_tail1 = _f_bitwise_not_0(*(_dummy,) * 1)[1:]
+    _f_bitwise_or_0_tail2 = _f_bitwise_or_0(*(_dummy,) * 2)[2:]
+    _f_bitwise_right_shift_0_tail2 = _f_bitwise_right_shift_0(*(_dummy,) * 2)[2:]
+    _f_bitwise_xor_0_tail2 = _f_bitwise_xor_0(*(_dummy,) * 2)[2:]
+    _f_bmm_0_tail2 = _f_bmm_0(*(_dummy,) * 2)[2:]
+    _f_bucketize_0_tail2 = _f_bucketize_0(*(_dummy,) * 2)[2:]
+    _f_cdist_0_tail2 = _f_cdist_0(*(_dummy,) * 2)[2:]
+    _f_ceil_0_tail1 = _f_ceil_0(*(_dummy,) * 1)[1:]
+    _f_ceil__0_tail1 = _f_ceil__0(*(_dummy,) * 1)[1:]
+    _f_celu_0_tail1 = _f_celu_0(*(_dummy,) * 1)[1:]
+    _f_celu__0_tail1 = _f_celu__0(*(_dummy,) * 1)[1:]
+    _f_cholesky_0_tail1 = _f_cholesky_0(*(_dummy,) * 1)[1:]
+    _f_cholesky_inverse_0_tail1 = _f_cholesky_inverse_0(*(_dummy,) * 1)[1:]
+    _f_cholesky_solve_0_tail2 = _f_cholesky_solve_0(*(_dummy,) * 2)[2:]
+    _f_clamp_0_tail1 = _f_clamp_0(*(_dummy,) * 1)[1:]
+    _f_clamp__0_tail1 = _f_clamp__0(*(_dummy,) * 1)[1:]
+    _f_clamp_max_0_tail2 = _f_clamp_max_0(*(_dummy,) * 2)[2:]
+    _f_clamp_max__0_tail2 = _f_clamp_max__0(*(_dummy,) * 2)[2:]
+    _f_clamp_min_0_tail2 = _f_clamp_min_0(*(_dummy,) * 2)[2:]
+    _f_clamp_min__0_tail2 = _f_clamp_min__0(*(_dummy,) * 2)[2:]
+    _f_clip_0_tail1 = _f_clip_0(*(_dummy,) * 1)[1:]
+    _f_clip__0_tail1 = _f_clip__0(*(_dummy,) * 1)[1:]
+    _f_clone_0_tail1 = _f_clone_0(*(_dummy,) * 1)[1:]
+    _f_combinations_0_tail1 = _f_combinations_0(*(_dummy,) * 1)[1:]
+    _f_complex_0_tail2 = _f_complex_0(*(_dummy,) * 2)[2:]
+    _f_conj_0_tail1 = _f_conj_0(*(_dummy,) * 1)[1:]
+    _f_conj_physical_0_tail1 = _f_conj_physical_0(*(_dummy,) * 1)[1:]
+    _f_conj_physical__0_tail1 = _f_conj_physical__0(*(_dummy,) * 1)[1:]
+    _f_conv1d_0_tail2 = _f_conv1d_0(*(_dummy,) * 2)[2:]
+    _f_conv2d_0_tail2 = _f_conv2d_0(*(_dummy,) * 2)[2:]
+    _f_conv3d_0_tail2 = _f_conv3d_0(*(_dummy,) * 2)[2:]
+    _f_conv_transpose1d_0_tail2 = _f_conv_transpose1d_0(*(_dummy,) * 2)[2:]
+    _f_conv_transpose2d_0_tail2 = _f_conv_transpose2d_0(*(_dummy,) * 2)[2:]
+    _f_conv_transpose3d_0_tail2 = _f_conv_transpose3d_0(*(_dummy,) * 2)[2:]
+    _f_copysign_0_tail2 = _f_copysign_0(*(_dummy,) * 2)[2:]
+    _f_corrcoef_0_tail1 = _f_corrcoef_0(*(_dummy,) * 1)[1:]
+    _f_cos_0_tail1 = _f_cos_0(*(_dummy,) * 1)[1:]
+    _f_cos__0_tail1 = _f_cos__0(*(_dummy,) * 1)[1:]
+    _f_cosh_0_tail1 = _f_cosh_0(*(_dummy,) * 1)[1:]
+    _f_cosh__0_tail1 = _f_cosh__0(*(_dummy,) * 1)[1:]
+    _f_cosine_embedding_loss_0_tail3 = _f_cosine_embedding_loss_0(*(_dummy,) * 3)[3:]
+    _f_cosine_similarity_0_tail2 = _f_cosine_similarity_0(*(_dummy,) * 2)[2:]
+    _f_count_nonzero_1_tail1 = _f_count_nonzero_1(*(_dummy,) * 1)[1:]
+    _f_cov_0_tail1 = _f_cov_0(*(_dummy,) * 1)[1:]
+    _f_cross_0_tail2 = _f_cross_0(*(_dummy,) * 2)[2:]
+    _f_cumulative_trapezoid_1_tail1 = _f_cumulative_trapezoid_1(*(_dummy,) * 1)[1:]
+    _f_cumulative_trapezoid_0_tail2 = _f_cumulative_trapezoid_0(*(_dummy,) * 2)[2:]
+    _f_deg2rad_0_tail1 = _f_deg2rad_0(*(_dummy,) * 1)[1:]
+    _f_deg2rad__0_tail1 = _f_deg2rad__0(*(_dummy,) * 1)[1:]
+    _f_det_0_tail1 = _f_det_0(*(_dummy,) * 1)[1:]
+    _f_detach_0_tail1 = _f_detach_0(*(_dummy,) * 1)[1:]
+    _f_detach__0_tail1 = _f_detach__0(*(_dummy,) * 1)[1:]
+    _f_detach_copy_0_tail1 = _f_detach_copy_0(*(_dummy,) * 1)[1:]
+    _f_diag_0_tail1 = _f_diag_0(*(_dummy,) * 1)[1:]
+    _f_diag_embed_0_tail1 = _f_diag_embed_0(*(_dummy,) * 1)[1:]
+    _f_diagflat_0_tail1 = _f_diagflat_0(*(_dummy,) * 1)[1:]
+    _f_diagonal_0_tail1 = _f_diagonal_0(*(_dummy,) * 1)[1:]
+    _f_diagonal_copy_0_tail1 = _f_diagonal_copy_0(*(_dummy,) * 1)[1:]
+    _f_diagonal_scatter_0_tail2 = _f_diagonal_scatter_0(*(_dummy,) * 2)[2:]
+    _f_diff_0_tail1 = _f_diff_0(*(_dummy,) * 1)[1:]
+    _f_digamma_0_tail1 = _f_digamma_0(*(_dummy,) * 1)[1:]
+    _f_dist_0_tail2 = _f_dist_0(*(_dummy,) * 2)[2:]
+    _f_div_0_tail2 = _f_div_0(*(_dummy,) * 2)[2:]
+    _f_divide_0_tail2 = _f_divide_0(*(_dummy,) * 2)[2:]
+    _f_dot_0_tail2 = _f_dot_0(*(_dummy,) * 2)[2:]
+    _f_embedding_0_tail2 = _f_embedding_0(*(_dummy,) * 2)[2:]
+    _f_embedding_bag_0_tail3 = _f_embedding_bag_0(*(_dummy,) * 3)[3:]
+    _f_eq_0_tail2 = _f_eq_0(*(_dummy,) * 2)[2:]
+    _f_equal_0_tail2 = _f_equal_0(*(_dummy,) * 2)[2:]
+    _f_erf_0_tail1 = _f_erf_0(*(_dummy,) * 1)[1:]
+    _f_erf__0_tail1 = _f_erf__0(*(_dummy,) * 1)[1:]
+    _f_erfc_0_tail1 = _f_erfc_0(*(_dummy,) * 1)[1:]
+    _f_erfc__0_tail1 = _f_erfc__0(*(_dummy,) * 1)[1:]
+    _f_erfinv_0_tail1 = _f_erfinv_0(*(_dummy,) * 1)[1:]
+    _f_exp_0_tail1 = _f_exp_0(*(_dummy,) * 1)[1:]
+    _f_exp2_0_tail1 = _f_exp2_0(*(_dummy,) * 1)[1:]
+    _f_exp2__0_tail1 = _f_exp2__0(*(_dummy,) * 1)[1:]
+    _f_exp__0_tail1 = _f_exp__0(*(_dummy,) * 1)[1:]
+    _f_expm1_0_tail1 = _f_expm1_0(*(_dummy,) * 1)[1:]
+    _f_expm1__0_tail1 = _f_expm1__0(*(_dummy,) * 1)[1:]
+    _f_fill_0_tail2 = _f_fill_0(*(_dummy,) * 2)[2:]
+    _f_fill__0_tail2 = _f_fill__0(*(_dummy,) * 2)[2:]
+    _f_fix_0_tail1 = _f_fix_0(*(_dummy,) * 1)[1:]
+    _f_fix__0_tail1 = _f_fix__0(*(_dummy,) * 1)[1:]
+    _f_flatten_0_tail1 = _f_flatten_0(*(_dummy,) * 1)[1:]
+    _f_fliplr_0_tail1 = _f_fliplr_0(*(_dummy,) * 1)[1:]
+    _f_flipud_0_tail1 = _f_flipud_0(*(_dummy,) * 1)[1:]
+    _f_float_power_0_tail2 = _f_float_power_0(*(_dummy,) * 2)[2:]
+    _f_floor_0_tail1 = _f_floor_0(*(_dummy,) * 1)[1:]
+    _f_floor__0_tail1 = _f_floor__0(*(_dummy,) * 1)[1:]
+    _f_floor_divide_0_tail2 = _f_floor_divide_0(*(_dummy,) * 2)[2:]
+    _f_fmax_0_tail2 = _f_fmax_0(*(_dummy,) * 2)[2:]
+    _f_fmin_0_tail2 = _f_fmin_0(*(_dummy,) * 2)[2:]
+    _f_fmod_0_tail2 = _f_fmod_0(*(_dummy,) * 2)[2:]
+    _f_frac_0_tail1 = _f_frac_0(*(_dummy,) * 1)[1:]
+    _f_frac__0_tail1 = _f_frac__0(*(_dummy,) * 1)[1:]
+    _f_frexp_0_tail1 = _f_frexp_0(*(_dummy,) * 1)[1:]
+    _f_gcd_0_tail2 = _f_gcd_0(*(_dummy,) * 2)[2:]
+    _f_gcd__0_tail2 = _f_gcd__0(*(_dummy,) * 2)[2:]
+    _f_ge_0_tail2 = _f_ge_0(*(_dummy,) * 2)[2:]
+    _f_geqrf_0_tail1 = _f_geqrf_0(*(_dummy,) * 1)[1:]
+    _f_ger_0_tail2 = _f_ger_0(*(_dummy,) * 2)[2:]
+    _f_gradient_2_tail1 = _f_gradient_2(*(_dummy,) * 1)[1:]
+    _f_greater_0_tail2 = _f_greater_0(*(_dummy,) * 2)[2:]
+    _f_greater_equal_0_tail2 = _f_greater_equal_0(*(_dummy,) * 2)[2:]
+    _f_gru_cell_0_tail4 = _f_gru_cell_0(*(_dummy,) * 4)[4:]
+    _f_gt_0_tail2 = _f_gt_0(*(_dummy,) * 2)[2:]
+    _f_hardshrink_0_tail1 = _f_hardshrink_0(*(_dummy,) * 1)[1:]
+    _f_hash_tensor_0_tail1 = _f_hash_tensor_0(*(_dummy,) * 1)[1:]
+    _f_heaviside_0_tail2 = _f_heaviside_0(*(_dummy,) * 2)[2:]
+    _f_hinge_embedding_loss_0_tail2 = _f_hinge_embedding_loss_0(*(_dummy,) * 2)[2:]
+    _f_histc_0_tail1 = _f_histc_0(*(_dummy,) * 1)[1:]
+    _f_histogram_1_tail1 = _f_histogram_1(*(_dummy,) * 1)[1:]
+    _f_histogram_0_tail2 = _f_histogram_0(*(_dummy,) * 2)[2:]
+    _f_hypot_0_tail2 = _f_hypot_0(*(_dummy,) * 2)[2:]
+    _f_i0_0_tail1 = _f_i0_0(*(_dummy,) * 1)[1:]
+    _f_i0__0_tail1 = _f_i0__0(*(_dummy,) * 1)[1:]
+    _f_igamma_0_tail2 = _f_igamma_0(*(_dummy,) * 2)[2:]
+    _f_igammac_0_tail2 = _f_igammac_0(*(_dummy,) * 2)[2:]
+    _f_imag_0_tail1 = _f_imag_0(*(_dummy,) * 1)[1:]
+    _f_inner_0_tail2 = _f_inner_0(*(_dummy,) * 2)[2:]
+    _f_inverse_0_tail1 = _f_inverse_0(*(_dummy,) * 1)[1:]
+    _f_is_conj_0_tail1 = _f_is_conj_0(*(_dummy,) * 1)[1:]
+    _f_is_neg_0_tail1 = _f_is_neg_0(*(_dummy,) * 1)[1:]
+    _f_isclose_0_tail2 = _f_isclose_0(*(_dummy,) * 2)[2:]
+    _f_isfinite_0_tail1 = _f_isfinite_0(*(_dummy,) * 1)[1:]
+    _f_isin_0_tail2 = _f_isin_0(*(_dummy,) * 2)[2:]
+    _f_isinf_0_tail1 = _f_isinf_0(*(_dummy,) * 1)[1:]
+    _f_isnan_0_tail1 = _f_isnan_0(*(_dummy,) * 1)[1:]
+    _f_isneginf_0_tail1 = _f_isneginf_0(*(_dummy,) * 1)[1:]
+    _f_isposinf_0_tail1 = _f_isposinf_0(*(_dummy,) * 1)[1:]
+    _f_isreal_0_tail1 = _f_isreal_0(*(_dummy,) * 1)[1:]
+    _f_kl_div_0_tail2 = _f_kl_div_0(*(_dummy,) * 2)[2:]
+    _f_kron_0_tail2 = _f_kron_0(*(_dummy,) * 2)[2:]
+    _f_lcm_0_tail2 = _f_lcm_0(*(_dummy,) * 2)[2:]
+    _f_lcm__0_tail2 = _f_lcm__0(*(_dummy,) * 2)[2:]
+    _f_ldexp_0_tail2 = _f_ldexp_0(*(_dummy,) * 2)[2:]
+    _f_ldexp__0_tail2 = _f_ldexp__0(*(_dummy,) * 2)[2:]
+    _f_le_0_tail2 = _f_le_0(*(_dummy,) * 2)[2:]
+    _f_lerp_0_tail3 = _f_lerp_0(*(_dummy,) * 3)[3:]
+    _f_less_0_tail2 = _f_less_0(*(_dummy,) * 2)[2:]
+    _f_less_equal_0_tail2 = _f_less_equal_0(*(_dummy,) * 2)[2:]
+    _f_lgamma_0_tail1 = _f_lgamma_0(*(_dummy,) * 1)[1:]
+    _f_log_0_tail1 = _f_log_0(*(_dummy,) * 1)[1:]
+    _f_log10_0_tail1 = _f_log10_0(*(_dummy,) * 1)[1:]
+    _f_log10__0_tail1 = _f_log10__0(*(_dummy,) * 1)[1:]
+    _f_log1p_0_tail1 = _f_log1p_0(*(_dummy,) * 1)[1:]
+    _f_log1p__0_tail1 = _f_log1p__0(*(_dummy,) * 1)[1:]
+    _f_log2_0_tail1 = _f_log2_0(*(_dummy,) * 1)[1:]
+    _f_log2__0_tail1 = _f_log2__0(*(_dummy,) * 1)[1:]
+    _f_log__0_tail1 = _f_log__0(*(_dummy,) * 1)[1:]
+    _f_logaddexp_0_tail2 = _f_logaddexp_0(*(_dummy,) * 2)[2:]
+    _f_logaddexp2_0_tail2 = _f_logaddexp2_0(*(_dummy,) * 2)[2:]
+    _f_logdet_0_tail1 = _f_logdet_0(*(_dummy,) * 1)[1:]
+    _f_logical_and_0_tail2 = _f_logical_and_0(*(_dummy,) * 2)[2:]
+    _f_logical_not_0_tail1 = _f_logical_not_0(*(_dummy,) * 1)[1:]
+    _f_logical_or_0_tail2 = _f_logical_or_0(*(_dummy,) * 2)[2:]
+    _f_logical_xor_0_tail2 = _f_logical_xor_0(*(_dummy,) * 2)[2:]
+    _f_logit_0_tail1 = _f_logit_0(*(_dummy,) * 1)[1:]
+    _f_logit__0_tail1 = _f_logit__0(*(_dummy,) * 1)[1:]
+    _f_lt_0_tail2 = _f_lt_0(*(_dummy,) * 2)[2:]
+    _f_lu_solve_0_tail3 = _f_lu_solve_0(*(_dummy,) * 3)[3:]
+    _f_lu_unpack_0_tail2 = _f_lu_unpack_0(*(_dummy,) * 2)[2:]
+    _f_margin_ranking_loss_0_tail3 = _f_margin_ranking_loss_0(*(_dummy,) * 3)[3:]
+    _f_masked_fill_0_tail3 = _f_masked_fill_0(*(_dummy,) * 3)[3:]
+    _f_masked_scatter_0_tail3 = _f_masked_scatter_0(*(_dummy,) * 3)[3:]
+    _f_masked_select_0_tail2 = _f_masked_select_0(*(_dummy,) * 2)[2:]
+    _f_matmul_0_tail2 = _f_matmul_0(*(_dummy,) * 2)[2:]
+    _f_matrix_exp_0_tail1 = _f_matrix_exp_0(*(_dummy,) * 1)[1:]
+    _f_max_0_tail1 = _f_max_0(*(_dummy,) * 1)[1:]
+    _f_max_1_tail2 = _f_max_1(*(_dummy,) * 2)[2:]
+    _f_maximum_0_tail2 = _f_maximum_0(*(_dummy,) * 2)[2:]
+    _f_mean_0_tail1 = _f_mean_0(*(_dummy,) * 1)[1:]
+    _f_median_0_tail1 = _f_median_0(*(_dummy,) * 1)[1:]
+    _f_min_0_tail1 = _f_min_0(*(_dummy,) * 1)[1:]
+    _f_min_1_tail2 = _f_min_1(*(_dummy,) * 2)[2:]
+    _f_minimum_0_tail2 = _f_minimum_0(*(_dummy,) * 2)[2:]
+    _f_mm_0_tail2 = _f_mm_0(*(_dummy,) * 2)[2:]
+    _f_mode_0_tail1 = _f_mode_0(*(_dummy,) * 1)[1:]
+    _f_msort_0_tail1 = _f_msort_0(*(_dummy,) * 1)[1:]
+    _f_mul_0_tail2 = _f_mul_0(*(_dummy,) * 2)[2:]
+    _f_multiply_0_tail2 = _f_multiply_0(*(_dummy,) * 2)[2:]
+    _f_mv_0_tail2 = _f_mv_0(*(_dummy,) * 2)[2:]
+    _f_nan_to_num_0_tail1 = _f_nan_to_num_0(*(_dummy,) * 1)[1:]
+    _f_nan_to_num__0_tail1 = _f_nan_to_num__0(*(_dummy,) * 1)[1:]
+    _f_nanmean_0_tail1 = _f_nanmean_0(*(_dummy,) * 1)[1:]
+    _f_nanmedian_0_tail1 = _f_nanmedian_0(*(_dummy,) * 1)[1:]
+    _f_nanquantile_0_tail2 = _f_nanquantile_0(*(_dummy,) * 2)[2:]
+    _f_nansum_0_tail1 = _f_nansum_0(*(_dummy,) * 1)[1:]
+    _f_ne_0_tail2 = _f_ne_0(*(_dummy,) * 2)[2:]
+    _f_neg_0_tail1 = _f_neg_0(*(_dummy,) * 1)[1:]
+    _f_neg__0_tail1 = _f_neg__0(*(_dummy,) * 1)[1:]
+    _f_negative_0_tail1 = _f_negative_0(*(_dummy,) * 1)[1:]
+    _f_negative__0_tail1 = _f_negative__0(*(_dummy,) * 1)[1:]
+    _f_nextafter_0_tail2 = _f_nextafter_0(*(_dummy,) * 2)[2:]
+    _f_norm_1_tail1 = _f_norm_1(*(_dummy,) * 1)[1:]
+    _f_norm_except_dim_0_tail1 = _f_norm_except_dim_0(*(_dummy,) * 1)[1:]
+    _f_normal_1_tail1 = _f_normal_1(*(_dummy,) * 1)[1:]
+    _f_normal_0_tail2 = _f_normal_0(*(_dummy,) * 2)[2:]
+    _f_not_equal_0_tail2 = _f_not_equal_0(*(_dummy,) * 2)[2:]
+    _f_orgqr_0_tail2 = _f_orgqr_0(*(_dummy,) * 2)[2:]
+    _f_ormqr_0_tail3 = _f_ormqr_0(*(_dummy,) * 3)[3:]
+    _f_outer_0_tail2 = _f_outer_0(*(_dummy,) * 2)[2:]
+    _f_pairwise_distance_0_tail2 = _f_pairwise_distance_0(*(_dummy,) * 2)[2:]
+    _f_pdist_0_tail1 = _f_pdist_0(*(_dummy,) * 1)[1:]
+    _f_pinverse_0_tail1 = _f_pinverse_0(*(_dummy,) * 1)[1:]
+    _f_poisson_0_tail1 = _f_poisson_0(*(_dummy,) * 1)[1:]
+    _f_polar_0_tail2 = _f_polar_0(*(_dummy,) * 2)[2:]
+    _f_positive_0_tail1 = _f_positive_0(*(_dummy,) * 1)[1:]
+    _f_pow_0_tail2 = _f_pow_0(*(_dummy,) * 2)[2:]
+    _f_prelu_0_tail2 = _f_prelu_0(*(_dummy,) * 2)[2:]
+    _f_prod_0_tail1 = _f_prod_0(*(_dummy,) * 1)[1:]
+    _f_put_0_tail3 = _f_put_0(*(_dummy,) * 3)[3:]
+    _f_qr_0_tail1 = _f_qr_0(*(_dummy,) * 1)[1:]
+    _f_quantile_0_tail2 = _f_quantile_0(*(_dummy,) * 2)[2:]
+    _f_rad2deg_0_tail1 = _f_rad2deg_0(*(_dummy,) * 1)[1:]
+    _f_rad2deg__0_tail1 = _f_rad2deg__0(*(_dummy,) * 1)[1:]
+    _f_ravel_0_tail1 = _f_ravel_0(*(_dummy,) * 1)[1:]
+    _f_real_0_tail1 = _f_real_0(*(_dummy,) * 1)[1:]
+    _f_reciprocal_0_tail1 = _f_reciprocal_0(*(_dummy,) * 1)[1:]
+    _f_reciprocal__0_tail1 = _f_reciprocal__0(*(_dummy,) * 1)[1:]
+    _f_relu_0_tail1 = _f_relu_0(*(_dummy,) * 1)[1:]
+    _f_relu__0_tail1 = _f_relu__0(*(_dummy,) * 1)[1:]
+    _f_remainder_0_tail2 = _f_remainder_0(*(_dummy,) * 2)[2:]
+    _f_repeat_interleave_0_tail1 = _f_repeat_interleave_0(*(_dummy,) * 1)[1:]
+    _f_repeat_interleave_1_tail2 = _f_repeat_interleave_1(*(_dummy,) * 2)[2:]
+    _f_resize_as__0_tail2 = _f_resize_as__0(*(_dummy,) * 2)[2:]
+    _f_resolve_conj_0_tail1 = _f_resolve_conj_0(*(_dummy,) * 1)[1:]
+    _f_resolve_neg_0_tail1 = _f_resolve_neg_0(*(_dummy,) * 1)[1:]
+    _f_rnn_relu_cell_0_tail4 = _f_rnn_relu_cell_0(*(_dummy,) * 4)[4:]
+    _f_rnn_tanh_cell_0_tail4 = _f_rnn_tanh_cell_0(*(_dummy,) * 4)[4:]
+    _f_rot90_0_tail1 = _f_rot90_0(*(_dummy,) * 1)[1:]
+    _f_round_0_tail1 = _f_round_0(*(_dummy,) * 1)[1:]
+    _f_round__0_tail1 = _f_round__0(*(_dummy,) * 1)[1:]
+    _f_rrelu_0_tail1 = _f_rrelu_0(*(_dummy,) * 1)[1:]
+    _f_rrelu__0_tail1 = _f_rrelu__0(*(_dummy,) * 1)[1:]
+    _f_rsqrt_0_tail1 = _f_rsqrt_0(*(_dummy,) * 1)[1:]
+    _f_rsqrt__0_tail1 = _f_rsqrt__0(*(_dummy,) * 1)[1:]
+    _f_rsub_0_tail2 = _f_rsub_0(*(_dummy,) * 2)[2:]
+    _f_searchsorted_0_tail2 = _f_searchsorted_0(*(_dummy,) * 2)[2:]
+    _f_selu_0_tail1 = _f_selu_0(*(_dummy,) * 1)[1:]
+    _f_selu__0_tail1 = _f_selu__0(*(_dummy,) * 1)[1:]
+    _f_sgn_0_tail1 = _f_sgn_0(*(_dummy,) * 1)[1:]
+    _f_sigmoid_0_tail1 = _f_sigmoid_0(*(_dummy,) * 1)[1:]
+    _f_sigmoid__0_tail1 = _f_sigmoid__0(*(_dummy,) * 1)[1:]
+    _f_sign_0_tail1 = _f_sign_0(*(_dummy,) * 1)[1:]
+    _f_signbit_0_tail1 = _f_signbit_0(*(_dummy,) * 1)[1:]
+    _f_sin_0_tail1 = _f_sin_0(*(_dummy,) * 1)[1:]
+    _f_sin__0_tail1 = _f_sin__0(*(_dummy,) * 1)[1:]
+    _f_sinc_0_tail1 = _f_sinc_0(*(_dummy,) * 1)[1:]
+    _f_sinc__0_tail1 = _f_sinc__0(*(_dummy,) * 1)[1:]
+    _f_sinh_0_tail1 = _f_sinh_0(*(_dummy,) * 1)[1:]
+    _f_sinh__0_tail1 = _f_sinh__0(*(_dummy,) * 1)[1:]
+    _f_slice_0_tail1 = _f_slice_0(*(_dummy,) * 1)[1:]
+    _f_slice_copy_0_tail1 = _f_slice_copy_0(*(_dummy,) * 1)[1:]
+    _f_slice_scatter_0_tail2 = _f_slice_scatter_0(*(_dummy,) * 2)[2:]
+    _f_slogdet_0_tail1 = _f_slogdet_0(*(_dummy,) * 1)[1:]
+    _f_sort_1_tail1 = _f_sort_1(*(_dummy,) * 1)[1:]
+    _f_sqrt_0_tail1 = _f_sqrt_0(*(_dummy,) * 1)[1:]
+    _f_sqrt__0_tail1 = _f_sqrt__0(*(_dummy,) * 1)[1:]
+    _f_square_0_tail1 = _f_square_0(*(_dummy,) * 1)[1:]
+    _f_square__0_tail1 = _f_square__0(*(_dummy,) * 1)[1:]
+    _f_squeeze_0_tail1 = _f_squeeze_0(*(_dummy,) * 1)[1:]
+    _f_squeeze_copy_0_tail1 = _f_squeeze_copy_0(*(_dummy,) * 1)[1:]
+    _f_std_0_tail1 = _f_std_0(*(_dummy,) * 1)[1:]
+    _f_std_mean_0_tail1 = _f_std_mean_0(*(_dummy,) * 1)[1:]
+    _f_sub_0_tail2 = _f_sub_0(*(_dummy,) * 2)[2:]
+    _f_subtract_0_tail2 = _f_subtract_0(*(_dummy,) * 2)[2:]
+    _f_sum_0_tail1 = _f_sum_0(*(_dummy,) * 1)[1:]
+    _f_svd_0_tail1 = _f_svd_0(*(_dummy,) * 1)[1:]
+    _f_t_0_tail1 = _f_t_0(*(_dummy,) * 1)[1:]
+    _f_t_copy_0_tail1 = _f_t_copy_0(*(_dummy,) * 1)[1:]
+    _f_take_0_tail2 = _f_take_0(*(_dummy,) * 2)[2:]
+    _f_take_along_dim_0_tail2 = _f_take_along_dim_0(*(_dummy,) * 2)[2:]
+    _f_tan_0_tail1 = _f_tan_0(*(_dummy,) * 1)[1:]
+    _f_tan__0_tail1 = _f_tan__0(*(_dummy,) * 1)[1:]
+    _f_tanh_0_tail1 = _f_tanh_0(*(_dummy,) * 1)[1:]
+    _f_tanh__0_tail1 = _f_tanh__0(*(_dummy,) * 1)[1:]
+    _f_tensor_split_0_tail2 = _f_tensor_split_0(*(_dummy,) * 2)[2:]
+    _f_trace_0_tail1 = _f_trace_0(*(_dummy,) * 1)[1:]
+    _f_trapezoid_1_tail1 = _f_trapezoid_1(*(_dummy,) * 1)[1:]
+    _f_trapezoid_0_tail2 = _f_trapezoid_0(*(_dummy,) * 2)[2:]
+    _f_trapz_1_tail1 = _f_trapz_1(*(_dummy,) * 1)[1:]
+    _f_trapz_0_tail2 = _f_trapz_0(*(_dummy,) * 2)[2:]
+    _f_triangular_solve_0_tail2 = _f_triangular_solve_0(*(_dummy,) * 2)[2:]
+    _f_tril_0_tail1 = _f_tril_0(*(_dummy,) * 1)[1:]
+    _f_triplet_margin_loss_0_tail3 = _f_triplet_margin_loss_0(*(_dummy,) * 3)[3:]
+    _f_triu_0_tail1 = _f_triu_0(*(_dummy,) * 1)[1:]
+    _f_true_divide_0_tail2 = _f_true_divide_0(*(_dummy,) * 2)[2:]
+    _f_trunc_0_tail1 = _f_trunc_0(*(_dummy,) * 1)[1:]
+    _f_trunc__0_tail1 = _f_trunc__0(*(_dummy,) * 1)[1:]
+    _f_unbind_0_tail1 = _f_unbind_0(*(_dummy,) * 1)[1:]
+    _f_unbind_copy_0_tail1 = _f_unbind_copy_0(*(_dummy,) * 1)[1:]
+    _f_unique_consecutive_0_tail1 = _f_unique_consecutive_0(*(_dummy,) * 1)[1:]
+    _f_vander_0_tail1 = _f_vander_0(*(_dummy,) * 1)[1:]
+    _f_var_0_tail1 = _f_var_0(*(_dummy,) * 1)[1:]
+    _f_var_mean_0_tail1 = _f_var_mean_0(*(_dummy,) * 1)[1:]
+    _f_vdot_0_tail2 = _f_vdot_0(*(_dummy,) * 2)[2:]
+    _f_view_as_complex_0_tail1 = _f_view_as_complex_0(*(_dummy,) * 1)[1:]
+    _f_view_as_complex_copy_0_tail1 = _f_view_as_complex_copy_0(*(_dummy,) * 1)[1:]
+    _f_view_as_real_0_tail1 = _f_view_as_real_0(*(_dummy,) * 1)[1:]
+    _f_view_as_real_copy_0_tail1 = _f_view_as_real_copy_0(*(_dummy,) * 1)[1:]
+    _f_where_0_tail1 = _f_where_0(*(_dummy,) * 1)[1:]
+    _f_where_1_tail3 = _f_where_1(*(_dummy,) * 3)[3:]
+    _f_xlogy_0_tail2 = _f_xlogy_0(*(_dummy,) * 2)[2:]
+    _f_xlogy__0_tail2 = _f_xlogy__0(*(_dummy,) * 2)[2:]
+    _f_zero__0_tail1 = _f_zero__0(*(_dummy,) * 1)[1:]
 
 
 
