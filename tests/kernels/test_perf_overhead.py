@@ -83,23 +83,30 @@ def test_guard_takes_the_exact_scan_for_unusual_calls():
     # keywords, another argument count or a wrong kind of argument go to the exact scan
     def kernel(*args, **kwargs):
         return "ran"
-    guarded = c32.guard("aten::sum", kernel, "sum(Tensor self, *, ScalarType? dtype=None) "
-                                             "-> Tensor")
+    guarded = c32.guard("aten::dot", kernel, "dot(Tensor self, Tensor tensor) -> Tensor")
     assert guarded.__wrapped__ is kernel
     t = strided.ones(2)
-    assert guarded(t, None) == "ran"
-    assert guarded(t) == "ran"
-    assert guarded(t, dtype=None) == "ran"
-    assert guarded(t, None, "extra") == "ran"
+    half = t.to(strided.complex64).to(strided.complex32)
+    assert guarded(t, t) == "ran"
+    assert guarded(t, tensor=t) == "ran"
+    assert guarded(t, t, "extra") == "ran"
     assert guarded(None, None) == "ran"
-    with pytest.raises(NotImplementedError, match="sum_cpu"):
-        guarded(t.to(strided.complex64).to(strided.complex32))
-    with pytest.raises(NotImplementedError, match="sum_cpu"):
-        guarded(t, None, strided.ones(1).to(strided.complex32))
-    with pytest.raises(NotImplementedError, match="sum_cpu"):
-        guarded(t, strided.complex32)
-    with pytest.raises(NotImplementedError, match="sum_cpu"):
-        guarded(t, dtype=strided.complex32)
+    with pytest.raises(NotImplementedError, match='"dot" not implemented'):
+        guarded(half, t)
+    with pytest.raises(NotImplementedError, match='"dot" not implemented'):
+        guarded(t, half)
+    with pytest.raises(NotImplementedError, match='"dot" not implemented'):
+        guarded(t, tensor=half)
+    with pytest.raises(NotImplementedError, match='"dot" not implemented'):
+        guarded(t, half, "extra")
+
+
+def test_reductions_refuse_complex32_in_their_own_kernels():
+    # sum and friends are not wrapped: their kernels refuse by the dtype they compute in
+    def kernel(*args, **kwargs):
+        return "ran"
+    assert c32.guard("aten::sum", kernel, "sum(Tensor self, *, ScalarType? dtype=None) "
+                                          "-> Tensor") is kernel
 
 
 # -- factories, clone, item (Note [Factories' fast path], Note [The varargs fast path]) ---

@@ -189,11 +189,12 @@ def castable(arr, dst_dtype: np.dtype):
 # complex32 input then raises NotImplementedError naming the kernel. Kernels of the ops
 # below (by aten name, "name.overload" before "name") are wrapped at registration
 # (ops/registry.py) to raise torch's error for a complex32 tensor argument off the meta
-# device; the elementwise table refuses through its dtype sets instead.
+# device; the elementwise table refuses through its dtype sets instead, and the reductions
+# (sum, mean, prod, logsumexp, cumsum, cumprod, amax, amin, max(), min()) refuse in their own
+# kernels, by the dtype they compute in (torch's rule: a complex32 sum into a complex64
+# ``dtype=``/``out=`` computes; Note [The reduction fast path] in kernels/reduction.py).
 REFUSED = {
-    "sum": "sum_cpu", "mean": "sum_cpu", "prod": "prod_out_cpu", "cumsum": "cumsum_out_cpu",
-    "cumsum_": "cumsum_out_cpu", "cumprod": "cumprod_out_cpu", "cumprod_": "cumprod_out_cpu",
-    "logsumexp": "exp_vml_cpu", "trace": "trace", "dot": "dot", "vdot": "vdot",
+    "trace": "trace", "dot": "dot", "vdot": "vdot",
     "mm": "addmm_impl_cpu_", "addmm": "addmm_impl_cpu_", "addmm_": "addmm_impl_cpu_",
     "addbmm": "addmm_impl_cpu_", "addbmm_": "addmm_impl_cpu_", "addmv": "addmv_impl_cpu",
     "addmv_": "addmv_impl_cpu", "mv": "addmv_impl_cpu", "bmm": "bmm", "baddbmm": "baddbmm",
@@ -230,8 +231,7 @@ REFUSED = {
     "bernoulli_.Tensor": "bernoulli_tensor_cpu_self_", "bernoulli_": "bernoulli_scalar_cpu_",
     "bernoulli.p": "bernoulli_scalar_cpu_", "nan_to_num": "nan_to_num",
     "nan_to_num_": "nan_to_num", "rms_norm": "rms_norm", "cummax": "cummax_cpu",
-    "cummin": "cummin_cpu", "amax": "max_values_cpu", "amin": "min_values_cpu",
-    "max": "max_all", "min": "min_all", "median": "median_cpu", "median.dim": "median_out",
+    "cummin": "cummin_cpu", "median": "median_cpu", "median.dim": "median_out",
     "median.dim_values": "median_out", "nanmedian": "median_cpu", "mode": "mode_cpu",
     "histc": "aminmax_cpu", "aminmax": "aminmax_cpu", "cross": "cross", "qr": "geqrf_cpu",
     "einsum": "sum_cpu", "take_along_dim": "scatter_gather_tensor_cpu", "inner": "dot",
