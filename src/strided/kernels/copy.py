@@ -55,8 +55,8 @@ chosen in two ways:
   copies the rest with the width that was fastest per column. The timed strips are 3/64
   of a row at most, so the poor candidates cost a few percent (6% on the EPYC at 4096),
   and the result is the same bytes whichever width wins: it picked 16 on the EPYC and
-  128 on the Xeon at N = 4096 (float64: 8 and 64: 41 and 40 ms against torch's 44 and
-  47 ms).
+  128 (in one run of four, 32) on the Xeon at N = 4096 (float64: 8 and 64: 41 and 40 ms
+  against torch's 44 and 47 ms).
 
 The strips loop runs in Python (one call per strip: 256 for 4096 x 4096 at 16 wide), so
 blocking is tried only from 2**14 elements on.
