@@ -162,8 +162,12 @@ def test_values_with_fully_masked_rows():
         check(lambda m, n=name: getattr(m.masked, n)(_x(m), 1, mask=_mask(m)))
         check(lambda m, n=name: getattr(m.masked, n)(_x(m), 1, keepdim=True, mask=_mask(m)))
         check(lambda m, n=name: getattr(m.masked, n)(_x(m), mask=None))
-    for name in ("softmax", "log_softmax", "softmin", "cumsum", "cumprod"):
+    for name in ("cumsum", "cumprod"):
         check(lambda m, n=name: getattr(m.masked, n)(_x(m), 1, mask=_mask(m)))
+    # the softmax family agrees with torch to rounding, not bit for bit (Note [Tiny softmax]
+    # in kernels/nn/softmax.py: a divide where torch multiplies by the reciprocal)
+    for name in ("softmax", "log_softmax", "softmin"):
+        check(lambda m, n=name: getattr(m.masked, n)(_x(m), 1, mask=_mask(m)), exact=False)
     check(lambda m: m.masked.median(_x(m), 1, mask=_mask(m)))
     check(lambda m: m.masked.normalize(_x(m), 2.0, 1, mask=_mask(m)))
     check(lambda m: m.masked.argmax(_x(m), 1, mask=_mask(m)))
