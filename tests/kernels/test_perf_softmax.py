@@ -336,3 +336,33 @@ def test_hypothesis_fast_paths(shape, fn, scale, dtype, data):
         np.testing.assert_allclose(rs[1].numpy(), rt[1].numpy(), rtol=1e-12, atol=1e-13)
     else:
         torch.testing.assert_close(torch.from_numpy(rs[1].numpy()), rt[1])
+
+
+# -- the composite's direct call (kernels/nn/softmax.py ``composite``) ----------------------------
+
+@pytest.mark.parametrize("fn", FNS)
+def test_composite_goes_through_dispatch_hooks(fn):
+    # with a dispatch hook installed the composite calls the _softmax handle as before
+    from strided.ops.dispatcher import add_dispatch_hook
+    seen = []
+    remove = add_dispatch_hook(lambda op, key, args: seen.append(op.qualname))
+    try:
+        y = getattr(strided, fn)(strided.from_numpy(_data((4, 4))), -1)
+    finally:
+        remove()
+    assert seen == [f"aten::{fn}.int", f"aten::_{fn}"]
+    rt = getattr(torch, fn)(torch.from_numpy(_data((4, 4))), -1)
+    _close(fn, y.numpy(), rt.numpy())
+
+
+@pytest.mark.parametrize("fn", FNS)
+@pytest.mark.parametrize("shape", [(4, 4), (2, 2, 4), (3, 80), (1,), (16, 1)])
+def test_composite_direct_call_matches(fn, shape):
+    # the unshifted inline path (c <= 64), wide rows (c > 64), 3-d, one-element rows
+    x = _data(shape, scale=0.5)
+    rs, rt = _both(fn, x)
+    _close(fn, rs, rt)
+    rs, rt = _both(fn, x, dtype=None)
+    _close(fn, rs, rt)
+    rs, rt = _both(fn, x.astype(np.float64))
+    _close(fn, rs, rt)
