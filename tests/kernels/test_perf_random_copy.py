@@ -217,6 +217,36 @@ def test_rand_variants():
     check(lambda m: m.rand(3, dtype=m.int64))
 
 
+def test_rand_one_call_path():
+    # Note [rand in one call]: explicit float32 / cpu, a list size, inference mode,
+    # deterministic mode, a default device of meta: the same bits and metadata as torch
+    _same_bits(lambda m: (m.rand(3, 4, dtype=m.float32, device="cpu"), m.rand([2, 5]),
+                          m.rand((1, 1, 7)), m.rand(4095), m.rand(2, 0, 3)))
+
+    def inference(m):
+        with m.inference_mode():
+            x = m.rand(3, 4)
+        assert x.is_inference()
+        return x
+    _same_bits(inference)
+
+    def deterministic(m):
+        m.use_deterministic_algorithms(True)
+        try:
+            return m.rand(3, 4)
+        finally:
+            m.use_deterministic_algorithms(False)
+    _same_bits(deterministic)
+    check(lambda m: m.rand(3, 4, device="meta"))
+
+
+def test_rand_explain_shows_the_steps():
+    with strided.explain() as ex:
+        strided.rand(3, 4)
+    path = ex.path()
+    assert "aten::rand" in path and "empty" in path and "uniform_" in path, path
+
+
 def test_rand_default_dtype():
     strided.set_default_dtype(strided.float64)
     torch.set_default_dtype(torch.float64)

@@ -19,15 +19,24 @@ import numpy as np
 
 from ..core import dtypes as dt
 from ..core.checks import check
+from ..core.devices import CPU as _CPU
+from ..core.devices import DEFAULT_DEVICE as _DEFAULT_DEVICE
 from ..core.generator import default_generator
 from ..core.layouts import contiguous_format
-from ..core.tensor_impl import compute_is_contiguous, contiguous_strides, numel_of
+from ..core.tensor_impl import (
+    compute_is_contiguous,
+    contiguous_strides,
+    new_cpu_tensor,
+    numel_of,
+)
 from . import _distributions as D
 from .factory import _fresh, empty, empty_like
 from .memory_overlap import assert_no_internal_overlap
 from .resize import resize_impl, resize_output
 
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
+_F32 = dt.float32
+_DEFAULT_DTYPE = dt._default_dtype
 _CPP_NAMES = {
     "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
     "int32": "int", "int64": "long int", "uint16": "short unsigned int",
@@ -505,8 +514,36 @@ def _rand(size, dtype, layout, device, generator):
     return _fresh(_uniform(t, 0.0, 1.0, generator))
 
 
+# Note [rand in one call]
+# ~~~~~~~~~~~~~~~~~~~~~~
+# ``rand(3, 4)``: a row-major float32 CPU tensor of a few elements from the default
+# generator. ``rand`` makes it with ``new_cpu_tensor`` (what ``empty``'s fast path returns,
+# without the three calls down to it) and fills it with ``D.u24``, the draw
+# ``_uniform_fresh`` makes, bit for bit the same words. The deterministic fill of
+# uninitialised memory has nothing to do (every element is written). While explain records,
+# its probes stand in for ``empty`` and ``_uniform_fresh``; ``rand`` then sees they are not
+# the originals (kept in ``_RAND_STEPS``, out of the probes' reach) and takes ``_rand``, which
+# shows both steps. Any other call (a dtype, a device, a size of 0 or below, a large draw)
+# takes ``_rand`` too.
+
 def rand(size, dtype=None, layout=None, device=None, pin_memory=None):
+    if ((dtype is None and _DEFAULT_DTYPE[0] is _F32 or dtype is _F32) and layout is None
+            and (device is None and _DEFAULT_DEVICE[0] is _CPU or device is _CPU)
+            and empty is _RAND_STEPS[0] and _uniform_fresh is _RAND_STEPS[1]):
+        n = 1
+        for s in size:
+            if s <= 0:
+                n = 0
+                break
+            n *= s
+        if 0 < n < D._BULK:
+            t, arr = new_cpu_tensor(size if type(size) is tuple else tuple(size), _F32, n * 4)
+            D.u24(default_generator, n, arr)
+            return t
     return _rand(size, dtype, layout, device, None)
+
+
+_RAND_STEPS = (empty, _uniform_fresh)
 
 
 def rand_generator(size, generator, dtype=None, layout=None, device=None, pin_memory=None):
