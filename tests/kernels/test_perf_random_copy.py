@@ -142,6 +142,22 @@ def test_cat_two_inputs():
     check(lambda m: m.cat([m.tensor([1.0, 2.0]), m.tensor([3.0])]))
 
 
+def test_cat_whole_and_partial_storages():
+    # an input that is its whole storage is copied unsliced; prefixes, suffixes and NumPy
+    # arrays' storages (from_numpy of a slice) are sliced
+    x = np.arange(40, dtype=np.float32).reshape(10, 4)
+    check(lambda m: m.cat([_arange(m, (4, 4))[:2], _arange(m, (4, 4))[3:]]))
+    check(lambda m: m.cat([m.from_numpy(x[2:5]), m.from_numpy(x[7:])]))
+    check(lambda m: m.cat([m.from_numpy(x), _arange(m, (1, 4))]))
+    check(lambda m: m.cat([_arange(m, (5,)), _arange(m, (3,))]))
+
+    def inference(m):
+        with m.inference_mode():
+            y = m.cat([_arange(m, (2, 4)), _arange(m, (1, 4))])
+        return y, y.is_inference()
+    check(inference)
+
+
 def test_cat_leaves_the_short_path():
     check(lambda m: m.cat([_arange(m, (2, 3)), _arange(m, (2, 3), "float64")]))
     check(lambda m: m.cat([_arange(m, (3, 2)).t(), _arange(m, (3, 2)).t()]))

@@ -24,7 +24,13 @@ from ..core import layouts
 from ..core.checks import check, check_index, check_value, maybe_wrap_dim
 from ..core.devices import CPU as _CPU
 from ..core.storage import UntypedStorage
-from ..core.tensor_impl import check_storage_bounds, contiguous_strides, make_tensor, numel_of
+from ..core.tensor_impl import (
+    check_storage_bounds,
+    contiguous_strides,
+    make_tensor,
+    new_cpu_tensor,
+    numel_of,
+)
 from . import complex32 as _c32
 from . import views
 from .copy import copy_array
@@ -173,17 +179,22 @@ def cat(tensors, dim=0):
                 and strides == contiguous_strides(sa)):
             itemsize = dtype.itemsize
             row_bytes = strides[0] * itemsize
-            ra, rb = sa[0], b._sizes[0]
-            na, nb = ra * row_bytes, rb * row_bytes
-            storage = UntypedStorage._new(na + nb, _CPU, _allocator(_CPU))
-            dst = storage._buf
+            ra = sa[0]
+            na = ra * row_bytes
+            nb = b._sizes[0] * row_bytes
             start_a, start_b = a._offset * itemsize, b._offset * itemsize
-            if start_a + na > a._storage._nbytes or start_b + nb > b._storage._nbytes:
+            sta, stb = a._storage, b._storage
+            if start_a + na > sta._nbytes or start_b + nb > stb._nbytes:
                 check_storage_bounds(a)   # a storage shrunk under an input
                 check_storage_bounds(b)   # (Note [Shrunk storages])
-            dst[:na] = a._storage._buf[start_a:start_a + na]
-            dst[na:na + nb] = b._storage._buf[start_b:start_b + nb]
-            return make_tensor(storage, (ra + rb,) + sa[1:], strides, 0, dtype)
+            # the fresh row-major result as the factories' fast path makes it (its strides
+            # are the inputs'); an input that is its whole storage is copied unsliced
+            res = new_cpu_tensor((ra + b._sizes[0],) + sa[1:], dtype, na + nb)[0]
+            dst = res._storage._buf
+            src_a, src_b = sta._buf, stb._buf
+            dst[:na] = src_a if src_a.size == na else src_a[start_a:start_a + na]
+            dst[na:na + nb] = src_b if src_b.size == nb else src_b[start_b:start_b + nb]
+            return res
     elif dim == 0 and len(tensors) > 2:
         first = tensors[0]
         sizes = first._sizes
