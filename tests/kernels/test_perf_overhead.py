@@ -6,6 +6,7 @@ from __future__ import annotations
 import warnings
 
 import pytest
+import torch
 from conftest import check
 
 import strided
@@ -135,6 +136,32 @@ def test_reductions_refuse_complex32_in_their_own_kernels():
 ])
 def test_factories(recipe):
     check(recipe)
+
+
+def test_zeros_fast_path_follows_the_default_dtype_and_device():
+    # _row_major_cpu reads the default dtype and device at each call
+    for lib in (strided, torch):
+        lib.set_default_dtype(lib.float64)
+    try:
+        check(lambda m: m.zeros(4, 4))
+        check(lambda m: m.zeros(3, dtype=m.float32))
+        check(lambda m: m.empty(2, 3).dtype)
+    finally:
+        for lib in (strided, torch):
+            lib.set_default_dtype(lib.float32)
+    check(lambda m: m.zeros(4, 4))
+    check(lambda m: m.zeros(2, 2, dtype=m.complex32))
+    check(lambda m: m.zeros(2, 2, dtype=m.bool))
+    check(lambda m: m.zeros(5, 1, 3, dtype=m.int64).stride())
+    strided.set_default_device("meta")
+    try:
+        z = strided.zeros(4, 4)
+        assert z.device.type == "meta" and tuple(z.shape) == (4, 4)
+    finally:
+        strided.set_default_device("cpu")
+    # a recycled block is zeroed again
+    strided.ones(4, 4).add_(7)
+    assert not strided.zeros(4, 4).any().item()
 
 
 def test_empty_fills_in_deterministic_mode():

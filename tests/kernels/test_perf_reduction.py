@@ -104,6 +104,46 @@ def test_special_values_and_no_warning():
     check(lambda lib: lib.tensor([big, big]).mean(-1))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [2, 3, 7, 16, 1000, 1024, 4096, 4097, 8192, 12288, 65536, 4099,
+                               (256, 256), (64, 33), (4, 4), (1, 1), (1,)])
+def test_full_sums_through_dot(n, dtype):
+    # Note [The reduction fast path]: sum() / mean() of a contiguous block through BLAS
+    # dots (one, or the runs' product then a dot of its sums), within torch's tolerance
+    # (normal data: sums of cancelling terms, compared with atol 1e-3 as the Note says)
+    shape = n if isinstance(n, tuple) else (n,)
+    s, t = _both(_arr(shape, dtype, 7))
+    for fn in (lambda x: x.sum(), lambda x: x.mean(), lambda x: x.sum(None, keepdim=True),
+               lambda x: x.mean(()), lambda x: x.t().sum() if x.dim() == 2 else x[::2].sum()):
+        rs, rt = fn(s), fn(t)
+        assert_same(rs, rt, values=False)
+        torch.testing.assert_close(torch.from_numpy(np.array(rs.numpy())), rt, atol=1e-3,
+                                   rtol=1.3e-6)
+    u = np.random.default_rng(3).random(shape).astype(dtype)      # positive: torch's tolerance
+    for fn in (lambda x: x.sum(), lambda x: x.mean()):
+        _close(fn(strided.from_numpy(u.copy())), fn(torch.from_numpy(u.copy())))
+
+
+def test_full_sums_through_dot_special():
+    nan, inf = float("nan"), float("inf")
+    for row in ([-0.0], [-0.0, -0.0], [-0.0] * 16, [nan, 1.0], [inf, -inf, 1.0], [inf, 1.0],
+                [3e38, 3e38], [-3e38, -3e38, 1.0], [1.0, nan, inf] * 3000):
+        for dtype in ("float32", "float64"):
+            for fn in (lambda x: x.sum(), lambda x: x.mean()):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error")
+                    s = fn(strided.tensor(row, dtype=getattr(strided, dtype)))
+                t = fn(torch.tensor(row, dtype=getattr(torch, dtype)))
+                assert_same(s, t)
+                assert np.signbit(s.item()) == np.signbit(t.item())      # +0.0, as torch
+    # ints, float16 and 0-dim inputs keep the general kernel
+    check(lambda lib: lib.arange(10).sum())
+    check(lambda lib: lib.ones(5, dtype=lib.float16).sum())
+    check(lambda lib: lib.tensor(2.5).mean())
+    check(lambda lib: lib.zeros(0).sum())
+    check(lambda lib: lib.zeros(0).mean())
+
+
 def test_large_sums_within_tolerance():
     for shape, fn in (((1 << 16,), lambda x: x.sum()), ((300, 1024), lambda x: x.sum(-1)),
                       ((300, 1024), lambda x: x.mean(-1, keepdim=True)),
@@ -196,6 +236,51 @@ def test_max_min_all_nan_and_errors():
     check(lambda lib: lib.max(lib.tensor([1.0, 5.0]), out=lib.empty(3)))
     m = strided.empty(3, 4, device="meta").max()
     assert m.device.type == "meta" and tuple(m.shape) == ()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "int16", "uint8",
+                                   "int8", "bool"])
+@pytest.mark.parametrize("n", [1, 2, 16, 255, 256, 257, 4096, 4097, 70000])
+def test_max_min_all_through_argmax(dtype, n):
+    # Note [max() through argmax]: small blocks (any layout up to 256, contiguous up to
+    # 4096) through argmax / argmin, the rest through the reduce: same values and dtypes
+    rng = np.random.default_rng(n)
+    vals = rng.integers(1, 100, n)
+    vals[n // 3] = 120                 # a unique extreme somewhere inside
+    vals[(2 * n) // 3] = 1 if n > 2 else vals[(2 * n) // 3]
+    np_dtype = {"bool": np.bool_}.get(dtype, getattr(np, dtype, None))
+    base = vals.astype(np_dtype)
+    for view in (lambda x: x, lambda x: x[::2], lambda x: x.flip(0) if x.dim() else x):
+        for fn in (lambda x: x.max(), lambda x: x.min()):
+            check(lambda lib, v=view, f=fn: f(v(lib.from_numpy(base.copy()))))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_min_all_through_argmax_special(dtype):
+    nan, inf = float("nan"), float("inf")
+    rows = [[0.0, -0.0, -1.0], [-0.0, 0.0, -2.0], [-0.0, -0.0], [0.0], [-0.0], [nan],
+            [-inf, nan, inf, nan], [1.0, 2.0, nan], [-inf, -inf], [inf, 3.0], [2.0, 2.0, 1.0],
+            [-5.0, -0.0, -3.0], [5.0, 0.0, 3.0], [1e-45, -1e-45], [3.4e38, -3.4e38]]
+    for row in rows:
+        for fn in (lambda x: x.max(), lambda x: x.min()):
+            s = fn(strided.from_numpy(np.array(row, dtype)))
+            t = fn(torch.from_numpy(np.array(row, dtype)))
+            assert_same(s, t)
+            if t.item() == 0.0 and row.count(0.0) == 1:      # (a NaN's sign is no value)
+                assert np.signbit(s.item()) == np.signbit(t.item())
+    # a 2-D block, non-contiguous and 0-dim inputs; ints at their type's limits
+    x = np.array([[1.0, nan], [nan, 2.0]], dtype)
+    check(lambda lib: (lib.from_numpy(x.copy()).t().max(), lib.from_numpy(x.copy()).min()))
+    check(lambda lib: lib.tensor(-0.0, dtype=lib.float64).max())
+    check(lambda lib: lib.tensor([2**63 - 1, -2**63, 0]).max())
+    check(lambda lib: lib.tensor([2**63 - 1, -2**63, 0]).min())
+    check(lambda lib: lib.tensor([0, 0, 0], dtype=lib.uint8).max())
+    check(lambda lib: lib.tensor([False, False]).max())
+    check(lambda lib: lib.tensor([True, False]).min())
+    for name in ("uint16", "uint32", "uint64"):    # torch's kernels refuse them
+        for fn in (lambda x: x.max(), lambda x: x.min(), lambda x: x.amax(),
+                   lambda x: x.amin(0), lambda x: x[:0].max()):
+            check(lambda lib, f=fn, d=name: f(lib.tensor([1, 2, 3], dtype=getattr(lib, d))))
 
 
 # -- amax / amin ----------------------------------------------------------------------------

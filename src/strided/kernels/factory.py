@@ -145,16 +145,19 @@ def _row_major_cpu(size: tuple, dtype, device):
     general path, checking in torch's order."""
     if device is not _CPU_DEV and (device is not None or DEFAULT_DEVICE[0] is not _CPU_DEV):
         return None
-    dtype = dtype or dt._default_dtype[0]
-    numel = 1
+    dtype = dtype or _DEFAULT_DTYPE[0]
+    nbytes = dtype.itemsize
     for s in size:
         if s <= 0:
             return None
-        numel *= s
-    nbytes = numel * dtype.itemsize
-    if nbytes > _INT64_MAX or len(size) > 64 or dtype is dt.complex32:
+        nbytes *= s
+    if nbytes > _INT64_MAX or len(size) > 64 or dtype is _COMPLEX32:
         return None
     return new_cpu_tensor(size, dtype, nbytes)
+
+
+_DEFAULT_DTYPE = dt._default_dtype     # (the default dtype's one-element list)
+_COMPLEX32 = dt.complex32
 
 
 def empty(size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
@@ -252,8 +255,9 @@ def zeros(size, dtype=None, layout=None, device=None, pin_memory=None):
     if layout is None:
         fast = _row_major_cpu(size, dtype, device)
         if fast is not None:
-            fast[1].fill(0)
-            return fast[0]
+            t, view = fast
+            view.fill(0)
+            return t
     for s in size:
         if s < 0:
             raise RuntimeError("zeros: Dimension size must be non-negative.")
