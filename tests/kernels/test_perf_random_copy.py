@@ -129,6 +129,44 @@ def test_blocked_copy_nd_and_offsets():
     check(recipe)
 
 
+def test_t_contiguous_paths():
+    # t() of 2-d tensors (the short path), 1-d / 0-d (aliases), 3-d (error), then contiguous
+    def recipe(m):
+        a = _arange(m, (3, 5))
+        v = a.t()
+        w = a[1:, ::2].t()
+        c = v.contiguous()
+        return (v, v.stride(), v._base is a, w, w.stride(), w.storage_offset(), c, c.stride(),
+                c._base is None, c.t().contiguous(), _arange(m, (4,)).t(), m.tensor(2.0).t())
+    check(recipe)
+    check(lambda m: _arange(m, (2, 3, 4)).t())
+    check(lambda m: (_arange(m, (2, 3), "complex64").conj().t().contiguous(),
+                     _arange(m, (2, 3), "complex64").conj().t().is_conj()))
+    check(lambda m: _arange(m, (2, 3), "float64").t().contiguous())
+
+    def grad(m):
+        a = _arange(m, (2, 3)).requires_grad_()
+        y = a.t()
+        (y.contiguous() * _arange(m, (3, 2))).sum().backward()
+        return y.grad_fn.name(), a.grad
+
+    check(grad)
+
+    def version(m):
+        a = _arange(m, (2, 3))
+        v = a.t()
+        v.add_(1)
+        return a, a._version, v._version
+    check(version)
+
+
+def test_t_explain_shows_the_view():
+    a = strided.ones(2, 3)
+    with strided.explain() as ex:
+        a.t()
+    assert "aten::t" in ex.path() and "as_strided" in ex.path(), ex.path()
+
+
 # -- cat ----------------------------------------------------------------------------------------
 
 def test_cat_two_inputs():

@@ -88,6 +88,13 @@ from . import complex32 as c32
 from .broadcast import broadcast_pair, expanded_strides
 from .memory_overlap import assert_no_internal_overlap, assert_no_partial_overlap
 
+# NumPy's C copyto itself: ``np.copyto`` first runs the ``__array_function__`` protocol's
+# Python dispatcher (0.2 of its 0.4 us on 16 elements); the kernels pass plain arrays
+try:
+    from numpy._core._multiarray_umath import copyto as _copyto
+except ImportError:   # NumPy 1.x
+    _copyto = np.copyto
+
 CACHE_LINE = 64
 # Note [Blocked copy]: what every current x86 L1d shares (32 KiB 8-way or 48 KiB 12-way)
 L1_SPAN = 32 << 10         # the smallest size
@@ -203,7 +210,7 @@ def _copy(dst, src):
         if fast_dst != fast_src and fast_src is not None and fast_dst is not None:
             _tiled_copy(dst, src, fast_dst, fast_src)
             return
-    np.copyto(dst, src, casting="unsafe")
+    _copyto(dst, src, casting="unsafe")
 
 
 def _fastest_dim(a: np.ndarray):

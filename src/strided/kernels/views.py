@@ -478,7 +478,11 @@ def swapaxes(self, axis0, axis1):
 
 
 def t(self):
-    ndim = len(self._sizes)
+    sizes = self._sizes
+    if len(sizes) == 2:   # transpose(self, 0, 1) without its dim wrapping
+        strides = self._strides
+        return _checked_view(self, (sizes[1], sizes[0]), (strides[1], strides[0]), self._offset)
+    ndim = len(sizes)
     check(ndim <= 2, lambda: f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
     if ndim < 2:
         return make_view(self, self._sizes, self._strides, self._offset)
