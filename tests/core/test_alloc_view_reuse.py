@@ -140,3 +140,135 @@ def test_reused_results_pickle_and_deepcopy():
     c = a + 1
     assert_same(pickle.loads(pickle.dumps(c)), torch.arange(16.0).reshape(4, 4) + 1)
     assert_same(copy.deepcopy(c), torch.arange(16.0).reshape(4, 4) + 1)
+
+
+@pytest.mark.parametrize("make", ["result", "empty_strided", "storage"])
+def test_a_numpy_array_made_over_a_dead_tensors_block_keeps_it(make):
+    # an array made over the block (an alias tensor's view, base = the raw block) outlives
+    # every tensor and the storage: handing the block out again would let the next result
+    # write into that array
+    _fresh()
+    a = strided.ones(4, 4)
+    if make == "result":
+        c = a + a
+        arr = c[1]._array()
+    elif make == "empty_strided":
+        c = strided.empty_strided((4, 4), (1, 4)).fill_(2.0)
+        arr = c.t()[1]._array()
+    else:
+        c = strided.empty(64, dtype=strided.uint8)
+        c.fill_(2)
+        arr = c.untyped_storage()._buf[8:12]
+    ptr = c.data_ptr()
+    del c
+    gc.collect()
+    assert _CPU.stats()["cached_bytes"] == 0
+    others = [a + 5 for _ in range(3)] + [strided.empty(64, dtype=strided.uint8).fill_(9)
+                                           for _ in range(3)]
+    assert all(o.data_ptr() != ptr for o in others)
+    assert arr.tolist() == [2] * 4
+    del others
+
+
+def test_a_block_whose_numpy_arrays_went_first_is_cached():
+    _fresh()
+    a = strided.ones(4, 4)
+    c = a + a
+    arr = c[1]._array()
+    view_id = id(c._np)
+    del arr
+    del c
+    gc.collect()
+    assert _CPU.stats()["cached_bytes"] == 64
+    d = a + a                                    # the block and its view again
+    assert id(d._np) == view_id
+    assert d.tolist() == [[2.0] * 4] * 4
+
+
+def test_a_result_freed_while_hooks_listen_is_cached_with_its_view():
+    _fresh()
+    a = strided.ones(4, 4)
+    c = a + a
+    view_id = id(c._np)
+    events = []
+    remove = allocator_mod.add_hook(lambda ev, n, p, d: events.append((ev, n)))
+    try:
+        del c
+        assert _CPU.stats()["cached_bytes"] == 64
+        d = a + a
+    finally:
+        remove()
+    assert id(d._np) == view_id and events == [("free", 64), ("alloc", 64)]
+
+
+def test_statistics_through_the_cache_empty_cache_and_peak_reset():
+    _fresh()
+    a = strided.ones(4, 4)
+    strided.reset_peak_memory_stats()
+    s0 = _CPU.stats()
+    outs = [a + a for _ in range(5)]            # fresh blocks
+    del outs                                    # all five cached
+    s1 = _CPU.stats()
+    assert s1["cached_bytes"] == 5 * 64
+    assert s1["allocation.allocated"] == s0["allocation.allocated"] + 5
+    assert s1["allocation.freed"] == s0["allocation.freed"] + 5
+    assert s1["allocated_bytes.current"] == s0["allocated_bytes.current"]
+    assert s1["allocated_bytes.peak"] == s0["allocated_bytes.current"] + 5 * 64
+    strided.reset_peak_memory_stats()
+    outs = [a * 2.0 for _ in range(3)]          # three from the cache
+    s2 = _CPU.stats()
+    assert s2["cached_bytes"] == 2 * 64
+    assert s2["allocation.allocated"] == s1["allocation.allocated"] + 3
+    assert s2["allocation.current"] == s1["allocation.current"] + 3
+    assert s2["allocated_bytes.current"] == s0["allocated_bytes.current"] + 3 * 64
+    assert s2["allocated_bytes.peak"] == s2["allocated_bytes.current"]
+    strided.empty_cache()                        # the two cached blocks go to the system
+    s3 = _CPU.stats()
+    assert s3["cached_bytes"] == 0
+    assert s3["allocation.freed"] == s2["allocation.freed"]
+    assert s3["allocated_bytes.current"] == s2["allocated_bytes.current"]
+    del outs
+    s4 = _CPU.stats()
+    assert s4["allocation.freed"] == s2["allocation.freed"] + 3
+    assert s4["allocation.current"] == s0["allocation.current"]
+    assert s4["allocated_bytes.current"] == s0["allocated_bytes.current"]
+    assert s4["cached_bytes"] == 3 * 64
+    assert strided.memory_allocated() == s4["allocated_bytes.current"]
+    assert strided.max_memory_allocated() == s2["allocated_bytes.peak"]
+
+
+def test_the_cache_keeps_its_total_limit(monkeypatch):
+    _fresh()
+    from strided.core import storage as storage_mod
+    monkeypatch.setattr(allocator_mod, "CACHE_LIMIT_TOTAL", 128)
+    monkeypatch.setattr(storage_mod, "_CACHE_LIMIT_TOTAL", 128)
+    a = strided.ones(4, 4)
+    before = _CPU.stats()
+    outs = [a + a for _ in range(4)]
+    del outs
+    after = _CPU.stats()
+    assert after["cached_bytes"] == 128
+    assert after["allocation.freed"] == before["allocation.freed"] + 4
+    assert after["allocated_bytes.current"] == before["allocated_bytes.current"]
+
+
+def test_inference_mode_and_deterministic_fill_on_reused_blocks():
+    _fresh()
+    a = strided.ones(4, 4)
+    c = a + a
+    del c
+    with strided.inference_mode():
+        c = a + a
+        assert c.is_inference()
+    with pytest.raises(RuntimeError, match="Inplace update to inference tensor"):
+        c.add_(1)
+    del c
+    d = a + a
+    assert not d.is_inference() and d._version == 0
+    del d
+    strided.use_deterministic_algorithms(True)
+    try:
+        e = strided.empty(4, 4)
+        assert bool(e.isnan().all())
+    finally:
+        strided.use_deterministic_algorithms(False)

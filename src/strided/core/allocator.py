@@ -23,7 +23,23 @@ that view in its ``_view`` slot; when the block goes back to the cache, the
 view goes with it if nothing else holds it (its refcount proves the tensors
 that used it are gone), and ``allocate_view`` hands it out again for a result
 of the same sizes and dtype. A view still held elsewhere keeps the raw block
-alive, so the block is not cached, exactly as for any other NumPy alias.
+alive, so the block is not cached, exactly as for any other NumPy alias. A free
+list entry is ``(buf, ptr, view, the view's sizes)`` (``view`` and its sizes None
+for a block cached without one).
+
+Note [Counting a cache round trip]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+A tiny result's life is one cache hit and one return to the cache, so the CPU
+allocator keeps its statistics in the form that changes least over that round
+trip: ``_reserved`` (bytes handed out or cached), ``_cached_bytes``, ``_hits``
+(blocks handed out from the cache), ``_fresh`` (blocks from the system),
+``_released`` (frees that did not go to the cache) and ``_flushed`` (blocks that
+``empty_cache`` dropped). A hit changes ``_cached_bytes`` and ``_hits``; a return
+to the cache changes ``_cached_bytes`` only. The public figures follow exactly:
+bytes in use are ``_reserved - _cached_bytes``; allocations ``_fresh + _hits``;
+frees ``_released`` plus every block that went into the cache, which has since
+been handed out (``_hits``), dropped (``_flushed``) or is still there (the free
+lists' lengths).
 """
 
 from __future__ import annotations
@@ -39,8 +55,14 @@ __all__ = ["Allocator", "CPUAllocator", "MetaAllocator", "get_allocator", "regis
 
 ALIGNMENT = 64
 _getrefcount = sys.getrefcount
-_UNSHARED_REFS = 3   # buf.base itself, the call's argument and the temporary in free()
-_VIEW_REFS = 3       # the storage's ``_view`` slot, free()'s argument, getrefcount's argument
+# The references a cached block's objects have when nothing else reads its memory, counted
+# inside ``free`` or the storage's ``__del__`` (tests/core/test_alloc_view_reuse.py holds
+# each kind of alias): the raw allocation (``buf.base``) is held by ``buf`` and by
+# getrefcount's argument (every NumPy array made over the block holds it too, as its
+# ``base``); the storage's own view by its ``_view`` slot, the local name and getrefcount's
+# argument.
+_UNSHARED_REFS = 2
+_VIEW_REFS = 3
 # blocks above this size are never cached: 2 MiB keeps a small model's activations and
 # gradients (256 KiB for 256x256 float32) off the system allocator, whose fresh blocks
 # cost page faults: empty(256, 256) takes 4.5 us uncached and 2.3 us cached
@@ -82,14 +104,37 @@ class Allocator:
 
 
 class CPUAllocator(Allocator):
-    """64-byte aligned host memory with a small-block cache (Note [Caching small blocks])."""
+    """64-byte aligned host memory with a small-block cache (Note [Caching small blocks]);
+    statistics as in Note [Counting a cache round trip]."""
 
     device = CPU
 
     def __init__(self):
-        super().__init__()
         self._cache: dict[int, list] = {}
-        self._cached_bytes = 0
+        super().__init__()
+
+    def reset_stats(self):
+        # the cached blocks stay cached and will count as freed: nothing is in use after this
+        self._cached_bytes = self._reserved = sum(
+            len(free_list) * ((nbytes + 63) & -64) for nbytes, free_list in self._cache.items())
+        self.peak_bytes = 0
+        self._fresh = self._hits = self._flushed = 0
+        self._released = -self._num_cached()
+
+    def _num_cached(self) -> int:
+        return sum(len(free_list) for free_list in self._cache.values())
+
+    @property
+    def allocated_bytes(self) -> int:
+        return self._reserved - self._cached_bytes
+
+    @property
+    def num_allocs(self) -> int:
+        return self._fresh + self._hits
+
+    @property
+    def num_frees(self) -> int:
+        return self._released + self._hits + self._flushed + self._num_cached()
 
     def allocate(self, nbytes: int):
         # Note [Exact-length buffers]: the block is rounded up to 64 bytes, but the buffer
@@ -98,7 +143,7 @@ class CPUAllocator(Allocator):
         # size for the same reason (a cached buffer is reused as it is).
         free_list = self._cache.get(nbytes)
         if free_list:
-            buf, ptr, _ = self._pop_cached(free_list, nbytes)
+            buf, ptr, _, _ = self._pop_cached(free_list, nbytes)
             return buf, ptr
         if nbytes.__class__ is not int:
             nbytes = _as_nbytes(nbytes)
@@ -119,10 +164,10 @@ class CPUAllocator(Allocator):
         buf = raw[start:start + nbytes]
         ptr = addr + start
         # statistics change only once the block exists (a failed allocation leaves them be)
-        self.num_allocs += 1
-        used = self.allocated_bytes = self.allocated_bytes + size
-        if used > self.peak_bytes:
-            self.peak_bytes = used
+        self._fresh += 1
+        reserved = self._reserved = self._reserved + size
+        if reserved - self._cached_bytes > self.peak_bytes:
+            self.peak_bytes = reserved - self._cached_bytes
         if self.hooks:
             self._notify("alloc", size, ptr)
         return buf, ptr
@@ -135,21 +180,20 @@ class CPUAllocator(Allocator):
         if not free_list:
             buf, ptr = self.allocate(nbytes)
             return buf, ptr, None
-        buf, ptr, view = self._pop_cached(free_list, nbytes)
-        if view is not None and (view.shape != sizes or view.dtype is not np_dtype):
+        buf, ptr, view, view_sizes = self._pop_cached(free_list, nbytes)
+        if view_sizes != sizes or view.dtype is not np_dtype:
             view = None
         return buf, ptr, view
 
     def _pop_cached(self, free_list, nbytes: int):
         """Hand out the last cached block of ``free_list`` (of ``nbytes``), counting it as an
-        allocation: ``(buf, ptr, view)``."""
+        allocation: ``(buf, ptr, view, view's sizes)``."""
         entry = free_list.pop()
         size = (nbytes + 63) & -64
-        self._cached_bytes -= size
-        self.num_allocs += 1
-        used = self.allocated_bytes = self.allocated_bytes + size
-        if used > self.peak_bytes:
-            self.peak_bytes = used
+        cached = self._cached_bytes = self._cached_bytes - size
+        self._hits += 1
+        if self._reserved - cached > self.peak_bytes:
+            self.peak_bytes = self._reserved - cached
         if self.hooks:
             self._notify("alloc", size, entry[1])
         return entry
@@ -159,30 +203,34 @@ class CPUAllocator(Allocator):
         (Note [Reusing the NumPy view]); it is cached with the block when nothing else holds
         it."""
         size = (nbytes + 63) & -64
-        self.num_frees += 1
-        self.allocated_bytes -= size
         # Note [Caching small blocks]: a block may be reused only when nothing but ``buf``
         # (and the storage's own ``view``) refers to its memory; a NumPy array or DLPack
         # export still reading it holds the raw allocation (``buf.base``), which then simply
         # stays alive with it.
+        cached = False
         if size <= CACHE_LIMIT_BLOCK and self._cached_bytes + size <= CACHE_LIMIT_TOTAL:
             if view is None:
-                unshared = _getrefcount(buf.base) <= _UNSHARED_REFS
+                cached = _getrefcount(buf.base) <= _UNSHARED_REFS
             else:
                 # the view counts once on the raw block; itself held by the storage's slot,
                 # the argument and getrefcount's own argument
-                unshared = (_getrefcount(buf.base) <= _UNSHARED_REFS + 1
-                            and _getrefcount(view) <= _VIEW_REFS)
-            if unshared:
-                free_list = self._cache.get(nbytes)
-                if free_list is None:
-                    free_list = self._cache[nbytes] = []
-                free_list.append((buf, ptr, view))
-                self._cached_bytes += size
+                cached = (_getrefcount(buf.base) <= _UNSHARED_REFS + 1
+                          and _getrefcount(view) <= _VIEW_REFS)
+        if cached:
+            free_list = self._cache.get(nbytes)
+            if free_list is None:
+                free_list = self._cache[nbytes] = []
+            free_list.append((buf, ptr, view, None if view is None else view.shape))
+            self._cached_bytes += size
+        else:
+            self._released += 1
+            self._reserved -= size
         if self.hooks:
             self._notify("free", size, ptr)
 
     def empty_cache(self):
+        self._flushed += self._num_cached()
+        self._reserved -= self._cached_bytes
         self._cache.clear()
         self._cached_bytes = 0
 

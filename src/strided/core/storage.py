@@ -117,7 +117,7 @@ class UntypedStorage:
     """An untyped, resizable buffer. ``buf`` is a uint8 NumPy array (None on meta)."""
 
     __slots__ = ("__weakref__", "_allocator", "_buf", "_nbytes", "_owner", "_ptr", "_view",
-                 "device")
+                 "_vsizes", "device")
 
     def __init__(self, *args, device="cpu"):
         # slots the destructor reads are set first: a failed allocation leaves a storage that
@@ -190,33 +190,41 @@ class UntypedStorage:
             if allocator is not _CPU_ALLOC or _CPU_HOOKS:
                 if allocator is None:
                     return
-                view = self._view
-                if view is None:      # any allocator's free(buf, nbytes, ptr)
+                # (the view straight from its slot: free() counts its references)
+                if self._view is None:      # any allocator's free(buf, nbytes, ptr)
                     allocator.free(self._buf, self._nbytes, self._ptr)
                 else:
-                    allocator.free(self._buf, self._nbytes, self._ptr, view)
+                    allocator.free(self._buf, self._nbytes, self._ptr, self._view)
                 return
             # Note [Freeing without a call]: the CPU allocator's ``free`` written out, as
-            # every result tensor's storage ends here (same statistics, same cache rule)
+            # every result tensor's storage ends here (same statistics, same cache rule; the
+            # statistics as Note [Counting a cache round trip] keeps them)
             nbytes = self._nbytes
             size = (nbytes + 63) & -64
-            allocator.num_frees += 1
-            allocator.allocated_bytes -= size
             cached = allocator._cached_bytes + size
             if size <= _CACHE_LIMIT_BLOCK and cached <= _CACHE_LIMIT_TOTAL:
                 buf = self._buf
                 view = self._view
+                # the raw block and the view each have at least their bound of references
+                # (the view holds the raw block once), so the sum passes the bounds' sum
+                # exactly when some other array or view still reads the block
                 if view is None:
-                    if _getrefcount(buf.base) > _UNSHARED_REFS:
-                        return
-                elif (_getrefcount(buf.base) > _UNSHARED_REFS + 1
-                      or _getrefcount(view) > _VIEW_REFS):
+                    unshared = _getrefcount(buf.base) <= _UNSHARED_REFS
+                else:
+                    unshared = (_getrefcount(buf.base) + _getrefcount(view)
+                                <= _UNSHARED_REFS + 1 + _VIEW_REFS)
+                if unshared:
+                    free_list = allocator._cache.get(nbytes)
+                    if free_list is None:
+                        free_list = allocator._cache[nbytes] = []
+                    # (the view's sizes ride along: new_cpu_tensor compares them, not
+                    # view.shape, which builds a tuple)
+                    free_list.append((buf, self._ptr, view,
+                                      None if view is None else self._vsizes))
+                    allocator._cached_bytes = cached
                     return
-                free_list = allocator._cache.get(nbytes)
-                if free_list is None:
-                    free_list = allocator._cache[nbytes] = []
-                free_list.append((buf, self._ptr, view))
-                allocator._cached_bytes = cached
+            allocator._released += 1
+            allocator._reserved -= size
         except AttributeError:
             pass
 
@@ -313,25 +321,12 @@ def new_cpu_storage(sizes: tuple, np_dtype, nbytes: int):
     """A CPU storage of ``nbytes`` for a fresh row-major tensor of ``sizes`` and ``np_dtype``
     (``nbytes`` > 0, the whole block), with its typed NumPy view: ``(storage, buf, view)``.
     The view is reused from the allocator's cache when it can be, and is kept on the storage
-    so that it returns to the cache with the block (Note [Reusing the NumPy view])."""
-    free_list = _CPU_CACHE.get(nbytes)
-    if free_list and not _CPU_HOOKS:
-        # the cache hit of ``allocate_view`` written out (the common case in a loop)
-        buf, ptr, view = free_list.pop()
-        alloc = _CPU_ALLOC
-        size = (nbytes + 63) & -64
-        alloc._cached_bytes -= size
-        alloc.num_allocs += 1
-        used = alloc.allocated_bytes = alloc.allocated_bytes + size
-        if used > alloc.peak_bytes:
-            alloc.peak_bytes = used
-        if view is None or view.shape != sizes or view.dtype is not np_dtype:
-            view = _ndarray(sizes, np_dtype, buffer=buf)
-    else:
-        alloc = _CPU_ALLOC
-        buf, ptr, view = alloc.allocate_view(nbytes, sizes, np_dtype)
-        if view is None:
-            view = _ndarray(sizes, np_dtype, buffer=buf)
+    so that it returns to the cache with the block (Note [Reusing the NumPy view]).
+    ``tensor_impl.new_cpu_tensor`` writes the cache hit out for the kernels' results."""
+    alloc = _CPU_ALLOC
+    buf, ptr, view = alloc.allocate_view(nbytes, sizes, np_dtype)
+    if view is None:
+        view = _ndarray(sizes, np_dtype, buffer=buf)
     self = _object_new(UntypedStorage)
     self._allocator = alloc
     self._owner = None
@@ -340,13 +335,13 @@ def new_cpu_storage(sizes: tuple, np_dtype, nbytes: int):
     self._buf = buf
     self._ptr = ptr
     self._view = view
+    self._vsizes = sizes
     return self, buf, view
 
 
 _CPU_ALLOC = get_allocator("cpu")
-# (the CPU allocator's hook list and free lists: the same objects for its whole life)
+# (the CPU allocator's hook list: the same object for its whole life)
 _CPU_HOOKS = _CPU_ALLOC.hooks
-_CPU_CACHE = _CPU_ALLOC._cache
 _CPU = _CPU_ALLOC.device
 _object_new = object.__new__
 _ndarray = np.ndarray
