@@ -252,3 +252,72 @@ def test_explain_sees_the_broadcast():
     ex = strided.explain("a = torch.ones(256, 256); b = torch.ones(256); c = a * b")
     text = str(ex)
     assert "TensorIterator" in text and "broadcast shape (256, 256)" in text
+
+
+# -- Note [Ufuncs without floating-point flags] -------------------------------------------
+
+_COMPARISONS = [lambda a, b: a < b, lambda a, b: a <= b, lambda a, b: a > b,
+                lambda a, b: a >= b, lambda a, b: a == b, lambda a, b: a != b]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int8", "uint8", "bool",
+                                   "float16", "complex64"])
+@pytest.mark.parametrize("shape", [(), (0,), (4, 4), (17,), (300,)], ids=str)
+def test_flagless_under_raising_errstate(dtype, shape):
+    """The comparisons and relu run their ufunc without the quiet error state: on NaNs and
+    infinities under NumPy's raising error state they still agree with torch, silently."""
+    a, b = _data(shape, dtype), _data(shape, dtype, seed=1)
+    if shape and dtype.startswith("float"):
+        b.reshape(-1)[: min(b.size, 4)] = np.nan      # (NaN against NaN and numbers)
+    sa, ta = _both(a, dtype)
+    sb, tb = _both(b, dtype)
+    with np.errstate(all="raise"):
+        for fn in _COMPARISONS:
+            if dtype == "complex64" and fn not in _COMPARISONS[4:]:
+                continue
+            rs, _ = _same(fn, (sa, sb), (ta, tb))
+            assert rs.dtype is strided.bool
+            if dtype != "bool" and dtype != "complex64":
+                _same(lambda x, fn=fn: fn(x, 1), (sa,), (ta,))
+            if dtype.startswith("float"):
+                _same(lambda x, fn=fn: fn(x, float("nan")), (sa,), (ta,))
+                _same(lambda x, fn=fn: fn(x, 0.5), (sa,), (ta,))
+        if dtype not in ("bool", "complex64"):
+            rs, _ = _same(lambda x: x.relu(), (sa,), (ta,))
+            if shape and dtype.startswith("float"):
+                assert (np.signbit(rs._array()) == torch.signbit(ta.relu()).numpy()).all()
+            sy, ty = sa.clone(), ta.clone()
+            _same(lambda x: x.relu_(), (sy,), (ty,))
+            assert sy._version == ty._version
+
+
+def test_flagless_keeps_other_rows_quiet():
+    """Rows that can raise a flag (exp overflow, add overflow, 0/0) keep the quiet error
+    state on the fast path: no warning, no exception, torch's values."""
+    x = np.array([100.0, -100.0, np.inf, np.nan, 3e38, 0.0], np.float32)
+    sa, ta = _both(x, "float32")
+    with np.errstate(all="raise"):
+        _same(lambda a: a.exp(), (sa,), (ta,))
+        _same(lambda a: a + a, (sa,), (ta,))
+        _same(lambda a: a / a, (sa,), (ta,))
+        _same(lambda a: a * 3e38, (sa,), (ta,))
+        sy, ty = sa.clone(), ta.clone()
+        _same(lambda a: a.exp_(), (sy,), (ty,))
+
+
+def test_comparison_fast_path_layouts():
+    """The comparisons' fast path against the iterator's cases next to it: strides,
+    broadcasting, mixed dtypes, requires_grad, out=."""
+    a, b = _data((4, 5), "float32"), _data((4, 5), "float32", seed=1)
+    sa, ta = _both(a, "float32")
+    sb, tb = _both(b, "float32")
+    for fn in _COMPARISONS:
+        _same(lambda x, y, fn=fn: fn(x.t(), y.t()), (sa, sb), (ta, tb))
+        _same(lambda x, y, fn=fn: fn(x, y[0]), (sa, sb), (ta, tb))
+        _same(lambda x, y, fn=fn: fn(x, y.double()), (sa, sb), (ta, tb))
+        _same(lambda x, y, fn=fn: fn(x.requires_grad_(False), y), (sa, sb), (ta, tb))
+    _same(lambda L, x, y: L.lt(x, y, out=L.empty(4, 5, dtype=L.float32)), (sa, sb), (ta, tb),
+          lib=True)
+    sg, tg = sa.clone().requires_grad_(), ta.clone().requires_grad_()
+    rs, rt = _same(lambda x, y: x < y, (sg, sb), (tg, tb))
+    assert not rs.requires_grad and rs.grad_fn is None

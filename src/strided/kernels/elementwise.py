@@ -56,15 +56,15 @@ import numpy as np
 from ..core import dtypes as dt
 from ..core.checks import check
 from ..core.devices import CPU
-from ..core.dispatch_keys import backend_keyset
 from ..core.promotion import result_type_of
-from ..core.storage import UntypedStorage, new_cpu_storage
+from ..core.storage import UntypedStorage
 from ..core.tensor_impl import (
-    INFERENCE_ACTIVE,
     TensorImpl,
+    _strides_cache,  # (read inline by the fast paths: 30 ns against the call's 90)
     _tensor_cls,
     contiguous_strides,
-    new_version_counter,
+    make_tensor,
+    new_cpu_tensor,
     numel_of,
 )
 from . import _special
@@ -162,37 +162,19 @@ def _check_wrapped(value) -> None:
 
 # -- output allocation for the fast paths ----------------------------------------------
 
-_object_new = object.__new__
-_CPU_KEYSET = backend_keyset(CPU)
-
 
 def _new_contiguous(sizes, dtype):
-    """A row-major CPU tensor and its NumPy view (cached on the tensor): ``empty`` and
-    ``make_tensor`` written out in one function, for the fast paths."""
-    n = 1
+    """A row-major CPU tensor and its NumPy view (cached on the tensor), for the fast paths:
+    ``new_cpu_tensor``, or a tensor without elements."""
+    n = dtype.itemsize
     for s in sizes:
         n *= s
     if n:
-        # the block and its NumPy view, the view reused with a cached block when it can be
-        # (Note [Reusing the NumPy view])
-        storage, buf, arr = new_cpu_storage(sizes, dtype.np, n * dtype.itemsize)
-    else:
-        storage = _new_storage(0, CPU, _CPU_ALLOC)
-        buf = storage._buf
-        arr = np.empty(sizes, dtype.np)
-    t = _object_new(_tensor_cls[0])
-    t._storage = storage
-    t._sizes = sizes
-    t._strides = contiguous_strides(sizes)
-    t._offset = 0
-    t._dtype = dtype
-    t._device = CPU
-    t._vc = [0] if not INFERENCE_ACTIVE[0] else new_version_counter()
-    t._base = None
-    t._autograd_meta = None
-    t._keyset = _CPU_KEYSET
-    t._np = arr
-    t._np_buf = buf
+        return new_cpu_tensor(sizes, dtype, n)
+    storage = _new_storage(0, CPU, _CPU_ALLOC)
+    t = make_tensor(storage, sizes, contiguous_strides(sizes), 0, dtype)
+    arr = t._np = np.empty(sizes, dtype.np)
+    t._np_buf = storage._buf
     return t, arr
 
 
@@ -231,15 +213,19 @@ class Op:
     ``fast_ufunc``: the NumPy ufunc that computes the row by itself when every input has
     the output's dtype (no opmath, default parameters): the fast paths call it directly.
     ``slow_dtypes``: input dtypes the fast paths leave to the general path because a
-    check may reject them (``sub`` of bools, integer division by zero...)."""
+    check may reject them (``sub`` of bools, integer division by zero...).
+    ``flagless``: the fast ufunc never raises a floating-point flag on real dtypes (Note
+    [Ufuncs without floating-point flags])."""
 
     __slots__ = ("name", "arity", "kind", "compute", "dtypes", "error_name", "checks",
                  "post_checks", "scalar_opmath", "nparams", "defaults", "fast", "dtype_errors",
-                 "fast_ufunc", "slow_dtypes", "scalar_checks", "_fast_cache", "default0")
+                 "fast_ufunc", "slow_dtypes", "scalar_checks", "_fast_cache", "default0",
+                 "flagless")
 
     def __init__(self, name, arity, kind, compute, dtypes=BASIC, error_name=None, checks=(),
                  post_checks=(), scalar_opmath=False, defaults=(), fast=True,
-                 dtype_errors=None, fast_ufunc=None, slow_dtypes=frozenset()):
+                 dtype_errors=None, fast_ufunc=None, slow_dtypes=frozenset(),
+                 flagless=None):
         self.name = name
         self.arity = arity
         self.kind = kind
@@ -265,6 +251,7 @@ class Op:
         self.scalar_checks = tuple(c for c in checks
                                    if getattr(c, "__name__", "") != "_check_wrapped_inputs")
         self._fast_cache = {}
+        self.flagless = kind == "comparison" if flagless is None else flagless
 
     def __repr__(self):
         return f"<elementwise op {self.name}>"
@@ -295,8 +282,9 @@ class Op:
             raise NotImplementedError(f'"{name}" not implemented for \'{ct._scalar_name}\'')
 
     def same_dtype(self, dtype):
-        """(output dtype, common dtype, ufunc or None) when every input has ``dtype`` (Note
-        [Fast paths]), or None when that case goes through the iterator."""
+        """(output dtype, common dtype, ufunc or None, whether the ufunc needs no quiet error
+        state) when every input has ``dtype`` (Note [Fast paths]), or None when that case
+        goes through the iterator."""
         got = self._fast_cache.get(dtype, _MISS)
         if got is not _MISS:
             return got
@@ -309,7 +297,9 @@ class Op:
         if ct in self.dtypes and dtype not in self.slow_dtypes and ct is not dt.complex32:
             direct = (out is dtype or kind in _BOOL_KINDS) and ct is dtype and \
                 ct is not dt.float16 and ct is not dt.bfloat16
-            res = (out, ct, self.fast_ufunc if direct else None)
+            uf = self.fast_ufunc if direct else None
+            res = (out, ct, uf, uf is not None and self.flagless and
+                   dtype.category <= dt.FLOAT)
         if ct is not dtype:   # depends on the default dtype: not cached
             return res
         self._fast_cache[dtype] = res
@@ -327,6 +317,14 @@ try:
         _QUIET = _EXTOBJ.get()
 except ImportError:   # pragma: no cover - other NumPy layouts
     _EXTOBJ = None
+
+# Note [Ufuncs without floating-point flags]
+# Setting and resetting that context variable still costs 0.12-0.2 us, a tenth of a tiny
+# ``a < b``. NumPy's comparison loops use quiet comparisons (NaN raises no ``invalid``
+# flag) and ``maximum`` propagates NaN without arithmetic, so on real dtypes these ufuncs
+# raise no floating-point flag whatever the error state says: rows marked ``flagless``
+# (the comparisons, relu) call their fast ufunc without it. tests/kernels/
+# test_perf_elementwise.py runs them on NaNs under ``np.errstate(all="raise")``.
 
 
 def _quiet_call(fn, *args):
@@ -429,7 +427,7 @@ def _fast_functional(op: Op, inputs, params):
     res = op.same_dtype(dtype)
     if res is None:
         return None
-    out_dtype, ct, uf = res
+    out_dtype, ct, uf, flagless = res
     if scalar:
         for chk in op.checks:
             chk(op, inputs, params)
@@ -459,7 +457,7 @@ def _fast_inplace(op: Op, args):
         return False
     sizes = self._sizes
     dtype = self._dtype
-    if self._strides != contiguous_strides(sizes):
+    if self._strides != (_strides_cache.get(sizes) or contiguous_strides(sizes)):
         return False
     arity = op.arity
     y = None
@@ -490,7 +488,7 @@ def _fast_inplace(op: Op, args):
         res = op.same_dtype(dtype)
     if res is None or res[0] is not dtype:
         return False
-    _, ct, uf = res
+    _, ct, uf, flagless = res
     params = args[arity:]
     if arity == 2 and y is None:    # a Python number
         for chk in op.scalar_checks:
@@ -508,7 +506,12 @@ def _fast_inplace(op: Op, args):
     arr = self._np
     if arr is None or self._np_buf is not self._storage._buf:
         arr = self._array()
-    if arr.size:
+    if flagless and uf is not None:   # (Note [Ufuncs without floating-point flags])
+        if arity == 1:
+            uf(arr, out=arr)
+        else:
+            uf(arr, y, out=arr)
+    elif arr.size:
         token = _EXTOBJ.set(_QUIET)
         try:
             if arity == 1:
@@ -557,7 +560,8 @@ def _fast_binary(op: Op, a, b, params):
     if bcls is cls:
         strides = a._strides
         if b._dtype is not dtype or b._sizes != sizes or b._strides != strides or \
-                b._device is not CPU or strides != contiguous_strides(sizes):
+                b._device is not CPU or \
+                strides != (_strides_cache.get(sizes) or contiguous_strides(sizes)):
             if b._dtype is dtype and b._device is CPU and b._sizes != sizes:
                 return _fast_suffix_broadcast(op, a, b, params)
             return None
@@ -566,7 +570,7 @@ def _fast_binary(op: Op, a, b, params):
             res = op.same_dtype(dtype)
         if res is None:
             return None
-        out_dtype, ct, uf = res
+        out_dtype, ct, uf, flagless = res
         if params and params[0] is not op.default0 and not _is_default(params, op.defaults):
             for chk in op.post_checks:
                 chk(op, ct, (a, b), params)
@@ -593,7 +597,7 @@ def _fast_binary(op: Op, a, b, params):
             res = op.same_dtype(dtype)
         if res is None:
             return None
-        out_dtype, ct, uf = res
+        out_dtype, ct, uf, flagless = res
         for chk in op.scalar_checks:
             chk(op, (a, b), params)
         if params and params[0] is not op.default0 and not _is_default(params, op.defaults):
@@ -612,6 +616,9 @@ def _fast_binary(op: Op, a, b, params):
         x = a._np
         if x is None or a._np_buf is not a._storage._buf:
             x = a._array()
+        if flagless and uf is not None:   # (Note [Ufuncs without floating-point flags])
+            uf(x, y, out=arr)
+            return result
         token = _EXTOBJ.set(_QUIET)
         try:
             if uf is not None:
@@ -641,7 +648,7 @@ def _fast_suffix_broadcast(op: Op, a, b, params):
         res = op.same_dtype(dtype)
     if res is None:
         return None
-    out_dtype, ct, uf = res
+    out_dtype, ct, uf, flagless = res
     if params and params[0] is not op.default0 and not _is_default(params, op.defaults):
         for chk in op.post_checks:
             chk(op, ct, (a, b), params)
@@ -715,7 +722,7 @@ def _fast_unary(op: Op, a, params):
     if a.__class__ is not _tensor_cls[0] or a._device is not CPU:
         return None
     sizes = a._sizes
-    if a._strides != contiguous_strides(sizes):
+    if a._strides != (_strides_cache.get(sizes) or contiguous_strides(sizes)):
         return None
     dtype = a._dtype
     res = op._fast_cache.get(dtype, _MISS)
@@ -723,7 +730,7 @@ def _fast_unary(op: Op, a, params):
         res = op.same_dtype(dtype)
     if res is None:
         return None
-    out_dtype, ct, uf = res
+    out_dtype, ct, uf, flagless = res
     if params and params[0] is not op.default0 and not _is_default(params, op.defaults):
         for chk in op.post_checks:
             chk(op, ct, (a,), params)
@@ -733,6 +740,9 @@ def _fast_unary(op: Op, a, params):
         x = a._np
         if x is None or a._np_buf is not a._storage._buf:
             x = a._array()
+        if flagless and uf is not None:   # (Note [Ufuncs without floating-point flags])
+            uf(x, out=arr)
+            return result
         token = _EXTOBJ.set(_QUIET)
         try:
             if uf is not None:
@@ -1503,7 +1513,8 @@ TABLE = [
     Op("isneginf", 1, "unary_bool", _is_float_pred(_isneginf, False), ALL,
        checks=(_complex_pred_check("isneginf"),), slow_dtypes=COMPLEX),
     Op("relu", 1, "unary", _relu, INTS | FLOATS, "clamp_min_scalar_cpu",
-       checks=(_relu_check,), slow_dtypes=B, fast_ufunc=_relu_into, dtype_errors={
+       checks=(_relu_check,), slow_dtypes=B, fast_ufunc=_relu_into, flagless=True,
+       dtype_errors={
            dt.COMPLEX: (NotImplementedError, "clamp is not supported for complex types")}),
     # activations (python_module: nn)
     Op("gelu", 1, "unary", elementwise(_gelu), FLOATS, "GeluKernelImpl",
