@@ -53,6 +53,13 @@ import numpy as np
 
 from ..core.generator import _BULK
 
+# NumPy's C copyto itself: ``np.copyto`` first runs the ``__array_function__`` protocol's
+# Python dispatcher (0.2 of its 0.4 us on a dozen elements)
+try:
+    from numpy._core._multiarray_umath import copyto as _copyto
+except ImportError:   # NumPy 1.x
+    _copyto = np.copyto
+
 f32 = np.float32
 f64 = np.float64
 _U24 = f32(2.0 ** -24)
@@ -82,7 +89,7 @@ def u24(gen, n: int, out: np.ndarray | None = None) -> np.ndarray:
             gen._fresh = False
         w = gen._bg.random_raw(out.shape)
         np.bitwise_and(w, _MASK24_0D, out=w)
-        np.copyto(out, w, casting="unsafe")     # a 24-bit integer is exact in float32
+        _copyto(out, w, casting="unsafe")       # a 24-bit integer is exact in float32
         np.multiply(out, _U24_0D, out=out)      # and so is its product with 2**-24
         return out
     if n <= _CHUNK:     # one draw: no loop, no slicing
