@@ -289,7 +289,7 @@ def forward(self, dim, half_to_float, log, out=None):
             and sizes and not half_to_float and self._strides == contiguous_strides(sizes)):
         # the common case: a row-major float CPU tensor, its last dim, a fresh result
         ndim = len(sizes)
-        n = numel_of(sizes)
+        n = sizes[0] * sizes[1] if ndim == 2 else numel_of(sizes)
         if (dim == -1 or dim == ndim - 1) and n:
             if empty is _EMPTY[0]:
                 res, target = new_cpu_tensor(sizes, dtype, n * dtype.itemsize)
