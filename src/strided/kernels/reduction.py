@@ -411,10 +411,10 @@ def _fast_sum(self, dim, keepdim, mean):
     res, out = new_cpu_tensor(shape, dtype, n // count * dtype.itemsize)
     token = _EXTOBJ.set(_QUIET)      # an overflow to inf warns in NumPy, not in torch
     try:
-        if axes is None and 1 < n <= _BLAS_RUN and arr.flags.c_contiguous:
-            # a whole small block: one dot with ones (not for one element: BLAS's dot
-            # returns -0.0 * 1 as it is, torch's sum +0.0)
-            np.dot(arr.ravel(), _RUN_ONES[arr.dtype][:n], out.reshape(()) if keepdim else out)
+        whole = _total_plan(dtype, n) if count == n and n > 1 and \
+            arr.flags.c_contiguous else None
+        if whole:     # every dim (listed, or with keepdim): the dots of ``_fast_total``
+            _dot_total(arr, whole, out.reshape(()) if shape else out)
         elif n < _BLAS_MIN or not arr.flags.c_contiguous or not _blas_sum_contiguous(
                 arr, axes, out):
             np.add.reduce(arr, axes, None, out, keepdim)
@@ -434,6 +434,9 @@ def _total_plan(dtype, n):
     ``_fast_sum`` sums them (Note [Summing through BLAS]: beyond the caches, or no run
     length divides ``n``). Kept per ``n``."""
     plans = _TOTAL_PLANS[dtype]
+    plan = plans.get(n)
+    if plan is not None:
+        return plan
     if len(plans) > 4096:
         plans.clear()
     ones = _RUN_ONES[dtype.np]
@@ -466,19 +469,25 @@ def _fast_total(self, mean):
         plan = _total_plan(dtype, n)
     if n < 2 or not plan or not arr.flags.c_contiguous:
         return _fast_sum(self, None, False, mean)
-    q, run, ones_run, ones_q = plan
     res, out = new_cpu_tensor((), dtype, dtype.itemsize)
     token = _EXTOBJ.set(_QUIET)      # an overflow to inf warns in NumPy, not in torch
     try:
-        if q == 1:
-            np.dot(arr.ravel(), ones_run, out)
-        else:                        # q runs summed by one product, their sums by a dot
-            np.dot(np.dot(arr.reshape(q, run), ones_run), ones_q, out)
+        _dot_total(arr, plan, out)
         if mean:
             np.divide(out, n, out)
     finally:
         _EXTOBJ.reset(token)
     return res
+
+
+def _dot_total(arr, plan, out):
+    """The sum of the C-contiguous ``arr`` into the 0-dim ``out`` by ``_total_plan``'s
+    ``plan``: one dot, or q runs summed by one product and their sums by a dot."""
+    q, run, ones_run, ones_q = plan
+    if q == 1:
+        np.dot(arr.ravel(), ones_run, out)
+    else:
+        np.dot(np.dot(arr.reshape(q, run), ones_run), ones_q, out)
 
 
 def sum(self, dtype=None):
