@@ -160,6 +160,14 @@ def test_t_contiguous_paths():
     check(version)
 
 
+def test_t_of_a_shrunk_storage():
+    def recipe(m):
+        a = m.ones(4, 4)
+        a.untyped_storage().resize_(0)
+        return a.t()
+    check(recipe)
+
+
 def test_t_explain_shows_the_view():
     a = strided.ones(2, 3)
     with strided.explain() as ex:

@@ -479,9 +479,12 @@ def swapaxes(self, axis0, axis1):
 
 def t(self):
     sizes = self._sizes
-    if len(sizes) == 2:   # transpose(self, 0, 1) without its dim wrapping
+    if len(sizes) == 2:   # transpose(self, 0, 1): _checked_view without its dim wrapping
         strides = self._strides
-        return _checked_view(self, (sizes[1], sizes[0]), (strides[1], strides[0]), self._offset)
+        sizes, strides = (sizes[1], sizes[0]), (strides[1], strides[0])
+        if SHRUNK[0]:
+            check_in_bounds_for_storage(sizes, strides, self._offset, self._dtype, self._storage)
+        return make_view(self, sizes, strides, self._offset)
     ndim = len(sizes)
     check(ndim <= 2, lambda: f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
     if ndim < 2:
