@@ -819,22 +819,29 @@ def _fast_arg(self, dim, keepdim, largest, values):
     arr = self._array()
     n = arr.size
     i_res, i_out = new_cpu_tensor(shape, dt.int64, n // count * 8)
-    find = np.argmax if largest else np.argmin
+    find = arr.argmax if largest else arr.argmin    # (the methods: np.argmax wraps them)
     if axes is None:
-        find(arr, None, i_out, keepdims=keepdim)
+        find(None, i_out, keepdims=keepdim)
         return i_res
     d = axes[0]
     sizes = self._sizes
     keep = i_out if keepdim else i_out.reshape(sizes[:d] + (1,) + sizes[d + 1:])
-    find(arr, d, keep, keepdims=True)
+    find(d, keep, keepdims=True)
     if not values:
         return i_res
     v_res, v_out = new_cpu_tensor(shape, dtype, n // count * dtype.itemsize)
-    if d == len(sizes) - 1:          # rows: one fancy index (take_along_axis costs twice)
-        r = n // count
+    # one fancy index on the (outer, count, inner) view (np.take_along_axis builds the
+    # same index in Python and costs several times more)
+    r = n // count
+    if d == len(sizes) - 1:          # rows
         v_out.reshape(r)[...] = arr.reshape(r, count)[np.arange(r), keep.reshape(r)]
     else:
-        v_out.reshape(keep.shape)[...] = np.take_along_axis(arr, keep, d)
+        inner = 1
+        for s in sizes[d + 1:]:
+            inner *= s
+        outer = r // inner
+        v_out.reshape(outer, inner)[...] = arr.reshape(outer, count, inner)[
+            np.arange(outer)[:, None], keep.reshape(outer, inner), np.arange(inner)]
     return v_res, i_res
 
 
