@@ -156,7 +156,8 @@ def test_suffix_broadcast_nan_and_signed_zero():
 # -- relu (Note [relu against an array of zeros]) -------------------------------------------
 
 @pytest.mark.parametrize("shape", [(), (0,), (1,), (3,), (4, 4), (17,), (64, 64), (65, 65),
-                                   (256, 256), (65537,), (2, 70000)], ids=str)
+                                   (256, 256), (65537,), (2, 70000), (1 << 18,),
+                                   (2, 300000)], ids=str)
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "int32",
                                    "int8", "uint8"])
 def test_relu(shape, dtype):
