@@ -279,7 +279,11 @@ def test_max_min_all_through_argmax_special(dtype):
     check(lambda lib: lib.tensor([True, False]).min())
     for name in ("uint16", "uint32", "uint64"):    # torch's kernels refuse them
         for fn in (lambda x: x.max(), lambda x: x.min(), lambda x: x.amax(),
-                   lambda x: x.amin(0), lambda x: x[:0].max()):
+                   lambda x: x.amin(0), lambda x: x[:0].max(), lambda x: x.argmax(),
+                   lambda x: x.argmin(0), lambda x: tuple(x.max(0)),
+                   lambda x: tuple(x.min(-1)), lambda x: tuple(x[0].max(0)),
+                   lambda x: x[0].argmax(), lambda x: tuple(x[:0].max(0)),
+                   lambda x: x[:0].argmax(0)):
             check(lambda lib, f=fn, d=name: f(lib.tensor([1, 2, 3], dtype=getattr(lib, d))))
 
 

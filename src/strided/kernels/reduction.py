@@ -809,8 +809,7 @@ def _fast_arg(self, dim, keepdim, largest, values):
     None where the general kernel must run. The values are gathered at the indices, as
     torch takes them (the first extreme; the first NaN)."""
     dtype = self._dtype
-    if dtype.is_complex or dtype is dt.float16 or dtype is dt.bfloat16 or (
-            dtype is dt.bool_ and not values):
+    if dtype not in _ARG_DTYPES or (dtype is dt.bool_ and not values):
         return None
     plan = _fast_plan(self, dim, keepdim)
     if plan is None:
@@ -845,6 +844,14 @@ def _fast_arg(self, dim, keepdim, largest, values):
     return v_res, i_res
 
 
+def _refuse_wide_unsigned(self, kernel_name):
+    """torch's CPU kernels of max / min / argmax... dispatch on a dtype list without
+    uint16 / uint32 / uint64."""
+    if self._dtype in _WIDE_UNSIGNED:
+        raise NotImplementedError(
+            f"\"{kernel_name}\" not implemented for '{self._dtype._scalar_name}'")
+
+
 def _max_dim_impl(self, dim, keepdim, values, indices, largest, name):
     ndim = len(self._sizes)
     d = maybe_wrap_dim(dim, ndim)
@@ -867,6 +874,7 @@ def _max_dim_impl(self, dim, keepdim, values, indices, largest, name):
         _store(v, arr)
         _store(i, np.zeros((), np.int64))
         return v, i
+    _refuse_wide_unsigned(self, name + "_cpu")
     idx = np.expand_dims(_arg_np(arr, d, largest), d)
     _store(v, np.take_along_axis(arr, idx, d))
     _store(i, idx)
@@ -945,6 +953,7 @@ def _argext(self, dim, keepdim, out, largest):
     res = _alloc(self, shape, dt.int64, out)
     if _is_meta(self) or not numel_of(shape):
         return res
+    _refuse_wide_unsigned(self, name + "_cpu")
     arr = self._array()
     if dim is None or not ndim:
         _store(res, _arg_np(arr.reshape(-1), 0, largest))
