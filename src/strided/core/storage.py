@@ -208,15 +208,12 @@ class UntypedStorage:
                 # the raw block and the view each have at least their bound of references
                 # (the view holds the raw block once), so the sum passes the bounds' sum
                 # exactly when some other array or view still reads the block
-                if view is None:
-                    unshared = _getrefcount(buf.base) <= _UNSHARED_REFS
-                else:
-                    unshared = (_getrefcount(buf.base) + _getrefcount(view)
-                                <= _UNSHARED_REFS + 1 + _VIEW_REFS)
-                if unshared:
-                    free_list = allocator._cache.get(nbytes)
+                if (_getrefcount(buf.base) + _getrefcount(view)
+                        <= _UNSHARED_REFS + 1 + _VIEW_REFS if view is not None else
+                        _getrefcount(buf.base) <= _UNSHARED_REFS):
+                    free_list = _CPU_CACHE.get(nbytes)
                     if free_list is None:
-                        free_list = allocator._cache[nbytes] = []
+                        free_list = _CPU_CACHE[nbytes] = []
                     # (the view's sizes ride along: new_cpu_tensor compares them, not
                     # view.shape, which builds a tuple)
                     free_list.append((buf, self._ptr, view,
@@ -340,8 +337,9 @@ def new_cpu_storage(sizes: tuple, np_dtype, nbytes: int):
 
 
 _CPU_ALLOC = get_allocator("cpu")
-# (the CPU allocator's hook list: the same object for its whole life)
+# (the CPU allocator's hook list and free lists: the same objects for its whole life)
 _CPU_HOOKS = _CPU_ALLOC.hooks
+_CPU_CACHE = _CPU_ALLOC._cache
 _CPU = _CPU_ALLOC.device
 _object_new = object.__new__
 _ndarray = np.ndarray
