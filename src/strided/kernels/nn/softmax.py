@@ -477,16 +477,6 @@ def _bw_general(grad_output, output, dim, log, out):
 # _softmax(converted, dim, False); the handle is called with the tensor's own key set, as the
 # dispatcher's own computation from the arguments would give.
 
-_handles: dict = {}
-
-
-def _handle(qualname):
-    h = _handles.get(qualname)
-    if h is None:
-        h = _handles[qualname] = get_op("aten::" + qualname)
-    return h
-
-
 _forward_handles: list = []    # [(handle, its CPU kernel)] for _softmax and _log_softmax
 
 
@@ -511,5 +501,5 @@ def composite(self, dim, dtype, log, out=None):
                 return forward(self, dim, False, log)
             return fn(self, dim, False)
         return h.call(self._keyset, self, dim, False)
-    name = "_log_softmax.out" if log else "_softmax.out"
-    return _handle(name).call(self._keyset | out._keyset, self, dim, False, out)
+    handle = get_op("aten::_log_softmax.out" if log else "aten::_softmax.out")
+    return handle.call(self._keyset | out._keyset, self, dim, False, out)
