@@ -395,6 +395,19 @@ def _fast_plan(self, dim, keepdim):
     return axes, _shape(sizes, axes, keepdim), count
 
 
+def _fast_start(self, dim, keepdim, dtype):
+    """The start every fast path shares: the plan (``_fast_plan``), the input's NumPy view
+    and a fresh row-major result of ``dtype``: ``(arr, axes, shape, count, res, out)``,
+    ``out`` the result's NumPy view; None where the general kernel must run."""
+    plan = _fast_plan(self, dim, keepdim)
+    if plan is None:
+        return None
+    axes, shape, count = plan
+    arr = self._array()
+    res, out = new_cpu_tensor(shape, dtype, arr.size // count * dtype.itemsize)
+    return arr, axes, shape, count, res, out
+
+
 def _fast_sum(self, dim, keepdim, mean):
     """``sum`` / ``mean`` of a CPU float32/float64 tensor with elements over any dims,
     ``dtype`` and ``out=`` not given, written out (Note [The reduction fast path]); None
@@ -402,13 +415,11 @@ def _fast_sum(self, dim, keepdim, mean):
     dtype = self._dtype
     if dtype is not _FLOAT32 and dtype is not _FLOAT64:
         return None
-    plan = _fast_plan(self, dim, keepdim)
-    if plan is None:
+    start = _fast_start(self, dim, keepdim, dtype)
+    if start is None:
         return None
-    axes, shape, count = plan
-    arr = self._array()
+    arr, axes, shape, count, res, out = start
     n = arr.size
-    res, out = new_cpu_tensor(shape, dtype, n // count * dtype.itemsize)
     token = _EXTOBJ.set(_QUIET)      # an overflow to inf warns in NumPy, not in torch
     try:
         whole = _total_plan(dtype, n) if count == n and n > 1 and \
@@ -690,13 +701,11 @@ def _fast_extreme(self, dim, keepdim, ufunc):
     dtype = self._dtype
     if dtype not in _ARG_DTYPES:
         return None
-    plan = _fast_plan(self, dim, keepdim)
-    if plan is None:
+    start = _fast_start(self, dim, keepdim, dtype)
+    if start is None:
         return None
-    axes, shape, count = plan
-    arr = self._array()
+    arr, axes, shape, count, res, out = start
     n = arr.size
-    res, out = new_cpu_tensor(shape, dtype, n // count * dtype.itemsize)
     if count >= n or count < 4 or n // count < 16 or axes[0] != arr.ndim - 1 or \
             not arr.flags.c_contiguous:
         ufunc.reduce(arr, axes, None, out, keepdim)
@@ -811,13 +820,11 @@ def _fast_arg(self, dim, keepdim, largest, values):
     dtype = self._dtype
     if dtype not in _ARG_DTYPES or (dtype is dt.bool_ and not values):
         return None
-    plan = _fast_plan(self, dim, keepdim)
-    if plan is None:
+    start = _fast_start(self, dim, keepdim, dt.int64)
+    if start is None:
         return None
-    axes, shape, count = plan
-    arr = self._array()
+    arr, axes, shape, count, i_res, i_out = start
     n = arr.size
-    i_res, i_out = new_cpu_tensor(shape, dt.int64, n // count * 8)
     find = arr.argmax if largest else arr.argmin    # (the methods: np.argmax wraps them)
     if axes is None:
         find(None, i_out, keepdims=keepdim)
@@ -993,12 +1000,10 @@ def _fast_logical(self, dim, keepdim, ufunc):
     dtype = self._dtype
     if dtype is dt.uint8 or dtype.is_complex or (type(dim) is tuple and not dim):
         return None
-    plan = _fast_plan(self, dim, keepdim)
-    if plan is None:
+    start = _fast_start(self, dim, keepdim, dt.bool_)
+    if start is None:
         return None
-    axes, shape, count = plan
-    arr = self._array()
-    res, out = new_cpu_tensor(shape, dt.bool_, arr.size // count)
+    arr, axes, shape, count, res, out = start
     ufunc.reduce(arr if dtype is dt.bool_ else arr != 0, axes, None, out, keepdim)
     return res
 
@@ -1306,13 +1311,11 @@ def _fast_norm(self, dim, keepdim):
     pass: x * x is |x| ** 2 for real x) summed as ``sum`` sums them (Note [Summing through
     BLAS]), then the square root, as torch's sum of squares then sqrt (an overflow to inf
     included). None where the general kernel must run."""
-    plan = _fast_plan(self, dim, keepdim)
-    if plan is None:
+    start = _fast_start(self, dim, keepdim, self._dtype)
+    if start is None:
         return None
-    axes, shape, count = plan
-    arr = self._array()
+    arr, axes, shape, count, res, out = start
     n = arr.size
-    res, out = new_cpu_tensor(shape, self._dtype, n // count * self._dtype.itemsize)
     token = _EXTOBJ.set(_QUIET)
     try:
         sq = np.multiply(arr, arr)
