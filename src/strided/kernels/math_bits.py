@@ -137,14 +137,8 @@ def _fallback(key, op, *args):
     out = op.redispatch(_keyset_of(args) & below, *args)
     if mutable is None:
         return out
-    from .copy import copy_
-    from .resize import resize_output
     original, resolved = mutable
-    with warnings.catch_warnings():
-        # torch warns once about a resized out=: the op itself already did, on the clone
-        warnings.simplefilter("ignore")
-        resize_output(original, resolved._sizes)
-    copy_(original, resolved)
+    _write_back(original, resolved)
     if out is resolved:
         return original
     if type(out) is tuple or isinstance(out, tuple):
@@ -163,9 +157,7 @@ def run_resolved(kernel, args, written=()):
     argument at a position of ``written`` (``out=``) gets the result copied back, as the
     fallback does (Note [The math bits fallback]). For kernels that an Autograd-key
     decomposition calls directly, bypassing the keys below it."""
-    from .copy import copy_
     from .factory import clone
-    from .resize import resize_output
     args = list(args)
     mutable = None
     for p, a in enumerate(args):
@@ -179,11 +171,20 @@ def run_resolved(kernel, args, written=()):
     if mutable is None:
         return out
     original, resolved = mutable
+    _write_back(original, resolved)
+    return original if out is resolved else out
+
+
+def _write_back(original, resolved) -> None:
+    """The written argument that carried a bit gets the result computed on its resolved
+    clone: resized (quietly: torch warns once about a resized out=, and the op already did,
+    on the clone) and copied back through ``copy_``, which applies the bits again."""
+    from .copy import copy_
+    from .resize import resize_output
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         resize_output(original, resolved._sizes)
     copy_(original, resolved)
-    return original if out is resolved else out
 
 
 _MATH = _CONJ.bit | _NEG.bit
