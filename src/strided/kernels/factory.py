@@ -17,7 +17,7 @@ from ..core.allocator import get_allocator
 from ..core.checks import check
 from ..core.devices import CPU as _CPU_DEV
 from ..core.devices import DEFAULT_DEVICE
-from ..core.storage import UntypedStorage, new_cpu_storage
+from ..core.storage import UntypedStorage
 from ..core.tensor_impl import (
     check_storage_bounds,
     compute_is_contiguous,
@@ -193,12 +193,9 @@ def empty(size, dtype=None, layout=None, device=None, pin_memory=None, memory_fo
         row_major = strides == contiguous_strides(size)
     if numel and row_major and device is _CPU_DEV and len(size) <= 64:
         # a row-major CPU block: its NumPy view comes with it (Note [Reusing the NumPy view])
-        storage, buf, view = new_cpu_storage(size, dtype.np, nbytes)
+        t = new_cpu_tensor(size, dtype, nbytes)[0]
         if FILL_UNINITIALIZED[0]:
-            fill_uninitialized(storage, dtype)
-        t = make_tensor(storage, size, strides, 0, dtype)
-        t._np = view
-        t._np_buf = buf
+            fill_uninitialized(t._storage, dtype)
         return t
     storage = UntypedStorage._new(nbytes, device, _allocator(device))
     if FILL_UNINITIALIZED[0]:
